@@ -1,0 +1,1 @@
+## agents/local.mk: included by the top Makefile.am

@@ -1,0 +1,1 @@
+## common/local.mk: included by the top Makefile.am

@@ -1,0 +1,339 @@
+/* common/util.c: see util.h */
+#define _POSIX_C_SOURCE 200809L
+#include "util.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+const char *kopt_progname = "koptmake";
+
+static void vmsg(const char *kind, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "%s: %s", kopt_progname, kind);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+void kopt_die(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vmsg("fatal: ", fmt, ap);
+	va_end(ap);
+	exit(2);
+}
+
+void kopt_warn(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vmsg("warning: ", fmt, ap);
+	va_end(ap);
+}
+
+void kopt_error(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vmsg("error: ", fmt, ap);
+	va_end(ap);
+}
+
+void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (!p)
+		kopt_die("out of memory allocating %zu bytes", n);
+	return p;
+}
+
+void *xcalloc(size_t nmemb, size_t size)
+{
+	void *p = calloc(nmemb ? nmemb : 1, size ? size : 1);
+	if (!p)
+		kopt_die("out of memory allocating %zu x %zu bytes", nmemb, size);
+	return p;
+}
+
+void *xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p)
+		kopt_die("out of memory allocating %zu bytes", n);
+	return p;
+}
+
+void *xgrow(void *p, size_t *cap, size_t need, size_t sz)
+{
+	if (need <= *cap)
+		return p;
+	size_t c = *cap ? *cap : 8;
+	while (c < need)
+		c *= 2;
+	*cap = c;
+	return xrealloc(p, c * sz);
+}
+
+char *xstrdup(const char *s)
+{
+	return xstrndup(s, strlen(s));
+}
+
+char *xstrndup(const char *s, size_t n)
+{
+	char *d = xmalloc(n + 1);
+	memcpy(d, s, n);
+	d[n] = '\0';
+	return d;
+}
+
+char *xvasprintf(const char *fmt, va_list ap)
+{
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_vaddf(&sb, fmt, ap);
+	return strbuf_detach(&sb);
+}
+
+char *xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *s = xvasprintf(fmt, ap);
+	va_end(ap);
+	return s;
+}
+
+static char strbuf_empty[1];
+
+void strbuf_init(struct strbuf *sb)
+{
+	sb->buf = strbuf_empty;
+	sb->len = sb->cap = 0;
+}
+
+void strbuf_release(struct strbuf *sb)
+{
+	if (sb->cap)
+		free(sb->buf);
+	strbuf_init(sb);
+}
+
+void strbuf_reset(struct strbuf *sb)
+{
+	sb->len = 0;
+	if (sb->cap)
+		sb->buf[0] = '\0';
+}
+
+static void strbuf_need(struct strbuf *sb, size_t extra)
+{
+	size_t need = sb->len + extra + 1;
+	if (need <= sb->cap)
+		return;
+	size_t c = sb->cap ? sb->cap : 64;
+	while (c < need)
+		c *= 2;
+	if (sb->cap)
+		sb->buf = xrealloc(sb->buf, c);
+	else {
+		char *b = xmalloc(c);
+		if (sb->buf && sb->len)
+			memcpy(b, sb->buf, sb->len);
+		b[sb->len] = '\0';
+		sb->buf = b;
+	}
+	sb->cap = c;
+}
+
+void strbuf_add(struct strbuf *sb, const void *data, size_t n)
+{
+	if (!sb->buf)
+		strbuf_init(sb);
+	strbuf_need(sb, n);
+	memcpy(sb->buf + sb->len, data, n);
+	sb->len += n;
+	sb->buf[sb->len] = '\0';
+}
+
+void strbuf_addstr(struct strbuf *sb, const char *s)
+{
+	strbuf_add(sb, s, strlen(s));
+}
+
+void strbuf_addch(struct strbuf *sb, int c)
+{
+	char ch = (char)c;
+	strbuf_add(sb, &ch, 1);
+}
+
+void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap)
+{
+	va_list cp;
+	if (!sb->buf)
+		strbuf_init(sb);
+	va_copy(cp, ap);
+	int n = vsnprintf(NULL, 0, fmt, cp);
+	va_end(cp);
+	if (n < 0)
+		kopt_die("vsnprintf failed");
+	strbuf_need(sb, (size_t)n);
+	vsnprintf(sb->buf + sb->len, (size_t)n + 1, fmt, ap);
+	sb->len += (size_t)n;
+}
+
+void strbuf_addf(struct strbuf *sb, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	strbuf_vaddf(sb, fmt, ap);
+	va_end(ap);
+}
+
+char *strbuf_detach(struct strbuf *sb)
+{
+	char *r = sb->cap ? sb->buf : xstrdup("");
+	strbuf_init(sb);
+	return r;
+}
+
+int strbuf_read_file(struct strbuf *sb, const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return -1;
+	char buf[65536];
+	size_t n;
+	while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+		strbuf_add(sb, buf, n);
+	int err = ferror(f);
+	int saved = errno;
+	fclose(f);
+	if (err) {
+		errno = saved;
+		return -1;
+	}
+	if (!sb->buf)
+		strbuf_init(sb);
+	return 0;
+}
+
+static const char *sev_name(enum kopt_severity s)
+{
+	switch (s) {
+	case KOPT_NOTE: return "note";
+	case KOPT_WARNING: return "warning";
+	default: return "error";
+	}
+}
+
+void kopt_diag_print_src(FILE *out, const struct kopt_diag *d, const char *src, size_t srclen)
+{
+	const struct kopt_loc *l = &d->loc;
+	if (l->file && l->line > 0)
+		fprintf(out, "%s:%d:%d: %s: %s\n", l->file, l->line, l->col, sev_name(d->severity), d->message);
+	else if (l->file)
+		fprintf(out, "%s: %s: %s\n", l->file, sev_name(d->severity), d->message);
+	else
+		fprintf(out, "%s: %s: %s\n", kopt_progname, sev_name(d->severity), d->message);
+	if (!src || l->line <= 0)
+		return;
+	/* find the line */
+	const char *p = src, *end = src + srclen;
+	for (int ln = 1; ln < l->line && p < end; p++)
+		if (*p == '\n')
+			ln++;
+	if (p >= end && l->line > 1)
+		return;
+	const char *e = p;
+	while (e < end && *e != '\n')
+		e++;
+	fprintf(out, "%.*s\n", (int)(e - p), p);
+	int col = l->col > 0 ? l->col : 1;
+	int width = 1;
+	if (l->end_line == l->line && l->end_col >= col)
+		width = l->end_col - col + 1;
+	for (int i = 1; i < col; i++)
+		fputc(p + i - 1 < e && p[i - 1] == '\t' ? '\t' : ' ', out);
+	fputc('^', out);
+	for (int i = 1; i < width; i++)
+		fputc('~', out);
+	fputc('\n', out);
+}
+
+void kopt_diag_print(void *ctx, const struct kopt_diag *d)
+{
+	FILE *out = ctx ? ctx : stderr;
+	struct strbuf sb = STRBUF_INIT;
+	int have = d->loc.file && d->loc.line > 0 && strbuf_read_file(&sb, d->loc.file) == 0;
+	kopt_diag_print_src(out, d, have ? sb.buf : NULL, have ? sb.len : 0);
+	strbuf_release(&sb);
+}
+
+double kopt_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+int kopt_mkdirs(const char *path)
+{
+	char *p = xstrdup(path);
+	for (char *s = p + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = '\0';
+		if (mkdir(p, 0777) < 0 && errno != EEXIST) {
+			free(p);
+			return -1;
+		}
+		*s = '/';
+	}
+	int r = mkdir(p, 0777) < 0 && errno != EEXIST ? -1 : 0;
+	free(p);
+	return r;
+}
+
+int kopt_edit_distance(const char *a, const char *b, int cap)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	if (la > 64 || lb > 64)
+		return cap + 1;
+	int row[65];
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = (int)j;
+	for (size_t i = 1; i <= la; i++) {
+		int prev = row[0], best;
+		row[0] = (int)i;
+		best = row[0];
+		for (size_t j = 1; j <= lb; j++) {
+			int cur = row[j];
+			int sub = prev + (a[i - 1] != b[j - 1]);
+			int ins = row[j - 1] + 1, del = row[j] + 1;
+			row[j] = sub < ins ? (sub < del ? sub : del) : (ins < del ? ins : del);
+			if (row[j] < best)
+				best = row[j];
+			prev = cur;
+		}
+		if (best > cap)
+			return cap + 1;
+	}
+	return row[lb];
+}
+
+const char *kopt_suggest(const char *name, const char *const *cands, size_t n)
+{
+	const char *best = NULL;
+	int bd = 3;
+	for (size_t i = 0; i < n; i++) {
+		int d = kopt_edit_distance(name, cands[i], 2);
+		if (d < bd) {
+			bd = d;
+			best = cands[i];
+		}
+	}
+	return best;
+}

@@ -1,0 +1,1 @@
+## examples/local.mk: included by the top Makefile.am

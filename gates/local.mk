@@ -1,0 +1,1 @@
+## gates/local.mk: included by the top Makefile.am

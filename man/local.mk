@@ -1,0 +1,1 @@
+## man/local.mk: included by the top Makefile.am

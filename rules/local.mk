@@ -1,0 +1,1 @@
+## rules/local.mk: included by the top Makefile.am

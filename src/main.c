@@ -1,0 +1,166 @@
+/*
+ * src/main.c: koptmake's command line. Parses argv, loads the spec, hands
+ * over to the engine, and exits: 0 success, 1 a step failed, 2 usage or
+ * spec error. Nothing else lives here.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <config.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../common/util.h"
+#include "../engine/engine.h"
+#include "../lang/lang.h"
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: koptmake [-f FILE] [-C DIR] [-j N] [-k] [-n] [-B] [-d MODE] [-t TOOL] [TARGET...]\n"
+		"\n"
+		"  -f FILE   read FILE as the spec (default: Koptfile, else the one *.kopt here)\n"
+		"  -C DIR    change to DIR before anything else\n"
+		"  -j N      run at most N workers at once (default: the device's GPUs)\n"
+		"  -k        keep going past failed steps\n"
+		"  -n        print the steps that would run, run none\n"
+		"  -B        treat every step as stale\n"
+		"  -d MODE   debug: explain (why each stale step is stale), list\n"
+		"  -t TOOL   run a tool: list\n"
+		"  -v        more output\n"
+		"  --version, --help\n");
+}
+
+/* The spec file rule: -f, else ./Koptfile, else the only *.kopt in the folder. */
+static char *find_spec(void)
+{
+	if (access("Koptfile", F_OK) == 0)
+		return xstrdup("Koptfile");
+	DIR *d = opendir(".");
+	if (!d)
+		return NULL;
+	char *found = NULL;
+	int n = 0;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		size_t len = strlen(e->d_name);
+		if (len > 5 && strcmp(e->d_name + len - 5, ".kopt") == 0 && e->d_name[0] != '.') {
+			if (++n == 1)
+				found = xstrdup(e->d_name);
+		}
+	}
+	closedir(d);
+	if (n > 1) {
+		kopt_error("%d *.kopt files here; name one with -f, or call it Koptfile", n);
+		free(found);
+		return NULL;
+	}
+	if (n == 0)
+		kopt_error("no spec: no Koptfile and no *.kopt file here (use -f FILE)");
+	return found;
+}
+
+static void list_tools(FILE *out)
+{
+	fprintf(out, "koptmake tools:\n  check   parse and check the spec, run nothing\n  dump    print the checked spec in canonical form\n");
+	for (const char *const *t = engine_tools; *t; t++)
+		fprintf(out, "  %s\n", *t);
+}
+
+int main(int argc, char **argv)
+{
+	struct engine_opts opts = { 0 };
+	const char *file = NULL, *tool = NULL;
+	static const struct option longopts[] = {
+		{ "version", no_argument, NULL, 'V' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+	while ((c = getopt_long(argc, argv, "+f:C:j:knBd:t:vh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'f': file = optarg; break;
+		case 'C':
+			if (chdir(optarg) < 0) {
+				kopt_error("cannot change to '%s': %s", optarg, strerror(errno));
+				return 2;
+			}
+			break;
+		case 'j': {
+			char *end;
+			long j = strtol(optarg, &end, 10);
+			if (*end || j < 0 || j > 4096) {
+				kopt_error("-j wants a number of jobs, not '%s'", optarg);
+				return 2;
+			}
+			opts.jobs = (int)j;
+			break;
+		}
+		case 'k': opts.keep_going = true; break;
+		case 'n': opts.dry_run = true; break;
+		case 'B': opts.force = true; break;
+		case 'd':
+			if (strcmp(optarg, "explain") == 0)
+				opts.explain = true;
+			else if (strcmp(optarg, "list") == 0) {
+				fprintf(stdout, "debug modes:\n  explain  why each stale step is stale\n");
+				return 0;
+			} else {
+				kopt_error("unknown debug mode '%s' (use -d list)", optarg);
+				return 2;
+			}
+			break;
+		case 't': tool = optarg; break;
+		case 'v': opts.verbose++; break;
+		case 'V': printf("koptmake %s\n", PACKAGE_VERSION); return 0;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	argc -= optind;
+	argv += optind;
+
+	if (tool && strcmp(tool, "list") == 0) {
+		list_tools(stdout);
+		return 0;
+	}
+
+	char *path = file ? xstrdup(file) : find_spec();
+	if (!path)
+		return 2;
+	kopt_spec *spec = NULL;
+	if (lang_load(path, kopt_diag_print, stderr, &spec) < 0) {
+		free(path);
+		return 2;
+	}
+	free(path);
+
+	int status;
+	if (tool && strcmp(tool, "check") == 0) {
+		status = 0;
+	} else if (tool && strcmp(tool, "dump") == 0) {
+		lang_dump(spec, stdout);
+		status = 0;
+	} else if (tool) {
+		status = engine_tool(spec, tool, argv, argc, &opts);
+		if (status < 0) {
+			const char *builtin[64] = { "check", "dump", "list" };
+			size_t n = 3;
+			for (const char *const *t = engine_tools; *t && n < 64; t++)
+				builtin[n++] = *t;
+			const char *hint = kopt_suggest(tool, builtin, n);
+			if (hint)
+				kopt_error("unknown tool '%s' (did you mean '%s'?)", tool, hint);
+			else
+				kopt_error("unknown tool '%s' (use -t list)", tool);
+			status = 2;
+		}
+	} else {
+		status = engine_build(spec, argv, argc, &opts);
+	}
+	kopt_spec_free(spec);
+	return status;
+}

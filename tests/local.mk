@@ -1,0 +1,4 @@
+check_PROGRAMS += tests/unit/util_test
+tests_unit_util_test_SOURCES = tests/unit/util_test.c tests/tap.h
+TESTS += tests/unit/util_test
+EXTRA_DIST += tests/run

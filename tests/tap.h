@@ -1,0 +1,53 @@
+/*
+ * tests/tap.h: a tiny TAP producer for C unit tests. Each check prints
+ * `ok N - name` or `not ok N - name`; tap_done() prints the plan and returns
+ * the exit status. Header-only; include it from one file per test program.
+ */
+#ifndef KOPT_TAP_H
+#define KOPT_TAP_H
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+static int tap_n, tap_failed;
+
+static int tap_ok(int cond, const char *fmt, ...)
+{
+	va_list ap;
+	printf("%sok %d - ", cond ? "" : "not ", ++tap_n);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+	if (!cond)
+		tap_failed++;
+	return cond;
+}
+
+#define TAP_OK(cond, ...) tap_ok(!!(cond), __VA_ARGS__)
+#define TAP_IS_INT(got, want, name) \
+	(tap_ok((long long)(got) == (long long)(want), "%s", name) ? 1 : \
+	 (printf("# got %lld, want %lld\n", (long long)(got), (long long)(want)), 0))
+#define TAP_IS_STR(got, want, name) \
+	(tap_ok((got) && (want) && strcmp((got), (want)) == 0, "%s", name) ? 1 : \
+	 (printf("# got '%s'\n# want '%s'\n", (got) ? (got) : "(null)", (want) ? (want) : "(null)"), 0))
+
+static void tap_diag(const char *fmt, ...)
+{
+	va_list ap;
+	printf("# ");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+}
+
+static int tap_done(void)
+{
+	printf("1..%d\n", tap_n);
+	return tap_failed ? 1 : 0;
+}
+
+#endif

@@ -1,0 +1,32 @@
+#define _GNU_SOURCE
+/* tests/unit/util_test.c: strbuf, edit distance, suggestions, diagnostics */
+#include <stdlib.h>
+#include "../../common/util.h"
+#include "../tap.h"
+
+int main(void)
+{
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addstr(&sb, "abc");
+	strbuf_addf(&sb, "-%d-", 42);
+	strbuf_addch(&sb, 'z');
+	TAP_IS_STR(sb.buf, "abc-42-z", "strbuf appends");
+	TAP_IS_INT(sb.len, 8, "strbuf length");
+	strbuf_release(&sb);
+	TAP_IS_INT(sb.len, 0, "strbuf release empties");
+
+	TAP_IS_INT(kopt_edit_distance("strict", "strcit", 5), 2, "transposition costs 2");
+	TAP_IS_INT(kopt_edit_distance("gamma", "gamma", 5), 0, "equal strings");
+	const char *cands[] = { "strict", "loose", "default" };
+	TAP_IS_STR(kopt_suggest("strcit", cands, 3), "strict", "did-you-mean finds strict");
+	TAP_OK(kopt_suggest("zzzzzz", cands, 3) == NULL, "no suggestion for far names");
+
+	char buf[4096];
+	FILE *f = fmemopen(buf, sizeof buf, "w");
+	const char *src = "gates g {\n  gamma = x\n}\n";
+	struct kopt_diag d = { KOPT_ERROR, { "s.kopt", 2, 11, 2, 11 }, "expected a number" };
+	kopt_diag_print_src(f, &d, src, 26);
+	fclose(f);
+	TAP_IS_STR(buf, "s.kopt:2:11: error: expected a number\n  gamma = x\n          ^\n", "diagnostic with caret");
+	return tap_done();
+}
