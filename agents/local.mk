@@ -1,1 +1,2 @@
 ## agents/local.mk: included by the top Makefile.am
+libkopt_a_SOURCES += agents/agent.h agents/agent.c agents/builtin/configs.c

@@ -1,2 +1,14 @@
 ## engine/local.mk: included by the top Makefile.am
-libkopt_a_SOURCES += engine/engine.h engine/stub.c
+libkopt_a_SOURCES += engine/engine.h engine/engine.c \
+	engine/hash.h engine/hash.c \
+	engine/cache.h engine/cache.c \
+	engine/blog.h engine/blog.c \
+	engine/dag.h engine/dag.c \
+	engine/explain.h engine/explain.c \
+	engine/sched.h engine/sched.c \
+	engine/worker_pool.h engine/worker_pool.c
+
+# the simulated worker (a test double of kopt-worker), also used by bench/
+noinst_PROGRAMS += tests/sim-worker
+tests_sim_worker_SOURCES = tests/sim-worker.c
+tests_sim_worker_LDADD = $(JANSSON_LIBS) $(XXHASH_LIBS) $(LIBS)

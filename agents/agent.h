@@ -1,0 +1,84 @@
+/*
+ * agents/agent.h: what the propose rule asks of an agent.
+ *
+ * One call proposes candidate `index` for one hot Triton kernel. The agent
+ * sees the kernel (name, heuristic kind, source, current launch config, its
+ * profile row), the agents declaration of the spec, and the trajectory: the
+ * earlier candidates of this kernel with their verdicts and numbers. It
+ * answers a candidate or "no more candidates" with a reason.
+ *
+ * The engine keys a proposal on the kernel, agent_fingerprint() and
+ * agent_context_digest(): an agent whose candidate i does not depend on the
+ * outcome of earlier candidates returns "" as the digest, so a change of
+ * gates (which changes verdicts) does not redo its proposals. An agent that
+ * learns from feedback puts into the digest exactly what it used.
+ *
+ * Ownership: everything in a request is borrowed for the call; the reply's
+ * candidate and strings belong to the caller (agent_reply_release()).
+ */
+#ifndef KOPT_AGENT_H
+#define KOPT_AGENT_H
+
+#include <jansson.h>
+#include <stdbool.h>
+
+#include "../lang/spec.h"
+
+/* the kernel being optimized */
+struct agent_kernel {
+	const char *model;          /* model name */
+	const char *name;           /* kernel name, e.g. triton_red_fused__softmax_0 */
+	const char *heuristic;      /* "pointwise", "reduction", "persistent_reduction", ... */
+	const char *source;         /* kernel source, or NULL when not at hand */
+	const json_t *config;       /* current launch config {"XBLOCK":..,"num_warps":..}, or NULL */
+	const json_t *profile_row;  /* its row of the profile (times, share, bytes), or NULL */
+};
+
+/* one earlier candidate of this kernel, in index order */
+struct agent_try {
+	int index;
+	const json_t *candidate;    /* {"source","config","strategy"} */
+	const char *verdict;        /* "pass", "fail", or "none" (no candidate) */
+	const char *gate;           /* failing gate or NULL */
+	const char *reason;         /* one line */
+	double speedup;             /* kernel-level, 0 when unknown */
+};
+
+struct agent_request {
+	const struct agent_kernel *kernel;
+	const struct kopt_agents *cfg;
+	int index;                  /* candidate number, from 0 */
+	const struct agent_try *traj; /* the earlier candidates (feedback agents only) */
+	size_t ntraj;
+};
+
+struct agent_reply {
+	json_t *candidate;          /* {"source":null|"...","config":null|{...},"strategy":"..."}; NULL = no more */
+	char *reason;               /* why there is no more candidate (or an error) */
+};
+
+/*
+ * Proposes candidate req->index. Returns 0 with reply->candidate set, or 0
+ * with candidate NULL and a reason when there are no more candidates, or -1
+ * with a reason on an error (the step fails).
+ */
+int agent_propose(const struct agent_request *req, struct agent_reply *reply);
+
+/* whether candidate index needs the verdicts of earlier candidates */
+bool agent_needs_feedback(const struct kopt_agents *cfg, int index);
+
+/* the part of the trajectory a proposal depends on; "" when none. Caller frees. */
+char *agent_context_digest(const struct agent_request *req);
+
+/* canonical text of the agent settings that change proposals (backends,
+ * LLM models); not the budget. Caller frees. */
+char *agent_fingerprint(const struct kopt_agents *cfg);
+
+void agent_reply_release(struct agent_reply *reply);
+
+/* ---- built-in agents (agents/builtin/) ---- */
+
+/* launch-config enumeration: candidate index for a kernel, or NULL (no more) */
+json_t *agent_builtin_config(const char *heuristic, const json_t *current, int index, char **reason);
+
+#endif

@@ -1,0 +1,149 @@
+/*
+ * engine/dag.h: the graph of steps of one build.
+ *
+ * dag_new() expands a checked spec into capture and profile per model and
+ * compile variant, stitch per model and report per target. Propose and
+ * verify nodes appear when a profile's result is known (dag_expand(), called
+ * by the scheduler), as ninja's dyndep does: one chain per hot kernel,
+ * propose c0, verify c0, propose c1, ... up to the agents' budget.
+ *
+ * The dag owns its nodes, kernels and paths; it borrows the spec, the cache
+ * and the build log, which outlive it.
+ */
+#ifndef KOPT_DAG_H
+#define KOPT_DAG_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../lang/spec.h"
+#include "blog.h"
+#include "cache.h"
+#include "engine.h"
+#include "hash.h"
+
+enum dag_kind { DAG_CAPTURE, DAG_PROFILE, DAG_PROPOSE, DAG_VERIFY, DAG_STITCH, DAG_REPORT, DAG_NKINDS };
+
+/* node flags (samurai graph.h style) */
+enum {
+	DAG_EVALUATED = 1 << 0, /* key computed and looked up */
+	DAG_STALE = 1 << 1,     /* must run (or, with -n, would run) */
+	DAG_DONE = 1 << 2,      /* result known: from the cache or from running */
+	DAG_FAILED = 1 << 3,    /* ran and failed, was cancelled, or an input failed */
+	DAG_WOULD = 1 << 4,     /* -n: would run; result unknown */
+	DAG_RAN = 1 << 5,       /* ran in this build */
+	DAG_RUNNING = 1 << 6,
+	DAG_QUEUED = 1 << 7,    /* in the scheduler's ready queue */
+	DAG_NONE = 1 << 8,      /* verify of "no candidate": nothing to run */
+	DAG_NOKEY = 1 << 9,     /* the key cannot be computed yet (no environment fingerprint) */
+	DAG_UPFAIL = 1 << 10,   /* failed because an input failed */
+};
+#define DAG_SETTLED (DAG_DONE | DAG_FAILED | DAG_WOULD)
+
+struct dag_model;
+struct dag_mv;
+struct dag_kernel;
+
+struct dag_node {
+	uint8_t kind;               /* enum dag_kind */
+	uint16_t flags;
+	int cand;                   /* candidate index (propose, verify), else -1 */
+	char *path;                 /* "softmax/default/k/c3", "softmax", "all" */
+	struct dag_model *model;    /* every kind but report */
+	struct dag_mv *mv;          /* capture, profile, propose, verify */
+	struct dag_kernel *kernel;  /* propose, verify */
+	const struct kopt_target *target; /* report */
+	struct dag_node **deps;     /* inputs (propose: also the previous verify, order only) */
+	uint32_t ndeps, depcap;
+	struct dag_node **users;
+	uint32_t nusers, usercap;
+	uint32_t npending;          /* deps not settled yet */
+	kopt_hash key;              /* when DAG_EVALUATED and not DAG_NOKEY */
+	kopt_hash out;              /* stable hash of the result, when DAG_DONE */
+	char *ingredients;          /* of the key, kept for the build log of a stale node */
+	const char *manifest;       /* result manifest (cache entry), when DAG_DONE */
+	size_t manifest_len;
+	json_t *result;             /* parsed manifest, loaded on demand */
+	char *why;                  /* why stale, or why failed */
+	void *job;                  /* scheduler's */
+};
+
+/* a hot kernel of one capture: the chain propose/verify c0..c(budget-1) */
+struct dag_kernel {
+	struct dag_mv *mv;
+	const char *name;           /* borrowed from the profile result */
+	const char *heuristic;
+	const char *source_hash;
+	const json_t *config;       /* current launch config, or NULL */
+	const json_t *row;          /* profile row, or NULL */
+	kopt_hash ident;            /* hash of the kernel's inventory entry */
+	struct dag_node **propose, **verify; /* budget of each */
+	int n;
+};
+
+/* one model under one compile variant */
+struct dag_mv {
+	struct dag_model *model;
+	const struct kopt_variant *variant;
+	size_t index;
+	struct dag_node *capture, *profile;
+	json_t *profile_result;     /* held while kernels borrow from it */
+	struct dag_kernel *kernels;
+	size_t nkernels;
+	bool expanded;
+};
+
+struct dag_model {
+	const struct kopt_model *spec;
+	kopt_hash file_hash;        /* content of the model file */
+	char *file_error;           /* why it cannot be read, or NULL */
+	struct dag_mv *mvs;
+	size_t nmv;
+	struct dag_node *stitch;
+};
+
+struct dag {
+	const kopt_spec *spec;
+	const struct engine_opts *opts;
+	kopt_cache *cache;
+	kopt_blog *blog;
+	char *out_dir;              /* where outputs go */
+	struct dag_model *models;   /* the models of the build, spec order */
+	size_t nmodels;
+	struct dag_node **reports;
+	size_t nreports;
+	size_t nnodes;              /* all nodes so far */
+	size_t nhit;                /* found fresh in the cache */
+	void (*on_new)(void *ctx, struct dag_node *n); /* told about each new node */
+	void *on_new_ctx;
+	struct dag_node **all;      /* every node, creation order */
+	size_t allcap;
+	size_t nvariants_total;
+};
+
+extern const char *const dag_kind_names[DAG_NKINDS];
+
+/*
+ * Builds the static part of the graph for the named targets (NULL/0: the
+ * default target, else every model). A name may be a target or a model.
+ * Returns NULL after reporting an unknown name.
+ */
+struct dag *dag_new(const kopt_spec *spec, char *const *targets, int ntargets,
+		    const struct engine_opts *opts, kopt_cache *cache, kopt_blog *blog,
+		    const char *out_dir);
+void dag_free(struct dag *d);
+
+/* adds the kernel chains of a finished profile; returns the new nodes' count */
+size_t dag_expand(struct dag *d, struct dag_mv *mv);
+
+/* the parsed manifest of a done node, or NULL (corrupt; reported) */
+json_t *dag_result(struct dag *d, struct dag_node *n);
+/* "verify softmax/default/k/c3" into a static-free caller buffer */
+void dag_describe(const struct dag_node *n, struct strbuf *out);
+/* finds a node by "KIND PATH" or "PATH" (first match), NULL when absent */
+struct dag_node *dag_find(struct dag *d, const char *what);
+/* the device name a node's worker must be of (NULL for local steps) */
+const struct kopt_device *dag_device(const struct dag_node *n);
+
+#endif

@@ -1,0 +1,386 @@
+/*
+ * engine/engine.c: engine_build and the tools (engine.h): opens the cache,
+ * builds the graph, runs the scheduler; clean, gc, why, query.
+ */
+#define _GNU_SOURCE
+#include <config.h>
+
+#include "engine.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../rules/rules.h"
+#include "blog.h"
+#include "cache.h"
+#include "dag.h"
+#include "sched.h"
+#include "worker_pool.h"
+
+const char *const engine_tools[] = { "clean", "gc", "why", "query", NULL };
+
+static char *spec_rel(const kopt_spec *spec, const char *what)
+{
+	const char *dir = spec->dir && *spec->dir ? spec->dir : ".";
+	return xasprintf("%s/%s", dir, what);
+}
+
+static char *cache_dir_of(const kopt_spec *spec, const struct engine_opts *o)
+{
+	return o->cache_dir ? xstrdup(o->cache_dir) : spec_rel(spec, ".kopt");
+}
+
+static char *out_dir_of(const kopt_spec *spec, const struct engine_opts *o)
+{
+	return o->out_dir ? xstrdup(o->out_dir) : spec_rel(spec, "kopt-out");
+}
+
+/* the worker: -opts, $KOPT_WORKER, kopt-worker beside koptmake, the installed one */
+static char *worker_program(const struct engine_opts *o)
+{
+	if (o->worker)
+		return xstrdup(o->worker);
+	const char *env = getenv("KOPT_WORKER");
+	if (env && *env)
+		return xstrdup(env);
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+	if (n > 0) {
+		self[n] = '\0';
+		char *slash = strrchr(self, '/');
+		if (slash) {
+			*slash = '\0';
+			char *p = xasprintf("%s/kopt-worker", self);
+			if (access(p, X_OK) == 0)
+				return p;
+			free(p);
+		}
+	}
+	return xstrdup(KOPT_PKGLIBEXECDIR "/kopt-worker");
+}
+
+static int default_jobs(const kopt_spec *spec)
+{
+	int j = 0;
+	for (size_t i = 0; i < spec->ndevices; i++)
+		if (spec->devices[i].gpus > j)
+			j = spec->devices[i].gpus;
+	return j > 0 ? j : 1;
+}
+
+struct session {
+	kopt_cache *cache;
+	kopt_blog *blog;
+	char *out_dir;
+};
+
+static int session_open(struct session *ss, const kopt_spec *spec, const struct engine_opts *o)
+{
+	memset(ss, 0, sizeof *ss);
+	char *cd = cache_dir_of(spec, o);
+	ss->cache = cache_open(cd);
+	if (!ss->cache) {
+		free(cd);
+		return -1;
+	}
+	char *lp = xasprintf("%s/log", cd);
+	ss->blog = blog_open(lp);
+	free(lp);
+	free(cd);
+	ss->out_dir = out_dir_of(spec, o);
+	return 0;
+}
+
+static void session_close(struct session *ss)
+{
+	blog_close(ss->blog);
+	cache_close(ss->cache);
+	free(ss->out_dir);
+}
+
+int engine_build(const kopt_spec *spec, char *const *targets, int ntargets, const struct engine_opts *opts)
+{
+	struct session ss;
+	if (session_open(&ss, spec, opts) < 0)
+		return 2;
+	signal(SIGPIPE, SIG_IGN);
+	wpool *pool = NULL;
+	if (!opts->dry_run) {
+		char *prog = worker_program(opts);
+		pool = wpool_new(prog, opts->jobs > 0 ? opts->jobs : default_jobs(spec));
+		free(prog);
+	}
+	int status = 2;
+	for (int attempt = 0; attempt < 3; attempt++) {
+		struct dag *d = dag_new(spec, targets, ntargets, opts, ss.cache, ss.blog, ss.out_dir);
+		if (!d) {
+			status = 2;
+			break;
+		}
+		status = sched_run(d, pool, opts->dry_run ? SCHED_DRY : SCHED_BUILD);
+		dag_free(d);
+		if (status != SCHED_RESTART)
+			break;
+		status = 1;
+	}
+	wpool_free(pool);
+	session_close(&ss);
+	return status;
+}
+
+/* ---- tools ---- */
+
+/* every target and model of the spec, evaluated against the cache */
+static struct dag *plan_all(const kopt_spec *spec, const struct engine_opts *o, struct session *ss)
+{
+	char **names = xcalloc(spec->ntargets + spec->nmodels + 1, sizeof *names);
+	int n = 0;
+	for (size_t i = 0; i < spec->ntargets; i++)
+		names[n++] = spec->targets[i].name;
+	for (size_t i = 0; i < spec->nmodels; i++)
+		names[n++] = spec->models[i].name;
+	static struct engine_opts po; /* outlives the dag */
+	po = *o;
+	po.force = false;
+	struct dag *d = dag_new(spec, names, n, &po, ss->cache, ss->blog, ss->out_dir);
+	free(names);
+	if (d)
+		sched_run(d, NULL, SCHED_PLAN);
+	return d;
+}
+
+static void human(uint64_t b, char *out, size_t n)
+{
+	if (b >= 10u << 20)
+		snprintf(out, n, "%.1f MiB", (double)b / (1 << 20));
+	else if (b >= 10u << 10)
+		snprintf(out, n, "%.1f KiB", (double)b / (1 << 10));
+	else
+		snprintf(out, n, "%llu bytes", (unsigned long long)b);
+}
+
+static bool is_output_name(const char *n)
+{
+	static const char *const exact[] = { "profile.json", "profile.md", "substitutions.json",
+					     "output_code.py", "report.md", "report.json" };
+	for (size_t i = 0; i < sizeof exact / sizeof *exact; i++)
+		if (strcmp(n, exact[i]) == 0)
+			return true;
+	size_t l = strlen(n);
+	if (strncmp(n, "profile-", 8) == 0 && l > 8 &&
+	    (strcmp(n + l - 5, ".json") == 0 || strcmp(n + l - 3, ".md") == 0))
+		return true;
+	return strstr(n, ".tmp") != NULL; /* leftovers of an interrupted write */
+}
+
+/* removes the files koptmake writes under dir; empty folders too */
+static void clean_dir(const char *dir, uint64_t *bytes, size_t *files)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		char *p = xasprintf("%s/%s", dir, e->d_name);
+		struct stat st;
+		if (lstat(p, &st) == 0) {
+			if (S_ISDIR(st.st_mode)) {
+				clean_dir(p, bytes, files);
+				rmdir(p);
+			} else if (S_ISREG(st.st_mode) && is_output_name(e->d_name) && unlink(p) == 0) {
+				*bytes += (uint64_t)st.st_size;
+				(*files)++;
+			}
+		}
+		free(p);
+	}
+	closedir(d);
+}
+
+static int tool_clean(const kopt_spec *spec, const struct engine_opts *o)
+{
+	struct session ss;
+	if (session_open(&ss, spec, o) < 0)
+		return 2;
+	uint64_t bytes = 0;
+	size_t files = 0;
+	clean_dir(ss.out_dir, &bytes, &files);
+	rmdir(ss.out_dir);
+	char h[32];
+	human(bytes, h, sizeof h);
+	printf("%s: clean: removed %zu output file%s, %s freed\n", kopt_progname, files, files == 1 ? "" : "s", h);
+	session_close(&ss);
+	return 0;
+}
+
+static int tool_gc(const kopt_spec *spec, const struct engine_opts *o)
+{
+	struct session ss;
+	if (session_open(&ss, spec, o) < 0)
+		return 2;
+	struct dag *d = plan_all(spec, o, &ss);
+	if (!d) {
+		session_close(&ss);
+		return 2;
+	}
+	for (size_t i = 0; i < d->nnodes; i++)
+		if (d->all[i]->flags & DAG_DONE)
+			cache_mark(ss.cache, d->all[i]->key);
+	uint64_t freed;
+	size_t ne, no;
+	int r = cache_gc(ss.cache, &freed, &ne, &no);
+	char h[32];
+	human(freed, h, sizeof h);
+	printf("%s: gc: removed %zu cache entr%s and %zu object%s, %s freed\n", kopt_progname, ne,
+	       ne == 1 ? "y" : "ies", no, no == 1 ? "" : "s", h);
+	dag_free(d);
+	session_close(&ss);
+	return r < 0 ? 1 : 0;
+}
+
+static void print_numbers(json_t *nums)
+{
+	const char *k;
+	json_t *v;
+	json_object_foreach(nums, k, v) {
+		if (json_is_number(v))
+			printf("  %-14s %g\n", k, json_number_value(v));
+		else if (json_is_string(v))
+			printf("  %-14s %s\n", k, json_string_value(v));
+	}
+}
+
+static int tool_why(const kopt_spec *spec, const struct engine_opts *o, char *const *args, int nargs)
+{
+	if (nargs < 1) {
+		kopt_error("usage: koptmake -t why PATH (e.g. verify softmax/default/KERNEL/c3, or stitch softmax)");
+		return 2;
+	}
+	struct session ss;
+	if (session_open(&ss, spec, o) < 0)
+		return 2;
+	struct dag *d = plan_all(spec, o, &ss);
+	int status = 0;
+	for (int a = 0; d && a < nargs; a++) {
+		struct dag_node *n = dag_find(d, args[a]);
+		if (!n) {
+			kopt_error("no step '%s' (known once its profile has run; try -t query)", args[a]);
+			status = 2;
+			continue;
+		}
+		if (!(n->flags & DAG_DONE)) {
+			printf("%s %s: no result for the current inputs (%s)\n", dag_kind_names[n->kind], n->path,
+			       n->why ? n->why : "not evaluated");
+			status = 1;
+			continue;
+		}
+		if (n->flags & DAG_NONE) {
+			printf("%s %s: no candidate (the agent had no more)\n", dag_kind_names[n->kind], n->path);
+			continue;
+		}
+		json_t *r = dag_result(d, n);
+		json_t *st = json_object_get(r, "stable"), *me = json_object_get(r, "meas");
+		if (n->kind == DAG_VERIFY) {
+			const char *gate = json_string_value(json_object_get(st, "gate"));
+			json_t *pr = dag_result(d, n->kernel->propose[n->cand]);
+			const char *strat = json_string_value(json_object_get(
+				json_object_get(json_object_get(pr, "stable"), "candidate"), "strategy"));
+			printf("verify %s: %s%s%s\n", n->path, json_string_value(json_object_get(st, "verdict")),
+			       gate ? " at gate " : "", gate ? gate : "");
+			if (strat)
+				printf("  candidate      %s\n", strat);
+			printf("  reason         %s\n", json_string_value(json_object_get(me, "reason")));
+			print_numbers(json_object_get(me, "numbers"));
+		} else if (n->kind == DAG_STITCH) {
+			printf("stitch %s: %s (variant %s)\n", n->path, json_string_value(json_object_get(st, "verdict")),
+			       json_string_value(json_object_get(st, "variant")));
+			print_numbers(me);
+			size_t i;
+			json_t *v;
+			json_array_foreach(json_object_get(me, "variants"), i, v)
+				printf("  variant %s: stitch %s after %lld attempt(s): %s\n",
+				       json_string_value(json_object_get(v, "name")),
+				       json_string_value(json_object_get(v, "verdict")),
+				       (long long)json_integer_value(json_object_get(v, "attempts")),
+				       json_string_value(json_object_get(v, "reason")));
+			json_array_foreach(json_object_get(st, "winners"), i, v)
+				printf("  winner %s\n", json_string_value(json_object_get(v, "kernel")));
+		} else {
+			char *js = json_dumps(r, JSON_INDENT(2) | JSON_SORT_KEYS);
+			printf("%s %s:\n%s\n", dag_kind_names[n->kind], n->path, js);
+			free(js);
+		}
+	}
+	if (!d)
+		status = 2;
+	dag_free(d);
+	session_close(&ss);
+	return status;
+}
+
+static int tool_query(const kopt_spec *spec, const struct engine_opts *o, char *const *args, int nargs)
+{
+	struct session ss;
+	if (session_open(&ss, spec, o) < 0)
+		return 2;
+	struct dag *d = plan_all(spec, o, &ss);
+	int status = d ? 0 : 2;
+	if (d && nargs == 0) {
+		/* every step with its state */
+		for (size_t i = 0; i < d->nnodes; i++) {
+			struct dag_node *n = d->all[i];
+			printf("%-7s %s %s\n", n->flags & DAG_DONE ? "fresh" : n->flags & DAG_STALE ? "stale" : "waiting",
+			       dag_kind_names[n->kind], n->path);
+		}
+	}
+	for (int a = 0; d && a < nargs; a++) {
+		struct dag_node *n = dag_find(d, args[a]);
+		if (!n) {
+			kopt_error("no step '%s'", args[a]);
+			status = 2;
+			continue;
+		}
+		char kh[HASH_HEX] = "-", oh[HASH_HEX] = "-";
+		if (n->flags & DAG_EVALUATED && !(n->flags & DAG_NOKEY))
+			hash_hex(n->key, kh);
+		if (n->flags & DAG_DONE)
+			hash_hex(n->out, oh);
+		printf("%s %s\n  state   %s\n  key     %s\n  stable  %s\n", dag_kind_names[n->kind], n->path,
+		       n->flags & DAG_DONE ? "fresh" : n->flags & DAG_STALE ? "stale" : "waiting on inputs", kh, oh);
+		if (n->why)
+			printf("  why     %s\n", n->why);
+		for (uint32_t i = 0; i < n->ndeps; i++)
+			printf("  input   %s %s\n", dag_kind_names[n->deps[i]->kind], n->deps[i]->path);
+		json_t *r = dag_result(d, n);
+		if (r) {
+			char *js = json_dumps(r, JSON_INDENT(2) | JSON_SORT_KEYS);
+			printf("%s\n", js);
+			free(js);
+		}
+	}
+	dag_free(d);
+	session_close(&ss);
+	return status;
+}
+
+int engine_tool(const kopt_spec *spec, const char *tool, char *const *args, int nargs,
+		const struct engine_opts *opts)
+{
+	if (strcmp(tool, "clean") == 0)
+		return tool_clean(spec, opts);
+	if (strcmp(tool, "gc") == 0)
+		return tool_gc(spec, opts);
+	if (strcmp(tool, "why") == 0)
+		return tool_why(spec, opts, args, nargs);
+	if (strcmp(tool, "query") == 0)
+		return tool_query(spec, opts, args, nargs);
+	return -1;
+}

@@ -1,0 +1,627 @@
+/* engine/sched.c: see sched.h */
+#define _GNU_SOURCE
+#include <config.h>
+
+#include "sched.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../rules/rules.h"
+#include "explain.h"
+
+struct job {
+	struct dag_node *n;
+	struct rule_run run;
+	int wid;          /* -1 for local steps */
+	double t0;        /* kopt_now() at start */
+	double wall0;     /* wall clock at start */
+};
+
+struct queue {
+	struct dag_node **v;
+	size_t head, len, cap;
+};
+
+struct sched {
+	struct dag *d;
+	const struct engine_opts *o;
+	enum sched_mode mode;
+	wpool *pool;
+	struct queue ready;     /* settled inputs: to evaluate */
+	struct queue runq;      /* stale: to start */
+	struct job **jobs;      /* running */
+	size_t njobs, jobcap;
+	size_t ndone, nfailed, nwould, nran;
+	bool tty, line_open;
+	bool stop;              /* a step failed without -k: start nothing new */
+	bool restart;
+	const struct kopt_device **devs; /* pool device index -> device */
+	int ndevs;
+	bool *env_used;         /* per pool device: a capture key used the remembered env */
+	kopt_hash none_hash;    /* stable hash of a proposal with no candidate */
+};
+
+static volatile sig_atomic_t interrupted;
+static int sigpipe_fds[2] = { -1, -1 };
+
+static void on_signal(int sig)
+{
+	int e = errno;
+	interrupted = sig;
+	if (sigpipe_fds[1] >= 0) {
+		ssize_t r = write(sigpipe_fds[1], "x", 1);
+		(void)r;
+	}
+	errno = e;
+}
+
+static void q_push(struct queue *q, struct dag_node *n)
+{
+	if (q->head + q->len + 1 > q->cap) {
+		if (q->head > q->cap / 2) {
+			memmove(q->v, q->v + q->head, q->len * sizeof *q->v);
+			q->head = 0;
+		}
+		if (q->head + q->len + 1 > q->cap) {
+			q->cap = q->cap ? q->cap * 2 : 256;
+			q->v = xrealloc(q->v, q->cap * sizeof *q->v);
+		}
+	}
+	q->v[q->head + q->len++] = n;
+}
+
+static struct dag_node *q_pop(struct queue *q)
+{
+	if (!q->len)
+		return NULL;
+	q->len--;
+	return q->v[q->head++];
+}
+
+static void on_new(void *ctx, struct dag_node *n)
+{
+	struct sched *s = ctx;
+	if (n->npending == 0 && !(n->flags & (DAG_QUEUED | DAG_SETTLED))) {
+		n->flags |= DAG_QUEUED;
+		q_push(&s->ready, n);
+	}
+}
+
+static size_t total_steps(const struct sched *s)
+{
+	/* every node not found fresh; shrinks as early cutoff finds hits */
+	return s->d->nnodes - s->d->nhit;
+}
+
+static void progress(struct sched *s, struct dag_node *n)
+{
+	if (s->mode != SCHED_BUILD)
+		return;
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addf(&sb, "[%zu/%zu] ", s->ndone, total_steps(s));
+	dag_describe(n, &sb);
+	if (s->tty) {
+		printf("\r%s\033[K", sb.buf);
+		s->line_open = true;
+	} else {
+		printf("%s\n", sb.buf);
+	}
+	fflush(stdout);
+	strbuf_release(&sb);
+}
+
+static void end_line(struct sched *s)
+{
+	if (s->line_open) {
+		printf("\n");
+		fflush(stdout);
+		s->line_open = false;
+	}
+}
+
+static void settle(struct sched *s, struct dag_node *n)
+{
+	n->flags &= (uint16_t)~DAG_QUEUED;
+	if (n->kind == DAG_PROFILE && (n->flags & DAG_DONE))
+		dag_expand(s->d, n->mv); /* before the users: stitch gains its verify inputs */
+	for (uint32_t i = 0; i < n->nusers; i++) {
+		struct dag_node *u = n->users[i];
+		if (u->npending && --u->npending == 0 && !(u->flags & (DAG_QUEUED | DAG_SETTLED))) {
+			u->flags |= DAG_QUEUED;
+			q_push(&s->ready, u);
+		}
+	}
+}
+
+static int dev_index(struct sched *s, const struct kopt_device *dev)
+{
+	for (int i = 0; i < s->ndevs; i++)
+		if (s->devs[i] == dev)
+			return i;
+	return -1;
+}
+
+static void explain_print(struct sched *s, struct dag_node *n)
+{
+	if (!s->o->explain || s->mode == SCHED_PLAN)
+		return;
+	end_line(s);
+	fprintf(stderr, "%s explain: %s %s: %s\n", kopt_progname, dag_kind_names[n->kind], n->path,
+		n->why ? n->why : "stale");
+}
+
+/* why a node with a key (or none) is stale */
+static char *stale_reason(struct sched *s, struct dag_node *n, bool corrupt_restore)
+{
+	if (s->o->force)
+		return xstrdup("forced by -B");
+	if (corrupt_restore)
+		return xstrdup("cache entry corrupt (an output object failed its checksum)");
+	if (!(n->flags & DAG_NOKEY) && cache_was_corrupt(s->d->cache, n->key))
+		return xstrdup("cache entry corrupt");
+	if (s->mode == SCHED_PLAN && !s->o->explain)
+		return xstrdup("stale");
+	const char *prev = blog_last_ingredients(s->d->blog, dag_kind_names[n->kind], n->path);
+	return explain_diff(prev, n->ingredients ? n->ingredients : "");
+}
+
+static void fail_node(struct sched *s, struct dag_node *n, char *why)
+{
+	n->flags |= DAG_FAILED;
+	free(n->why);
+	n->why = why;
+	settle(s, n);
+}
+
+static void evaluate(struct sched *s, struct dag_node *n)
+{
+	struct dag *d = s->d;
+	n->flags |= DAG_EVALUATED;
+	for (uint32_t i = 0; i < n->ndeps; i++) {
+		struct dag_node *dep = n->deps[i];
+		if (dep->flags & DAG_FAILED) {
+			struct strbuf sb = STRBUF_INIT;
+			strbuf_addstr(&sb, "input ");
+			dag_describe(dep, &sb);
+			strbuf_addstr(&sb, " failed");
+			n->flags |= DAG_UPFAIL;
+			fail_node(s, n, strbuf_detach(&sb));
+			return;
+		}
+	}
+	for (uint32_t i = 0; i < n->ndeps; i++) {
+		struct dag_node *dep = n->deps[i];
+		if (dep->flags & DAG_WOULD) {
+			struct strbuf sb = STRBUF_INIT;
+			strbuf_addstr(&sb, "input ");
+			dag_describe(dep, &sb);
+			strbuf_addstr(&sb, " will run first");
+			n->why = strbuf_detach(&sb);
+			n->flags |= DAG_WOULD | DAG_STALE;
+			s->nwould++;
+			if (s->mode == SCHED_DRY) {
+				printf("%s %s\n", dag_kind_names[n->kind], n->path);
+				explain_print(s, n);
+			}
+			settle(s, n);
+			return;
+		}
+	}
+	if (n->kind == DAG_VERIFY && hash_eq(n->kernel->propose[n->cand]->out, s->none_hash)) {
+		/* the agent had no candidate: nothing to verify */
+		n->flags |= DAG_DONE | DAG_NONE;
+		n->out = s->none_hash;
+		d->nhit++;
+		settle(s, n);
+		return;
+	}
+	const struct rule *r = rule_table[n->kind];
+	struct hash_key hk;
+	char *nokey = NULL;
+	hash_key_init(&hk, r->name, r->version);
+	if (r->key(d, n, &hk, &nokey) < 0) {
+		n->flags |= DAG_NOKEY;
+	} else {
+		n->key = hash_key_final(&hk);
+	}
+	if (n->kind == DAG_CAPTURE) {
+		int di = dev_index(s, dag_device(n));
+		if (di >= 0)
+			s->env_used[di] = true;
+	}
+	bool corrupt_restore = false;
+	if (!(n->flags & DAG_NOKEY) && !s->o->force) {
+		struct cache_entry *e = cache_get(d->cache, n->key);
+		if (e) {
+			n->manifest = e->json;
+			n->manifest_len = e->len;
+			n->out = e->stable;
+			bool ok = true;
+			if ((n->kind == DAG_PROFILE || n->kind == DAG_STITCH || n->kind == DAG_REPORT) &&
+			    s->mode == SCHED_BUILD) {
+				json_t *m = dag_result(d, n);
+				if (!m || rule_restore_outputs(d, m) < 0) {
+					ok = false;
+					corrupt_restore = true;
+				}
+			}
+			if (ok) {
+				n->flags |= DAG_DONE;
+				d->nhit++;
+				hash_key_release(&hk);
+				free(nokey);
+				settle(s, n);
+				return;
+			}
+			n->manifest = NULL;
+			json_decref(n->result);
+			n->result = NULL;
+		}
+	}
+	/* stale */
+	n->flags |= DAG_STALE;
+	if (n->flags & DAG_NOKEY) {
+		n->why = nokey;
+		nokey = NULL;
+	} else {
+		n->ingredients = hash_key_ingredients(&hk);
+		n->why = stale_reason(s, n, corrupt_restore);
+	}
+	free(nokey);
+	hash_key_release(&hk);
+	if (s->mode != SCHED_BUILD) {
+		n->flags |= DAG_WOULD;
+		s->nwould++;
+		if (s->mode == SCHED_DRY) {
+			printf("%s %s\n", dag_kind_names[n->kind], n->path);
+			explain_print(s, n);
+		}
+		settle(s, n);
+		return;
+	}
+	explain_print(s, n);
+	q_push(&s->runq, n);
+}
+
+static void log_step(struct sched *s, struct job *j, const char *outcome)
+{
+	struct dag_node *n = j->n;
+	struct blog_record r = {
+		.start = j->wall0, .dur = kopt_now() - j->t0, .outcome = outcome,
+		.kind = dag_kind_names[n->kind], .path = n->path, .key = n->key,
+		.why = n->why ? n->why : "", .ingredients = n->ingredients ? n->ingredients : "",
+	};
+	blog_append(s->d->blog, &r);
+}
+
+static void remove_job(struct sched *s, struct job *j)
+{
+	for (size_t i = 0; i < s->njobs; i++)
+		if (s->jobs[i] == j) {
+			s->jobs[i] = s->jobs[--s->njobs];
+			break;
+		}
+	j->n->job = NULL;
+	j->n->flags &= (uint16_t)~DAG_RUNNING;
+	rule_run_release(&j->run);
+	free(j);
+}
+
+static void job_failed(struct sched *s, struct job *j, const char *reason, const char *tail)
+{
+	struct dag_node *n = j->n;
+	struct strbuf sb = STRBUF_INIT;
+	end_line(s);
+	strbuf_addf(&sb, "failed: %s", reason);
+	log_step(s, j, sb.buf);
+	fprintf(stderr, "%s: error: %s %s failed: %s\n", kopt_progname, dag_kind_names[n->kind], n->path, reason);
+	if (tail && *tail) {
+		fprintf(stderr, "%s: the worker's last stderr lines:\n", kopt_progname);
+		const char *p = tail;
+		while (*p) {
+			const char *nl = strchr(p, '\n');
+			size_t len = nl ? (size_t)(nl - p) : strlen(p);
+			fprintf(stderr, "  | %.*s\n", (int)len, p);
+			p += len + (nl ? 1 : 0);
+		}
+	}
+	strbuf_release(&sb);
+	s->nfailed++;
+	s->ndone++;
+	if (!s->o->keep_going)
+		s->stop = true;
+	remove_job(s, j);
+	fail_node(s, n, xstrdup(reason));
+}
+
+static void job_done(struct sched *s, struct job *j)
+{
+	struct dag_node *n = j->n;
+	struct rule_run *run = &j->run;
+	if (!run->stable)
+		run->stable = json_object();
+	if (!run->meas)
+		run->meas = json_object();
+	kopt_hash stable = rule_stable_hash(run->stable);
+	json_t *m = json_pack("{s:s, s:s, s:O, s:O, s:O, s:O}", "kind", dag_kind_names[n->kind], "path", n->path,
+			      "stable", run->stable, "meas", run->meas, "objects", run->objects,
+			      "outputs", run->outputs);
+	char *js = json_dumps(m, JSON_COMPACT | JSON_SORT_KEYS);
+	if (!js || cache_put(s->d->cache, n->key, stable, js) < 0) {
+		free(js);
+		json_decref(m);
+		job_failed(s, j, "cannot record the result in the cache", NULL);
+		return;
+	}
+	free(js);
+	struct cache_entry *e = cache_get(s->d->cache, n->key);
+	n->manifest = e->json;
+	n->manifest_len = e->len;
+	json_decref(n->result);
+	n->result = m;
+	n->out = stable;
+	n->flags |= DAG_DONE | DAG_RAN;
+	log_step(s, j, "ok");
+	s->ndone++;
+	s->nran++;
+	progress(s, n);
+	remove_job(s, j);
+	settle(s, n);
+}
+
+/* handles a rule's answer; the job may be gone afterwards */
+static void advance(struct sched *s, struct job *j, int st)
+{
+	if (st == RULE_SEND) {
+		if (j->wid < 0) {
+			job_failed(s, j, "internal: a local rule asked for a worker", NULL);
+			return;
+		}
+		wpool_send(s->pool, j->wid, j->run.request, j);
+		return;
+	}
+	if (j->wid >= 0)
+		wpool_release(s->pool, j->wid);
+	j->wid = -1;
+	if (st == RULE_DONE)
+		job_done(s, j);
+	else
+		job_failed(s, j, j->run.error ? j->run.error : "failed", NULL);
+}
+
+static struct job *new_job(struct sched *s, struct dag_node *n, int wid)
+{
+	struct job *j = xcalloc(1, sizeof *j);
+	j->n = n;
+	j->wid = wid;
+	j->t0 = kopt_now();
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	j->wall0 = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	rule_run_init(&j->run, s->d, n);
+	n->job = j;
+	n->flags |= DAG_RUNNING;
+	s->jobs = xgrow(s->jobs, &s->jobcap, s->njobs + 1, sizeof *s->jobs);
+	s->jobs[s->njobs++] = j;
+	if (s->o->verbose > 0) {
+		end_line(s);
+		fprintf(stderr, "%s: start %s %s%s\n", kopt_progname, dag_kind_names[n->kind], n->path,
+			wid >= 0 ? " (in a worker)" : "");
+	}
+	return j;
+}
+
+/* starts what can start; returns true if something local ran (settling nodes) */
+static bool start_steps(struct sched *s)
+{
+	bool local = false;
+	size_t n = s->runq.len;
+	for (size_t i = 0; i < n && !s->stop && !interrupted && !s->restart; i++) {
+		struct dag_node *node = q_pop(&s->runq);
+		const struct rule *r = rule_table[node->kind];
+		if (!r->worker) {
+			struct job *j = new_job(s, node, -1);
+			advance(s, j, r->start(&j->run));
+			local = true;
+			continue;
+		}
+		int di = dev_index(s, dag_device(node));
+		int wid = di >= 0 ? wpool_acquire(s->pool, di, r->timing) : -1;
+		if (wid < 0) {
+			q_push(&s->runq, node); /* later */
+			continue;
+		}
+		struct job *j = new_job(s, node, wid);
+		advance(s, j, r->start(&j->run));
+	}
+	return local;
+}
+
+static int on_event(void *ctx, const struct wpool_event *ev)
+{
+	struct sched *s = ctx;
+	if (ev->kind == WPOOL_HELLO) {
+		const struct kopt_device *dev = s->devs[ev->dev];
+		const char *name = dev ? dev->name : "default";
+		json_t *old = cache_env_get(s->d->cache, name);
+		if (ev->msg && (!old || !json_equal(old, ev->msg))) {
+			if (old)
+				fprintf(stderr, "%s: the worker environment of device '%s' changed; captures are keyed anew\n",
+					kopt_progname, name);
+			cache_env_set(s->d->cache, name, ev->msg);
+			if (s->env_used[ev->dev]) {
+				s->restart = true;
+				return 1;
+			}
+		}
+		return 0;
+	}
+	struct job *j = ev->job;
+	if (!j)
+		return 0;
+	if (ev->gone)
+		j->wid = -1;
+	if (ev->kind == WPOOL_FAIL) {
+		job_failed(s, j, ev->reason, ev->stderr_tail);
+		return 0;
+	}
+	json_t *msg = ev->msg;
+	if (json_is_true(json_object_get(msg, "ok"))) {
+		json_t *res = json_object_get(msg, "result");
+		if (!json_is_object(res)) {
+			if (j->wid >= 0)
+				wpool_release(s->pool, j->wid);
+			job_failed(s, j, "worker replied ok without a result object", NULL);
+			return 0;
+		}
+		advance(s, j, rule_table[j->n->kind]->reply(&j->run, res));
+		return 0;
+	}
+	const char *err = json_string_value(json_object_get(msg, "error"));
+	const char *detail = json_string_value(json_object_get(msg, "detail"));
+	char *why = xasprintf("%s%s", ev->gone ? "fatal worker error (worker replaced): " : "worker error: ",
+			      err ? err : "(no message)");
+	if (j->wid >= 0)
+		wpool_release(s->pool, j->wid);
+	j->wid = -1;
+	job_failed(s, j, why, detail);
+	free(why);
+	return 0;
+}
+
+static void cancel_all(struct sched *s, const char *why)
+{
+	while (s->njobs) {
+		struct job *j = s->jobs[0];
+		struct dag_node *n = j->n;
+		log_step(s, j, why);
+		remove_job(s, j);
+		n->flags |= DAG_FAILED;
+		free(n->why);
+		n->why = xstrdup(why);
+	}
+}
+
+int sched_run(struct dag *d, wpool *pool, enum sched_mode mode)
+{
+	struct sched s;
+	memset(&s, 0, sizeof s);
+	s.d = d;
+	s.o = d->opts;
+	s.mode = mode;
+	s.pool = pool;
+	s.tty = isatty(1) && mode == SCHED_BUILD && getenv("TERM") && strcmp(getenv("TERM"), "dumb") != 0;
+	json_t *none = json_pack("{s:b}", "none", 1);
+	s.none_hash = rule_stable_hash(none);
+	json_decref(none);
+	/* devices: the pool's indices */
+	s.devs = xcalloc(d->spec->ndevices + 2, sizeof *s.devs);
+	s.env_used = xcalloc(d->spec->ndevices + 2, sizeof *s.env_used);
+	for (size_t i = 0; i < d->nmodels; i++) {
+		const struct kopt_device *dev = d->models[i].spec->device;
+		if (dev_index(&s, dev) >= 0)
+			continue;
+		int di = s.ndevs++;
+		s.devs[di] = dev;
+		if (pool) {
+			const char *launcher = dev && dev->launcher ? dev->launcher : getenv("KOPT_LAUNCHER");
+			int pi = wpool_device(pool, dev ? dev->name : "default", dev ? dev->gpus : 1, launcher,
+					      dev ? dev->timeout_s : 600);
+			if (pi != di) /* the pool lists the devices in the same order */
+				kopt_die("internal: device order");
+		}
+	}
+	d->on_new = on_new;
+	d->on_new_ctx = &s;
+	for (size_t i = 0; i < d->nnodes; i++)
+		on_new(&s, d->all[i]);
+
+	struct sigaction sa, old_int, old_term;
+	bool handlers = mode == SCHED_BUILD;
+	if (handlers) {
+		interrupted = 0;
+		if (pipe2(sigpipe_fds, O_CLOEXEC | O_NONBLOCK) < 0)
+			sigpipe_fds[0] = sigpipe_fds[1] = -1;
+		memset(&sa, 0, sizeof sa);
+		sa.sa_handler = on_signal;
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGINT, &sa, &old_int);
+		sigaction(SIGTERM, &sa, &old_term);
+	}
+
+	for (;;) {
+		struct dag_node *n;
+		while ((n = q_pop(&s.ready)))
+			evaluate(&s, n);
+		if (mode != SCHED_BUILD)
+			break;
+		if (interrupted || s.restart)
+			break;
+		if (start_steps(&s) || s.ready.len)
+			continue;
+		if (s.njobs == 0) {
+			if (s.runq.len && !s.stop) {
+				/* nothing runs and nothing can start: no worker can be had */
+				while ((n = q_pop(&s.runq))) {
+					struct job *j = new_job(&s, n, -1);
+					job_failed(&s, j, "no worker could be started for this step", NULL);
+				}
+				continue;
+			}
+			break;
+		}
+		cache_sync(d->cache);
+		wpool_poll(pool, sigpipe_fds[0], 3600.0, on_event, &s);
+		if (sigpipe_fds[0] >= 0) {
+			char buf[16];
+			while (read(sigpipe_fds[0], buf, sizeof buf) > 0)
+				;
+		}
+	}
+	end_line(&s);
+	int status = s.nfailed ? 1 : 0;
+	if (mode == SCHED_BUILD && interrupted) {
+		size_t n = s.njobs;
+		wpool_kill_all(pool);
+		cancel_all(&s, "cancelled");
+		fprintf(stderr, "%s: interrupted: %zu running step%s cancelled, finished steps kept\n",
+			kopt_progname, n, n == 1 ? "" : "s");
+		status = 1;
+	} else if (s.restart) {
+		wpool_kill_all(pool);
+		cancel_all(&s, "cancelled");
+		status = SCHED_RESTART;
+	} else if (mode == SCHED_DRY) {
+		printf("%zu step%s would run\n", s.nwould, s.nwould == 1 ? "" : "s");
+	} else if (mode == SCHED_BUILD) {
+		if (s.nran == 0 && s.nfailed == 0)
+			printf("%s: nothing to do\n", kopt_progname);
+		if (s.stop && s.runq.len) {
+			fprintf(stderr, "%s: stopped after a failure; %zu ready step%s not started (use -k to keep going)\n",
+				kopt_progname, s.runq.len, s.runq.len == 1 ? "" : "s");
+		}
+	}
+	cache_sync(d->cache);
+	if (handlers) {
+		sigaction(SIGINT, &old_int, NULL);
+		sigaction(SIGTERM, &old_term, NULL);
+		if (sigpipe_fds[0] >= 0) {
+			close(sigpipe_fds[0]);
+			close(sigpipe_fds[1]);
+		}
+		sigpipe_fds[0] = sigpipe_fds[1] = -1;
+	}
+	d->on_new = NULL;
+	free(s.ready.v);
+	free(s.runq.v);
+	free(s.jobs);
+	free(s.devs);
+	free(s.env_used);
+	return status;
+}

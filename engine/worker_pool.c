@@ -1,0 +1,708 @@
+/*
+ * engine/worker_pool.c: see worker_pool.h; the protocol is runtime/PROTOCOL.md.
+ *
+ * Each worker has three non-blocking pipes: requests go to its stdin through
+ * a write buffer (POLLOUT), replies are read from its stdout and split into
+ * lines, its stderr is kept as a ring of the last lines for failure
+ * messages. One poll() covers every pipe and the caller's wake-up fd; its
+ * timeout is the nearest deadline (hello or reply). A worker runs in its own
+ * process group, so killing it kills what its launcher started too.
+ */
+#define _GNU_SOURCE
+#include <config.h>
+
+#include "worker_pool.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <time.h>
+
+#include "../common/util.h"
+
+#define NERR 8        /* stderr lines kept */
+#define ERRLINE 300   /* chars kept of each */
+
+enum wstate { W_FREE, W_STARTING, W_READY };
+
+struct worker {
+	enum wstate state;
+	bool held;          /* a job has it */
+	bool timing;        /* the holder's job times things */
+	int dev, gpu;
+	pid_t pid;
+	int in, out, err;
+	struct strbuf rbuf;  /* stdout bytes not yet a full line */
+	struct strbuf wbuf;  /* bytes for stdin not yet written */
+	size_t woff;
+	struct strbuf epart; /* stderr bytes not yet a full line */
+	char *elines[NERR];
+	int ehead, nerr;
+	double deadline;     /* 0 = none */
+	long id;             /* id of the request in flight */
+	bool waiting;        /* a request is in flight */
+	char *op;            /* its op, for messages */
+	void *job;
+	json_t *pending;     /* a request queued until the hello */
+};
+
+struct device {
+	char *name;
+	int gpus;
+	char **launcher;     /* argv prefix, NULL-terminated */
+	int nlauncher;
+	double timeout;
+};
+
+struct wpool {
+	char *program;
+	struct worker *w;
+	int nw;
+	struct device *devs;
+	int ndevs;
+	long next_id;
+};
+
+wpool *wpool_new(const char *program, int max_workers)
+{
+	wpool *p = xcalloc(1, sizeof *p);
+	p->program = xstrdup(program);
+	p->nw = max_workers > 0 ? max_workers : 1;
+	p->w = xcalloc((size_t)p->nw, sizeof *p->w);
+	for (int i = 0; i < p->nw; i++) {
+		p->w[i].in = p->w[i].out = p->w[i].err = -1;
+		strbuf_init(&p->w[i].rbuf);
+		strbuf_init(&p->w[i].wbuf);
+		strbuf_init(&p->w[i].epart);
+	}
+	p->next_id = 1;
+	return p;
+}
+
+int wpool_device(wpool *p, const char *name, int gpus, const char *launcher, double timeout_s)
+{
+	for (int i = 0; i < p->ndevs; i++)
+		if (strcmp(p->devs[i].name, name) == 0)
+			return i;
+	p->devs = xrealloc(p->devs, (size_t)(p->ndevs + 1) * sizeof *p->devs);
+	struct device *d = &p->devs[p->ndevs];
+	memset(d, 0, sizeof *d);
+	d->name = xstrdup(name);
+	d->gpus = gpus > 0 ? gpus : 1;
+	d->timeout = timeout_s > 0 ? timeout_s : 600;
+	d->launcher = xcalloc(1, sizeof *d->launcher);
+	if (launcher) {
+		char *copy = xstrdup(launcher), *save = NULL;
+		for (char *t = strtok_r(copy, " \t\n", &save); t; t = strtok_r(NULL, " \t\n", &save)) {
+			d->launcher = xrealloc(d->launcher, (size_t)(d->nlauncher + 2) * sizeof *d->launcher);
+			d->launcher[d->nlauncher++] = xstrdup(t);
+			d->launcher[d->nlauncher] = NULL;
+		}
+		free(copy);
+	}
+	return p->ndevs++;
+}
+
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+static void clear_worker(struct worker *w)
+{
+	close_fd(&w->in);
+	close_fd(&w->out);
+	close_fd(&w->err);
+	strbuf_reset(&w->rbuf);
+	strbuf_reset(&w->wbuf);
+	strbuf_reset(&w->epart);
+	w->woff = 0;
+	for (int i = 0; i < NERR; i++) {
+		free(w->elines[i]);
+		w->elines[i] = NULL;
+	}
+	w->ehead = w->nerr = 0;
+	json_decref(w->pending);
+	w->pending = NULL;
+	free(w->op);
+	w->op = NULL;
+	w->waiting = false;
+	w->deadline = 0;
+	w->pid = 0;
+	w->state = W_FREE;
+}
+
+/* kills the process group and reaps it; returns the wait status */
+static int kill_worker(struct worker *w)
+{
+	int status = 0;
+	if (w->pid > 0) {
+		kill(-w->pid, SIGKILL);
+		kill(w->pid, SIGKILL);
+		while (waitpid(w->pid, &status, 0) < 0 && errno == EINTR)
+			;
+	}
+	return status;
+}
+
+static void err_line(struct worker *w, const char *s, size_t n)
+{
+	if (n > ERRLINE)
+		n = ERRLINE;
+	int slot = (w->ehead + w->nerr) % NERR;
+	if (w->nerr == NERR) {
+		slot = w->ehead;
+		w->ehead = (w->ehead + 1) % NERR;
+	} else {
+		w->nerr++;
+	}
+	free(w->elines[slot]);
+	w->elines[slot] = xstrndup(s, n);
+}
+
+static void read_stderr(struct worker *w)
+{
+	char buf[4096];
+	for (;;) {
+		ssize_t r = read(w->err, buf, sizeof buf);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			if (r == 0) {
+				if (w->epart.len)
+					err_line(w, w->epart.buf, w->epart.len);
+				strbuf_reset(&w->epart);
+				close_fd(&w->err);
+			}
+			return;
+		}
+		strbuf_add(&w->epart, buf, (size_t)r);
+		char *s = w->epart.buf, *nl;
+		while ((nl = memchr(s, '\n', w->epart.len - (size_t)(s - w->epart.buf)))) {
+			if (nl > s)
+				err_line(w, s, (size_t)(nl - s));
+			s = nl + 1;
+		}
+		size_t rest = w->epart.len - (size_t)(s - w->epart.buf);
+		memmove(w->epart.buf, s, rest);
+		w->epart.len = rest;
+		w->epart.buf[rest] = '\0';
+		if (w->epart.len > 4 * ERRLINE) {
+			err_line(w, w->epart.buf, w->epart.len);
+			strbuf_reset(&w->epart);
+		}
+	}
+}
+
+static char *stderr_tail(struct worker *w)
+{
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_init(&sb);
+	for (int i = 0; i < w->nerr; i++) {
+		if (sb.len)
+			strbuf_addch(&sb, '\n');
+		strbuf_addstr(&sb, w->elines[(w->ehead + i) % NERR]);
+	}
+	return strbuf_detach(&sb);
+}
+
+/* kills w and tells its job why; the slot becomes free */
+static void fail_worker(wpool *p, struct worker *w, const char *reason, wpool_cb *cb, void *ctx)
+{
+	if (w->err >= 0)
+		read_stderr(w);
+	kill_worker(w);
+	if (w->err >= 0)
+		read_stderr(w);
+	char *tail = stderr_tail(w);
+	void *job = w->job;
+	bool had_job = w->held && (w->waiting || w->pending);
+	int dev = w->dev;
+	w->held = false;
+	w->job = NULL;
+	clear_worker(w);
+	if (had_job && cb) {
+		struct wpool_event ev = { WPOOL_FAIL, (int)(w - p->w), dev, job, NULL, reason, tail, true };
+		cb(ctx, &ev);
+	}
+	free(tail);
+}
+
+static void describe_exit(struct strbuf *sb, int status)
+{
+	if (WIFSIGNALED(status))
+		strbuf_addf(sb, "killed by signal %d (%s)", WTERMSIG(status), strsignal(WTERMSIG(status)));
+	else if (WIFEXITED(status))
+		strbuf_addf(sb, "exited with status %d", WEXITSTATUS(status));
+	else
+		strbuf_addstr(sb, "ended");
+}
+
+static const char *phase(const struct worker *w)
+{
+	return w->state == W_STARTING ? "before its hello" : w->op ? w->op : "idle";
+}
+
+static void worker_died(wpool *p, struct worker *w, wpool_cb *cb, void *ctx)
+{
+	int status = 0;
+	if (w->err >= 0)
+		read_stderr(w);
+	/* give it a moment to finish exiting, then make sure */
+	for (int i = 0; i < 50; i++) {
+		pid_t r = waitpid(w->pid, &status, WNOHANG);
+		if (r == w->pid) {
+			w->pid = 0;
+			break;
+		}
+		struct timespec ts = { 0, 2 * 1000 * 1000 };
+		nanosleep(&ts, NULL);
+	}
+	if (w->pid > 0)
+		status = kill_worker(w);
+	w->pid = 0;
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addstr(&sb, "worker ");
+	describe_exit(&sb, status);
+	if (w->state == W_STARTING)
+		strbuf_addstr(&sb, " before its hello");
+	else if (w->op)
+		strbuf_addf(&sb, " during %s", w->op);
+	fail_worker(p, w, sb.buf, cb, ctx);
+	strbuf_release(&sb);
+}
+
+static void queue_line(struct worker *w, json_t *msg)
+{
+	char *s = json_dumps(msg, JSON_COMPACT);
+	strbuf_addstr(&w->wbuf, s);
+	strbuf_addch(&w->wbuf, '\n');
+	free(s);
+}
+
+static void flush_writes(struct worker *w)
+{
+	while (w->in >= 0 && w->woff < w->wbuf.len) {
+		ssize_t r = write(w->in, w->wbuf.buf + w->woff, w->wbuf.len - w->woff);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno != EAGAIN)
+				close_fd(&w->in); /* EPIPE: its stdout will tell */
+			return;
+		}
+		w->woff += (size_t)r;
+	}
+	if (w->woff == w->wbuf.len) {
+		strbuf_reset(&w->wbuf);
+		w->woff = 0;
+	}
+}
+
+static void send_now(wpool *p, struct worker *w, json_t *req)
+{
+	const char *op = json_string_value(json_object_get(req, "op"));
+	free(w->op);
+	w->op = xstrdup(op ? op : "request");
+	w->id = p->next_id++;
+	json_object_set_new(req, "id", json_integer(w->id));
+	queue_line(w, req);
+	w->waiting = true;
+	w->deadline = kopt_now() + p->devs[w->dev].timeout;
+	flush_writes(w);
+}
+
+static int spawn(wpool *p, struct worker *w)
+{
+	int pin[2], pout[2], perr[2];
+	struct device *d = &p->devs[w->dev];
+	if (pipe2(pin, O_CLOEXEC) < 0)
+		return -1;
+	if (pipe2(pout, O_CLOEXEC) < 0) {
+		close(pin[0]);
+		close(pin[1]);
+		return -1;
+	}
+	if (pipe2(perr, O_CLOEXEC) < 0) {
+		close(pin[0]);
+		close(pin[1]);
+		close(pout[0]);
+		close(pout[1]);
+		return -1;
+	}
+	char **argv = xcalloc((size_t)d->nlauncher + 2, sizeof *argv);
+	for (int i = 0; i < d->nlauncher; i++)
+		argv[i] = d->launcher[i];
+	argv[d->nlauncher] = p->program;
+	char gpu[16], slot[16];
+	snprintf(gpu, sizeof gpu, "%d", w->gpu);
+	snprintf(slot, sizeof slot, "%d", (int)(w - p->w));
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0) {
+		free(argv);
+		close(pin[0]);
+		close(pin[1]);
+		close(pout[0]);
+		close(pout[1]);
+		close(perr[0]);
+		close(perr[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		setpgid(0, 0);
+		dup2(pin[0], 0);
+		dup2(pout[1], 1);
+		dup2(perr[1], 2);
+		signal(SIGPIPE, SIG_DFL);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		setenv("CUDA_VISIBLE_DEVICES", gpu, 1);
+		setenv("KOPT_SLOT", slot, 1);
+		execvp(argv[0], argv);
+		dprintf(2, "cannot run '%s': %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	setpgid(pid, pid);
+	free(argv);
+	close(pin[0]);
+	close(pout[1]);
+	close(perr[1]);
+	w->pid = pid;
+	w->in = pin[1];
+	w->out = pout[0];
+	w->err = perr[0];
+	fcntl(w->in, F_SETFL, O_NONBLOCK);
+	fcntl(w->out, F_SETFL, O_NONBLOCK);
+	fcntl(w->err, F_SETFL, O_NONBLOCK);
+	w->state = W_STARTING;
+	w->deadline = kopt_now() + d->timeout;
+	return 0;
+}
+
+int wpool_acquire(wpool *p, int dev, bool timing)
+{
+	int held = 0;
+	for (int i = 0; i < p->nw; i++)
+		held += p->w[i].held;
+	if (held >= p->nw)
+		return -1;
+	struct device *d = &p->devs[dev];
+	int best_gpu = -1, best_load = 1 << 30;
+	for (int g = 0; g < d->gpus; g++) {
+		int load = 0, tload = 0;
+		for (int i = 0; i < p->nw; i++) {
+			struct worker *w = &p->w[i];
+			if (w->held && w->dev == dev && w->gpu == g) {
+				load++;
+				tload += w->timing;
+			}
+		}
+		bool ok = timing ? load == 0 : tload == 0;
+		if (ok && load < best_load) {
+			best_gpu = g;
+			best_load = load;
+		}
+	}
+	if (best_gpu < 0)
+		return -1;
+	struct worker *pick = NULL;
+	for (int i = 0; i < p->nw && !pick; i++) /* a live idle worker of that GPU */
+		if (!p->w[i].held && p->w[i].state != W_FREE && p->w[i].dev == dev && p->w[i].gpu == best_gpu)
+			pick = &p->w[i];
+	for (int i = 0; i < p->nw && !pick; i++) /* an empty slot */
+		if (p->w[i].state == W_FREE)
+			pick = &p->w[i];
+	for (int i = 0; i < p->nw && !pick; i++) /* an idle worker of another GPU */
+		if (!p->w[i].held) {
+			pick = &p->w[i];
+			kill_worker(pick);
+			clear_worker(pick);
+		}
+	if (!pick)
+		return -1;
+	if (pick->state == W_FREE) {
+		pick->dev = dev;
+		pick->gpu = best_gpu;
+		if (spawn(p, pick) < 0) {
+			kopt_error("cannot start a worker: %s", strerror(errno));
+			clear_worker(pick);
+			return -1;
+		}
+	}
+	pick->held = true;
+	pick->timing = timing;
+	return (int)(pick - p->w);
+}
+
+void wpool_send(wpool *p, int wid, json_t *request, void *job)
+{
+	struct worker *w = &p->w[wid];
+	w->job = job;
+	json_t *req = json_deep_copy(request);
+	if (w->state == W_STARTING) {
+		json_decref(w->pending);
+		w->pending = req;
+		const char *op = json_string_value(json_object_get(req, "op"));
+		free(w->op);
+		w->op = xstrdup(op ? op : "request");
+		return;
+	}
+	send_now(p, w, req);
+	json_decref(req);
+}
+
+void wpool_release(wpool *p, int wid)
+{
+	struct worker *w = &p->w[wid];
+	w->held = false;
+	w->timing = false;
+	w->job = NULL;
+	w->waiting = false;
+	if (w->state != W_STARTING)
+		w->deadline = 0;
+}
+
+int wpool_held(const wpool *p)
+{
+	int n = 0;
+	for (int i = 0; i < p->nw; i++)
+		n += p->w[i].held;
+	return n;
+}
+
+static void handle_line(wpool *p, struct worker *w, const char *line, size_t n, wpool_cb *cb, void *ctx)
+{
+	json_error_t err;
+	json_t *msg = json_loadb(line, n, 0, &err);
+	if (!msg || !json_is_object(msg)) {
+		char *snip = xstrndup(line, n > 60 ? 60 : n);
+		for (char *s = snip; *s; s++)
+			if ((unsigned char)*s < 32)
+				*s = '?';
+		char *why = xasprintf("worker answered a line that is not a JSON object %s: '%s%s'",
+				      phase(w), snip, n > 60 ? "..." : "");
+		fail_worker(p, w, why, cb, ctx);
+		free(why);
+		free(snip);
+		json_decref(msg);
+		return;
+	}
+	if (w->state == W_STARTING) {
+		json_t *proto = json_object_get(msg, "protocol");
+		json_t *env = json_object_get(msg, "env");
+		if (!json_is_string(json_object_get(msg, "hello"))) {
+			fail_worker(p, w, "worker did not start with a hello", cb, ctx);
+		} else if (json_integer_value(proto) != WPOOL_PROTOCOL) {
+			char *why = xasprintf("worker speaks protocol %lld; koptmake speaks %d",
+					      (long long)json_integer_value(proto), WPOOL_PROTOCOL);
+			fail_worker(p, w, why, cb, ctx);
+			free(why);
+		} else {
+			w->state = W_READY;
+			w->deadline = 0;
+			struct wpool_event ev = { WPOOL_HELLO, (int)(w - p->w), w->dev, w->job,
+						  json_is_object(env) ? env : NULL, NULL, NULL, false };
+			int stop = cb ? cb(ctx, &ev) : 0;
+			if (!stop && w->state == W_READY && w->pending) {
+				json_t *req = w->pending;
+				w->pending = NULL;
+				send_now(p, w, req);
+				json_decref(req);
+			}
+		}
+		json_decref(msg);
+		return;
+	}
+	if (!w->waiting) {
+		fail_worker(p, w, "worker sent a line nobody asked for", cb, ctx);
+		json_decref(msg);
+		return;
+	}
+	json_t *id = json_object_get(msg, "id");
+	if (!json_is_integer(id) || json_integer_value(id) != w->id || !json_is_boolean(json_object_get(msg, "ok"))) {
+		char *why = json_is_integer(id) && json_integer_value(id) != w->id
+			? xasprintf("worker answered id %lld to request %ld (%s)", (long long)json_integer_value(id), w->id, w->op)
+			: xasprintf("worker answered %s without an id and ok", w->op);
+		fail_worker(p, w, why, cb, ctx);
+		free(why);
+		json_decref(msg);
+		return;
+	}
+	w->waiting = false;
+	w->deadline = 0;
+	bool fatal = json_is_false(json_object_get(msg, "ok")) && json_is_true(json_object_get(msg, "fatal"));
+	void *job = w->job;
+	int wid = (int)(w - p->w), dev = w->dev;
+	if (fatal) {
+		/* a sticky device error: this worker cannot go on */
+		kill_worker(w);
+		w->held = false;
+		w->job = NULL;
+		clear_worker(w);
+	}
+	struct wpool_event ev = { WPOOL_REPLY, wid, dev, job, msg, NULL, NULL, fatal };
+	if (cb)
+		cb(ctx, &ev);
+	json_decref(msg);
+}
+
+static void read_stdout(wpool *p, struct worker *w, wpool_cb *cb, void *ctx)
+{
+	char buf[65536];
+	for (;;) {
+		ssize_t r = read(w->out, buf, sizeof buf);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return; /* EAGAIN */
+		if (r == 0) {
+			worker_died(p, w, cb, ctx);
+			return;
+		}
+		strbuf_add(&w->rbuf, buf, (size_t)r);
+		size_t start = 0;
+		char *nl;
+		while (w->state != W_FREE &&
+		       (nl = memchr(w->rbuf.buf + start, '\n', w->rbuf.len - start))) {
+			size_t n = (size_t)(nl - (w->rbuf.buf + start));
+			char *line = xstrndup(w->rbuf.buf + start, n);
+			start += n + 1;
+			if (n)
+				handle_line(p, w, line, n, cb, ctx);
+			free(line);
+		}
+		if (w->state == W_FREE)
+			return;
+		memmove(w->rbuf.buf, w->rbuf.buf + start, w->rbuf.len - start);
+		w->rbuf.len -= start;
+		w->rbuf.buf[w->rbuf.len] = '\0';
+		if (w->rbuf.len > (64u << 20)) {
+			fail_worker(p, w, "worker sent a line longer than 64 MiB", cb, ctx);
+			return;
+		}
+	}
+}
+
+int wpool_poll(wpool *p, int extra_fd, double max_wait, wpool_cb *cb, void *ctx)
+{
+	struct pollfd *fds = xcalloc((size_t)p->nw * 3 + 1, sizeof *fds);
+	int *who = xcalloc((size_t)p->nw * 3 + 1, sizeof *who);
+	int nf = 0;
+	double now = kopt_now(), wait = max_wait;
+	if (extra_fd >= 0) {
+		fds[nf].fd = extra_fd;
+		fds[nf].events = POLLIN;
+		who[nf++] = -1;
+	}
+	for (int i = 0; i < p->nw; i++) {
+		struct worker *w = &p->w[i];
+		if (w->state == W_FREE)
+			continue;
+		if (w->out >= 0) {
+			fds[nf].fd = w->out;
+			fds[nf].events = POLLIN;
+			who[nf++] = i;
+		}
+		if (w->err >= 0) {
+			fds[nf].fd = w->err;
+			fds[nf].events = POLLIN;
+			who[nf++] = i;
+		}
+		if (w->in >= 0 && w->wbuf.len > w->woff) {
+			fds[nf].fd = w->in;
+			fds[nf].events = POLLOUT;
+			who[nf++] = i;
+		}
+		if (w->deadline > 0 && w->deadline - now < wait)
+			wait = w->deadline - now;
+	}
+	if (wait < 0)
+		wait = 0;
+	int ms = wait > 1e6 ? -1 : (int)(wait * 1000.0) + 1;
+	int r = poll(fds, (nfds_t)nf, ms);
+	int woke = 0;
+	if (r > 0) {
+		for (int i = 0; i < nf; i++) {
+			if (!fds[i].revents)
+				continue;
+			if (who[i] < 0) {
+				woke = 1;
+				continue;
+			}
+			struct worker *w = &p->w[who[i]];
+			if (w->state == W_FREE)
+				continue;
+			if (fds[i].fd == w->in && w->in >= 0)
+				flush_writes(w);
+			else if (fds[i].fd == w->err && w->err >= 0)
+				read_stderr(w);
+			else if (fds[i].fd == w->out && w->out >= 0)
+				read_stdout(p, w, cb, ctx);
+		}
+	}
+	now = kopt_now();
+	for (int i = 0; i < p->nw; i++) {
+		struct worker *w = &p->w[i];
+		if (w->state == W_FREE || w->deadline <= 0 || now < w->deadline)
+			continue;
+		char *why;
+		if (w->state == W_STARTING)
+			why = xasprintf("worker did not say hello within %gs; killed", p->devs[w->dev].timeout);
+		else
+			why = xasprintf("worker did not answer %s within %gs (timeout); killed",
+					w->op ? w->op : "its request", p->devs[w->dev].timeout);
+		if (w->held)
+			fail_worker(p, w, why, cb, ctx);
+		else {
+			kill_worker(w);
+			clear_worker(w);
+		}
+		free(why);
+	}
+	free(fds);
+	free(who);
+	return woke;
+}
+
+void wpool_kill_all(wpool *p)
+{
+	for (int i = 0; i < p->nw; i++) {
+		struct worker *w = &p->w[i];
+		if (w->state != W_FREE)
+			kill_worker(w);
+		clear_worker(w);
+		w->held = false;
+		w->job = NULL;
+	}
+}
+
+void wpool_free(wpool *p)
+{
+	if (!p)
+		return;
+	wpool_kill_all(p);
+	for (int i = 0; i < p->nw; i++) {
+		strbuf_release(&p->w[i].rbuf);
+		strbuf_release(&p->w[i].wbuf);
+		strbuf_release(&p->w[i].epart);
+	}
+	for (int i = 0; i < p->ndevs; i++) {
+		for (int j = 0; j < p->devs[i].nlauncher; j++)
+			free(p->devs[i].launcher[j]);
+		free(p->devs[i].launcher);
+		free(p->devs[i].name);
+	}
+	free(p->devs);
+	free(p->w);
+	free(p->program);
+	free(p);
+}

@@ -1,0 +1,60 @@
+/*
+ * engine/worker_pool.h: worker processes speaking runtime/PROTOCOL.md
+ * (JSON lines over pipes), one GPU slot each.
+ *
+ * Workers start through a launcher (a command prefix; none = direct exec)
+ * with CUDA_VISIBLE_DEVICES and KOPT_SLOT set, say hello, then answer one
+ * request at a time. A worker that dies, hangs past the timeout, answers
+ * garbage or a fatal error is killed; its job gets a WPOOL_FAIL (or the
+ * fatal reply) and the slot is free for a new worker.
+ *
+ * A job acquires a worker (wpool_acquire), sends one or more requests
+ * (wpool_send) and gives it back (wpool_release) unless an event said the
+ * worker is gone. A timing job never shares its GPU with another job.
+ */
+#ifndef KOPT_WORKER_POOL_H
+#define KOPT_WORKER_POOL_H
+
+#include <jansson.h>
+#include <stdbool.h>
+
+#define WPOOL_PROTOCOL 1
+
+typedef struct wpool wpool;
+
+enum wpool_event_kind { WPOOL_HELLO, WPOOL_REPLY, WPOOL_FAIL };
+
+struct wpool_event {
+	enum wpool_event_kind kind;
+	int wid;                 /* the worker */
+	int dev;                 /* its device index */
+	void *job;               /* the job that sent the request, or NULL */
+	json_t *msg;             /* HELLO: the env; REPLY: the reply object; borrowed */
+	const char *reason;      /* FAIL: one line */
+	const char *stderr_tail; /* FAIL: the worker's last stderr lines, '\n'-separated; "" if none */
+	bool gone;               /* the worker was killed: the job must not release it */
+};
+
+/* Called for every event; for WPOOL_HELLO a nonzero return keeps the queued
+ * request unsent (the caller is about to stop everything). */
+typedef int wpool_cb(void *ctx, const struct wpool_event *ev);
+
+/* program: the worker executable; max_workers: live workers at most (-j) */
+wpool *wpool_new(const char *program, int max_workers);
+void wpool_free(wpool *p); /* kills every worker */
+/* declares a device; launcher is split on whitespace (NULL = direct exec); returns its index */
+int wpool_device(wpool *p, const char *name, int gpus, const char *launcher, double timeout_s);
+/* a worker for a job on dev, starting one if needed; -1 when none can be had now */
+int wpool_acquire(wpool *p, int dev, bool timing);
+/* queues request (an "id" is added; borrowed) to worker wid on behalf of job */
+void wpool_send(wpool *p, int wid, json_t *request, void *job);
+void wpool_release(wpool *p, int wid);
+/* waits up to max_wait seconds for I/O (or extra_fd readable), handles it,
+ * calls cb per event; returns 1 if extra_fd became readable, else 0 */
+int wpool_poll(wpool *p, int extra_fd, double max_wait, wpool_cb *cb, void *ctx);
+/* jobs holding a worker */
+int wpool_held(const wpool *p);
+/* kills every worker now (SIGINT, restart); no events */
+void wpool_kill_all(wpool *p);
+
+#endif

@@ -1,0 +1,100 @@
+/*
+ * rules/capture.c: compile a model under one variant in a worker, keep
+ * Inductor's output code and the kernel inventory.
+ *
+ * Key: the model file's bytes, its kind, the variant, the seed and the
+ * worker environment fingerprint (GPU, driver, CUDA, torch, triton).
+ * Stable part: the output code's hash and per kernel its name, kind, source
+ * hash, heuristic, config and the object holding its source.
+ * Measurements: compile time, input shapes.
+ */
+#include <config.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "rules.h"
+
+static uint64_t seed_of(const struct kopt_model *m)
+{
+	return m->agents ? m->agents->seed : 0;
+}
+
+static int capture_key(struct dag *d, struct dag_node *n, struct hash_key *k, char **why)
+{
+	const struct kopt_model *m = n->model->spec;
+	const char *dev = m->device ? m->device->name : "default";
+	json_t *env = cache_env_get(d->cache, dev);
+	if (!env) {
+		*why = xasprintf("no environment fingerprint for device '%s' yet", dev);
+		return -1;
+	}
+	hash_key_hash(k, "model", n->model->file_hash);
+	hash_key_int(k, "param:model_kind", m->kind);
+	rule_key_variant(k, n->mv->variant);
+	hash_key_int(k, "param:seed", (long long)seed_of(m));
+	char *e = json_dumps(env, JSON_COMPACT | JSON_SORT_KEYS);
+	hash_key_str(k, "env", e);
+	free(e);
+	return 0;
+}
+
+static int capture_start(struct rule_run *run)
+{
+	const struct kopt_model *m = run->node->model->spec;
+	if (run->node->model->file_error)
+		return rule_fail(run, "%s", run->node->model->file_error);
+	run->request = json_pack("{s:s, s:o, s:o, s:I}", "op", "capture", "model", rule_model_json(m),
+				 "variant", rule_variant_json(run->node->mv->variant),
+				 "seed", (json_int_t)seed_of(m));
+	return RULE_SEND;
+}
+
+static int capture_reply(struct rule_run *run, json_t *res)
+{
+	json_t *code = json_object_get(res, "output_code");
+	json_t *kernels = json_object_get(res, "kernels");
+	if (!json_is_string(code) || !json_is_array(kernels))
+		return rule_fail(run, "the capture result lacks output_code or kernels");
+	kopt_hash h;
+	char hex[HASH_HEX];
+	if (rule_object(run, "output_code", json_string_value(code), json_string_length(code), &h) < 0)
+		return rule_fail(run, "cannot store the output code in the cache");
+	hash_hex(h, hex);
+	json_t *inv = json_array();
+	size_t i;
+	json_t *kr;
+	json_array_foreach(kernels, i, kr) {
+		const char *name = json_string_value(json_object_get(kr, "name"));
+		const char *kind = json_string_value(json_object_get(kr, "kind"));
+		if (!name || !kind) {
+			json_decref(inv);
+			return rule_fail(run, "capture result: kernel %zu has no name or kind", i);
+		}
+		json_t *e = json_pack("{s:s, s:s, s:O, s:O, s:O}", "name", name, "kind", kind,
+				      "source_hash", json_object_get(kr, "source_hash") ? json_object_get(kr, "source_hash") : json_null(),
+				      "heuristic", json_object_get(kr, "heuristic") ? json_object_get(kr, "heuristic") : json_null(),
+				      "config", json_object_get(kr, "config") ? json_object_get(kr, "config") : json_null());
+		json_t *src = json_object_get(kr, "source");
+		if (json_is_string(src)) {
+			kopt_hash sh;
+			char sx[HASH_HEX], *nm = xasprintf("kernel:%s", name);
+			if (rule_object(run, nm, json_string_value(src), json_string_length(src), &sh) == 0) {
+				hash_hex(sh, sx);
+				json_object_set_new(e, "source_obj", json_string(sx));
+			}
+			free(nm);
+		}
+		json_array_append_new(inv, e);
+	}
+	run->stable = json_pack("{s:s, s:o}", "output_code", hex, "kernels", inv);
+	run->meas = json_pack("{s:O, s:O}", "compile_s",
+			      json_object_get(res, "compile_s") ? json_object_get(res, "compile_s") : json_null(),
+			      "inputs", json_object_get(res, "inputs") ? json_object_get(res, "inputs") : json_null());
+	return RULE_DONE;
+}
+
+const struct rule rule_capture = {
+	.name = "capture", .version = 1, .worker = true, .timing = false,
+	.key = capture_key, .start = capture_start, .reply = capture_reply,
+};

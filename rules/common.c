@@ -1,0 +1,243 @@
+/* rules/common.c: the rule table and helpers shared by the rules (rules.h) */
+#define _POSIX_C_SOURCE 200809L
+#include <config.h>
+
+#include "rules.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+extern const struct rule rule_capture, rule_profile, rule_propose, rule_verify, rule_stitch,
+	rule_report;
+
+const struct rule *const rule_table[DAG_NKINDS] = {
+	[DAG_CAPTURE] = &rule_capture, [DAG_PROFILE] = &rule_profile,
+	[DAG_PROPOSE] = &rule_propose, [DAG_VERIFY] = &rule_verify,
+	[DAG_STITCH] = &rule_stitch,   [DAG_REPORT] = &rule_report,
+};
+
+void rule_run_init(struct rule_run *run, struct dag *d, struct dag_node *n)
+{
+	memset(run, 0, sizeof *run);
+	run->dag = d;
+	run->node = n;
+	run->objects = json_object();
+	run->outputs = json_object();
+}
+
+void rule_run_release(struct rule_run *run)
+{
+	const struct rule *r = rule_table[run->node->kind];
+	if (r->release)
+		r->release(run);
+	json_decref(run->request);
+	json_decref(run->stable);
+	json_decref(run->meas);
+	json_decref(run->objects);
+	json_decref(run->outputs);
+	free(run->error);
+	memset(run, 0, sizeof *run);
+}
+
+int rule_fail(struct rule_run *run, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	free(run->error);
+	run->error = xvasprintf(fmt, ap);
+	va_end(ap);
+	return RULE_FAIL;
+}
+
+json_t *rule_model_json(const struct kopt_model *m)
+{
+	static const char *const kinds[] = { "torch", "triton", "helion" };
+	char *abs = NULL;
+	if (m->path && m->path[0] != '/') {
+		char cwd[4096];
+		if (getcwd(cwd, sizeof cwd))
+			abs = xasprintf("%s/%s", cwd, m->path);
+	}
+	json_t *o = json_pack("{s:s, s:s, s:s}", "name", m->name, "kind", kinds[m->kind],
+			      "path", abs ? abs : m->path ? m->path : "");
+	free(abs);
+	return o;
+}
+
+json_t *rule_variant_json(const struct kopt_variant *v)
+{
+	json_t *opts = json_object();
+	for (size_t i = 0; i < v->noptions; i++) {
+		json_t *val = json_loads(v->options[i].json, JSON_DECODE_ANY, NULL);
+		json_object_set_new(opts, v->options[i].key, val ? val : json_string(v->options[i].json));
+	}
+	json_t *fb = json_array();
+	for (size_t i = 0; i < v->naten_fallback; i++)
+		json_array_append_new(fb, json_string(v->aten_fallback[i]));
+	return json_pack("{s:s, s:o, s:o, s:o, s:b}", "name", v->name,
+			 "mode", v->mode ? json_string(v->mode) : json_null(), "options", opts,
+			 "aten_fallback", fb, "cudnn_benchmark", v->cudnn_benchmark);
+}
+
+static const char *precision_name(enum kopt_precision p)
+{
+	return p == KOPT_PRECISION_TF32 ? "tf32" : p == KOPT_PRECISION_LOOSE ? "loose" : "strict";
+}
+
+json_t *rule_gates_json(const struct kopt_gates *g)
+{
+	return json_pack("{s:i, s:f, s:f, s:f, s:f, s:b, s:f, s:i, s:s}", "seeds", g->seeds,
+			 "atol", g->atol, "rtol", g->rtol, "atol_half", g->atol_half,
+			 "rtol_half", g->rtol_half, "fp64_fallback", g->fp64_fallback,
+			 "gamma", g->gamma, "repeats", g->repeats, "precision",
+			 precision_name(g->precision));
+}
+
+void rule_key_variant(struct hash_key *k, const struct kopt_variant *v)
+{
+	hash_key_str(k, "param:mode", v->mode);
+	struct strbuf sb = STRBUF_INIT;
+	for (size_t i = 0; i < v->noptions; i++)
+		strbuf_addf(&sb, "%s=%s;", v->options[i].key, v->options[i].json);
+	hash_key_str(k, "param:options", sb.buf);
+	strbuf_reset(&sb);
+	for (size_t i = 0; i < v->naten_fallback; i++)
+		strbuf_addf(&sb, "%s;", v->aten_fallback[i]);
+	hash_key_str(k, "param:aten_fallback", sb.buf);
+	strbuf_release(&sb);
+	hash_key_int(k, "param:cudnn_benchmark", v->cudnn_benchmark);
+}
+
+void rule_key_gates(struct hash_key *k, const struct kopt_gates *g)
+{
+	hash_key_int(k, "param:seeds", g->seeds);
+	hash_key_double(k, "param:atol", g->atol);
+	hash_key_double(k, "param:rtol", g->rtol);
+	hash_key_double(k, "param:atol_half", g->atol_half);
+	hash_key_double(k, "param:rtol_half", g->rtol_half);
+	hash_key_int(k, "param:fp64_fallback", g->fp64_fallback);
+	hash_key_double(k, "param:gamma", g->gamma);
+	hash_key_int(k, "param:repeats", g->repeats);
+	hash_key_str(k, "param:precision", precision_name(g->precision));
+}
+
+void rule_key_input(struct hash_key *k, const struct dag_node *dep)
+{
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addstr(&sb, "input:");
+	dag_describe(dep, &sb);
+	hash_key_hash(k, sb.buf, dep->out);
+	strbuf_release(&sb);
+}
+
+kopt_hash rule_stable_hash(const json_t *stable)
+{
+	char *s = json_dumps(stable, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
+	kopt_hash h = hash_str(s ? s : "");
+	free(s);
+	return h;
+}
+
+int rule_object(struct rule_run *run, const char *name, const void *data, size_t n, kopt_hash *h)
+{
+	kopt_hash tmp;
+	if (!h)
+		h = &tmp;
+	if (cache_object_put(run->dag->cache, data, n, h) < 0)
+		return -1;
+	char hex[HASH_HEX];
+	hash_hex(*h, hex);
+	json_object_set_new(run->objects, name, json_string(hex));
+	return 0;
+}
+
+int rule_write_file(const char *path, const char *data, size_t n)
+{
+	char *dir = xstrdup(path);
+	char *slash = strrchr(dir, '/');
+	if (slash) {
+		*slash = '\0';
+		if (*dir && kopt_mkdirs(dir) < 0) {
+			kopt_error("cannot create '%s': %s", dir, strerror(errno));
+			free(dir);
+			return -1;
+		}
+	}
+	free(dir);
+	char *tmp = xasprintf("%s.tmp%ld", path, (long)getpid());
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	int ok = fd >= 0;
+	while (ok && n) {
+		ssize_t w = write(fd, data, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0) {
+			ok = 0;
+			break;
+		}
+		data += w;
+		n -= (size_t)w;
+	}
+	if (fd >= 0 && close(fd) < 0)
+		ok = 0;
+	if (!ok || rename(tmp, path) < 0) {
+		kopt_error("cannot write '%s': %s", path, strerror(errno));
+		unlink(tmp);
+		free(tmp);
+		return -1;
+	}
+	free(tmp);
+	return 0;
+}
+
+int rule_output(struct rule_run *run, const char *rel, const char *data, size_t n)
+{
+	kopt_hash h;
+	if (cache_object_put(run->dag->cache, data, n, &h) < 0)
+		return -1;
+	char hex[HASH_HEX];
+	hash_hex(h, hex);
+	json_object_set_new(run->outputs, rel, json_string(hex));
+	char *p = xasprintf("%s/%s", run->dag->out_dir, rel);
+	int r = rule_write_file(p, data, n);
+	free(p);
+	return r;
+}
+
+int rule_restore_outputs(struct dag *d, json_t *manifest)
+{
+	const char *rel;
+	json_t *v;
+	int ret = 0;
+	json_object_foreach(json_object_get(manifest, "outputs"), rel, v) {
+		char *p = xasprintf("%s/%s", d->out_dir, rel);
+		struct stat st;
+		kopt_hash h;
+		if (stat(p, &st) < 0) {
+			struct strbuf sb = STRBUF_INIT;
+			if (!json_is_string(v) || hash_parse(json_string_value(v), &h) < 0 ||
+			    cache_object_get(d->cache, h, &sb) < 0 || rule_write_file(p, sb.buf, sb.len) < 0)
+				ret = -1;
+			strbuf_release(&sb);
+		}
+		free(p);
+	}
+	return ret;
+}
+
+const char *rule_model_dir(const struct kopt_model *m)
+{
+	return m->name;
+}
+
+double rule_num(const json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}

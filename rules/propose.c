@@ -1,0 +1,126 @@
+/*
+ * rules/propose.c: ask the agent (agents/agent.h) for candidate i of a hot
+ * kernel. Runs in the koptmake process, after verify i-1 of the same kernel.
+ *
+ * Key: the kernel's inventory entry (name, kind, source hash, heuristic,
+ * config), the agent fingerprint, the candidate index and the context
+ * digest the agent derives from the trajectory ("" for agents that do not
+ * learn from verdicts). Not the budget: candidate i has one key whatever
+ * the budget. Stable part: the candidate, or {"none":true,"reason":...}.
+ */
+#include <config.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../agents/agent.h"
+#include "rules.h"
+
+static const char *fingerprint(const struct kopt_agents *a)
+{
+	static const struct kopt_agents *last;
+	static char *fp;
+	if (a != last || !fp) {
+		free(fp);
+		fp = a ? agent_fingerprint(a) : xstrdup("builtin-default");
+		last = a;
+	}
+	return fp;
+}
+
+/* the trajectory of candidates 0..i-1 from their verify results */
+static struct agent_try *trajectory(struct dag *d, struct dag_kernel *k, int i, size_t *n)
+{
+	struct agent_try *t = xcalloc((size_t)i + 1, sizeof *t);
+	*n = 0;
+	for (int j = 0; j < i; j++) {
+		json_t *pr = dag_result(d, k->propose[j]);
+		json_t *vr = dag_result(d, k->verify[j]);
+		struct agent_try *e = &t[(*n)++];
+		e->index = j;
+		e->candidate = json_object_get(json_object_get(pr, "stable"), "candidate");
+		json_t *vs = json_object_get(vr, "stable");
+		e->verdict = json_string_value(json_object_get(vs, "verdict"));
+		if (!e->verdict)
+			e->verdict = "none";
+		e->gate = json_string_value(json_object_get(vs, "gate"));
+		json_t *vm = json_object_get(vr, "meas");
+		e->reason = json_string_value(json_object_get(vm, "reason"));
+		double s = rule_num(json_object_get(vm, "numbers"), "speedup");
+		e->speedup = isnan(s) ? 0 : s;
+	}
+	return t;
+}
+
+static void fill_request(struct dag_node *n, struct agent_kernel *ak, struct agent_request *rq)
+{
+	struct dag_kernel *k = n->kernel;
+	memset(ak, 0, sizeof *ak);
+	memset(rq, 0, sizeof *rq);
+	ak->model = n->model->spec->name;
+	ak->name = k->name;
+	ak->heuristic = k->heuristic;
+	ak->config = k->config;
+	ak->profile_row = k->row;
+	rq->kernel = ak;
+	rq->cfg = n->model->spec->agents;
+	rq->index = n->cand;
+}
+
+static int propose_key(struct dag *d, struct dag_node *n, struct hash_key *k, char **why)
+{
+	(void)why;
+	const struct kopt_agents *a = n->model->spec->agents;
+	hash_key_hash(k, "kernel", n->kernel->ident);
+	hash_key_str(k, "param:agents", fingerprint(a));
+	hash_key_int(k, "param:index", n->cand);
+	if (a && agent_needs_feedback(a, n->cand)) {
+		struct agent_kernel ak;
+		struct agent_request rq;
+		fill_request(n, &ak, &rq);
+		struct agent_try *t = trajectory(d, n->kernel, n->cand, &rq.ntraj);
+		rq.traj = t;
+		char *dig = agent_context_digest(&rq);
+		hash_key_str(k, "context", dig);
+		free(dig);
+		free(t);
+	} else {
+		hash_key_str(k, "context", "");
+	}
+	return 0;
+}
+
+static int propose_start(struct rule_run *run)
+{
+	struct agent_kernel ak;
+	struct agent_request rq;
+	struct agent_reply rp;
+	struct dag_node *n = run->node;
+	fill_request(n, &ak, &rq);
+	struct agent_try *t = NULL;
+	if (rq.cfg && agent_needs_feedback(rq.cfg, n->cand)) {
+		t = trajectory(run->dag, n->kernel, n->cand, &rq.ntraj);
+		rq.traj = t;
+	}
+	int r = agent_propose(&rq, &rp);
+	free(t);
+	if (r < 0) {
+		r = rule_fail(run, "agent: %s", rp.reason ? rp.reason : "failed");
+		agent_reply_release(&rp);
+		return r;
+	}
+	if (rp.candidate)
+		run->stable = json_pack("{s:O}", "candidate", rp.candidate);
+	else
+		run->stable = json_pack("{s:b, s:s}", "none", 1, "reason",
+					rp.reason ? rp.reason : "no more candidates");
+	run->meas = json_object();
+	agent_reply_release(&rp);
+	return RULE_DONE;
+}
+
+const struct rule rule_propose = {
+	.name = "propose", .version = 1, .worker = false, .timing = false,
+	.key = propose_key, .start = propose_start,
+};

@@ -1,0 +1,81 @@
+/*
+ * rules/rules.h: one rule per step kind. A rule names the ingredients of a
+ * step's key, builds the worker requests of a stale step, and turns the
+ * replies into a result: a stable part (hashed, drives the dependents' keys)
+ * and measurements (stored, never hashed), plus cache objects and files in
+ * kopt-out/.
+ *
+ * A run is a small state machine driven by the scheduler: start() and
+ * reply() answer RULE_SEND (run->request holds the next worker request),
+ * RULE_DONE (run->stable/meas hold the result) or RULE_FAIL (run->error).
+ * Local rules (propose, report) never answer RULE_SEND.
+ */
+#ifndef KOPT_RULES_H
+#define KOPT_RULES_H
+
+#include <jansson.h>
+#include <stdbool.h>
+
+#include "../engine/dag.h"
+#include "../engine/hash.h"
+
+enum rule_status { RULE_SEND, RULE_DONE, RULE_FAIL };
+
+struct rule_run {
+	struct dag *dag;
+	struct dag_node *node;
+	int state;          /* the rule's own */
+	json_t *request;    /* RULE_SEND: {"op":..., ...}; the pool adds "id"; owned */
+	json_t *stable;     /* RULE_DONE: the stable part; owned */
+	json_t *meas;       /* RULE_DONE: measurements; owned */
+	json_t *objects;    /* name -> object hex, for gc; owned */
+	json_t *outputs;    /* kopt-out relative path -> object hex; owned */
+	char *error;        /* RULE_FAIL: one line; owned */
+	void *priv;         /* the rule's scratch, freed by its release() */
+};
+
+struct rule {
+	const char *name;
+	int version;        /* bump when a rule's output for the same inputs changes */
+	bool worker;        /* runs in a worker */
+	bool timing;        /* measures time: needs its GPU alone */
+	/* adds the key's ingredients; returns -1 with *why when it cannot yet */
+	int (*key)(struct dag *d, struct dag_node *n, struct hash_key *k, char **why);
+	int (*start)(struct rule_run *run);
+	int (*reply)(struct rule_run *run, json_t *result);
+	void (*release)(struct rule_run *run);
+};
+
+extern const struct rule *const rule_table[DAG_NKINDS];
+
+void rule_run_init(struct rule_run *run, struct dag *d, struct dag_node *n);
+void rule_run_release(struct rule_run *run);
+int rule_fail(struct rule_run *run, const char *fmt, ...) KOPT_PRINTF(2, 3);
+
+/* ---- helpers shared by the rules (rules/common.c) ---- */
+
+/* protocol objects (PROTOCOL.md "Common objects"); new references */
+json_t *rule_model_json(const struct kopt_model *m);
+json_t *rule_variant_json(const struct kopt_variant *v);
+json_t *rule_gates_json(const struct kopt_gates *g);
+/* key ingredients for a variant and for gates, one per parameter */
+void rule_key_variant(struct hash_key *k, const struct kopt_variant *v);
+void rule_key_gates(struct hash_key *k, const struct kopt_gates *g);
+/* adds "input:KIND PATH" = the dep's stable hash */
+void rule_key_input(struct hash_key *k, const struct dag_node *dep);
+/* stores bytes as an object and records it under name in run->objects */
+int rule_object(struct rule_run *run, const char *name, const void *data, size_t n, kopt_hash *h);
+/* writes an output file under the out dir atomically and records it */
+int rule_output(struct rule_run *run, const char *rel, const char *data, size_t n);
+/* writes a file atomically (temp + rename) creating folders */
+int rule_write_file(const char *path, const char *data, size_t n);
+/* restores missing or changed outputs of a cached result from its objects */
+int rule_restore_outputs(struct dag *d, json_t *manifest);
+/* the stable hash of a result: XXH3-128 of its canonical JSON */
+kopt_hash rule_stable_hash(const json_t *stable);
+/* the model's output folder relative to the out dir ("softmax") */
+const char *rule_model_dir(const struct kopt_model *m);
+/* a number from an object, NAN when absent */
+double rule_num(const json_t *o, const char *key);
+
+#endif

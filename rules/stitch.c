@@ -1,0 +1,340 @@
+/*
+ * rules/stitch.c: put the verified winners of a model together and check
+ * the whole model (gates 3 and 4) in a worker, once per compile variant;
+ * keep the best variant. Writes kopt-out/<model>/substitutions.json,
+ * output_code.py and report.md.
+ *
+ * Winners: per hot kernel, the passing candidate with the best measured
+ * kernel speedup. When the stitched model fails, the winner with the
+ * smallest gain is dropped and the rest tried again; with none left the
+ * variant keeps its compiled baseline. The first variant's baseline time is
+ * the model's baseline.
+ *
+ * Key: the captures' and verifies' stable hashes, the variants, seed and
+ * gates. Stable part: the chosen variant, the verdict (optimized or
+ * baseline) and the winners' identities. Measurements: times, speedup,
+ * per-variant attempts, verdict counts per gate.
+ */
+#include <config.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rules.h"
+
+struct winner {
+	const char *kernel;
+	const char *source_hash;
+	json_t *candidate;  /* borrowed from the proposal's result */
+	double gain;        /* kernel speedup measured by verify */
+	char cand_hex[HASH_HEX];
+};
+
+struct vres {
+	bool passed;
+	double base_ns, opt_ns;
+	json_t *output_code; /* string, when passed */
+	json_t *winners;     /* what was kept: [{kernel, candidate, speedup, source_hash}] */
+	char *reason;
+	int attempts;
+};
+
+struct stitch_priv {
+	size_t vi;
+	struct winner *w;
+	size_t nw;
+	struct vres *vr;
+	json_t *counts;
+};
+
+static int stitch_key(struct dag *d, struct dag_node *n, struct hash_key *k, char **why)
+{
+	(void)d;
+	(void)why;
+	const struct kopt_model *m = n->model->spec;
+	for (uint32_t i = 0; i < n->ndeps; i++)
+		if (n->deps[i]->kind != DAG_PROFILE)
+			rule_key_input(k, n->deps[i]);
+	for (size_t v = 0; v < m->nvariants; v++)
+		rule_key_variant(k, &m->variants[v]);
+	hash_key_int(k, "param:seed", m->agents ? (long long)m->agents->seed : 0);
+	if (m->gates)
+		rule_key_gates(k, m->gates);
+	return 0;
+}
+
+static void collect(struct rule_run *run, struct dag_mv *mv, struct stitch_priv *p)
+{
+	free(p->w);
+	p->w = xcalloc(mv->nkernels + 1, sizeof *p->w);
+	p->nw = 0;
+	for (size_t ki = 0; ki < mv->nkernels; ki++) {
+		struct dag_kernel *k = &mv->kernels[ki];
+		struct winner best = { 0 };
+		best.gain = -1;
+		for (int i = 0; i < k->n; i++) {
+			json_t *vr = dag_result(run->dag, k->verify[i]);
+			if (!vr)
+				continue;
+			const char *verdict = json_string_value(json_object_get(json_object_get(vr, "stable"), "verdict"));
+			double s = rule_num(json_object_get(json_object_get(vr, "meas"), "numbers"), "speedup");
+			if (!verdict || strcmp(verdict, "pass") != 0 || isnan(s) || s <= best.gain)
+				continue;
+			json_t *pr = dag_result(run->dag, k->propose[i]);
+			json_t *cand = json_object_get(json_object_get(pr, "stable"), "candidate");
+			if (!cand)
+				continue;
+			best.kernel = k->name;
+			best.source_hash = k->source_hash;
+			best.candidate = cand;
+			best.gain = s;
+			hash_hex(k->propose[i]->out, best.cand_hex);
+		}
+		if (best.kernel)
+			p->w[p->nw++] = best;
+	}
+}
+
+static void count_verdicts(struct rule_run *run, struct stitch_priv *p)
+{
+	p->counts = json_object();
+	struct dag_model *dm = run->node->model;
+	for (size_t v = 0; v < dm->nmv; v++)
+		for (size_t ki = 0; ki < dm->mvs[v].nkernels; ki++) {
+			struct dag_kernel *k = &dm->mvs[v].kernels[ki];
+			for (int i = 0; i < k->n; i++) {
+				json_t *vr = dag_result(run->dag, k->verify[i]);
+				json_t *st = json_object_get(vr, "stable");
+				const char *verdict = json_string_value(json_object_get(st, "verdict"));
+				const char *gate = json_string_value(json_object_get(st, "gate"));
+				const char *key = !verdict ? "none" : strcmp(verdict, "pass") == 0 ? "pass" : gate ? gate : "fail";
+				json_object_set_new(p->counts, key,
+						    json_integer(json_integer_value(json_object_get(p->counts, key)) + 1));
+			}
+		}
+}
+
+static int send_current(struct rule_run *run, struct stitch_priv *p)
+{
+	const struct kopt_model *m = run->node->model->spec;
+	struct dag_mv *mv = &run->node->model->mvs[p->vi];
+	json_t *ws = json_array();
+	for (size_t i = 0; i < p->nw; i++) {
+		json_t *c = p->w[i].candidate;
+		json_array_append_new(ws, json_pack("{s:s, s:{s:O, s:O}}", "kernel", p->w[i].kernel, "candidate",
+			"source", json_object_get(c, "source") ? json_object_get(c, "source") : json_null(),
+			"config", json_object_get(c, "config") ? json_object_get(c, "config") : json_null()));
+	}
+	struct kopt_gates defaults = { .seeds = 5, .atol = 1e-4, .rtol = 1e-4, .atol_half = 1e-2,
+				       .rtol_half = 1e-2, .fp64_fallback = true, .gamma = 1.03, .repeats = 10 };
+	json_decref(run->request);
+	run->request = json_pack("{s:s, s:o, s:o, s:I, s:o, s:o}", "op", "stitch",
+				 "model", rule_model_json(m), "variant", rule_variant_json(mv->variant),
+				 "seed", (json_int_t)(m->agents ? m->agents->seed : 0), "winners", ws,
+				 "gates", rule_gates_json(m->gates ? m->gates : &defaults));
+	p->vr[p->vi].attempts++;
+	return RULE_SEND;
+}
+
+static int stitch_start(struct rule_run *run)
+{
+	struct stitch_priv *p = xcalloc(1, sizeof *p);
+	struct dag_model *dm = run->node->model;
+	run->priv = p;
+	if (dm->nmv == 0)
+		return rule_fail(run, "the model has no compile variant");
+	p->vr = xcalloc(dm->nmv, sizeof *p->vr);
+	count_verdicts(run, p);
+	collect(run, &dm->mvs[0], p);
+	return send_current(run, p);
+}
+
+static int finish(struct rule_run *run, struct stitch_priv *p);
+
+static int stitch_reply(struct rule_run *run, json_t *res)
+{
+	struct stitch_priv *p = run->priv;
+	struct vres *vr = &p->vr[p->vi];
+	const char *verdict = json_string_value(json_object_get(res, "verdict"));
+	if (!verdict)
+		return rule_fail(run, "the stitch result has no verdict");
+	double base = rule_num(res, "base_ns_per_call"), opt = rule_num(res, "opt_ns_per_call");
+	free(vr->reason);
+	vr->reason = xstrdup(json_string_value(json_object_get(res, "reason")) ?
+			     json_string_value(json_object_get(res, "reason")) : "");
+	if (strcmp(verdict, "pass") == 0) {
+		vr->passed = true;
+		vr->base_ns = base;
+		vr->opt_ns = isnan(opt) ? base : opt;
+		json_t *code = json_object_get(res, "output_code");
+		vr->output_code = json_is_string(code) ? json_incref(code) : NULL;
+	} else if (p->nw > 0) {
+		size_t worst = 0;
+		for (size_t i = 1; i < p->nw; i++)
+			if (p->w[i].gain < p->w[worst].gain)
+				worst = i;
+		memmove(&p->w[worst], &p->w[worst + 1], (p->nw - worst - 1) * sizeof *p->w);
+		p->nw--;
+		return send_current(run, p);
+	} else {
+		vr->passed = false;
+		vr->base_ns = vr->opt_ns = base;
+	}
+	vr->winners = json_array();
+	for (size_t i = 0; i < p->nw && vr->passed; i++)
+		json_array_append_new(vr->winners, json_pack("{s:s, s:s, s:f, s:O, s:O}", "kernel", p->w[i].kernel,
+			"candidate", p->w[i].cand_hex, "speedup", p->w[i].gain,
+			"source_hash", p->w[i].source_hash ? json_string(p->w[i].source_hash) : json_null(),
+			"proposal", p->w[i].candidate));
+	if (p->vi + 1 < run->node->model->nmv) {
+		p->vi++;
+		collect(run, &run->node->model->mvs[p->vi], p);
+		return send_current(run, p);
+	}
+	return finish(run, p);
+}
+
+static void num_or_null(json_t *o, const char *k, double v)
+{
+	json_object_set_new(o, k, isnan(v) ? json_null() : json_real(v));
+}
+
+static int finish(struct rule_run *run, struct stitch_priv *p)
+{
+	struct dag_model *dm = run->node->model;
+	const struct kopt_model *m = dm->spec;
+	size_t best = 0;
+	for (size_t v = 1; v < dm->nmv; v++)
+		if (!isnan(p->vr[v].opt_ns) && (isnan(p->vr[best].opt_ns) || p->vr[v].opt_ns < p->vr[best].opt_ns))
+			best = v;
+	struct vres *b = &p->vr[best];
+	double base = p->vr[0].base_ns, opt = b->opt_ns;
+	double speedup = base > 0 && opt > 0 ? base / opt : NAN;
+	bool optimized = b->passed && json_array_size(b->winners) > 0;
+
+	json_t *ws = json_array();
+	size_t i;
+	json_t *w;
+	json_array_foreach(b->winners, i, w)
+		json_array_append_new(ws, json_pack("{s:O, s:O}", "kernel", json_object_get(w, "kernel"),
+						    "candidate", json_object_get(w, "candidate")));
+	run->stable = json_pack("{s:s, s:s, s:o}", "variant", dm->mvs[best].variant->name, "verdict",
+				optimized ? "optimized" : "baseline", "winners", ws);
+	run->meas = json_object();
+	num_or_null(run->meas, "base_ns", base);
+	num_or_null(run->meas, "opt_ns", optimized ? opt : base);
+	num_or_null(run->meas, "speedup", optimized ? speedup : (isnan(base) ? NAN : 1.0));
+	json_object_set(run->meas, "verdicts", p->counts);
+	json_t *vars = json_array();
+	for (size_t v = 0; v < dm->nmv; v++) {
+		json_t *o = json_pack("{s:s, s:s, s:s, s:i}", "name", dm->mvs[v].variant->name, "verdict",
+				      p->vr[v].passed ? "pass" : "fail", "reason",
+				      p->vr[v].reason ? p->vr[v].reason : "", "attempts", p->vr[v].attempts);
+		num_or_null(o, "base_ns", p->vr[v].base_ns);
+		num_or_null(o, "opt_ns", p->vr[v].opt_ns);
+		json_object_set_new(o, "winners", p->vr[v].winners ? json_incref(p->vr[v].winners) : json_array());
+		json_array_append_new(vars, o);
+	}
+	json_object_set_new(run->meas, "variants", vars);
+
+	const char *dir = rule_model_dir(m);
+	/* substitutions.json: Inductor kernel source hash -> optimized source/config */
+	json_t *subs = json_object();
+	json_array_foreach(optimized ? b->winners : NULL, i, w) {
+		const char *sh = json_string_value(json_object_get(w, "source_hash"));
+		json_t *prop = json_object_get(w, "proposal");
+		json_object_set_new(subs, sh ? sh : json_string_value(json_object_get(w, "kernel")),
+			json_pack("{s:O, s:O, s:O, s:O, s:O}", "kernel", json_object_get(w, "kernel"),
+				  "source", json_object_get(prop, "source") ? json_object_get(prop, "source") : json_null(),
+				  "config", json_object_get(prop, "config") ? json_object_get(prop, "config") : json_null(),
+				  "strategy", json_object_get(prop, "strategy") ? json_object_get(prop, "strategy") : json_null(),
+				  "speedup", json_object_get(w, "speedup")));
+	}
+	json_t *sdoc = json_pack("{s:s, s:s, s:o}", "model", m->name, "variant",
+				 dm->mvs[best].variant->name, "substitutions", subs);
+	char *js = json_dumps(sdoc, JSON_INDENT(2) | JSON_SORT_KEYS);
+	json_decref(sdoc);
+	char *rel = xasprintf("%s/substitutions.json", dir);
+	int r = rule_output(run, rel, js, strlen(js));
+	free(rel);
+	free(js);
+
+	/* output_code.py: the stitched code, or the baseline's */
+	struct strbuf code = STRBUF_INIT;
+	if (optimized && b->output_code) {
+		strbuf_add(&code, json_string_value(b->output_code), json_string_length(b->output_code));
+	} else {
+		json_t *cr = dag_result(run->dag, dm->mvs[0].capture);
+		kopt_hash h;
+		const char *hex = json_string_value(json_object_get(json_object_get(cr, "stable"), "output_code"));
+		if (!hex || hash_parse(hex, &h) < 0 || cache_object_get(run->dag->cache, h, &code) < 0)
+			strbuf_addstr(&code, "# the baseline output code is missing from the cache\n");
+	}
+	rel = xasprintf("%s/output_code.py", dir);
+	if (rule_output(run, rel, code.buf, code.len) < 0)
+		r = -1;
+	free(rel);
+	strbuf_release(&code);
+
+	/* report.md of the model */
+	struct strbuf md = STRBUF_INIT;
+	strbuf_addf(&md, "# %s\n\n", m->name);
+	if (optimized)
+		strbuf_addf(&md, "Optimized (variant %s): %.3f us -> %.3f us per call, speedup %.3fx.\n\n",
+			    dm->mvs[best].variant->name, base / 1000.0, opt / 1000.0, speedup);
+	else
+		strbuf_addf(&md, "Baseline kept: no verified winner survived stitching (%.3f us per call).\n\n",
+			    base / 1000.0);
+	strbuf_addstr(&md, "| variant | stitch | baseline (us) | optimized (us) | attempts | reason |\n| --- | --- | ---: | ---: | ---: | --- |\n");
+	for (size_t v = 0; v < dm->nmv; v++)
+		strbuf_addf(&md, "| %s | %s | %.3f | %.3f | %d | %s |\n", dm->mvs[v].variant->name,
+			    p->vr[v].passed ? "pass" : "fail", p->vr[v].base_ns / 1000.0,
+			    p->vr[v].opt_ns / 1000.0, p->vr[v].attempts, p->vr[v].reason ? p->vr[v].reason : "");
+	if (optimized) {
+		strbuf_addstr(&md, "\n| kernel | strategy | kernel speedup |\n| --- | --- | ---: |\n");
+		json_array_foreach(b->winners, i, w)
+			strbuf_addf(&md, "| %s | %s | %.3fx |\n", json_string_value(json_object_get(w, "kernel")),
+				    json_string_value(json_object_get(json_object_get(w, "proposal"), "strategy")) ?
+				    json_string_value(json_object_get(json_object_get(w, "proposal"), "strategy")) : "-",
+				    rule_num(w, "speedup"));
+	}
+	strbuf_addstr(&md, "\nVerdicts of all candidates:");
+	const char *gk;
+	json_t *gv;
+	json_object_foreach(p->counts, gk, gv)
+		strbuf_addf(&md, " %s %lld;", gk, (long long)json_integer_value(gv));
+	strbuf_addch(&md, '\n');
+	rel = xasprintf("%s/report.md", dir);
+	if (rule_output(run, rel, md.buf, md.len) < 0)
+		r = -1;
+	free(rel);
+	strbuf_release(&md);
+	if (r < 0)
+		return rule_fail(run, "cannot write the stitch outputs");
+	return RULE_DONE;
+}
+
+static void stitch_release(struct rule_run *run)
+{
+	struct stitch_priv *p = run->priv;
+	if (!p)
+		return;
+	if (p->vr) {
+		for (size_t v = 0; v < run->node->model->nmv; v++) {
+			json_decref(p->vr[v].output_code);
+			json_decref(p->vr[v].winners);
+			free(p->vr[v].reason);
+		}
+	}
+	free(p->vr);
+	free(p->w);
+	json_decref(p->counts);
+	free(p);
+	run->priv = NULL;
+}
+
+const struct rule rule_stitch = {
+	.name = "stitch", .version = 1, .worker = true, .timing = true,
+	.key = stitch_key, .start = stitch_start, .reply = stitch_reply, .release = stitch_release,
+};

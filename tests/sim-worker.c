@@ -1,0 +1,426 @@
+/*
+ * tests/sim-worker.c: a TEST DOUBLE of kopt-worker. It speaks the worker
+ * protocol of runtime/PROTOCOL.md (version 1) but touches no GPU, no CUDA
+ * and no Python: every kernel, profile, verdict and stitch result is a
+ * deterministic function of the model file's bytes, the candidate and the
+ * gates, so the engine can be tested end to end on any machine.
+ *
+ * Fake model: a hash of the model file's bytes picks 1-4 Triton kernels
+ * (reduction or pointwise) plus one vendor GEMM. Kernel times sum to the
+ * device time. A candidate's speedup is a hash of (model, kernel, config)
+ * mapped to 0.6x..1.5x; it passes when it is at least gamma; one in eleven
+ * fails correctness. A stitch of two or more winners fails one time in four.
+ *
+ * Lines in the model file change its behaviour:
+ *   # sim: kernels N            N Triton kernels (1..64), equal shares
+ *   # sim: crash OP             abort() during OP (capture, profile, verify, stitch)
+ *   # sim: hang OP              never answer OP
+ *   # sim: garbage OP           answer OP with a line that is not JSON
+ *   # sim: fatal OP             answer OP with a fatal (sticky device) error
+ *   # sim: error OP             answer OP with a plain error
+ * Environment:
+ *   KOPT_SIM_LOG=FILE    append one line per executed op: "OP MODEL VARIANT [KERNEL CONFIG]"
+ *   KOPT_SIM_DELAY_MS=N  sleep N ms before each answer
+ *   KOPT_SIM_TORCH=V     the torch version reported in the hello (env fingerprint)
+ */
+#define _GNU_SOURCE
+#include <config.h>
+
+#include <fcntl.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+struct model {
+	uint64_t h;
+	int nk;            /* Triton kernels */
+	bool equal;        /* # sim: kernels N given: equal shares */
+	char text[4096];   /* the model file's first bytes, for directives */
+};
+
+static void out(json_t *msg)
+{
+	char *s = json_dumps(msg, JSON_COMPACT);
+	printf("%s\n", s);
+	fflush(stdout);
+	free(s);
+	json_decref(msg);
+}
+
+static uint64_t h64(const char *s)
+{
+	return XXH3_64bits(s, strlen(s));
+}
+
+static int load_model(json_t *req, struct model *m)
+{
+	const char *path = json_string_value(json_object_get(json_object_get(req, "model"), "path"));
+	memset(m, 0, sizeof *m);
+	FILE *f = path ? fopen(path, "rb") : NULL;
+	if (!f)
+		return -1;
+	XXH3_state_t *st = XXH3_createState();
+	XXH3_64bits_reset(st);
+	char buf[4096];
+	size_t n, total = 0;
+	while ((n = fread(buf, 1, sizeof buf, f)) > 0) {
+		if (total < sizeof m->text - 1) {
+			size_t c = n < sizeof m->text - 1 - total ? n : sizeof m->text - 1 - total;
+			memcpy(m->text + total, buf, c);
+			total += c;
+		}
+		XXH3_64bits_update(st, buf, n);
+	}
+	fclose(f);
+	m->h = XXH3_64bits_digest(st);
+	XXH3_freeState(st);
+	m->nk = 1 + (int)(m->h % 4);
+	const char *k = strstr(m->text, "# sim: kernels ");
+	if (k) {
+		int v = atoi(k + 15);
+		if (v >= 1 && v <= 64) {
+			m->nk = v;
+			m->equal = true;
+		}
+	}
+	return 0;
+}
+
+static bool wants(const struct model *m, const char *what, const char *op)
+{
+	char pat[64];
+	snprintf(pat, sizeof pat, "# sim: %s %s", what, op);
+	const char *p = strstr(m->text, pat);
+	if (!p)
+		return false;
+	char c = p[strlen(pat)];
+	return c == '\n' || c == '\0' || c == ' ' || c == '\r';
+}
+
+static bool is_red(const struct model *m, int i)
+{
+	return ((m->h >> (i % 60)) & 1) != 0;
+}
+
+static char *kname(const struct model *m, int i)
+{
+	char *s;
+	if (is_red(m, i))
+		asprintf(&s, "triton_red_fused__softmax_%d", i);
+	else
+		asprintf(&s, "triton_poi_fused_add_mul_%d", i);
+	return s;
+}
+
+static char *ksource(const struct model *m, int i)
+{
+	char *n = kname(m, i), *s;
+	asprintf(&s, "@triton.jit\ndef %s(in_ptr0, out_ptr0, xnumel, XBLOCK: tl.constexpr):\n"
+		     "    # simulated kernel %d of model %016llx\n    pass\n", n, i, (unsigned long long)m->h);
+	free(n);
+	return s;
+}
+
+static json_t *kconfig(const struct model *m, int i)
+{
+	if (is_red(m, i))
+		return json_pack("{s:i, s:i, s:i, s:i}", "XBLOCK", 1, "R0_BLOCK", 2048, "num_warps", 16, "num_stages", 1);
+	return json_pack("{s:i, s:i, s:i}", "XBLOCK", 1024, "num_warps", 4, "num_stages", 1);
+}
+
+static double model_ns(const struct model *m)
+{
+	return 100000.0 + (double)(m->h % 50000);
+}
+
+static double weight(const struct model *m, int i)
+{
+	if (i < 0) /* the vendor kernel */
+		return m->equal ? 0.5 : 2.0 + (double)((m->h >> 40) % 8);
+	return m->equal ? 1.0 : 1.0 + (double)((m->h >> (8 + (i * 4) % 48)) & 15);
+}
+
+static double kernel_ns(const struct model *m, int i)
+{
+	double sum = weight(m, -1);
+	for (int k = 0; k < m->nk; k++)
+		sum += weight(m, k);
+	return model_ns(m) * 0.95 * weight(m, i) / sum;
+}
+
+static json_t *capture(const struct model *m, json_t *req)
+{
+	json_t *ks = json_array();
+	char *code = NULL;
+	size_t codelen = 0;
+	FILE *cf = open_memstream(&code, &codelen);
+	fprintf(cf, "# output code of %s (simulated)\n",
+		json_string_value(json_object_get(json_object_get(req, "model"), "name")));
+	for (int i = 0; i < m->nk; i++) {
+		char *n = kname(m, i), *src = ksource(m, i), hx[17];
+		snprintf(hx, sizeof hx, "%016llx", (unsigned long long)h64(src));
+		json_array_append_new(ks, json_pack("{s:s, s:s, s:s, s:s, s:s, s:o, s:[{s:[i,i], s:s, s:i, s:i}]}",
+			"name", n, "kind", "triton", "source_hash", hx, "source", src,
+			"heuristic", is_red(m, i) ? "reduction" : "pointwise", "config", kconfig(m, i),
+			"args", "shape", 4096, 4096, "dtype", "float32", "numel", 16777216, "bytes", 67108864));
+		fprintf(cf, "%s\n", src);
+		free(n);
+		free(src);
+	}
+	json_array_append_new(ks, json_pack("{s:s, s:s, s:n}", "name", "sm90_xmma_gemm_f32f32_tn", "kind",
+					    "vendor", "source_hash"));
+	fprintf(cf, "def call(args):\n    pass\n");
+	fclose(cf);
+	json_t *r = json_pack("{s:s, s:f, s:[{s:[i,i], s:s}], s:o}", "output_code", code, "compile_s", 1.5,
+			      "inputs", "shape", 4096, 4096, "dtype", "float32", "kernels", ks);
+	free(code);
+	return r;
+}
+
+static json_t *profile(const struct model *m)
+{
+	json_t *ks = json_array();
+	double dev = 0;
+	for (int i = -1; i < m->nk; i++)
+		dev += kernel_ns(m, i);
+	for (int i = 0; i < m->nk; i++) {
+		char *n = kname(m, i), *src = ksource(m, i), hx[17];
+		snprintf(hx, sizeof hx, "%016llx", (unsigned long long)h64(src));
+		double ns = kernel_ns(m, i), bytes = 67108864.0 * (1 + i % 3);
+		double gbps = bytes / ns;
+		json_array_append_new(ks, json_pack("{s:s, s:s, s:s, s:f, s:f, s:f, s:f, s:f, s:f}", "name", n,
+			"kind", "triton", "source_hash", hx, "launches_per_call", 1.0, "ns_per_call", ns,
+			"share", ns / dev, "bytes", bytes, "achieved_gbps", gbps, "frac_peak", gbps / 4300.0));
+		free(n);
+		free(src);
+	}
+	json_array_append_new(ks, json_pack("{s:s, s:s, s:n, s:f, s:f, s:f, s:n, s:n, s:n}", "name",
+		"sm90_xmma_gemm_f32f32_tn", "kind", "vendor", "source_hash", "launches_per_call", 1.0,
+		"ns_per_call", kernel_ns(m, -1), "share", kernel_ns(m, -1) / dev, "bytes", "achieved_gbps",
+		"frac_peak"));
+	return json_pack("{s:i, s:f, s:f, s:f, s:o}", "calls", 20, "model_ns_per_call", model_ns(m),
+			 "device_ns_per_call", dev, "peak_copy_gbps", 4300.0, "kernels", ks);
+}
+
+static int kernel_index(const struct model *m, const char *name)
+{
+	for (int i = 0; i < m->nk; i++) {
+		char *n = kname(m, i);
+		int eq = strcmp(n, name) == 0;
+		free(n);
+		if (eq)
+			return i;
+	}
+	return -1;
+}
+
+static double speedup_of(const struct model *m, const char *kernel, json_t *cand, uint64_t *hx)
+{
+	char *c = json_dumps(cand, JSON_COMPACT | JSON_SORT_KEYS);
+	char *s;
+	asprintf(&s, "%016llx/%s/%s", (unsigned long long)m->h, kernel, c);
+	uint64_t x = h64(s);
+	free(s);
+	free(c);
+	if (hx)
+		*hx = x;
+	return 0.6 + (double)(x % 1000) / 1000.0 * 0.9;
+}
+
+static json_t *verify(const struct model *m, json_t *req)
+{
+	const char *kernel = json_string_value(json_object_get(req, "kernel"));
+	json_t *cand = json_object_get(req, "candidate");
+	double gamma = json_number_value(json_object_get(json_object_get(req, "gates"), "gamma"));
+	int ki = kernel ? kernel_index(m, kernel) : -1;
+	if (ki < 0)
+		return NULL;
+	uint64_t x;
+	double sp = speedup_of(m, kernel, cand, &x);
+	double base = kernel_ns(m, ki), cand_ns = base / sp;
+	const char *src = json_string_value(json_object_get(cand, "source"));
+	json_t *nums = json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f}", "max_abs", 1e-6,
+				 "max_rel", 1e-6, "rmse_cand", 1e-7, "rmse_base", 1e-7, "base_ns", base,
+				 "cand_ns", cand_ns, "speedup", sp, "noise", 0.005, "model_base_ns", model_ns(m),
+				 "model_cand_ns", model_ns(m) - base + cand_ns);
+	char reason[160];
+	if (src && strstr(src, "import os")) {
+		return json_pack("{s:s, s:s, s:s, s:o}", "verdict", "fail", "gate", "static", "reason",
+				 "the candidate imports os", "numbers", nums);
+	}
+	if (x % 11 == 0) {
+		json_object_set_new(nums, "max_abs", json_real(3.2e-2));
+		return json_pack("{s:s, s:s, s:s, s:o}", "verdict", "fail", "gate", "correctness", "reason",
+				 "max_abs 3.2e-02 > atol 1e-04 on seed 2", "numbers", nums);
+	}
+	if (sp < gamma) {
+		snprintf(reason, sizeof reason, "speedup %.3fx is below gamma %.3f", sp, gamma);
+		return json_pack("{s:s, s:s, s:s, s:o}", "verdict", "fail", "gate", "perf", "reason", reason,
+				 "numbers", nums);
+	}
+	snprintf(reason, sizeof reason, "%.3fx faster (gamma %.3f)", sp, gamma);
+	return json_pack("{s:s, s:n, s:s, s:o}", "verdict", "pass", "gate", "reason", reason, "numbers", nums);
+}
+
+static json_t *stitch(const struct model *m, json_t *req)
+{
+	json_t *ws = json_object_get(req, "winners");
+	double base = model_ns(m), opt = base;
+	char *code = NULL;
+	size_t codelen = 0;
+	FILE *cf = open_memstream(&code, &codelen);
+	fprintf(cf, "# stitched output code (simulated)\n");
+	uint64_t x = m->h;
+	size_t i;
+	json_t *w;
+	json_array_foreach(ws, i, w) {
+		const char *k = json_string_value(json_object_get(w, "kernel"));
+		int ki = k ? kernel_index(m, k) : -1;
+		if (ki < 0)
+			continue;
+		json_t *cand = json_object_get(w, "candidate");
+		uint64_t cx;
+		double sp = speedup_of(m, k, cand, &cx);
+		x ^= cx;
+		opt -= kernel_ns(m, ki) * (1.0 - 1.0 / sp);
+		char *c = json_dumps(json_object_get(cand, "config"), JSON_COMPACT | JSON_SORT_KEYS);
+		fprintf(cf, "# %s: %s\n", k, c ? c : "null");
+		free(c);
+	}
+	fprintf(cf, "def call(args):\n    pass\n");
+	fclose(cf);
+	json_t *r;
+	if (json_array_size(ws) >= 2 && x % 4 == 0)
+		r = json_pack("{s:s, s:s, s:s, s:s, s:f, s:f, s:f}", "verdict", "fail", "gate", "fp64", "reason",
+			      "stitched outputs differ from fp64 beyond 2x the baseline error", "output_code", code,
+			      "base_ns_per_call", base, "opt_ns_per_call", opt, "speedup", base / opt);
+	else
+		r = json_pack("{s:s, s:n, s:s, s:s, s:f, s:f, s:f}", "verdict", "pass", "gate", "reason",
+			      "stitched model passes", "output_code", code, "base_ns_per_call", base,
+			      "opt_ns_per_call", opt, "speedup", base / opt);
+	free(code);
+	return r;
+}
+
+static void log_op(const char *op, json_t *req)
+{
+	const char *path = getenv("KOPT_SIM_LOG");
+	if (!path)
+		return;
+	const char *model = json_string_value(json_object_get(json_object_get(req, "model"), "name"));
+	const char *variant = json_string_value(json_object_get(json_object_get(req, "variant"), "name"));
+	const char *kernel = json_string_value(json_object_get(req, "kernel"));
+	char *cand = json_dumps(json_object_get(json_object_get(req, "candidate"), "config"), JSON_COMPACT | JSON_SORT_KEYS);
+	char *line;
+	int n = asprintf(&line, "%s %s %s%s%s%s%s\n", op, model ? model : "-", variant ? variant : "-",
+			 kernel ? " " : "", kernel ? kernel : "", cand ? " " : "", cand ? cand : "");
+	free(cand);
+	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT, 0644);
+	if (fd >= 0 && n > 0) {
+		ssize_t w = write(fd, line, (size_t)n);
+		(void)w;
+		close(fd);
+	}
+	free(line);
+}
+
+int main(void)
+{
+	const char *torch = getenv("KOPT_SIM_TORCH");
+	const char *delay = getenv("KOPT_SIM_DELAY_MS");
+	long delay_ms = delay ? atol(delay) : 0;
+	out(json_pack("{s:s, s:i, s:{s:s, s:s, s:s, s:s, s:s, s:s, s:s}}", "hello", "kopt-sim-worker",
+		      "protocol", 1, "env", "gpu", "Simulated GPU", "cc", "0.0", "driver", "sim", "cuda", "sim",
+		      "torch", torch ? torch : "2.11.0+sim", "triton", "3.6.0+sim", "python", "sim"));
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	while ((n = getline(&line, &cap, stdin)) > 0) {
+		json_t *req = json_loadb(line, (size_t)n, 0, NULL);
+		json_t *id = json_object_get(req, "id");
+		const char *op = json_string_value(json_object_get(req, "op"));
+		if (!req || !json_is_integer(id) || !op) {
+			fprintf(stderr, "sim-worker: a request that is not one\n");
+			json_decref(req);
+			continue;
+		}
+		json_int_t rid = json_integer_value(id);
+		fprintf(stderr, "sim-worker: %s %s\n", op,
+			json_string_value(json_object_get(json_object_get(req, "model"), "name")) ?
+			json_string_value(json_object_get(json_object_get(req, "model"), "name")) : "");
+		if (delay_ms > 0) {
+			struct timespec ts = { delay_ms / 1000, (delay_ms % 1000) * 1000000L };
+			nanosleep(&ts, NULL);
+		}
+		if (strcmp(op, "ping") == 0 || strcmp(op, "bandwidth") == 0) {
+			out(json_pack("{s:I, s:b, s:o}", "id", rid, "ok", 1, "result",
+				      strcmp(op, "ping") == 0 ? json_object() : json_pack("{s:f}", "copy_gbps", 4300.0)));
+			json_decref(req);
+			continue;
+		}
+		struct model m;
+		if (load_model(req, &m) < 0) {
+			out(json_pack("{s:I, s:b, s:s, s:s, s:b}", "id", rid, "ok", 0, "error", "cannot read the model file",
+				      "detail", "", "fatal", 0));
+			json_decref(req);
+			continue;
+		}
+		if (wants(&m, "crash", op)) {
+			fprintf(stderr, "sim-worker: simulated crash during %s\n", op);
+			fflush(stderr);
+			abort();
+		}
+		if (wants(&m, "hang", op)) {
+			fprintf(stderr, "sim-worker: simulated hang during %s\n", op);
+			for (;;)
+				pause();
+		}
+		if (wants(&m, "garbage", op)) {
+			printf("Traceback (most recent call last): this is not json {{{\n");
+			fflush(stdout);
+			json_decref(req);
+			continue;
+		}
+		if (wants(&m, "fatal", op)) {
+			out(json_pack("{s:I, s:b, s:s, s:s, s:b}", "id", rid, "ok", 0, "error",
+				      "CUDA error: an illegal memory access was encountered (simulated)", "detail",
+				      "RuntimeError: CUDA error: an illegal memory access", "fatal", 1));
+			json_decref(req);
+			continue;
+		}
+		if (wants(&m, "error", op)) {
+			char *e;
+			asprintf(&e, "simulated failure in %s", op);
+			out(json_pack("{s:I, s:b, s:s, s:s, s:b}", "id", rid, "ok", 0, "error", e, "detail",
+				      "Traceback: simulated", "fatal", 0));
+			free(e);
+			json_decref(req);
+			continue;
+		}
+		json_t *res = NULL;
+		if (strcmp(op, "capture") == 0)
+			res = capture(&m, req);
+		else if (strcmp(op, "profile") == 0)
+			res = profile(&m);
+		else if (strcmp(op, "verify") == 0)
+			res = verify(&m, req);
+		else if (strcmp(op, "stitch") == 0)
+			res = stitch(&m, req);
+		log_op(op, req);
+		if (res)
+			out(json_pack("{s:I, s:b, s:o}", "id", rid, "ok", 1, "result", res));
+		else
+			out(json_pack("{s:I, s:b, s:s, s:s, s:b}", "id", rid, "ok", 0, "error", "bad request",
+				      "detail", "", "fatal", 0));
+		json_decref(req);
+	}
+	free(line);
+	return 0;
+}
