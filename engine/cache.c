@@ -31,7 +31,7 @@
  * torn write: it is trimmed with a warning; a record whose SUM does not match
  * is reported and ignored (the step is treated as never run). A header of
  * another version starts an empty map. Compaction (at close, when at least
- * half of the records are dead, and by `-t gc`) writes the live records to
+ * half of the records are dead or some were corrupt, and by `-t gc`) writes the live records to
  * actions.tmp, fsync()s it and renames it over the map.
  *
  * The env file: `SUM JSON\n`, JSON an object device name -> the `env` object
@@ -631,8 +631,8 @@ void cache_close(kopt_cache *c)
 	if (!c)
 		return;
 	if (c->actfd >= 0) {
-		if (c->nrecords > 64 && c->nrecords >= 2 * c->nents)
-			rewrite_actions(c, false);
+		if (c->ncorrupt || (c->nrecords > 64 && c->nrecords >= 2 * c->nents))
+			rewrite_actions(c, false); /* drops superseded and corrupt records */
 		cache_sync(c);
 		close(c->actfd);
 	}

@@ -12,3 +12,7 @@ libkopt_a_SOURCES += engine/engine.h engine/engine.c \
 noinst_PROGRAMS += tests/sim-worker
 tests_sim_worker_SOURCES = tests/sim-worker.c
 tests_sim_worker_LDADD = $(JANSSON_LIBS) $(XXHASH_LIBS) $(LIBS)
+
+check_PROGRAMS += tests/unit/engine_test
+tests_unit_engine_test_SOURCES = tests/unit/engine_test.c tests/fixture.h tests/tap.h
+TESTS += tests/unit/engine_test

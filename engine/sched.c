@@ -344,6 +344,10 @@ static void job_done(struct sched *s, struct job *j)
 {
 	struct dag_node *n = j->n;
 	struct rule_run *run = &j->run;
+	if (n->flags & DAG_NOKEY) {
+		job_failed(s, j, "internal: a step without a key finished", NULL);
+		return;
+	}
 	if (!run->stable)
 		run->stable = json_object();
 	if (!run->meas)
@@ -446,6 +450,8 @@ static bool start_steps(struct sched *s)
 static int on_event(void *ctx, const struct wpool_event *ev)
 {
 	struct sched *s = ctx;
+	if (s->restart)
+		return 1; /* about to plan again: nothing more of this plan may finish */
 	if (ev->kind == WPOOL_HELLO) {
 		const struct kopt_device *dev = s->devs[ev->dev];
 		const char *name = dev ? dev->name : "default";
@@ -500,11 +506,10 @@ static void cancel_all(struct sched *s, const char *why)
 	while (s->njobs) {
 		struct job *j = s->jobs[0];
 		struct dag_node *n = j->n;
-		log_step(s, j, why);
+		if (why)
+			log_step(s, j, why);
 		remove_job(s, j);
 		n->flags |= DAG_FAILED;
-		free(n->why);
-		n->why = xstrdup(why);
 	}
 }
 
@@ -535,6 +540,28 @@ int sched_run(struct dag *d, wpool *pool, enum sched_mode mode)
 					      dev ? dev->timeout_s : 600);
 			if (pi != di) /* the pool lists the devices in the same order */
 				kopt_die("internal: device order");
+		}
+	}
+	/* Check each device's worker environment (it is part of the capture
+	 * keys) by starting one worker and reading its hello; the worker stays
+	 * for the first step. KOPT_TRUST_ENV=1 skips this and keys on the
+	 * remembered fingerprint, as -n always does. */
+	if (mode == SCHED_BUILD && !(getenv("KOPT_TRUST_ENV") && strcmp(getenv("KOPT_TRUST_ENV"), "1") == 0)) {
+		for (int di = 0; di < s.ndevs; di++) {
+			const char *name = s.devs[di] ? s.devs[di]->name : "default";
+			char *why = NULL;
+			json_t *env = wpool_probe(pool, di, &why);
+			json_t *old = cache_env_get(d->cache, name);
+			if (env && (!old || !json_equal(old, env))) {
+				if (old)
+					fprintf(stderr, "%s: the worker environment of device '%s' changed; captures are keyed anew\n",
+						kopt_progname, name);
+				cache_env_set(d->cache, name, env);
+			} else if (!env && why) {
+				kopt_warn("cannot check the worker environment of device '%s': %s", name, why);
+			}
+			json_decref(env);
+			free(why);
 		}
 	}
 	d->on_new = on_new;
@@ -594,8 +621,8 @@ int sched_run(struct dag *d, wpool *pool, enum sched_mode mode)
 			kopt_progname, n, n == 1 ? "" : "s");
 		status = 1;
 	} else if (s.restart) {
-		wpool_kill_all(pool);
-		cancel_all(&s, "cancelled");
+		wpool_cancel_jobs(pool); /* idle workers stay for the next plan */
+		cancel_all(&s, NULL);
 		status = SCHED_RESTART;
 	} else if (mode == SCHED_DRY) {
 		printf("%zu step%s would run\n", s.nwould, s.nwould == 1 ? "" : "s");

@@ -685,6 +685,75 @@ void wpool_kill_all(wpool *p)
 	}
 }
 
+struct probe {
+	int wid;
+	json_t *env;
+	char *why;
+};
+
+static int probe_cb(void *ctx, const struct wpool_event *ev)
+{
+	struct probe *pr = ctx;
+	if (ev->wid != pr->wid)
+		return 0;
+	if (ev->kind == WPOOL_HELLO && !pr->env) {
+		pr->env = ev->msg ? json_deep_copy(ev->msg) : json_object();
+		return 1; /* the pending marker is not a request */
+	}
+	else if (ev->kind == WPOOL_FAIL && !pr->why)
+		pr->why = xasprintf("%s%s%s", ev->reason, ev->stderr_tail && *ev->stderr_tail ? ": " : "",
+				    ev->stderr_tail ? ev->stderr_tail : "");
+	return 0;
+}
+
+json_t *wpool_probe(wpool *p, int dev, char **why)
+{
+	struct probe pr = { -1, NULL, NULL };
+	*why = NULL;
+	/* a live worker of this device already said hello: ask nothing */
+	pr.wid = wpool_acquire(p, dev, false);
+	if (pr.wid < 0) {
+		*why = xstrdup("no worker slot is free");
+		return NULL;
+	}
+	struct worker *w = &p->w[pr.wid];
+	/* a pending marker makes a death during startup reach probe_cb */
+	w->pending = json_object();
+	while (!pr.env && !pr.why && w->state == W_STARTING)
+		wpool_poll(p, -1, 1.0, probe_cb, &pr);
+	if (w->state == W_READY && !pr.env) {
+		/* it was ready before: its env is the one it said at hello, which
+		 * the caller saw then; report "unchanged" by saying nothing */
+		pr.env = NULL;
+	}
+	json_decref(w->pending);
+	w->pending = NULL;
+	if (w->held)
+		wpool_release(p, pr.wid);
+	if (!pr.env && !pr.why && w->state != W_READY)
+		pr.why = xstrdup("the worker went away before its hello");
+	*why = pr.why;
+	return pr.env;
+}
+
+void wpool_cancel_jobs(wpool *p)
+{
+	for (int i = 0; i < p->nw; i++) {
+		struct worker *w = &p->w[i];
+		if (w->state != W_FREE && w->waiting) {
+			kill_worker(w);
+			clear_worker(w);
+		}
+		json_decref(w->pending);
+		w->pending = NULL;
+		w->held = false;
+		w->timing = false;
+		w->job = NULL;
+		if (w->state == W_READY)
+			w->deadline = 0;
+	}
+}
+
 void wpool_free(wpool *p)
 {
 	if (!p)

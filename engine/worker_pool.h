@@ -52,9 +52,18 @@ void wpool_release(wpool *p, int wid);
 /* waits up to max_wait seconds for I/O (or extra_fd readable), handles it,
  * calls cb per event; returns 1 if extra_fd became readable, else 0 */
 int wpool_poll(wpool *p, int extra_fd, double max_wait, wpool_cb *cb, void *ctx);
+/*
+ * Starts (or reuses) a worker of dev and waits for its hello; the worker
+ * stays, idle, for the next job. Returns its env (new reference) or NULL
+ * with *why set (caller frees).
+ */
+json_t *wpool_probe(wpool *p, int dev, char **why);
 /* jobs holding a worker */
 int wpool_held(const wpool *p);
-/* kills every worker now (SIGINT, restart); no events */
+/* kills every worker now (SIGINT); no events */
 void wpool_kill_all(wpool *p);
+/* forgets every job: workers with a request in flight are killed, the
+ * others keep running, idle (a new plan); no events */
+void wpool_cancel_jobs(wpool *p);
 
 #endif

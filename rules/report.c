@@ -53,10 +53,10 @@ static int report_start(struct rule_run *run)
 		char hex[HASH_HEX];
 		hash_hex(s->out, hex);
 		json_array_append_new(stable, json_pack("[s, s]", s->path, hex));
-		json_t *counts = json_object_get(me, "verdicts");
-		json_t *o = json_pack("{s:s, s:O, s:O, s:O}", "model", s->path, "variant",
-				      json_object_get(st, "variant"), "verdict", json_object_get(st, "verdict"),
-				      "verdicts", counts ? counts : json_object());
+		json_t *counts = json_object_get(st, "verdicts");
+		json_t *o = json_pack("{s:s, s:O, s:O}", "model", s->path, "variant",
+				      json_object_get(st, "variant"), "verdict", json_object_get(st, "verdict"));
+		json_object_set_new(o, "verdicts", counts ? json_incref(counts) : json_object());
 		json_object_set_new(o, "baseline_ns", isnan(base) ? json_null() : json_real(base));
 		json_object_set_new(o, "optimized_ns", isnan(opt) ? json_null() : json_real(opt));
 		json_object_set_new(o, "speedup", isnan(sp) ? json_null() : json_real(sp));

@@ -12,8 +12,9 @@
  *
  * Key: the captures' and verifies' stable hashes, the variants, seed and
  * gates. Stable part: the chosen variant, the verdict (optimized or
- * baseline) and the winners' identities. Measurements: times, speedup,
- * per-variant attempts, verdict counts per gate.
+ * baseline), the winners' identities and the verdict counts per gate (they
+ * follow from the verifies' stable parts, and the report shows them).
+ * Measurements: times, speedup, per-variant attempts.
  */
 #include <config.h>
 
@@ -183,7 +184,7 @@ static int stitch_reply(struct rule_run *run, json_t *res)
 	}
 	vr->winners = json_array();
 	for (size_t i = 0; i < p->nw && vr->passed; i++)
-		json_array_append_new(vr->winners, json_pack("{s:s, s:s, s:f, s:O, s:O}", "kernel", p->w[i].kernel,
+		json_array_append_new(vr->winners, json_pack("{s:s, s:s, s:f, s:o, s:O}", "kernel", p->w[i].kernel,
 			"candidate", p->w[i].cand_hex, "speedup", p->w[i].gain,
 			"source_hash", p->w[i].source_hash ? json_string(p->w[i].source_hash) : json_null(),
 			"proposal", p->w[i].candidate));
@@ -219,8 +220,9 @@ static int finish(struct rule_run *run, struct stitch_priv *p)
 	json_array_foreach(b->winners, i, w)
 		json_array_append_new(ws, json_pack("{s:O, s:O}", "kernel", json_object_get(w, "kernel"),
 						    "candidate", json_object_get(w, "candidate")));
-	run->stable = json_pack("{s:s, s:s, s:o}", "variant", dm->mvs[best].variant->name, "verdict",
-				optimized ? "optimized" : "baseline", "winners", ws);
+	/* the verdict counts are decided, not measured: stable, so the report follows them */
+	run->stable = json_pack("{s:s, s:s, s:o, s:O}", "variant", dm->mvs[best].variant->name, "verdict",
+				optimized ? "optimized" : "baseline", "winners", ws, "verdicts", p->counts);
 	run->meas = json_object();
 	num_or_null(run->meas, "base_ns", base);
 	num_or_null(run->meas, "opt_ns", optimized ? opt : base);

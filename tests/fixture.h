@@ -1,0 +1,244 @@
+/*
+ * tests/fixture.h: specs built in C (bypassing the spec language) and
+ * builds run in a child process, for the engine's tests and benchmarks.
+ * Header-only; include from one file per program.
+ */
+#ifndef KOPT_TEST_FIXTURE_H
+#define KOPT_TEST_FIXTURE_H
+
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../common/util.h"
+#include "../engine/engine.h"
+#include "../lang/spec.h"
+
+struct fx_opts {
+	int nmodels;       /* models m0..m(n-1), files DIR/models/mI.py */
+	int nvariants;     /* compile variants per model; 0 = 1 ("default") */
+	int budget;
+	double gamma;
+	double hot;
+	int max_kernels;
+	int gpus;
+	double timeout;
+	const char *launcher;
+};
+
+static void fx_default(struct fx_opts *o)
+{
+	memset(o, 0, sizeof *o);
+	o->nmodels = 3;
+	o->budget = 4;
+	o->gamma = 1.03;
+	o->hot = 0.05;
+	o->max_kernels = 10;
+	o->gpus = 2;
+	o->timeout = 30;
+}
+
+/* writes DIR/models/mI.py: a header line, the index, and extra lines */
+static void fx_write_model(const char *dir, int i, const char *extra)
+{
+	char *p = xasprintf("%s/models", dir);
+	kopt_mkdirs(p);
+	free(p);
+	p = xasprintf("%s/models/m%d.py", dir, i);
+	FILE *f = fopen(p, "w");
+	if (!f)
+		kopt_die("cannot write %s", p);
+	fprintf(f, "# a KernelBench-style model, number %d\nimport torch\n%s", i, extra ? extra : "");
+	fclose(f);
+	free(p);
+}
+
+static kopt_spec *fx_spec(const char *dir, const struct fx_opts *o)
+{
+	kopt_spec *s = xcalloc(1, sizeof *s);
+	s->file = xasprintf("%s/test.kopt", dir);
+	s->dir = xstrdup(dir);
+	s->ndevices = 1;
+	s->devices = xcalloc(1, sizeof *s->devices);
+	s->devices[0].name = xstrdup("sim");
+	s->devices[0].gpus = o->gpus;
+	s->devices[0].timeout_s = o->timeout;
+	s->devices[0].launcher = o->launcher ? xstrdup(o->launcher) : NULL;
+	s->nagents = 1;
+	s->agents = xcalloc(1, sizeof *s->agents);
+	s->agents[0].name = xstrdup("default");
+	s->agents[0].budget = o->budget;
+	s->agents[0].hot = o->hot;
+	s->agents[0].seed = 1;
+	s->agents[0].max_kernels = o->max_kernels;
+	s->ngates = 1;
+	s->gates = xcalloc(1, sizeof *s->gates);
+	struct kopt_gates *g = &s->gates[0];
+	g->name = xstrdup("strict");
+	g->seeds = 5;
+	g->atol = g->rtol = 1e-4;
+	g->atol_half = g->rtol_half = 1e-2;
+	g->fp64_fallback = true;
+	g->gamma = o->gamma;
+	g->repeats = 10;
+	s->nmodels = (size_t)o->nmodels;
+	s->models = xcalloc(s->nmodels + 1, sizeof *s->models);
+	int nv = o->nvariants > 0 ? o->nvariants : 1;
+	for (int i = 0; i < o->nmodels; i++) {
+		struct kopt_model *m = &s->models[i];
+		m->name = xasprintf("m%d", i);
+		m->source = xasprintf("models/m%d.py", i);
+		m->path = xasprintf("%s/models/m%d.py", dir, i);
+		m->device = &s->devices[0];
+		m->agents = &s->agents[0];
+		m->gates = &s->gates[0];
+		m->nvariants = (size_t)nv;
+		m->variants = xcalloc((size_t)nv, sizeof *m->variants);
+		for (int v = 0; v < nv; v++) {
+			m->variants[v].name = v == 0 ? xstrdup("default") : xasprintf("v%d", v);
+			m->variants[v].mode = v == 0 ? NULL : xstrdup("max-autotune-no-cudagraphs");
+		}
+	}
+	s->ntargets = 1;
+	s->targets = xcalloc(1, sizeof *s->targets);
+	s->targets[0].name = xstrdup("all");
+	s->targets[0].nmodels = s->nmodels;
+	s->targets[0].models = xcalloc(s->nmodels + 1, sizeof *s->targets[0].models);
+	for (size_t i = 0; i < s->nmodels; i++)
+		s->targets[0].models[i] = &s->models[i];
+	s->default_target = &s->targets[0];
+	return s;
+}
+
+static void fx_free(kopt_spec *s)
+{
+	for (size_t i = 0; i < s->nmodels; i++) {
+		struct kopt_model *m = &s->models[i];
+		for (size_t v = 0; v < m->nvariants; v++) {
+			free(m->variants[v].name);
+			free(m->variants[v].mode);
+		}
+		free(m->variants);
+		free(m->name);
+		free(m->source);
+		free(m->path);
+	}
+	free(s->models);
+	free(s->targets[0].models);
+	free(s->targets[0].name);
+	free(s->targets);
+	free(s->gates[0].name);
+	free(s->gates);
+	free(s->agents[0].name);
+	free(s->agents);
+	free(s->devices[0].name);
+	free(s->devices[0].launcher);
+	free(s->devices);
+	free(s->file);
+	free(s->dir);
+	free(s);
+}
+
+struct fx_result {
+	int status;      /* exit status, or 128+signal */
+	char *out, *err; /* what it printed */
+};
+
+static void fx_result_free(struct fx_result *r)
+{
+	free(r->out);
+	free(r->err);
+	r->out = r->err = NULL;
+}
+
+static char *fx_slurp(const char *path)
+{
+	struct strbuf sb = STRBUF_INIT;
+	if (strbuf_read_file(&sb, path) < 0)
+		return xstrdup("");
+	return strbuf_detach(&sb);
+}
+
+/* starts a build (tool NULL) or a tool in a child; output to DIR/out, DIR/err */
+static pid_t fx_start(const char *dir, const kopt_spec *spec, const struct engine_opts *o,
+		      const char *tool, char *const *args, int nargs)
+{
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid == 0) {
+		char *op = xasprintf("%s/out", dir), *ep = xasprintf("%s/err", dir);
+		int fo = open(op, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		int fe = open(ep, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		dup2(fo, 1);
+		dup2(fe, 2);
+		close(fo);
+		close(fe);
+		int st = tool ? engine_tool(spec, tool, args, nargs, o) : engine_build(spec, NULL, 0, o);
+		fflush(NULL);
+		_exit(st < 0 ? 99 : st);
+	}
+	return pid;
+}
+
+static void fx_wait(const char *dir, pid_t pid, struct fx_result *r)
+{
+	int st;
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	r->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	char *op = xasprintf("%s/out", dir), *ep = xasprintf("%s/err", dir);
+	r->out = fx_slurp(op);
+	r->err = fx_slurp(ep);
+	free(op);
+	free(ep);
+}
+
+static int fx_run(const char *dir, const kopt_spec *spec, const struct engine_opts *o, const char *tool,
+		  char *const *args, int nargs, struct fx_result *r)
+{
+	fx_wait(dir, fx_start(dir, spec, o, tool, args, nargs), r);
+	return r->status;
+}
+
+/* lines of text starting with prefix */
+static int fx_count(const char *text, const char *prefix)
+{
+	int n = 0;
+	size_t pl = strlen(prefix);
+	for (const char *p = text; p && *p;) {
+		if (strncmp(p, prefix, pl) == 0)
+			n++;
+		const char *nl = strchr(p, '\n');
+		if (!nl)
+			break;
+		p = nl + 1;
+	}
+	return n;
+}
+
+/* a fresh temporary folder */
+static char *fx_tmpdir(const char *tag)
+{
+	const char *base = getenv("TMPDIR");
+	char *t = xasprintf("%s/kopt-%s-XXXXXX", base && *base ? base : "/tmp", tag);
+	if (!mkdtemp(t))
+		kopt_die("mkdtemp: %s", strerror(errno));
+	return t;
+}
+
+static void fx_rmrf(const char *dir)
+{
+	char *cmd = xasprintf("rm -rf '%s'", dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "cannot remove %s\n", dir);
+	free(cmd);
+}
+
+#endif
