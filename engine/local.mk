@@ -16,3 +16,15 @@ tests_sim_worker_LDADD = $(JANSSON_LIBS) $(XXHASH_LIBS) $(LIBS)
 check_PROGRAMS += tests/unit/engine_test
 tests_unit_engine_test_SOURCES = tests/unit/engine_test.c tests/fixture.h tests/tap.h
 TESTS += tests/unit/engine_test
+
+check_PROGRAMS += tests/unit/engine_fail_test
+tests_unit_engine_fail_test_SOURCES = tests/unit/engine_fail_test.c tests/fixture.h tests/tap.h
+TESTS += tests/unit/engine_fail_test
+
+check_PROGRAMS += tests/unit/engine_kill_test
+tests_unit_engine_kill_test_SOURCES = tests/unit/engine_kill_test.c tests/fixture.h tests/tap.h
+TESTS += tests/unit/engine_kill_test
+
+check_PROGRAMS += tests/unit/engine_unit_test
+tests_unit_engine_unit_test_SOURCES = tests/unit/engine_unit_test.c tests/tap.h
+TESTS += tests/unit/engine_unit_test

@@ -368,7 +368,8 @@ static void job_done(struct sched *s, struct job *j)
 	n->manifest = e->json;
 	n->manifest_len = e->len;
 	json_decref(n->result);
-	n->result = m;
+	json_decref(m);
+	n->result = NULL; /* parsed again from the stored text: one form for fresh and cached results */
 	n->out = stable;
 	n->flags |= DAG_DONE | DAG_RAN;
 	log_step(s, j, "ok");

@@ -488,8 +488,8 @@ static void handle_line(wpool *p, struct worker *w, const char *line, size_t n, 
 		for (char *s = snip; *s; s++)
 			if ((unsigned char)*s < 32)
 				*s = '?';
-		char *why = xasprintf("worker answered a line that is not a JSON object %s: '%s%s'",
-				      phase(w), snip, n > 60 ? "..." : "");
+		char *why = xasprintf("worker answered a line that is not a JSON object %s%s: '%s%s'",
+				      w->state == W_STARTING ? "" : "during ", phase(w), snip, n > 60 ? "..." : "");
 		fail_worker(p, w, why, cb, ctx);
 		free(why);
 		free(snip);

@@ -33,7 +33,7 @@ struct fx_opts {
 	const char *launcher;
 };
 
-static void fx_default(struct fx_opts *o)
+static inline void fx_default(struct fx_opts *o)
 {
 	memset(o, 0, sizeof *o);
 	o->nmodels = 3;
@@ -46,7 +46,7 @@ static void fx_default(struct fx_opts *o)
 }
 
 /* writes DIR/models/mI.py: a header line, the index, and extra lines */
-static void fx_write_model(const char *dir, int i, const char *extra)
+static inline void fx_write_model(const char *dir, int i, const char *extra)
 {
 	char *p = xasprintf("%s/models", dir);
 	kopt_mkdirs(p);
@@ -60,7 +60,7 @@ static void fx_write_model(const char *dir, int i, const char *extra)
 	free(p);
 }
 
-static kopt_spec *fx_spec(const char *dir, const struct fx_opts *o)
+static inline kopt_spec *fx_spec(const char *dir, const struct fx_opts *o)
 {
 	kopt_spec *s = xcalloc(1, sizeof *s);
 	s->file = xasprintf("%s/test.kopt", dir);
@@ -117,7 +117,7 @@ static kopt_spec *fx_spec(const char *dir, const struct fx_opts *o)
 	return s;
 }
 
-static void fx_free(kopt_spec *s)
+static inline void fx_free(kopt_spec *s)
 {
 	for (size_t i = 0; i < s->nmodels; i++) {
 		struct kopt_model *m = &s->models[i];
@@ -151,14 +151,14 @@ struct fx_result {
 	char *out, *err; /* what it printed */
 };
 
-static void fx_result_free(struct fx_result *r)
+static inline void fx_result_free(struct fx_result *r)
 {
 	free(r->out);
 	free(r->err);
 	r->out = r->err = NULL;
 }
 
-static char *fx_slurp(const char *path)
+static inline char *fx_slurp(const char *path)
 {
 	struct strbuf sb = STRBUF_INIT;
 	if (strbuf_read_file(&sb, path) < 0)
@@ -167,7 +167,7 @@ static char *fx_slurp(const char *path)
 }
 
 /* starts a build (tool NULL) or a tool in a child; output to DIR/out, DIR/err */
-static pid_t fx_start(const char *dir, const kopt_spec *spec, const struct engine_opts *o,
+static inline pid_t fx_start(const char *dir, const kopt_spec *spec, const struct engine_opts *o,
 		      const char *tool, char *const *args, int nargs)
 {
 	fflush(NULL);
@@ -187,7 +187,7 @@ static pid_t fx_start(const char *dir, const kopt_spec *spec, const struct engin
 	return pid;
 }
 
-static void fx_wait(const char *dir, pid_t pid, struct fx_result *r)
+static inline void fx_wait(const char *dir, pid_t pid, struct fx_result *r)
 {
 	int st;
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
@@ -200,7 +200,7 @@ static void fx_wait(const char *dir, pid_t pid, struct fx_result *r)
 	free(ep);
 }
 
-static int fx_run(const char *dir, const kopt_spec *spec, const struct engine_opts *o, const char *tool,
+static inline int fx_run(const char *dir, const kopt_spec *spec, const struct engine_opts *o, const char *tool,
 		  char *const *args, int nargs, struct fx_result *r)
 {
 	fx_wait(dir, fx_start(dir, spec, o, tool, args, nargs), r);
@@ -208,7 +208,7 @@ static int fx_run(const char *dir, const kopt_spec *spec, const struct engine_op
 }
 
 /* lines of text starting with prefix */
-static int fx_count(const char *text, const char *prefix)
+static inline int fx_count(const char *text, const char *prefix)
 {
 	int n = 0;
 	size_t pl = strlen(prefix);
@@ -224,7 +224,7 @@ static int fx_count(const char *text, const char *prefix)
 }
 
 /* a fresh temporary folder */
-static char *fx_tmpdir(const char *tag)
+static inline char *fx_tmpdir(const char *tag)
 {
 	const char *base = getenv("TMPDIR");
 	char *t = xasprintf("%s/kopt-%s-XXXXXX", base && *base ? base : "/tmp", tag);
@@ -233,7 +233,7 @@ static char *fx_tmpdir(const char *tag)
 	return t;
 }
 
-static void fx_rmrf(const char *dir)
+static inline void fx_rmrf(const char *dir)
 {
 	char *cmd = xasprintf("rm -rf '%s'", dir);
 	if (system(cmd) != 0)

@@ -1,0 +1,233 @@
+/*
+ * tests/unit/engine_unit_test.c: keys (hash.h), -d explain reasons
+ * (explain.h), the built-in config agent (agents/agent.h), and a fuzz-style
+ * test of the state-file loaders (action map, build log) on torn, mutated
+ * and garbage inputs.
+ */
+#include <config.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../agents/agent.h"
+#include "../../engine/blog.h"
+#include "../../engine/cache.h"
+#include "../../engine/explain.h"
+#include "../../engine/hash.h"
+#include "../tap.h"
+
+static void test_hash(void)
+{
+	char hex[HASH_HEX];
+	kopt_hash h = hash_str("koptmake"), back;
+	hash_hex(h, hex);
+	TAP_OK(strlen(hex) == 32 && hash_parse(hex, &back) == 0 && hash_eq(h, back), "hash hex round trip");
+	TAP_OK(hash_parse("xyz", &back) < 0, "hash_parse refuses garbage");
+
+	struct hash_key a, b;
+	hash_key_init(&a, "verify", 1);
+	hash_key_double(&a, "param:gamma", 1.03);
+	hash_key_str(&a, "param:x", "ab");
+	hash_key_init(&b, "verify", 1);
+	hash_key_double(&b, "param:gamma", 1.03);
+	hash_key_str(&b, "param:x", "ab");
+	TAP_OK(hash_eq(hash_key_final(&a), hash_key_final(&b)), "same ingredients, same key");
+	hash_key_str(&a, "param:y", "c");
+	hash_key_str(&b, "param:y", NULL);
+	TAP_OK(!hash_eq(hash_key_final(&a), hash_key_final(&b)), "NULL differs from any string");
+	hash_key_release(&a);
+	hash_key_release(&b);
+	/* length prefixes: ("ab","c") != ("a","bc") */
+	hash_key_init(&a, "k", 1);
+	hash_key_str(&a, "x", "ab");
+	hash_key_str(&a, "y", "c");
+	hash_key_init(&b, "k", 1);
+	hash_key_str(&b, "x", "a");
+	hash_key_str(&b, "y", "bc");
+	TAP_OK(!hash_eq(hash_key_final(&a), hash_key_final(&b)), "the serialization is unambiguous");
+	char *ia = hash_key_ingredients(&a), *ib = hash_key_ingredients(&b);
+	TAP_OK(strncmp(ia, "kind=", 5) == 0 && strstr(ia, ",rule=") && strstr(ia, ",x=") && strstr(ia, ",y="),
+	       "ingredients name every part");
+	char *why = explain_diff(ia, ib);
+	TAP_IS_STR(why, "x changed; y changed", "explain names changed ingredients");
+	free(why);
+	free(ia);
+	free(ib);
+	hash_key_release(&a);
+	hash_key_release(&b);
+}
+
+static void test_explain(void)
+{
+	char *w = explain_diff(NULL, "kind=1,rule=2");
+	TAP_OK(strncmp(w, "new step", 8) == 0, "explain: never built is new");
+	free(w);
+	w = explain_diff("kind=1,rule=2,param:gamma=3", "kind=1,rule=2,param:gamma=4");
+	TAP_IS_STR(w, "parameter gamma changed", "explain: parameter");
+	free(w);
+	w = explain_diff("kind=1,rule=2,input:capture m/default=3", "kind=1,rule=3,input:capture m/default=4");
+	TAP_IS_STR(w, "rule version changed; input capture m/default changed", "explain: rule version and input");
+	free(w);
+	w = explain_diff("kind=1,env=5,model=1", "kind=1,env=6,model=2,input:verify x=1");
+	TAP_IS_STR(w, "environment changed; model file changed; input verify x is new", "explain: env, model, new input");
+	free(w);
+	w = explain_diff("kind=1", "kind=1");
+	TAP_OK(strstr(w, "no cached result") != NULL, "explain: same inputs, entry gone");
+	free(w);
+}
+
+static void test_agent(void)
+{
+	json_t *cur = json_pack("{s:i, s:i, s:i}", "XBLOCK", 1024, "num_warps", 4, "num_stages", 1);
+	char *why = NULL;
+	int n = 0, dup = 0, same_as_cur = 0;
+	json_t *seen = json_array();
+	for (int i = 0; i < 200; i++) {
+		json_t *c = agent_builtin_config("pointwise", cur, i, &why);
+		if (!c)
+			break;
+		n++;
+		if (json_equal(c, cur))
+			same_as_cur++;
+		for (size_t j = 0; j < json_array_size(seen); j++)
+			dup += json_equal(json_array_get(seen, j), c);
+		json_array_append_new(seen, c);
+	}
+	TAP_IS_INT(n, 6 * 4 * 3 - 1, "pointwise sweep: every config but the current one");
+	TAP_OK(dup == 0 && same_as_cur == 0, "no duplicates, never the current config");
+	TAP_OK(why && strstr(why, "configs"), "past the end: no more candidates, with a reason");
+	free(why);
+	json_decref(seen);
+	json_t *c0 = agent_builtin_config("reduction", NULL, 0, &why), *c0b = agent_builtin_config("reduction", NULL, 0, &why);
+	TAP_OK(c0 && json_equal(c0, c0b) && json_object_get(c0, "R0_BLOCK"), "reduction sweep is deterministic and sets R0_BLOCK");
+	json_decref(c0);
+	json_decref(c0b);
+
+	struct kopt_agents cfg;
+	memset(&cfg, 0, sizeof cfg);
+	cfg.budget = 16;
+	struct agent_kernel k = { "m", "triton_poi_fused_0", "pointwise", NULL, cur, NULL };
+	struct agent_request rq = { &k, &cfg, 3, NULL, 0 };
+	struct agent_reply rp;
+	TAP_OK(agent_propose(&rq, &rp) == 0 && rp.candidate &&
+	       json_is_null(json_object_get(rp.candidate, "source")) &&
+	       strncmp(json_string_value(json_object_get(rp.candidate, "strategy")), "config: XBLOCK=", 15) == 0,
+	       "agent_propose: a config candidate with its strategy");
+	agent_reply_release(&rp);
+	char *dig = agent_context_digest(&rq);
+	TAP_IS_STR(dig, "", "built-in candidates need no feedback: empty context digest");
+	free(dig);
+	char *fp1 = agent_fingerprint(&cfg);
+	cfg.budget = 8;
+	char *fp2 = agent_fingerprint(&cfg);
+	TAP_IS_STR(fp1, fp2, "the budget is not part of the agent fingerprint");
+	free(fp1);
+	free(fp2);
+	json_decref(cur);
+}
+
+/* a valid image of n records */
+static char *action_image(int n, size_t *len)
+{
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addstr(&sb, "koptmake actions 1\n");
+	for (int i = 0; i < n; i++) {
+		char k[HASH_HEX], s[HASH_HEX], line[256];
+		char *kk = xasprintf("key %d", i);
+		hash_hex(hash_str(kk), k);
+		hash_hex(hash_str("stable"), s);
+		free(kk);
+		int m = snprintf(line, sizeof line, "%s %s {\"i\":%d}", k, s, i);
+		strbuf_addf(&sb, "%s %016llx\n", line, (unsigned long long)hash_sum64(line, (size_t)m));
+	}
+	*len = sb.len;
+	return strbuf_detach(&sb);
+}
+
+static char *log_image(int n, size_t *len)
+{
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addstr(&sb, "# koptmake log 1\n");
+	for (int i = 0; i < n; i++) {
+		char line[256];
+		int m = snprintf(line, sizeof line, "1000\t5\tok\tverify\tm/default/k/c%d\t%032d\tnew\tkind=1\t", i, i);
+		strbuf_addf(&sb, "%s%016llx\n", line, (unsigned long long)hash_sum64(line, (size_t)m - 1));
+	}
+	*len = sb.len;
+	return strbuf_detach(&sb);
+}
+
+static void test_fuzz(void)
+{
+	size_t len, nc, good;
+	char *img = action_image(50, &len);
+	TAP_IS_INT(cache_parse_actions("fuzz", img, len, &nc, &good), 50, "action map: a valid image loads");
+	TAP_OK(nc == 0 && good == len, "action map: nothing corrupt, nothing torn");
+	int ok_trunc = 1, ok_mut = 1, ok_garbage = 1;
+	srand(7);
+	/* every truncation: never more records, never a crash, good prefix <= cut */
+	for (size_t cut = 0; cut < len; cut += 7) {
+		size_t n = cache_parse_actions("fuzz", img, cut, &nc, &good);
+		if (n > 50 || good > cut)
+			ok_trunc = 0;
+	}
+	TAP_OK(ok_trunc, "action map: every torn prefix loads a prefix of the records");
+	for (int t = 0; t < 300; t++) {
+		char *m = xstrndup(img, len);
+		int flips = 1 + rand() % 4;
+		for (int f = 0; f < flips; f++)
+			m[rand() % len] = (char)(rand() % 256);
+		size_t n = cache_parse_actions("fuzz", m, len, &nc, &good);
+		if (n + nc > 51)
+			ok_mut = 0;
+		free(m);
+	}
+	TAP_OK(ok_mut, "action map: random byte flips are caught by the checksums");
+	for (int t = 0; t < 200; t++) {
+		size_t gl = (size_t)(rand() % 2000);
+		char *g = xmalloc(gl + 20);
+		memcpy(g, "koptmake actions 1\n", 19);
+		for (size_t i = 19; i < gl + 19; i++)
+			g[i] = (char)(rand() % 256);
+		size_t n = cache_parse_actions("fuzz", g, gl + 19, &nc, &good);
+		if (n > 0)
+			ok_garbage = 0;
+		free(g);
+	}
+	TAP_OK(ok_garbage, "action map: garbage yields no entries");
+	free(img);
+
+	img = log_image(40, &len);
+	TAP_IS_INT(blog_parse("fuzz", img, len, &nc, &good), 40, "build log: a valid image loads");
+	ok_trunc = ok_mut = 1;
+	for (size_t cut = 0; cut < len; cut += 5) {
+		size_t n = blog_parse("fuzz", img, cut, &nc, &good);
+		if (n > 40 || good > cut)
+			ok_trunc = 0;
+	}
+	TAP_OK(ok_trunc, "build log: every torn prefix loads a prefix of the records");
+	for (int t = 0; t < 300; t++) {
+		char *m = xstrndup(img, len);
+		m[rand() % len] ^= (char)(1 + rand() % 255);
+		size_t n = blog_parse("fuzz", m, len, &nc, &good);
+		if (n + nc > 41)
+			ok_mut = 0;
+		free(m);
+	}
+	TAP_OK(ok_mut, "build log: random byte flips are caught");
+	TAP_IS_INT(blog_parse("fuzz", "# koptmake log 99\n", 18, &nc, &good), 0, "build log: another version loads nothing");
+	tap_diag("fuzzed the loaders with %d torn, mutated and garbage inputs", 1100);
+	free(img);
+}
+
+int main(void)
+{
+	/* the loaders warn about every bad input: keep the TAP stream readable */
+	if (!getenv("VERBOSE"))
+		freopen("/dev/null", "w", stderr);
+	test_hash();
+	test_explain();
+	test_agent();
+	test_fuzz();
+	return tap_done();
+}
