@@ -94,9 +94,12 @@ def compile_problem(problem: Problem, variant: dict) -> Compiled:
     torch._dynamo.reset()
     torch.backends.cudnn.benchmark = bool(variant.get("cudnn_benchmark", False))
     if problem.kind == "triton":
-        # a standalone Triton kernel is its own output: nothing to compile
+        # a standalone Triton file is its own output code: nothing to compile
         c = Compiled(problem, variant, problem.fn)
         c.modules = [problem.module]
+        c.decls = K.jit_kernels(problem.module)
+        with open(problem.path) as f:
+            c.output_code = f.read()
         return c
     mode = variant.get("mode") or None
     options = dict(variant.get("options") or {})

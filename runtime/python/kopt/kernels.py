@@ -46,6 +46,30 @@ def split(output_code: str) -> list[KernelDecl]:
     return out
 
 
+def jit_kernels(module) -> list[KernelDecl]:
+    """The @triton.jit kernels a standalone Triton file defines."""
+    import inspect
+
+    from triton.runtime.jit import JITFunction
+
+    out = []
+    for var, obj in vars(module).items():
+        if isinstance(obj, JITFunction) and getattr(obj.fn, "__module__", None) == module.__name__:
+            out.append(KernelDecl(var, obj.fn.__name__, inspect.getsource(obj.fn), "jit"))
+    return out
+
+
+def load_jit(name: str, source: str, module):
+    """A @triton.jit kernel from source, with the standalone file's globals."""
+    import linecache
+
+    filename = f"<kopt candidate {name} {source_hash(source)}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    ns = dict(vars(module))
+    exec(compile(source, filename, "exec"), ns)
+    return ns[name]
+
+
 def classify(name: str, triton_names: set[str]) -> str:
     if name in triton_names or name.startswith(("triton_", "_helion_")):
         return "triton"
@@ -63,7 +87,7 @@ def config_dict(cfg) -> dict:
 
 
 def current_config(kernel) -> dict | None:
-    launchers = getattr(kernel, "launchers", None)
+    launchers = getattr(kernel, "launchers", None) if kernel is not None else None
     if launchers:
         return config_dict(launchers[0].config)
     return None

@@ -176,6 +176,10 @@ def build_candidate(c: Compiled, kernel: str, cand: dict, tag: str):
     if decl is None:
         raise KeyError(f"no Triton kernel {kernel} in the output code")
     src = cand.get("source") or decl.source
+    if c.problem.kind == "triton":
+        if cand.get("config"):
+            raise ValueError("a standalone Triton kernel takes source candidates, not launch configs")
+        return decl, K.load_jit(decl.name, src, c.problem.module)
     obj = K.load_kernel(decl.name, src, tag)
     if cand.get("config"):
         K.force_config(obj, cand["config"])

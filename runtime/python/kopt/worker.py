@@ -163,6 +163,7 @@ def op_profile(req):
     args = record_kernel_args(c, inputs)
     n = int(req.get("calls", 20))
     calls = M.timed_calls([lambda: c.run(inputs)], n, flusher())[0]
+    raw = [{"t0": x.t0, "t1": x.t1, "event_ns": x.event_ns, "records": x.records} for x in calls] if req.get("raw") else None
     peak = op_bandwidth(req)["copy_gbps"]
     per: dict[str, dict] = {}
     order: list[str] = []
@@ -198,6 +199,7 @@ def op_profile(req):
         "kernel_ns_per_call": kernel_total,
         "peak_copy_gbps": peak,
         "kernels": rows,
+        **({"raw_calls": raw} if raw else {}),
     }
 
 
