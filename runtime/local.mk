@@ -9,7 +9,10 @@ KOPT_PY_FILES = \
 	runtime/python/kopt/loader.py \
 	runtime/python/kopt/inductor.py \
 	runtime/python/kopt/measure.py \
-	runtime/python/kopt/kernels.py
+	runtime/python/kopt/kernels.py \
+	runtime/python/kopt/records.py \
+	runtime/python/kopt/verify.py \
+	runtime/python/kopt/deploy.py
 EXTRA_DIST += runtime/PROTOCOL.md
 
 if BUILD_WORKER

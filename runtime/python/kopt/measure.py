@@ -15,6 +15,8 @@ from typing import Callable
 
 import torch
 
+from . import records as R
+
 try:
     import _kopt_cupti as cupti  # provided by kopt-worker
 except ImportError:  # plain Python: no kernel records
@@ -40,13 +42,11 @@ class Call:
 
     @property
     def span_ns(self) -> float:
-        if not self.records:
-            return 0.0
-        return float(max(r[2] for r in self.records) - min(r[1] for r in self.records))
+        return R.span_ns(self.records)
 
     @property
     def kernel_ns(self) -> float:
-        return float(sum(r[2] - r[1] for r in self.records))
+        return R.busy_ns(self.records)
 
 
 def need_cupti():
@@ -81,10 +81,9 @@ def timed_calls(fns: list[Callable], n: int, flush: Flusher) -> list[list[Call]]
             torch.cuda.synchronize()
             t1 = cupti.timestamp()
             out[i].append(Call(start.elapsed_time(end) * 1e6, t0, t1))
-    recs = cupti.take()
-    for calls in out:
-        for c in calls:
-            c.records = [r for r in recs if c.t0 <= r[1] <= c.t1]
+    every = [c for calls in out for c in calls]
+    for c, recs in zip(every, R.assign([(c.t0, c.t1) for c in every], cupti.take())):
+        c.records = recs
     return out
 
 

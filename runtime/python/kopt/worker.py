@@ -18,6 +18,7 @@ import torch
 
 from . import kernels as K
 from . import measure as M
+from . import records as R
 from . import verify as V
 from .inductor import Compiled, compile_problem, record_kernel_args
 from .loader import load_problem
@@ -165,16 +166,7 @@ def op_profile(req):
     calls = M.timed_calls([lambda: c.run(inputs)], n, flusher())[0]
     raw = [{"t0": x.t0, "t1": x.t1, "event_ns": x.event_ns, "records": x.records} for x in calls] if req.get("raw") else None
     peak = op_bandwidth(req)["copy_gbps"]
-    per: dict[str, dict] = {}
-    order: list[str] = []
-    for call in calls:
-        for r in call.records:
-            e = per.get(r[0])
-            if e is None:
-                e = per[r[0]] = {"ns": 0.0, "launches": 0}
-                order.append(r[0])
-            e["ns"] += r[2] - r[1]
-            e["launches"] += 1
+    order, per = R.per_kernel([x.records for x in calls])
     inv = {k["name"]: k for k in inventory(c, order, args)}
     kernel_total = sum(e["ns"] for e in per.values()) / n
     rows = []
