@@ -52,80 +52,54 @@ def poison(like: list) -> None:
     del blocks
 
 
-def aliases(outs, inputs) -> bool:
+def tolerance(gates: dict, dtype: str | None) -> tuple[float, float]:
+    if dtype in ("float16", "bfloat16"):
+        return float(gates.get("atol_half", 1e-2)), float(gates.get("rtol_half", 1e-2))
+    return float(gates.get("atol", 1e-4)), float(gates.get("rtol", 1e-4))
+
+
+def compare_output(i: int, b, c, spans, gates: dict) -> dict:
+    """One output of one seed, in the shape of PROTOCOL.md's correctness entry."""
+    dtype = str(b.dtype).removeprefix("torch.")
+    r = {"index": i, "dtype": dtype, "shape_mismatch": False, "stride_mismatch": False,
+         "dtype_mismatch": False, "aliases_input": False, "nan_mismatch": False,
+         "inf_mismatch": False, "max_abs": 0.0, "max_rel": 0.0, "ref_max_abs": 0.0, "allclose": True}
+    if c is None or tuple(b.shape) != tuple(c.shape):
+        r.update(shape_mismatch=True, allclose=False)
+        return r
+    r["dtype_mismatch"] = b.dtype != c.dtype
+    r["stride_mismatch"] = b.stride() != c.stride()
+    if c.numel():
+        p = c.untyped_storage().data_ptr()
+        r["aliases_input"] = any(lo <= p < hi for lo, hi in spans)
+    if not b.is_floating_point():
+        r["allclose"] = bool(torch.equal(b, c.to(b.dtype)))
+        r["max_abs"] = 0.0 if r["allclose"] else 1.0
+        return r
+    bd, cd = b.double(), c.double()
+    r["nan_mismatch"] = not torch.equal(torch.isnan(bd), torch.isnan(cd))
+    binf = torch.isinf(bd)
+    r["inf_mismatch"] = not torch.equal(binf, torch.isinf(cd)) or not torch.equal(bd[binf], cd[binf])
+    fin = torch.isfinite(bd) & torch.isfinite(cd)
+    if fin.any():
+        diff = (bd - cd).abs()[fin]
+        ref = bd.abs()[fin]
+        r["max_abs"] = finite(diff.max())
+        r["ref_max_abs"] = finite(ref.max())
+        nz = ref > 0
+        r["max_rel"] = finite((diff[nz] / ref[nz]).max()) if nz.any() else 0.0
+    atol, rtol = tolerance(gates, dtype)
+    r["allclose"] = bool(torch.allclose(cd, bd, atol=atol, rtol=rtol, equal_nan=True))
+    return r
+
+
+def input_spans(inputs) -> list:
     spans = []
     for x in inputs:
         if isinstance(x, torch.Tensor) and x.numel():
             s = x.untyped_storage()
             spans.append((s.data_ptr(), s.data_ptr() + s.nbytes()))
-    for o in outs:
-        if not o.numel():
-            continue
-        p = o.untyped_storage().data_ptr()
-        if any(a <= p < b for a, b in spans):
-            return True
-    return False
-
-
-def compare(base: list, cand: list, inputs_before: list, inputs_after: list, cand_raw, inputs) -> dict:
-    r = {"shape_mismatch": False, "dtype_mismatch": False, "stride_mismatch": False,
-         "nan_mismatch": False, "inf_mismatch": False, "max_abs": 0.0, "max_rel": 0.0,
-         "allclose": True, "input_modified": False, "aliases_input": False, "dtype": None,
-         "outputs": len(base)}
-    if len(base) != len(cand):
-        r["shape_mismatch"] = True
-        r["allclose"] = False
-        return r
-    for b, c in zip(base, cand):
-        r["dtype"] = r["dtype"] or str(b.dtype).removeprefix("torch.")
-        if b.shape != c.shape:
-            r["shape_mismatch"] = True
-            r["allclose"] = False
-            continue
-        if b.dtype != c.dtype:
-            r["dtype_mismatch"] = True
-        if b.stride() != c.stride():
-            r["stride_mismatch"] = True
-        if not b.is_floating_point():
-            if not torch.equal(b, c.to(b.dtype)):
-                r["max_abs"] = max(r["max_abs"], 1.0)
-                r["allclose"] = False
-            continue
-        bd, cd = b.double(), c.double()
-        if not torch.equal(torch.isnan(bd), torch.isnan(cd)):
-            r["nan_mismatch"] = True
-        if not torch.equal(torch.isinf(bd), torch.isinf(cd)) or not torch.equal(bd[torch.isinf(bd)], cd[torch.isinf(bd)]):
-            r["inf_mismatch"] = True
-        ok = torch.isfinite(bd) & torch.isfinite(cd)
-        diff = (bd - cd).abs()[ok]
-        if diff.numel():
-            r["max_abs"] = max(r["max_abs"], float(diff.max()))
-            rel = diff / bd.abs()[ok].clamp_min(1e-30)
-            r["max_rel"] = max(r["max_rel"], float(rel.max()))
-    for a, b in zip(inputs_before, inputs_after):
-        if isinstance(a, torch.Tensor) and not torch.equal(a, b):
-            r["input_modified"] = True
-    r["aliases_input"] = aliases(flat(cand_raw), inputs)
-    return r
-
-
-def tolerance(gates: dict, dtype: str | None) -> tuple[float, float]:
-    half = dtype in ("float16", "bfloat16")
-    if half:
-        return float(gates.get("atol_half", 1e-2)), float(gates.get("rtol_half", 1e-2))
-    return float(gates.get("atol", 1e-4)), float(gates.get("rtol", 1e-4))
-
-
-def within(base: list, cand: list, atol: float, rtol: float) -> bool:
-    for b, c in zip(base, cand):
-        if b.shape != c.shape:
-            return False
-        if b.is_floating_point():
-            if not torch.allclose(c.double(), b.double(), atol=atol, rtol=rtol, equal_nan=True):
-                return False
-        elif not torch.equal(b, c.to(b.dtype)):
-            return False
-    return True
+    return spans
 
 
 def rmse(ref: list, outs: list) -> float:
@@ -186,11 +160,12 @@ def build_candidate(c: Compiled, kernel: str, cand: dict, tag: str):
     return decl, obj
 
 
-def correctness(c: Compiled, swaps: dict, gates: dict) -> tuple[list, bool]:
-    """Seeds of fresh inputs (seed 0 = the user's get_inputs as given), baseline
-    vs candidate; the fp64 reference where they differ beyond tolerance."""
+def correctness(c: Compiled, swaps: dict, gates: dict) -> tuple[dict, dict | None]:
+    """Seeds of fresh inputs (seed 0 = get_inputs as the user wrote it under
+    seed 0), baseline vs candidate; where an output is not allclose and the
+    gate set allows it, both are compared with the float64 reference."""
     seeds = int(gates.get("seeds", 5))
-    rows, need_fp64 = [], False
+    rows, fp64_rows = [], []
     for s in range(seeds):
         inputs = c.problem.inputs(s)
         base = [t.clone() for t in flat(c.run(inputs))]
@@ -200,19 +175,22 @@ def correctness(c: Compiled, swaps: dict, gates: dict) -> tuple[list, bool]:
             raw = c.run(inputs)
         torch.cuda.synchronize()
         cand = flat(raw)
-        row = compare(base, cand, before, inputs, raw, inputs)
-        atol, rtol = tolerance(gates, row["dtype"])
-        row["seed"] = s
-        row["allclose"] = row["allclose"] and not row["shape_mismatch"] and within(base, cand, atol, rtol)
-        if not row["allclose"] and gates.get("fp64_fallback", True) and not row["shape_mismatch"]:
+        spans = input_spans(inputs)
+        outs = [compare_output(i, b, cand[i] if i < len(cand) else None, spans, gates)
+                for i, b in enumerate(base)]
+        modified = any(isinstance(a, torch.Tensor) and not torch.equal(a, b) for a, b in zip(before, inputs))
+        rows.append({"seed": s, "input_modified": bool(modified), "outputs": outs})
+        bad = [o for o in outs if not o["allclose"] and not o["shape_mismatch"]]
+        if bad and gates.get("fp64_fallback", True) and not fp64_rows:
             ref = fp64_reference(c, before)
-            row["rmse_base"] = finite(rmse(ref, base))
-            row["rmse_cand"] = finite(rmse(ref, cand))
-            need_fp64 = True
-        row["max_abs"], row["max_rel"] = finite(row["max_abs"]), finite(row["max_rel"])
-        rows.append(row)
+            for o in outs:
+                i = o["index"]
+                if i < len(ref) and base[i].is_floating_point():
+                    fp64_rows.append({"index": i, "dtype": o["dtype"],
+                                      "rmse_cand": finite(rmse([ref[i]], [cand[i]])),
+                                      "rmse_base": finite(rmse([ref[i]], [base[i]]))})
         del base, cand, raw, before
-    return rows, need_fp64
+    return {"seeds": rows}, ({"outputs": fp64_rows} if fp64_rows else None)
 
 
 def timing(c: Compiled, swaps: dict, gates: dict, flush, kernel: str | None) -> dict:
@@ -234,48 +212,56 @@ def timing(c: Compiled, swaps: dict, gates: dict, flush, kernel: str | None) -> 
             c.run(inputs)
 
     b, k = M.timed_calls([base, cand], repeats, flush)
-    out = {"model_base_ns": [x.event_ns for x in b], "model_cand_ns": [x.event_ns for x in k]}
+    out = {"model_base_ns": [finite(x.event_ns) for x in b], "model_cand_ns": [finite(x.event_ns) for x in k]}
     if kernel:
         out["base_ns"] = [float(sum(r[2] - r[1] for r in x.records if r[0] == kernel)) for x in b]
         out["cand_ns"] = [float(sum(r[2] - r[1] for r in x.records if r[0] == kernel)) for x in k]
     return out
 
 
-def static_check(c: Compiled, kernel: str, cand: dict) -> dict | None:
+def static_check(c: Compiled, kernel: str, cand: dict) -> dict:
     if not cand.get("source"):
-        return None
+        return {"ok": True, "reason": "config only"}
     from . import static_gate
 
     decl = next((d for d in c.decls if d.name == kernel), None)
     ok, reason = static_gate.check(cand["source"], decl.source if decl else "")
-    return {"ok": bool(ok), "reason": reason}
+    return {"ok": bool(ok), "reason": str(reason)}
+
+
+def is_sticky(exc: BaseException) -> bool:
+    text = str(exc).lower()
+    return any(m in text for m in ("illegal", "launch failure", "misaligned", "device-side assert"))
+
+
+def measure(c: Compiled, swaps: dict, gates: dict, flush, kernel: str | None, numbers: dict) -> dict:
+    """correctness, fp64 where needed, then perf; stops after a failed run."""
+    try:
+        corr, fp64 = correctness(c, swaps, gates)
+    except Exception as exc:
+        if is_sticky(exc):
+            raise
+        numbers["correctness"] = {"seeds": [], "error": f"{type(exc).__name__}: {exc}"[:400]}
+        return numbers
+    numbers["correctness"] = corr
+    if fp64 is not None:
+        numbers["fp64"] = fp64
+    numbers["perf"] = timing(c, swaps, gates, flush, kernel)
+    return numbers
 
 
 def verify(c: Compiled, req: dict, flush) -> dict:
     gates = req.get("gates") or {}
     kernel, cand = req["kernel"], req.get("candidate") or {}
-    numbers: dict = {}
-    st = static_check(c, kernel, cand)
-    if st is not None:
-        numbers["static"] = st
-        if not st["ok"]:
-            return {"numbers": numbers}
+    numbers = {"static": static_check(c, kernel, cand)}
+    if not numbers["static"]["ok"]:
+        return {"numbers": numbers}
     try:
         decl, obj = build_candidate(c, kernel, cand, req.get("tag") or "candidate")
     except Exception as exc:
-        numbers["build_error"] = f"{type(exc).__name__}: {exc}"[:400]
+        numbers["static"] = {"ok": False, "reason": f"does not build: {type(exc).__name__}: {exc}"[:400]}
         return {"numbers": numbers}
-    swaps = {decl.var: obj}
-    try:
-        rows, _ = correctness(c, swaps, gates)
-    except Exception as exc:
-        if "illegal" in str(exc).lower() or "launch failure" in str(exc).lower():
-            raise
-        numbers["run_error"] = f"{type(exc).__name__}: {exc}"[:400]
-        return {"numbers": numbers}
-    numbers["seeds"] = rows
-    numbers.update(timing(c, swaps, gates, flush, kernel))
-    return {"numbers": numbers}
+    return {"numbers": measure(c, {decl.var: obj}, gates, flush, kernel, numbers)}
 
 
 def stitch(c: Compiled, req: dict, flush) -> dict:
@@ -286,7 +272,10 @@ def stitch(c: Compiled, req: dict, flush) -> dict:
         swaps[decl.var] = obj
         if w["candidate"].get("source"):
             code = code.replace(decl.source, w["candidate"]["source"])
-    rows, _ = correctness(c, swaps, gates)
-    numbers = {"seeds": rows}
-    numbers.update(timing(c, swaps, gates, flush, None))
-    return {"numbers": numbers, "output_code": code}
+    numbers = measure(c, swaps, gates, flush, None, {})
+    perf = numbers.get("perf") or {}
+    base = sorted(perf.get("model_base_ns") or [0.0])
+    opt = sorted(perf.get("model_cand_ns") or [0.0])
+    b, o = base[len(base) // 2], opt[len(opt) // 2]
+    return {"numbers": numbers, "output_code": code, "base_ns_per_call": b, "opt_ns_per_call": o,
+            "speedup": b / o if o else None}
