@@ -8,3 +8,7 @@ EXTRA_DIST += examples/examples.kopt examples/README.md \
 	examples/models/row_sum.py examples/models/softmax.py \
 	examples/models/transformer_block.py \
 	examples/kernels/vadd.py examples/kernels/softmax_rows.py
+
+# the examples are well formed (parsed with Python's ast; no torch needed)
+TESTS += tests/examples.sh
+EXTRA_DIST += tests/examples.sh
