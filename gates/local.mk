@@ -10,5 +10,4 @@ TESTS += tests/unit/gates_test
 # bad kernels; the corpus folders travel whole in the tarball (they hold no
 # build output: the test's logs go next to run.sh)
 TESTS += tests/static/run.sh
-EXTRA_DIST += tests/static/run.sh tests/static/orig tests/static/good tests/static/bad \
-	runtime/python/kopt/static_gate.py
+EXTRA_DIST += tests/static/run.sh tests/static/orig tests/static/good tests/static/bad

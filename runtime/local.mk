@@ -12,7 +12,8 @@ KOPT_PY_FILES = \
 	runtime/python/kopt/kernels.py \
 	runtime/python/kopt/records.py \
 	runtime/python/kopt/verify.py \
-	runtime/python/kopt/deploy.py
+	runtime/python/kopt/deploy.py \
+	runtime/python/kopt/static_gate.py
 EXTRA_DIST += runtime/PROTOCOL.md
 
 if BUILD_WORKER
