@@ -246,16 +246,28 @@ static int tool_gc(const kopt_spec *spec, const struct engine_opts *o)
 	return r < 0 ? 1 : 0;
 }
 
-static void print_numbers(json_t *nums)
+static void print_numbers_in(json_t *nums, const char *prefix)
 {
 	const char *k;
 	json_t *v;
 	json_object_foreach(nums, k, v) {
+		char *name = xasprintf("%s%s", prefix, k);
 		if (json_is_number(v))
-			printf("  %-14s %g\n", k, json_number_value(v));
-		else if (json_is_string(v))
-			printf("  %-14s %s\n", k, json_string_value(v));
+			printf("  %-22s %g\n", name, json_number_value(v));
+		else if (json_is_string(v) && strcmp(k, "raw_numbers") != 0)
+			printf("  %-22s %s\n", name, json_string_value(v));
+		else if (json_is_object(v) && strcmp(k, "worker") != 0) {
+			char *sub = xasprintf("%s.", name);
+			print_numbers_in(v, sub);
+			free(sub);
+		}
+		free(name);
 	}
+}
+
+static void print_numbers(json_t *nums)
+{
+	print_numbers_in(nums, "");
 }
 
 static int tool_why(const kopt_spec *spec, const struct engine_opts *o, char *const *args, int nargs)
@@ -296,9 +308,12 @@ static int tool_why(const kopt_spec *spec, const struct engine_opts *o, char *co
 			printf("verify %s: %s%s%s\n", n->path, json_string_value(json_object_get(st, "verdict")),
 			       gate ? " at gate " : "", gate ? gate : "");
 			if (strat)
-				printf("  candidate      %s\n", strat);
-			printf("  reason         %s\n", json_string_value(json_object_get(me, "reason")));
+				printf("  candidate              %s\n", strat);
+			printf("  reason                 %s\n", json_string_value(json_object_get(me, "reason")));
 			print_numbers(json_object_get(me, "numbers"));
+			json_t *w = json_object_get(me, "worker");
+			if (json_string_value(json_object_get(w, "reason")))
+				printf("  worker said            %s\n", json_string_value(json_object_get(w, "reason")));
 		} else if (n->kind == DAG_STITCH) {
 			printf("stitch %s: %s (variant %s)\n", n->path, json_string_value(json_object_get(st, "verdict")),
 			       json_string_value(json_object_get(st, "variant")));

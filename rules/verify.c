@@ -2,15 +2,22 @@
  * rules/verify.c: one candidate through gates 1, 2 and 4 at kernel level,
  * inside the real model run, in a worker.
  *
+ * The worker measures; this rule decides with gate_decide() (gates/gates.h)
+ * on the reply's numbers; the worker's own verdict is kept as advice.
+ *
  * Key: the capture's and the proposal's stable hashes, the kernel, the
  * variant, the seed and every gate parameter. Stable part: verdict, failing
- * gate and the candidate's identity. Measurements: the reason and numbers.
+ * gate and the candidate's identity. Measurements: the reason, the decided
+ * numbers (medians, quartiles, errors) and the kernel speedup; the raw
+ * numbers go to a cache object.
  */
 #include <config.h>
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../gates/gates.h"
 #include "rules.h"
 
 static int verify_key(struct dag *d, struct dag_node *n, struct hash_key *k, char **why)
@@ -39,8 +46,8 @@ static int verify_start(struct rule_run *run)
 	json_t *c = json_pack("{s:O, s:O}", "source",
 			      json_object_get(cand, "source") ? json_object_get(cand, "source") : json_null(),
 			      "config", json_object_get(cand, "config") ? json_object_get(cand, "config") : json_null());
-	struct kopt_gates defaults = { .seeds = 5, .atol = 1e-4, .rtol = 1e-4, .atol_half = 1e-2,
-				       .rtol_half = 1e-2, .fp64_fallback = true, .gamma = 1.03, .repeats = 10 };
+	struct kopt_gates defaults;
+	gate_config_default(&defaults);
 	run->request = json_pack("{s:s, s:o, s:o, s:I, s:s, s:o, s:o}", "op", "verify",
 				 "model", rule_model_json(m), "variant", rule_variant_json(n->mv->variant),
 				 "seed", (json_int_t)(m->agents ? m->agents->seed : 0),
@@ -51,20 +58,44 @@ static int verify_start(struct rule_run *run)
 
 static int verify_reply(struct rule_run *run, json_t *res)
 {
-	const char *verdict = json_string_value(json_object_get(res, "verdict"));
-	if (!verdict || (strcmp(verdict, "pass") != 0 && strcmp(verdict, "fail") != 0))
-		return rule_fail(run, "the verify result has no verdict pass or fail");
-	json_t *gate = json_object_get(res, "gate");
+	const struct kopt_model *m = run->node->model->spec;
+	json_t *nums = json_object_get(res, "numbers");
+	if (!json_is_object(nums))
+		return rule_fail(run, "the verify reply has no numbers object");
+	/* the worker measures, koptmake decides (gates/gates.h) */
+	struct gate_verdict v;
+	gate_decide(nums, m->gates, &v);
+	if (v.pass) {
+		static const enum gate_id need[] = { GATE_STATIC, GATE_CORRECTNESS, GATE_PERF };
+		for (size_t i = 0; i < sizeof need / sizeof *need; i++)
+			if (!(v.gates_run & (1u << need[i])))
+				return rule_fail(run, "the verify numbers lack the %s gate", gate_name(need[i]));
+	} else if (v.gate == GATE_NONE) {
+		return rule_fail(run, "the verify numbers hold no gate: %s", v.reason);
+	}
 	char hex[HASH_HEX];
 	hash_hex(run->node->kernel->propose[run->node->cand]->out, hex);
-	run->stable = json_pack("{s:s, s:O, s:s}", "verdict", verdict, "gate",
-				json_is_string(gate) ? gate : json_null(), "candidate", hex);
-	json_t *reason = json_object_get(res, "reason");
-	json_t *nums = json_object_get(res, "numbers");
-	run->meas = json_object();
-	json_object_set_new(run->meas, "reason",
-			    json_string(json_is_string(reason) ? json_string_value(reason) : ""));
-	json_object_set_new(run->meas, "numbers", json_is_object(nums) ? json_deep_copy(nums) : json_object());
+	run->stable = json_pack("{s:s, s:o, s:s}", "verdict", v.pass ? "pass" : "fail", "gate",
+				v.pass ? json_null() : json_string(gate_name(v.gate)), "candidate", hex);
+	json_t *decision = gate_verdict_to_json(&v);
+	run->meas = json_pack("{s:s, s:O, s:o}", "reason", v.reason, "numbers",
+			      json_object_get(decision, "numbers"), "worker",
+			      json_pack("{s:O, s:O, s:O}",
+					"verdict", json_object_get(res, "verdict") ? json_object_get(res, "verdict") : json_null(),
+					"gate", json_object_get(res, "gate") ? json_object_get(res, "gate") : json_null(),
+					"reason", json_object_get(res, "reason") ? json_object_get(res, "reason") : json_null()));
+	json_object_set_new(run->meas, "speedup", isnan(v.kernel.speedup) || !v.kernel.pairs ?
+			    json_null() : json_real(v.kernel.speedup));
+	json_decref(decision);
+	/* the raw measurements stay in an object, out of the action map */
+	char *raw = json_dumps(nums, JSON_COMPACT | JSON_SORT_KEYS);
+	kopt_hash h;
+	if (raw && rule_object(run, "numbers", raw, strlen(raw), &h) == 0) {
+		char rh[HASH_HEX];
+		hash_hex(h, rh);
+		json_object_set_new(run->meas, "raw_numbers", json_string(rh));
+	}
+	free(raw);
 	return RULE_DONE;
 }
 
