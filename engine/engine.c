@@ -270,7 +270,53 @@ static void print_numbers(json_t *nums)
 	print_numbers_in(nums, "");
 }
 
+/* "verify" "m/default/k/c3" typed as two words: one step name */
+static char **step_args(char *const *args, int nargs, int *nout)
+{
+	char **v = xcalloc((size_t)nargs + 1, sizeof *v);
+	int n = 0;
+	for (int i = 0; i < nargs; i++) {
+		bool kind = false;
+		for (int k = 0; k < DAG_NKINDS; k++)
+			kind |= strcmp(args[i], dag_kind_names[k]) == 0;
+		if (kind && i + 1 < nargs)
+			v[n++] = xasprintf("%s %s", args[i], args[i + 1]), i++;
+		else
+			v[n++] = xstrdup(args[i]);
+	}
+	*nout = n;
+	return v;
+}
+
+static void free_args(char **v, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+static int tool_why_steps(const kopt_spec *spec, const struct engine_opts *o, char *const *args, int nargs);
+static int tool_query_steps(const kopt_spec *spec, const struct engine_opts *o, char *const *args, int nargs);
+
 static int tool_why(const kopt_spec *spec, const struct engine_opts *o, char *const *args, int nargs)
+{
+	int n;
+	char **v = step_args(args, nargs, &n);
+	int r = tool_why_steps(spec, o, v, n);
+	free_args(v, n);
+	return r;
+}
+
+static int tool_query(const kopt_spec *spec, const struct engine_opts *o, char *const *args, int nargs)
+{
+	int n;
+	char **v = step_args(args, nargs, &n);
+	int r = tool_query_steps(spec, o, v, n);
+	free_args(v, n);
+	return r;
+}
+
+static int tool_why_steps(const kopt_spec *spec, const struct engine_opts *o, char *const *args, int nargs)
 {
 	if (nargs < 1) {
 		kopt_error("usage: koptmake -t why PATH (e.g. verify softmax/default/KERNEL/c3, or stitch softmax)");
@@ -341,7 +387,7 @@ static int tool_why(const kopt_spec *spec, const struct engine_opts *o, char *co
 	return status;
 }
 
-static int tool_query(const kopt_spec *spec, const struct engine_opts *o, char *const *args, int nargs)
+static int tool_query_steps(const kopt_spec *spec, const struct engine_opts *o, char *const *args, int nargs)
 {
 	struct session ss;
 	if (session_open(&ss, spec, o) < 0)

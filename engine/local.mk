@@ -28,3 +28,6 @@ TESTS += tests/unit/engine_kill_test
 check_PROGRAMS += tests/unit/engine_unit_test
 tests_unit_engine_unit_test_SOURCES = tests/unit/engine_unit_test.c tests/tap.h
 TESTS += tests/unit/engine_unit_test
+
+TESTS += tests/e2e/engine.sh
+EXTRA_DIST += tests/e2e/engine.sh

@@ -1,0 +1,100 @@
+#!/bin/sh
+# tests/e2e/engine.sh: koptmake end to end through the spec language, with
+# the simulated worker: fresh and null builds, what reruns after a change,
+# -d explain, failing workers with -k, clean and gc. Prints TAP. Skips while
+# the spec language is the stub.
+set -eu
+
+: "${KOPTMAKE:=$top_builddir/koptmake}"
+KOPT_WORKER=$top_builddir/tests/sim-worker
+export KOPT_WORKER
+unset KOPT_LAUNCHER KOPT_SIM_TORCH KOPT_SIM_DELAY_MS 2>/dev/null || true
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/kopt-e2e-XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp"
+KOPT_SIM_LOG=$tmp/sim.log
+export KOPT_SIM_LOG
+
+mkdir models
+for m in softmax g1 g2; do
+	printf '# model %s\nimport torch\n' "$m" > "models/$m.py"
+done
+spec() {
+	cat > test.kopt <<SPEC
+device sim { gpus = 2  timeout = ${TIMEOUT:-30s} }
+agents default { budget = ${BUDGET:-8}  hot = 0.05  seed = 1  backend = builtin }
+gates strict { seeds = 5  atol = 1e-4  rtol = 1e-4  fp64_fallback = true  gamma = ${GAMMA:-1.03}  repeats = 10  precision = strict }
+defaults { device = sim  agents = default  gates = strict }
+model softmax { source = "models/softmax.py"  variant autotune { mode = "max-autotune-no-cudagraphs" } }
+models grp = glob("models/g*.py") { }
+target all = [softmax, grp]
+default all
+SPEC
+}
+spec
+
+n=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+notok() { n=$((n + 1)); echo "not ok $n - $1"; }
+check() { if eval "$2"; then ok "$1"; else notok "$1"; fi; }
+ops() { if [ -f sim.log ]; then grep -c "^$1 " sim.log || true; else echo 0; fi; }
+build() { rm -f sim.log; "$KOPTMAKE" "$@" > out 2> err; }
+
+if ! "$KOPTMAKE" -t check > out 2> err; then
+	if grep -q "not built yet" err; then
+		echo "1..1"
+		echo "ok 1 # SKIP the spec language is not merged yet"
+		exit 0
+	fi
+	cat err >&2
+fi
+
+build || true
+check "fresh build succeeds" "[ -f kopt-out/all/report.json ]"
+check "fresh build captures every model and variant" "[ $(ops capture) -eq 6 ]"
+check "fresh build profiles every model and variant" "[ $(ops profile) -eq 6 ]"
+nverify=$(ops verify)
+check "fresh build verifies candidates ($nverify)" "[ $nverify -gt 0 ]"
+check "outputs per model" "[ -f kopt-out/softmax/substitutions.json ] && [ -f kopt-out/softmax/output_code.py ] && [ -f kopt-out/softmax/profile.md ]"
+
+"$KOPTMAKE" -n > out 2> err
+check "null build: 0 steps would run" "[ \"\$(cat out)\" = '0 steps would run' ]"
+build
+check "null build runs no worker op" "[ ! -s sim.log ]"
+
+GAMMA=1.2 spec
+"$KOPTMAKE" -n -d explain > out 2> err
+check "gamma: -n lists no capture, profile or propose" "! grep -q -e '^capture ' -e '^profile ' -e '^propose ' out"
+check "gamma: -n lists verify, stitch and report" "grep -q '^verify ' out && grep -q '^stitch ' out && grep -q '^report all' out"
+check "gamma: -d explain says why" "grep -q 'parameter gamma changed' err"
+build
+check "gamma: reruns verify and stitch only" "[ $(ops capture) -eq 0 ] && [ $(ops profile) -eq 0 ] && [ $(ops verify) -eq $nverify ]"
+
+BUDGET=16 GAMMA=1.2 spec
+build
+check "budget 8 -> 16: only the new candidates are verified" "[ $(ops verify) -eq $nverify ] && [ $(ops capture) -eq 0 ]"
+
+printf '# changed\n' >> models/g1.py
+build
+check "one model file changed: only its chain reruns" "[ -s sim.log ] && ! grep -v ' grp/g1 ' sim.log | grep -q ."
+
+"$KOPTMAKE" -t why stitch softmax > out 2> err || true
+check "-t why explains a stitch" "grep -q '^stitch softmax: ' out"
+
+"$KOPTMAKE" -t clean > out 2> err
+check "-t clean removes the outputs" "grep -q 'clean: removed' out && [ ! -f kopt-out/all/report.json ]"
+"$KOPTMAKE" -t gc > out 2> err
+check "-t gc frees unreachable entries" "grep -q 'gc: removed [1-9]' out"
+build
+check "after clean and gc: outputs back, nothing ran" "[ -f kopt-out/all/report.json ] && [ ! -s sim.log ]"
+
+printf '# sim: crash capture\n' >> models/g2.py
+set +e
+build -k
+status=$?
+set -e
+check "a crashing worker: status 1 with the reason" "[ $status -eq 1 ] && grep -q 'capture grp/g2/default failed: worker killed by signal' err"
+check "with -k the other models complete" "[ -f kopt-out/grp/g1/report.md ]"
+
+echo "1..$n"
