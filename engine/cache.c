@@ -24,9 +24,11 @@
  * one line: {"kind","path","stable":{...},"meas":{...},"objects":{NAME:HEX},
  * "outputs":{RELPATH:HEX}} (objects and outputs name objects in objects/).
  * SUM: XXH3-64 of every byte of the line before the space that precedes it,
- * 16 hex digits. Records are appended with one write() each and made durable
- * with fdatasync() once per scheduler turn; objects a record names are
- * durable before the record is written. A later record for the same key
+ * 16 hex digits. Records are appended with one write() each (a killed
+ * process loses nothing written) and made durable with fdatasync() at most
+ * every 100 ms and at close (group commit: a power loss may lose the last
+ * records, whose steps then run again); objects a record names are durable
+ * before the record is written. A later record for the same key
  * replaces an earlier one. Loading: a last line without its newline is a
  * torn write: it is trimmed with a warning; a record whose SUM does not match
  * is reported and ignored (the step is treated as never run). A header of
@@ -50,6 +52,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -61,8 +64,9 @@ struct kopt_cache {
 	char *dir;            /* the cache folder */
 	int lockfd;           /* .kopt/lock, flock()ed */
 	int actfd;            /* .kopt/actions, O_APPEND */
-	char *buf;            /* the action map as read at open */
+	char *buf;            /* the action map as read at open (mapped) */
 	size_t buflen;
+	bool mapped;          /* buf is an mmap() of buflen bytes */
 	struct cache_entry *ents; /* entries, at most one per key */
 	size_t nents, entcap;
 	uint32_t *table;      /* open addressing: index + 1 into ents, 0 = empty */
@@ -72,6 +76,7 @@ struct kopt_cache {
 	kopt_hash *corrupt;   /* keys of corrupt records whose key parsed */
 	size_t ncorruptkeys, corruptcap;
 	bool dirty;           /* appended since the last sync */
+	double last_sync;     /* kopt_now() of the last fdatasync */
 	json_t *env;          /* the env file, loaded on first use */
 	unsigned tmpseq;      /* for temporary file names */
 };
@@ -370,7 +375,18 @@ kopt_cache *cache_open(const char *dir)
 	}
 	char *ap = path_in(c, "actions");
 	c->actfd = open(ap, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-	if (c->actfd < 0 || read_fd(c->actfd, &c->buf, &c->buflen) < 0) {
+	struct stat st;
+	if (c->actfd >= 0 && fstat(c->actfd, &st) == 0 && st.st_size > 0) {
+		/* mapped, not copied: appends and renames leave the mapping valid */
+		void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, c->actfd, 0);
+		if (m != MAP_FAILED) {
+			c->buf = m;
+			c->buflen = (size_t)st.st_size;
+			c->mapped = true;
+			madvise(m, c->buflen, MADV_SEQUENTIAL);
+		}
+	}
+	if (c->actfd < 0 || (!c->mapped && read_fd(c->actfd, &c->buf, &c->buflen) < 0)) {
 		kopt_error("cannot read '%s': %s", ap, strerror(errno));
 		free(ap);
 		cache_close(c);
@@ -457,10 +473,14 @@ int cache_put(kopt_cache *c, kopt_hash key, kopt_hash stable, const char *manife
 	return 0;
 }
 
-int cache_sync(kopt_cache *c)
+int cache_sync(kopt_cache *c, bool force)
 {
 	if (!c->dirty || c->actfd < 0)
 		return 0;
+	double now = kopt_now();
+	if (!force && now - c->last_sync < 0.1)
+		return 0;
+	c->last_sync = now;
 	c->dirty = false;
 	if (fdatasync(c->actfd) < 0) {
 		kopt_error("cannot sync '%s/actions': %s", c->dir, strerror(errno));
@@ -633,11 +653,14 @@ void cache_close(kopt_cache *c)
 	if (c->actfd >= 0) {
 		if (c->ncorrupt || (c->nrecords > 64 && c->nrecords >= 2 * c->nents))
 			rewrite_actions(c, false); /* drops superseded and corrupt records */
-		cache_sync(c);
+		cache_sync(c, true);
 		close(c->actfd);
 	}
 	free_entries(c);
-	free(c->buf);
+	if (c->mapped)
+		munmap(c->buf, c->buflen);
+	else
+		free(c->buf);
 	json_decref(c->env);
 	if (c->lockfd >= 0)
 		close(c->lockfd); /* releases the flock */

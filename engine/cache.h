@@ -42,8 +42,9 @@ const char *cache_path(const kopt_cache *c);
 struct cache_entry *cache_get(kopt_cache *c, kopt_hash key);
 /* Records key -> manifest (compact JSON, one line). 0 or -1. */
 int cache_put(kopt_cache *c, kopt_hash key, kopt_hash stable, const char *manifest);
-/* Makes the appended entries durable (fdatasync); called once per scheduler turn. */
-int cache_sync(kopt_cache *c);
+/* Makes the appended entries durable (fdatasync): at once when force, else
+ * at most every 100 ms (group commit; the scheduler calls it every turn). */
+int cache_sync(kopt_cache *c, bool force);
 /* number of entries read at open that were corrupt (each reported once) */
 size_t cache_corrupt_count(const kopt_cache *c);
 /* whether some corrupt entry had this key (for -d explain) */

@@ -7,33 +7,88 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../agents/agent.h"
 #include "../rules/rules.h"
 
 const char *const dag_kind_names[DAG_NKINDS] = {
 	"capture", "profile", "propose", "verify", "stitch", "report",
 };
 
-static struct dag_node *new_node(struct dag *d, enum dag_kind kind, char *path)
+#define CHUNK 1024
+#define STRBLOCK 65536
+
+/* a copy of s in the dag's string blocks (freed with the dag) */
+static char *dag_strdup(struct dag *d, const char *s)
 {
-	struct dag_node *n = xcalloc(1, sizeof *n);
+	size_t n = strlen(s) + 1;
+	if (n > STRBLOCK / 4) {
+		d->strs = xrealloc(d->strs, (d->nstrs + 1) * sizeof *d->strs);
+		memmove(d->strs + 1, d->strs, d->nstrs * sizeof *d->strs); /* keep the current block last */
+		d->strs[0] = xstrdup(s);
+		d->nstrs++;
+		return d->strs[0];
+	}
+	if (!d->nstrs || d->strused + n > STRBLOCK) {
+		d->strs = xrealloc(d->strs, (d->nstrs + 1) * sizeof *d->strs);
+		d->strs[d->nstrs++] = xmalloc(STRBLOCK);
+		d->strused = 0;
+	}
+	char *p = d->strs[d->nstrs - 1] + d->strused;
+	memcpy(p, s, n);
+	d->strused += n;
+	return p;
+}
+
+/* a node whose path already lives in the string blocks */
+static struct dag_node *new_node_at(struct dag *d, enum dag_kind kind, const char *path)
+{
+	if (!d->nchunks || d->chunkused == CHUNK) {
+		d->chunks = xrealloc(d->chunks, (d->nchunks + 1) * sizeof *d->chunks);
+		d->chunks[d->nchunks++] = xmalloc(CHUNK * sizeof **d->chunks);
+		d->chunkused = 0;
+	}
+	struct dag_node *n = &d->chunks[d->nchunks - 1][d->chunkused++];
+	memset(n, 0, sizeof *n);
 	n->kind = (uint8_t)kind;
 	n->cand = -1;
-	n->path = path;
+	n->path = (char *)path;
 	d->all = xgrow(d->all, &d->allcap, d->nnodes + 1, sizeof *d->all);
 	d->all[d->nnodes++] = n;
 	return n;
 }
 
+/* takes path (malloc'd) and keeps a copy in the string blocks */
+static struct dag_node *new_node(struct dag *d, enum dag_kind kind, char *path)
+{
+	struct dag_node *n = new_node_at(d, kind, dag_strdup(d, path));
+	free(path);
+	return n;
+}
+
 static void add_dep(struct dag_node *n, struct dag_node *dep)
 {
-	if (n->ndeps + 1 > n->depcap) {
-		n->depcap = n->depcap ? n->depcap * 2 : 2;
-		n->deps = xrealloc(n->deps, n->depcap * sizeof *n->deps);
+	if (!n->depcap) {
+		n->deps = n->deps_in;
+		n->depcap = 2;
+	} else if (n->ndeps + 1 > n->depcap) {
+		struct dag_node **v = xmalloc(n->depcap * 2 * sizeof *v);
+		memcpy(v, n->deps, n->ndeps * sizeof *v);
+		if (n->deps != n->deps_in)
+			free(n->deps);
+		n->deps = v;
+		n->depcap *= 2;
 	}
 	n->deps[n->ndeps++] = dep;
-	if (dep->nusers + 1 > dep->usercap) {
-		dep->usercap = dep->usercap ? dep->usercap * 2 : 4;
-		dep->users = xrealloc(dep->users, dep->usercap * sizeof *dep->users);
+	if (!dep->usercap) {
+		dep->users = dep->users_in;
+		dep->usercap = 2;
+	} else if (dep->nusers + 1 > dep->usercap) {
+		struct dag_node **v = xmalloc(dep->usercap * 2 * sizeof *v);
+		memcpy(v, dep->users, dep->nusers * sizeof *v);
+		if (dep->users != dep->users_in)
+			free(dep->users);
+		dep->users = v;
+		dep->usercap *= 2;
 	}
 	dep->users[dep->nusers++] = n;
 	if (!(dep->flags & DAG_SETTLED))
@@ -61,6 +116,10 @@ static struct dag_model *add_model(struct dag *d, const struct kopt_model *m)
 	else
 		dm->file_hash = hash_bytes(sb.buf, sb.len);
 	strbuf_release(&sb);
+	hash_key_init_bare(&dm->gates_key);
+	if (m->gates)
+		rule_key_gates(&dm->gates_key, m->gates);
+	dm->agent_fp = m->agents ? agent_fingerprint(m->agents) : xstrdup("builtin-default");
 	dm->nmv = m->nvariants;
 	dm->mvs = xcalloc(m->nvariants ? m->nvariants : 1, sizeof *dm->mvs);
 	dm->stitch = new_node(d, DAG_STITCH, xstrdup(m->name));
@@ -70,6 +129,8 @@ static struct dag_model *add_model(struct dag *d, const struct kopt_model *m)
 		mv->model = dm;
 		mv->variant = &m->variants[v];
 		mv->index = v;
+		hash_key_init_bare(&mv->variant_key);
+		rule_key_variant(&mv->variant_key, mv->variant);
 		mv->capture = new_node(d, DAG_CAPTURE, xasprintf("%s/%s", m->name, m->variants[v].name));
 		mv->capture->model = dm;
 		mv->capture->mv = mv;
@@ -180,13 +241,13 @@ struct dag *dag_new(const kopt_spec *spec, char *const *targets, int ntargets,
 
 static void free_node(struct dag_node *n)
 {
-	free(n->path);
-	free(n->deps);
-	free(n->users);
+	if (n->deps != n->deps_in)
+		free(n->deps);
+	if (n->users != n->users_in)
+		free(n->users);
 	free(n->ingredients);
 	free(n->why);
 	json_decref(n->result);
-	free(n);
 }
 
 void dag_free(struct dag *d)
@@ -196,6 +257,12 @@ void dag_free(struct dag *d)
 	for (size_t i = 0; i < d->nnodes; i++)
 		free_node(d->all[i]);
 	free(d->all);
+	for (size_t i = 0; i < d->nchunks; i++)
+		free(d->chunks[i]);
+	free(d->chunks);
+	for (size_t i = 0; i < d->nstrs; i++)
+		free(d->strs[i]);
+	free(d->strs);
 	for (size_t i = 0; i < d->nmodels; i++) {
 		struct dag_model *dm = &d->models[i];
 		for (size_t v = 0; v < dm->nmv; v++) {
@@ -205,9 +272,12 @@ void dag_free(struct dag *d)
 				free(mv->kernels[k].verify);
 			}
 			free(mv->kernels);
-			json_decref(mv->profile_result);
+			free(mv->summary);
+			hash_key_release(&mv->variant_key);
 		}
 		free(dm->mvs);
+		hash_key_release(&dm->gates_key);
+		free(dm->agent_fp);
 		free(dm->file_error);
 	}
 	free(d->models);
@@ -234,10 +304,117 @@ json_t *dag_result(struct dag *d, struct dag_node *n)
 	return n->result;
 }
 
+/* "<model>/<variant>/<kernel>/c<i>" without printf */
+static char *cand_path(const char *mvpath, const char *kernel, int i)
+{
+	size_t a = strlen(mvpath), b = strlen(kernel);
+	char num[16], *q = num + sizeof num;
+	unsigned u = (unsigned)i;
+	do
+		*--q = (char)('0' + u % 10);
+	while ((u /= 10));
+	size_t c = (size_t)(num + sizeof num - q);
+	char *p = xmalloc(a + b + c + 4);
+	memcpy(p, mvpath, a);
+	p[a] = '/';
+	memcpy(p + a + 1, kernel, b);
+	p[a + 1 + b] = '/';
+	p[a + 2 + b] = 'c';
+	memcpy(p + a + 3 + b, q, c);
+	p[a + 3 + b + c] = '\0';
+	return p;
+}
+
+/* skips one JSON value at p (< end); returns the byte after it, or NULL */
+static const char *skip_value(const char *p, const char *end)
+{
+	int depth = 0;
+	while (p < end) {
+		char c = *p;
+		if (c == '"') {
+			for (p++; p < end && *p != '"'; p++)
+				if (*p == '\\')
+					p++;
+			if (p >= end)
+				return NULL;
+			p++;
+			if (depth == 0)
+				return p;
+			continue;
+		}
+		if (c == '{' || c == '[')
+			depth++;
+		else if (c == '}' || c == ']') {
+			if (--depth < 0)
+				return NULL;
+			if (depth == 0)
+				return p + 1;
+		} else if (depth == 0 && (c == ',')) {
+			return p;
+		}
+		p++;
+	}
+	return depth == 0 ? p : NULL;
+}
+
+json_t *dag_manifest_field(const char *json, size_t len, const char *key)
+{
+	const char *p = json, *end = json + len;
+	size_t kl = strlen(key);
+	if (p >= end || *p != '{')
+		return NULL;
+	p++;
+	while (p < end && *p == '"') {
+		const char *k = p + 1;
+		const char *kend = skip_value(p, end);
+		if (!kend || kend >= end || *kend != ':')
+			return NULL;
+		const char *v = kend + 1;
+		const char *vend = skip_value(v, end);
+		if (!vend)
+			return NULL;
+		if ((size_t)(kend - 1 - k) == kl && memcmp(k, key, kl) == 0)
+			return json_loadb(v, (size_t)(vend - v), JSON_DECODE_ANY, NULL);
+		if (vend >= end || *vend != ',')
+			return NULL;
+		p = vend + 1;
+	}
+	return NULL;
+}
+
+static void add_part(struct strbuf *sb, const char *key, json_t *v, bool skip_empty)
+{
+	if (!v || (skip_empty && json_is_object(v) && json_object_size(v) == 0))
+		return;
+	char *js = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY | JSON_REAL_PRECISION(10));
+	strbuf_addf(sb, ",\"%s\":%s", key, js ? js : "null");
+	free(js);
+}
+
+char *dag_manifest(const char *kind, const char *path, json_t *outputs, json_t *objects,
+		   json_t *stable, json_t *summary, json_t *meas)
+{
+	struct strbuf sb = STRBUF_INIT;
+	json_t *k = json_string(kind), *pa = json_string(path);
+	char *ks = json_dumps(k, JSON_ENCODE_ANY), *ps = json_dumps(pa, JSON_ENCODE_ANY);
+	strbuf_addf(&sb, "{\"kind\":%s,\"path\":%s", ks, ps);
+	free(ks);
+	free(ps);
+	json_decref(k);
+	json_decref(pa);
+	add_part(&sb, "outputs", outputs, true);
+	add_part(&sb, "objects", objects, true);
+	add_part(&sb, "stable", stable, false);
+	add_part(&sb, "summary", summary, true);
+	add_part(&sb, "meas", meas, true);
+	strbuf_addch(&sb, '}');
+	return strbuf_detach(&sb);
+}
+
 struct hot {
-	const json_t *row;
 	double share;
 	const char *name;
+	kopt_hash ident;
 };
 
 static int cmp_hot(const void *a, const void *b)
@@ -253,27 +430,49 @@ size_t dag_expand(struct dag *d, struct dag_mv *mv)
 	if (mv->expanded)
 		return 0;
 	mv->expanded = true;
-	json_t *res = dag_result(d, mv->profile);
-	if (!res)
+	/* the profile's summary: one line per kernel, "KIND\tSHARE\tIDENT\tNAME" */
+	struct dag_node *pn = mv->profile;
+	json_t *sum = pn->result ? json_incref(json_object_get(pn->result, "summary"))
+				 : dag_manifest_field(pn->manifest, pn->manifest_len, "summary");
+	if (!json_is_string(sum)) {
+		kopt_warn("the cached result of profile %s has no kernel summary; no kernel is optimized", pn->path);
+		json_decref(sum);
 		return 0;
-	mv->profile_result = json_incref(res);
+	}
+	mv->summary = xstrdup(json_string_value(sum));
+	json_decref(sum);
 	const struct kopt_agents *ag = mv->model->spec->agents;
-	json_t *inv = json_object_get(json_object_get(res, "stable"), "kernels");
-	json_t *rows = json_object_get(json_object_get(res, "meas"), "rows");
-	size_t nrows = json_array_size(rows);
+	size_t nrows = 0;
+	for (const char *c = mv->summary; *c; c++)
+		nrows += *c == '\n';
 	struct hot *hot = xcalloc(nrows + 1, sizeof *hot);
 	size_t nhot = 0;
 	double thresh = ag ? ag->hot : 0.05;
-	for (size_t i = 0; i < nrows; i++) {
-		json_t *r = json_array_get(rows, i);
-		const char *kind = json_string_value(json_object_get(r, "kind"));
-		const char *name = json_string_value(json_object_get(r, "name"));
-		double share = json_number_value(json_object_get(r, "share"));
-		if (!kind || !name || strcmp(kind, "triton") != 0 || share < thresh)
+	for (char *line = mv->summary, *next; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		char *f[4];
+		int nf = 0;
+		for (char *p = line; nf < 4; nf++) {
+			f[nf] = p;
+			char *t = nf < 3 ? strchr(p, '\t') : NULL;
+			if (nf < 3 && !t)
+				break;
+			if (t) {
+				*t = '\0';
+				p = t + 1;
+			}
+		}
+		kopt_hash ident;
+		if (nf < 4 || strcmp(f[0], "triton") != 0 || hash_parse(f[2], &ident) < 0)
 			continue;
-		hot[nhot].row = r;
+		double share = strtod(f[1], NULL);
+		if (share < thresh)
+			continue;
 		hot[nhot].share = share;
-		hot[nhot].name = name;
+		hot[nhot].name = f[3];
+		hot[nhot].ident = ident;
 		nhot++;
 	}
 	qsort(hot, nhot, sizeof *hot, cmp_hot);
@@ -287,33 +486,15 @@ size_t dag_expand(struct dag *d, struct dag_mv *mv)
 	size_t added = 0, first = d->nnodes;
 	struct dag_node *stitch = mv->model->stitch;
 	for (size_t h = 0; h < nhot; h++) {
-		const json_t *entry = NULL;
-		for (size_t i = 0; i < json_array_size(inv); i++) {
-			json_t *e = json_array_get(inv, i);
-			const char *nm = json_string_value(json_object_get(e, "name"));
-			if (nm && strcmp(nm, hot[h].name) == 0) {
-				entry = e;
-				break;
-			}
-		}
-		if (!entry)
-			continue;
 		struct dag_kernel *k = &mv->kernels[mv->nkernels++];
 		k->mv = mv;
 		k->name = hot[h].name;
-		k->heuristic = json_string_value(json_object_get(entry, "heuristic"));
-		k->source_hash = json_string_value(json_object_get(entry, "source_hash"));
-		k->config = json_object_get(entry, "config");
-		k->row = hot[h].row;
-		char *canon = json_dumps(entry, JSON_COMPACT | JSON_SORT_KEYS);
-		k->ident = hash_str(canon);
-		free(canon);
+		k->ident = hot[h].ident;
 		k->n = budget;
 		k->propose = xcalloc((size_t)budget + 1, sizeof *k->propose);
 		k->verify = xcalloc((size_t)budget + 1, sizeof *k->verify);
 		for (int i = 0; i < budget; i++) {
-			struct dag_node *p = new_node(d, DAG_PROPOSE,
-						      xasprintf("%s/%s/c%d", mv->capture->path, k->name, i));
+			struct dag_node *p = new_node(d, DAG_PROPOSE, cand_path(mv->capture->path, k->name, i));
 			p->model = mv->model;
 			p->mv = mv;
 			p->kernel = k;
@@ -321,7 +502,7 @@ size_t dag_expand(struct dag *d, struct dag_mv *mv)
 			add_dep(p, mv->profile);
 			if (i > 0)
 				add_dep(p, k->verify[i - 1]);
-			struct dag_node *v = new_node(d, DAG_VERIFY, xstrdup(p->path));
+			struct dag_node *v = new_node_at(d, DAG_VERIFY, p->path);
 			v->model = mv->model;
 			v->mv = mv;
 			v->kernel = k;
@@ -338,6 +519,34 @@ size_t dag_expand(struct dag *d, struct dag_mv *mv)
 	for (size_t i = first; i < d->nnodes; i++)
 		announce(d, d->all[i]);
 	return added;
+}
+
+void dag_kernel_info(struct dag *d, struct dag_kernel *k)
+{
+	if (k->loaded)
+		return;
+	k->loaded = true;
+	json_t *res = dag_result(d, k->mv->profile);
+	json_t *inv = json_object_get(json_object_get(res, "stable"), "kernels");
+	json_t *rows = json_object_get(json_object_get(res, "meas"), "rows");
+	size_t i;
+	json_t *e;
+	json_array_foreach(inv, i, e) {
+		const char *nm = json_string_value(json_object_get(e, "name"));
+		if (nm && strcmp(nm, k->name) == 0) {
+			k->heuristic = json_string_value(json_object_get(e, "heuristic"));
+			k->source_hash = json_string_value(json_object_get(e, "source_hash"));
+			k->config = json_object_get(e, "config");
+			break;
+		}
+	}
+	json_array_foreach(rows, i, e) {
+		const char *nm = json_string_value(json_object_get(e, "name"));
+		if (nm && strcmp(nm, k->name) == 0) {
+			k->row = e;
+			break;
+		}
+	}
 }
 
 void dag_describe(const struct dag_node *n, struct strbuf *out)

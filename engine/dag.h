@@ -59,6 +59,7 @@ struct dag_node {
 	struct dag_node **users;
 	uint32_t nusers, usercap;
 	uint32_t npending;          /* deps not settled yet */
+	struct dag_node *deps_in[2], *users_in[2]; /* the first two of each, without malloc */
 	kopt_hash key;              /* when DAG_EVALUATED and not DAG_NOKEY */
 	kopt_hash out;              /* stable hash of the result, when DAG_DONE */
 	char *ingredients;          /* of the key, kept for the build log of a stale node */
@@ -72,12 +73,13 @@ struct dag_node {
 /* a hot kernel of one capture: the chain propose/verify c0..c(budget-1) */
 struct dag_kernel {
 	struct dag_mv *mv;
-	const char *name;           /* borrowed from the profile result */
-	const char *heuristic;
+	const char *name;           /* borrowed from the profile's summary */
+	kopt_hash ident;            /* hash of the kernel's inventory entry */
+	bool loaded;                /* the next four are filled (dag_kernel_info) */
+	const char *heuristic;      /* borrowed from the profile result */
 	const char *source_hash;
 	const json_t *config;       /* current launch config, or NULL */
 	const json_t *row;          /* profile row, or NULL */
-	kopt_hash ident;            /* hash of the kernel's inventory entry */
 	struct dag_node **propose, **verify; /* budget of each */
 	int n;
 };
@@ -88,7 +90,8 @@ struct dag_mv {
 	const struct kopt_variant *variant;
 	size_t index;
 	struct dag_node *capture, *profile;
-	json_t *profile_result;     /* held while kernels borrow from it */
+	char *summary;              /* the profile's kernel summary; kernel names point into it */
+	struct hash_key variant_key; /* the variant's key ingredients, serialized once */
 	struct dag_kernel *kernels;
 	size_t nkernels;
 	bool expanded;
@@ -101,6 +104,8 @@ struct dag_model {
 	struct dag_mv *mvs;
 	size_t nmv;
 	struct dag_node *stitch;
+	struct hash_key gates_key;  /* the gates' key ingredients, serialized once */
+	char *agent_fp;             /* agent_fingerprint() of its agents */
 };
 
 struct dag {
@@ -119,6 +124,10 @@ struct dag {
 	void *on_new_ctx;
 	struct dag_node **all;      /* every node, creation order */
 	size_t allcap;
+	struct dag_node **chunks;   /* nodes are allocated in chunks */
+	size_t nchunks, chunkused;
+	char **strs;                /* path strings, allocated in blocks */
+	size_t nstrs, strused;
 	size_t nvariants_total;
 };
 
@@ -136,9 +145,26 @@ void dag_free(struct dag *d);
 
 /* adds the kernel chains of a finished profile; returns the new nodes' count */
 size_t dag_expand(struct dag *d, struct dag_mv *mv);
+/* fills a kernel's heuristic, source hash, config and profile row (parses
+ * the profile's whole result; planning needs none of them) */
+void dag_kernel_info(struct dag *d, struct dag_kernel *k);
 
 /* the parsed manifest of a done node, or NULL (corrupt; reported) */
 json_t *dag_result(struct dag *d, struct dag_node *n);
+/*
+ * One top-level field of a manifest, parsed alone (the rest is skipped, not
+ * parsed): the planner reads a profile's stable part and summary, and a
+ * result's outputs, without paying for every measurement. New reference, or
+ * NULL when absent or malformed.
+ */
+json_t *dag_manifest_field(const char *json, size_t len, const char *key);
+/*
+ * Composes a manifest: {"kind","path","outputs","objects","stable","summary",
+ * "meas"}; empty or NULL parts are left out; reals with 10 significant
+ * digits. Caller frees.
+ */
+char *dag_manifest(const char *kind, const char *path, json_t *outputs, json_t *objects,
+		   json_t *stable, json_t *summary, json_t *meas);
 /* "verify softmax/default/k/c3" into a static-free caller buffer */
 void dag_describe(const struct dag_node *n, struct strbuf *out);
 /* finds a node by "KIND PATH" or "PATH" (first match), NULL when absent */

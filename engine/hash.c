@@ -53,15 +53,34 @@ static int hexval(int c)
 	return -1;
 }
 
+static signed char hextab[256];
+
+static void hextab_init(void)
+{
+	if (hextab['1'])
+		return;
+	for (int c = 0; c < 256; c++)
+		hextab[c] = (signed char)hexval(c);
+}
+
 int hash_parse(const char *s, kopt_hash *out)
 {
 	uint64_t v[2] = { 0, 0 };
-	for (int i = 0; i < 32; i++) {
-		int d = hexval((unsigned char)s[i]);
-		if (d < 0)
-			return -1;
-		v[i / 16] = (v[i / 16] << 4) | (uint64_t)d;
+	int bad = 0;
+	hextab_init();
+	if (strnlen(s, 32) < 32)
+		return -1;
+	for (int half = 0; half < 2; half++) {
+		uint64_t x = 0;
+		for (int i = 0; i < 16; i++) {
+			int d = hextab[(unsigned char)s[16 * half + i]];
+			bad |= d;
+			x = (x << 4) | (uint64_t)(d & 15);
+		}
+		v[half] = x;
 	}
+	if (bad < 0)
+		return -1;
 	out->hi = v[0];
 	out->lo = v[1];
 	return 0;
@@ -78,6 +97,24 @@ void hash_key_init(struct hash_key *k, const char *kind, int version)
 	strbuf_add(&k->ser, "koptkey1", 9);
 	hash_key_str(k, "kind", kind);
 	hash_key_int(k, "rule", version);
+}
+
+void hash_key_reset(struct hash_key *k, const char *kind, int version)
+{
+	strbuf_reset(&k->ser);
+	strbuf_add(&k->ser, "koptkey1", 9);
+	hash_key_str(k, "kind", kind);
+	hash_key_int(k, "rule", version);
+}
+
+void hash_key_init_bare(struct hash_key *k)
+{
+	strbuf_init(&k->ser);
+}
+
+void hash_key_splice(struct hash_key *k, const struct hash_key *bare)
+{
+	strbuf_add(&k->ser, bare->ser.buf, bare->ser.len);
 }
 
 void hash_key_add(struct hash_key *k, const char *name, const void *val, size_t n)
@@ -99,9 +136,14 @@ void hash_key_str(struct hash_key *k, const char *name, const char *val)
 
 void hash_key_int(struct hash_key *k, const char *name, long long v)
 {
-	char buf[32];
-	int n = snprintf(buf, sizeof buf, "%lld", v);
-	hash_key_add(k, name, buf, (size_t)n);
+	char buf[24], *p = buf + sizeof buf;
+	unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+	do
+		*--p = (char)('0' + u % 10);
+	while ((u /= 10));
+	if (v < 0)
+		*--p = '-';
+	hash_key_add(k, name, p, (size_t)(buf + sizeof buf - p));
 }
 
 void hash_key_double(struct hash_key *k, const char *name, double v)

@@ -39,6 +39,12 @@ struct hash_key {
 	struct strbuf ser; /* the canonical serialization so far */
 };
 void hash_key_init(struct hash_key *k, const char *kind, int version);
+/* starts again with the same buffer */
+void hash_key_reset(struct hash_key *k, const char *kind, int version);
+/* a key with no header: collects ingredients to splice into keys later */
+void hash_key_init_bare(struct hash_key *k);
+/* appends ingredients collected in a bare key */
+void hash_key_splice(struct hash_key *k, const struct hash_key *bare);
 void hash_key_add(struct hash_key *k, const char *name, const void *val, size_t n);
 void hash_key_str(struct hash_key *k, const char *name, const char *val); /* NULL -> "\xff" */
 void hash_key_int(struct hash_key *k, const char *name, long long v);

@@ -45,6 +45,7 @@ struct sched {
 	int ndevs;
 	bool *env_used;         /* per pool device: a capture key used the remembered env */
 	kopt_hash none_hash;    /* stable hash of a proposal with no candidate */
+	struct hash_key hk;     /* the key being built (its buffer is reused) */
 };
 
 static volatile sig_atomic_t interrupted;
@@ -222,9 +223,9 @@ static void evaluate(struct sched *s, struct dag_node *n)
 		return;
 	}
 	const struct rule *r = rule_table[n->kind];
-	struct hash_key hk;
+	struct hash_key hk = s->hk; /* one buffer for every key */
 	char *nokey = NULL;
-	hash_key_init(&hk, r->name, r->version);
+	hash_key_reset(&hk, r->name, r->version);
 	if (r->key(d, n, &hk, &nokey) < 0) {
 		n->flags |= DAG_NOKEY;
 	} else {
@@ -245,8 +246,7 @@ static void evaluate(struct sched *s, struct dag_node *n)
 			bool ok = true;
 			if ((n->kind == DAG_PROFILE || n->kind == DAG_STITCH || n->kind == DAG_REPORT) &&
 			    s->mode == SCHED_BUILD) {
-				json_t *m = dag_result(d, n);
-				if (!m || rule_restore_outputs(d, m) < 0) {
+				if (rule_restore_outputs(d, n) < 0) {
 					ok = false;
 					corrupt_restore = true;
 				}
@@ -254,7 +254,7 @@ static void evaluate(struct sched *s, struct dag_node *n)
 			if (ok) {
 				n->flags |= DAG_DONE;
 				d->nhit++;
-				hash_key_release(&hk);
+				s->hk = hk;
 				free(nokey);
 				settle(s, n);
 				return;
@@ -274,7 +274,7 @@ static void evaluate(struct sched *s, struct dag_node *n)
 		n->why = stale_reason(s, n, corrupt_restore);
 	}
 	free(nokey);
-	hash_key_release(&hk);
+	s->hk = hk;
 	if (s->mode != SCHED_BUILD) {
 		n->flags |= DAG_WOULD;
 		s->nwould++;
@@ -353,13 +353,10 @@ static void job_done(struct sched *s, struct job *j)
 	if (!run->meas)
 		run->meas = json_object();
 	kopt_hash stable = rule_stable_hash(run->stable);
-	json_t *m = json_pack("{s:s, s:s, s:O, s:O, s:O, s:O}", "kind", dag_kind_names[n->kind], "path", n->path,
-			      "stable", run->stable, "meas", run->meas, "objects", run->objects,
-			      "outputs", run->outputs);
-	char *js = json_dumps(m, JSON_COMPACT | JSON_SORT_KEYS);
-	if (!js || cache_put(s->d->cache, n->key, stable, js) < 0) {
+	char *js = dag_manifest(dag_kind_names[n->kind], n->path, run->outputs, run->objects, run->stable,
+				run->summary, run->meas);
+	if (cache_put(s->d->cache, n->key, stable, js) < 0) {
 		free(js);
-		json_decref(m);
 		job_failed(s, j, "cannot record the result in the cache", NULL);
 		return;
 	}
@@ -368,7 +365,6 @@ static void job_done(struct sched *s, struct job *j)
 	n->manifest = e->json;
 	n->manifest_len = e->len;
 	json_decref(n->result);
-	json_decref(m);
 	n->result = NULL; /* parsed again from the stored text: one form for fresh and cached results */
 	n->out = stable;
 	n->flags |= DAG_DONE | DAG_RAN;
@@ -522,6 +518,7 @@ int sched_run(struct dag *d, wpool *pool, enum sched_mode mode)
 	s.o = d->opts;
 	s.mode = mode;
 	s.pool = pool;
+	hash_key_init_bare(&s.hk);
 	s.tty = isatty(1) && mode == SCHED_BUILD && getenv("TERM") && strcmp(getenv("TERM"), "dumb") != 0;
 	json_t *none = json_pack("{s:b}", "none", 1);
 	s.none_hash = rule_stable_hash(none);
@@ -604,7 +601,7 @@ int sched_run(struct dag *d, wpool *pool, enum sched_mode mode)
 			}
 			break;
 		}
-		cache_sync(d->cache);
+		cache_sync(d->cache, false);
 		wpool_poll(pool, sigpipe_fds[0], 3600.0, on_event, &s);
 		if (sigpipe_fds[0] >= 0) {
 			char buf[16];
@@ -635,7 +632,7 @@ int sched_run(struct dag *d, wpool *pool, enum sched_mode mode)
 				kopt_progname, s.runq.len, s.runq.len == 1 ? "" : "s");
 		}
 	}
-	cache_sync(d->cache);
+	cache_sync(d->cache, true);
 	if (handlers) {
 		sigaction(SIGINT, &old_int, NULL);
 		sigaction(SIGTERM, &old_term, NULL);
@@ -646,6 +643,7 @@ int sched_run(struct dag *d, wpool *pool, enum sched_mode mode)
 		sigpipe_fds[0] = sigpipe_fds[1] = -1;
 	}
 	d->on_new = NULL;
+	hash_key_release(&s.hk);
 	free(s.ready.v);
 	free(s.runq.v);
 	free(s.jobs);

@@ -31,7 +31,7 @@ static int capture_key(struct dag *d, struct dag_node *n, struct hash_key *k, ch
 	}
 	hash_key_hash(k, "model", n->model->file_hash);
 	hash_key_int(k, "param:model_kind", m->kind);
-	rule_key_variant(k, n->mv->variant);
+	hash_key_splice(k, &n->mv->variant_key);
 	hash_key_int(k, "param:seed", (long long)seed_of(m));
 	char *e = json_dumps(env, JSON_COMPACT | JSON_SORT_KEYS);
 	hash_key_str(k, "env", e);

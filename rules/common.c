@@ -39,6 +39,7 @@ void rule_run_release(struct rule_run *run)
 	json_decref(run->request);
 	json_decref(run->stable);
 	json_decref(run->meas);
+	json_decref(run->summary);
 	json_decref(run->objects);
 	json_decref(run->outputs);
 	free(run->error);
@@ -129,11 +130,22 @@ void rule_key_gates(struct hash_key *k, const struct kopt_gates *g)
 
 void rule_key_input(struct hash_key *k, const struct dag_node *dep)
 {
-	struct strbuf sb = STRBUF_INIT;
-	strbuf_addstr(&sb, "input:");
-	dag_describe(dep, &sb);
-	hash_key_hash(k, sb.buf, dep->out);
-	strbuf_release(&sb);
+	char buf[512];
+	const char *kind = dag_kind_names[dep->kind];
+	size_t kl = strlen(kind), pl = strlen(dep->path);
+	if (6 + kl + 1 + pl + 1 > sizeof buf) {
+		struct strbuf sb = STRBUF_INIT;
+		strbuf_addstr(&sb, "input:");
+		dag_describe(dep, &sb);
+		hash_key_hash(k, sb.buf, dep->out);
+		strbuf_release(&sb);
+		return;
+	}
+	memcpy(buf, "input:", 6);
+	memcpy(buf + 6, kind, kl);
+	buf[6 + kl] = ' ';
+	memcpy(buf + 7 + kl, dep->path, pl + 1);
+	hash_key_hash(k, buf, dep->out);
 }
 
 kopt_hash rule_stable_hash(const json_t *stable)
@@ -210,12 +222,15 @@ int rule_output(struct rule_run *run, const char *rel, const char *data, size_t 
 	return r;
 }
 
-int rule_restore_outputs(struct dag *d, json_t *manifest)
+int rule_restore_outputs(struct dag *d, struct dag_node *n)
 {
 	const char *rel;
 	json_t *v;
 	int ret = 0;
-	json_object_foreach(json_object_get(manifest, "outputs"), rel, v) {
+	if (!n->manifest)
+		return -1;
+	json_t *outs = dag_manifest_field(n->manifest, n->manifest_len, "outputs");
+	json_object_foreach(outs, rel, v) {
 		char *p = xasprintf("%s/%s", d->out_dir, rel);
 		struct stat st;
 		kopt_hash h;
@@ -228,6 +243,7 @@ int rule_restore_outputs(struct dag *d, json_t *manifest)
 		}
 		free(p);
 	}
+	json_decref(outs);
 	return ret;
 }
 

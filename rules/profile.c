@@ -96,6 +96,31 @@ static int profile_reply(struct rule_run *run, json_t *res)
 			sum_ns += ns;
 	}
 	run->stable = json_pack("{s:o}", "kernels", inv);
+	/* What planning reads, cheap to parse: per kernel a line
+	 * "KIND\tSHARE\tIDENT\tNAME", IDENT the hash of its inventory entry
+	 * (what the proposals key on), SHARE for the hot selection. */
+	struct strbuf sum = STRBUF_INIT;
+	json_array_foreach(inv, i, kr) {
+		const char *name = json_string_value(json_object_get(kr, "name"));
+		const char *kind = json_string_value(json_object_get(kr, "kind"));
+		double share = NAN;
+		size_t j;
+		json_t *row;
+		json_array_foreach(rows, j, row) {
+			const char *rn = json_string_value(json_object_get(row, "name"));
+			if (rn && strcmp(rn, name) == 0)
+				share = rule_num(row, "share");
+		}
+		if (strpbrk(name, "\t\n") || isnan(share))
+			continue;
+		char *canon = json_dumps(kr, JSON_COMPACT | JSON_SORT_KEYS);
+		char hex[HASH_HEX];
+		hash_hex(hash_str(canon), hex);
+		free(canon);
+		strbuf_addf(&sum, "%s\t%.9g\t%s\t%s\n", kind ? kind : "-", share, hex, name);
+	}
+	run->summary = json_string(sum.buf);
+	strbuf_release(&sum);
 	run->meas = json_pack("{s:O, s:O, s:O, s:O, s:f, s:o}",
 			      "calls", json_object_get(res, "calls") ? json_object_get(res, "calls") : json_null(),
 			      "model_ns_per_call", json_object_get(res, "model_ns_per_call") ? json_object_get(res, "model_ns_per_call") : json_null(),

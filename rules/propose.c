@@ -17,18 +17,6 @@
 #include "../agents/agent.h"
 #include "rules.h"
 
-static const char *fingerprint(const struct kopt_agents *a)
-{
-	static const struct kopt_agents *last;
-	static char *fp;
-	if (a != last || !fp) {
-		free(fp);
-		fp = a ? agent_fingerprint(a) : xstrdup("builtin-default");
-		last = a;
-	}
-	return fp;
-}
-
 /* the trajectory of candidates 0..i-1 from their verify results */
 static struct agent_try *trajectory(struct dag *d, struct dag_kernel *k, int i, size_t *n)
 {
@@ -53,9 +41,10 @@ static struct agent_try *trajectory(struct dag *d, struct dag_kernel *k, int i, 
 	return t;
 }
 
-static void fill_request(struct dag_node *n, struct agent_kernel *ak, struct agent_request *rq)
+static void fill_request(struct dag *d, struct dag_node *n, struct agent_kernel *ak, struct agent_request *rq)
 {
 	struct dag_kernel *k = n->kernel;
+	dag_kernel_info(d, k);
 	memset(ak, 0, sizeof *ak);
 	memset(rq, 0, sizeof *rq);
 	ak->model = n->model->spec->name;
@@ -73,12 +62,12 @@ static int propose_key(struct dag *d, struct dag_node *n, struct hash_key *k, ch
 	(void)why;
 	const struct kopt_agents *a = n->model->spec->agents;
 	hash_key_hash(k, "kernel", n->kernel->ident);
-	hash_key_str(k, "param:agents", fingerprint(a));
+	hash_key_str(k, "param:agents", n->model->agent_fp);
 	hash_key_int(k, "param:index", n->cand);
 	if (a && agent_needs_feedback(a, n->cand)) {
 		struct agent_kernel ak;
 		struct agent_request rq;
-		fill_request(n, &ak, &rq);
+		fill_request(d, n, &ak, &rq);
 		struct agent_try *t = trajectory(d, n->kernel, n->cand, &rq.ntraj);
 		rq.traj = t;
 		char *dig = agent_context_digest(&rq);
@@ -97,7 +86,7 @@ static int propose_start(struct rule_run *run)
 	struct agent_request rq;
 	struct agent_reply rp;
 	struct dag_node *n = run->node;
-	fill_request(n, &ak, &rq);
+	fill_request(run->dag, n, &ak, &rq);
 	struct agent_try *t = NULL;
 	if (rq.cfg && agent_needs_feedback(rq.cfg, n->cand)) {
 		t = trajectory(run->dag, n->kernel, n->cand, &rq.ntraj);

@@ -28,6 +28,7 @@ struct rule_run {
 	json_t *request;    /* RULE_SEND: {"op":..., ...}; the pool adds "id"; owned */
 	json_t *stable;     /* RULE_DONE: the stable part; owned */
 	json_t *meas;       /* RULE_DONE: measurements; owned */
+	json_t *summary;    /* RULE_DONE, optional: the few measurements planning needs; owned */
 	json_t *objects;    /* name -> object hex, for gc; owned */
 	json_t *outputs;    /* kopt-out relative path -> object hex; owned */
 	char *error;        /* RULE_FAIL: one line; owned */
@@ -69,8 +70,8 @@ int rule_object(struct rule_run *run, const char *name, const void *data, size_t
 int rule_output(struct rule_run *run, const char *rel, const char *data, size_t n);
 /* writes a file atomically (temp + rename) creating folders */
 int rule_write_file(const char *path, const char *data, size_t n);
-/* restores missing or changed outputs of a cached result from its objects */
-int rule_restore_outputs(struct dag *d, json_t *manifest);
+/* restores missing outputs of a cached result from its objects; -1 when an object is bad */
+int rule_restore_outputs(struct dag *d, struct dag_node *n);
 /* the stable hash of a result: XXH3-128 of its canonical JSON */
 kopt_hash rule_stable_hash(const json_t *stable);
 /* the model's output folder relative to the out dir ("softmax") */

@@ -58,11 +58,10 @@ static int stitch_key(struct dag *d, struct dag_node *n, struct hash_key *k, cha
 	for (uint32_t i = 0; i < n->ndeps; i++)
 		if (n->deps[i]->kind != DAG_PROFILE)
 			rule_key_input(k, n->deps[i]);
-	for (size_t v = 0; v < m->nvariants; v++)
-		rule_key_variant(k, &m->variants[v]);
+	for (size_t v = 0; v < n->model->nmv; v++)
+		hash_key_splice(k, &n->model->mvs[v].variant_key);
 	hash_key_int(k, "param:seed", m->agents ? (long long)m->agents->seed : 0);
-	if (m->gates)
-		rule_key_gates(k, m->gates);
+	hash_key_splice(k, &n->model->gates_key);
 	return 0;
 }
 
@@ -74,6 +73,7 @@ static void collect(struct rule_run *run, struct dag_mv *mv, struct stitch_priv 
 	for (size_t ki = 0; ki < mv->nkernels; ki++) {
 		struct dag_kernel *k = &mv->kernels[ki];
 		struct winner best = { 0 };
+		dag_kernel_info(run->dag, k);
 		best.gain = -1;
 		for (int i = 0; i < k->n; i++) {
 			json_t *vr = dag_result(run->dag, k->verify[i]);

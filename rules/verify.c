@@ -8,8 +8,8 @@
  * Key: the capture's and the proposal's stable hashes, the kernel, the
  * variant, the seed and every gate parameter. Stable part: verdict, failing
  * gate and the candidate's identity. Measurements: the reason, the decided
- * numbers (medians, quartiles, errors) and the kernel speedup; the raw
- * numbers go to a cache object.
+ * numbers (medians, quartiles, errors) and the kernel speedup. The raw
+ * timing arrays are not kept (the decision's statistics are).
  */
 #include <config.h>
 
@@ -28,10 +28,9 @@ static int verify_key(struct dag *d, struct dag_node *n, struct hash_key *k, cha
 	rule_key_input(k, n->mv->capture);
 	rule_key_input(k, n->kernel->propose[n->cand]);
 	hash_key_hash(k, "kernel", n->kernel->ident);
-	rule_key_variant(k, n->mv->variant);
+	hash_key_splice(k, &n->mv->variant_key);
 	hash_key_int(k, "param:seed", m->agents ? (long long)m->agents->seed : 0);
-	if (m->gates)
-		rule_key_gates(k, m->gates);
+	hash_key_splice(k, &n->model->gates_key);
 	return 0;
 }
 
@@ -87,15 +86,6 @@ static int verify_reply(struct rule_run *run, json_t *res)
 	json_object_set_new(run->meas, "speedup", isnan(v.kernel.speedup) || !v.kernel.pairs ?
 			    json_null() : json_real(v.kernel.speedup));
 	json_decref(decision);
-	/* the raw measurements stay in an object, out of the action map */
-	char *raw = json_dumps(nums, JSON_COMPACT | JSON_SORT_KEYS);
-	kopt_hash h;
-	if (raw && rule_object(run, "numbers", raw, strlen(raw), &h) == 0) {
-		char rh[HASH_HEX];
-		hash_hex(h, rh);
-		json_object_set_new(run->meas, "raw_numbers", json_string(rh));
-	}
-	free(raw);
 	return RULE_DONE;
 }
 

@@ -1,0 +1,183 @@
+/*
+ * bench/engine_bench.c: the engine's benchmarks, with the simulated worker
+ * (tests/sim-worker) and specs built in C.
+ *
+ *   1. engine overhead per step in a first build: koptmake's own CPU time
+ *      (user + system, the workers' excluded) divided by the steps run;
+ *   2. a null build of 250 models x 10 hot kernels x 16 candidates (40,000
+ *      candidates, 80,750 nodes): wall time and peak RSS, with -n and for
+ *      a real build (which also starts one worker to check its environment).
+ *
+ * usage: engine_bench [-m MODELS] [-o OVERHEAD_MODELS] [-k] [DIR]
+ * DIR keeps the populated cache between runs (default: a temporary folder).
+ */
+#include <config.h>
+
+#include "../tests/fixture.h"
+
+#include <getopt.h>
+#include <sys/resource.h>
+#include <time.h>
+
+struct figures {
+	int status;
+	double wall;      /* s */
+	double cpu;       /* s, this process only */
+	long maxrss_kb;
+	size_t nodes;
+};
+
+static double tv(struct timeval t)
+{
+	return (double)t.tv_sec + (double)t.tv_usec / 1e6;
+}
+
+/* runs engine_build in a child and reports its own figures through a pipe */
+static struct figures run(const kopt_spec *spec, const struct engine_opts *o, const char *dir)
+{
+	int p[2];
+	struct figures f = { 0 };
+	if (pipe(p) < 0)
+		kopt_die("pipe");
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(p[0]);
+		char *op = xasprintf("%s/bench.out", dir);
+		int fo = open(op, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		dup2(fo, 1);
+		close(fo);
+		double t0 = kopt_now();
+		f.status = engine_build(spec, NULL, 0, o);
+		f.wall = kopt_now() - t0;
+		struct rusage ru;
+		getrusage(RUSAGE_SELF, &ru);
+		f.cpu = tv(ru.ru_utime) + tv(ru.ru_stime);
+		f.maxrss_kb = ru.ru_maxrss;
+		fflush(NULL);
+		if (write(p[1], &f, sizeof f) != (ssize_t)sizeof f)
+			_exit(3);
+		_exit(0);
+	}
+	close(p[1]);
+	if (read(p[0], &f, sizeof f) != (ssize_t)sizeof f)
+		f.status = -1;
+	close(p[0]);
+	waitpid(pid, NULL, 0);
+	return f;
+}
+
+static int count_lines(const char *path, const char *prefix)
+{
+	char *s = fx_slurp(path);
+	int n = fx_count(s, prefix);
+	free(s);
+	return n;
+}
+
+static kopt_spec *big_spec(const char *dir, int nmodels)
+{
+	struct fx_opts fo;
+	fx_default(&fo);
+	fo.nmodels = nmodels;
+	fo.budget = 16;
+	fo.max_kernels = 10;
+	fo.gpus = 2;
+	for (int i = 0; i < nmodels; i++) {
+		char *p = xasprintf("%s/models/m%d.py", dir, i);
+		if (access(p, F_OK) != 0)
+			fx_write_model(dir, i, "# sim: kernels 10\n");
+		free(p);
+	}
+	return fx_spec(dir, &fo);
+}
+
+int main(int argc, char **argv)
+{
+	int nmodels = 250, nover = 20, c;
+	bool keep = false;
+	while ((c = getopt(argc, argv, "m:o:k")) != -1) {
+		if (c == 'm')
+			nmodels = atoi(optarg);
+		else if (c == 'o')
+			nover = atoi(optarg);
+		else if (c == 'k')
+			keep = true;
+		else {
+			fprintf(stderr, "usage: engine_bench [-m MODELS] [-o OVERHEAD_MODELS] [-k] [DIR]\n");
+			return 2;
+		}
+	}
+	const char *b = getenv("top_builddir");
+	char *sim = xasprintf("%s/tests/sim-worker", b ? b : ".");
+	if (access(sim, X_OK) != 0) {
+		fprintf(stderr, "engine_bench: no simulated worker at %s (set top_builddir)\n", sim);
+		return 2;
+	}
+	unsetenv("KOPT_SIM_LOG");
+	unsetenv("KOPT_SIM_DELAY_MS");
+	unsetenv("KOPT_LAUNCHER");
+	struct engine_opts o = { 0 };
+	o.worker = sim;
+
+	/* 1. overhead per step in a first build */
+	char *odir = fx_tmpdir("bench-overhead");
+	kopt_spec *os = big_spec(odir, nover);
+	struct figures f = run(os, &o, odir);
+	char *out = xasprintf("%s/bench.out", odir);
+	int steps = count_lines(out, "[");
+	printf("first build: %d models, %d steps, status %d, wall %.2f s, koptmake cpu %.3f s\n", nover, steps,
+	       f.status, f.wall, f.cpu);
+	printf("engine overhead per step (koptmake cpu / steps, workers excluded): %.3f ms\n",
+	       steps ? 1000.0 * f.cpu / steps : 0.0);
+	printf("wall per step (workers included, -j 2): %.3f ms\n", steps ? 1000.0 * f.wall / steps : 0.0);
+	free(out);
+	fx_free(os);
+	fx_rmrf(odir);
+	free(odir);
+
+	/* 2. null build of the big spec */
+	char *dir = optind < argc ? xstrdup(argv[optind]) : fx_tmpdir("bench-null");
+	kopt_mkdirs(dir);
+	kopt_spec *spec = big_spec(dir, nmodels);
+	double t0 = kopt_now();
+	f = run(spec, &o, dir);
+	printf("populate: %d models, status %d, %.1f s\n", nmodels, f.status, kopt_now() - t0);
+	struct engine_opts on = o;
+	on.dry_run = true;
+	for (int rep = 0; rep < 3; rep++) {
+		f = run(spec, &on, dir);
+		char *bo = xasprintf("%s/bench.out", dir);
+		char *txt = fx_slurp(bo);
+		printf("null build -n: %.1f ms, peak RSS %.1f MB (%s", 1000.0 * f.wall, f.maxrss_kb / 1024.0, txt);
+		if (!*txt || txt[strlen(txt) - 1] != '\n')
+			printf(")\n");
+		else
+			printf("\b)\n");
+		free(txt);
+		free(bo);
+	}
+	for (int rep = 0; rep < 3; rep++) {
+		f = run(spec, &o, dir);
+		printf("null build: %.1f ms, peak RSS %.1f MB, status %d\n", 1000.0 * f.wall, f.maxrss_kb / 1024.0,
+		       f.status);
+	}
+	setenv("KOPT_TRUST_ENV", "1", 1);
+	f = run(spec, &o, dir);
+	printf("null build, KOPT_TRUST_ENV=1 (no worker started): %.1f ms, peak RSS %.1f MB\n", 1000.0 * f.wall,
+	       f.maxrss_kb / 1024.0);
+	unsetenv("KOPT_TRUST_ENV");
+	char *cmd = xasprintf("du -sh '%s/.kopt' | cut -f1", dir);
+	fflush(NULL);
+	printf("cache size: ");
+	fflush(stdout);
+	if (system(cmd) != 0)
+		printf("?\n");
+	free(cmd);
+	fx_free(spec);
+	if (!keep && optind >= argc)
+		fx_rmrf(dir);
+	free(dir);
+	free(sim);
+	return 0;
+}
