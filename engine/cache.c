@@ -378,7 +378,7 @@ kopt_cache *cache_open(const char *dir)
 	struct stat st;
 	if (c->actfd >= 0 && fstat(c->actfd, &st) == 0 && st.st_size > 0) {
 		/* mapped, not copied: appends and renames leave the mapping valid */
-		void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, c->actfd, 0);
+		void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, c->actfd, 0);
 		if (m != MAP_FAILED) {
 			c->buf = m;
 			c->buflen = (size_t)st.st_size;
@@ -394,6 +394,14 @@ kopt_cache *cache_open(const char *dir)
 	}
 	size_t good_len;
 	bool bad_header;
+	/* size the table for the records the file likely holds: no rehash while loading */
+	size_t guess = c->buflen / 256 + 16;
+	c->ents = xmalloc(guess * sizeof *c->ents);
+	c->entcap = guess;
+	c->tcap = 1024;
+	while (c->tcap < 2 * guess)
+		c->tcap *= 2;
+	c->table = xcalloc(c->tcap, sizeof *c->table);
 	parse_image(c, ap, c->buf, c->buflen, &good_len, &bad_header);
 	if (bad_header || c->buflen == 0) {
 		if (ftruncate(c->actfd, 0) < 0 ||
