@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../agents/agent.h"
 #include "../rules/rules.h"
 #include "explain.h"
 
@@ -186,7 +187,13 @@ static void evaluate(struct sched *s, struct dag_node *n)
 	n->flags |= DAG_EVALUATED;
 	for (uint32_t i = 0; i < n->ndeps; i++) {
 		struct dag_node *dep = n->deps[i];
-		if (dep->flags & DAG_FAILED) {
+		/* A failed verify fails its candidate, not the model: the stitch
+		 * goes on without it, and so does the next proposal unless the
+		 * agent learns from verdicts. The failed step runs again next time. */
+		bool soft = dep->kind == DAG_VERIFY &&
+			    (n->kind == DAG_STITCH ||
+			     (n->kind == DAG_PROPOSE && !agent_needs_feedback(n->model->spec->agents, n->cand)));
+		if ((dep->flags & DAG_FAILED) && !soft) {
 			struct strbuf sb = STRBUF_INIT;
 			strbuf_addstr(&sb, "input ");
 			dag_describe(dep, &sb);

@@ -110,7 +110,8 @@ static void count_verdicts(struct rule_run *run, struct stitch_priv *p)
 				json_t *st = json_object_get(vr, "stable");
 				const char *verdict = json_string_value(json_object_get(st, "verdict"));
 				const char *gate = json_string_value(json_object_get(st, "gate"));
-				const char *key = !verdict ? "none" : strcmp(verdict, "pass") == 0 ? "pass" : gate ? gate : "fail";
+				const char *key = (k->verify[i]->flags & DAG_FAILED) ? "error"
+						  : !verdict ? "none" : strcmp(verdict, "pass") == 0 ? "pass" : gate ? gate : "fail";
 				json_object_set_new(p->counts, key,
 						    json_integer(json_integer_value(json_object_get(p->counts, key)) + 1));
 			}

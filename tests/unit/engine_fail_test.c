@@ -94,8 +94,28 @@ int main(void)
 	      "worker answered a line that is not a JSON object during profile: 'Traceback", NULL);
 	check("fatal", "# sim: fatal stitch\n", "stitch m0 failed",
 	      "fatal worker error (worker replaced): CUDA error: an illegal memory access", NULL);
+	check("fatalverify", "# sim: fatal verify\n", "verify m0/default/",
+	      "fatal worker error (worker replaced): CUDA error: an illegal memory access", NULL);
 	check("error", "# sim: error capture\n", "capture m0/default failed",
 	      "worker error: simulated failure in capture", "Traceback: simulated");
+
+	/* a candidate whose verify fails (the worker crashed on it) does not
+	 * stop its model: the stitch goes on without it */
+	{
+		struct fx_result rr;
+		char *dd;
+		run_with("verifycrash", "# sim: crash verify\n", NULL, true, &rr, &dd);
+		TAP_OK(rr.status == 1 && exists(dd, "kopt-out/m0/report.md") && exists(dd, "kopt-out/all/report.json"),
+		       "crashing verifies fail their candidates; the model is still stitched and reported");
+		char *rp = xasprintf("%s/kopt-out/m0/report.md", dd);
+		char *txt = fx_slurp(rp);
+		TAP_OK(strstr(txt, "error ") != NULL, "the model report counts the failed candidates as errors");
+		free(txt);
+		free(rp);
+		fx_result_free(&rr);
+		fx_rmrf(dd);
+		free(dd);
+	}
 
 	/* without -k: stops starting steps after the first failure */
 	struct fx_result r;
