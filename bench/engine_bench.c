@@ -92,6 +92,17 @@ static kopt_spec *big_spec(const char *dir, int nmodels)
 	return fx_spec(dir, &fo);
 }
 
+/* the node count of the spec's graph, from -t query */
+static void on_nodes(const char *dir, const kopt_spec *spec)
+{
+	struct engine_opts q = { 0 };
+	struct fx_result r;
+	fx_run(dir, spec, &q, "query", NULL, 0, &r);
+	int fresh = fx_count(r.out, "fresh "), cand = fx_count(r.out, "fresh   verify ");
+	printf("graph: %d nodes (%d candidates, each a propose and a verify step), all fresh\n", fresh, cand);
+	fx_result_free(&r);
+}
+
 int main(int argc, char **argv)
 {
 	int nmodels = 250, nover = 20, c;
@@ -143,17 +154,15 @@ int main(int argc, char **argv)
 	double t0 = kopt_now();
 	f = run(spec, &o, dir);
 	printf("populate: %d models, status %d, %.1f s\n", nmodels, f.status, kopt_now() - t0);
+	on_nodes(dir, spec);
 	struct engine_opts on = o;
 	on.dry_run = true;
 	for (int rep = 0; rep < 3; rep++) {
 		f = run(spec, &on, dir);
 		char *bo = xasprintf("%s/bench.out", dir);
 		char *txt = fx_slurp(bo);
-		printf("null build -n: %.1f ms, peak RSS %.1f MB (%s", 1000.0 * f.wall, f.maxrss_kb / 1024.0, txt);
-		if (!*txt || txt[strlen(txt) - 1] != '\n')
-			printf(")\n");
-		else
-			printf("\b)\n");
+		txt[strcspn(txt, "\n")] = '\0';
+		printf("null build -n: %.1f ms, peak RSS %.1f MB (%s)\n", 1000.0 * f.wall, f.maxrss_kb / 1024.0, txt);
 		free(txt);
 		free(bo);
 	}
