@@ -95,7 +95,10 @@ void llm_reply_release(struct llm_reply *r);
  * Sends req to the provider of cfg ("openai": POST {url}/chat/completions,
  * Authorization: Bearer; "anthropic": POST {url}/v1/messages, x-api-key,
  * anthropic-version 2023-06-01). cfg->url NULL means the provider's public
- * endpoint; cfg->key_env NULL means no key (a local server).
+ * endpoint; cfg->key_env NULL means no key (a local server); cfg->max_tokens
+ * <= 0 means 8192 (always clamped to the tokens the budget has left);
+ * cfg->temperature < 0 leaves it to the server. Toward api.openai.com the
+ * limit goes as max_completion_tokens, elsewhere as max_tokens.
  *
  * Checks the budget first (refused calls do not reach the network), then
  * charges one call and the reply's tokens to it. Returns 0 with out filled,
