@@ -345,7 +345,8 @@ static int llm_attempts(const struct llm_provider *pv,
 		if (left <= 0) {
 			if (last.len)
 				strbuf_addf(err, "%s; ", last.buf);
-			llm_budget_check(budget, 0, err);
+			strbuf_addf(err, "llm budget: %.0f s of wall time used of %.0f s",
+				    kopt_now() - budget->start, budget->max_wall_s);
 			break;
 		}
 		struct http_request hr = {
