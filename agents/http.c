@@ -171,7 +171,7 @@ static void http_describe(struct strbuf *err, const struct http_request *req, CU
 	strbuf_addf(err, "POST %s: ", req->url);
 	switch (fail) {
 	case HTTP_FAIL_TIMEOUT:
-		strbuf_addf(err, "timed out after %.1f s", timeout_s);
+		strbuf_addf(err, "timed out after %.3g s", timeout_s);
 		break;
 	case HTTP_FAIL_CONNECT:
 		strbuf_addf(err, "cannot connect (%s)", curlmsg[0] ? curlmsg : curl_easy_strerror(rc));

@@ -65,7 +65,7 @@ int llm_budget_check(const struct llm_budget *b, long need_tokens, struct strbuf
 		return -1;
 	}
 	if (b->max_wall_s >= 0 && llm_wall_left(b) <= 0) {
-		strbuf_addf(err, "llm budget: %.0f s of wall time used of %.0f s",
+		strbuf_addf(err, "llm budget: %.1f s of wall time used of %.1f s",
 			    kopt_now() - b->start, b->max_wall_s);
 		return -1;
 	}
@@ -345,7 +345,7 @@ static int llm_attempts(const struct llm_provider *pv,
 		if (left <= 0) {
 			if (last.len)
 				strbuf_addf(err, "%s; ", last.buf);
-			strbuf_addf(err, "llm budget: %.0f s of wall time used of %.0f s",
+			strbuf_addf(err, "llm budget: %.1f s of wall time used of %.1f s",
 				    kopt_now() - budget->start, budget->max_wall_s);
 			break;
 		}
@@ -390,8 +390,10 @@ static int llm_attempts(const struct llm_provider *pv,
 		if (wait > (double)cap_ms / 1000.0)
 			wait = (double)cap_ms / 1000.0;
 		if (wait >= llm_wall_left(budget)) {
-			strbuf_addstr(err, last.buf);
-			strbuf_addf(err, " (no wall time left to retry after %d attempts)", attempt);
+			strbuf_addf(err, "%s; llm budget: %.1f s of wall time used of %.1f s, "
+				    "too little left to retry after %d attempt%s", last.buf,
+				    kopt_now() - budget->start, budget->max_wall_s, attempt,
+				    attempt > 1 ? "s" : "");
 			break;
 		}
 		llm_sleep(wait);

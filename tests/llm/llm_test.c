@@ -370,6 +370,19 @@ static void t_malformed(void)
 	       "slow reply past the timeout: clean timeout error after %.2f s", r.elapsed);
 	run_release(&r);
 
+	/* the wall budget runs out during the retries: the limit is named */
+	struct llm_budget wb;
+	struct kopt_agents wa = { .llm_calls = 32, .tokens = -1, .wall_s = 0.5 };
+	llm_budget_init(&wb, &wa);
+	req.max_attempts = 5;
+	run_scenario(&r, "openai_slow", "openai", &req, &wb, "KOPT_TEST_KEY");
+	TAP_OK(r.rc == -1 && r.reply.attempts >= 1 && r.reply.attempts < 5 && has(r.err.buf, "timed out") &&
+	       has(r.err.buf, "; llm budget: ") && has(r.err.buf, "s of wall time used of 0.5 s") && r.elapsed < 1.0,
+	       "wall budget runs out during the retries: stopped after %d attempts, %.2f s",
+	       r.reply.attempts, r.elapsed);
+	run_release(&r);
+	req.max_attempts = 2;
+
 	/* a port with nothing listening: start a server, stop it, then call it */
 	struct server s;
 	if (server_start(&s, "openai_ok") == 0) {
@@ -461,7 +474,7 @@ static void t_budget(void)
 	llm_budget_init(&b, &a);
 	strbuf_init(&err);
 	int rcw = llm_complete(&cfg, &req, &b, &rep, &err);
-	TAP_OK(rcw == -1 && has(err.buf, "llm budget: ") && has(err.buf, "s of wall time used of 0 s"),
+	TAP_OK(rcw == -1 && has(err.buf, "llm budget: ") && has(err.buf, "s of wall time used of 0.0 s"),
 	       "budget by wall time: refused (%s)", err.buf);
 	strbuf_release(&err);
 	llm_reply_release(&rep);
