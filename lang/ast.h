@@ -101,6 +101,7 @@ struct ast_stmt {
 	struct kopt_loc name_loc;
 	struct ast_value *value;  /* VAR, INCLUDE, MODELS, TARGET */
 	struct ast_block *block;  /* the { ... } part, or NULL */
+	bool had_error;           /* a lexical or syntax error was reported inside */
 };
 
 struct ast_value *ast_value_new(enum ast_kind kind, const struct kopt_loc *loc);
@@ -125,6 +126,7 @@ struct lang_parse {
 	int line, col;           /* lexer position of the next byte */
 	int prev_end_col;        /* column of the last newline, for end-of-file locations */
 	char tok[48];            /* text of the last token, for syntax errors */
+	int errors_seen;         /* D->nerrors when the last statement was added */
 	struct ast_stmt *stmts;  /* the file, statement by statement */
 	size_t nstmts, cap;
 };

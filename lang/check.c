@@ -595,9 +595,9 @@ static void set_word(struct loader *L, const struct fdesc *d, void *p, const str
 	if (i < 0) {
 		char *hint = lang_hint(x->str, words, n);
 		if (d->type == F_PRECISION)
-			lang_err(&L->D, &x->loc, "unknown precision '%s'%s (strict, tf32 or loose)", x->str, hint);
+			lang_err(&L->D, &x->loc, "unknown precision '%s'%s; use strict, tf32 or loose", x->str, hint);
 		else
-			lang_err(&L->D, &x->loc, "unknown llm provider '%s'%s (openai or anthropic)", x->str, hint);
+			lang_err(&L->D, &x->loc, "unknown llm provider '%s'%s; use openai or anthropic", x->str, hint);
 		free(hint);
 		return;
 	}
@@ -765,7 +765,7 @@ static void set_role(struct loader *L, const char *field, struct kopt_role_cfg *
 		}
 		static const char *const backends[] = { "builtin", "llm" };
 		char *hint = lang_hint(x->str, backends, 2);
-		lang_err(&L->D, &x->loc, "unknown backend '%s'%s (builtin or llm(...))", x->str, hint);
+		lang_err(&L->D, &x->loc, "unknown backend '%s'%s; use builtin or llm(...)", x->str, hint);
 		free(hint);
 		return;
 	}
@@ -1129,7 +1129,7 @@ static void do_model(struct loader *L, const struct ast_stmt *s, const char *dir
 	memset(&pd, 0, sizeof pd);
 	bool dup = dup_name(L, s);
 	apply(L, kinds[kind], model_fields, 4, &pd, items, n, seen, kind == KOPT_MODEL_TORCH ? &vl : NULL, dir);
-	if (!pd.has_source && !(s->block && s->block->had_error))
+	if (!seen[0])
 		lang_err(&L->D, &s->name_loc, "%s '%s' has no source (add source = \"FILE\")", kw[kind], s->name);
 	if (dup || !pd.has_source) {
 		vlist_release(&vl);
@@ -1430,6 +1430,11 @@ out:
 
 static void do_stmt(struct loader *L, const struct ast_stmt *s, const char *dir)
 {
+	/* a declaration that did not parse cleanly would only give more
+	 * errors about the same mistake; a variable is still defined, so that
+	 * its uses do not look undefined */
+	if (s->had_error && s->kind != STMT_VAR)
+		return;
 	switch (s->kind) {
 	case STMT_VAR: do_var(L, s); break;
 	case STMT_INCLUDE: do_include(L, s, dir); break;

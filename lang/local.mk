@@ -6,3 +6,16 @@ libkopt_a_SOURCES += lang/lang.h lang/spec.h lang/ast.h lang/ast.c \
 BUILT_SOURCES += lang/parser.h
 # configure's yacc is `bison -y`; the grammar uses bison's extensions on purpose
 AM_YFLAGS += -Wno-yacc
+
+# tests: unit, golden cases, diagnostics coverage, kopt(5) examples
+check_PROGRAMS += tests/unit/lang_test
+tests_unit_lang_test_SOURCES = tests/unit/lang_test.c tests/tap.h
+TESTS += tests/unit/lang_test tests/golden/run-golden.sh tests/golden/coverage.sh \
+	tests/golden/man-examples.sh
+EXTRA_DIST += tests/golden tests/fuzz
+
+# the parse benchmark: built with the tests, never run by them
+check_PROGRAMS += bench/parse_bench
+bench_parse_bench_SOURCES = bench/parse_bench.c
+
+dist_man_MANS += man/kopt.5

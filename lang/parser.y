@@ -72,6 +72,7 @@ static char *map_key(struct lang_parse *P, struct ast_value *v);
 %token <str> DEFAULTS "defaults" MODEL "model" MODELS "models" KERNEL "kernel"
 %token <str> HELION "helion" TARGET "target" DEFAULT "default" VARIANT "variant"
 %token <str> TRUE "true" FALSE "false"
+%token INVALID "invalid text" /* reported by the lexer already */
 
 %type <str> name
 %type <val> value list list_items args arg_items map
@@ -216,6 +217,9 @@ static void add_stmt(struct lang_parse *P, enum ast_stmt_kind kind, const struct
 	P->stmts = xgrow(P->stmts, &P->cap, P->nstmts + 1, sizeof *P->stmts);
 	struct ast_stmt *s = &P->stmts[P->nstmts++];
 	memset(s, 0, sizeof *s);
+	/* errors since the previous statement happened in this one */
+	s->had_error = P->D->nerrors != P->errors_seen;
+	P->errors_seen = P->D->nerrors;
 	s->kind = kind;
 	s->loc = *loc;
 	s->name = name;
@@ -293,6 +297,8 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, void *scanner, struct 
 	(void)scanner;
 	struct strbuf sb = STRBUF_INIT;
 	yysymbol_kind_t look = yypcontext_token(ctx);
+	if (look == YYSYMBOL_INVALID)
+		return 0; /* the lexer said what is wrong with it */
 	strbuf_addstr(&sb, "syntax error");
 	if (look != YYSYMBOL_YYEMPTY) {
 		strbuf_addstr(&sb, ": unexpected ");
@@ -300,34 +306,44 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, void *scanner, struct 
 	}
 	yysymbol_kind_t exp[YYNTOKENS];
 	int n = yypcontext_expected_tokens(ctx, exp, YYNTOKENS);
-	bool names = false, values = false, decls = false;
+	bool has[YYNTOKENS] = { false }, equals = false, close = false;
 	for (int i = 0; i < n; i++) {
-		if (exp[i] == YYSYMBOL_INCLUDE)
-			decls = true;
-		if (exp[i] == YYSYMBOL_WORD)
-			names = true;
-		if (exp[i] == YYSYMBOL_NUMBER)
-			values = true;
+		if (exp[i] >= 0 && exp[i] < YYNTOKENS)
+			has[exp[i]] = true;
+		if (strcmp(yysymbol_name(exp[i]), "'='") == 0)
+			equals = true;
+		if (strcmp(yysymbol_name(exp[i]), "'}'") == 0)
+			close = true;
 	}
-	const char *phrases[YYNTOKENS + 3];
+	/* name the classes of tokens, not their members */
+	const char *phrase = NULL;
+	bool drop_names = has[YYSYMBOL_WORD], drop_values = false, drop_ends = false;
+	if (has[YYSYMBOL_NUMBER]) {
+		phrase = "a value";
+		drop_values = true;
+	} else if (has[YYSYMBOL_WORD] && has[YYSYMBOL_YYEOF]) {
+		phrase = "a declaration";
+		drop_ends = true;
+	} else if (has[YYSYMBOL_WORD] && !equals) {
+		phrase = has[YYSYMBOL_VARIANT] && close ? "a field" : "a name";
+	}
+	const char *phrases[YYNTOKENS + 1];
 	int np = 0;
-	if (decls)
-		phrases[np++] = "a declaration";
-	else if (values)
-		phrases[np++] = "a value";
-	else if (names)
-		phrases[np++] = "a name";
+	if (phrase)
+		phrases[np++] = phrase;
 	for (int i = 0; i < n; i++) {
 		yysymbol_kind_t k = exp[i];
-		if (decls && (is_name_token(k) || k == YYSYMBOL_YYerror))
+		const char *name = yysymbol_name(k);
+		if (drop_names && is_name_token(k))
 			continue;
-		if (values && (is_name_token(k) || k == YYSYMBOL_STRING || k == YYSYMBOL_NUMBER ||
-			       k == YYSYMBOL_TRUE || k == YYSYMBOL_FALSE || strcmp(yysymbol_name(k), "'['") == 0 ||
-			       strcmp(yysymbol_name(k), "'{'") == 0))
+		if (drop_values && (k == YYSYMBOL_STRING || k == YYSYMBOL_NUMBER || k == YYSYMBOL_TRUE ||
+				    k == YYSYMBOL_FALSE || !strcmp(name, "'['") || !strcmp(name, "'{'")))
 			continue;
-		if (names && is_name_token(k))
+		if (drop_ends && (k == YYSYMBOL_YYEOF || !strcmp(name, "';'")))
 			continue;
-		phrases[np++] = yysymbol_name(k);
+		if (k == YYSYMBOL_YYerror || k == YYSYMBOL_INVALID)
+			continue;
+		phrases[np++] = name;
 	}
 	if (np > 0 && np <= 5) {
 		strbuf_addstr(&sb, ", expecting ");
@@ -359,6 +375,7 @@ int lang_parse(struct lang_parse *P, const char *src, size_t len)
 	P->line = P->col = 1;
 	P->prev_end_col = 1;
 	P->tok[0] = '\0';
+	P->errors_seen = P->D->nerrors;
 	if (lang_yylex_init_extra(P, &scanner))
 		kopt_die("out of memory starting the lexer");
 	lang_yy_scan_bytes(src, (int)len, scanner);
