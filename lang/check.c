@@ -124,6 +124,7 @@ struct var {
 	char *name;
 	struct kopt_loc loc;
 	struct ast_value *value; /* evaluated */
+	bool bad;                /* its definition had an error: uses fail quietly */
 };
 
 struct vlist {
@@ -244,7 +245,7 @@ static const struct ast_value *deref(struct loader *L, const struct ast_value *x
 		undefined_var(L, &x->loc, x->str);
 		return NULL;
 	}
-	return v->value;
+	return v->bad ? NULL : v->value;
 }
 
 /* ---- evaluation: strings, env(), and the parts of lists, maps, calls ---- */
@@ -300,8 +301,9 @@ static struct ast_value *eval(struct loader *L, const struct ast_value *v)
 				continue;
 			}
 			const struct var *var = find_var(L, p->text);
-			if (!var) {
-				undefined_var(L, &p->loc, p->text);
+			if (!var || var->bad) {
+				if (!var)
+					undefined_var(L, &p->loc, p->text);
 				ok = false;
 				continue;
 			}
@@ -1330,20 +1332,16 @@ static void do_target(struct loader *L, const struct ast_stmt *s)
 static void do_var(struct loader *L, const struct ast_stmt *s)
 {
 	char buf[64];
-	struct ast_value *v = eval(L, s->value);
-	if (!v)
-		return;
-	if (v->kind == AST_NAME) {
+	struct ast_value *v = s->had_error ? NULL : eval(L, s->value);
+	if (v && v->kind == AST_NAME) {
 		const struct ast_value *x = deref(L, v);
 		ast_value_free(v);
-		if (!x)
-			return;
-		v = ast_value_copy(x);
+		v = x ? ast_value_copy(x) : NULL;
 	}
-	if (v->kind == AST_CALL) {
+	if (v && v->kind == AST_CALL) {
 		lang_err(&L->D, &v->loc, "a variable cannot hold %s", what(v, buf));
 		ast_value_free(v);
-		return;
+		v = NULL;
 	}
 	const struct var *first = find_var(L, s->name);
 	if (first) {
@@ -1352,10 +1350,13 @@ static void do_var(struct loader *L, const struct ast_stmt *s)
 		ast_value_free(v);
 		return;
 	}
+	/* one whose value had an error is defined all the same, so that its
+	 * uses do not look undefined; they fail quietly */
 	L->vars = xgrow(L->vars, &L->varscap, L->nvars + 1, sizeof *L->vars);
 	L->vars[L->nvars].name = xstrdup(s->name);
 	L->vars[L->nvars].loc = s->name_loc;
 	L->vars[L->nvars].value = v;
+	L->vars[L->nvars].bad = v == NULL;
 	smap_put(&L->varmap, L->vars[L->nvars].name, L->nvars);
 	L->nvars++;
 }
@@ -1431,8 +1432,8 @@ out:
 static void do_stmt(struct loader *L, const struct ast_stmt *s, const char *dir)
 {
 	/* a declaration that did not parse cleanly would only give more
-	 * errors about the same mistake; a variable is still defined, so that
-	 * its uses do not look undefined */
+	 * errors about the same mistake; a variable is still defined (see
+	 * do_var), so that its uses do not look undefined */
 	if (s->had_error && s->kind != STMT_VAR)
 		return;
 	switch (s->kind) {

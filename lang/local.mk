@@ -19,3 +19,6 @@ check_PROGRAMS += bench/parse_bench
 bench_parse_bench_SOURCES = bench/parse_bench.c
 
 dist_man_MANS += man/kopt.5
+if VALGRIND
+TESTS += tests/golden/valgrind.sh
+endif
