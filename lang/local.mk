@@ -12,7 +12,9 @@ check_PROGRAMS += tests/unit/lang_test
 tests_unit_lang_test_SOURCES = tests/unit/lang_test.c tests/tap.h
 TESTS += tests/unit/lang_test tests/golden/run-golden.sh tests/golden/coverage.sh \
 	tests/golden/man-examples.sh
-EXTRA_DIST += tests/golden tests/fuzz
+EXTRA_DIST += tests/golden/cases tests/golden/run-golden.sh tests/golden/coverage.sh \
+	tests/golden/man-examples.sh tests/golden/valgrind.sh \
+	tests/fuzz/build.sh tests/fuzz/fuzz_lang.c tests/fuzz/lang.dict tests/fuzz/corpus
 
 # the parse benchmark: built with the tests, never run by them
 check_PROGRAMS += bench/parse_bench
