@@ -253,6 +253,7 @@ int gate_decide(const json_t *numbers, const struct kopt_gates *cfg, struct gate
 	const json_t *co = json_object_get(numbers, "correctness");
 	const json_t *fp = json_object_get(numbers, "fp64");
 	const json_t *pe = json_object_get(numbers, "perf");
+	const json_t *pr = json_object_get(numbers, "precision");
 	if (!st && !co && !fp && !pe) {
 		gate_reason(out, "no gate numbers in the reply");
 		return 0;
@@ -275,6 +276,12 @@ int gate_decide(const json_t *numbers, const struct kopt_gates *cfg, struct gate
 			names[nnames++] = "fp64";
 		} else {
 			names[nnames++] = "correctness";
+		}
+		if (pr && cfg->precision == KOPT_PRECISION_STRICT) {
+			if (!gate_precision_json(pr, cfg, out))
+				return 0;
+			if (strcmp(names[nnames - 1], "fp64") != 0)
+				names[nnames++] = "fp64";
 		}
 	} else if (fp) {
 		/* fp64 numbers without the comparison they are the fallback of */

@@ -130,6 +130,15 @@ bool gate_fp64(double rmse_cand, double rmse_base, double tol, enum gate_dtype d
 bool gate_fp64_json(const json_t *num, const struct kopt_gates *cfg, struct gate_verdict *v);
 
 /*
+ * Gate 3 under the strict precision policy, on the "precision" object
+ * {"outputs": [{index, dtype, rmse_cand, rmse_base, ref_rms}]} (seed 0,
+ * sent whether or not the outputs are within tolerance): the candidate must
+ * be as close to the float64 reference as the baseline, within m = 2 (3 for
+ * half types) plus 4 ulps of the outputs' scale. Returns v->pass.
+ */
+bool gate_precision_json(const json_t *num, const struct kopt_gates *cfg, struct gate_verdict *v);
+
+/*
  * Per-pair statistics of n interleaved timing pairs (base[i] and cand[i] were
  * measured back to back). Returns 0, or -1 when n is 0 or a sample is not a
  * positive finite number (t is then zeroed).

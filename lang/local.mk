@@ -1,2 +1,26 @@
-## lang/local.mk: included by the top Makefile.am
-libkopt_a_SOURCES += lang/lang.h lang/spec.h lang/stub.c
+## lang/local.mk: included by the top Makefile.am. The spec language
+## (lexer, parser, checker, dump), its tests, fuzz target, benchmark and
+## kopt(5).
+libkopt_a_SOURCES += lang/lang.h lang/spec.h lang/ast.h lang/ast.c \
+	lang/lexer.l lang/parser.y lang/check.c lang/spec.c
+BUILT_SOURCES += lang/parser.h
+# configure's yacc is `bison -y`; the grammar uses bison's extensions on purpose
+AM_YFLAGS += -Wno-yacc
+
+# tests: unit, golden cases, diagnostics coverage, kopt(5) examples
+check_PROGRAMS += tests/unit/lang_test
+tests_unit_lang_test_SOURCES = tests/unit/lang_test.c tests/tap.h
+TESTS += tests/unit/lang_test tests/golden/run-golden.sh tests/golden/coverage.sh \
+	tests/golden/man-examples.sh
+EXTRA_DIST += tests/golden/cases tests/golden/run-golden.sh tests/golden/coverage.sh \
+	tests/golden/man-examples.sh tests/golden/valgrind.sh \
+	tests/fuzz/build.sh tests/fuzz/fuzz_lang.c tests/fuzz/lang.dict tests/fuzz/corpus
+
+# the parse benchmark: built with the tests, never run by them
+check_PROGRAMS += bench/parse_bench
+bench_parse_bench_SOURCES = bench/parse_bench.c
+
+dist_man_MANS += man/kopt.5
+if VALGRIND
+TESTS += tests/golden/valgrind.sh
+endif

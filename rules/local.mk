@@ -1,3 +1,4 @@
 ## rules/local.mk: included by the top Makefile.am
 libkopt_a_SOURCES += rules/rules.h rules/common.c rules/capture.c rules/profile.c \
 	rules/propose.c rules/verify.c rules/stitch.c rules/report.c
+libkopt_a_SOURCES += rules/svg.h rules/svg.c

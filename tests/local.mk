@@ -10,3 +10,7 @@ tests_gpu_gate_decide_SOURCES = tests/gpu/gate-decide.c
 check-gpu: all tests/gpu/gate-decide
 	$(SHELL) $(top_srcdir)/tests/gpu/run.sh gpu-results
 .PHONY: check-gpu
+check_PROGRAMS += tests/unit/svg_test
+tests_unit_svg_test_SOURCES = tests/unit/svg_test.c tests/tap.h
+TESTS += tests/unit/svg_test
+CLEANFILES += svg_test_bars.svg svg_test_roofline.svg

@@ -44,7 +44,9 @@ def suite(cap):
 
     add("cache-outputs", "static", "keeps outputs in a module-level cache between calls",
         must(src, "triton_helpers.set_driver_to_gpu()", "triton_helpers.set_driver_to_gpu()\n_OUT_CACHE = {}"))
-    add("first-seed-only", "correctness", "correct only when the input is seed 0's",
+    # wrong values but no NaN: gate 2 fails on tolerance, and the fp64
+    # fallback (on under strict) confirms the candidate is the wrong one
+    add("first-seed-only", "fp64", "correct only when the input is seed 0's",
         must(src, store, f"first = tl.load(in_ptr0)\n        tmp15 = tl.where(first == {SEED0_X00}, tmp15, 0.0)\n        {store}"),
         faster)
     add("benchmark-inputs", "perf", "skips the work when a row looks like benchmark input (all in [0, 1))",

@@ -43,8 +43,11 @@ for cap, prof, label in (("reply-3-capture.json", "reply-4-profile.json", "softm
         continue
     r = p["result"]
     ks = sum(k["ns_per_call"] for k in r["kernels"])
-    ok(abs(ks - r["device_ns_per_call"]) <= 0.10 * r["device_ns_per_call"],
-       f"{label}: kernel times add up to the device time within 10%", (ks, r["device_ns_per_call"]))
+    if label == "softmax":
+        ok(abs(ks - r["device_ns_per_call"]) <= 0.10 * r["device_ns_per_call"],
+           f"{label}: kernel times add up to the device time within 10%", (ks, r["device_ns_per_call"]))
+    else:  # a small model is launch-bound: the GPU idles between kernels
+        ok(ks <= 1.02 * r["device_ns_per_call"], f"{label}: kernel times fit in the device time", (ks, r["device_ns_per_call"]))
     tri = [k for k in r["kernels"] if k["kind"] == "triton"]
     ok(tri and all(k["achieved_gbps"] and k["achieved_gbps"] > 0 for k in tri),
        f"{label}: every Triton kernel has an achieved bandwidth")

@@ -11,6 +11,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <jansson.h>
 
@@ -48,6 +49,9 @@ int main(int argc, char **argv)
 		cfg.gamma = num(g, "gamma", cfg.gamma);
 		cfg.repeats = (int)num(g, "repeats", cfg.repeats);
 		cfg.fp64_fallback = !json_is_false(json_object_get(g, "fp64_fallback"));
+		const char *prec = json_string_value(json_object_get(g, "precision"));
+		if (prec && strcmp(prec, "strict") != 0)
+			cfg.precision = strcmp(prec, "tf32") == 0 ? KOPT_PRECISION_TF32 : KOPT_PRECISION_LOOSE;
 	}
 	json_t *numbers = json_object_get(json_object_get(reply, "result"), "numbers");
 	if (!json_is_true(json_object_get(reply, "ok")) || !numbers) {

@@ -14,4 +14,6 @@ bash "$here/smoke.sh" "$W" "$out/smoke" 2>"$out/smoke-worker.log" >"$out/smoke.l
 python3 "$here/check_smoke.py" "$out/smoke" || status=1
 echo "# reward-hacking suite"
 bash "$here/cheats.sh" "$W" "$out/cheats" || status=1
+echo "# examples: capture and profile"
+bash "$here/examples.sh" "$W" "$out/examples" || status=1
 exit $status

@@ -560,6 +560,46 @@ static void test_misc(void)
 	TAP_IS_STR(v.reason, "a b", "reasons stay on one line");
 }
 
+/* the strict precision rule, with numbers measured on the H200: the small
+ * softmax's baseline rmse to fp64 and its output scale (tests/gpu/cheats.py) */
+static void test_precision(void)
+{
+	struct gate_verdict v;
+	json_t *n;
+	static const char *honest = "{\"outputs\":[{\"index\":0,\"dtype\":\"float32\",\"rmse_cand\":3.1e-10,\"rmse_base\":2.6e-10,\"ref_rms\":3.4e-4}]}";
+	static const char *half = "{\"outputs\":[{\"index\":0,\"dtype\":\"float32\",\"rmse_cand\":1.1e-07,\"rmse_base\":2.6e-10,\"ref_rms\":3.4e-4}]}";
+
+	n = J(honest);
+	gate_verdict_init(&v);
+	TAP_OK(gate_precision_json(n, &cfg, &v), "precision: a reordered reduction is as precise");
+	json_decref(n);
+	n = J(half);
+	gate_verdict_init(&v);
+	TAP_OK(!gate_precision_json(n, &cfg, &v) && v.gate == GATE_FP64, "precision: half-precision math fails gate 3");
+	TAP_IS_STR(v.reason, "fp64: less precise than the baseline under the strict policy: rmse to fp64 1.1e-07 > 2 x baseline's 2.6e-10 + 4 ulp 1.6e-10 (output 0)",
+		   "precision: reason");
+	json_decref(n);
+	n = J("{\"outputs\":[{\"index\":0,\"dtype\":\"float32\",\"rmse_cand\":1e-9}]}");
+	gate_verdict_init(&v);
+	TAP_OK(!gate_precision_json(n, &cfg, &v) && strstr(v.reason, "bad numbers"), "precision: missing fields are bad numbers");
+	json_decref(n);
+	n = J("{\"outputs\":[{\"index\":0,\"dtype\":\"bfloat16\",\"rmse_cand\":2e-3,\"rmse_base\":1e-3,\"ref_rms\":1.0}]}");
+	gate_verdict_init(&v);
+	TAP_OK(gate_precision_json(n, &cfg, &v), "precision: bf16 takes m = 3 and bf16's ulp");
+	json_decref(n);
+
+	/* in the cascade: within tolerance, but less precise, fails under strict only */
+	n = json_object();
+	json_object_set_new(n, "static", J("{\"ok\":true,\"reason\":\"config only\"}"));
+	json_object_set_new(n, "correctness", corr(5, 1));
+	json_object_set_new(n, "precision", J(half));
+	TAP_OK(gate_decide(n, &cfg, &v) == 0 && !v.pass && v.gate == GATE_FP64, "strict: a within-tolerance half-precision candidate fails at fp64");
+	struct kopt_gates loose = cfg;
+	loose.precision = KOPT_PRECISION_LOOSE;
+	TAP_OK(gate_decide(n, &loose, &v) == 0 && v.pass, "loose: the same candidate passes");
+	json_decref(n);
+}
+
 int main(void)
 {
 	gate_config_default(&cfg);
@@ -569,5 +609,6 @@ int main(void)
 	test_perf();
 	test_decide();
 	test_misc();
+	test_precision();
 	return tap_done();
 }

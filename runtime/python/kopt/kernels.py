@@ -96,6 +96,7 @@ def current_config(kernel) -> dict | None:
 def load_kernel(name: str, source: str, tag: str):
     """A fresh kernel object from source. ``tag`` makes the text unique so
     that Inductor's kernel cache does not hand back a shared object."""
+    from torch._inductor import config
     from torch._inductor.codecache import PyCodeCache
 
     text = source.rstrip("\n") + f"\n# kopt variant: {tag}\n"
@@ -106,7 +107,10 @@ def load_kernel(name: str, source: str, tag: str):
         "async_compile.wait(globals())\n"
         "del async_compile\n"
     )
-    mod = PyCodeCache.load(mod_src)
+    # in this process: a kernel built in Inductor's compile pool comes back
+    # without its Python function, and then cannot take another config
+    with config.patch(compile_threads=1):
+        mod = PyCodeCache.load(mod_src)
     return getattr(mod, name)
 
 

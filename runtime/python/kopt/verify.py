@@ -160,12 +160,29 @@ def build_candidate(c: Compiled, kernel: str, cand: dict, tag: str):
     return decl, obj
 
 
+def precision_rows(c: Compiled, inputs, base: list, cand: list) -> dict:
+    """Strict policy: both sides' error to the float64 reference, whether or
+    not they are within tolerance (see gates/fp64.c)."""
+    ref = fp64_reference(c, inputs)
+    rows = []
+    for i, (r, b) in enumerate(zip(ref, base)):
+        if not b.is_floating_point() or i >= len(cand) or cand[i].shape != b.shape:
+            continue
+        rd = r.double()
+        fin = torch.isfinite(rd)
+        ref_rms = float(rd[fin].pow(2).mean().sqrt()) if fin.any() else 0.0
+        rows.append({"index": i, "dtype": str(b.dtype).removeprefix("torch."),
+                     "rmse_cand": finite(rmse([r], [cand[i]])), "rmse_base": finite(rmse([r], [b])),
+                     "ref_rms": finite(ref_rms)})
+    return {"outputs": rows}
+
+
 def correctness(c: Compiled, swaps: dict, gates: dict) -> tuple[dict, dict | None]:
     """Seeds of fresh inputs (seed 0 = get_inputs as the user wrote it under
     seed 0), baseline vs candidate; where an output is not allclose and the
     gate set allows it, both are compared with the float64 reference."""
     seeds = int(gates.get("seeds", 5))
-    rows, fp64_rows = [], []
+    rows, fp64_rows, prec = [], [], None
     for s in range(seeds):
         inputs = c.problem.inputs(s)
         base = [t.clone() for t in flat(c.run(inputs))]
@@ -180,6 +197,8 @@ def correctness(c: Compiled, swaps: dict, gates: dict) -> tuple[dict, dict | Non
                 for i, b in enumerate(base)]
         modified = any(isinstance(a, torch.Tensor) and not torch.equal(a, b) for a, b in zip(before, inputs))
         rows.append({"seed": s, "input_modified": bool(modified), "outputs": outs})
+        if s == 0 and gates.get("precision", "strict") == "strict":
+            prec = precision_rows(c, before, base, cand)
         bad = [o for o in outs if not o["allclose"] and not o["shape_mismatch"]]
         if bad and gates.get("fp64_fallback", True) and not fp64_rows:
             ref = fp64_reference(c, before)
@@ -190,7 +209,10 @@ def correctness(c: Compiled, swaps: dict, gates: dict) -> tuple[dict, dict | Non
                                       "rmse_cand": finite(rmse([ref[i]], [cand[i]])),
                                       "rmse_base": finite(rmse([ref[i]], [base[i]]))})
         del base, cand, raw, before
-    return {"seeds": rows}, ({"outputs": fp64_rows} if fp64_rows else None)
+    corr = {"seeds": rows}
+    if prec is not None:
+        corr["precision"] = prec
+    return corr, ({"outputs": fp64_rows} if fp64_rows else None)
 
 
 def timing(c: Compiled, swaps: dict, gates: dict, flush, kernel: str | None) -> dict:
@@ -243,7 +265,10 @@ def measure(c: Compiled, swaps: dict, gates: dict, flush, kernel: str | None, nu
             raise
         numbers["correctness"] = {"seeds": [], "error": f"{type(exc).__name__}: {exc}"[:400]}
         return numbers
+    prec = corr.pop("precision", None)
     numbers["correctness"] = corr
+    if prec is not None:
+        numbers["precision"] = prec
     if fp64 is not None:
         numbers["fp64"] = fp64
     numbers["perf"] = timing(c, swaps, gates, flush, kernel)

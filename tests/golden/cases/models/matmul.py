@@ -1,0 +1,1 @@
+# placeholder model for the golden tests

@@ -1,0 +1,211 @@
+/*
+ * tests/unit/lang_test.c: the lang_ API beyond what the golden tests see:
+ * return values and ownership, defaults as spec.h states them, lookups,
+ * errors that need no spec text, and that loading writes nothing.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lang/lang.h"
+#include "tests/tap.h"
+
+struct seen {
+	int errors, warnings;
+	char last[512];
+};
+
+static void collect(void *ctx, const struct kopt_diag *d)
+{
+	struct seen *s = ctx;
+	if (d->severity == KOPT_ERROR)
+		s->errors++;
+	else if (d->severity == KOPT_WARNING)
+		s->warnings++;
+	snprintf(s->last, sizeof s->last, "%s", d->message);
+}
+
+static const char *cases_dir(void)
+{
+	static char buf[4096];
+	const char *top = getenv("top_srcdir");
+	snprintf(buf, sizeof buf, "%s/tests/golden/cases", top ? top : ".");
+	return buf;
+}
+
+static kopt_spec *load(const char *text, struct seen *s)
+{
+	kopt_spec *spec = (kopt_spec *)1;
+	memset(s, 0, sizeof *s);
+	int r = lang_load_buffer("unit.kopt", cases_dir(), text, strlen(text), collect, s, &spec);
+	TAP_OK((r == 0) == (spec != NULL), "return value and *out agree");
+	return spec;
+}
+
+static void test_errors_without_text(void)
+{
+	struct seen s = { 0 };
+	kopt_spec *spec = (kopt_spec *)1;
+	TAP_IS_INT(lang_load("/nonexistent/spec.kopt", collect, &s, &spec), -1, "missing spec fails");
+	TAP_OK(spec == NULL, "missing spec: *out is NULL");
+	TAP_IS_STR(s.last, "cannot read spec: No such file or directory", "missing spec message");
+
+	memset(&s, 0, sizeof s);
+	TAP_IS_INT(lang_load(cases_dir(), collect, &s, &spec), -1, "a folder as the spec fails");
+	TAP_IS_STR(s.last, "cannot read spec: not a regular file", "folder message");
+
+	/* the length is refused before a byte is read */
+	memset(&s, 0, sizeof s);
+	TAP_IS_INT(lang_load_buffer("big.kopt", ".", "", (size_t)1 << 31, collect, &s, &spec), -1,
+		   "a 2 GiB spec is refused");
+	TAP_IS_STR(s.last, "file is too large", "too large message");
+}
+
+static void test_defaults(void)
+{
+	struct seen s;
+	kopt_spec *spec = load("model m { source = \"models/softmax.py\" }\n", &s);
+	if (!TAP_OK(spec != NULL, "minimal spec loads")) {
+		tap_diag("last: %s", s.last);
+		return;
+	}
+	TAP_IS_INT(s.errors + s.warnings, 0, "no diagnostics");
+	TAP_IS_INT(spec->ndevices, 1, "implicit device");
+	TAP_IS_INT(spec->nagents, 1, "implicit agents");
+	TAP_IS_INT(spec->ngates, 1, "implicit gates");
+	const struct kopt_device *d = &spec->devices[0];
+	TAP_IS_STR(d->name, "default", "implicit device name");
+	TAP_OK(d->gpu == NULL && d->launcher == NULL, "device gpu, launcher default to NULL");
+	TAP_IS_INT(d->gpus, 1, "gpus default");
+	TAP_OK(d->timeout_s == 600, "timeout default 600 s");
+	const struct kopt_agents *a = &spec->agents[0];
+	TAP_IS_INT(a->budget, 16, "budget default");
+	TAP_OK(a->hot == 0.05, "hot default");
+	TAP_IS_INT(a->seed, 0, "seed default");
+	TAP_IS_INT(a->llm_calls, 32, "llm_calls default");
+	TAP_IS_INT(a->tokens, 200000, "tokens default");
+	TAP_OK(a->wall_s == 1800, "wall default");
+	TAP_IS_INT(a->max_kernels, 10, "max_kernels default");
+	for (int r = 0; r < KOPT_ROLE_COUNT; r++)
+		TAP_IS_INT(a->roles[r].backend, KOPT_BACKEND_BUILTIN, "roles default to builtin");
+	const struct kopt_gates *g = &spec->gates[0];
+	TAP_IS_INT(g->seeds, 5, "seeds default");
+	TAP_OK(g->atol == 1e-4 && g->rtol == 1e-4, "atol, rtol default");
+	TAP_OK(g->atol_half == 1e-2 && g->rtol_half == 1e-2, "half tolerances default");
+	TAP_OK(g->fp64_fallback, "fp64_fallback default");
+	TAP_OK(g->gamma == 1.03, "gamma default");
+	TAP_IS_INT(g->repeats, 10, "repeats default");
+	TAP_IS_INT(g->precision, KOPT_PRECISION_STRICT, "precision default");
+	const struct kopt_model *m = kopt_spec_model(spec, "m");
+	if (TAP_OK(m != NULL, "kopt_spec_model finds m")) {
+		TAP_OK(m->device == d && m->agents == a && m->gates == g, "model points into the spec's arrays");
+		TAP_IS_INT(m->nvariants, 1, "one variant");
+		TAP_IS_STR(m->variants[0].name, "default", "named default");
+		TAP_OK(m->group == NULL, "no group");
+		TAP_IS_INT(m->loc.line, 1, "model line");
+		TAP_IS_STR(m->loc.file, "unit.kopt", "model file");
+		TAP_OK(strstr(m->path, "tests/golden/cases/models/softmax.py") != NULL, "path resolved against dir");
+	}
+	TAP_OK(kopt_spec_model(spec, "nope") == NULL, "absent model is NULL");
+	TAP_OK(spec->default_target == NULL, "no default target");
+	kopt_spec_free(spec);
+}
+
+static void test_targets_and_dump(void)
+{
+	struct seen s;
+	const char *text =
+		"device d { gpus = 2 }\n"
+		"agents a { coder = llm(\"anthropic\", model = \"c\") }\n"
+		"models g = glob(\"kb/level1/*.py\")\n"
+		"model m { source = \"models/matmul.py\" }\n"
+		"target all = [g, m, g]\n"
+		"target t = [m]\n";
+	kopt_spec *spec = load(text, &s);
+	if (!TAP_OK(spec != NULL, "spec with targets loads"))
+		return;
+	const struct kopt_target *all = kopt_spec_target(spec, "all");
+	TAP_OK(all && spec->default_target == all, "a target named all is the default");
+	TAP_IS_INT(all ? all->nmodels : 0, 4, "group expanded, duplicates dropped");
+	TAP_OK(kopt_spec_target(spec, "t") && kopt_spec_target(spec, "t")->models[0] == kopt_spec_model(spec, "m"),
+	       "target points at the model");
+	TAP_OK(kopt_spec_target(spec, "m") == NULL, "a model is not a target");
+	const struct kopt_model *k = kopt_spec_model(spec, "g/2_Softmax");
+	TAP_OK(k && strcmp(k->group, "g") == 0, "glob member named group/stem");
+	const struct kopt_llm *l = &spec->agents[0].roles[KOPT_ROLE_CODER].llm;
+	TAP_IS_STR(l->key_env, "ANTHROPIC_API_KEY", "anthropic key variable by default");
+	TAP_OK(l->url == NULL, "url NULL by default");
+
+	char *b1 = NULL, *b2 = NULL;
+	size_t n1 = 0, n2 = 0;
+	FILE *f1 = open_memstream(&b1, &n1), *f2 = open_memstream(&b2, &n2);
+	lang_dump(spec, f1);
+	lang_dump(spec, f2);
+	fclose(f1);
+	fclose(f2);
+	TAP_OK(n1 > 0 && n1 == n2 && memcmp(b1, b2, n1) == 0, "dump is deterministic");
+	free(b1);
+	free(b2);
+	kopt_spec_free(spec);
+	kopt_spec_free(NULL);
+	TAP_OK(1, "kopt_spec_free(NULL) is fine");
+}
+
+static void test_errors_and_warnings(void)
+{
+	struct seen s;
+	kopt_spec *spec = load("models g = glob(\"nothing/*.py\")\n", &s);
+	TAP_OK(spec != NULL, "a warning does not fail the load");
+	TAP_IS_INT(s.warnings, 1, "one warning");
+	kopt_spec_free(spec);
+
+	spec = load("device d { gpus = 0 }\ndevice e { gpus = -1 }\nbogus\n", &s);
+	TAP_OK(spec == NULL, "errors fail the load");
+	TAP_IS_INT(s.errors, 3, "every error reported");
+}
+
+static int count_entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	int n = 0;
+	if (!d)
+		return -1;
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n;
+}
+
+static void test_writes_nothing(void)
+{
+	char dir[] = "/tmp/lang_test.XXXXXX";
+	if (!mkdtemp(dir)) {
+		TAP_OK(0, "mkdtemp");
+		return;
+	}
+	char *path = xasprintf("%s/spec.kopt", dir);
+	FILE *f = fopen(path, "w");
+	fputs("include \"nope.kopt\"\nmodel m { source = \"m.py\" }\n", f);
+	fclose(f);
+	int before = count_entries(dir);
+	struct seen s = { 0 };
+	kopt_spec *spec = NULL;
+	TAP_IS_INT(lang_load(path, collect, &s, &spec), -1, "bad spec on disk fails");
+	TAP_IS_INT(count_entries(dir), before, "a spec with errors changes nothing on disk");
+	unlink(path);
+	rmdir(dir);
+	free(path);
+}
+
+int main(void)
+{
+	test_errors_without_text();
+	test_defaults();
+	test_targets_and_dump();
+	test_errors_and_warnings();
+	test_writes_nothing();
+	return tap_done();
+}
