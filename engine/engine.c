@@ -168,7 +168,7 @@ static void human(uint64_t b, char *out, size_t n)
 static bool is_output_name(const char *n)
 {
 	static const char *const exact[] = { "profile.json", "profile.md", "substitutions.json",
-					     "output_code.py", "report.md", "report.json" };
+					     "output_code.py", "report.md", "report.json", "speedup.svg" };
 	for (size_t i = 0; i < sizeof exact / sizeof *exact; i++)
 		if (strcmp(n, exact[i]) == 0)
 			return true;

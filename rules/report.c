@@ -3,10 +3,12 @@
  * kopt-out/<target>/report.json and report.md with per model the baseline
  * and optimized times, the speedup and the verdict counts per gate, the
  * geometric mean speedup and fast_p (the share of models that are correct
- * and more than p times faster) at p = 1.0, 1.03, 1.5 and 2.
+ * and more than p times faster) at p = 1.0, 1.03, 1.5 and 2; and
+ * speedup.svg, a bar per model (rules/svg.h).
  *
  * Key: the target's name and its models' stitch stable hashes.
  */
+#define _GNU_SOURCE
 #include <config.h>
 
 #include <math.h>
@@ -14,6 +16,7 @@
 #include <string.h>
 
 #include "rules.h"
+#include "svg.h"
 
 static const double fast_ps[] = { 1.0, 1.03, 1.5, 2.0 };
 #define NP (sizeof fast_ps / sizeof *fast_ps)
@@ -33,6 +36,7 @@ static int report_start(struct rule_run *run)
 	struct dag_node *n = run->node;
 	json_t *models = json_array(), *stable = json_array();
 	double logsum = 0;
+	struct svg_bar *bars = xcalloc(n->ndeps + 1, sizeof *bars);
 	size_t nsp = 0, fast[NP] = { 0 };
 	json_t *totals = json_object();
 	struct strbuf md = STRBUF_INIT;
@@ -46,6 +50,7 @@ static int report_start(struct rule_run *run)
 			json_decref(stable);
 			json_decref(totals);
 			strbuf_release(&md);
+			free(bars);
 			return rule_fail(run, "the stitch result of %s is missing from the cache", s->path);
 		}
 		json_t *st = json_object_get(r, "stable"), *me = json_object_get(r, "meas");
@@ -61,6 +66,10 @@ static int report_start(struct rule_run *run)
 		json_object_set_new(o, "optimized_ns", isnan(opt) ? json_null() : json_real(opt));
 		json_object_set_new(o, "speedup", isnan(sp) ? json_null() : json_real(sp));
 		json_array_append_new(models, o);
+		bars[i].label = s->path;
+		bars[i].value = sp;
+		bars[i].note = json_string_value(json_object_get(st, "verdict")) &&
+			       strcmp(json_string_value(json_object_get(st, "verdict")), "baseline") == 0 ? "baseline kept" : NULL;
 		if (!isnan(sp) && sp > 0) {
 			logsum += log(sp);
 			nsp++;
@@ -106,6 +115,22 @@ static int report_start(struct rule_run *run)
 	if (rule_output(run, rel, md.buf, md.len) < 0)
 		r = -1;
 	free(rel);
+	/* speedup.svg: a bar per model, the geomean */
+	char *svg = NULL;
+	size_t svglen = 0;
+	FILE *sf = open_memstream(&svg, &svglen);
+	if (sf) {
+		char *title = xasprintf("%s: speedup over torch.compile", n->target->name);
+		svg_bars(sf, title, bars, n->ndeps, geo);
+		free(title);
+		fclose(sf);
+		rel = xasprintf("%s/speedup.svg", n->target->name);
+		if (rule_output(run, rel, svg, svglen) < 0)
+			r = -1;
+		free(rel);
+		free(svg);
+	}
+	free(bars);
 	strbuf_release(&md);
 	run->stable = json_pack("{s:s, s:o}", "target", n->target->name, "models", stable);
 	run->meas = json_pack("{s:O, s:O}", "geomean_speedup", json_object_get(doc, "geomean_speedup"),
