@@ -75,6 +75,8 @@ struct kopt_cache {
 	size_t ncorrupt;
 	kopt_hash *corrupt;   /* keys of corrupt records whose key parsed */
 	size_t ncorruptkeys, corruptcap;
+	char **graves;        /* replaced manifests, freed at close (still pointed at) */
+	size_t ngraves, gravecap;
 	bool dirty;           /* appended since the last sync */
 	double last_sync;     /* kopt_now() of the last fdatasync */
 	json_t *env;          /* the env file, loaded on first use */
@@ -123,8 +125,12 @@ static void table_set(kopt_cache *c, kopt_hash key, kopt_hash stable, const char
 {
 	struct cache_entry *e = table_find(c, key);
 	if (e) {
-		if (e->owned)
-			free((char *)e->json);
+		/* a step of this build may still point at the old manifest:
+		 * keep it until close */
+		if (e->owned) {
+			c->graves = xgrow(c->graves, &c->gravecap, c->ngraves + 1, sizeof *c->graves);
+			c->graves[c->ngraves++] = (char *)e->json;
+		}
 	} else {
 		if ((c->nents + 1) * 2 > c->tcap)
 			table_grow(c);
@@ -244,6 +250,9 @@ static size_t parse_image(kopt_cache *c, const char *name, const char *buf, size
 
 static void free_entries(kopt_cache *c)
 {
+	for (size_t i = 0; i < c->ngraves; i++)
+		free(c->graves[i]);
+	free(c->graves);
 	for (size_t i = 0; i < c->nents; i++)
 		if (c->ents[i].owned)
 			free((char *)c->ents[i].json);

@@ -444,8 +444,9 @@ static void test_variants(void)
 	e.fo.nmodels = 1;
 	env_respec(&e);
 	char *log = build(&e, &r);
-	TAP_OK(r.status == 0 && fx_count(log, "capture ") == 2 && fx_count(log, "profile ") == 2,
-	       "two compile variants: two captures and profiles");
+	if (!TAP_OK(r.status == 0 && fx_count(log, "capture ") == 2 && fx_count(log, "profile ") == 2,
+		    "two compile variants: two captures and profiles"))
+		tap_diag("status %d\nlog:\n%s\nerr:\n%s", r.status, log, r.err);
 	TAP_OK(exists(e.dir, "kopt-out/m0/profile.json") && exists(e.dir, "kopt-out/m0/profile-v1.json"),
 	       "a profile per variant");
 	fx_result_free(&r);
