@@ -50,6 +50,7 @@ struct agent_request {
 	int index;                  /* candidate number, from 0 */
 	const struct agent_try *traj; /* the earlier candidates (feedback agents only) */
 	size_t ntraj;
+	const char *memory;         /* the long-term memory file (agents/memory.h), or NULL */
 };
 
 struct agent_reply {
@@ -76,9 +77,22 @@ char *agent_fingerprint(const struct kopt_agents *cfg);
 
 void agent_reply_release(struct agent_reply *reply);
 
-/* ---- built-in agents (agents/builtin/) ---- */
+/*
+ * Records a verdict in the long-term memory: the kernel's feature class, the
+ * candidate's strategy, pass or fail and the kernel speedup. 0 or -1.
+ */
+int agent_learn(const char *memory, const struct agent_kernel *k, const json_t *candidate,
+		bool pass, double speedup);
 
-/* launch-config enumeration: candidate index for a kernel, or NULL (no more) */
-json_t *agent_builtin_config(const char *heuristic, const json_t *current, int index, char **reason);
+/* ---- built-in agents (agents/builtin/search.c) ---- */
+
+/* the kernel's feature class for the long-term memory, e.g. "reduction/looped/b26". Caller frees. */
+char *agent_builtin_features(const struct agent_kernel *k);
+/* analyst: 1 = leave the kernel alone (why says so), 0 = go on (why is the diagnosis) */
+int agent_builtin_analyze(const struct agent_kernel *k, char **why);
+/* planner: strategy names, best first (JSON array, new reference) */
+json_t *agent_builtin_plan(const struct agent_kernel *k, const char *memory);
+int agent_builtin_propose(const struct agent_request *req, const char *memory, struct agent_reply *reply);
+char *agent_builtin_digest(const struct agent_request *req);
 
 #endif

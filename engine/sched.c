@@ -130,9 +130,11 @@ static void end_line(struct sched *s)
 static void settle(struct sched *s, struct dag_node *n)
 {
 	n->flags &= (uint16_t)~DAG_QUEUED;
+	/* users the expansion adds found n settled and never counted it */
+	uint32_t nusers = n->nusers;
 	if (n->kind == DAG_PROFILE && (n->flags & DAG_DONE))
 		dag_expand(s->d, n->mv); /* before the users: stitch gains its verify inputs */
-	for (uint32_t i = 0; i < n->nusers; i++) {
+	for (uint32_t i = 0; i < nusers; i++) {
 		struct dag_node *u = n->users[i];
 		if (u->npending && --u->npending == 0 && !(u->flags & (DAG_QUEUED | DAG_SETTLED))) {
 			u->flags |= DAG_QUEUED;
@@ -184,6 +186,7 @@ static void fail_node(struct sched *s, struct dag_node *n, char *why)
 static void evaluate(struct sched *s, struct dag_node *n)
 {
 	struct dag *d = s->d;
+
 	n->flags |= DAG_EVALUATED;
 	for (uint32_t i = 0; i < n->ndeps; i++) {
 		struct dag_node *dep = n->deps[i];
@@ -205,6 +208,12 @@ static void evaluate(struct sched *s, struct dag_node *n)
 	}
 	for (uint32_t i = 0; i < n->ndeps; i++) {
 		struct dag_node *dep = n->deps[i];
+		/* -n: a proposal reads the earlier candidates, which are known;
+		 * where the agent also reads their verdicts, the key will not be
+		 * found and the proposal is listed */
+		if ((dep->flags & DAG_WOULD) && n->kind == DAG_PROPOSE && dep->kind == DAG_VERIFY &&
+		    (dep->kernel->propose[dep->cand]->flags & DAG_DONE))
+			continue;
 		if (dep->flags & DAG_WOULD) {
 			struct strbuf sb = STRBUF_INIT;
 			strbuf_addstr(&sb, "input ");

@@ -6,7 +6,7 @@
  * config), the agent fingerprint, the candidate index and the context
  * digest the agent derives from the trajectory ("" for agents that do not
  * learn from verdicts). Not the budget: candidate i has one key whatever
- * the budget. Stable part: the candidate, or {"none":true,"reason":...}.
+ * the budget. Stable part: the candidate, or {"none":true} (the reason is a measurement).
  */
 #include <config.h>
 
@@ -35,10 +35,35 @@ static struct agent_try *trajectory(struct dag *d, struct dag_kernel *k, int i, 
 		e->gate = json_string_value(json_object_get(vs, "gate"));
 		json_t *vm = json_object_get(vr, "meas");
 		e->reason = json_string_value(json_object_get(vm, "reason"));
-		double s = rule_num(json_object_get(vm, "numbers"), "speedup");
+		double s = rule_num(vm, "speedup");
 		e->speedup = isnan(s) ? 0 : s;
 	}
 	return t;
+}
+
+/* the kernel's source, from the object its capture stored; empty when absent */
+static void kernel_source(struct dag *d, struct dag_kernel *k, struct strbuf *out)
+{
+	json_t *cap = dag_result(d, k->mv->capture);
+	json_t *ks = json_object_get(json_object_get(cap, "stable"), "kernels");
+	size_t i;
+	json_t *e;
+	json_array_foreach(ks, i, e) {
+		const char *nm = json_string_value(json_object_get(e, "name"));
+		const char *obj = json_string_value(json_object_get(e, "source_obj"));
+		kopt_hash h;
+		if (nm && obj && strcmp(nm, k->name) == 0 && hash_parse(obj, &h) == 0) {
+			if (cache_object_get(d->cache, h, out) < 0)
+				strbuf_reset(out);
+			return;
+		}
+	}
+}
+
+/* the long-term memory lives in the cache folder, shared by its specs */
+char *rule_memory_path(struct dag *d)
+{
+	return xasprintf("%s/memory.jsonl", cache_path(d->cache));
 }
 
 static void fill_request(struct dag *d, struct dag_node *n, struct agent_kernel *ak, struct agent_request *rq)
@@ -69,8 +94,12 @@ static int propose_key(struct dag *d, struct dag_node *n, struct hash_key *k, ch
 		struct agent_request rq;
 		fill_request(d, n, &ak, &rq);
 		struct agent_try *t = trajectory(d, n->kernel, n->cand, &rq.ntraj);
+		struct strbuf src = STRBUF_INIT;
+		kernel_source(d, n->kernel, &src);
+		ak.source = src.len ? src.buf : NULL;
 		rq.traj = t;
 		char *dig = agent_context_digest(&rq);
+		strbuf_release(&src);
 		hash_key_str(k, "context", dig);
 		free(dig);
 		free(t);
@@ -87,6 +116,11 @@ static int propose_start(struct rule_run *run)
 	struct agent_reply rp;
 	struct dag_node *n = run->node;
 	fill_request(run->dag, n, &ak, &rq);
+	struct strbuf src = STRBUF_INIT;
+	kernel_source(run->dag, n->kernel, &src);
+	ak.source = src.len ? src.buf : NULL;
+	char *memory = rule_memory_path(run->dag);
+	rq.memory = memory;
 	struct agent_try *t = NULL;
 	if (rq.cfg && agent_needs_feedback(rq.cfg, n->cand)) {
 		t = trajectory(run->dag, n->kernel, n->cand, &rq.ntraj);
@@ -94,17 +128,20 @@ static int propose_start(struct rule_run *run)
 	}
 	int r = agent_propose(&rq, &rp);
 	free(t);
+	free(memory);
+	strbuf_release(&src);
 	if (r < 0) {
 		r = rule_fail(run, "agent: %s", rp.reason ? rp.reason : "failed");
 		agent_reply_release(&rp);
 		return r;
 	}
+	/* no candidate: the stable part is the same for every reason (verify
+	 * knows it by its hash); the reason is kept as a measurement */
 	if (rp.candidate)
 		run->stable = json_pack("{s:O}", "candidate", rp.candidate);
 	else
-		run->stable = json_pack("{s:b, s:s}", "none", 1, "reason",
-					rp.reason ? rp.reason : "no more candidates");
-	run->meas = json_object();
+		run->stable = json_pack("{s:b}", "none", 1);
+	run->meas = json_pack("{s:s}", "reason", rp.reason ? rp.reason : (rp.candidate ? "" : "no more candidates"));
 	agent_reply_release(&rp);
 	return RULE_DONE;
 }

@@ -79,4 +79,7 @@ const char *rule_model_dir(const struct kopt_model *m);
 /* a number from an object, NAN when absent */
 double rule_num(const json_t *o, const char *key);
 
+/* the agents' long-term memory file in the cache folder; caller frees */
+char *rule_memory_path(struct dag *d);
+
 #endif

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../agents/agent.h"
 #include "../gates/gates.h"
 #include "rules.h"
 
@@ -86,6 +87,16 @@ static int verify_reply(struct rule_run *run, json_t *res)
 	json_object_set_new(run->meas, "speedup", isnan(v.kernel.speedup) || !v.kernel.pairs ?
 			    json_null() : json_real(v.kernel.speedup));
 	json_decref(decision);
+	/* the long-term memory learns the outcome of the candidate's strategy */
+	struct dag_node *n = run->node;
+	struct dag_kernel *k = n->kernel;
+	json_t *cand = json_object_get(json_object_get(dag_result(run->dag, k->propose[n->cand]), "stable"), "candidate");
+	dag_kernel_info(run->dag, k);
+	struct agent_kernel ak = { m->name, k->name, k->heuristic, NULL, k->config, k->row };
+	char *memory = rule_memory_path(run->dag);
+	if (agent_learn(memory, &ak, cand, v.pass, v.pass ? v.kernel.speedup : 0) < 0)
+		kopt_warn("%s: cannot append to the agents' memory", memory);
+	free(memory);
 	return RULE_DONE;
 }
 

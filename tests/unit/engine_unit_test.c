@@ -1,6 +1,6 @@
 /*
  * tests/unit/engine_unit_test.c: keys (hash.h), -d explain reasons
- * (explain.h), the built-in config agent (agents/agent.h), and a fuzz-style
+ * (explain.h), and a fuzz-style
  * test of the state-file loaders (action map, build log) on torn, mutated
  * and garbage inputs.
  */
@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../agents/agent.h"
 #include "../../engine/blog.h"
 #include "../../engine/cache.h"
 #include "../../engine/explain.h"
@@ -74,56 +73,6 @@ static void test_explain(void)
 	w = explain_diff("kind=1", "kind=1");
 	TAP_OK(strstr(w, "no cached result") != NULL, "explain: same inputs, entry gone");
 	free(w);
-}
-
-static void test_agent(void)
-{
-	json_t *cur = json_pack("{s:i, s:i, s:i}", "XBLOCK", 1024, "num_warps", 4, "num_stages", 1);
-	char *why = NULL;
-	int n = 0, dup = 0, same_as_cur = 0;
-	json_t *seen = json_array();
-	for (int i = 0; i < 200; i++) {
-		json_t *c = agent_builtin_config("pointwise", cur, i, &why);
-		if (!c)
-			break;
-		n++;
-		if (json_equal(c, cur))
-			same_as_cur++;
-		for (size_t j = 0; j < json_array_size(seen); j++)
-			dup += json_equal(json_array_get(seen, j), c);
-		json_array_append_new(seen, c);
-	}
-	TAP_IS_INT(n, 6 * 4 * 3 - 1, "pointwise sweep: every config but the current one");
-	TAP_OK(dup == 0 && same_as_cur == 0, "no duplicates, never the current config");
-	TAP_OK(why && strstr(why, "configs"), "past the end: no more candidates, with a reason");
-	free(why);
-	json_decref(seen);
-	json_t *c0 = agent_builtin_config("reduction", NULL, 0, &why), *c0b = agent_builtin_config("reduction", NULL, 0, &why);
-	TAP_OK(c0 && json_equal(c0, c0b) && json_object_get(c0, "R0_BLOCK"), "reduction sweep is deterministic and sets R0_BLOCK");
-	json_decref(c0);
-	json_decref(c0b);
-
-	struct kopt_agents cfg;
-	memset(&cfg, 0, sizeof cfg);
-	cfg.budget = 16;
-	struct agent_kernel k = { "m", "triton_poi_fused_0", "pointwise", NULL, cur, NULL };
-	struct agent_request rq = { &k, &cfg, 3, NULL, 0 };
-	struct agent_reply rp;
-	TAP_OK(agent_propose(&rq, &rp) == 0 && rp.candidate &&
-	       json_is_null(json_object_get(rp.candidate, "source")) &&
-	       strncmp(json_string_value(json_object_get(rp.candidate, "strategy")), "config: XBLOCK=", 15) == 0,
-	       "agent_propose: a config candidate with its strategy");
-	agent_reply_release(&rp);
-	char *dig = agent_context_digest(&rq);
-	TAP_IS_STR(dig, "", "built-in candidates need no feedback: empty context digest");
-	free(dig);
-	char *fp1 = agent_fingerprint(&cfg);
-	cfg.budget = 8;
-	char *fp2 = agent_fingerprint(&cfg);
-	TAP_IS_STR(fp1, fp2, "the budget is not part of the agent fingerprint");
-	free(fp1);
-	free(fp2);
-	json_decref(cur);
 }
 
 /* a valid image of n records */
@@ -227,7 +176,6 @@ int main(void)
 		freopen("/dev/null", "w", stderr);
 	test_hash();
 	test_explain();
-	test_agent();
 	test_fuzz();
 	return tap_done();
 }

@@ -1,0 +1,490 @@
+/*
+ * agents/builtin/search.c: the built-in agents, the default: offline and
+ * deterministic for a seed.
+ *
+ *   analyst   reads the kernel's profile row: a kernel already at 90% or
+ *             more of the copy bandwidth is left alone (no candidates, and
+ *             the reason says so); otherwise a one-line diagnosis.
+ *   planner   ranks the strategies for this kind of kernel: a prior order
+ *             from what pays on Inductor's kernels, re-ranked by the
+ *             long-term memory (agents/memory.c) for kernels of the same
+ *             feature class. It runs once per kernel, for candidate 0; the
+ *             plan travels in candidate 0 and later candidates read it, so a
+ *             memory that grows later does not redo cached proposals.
+ *   coder     turns a strategy into a candidate: a launch-config edit on the
+ *             keys the kernel has (XBLOCK, YBLOCK, R0_BLOCK, num_warps,
+ *             num_stages), or a source edit (eviction hints).
+ *   tuner     after the plan: coordinate descent around the best passing
+ *             candidate (each parameter x2 and /2), then seeded random jumps.
+ *   debugger  after a candidate that did not build (too many resources, a
+ *             bad block shape): the same change, halved, once; otherwise
+ *             the failure is recorded and the search moves on.
+ *
+ * A proposal depends on: the kernel, the plan (candidate 0's), and in the
+ * tuner phase the best passing candidate so far and the set tried.
+ * agent_builtin_digest() prints exactly that, for the engine's key.
+ */
+#include <config.h>
+
+#include "../agent.h"
+#include "../memory.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../common/util.h"
+
+#define LEAVE_ALONE 0.90 /* fraction of the copy bandwidth */
+
+struct strategy {
+	const char *name;
+	const char *param[2]; /* parameters it moves */
+	double factor[2];     /* their factors (0 = set num_stages) */
+};
+
+static const struct strategy strategies[] = {
+	{ "warps-down", { "num_warps" }, { 0.5 } },
+	{ "warps-up", { "num_warps" }, { 2 } },
+	{ "x-up", { "XBLOCK" }, { 2 } },
+	{ "x-down", { "XBLOCK" }, { 0.5 } },
+	{ "x-up4", { "XBLOCK" }, { 4 } },
+	{ "y-up", { "YBLOCK" }, { 2 } },
+	{ "y-down", { "YBLOCK" }, { 0.5 } },
+	{ "r-up", { "R0_BLOCK" }, { 2 } },
+	{ "r-down", { "R0_BLOCK" }, { 0.5 } },
+	{ "r-down4", { "R0_BLOCK" }, { 0.25 } },
+	{ "stages-up", { "num_stages" }, { 2 } },
+	{ "x-up-warps-up", { "XBLOCK", "num_warps" }, { 2, 2 } },
+	{ "x-down-warps-down", { "XBLOCK", "num_warps" }, { 0.5, 0.5 } },
+	{ "r-down-warps-down", { "R0_BLOCK", "num_warps" }, { 0.5, 0.5 } },
+	{ "r-up-warps-up", { "R0_BLOCK", "num_warps" }, { 2, 2 } },
+	{ "y-up-x-down", { "YBLOCK", "XBLOCK" }, { 2, 0.5 } },
+	{ "evict-first", { NULL }, { 0 } }, /* source edit */
+};
+#define NSTRAT (sizeof strategies / sizeof *strategies)
+
+/* prior order per heuristic: earlier is tried first */
+static const char *const prior_pointwise[] = {
+	"x-up", "warps-up", "x-up4", "x-down", "warps-down", "y-up", "y-down", "x-up-warps-up",
+	"y-up-x-down", "x-down-warps-down", "stages-up", "evict-first",
+};
+static const char *const prior_reduction[] = {
+	"r-down", "warps-down", "r-down-warps-down", "r-down4", "x-up", "r-up", "warps-up",
+	"r-up-warps-up", "stages-up", "x-up-warps-up", "evict-first",
+};
+static const char *const prior_persistent[] = {
+	"warps-down", "x-up", "warps-up", "x-down", "x-up-warps-up", "x-down-warps-down", "evict-first",
+};
+
+static const struct strategy *strategy_named(const char *name)
+{
+	for (size_t i = 0; i < NSTRAT; i++)
+		if (strcmp(strategies[i].name, name) == 0)
+			return &strategies[i];
+	return NULL;
+}
+
+static const char *const *prior_for(const char *h, size_t *n)
+{
+	if (h && strcmp(h, "persistent_reduction") == 0) {
+		*n = sizeof prior_persistent / sizeof *prior_persistent;
+		return prior_persistent;
+	}
+	if (h && strstr(h, "reduction")) {
+		*n = sizeof prior_reduction / sizeof *prior_reduction;
+		return prior_reduction;
+	}
+	*n = sizeof prior_pointwise / sizeof *prior_pointwise;
+	return prior_pointwise;
+}
+
+/* bounds Triton and the H200 accept */
+static int clamp_param(const char *p, double v, int *out)
+{
+	long x = lround(v);
+	if (strcmp(p, "num_warps") == 0) {
+		if (x < 1 || x > 32)
+			return -1;
+	} else if (strcmp(p, "num_stages") == 0) {
+		if (x < 1 || x > 4)
+			return -1;
+	} else {
+		if (x < 1 || x > 8192)
+			return -1;
+	}
+	*out = (int)x;
+	return 0;
+}
+
+/* applies s to base; NULL when it does not apply (a missing key, a bound) */
+static json_t *apply(const struct strategy *s, const json_t *base)
+{
+	if (!s->param[0] || !json_is_object(base))
+		return NULL;
+	json_t *c = json_deep_copy(base);
+	for (int i = 0; i < 2 && s->param[i]; i++) {
+		json_t *v = json_object_get(c, s->param[i]);
+		int x;
+		if (strcmp(s->param[i], "num_stages") == 0) {
+			long cur = v ? (long)json_integer_value(v) : 1;
+			if (clamp_param("num_stages", (double)(cur + 1), &x) < 0) {
+				json_decref(c);
+				return NULL;
+			}
+		} else if (!json_is_integer(v) || clamp_param(s->param[i], (double)json_integer_value(v) * s->factor[i], &x) < 0) {
+			json_decref(c);
+			return NULL;
+		}
+		json_object_set_new(c, s->param[i], json_integer(x));
+	}
+	return c;
+}
+
+static const char *const keys[] = { "XBLOCK", "YBLOCK", "R0_BLOCK", "num_warps", "num_stages" };
+
+/* "XBLOCK=2 R0_BLOCK=1024 num_warps=8 num_stages=1" */
+static void config_text(struct strbuf *sb, const json_t *c)
+{
+	int first = 1;
+	for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
+		json_t *v = json_object_get(c, keys[i]);
+		if (!v)
+			continue;
+		strbuf_addf(sb, "%s%s=%lld", first ? "" : " ", keys[i], (long long)json_integer_value(v));
+		first = 0;
+	}
+}
+
+static int same_config(const json_t *a, const json_t *b)
+{
+	if (!a || !b)
+		return a == b;
+	for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
+		json_t *x = json_object_get(a, keys[i]), *y = json_object_get(b, keys[i]);
+		long long vx = x ? json_integer_value(x) : (strcmp(keys[i], "num_stages") == 0 ? 1 : -1);
+		long long vy = y ? json_integer_value(y) : (strcmp(keys[i], "num_stages") == 0 ? 1 : -1);
+		if (vx != vy)
+			return 0;
+	}
+	return 1;
+}
+
+char *agent_builtin_features(const struct agent_kernel *k)
+{
+	double bytes = json_number_value(json_object_get(k->profile_row, "bytes"));
+	int b = bytes > 0 ? (int)floor(log2(bytes)) : 0;
+	const json_t *c = k->config;
+	json_t *r = json_object_get(c, "R0_BLOCK");
+	return xasprintf("%s/%s/b%d", k->heuristic ? k->heuristic : "unknown", r ? "looped" : "flat", b / 2 * 2);
+}
+
+int agent_builtin_analyze(const struct agent_kernel *k, char **why)
+{
+	const json_t *row = k->profile_row;
+	double frac = json_number_value(json_object_get(row, "frac_peak"));
+	double ns = json_number_value(json_object_get(row, "ns_per_call"));
+	if (frac >= LEAVE_ALONE) {
+		*why = xasprintf("analyst: memory-bound and already at %.0f%% of the copy bandwidth: left alone", frac * 100);
+		return 1;
+	}
+	if (k->heuristic && strcmp(k->heuristic, "jit") == 0 && !k->source) {
+		*why = xstrdup("analyst: a standalone kernel without its source: nothing to rewrite");
+		return 1;
+	}
+	if (frac > 0)
+		*why = xasprintf("analyst: memory-bound at %.0f%% of the copy bandwidth, %.1f us per call: launch config and block shape first",
+				 frac * 100, ns / 1e3);
+	else
+		*why = xasprintf("analyst: %.1f us per call; no byte count: launch config first", ns / 1e3);
+	return 0;
+}
+
+/* the planner: strategies in ranked order, as a JSON array of names */
+json_t *agent_builtin_plan(const struct agent_kernel *k, const char *memory_path)
+{
+	size_t n;
+	const char *const *prior = prior_for(k->heuristic, &n);
+	char *features = agent_builtin_features(k);
+	struct memory mem;
+	memory_load(&mem, memory_path, features);
+	free(features);
+	double score[32];
+	size_t order[32];
+	for (size_t i = 0; i < n && i < 32; i++) {
+		/* prior: from 0.6 for the first down to 0.3 for the last */
+		score[i] = memory_score(&mem, prior[i], 0.6 - 0.3 * (double)i / (double)(n > 1 ? n - 1 : 1));
+		order[i] = i;
+	}
+	/* stable insertion sort by score, descending */
+	for (size_t i = 1; i < n; i++) {
+		size_t o = order[i];
+		size_t j = i;
+		while (j > 0 && score[order[j - 1]] < score[o]) {
+			order[j] = order[j - 1];
+			j--;
+		}
+		order[j] = o;
+	}
+	json_t *plan = json_array();
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(plan, json_string(prior[order[i]]));
+	memory_release(&mem);
+	return plan;
+}
+
+static int tried(const struct agent_request *req, const json_t *cfg)
+{
+	if (same_config(cfg, req->kernel->config))
+		return 1;
+	for (size_t i = 0; i < req->ntraj; i++) {
+		const json_t *c = json_object_get(req->traj[i].candidate, "config");
+		const json_t *src = json_object_get(req->traj[i].candidate, "source");
+		if (c && json_is_null(src) && same_config(c, cfg))
+			return 1;
+	}
+	return 0;
+}
+
+static const json_t *plan_of(const struct agent_request *req)
+{
+	return req->ntraj ? json_object_get(req->traj[0].candidate, "plan") : NULL;
+}
+
+/* best passing candidate (by kernel speedup), or -1 */
+static int best_try(const struct agent_request *req)
+{
+	int best = -1;
+	double bx = 0;
+	for (size_t i = 0; i < req->ntraj; i++)
+		if (req->traj[i].verdict && strcmp(req->traj[i].verdict, "pass") == 0 && req->traj[i].speedup > bx) {
+			bx = req->traj[i].speedup;
+			best = (int)i;
+		}
+	return best;
+}
+
+static uint64_t splitmix(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static json_t *candidate(json_t *config, const char *source, const char *role, const char *what, const json_t *cfgtext_of)
+{
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addf(&sb, "%s: %s", role, what);
+	if (cfgtext_of) {
+		strbuf_addstr(&sb, " (");
+		config_text(&sb, cfgtext_of);
+		strbuf_addstr(&sb, ")");
+	}
+	json_t *c = json_pack("{s:s?, s:o?, s:s, s:s}", "source", source, "config", config, "strategy", sb.buf, "role", role);
+	if (!source)
+		json_object_set_new(c, "source", json_null());
+	if (!config)
+		json_object_set_new(c, "config", json_null());
+	strbuf_release(&sb);
+	return c;
+}
+
+/* evict-first: the loads Inductor marks evict_last become evict_first */
+static char *evict_edit(const char *src)
+{
+	if (!src || !strstr(src, "eviction_policy='evict_last'"))
+		return NULL;
+	struct strbuf sb = STRBUF_INIT;
+	const char *p = src, *q;
+	while ((q = strstr(p, "eviction_policy='evict_last'"))) {
+		strbuf_add(&sb, p, (size_t)(q - p));
+		strbuf_addstr(&sb, "eviction_policy='evict_first'");
+		p = q + strlen("eviction_policy='evict_last'");
+	}
+	strbuf_addstr(&sb, p);
+	return strbuf_detach(&sb);
+}
+
+static int build_failed(const struct agent_try *t)
+{
+	return t && t->gate && strcmp(t->gate, "static") == 0 && t->reason && strstr(t->reason, "does not build") &&
+	       !json_object_get(t->candidate, "repair_of");
+}
+
+/* debugger: the last candidate did not build; its config, halved, once */
+static json_t *repair(const struct agent_request *req)
+{
+	const struct agent_try *last = req->ntraj ? &req->traj[req->ntraj - 1] : NULL;
+	if (!build_failed(last))
+		return NULL;
+	const json_t *lc = json_object_get(last->candidate, "config");
+	if (!json_is_object(lc))
+		return NULL;
+	json_t *c = json_deep_copy(lc);
+	for (size_t i = 0; i < 3; i++) {
+		json_t *v = json_object_get(c, keys[i]);
+		if (json_is_integer(v) && json_integer_value(v) > 1)
+			json_object_set_new(c, keys[i], json_integer(json_integer_value(v) / 2));
+	}
+	json_object_set_new(c, "num_stages", json_integer(1));
+	if (tried(req, c)) {
+		json_decref(c);
+		return NULL;
+	}
+	json_t *out = candidate(c, NULL, "debugger", "repair: halved blocks, one stage", c);
+	json_object_set_new(out, "repair_of", json_integer(last->index));
+	return out;
+}
+
+static int strategy_used(const struct agent_request *req, const char *name)
+{
+	size_t nl = strlen(name);
+	for (size_t t = 0; t < req->ntraj; t++) {
+		const char *st = json_string_value(json_object_get(req->traj[t].candidate, "strategy"));
+		if (st && strncmp(st, "coder: ", 7) == 0 && strncmp(st + 7, name, nl) == 0 &&
+		    (st[7 + nl] == '\0' || st[7 + nl] == ' '))
+			return 1;
+	}
+	return 0;
+}
+
+/* the next strategy of the plan not yet used that applies; best = the traj
+ * index whose config a source edit rides on, or -1 */
+static json_t *plan_next(const struct agent_request *req, const json_t *plan, int best)
+{
+	const struct agent_kernel *k = req->kernel;
+	for (size_t i = 0; plan && i < json_array_size(plan); i++) {
+		const struct strategy *s = strategy_named(json_string_value(json_array_get(plan, i)));
+		if (!s || strategy_used(req, s->name))
+			continue;
+		if (s->param[0]) {
+			json_t *c = apply(s, k->config);
+			if (c && !tried(req, c))
+				return candidate(c, NULL, "coder", s->name, c);
+			json_decref(c);
+			continue;
+		}
+		char *src = evict_edit(k->source);
+		if (!src)
+			continue;
+		const json_t *bc = best >= 0 ? json_object_get(req->traj[best].candidate, "config") : NULL;
+		json_t *out = candidate(json_is_object(bc) ? json_deep_copy(bc) : NULL, src, "coder", s->name,
+					json_is_object(bc) ? bc : NULL);
+		free(src);
+		return out;
+	}
+	return NULL;
+}
+
+/*
+ * What candidate i > 0 depends on, and nothing more: the plan and the
+ * candidates so far (not their verdicts); whether the last did not build
+ * (the debugger); the best passing candidate only where that is used (a
+ * source edit rides on its config; the tuner searches around it). So a new
+ * gamma that flips no "best" reruns no proposal.
+ */
+char *agent_builtin_digest(const struct agent_request *req)
+{
+	if (req->index == 0)
+		return xstrdup("");
+	const json_t *plan = plan_of(req);
+	int best = best_try(req);
+	struct strbuf sb = STRBUF_INIT;
+	char *text = plan ? json_dumps(plan, JSON_COMPACT) : xstrdup("null");
+	strbuf_addf(&sb, "plan=%s;tried=", text);
+	free(text);
+	for (size_t i = 0; i < req->ntraj; i++) {
+		char *c = json_dumps(req->traj[i].candidate, JSON_COMPACT | JSON_SORT_KEYS);
+		strbuf_addf(&sb, "%s%s", i ? "," : "", c ? c : "null");
+		free(c);
+	}
+	json_t *r = repair(req);
+	if (r) {
+		strbuf_addstr(&sb, ";repair");
+		json_decref(r);
+		return strbuf_detach(&sb);
+	}
+	json_t *next = plan_next(req, plan, -1);
+	int rides = next && !json_is_null(json_object_get(next, "source"));
+	json_decref(next);
+	if (!next || rides)
+		strbuf_addf(&sb, ";best=%d", best >= 0 ? req->traj[best].index : -1);
+	return strbuf_detach(&sb);
+}
+
+int agent_builtin_propose(const struct agent_request *req, const char *memory_path, struct agent_reply *reply)
+{
+	const struct agent_kernel *k = req->kernel;
+	char *why = NULL;
+	if (req->index == 0 && agent_builtin_analyze(k, &why)) {
+		reply->reason = why;
+		return 0;
+	}
+	if (req->index == 0) {
+		/* plan, then the first strategy that applies */
+		json_t *plan = agent_builtin_plan(k, memory_path);
+		json_t *out = plan_next(req, plan, -1);
+		if (!out) {
+			reply->reason = xasprintf("%s; planner: no strategy applies to this kernel's config", why);
+			free(why);
+			json_decref(plan);
+			return 0;
+		}
+		json_object_set_new(out, "plan", plan);
+		json_object_set_new(out, "analysis", json_string(why));
+		free(why);
+		reply->candidate = out;
+		return 0;
+	}
+
+	int best = best_try(req);
+	if ((reply->candidate = repair(req)))
+		return 0;
+	if ((reply->candidate = plan_next(req, plan_of(req), best)))
+		return 0;
+	/* tuner: coordinate descent around the best passing config */
+	const json_t *base = best >= 0 ? json_object_get(req->traj[best].candidate, "config") : NULL;
+	if (!json_is_object(base))
+		base = k->config;
+	static const char *const moves[] = { "x-up", "x-down", "r-up", "r-down", "y-up", "y-down", "warps-up", "warps-down", "stages-up" };
+	for (size_t i = 0; i < sizeof moves / sizeof *moves; i++) {
+		json_t *c = apply(strategy_named(moves[i]), base);
+		if (c && !tried(req, c)) {
+			char *what = xasprintf("descent %s from %s", moves[i], best >= 0 ? "the best so far" : "the baseline");
+			reply->candidate = candidate(c, NULL, "tuner", what, c);
+			free(what);
+			return 0;
+		}
+		json_decref(c);
+	}
+	/* tuner: seeded random jumps over the grid of the kernel's own keys */
+	uint64_t st = req->cfg ? req->cfg->seed * 1000003u + (uint64_t)req->index : (uint64_t)req->index;
+	for (int attempt = 0; attempt < 64 && json_is_object(k->config); attempt++) {
+		json_t *c = json_deep_copy(k->config);
+		for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
+			json_t *v = json_object_get(c, keys[i]);
+			if (!json_is_integer(v))
+				continue;
+			int x;
+			if (strcmp(keys[i], "num_stages") == 0)
+				x = 1 + (int)(splitmix(&st) % 3);
+			else if (strcmp(keys[i], "num_warps") == 0)
+				x = 1 << (1 + (int)(splitmix(&st) % 4));
+			else {
+				long cur = (long)json_integer_value(v);
+				int shift = (int)(splitmix(&st) % 5) - 2;
+				if (clamp_param(keys[i], shift >= 0 ? cur << shift : cur >> -shift, &x) < 0)
+					x = (int)cur;
+			}
+			json_object_set_new(c, keys[i], json_integer(x));
+		}
+		if (!tried(req, c)) {
+			reply->candidate = candidate(c, NULL, "tuner", "random jump", c);
+			return 0;
+		}
+		json_decref(c);
+	}
+	reply->reason = xstrdup("tuner: no untried config near the best one");
+	return 0;
+}

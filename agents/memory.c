@@ -1,0 +1,124 @@
+/* agents/memory.c: see memory.h for the file format. */
+#define _POSIX_C_SOURCE 200809L
+#include <config.h>
+
+#include "memory.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../common/util.h"
+
+static struct mem_stat *find(struct memory *m, const char *s)
+{
+	for (size_t i = 0; i < m->n; i++)
+		if (strcmp(m->stats[i].strategy, s) == 0)
+			return &m->stats[i];
+	return NULL;
+}
+
+int memory_load(struct memory *m, const char *path, const char *features)
+{
+	memset(m, 0, sizeof *m);
+	FILE *f = path ? fopen(path, "r") : NULL;
+	if (!f)
+		return 0;
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	int first = 1;
+	while ((len = getline(&line, &cap, f)) > 0) {
+		if (line[len - 1] != '\n')
+			break; /* torn tail: ignored */
+		json_t *o = json_loads(line, 0, NULL);
+		if (first) {
+			first = 0;
+			if (!o || json_integer_value(json_object_get(o, "kopt-memory")) != 1) {
+				kopt_warn("%s: not a memory file of version 1; ignored", path);
+				json_decref(o);
+				break;
+			}
+			json_decref(o);
+			continue;
+		}
+		const char *fe = json_string_value(json_object_get(o, "f"));
+		const char *s = json_string_value(json_object_get(o, "s"));
+		const char *v = json_string_value(json_object_get(o, "v"));
+		double x = json_number_value(json_object_get(o, "x"));
+		if (fe && s && v && strcmp(fe, features) == 0) {
+			struct mem_stat *st = find(m, s);
+			if (!st) {
+				m->stats = xgrow(m->stats, &m->cap, m->n + 1, sizeof *m->stats);
+				st = &m->stats[m->n++];
+				st->strategy = xstrdup(s);
+				st->tries = st->wins = 0;
+				st->gain = 0;
+			}
+			st->tries++;
+			if (strcmp(v, "pass") == 0) {
+				st->wins++;
+				if (x > 0)
+					st->gain += log(x);
+			}
+		}
+		json_decref(o);
+	}
+	free(line);
+	fclose(f);
+	return 0;
+}
+
+void memory_release(struct memory *m)
+{
+	for (size_t i = 0; i < m->n; i++)
+		free(m->stats[i].strategy);
+	free(m->stats);
+	memset(m, 0, sizeof *m);
+}
+
+const struct mem_stat *memory_get(const struct memory *m, const char *strategy)
+{
+	return find((struct memory *)m, strategy);
+}
+
+int memory_append(const char *path, const char *features, const char *strategy, int pass, double speedup)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0666);
+	if (fd < 0)
+		return -1;
+	struct strbuf sb = STRBUF_INIT;
+	off_t end = lseek(fd, 0, SEEK_END);
+	if (end == 0)
+		strbuf_addstr(&sb, "{\"kopt-memory\":1}\n");
+	json_t *o = json_pack("{s:s, s:s, s:s, s:f}", "f", features, "s", strategy, "v", pass ? "pass" : "fail",
+			      "x", isfinite(speedup) ? speedup : 0.0);
+	char *text = json_dumps(o, JSON_COMPACT);
+	strbuf_addstr(&sb, text);
+	strbuf_addch(&sb, '\n');
+	free(text);
+	json_decref(o);
+	ssize_t w = write(fd, sb.buf, sb.len);
+	int rc = w == (ssize_t)sb.len ? 0 : -1;
+	strbuf_release(&sb);
+	if (close(fd) < 0)
+		rc = -1;
+	return rc;
+}
+
+double memory_score(const struct memory *m, const char *strategy, double prior)
+{
+	const struct mem_stat *s = memory_get(m, strategy);
+	if (!s)
+		return prior;
+	/* win rate with a Laplace prior worth two tries of the prior's weight,
+	 * plus the mean log gain of the wins */
+	double rate = (s->wins + 2.0 * prior) / (s->tries + 2.0);
+	double gain = s->wins ? s->gain / s->wins : 0;
+	return rate + 2.0 * gain;
+}

@@ -1,0 +1,39 @@
+/*
+ * agents/memory.h: the agents' long-term memory: strategy outcomes keyed by
+ * kernel features, kept in the cache folder across runs and shared by every
+ * spec that uses the same cache.
+ *
+ * File format (memory.jsonl in the cache folder): a first line
+ *   {"kopt-memory":1}
+ * then one JSON object a line, appended and flushed one by one:
+ *   {"f":"reduction/f32/r4096","s":"warps-down","v":"pass","x":1.13}
+ * f = the kernel's feature class, s = the strategy, v = pass|fail,
+ * x = kernel speedup (0 when not measured). A torn last line is ignored.
+ * Writers take the cache's lock (the engine holds it for the whole build).
+ */
+#ifndef KOPT_MEMORY_H
+#define KOPT_MEMORY_H
+
+#include <stddef.h>
+
+struct mem_stat {
+	char *strategy;   /* owned */
+	int tries, wins;  /* candidates with this strategy; of them, passed */
+	double gain;      /* sum over wins of log(speedup) */
+};
+
+struct memory {
+	struct mem_stat *stats; /* for one feature class */
+	size_t n, cap;
+};
+
+/* loads the stats of feature class f from path (missing file = empty) */
+int memory_load(struct memory *m, const char *path, const char *features);
+void memory_release(struct memory *m);
+const struct mem_stat *memory_get(const struct memory *m, const char *strategy);
+/* appends one outcome; 0 or -1 */
+int memory_append(const char *path, const char *features, const char *strategy, int pass, double speedup);
+/* a strategy's score for ranking: prior plus what memory says */
+double memory_score(const struct memory *m, const char *strategy, double prior);
+
+#endif

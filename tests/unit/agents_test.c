@@ -1,0 +1,217 @@
+/*
+ * tests/unit/agents_test.c: the built-in agents (agents/builtin/search.c)
+ * and the long-term memory (agents/memory.c), with no worker: the analyst's
+ * leave-alone rule, the planner's order and its re-ranking by memory, the
+ * coder's candidates (only the kernel's own keys, never a repeat), the
+ * debugger's repair, the tuner after the plan, and the context digest.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../../agents/agent.h"
+#include "../../agents/memory.h"
+#include "../tap.h"
+
+static struct kopt_agents cfg;
+
+static json_t *J(const char *t)
+{
+	json_t *j = json_loads(t, 0, NULL);
+	if (!j) {
+		fprintf(stderr, "bad JSON %s\n", t);
+		exit(2);
+	}
+	return j;
+}
+
+/* proposes candidates 0..n-1 with every verdict given by verdict(i) */
+static int run_search(const struct agent_kernel *k, int n, const char *memory, json_t **cands,
+		      const char *(*verdict)(int, double *))
+{
+	struct agent_try traj[64];
+	int got = 0;
+	for (int i = 0; i < n; i++) {
+		struct agent_request rq = { k, &cfg, i, traj, (size_t)i, memory };
+		struct agent_reply rp;
+		if (agent_propose(&rq, &rp) < 0 || !rp.candidate) {
+			agent_reply_release(&rp);
+			break;
+		}
+		cands[i] = rp.candidate;
+		rp.candidate = NULL;
+		agent_reply_release(&rp);
+		double sp = 0;
+		traj[i] = (struct agent_try){ i, cands[i], verdict(i, &sp), NULL, NULL, sp };
+		if (strcmp(traj[i].verdict, "fail") == 0)
+			traj[i].gate = "perf";
+		got++;
+	}
+	return got;
+}
+
+static const char *all_fail(int i, double *sp)
+{
+	(void)i;
+	*sp = 0.9;
+	return "fail";
+}
+
+int main(void)
+{
+	memset(&cfg, 0, sizeof cfg);
+	cfg.budget = 16;
+	cfg.seed = 1;
+	char tmpl[] = "/tmp/kopt-agents-XXXXXX";
+	char *dir = mkdtemp(tmpl);
+	char *memory = xasprintf("%s/memory.jsonl", dir);
+
+	/* analyst */
+	json_t *red = J("{\"XBLOCK\":1,\"R0_BLOCK\":4096,\"num_warps\":16,\"num_stages\":1}");
+	json_t *fast_row = J("{\"ns_per_call\":300000,\"share\":1.0,\"bytes\":1342177280,\"frac_peak\":0.93}");
+	json_t *slow_row = J("{\"ns_per_call\":667000,\"share\":1.0,\"bytes\":1342177280,\"frac_peak\":0.39}");
+	struct agent_kernel fast = { "softmax", "triton_red_fused_0", "reduction", NULL, red, fast_row };
+	struct agent_kernel slow = { "avgpool", "triton_red_fused_1", "reduction", NULL, red, slow_row };
+	struct agent_request rq = { &fast, &cfg, 0, NULL, 0, memory };
+	struct agent_reply rp;
+	TAP_OK(agent_propose(&rq, &rp) == 0 && !rp.candidate && strstr(rp.reason, "93% of the copy bandwidth: left alone"),
+	       "analyst: a kernel at 93%% of the copy bandwidth is left alone, and says why");
+	agent_reply_release(&rp);
+
+	/* planner: deterministic, reduction prior */
+	json_t *p1 = agent_builtin_plan(&slow, memory), *p2 = agent_builtin_plan(&slow, memory);
+	TAP_OK(json_equal(p1, p2), "planner: the same plan twice");
+	TAP_IS_STR(json_string_value(json_array_get(p1, 0)), "r-down", "planner: looped reductions try a smaller R0_BLOCK first");
+	json_decref(p2);
+
+	/* coder: candidate 0 carries the plan and the diagnosis; configs keep the kernel's keys */
+	json_t *c[64] = { 0 };
+	int n = run_search(&slow, 16, memory, c, all_fail);
+	TAP_IS_INT(n, 16, "search: 16 candidates for a reduction kernel");
+	TAP_OK(json_equal(json_object_get(c[0], "plan"), p1), "candidate 0 carries the plan");
+	TAP_OK(strstr(json_string_value(json_object_get(c[0], "analysis")), "39%") != NULL, "candidate 0 carries the analyst's diagnosis");
+	TAP_IS_STR(json_string_value(json_object_get(c[0], "strategy")), "coder: r-down (XBLOCK=1 R0_BLOCK=2048 num_warps=16 num_stages=1)",
+		   "candidate 0: the plan's first strategy on the current config");
+	int dups = 0, foreign = 0, current = 0;
+	for (int i = 0; i < n; i++) {
+		json_t *ci = json_object_get(c[i], "config");
+		if (!json_is_object(ci))
+			continue;
+		current += json_equal(ci, red);
+		const char *key;
+		json_t *v;
+		json_object_foreach(ci, key, v)
+			foreign += !json_object_get(red, key);
+		for (int j = 0; j < i; j++)
+			dups += json_is_null(json_object_get(c[j], "source")) && json_equal(json_object_get(c[j], "config"), ci);
+	}
+	TAP_OK(dups == 0 && current == 0, "no candidate repeats a config or the current one");
+	TAP_IS_INT(foreign, 0, "configs only set the keys the kernel has (no R0_BLOCK for a persistent one)");
+	int tuner = 0;
+	for (int i = 0; i < n; i++)
+		tuner += strncmp(json_string_value(json_object_get(c[i], "strategy")), "tuner:", 6) == 0;
+	TAP_OK(tuner > 0, "after the plan, the tuner proposes");
+
+	/* determinism: the same sequence again */
+	json_t *d[64] = { 0 };
+	int n2 = run_search(&slow, 16, memory, d, all_fail);
+	int same = n2 == n;
+	for (int i = 0; i < n && same; i++)
+		same = json_equal(c[i], d[i]);
+	TAP_OK(same, "deterministic for a seed");
+	for (int i = 0; i < n2; i++)
+		json_decref(d[i]);
+
+	/* digest: plan-phase proposals do not depend on verdicts */
+	struct agent_try t1[3], t2[3];
+	for (int i = 0; i < 3; i++) {
+		t1[i] = (struct agent_try){ i, c[i], "fail", "perf", "perf: slower", 0.98 };
+		t2[i] = (struct agent_try){ i, c[i], "pass", NULL, "passed", 1.05 + i * 0.01 };
+	}
+	struct agent_request r1 = { &slow, &cfg, 3, t1, 3, memory }, r2 = { &slow, &cfg, 3, t2, 3, memory };
+	char *g1 = agent_context_digest(&r1), *g2 = agent_context_digest(&r2);
+	TAP_IS_STR(g1, g2, "digest: a new gamma that flips verdicts does not redo a plan-phase proposal");
+	free(g1);
+	free(g2);
+	struct agent_request r0 = { &slow, &cfg, 0, NULL, 0, memory };
+	g1 = agent_context_digest(&r0);
+	TAP_IS_STR(g1, "", "digest: candidate 0 depends on no trajectory");
+	free(g1);
+
+	/* debugger: a candidate that did not build is repaired once */
+	struct agent_try tb[1] = { { 0, c[0], "fail", "static", "static: does not build: out of resource: shared memory", 0 } };
+	struct agent_request rr = { &slow, &cfg, 1, tb, 1, memory };
+	TAP_OK(agent_propose(&rr, &rp) == 0 && rp.candidate &&
+	       strcmp(json_string_value(json_object_get(rp.candidate, "role")), "debugger") == 0 &&
+	       json_integer_value(json_object_get(json_object_get(rp.candidate, "config"), "R0_BLOCK")) == 1024,
+	       "debugger: repairs a config that did not build by halving its blocks");
+	agent_reply_release(&rp);
+
+	/* persistent reductions: no R0_BLOCK ever */
+	json_t *per = J("{\"XBLOCK\":1,\"num_warps\":8,\"num_stages\":1}");
+	struct agent_kernel pk = { "ln", "triton_per_fused_0", "persistent_reduction", NULL, per, slow_row };
+	json_t *pc[64] = { 0 };
+	int pn = run_search(&pk, 12, memory, pc, all_fail);
+	int has_r = 0;
+	for (int i = 0; i < pn; i++)
+		has_r += json_object_get(json_object_get(pc[i], "config"), "R0_BLOCK") != NULL;
+	TAP_OK(pn >= 6 && has_r == 0, "persistent reduction: candidates without R0_BLOCK");
+	for (int i = 0; i < pn; i++)
+		json_decref(pc[i]);
+
+	/* source edits: eviction hints, only when the source has them */
+	struct agent_kernel sk = slow;
+	sk.source = "@triton.jit\ndef triton_red_fused_1(in_ptr0):\n    x = tl.load(in_ptr0, eviction_policy='evict_last')\n";
+	json_t *sc[64] = { 0 };
+	int sn = run_search(&sk, 16, memory, sc, all_fail);
+	int edits = 0;
+	for (int i = 0; i < sn; i++)
+		edits += json_is_string(json_object_get(sc[i], "source")) &&
+			 strstr(json_string_value(json_object_get(sc[i], "source")), "evict_first") != NULL;
+	TAP_IS_INT(edits, 1, "coder: one eviction-hint rewrite of the source");
+	for (int i = 0; i < sn; i++)
+		json_decref(sc[i]);
+
+	/* long-term memory: outcomes re-rank the plan for the same feature class */
+	for (int i = 0; i < 4; i++) {
+		json_t *cand = J("{\"strategy\":\"coder: warps-up (XBLOCK=1)\"}");
+		TAP_OK(agent_learn(memory, &slow, cand, true, 1.4) == 0, "learn: an outcome is appended");
+		json_decref(cand);
+		cand = J("{\"strategy\":\"coder: r-down (XBLOCK=1)\"}");
+		agent_learn(memory, &slow, cand, false, 0);
+		json_decref(cand);
+	}
+	struct memory mem;
+	char *features = agent_builtin_features(&slow);
+	memory_load(&mem, memory, features);
+	const struct mem_stat *ws = memory_get(&mem, "warps-up");
+	TAP_OK(ws && ws->tries == 4 && ws->wins == 4, "memory: four wins of warps-up for this feature class");
+	memory_release(&mem);
+	free(features);
+	json_t *p3 = agent_builtin_plan(&slow, memory);
+	TAP_IS_STR(json_string_value(json_array_get(p3, 0)), "warps-up", "planner: memory moves what paid to the front");
+	json_t *p4 = agent_builtin_plan(&pk, memory);
+	TAP_IS_STR(json_string_value(json_array_get(p4, 0)), "warps-down", "planner: another feature class keeps its prior");
+	FILE *f = fopen(memory, "a");
+	fputs("{\"f\":\"torn", f);
+	fclose(f);
+	json_t *p5 = agent_builtin_plan(&slow, memory);
+	TAP_OK(json_equal(p3, p5), "memory: a torn last line is ignored");
+	json_decref(p3);
+	json_decref(p4);
+	json_decref(p5);
+
+	for (int i = 0; i < n; i++)
+		json_decref(c[i]);
+	json_decref(p1);
+	json_decref(red);
+	json_decref(per);
+	json_decref(fast_row);
+	json_decref(slow_row);
+	unlink(memory);
+	rmdir(dir);
+	free(memory);
+	return tap_done();
+}
