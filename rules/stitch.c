@@ -255,8 +255,9 @@ static int finish(struct rule_run *run, struct stitch_priv *p)
 				  "strategy", json_object_get(prop, "strategy") ? json_object_get(prop, "strategy") : json_null(),
 				  "speedup", json_object_get(w, "speedup")));
 	}
-	json_t *sdoc = json_pack("{s:s, s:s, s:o}", "model", m->name, "variant",
-				 dm->mvs[best].variant->name, "substitutions", subs);
+	/* the format kopt.backend() reads (runtime/python/kopt/deploy.py) */
+	json_t *sdoc = json_pack("{s:s, s:o, s:o}", "model", m->name, "variant",
+				 rule_variant_json(dm->mvs[best].variant), "kernels", subs);
 	char *js = json_dumps(sdoc, JSON_INDENT(2) | JSON_SORT_KEYS);
 	json_decref(sdoc);
 	char *rel = xasprintf("%s/substitutions.json", dir);

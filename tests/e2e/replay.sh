@@ -1,0 +1,36 @@
+#!/bin/sh
+# tests/e2e/replay.sh: koptmake over replies recorded on the GPU machine
+# (tests/replay-worker.py, a test double): the rules parse real capture,
+# profile and verify results; the profile report lists the real kernel; the
+# gates decide the recorded numbers. Prints TAP.
+set -eu
+: "${KOPTMAKE:=$top_builddir/koptmake}"
+KOPT_WORKER=$top_srcdir/tests/replay-worker.py
+export KOPT_WORKER top_srcdir
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/kopt-replay-XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp"
+cat > replay.kopt <<SPEC
+device h200 { gpus = 1  timeout = 60s }
+agents default { budget = 3  hot = 0.05  seed = 1 }
+gates strict { seeds = 5  repeats = 15  gamma = 1.03 }
+defaults { device = h200  agents = default  gates = strict }
+model small_softmax { source = "$top_srcdir/tests/gpu/models/small_softmax.py" }
+target all = [small_softmax]
+SPEC
+n=0
+check() { n=$((n + 1)); if eval "$2"; then echo "ok $n - $1"; else echo "not ok $n - $1"; sed 's/^/# /' err out 2>/dev/null | head -20; fi; }
+"$KOPTMAKE" > out 2> err || true
+K=triton_red_fused__softmax_add_exp_mul_prepare_softmax_online_sub_0
+check "the build over recorded replies succeeds" "[ -f kopt-out/all/report.json ]"
+check "the profile report lists the real kernel" "grep -q $K kopt-out/small_softmax/profile.md"
+check "the profile report has its share and bandwidth" "grep $K kopt-out/small_softmax/profile.md | grep -q '100'"
+check "three candidates verified" "[ \$(grep -c '^\[.*verify ' out) -eq 3 ]"
+"$KOPTMAKE" -t why verify small_softmax/default/$K/c0 > why 2>&1 || true
+check "-t why: the recorded numbers fail the perf gate" "grep -q 'perf: kernel speedup' why"
+check "the target has its plots" "[ -s kopt-out/all/speedup.svg ] && grep -q '<circle' kopt-out/all/roofline.svg"
+check "substitutions.json in the format kopt.backend reads" "grep -q '\"kernels\"' kopt-out/small_softmax/substitutions.json && grep -q '\"variant\"' kopt-out/small_softmax/substitutions.json"
+check "no winner: the report keeps the baseline" "grep -qi 'baseline' kopt-out/small_softmax/report.md"
+"$KOPTMAKE" -n > out 2> err
+check "null build over the recordings" "[ \"\$(cat out)\" = '0 steps would run' ]"
+echo "1..$n"
