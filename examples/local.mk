@@ -1,1 +1,14 @@
 ## examples/local.mk: included by the top Makefile.am
+EXTRA_DIST += examples/examples.kopt examples/README.md \
+	examples/models/avgpool2d.py examples/models/col_mean.py \
+	examples/models/conv2d_relu.py examples/models/cross_entropy.py \
+	examples/models/elementwise.py examples/models/layernorm.py \
+	examples/models/matmul_epilogue.py examples/models/maxpool3d.py \
+	examples/models/mlp.py examples/models/rmsnorm.py \
+	examples/models/row_sum.py examples/models/softmax.py \
+	examples/models/transformer_block.py \
+	examples/kernels/vadd.py examples/kernels/softmax_rows.py
+
+# the examples are well formed (parsed with Python's ast; no torch needed)
+TESTS += tests/examples.sh
+EXTRA_DIST += tests/examples.sh

@@ -2,3 +2,15 @@ check_PROGRAMS += tests/unit/util_test
 tests_unit_util_test_SOURCES = tests/unit/util_test.c tests/tap.h
 TESTS += tests/unit/util_test
 EXTRA_DIST += tests/run
+TESTS += tests/runtime/run.sh
+EXTRA_DIST += tests/runtime/run.sh tests/runtime/test_runtime.py tests/fixtures/gpu tests/gpu
+# GPU tests: make check-gpu on a machine with an NVIDIA GPU (tests/gpu/run.sh)
+noinst_PROGRAMS += tests/gpu/gate-decide
+tests_gpu_gate_decide_SOURCES = tests/gpu/gate-decide.c
+check-gpu: all tests/gpu/gate-decide
+	$(SHELL) $(top_srcdir)/tests/gpu/run.sh gpu-results
+.PHONY: check-gpu
+check_PROGRAMS += tests/unit/svg_test
+tests_unit_svg_test_SOURCES = tests/unit/svg_test.c tests/tap.h
+TESTS += tests/unit/svg_test
+CLEANFILES += svg_test_bars.svg svg_test_roofline.svg

@@ -10,9 +10,17 @@
 #include <stdio.h>
 #include <string.h>
 
+#if defined(__GNUC__)
+#define KOPT_TAP_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define KOPT_TAP_PRINTF(f, a)
+#endif
+
 static int tap_n, tap_failed;
 
-static int tap_ok(int cond, const char *fmt, ...)
+static inline int tap_ok(int cond, const char *fmt, ...) KOPT_TAP_PRINTF(2, 3);
+
+static inline int tap_ok(int cond, const char *fmt, ...)
 {
 	va_list ap;
 	printf("%sok %d - ", cond ? "" : "not ", ++tap_n);
@@ -30,11 +38,16 @@ static int tap_ok(int cond, const char *fmt, ...)
 #define TAP_IS_INT(got, want, name) \
 	(tap_ok((long long)(got) == (long long)(want), "%s", name) ? 1 : \
 	 (printf("# got %lld, want %lld\n", (long long)(got), (long long)(want)), 0))
-#define TAP_IS_STR(got, want, name) \
-	(tap_ok((got) && (want) && strcmp((got), (want)) == 0, "%s", name) ? 1 : \
-	 (printf("# got '%s'\n# want '%s'\n", (got) ? (got) : "(null)", (want) ? (want) : "(null)"), 0))
+static inline int tap_is_str(const char *got, const char *want, const char *name)
+{
+	if (tap_ok(got && want && strcmp(got, want) == 0, "%s", name))
+		return 1;
+	printf("# got '%s'\n# want '%s'\n", got ? got : "(null)", want ? want : "(null)");
+	return 0;
+}
+#define TAP_IS_STR(got, want, name) tap_is_str((got), (want), (name))
 
-static void tap_diag(const char *fmt, ...)
+static inline void tap_diag(const char *fmt, ...)
 {
 	va_list ap;
 	printf("# ");
@@ -44,7 +57,7 @@ static void tap_diag(const char *fmt, ...)
 	printf("\n");
 }
 
-static int tap_done(void)
+static inline int tap_done(void)
 {
 	printf("1..%d\n", tap_n);
 	return tap_failed ? 1 : 0;

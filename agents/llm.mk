@@ -1,0 +1,12 @@
+## agents/llm.mk: the LLM backends (HTTP client, OpenAI and Anthropic APIs,
+## prompts) and their tests against a local replay server (a test double).
+libkopt_a_SOURCES += agents/http.c agents/http.h agents/llm.h \
+	agents/llm/provider.h agents/llm/llm.c agents/llm/openai.c \
+	agents/llm/anthropic.c agents/llm/prompt.c
+
+check_PROGRAMS += tests/llm/prompt_test tests/llm/llm_test
+tests_llm_prompt_test_SOURCES = tests/llm/prompt_test.c tests/tap.h
+tests_llm_llm_test_SOURCES = tests/llm/llm_test.c tests/tap.h
+tests_llm_llm_test_CPPFLAGS = $(AM_CPPFLAGS) -DKOPT_TEST_PYTHON='"$(PYTHON)"'
+TESTS += tests/llm/prompt_test tests/llm/llm_test
+EXTRA_DIST += tests/llm/replay_server.py tests/llm/scripts tests/llm/replies

@@ -1,0 +1,495 @@
+/*
+ * agents/llm/llm.c: llm_complete(), the budget, retries, keys and scrubbing.
+ *
+ * One call:
+ *   1. pick the provider, read the key from $key_env (never from the spec);
+ *   2. estimate the prompt's tokens (bytes / 4) and ask the budget; a refused
+ *      call does not reach the network and costs nothing;
+ *   3. charge one call, then POST up to max_attempts times: 408, 429, 5xx and
+ *      transport failures (timeout, refused, reset, empty or truncated
+ *      response) are retried after backoff_ms * 2^(n-1), or after
+ *      Retry-After when the server asks for longer, any one wait capped at
+ *      backoff_max_ms and by the wall time left; other statuses fail at once;
+ *   4. a 2xx body is parsed by the provider; a malformed one fails without a
+ *      retry (it is a failed candidate, and it costs the prompt's tokens);
+ *   5. charge the reply's tokens (usage, else estimates), then scrub the key
+ *      out of every string handed back.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <config.h>
+
+#include "provider.h"
+#include "../http.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static const struct llm_provider *const llm_providers[] = { &llm_openai, &llm_anthropic };
+
+/* ---- budget ---- */
+
+void llm_budget_init(struct llm_budget *b, const struct kopt_agents *a)
+{
+	b->max_calls = a ? a->llm_calls : -1;
+	b->max_tokens = a ? a->tokens : -1;
+	b->max_wall_s = a ? a->wall_s : -1;
+	b->start = kopt_now();
+	b->calls = 0;
+	b->tokens = 0;
+}
+
+/* wall seconds left, or a huge number when unlimited */
+static double llm_wall_left(const struct llm_budget *b)
+{
+	if (!b || b->max_wall_s < 0)
+		return 1e30;
+	return b->max_wall_s - (kopt_now() - b->start);
+}
+
+int llm_budget_check(const struct llm_budget *b, long need_tokens, struct strbuf *err)
+{
+	if (b->max_calls >= 0 && b->calls >= b->max_calls) {
+		strbuf_addf(err, "llm budget: %d calls used of %d", b->calls, b->max_calls);
+		return -1;
+	}
+	if (b->max_tokens >= 0 && b->tokens >= b->max_tokens) {
+		strbuf_addf(err, "llm budget: %ld tokens used of %ld", b->tokens, b->max_tokens);
+		return -1;
+	}
+	if (b->max_tokens >= 0 && need_tokens > b->max_tokens - b->tokens) {
+		strbuf_addf(err, "llm budget: %ld tokens used of %ld, this call needs about %ld",
+			    b->tokens, b->max_tokens, need_tokens);
+		return -1;
+	}
+	if (b->max_wall_s >= 0 && llm_wall_left(b) <= 0) {
+		strbuf_addf(err, "llm budget: %.1f s of wall time used of %.1f s",
+			    kopt_now() - b->start, b->max_wall_s);
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- reply ---- */
+
+void llm_reply_init(struct llm_reply *r)
+{
+	strbuf_init(&r->text);
+	r->input_tokens = -1;
+	r->output_tokens = -1;
+	r->usage_estimated = false;
+	r->attempts = 0;
+	r->status = 0;
+	r->stop_reason = NULL;
+	r->truncated = false;
+}
+
+void llm_reply_release(struct llm_reply *r)
+{
+	strbuf_release(&r->text);
+	free(r->stop_reason);
+	llm_reply_init(r);
+}
+
+/* ---- strings ---- */
+
+/* memmem(), which C11 and POSIX lack */
+static const char *llm_find(const char *hay, size_t hlen, const char *needle, size_t nlen)
+{
+	if (nlen == 0 || hlen < nlen)
+		return NULL;
+	for (const char *p = hay, *last = hay + (hlen - nlen); p <= last; p++) {
+		p = memchr(p, needle[0], (size_t)(last - p) + 1);
+		if (!p)
+			return NULL;
+		if (memcmp(p, needle, nlen) == 0)
+			return p;
+	}
+	return NULL;
+}
+
+void llm_scrub(struct strbuf *s, const char *secret)
+{
+	static const char mask[] = "[redacted]";
+	size_t n = secret ? strlen(secret) : 0;
+	if (!n || !s->buf || s->len < n)
+		return;
+	if (!llm_find(s->buf, s->len, secret, n))
+		return;
+	struct strbuf out = STRBUF_INIT;
+	const char *p = s->buf, *end = s->buf + s->len, *hit;
+	while ((hit = llm_find(p, (size_t)(end - p), secret, n))) {
+		strbuf_add(&out, p, (size_t)(hit - p));
+		strbuf_addstr(&out, mask);
+		p = hit + n;
+	}
+	strbuf_add(&out, p, (size_t)(end - p));
+	/* wipe the old copy: it held the secret */
+	volatile char *v = s->buf;
+	for (size_t i = 0; i < s->len; i++)
+		v[i] = 0;
+	strbuf_release(s);
+	*s = out;
+}
+
+static void llm_scrub_str(char **s, const char *secret)
+{
+	if (!*s || !secret || !*secret || !strstr(*s, secret))
+		return;
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addstr(&sb, *s);
+	free(*s);
+	llm_scrub(&sb, secret);
+	*s = strbuf_detach(&sb);
+}
+
+void llm_excerpt(struct strbuf *out, const char *s, size_t len, size_t max)
+{
+	size_t n = len < max ? len : max;
+	if (len == 0) {
+		strbuf_addstr(out, "(empty body)");
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c == '\n' || c == '\r' || c == '\t')
+			strbuf_addch(out, ' ');
+		else if (c < 0x20 || c == 0x7f)
+			strbuf_addf(out, "\\x%02x", c);
+		else
+			strbuf_addch(out, c);
+	}
+	if (n < len)
+		strbuf_addstr(out, "...");
+}
+
+#include <jansson.h>
+
+size_t llm_error_message(const char *body, size_t len, struct strbuf *msg)
+{
+	size_t before = msg->len;
+	json_t *root = json_loadb(body, len, 0, NULL);
+	const char *text = NULL, *type = NULL;
+	if (json_is_object(root)) {
+		json_t *e = json_object_get(root, "error");
+		if (json_is_object(e)) {
+			json_t *m = json_object_get(e, "message"), *t = json_object_get(e, "type");
+			text = json_is_string(m) ? json_string_value(m) : NULL;
+			type = json_is_string(t) ? json_string_value(t) : NULL;
+		} else if (json_is_string(e)) {
+			text = json_string_value(e);
+		}
+		if (!text) {
+			json_t *d = json_object_get(root, "detail"), *m = json_object_get(root, "message");
+			text = json_is_string(d) ? json_string_value(d) : json_is_string(m) ? json_string_value(m) : NULL;
+		}
+	}
+	if (text) {
+		llm_excerpt(msg, text, strlen(text), 300);
+		if (type)
+			strbuf_addf(msg, " (%s)", type);
+	} else {
+		llm_excerpt(msg, body, len, 200);
+	}
+	json_decref(root);
+	return msg->len - before;
+}
+
+/* ---- keys ---- */
+
+static bool llm_env_name_ok(const char *s)
+{
+	if (!(isalpha((unsigned char)*s) || *s == '_'))
+		return false;
+	for (; *s; s++)
+		if (!(isalnum((unsigned char)*s) || *s == '_'))
+			return false;
+	return true;
+}
+
+/* *key = a copy of the key (NULL when the config names no variable); -1 with err */
+static int llm_read_key(const struct kopt_llm *cfg, const char *provider, char **key,
+			struct strbuf *err)
+{
+	*key = NULL;
+	if (!cfg->key_env || !*cfg->key_env)
+		return 0;
+	if (!llm_env_name_ok(cfg->key_env)) {
+		/* not echoed: a user may have pasted the key itself here */
+		strbuf_addstr(err, "llm: key_env must name an environment variable "
+			      "(letters, digits and underscores), not hold the key");
+		return -1;
+	}
+	const char *v = getenv(cfg->key_env);
+	if (!v || !*v) {
+		strbuf_addf(err, "llm: environment variable %s is not set (it should hold the %s API key)",
+			    cfg->key_env, provider);
+		return -1;
+	}
+	for (const char *p = v; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f) {
+			strbuf_addf(err, "llm: the key in environment variable %s contains a control character",
+				    cfg->key_env);
+			return -1;
+		}
+	*key = xstrdup(v);
+	return 0;
+}
+
+static void llm_wipe_free(char *s)
+{
+	if (!s)
+		return;
+	volatile char *v = s;
+	while (*v)
+		*v++ = 0;
+	free(s);
+}
+
+/* ---- retries ---- */
+
+static long llm_backoff_default(void)
+{
+	const char *e = getenv("KOPT_LLM_BACKOFF_MS");
+	if (e && *e) {
+		char *end;
+		errno = 0;
+		long v = strtol(e, &end, 10);
+		if (errno == 0 && *end == '\0' && v >= 0)
+			return v;
+	}
+	return 1000;
+}
+
+static void llm_sleep(double s)
+{
+	if (s <= 0)
+		return;
+	struct timespec ts = { (time_t)s, (long)((s - (double)(time_t)s) * 1e9) };
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+static bool llm_retryable(int rc, const struct http_response *r)
+{
+	if (rc < 0) {
+		switch (r->fail) {
+		case HTTP_FAIL_TIMEOUT:
+		case HTTP_FAIL_CONNECT:
+		case HTTP_FAIL_EMPTY:
+		case HTTP_FAIL_TRUNCATED:
+		case HTTP_FAIL_NETWORK:
+			return true;
+		default:
+			return false;
+		}
+	}
+	return r->status == 408 || r->status == 429 || (r->status >= 500 && r->status <= 599);
+}
+
+static long llm_estimate_tokens(const struct llm_request *req)
+{
+	size_t n = strlen(req->user) + (req->system ? strlen(req->system) : 0);
+	for (size_t i = 0; i < req->nturns; i++)
+		n += req->turns[i].text ? strlen(req->turns[i].text) : 0;
+	return (long)(n / 4) + 8 + 4 * (long)req->nturns;
+}
+
+static const struct llm_provider *llm_provider_of(const char *name)
+{
+	for (size_t i = 0; i < sizeof llm_providers / sizeof llm_providers[0]; i++)
+		if (name && strcmp(name, llm_providers[i]->name) == 0)
+			return llm_providers[i];
+	return NULL;
+}
+
+/* splits "a\nb\n" into a NULL-terminated array pointing into lines (modified) */
+static const char **llm_split_lines(struct strbuf *lines)
+{
+	size_t n = 0, cap = 0;
+	const char **v = NULL;
+	char *p = lines->buf;
+	while (p && *p) {
+		char *nl = strchr(p, '\n');
+		if (nl)
+			*nl = '\0';
+		v = xgrow(v, &cap, n + 2, sizeof *v);
+		v[n++] = p;
+		if (!nl)
+			break;
+		p = nl + 1;
+	}
+	v = xgrow(v, &cap, n + 1, sizeof *v);
+	v[n] = NULL;
+	return v;
+}
+
+static int llm_attempts(const struct llm_provider *pv,
+			const struct llm_request *req, struct llm_budget *budget, const char *url,
+			const char *const *headers, const char *key, const struct strbuf *body, long est_in,
+			struct llm_reply *out, struct strbuf *err)
+{
+	int max_attempts = req->max_attempts > 0 ? req->max_attempts : 5;
+	long base_ms = req->backoff_ms > 0 ? req->backoff_ms : llm_backoff_default();
+	long cap_ms = req->backoff_max_ms > 0 ? req->backoff_max_ms : 60000;
+	double timeout = req->timeout_s > 0 ? req->timeout_s : 300;
+	struct http_response resp;
+	struct strbuf last = STRBUF_INIT;
+	int rc = -1;
+
+	http_response_init(&resp);
+	for (int attempt = 1;; attempt++) {
+		double left = llm_wall_left(budget);
+		if (left <= 0) {
+			if (last.len)
+				strbuf_addf(err, "%s; ", last.buf);
+			strbuf_addf(err, "llm budget: %.1f s of wall time used of %.1f s",
+				    kopt_now() - budget->start, budget->max_wall_s);
+			break;
+		}
+		struct http_request hr = {
+			.url = url, .headers = headers, .body = body->buf, .body_len = body->len,
+			.connect_timeout_s = req->connect_timeout_s,
+			.timeout_s = timeout < left ? timeout : left,
+		};
+		struct strbuf herr = STRBUF_INIT;
+		int hrc = http_post(&hr, &resp, &herr);
+		/* before anything quotes the body: an excerpt could cut the key in half */
+		llm_scrub(&resp.body, key);
+		out->attempts = attempt;
+		out->status = resp.status;
+		strbuf_reset(&last);
+		if (hrc == 0 && resp.status >= 200 && resp.status <= 299) {
+			strbuf_release(&herr);
+			if (pv->parse(resp.body.buf, resp.body.len, out, err) < 0) {
+				if (budget)
+					budget->tokens += est_in;
+				break;
+			}
+			rc = 0;
+			break;
+		}
+		if (hrc < 0) {
+			strbuf_addf(&last, "llm: %s: %s", pv->name, herr.buf);
+		} else {
+			strbuf_addf(&last, "llm: %s: http %ld from %s: ", pv->name, resp.status, url);
+			llm_error_message(resp.body.buf, resp.body.len, &last);
+		}
+		strbuf_release(&herr);
+		if (!llm_retryable(hrc, &resp) || attempt >= max_attempts) {
+			strbuf_addstr(err, last.buf);
+			if (attempt > 1)
+				strbuf_addf(err, " (after %d attempts)", attempt);
+			break;
+		}
+		double wait = (double)base_ms / 1000.0 * (double)(1L << (attempt - 1 < 20 ? attempt - 1 : 20));
+		if (resp.retry_after_s > wait)
+			wait = resp.retry_after_s;
+		if (wait > (double)cap_ms / 1000.0)
+			wait = (double)cap_ms / 1000.0;
+		if (wait >= llm_wall_left(budget)) {
+			strbuf_addf(err, "%s; llm budget: %.1f s of wall time used of %.1f s, "
+				    "too little left to retry after %d attempt%s", last.buf,
+				    kopt_now() - budget->start, budget->max_wall_s, attempt,
+				    attempt > 1 ? "s" : "");
+			break;
+		}
+		llm_sleep(wait);
+	}
+	strbuf_release(&last);
+	http_response_release(&resp);
+	return rc;
+}
+
+int llm_complete(const struct kopt_llm *cfg, const struct llm_request *req,
+		 struct llm_budget *budget, struct llm_reply *out, struct strbuf *err)
+{
+	const struct llm_provider *pv = llm_provider_of(cfg->provider);
+	struct strbuf url = STRBUF_INIT, body = STRBUF_INIT, lines = STRBUF_INIT;
+	const char **headers = NULL;
+	char *key = NULL;
+	int rc = -1;
+
+	llm_reply_release(out);
+	if (!pv) {
+		strbuf_addf(err, "llm: unknown provider '%s' (expected openai or anthropic)",
+			    cfg->provider ? cfg->provider : "");
+		return -1;
+	}
+	if (!cfg->model || !*cfg->model) {
+		strbuf_addf(err, "llm: %s: no model given", pv->name);
+		return -1;
+	}
+	if (!req->user) {
+		strbuf_addf(err, "llm: %s: empty request", pv->name);
+		return -1;
+	}
+	if (llm_read_key(cfg, pv->name, &key, err) < 0)
+		return -1;
+
+	long est_in = llm_estimate_tokens(req);
+	long max_out = cfg->max_tokens > 0 ? cfg->max_tokens : LLM_DEFAULT_MAX_TOKENS;
+	if (budget) {
+		long need = est_in + (max_out < 1024 ? max_out : 1024);
+		if (llm_budget_check(budget, need, err) < 0)
+			goto out;
+		/* the reply may not outrun the tokens left */
+		if (budget->max_tokens >= 0 && max_out > budget->max_tokens - budget->tokens - est_in)
+			max_out = budget->max_tokens - budget->tokens - est_in;
+	}
+
+	const char *base = cfg->url && *cfg->url ? cfg->url : pv->default_url;
+	size_t blen = strlen(base);
+	while (blen > 0 && base[blen - 1] == '/')
+		blen--;
+	strbuf_add(&url, base, blen);
+	strbuf_addstr(&url, pv->path);
+
+	if (pv->build(cfg, req, max_out, &body, err) < 0)
+		goto out;
+	/* the key line comes last so no later growth leaves a copy of it in freed memory */
+	strbuf_addstr(&lines, "User-Agent: koptmake/" PACKAGE_VERSION "\n");
+	pv->headers(key, &lines);
+	headers = llm_split_lines(&lines);
+
+	if (budget)
+		budget->calls++;
+	rc = llm_attempts(pv, req, budget, url.buf, headers, key, &body, est_in, out, err);
+	if (rc == 0) {
+		if (out->input_tokens < 0 || out->output_tokens < 0) {
+			out->usage_estimated = true;
+			if (out->input_tokens < 0)
+				out->input_tokens = est_in;
+			if (out->output_tokens < 0)
+				out->output_tokens = (long)(out->text.len / 4) + 1;
+		}
+		if (budget)
+			budget->tokens += out->input_tokens + out->output_tokens;
+		size_t i = 0;
+		while (i < out->text.len && isspace((unsigned char)out->text.buf[i]))
+			i++;
+		if (i == out->text.len) {
+			strbuf_addf(err, "llm: %s reply has an empty answer", pv->name);
+			if (out->stop_reason)
+				strbuf_addf(err, " (stopped: %s)", out->stop_reason);
+			rc = -1;
+		}
+	}
+out:
+	free(headers);
+	if (lines.buf) {
+		volatile char *v = lines.buf;
+		for (size_t i = 0; i < lines.cap; i++)
+			v[i] = 0;
+	}
+	strbuf_release(&lines);
+	strbuf_release(&body);
+	strbuf_release(&url);
+	llm_scrub(err, key);
+	llm_scrub(&out->text, key);
+	llm_scrub_str(&out->stop_reason, key);
+	llm_wipe_free(key);
+	return rc;
+}

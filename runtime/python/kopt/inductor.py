@@ -1,0 +1,154 @@
+"""Compiling a problem with torch.compile and catching Inductor's output.
+
+Every output module Inductor loads goes through
+``PyCodeCache.load_by_key_path`` (fresh compile and FX-graph-cache hit
+alike); wrapping it catches the live modules, whose ``__file__`` is the
+output code and whose globals are the kernels.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+
+from . import kernels as K
+from .loader import Problem
+
+
+@contextlib.contextmanager
+def catch_output_modules(sink: list):
+    from torch._inductor.codecache import PyCodeCache
+
+    orig = PyCodeCache.__dict__["load_by_key_path"]
+    bound = PyCodeCache.load_by_key_path
+
+    def load_by_key_path(*args, **kwargs):
+        mod = bound(*args, **kwargs)
+        if mod not in sink:
+            sink.append(mod)
+        return mod
+
+    PyCodeCache.load_by_key_path = staticmethod(load_by_key_path)
+    try:
+        yield sink
+    finally:
+        PyCodeCache.load_by_key_path = orig
+
+
+@contextlib.contextmanager
+def aten_fallbacks(ops: list[str]):
+    """Keeps the named ATen ops out of Inductor (an implementation-space choice)."""
+    if not ops:
+        yield
+        return
+    from torch._inductor import lowering
+
+    saved = {}
+    try:
+        for spec in ops:
+            name = spec.removeprefix("aten.")
+            packet = getattr(torch.ops.aten, name.split(".")[0])
+            overloads = [getattr(packet, o) for o in packet.overloads()]
+            for op in overloads:
+                saved[op] = lowering.lowerings.get(op)
+                lowering.lowerings[op] = lowering.fallback_handler(op, add_to_fallback_set=False)
+        yield
+    finally:
+        for op, low in saved.items():
+            if low is None:
+                lowering.lowerings.pop(op, None)
+            else:
+                lowering.lowerings[op] = low
+
+
+@dataclass
+class Compiled:
+    problem: Problem
+    variant: dict
+    fn: Any                                  # the compiled callable
+    modules: list = field(default_factory=list)
+    decls: list = field(default_factory=list)     # KernelDecl, in output-code order
+    output_code: str = ""
+    compile_s: float = 0.0
+
+    def kernel_objects(self) -> dict:
+        out = {}
+        for d in self.decls:
+            for m in self.modules:
+                if d.var in m.__dict__:
+                    out[d.name] = m.__dict__[d.var]
+                    break
+        return out
+
+    def run(self, inputs):
+        with torch.no_grad():
+            return self.fn(*inputs)
+
+
+def compile_problem(problem: Problem, variant: dict) -> Compiled:
+    import time
+
+    torch._dynamo.reset()
+    torch.backends.cudnn.benchmark = bool(variant.get("cudnn_benchmark", False))
+    if problem.kind == "triton":
+        # a standalone Triton file is its own output code: nothing to compile
+        c = Compiled(problem, variant, problem.fn)
+        c.modules = [problem.module]
+        c.decls = K.jit_kernels(problem.module)
+        with open(problem.path) as f:
+            c.output_code = f.read()
+        return c
+    mode = variant.get("mode") or None
+    options = dict(variant.get("options") or {})
+    compiled = torch.compile(problem.model, mode=mode, options=options or None)
+    c = Compiled(problem, variant, compiled)
+    t0 = time.perf_counter()
+    with catch_output_modules(c.modules), aten_fallbacks(list(variant.get("aten_fallback") or [])):
+        c.run(problem.inputs(0))
+        torch.cuda.synchronize()
+    c.compile_s = time.perf_counter() - t0
+    codes = []
+    for m in c.modules:
+        path = getattr(m, "__file__", None)
+        if path:
+            with open(path) as f:
+                codes.append(f.read())
+    c.output_code = "\n# ---- next graph ----\n".join(codes)
+    for code in codes:
+        c.decls.extend(K.split(code))
+    return c
+
+
+def record_kernel_args(c: Compiled, inputs) -> dict:
+    """Runs once with every Triton kernel's run() wrapped; returns, per kernel
+    name, the tensor arguments of its first launch (shape, dtype, bytes)."""
+    seen: dict = {}
+    objs = c.kernel_objects()
+    saved = {}
+    for name, k in objs.items():
+        orig = k.run
+
+        def run(*args, _orig=orig, _name=name, **kw):
+            if _name not in seen:
+                seen[_name] = [
+                    {"shape": list(a.shape), "dtype": str(a.dtype).removeprefix("torch."),
+                     "numel": a.numel(), "bytes": a.numel() * a.element_size()}
+                    for a in args if isinstance(a, torch.Tensor)
+                ]
+            return _orig(*args, **kw)
+
+        saved[name] = (k, orig)
+        k.run = run
+    try:
+        c.run(inputs)
+        torch.cuda.synchronize()
+    finally:
+        for k, orig in saved.values():
+            try:
+                del k.run
+            except AttributeError:
+                k.run = orig
+    return seen

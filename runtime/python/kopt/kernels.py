@@ -1,0 +1,146 @@
+"""Inductor's output code: splitting it into kernels, loading and swapping them.
+
+Facts this relies on (torch 2.11): each Triton kernel is declared as
+``name = async_compile.triton('name', '''<source>''', device_str='cuda')``;
+the wrapper's ``call`` looks kernels up as module globals at run time, so
+replacing ``mod.__dict__[name]`` swaps a kernel in a live module; kernel
+objects are shared by source text, so a variant gets text of its own.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+
+DECL = re.compile(
+    r"^(?P<var>\w+) = async_compile\.triton\('(?P<name>\w+)', '''(?P<src>.*?)''', device_str='(?P<dev>\w+)'\)",
+    re.S | re.M,
+)
+HEURISTIC = re.compile(r"@triton_heuristics\.(\w+)\(")
+
+VENDOR_MARKS = ("gemm", "xmma", "cutlass", "cublas", "cudnn", "conv", "gemv", "splitk", "sm90_", "sm80_", "sm100_", "nvjet", "flash")
+
+
+def source_hash(src: str) -> str:
+    return hashlib.sha256(src.encode()).hexdigest()[:32]
+
+
+@dataclass
+class KernelDecl:
+    var: str          # module global holding the kernel
+    name: str         # kernel name (as CUPTI reports it)
+    source: str       # the kernel's own source text
+    heuristic: str    # pointwise, reduction, persistent_reduction, template, ...
+
+    @property
+    def hash(self) -> str:
+        return source_hash(self.source)
+
+
+def split(output_code: str) -> list[KernelDecl]:
+    out = []
+    for m in DECL.finditer(output_code):
+        h = HEURISTIC.search(m["src"])
+        out.append(KernelDecl(m["var"], m["name"], m["src"], h.group(1) if h else "jit"))
+    return out
+
+
+def jit_kernels(module) -> list[KernelDecl]:
+    """The @triton.jit kernels a standalone Triton file defines."""
+    import inspect
+
+    from triton.runtime.jit import JITFunction
+
+    out = []
+    for var, obj in vars(module).items():
+        if isinstance(obj, JITFunction) and getattr(obj.fn, "__module__", None) == module.__name__:
+            out.append(KernelDecl(var, obj.fn.__name__, inspect.getsource(obj.fn), "jit"))
+    return out
+
+
+def load_jit(name: str, source: str, module):
+    """A @triton.jit kernel from source, with the standalone file's globals."""
+    import linecache
+
+    filename = f"<kopt candidate {name} {source_hash(source)}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    ns = dict(vars(module))
+    exec(compile(source, filename, "exec"), ns)
+    return ns[name]
+
+
+def classify(name: str, triton_names: set[str]) -> str:
+    if name in triton_names or name.startswith(("triton_", "_helion_")):
+        return "triton"
+    low = name.lower()
+    if any(k in low for k in VENDOR_MARKS):
+        return "vendor"
+    return "aten"
+
+
+def config_dict(cfg) -> dict:
+    d = dict(cfg.kwargs)
+    d["num_warps"] = cfg.num_warps
+    d["num_stages"] = cfg.num_stages
+    return d
+
+
+def current_config(kernel) -> dict | None:
+    launchers = getattr(kernel, "launchers", None) if kernel is not None else None
+    if launchers:
+        return config_dict(launchers[0].config)
+    return None
+
+
+def load_kernel(name: str, source: str, tag: str):
+    """A fresh kernel object from source. ``tag`` makes the text unique so
+    that Inductor's kernel cache does not hand back a shared object."""
+    from torch._inductor import config
+    from torch._inductor.codecache import PyCodeCache
+
+    text = source.rstrip("\n") + f"\n# kopt variant: {tag}\n"
+    mod_src = (
+        "from torch._inductor.async_compile import AsyncCompile\n"
+        "async_compile = AsyncCompile()\n"
+        f"{name} = async_compile.triton({name!r}, {text!r}, device_str='cuda')\n"
+        "async_compile.wait(globals())\n"
+        "del async_compile\n"
+    )
+    # in this process: a kernel built in Inductor's compile pool comes back
+    # without its Python function, and then cannot take another config
+    with config.patch(compile_threads=1):
+        mod = PyCodeCache.load(mod_src)
+    return getattr(mod, name)
+
+
+def force_config(kernel, config: dict) -> None:
+    """Pins one launch config (private API of torch 2.11's CachingAutotuner)."""
+    import triton
+
+    cfg = dict(config)
+    warps = int(cfg.pop("num_warps", 4))
+    stages = int(cfg.pop("num_stages", 1))
+    tc = triton.Config(cfg, num_warps=warps, num_stages=stages)
+    kernel.compile_results = [kernel._precompile_config(tc)]
+    kernel.launchers = []
+    kernel._make_launchers()
+
+
+class Swap:
+    """Context manager: module global ``var`` replaced by ``kernel``."""
+
+    def __init__(self, modules, var: str, kernel):
+        self.targets = [m for m in modules if var in m.__dict__]
+        self.var, self.kernel, self.saved = var, kernel, []
+
+    def __enter__(self):
+        self.saved = [m.__dict__[self.var] for m in self.targets]
+        for m in self.targets:
+            m.__dict__[self.var] = self.kernel
+        return self
+
+    def __exit__(self, *exc):
+        for m, k in zip(self.targets, self.saved):
+            m.__dict__[self.var] = k
+        return False

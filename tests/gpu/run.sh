@@ -1,0 +1,19 @@
+#!/bin/bash
+# tests/gpu/run.sh: the GPU tests (make check-gpu), on a machine with an
+# NVIDIA GPU and a Python holding torch. Run from the build folder.
+#   run.sh [OUTDIR]     results and logs go to OUTDIR (default: gpu-results)
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+out=${1:-gpu-results}
+mkdir -p "$out"
+W=${KOPT_WORKER:-$PWD/kopt-worker}
+status=0
+echo "# smoke: capture, profile, a model that fails to import"
+bash "$here/smoke.sh" "$W" "$out/smoke" 2>"$out/smoke-worker.log" >"$out/smoke.log"
+python3 "$here/check_smoke.py" "$out/smoke" || status=1
+echo "# reward-hacking suite"
+bash "$here/cheats.sh" "$W" "$out/cheats" || status=1
+echo "# examples: capture and profile"
+bash "$here/examples.sh" "$W" "$out/examples" || status=1
+exit $status

@@ -1,0 +1,693 @@
+/*
+ * tests/llm/llm_test.c: the LLM clients against tests/llm/replay_server.py,
+ * a test double on 127.0.0.1 that replays recorded OpenAI and Anthropic
+ * replies (good, 429, 5xx, malformed, truncated, slow, echoing the key).
+ *
+ * Each scenario starts its own server (fork/exec), reads the port from its
+ * first line, runs the client, checks the result and the request log, and
+ * stops the server. Backoffs are 1 ms and capped at 200 ms to keep it fast.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "../../agents/http.h"
+#include "../../agents/llm.h"
+#include "../tap.h"
+
+#ifndef KOPT_TEST_PYTHON
+#define KOPT_TEST_PYTHON ""
+#endif
+
+#define SECRET "sk-test-SECRET-1234"
+#define KERNEL "triton_per_fused__softmax_exp_prepare_softmax_online_sub_4"
+
+static const char *srcdir;
+static char tmpdir[] = "/tmp/kopt-llm-test-XXXXXX";
+static const char *python;
+static char *prompt_user;
+
+struct server {
+	pid_t pid;
+	int port;
+	char log[512];
+	char url[128];
+};
+
+/* 0 started; -1 failed; 1 the interpreter is missing (exit 127) */
+static int server_start(struct server *s, const char *scenario)
+{
+	char script[1024], prog[1024];
+	int fd[2];
+	snprintf(script, sizeof script, "%s/tests/llm/scripts/%s.json", srcdir, scenario);
+	snprintf(prog, sizeof prog, "%s/tests/llm/replay_server.py", srcdir);
+	snprintf(s->log, sizeof s->log, "%s/%s.log", tmpdir, scenario);
+	unlink(s->log);
+	s->port = 0;
+	if (pipe(fd) < 0)
+		return -1;
+	s->pid = fork();
+	if (s->pid < 0)
+		return -1;
+	if (s->pid == 0) {
+		dup2(fd[1], 1);
+		close(fd[0]);
+		close(fd[1]);
+		execlp(python, python, prog, script, "--log", s->log, (char *)NULL);
+		_exit(127);
+	}
+	close(fd[1]);
+	char line[64];
+	size_t n = 0;
+	struct pollfd pfd = { fd[0], POLLIN, 0 };
+	while (n < sizeof line - 1 && poll(&pfd, 1, 10000) > 0) {
+		ssize_t r = read(fd[0], line + n, 1);
+		if (r <= 0 || line[n] == '\n')
+			break;
+		n++;
+	}
+	line[n] = '\0';
+	close(fd[0]);
+	s->port = atoi(line);
+	if (s->port <= 0) {
+		int st = 0;
+		kill(s->pid, SIGTERM);
+		waitpid(s->pid, &st, 0);
+		return WIFEXITED(st) && WEXITSTATUS(st) == 127 ? 1 : -1;
+	}
+	snprintf(s->url, sizeof s->url, "http://127.0.0.1:%d", s->port);
+	return 0;
+}
+
+static void server_stop(struct server *s)
+{
+	if (s->pid > 0) {
+		kill(s->pid, SIGTERM);
+		waitpid(s->pid, NULL, 0);
+		s->pid = 0;
+	}
+}
+
+/* the requests the server saw, as a JSON array (caller decrefs) */
+static json_t *server_requests(const struct server *s)
+{
+	json_t *all = json_array();
+	FILE *f = fopen(s->log, "r");
+	if (!f)
+		return all;
+	char *line = NULL;
+	size_t cap = 0;
+	while (getline(&line, &cap, f) > 0) {
+		json_t *r = json_loads(line, 0, NULL);
+		if (r)
+			json_array_append_new(all, r);
+	}
+	free(line);
+	fclose(f);
+	return all;
+}
+
+static const char *req_header(json_t *req, const char *name)
+{
+	const char *k;
+	json_t *v;
+	json_object_foreach(json_object_get(req, "headers"), k, v)
+		if (strcasecmp(k, name) == 0)
+			return json_string_value(v);
+	return NULL;
+}
+
+static char *url_of(const struct server *s, const char *provider)
+{
+	return xasprintf("%s%s", s->url, strcmp(provider, "openai") == 0 ? "/v1" : "");
+}
+
+static struct kopt_llm cfg_for(const char *provider, char *url, const char *key_env)
+{
+	struct kopt_llm c = {
+		.provider = (char *)provider,
+		.model = (char *)(strcmp(provider, "openai") == 0 ? "gpt-4o" : "claude-sonnet-4-20250514"),
+		.url = url,
+		.key_env = (char *)key_env,
+		.temperature = 0.2,
+		.max_tokens = 4096,
+	};
+	return c;
+}
+
+static struct llm_request req_fast(void)
+{
+	struct llm_request r = {
+		.system = llm_prompt_system(),
+		.user = prompt_user,
+		.timeout_s = 5,
+		.connect_timeout_s = 2,
+		.max_attempts = 4,
+		.backoff_ms = 1,
+		.backoff_max_ms = 200,
+	};
+	return r;
+}
+
+/* what one scenario leaves behind */
+struct run {
+	int rc;
+	struct llm_reply reply;
+	struct strbuf err;
+	json_t *requests;
+	double elapsed;
+};
+
+static void run_release(struct run *r)
+{
+	llm_reply_release(&r->reply);
+	strbuf_release(&r->err);
+	json_decref(r->requests);
+}
+
+/* runs one llm_complete against a fresh server for scenario */
+static int run_scenario(struct run *r, const char *scenario, const char *provider,
+			const struct llm_request *req, struct llm_budget *budget, const char *key_env)
+{
+	struct server s;
+	llm_reply_init(&r->reply);
+	strbuf_init(&r->err);
+	r->requests = NULL;
+	r->rc = -2;
+	if (server_start(&s, scenario) != 0) {
+		tap_diag("cannot start the replay server for %s", scenario);
+		r->requests = json_array();
+		return -1;
+	}
+	char *url = url_of(&s, provider);
+	struct kopt_llm cfg = cfg_for(provider, url, key_env);
+	double t0 = kopt_now();
+	r->rc = llm_complete(&cfg, req, budget, &r->reply, &r->err);
+	r->elapsed = kopt_now() - t0;
+	server_stop(&s);
+	r->requests = server_requests(&s);
+	free(url);
+	if (r->err.len)
+		tap_diag("%s: %s", scenario, r->err.buf);
+	return 0;
+}
+
+static int has(const char *hay, const char *needle)
+{
+	return hay && strstr(hay, needle) != NULL;
+}
+
+/* ---- scenarios ---- */
+
+static void t_openai_ok(void)
+{
+	struct run r;
+	struct llm_request req = req_fast();
+	struct llm_budget b;
+	llm_budget_init(&b, NULL);
+	run_scenario(&r, "openai_ok", "openai", &req, &b, "KOPT_TEST_KEY");
+	TAP_IS_INT(r.rc, 0, "openai: good reply accepted");
+	TAP_IS_INT(r.reply.input_tokens, 1873, "openai: input tokens from usage.prompt_tokens");
+	TAP_IS_INT(r.reply.output_tokens, 912, "openai: output tokens from usage.completion_tokens");
+	TAP_OK(!r.reply.usage_estimated && r.reply.attempts == 1 && r.reply.status == 200,
+	       "openai: one attempt, status 200, usage not estimated");
+	TAP_IS_STR(r.reply.stop_reason, "stop", "openai: finish_reason read");
+	TAP_OK(b.calls == 1 && b.tokens == 1873 + 912, "openai: budget charged one call and %ld tokens", b.tokens);
+
+	struct strbuf k = STRBUF_INIT, e = STRBUF_INIT;
+	int x = llm_extract_kernel(r.reply.text.buf, KERNEL, &k, &e);
+	TAP_OK(x == 0 && has(k.buf, "def " KERNEL "(") && has(k.buf, "tmp15 = tmp8 * (1.0 / tmp12)") &&
+	       strncmp(k.buf, "import triton\n", 14) == 0 && !has(k.buf, "```"),
+	       "openai: kernel module extracted from the reply");
+
+	json_t *q = json_array_get(r.requests, 0);
+	const char *auth = req_header(q, "Authorization");
+	json_t *body = json_loads(json_string_value(json_object_get(q, "body")), 0, NULL);
+	json_t *msgs = json_object_get(body, "messages");
+	TAP_OK(json_array_size(r.requests) == 1 &&
+	       strcmp(json_string_value(json_object_get(q, "path")), "/v1/chat/completions") == 0 &&
+	       has(auth, "Bearer " SECRET) && has(req_header(q, "Content-Type"), "application/json"),
+	       "openai: POST /v1/chat/completions with Authorization: Bearer");
+	TAP_OK(json_is_object(body) && strcmp(json_string_value(json_object_get(body, "model")), "gpt-4o") == 0 &&
+	       json_array_size(msgs) == 2 &&
+	       strcmp(json_string_value(json_object_get(json_array_get(msgs, 0), "role")), "system") == 0 &&
+	       strcmp(json_string_value(json_object_get(json_array_get(msgs, 1), "role")), "user") == 0 &&
+	       json_integer_value(json_object_get(body, "max_tokens")) == 4096 &&
+	       json_object_get(body, "temperature") && json_is_false(json_object_get(body, "stream")),
+	       "openai: body has model, system and user messages, max_tokens, temperature");
+	TAP_OK(!has(json_string_value(json_object_get(q, "body")), SECRET), "openai: the key is not in the body");
+	json_decref(body);
+	strbuf_release(&k);
+	strbuf_release(&e);
+	run_release(&r);
+}
+
+static void t_anthropic_ok(void)
+{
+	struct run r;
+	struct llm_request req = req_fast();
+	struct llm_turn turns[] = {
+		{ LLM_USER, "Speed up the kernel." },
+		{ LLM_ASSISTANT, "```python\ndef f():\n    pass\n```" },
+	};
+	req.turns = turns;
+	req.nturns = 2;
+	run_scenario(&r, "anthropic_ok", "anthropic", &req, NULL, "KOPT_TEST_KEY");
+	TAP_IS_INT(r.rc, 0, "anthropic: good reply accepted");
+	TAP_OK(r.reply.input_tokens == 1542 && r.reply.output_tokens == 687,
+	       "anthropic: tokens from usage.input_tokens and output_tokens");
+	TAP_IS_STR(r.reply.stop_reason, "end_turn", "anthropic: stop_reason read");
+	struct strbuf k = STRBUF_INIT, e = STRBUF_INIT;
+	TAP_OK(llm_extract_kernel(r.reply.text.buf, "triton_poi_fused_convolution_0", &k, &e) == 0 &&
+	       has(k.buf, "eviction_policy='evict_first'"), "anthropic: kernel module extracted");
+	json_t *q = json_array_get(r.requests, 0);
+	json_t *body = json_loads(json_string_value(json_object_get(q, "body")), 0, NULL);
+	json_t *msgs = json_object_get(body, "messages");
+	TAP_OK(strcmp(json_string_value(json_object_get(q, "path")), "/v1/messages") == 0 &&
+	       has(req_header(q, "x-api-key"), SECRET) && !req_header(q, "Authorization") &&
+	       has(req_header(q, "anthropic-version"), "2023-06-01"),
+	       "anthropic: POST /v1/messages with x-api-key and anthropic-version");
+	TAP_OK(json_is_string(json_object_get(body, "system")) && json_array_size(msgs) == 3 &&
+	       strcmp(json_string_value(json_object_get(json_array_get(msgs, 1), "role")), "assistant") == 0 &&
+	       strcmp(json_string_value(json_object_get(json_array_get(msgs, 2), "role")), "user") == 0 &&
+	       json_integer_value(json_object_get(body, "max_tokens")) == 4096,
+	       "anthropic: top-level system, prior turns then the user turn, max_tokens");
+	json_decref(body);
+	strbuf_release(&k);
+	strbuf_release(&e);
+	run_release(&r);
+}
+
+static void t_retries(void)
+{
+	struct run r;
+	struct llm_request req = req_fast();
+
+	run_scenario(&r, "openai_429_then_ok", "openai", &req, NULL, "KOPT_TEST_KEY");
+	TAP_OK(r.rc == 0 && r.reply.attempts == 2, "429 with Retry-After then success: 2 attempts");
+	TAP_OK(r.elapsed >= 0.18 && r.elapsed < 0.9,
+	       "Retry-After honoured up to the cap (waited %.2f s of 1 s, cap 0.2 s)", r.elapsed);
+	run_release(&r);
+
+	run_scenario(&r, "openai_500_then_ok", "openai", &req, NULL, "KOPT_TEST_KEY");
+	TAP_OK(r.rc == 0 && r.reply.attempts == 3 && json_array_size(r.requests) == 3,
+	       "500 twice then success: 3 attempts");
+	run_release(&r);
+
+	req.max_attempts = 3;
+	run_scenario(&r, "anthropic_529_forever", "anthropic", &req, NULL, "KOPT_TEST_KEY");
+	TAP_OK(r.rc == -1 && r.reply.attempts == 3 && json_array_size(r.requests) == 3 &&
+	       has(r.err.buf, "http 529") && has(r.err.buf, "Overloaded") && has(r.err.buf, "after 3 attempts"),
+	       "5xx until the retries run out: a clean error after 3 attempts");
+	run_release(&r);
+
+	req.max_attempts = 4;
+	run_scenario(&r, "openai_close_then_ok", "openai", &req, NULL, "KOPT_TEST_KEY");
+	TAP_OK(r.rc == 0 && r.reply.attempts == 2, "connection closed without a reply is retried");
+	run_release(&r);
+
+	run_scenario(&r, "openai_400", "openai", &req, NULL, "KOPT_TEST_KEY");
+	TAP_OK(r.rc == -1 && r.reply.attempts == 1 && r.reply.status == 400 &&
+	       has(r.err.buf, "http 400") && has(r.err.buf, "maximum context length"),
+	       "400 is not retried; the server's message is shown");
+	run_release(&r);
+}
+
+static void t_malformed(void)
+{
+	struct run r;
+	struct llm_request req = req_fast();
+	struct llm_budget b;
+	llm_budget_init(&b, NULL);
+
+	run_scenario(&r, "openai_not_json", "openai", &req, &b, "KOPT_TEST_KEY");
+	TAP_OK(r.rc == -1 && r.reply.attempts == 1 && has(r.err.buf, "openai reply is not JSON"),
+	       "malformed JSON: clean error, no retry");
+	TAP_OK(b.calls == 1 && b.tokens > 0, "malformed JSON still costs the call and the prompt's tokens");
+	run_release(&r);
+
+	run_scenario(&r, "openai_html_200", "openai", &req, NULL, "KOPT_TEST_KEY");
+	TAP_OK(r.rc == -1 && has(r.err.buf, "not JSON") && has(r.err.buf, "502 Bad Gateway"),
+	       "an HTML page with status 200: clean error with an excerpt");
+	run_release(&r);
+
+	run_scenario(&r, "openai_no_choices", "openai", &req, NULL, "KOPT_TEST_KEY");
+	TAP_OK(r.rc == -1 && has(r.err.buf, "has no choices"), "missing choices: clean error");
+	run_release(&r);
+
+	run_scenario(&r, "openai_wrong_type", "openai", &req, NULL, "KOPT_TEST_KEY");
+	TAP_OK(r.rc == -1 && has(r.err.buf, "content is not text"), "content of the wrong type: clean error");
+	run_release(&r);
+
+	run_scenario(&r, "anthropic_wrong_type", "anthropic", &req, NULL, "KOPT_TEST_KEY");
+	TAP_OK(r.rc == -1 && has(r.err.buf, "content is not an array"),
+	       "anthropic content of the wrong type: clean error");
+	run_release(&r);
+
+	req.max_attempts = 2;
+	run_scenario(&r, "openai_truncated_forever", "openai", &req, NULL, "KOPT_TEST_KEY");
+	TAP_OK(r.rc == -1 && r.reply.attempts == 2 && has(r.err.buf, "truncated response") &&
+	       has(r.err.buf, "after 300 body bytes"), "truncated body: retried, then a clean error");
+	run_release(&r);
+
+	run_scenario(&r, "openai_truncated_then_ok", "openai", &req, NULL, "KOPT_TEST_KEY");
+	TAP_OK(r.rc == 0 && r.reply.attempts == 2, "truncated body once, then success");
+	run_release(&r);
+
+	req.max_attempts = 2;
+	req.timeout_s = 0.3;
+	run_scenario(&r, "openai_slow", "openai", &req, NULL, "KOPT_TEST_KEY");
+	TAP_OK(r.rc == -1 && r.reply.attempts == 2 && has(r.err.buf, "timed out after 0.3 s") && r.elapsed < 2.0,
+	       "slow reply past the timeout: clean timeout error after %.2f s", r.elapsed);
+	run_release(&r);
+
+	/* the wall budget runs out during the retries: the limit is named */
+	struct llm_budget wb;
+	struct kopt_agents wa = { .llm_calls = 32, .tokens = -1, .wall_s = 0.5 };
+	llm_budget_init(&wb, &wa);
+	req.max_attempts = 5;
+	run_scenario(&r, "openai_slow", "openai", &req, &wb, "KOPT_TEST_KEY");
+	TAP_OK(r.rc == -1 && r.reply.attempts >= 1 && r.reply.attempts < 5 && has(r.err.buf, "timed out") &&
+	       has(r.err.buf, "; llm budget: ") && has(r.err.buf, "s of wall time used of 0.5 s") && r.elapsed < 1.0,
+	       "wall budget runs out during the retries: stopped after %d attempts, %.2f s",
+	       r.reply.attempts, r.elapsed);
+	run_release(&r);
+	req.max_attempts = 2;
+
+	/* a port with nothing listening: start a server, stop it, then call it */
+	struct server s;
+	if (server_start(&s, "openai_ok") == 0) {
+		server_stop(&s);
+		char *url = url_of(&s, "openai");
+		struct kopt_llm cfg = cfg_for("openai", url, "KOPT_TEST_KEY");
+		struct llm_reply rep;
+		struct strbuf err = STRBUF_INIT;
+		llm_reply_init(&rep);
+		int rc = llm_complete(&cfg, &req, NULL, &rep, &err);
+		tap_diag("refused: %s", err.buf);
+		TAP_OK(rc == -1 && rep.attempts == 2 && rep.status == 0 && has(err.buf, "cannot connect"),
+		       "connection refused: retried, then a clean error");
+		llm_reply_release(&rep);
+		strbuf_release(&err);
+		free(url);
+	} else {
+		TAP_OK(0, "connection refused: could not start the server");
+	}
+}
+
+static void t_budget(void)
+{
+	struct run r;
+	struct llm_request req = req_fast();
+	struct llm_budget b;
+	struct kopt_agents a = { .llm_calls = 2, .tokens = -1, .wall_s = -1 };
+
+	/* by calls: two served, the third refused before the network */
+	struct server s;
+	server_start(&s, "openai_ok_x3");
+	char *url = url_of(&s, "openai");
+	struct kopt_llm cfg = cfg_for("openai", url, "KOPT_TEST_KEY");
+	struct llm_reply rep;
+	struct strbuf err = STRBUF_INIT;
+	llm_reply_init(&rep);
+	llm_budget_init(&b, &a);
+	int rc1 = llm_complete(&cfg, &req, &b, &rep, &err);
+	int rc2 = llm_complete(&cfg, &req, &b, &rep, &err);
+	int rc3 = llm_complete(&cfg, &req, &b, &rep, &err);
+	server_stop(&s);
+	json_t *q = server_requests(&s);
+	TAP_OK(rc1 == 0 && rc2 == 0 && rc3 == -1 && rep.attempts == 0 && json_array_size(q) == 2,
+	       "budget by calls: the third call is refused without a request");
+	TAP_IS_STR(err.buf, "llm budget: 2 calls used of 2", "budget by calls: message names the limit");
+	json_decref(q);
+	strbuf_release(&err);
+	llm_reply_release(&rep);
+	free(url);
+
+	/* by tokens: 2785 of 4000 used by the first reply; the second would not fit */
+	a.llm_calls = 32;
+	a.tokens = 4000;
+	llm_budget_init(&b, &a);
+	server_start(&s, "openai_ok_x3");
+	url = url_of(&s, "openai");
+	cfg = cfg_for("openai", url, "KOPT_TEST_KEY");
+	strbuf_init(&err);
+	rc1 = llm_complete(&cfg, &req, &b, &rep, &err);
+	rc2 = llm_complete(&cfg, &req, &b, &rep, &err);
+	server_stop(&s);
+	q = server_requests(&s);
+	TAP_OK(rc1 == 0 && rc2 == -1 && b.tokens == 2785 && json_array_size(q) == 1,
+	       "budget by tokens: the second call is refused");
+	TAP_OK(strncmp(err.buf, "llm budget: 2785 tokens used of 4000, this call needs about ", 60) == 0,
+	       "budget by tokens: message names the limit (%s)", err.buf);
+	json_decref(q);
+	strbuf_reset(&err);
+	b.tokens = 4000;
+	TAP_OK(llm_complete(&cfg, &req, &b, &rep, &err) == -1 &&
+	       strcmp(err.buf, "llm budget: 4000 tokens used of 4000") == 0, "budget by tokens: all used");
+	strbuf_release(&err);
+	free(url);
+
+	/* the reply's max_tokens is clamped to what the budget has left */
+	llm_budget_init(&b, &a);
+	b.tokens = 4000 - 1500 - 1200; /* leaves 1500 + 1200 for prompt (about 1000) and reply */
+	run_scenario(&r, "openai_ok", "openai", &req, &b, "KOPT_TEST_KEY");
+	q = json_array_get(r.requests, 0);
+	json_t *body = json_loads(json_string_value(json_object_get(q, "body")), 0, NULL);
+	json_int_t mt = json_integer_value(json_object_get(body, "max_tokens"));
+	TAP_OK(r.rc == 0 && mt > 1024 && mt < 4096, "budget by tokens: max_tokens clamped to %lld",
+	       (long long)mt);
+	json_decref(body);
+	run_release(&r);
+
+	/* wall time */
+	a.wall_s = 0;
+	llm_budget_init(&b, &a);
+	strbuf_init(&err);
+	int rcw = llm_complete(&cfg, &req, &b, &rep, &err);
+	TAP_OK(rcw == -1 && has(err.buf, "llm budget: ") && has(err.buf, "s of wall time used of 0.0 s"),
+	       "budget by wall time: refused (%s)", err.buf);
+	strbuf_release(&err);
+	llm_reply_release(&rep);
+}
+
+static void t_replies(void)
+{
+	struct run r;
+	struct llm_request req = req_fast();
+	struct strbuf k = STRBUF_INIT, e = STRBUF_INIT;
+
+	run_scenario(&r, "openai_two_blocks", "openai", &req, NULL, "KOPT_TEST_KEY");
+	TAP_OK(r.rc == 0 && llm_extract_kernel(r.reply.text.buf, KERNEL, &k, &e) == 0 &&
+	       has(k.buf, "1.0 / tmp12") && !has(k.buf, "tmp14 = libdevice.exp(tmp13)"),
+	       "two blocks define the kernel: the last is taken");
+	run_release(&r);
+
+	strbuf_reset(&k);
+	run_scenario(&r, "vllm_no_usage", "openai", &req, NULL, NULL);
+	TAP_OK(r.rc == 0 && r.reply.usage_estimated && r.reply.input_tokens > 100 && r.reply.output_tokens > 100,
+	       "no usage in the reply (vLLM): tokens estimated");
+	TAP_OK(req_header(json_array_get(r.requests, 0), "Authorization") == NULL,
+	       "key_env NULL: no Authorization header (a local server)");
+	run_release(&r);
+
+	run_scenario(&r, "openai_no_fence", "openai", &req, NULL, "KOPT_TEST_KEY");
+	strbuf_reset(&e);
+	TAP_OK(r.rc == 0 && llm_extract_kernel(r.reply.text.buf, KERNEL, &k, &e) == -1 &&
+	       strcmp(e.buf, "llm: the reply has no fenced code block") == 0, "a reply with no fenced block is rejected");
+	run_release(&r);
+
+	run_scenario(&r, "openai_wrong_kernel", "openai", &req, NULL, "KOPT_TEST_KEY");
+	strbuf_reset(&e);
+	int rcx = llm_extract_kernel(r.reply.text.buf, KERNEL, &k, &e);
+	TAP_OK(r.rc == 0 && rcx == -1 && has(e.buf, "defines `def " KERNEL "(`") &&
+	       has(e.buf, "found `def softmax_kernel(`"), "a block that does not define the kernel is rejected (%s)", e.buf);
+	run_release(&r);
+
+	run_scenario(&r, "openai_length", "openai", &req, NULL, "KOPT_TEST_KEY");
+	strbuf_reset(&e);
+	TAP_OK(r.rc == 0 && r.reply.truncated && llm_extract_kernel(r.reply.text.buf, KERNEL, &k, &e) == -1 &&
+	       has(e.buf, "not closed"), "a reply cut at max_tokens: truncated, the open block is rejected");
+	run_release(&r);
+	strbuf_release(&k);
+	strbuf_release(&e);
+}
+
+/* ---- secrets ---- */
+
+static int secret_free(const struct run *r)
+{
+	return !has(r->err.buf, SECRET) && !has(r->reply.text.buf, SECRET) && !has(r->reply.stop_reason, SECRET);
+}
+
+static int key_only_in_headers(const struct run *r)
+{
+	size_t i;
+	json_t *q;
+	int n = 0;
+	json_array_foreach(r->requests, i, q) {
+		if (has(json_string_value(json_object_get(q, "body")), SECRET) || has(json_string_value(json_object_get(q, "path")), SECRET))
+			return 0;
+		n++;
+	}
+	return n > 0;
+}
+
+static void t_secrets(void)
+{
+	struct run r;
+	struct llm_request req = req_fast();
+
+	run_scenario(&r, "secret_openai_401", "openai", &req, NULL, "KOPT_TEST_KEY");
+	TAP_OK(r.rc == -1 && r.reply.attempts == 1 && has(r.err.buf, "http 401") &&
+	       has(r.err.buf, "Bearer [redacted]") && secret_free(&r) && key_only_in_headers(&r),
+	       "secret: 401 echoing the Authorization header is scrubbed");
+	run_release(&r);
+
+	run_scenario(&r, "secret_anthropic_401", "anthropic", &req, NULL, "KOPT_TEST_KEY");
+	TAP_OK(r.rc == -1 && has(r.err.buf, "invalid x-api-key: [redacted]") && secret_free(&r) &&
+	       key_only_in_headers(&r), "secret: anthropic 401 echoing x-api-key is scrubbed");
+	run_release(&r);
+
+	req.max_attempts = 3;
+	run_scenario(&r, "secret_500_forever", "openai", &req, NULL, "KOPT_TEST_KEY");
+	TAP_OK(r.rc == -1 && r.reply.attempts == 3 && has(r.err.buf, "[redacted]") && secret_free(&r) &&
+	       key_only_in_headers(&r), "secret: 500s echoing the key until the retries run out");
+	run_release(&r);
+
+	run_scenario(&r, "secret_malformed", "openai", &req, NULL, "KOPT_TEST_KEY");
+	TAP_OK(r.rc == -1 && has(r.err.buf, "not JSON") && has(r.err.buf, "[redacted]") && secret_free(&r),
+	       "secret: a malformed body echoing the key");
+	run_release(&r);
+
+	run_scenario(&r, "secret_cut", "openai", &req, NULL, "KOPT_TEST_KEY");
+	TAP_OK(r.rc == -1 && has(r.err.buf, "not JSON") && !has(r.err.buf, "sk-t") && secret_free(&r),
+	       "secret: an excerpt cut inside the echoed key shows no part of it");
+	run_release(&r);
+
+	run_scenario(&r, "secret_in_text", "openai", &req, NULL, "KOPT_TEST_KEY");
+	TAP_OK(r.rc == 0 && has(r.reply.text.buf, "Bearer [redacted]") && r.reply.stop_reason &&
+	       secret_free(&r), "secret: reply text and stop reason echoing the key are scrubbed");
+	run_release(&r);
+
+	/* a missing variable is named, its would-be value never appears */
+	struct kopt_llm cfg = cfg_for("openai", (char *)"http://127.0.0.1:9/v1", "KOPT_TEST_NO_SUCH_KEY");
+	struct llm_reply rep;
+	struct strbuf err = STRBUF_INIT;
+	llm_reply_init(&rep);
+	TAP_OK(llm_complete(&cfg, &req, NULL, &rep, &err) == -1 && rep.attempts == 0 &&
+	       strcmp(err.buf, "llm: environment variable KOPT_TEST_NO_SUCH_KEY is not set "
+			       "(it should hold the openai API key)") == 0,
+	       "missing key: the error names the variable");
+	strbuf_reset(&err);
+	cfg.key_env = (char *)SECRET; /* a user pasted the key where its variable's name goes */
+	TAP_OK(llm_complete(&cfg, &req, NULL, &rep, &err) == -1 && !has(err.buf, SECRET) &&
+	       has(err.buf, "key_env must name an environment variable"),
+	       "a key pasted into key_env is not echoed");
+	strbuf_release(&err);
+	llm_reply_release(&rep);
+
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addstr(&sb, SECRET " at start, middle " SECRET SECRET ", end " SECRET);
+	llm_scrub(&sb, SECRET);
+	TAP_IS_STR(sb.buf, "[redacted] at start, middle [redacted][redacted], end [redacted]",
+		   "llm_scrub replaces every occurrence");
+	llm_scrub(&sb, "");
+	llm_scrub(&sb, NULL);
+	TAP_OK(has(sb.buf, "[redacted] at start"), "llm_scrub with no secret leaves the text");
+	strbuf_release(&sb);
+}
+
+static void t_http(void)
+{
+	time_t now = 1700000000;
+	TAP_OK(http_parse_retry_after("120", now) == 120 && http_parse_retry_after(" 0 ", now) == 0 &&
+	       http_parse_retry_after("1.5", now) == 1.5, "Retry-After in seconds");
+	/* 1700000000 is Tue, 14 Nov 2023 22:13:20 GMT */
+	TAP_OK(http_parse_retry_after("Tue, 14 Nov 2023 22:13:50 GMT", now) == 30 &&
+	       http_parse_retry_after("Tue, 14 Nov 2023 22:00:00 GMT", now) == 0, "Retry-After as an HTTP date");
+	TAP_OK(http_parse_retry_after("soon", now) < 0 && http_parse_retry_after("", now) < 0,
+	       "unreadable Retry-After");
+	struct http_response resp;
+	http_response_init(&resp);
+	strbuf_addstr(&resp.headers, "Content-Type: application/json\r\nretry-after:  7 \r\n");
+	char *v = http_response_header(&resp, "Retry-After");
+	TAP_IS_STR(v, "7", "response header looked up regardless of case");
+	TAP_OK(http_response_header(&resp, "X-None") == NULL, "absent header is NULL");
+	free(v);
+	http_response_release(&resp);
+}
+
+static char *read_text(const char *rel)
+{
+	char path[1024];
+	struct strbuf sb = STRBUF_INIT;
+	snprintf(path, sizeof path, "%s/%s", srcdir, rel);
+	if (strbuf_read_file(&sb, path) < 0)
+		kopt_die("cannot read %s", path);
+	return strbuf_detach(&sb);
+}
+
+int main(void)
+{
+	srcdir = getenv("top_srcdir");
+	if (!srcdir || !*srcdir)
+		srcdir = ".";
+	python = KOPT_TEST_PYTHON[0] ? KOPT_TEST_PYTHON : "python3";
+	if (!mkdtemp(tmpdir))
+		kopt_die("mkdtemp: %s", strerror(errno));
+	/* the server is on 127.0.0.1: never through a proxy */
+	setenv("no_proxy", "127.0.0.1,localhost", 1);
+	setenv("NO_PROXY", "127.0.0.1,localhost", 1);
+	setenv("KOPT_TEST_KEY", SECRET, 1);
+	unsetenv("KOPT_TEST_NO_SUCH_KEY");
+	signal(SIGPIPE, SIG_IGN);
+
+	struct server probe;
+	int st = server_start(&probe, "openai_ok");
+	server_stop(&probe);
+	if (st == 1) {
+		printf("1..0 # SKIP %s not found: the replay server cannot run\n", python);
+		return 0;
+	}
+
+	char *src = read_text("tests/llm/replies/softmax_kernel.py");
+	struct llm_kernel_prompt kp = {
+		.kernel_name = KERNEL, .source = src,
+		.time_us = 6.1, .calls = 1, .share = 0.12, .bytes = 262144, .achieved_gbs = 43,
+		.peak_gbs = 4250, .device = "NVIDIA H200",
+		.diagnosis = "memory-bound, persistent reduction over 512 columns; exp computed twice",
+		.strategy = "reuse the exponentials of the first pass",
+	};
+	struct strbuf up = STRBUF_INIT;
+	llm_prompt_kernel(&kp, &up);
+	prompt_user = strbuf_detach(&up);
+
+	http_global_init();
+	t_http();
+	t_openai_ok();
+	t_anthropic_ok();
+	t_retries();
+	t_malformed();
+	t_budget();
+	t_replies();
+	t_secrets();
+	http_global_cleanup();
+
+	free(prompt_user);
+	free(src);
+	char cmd[128];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+	if (system(cmd) != 0)
+		tap_diag("could not remove %s", tmpdir);
+	return tap_done();
+}

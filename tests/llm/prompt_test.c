@@ -1,0 +1,159 @@
+/* tests/llm/prompt_test.c: the kernel prompt and the kernel taken from a reply (no network) */
+#define _POSIX_C_SOURCE 200809L
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../agents/llm.h"
+#include "../tap.h"
+
+#define K "triton_poi_fused_add_0"
+
+static const char src[] =
+	"import triton\n"
+	"import triton.language as tl\n"
+	"\n"
+	"@triton.jit\n"
+	"def " K "(in_ptr0, out_ptr0, xnumel, XBLOCK : tl.constexpr):\n"
+	"    xoffset = tl.program_id(0) * XBLOCK\n"
+	"    xindex = xoffset + tl.arange(0, XBLOCK)[:]\n"
+	"    xmask = xindex < xnumel\n"
+	"    tmp0 = tl.load(in_ptr0 + (xindex), xmask)\n"
+	"    tl.store(out_ptr0 + (xindex), tmp0 + 1.0, xmask)\n";
+
+static int has(const char *hay, const char *needle)
+{
+	return hay && strstr(hay, needle) != NULL;
+}
+
+/* extraction of reply into out; returns rc, err kept in *e */
+static int ex(const char *reply, struct strbuf *out, struct strbuf *e)
+{
+	strbuf_reset(out);
+	strbuf_reset(e);
+	return llm_extract_kernel(reply, K, out, e);
+}
+
+static void t_prompt(void)
+{
+	struct llm_kernel_prompt p = {
+		.kernel_name = K, .source = src,
+		.time_us = 12.5, .calls = 4, .share = 0.234, .bytes = 2.1e6, .achieved_gbs = 1710,
+		.peak_gbs = 4250, .device = "NVIDIA H200",
+		.diagnosis = "memory-bound: 2.10 MB per call at 40% of the copy bandwidth",
+		.strategy = "raise XBLOCK to 1024 and num_warps to 8",
+		.candidate = NULL,
+	};
+	struct strbuf sb = STRBUF_INIT;
+	llm_prompt_kernel(&p, &sb);
+	TAP_OK(has(sb.buf, "# Speed up the Triton kernel `" K "`"), "prompt: names the kernel");
+	TAP_OK(has(sb.buf, "```python\n" "import triton\n") && has(sb.buf, src), "prompt: carries the full source, fenced");
+	TAP_OK(has(sb.buf, "- device: NVIDIA H200") && has(sb.buf, "- time per call: 12.50 us, 4 calls per model run") &&
+	       has(sb.buf, "- share of the model's GPU time: 23.4%") && has(sb.buf, "- bytes moved per call: 2.10 MB") &&
+	       has(sb.buf, "- achieved bandwidth: 1710 GB/s of a measured peak of 4250 GB/s (40%)"),
+	       "prompt: carries the profile row");
+	TAP_OK(has(sb.buf, "## Diagnosis (analyst)\n\nmemory-bound: 2.10 MB") &&
+	       has(sb.buf, "## Strategy to apply (planner)\n\nraise XBLOCK"), "prompt: carries diagnosis and strategy");
+	TAP_OK(has(sb.buf, "Keep the kernel's name `" K "`") && has(sb.buf, "No `try`/`except`") &&
+	       has(sb.buf, "no file, network or process I/O") && has(sb.buf, "exactly one fenced ```python block") &&
+	       has(sb.buf, "`triton_helpers`"), "prompt: states the rules and the output contract");
+	TAP_OK(!has(sb.buf, "failed"), "prompt: no repair section without a candidate");
+	TAP_OK(strlen(llm_prompt_system()) > 100 && has(llm_prompt_system(), "Triton"), "system prompt");
+
+	/* repair, with unknown profile fields left out */
+	struct llm_kernel_prompt r = {
+		.kernel_name = K, .source = src,
+		.time_us = -1, .calls = -1, .share = -1, .bytes = -1, .achieved_gbs = -1, .peak_gbs = -1,
+		.candidate = "def " K "(x):\n    pass\n",
+		.gate = "correctness",
+		.gate_reason = "max abs error 3.1e-02 > atol 1e-04 (seed 2)",
+	};
+	strbuf_reset(&sb);
+	llm_prompt_kernel(&r, &sb);
+	TAP_OK(has(sb.buf, "# Repair") && has(sb.buf, "It failed the `correctness` gate: max abs error 3.1e-02 > atol 1e-04 (seed 2)") &&
+	       has(sb.buf, "```python\ndef " K "(x):\n    pass\n```"), "repair prompt: gate, numbers and the failing candidate");
+	TAP_OK(!has(sb.buf, "## Profile") && !has(sb.buf, "## Diagnosis"), "repair prompt: unknown fields left out");
+
+	/* a source holding ``` gets a longer fence, and extraction gets it back whole */
+	static const char tricky[] = "def " K "(x):\n    s = '```'\n    return s\n";
+	struct llm_kernel_prompt t = { .kernel_name = K, .source = tricky, .time_us = -1, .share = -1,
+				       .bytes = -1, .achieved_gbs = -1 };
+	strbuf_reset(&sb);
+	llm_prompt_kernel(&t, &sb);
+	struct strbuf out = STRBUF_INIT, e = STRBUF_INIT;
+	TAP_OK(has(sb.buf, "````python\n") && ex(sb.buf, &out, &e) == 0 && strcmp(out.buf, tricky) == 0,
+	       "a source holding ``` is fenced with four backticks and round-trips");
+	strbuf_release(&out);
+	strbuf_release(&e);
+	strbuf_release(&sb);
+}
+
+static void t_extract(void)
+{
+	struct strbuf out = STRBUF_INIT, e = STRBUF_INIT;
+	struct strbuf reply = STRBUF_INIT;
+
+	strbuf_addf(&reply, "Here it is:\n\n```python\n%s```\nDone.", src);
+	TAP_OK(ex(reply.buf, &out, &e) == 0 && strcmp(out.buf, src) == 0, "```python block extracted exactly");
+
+	strbuf_reset(&reply);
+	strbuf_addf(&reply, "```\n%s```", src);
+	TAP_OK(ex(reply.buf, &out, &e) == 0 && strcmp(out.buf, src) == 0, "bare ``` block accepted");
+
+	strbuf_reset(&reply);
+	strbuf_addf(&reply, "```py\n%s```\n", src);
+	TAP_OK(ex(reply.buf, &out, &e) == 0, "```py block accepted");
+
+	strbuf_reset(&reply);
+	strbuf_addf(&reply, "```python\ndef helper(x):\n    pass\n```\n\n```python\n%s```\n"
+		    "```python\ndef other(y):\n    pass\n```\n", src);
+	TAP_OK(ex(reply.buf, &out, &e) == 0 && strcmp(out.buf, src) == 0,
+	       "of several blocks, the one defining the kernel");
+
+	strbuf_reset(&reply);
+	strbuf_addf(&reply, "```python\n%s```\nbetter:\n```python\n%s    # v2\n```\n", src, src);
+	TAP_OK(ex(reply.buf, &out, &e) == 0 && has(out.buf, "# v2"), "of two defining blocks, the last");
+
+	strbuf_reset(&reply);
+	strbuf_addf(&reply, "```text\n%s```\n", src);
+	TAP_OK(ex(reply.buf, &out, &e) == -1 && has(e.buf, "no fenced python block in the reply defines"),
+	       "a ```text block is not taken");
+
+	strbuf_reset(&reply);
+	strbuf_addstr(&reply, "```python\ndef " K "_v2(x):\n    pass\n```\n");
+	TAP_OK(ex(reply.buf, &out, &e) == -1 && has(e.buf, "found `def " K "_v2(`"),
+	       "a longer name is not the kernel; the error lists what was found");
+
+	TAP_OK(ex("Just raise XBLOCK.", &out, &e) == -1 &&
+	       strcmp(e.buf, "llm: the reply has no fenced code block") == 0, "no fenced block");
+	TAP_OK(ex("", &out, &e) == -1 && ex(NULL, &out, &e) == -1, "empty and NULL replies");
+
+	strbuf_reset(&reply);
+	strbuf_addf(&reply, "```python\n%s", src);
+	TAP_OK(ex(reply.buf, &out, &e) == -1 && has(e.buf, "is not closed"), "an unclosed block (truncated reply)");
+
+	/* CRLF line endings and an indented fence */
+	strbuf_reset(&reply);
+	strbuf_addstr(&reply, "Intro\r\n  ```python\r\n  import triton\r\n  def " K "(a):\r\n      return a\r\n  ```\r\n");
+	TAP_OK(ex(reply.buf, &out, &e) == 0 &&
+	       strcmp(out.buf, "import triton\ndef " K "(a):\n    return a\n") == 0,
+	       "CRLF lines and a fence indented by two spaces");
+
+	strbuf_reset(&reply);
+	strbuf_addf(&reply, "```python\n@triton.jit\ndef   " K "  (x):\n    pass\n```");
+	TAP_OK(ex(reply.buf, &out, &e) == 0, "blanks around the name in the def line");
+
+	strbuf_reset(&reply);
+	strbuf_addstr(&reply, "```python\nclass X:\n    def " K "(self):\n        pass\n```");
+	TAP_OK(ex(reply.buf, &out, &e) == -1, "an indented (nested) def is not the kernel");
+
+	strbuf_release(&reply);
+	strbuf_release(&out);
+	strbuf_release(&e);
+}
+
+int main(void)
+{
+	t_prompt();
+	t_extract();
+	return tap_done();
+}

@@ -1,0 +1,60 @@
+#!/bin/sh
+# tests/static/run.sh: the static gate (runtime/python/kopt/static_gate.py)
+# on its corpus, one TAP line per case:
+#   orig/*.py  real Inductor kernels (from an output code's
+#              async_compile.triton sources) and standalone kernels; each
+#              checked against itself must pass, except files that hold more
+#              than the kernel (a launch function): their first line is
+#              `# expect: ...` as below;
+#   good/*.py  legitimate edits; `# original: NAME.py` names the original;
+#              must pass;
+#   bad/*.py   first line `# expect: <substring of the reason>`, then
+#              `# original: NAME.py`; must fail with that reason.
+# Needs python3 (standard library only; no torch, no triton).
+set -u
+: "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
+dir=$top_srcdir/tests/static
+gate=$top_srcdir/runtime/python/kopt/static_gate.py
+PYTHON=${PYTHON:-python3}
+
+if ! command -v "$PYTHON" >/dev/null 2>&1; then
+	echo "1..0 # SKIP no $PYTHON"
+	exit 0
+fi
+
+n=0
+failed=0
+report() { # ok|not-ok name [diagnostic]
+	n=$((n + 1))
+	if [ "$1" = ok ]; then
+		echo "ok $n - $2"
+	else
+		echo "not ok $n - $2"
+		[ -n "${3:-}" ] && echo "# $3"
+		failed=$((failed + 1))
+	fi
+}
+header() { # file key -> value of `# key: value` in the first 3 lines
+	sed -n "1,3s/^# $2: //p" "$1" | head -n 1
+}
+
+for f in "$dir"/orig/*.py "$dir"/good/*.py "$dir"/bad/*.py; do
+	case $f in
+	*/orig/*) kind=orig orig=$f ;;
+	*) kind=${f%/*}; kind=${kind##*/}; orig=$dir/orig/$(header "$f" original) ;;
+	esac
+	name=$kind/${f##*/}
+	expect=$(header "$f" expect)
+	out=$("$PYTHON" "$gate" "$f" "$orig" 2>&1)
+	rc=$?
+	if [ -z "$expect" ]; then
+		if [ $rc -eq 0 ]; then report ok "$name: $out"; else report not-ok "$name" "$out"; fi
+	else
+		case $rc:$out in
+		1:*"$expect"*) report ok "$name: $out" ;;
+		*) report not-ok "$name" "want a failure with '$expect', got (exit $rc) $out" ;;
+		esac
+	fi
+done
+echo "1..$n"
+[ $failed -eq 0 ]
