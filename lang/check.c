@@ -1176,8 +1176,12 @@ static void add_member(struct loader *L, const struct ast_stmt *s, size_t gi, co
 	free(stem);
 	size_t *code = smap_get(&L->names, name);
 	if (code) {
+		/* the same file twice (through two patterns) is taken once */
 		const struct kopt_model *o = &L->models[*code >> 2];
-		if (strcmp(o->path, path) != 0)
+		struct stat a, b;
+		bool same = strcmp(o->path, path) == 0 ||
+			    (stat(o->path, &a) == 0 && stat(path, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino);
+		if (!same)
 			lang_err(&L->D, at, "two files make the model '%s': '%s' and '%s'", name, o->path, path);
 		free(name);
 		return;
