@@ -85,7 +85,7 @@ struct ast_field {
 struct ast_block {
 	struct ast_field *items;
 	size_t n, cap;
-	bool had_error;      /* a syntax error was recovered inside: skip completeness checks */
+	bool had_error;      /* a syntax error was recovered inside */
 	struct kopt_loc loc; /* the opening brace */
 };
 

@@ -1176,8 +1176,12 @@ static void add_member(struct loader *L, const struct ast_stmt *s, size_t gi, co
 	free(stem);
 	size_t *code = smap_get(&L->names, name);
 	if (code) {
+		/* the same file twice (through two patterns) is taken once */
 		const struct kopt_model *o = &L->models[*code >> 2];
-		if (strcmp(o->path, path) != 0)
+		struct stat a, b;
+		bool same = strcmp(o->path, path) == 0 ||
+			    (stat(o->path, &a) == 0 && stat(path, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino);
+		if (!same)
 			lang_err(&L->D, at, "two files make the model '%s': '%s' and '%s'", name, o->path, path);
 		free(name);
 		return;
@@ -1584,7 +1588,9 @@ static void resolve_models(struct loader *L)
 
 struct expander {
 	size_t *mark;        /* per model: 1 + the target that last took it */
-	size_t *path;        /* targets being expanded, outermost first */
+	size_t *stack;       /* targets being expanded, outermost first */
+	size_t *next;        /* per stack entry: the next item to look at */
+	size_t *pos;         /* per target: its place on the stack while state is 1 */
 	size_t depth;
 };
 
@@ -1614,35 +1620,12 @@ static void take(struct expander *E, struct kopt_target *t, size_t ti, struct ko
 	t->models[t->nmodels++] = m;
 }
 
-static void expand(struct loader *L, struct expander *E, size_t ti)
+/* all sub-targets of ti are expanded: collect its models */
+static void collect(struct loader *L, struct expander *E, size_t ti)
 {
 	struct ptarget *pt = &L->pt[ti];
 	struct kopt_target *t = &L->targets[ti];
 	size_t cap = 0;
-	if (pt->state == 2)
-		return;
-	pt->state = 1;
-	E->path[E->depth++] = ti;
-	/* the sub-targets first, so that their mark stamps do not interleave with ours */
-	for (size_t i = 0; i < pt->n; i++) {
-		size_t *code = smap_get(&L->names, pt->items[i].name);
-		if (!code || (*code & 3) != N_TARGET)
-			continue;
-		size_t sub = *code >> 2;
-		if (L->pt[sub].state == 1) {
-			struct strbuf chain = STRBUF_INIT;
-			size_t k = 0;
-			while (E->path[k] != sub)
-				k++;
-			for (; k < E->depth; k++)
-				strbuf_addf(&chain, "%s -> ", L->targets[E->path[k]].name);
-			strbuf_addstr(&chain, L->targets[sub].name);
-			lang_err(&L->D, &pt->items[i].loc, "target cycle: %s", chain.buf);
-			strbuf_release(&chain);
-			continue;
-		}
-		expand(L, E, sub);
-	}
 	for (size_t i = 0; i < pt->n; i++) {
 		size_t *code = smap_get(&L->names, pt->items[i].name);
 		if (!code) {
@@ -1661,26 +1644,84 @@ static void expand(struct loader *L, struct expander *E, size_t ti)
 		default: {
 			const struct kopt_target *sub = &L->targets[idx];
 			if (L->pt[idx].state != 2)
-				break;
+				break; /* on a cycle, reported */
 			for (size_t k = 0; k < sub->nmodels; k++)
 				take(E, t, ti, sub->models[k], (size_t)(sub->models[k] - L->models), &cap);
 		}
 		}
 	}
-	E->depth--;
-	pt->state = 2;
+}
+
+static void cycle_error(struct loader *L, struct expander *E, size_t sub, const struct ref *at)
+{
+	struct strbuf chain = STRBUF_INIT;
+	size_t from = E->pos[sub], n = E->depth - from;
+	for (size_t k = from; k < E->depth; k++) {
+		if (n > 8 && k == from + 4) { /* a long cycle: its ends say enough */
+			strbuf_addstr(&chain, "... -> ");
+			k = E->depth - 4;
+		}
+		strbuf_addf(&chain, "%s -> ", L->targets[E->stack[k]].name);
+	}
+	strbuf_addstr(&chain, L->targets[sub].name);
+	lang_err(&L->D, &at->loc, "target cycle: %s", chain.buf);
+	strbuf_release(&chain);
+}
+
+/* Depth first, without recursion (target chains may be long): a target's
+ * models are collected once all the targets it names are done, so the mark
+ * stamps of one target never interleave with another's. */
+static void expand(struct loader *L, struct expander *E, size_t root)
+{
+	if (L->pt[root].state == 2)
+		return;
+	E->depth = 0;
+	E->stack[E->depth] = root;
+	E->next[E->depth] = 0;
+	E->pos[root] = E->depth++;
+	L->pt[root].state = 1;
+	while (E->depth) {
+		size_t ti = E->stack[E->depth - 1];
+		struct ptarget *pt = &L->pt[ti];
+		size_t i = E->next[E->depth - 1]++;
+		if (i < pt->n) {
+			size_t *code = smap_get(&L->names, pt->items[i].name);
+			if (!code || (*code & 3) != N_TARGET)
+				continue;
+			size_t sub = *code >> 2;
+			if (L->pt[sub].state == 1) {
+				cycle_error(L, E, sub, &pt->items[i]);
+				continue;
+			}
+			if (L->pt[sub].state == 0) {
+				E->stack[E->depth] = sub;
+				E->next[E->depth] = 0;
+				E->pos[sub] = E->depth++;
+				L->pt[sub].state = 1;
+			}
+			continue;
+		}
+		collect(L, E, ti);
+		pt->state = 2;
+		E->depth--;
+	}
 }
 
 static void resolve_targets(struct loader *L)
 {
 	struct expander E;
+	size_t n = L->ntargets ? L->ntargets : 1;
 	E.mark = xcalloc(L->nmodels ? L->nmodels : 1, sizeof *E.mark);
-	E.path = xcalloc(L->ntargets ? L->ntargets : 1, sizeof *E.path);
+	E.stack = xcalloc(n, sizeof *E.stack);
+	E.next = xcalloc(n, sizeof *E.next);
+	E.pos = xcalloc(n, sizeof *E.pos);
 	E.depth = 0;
 	for (size_t i = 0; i < L->ntargets; i++)
 		expand(L, &E, i);
 	free(E.mark);
-	free(E.path);
+	free(E.stack);
+	free(E.next);
+	free(E.pos);
 }
 
 static struct kopt_target *resolve_default(struct loader *L)

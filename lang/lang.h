@@ -17,7 +17,8 @@
  */
 int lang_load(const char *path, kopt_diag_fn *report, void *ctx, kopt_spec **out);
 
-/* Same, from a buffer; name is used in diagnostics and dir resolves paths. */
+/* Same, from a buffer; name is used in diagnostics and dir resolves paths
+ * (NULL: the folder of name). */
 int lang_load_buffer(const char *name, const char *dir, const char *src, size_t len,
 		     kopt_diag_fn *report, void *ctx, kopt_spec **out);
 

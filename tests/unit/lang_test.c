@@ -167,6 +167,26 @@ static void test_errors_and_warnings(void)
 	TAP_IS_INT(s.errors, 3, "every error reported");
 }
 
+/* regression: target expansion recursed once per link and overflowed the
+ * stack on a long chain of targets each naming the next */
+static void test_long_target_chain(void)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const int n = 300000;
+	strbuf_addstr(&sb, "model m { source = \"models/softmax.py\" }\n");
+	for (int i = 0; i < n - 1; i++)
+		strbuf_addf(&sb, "target t%d = t%d\n", i, i + 1);
+	strbuf_addf(&sb, "target t%d = m\n", n - 1);
+	struct seen s;
+	kopt_spec *spec = load(sb.buf, &s);
+	TAP_OK(spec != NULL, "a chain of %d targets loads", n);
+	if (spec)
+		TAP_OK(spec->targets[0].nmodels == 1 && spec->targets[0].models[0] == &spec->models[0],
+		       "the head of the chain reaches the model");
+	kopt_spec_free(spec);
+	strbuf_release(&sb);
+}
+
 static int count_entries(const char *dir)
 {
 	DIR *d = opendir(dir);
@@ -206,6 +226,7 @@ int main(void)
 	test_defaults();
 	test_targets_and_dump();
 	test_errors_and_warnings();
+	test_long_target_chain();
 	test_writes_nothing();
 	return tap_done();
 }

@@ -1,0 +1,1 @@
+# placeholder: same stem as models/softmax.py
