@@ -257,3 +257,22 @@ double rule_num(const json_t *o, const char *key)
 	json_t *v = json_object_get(o, key);
 	return json_is_number(v) ? json_number_value(v) : NAN;
 }
+
+bool rule_pick_variant(const double *base, const double *opt, const bool *passed, size_t n, double gamma,
+		       size_t *best)
+{
+	*best = 0;
+	double tbest = NAN;
+	for (size_t v = 0; v < n; v++) {
+		double t = passed[v] ? opt[v] : base[v];
+		if (!isnan(t) && t > 0 && (isnan(tbest) || t < tbest)) {
+			tbest = t;
+			*best = v;
+		}
+	}
+	if (*best != 0 && !passed[*best] && !(base[0] / tbest >= gamma)) {
+		*best = 0;
+		return passed[0];
+	}
+	return passed[*best] || *best != 0;
+}

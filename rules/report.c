@@ -35,6 +35,35 @@ static int report_key(struct dag *d, struct dag_node *n, struct hash_key *k, cha
 	return 0;
 }
 
+/* the variant choice from the stitch's per-variant times (rule_pick_variant) */
+static void chosen_variant(const struct dag_node *s, const json_t *meas, double *base, double *opt, double *sp,
+			   const char **verdict)
+{
+	json_t *vars = json_object_get(meas, "variants");
+	size_t n = json_array_size(vars);
+	if (!n)
+		return;
+	double *vb = xcalloc(n, sizeof *vb), *vo = xcalloc(n, sizeof *vo);
+	bool *vp = xcalloc(n, sizeof *vp);
+	for (size_t v = 0; v < n; v++) {
+		json_t *x = json_array_get(vars, v);
+		vb[v] = rule_num(x, "base_ns");
+		vo[v] = rule_num(x, "opt_ns");
+		const char *vd = json_string_value(json_object_get(x, "verdict"));
+		vp[v] = vd && strcmp(vd, "pass") == 0 && json_array_size(json_object_get(x, "winners")) > 0;
+	}
+	const struct kopt_gates *g = s->model->spec->gates;
+	size_t best;
+	bool optimized = rule_pick_variant(vb, vo, vp, n, g ? g->gamma : 1.03, &best);
+	*base = vb[0];
+	*opt = optimized ? (vp[best] ? vo[best] : vb[best]) : vb[0];
+	*sp = *base > 0 && *opt > 0 ? *base / *opt : NAN;
+	*verdict = optimized ? "optimized" : "baseline";
+	free(vb);
+	free(vo);
+	free(vp);
+}
+
 /* the baseline time of the model's max-autotune variant, NAN when none */
 static double autotune_base(const struct dag_node *s, const json_t *meas)
 {
@@ -157,6 +186,8 @@ static int report_start(struct rule_run *run)
 		}
 		json_t *st = json_object_get(r, "stable"), *me = json_object_get(r, "meas");
 		double base = rule_num(me, "base_ns"), opt = rule_num(me, "opt_ns"), sp = rule_num(me, "speedup");
+		const char *verdict = json_string_value(json_object_get(st, "verdict"));
+		chosen_variant(s, me, &base, &opt, &sp, &verdict);
 		double at = autotune_base(s, me), sp_at = at > 0 && opt > 0 ? at / opt : NAN;
 		if (!isnan(sp_at)) {
 			at_logsum += log(sp_at);
@@ -167,8 +198,8 @@ static int report_start(struct rule_run *run)
 		hash_hex(s->out, hex);
 		json_array_append_new(stable, json_pack("[s, s]", s->path, hex));
 		json_t *counts = json_object_get(st, "verdicts");
-		json_t *o = json_pack("{s:s, s:O, s:O}", "model", s->path, "variant",
-				      json_object_get(st, "variant"), "verdict", json_object_get(st, "verdict"));
+		json_t *o = json_pack("{s:s, s:O, s:s}", "model", s->path, "variant",
+				      json_object_get(st, "variant"), "verdict", verdict ? verdict : "-");
 		json_object_set_new(o, "verdicts", counts ? json_incref(counts) : json_object());
 		json_object_set_new(o, "baseline_ns", isnan(base) ? json_null() : json_real(base));
 		json_object_set_new(o, "optimized_ns", isnan(opt) ? json_null() : json_real(opt));
@@ -178,8 +209,7 @@ static int report_start(struct rule_run *run)
 		json_array_append_new(models, o);
 		bars[i].label = s->path;
 		bars[i].value = sp;
-		bars[i].note = json_string_value(json_object_get(st, "verdict")) &&
-			       strcmp(json_string_value(json_object_get(st, "verdict")), "baseline") == 0 ? "baseline kept" : NULL;
+		bars[i].note = verdict && strcmp(verdict, "baseline") == 0 ? "baseline kept" : NULL;
 		if (!isnan(sp) && sp > 0) {
 			logsum += log(sp);
 			nsp++;
@@ -203,8 +233,7 @@ static int report_start(struct rule_run *run)
 		strbuf_addf(&md, "| %s | %s | %.3f | %s | %.3f | %.3fx | %s | %s | %s |\n", s->path,
 			    json_string_value(json_object_get(st, "variant")) ? json_string_value(json_object_get(st, "variant")) : "-",
 			    base / 1000.0, atb, opt / 1000.0, sp, ats,
-			    json_string_value(json_object_get(st, "verdict")) ? json_string_value(json_object_get(st, "verdict")) : "-",
-			    cs.len ? cs.buf : "-");
+			    verdict ? verdict : "-", cs.len ? cs.buf : "-");
 		strbuf_release(&cs);
 	}
 	double geo = nsp ? exp(logsum / (double)nsp) : NAN;

@@ -79,6 +79,17 @@ const char *rule_model_dir(const struct kopt_model *m);
 /* a number from an object, NAN when absent */
 double rule_num(const json_t *o, const char *key);
 
+/*
+ * The implementation-space choice across a model's compile variants: each
+ * variant's time is its stitched time if its winners passed, else its
+ * compiled baseline; the fastest wins, but a variant with no winner must
+ * beat the first variant's baseline by gamma to be chosen (a compile option
+ * that wins inside the noise is no win). Returns whether the model is
+ * optimized (winners, or another variant) and sets *best.
+ */
+bool rule_pick_variant(const double *base, const double *opt, const bool *passed, size_t n, double gamma,
+		       size_t *best);
+
 /* the agents' long-term memory file in the cache folder; caller frees */
 char *rule_memory_path(struct dag *d);
 

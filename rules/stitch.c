@@ -208,13 +208,20 @@ static int finish(struct rule_run *run, struct stitch_priv *p)
 	struct dag_model *dm = run->node->model;
 	const struct kopt_model *m = dm->spec;
 	size_t best = 0;
-	for (size_t v = 1; v < dm->nmv; v++)
-		if (!isnan(p->vr[v].opt_ns) && (isnan(p->vr[best].opt_ns) || p->vr[v].opt_ns < p->vr[best].opt_ns))
-			best = v;
+	double *vb = xcalloc(dm->nmv, sizeof *vb), *vo = xcalloc(dm->nmv, sizeof *vo);
+	bool *vp = xcalloc(dm->nmv, sizeof *vp);
+	for (size_t v = 0; v < dm->nmv; v++) {
+		vb[v] = p->vr[v].base_ns;
+		vo[v] = p->vr[v].opt_ns;
+		vp[v] = p->vr[v].passed && json_array_size(p->vr[v].winners) > 0;
+	}
+	bool optimized = rule_pick_variant(vb, vo, vp, dm->nmv, m->gates ? m->gates->gamma : 1.03, &best);
 	struct vres *b = &p->vr[best];
-	double base = p->vr[0].base_ns, opt = b->opt_ns;
+	double base = p->vr[0].base_ns, opt = vp[best] ? b->opt_ns : b->base_ns;
 	double speedup = base > 0 && opt > 0 ? base / opt : NAN;
-	bool optimized = b->passed && json_array_size(b->winners) > 0;
+	free(vb);
+	free(vo);
+	free(vp);
 
 	json_t *ws = json_array();
 	size_t i;
@@ -267,7 +274,7 @@ static int finish(struct rule_run *run, struct stitch_priv *p)
 
 	/* output_code.py: the stitched code, or the baseline's */
 	struct strbuf code = STRBUF_INIT;
-	if (optimized && b->output_code) {
+	if (optimized && b->passed && b->output_code) {
 		strbuf_add(&code, json_string_value(b->output_code), json_string_length(b->output_code));
 	} else {
 		json_t *cr = dag_result(run->dag, dm->mvs[0].capture);
@@ -286,8 +293,9 @@ static int finish(struct rule_run *run, struct stitch_priv *p)
 	struct strbuf md = STRBUF_INIT;
 	strbuf_addf(&md, "# %s\n\n", m->name);
 	if (optimized)
-		strbuf_addf(&md, "Optimized (variant %s): %.3f us -> %.3f us per call, speedup %.3fx.\n\n",
-			    dm->mvs[best].variant->name, base / 1000.0, opt / 1000.0, speedup);
+		strbuf_addf(&md, "Optimized (variant %s%s): %.3f us -> %.3f us per call, speedup %.3fx.\n\n",
+			    dm->mvs[best].variant->name, b->passed ? "" : ", its compiled code alone",
+			    base / 1000.0, opt / 1000.0, speedup);
 	else
 		strbuf_addf(&md, "Baseline kept: no verified winner survived stitching (%.3f us per call).\n\n",
 			    base / 1000.0);
