@@ -99,6 +99,9 @@ void svg_roofline(FILE *out, const char *title, const struct svg_point *pts, siz
 	if (hi <= lo)
 		hi = lo + 1;
 	double ymax = peak_gbps > 0 ? peak_gbps * 1.15 : 5000;
+	for (size_t i = 0; i < n; i++)
+		if (pts[i].gbps * 1.05 > ymax)
+			ymax = pts[i].gbps * 1.05;
 	double pw = w - left - right, ph = h - top - bottom;
 #define PX(t) (left + (log10(t) - lo) / (hi - lo) * pw)
 #define PY(g) (top + ph - (g) / ymax * ph)
@@ -133,7 +136,7 @@ void svg_roofline(FILE *out, const char *title, const struct svg_point *pts, siz
 			continue;
 		const char *c = pts[i].after ? "#2e7d32" : "#1565c0";
 		fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"%s\" fill-opacity=\"0.8\"><title>",
-			PX(pts[i].time_us), PY(fmin(pts[i].gbps, ymax)), c);
+			PX(pts[i].time_us), PY(pts[i].gbps), c);
 		esc(out, pts[i].label);
 		fprintf(out, ": %.1f us, %.0f GB/s%s</title></circle>\n", pts[i].time_us, pts[i].gbps,
 			pts[i].after ? " (optimized)" : "");
