@@ -16,3 +16,5 @@ TESTS += tests/unit/svg_test
 CLEANFILES += svg_test_bars.svg svg_test_roofline.svg
 TESTS += tests/e2e/replay.sh
 EXTRA_DIST += tests/e2e/replay.sh tests/replay-worker.py
+TESTS += tests/kernelbench-spec.sh
+EXTRA_DIST += tests/kernelbench-spec.sh bench/kernelbench.kopt
