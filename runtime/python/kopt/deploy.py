@@ -14,7 +14,6 @@ warning counts the misses.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import warnings
@@ -53,23 +52,10 @@ def swap_into(mod, table: Table) -> None:
         table.hits.add(d.hash)
 
 
-@contextlib.contextmanager
 def swapping(table: Table):
-    from torch._inductor.codecache import PyCodeCache
+    from .inductor import on_output_module
 
-    orig = PyCodeCache.__dict__["load_by_key_path"]
-    bound = PyCodeCache.load_by_key_path
-
-    def load_by_key_path(*args, **kwargs):
-        mod = bound(*args, **kwargs)
-        swap_into(mod, table)
-        return mod
-
-    PyCodeCache.load_by_key_path = staticmethod(load_by_key_path)
-    try:
-        yield
-    finally:
-        PyCodeCache.load_by_key_path = orig
+    return on_output_module(lambda mod: swap_into(mod, table))
 
 
 def inductor_options(variant: dict) -> dict:

@@ -19,7 +19,8 @@ from .loader import Problem
 
 
 @contextlib.contextmanager
-def catch_output_modules(sink: list):
+def on_output_module(fn):
+    """Calls fn(module) on each output module Inductor loads meanwhile."""
     from torch._inductor.codecache import PyCodeCache
 
     orig = PyCodeCache.__dict__["load_by_key_path"]
@@ -27,15 +28,18 @@ def catch_output_modules(sink: list):
 
     def load_by_key_path(*args, **kwargs):
         mod = bound(*args, **kwargs)
-        if mod not in sink:
-            sink.append(mod)
+        fn(mod)
         return mod
 
     PyCodeCache.load_by_key_path = staticmethod(load_by_key_path)
     try:
-        yield sink
+        yield
     finally:
         PyCodeCache.load_by_key_path = orig
+
+
+def catch_output_modules(sink: list):
+    return on_output_module(lambda mod: mod in sink or sink.append(mod))
 
 
 @contextlib.contextmanager
