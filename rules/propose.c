@@ -82,6 +82,62 @@ static void fill_request(struct dag *d, struct dag_node *n, struct agent_kernel 
 	rq->index = n->cand;
 }
 
+/*
+ * The context a proposal depends on, hashed. The agent derives it from the
+ * trajectory (agent_context_digest), which means reading every earlier
+ * proposal and verdict: too slow for a null build of 40,000 candidates. So
+ * it is memoized in the cache under a key made of what determines the
+ * trajectory's content: the earlier proposals' stable hashes and the earlier
+ * verifies' keys (a cached result belongs to its key). A null build then
+ * hashes and looks up, and reads nothing. -n never writes the memo.
+ */
+static kopt_hash context_hash(struct dag *d, struct dag_node *n)
+{
+	struct dag_kernel *k = n->kernel;
+	size_t cap = 4 + 2 * (size_t)n->cand;
+	kopt_hash *parts = xcalloc(cap, sizeof *parts);
+	size_t np = 0;
+	parts[np++] = hash_str("propose context v1");
+	parts[np++] = k->ident;
+	parts[np++] = hash_str(n->model->agent_fp);
+	parts[np++] = hash_bytes(&n->cand, sizeof n->cand);
+	for (int j = 0; j < n->cand; j++) {
+		parts[np++] = k->propose[j]->out;
+		struct dag_node *v = k->verify[j];
+		parts[np++] = (v->flags & DAG_NOKEY) || hash_is_zero(v->key) ? v->out : v->key;
+	}
+	kopt_hash memo = hash_bytes(parts, np * sizeof *parts);
+	free(parts);
+	struct cache_entry *e = cache_get(d->cache, memo);
+	if (e) {
+		cache_mark(d->cache, memo); /* the spec reaches it: -t gc keeps it */
+		return e->stable;
+	}
+
+	struct agent_kernel ak;
+	struct agent_request rq;
+	fill_request(d, n, &ak, &rq);
+	struct agent_try *t = trajectory(d, k, n->cand, &rq.ntraj);
+	struct strbuf src = STRBUF_INIT;
+	kernel_source(d, k, &src);
+	ak.source = src.len ? src.buf : NULL;
+	rq.traj = t;
+	char *dig = agent_context_digest(&rq);
+	kopt_hash h = hash_str(dig);
+	if (!d->opts->dry_run) {
+		json_t *m = json_pack("{s:s, s:s, s:s}", "kind", "context", "path", n->path, "digest", dig);
+		char *js = json_dumps(m, JSON_COMPACT);
+		if (cache_put(d->cache, memo, h, js) == 0)
+			cache_mark(d->cache, memo);
+		free(js);
+		json_decref(m);
+	}
+	free(dig);
+	strbuf_release(&src);
+	free(t);
+	return h;
+}
+
 static int propose_key(struct dag *d, struct dag_node *n, struct hash_key *k, char **why)
 {
 	(void)why;
@@ -89,23 +145,10 @@ static int propose_key(struct dag *d, struct dag_node *n, struct hash_key *k, ch
 	hash_key_hash(k, "kernel", n->kernel->ident);
 	hash_key_str(k, "param:agents", n->model->agent_fp);
 	hash_key_int(k, "param:index", n->cand);
-	if (a && agent_needs_feedback(a, n->cand)) {
-		struct agent_kernel ak;
-		struct agent_request rq;
-		fill_request(d, n, &ak, &rq);
-		struct agent_try *t = trajectory(d, n->kernel, n->cand, &rq.ntraj);
-		struct strbuf src = STRBUF_INIT;
-		kernel_source(d, n->kernel, &src);
-		ak.source = src.len ? src.buf : NULL;
-		rq.traj = t;
-		char *dig = agent_context_digest(&rq);
-		strbuf_release(&src);
-		hash_key_str(k, "context", dig);
-		free(dig);
-		free(t);
-	} else {
+	if (a && agent_needs_feedback(a, n->cand))
+		hash_key_hash(k, "context", context_hash(d, n));
+	else
 		hash_key_str(k, "context", "");
-	}
 	return 0;
 }
 
