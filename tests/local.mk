@@ -18,3 +18,5 @@ TESTS += tests/e2e/replay.sh
 EXTRA_DIST += tests/e2e/replay.sh tests/replay-worker.py
 TESTS += tests/kernelbench-spec.sh
 EXTRA_DIST += tests/kernelbench-spec.sh bench/kernelbench.kopt
+TESTS += tests/e2e/gpus.sh
+EXTRA_DIST += tests/e2e/gpus.sh

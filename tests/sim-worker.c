@@ -23,6 +23,8 @@
  * Environment:
  *   KOPT_SIM_LOG=FILE    append one line per executed op: "OP MODEL VARIANT [KERNEL CONFIG]"
  *   KOPT_SIM_DELAY_MS=N  sleep N ms before each answer
+ *   KOPT_SIM_TRACE=FILE  append "OP GPU START_NS END_NS" per request (GPU is
+ *                        CUDA_VISIBLE_DEVICES): the multi-GPU scheduler test
  *   KOPT_SIM_TORCH=V     the torch version reported in the hello (env fingerprint)
  */
 #define _GNU_SOURCE
@@ -389,6 +391,29 @@ static void log_op(const char *op, json_t *req)
 	free(line);
 }
 
+/* one line per request: op, GPU, start and end (monotonic ns) */
+static void trace(const char *op, const struct timespec *t0)
+{
+	const char *path = getenv("KOPT_SIM_TRACE");
+	if (!path)
+		return;
+	struct timespec t1;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	const char *gpu = getenv("CUDA_VISIBLE_DEVICES");
+	char *line;
+	int n = asprintf(&line, "%s %s %lld %lld\n", op, gpu && *gpu ? gpu : "-",
+			 (long long)t0->tv_sec * 1000000000LL + t0->tv_nsec,
+			 (long long)t1.tv_sec * 1000000000LL + t1.tv_nsec);
+	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT, 0644);
+	if (fd >= 0 && n > 0) {
+		ssize_t w = write(fd, line, (size_t)n);
+		(void)w;
+	}
+	if (fd >= 0)
+		close(fd);
+	free(line);
+}
+
 int main(void)
 {
 	const char *torch = getenv("KOPT_SIM_TORCH");
@@ -413,10 +438,13 @@ int main(void)
 		fprintf(stderr, "sim-worker: %s %s\n", op,
 			json_string_value(json_object_get(json_object_get(req, "model"), "name")) ?
 			json_string_value(json_object_get(json_object_get(req, "model"), "name")) : "");
+		struct timespec t0;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
 		if (delay_ms > 0) {
 			struct timespec ts = { delay_ms / 1000, (delay_ms % 1000) * 1000000L };
 			nanosleep(&ts, NULL);
 		}
+		trace(op, &t0);
 		if (strcmp(op, "ping") == 0 || strcmp(op, "bandwidth") == 0) {
 			out(json_pack("{s:I, s:b, s:o}", "id", rid, "ok", 1, "result",
 				      strcmp(op, "ping") == 0 ? json_object() : json_pack("{s:f}", "copy_gbps", 4300.0)));
