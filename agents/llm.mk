@@ -6,7 +6,11 @@ libkopt_a_SOURCES += agents/http.c agents/http.h agents/llm.h \
 
 check_PROGRAMS += tests/llm/prompt_test tests/llm/llm_test
 tests_llm_prompt_test_SOURCES = tests/llm/prompt_test.c tests/tap.h
-tests_llm_llm_test_SOURCES = tests/llm/llm_test.c tests/tap.h
+tests_llm_llm_test_SOURCES = tests/llm/llm_test.c tests/llm/replay.h tests/tap.h
 tests_llm_llm_test_CPPFLAGS = $(AM_CPPFLAGS) -DKOPT_TEST_PYTHON='"$(PYTHON)"'
 TESTS += tests/llm/prompt_test tests/llm/llm_test
 EXTRA_DIST += tests/llm/replay_server.py tests/llm/scripts tests/llm/replies
+check_PROGRAMS += tests/llm/agents_llm_test
+tests_llm_agents_llm_test_SOURCES = tests/llm/agents_llm_test.c tests/llm/replay.h tests/tap.h
+tests_llm_agents_llm_test_CPPFLAGS = $(AM_CPPFLAGS) -DKOPT_TEST_PYTHON='"$(PYTHON)"'
+TESTS += tests/llm/agents_llm_test

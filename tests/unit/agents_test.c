@@ -59,6 +59,50 @@ static const char *all_fail(int i, double *sp)
 	return "fail";
 }
 
+/*
+ * A simulated objective (a test double for the GPU): on this kind of kernel,
+ * halving num_warps pays 1.2x, halving R0_BLOCK with it 1.1x, the rest loses.
+ * Runs a search with learning and returns the index of the first candidate
+ * that reaches the best speedup, or -1.
+ */
+static double objective(const json_t *cand)
+{
+	const char *st = json_string_value(json_object_get(cand, "strategy"));
+	if (st && strncmp(st, "coder: warps-down ", 18) == 0)
+		return 1.2;
+	if (st && strncmp(st, "coder: r-down-warps-down ", 25) == 0)
+		return 1.1;
+	return 0.9;
+}
+
+static int search_and_learn(const struct agent_kernel *k, const char *memory, int budget)
+{
+	struct agent_try traj[32];
+	json_t *cands[32];
+	int first_best = -1, n = 0;
+	for (int i = 0; i < budget; i++) {
+		struct agent_request rq = { k, &cfg, i, traj, (size_t)i, memory };
+		struct agent_reply rp;
+		if (agent_propose(&rq, &rp) < 0 || !rp.candidate) {
+			agent_reply_release(&rp);
+			break;
+		}
+		cands[i] = rp.candidate;
+		rp.candidate = NULL;
+		agent_reply_release(&rp);
+		double x = objective(cands[i]);
+		bool pass = x >= 1.03;
+		traj[i] = (struct agent_try){ i, cands[i], pass ? "pass" : "fail", pass ? NULL : "perf", "", pass ? x : 0 };
+		agent_learn(memory, k, cands[i], pass, x);
+		if (x >= 1.2 && first_best < 0)
+			first_best = i;
+		n++;
+	}
+	for (int i = 0; i < n; i++)
+		json_decref(cands[i]);
+	return first_best;
+}
+
 int main(void)
 {
 	memset(&cfg, 0, sizeof cfg);
@@ -202,6 +246,23 @@ int main(void)
 	json_decref(p3);
 	json_decref(p4);
 	json_decref(p5);
+
+	/* long-term memory across specs: a second spec with a similar kernel
+	 * reaches its best candidate sooner than the first did */
+	char *mem2 = xasprintf("%s/memory2.jsonl", dir);
+	json_t *cfg2 = J("{\"XBLOCK\":1,\"R0_BLOCK\":2048,\"num_warps\":8,\"num_stages\":1}");
+	json_t *row2 = J("{\"ns_per_call\":300000,\"share\":0.8,\"bytes\":1073741824,\"frac_peak\":0.5}");
+	struct agent_kernel ka = { "spec1/softmax", "triton_red_fused__softmax_0", "reduction", NULL, cfg2, row2 };
+	struct agent_kernel kb = { "spec2/logsoftmax", "triton_red_fused__log_softmax_0", "reduction", NULL, cfg2, row2 };
+	int first = search_and_learn(&ka, mem2, 8);
+	int second = search_and_learn(&kb, mem2, 8);
+	tap_diag("first spec's best at candidate %d, second spec's at candidate %d", first, second);
+	TAP_OK(first > 0 && second >= 0 && second < first,
+	       "memory: the second spec reaches its best in fewer candidates (%d < %d)", second, first);
+	unlink(mem2);
+	free(mem2);
+	json_decref(cfg2);
+	json_decref(row2);
 
 	for (int i = 0; i < n; i++)
 		json_decref(c[i]);

@@ -1,0 +1,179 @@
+/*
+ * tests/llm/agents_llm_test.c: the LLM roles of agents/agent.c against
+ * tests/llm/replay_server.py (a test double on 127.0.0.1 replaying recorded
+ * chat-completions replies): the coder's candidate is the kernel of the
+ * reply, its prompt carries the analyst's diagnosis and the planner's plan;
+ * the debugger repairs with the failing gate's reason; the per-kernel budget
+ * stops the search with the limit's name; a reply without a kernel is a
+ * failed candidate, never a crash; the API key is in no candidate.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../agents/agent.h"
+#include "../../agents/http.h"
+#include "../tap.h"
+
+#ifndef KOPT_TEST_PYTHON
+#define KOPT_TEST_PYTHON ""
+#endif
+
+#include "replay.h"
+
+#define SECRET "sk-test-SECRET-1234"
+#define KERNEL "triton_per_fused__softmax_exp_prepare_softmax_online_sub_4"
+
+static struct kopt_agents cfg;
+static char *source;
+static struct agent_kernel kernel;
+
+static void use_llm(const struct server *s)
+{
+	memset(&cfg, 0, sizeof cfg);
+	cfg.budget = 8;
+	cfg.llm_calls = 8;
+	cfg.tokens = 200000;
+	cfg.wall_s = 60;
+	struct kopt_llm llm = { (char *)"openai", (char *)"qwen2.5-coder", xasprintf("%s/v1", s->url),
+				(char *)"KOPT_TEST_KEY", 0.2, 4096 };
+	cfg.roles[KOPT_ROLE_CODER].backend = KOPT_BACKEND_LLM;
+	cfg.roles[KOPT_ROLE_CODER].llm = llm;
+	cfg.roles[KOPT_ROLE_DEBUGGER].backend = KOPT_BACKEND_LLM;
+	cfg.roles[KOPT_ROLE_DEBUGGER].llm = llm;
+}
+
+static void unuse_llm(void)
+{
+	free(cfg.roles[KOPT_ROLE_CODER].llm.url);
+}
+
+/* the last user message of request i (the log keeps the body as text); caller frees */
+static char *user_prompt(json_t *reqs, size_t i)
+{
+	const char *text = json_string_value(json_object_get(json_array_get(reqs, i), "body"));
+	json_t *body = text ? json_loads(text, 0, NULL) : NULL;
+	json_t *msgs = json_object_get(body, "messages");
+	const char *u = json_string_value(json_object_get(json_array_get(msgs, json_array_size(msgs) - 1), "content"));
+	char *r = u ? xstrdup(u) : NULL;
+	json_decref(body);
+	return r;
+}
+
+static int mentions_secret(const json_t *c)
+{
+	char *t = json_dumps(c, 0);
+	int r = t && strstr(t, SECRET) != NULL;
+	free(t);
+	return r;
+}
+
+int main(void)
+{
+	srcdir = getenv("top_srcdir");
+	if (!srcdir || !*srcdir)
+		srcdir = ".";
+	python = KOPT_TEST_PYTHON[0] ? KOPT_TEST_PYTHON : "python3";
+	if (!mkdtemp(tmpdir))
+		kopt_die("mkdtemp: %s", strerror(errno));
+	setenv("no_proxy", "127.0.0.1,localhost", 1);
+	setenv("KOPT_TEST_KEY", SECRET, 1);
+	setenv("KOPT_LLM_BACKOFF_MS", "1", 1);
+	signal(SIGPIPE, SIG_IGN);
+	struct strbuf sb = STRBUF_INIT;
+	char *path = xasprintf("%s/tests/llm/replies/softmax_kernel.py", srcdir);
+	if (strbuf_read_file(&sb, path) < 0)
+		kopt_die("%s: %s", path, strerror(errno));
+	free(path);
+	source = strbuf_detach(&sb);
+	json_t *row = json_pack("{s:f, s:f, s:f, s:f, s:f}", "ns_per_call", 6100.0, "share", 0.12, "bytes", 262144.0,
+				"achieved_gbps", 1800.0, "frac_peak", 0.43);
+	json_t *config = json_pack("{s:i, s:i, s:i}", "XBLOCK", 1, "num_warps", 4, "num_stages", 1);
+	kernel = (struct agent_kernel){ "softmax", KERNEL, "persistent_reduction", source, config, row };
+	http_global_init();
+
+	struct server s;
+	int st = server_start(&s, "openai_ok_x3");
+	if (st == 1) {
+		printf("1..0 # SKIP %s not found: the replay server cannot run\n", python);
+		return 0;
+	}
+	TAP_OK(st == 0, "replay server started");
+	use_llm(&s);
+	struct agent_request rq = { &kernel, &cfg, 0, NULL, 0, NULL };
+	struct agent_reply rp;
+	TAP_OK(agent_propose(&rq, &rp) == 0 && rp.candidate, "llm coder: a candidate");
+	const char *cs = json_string_value(json_object_get(rp.candidate, "source"));
+	TAP_OK(cs && strstr(cs, "def " KERNEL "(") && strstr(cs, "reuse the exponentials"), "llm coder: the kernel of the reply");
+	TAP_IS_STR(json_string_value(json_object_get(rp.candidate, "role")), "coder", "llm coder: role");
+	json_t *u = json_object_get(rp.candidate, "llm");
+	TAP_OK(json_integer_value(json_object_get(u, "calls")) == 1 && json_integer_value(json_object_get(u, "tokens")) > 0,
+	       "llm coder: usage recorded in the candidate (1 call, tokens)");
+	TAP_OK(json_is_array(json_object_get(rp.candidate, "plan")), "candidate 0 carries the planner's plan");
+	json_t *reqs = server_requests(&s);
+	char *up = user_prompt(reqs, 0);
+	TAP_OK(up && strstr(up, "43% of the copy bandwidth") && strstr(up, "ranked by what paid"),
+	       "the coder's prompt carries the analyst's diagnosis and the planner's strategy");
+	TAP_OK(up && strstr(up, "def " KERNEL "("), "the coder's prompt carries the kernel");
+	TAP_OK(!mentions_secret(rp.candidate), "no key in the candidate");
+
+	/* debugger: candidate 0 failed correctness; candidate 1 repairs it */
+	struct agent_try t0 = { 0, rp.candidate, "fail", "correctness",
+				"correctness: max abs error 3.1e-02 > atol 1e-04 + rtol 1e-04 * |ref| at seed 2", 0 };
+	struct agent_request rd = { &kernel, &cfg, 1, &t0, 1, NULL };
+	struct agent_reply rr;
+	TAP_OK(agent_propose(&rd, &rr) == 0 && rr.candidate &&
+	       strcmp(json_string_value(json_object_get(rr.candidate, "role")), "debugger") == 0 &&
+	       json_integer_value(json_object_get(rr.candidate, "repair_of")) == 0,
+	       "llm debugger: repairs the failed candidate");
+	json_decref(reqs);
+	reqs = server_requests(&s);
+	free(up);
+	up = user_prompt(reqs, 1);
+	TAP_OK(up && strstr(up, "max abs error 3.1e-02"), "the debugger's prompt carries the gate's reason");
+	free(up);
+
+	/* the budget holds across proposals: two calls used of two */
+	cfg.llm_calls = 2;
+	struct agent_try t2[2] = { t0, { 1, rr.candidate, "fail", "perf", "perf: kernel speedup 0.9x", 0.9 } };
+	struct agent_request rb = { &kernel, &cfg, 2, t2, 2, NULL };
+	struct agent_reply rbp;
+	TAP_OK(agent_propose(&rb, &rbp) == 0 && !rbp.candidate && rbp.reason &&
+	       strstr(rbp.reason, "llm budget: 2 calls used of 2"), "the budget stops the kernel and names the limit");
+	json_decref(reqs);
+	reqs = server_requests(&s);
+	TAP_IS_INT(json_array_size(reqs), 2, "a refused call reaches no server");
+	json_decref(reqs);
+	agent_reply_release(&rbp);
+	agent_reply_release(&rr);
+	agent_reply_release(&rp);
+	server_stop(&s);
+	unuse_llm();
+
+	/* a reply without a kernel: a failed candidate, never a crash */
+	st = server_start(&s, "openai_no_fence");
+	use_llm(&s);
+	rq.index = 0;
+	TAP_OK(st == 0 && agent_propose(&rq, &rp) == 0 && rp.candidate &&
+	       json_is_string(json_object_get(rp.candidate, "error")),
+	       "a reply with no kernel is a candidate that fails, with the reason");
+	agent_reply_release(&rp);
+	server_stop(&s);
+	unuse_llm();
+
+	/* a server that echoes the key back: the key stays out */
+	st = server_start(&s, "secret_openai_401");
+	use_llm(&s);
+	TAP_OK(st == 0 && agent_propose(&rq, &rp) == 0, "401: the proposal goes on");
+	TAP_OK(!mentions_secret(rp.candidate) && !(rp.reason && strstr(rp.reason, SECRET)), "401 echoing the key: no key in what the agent returns");
+	agent_reply_release(&rp);
+	server_stop(&s);
+	unuse_llm();
+
+	json_decref(row);
+	json_decref(config);
+	free(source);
+	http_global_cleanup();
+	return tap_done();
+}
