@@ -3,7 +3,11 @@ tests_unit_util_test_SOURCES = tests/unit/util_test.c tests/tap.h
 TESTS += tests/unit/util_test
 EXTRA_DIST += tests/run
 TESTS += tests/runtime/run.sh
-EXTRA_DIST += tests/runtime/run.sh tests/runtime/test_runtime.py tests/fixtures/gpu tests/gpu
+EXTRA_DIST += tests/runtime/run.sh tests/runtime/test_runtime.py tests/fixtures/gpu \
+	tests/gpu/run.sh tests/gpu/smoke.sh tests/gpu/smoke2.sh tests/gpu/cheats.sh tests/gpu/examples.sh \
+	tests/gpu/wclient.py tests/gpu/cheats.py tests/gpu/check_smoke.py tests/gpu/deploy.py \
+	tests/gpu/models/small_softmax.py tests/gpu/models/small_convnet.py \
+	tests/gpu/models/small_triton.py tests/gpu/models/bad_import.py
 # GPU tests: make check-gpu on a machine with an NVIDIA GPU (tests/gpu/run.sh)
 noinst_PROGRAMS += tests/gpu/gate-decide
 tests_gpu_gate_decide_SOURCES = tests/gpu/gate-decide.c
