@@ -5,7 +5,7 @@ EXTRA_DIST += tests/run
 TESTS += tests/runtime/run.sh
 EXTRA_DIST += tests/runtime/run.sh tests/runtime/test_runtime.py tests/fixtures/gpu \
 	tests/gpu/run.sh tests/gpu/smoke.sh tests/gpu/smoke2.sh tests/gpu/cheats.sh tests/gpu/examples.sh \
-	tests/gpu/wclient.py tests/gpu/cheats.py tests/gpu/check_smoke.py tests/gpu/deploy.py \
+	tests/gpu/wclient.py tests/gpu/cheats.py tests/gpu/check_smoke.py tests/gpu/deploy.py tests/gpu/record-fixtures.sh \
 	tests/gpu/models/small_softmax.py tests/gpu/models/small_convnet.py \
 	tests/gpu/models/small_triton.py tests/gpu/models/bad_import.py
 # GPU tests: make check-gpu on a machine with an NVIDIA GPU (tests/gpu/run.sh)
@@ -24,3 +24,5 @@ TESTS += tests/kernelbench-spec.sh
 EXTRA_DIST += tests/kernelbench-spec.sh bench/kernelbench.kopt
 TESTS += tests/e2e/gpus.sh
 EXTRA_DIST += tests/e2e/gpus.sh
+TESTS += tests/gates-recorded.sh
+EXTRA_DIST += tests/gates-recorded.sh
