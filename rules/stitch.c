@@ -348,6 +348,6 @@ static void stitch_release(struct rule_run *run)
 }
 
 const struct rule rule_stitch = {
-	.name = "stitch", .version = 1, .worker = true, .timing = true,
+	.name = "stitch", .version = 2, .worker = true, .timing = true,
 	.key = stitch_key, .start = stitch_start, .reply = stitch_reply, .release = stitch_release,
 };
