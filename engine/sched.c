@@ -368,6 +368,9 @@ static void job_done(struct sched *s, struct job *j)
 		run->stable = json_object();
 	if (!run->meas)
 		run->meas = json_object();
+	/* time a worker spent on the step (the report sums it per model) */
+	if (rule_table[n->kind]->worker)
+		json_object_set_new(run->meas, "worker_s", json_real(kopt_now() - j->t0));
 	kopt_hash stable = rule_stable_hash(run->stable);
 	char *js = dag_manifest(dag_kind_names[n->kind], n->path, run->outputs, run->objects, run->stable,
 				run->summary, run->meas);

@@ -64,6 +64,28 @@ static void chosen_variant(const struct dag_node *s, const json_t *meas, double 
 	free(vp);
 }
 
+/* seconds workers spent on the model's steps (captures, profiles, verifies, stitch) */
+static double worker_seconds(struct dag *d, const struct dag_node *s)
+{
+	const struct dag_model *dm = s->model;
+	double sum = rule_num(json_object_get(dag_result(d, (struct dag_node *)s), "meas"), "worker_s");
+	sum = isnan(sum) ? 0 : sum;
+	for (size_t v = 0; v < dm->nmv; v++) {
+		const struct dag_mv *mv = &dm->mvs[v];
+		struct dag_node *steps[2] = { mv->capture, mv->profile };
+		for (int i = 0; i < 2; i++) {
+			double t = rule_num(json_object_get(dag_result(d, steps[i]), "meas"), "worker_s");
+			sum += isnan(t) ? 0 : t;
+		}
+		for (size_t ki = 0; ki < mv->nkernels; ki++)
+			for (int c = 0; c < mv->kernels[ki].n; c++) {
+				double t = rule_num(json_object_get(dag_result(d, mv->kernels[ki].verify[c]), "meas"), "worker_s");
+				sum += isnan(t) ? 0 : t;
+			}
+	}
+	return sum;
+}
+
 /* the baseline time of the model's max-autotune variant, NAN when none */
 static double autotune_base(const struct dag_node *s, const json_t *meas)
 {
@@ -166,8 +188,8 @@ static int report_start(struct rule_run *run)
 	strbuf_addf(&md, "# Report: %s\n\n"
 			 "Baseline: torch.compile with Inductor's defaults (the model's first variant). "
 			 "max-autotune: the model's variant in mode max-autotune-no-cudagraphs, where it has one.\n\n"
-			 "| model | variant | baseline (us) | max-autotune (us) | optimized (us) | speedup | vs max-autotune | verdict | candidates |\n"
-			 "| --- | --- | ---: | ---: | ---: | ---: | ---: | --- | --- |\n", n->target->name);
+			 "| model | variant | baseline (us) | max-autotune (us) | optimized (us) | speedup | vs max-autotune | verdict | candidates | GPU-minutes |\n"
+			 "| --- | --- | ---: | ---: | ---: | ---: | ---: | --- | --- | ---: |\n", n->target->name);
 	double at_logsum = 0;
 	size_t nat = 0;
 	struct svg_point *pts = NULL;
@@ -194,6 +216,7 @@ static int report_start(struct rule_run *run)
 			nat++;
 		}
 		roofline_points(run->dag, s, st, me, &pts, &npts, &ptscap, &peak);
+		double gpu_s = worker_seconds(run->dag, s);
 		char hex[HASH_HEX];
 		hash_hex(s->out, hex);
 		json_array_append_new(stable, json_pack("[s, s]", s->path, hex));
@@ -205,6 +228,7 @@ static int report_start(struct rule_run *run)
 		json_object_set_new(o, "optimized_ns", isnan(opt) ? json_null() : json_real(opt));
 		json_object_set_new(o, "speedup", isnan(sp) ? json_null() : json_real(sp));
 		json_object_set_new(o, "max_autotune_ns", isnan(at) ? json_null() : json_real(at));
+		json_object_set_new(o, "gpu_minutes", json_real(gpu_s / 60.0));
 		json_object_set_new(o, "speedup_vs_max_autotune", isnan(sp_at) ? json_null() : json_real(sp_at));
 		json_array_append_new(models, o);
 		bars[i].label = s->path;
@@ -230,10 +254,10 @@ static int report_start(struct rule_run *run)
 			snprintf(atb, sizeof atb, "%.3f", at / 1000.0);
 		if (!isnan(sp_at))
 			snprintf(ats, sizeof ats, "%.3fx", sp_at);
-		strbuf_addf(&md, "| %s | %s | %.3f | %s | %.3f | %.3fx | %s | %s | %s |\n", s->path,
+		strbuf_addf(&md, "| %s | %s | %.3f | %s | %.3f | %.3fx | %s | %s | %s | %.2f |\n", s->path,
 			    json_string_value(json_object_get(st, "variant")) ? json_string_value(json_object_get(st, "variant")) : "-",
 			    base / 1000.0, atb, opt / 1000.0, sp, ats,
-			    verdict ? verdict : "-", cs.len ? cs.buf : "-");
+			    verdict ? verdict : "-", cs.len ? cs.buf : "-", gpu_s / 60.0);
 		strbuf_release(&cs);
 	}
 	double geo = nsp ? exp(logsum / (double)nsp) : NAN;

@@ -30,6 +30,7 @@ check "three candidates verified" "[ \$(grep -c '^\[.*verify ' out) -eq 3 ]"
 check "-t why: the recorded numbers fail the perf gate" "grep -q 'perf: kernel speedup' why"
 check "the target has its plots" "[ -s kopt-out/all/speedup.svg ] && grep -q '<circle' kopt-out/all/roofline.svg"
 check "substitutions.json in the format kopt.backend reads" "grep -q '\"kernels\"' kopt-out/small_softmax/substitutions.json && grep -q '\"variant\"' kopt-out/small_softmax/substitutions.json"
+check "the report has a GPU-minutes column" "grep -q "GPU-minutes" kopt-out/all/report.md && grep -q gpu_minutes kopt-out/all/report.json"
 check "no winner: the report keeps the baseline" "grep -qi 'baseline' kopt-out/small_softmax/report.md"
 "$KOPTMAKE" -n > out 2> err
 check "null build over the recordings" "[ \"\$(cat out)\" = '0 steps would run' ]"
