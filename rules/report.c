@@ -216,7 +216,8 @@ static int report_start(struct rule_run *run)
 			nat++;
 		}
 		roofline_points(run->dag, s, st, me, &pts, &npts, &ptscap, &peak);
-		double gpu_s = worker_seconds(run->dag, s);
+		/* to a tenth of a minute: what a reader needs, and steady across rebuilds */
+		double gpu_min = round(worker_seconds(run->dag, s) / 6.0) / 10.0;
 		char hex[HASH_HEX];
 		hash_hex(s->out, hex);
 		json_array_append_new(stable, json_pack("[s, s]", s->path, hex));
@@ -228,7 +229,7 @@ static int report_start(struct rule_run *run)
 		json_object_set_new(o, "optimized_ns", isnan(opt) ? json_null() : json_real(opt));
 		json_object_set_new(o, "speedup", isnan(sp) ? json_null() : json_real(sp));
 		json_object_set_new(o, "max_autotune_ns", isnan(at) ? json_null() : json_real(at));
-		json_object_set_new(o, "gpu_minutes", json_real(gpu_s / 60.0));
+		json_object_set_new(o, "gpu_minutes", json_real(gpu_min));
 		json_object_set_new(o, "speedup_vs_max_autotune", isnan(sp_at) ? json_null() : json_real(sp_at));
 		json_array_append_new(models, o);
 		bars[i].label = s->path;
@@ -254,10 +255,10 @@ static int report_start(struct rule_run *run)
 			snprintf(atb, sizeof atb, "%.3f", at / 1000.0);
 		if (!isnan(sp_at))
 			snprintf(ats, sizeof ats, "%.3fx", sp_at);
-		strbuf_addf(&md, "| %s | %s | %.3f | %s | %.3f | %.3fx | %s | %s | %s | %.2f |\n", s->path,
+		strbuf_addf(&md, "| %s | %s | %.3f | %s | %.3f | %.3fx | %s | %s | %s | %.1f |\n", s->path,
 			    json_string_value(json_object_get(st, "variant")) ? json_string_value(json_object_get(st, "variant")) : "-",
 			    base / 1000.0, atb, opt / 1000.0, sp, ats,
-			    verdict ? verdict : "-", cs.len ? cs.buf : "-", gpu_s / 60.0);
+			    verdict ? verdict : "-", cs.len ? cs.buf : "-", gpu_min);
 		strbuf_release(&cs);
 	}
 	double geo = nsp ? exp(logsum / (double)nsp) : NAN;
