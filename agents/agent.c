@@ -168,7 +168,7 @@ static void llm_context(const struct agent_request *req, struct llm_budget *b, s
 			strbuf_addstr(plan, "the fastest correct rewrite you can write");
 		strbuf_release(&u);
 	} else {
-		json_t *p = agent_builtin_plan(req->kernel, req->memory);
+		json_t *p = agent_builtin_plan(req->kernel, req->memory, req->scope);
 		char *ps = json_dumps(p, JSON_COMPACT);
 		strbuf_addf(&plan[0], "ranked by what paid on similar kernels: %s; already tried:\n%s", ps, tried);
 		free(ps);
@@ -301,7 +301,7 @@ int agent_propose(const struct agent_request *req, struct agent_reply *reply)
 	if (is_llm(cfg, KOPT_ROLE_CODER)) {
 		int rc = llm_coder(req, NULL, reply);
 		if (rc == 0 && reply->candidate && req->index == 0) {
-			json_t *plan = agent_builtin_plan(req->kernel, req->memory);
+			json_t *plan = agent_builtin_plan(req->kernel, req->memory, req->scope);
 			json_object_set_new(reply->candidate, "plan", plan);
 		}
 		return rc;
@@ -359,7 +359,8 @@ char *agent_fingerprint(const struct kopt_agents *cfg)
 	return strbuf_detach(&s);
 }
 
-int agent_learn(const char *memory, const struct agent_kernel *k, const json_t *candidate, bool pass, double speedup)
+int agent_learn(const char *memory, const char *scope, const struct agent_kernel *k, const json_t *candidate,
+		bool pass, double speedup)
 {
 	const char *st = json_string_value(json_object_get(candidate, "strategy"));
 	if (!memory || !st)
@@ -370,7 +371,7 @@ int agent_learn(const char *memory, const struct agent_kernel *k, const json_t *
 	size_t n = strcspn(p, " (");
 	char *name = xstrndup(p, n);
 	char *features = agent_builtin_features(k);
-	int rc = memory_append(memory, features, name, pass, speedup);
+	int rc = memory_append(memory, scope, features, name, pass, speedup);
 	free(features);
 	free(name);
 	return rc;

@@ -51,6 +51,7 @@ struct agent_request {
 	const struct agent_try *traj; /* the earlier candidates (feedback agents only) */
 	size_t ntraj;
 	const char *memory;         /* the long-term memory file (agents/memory.h), or NULL */
+	const char *scope;          /* who asks (the spec file): its own lessons are left out */
 };
 
 struct agent_reply {
@@ -81,7 +82,7 @@ void agent_reply_release(struct agent_reply *reply);
  * Records a verdict in the long-term memory: the kernel's feature class, the
  * candidate's strategy, pass or fail and the kernel speedup. 0 or -1.
  */
-int agent_learn(const char *memory, const struct agent_kernel *k, const json_t *candidate,
+int agent_learn(const char *memory, const char *scope, const struct agent_kernel *k, const json_t *candidate,
 		bool pass, double speedup);
 
 /* ---- built-in agents (agents/builtin/search.c) ---- */
@@ -91,7 +92,7 @@ char *agent_builtin_features(const struct agent_kernel *k);
 /* analyst: 1 = leave the kernel alone (why says so), 0 = go on (why is the diagnosis) */
 int agent_builtin_analyze(const struct agent_kernel *k, char **why);
 /* planner: strategy names, best first (JSON array, new reference) */
-json_t *agent_builtin_plan(const struct agent_kernel *k, const char *memory);
+json_t *agent_builtin_plan(const struct agent_kernel *k, const char *memory, const char *scope);
 int agent_builtin_propose(const struct agent_request *req, const char *memory, struct agent_reply *reply);
 char *agent_builtin_digest(const struct agent_request *req);
 

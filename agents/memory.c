@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <jansson.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,7 +24,7 @@ static struct mem_stat *find(struct memory *m, const char *s)
 	return NULL;
 }
 
-int memory_load(struct memory *m, const char *path, const char *features)
+int memory_load(struct memory *m, const char *path, const char *features, const char *exclude)
 {
 	memset(m, 0, sizeof *m);
 	FILE *f = path ? fopen(path, "r") : NULL;
@@ -51,7 +52,9 @@ int memory_load(struct memory *m, const char *path, const char *features)
 		const char *s = json_string_value(json_object_get(o, "s"));
 		const char *v = json_string_value(json_object_get(o, "v"));
 		double x = json_number_value(json_object_get(o, "x"));
-		if (fe && s && v && strcmp(fe, features) == 0) {
+		const char *scope = json_string_value(json_object_get(o, "p"));
+		bool own = exclude && scope && strcmp(scope, exclude) == 0;
+		if (fe && s && v && !own && strcmp(fe, features) == 0) {
 			struct mem_stat *st = find(m, s);
 			if (!st) {
 				m->stats = xgrow(m->stats, &m->cap, m->n + 1, sizeof *m->stats);
@@ -87,7 +90,8 @@ const struct mem_stat *memory_get(const struct memory *m, const char *strategy)
 	return find((struct memory *)m, strategy);
 }
 
-int memory_append(const char *path, const char *features, const char *strategy, int pass, double speedup)
+int memory_append(const char *path, const char *scope, const char *features, const char *strategy, int pass,
+		  double speedup)
 {
 	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0666);
 	if (fd < 0)
@@ -96,8 +100,8 @@ int memory_append(const char *path, const char *features, const char *strategy, 
 	off_t end = lseek(fd, 0, SEEK_END);
 	if (end == 0)
 		strbuf_addstr(&sb, "{\"kopt-memory\":1}\n");
-	json_t *o = json_pack("{s:s, s:s, s:s, s:f}", "f", features, "s", strategy, "v", pass ? "pass" : "fail",
-			      "x", isfinite(speedup) ? speedup : 0.0);
+	json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:f}", "p", scope ? scope : "", "f", features, "s", strategy,
+			      "v", pass ? "pass" : "fail", "x", isfinite(speedup) ? speedup : 0.0);
 	char *text = json_dumps(o, JSON_COMPACT);
 	strbuf_addstr(&sb, text);
 	strbuf_addch(&sb, '\n');

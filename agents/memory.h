@@ -6,9 +6,15 @@
  * File format (memory.jsonl in the cache folder): a first line
  *   {"kopt-memory":1}
  * then one JSON object a line, appended and flushed one by one:
- *   {"f":"reduction/f32/r4096","s":"warps-down","v":"pass","x":1.13}
- * f = the kernel's feature class, s = the strategy, v = pass|fail,
- * x = kernel speedup (0 when not measured). A torn last line is ignored.
+ *   {"p":"/src/app/Koptfile","f":"reduction/looped/b30","s":"warps-down","v":"pass","x":1.13}
+ * p = the scope that learned it (the spec file), f = the kernel's feature
+ * class, s = the strategy, v = pass|fail, x = kernel speedup (0 when not
+ * measured). A torn last line is ignored.
+ *
+ * A planner reads what other scopes learned, not its own: a spec's plans
+ * then do not depend on the order its own steps ran in (a build on 1 or 8
+ * GPUs, or one resumed after a kill, proposes the same candidates), while a
+ * second spec over similar kernels starts from what the first found.
  * Writers take the cache's lock (the engine holds it for the whole build).
  */
 #ifndef KOPT_MEMORY_H
@@ -27,12 +33,14 @@ struct memory {
 	size_t n, cap;
 };
 
-/* loads the stats of feature class f from path (missing file = empty) */
-int memory_load(struct memory *m, const char *path, const char *features);
+/* loads the stats of feature class f from path, leaving out what scope
+ * exclude learned (NULL: nothing left out); a missing file is empty */
+int memory_load(struct memory *m, const char *path, const char *features, const char *exclude);
 void memory_release(struct memory *m);
 const struct mem_stat *memory_get(const struct memory *m, const char *strategy);
 /* appends one outcome; 0 or -1 */
-int memory_append(const char *path, const char *features, const char *strategy, int pass, double speedup);
+int memory_append(const char *path, const char *scope, const char *features, const char *strategy, int pass,
+		  double speedup);
 /* a strategy's score for ranking: prior plus what memory says */
 double memory_score(const struct memory *m, const char *strategy, double prior);
 

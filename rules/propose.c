@@ -8,6 +8,7 @@
  * learn from verdicts). Not the budget: candidate i has one key whatever
  * the budget. Stable part: the candidate, or {"none":true} (the reason is a measurement).
  */
+#define _XOPEN_SOURCE 700
 #include <config.h>
 
 #include <math.h>
@@ -64,6 +65,12 @@ static void kernel_source(struct dag *d, struct dag_kernel *k, struct strbuf *ou
 char *rule_memory_path(struct dag *d)
 {
 	return xasprintf("%s/memory.jsonl", cache_path(d->cache));
+}
+
+char *rule_memory_scope(struct dag *d)
+{
+	char *real = realpath(d->spec->file, NULL);
+	return real ? real : xstrdup(d->spec->file);
 }
 
 static void fill_request(struct dag *d, struct dag_node *n, struct agent_kernel *ak, struct agent_request *rq)
@@ -164,6 +171,8 @@ static int propose_start(struct rule_run *run)
 	ak.source = src.len ? src.buf : NULL;
 	char *memory = rule_memory_path(run->dag);
 	rq.memory = memory;
+	char *scope = rule_memory_scope(run->dag);
+	rq.scope = scope;
 	struct agent_try *t = NULL;
 	if (rq.cfg && agent_needs_feedback(rq.cfg, n->cand)) {
 		t = trajectory(run->dag, n->kernel, n->cand, &rq.ntraj);
@@ -172,6 +181,7 @@ static int propose_start(struct rule_run *run)
 	int r = agent_propose(&rq, &rp);
 	free(t);
 	free(memory);
+	free(scope);
 	strbuf_release(&src);
 	if (r < 0) {
 		r = rule_fail(run, "agent: %s", rp.reason ? rp.reason : "failed");

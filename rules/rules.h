@@ -92,5 +92,7 @@ bool rule_pick_variant(const double *base, const double *opt, const bool *passed
 
 /* the agents' long-term memory file in the cache folder; caller frees */
 char *rule_memory_path(struct dag *d);
+/* the scope of this build's lessons in it: the spec file's absolute path; caller frees */
+char *rule_memory_scope(struct dag *d);
 
 #endif

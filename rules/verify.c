@@ -93,10 +93,11 @@ static int verify_reply(struct rule_run *run, json_t *res)
 	json_t *cand = json_object_get(json_object_get(dag_result(run->dag, k->propose[n->cand]), "stable"), "candidate");
 	dag_kernel_info(run->dag, k);
 	struct agent_kernel ak = { m->name, k->name, k->heuristic, NULL, k->config, k->row };
-	char *memory = rule_memory_path(run->dag);
-	if (agent_learn(memory, &ak, cand, v.pass, v.pass ? v.kernel.speedup : 0) < 0)
+	char *memory = rule_memory_path(run->dag), *scope = rule_memory_scope(run->dag);
+	if (agent_learn(memory, scope, &ak, cand, v.pass, v.pass ? v.kernel.speedup : 0) < 0)
 		kopt_warn("%s: cannot append to the agents' memory", memory);
 	free(memory);
+	free(scope);
 	return RULE_DONE;
 }
 

@@ -201,13 +201,13 @@ int agent_builtin_analyze(const struct agent_kernel *k, char **why)
 }
 
 /* the planner: strategies in ranked order, as a JSON array of names */
-json_t *agent_builtin_plan(const struct agent_kernel *k, const char *memory_path)
+json_t *agent_builtin_plan(const struct agent_kernel *k, const char *memory_path, const char *scope)
 {
 	size_t n;
 	const char *const *prior = prior_for(k->heuristic, &n);
 	char *features = agent_builtin_features(k);
 	struct memory mem;
-	memory_load(&mem, memory_path, features);
+	memory_load(&mem, memory_path, features, scope);
 	free(features);
 	double score[32];
 	size_t order[32];
@@ -423,7 +423,7 @@ int agent_builtin_propose(const struct agent_request *req, const char *memory_pa
 	}
 	if (req->index == 0) {
 		/* plan, then the first strategy that applies */
-		json_t *plan = agent_builtin_plan(k, memory_path);
+		json_t *plan = agent_builtin_plan(k, memory_path, req->scope);
 		json_t *out = plan_next(req, plan, -1);
 		if (!out) {
 			reply->reason = xasprintf("%s; planner: no strategy applies to this kernel's config", why);

@@ -34,7 +34,7 @@ static int run_search(const struct agent_kernel *k, int n, const char *memory, j
 	struct agent_try traj[64];
 	int got = 0;
 	for (int i = 0; i < n; i++) {
-		struct agent_request rq = { k, &cfg, i, traj, (size_t)i, memory };
+		struct agent_request rq = { k, &cfg, i, traj, (size_t)i, memory, "test.kopt" };
 		struct agent_reply rp;
 		if (agent_propose(&rq, &rp) < 0 || !rp.candidate) {
 			agent_reply_release(&rp);
@@ -75,13 +75,13 @@ static double objective(const json_t *cand)
 	return 0.9;
 }
 
-static int search_and_learn(const struct agent_kernel *k, const char *memory, int budget)
+static int search_and_learn(const struct agent_kernel *k, const char *memory, const char *scope, int budget)
 {
 	struct agent_try traj[32];
 	json_t *cands[32];
 	int first_best = -1, n = 0;
 	for (int i = 0; i < budget; i++) {
-		struct agent_request rq = { k, &cfg, i, traj, (size_t)i, memory };
+		struct agent_request rq = { k, &cfg, i, traj, (size_t)i, memory, scope };
 		struct agent_reply rp;
 		if (agent_propose(&rq, &rp) < 0 || !rp.candidate) {
 			agent_reply_release(&rp);
@@ -93,7 +93,7 @@ static int search_and_learn(const struct agent_kernel *k, const char *memory, in
 		double x = objective(cands[i]);
 		bool pass = x >= 1.03;
 		traj[i] = (struct agent_try){ i, cands[i], pass ? "pass" : "fail", pass ? NULL : "perf", "", pass ? x : 0 };
-		agent_learn(memory, k, cands[i], pass, x);
+		agent_learn(memory, scope, k, cands[i], pass, x);
 		if (x >= 1.2 && first_best < 0)
 			first_best = i;
 		n++;
@@ -118,14 +118,14 @@ int main(void)
 	json_t *slow_row = J("{\"ns_per_call\":667000,\"share\":1.0,\"bytes\":1342177280,\"frac_peak\":0.39}");
 	struct agent_kernel fast = { "softmax", "triton_red_fused_0", "reduction", NULL, red, fast_row };
 	struct agent_kernel slow = { "avgpool", "triton_red_fused_1", "reduction", NULL, red, slow_row };
-	struct agent_request rq = { &fast, &cfg, 0, NULL, 0, memory };
+	struct agent_request rq = { &fast, &cfg, 0, NULL, 0, memory, "test.kopt" };
 	struct agent_reply rp;
 	TAP_OK(agent_propose(&rq, &rp) == 0 && !rp.candidate && strstr(rp.reason, "93% of the copy bandwidth: left alone"),
 	       "analyst: a kernel at 93%% of the copy bandwidth is left alone, and says why");
 	agent_reply_release(&rp);
 
 	/* planner: deterministic, reduction prior */
-	json_t *p1 = agent_builtin_plan(&slow, memory), *p2 = agent_builtin_plan(&slow, memory);
+	json_t *p1 = agent_builtin_plan(&slow, memory, "other.kopt"), *p2 = agent_builtin_plan(&slow, memory, "other.kopt");
 	TAP_OK(json_equal(p1, p2), "planner: the same plan twice");
 	TAP_IS_STR(json_string_value(json_array_get(p1, 0)), "r-down", "planner: looped reductions try a smaller R0_BLOCK first");
 	json_decref(p2);
@@ -174,19 +174,19 @@ int main(void)
 		t1[i] = (struct agent_try){ i, c[i], "fail", "perf", "perf: slower", 0.98 };
 		t2[i] = (struct agent_try){ i, c[i], "pass", NULL, "passed", 1.05 + i * 0.01 };
 	}
-	struct agent_request r1 = { &slow, &cfg, 3, t1, 3, memory }, r2 = { &slow, &cfg, 3, t2, 3, memory };
+	struct agent_request r1 = { &slow, &cfg, 3, t1, 3, memory, "test.kopt" }, r2 = { &slow, &cfg, 3, t2, 3, memory, "test.kopt" };
 	char *g1 = agent_context_digest(&r1), *g2 = agent_context_digest(&r2);
 	TAP_IS_STR(g1, g2, "digest: a new gamma that flips verdicts does not redo a plan-phase proposal");
 	free(g1);
 	free(g2);
-	struct agent_request r0 = { &slow, &cfg, 0, NULL, 0, memory };
+	struct agent_request r0 = { &slow, &cfg, 0, NULL, 0, memory, "test.kopt" };
 	g1 = agent_context_digest(&r0);
 	TAP_IS_STR(g1, "", "digest: candidate 0 depends on no trajectory");
 	free(g1);
 
 	/* debugger: a candidate that did not build is repaired once */
 	struct agent_try tb[1] = { { 0, c[0], "fail", "static", "static: does not build: out of resource: shared memory", 0 } };
-	struct agent_request rr = { &slow, &cfg, 1, tb, 1, memory };
+	struct agent_request rr = { &slow, &cfg, 1, tb, 1, memory, "test.kopt" };
 	TAP_OK(agent_propose(&rr, &rp) == 0 && rp.candidate &&
 	       strcmp(json_string_value(json_object_get(rp.candidate, "role")), "debugger") == 0 &&
 	       json_integer_value(json_object_get(json_object_get(rp.candidate, "config"), "R0_BLOCK")) == 1024,
@@ -221,27 +221,30 @@ int main(void)
 	/* long-term memory: outcomes re-rank the plan for the same feature class */
 	for (int i = 0; i < 4; i++) {
 		json_t *cand = J("{\"strategy\":\"coder: warps-up (XBLOCK=1)\"}");
-		TAP_OK(agent_learn(memory, &slow, cand, true, 1.4) == 0, "learn: an outcome is appended");
+		TAP_OK(agent_learn(memory, "first.kopt", &slow, cand, true, 1.4) == 0, "learn: an outcome is appended");
 		json_decref(cand);
 		cand = J("{\"strategy\":\"coder: r-down (XBLOCK=1)\"}");
-		agent_learn(memory, &slow, cand, false, 0);
+		agent_learn(memory, "first.kopt", &slow, cand, false, 0);
 		json_decref(cand);
 	}
 	struct memory mem;
 	char *features = agent_builtin_features(&slow);
-	memory_load(&mem, memory, features);
+	memory_load(&mem, memory, features, NULL);
 	const struct mem_stat *ws = memory_get(&mem, "warps-up");
 	TAP_OK(ws && ws->tries == 4 && ws->wins == 4, "memory: four wins of warps-up for this feature class");
 	memory_release(&mem);
 	free(features);
-	json_t *p3 = agent_builtin_plan(&slow, memory);
+	json_t *p3 = agent_builtin_plan(&slow, memory, "other.kopt");
+	json_t *p3own = agent_builtin_plan(&slow, memory, "first.kopt");
+	TAP_OK(json_equal(p3own, p1), "planner: the scope that learned it plans as before");
+	json_decref(p3own);
 	TAP_IS_STR(json_string_value(json_array_get(p3, 0)), "warps-up", "planner: memory moves what paid to the front");
-	json_t *p4 = agent_builtin_plan(&pk, memory);
+	json_t *p4 = agent_builtin_plan(&pk, memory, "other.kopt");
 	TAP_IS_STR(json_string_value(json_array_get(p4, 0)), "warps-down", "planner: another feature class keeps its prior");
 	FILE *f = fopen(memory, "a");
 	fputs("{\"f\":\"torn", f);
 	fclose(f);
-	json_t *p5 = agent_builtin_plan(&slow, memory);
+	json_t *p5 = agent_builtin_plan(&slow, memory, "other.kopt");
 	TAP_OK(json_equal(p3, p5), "memory: a torn last line is ignored");
 	json_decref(p3);
 	json_decref(p4);
@@ -254,8 +257,10 @@ int main(void)
 	json_t *row2 = J("{\"ns_per_call\":300000,\"share\":0.8,\"bytes\":1073741824,\"frac_peak\":0.5}");
 	struct agent_kernel ka = { "spec1/softmax", "triton_red_fused__softmax_0", "reduction", NULL, cfg2, row2 };
 	struct agent_kernel kb = { "spec2/logsoftmax", "triton_red_fused__log_softmax_0", "reduction", NULL, cfg2, row2 };
-	int first = search_and_learn(&ka, mem2, 8);
-	int second = search_and_learn(&kb, mem2, 8);
+	int first = search_and_learn(&ka, mem2, "spec1.kopt", 8);
+	int again = search_and_learn(&ka, mem2, "spec1.kopt", 8);
+	int second = search_and_learn(&kb, mem2, "spec2.kopt", 8);
+	TAP_IS_INT(again, first, "memory: a spec's own lessons do not change its plans (order-independent builds)");
 	tap_diag("first spec's best at candidate %d, second spec's at candidate %d", first, second);
 	TAP_OK(first > 0 && second >= 0 && second < first,
 	       "memory: the second spec reaches its best in fewer candidates (%d < %d)", second, first);
