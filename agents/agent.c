@@ -170,7 +170,7 @@ static void llm_context(const struct agent_request *req, struct llm_budget *b, s
 	} else {
 		json_t *p = agent_builtin_plan(req->kernel, req->memory, req->scope);
 		char *ps = json_dumps(p, JSON_COMPACT);
-		strbuf_addf(&plan[0], "ranked by what paid on similar kernels: %s; already tried:\n%s", ps, tried);
+		strbuf_addf(plan, "ranked by what paid on similar kernels: %s; already tried:\n%s", ps, tried);
 		free(ps);
 		json_decref(p);
 	}
