@@ -127,6 +127,8 @@ static int profile_reply(struct rule_run *run, json_t *res)
 			      "device_ns_per_call", json_object_get(res, "device_ns_per_call") ? json_object_get(res, "device_ns_per_call") : json_null(),
 			      "peak_copy_gbps", json_object_get(res, "peak_copy_gbps") ? json_object_get(res, "peak_copy_gbps") : json_null(),
 			      "sum_kernel_ns_per_call", sum_ns, "rows", rows);
+	if (json_object_get(res, "vendor"))
+		json_object_set(run->meas, "vendor", json_object_get(res, "vendor"));
 
 	/* kopt-out/<model>/profile.json and profile.md */
 	const struct kopt_model *m = run->node->model->spec;
@@ -171,6 +173,12 @@ static int profile_reply(struct rule_run *run, json_t *res)
 		fmt_num(&md, 100.0 * rule_num(kr, "frac_peak"), "%.0f%%");
 		strbuf_addstr(&md, " |\n");
 	}
+	json_t *vcalls = json_object_get(json_object_get(run->meas, "vendor"), "calls");
+	if (json_array_size(vcalls)) {
+		const struct kopt_gates *g = m->gates;
+		strbuf_addf(&md, "\n## Vendor calls\n\n%s", rule_vendor_header);
+		rule_vendor_rows(&md, m->name, vcalls, g ? g->gamma : 1.03);
+	}
 	rel = profile_rel(run->node, "md");
 	if (rule_output(run, rel, md.buf, md.len) < 0)
 		r = -1;
@@ -182,6 +190,6 @@ static int profile_reply(struct rule_run *run, json_t *res)
 }
 
 const struct rule rule_profile = {
-	.name = "profile", .version = 1, .worker = true, .timing = true,
+	.name = "profile", .version = 2, .worker = true, .timing = true,
 	.key = profile_key, .start = profile_start, .reply = profile_reply,
 };

@@ -78,6 +78,11 @@ kopt_hash rule_stable_hash(const json_t *stable);
 const char *rule_model_dir(const struct kopt_model *m);
 /* a number from an object, NAN when absent */
 double rule_num(const json_t *o, const char *key);
+/* Markdown rows for a profile's vendor calls (runtime/python/kopt/vendor.py):
+ * torch's time against the vendor heuristic's first pick and its best, and
+ * whether torch's pick leaves more than gamma on the table */
+extern const char rule_vendor_header[];
+void rule_vendor_rows(struct strbuf *md, const char *label, const json_t *calls, double gamma);
 
 /*
  * The implementation-space choice across a model's compile variants: each

@@ -35,7 +35,8 @@ struct winner {
 
 struct vres {
 	bool passed;
-	double base_ns, opt_ns;
+	double base_ns, opt_ns;            /* in the first variant's terms (finish) */
+	double stitch_base_ns, stitch_opt_ns; /* as the variant's own stitch measured them */
 	json_t *output_code; /* string, when passed */
 	json_t *winners;     /* what was kept: [{kernel, candidate, speedup, source_hash}] */
 	char *reason;
@@ -43,6 +44,8 @@ struct vres {
 };
 
 struct stitch_priv {
+	bool racing;        /* the race request (variants side by side) is out */
+	double *race_ns;    /* its medians, per variant */
 	size_t vi;
 	struct winner *w;
 	size_t nw;
@@ -155,9 +158,41 @@ static int stitch_start(struct rule_run *run)
 
 static int finish(struct rule_run *run, struct stitch_priv *p);
 
+/* Asks for the variants' baselines side by side. Each variant's stitch
+ * measures its own baseline and optimized code together, but in a request
+ * of its own: absolute times from different requests drift (a default
+ * variant read 466 us in one stitch and 358 us in its profile on the same
+ * H200), so the choice between variants takes its ratios from the race. */
+static int send_race(struct rule_run *run, struct stitch_priv *p)
+{
+	const struct kopt_model *m = run->node->model->spec;
+	struct dag_model *dm = run->node->model;
+	json_t *vars = json_array();
+	for (size_t v = 0; v < dm->nmv; v++)
+		json_array_append_new(vars, rule_variant_json(dm->mvs[v].variant));
+	struct kopt_gates defaults;
+	gate_config_default(&defaults);
+	json_decref(run->request);
+	run->request = json_pack("{s:s, s:o, s:o, s:I, s:o, s:i}", "op", "race", "model", rule_model_json(m),
+				 "variants", vars, "seed", (json_int_t)(m->agents ? m->agents->seed : 0),
+				 "gates", rule_gates_json(m->gates ? m->gates : &defaults), "calls", 20);
+	p->racing = true;
+	return RULE_SEND;
+}
+
 static int stitch_reply(struct rule_run *run, json_t *res)
 {
 	struct stitch_priv *p = run->priv;
+	if (p->racing) {
+		json_t *ns = json_object_get(res, "ns");
+		size_t nmv = run->node->model->nmv;
+		if (json_array_size(ns) != nmv)
+			return rule_fail(run, "the race reply has %zu times for %zu variants", json_array_size(ns), nmv);
+		p->race_ns = xcalloc(nmv, sizeof *p->race_ns);
+		for (size_t v = 0; v < nmv; v++)
+			p->race_ns[v] = json_is_number(json_array_get(ns, v)) ? json_number_value(json_array_get(ns, v)) : NAN;
+		return finish(run, p);
+	}
 	struct vres *vr = &p->vr[p->vi];
 	double base = rule_num(res, "base_ns_per_call"), opt = rule_num(res, "opt_ns_per_call");
 	/* the worker measures, koptmake decides: gates 2, 3 and 4 on the whole model */
@@ -195,6 +230,8 @@ static int stitch_reply(struct rule_run *run, json_t *res)
 		collect(run, &run->node->model->mvs[p->vi], p);
 		return send_current(run, p);
 	}
+	if (run->node->model->nmv > 1)
+		return send_race(run, p);
 	return finish(run, p);
 }
 
@@ -210,10 +247,21 @@ static int finish(struct rule_run *run, struct stitch_priv *p)
 	size_t best = 0;
 	double *vb = xcalloc(dm->nmv, sizeof *vb), *vo = xcalloc(dm->nmv, sizeof *vo);
 	bool *vp = xcalloc(dm->nmv, sizeof *vp);
+	/* a variant's times in the first variant's terms: the race's ratio of
+	 * the baselines times the variant's own stitch ratio, both measured
+	 * side by side; without a race (one variant) the stitch's times */
 	for (size_t v = 0; v < dm->nmv; v++) {
-		vb[v] = p->vr[v].base_ns;
-		vo[v] = p->vr[v].opt_ns;
-		vp[v] = p->vr[v].passed && json_array_size(p->vr[v].winners) > 0;
+		struct vres *r = &p->vr[v];
+		double scale = 1.0;
+		if (v > 0 && p->race_ns && p->race_ns[0] > 0 && p->race_ns[v] > 0 && r->base_ns > 0)
+			scale = p->vr[0].base_ns * (p->race_ns[v] / p->race_ns[0]) / r->base_ns;
+		r->stitch_base_ns = r->base_ns;
+		r->stitch_opt_ns = r->opt_ns;
+		r->base_ns *= scale;
+		r->opt_ns *= scale;
+		vb[v] = r->base_ns;
+		vo[v] = r->opt_ns;
+		vp[v] = r->passed && json_array_size(r->winners) > 0;
 	}
 	bool optimized = rule_pick_variant(vb, vo, vp, dm->nmv, m->gates ? m->gates->gamma : 1.03, &best);
 	struct vres *b = &p->vr[best];
@@ -244,6 +292,9 @@ static int finish(struct rule_run *run, struct stitch_priv *p)
 				      p->vr[v].reason ? p->vr[v].reason : "", "attempts", p->vr[v].attempts);
 		num_or_null(o, "base_ns", p->vr[v].base_ns);
 		num_or_null(o, "opt_ns", p->vr[v].opt_ns);
+		num_or_null(o, "stitch_base_ns", p->vr[v].stitch_base_ns);
+		num_or_null(o, "stitch_opt_ns", p->vr[v].stitch_opt_ns);
+		num_or_null(o, "race_ns", p->race_ns ? p->race_ns[v] : NAN);
 		json_object_set_new(o, "winners", p->vr[v].winners ? json_incref(p->vr[v].winners) : json_array());
 		json_array_append_new(vars, o);
 	}
@@ -342,12 +393,13 @@ static void stitch_release(struct rule_run *run)
 	}
 	free(p->vr);
 	free(p->w);
+	free(p->race_ns);
 	json_decref(p->counts);
 	free(p);
 	run->priv = NULL;
 }
 
 const struct rule rule_stitch = {
-	.name = "stitch", .version = 2, .worker = true, .timing = true,
+	.name = "stitch", .version = 3, .worker = true, .timing = true,
 	.key = stitch_key, .start = stitch_start, .reply = stitch_reply, .release = stitch_release,
 };

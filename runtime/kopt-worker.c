@@ -38,6 +38,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "vendor.h"
+
 #ifndef KOPT_SRC_PYTHONDIR
 #define KOPT_SRC_PYTHONDIR ""
 #endif
@@ -365,8 +367,9 @@ int main(int argc, char **argv)
 	if (!have_cupti)
 		fprintf(stderr, "kopt-worker: warning: CUPTI not enabled: %s\n", cupti.init_error);
 
-	if (PyImport_AppendInittab("_kopt_cupti", init_cupti_module) < 0) {
-		fprintf(stderr, "kopt-worker: cannot register _kopt_cupti\n");
+	if (PyImport_AppendInittab("_kopt_cupti", init_cupti_module) < 0 ||
+	    PyImport_AppendInittab("_kopt_vendor", kopt_init_vendor_module) < 0) {
+		fprintf(stderr, "kopt-worker: cannot register the built-in modules\n");
 		return 2;
 	}
 	PyConfig config;

@@ -13,14 +13,16 @@ KOPT_PY_FILES = \
 	runtime/python/kopt/records.py \
 	runtime/python/kopt/verify.py \
 	runtime/python/kopt/deploy.py \
+	runtime/python/kopt/vendor.py \
+	runtime/python/kopt/vendor_plan.py \
 	runtime/python/kopt/static_gate.py
 EXTRA_DIST += runtime/PROTOCOL.md
 
 if BUILD_WORKER
 pkglibexec_PROGRAMS += kopt-worker
 endif
-kopt_worker_SOURCES = runtime/kopt-worker.c
+kopt_worker_SOURCES = runtime/kopt-worker.c runtime/vendor.c runtime/vendor.h
 kopt_worker_CPPFLAGS = $(AM_CPPFLAGS) $(PYTHON_EMBED_CFLAGS) $(CUPTI_CFLAGS) \
 	-DKOPT_SRC_PYTHONDIR='"$(abs_top_srcdir)/runtime/python"' -DKOPT_BUILDDIR='"$(abs_top_builddir)"'
 kopt_worker_CFLAGS = $(SAN_CFLAGS) -std=c11 -Wall -Wextra -Wshadow -Wmissing-prototypes -Wstrict-prototypes
-kopt_worker_LDADD = $(JANSSON_LIBS) $(CUPTI_LIBS) $(PYTHON_EMBED_LIBS) -lpthread
+kopt_worker_LDADD = $(JANSSON_LIBS) $(CUPTI_LIBS) $(PYTHON_EMBED_LIBS) $(DL_LIBS) -lpthread

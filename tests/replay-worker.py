@@ -8,7 +8,8 @@ It serves the small softmax model only: capture and profile answer the
 recorded replies; verify answers the recorded reply of the candidate whose
 config matches (the faster launch config passes, the baseline's own config
 fails the perf gate), any other candidate gets the recorded perf failure;
-stitch answers the recorded verify numbers without the kernel timings.
+stitch answers the recorded verify numbers without the kernel timings; race
+answers the recorded model time for every variant.
 """
 import json
 import os
@@ -53,6 +54,9 @@ def main():
             mb, mc = sorted(perf["model_base_ns"]), sorted(perf["model_cand_ns"])
             rep = {"ok": True, "result": {"numbers": nums, "output_code": cap["output_code"],
                                           "base_ns_per_call": mb[len(mb) // 2], "opt_ns_per_call": mc[len(mc) // 2]}}
+        elif op == "race":
+            # one recorded model time for every variant: the race confirms the stitches
+            rep = {"ok": True, "result": {"calls": 20, "ns": [prof["model_ns_per_call"]] * len(req.get("variants") or [])}}
         elif op == "ping":
             rep = {"ok": True, "result": {}}
         else:

@@ -20,6 +20,9 @@
  *   # sim: garbage OP           answer OP with a line that is not JSON
  *   # sim: fatal OP             answer OP with a fatal (sticky device) error
  *   # sim: error OP             answer OP with a plain error
+ *   # sim: drift VARIANT         the stitch of VARIANT reads every time 1.3x
+ *                               too high (a drifting clock, a busy GPU); the
+ *                               race, side by side, reads true times
  * Environment:
  *   KOPT_SIM_LOG=FILE    append one line per executed op: "OP MODEL VARIANT [KERNEL CONFIG]"
  *   KOPT_SIM_DELAY_MS=N  sleep N ms before each answer
@@ -348,6 +351,11 @@ static json_t *stitch(const struct model *m, json_t *req)
 		free(c);
 	}
 	fprintf(cf, "def call(args):\n    pass\n");
+	const char *vname = json_string_value(json_object_get(json_object_get(req, "variant"), "name"));
+	if (vname && wants(m, "drift", vname)) {
+		base *= 1.3;
+		opt *= 1.3;
+	}
 	fclose(cf);
 	bool bad = json_array_size(ws) >= 2 && x % 4 == 0;
 	json_t *nums = json_object();
@@ -367,6 +375,16 @@ static json_t *stitch(const struct model *m, json_t *req)
 	json_object_set_new(r, "gate", bad ? json_string("fp64") : json_null());
 	free(code);
 	return r;
+}
+
+/* race: the variants' baselines side by side; the simulated model has one
+ * time whatever the variant, so the race confirms the stitches' times */
+static json_t *race(const struct model *m, json_t *req)
+{
+	json_t *ns = json_array();
+	for (size_t v = 0; v < json_array_size(json_object_get(req, "variants")); v++)
+		json_array_append_new(ns, json_real(model_ns(m)));
+	return json_pack("{s:i, s:o}", "calls", 20, "ns", ns);
 }
 
 static void log_op(const char *op, json_t *req)
@@ -499,6 +517,8 @@ int main(void)
 			res = verify(&m, req);
 		else if (strcmp(op, "stitch") == 0)
 			res = stitch(&m, req);
+		else if (strcmp(op, "race") == 0)
+			res = race(&m, req);
 		log_op(op, req);
 		if (res)
 			out(json_pack("{s:I, s:b, s:o}", "id", rid, "ok", 1, "result", res));

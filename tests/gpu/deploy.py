@@ -72,9 +72,13 @@ for m in report["models"]:
     claimed = m.get("speedup") or 0
     hits = len(backend.table.hits)
     n += 1
-    good = close and hits > 0 and abs(measured - claimed) <= 0.10 * claimed
+    # a win of the compile variant alone swaps no kernel: the backend's
+    # Inductor options are the whole of it
+    variant_only = not backend.table.kernels
+    good = close and (hits > 0 or variant_only) and abs(measured - claimed) <= 0.10 * claimed
     bad += not good
-    print(f"{'' if good else 'not '}ok {n} - {name}: {hits} kernels swapped, outputs close {close}, "
+    how = f"variant {backend.table.variant.get('name', '?')} alone" if variant_only else f"{hits} kernels swapped"
+    print(f"{'' if good else 'not '}ok {n} - {name}: {how}, outputs close {close}, "
           f"measured {measured:.3f}x vs reported {claimed:.3f}x", flush=True)
     rows.append(f"| {name} | {hits} | {close} | {statistics.median(tb)*1e3:.1f} | {statistics.median(to)*1e3:.1f} | {measured:.3f}x | {claimed:.3f}x |")
 print(f"1..{n}")

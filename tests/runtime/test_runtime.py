@@ -10,6 +10,7 @@ top = os.environ.get("top_srcdir") or os.path.join(os.path.dirname(__file__), ".
 sys.path.insert(0, os.path.join(top, "runtime", "python"))
 from kopt import kernels as K  # noqa: E402
 from kopt import records as R  # noqa: E402
+from kopt import vendor_plan as VP  # noqa: E402
 
 FIX = os.path.join(top, "tests", "fixtures", "gpu")
 n = failed = 0
@@ -71,6 +72,45 @@ for name in ("profile-small_softmax.json", "profile-small_triton.json", "profile
     ok(abs(sum(r["share"] for r in p["kernels"]) - 1.0) < 1e-9, f"{name}: shares add up to 1")
     ok(all(r["achieved_gbps"] is None or r["achieved_gbps"] <= 1.05 * p["peak_copy_gbps"] for r in p["kernels"]),
        f"{name}: no Triton kernel beats the copy bandwidth")
+
+
+# posing vendor calls: the linear layer of reference/inductor-output-sample.py,
+#   extern_kernels.addmm(arg4_1, reinterpret_tensor(buf3, (64, 8192), (8192, 1), 0),
+#                        reinterpret_tensor(arg3_1, (8192, 1024), (1, 8192), 0), alpha=1, beta=1, out=buf4)
+def T(shape, stride, dtype="float32"):
+    return {"tensor": shape, "stride": stride, "dtype": dtype}
+
+
+lin = ([T([1024], [1]), T([64, 8192], [8192, 1]), T([8192, 1024], [1, 8192])],
+       {"alpha": 1, "beta": 1, "out": T([64, 1024], [1024, 1])})
+p, why = VP.gemm_problem("addmm", *lin)
+ok(p == {"m": 1024, "n": 64, "k": 8192, "transa": 1, "lda": 8192, "transb": 0, "ldb": 8192, "ldc": 1024,
+         "dtype": "float32", "bias": 1}, "vendor: a linear layer's addmm is D^T = W x^T with a bias epilogue", (p, why))
+ok(VP.describe("addmm", p) == "m=64 n=1024 k=8192", "vendor: described in torch's terms", VP.describe("addmm", p))
+p, _ = VP.gemm_problem("mm", [T([64, 8192], [1, 64]), T([8192, 1024], [1024, 1])], {"out": T([64, 1024], [1024, 1])})
+ok(p and p["transa"] == 0 and p["lda"] == 1024 and p["transb"] == 1 and p["ldb"] == 64,
+   "vendor: a column-major left operand is transposed", p)
+p, why = VP.gemm_problem("addmm", lin[0], {**lin[1], "beta": 0.5})
+ok(p is None and "beta" in why, "vendor: addmm with beta != 1 is not posed", why)
+p, why = VP.gemm_problem("mm", [T([64, 64], [2, 128]), T([64, 64], [64, 1])], {"out": T([64, 64], [64, 1])})
+ok(p is None and "layout" in why, "vendor: a strided operand is not posed", why)
+p, why = VP.gemm_problem("addmm", [T([64, 1024], [1024, 1]), *lin[0][1:]], lin[1])
+ok(p is None and "bias" in why, "vendor: a full-matrix bias is not posed", why)
+p, _ = VP.gemm_problem("bmm", [T([8, 128, 64], [8192, 64, 1]), T([8, 64, 128], [8192, 1, 64])],
+                       {"out": T([8, 128, 128], [16384, 128, 1])})
+ok(p and p["batch"] == 8 and p["stride_a"] == 8192 and p["stride_c"] == 16384 and p["transa"] == 1,
+   "vendor: bmm keeps its batch strides", p)
+conv = ([T([64, 3, 32, 32], [3072, 1024, 32, 1]), T([32, 3, 3, 3], [27, 1, 9, 3])],
+        {"stride": [1, 1], "padding": [1, 1], "dilation": [1, 1], "transposed": False,
+         "output_padding": [0, 0], "groups": 1, "bias": None})
+p, why = VP.conv_problem(*conv)
+ok(p and p["w_nhwc"] == 1 and p["pad"] == [1, 1] and p["groups"] == 1, "vendor: a channels-last weight is NHWC", (p, why))
+ok(VP.describe("convolution", p) == "N=64 C=3 H=32 W=32 K=32 3x3 stride 1 pad 1", "vendor: a convolution described",
+   VP.describe("convolution", p))
+p, why = VP.conv_problem(conv[0], {**conv[1], "transposed": True})
+ok(p is None and "transposed" in why, "vendor: a transposed convolution is not posed", why)
+p, why = VP.conv_problem([T([2, 3, 8, 8, 8], [1536, 512, 64, 8, 1]), T([4, 3, 3, 3, 3], [81, 27, 9, 3, 1])], {})
+ok(p is None and "3-d" in why, "vendor: a 3-d convolution is not posed", why)
 
 print(f"1..{n}")
 sys.exit(1 if failed else 0)

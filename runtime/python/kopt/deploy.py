@@ -80,8 +80,11 @@ def make_backend(outdir: str, **options):
         opts.update(options)
         if table.variant.get("cudnn_benchmark"):
             torch.backends.cudnn.benchmark = True
+        from .inductor import aten_fallbacks
+
         before = len(table.hits)
-        with config.patch(opts), swapping(table):
+        fallbacks = list(table.variant.get("aten_fallback") or [])
+        with config.patch(opts), aten_fallbacks(fallbacks), swapping(table):
             compiled = compile_fx(gm, example_inputs)
         missed = len(table.kernels) - len(table.hits)
         if missed > 0 and len(table.hits) == before:

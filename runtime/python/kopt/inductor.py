@@ -48,8 +48,15 @@ def aten_fallbacks(ops: list[str]):
     if not ops:
         yield
         return
-    from torch._inductor import lowering
+    from torch._functorch import config as fconfig
+    from torch._inductor import config, lowering
 
+    # the compile caches do not key on the lowering table: an entry of the
+    # same graph compiled without the fallbacks would come back
+    no_caches = contextlib.ExitStack()
+    no_caches.enter_context(config.patch(fx_graph_cache=False, fx_graph_remote_cache=False))
+    if hasattr(fconfig, "enable_autograd_cache"):
+        no_caches.enter_context(fconfig.patch(enable_autograd_cache=False))
     saved = {}
     try:
         for spec in ops:
@@ -61,6 +68,7 @@ def aten_fallbacks(ops: list[str]):
                 lowering.lowerings[op] = lowering.fallback_handler(op, add_to_fallback_set=False)
         yield
     finally:
+        no_caches.close()
         for op, low in saved.items():
             if low is None:
                 lowering.lowerings.pop(op, None)
@@ -92,10 +100,13 @@ class Compiled:
             return self.fn(*inputs)
 
 
-def compile_problem(problem: Problem, variant: dict) -> Compiled:
+def compile_problem(problem: Problem, variant: dict, reset: bool = True) -> Compiled:
+    """Compiles problem under variant. reset=False keeps what Dynamo compiled
+    before (other variants of the same model stay usable side by side)."""
     import time
 
-    torch._dynamo.reset()
+    if reset:
+        torch._dynamo.reset()
     torch.backends.cudnn.benchmark = bool(variant.get("cudnn_benchmark", False))
     if problem.kind == "triton":
         # a standalone Triton file is its own output code: nothing to compile
@@ -107,6 +118,12 @@ def compile_problem(problem: Problem, variant: dict) -> Compiled:
         return c
     mode = variant.get("mode") or None
     options = dict(variant.get("options") or {})
+    if variant.get("aten_fallback"):
+        # torch.compile wrappers with equal options are one backend to Dynamo,
+        # which would hand this variant another variant's compiled code (seen
+        # in a race beside the default variant); and Inductor's graph cache
+        # does not key on the lowering table
+        options["fx_graph_cache"] = False
     compiled = torch.compile(problem.model, mode=mode, options=options or None)
     c = Compiled(problem, variant, compiled)
     t0 = time.perf_counter()

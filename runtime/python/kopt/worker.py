@@ -19,6 +19,7 @@ import torch
 from . import kernels as K
 from . import measure as M
 from . import records as R
+from . import vendor as VD
 from . import verify as V
 from .inductor import Compiled, compile_problem, record_kernel_args
 from .loader import load_problem
@@ -184,6 +185,11 @@ def op_profile(req):
             "frac_peak": gbps / peak if gbps else None,
         })
     rows.sort(key=lambda r: -r["ns_per_call"])
+    try:
+        vendor = VD.probe(c, inputs, flusher())
+    except Exception as exc:  # the vendor view is advice: a profile stands without it
+        traceback.print_exc(file=sys.stderr)
+        vendor = {"calls": [], "error": str(exc).splitlines()[0][:300] if str(exc) else repr(exc)}
     return {
         "calls": n,
         "model_ns_per_call": M.median([x.event_ns for x in calls]),
@@ -191,6 +197,7 @@ def op_profile(req):
         "kernel_ns_per_call": kernel_total,
         "peak_copy_gbps": peak,
         "kernels": rows,
+        "vendor": vendor,
         **({"raw_calls": raw} if raw else {}),
     }
 
@@ -201,6 +208,30 @@ def op_verify(req):
     return V.verify(c, req, flusher())
 
 
+def op_race(req):
+    """The compiled baselines of a model's variants, timed side by side
+    (interleaved, L2 flushed): the ratios between variants come from one
+    run, not from separate steps whose absolute times drift."""
+    set_precision((req.get("gates") or {}).get("precision", "strict"))
+    model, seed = req["model"], int(req.get("seed", 0))
+    S.key, S.compiled = None, None
+    gc.collect()
+    torch.cuda.empty_cache()
+    problem = load_problem(model, seed)
+    torch._dynamo.reset()
+    comps = [compile_problem(problem, v, reset=False) for v in req["variants"]]
+    inputs = problem.inputs(0)
+    for c in comps:
+        warm(c, inputs)
+    n = int(req.get("calls", 20))
+    timed = M.timed_calls([lambda c=c: c.run(inputs) for c in comps], n, flusher())
+    out = {"calls": n, "ns": [M.median([x.event_ns for x in calls]) for calls in timed]}
+    del comps
+    torch._dynamo.reset()
+    gc.collect()
+    return out
+
+
 def op_stitch(req):
     set_precision((req.get("gates") or {}).get("precision", "strict"))
     c = get_compiled(req)
@@ -209,7 +240,7 @@ def op_stitch(req):
 
 OPS = {
     "ping": op_ping, "bandwidth": op_bandwidth, "capture": op_capture,
-    "profile": op_profile, "verify": op_verify, "stitch": op_stitch,
+    "profile": op_profile, "verify": op_verify, "stitch": op_stitch, "race": op_race,
 }
 
 

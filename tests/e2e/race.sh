@@ -1,0 +1,46 @@
+#!/bin/sh
+# tests/e2e/race.sh: the choice between compile variants rests on times
+# measured side by side. With the simulated worker (a TEST DOUBLE), the
+# default variant's stitch of model "drifty" reads 1.3x too high, as a
+# separate measurement can; the race reads both variants at the same time.
+# Both variants compile to the same code, so the first one must stay. Prints TAP.
+set -eu
+
+: "${KOPTMAKE:=$top_builddir/koptmake}"
+KOPT_WORKER=$top_builddir/tests/sim-worker
+export KOPT_WORKER
+unset KOPT_LAUNCHER KOPT_SIM_TORCH KOPT_SIM_DELAY_MS 2>/dev/null || true
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/kopt-race-XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp"
+KOPT_SIM_LOG=$tmp/sim.log
+export KOPT_SIM_LOG
+mkdir models
+printf '# model drifty\n# sim: drift default\nimport torch\n' > models/drifty.py
+printf '# model steady\nimport torch\n' > models/steady.py
+cat > test.kopt <<SPEC
+device sim { gpus = 1  timeout = 30s }
+agents default { budget = 4  hot = 0.05  seed = 1  backend = builtin }
+gates strict { seeds = 5  atol = 1e-4  rtol = 1e-4  fp64_fallback = true  gamma = 1.03  repeats = 10  precision = strict }
+defaults { device = sim  agents = default  gates = strict }
+model drifty {
+  source = "models/drifty.py"
+  variant default { }
+  variant autotune { mode = "max-autotune-no-cudagraphs" }
+}
+model steady { source = "models/steady.py" }
+target all = [drifty, steady]
+default all
+SPEC
+
+n=0
+check() { n=$((n + 1)); if eval "$2"; then echo "ok $n - $1"; else echo "not ok $n - $1"; fi; }
+"$KOPTMAKE" > out 2> err || { cat err >&2; true; }
+check "the build ends with the report" "[ -f kopt-out/all/report.json ]"
+check "one race, for the model with two variants" "[ \$(grep -c '^race ' sim.log) -eq 1 ] && grep -q '^race drifty' sim.log"
+check "the drifting stitch does not hand the choice to the second variant" \
+	"grep -q '\"variant\": \"default\"' kopt-out/drifty/substitutions.json || grep -q '\"name\": \"default\"' kopt-out/drifty/substitutions.json"
+base_of() { awk -F'|' -v v="$1" '$2 ~ "^ "v" $" { gsub(/ /, "", $4); print $4 }' kopt-out/drifty/report.md; }
+check "both variants in the default's terms: equal baselines ($(base_of default), $(base_of autotune))" \
+	"[ -n \"\$(base_of default)\" ] && [ \"\$(base_of default)\" = \"\$(base_of autotune)\" ]"
+echo "1..$n"
