@@ -200,6 +200,6 @@ static int propose_start(struct rule_run *run)
 }
 
 const struct rule rule_propose = {
-	.name = "propose", .version = 2, .worker = false, .timing = false,
+	.name = "propose", .version = 3, .worker = false, .timing = false,
 	.key = propose_key, .start = propose_start,
 };

@@ -140,7 +140,9 @@ static void roofline_points(struct dag *d, const struct dag_node *s, const json_
 		json_array_foreach(json_object_get(pm, "rows"), i, row) {
 			double ns = rule_num(row, "ns_per_call"), gb = rule_num(row, "achieved_gbps");
 			const char *name = json_string_value(json_object_get(row, "name"));
-			if (isnan(ns) || isnan(gb) || !name)
+			/* argument bytes over the copy bandwidth are not traffic
+			 * (agents/builtin/search.c, OVERSTATED): no point */
+			if (isnan(ns) || isnan(gb) || !name || (!isnan(pk) && gb > 1.05 * pk))
 				continue;
 			*pts = xgrow(*pts, cap, *n + 2, sizeof **pts);
 			(*pts)[(*n)++] = (struct svg_point){ name, ns / 1000.0, gb, 0 };

@@ -26,3 +26,6 @@ TESTS += tests/e2e/gpus.sh
 EXTRA_DIST += tests/e2e/gpus.sh
 TESTS += tests/gates-recorded.sh
 EXTRA_DIST += tests/gates-recorded.sh
+check_PROGRAMS += tests/unit/vendor_test
+tests_unit_vendor_test_SOURCES = tests/unit/vendor_test.c tests/tap.h
+TESTS += tests/unit/vendor_test

@@ -112,5 +112,20 @@ ok(p is None and "transposed" in why, "vendor: a transposed convolution is not p
 p, why = VP.conv_problem([T([2, 3, 8, 8, 8], [1536, 512, 64, 8, 1]), T([4, 3, 3, 3, 3], [81, 27, 9, 3, 1])], {})
 ok(p is None and "3-d" in why, "vendor: a 3-d convolution is not posed", why)
 
+# the vendor part of profiles recorded on the H200 (runtime/python/kopt/vendor.py)
+with open(os.path.join(FIX, "vendor-calls.json")) as f:
+    vc = json.load(f)["models"]
+calls = [c for v in vc.values() for c in v["calls"]]
+timed = [c for c in calls if "skipped" not in c]
+ok(len(timed) == 10 and all(v["status"]["cublaslt"].startswith("libcublasLt") for v in vc.values()),
+   "vendor: ten calls timed on the H200, cuBLASLt opened", [c.get("skipped") for c in calls])
+ok(all(c["heuristic_ns"] == c["algos"][0]["ns"] for c in timed), "vendor: the first pick is the heuristic's rank 0")
+ok(all(c["best_ns"] == min(a["ns"] for a in c["algos"] if a["ok"]) for c in timed), "vendor: best is the fastest correct algorithm")
+ok(all(abs(c["left_frac"] - max(0.0, 1 - c["best_ns"] / c["torch_ns"])) < 1e-9 for c in timed),
+   "vendor: left_frac is the share of torch's time the best algorithm saves")
+ok(all(c["torch_kernels"] and all(K.classify(k, set()) == "vendor" for k in c["torch_kernels"] if "xmma" in k or "cutlass" in k)
+       for c in timed), "vendor: torch's own kernels are recorded for each call", [c["torch_kernels"] for c in timed])
+ok(all(a["ok"] for c in timed for a in c["algos"]), "vendor: every algorithm run matched torch's result")
+
 print(f"1..{n}")
 sys.exit(1 if failed else 0)

@@ -123,6 +123,15 @@ int main(void)
 	TAP_OK(agent_propose(&rq, &rp) == 0 && !rp.candidate && strstr(rp.reason, "93% of the copy bandwidth: left alone"),
 	       "analyst: a kernel at 93%% of the copy bandwidth is left alone, and says why");
 	agent_reply_release(&rp);
+	/* the cross-entropy gather of the H200 run: 537 MB of arguments in 9.5 us */
+	json_t *gather_row = J("{\"ns_per_call\":9467,\"share\":0.03,\"bytes\":537133080,\"frac_peak\":13.58}");
+	struct agent_kernel gather = { "cross_entropy", "triton_red_fused_1", "reduction", NULL, red, gather_row };
+	rq.kernel = &gather;
+	TAP_OK(agent_propose(&rq, &rp) == 0 && rp.candidate && strstr(json_string_value(json_object_get(rp.candidate, "analysis")), "overstate"),
+	       "analyst: arguments over the copy bandwidth are not the traffic; the kernel is not left alone");
+	agent_reply_release(&rp);
+	rq.kernel = &fast;
+	json_decref(gather_row);
 
 	/* planner: deterministic, reduction prior */
 	json_t *p1 = agent_builtin_plan(&slow, memory, "other.kopt"), *p2 = agent_builtin_plan(&slow, memory, "other.kopt");
