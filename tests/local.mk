@@ -6,6 +6,7 @@ TESTS += tests/runtime/run.sh
 EXTRA_DIST += tests/runtime/run.sh tests/runtime/test_runtime.py tests/fixtures/gpu \
 	tests/gpu/run.sh tests/gpu/smoke.sh tests/gpu/smoke2.sh tests/gpu/cheats.sh tests/gpu/examples.sh \
 	tests/gpu/wclient.py tests/gpu/cheats.py tests/gpu/check_smoke.py tests/gpu/deploy.py tests/gpu/record-fixtures.sh \
+	tests/gpu/acceptance.sh \
 	tests/gpu/models/small_softmax.py tests/gpu/models/small_convnet.py \
 	tests/gpu/models/small_triton.py tests/gpu/models/bad_import.py
 # GPU tests: make check-gpu on a machine with an NVIDIA GPU (tests/gpu/run.sh)
@@ -14,6 +15,10 @@ tests_gpu_gate_decide_SOURCES = tests/gpu/gate-decide.c
 check-gpu: all tests/gpu/gate-decide
 	$(SHELL) $(top_srcdir)/tests/gpu/run.sh gpu-results
 .PHONY: check-gpu
+# the examples end to end: build, null build, deployment, one-model change, budget
+check-gpu-examples: all
+	$(SHELL) $(top_srcdir)/tests/gpu/acceptance.sh gpu-acceptance
+.PHONY: check-gpu-examples
 check_PROGRAMS += tests/unit/svg_test
 tests_unit_svg_test_SOURCES = tests/unit/svg_test.c tests/tap.h
 TESTS += tests/unit/svg_test
