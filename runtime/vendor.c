@@ -37,6 +37,7 @@
 #endif
 #pragma GCC diagnostic pop
 
+#if defined(HAVE_CUBLASLT_H) || defined(HAVE_CUDNN_H)
 /* opens a library by its sonames, torch's loaded copy first */
 static void *open_lib(const char *const *names, const char **which)
 {
@@ -97,6 +98,52 @@ static void *ptr_arg(PyObject *o)
 {
 	return o == Py_None ? NULL : PyLong_AsVoidPtr(o);
 }
+
+/* the dtypes both libraries are asked about: index into their own enums */
+static int dtype_index(const char *s)
+{
+	static const char *const names[] = { "float32", "float16", "bfloat16" };
+	for (int i = 0; s && i < 3; i++)
+		if (!strcmp(s, names[i]))
+			return i;
+	PyErr_Format(PyExc_ValueError, "unsupported dtype %s", s ? s : "(none)");
+	return -1;
+}
+
+/* a zeroed plan of size bytes owned by a capsule named name */
+static void *new_plan(size_t size, const char *name, PyCapsule_Destructor free_fn, PyObject **cap)
+{
+	void *p = PyMem_Calloc(1, size);
+	if (!p) {
+		PyErr_NoMemory();
+		return NULL;
+	}
+	if (!(*cap = PyCapsule_New(p, name, free_fn))) {
+		PyMem_Free(p);
+		return NULL;
+	}
+	return p;
+}
+
+/* appends e (a new reference, or NULL after an error) to *list; on failure
+ * drops the list */
+static void append_new(PyObject **list, PyObject *e)
+{
+	if (*list && (!e || PyList_Append(*list, e) < 0))
+		Py_CLEAR(*list);
+	Py_XDECREF(e);
+}
+
+/* (plan, algorithms), or NULL with the capsule dropped when list is NULL */
+static PyObject *plan_result(PyObject *cap, PyObject *list)
+{
+	if (!list) {
+		Py_DECREF(cap);
+		return NULL;
+	}
+	return Py_BuildValue("(NN)", cap, list);
+}
+#endif
 
 /* ---- cuBLASLt ---- */
 
@@ -160,21 +207,6 @@ static void gemm_plan_free(PyObject *cap)
 	PyMem_Free(p);
 }
 
-static int dtype_of(const char *s, cudaDataType_t *t)
-{
-	if (!s)
-		return -1;
-	if (!strcmp(s, "float32"))
-		*t = CUDA_R_32F;
-	else if (!strcmp(s, "float16"))
-		*t = CUDA_R_16F;
-	else if (!strcmp(s, "bfloat16"))
-		*t = CUDA_R_16BF;
-	else
-		return -1;
-	return 0;
-}
-
 static int layout(cublasLtMatrixLayout_t *l, cudaDataType_t t, long long rows, long long cols, long long ld,
 		  long long batch, long long stride)
 {
@@ -214,25 +246,21 @@ static PyObject *py_gemm_plan(PyObject *self, PyObject *d)
 	    get_long(d, "tf32", &tf32, 0) || get_long(d, "bias", &bias, 0) ||
 	    get_long(d, "workspace", &ws, 32 << 20) || get_long(d, "max_algos", &want, 8))
 		return NULL;
-	cudaDataType_t t;
-	if (dtype_of(get_str(d, "dtype"), &t)) {
-		PyErr_Format(PyExc_ValueError, "gemm_plan: unsupported dtype %s", get_str(d, "dtype"));
+	static const cudaDataType_t types[] = { CUDA_R_32F, CUDA_R_16F, CUDA_R_16BF };
+	int ti = dtype_index(get_str(d, "dtype"));
+	if (ti < 0)
 		return NULL;
-	}
+	cudaDataType_t t = types[ti];
 	if (m <= 0 || n <= 0 || k <= 0 || want <= 0) {
 		PyErr_SetString(PyExc_ValueError, "gemm_plan: m, n, k and max_algos must be positive");
 		return NULL;
 	}
 	if (want > MAX_ALGOS)
 		want = MAX_ALGOS;
-	struct gemm_plan *p = PyMem_Calloc(1, sizeof *p);
+	PyObject *cap;
+	struct gemm_plan *p = new_plan(sizeof *p, "kopt.gemm_plan", gemm_plan_free, &cap);
 	if (!p)
-		return PyErr_NoMemory();
-	PyObject *cap = PyCapsule_New(p, "kopt.gemm_plan", gemm_plan_free);
-	if (!cap) {
-		PyMem_Free(p);
 		return NULL;
-	}
 	p->compute = t == CUDA_R_32F && tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
 	cublasStatus_t st = lt.cublasLtMatmulDescCreate(&p->desc, p->compute, CUDA_R_32F);
 	if (st) {
@@ -275,18 +303,10 @@ static PyObject *py_gemm_plan(PyObject *self, PyObject *d)
 		return fail("cublasLtMatmulAlgoGetHeuristic", "cuBLASLt", st);
 	}
 	PyObject *list = PyList_New(0);
-	for (int i = 0; list && i < p->n; i++) {
-		PyObject *e = Py_BuildValue("{s:i,s:d,s:K}", "rank", i, "waves", (double)p->res[i].wavesCount,
-					    "workspace", (unsigned long long)p->res[i].workspaceSize);
-		if (!e || PyList_Append(list, e) < 0)
-			Py_CLEAR(list);
-		Py_XDECREF(e);
-	}
-	if (!list) {
-		Py_DECREF(cap);
-		return NULL;
-	}
-	return Py_BuildValue("(NN)", cap, list);
+	for (int i = 0; list && i < p->n; i++)
+		append_new(&list, Py_BuildValue("{s:i,s:d,s:K}", "rank", i, "waves", (double)p->res[i].wavesCount,
+						"workspace", (unsigned long long)p->res[i].workspaceSize));
+	return plan_result(cap, list);
 }
 
 /* gemm_run(plan, rank, a, b, d, bias, workspace, workspace_bytes, stream) */
@@ -398,21 +418,6 @@ static void conv_plan_free(PyObject *cap)
 	PyMem_Free(p);
 }
 
-static int dnn_dtype(const char *s, cudnnDataType_t *t)
-{
-	if (!s)
-		return -1;
-	if (!strcmp(s, "float32"))
-		*t = CUDNN_DATA_FLOAT;
-	else if (!strcmp(s, "float16"))
-		*t = CUDNN_DATA_HALF;
-	else if (!strcmp(s, "bfloat16"))
-		*t = CUDNN_DATA_BFLOAT16;
-	else
-		return -1;
-	return 0;
-}
-
 /* conv_plan({x, x_stride, w, w_nhwc, y, y_stride, pad, stride, dilation,
  * groups, dtype, tf32, max_algos}) -> (plan, [{rank, algo, math, workspace,
  * status}]): a 2-D forward convolution as cuDNN's heuristic ranks it; only
@@ -436,19 +441,15 @@ static PyObject *py_conv_plan(PyObject *self, PyObject *d)
 	    get_ints(d, "stride", str, 2) || get_ints(d, "dilation", dil, 2) || get_long(d, "groups", &groups, 1) ||
 	    get_long(d, "tf32", &tf32, 0) || get_long(d, "w_nhwc", &nhwc, 0) || get_long(d, "max_algos", &want, 8))
 		return NULL;
-	cudnnDataType_t t;
-	if (dnn_dtype(get_str(d, "dtype"), &t)) {
-		PyErr_Format(PyExc_ValueError, "conv_plan: unsupported dtype %s", get_str(d, "dtype"));
+	static const cudnnDataType_t types[] = { CUDNN_DATA_FLOAT, CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16 };
+	int ti = dtype_index(get_str(d, "dtype"));
+	if (ti < 0)
 		return NULL;
-	}
-	struct conv_plan *p = PyMem_Calloc(1, sizeof *p);
+	cudnnDataType_t t = types[ti];
+	PyObject *cap;
+	struct conv_plan *p = new_plan(sizeof *p, "kopt.conv_plan", conv_plan_free, &cap);
 	if (!p)
-		return PyErr_NoMemory();
-	PyObject *cap = PyCapsule_New(p, "kopt.conv_plan", conv_plan_free);
-	if (!cap) {
-		PyMem_Free(p);
 		return NULL;
-	}
 	cudnnMathType_t math = t == CUDNN_DATA_FLOAT ? (tf32 ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH)
 						     : CUDNN_TENSOR_OP_MATH;
 	cudnnStatus_t st;
@@ -482,19 +483,12 @@ static PyObject *py_conv_plan(PyObject *self, PyObject *d)
 		if (t == CUDNN_DATA_FLOAT && !tf32 && all[i].mathType != CUDNN_FMA_MATH)
 			continue;
 		p->res[p->n] = all[i];
-		PyObject *e = Py_BuildValue("{s:i,s:i,s:i,s:K,s:i}", "rank", p->n, "algo", (int)all[i].algo, "math",
-					    (int)all[i].mathType, "workspace", (unsigned long long)all[i].memory,
-					    "heuristic_rank", i);
+		append_new(&list, Py_BuildValue("{s:i,s:i,s:i,s:K,s:i}", "rank", p->n, "algo", (int)all[i].algo, "math",
+						(int)all[i].mathType, "workspace", (unsigned long long)all[i].memory,
+						"heuristic_rank", i));
 		p->n++;
-		if (!e || PyList_Append(list, e) < 0)
-			Py_CLEAR(list);
-		Py_XDECREF(e);
 	}
-	if (!list) {
-		Py_DECREF(cap);
-		return NULL;
-	}
-	return Py_BuildValue("(NN)", cap, list);
+	return plan_result(cap, list);
 }
 
 /* conv_run(plan, rank, x, w, y, workspace, workspace_bytes, stream) */
