@@ -316,3 +316,67 @@ void rule_vendor_rows(struct strbuf *md, const char *label, const json_t *calls,
 			strbuf_addstr(md, "at the vendor's best (within gamma) |\n");
 	}
 }
+
+const char rule_space_header[] =
+	"| model | torch.compile (us) | eager (us) | eager faster | hot kernels' ATen ops | analyst |\n"
+	"| --- | ---: | ---: | ---: | --- | --- |\n";
+
+/* ops that say nothing about which kernel to keep: views, copies and
+ * pointwise math, which Inductor fuses into whatever it generates */
+static bool incidental_op(const char *op)
+{
+	static const char *const names[] = {
+		"view", "t", "permute", "clone", "expand", "reshape", "_unsafe_view", "transpose", "unsqueeze",
+		"squeeze", "slice", "select", "add", "sub", "mul", "div", "exp", "log", "neg", "relu", "sigmoid",
+		"tanh", "pow", "sqrt", "rsqrt", "where", "copy_", "_to_copy", "full", "zeros", "ones", "abs",
+		"maximum", "minimum", "clamp", "erf", "lt", "gt", "le", "ge", "eq", "ne", "convert_element_type",
+	};
+	if (strncmp(op, "aten.", 5) != 0)
+		return true; /* prims.*: a decomposition's inside */
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+		if (strcmp(op + 5, names[i]) == 0)
+			return true;
+	return false;
+}
+
+int rule_space_rows(struct strbuf *md, const struct kopt_model *m, const json_t *profile_meas, double gamma)
+{
+	const json_t *e = json_object_get(profile_meas, "eager");
+	double cn = rule_num(e, "compiled_ns"), en = rule_num(e, "eager_ns");
+	if (isnan(cn) || isnan(en) || en <= 0 || cn / en < gamma)
+		return 0;
+	/* the hot kernels' distinctive ops, in profile order, once each */
+	json_t *ops = json_array();
+	size_t i, j;
+	json_t *row, *op;
+	json_array_foreach(json_object_get(profile_meas, "rows"), i, row) {
+		if (rule_num(row, "share") < 0.05)
+			continue;
+		json_array_foreach(json_object_get(row, "aten"), j, op) {
+			const char *o = json_string_value(op);
+			bool seen = false;
+			for (size_t k = 0; o && k < json_array_size(ops); k++)
+				seen |= strcmp(json_string_value(json_array_get(ops, k)), o) == 0;
+			if (o && !seen && !incidental_op(o))
+				json_array_append_new(ops, json_string(o));
+		}
+	}
+	bool declared = false;
+	for (size_t v = 0; v < m->nvariants; v++)
+		declared |= m->variants[v].naten_fallback > 0;
+	struct strbuf list = STRBUF_INIT;
+	json_array_foreach(ops, i, op)
+		strbuf_addf(&list, "%s\"%s\"", i ? ", " : "", json_string_value(op));
+	strbuf_addf(md, "| %s | %.2f | %.2f | %.2fx | %s | ", m->name, cn / 1000.0, en / 1000.0, cn / en,
+		    list.len ? list.buf : "-");
+	if (declared)
+		strbuf_addstr(md, "an ATen-fallback variant is declared |\n");
+	else if (list.len)
+		strbuf_addf(md, "eager's kernels win: try `variant aten { aten_fallback = [%s] }` "
+				"(ops that Inductor decomposes first cannot be kept) |\n", list.buf);
+	else
+		strbuf_addstr(md, "eager wins, but no hot kernel names an op to keep |\n");
+	strbuf_release(&list);
+	json_decref(ops);
+	return 1;
+}

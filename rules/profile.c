@@ -129,6 +129,8 @@ static int profile_reply(struct rule_run *run, json_t *res)
 			      "sum_kernel_ns_per_call", sum_ns, "rows", rows);
 	if (json_object_get(res, "vendor"))
 		json_object_set(run->meas, "vendor", json_object_get(res, "vendor"));
+	if (json_object_get(res, "eager"))
+		json_object_set(run->meas, "eager", json_object_get(res, "eager"));
 
 	/* kopt-out/<model>/profile.json and profile.md */
 	const struct kopt_model *m = run->node->model->spec;
@@ -153,6 +155,10 @@ static int profile_reply(struct rule_run *run, json_t *res)
 	fmt_num(&md, sum_ns / 1000.0, "%.3f us");
 	if (!isnan(dev_ns) && dev_ns > 0)
 		strbuf_addf(&md, " (%.1f%% of device time)", 100.0 * sum_ns / dev_ns);
+	json_t *eg = json_object_get(run->meas, "eager");
+	if (!isnan(rule_num(eg, "eager_ns")) && !isnan(rule_num(eg, "compiled_ns")))
+		strbuf_addf(&md, ".\nSide by side, the same model run eagerly: %.3f us against %.3f us compiled",
+			    rule_num(eg, "eager_ns") / 1000.0, rule_num(eg, "compiled_ns") / 1000.0);
 	strbuf_addstr(&md, "\n\n| kernel | kind | heuristic | time/call (us) | launches/call | share | bytes | GB/s | of peak |\n"
 			   "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n");
 	json_array_foreach(rows, i, kr) {
@@ -173,9 +179,13 @@ static int profile_reply(struct rule_run *run, json_t *res)
 		fmt_num(&md, 100.0 * rule_num(kr, "frac_peak"), "%.0f%%");
 		strbuf_addstr(&md, " |\n");
 	}
+	const struct kopt_gates *g = m->gates;
+	struct strbuf space = STRBUF_INIT;
+	if (rule_space_rows(&space, m, run->meas, g ? g->gamma : 1.03))
+		strbuf_addf(&md, "\n## Implementation space\n\n%s%s", rule_space_header, space.buf);
+	strbuf_release(&space);
 	json_t *vcalls = json_object_get(json_object_get(run->meas, "vendor"), "calls");
 	if (json_array_size(vcalls)) {
-		const struct kopt_gates *g = m->gates;
 		strbuf_addf(&md, "\n## Vendor calls\n\n%s", rule_vendor_header);
 		rule_vendor_rows(&md, m->name, vcalls, g ? g->gamma : 1.03);
 	}
@@ -190,6 +200,6 @@ static int profile_reply(struct rule_run *run, json_t *res)
 }
 
 const struct rule rule_profile = {
-	.name = "profile", .version = 2, .worker = true, .timing = true,
+	.name = "profile", .version = 3, .worker = true, .timing = true,
 	.key = profile_key, .start = profile_start, .reply = profile_reply,
 };

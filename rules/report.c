@@ -227,7 +227,7 @@ static int report_start(struct rule_run *run)
 	struct svg_point *pts = NULL;
 	size_t npts = 0, ptscap = 0;
 	double peak = NAN;
-	struct strbuf vmd = STRBUF_INIT;
+	struct strbuf vmd = STRBUF_INIT, smd = STRBUF_INIT;
 	for (uint32_t i = 0; i < n->ndeps; i++) {
 		struct dag_node *s = n->deps[i];
 		json_t *r = dag_result(run->dag, s);
@@ -266,6 +266,10 @@ static int report_start(struct rule_run *run)
 		json_object_set_new(o, "speedup_vs_max_autotune", isnan(sp_at) ? json_null() : json_real(sp_at));
 		const struct kopt_gates *gates = s->model->spec->gates;
 		json_object_set_new(o, "vendor", vendor_calls(run->dag, s, st, gates ? gates->gamma : 1.03, &vmd));
+		json_t *p0 = json_object_get(dag_result(run->dag, s->model->mvs[0].profile), "meas");
+		rule_space_rows(&smd, s->model->spec, p0, gates ? gates->gamma : 1.03);
+		if (json_object_get(p0, "eager"))
+			json_object_set(o, "eager", json_object_get(p0, "eager"));
 		json_array_append_new(models, o);
 		bars[i].label = s->path;
 		bars[i].value = sp;
@@ -311,6 +315,11 @@ static int report_start(struct rule_run *run)
 		json_object_set_new(fp, key, json_real(f));
 		strbuf_addf(&md, "| %s | %.3f |\n", key, f);
 	}
+	if (smd.len)
+		strbuf_addf(&md, "\n## Implementation space\n\n"
+				 "Models that run faster eagerly than compiled (the first variant's profile, side by side): "
+				 "ATen's kernels beat Inductor's there.\n\n%s%s", rule_space_header, smd.buf);
+	strbuf_release(&smd);
 	if (vmd.len)
 		strbuf_addf(&md, "\n## Vendor calls\n\n"
 				 "Each GEMM and convolution as torch runs it, against the algorithms cuBLASLt's or cuDNN's "

@@ -83,6 +83,12 @@ double rule_num(const json_t *o, const char *key);
  * whether torch's pick leaves more than gamma on the table */
 extern const char rule_vendor_header[];
 void rule_vendor_rows(struct strbuf *md, const char *label, const json_t *calls, double gamma);
+/* A Markdown row when the profile's side-by-side eager run (worker.py
+ * eager_vs_compiled) beats torch.compile by gamma: the hot kernels'
+ * distinctive ATen ops and the ATen-fallback variant to declare. Returns
+ * whether it wrote a row. */
+extern const char rule_space_header[];
+int rule_space_rows(struct strbuf *md, const struct kopt_model *m, const json_t *profile_meas, double gamma);
 
 /*
  * The implementation-space choice across a model's compile variants: each

@@ -74,6 +74,12 @@ for name in ("profile-small_softmax.json", "profile-small_triton.json", "profile
        f"{name}: no Triton kernel beats the copy bandwidth")
 
 
+cap = load("capture-small_convnet.json")
+ops = K.aten_ops(cap["output_code"])
+ok(len(ops) == 7 and ops.get("triton_poi_fused_convolution_relu_2") == ["aten.convolution", "aten.relu"],
+   "aten_ops: each kernel's Original ATen line, not the call body's", ops)
+ok(any(v[:1] == ["prims.prepare_softmax_online"] for v in ops.values()), "aten_ops: prims ops are kept as written", ops)
+
 # posing vendor calls: the linear layer of reference/inductor-output-sample.py,
 #   extern_kernels.addmm(arg4_1, reinterpret_tensor(buf3, (64, 8192), (8192, 1), 0),
 #                        reinterpret_tensor(arg3_1, (8192, 1024), (1, 8192), 0), alpha=1, beta=1, out=buf4)

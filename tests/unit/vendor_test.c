@@ -1,4 +1,5 @@
 /* tests/unit/vendor_test.c: what the analyst says about vendor calls
+ * (and, at the end, about the implementation space: eager against compiled)
  * (rule_vendor_rows), on the vendor part of profiles recorded on the H200
  * (tests/fixtures/gpu/vendor-calls.json): cuBLASLt's best algorithm for two
  * attention bmms is 6% and 8% faster than torch's pick; every other GEMM is
@@ -67,5 +68,42 @@ int main(void)
 	json_decref(skipped);
 	json_decref(fx);
 	free(path);
+
+	/* implementation space: avgpool2d's default variant against eager's
+	 * kernel, as measured on the H200 (735.8 us and 337.8 us) */
+	struct kopt_variant dflt = { .name = "default" };
+	struct kopt_model m = { .name = "avgpool2d", .variants = &dflt, .nvariants = 1 };
+	json_t *pm = json_pack("{s:{s:f, s:f}, s:[{s:f, s:[s]}, {s:f, s:[s]}]}", "eager", "compiled_ns", 735840.0,
+			       "eager_ns", 337760.0, "rows", "share", 0.97, "aten", "aten.avg_pool2d", "share", 0.03,
+			       "aten", "aten.max_pool2d_with_indices");
+	sb = (struct strbuf)STRBUF_INIT;
+	TAP_OK(rule_space_rows(&sb, &m, pm, 1.03) == 1 &&
+	       strstr(sb.buf, "| avgpool2d | 735.84 | 337.76 | 2.18x | \"aten.avg_pool2d\" | eager's kernels win: "
+			      "try `variant aten { aten_fallback = [\"aten.avg_pool2d\"] }`"),
+	       "space: eager 2.18x faster, the hot kernel's op to keep (a 3%% kernel's op left out)");
+	strbuf_release(&sb);
+	char *fb[] = { "aten.avg_pool2d" };
+	struct kopt_variant two[2] = { { .name = "default" }, { .name = "aten", .aten_fallback = fb, .naten_fallback = 1 } };
+	m.variants = two;
+	m.nvariants = 2;
+	sb = (struct strbuf)STRBUF_INIT;
+	rule_space_rows(&sb, &m, pm, 1.03);
+	TAP_OK(strstr(sb.buf, "an ATen-fallback variant is declared") != NULL, "space: a declared fallback variant is noted, not suggested again");
+	strbuf_release(&sb);
+	json_decref(pm);
+	pm = json_pack("{s:{s:f, s:f}, s:[{s:f, s:[s, s, s, s]}]}", "eager", "compiled_ns", 300000.0, "eager_ns", 200000.0,
+		       "rows", "share", 1.0, "aten", "prims.prepare_softmax_online", "aten.sub", "aten.exp", "aten._softmax");
+	m.variants = &dflt;
+	m.nvariants = 1;
+	sb = (struct strbuf)STRBUF_INIT;
+	rule_space_rows(&sb, &m, pm, 1.03);
+	TAP_OK(strstr(sb.buf, "| \"aten._softmax\" |") != NULL, "space: prims and pointwise ops are not offered to keep");
+	strbuf_release(&sb);
+	json_decref(pm);
+	pm = json_pack("{s:{s:f, s:f}, s:[]}", "eager", "compiled_ns", 300000.0, "eager_ns", 295000.0, "rows");
+	sb = (struct strbuf)STRBUF_INIT;
+	TAP_OK(rule_space_rows(&sb, &m, pm, 1.03) == 0 && sb.len == 0, "space: eager within gamma says nothing");
+	strbuf_release(&sb);
+	json_decref(pm);
 	return tap_done();
 }

@@ -46,6 +46,28 @@ def split(output_code: str) -> list[KernelDecl]:
     return out
 
 
+ATEN_LINE = re.compile(r"Original ATen: \[(?P<ops>[^\]]*)\]")
+
+
+def aten_ops(output_code: str) -> dict[str, list[str]]:
+    """Per kernel, the ATen ops Inductor says it was generated from: the
+    "Original ATen: [...]" line of the comment block right above the
+    kernel's declaration."""
+    out = {}
+    for m in DECL.finditer(output_code):
+        lines = output_code[:m.start()].splitlines()
+        ops: list[str] = []
+        for line in reversed(lines):
+            if not line.startswith("#"):
+                break
+            a = ATEN_LINE.search(line)
+            if a:
+                ops = [o.strip() for o in a["ops"].split(",") if o.strip()]
+                break
+        out[m["name"]] = ops
+    return out
+
+
 def jit_kernels(module) -> list[KernelDecl]:
     """The @triton.jit kernels a standalone Triton file defines."""
     import inspect

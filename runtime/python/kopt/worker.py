@@ -167,6 +167,7 @@ def op_profile(req):
     calls = M.timed_calls([lambda: c.run(inputs)], n, flusher())[0]
     raw = [{"t0": x.t0, "t1": x.t1, "event_ns": x.event_ns, "records": x.records} for x in calls] if req.get("raw") else None
     peak = op_bandwidth(req)["copy_gbps"]
+    ops = K.aten_ops(c.output_code)
     order, per = R.per_kernel([x.records for x in calls])
     inv = {k["name"]: k for k in inventory(c, order, args)}
     kernel_total = sum(e["ns"] for e in per.values()) / n
@@ -183,8 +184,14 @@ def op_profile(req):
             "share": ns / kernel_total if kernel_total else 0.0,
             "bytes": nbytes, "achieved_gbps": gbps,
             "frac_peak": gbps / peak if gbps else None,
+            **({"aten": ops[name]} if ops.get(name) else {}),
         })
     rows.sort(key=lambda r: -r["ns_per_call"])
+    try:
+        eager = eager_vs_compiled(c, inputs, flusher())
+    except Exception as exc:  # advice too
+        traceback.print_exc(file=sys.stderr)
+        eager = {"error": str(exc).splitlines()[0][:300] if str(exc) else repr(exc)}
     try:
         vendor = VD.probe(c, inputs, flusher())
     except Exception as exc:  # the vendor view is advice: a profile stands without it
@@ -198,8 +205,28 @@ def op_profile(req):
         "peak_copy_gbps": peak,
         "kernels": rows,
         "vendor": vendor,
+        **({"eager": eager} if eager else {}),
         **({"raw_calls": raw} if raw else {}),
     }
+
+
+def eager_vs_compiled(c: Compiled, inputs, flush, n: int = 10) -> dict | None:
+    """The model run eagerly beside its compiled code, interleaved, L2
+    flushed (CUDA events): where eager wins, Inductor's kernels lose to
+    ATen's, and an ATen-fallback variant is worth declaring."""
+    if c.problem.kind != "torch":
+        return None
+    model = c.problem.model
+
+    def eager():
+        with torch.no_grad():
+            model(*inputs)
+    eager()
+    torch.cuda.synchronize()
+    M.drain()
+    comp, eag = M.timed_calls([lambda: c.run(inputs), eager], n, flush)
+    return {"calls": n, "compiled_ns": M.median([x.event_ns for x in comp]),
+            "eager_ns": M.median([x.event_ns for x in eag])}
 
 
 def op_verify(req):
