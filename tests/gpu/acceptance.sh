@@ -48,6 +48,7 @@ sed -i 's/^cols = 16384$/cols = 16384 + 64/' "$work/models/row_sum.py"
 others=$(steps "$out/change.log" | awk '$2 !~ /^row_sum(\/|$)/ && !($1 == "report" && $2 == "all")')
 check "changing row_sum reruns row_sum's steps and the report only" \
 	"[ -n \"\$(steps '$out/change.log')\" ] && [ -z \"$others\" ]"
+check "... and the report shows row_sum's new times" "steps '$out/change.log' | grep -q '^report all$'"
 
 b=$(sed -n 's/.*agents default { budget = \([0-9]*\).*/\1/p' "$work/examples.kopt" | head -n 1)
 sed -i "s/agents default { budget = $b /agents default { budget = $((2 * b)) /" "$work/examples.kopt"
