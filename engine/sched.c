@@ -437,22 +437,67 @@ static struct job *new_job(struct sched *s, struct dag_node *n, int wid)
 	return j;
 }
 
+/* what a worker step leaves loaded in its worker: its model variant (the
+ * worker keeps the last compiled one); NULL for the stitch, which compiles
+ * every variant and races them */
+static const void *step_tag(const struct dag_node *n)
+{
+	return n->kind == DAG_STITCH ? NULL : n->mv;
+}
+
+/* Moves to the front of the run queue, in order, the worker steps whose
+ * model variant an idle worker has loaded: with one GPU and FIFO order the
+ * worker otherwise switched models at two steps in three (a recompile each
+ * time), because every model's chain of candidates is ready at once. */
+static void affinity_first(struct sched *s)
+{
+	struct queue *q = &s->runq;
+	size_t n = q->len, k = 0;
+	struct dag_node **v = q->v + q->head;
+	struct dag_node **rest = xcalloc(n + 1, sizeof *rest);
+	size_t nrest = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct dag_node *node = v[i];
+		const struct rule *r = rule_table[node->kind];
+		int di = r->worker ? dev_index(s, dag_device(node)) : -1;
+		if (di >= 0 && step_tag(node) && wpool_has_idle(s->pool, di, step_tag(node)))
+			v[k++] = node;
+		else
+			rest[nrest++] = node;
+	}
+	memcpy(v + k, rest, nrest * sizeof *rest);
+	free(rest);
+}
+
 /* starts what can start; returns true if something local ran (settling nodes) */
 static bool start_steps(struct sched *s)
 {
 	bool local = false;
 	size_t n = s->runq.len;
+	/* local steps (proposals, reports) first, and their results settled,
+	 * before any worker step is placed: a proposal that finishes makes its
+	 * verify ready for the worker that holds its model */
 	for (size_t i = 0; i < n && !s->stop && !interrupted && !s->restart; i++) {
 		struct dag_node *node = q_pop(&s->runq);
 		const struct rule *r = rule_table[node->kind];
-		if (!r->worker) {
-			struct job *j = new_job(s, node, -1);
-			advance(s, j, r->start(&j->run));
-			local = true;
+		if (r->worker) {
+			q_push(&s->runq, node);
 			continue;
 		}
+		struct job *j = new_job(s, node, -1);
+		advance(s, j, r->start(&j->run));
+		local = true;
+	}
+	if (local)
+		return true;
+	n = s->runq.len;
+	if (s->pool && n > 1)
+		affinity_first(s);
+	for (size_t i = 0; i < n && !s->stop && !interrupted && !s->restart; i++) {
+		struct dag_node *node = q_pop(&s->runq);
+		const struct rule *r = rule_table[node->kind];
 		int di = dev_index(s, dag_device(node));
-		int wid = di >= 0 ? wpool_acquire(s->pool, di, r->timing) : -1;
+		int wid = di >= 0 ? wpool_acquire(s->pool, di, r->timing, step_tag(node)) : -1;
 		if (wid < 0) {
 			q_push(&s->runq, node); /* later */
 			continue;

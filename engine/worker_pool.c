@@ -50,6 +50,7 @@ struct worker {
 	char *op;            /* its op, for messages */
 	void *job;
 	json_t *pending;     /* a request queued until the hello */
+	const void *tag;     /* what the last job left loaded (wpool_acquire) */
 };
 
 struct device {
@@ -118,6 +119,7 @@ static void close_fd(int *fd)
 
 static void clear_worker(struct worker *w)
 {
+	w->tag = NULL;
 	close_fd(&w->in);
 	close_fd(&w->out);
 	close_fd(&w->err);
@@ -388,25 +390,57 @@ static int spawn(wpool *p, struct worker *w)
 	return 0;
 }
 
-int wpool_acquire(wpool *p, int dev, bool timing)
+/* whether GPU g of dev can take one more job (a timing job wants it alone) */
+static bool gpu_fits(const wpool *p, int dev, int g, bool timing, int *load_out)
+{
+	int load = 0, tload = 0;
+	for (int i = 0; i < p->nw; i++) {
+		const struct worker *w = &p->w[i];
+		if (w->held && w->dev == dev && w->gpu == g) {
+			load++;
+			tload += w->timing;
+		}
+	}
+	*load_out = load;
+	return timing ? load == 0 : tload == 0;
+}
+
+/* an idle live worker of dev whose last job left tag loaded, or NULL */
+static struct worker *idle_tagged(wpool *p, int dev, const void *tag)
+{
+	for (int i = 0; tag && i < p->nw; i++) {
+		struct worker *w = &p->w[i];
+		if (!w->held && w->state != W_FREE && w->dev == dev && w->tag == tag)
+			return w;
+	}
+	return NULL;
+}
+
+bool wpool_has_idle(wpool *p, int dev, const void *tag)
+{
+	return idle_tagged(p, dev, tag) != NULL;
+}
+
+int wpool_acquire(wpool *p, int dev, bool timing, const void *tag)
 {
 	int held = 0;
 	for (int i = 0; i < p->nw; i++)
 		held += p->w[i].held;
 	if (held >= p->nw)
 		return -1;
+	/* affinity: the worker that has this model and variant loaded already
+	 * (compiled, inputs made), when its GPU can take the job */
+	struct worker *same = idle_tagged(p, dev, tag);
+	int load;
+	if (same && gpu_fits(p, dev, same->gpu, timing, &load)) {
+		same->held = true;
+		same->timing = timing;
+		return (int)(same - p->w);
+	}
 	struct device *d = &p->devs[dev];
 	int best_gpu = -1, best_load = 1 << 30;
 	for (int g = 0; g < d->gpus; g++) {
-		int load = 0, tload = 0;
-		for (int i = 0; i < p->nw; i++) {
-			struct worker *w = &p->w[i];
-			if (w->held && w->dev == dev && w->gpu == g) {
-				load++;
-				tload += w->timing;
-			}
-		}
-		bool ok = timing ? load == 0 : tload == 0;
+		bool ok = gpu_fits(p, dev, g, timing, &load);
 		if (ok && load < best_load) {
 			best_gpu = g;
 			best_load = load;
@@ -440,6 +474,7 @@ int wpool_acquire(wpool *p, int dev, bool timing)
 	}
 	pick->held = true;
 	pick->timing = timing;
+	pick->tag = tag;
 	return (int)(pick - p->w);
 }
 
@@ -711,7 +746,7 @@ json_t *wpool_probe(wpool *p, int dev, char **why)
 	struct probe pr = { -1, NULL, NULL };
 	*why = NULL;
 	/* a live worker of this device already said hello: ask nothing */
-	pr.wid = wpool_acquire(p, dev, false);
+	pr.wid = wpool_acquire(p, dev, false, NULL);
 	if (pr.wid < 0) {
 		*why = xstrdup("no worker slot is free");
 		return NULL;

@@ -44,8 +44,14 @@ wpool *wpool_new(const char *program, int max_workers);
 void wpool_free(wpool *p); /* kills every worker */
 /* declares a device; launcher is split on whitespace (NULL = direct exec); returns its index */
 int wpool_device(wpool *p, const char *name, int gpus, const char *launcher, double timeout_s);
-/* a worker for a job on dev, starting one if needed; -1 when none can be had now */
-int wpool_acquire(wpool *p, int dev, bool timing);
+/* A worker for a job on dev, starting one if needed; -1 when none can be had
+ * now. tag names what the job leaves loaded in the worker (the scheduler
+ * passes the step's model variant, NULL for none): an idle worker whose
+ * last job had the same tag is taken first, so a model is compiled once per
+ * worker rather than once per step. */
+int wpool_acquire(wpool *p, int dev, bool timing, const void *tag);
+/* whether an idle live worker of dev has tag loaded */
+bool wpool_has_idle(wpool *p, int dev, const void *tag);
 /* queues request (an "id" is added; borrowed) to worker wid on behalf of job */
 void wpool_send(wpool *p, int wid, json_t *request, void *job);
 void wpool_release(wpool *p, int wid);
