@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import os
 import sys
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -37,6 +38,19 @@ def to_device(x: Any, device: str = "cuda") -> Any:
     return x
 
 
+# inputs kept per problem (host or device memory, as get_inputs made them)
+INPUT_CACHE_BYTES = int(float(os.environ.get("KOPT_INPUT_CACHE_GIB", "16")) * 2**30)
+
+
+def fresh(x: Any) -> Any:
+    """A device copy of x that shares no memory with it."""
+    if isinstance(x, torch.Tensor):
+        return x.to("cuda", copy=True)
+    if isinstance(x, (list, tuple)):
+        return type(x)(fresh(v) for v in x)
+    return x
+
+
 @dataclass
 class Problem:
     kind: str                      # "torch" or "triton"
@@ -48,9 +62,23 @@ class Problem:
     extra: dict = field(default_factory=dict)
 
     def inputs(self, seed: int) -> list:
-        """Fresh inputs at the model's shapes: get_inputs() under a seed."""
+        """Fresh inputs at the model's shapes: get_inputs() under a seed,
+        made once per seed and copied anew for every call (a step runs the
+        same seeds again and again; KernelBench-style inputs are drawn on
+        the CPU, seconds per GiB). The copies are the caller's to modify."""
+        hit = self.extra.get(("inputs", seed))
+        if hit is not None:
+            raw, cpu_rng, cuda_rng = hit
+            torch.set_rng_state(cpu_rng)  # the generators as get_inputs left them
+            torch.cuda.set_rng_state(cuda_rng)
+            return [fresh(x) for x in raw]
         torch.manual_seed(seed)
-        return list(to_device(self.module.get_inputs()))
+        raw = list(self.module.get_inputs())
+        size = sum(x.numel() * x.element_size() for x in raw if isinstance(x, torch.Tensor))
+        if self.extra.get("input_bytes", 0) + size <= INPUT_CACHE_BYTES:
+            self.extra[("inputs", seed)] = (raw, torch.get_rng_state(), torch.cuda.get_rng_state())
+            self.extra["input_bytes"] = self.extra.get("input_bytes", 0) + size
+        return [fresh(x) for x in raw]
 
 
 def load_problem(req: dict, seed: int) -> Problem:
