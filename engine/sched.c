@@ -35,7 +35,8 @@ struct sched {
 	enum sched_mode mode;
 	wpool *pool;
 	struct queue ready;     /* settled inputs: to evaluate */
-	struct queue runq;      /* stale: to start */
+	struct queue runq;      /* stale worker steps: to start */
+	struct queue localq;    /* stale local steps (proposals, reports): to start */
 	struct job **jobs;      /* running */
 	size_t njobs, jobcap;
 	size_t ndone, nfailed, nwould, nran;
@@ -302,7 +303,7 @@ static void evaluate(struct sched *s, struct dag_node *n)
 		return;
 	}
 	explain_print(s, n);
-	q_push(&s->runq, n);
+	q_push(rule_table[n->kind]->worker ? &s->runq : &s->localq, n);
 }
 
 static void log_step(struct sched *s, struct job *j, const char *outcome)
@@ -445,67 +446,71 @@ static const void *step_tag(const struct dag_node *n)
 	return n->kind == DAG_STITCH ? NULL : n->mv;
 }
 
-/* Moves to the front of the run queue, in order, the worker steps whose
- * model variant an idle worker has loaded: with one GPU and FIFO order the
- * worker otherwise switched models at two steps in three (a recompile each
- * time), because every model's chain of candidates is ready at once. */
-static void affinity_first(struct sched *s)
+#define AFFINITY_SCAN 64 /* newest queued worker steps looked at for affinity */
+
+/* Takes out of the run queue, into pick, the worker steps among the newest
+ * AFFINITY_SCAN whose model variant an idle worker has loaded. With one GPU
+ * and FIFO order the worker switched models at two steps in three (each a
+ * recompile), because every model's chain of candidates is ready at once;
+ * the step a finished proposal just made ready is at the queue's tail. */
+static size_t affinity_pick(struct sched *s, struct dag_node **pick)
 {
 	struct queue *q = &s->runq;
-	size_t n = q->len, k = 0;
+	size_t len = q->len, lo = len > AFFINITY_SCAN ? len - AFFINITY_SCAN : 0, np = 0, w = lo;
 	struct dag_node **v = q->v + q->head;
-	struct dag_node **rest = xcalloc(n + 1, sizeof *rest);
-	size_t nrest = 0;
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = lo; i < len; i++) {
 		struct dag_node *node = v[i];
-		const struct rule *r = rule_table[node->kind];
-		int di = r->worker ? dev_index(s, dag_device(node)) : -1;
+		int di = dev_index(s, dag_device(node));
 		if (di >= 0 && step_tag(node) && wpool_has_idle(s->pool, di, step_tag(node)))
-			v[k++] = node;
+			pick[np++] = node;
 		else
-			rest[nrest++] = node;
+			v[w++] = node;
 	}
-	memcpy(v + k, rest, nrest * sizeof *rest);
-	free(rest);
+	q->len -= np;
+	return np;
+}
+
+/* places a worker step; false when no worker can be had now */
+static bool start_worker_step(struct sched *s, struct dag_node *node)
+{
+	const struct rule *r = rule_table[node->kind];
+	int di = dev_index(s, dag_device(node));
+	int wid = di >= 0 ? wpool_acquire(s->pool, di, r->timing, step_tag(node)) : -1;
+	if (wid < 0)
+		return false;
+	struct job *j = new_job(s, node, wid);
+	advance(s, j, r->start(&j->run));
+	return true;
 }
 
 /* starts what can start; returns true if something local ran (settling nodes) */
 static bool start_steps(struct sched *s)
 {
 	bool local = false;
-	size_t n = s->runq.len;
 	/* local steps (proposals, reports) first, and their results settled,
 	 * before any worker step is placed: a proposal that finishes makes its
 	 * verify ready for the worker that holds its model */
+	size_t n = s->localq.len;
 	for (size_t i = 0; i < n && !s->stop && !interrupted && !s->restart; i++) {
-		struct dag_node *node = q_pop(&s->runq);
-		const struct rule *r = rule_table[node->kind];
-		if (r->worker) {
-			q_push(&s->runq, node);
-			continue;
-		}
+		struct dag_node *node = q_pop(&s->localq);
 		struct job *j = new_job(s, node, -1);
-		advance(s, j, r->start(&j->run));
+		advance(s, j, rule_table[node->kind]->start(&j->run));
 		local = true;
 	}
-	if (local)
-		return true;
+	if (local || !s->pool)
+		return local;
+	struct dag_node *pick[AFFINITY_SCAN];
+	size_t np = s->runq.len > 1 ? affinity_pick(s, pick) : 0;
+	for (size_t i = 0; i < np; i++)
+		if (s->stop || interrupted || s->restart || !start_worker_step(s, pick[i]))
+			q_push(&s->runq, pick[i]); /* later */
 	n = s->runq.len;
-	if (s->pool && n > 1)
-		affinity_first(s);
 	for (size_t i = 0; i < n && !s->stop && !interrupted && !s->restart; i++) {
 		struct dag_node *node = q_pop(&s->runq);
-		const struct rule *r = rule_table[node->kind];
-		int di = dev_index(s, dag_device(node));
-		int wid = di >= 0 ? wpool_acquire(s->pool, di, r->timing, step_tag(node)) : -1;
-		if (wid < 0) {
+		if (!start_worker_step(s, node))
 			q_push(&s->runq, node); /* later */
-			continue;
-		}
-		struct job *j = new_job(s, node, wid);
-		advance(s, j, r->start(&j->run));
 	}
-	return local;
+	return false;
 }
 
 static int on_event(void *ctx, const struct wpool_event *ev)
@@ -655,7 +660,7 @@ int sched_run(struct dag *d, wpool *pool, enum sched_mode mode)
 		if (start_steps(&s) || s.ready.len)
 			continue;
 		if (s.njobs == 0) {
-			if (s.runq.len && !s.stop) {
+			if ((s.runq.len || s.localq.len) && !s.stop) {
 				/* nothing runs and nothing can start: no worker can be had */
 				while ((n = q_pop(&s.runq))) {
 					struct job *j = new_job(&s, n, -1);
@@ -691,9 +696,10 @@ int sched_run(struct dag *d, wpool *pool, enum sched_mode mode)
 	} else if (mode == SCHED_BUILD) {
 		if (s.nran == 0 && s.nfailed == 0)
 			printf("%s: nothing to do\n", kopt_progname);
-		if (s.stop && s.runq.len) {
+		size_t left = s.runq.len + s.localq.len;
+		if (s.stop && left) {
 			fprintf(stderr, "%s: stopped after a failure; %zu ready step%s not started (use -k to keep going)\n",
-				kopt_progname, s.runq.len, s.runq.len == 1 ? "" : "s");
+				kopt_progname, left, left == 1 ? "" : "s");
 		}
 	}
 	cache_sync(d->cache, true);
@@ -710,6 +716,7 @@ int sched_run(struct dag *d, wpool *pool, enum sched_mode mode)
 	hash_key_release(&s.hk);
 	free(s.ready.v);
 	free(s.runq.v);
+	free(s.localq.v);
 	free(s.jobs);
 	free(s.devs);
 	free(s.env_used);
