@@ -57,6 +57,15 @@ static inline void tap_diag(const char *fmt, ...)
 	printf("\n");
 }
 
+/* how many times needle occurs in s (overlaps counted) */
+static inline int tap_count(const char *s, const char *needle)
+{
+	int n = 0;
+	for (const char *p = s; (p = strstr(p, needle)); p++)
+		n++;
+	return n;
+}
+
 static inline int tap_done(void)
 {
 	printf("1..%d\n", tap_n);

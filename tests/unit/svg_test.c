@@ -10,14 +10,6 @@
 #include "../../rules/svg.h"
 #include "../tap.h"
 
-static int count(const char *s, const char *needle)
-{
-	int n = 0;
-	for (const char *p = s; (p = strstr(p, needle)); p++)
-		n++;
-	return n;
-}
-
 int main(void)
 {
 	char *buf = NULL;
@@ -29,7 +21,7 @@ int main(void)
 	svg_bars(f, "speedup \"all\"", bars, 4, 1.4);
 	fclose(f);
 	TAP_OK(strncmp(buf, "<?xml", 5) == 0 && strstr(buf, "</svg>\n"), "bars: a complete SVG document");
-	TAP_IS_INT(count(buf, "<rect x="), 3, "bars: one bar per model with a result");
+	TAP_IS_INT(tap_count(buf, "<rect x="), 3, "bars: one bar per model with a result");
 	TAP_OK(strstr(buf, "avg&lt;pool&gt;&amp;2d") && !strstr(buf, "avg<pool>"), "bars: labels are escaped");
 	TAP_OK(strstr(buf, "speedup &quot;all&quot;"), "bars: title is escaped");
 	TAP_OK(strstr(buf, "geomean 1.400x"), "bars: the geomean line is labelled");
@@ -50,7 +42,7 @@ int main(void)
 	};
 	svg_roofline(f, "kernels", pts, 4, 4159);
 	fclose(f);
-	TAP_IS_INT(count(buf, "<circle cx="), 3 + 2, "roofline: one point per kernel with a bandwidth, plus the legend");
+	TAP_IS_INT(tap_count(buf, "<circle cx="), 3 + 2, "roofline: one point per kernel with a bandwidth, plus the legend");
 	TAP_OK(strstr(buf, "copy bandwidth 4159 GB/s"), "roofline: the peak line is labelled");
 	TAP_OK(strstr(buf, "(optimized)"), "roofline: optimized points are marked");
 	x = fopen("svg_test_roofline.svg", "w");
