@@ -46,6 +46,7 @@ struct vres {
 struct stitch_priv {
 	bool racing;        /* the race request (variants side by side) is out */
 	double *race_ns;    /* its medians, per variant */
+	char *race_error;   /* why there are none */
 	size_t vi;
 	struct winner *w;
 	size_t nw;
@@ -186,11 +187,16 @@ static int stitch_reply(struct rule_run *run, json_t *res)
 	if (p->racing) {
 		json_t *ns = json_object_get(res, "ns");
 		size_t nmv = run->node->model->nmv;
-		if (json_array_size(ns) != nmv)
-			return rule_fail(run, "the race reply has %zu times for %zu variants", json_array_size(ns), nmv);
-		p->race_ns = xcalloc(nmv, sizeof *p->race_ns);
-		for (size_t v = 0; v < nmv; v++)
-			p->race_ns[v] = json_is_number(json_array_get(ns, v)) ? json_number_value(json_array_get(ns, v)) : NAN;
+		if (json_array_size(ns) == nmv) {
+			p->race_ns = xcalloc(nmv, sizeof *p->race_ns);
+			for (size_t v = 0; v < nmv; v++)
+				p->race_ns[v] = json_is_number(json_array_get(ns, v)) ? json_number_value(json_array_get(ns, v)) : NAN;
+		} else {
+			/* no race (it failed in the worker, which said why): the
+			 * stitches' own times decide, and the report says so */
+			const char *e = json_string_value(json_object_get(res, "error"));
+			p->race_error = xstrdup(e ? e : "the race reply has no time per variant");
+		}
 		return finish(run, p);
 	}
 	struct vres *vr = &p->vr[p->vi];
@@ -299,6 +305,8 @@ static int finish(struct rule_run *run, struct stitch_priv *p)
 		json_array_append_new(vars, o);
 	}
 	json_object_set_new(run->meas, "variants", vars);
+	if (p->race_error)
+		json_object_set_new(run->meas, "race_error", json_string(p->race_error));
 
 	const char *dir = rule_model_dir(m);
 	/* substitutions.json: Inductor kernel source hash -> optimized source/config */
@@ -350,6 +358,11 @@ static int finish(struct rule_run *run, struct stitch_priv *p)
 	else
 		strbuf_addf(&md, "Baseline kept: no verified winner survived stitching (%.3f us per call).\n\n",
 			    base / 1000.0);
+	if (p->race_ns)
+		strbuf_addstr(&md, "Times in the first variant's terms: the variants' baselines were raced side by side.\n\n");
+	else if (p->race_error)
+		strbuf_addf(&md, "The variants could not be raced side by side (%s): each variant's times are its own "
+				 "stitch's, measured apart.\n\n", p->race_error);
 	strbuf_addstr(&md, "| variant | stitch | baseline (us) | optimized (us) | attempts | reason |\n| --- | --- | ---: | ---: | ---: | --- |\n");
 	for (size_t v = 0; v < dm->nmv; v++)
 		strbuf_addf(&md, "| %s | %s | %.3f | %.3f | %d | %s |\n", dm->mvs[v].variant->name,
@@ -394,6 +407,7 @@ static void stitch_release(struct rule_run *run)
 	free(p->vr);
 	free(p->w);
 	free(p->race_ns);
+	free(p->race_error);
 	json_decref(p->counts);
 	free(p);
 	run->priv = NULL;

@@ -20,6 +20,8 @@
  *   # sim: garbage OP           answer OP with a line that is not JSON
  *   # sim: fatal OP             answer OP with a fatal (sticky device) error
  *   # sim: error OP             answer OP with a plain error
+ *   # sim: softfail race         answer the race with no times and an error, as
+ *                               kopt-worker does when a race cannot be run
  *   # sim: drift VARIANT         the stitch of VARIANT reads every time 1.3x
  *                               too high (a drifting clock, a busy GPU); the
  *                               race, side by side, reads true times
@@ -385,6 +387,8 @@ static json_t *stitch(const struct model *m, json_t *req)
  * time whatever the variant, so the race confirms the stitches' times */
 static json_t *race(const struct model *m, json_t *req)
 {
+	if (wants(m, "softfail", "race"))
+		return json_pack("{s:i, s:n, s:s}", "calls", 0, "ns", "error", "simulated: out of memory compiling 3 variants");
 	json_t *ns = json_array();
 	for (size_t v = 0; v < json_array_size(json_object_get(req, "variants")); v++)
 		json_array_append_new(ns, json_real(model_ns(m)));

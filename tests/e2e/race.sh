@@ -18,6 +18,7 @@ export KOPT_SIM_LOG
 mkdir models
 printf '# model drifty\n# sim: drift default\nimport torch\n' > models/drifty.py
 printf '# model steady\nimport torch\n' > models/steady.py
+printf '# model noracer\n# sim: softfail race\nimport torch\n' > models/noracer.py
 cat > test.kopt <<SPEC
 device sim { gpus = 1  timeout = 30s }
 agents default { budget = 4  hot = 0.05  seed = 1  backend = builtin }
@@ -29,7 +30,12 @@ model drifty {
   variant autotune { mode = "max-autotune-no-cudagraphs" }
 }
 model steady { source = "models/steady.py" }
-target all = [drifty, steady]
+model noracer {
+  source = "models/noracer.py"
+  variant default { }
+  variant autotune { mode = "max-autotune-no-cudagraphs" }
+}
+target all = [drifty, steady, noracer]
 default all
 SPEC
 
@@ -37,10 +43,14 @@ n=0
 check() { n=$((n + 1)); if eval "$2"; then echo "ok $n - $1"; else echo "not ok $n - $1"; fi; }
 "$KOPTMAKE" > out 2> err || { cat err >&2; true; }
 check "the build ends with the report" "[ -f kopt-out/all/report.json ]"
-check "one race, for the model with two variants" "[ \$(grep -c '^race ' sim.log) -eq 1 ] && grep -q '^race drifty' sim.log"
+check "one race per model with two variants" "[ \$(grep -c '^race ' sim.log) -eq 2 ] && grep -q '^race drifty' sim.log"
 check "the drifting stitch does not hand the choice to the second variant" \
 	"grep -q '\"variant\": \"default\"' kopt-out/drifty/substitutions.json || grep -q '\"name\": \"default\"' kopt-out/drifty/substitutions.json"
 base_of() { awk -F'|' -v v="$1" '$2 ~ "^ "v" $" { gsub(/ /, "", $4); print $4 }' kopt-out/drifty/report.md; }
 check "both variants in the default's terms: equal baselines ($(base_of default), $(base_of autotune))" \
 	"[ -n \"\$(base_of default)\" ] && [ \"\$(base_of default)\" = \"\$(base_of autotune)\" ]"
+check "a race that fails leaves the stitch standing, and its report says why" \
+	"grep -q 'could not be raced side by side (simulated: out of memory' kopt-out/noracer/report.md"
+check "a raced model's report says its times are in the first variant's terms" \
+	"grep -q 'raced side by side' kopt-out/drifty/report.md"
 echo "1..$n"

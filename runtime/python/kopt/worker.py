@@ -244,19 +244,28 @@ def op_race(req):
     S.key, S.compiled = None, None
     gc.collect()
     torch.cuda.empty_cache()
-    problem = load_problem(model, seed)
-    torch._dynamo.reset()
-    comps = [compile_problem(problem, v, reset=False) for v in req["variants"]]
-    inputs = problem.inputs(0)
-    for c in comps:
-        warm(c, inputs)
     n = int(req.get("calls", 20))
-    timed = M.timed_calls([lambda c=c: c.run(inputs) for c in comps], n, flusher())
-    out = {"calls": n, "ns": [M.median([x.event_ns for x in calls]) for calls in timed]}
-    del comps
-    torch._dynamo.reset()
-    gc.collect()
-    return out
+    comps: list = []
+    try:
+        problem = load_problem(model, seed)
+        torch._dynamo.reset()
+        comps = [compile_problem(problem, v, reset=False) for v in req["variants"]]
+        inputs = problem.inputs(0)
+        for c in comps:
+            warm(c, inputs)
+        timed = M.timed_calls([lambda c=c: c.run(inputs) for c in comps], n, flusher())
+        return {"calls": n, "ns": [M.median([x.event_ns for x in calls]) for calls in timed]}
+    except Exception as exc:
+        if is_fatal(exc):
+            raise
+        # the race refines the choice; without it the stitches' own times decide
+        traceback.print_exc(file=sys.stderr)
+        return {"calls": 0, "ns": None, "error": (str(exc).splitlines() or [repr(exc)])[0][:300]}
+    finally:
+        del comps
+        torch._dynamo.reset()
+        gc.collect()
+        torch.cuda.empty_cache()
 
 
 def op_stitch(req):
