@@ -101,6 +101,27 @@ static void announce(struct dag *d, struct dag_node *n)
 		d->on_new(d->on_new_ctx, n);
 }
 
+/* variant v of dm: its capture and profile, inputs of the stitch */
+static void add_mv(struct dag *d, struct dag_model *dm, size_t v, const struct kopt_variant *var)
+{
+	struct dag_mv *mv = &dm->mvs[v];
+	mv->model = dm;
+	mv->variant = var;
+	mv->index = v;
+	hash_key_init_bare(&mv->variant_key);
+	rule_key_variant(&mv->variant_key, var);
+	mv->capture = new_node(d, DAG_CAPTURE, xasprintf("%s/%s", dm->spec->name, var->name));
+	mv->capture->model = dm;
+	mv->capture->mv = mv;
+	mv->profile = new_node(d, DAG_PROFILE, xstrdup(mv->capture->path));
+	mv->profile->model = dm;
+	mv->profile->mv = mv;
+	add_dep(mv->profile, mv->capture);
+	add_dep(dm->stitch, mv->capture);
+	add_dep(dm->stitch, mv->profile);
+	d->nvariants_total++;
+}
+
 static struct dag_model *add_model(struct dag *d, const struct kopt_model *m)
 {
 	for (size_t i = 0; i < d->nmodels; i++)
@@ -121,27 +142,11 @@ static struct dag_model *add_model(struct dag *d, const struct kopt_model *m)
 		rule_key_gates(&dm->gates_key, m->gates);
 	dm->agent_fp = m->agents ? agent_fingerprint(m->agents) : xstrdup("builtin-default");
 	dm->nmv = m->nvariants;
-	dm->mvs = xcalloc(m->nvariants ? m->nvariants : 1, sizeof *dm->mvs);
+	dm->mvs = xcalloc(m->nvariants + 1, sizeof *dm->mvs); /* + the agents' own */
 	dm->stitch = new_node(d, DAG_STITCH, xstrdup(m->name));
 	dm->stitch->model = dm;
-	for (size_t v = 0; v < m->nvariants; v++) {
-		struct dag_mv *mv = &dm->mvs[v];
-		mv->model = dm;
-		mv->variant = &m->variants[v];
-		mv->index = v;
-		hash_key_init_bare(&mv->variant_key);
-		rule_key_variant(&mv->variant_key, mv->variant);
-		mv->capture = new_node(d, DAG_CAPTURE, xasprintf("%s/%s", m->name, m->variants[v].name));
-		mv->capture->model = dm;
-		mv->capture->mv = mv;
-		mv->profile = new_node(d, DAG_PROFILE, xstrdup(mv->capture->path));
-		mv->profile->model = dm;
-		mv->profile->mv = mv;
-		add_dep(mv->profile, mv->capture);
-		add_dep(dm->stitch, mv->capture);
-		add_dep(dm->stitch, mv->profile);
-		d->nvariants_total++;
-	}
+	for (size_t v = 0; v < m->nvariants; v++)
+		add_mv(d, dm, v, &m->variants[v]);
 	return dm;
 }
 
@@ -276,6 +281,8 @@ void dag_free(struct dag *d)
 			hash_key_release(&mv->variant_key);
 		}
 		free(dm->mvs);
+		if (dm->nmv > dm->spec->nvariants)
+			free(dm->auto_variant.aten_fallback);
 		hash_key_release(&dm->gates_key);
 		free(dm->agent_fp);
 		free(dm->file_error);
@@ -519,6 +526,54 @@ size_t dag_expand(struct dag *d, struct dag_mv *mv)
 	for (size_t i = first; i < d->nnodes; i++)
 		announce(d, d->all[i]);
 	return added;
+}
+
+size_t dag_expand_space(struct dag *d, struct dag_model *dm)
+{
+	const struct kopt_model *m = dm->spec;
+	size_t n = m->nvariants;
+	if (dm->space_done || dm->nmv != n || n == 0 || dm->file_error)
+		return 0;
+	for (size_t v = 0; v < n; v++)
+		if (!(dm->mvs[v].profile->flags & DAG_DONE))
+			return 0; /* not all known yet, or one failed: no choice */
+	dm->space_done = true;
+	if ((m->agents && !m->agents->auto_variants) || m->kind != KOPT_MODEL_TORCH)
+		return 0;
+	static const char name[] = RULE_AUTO_VARIANT;
+	for (size_t v = 0; v < n; v++)
+		if (strcmp(m->variants[v].name, name) == 0)
+			return 0; /* the spec has one of that name */
+	double gamma = m->gates ? m->gates->gamma : 1.03;
+	const json_t **meas = xcalloc(n, sizeof *meas);
+	json_t *ops = NULL;
+	/* the first profile alone settles most models: parse the rest only then */
+	meas[0] = json_object_get(dag_result(d, dm->mvs[0].profile), "meas");
+	json_t *first = rule_space_pick(m, meas, 1, gamma);
+	if (first) {
+		for (size_t v = 1; v < n; v++)
+			meas[v] = json_object_get(dag_result(d, dm->mvs[v].profile), "meas");
+		ops = n > 1 ? rule_space_pick(m, meas, n, gamma) : json_incref(first);
+		json_decref(first);
+	}
+	free(meas);
+	if (!ops)
+		return 0;
+	/* the first variant's compile options, those ops kept out of Inductor */
+	struct kopt_variant *av = &dm->auto_variant;
+	*av = m->variants[0];
+	av->name = dag_strdup(d, name);
+	av->naten_fallback = json_array_size(ops);
+	av->aten_fallback = xcalloc(av->naten_fallback, sizeof *av->aten_fallback);
+	for (size_t i = 0; i < av->naten_fallback; i++)
+		av->aten_fallback[i] = dag_strdup(d, json_string_value(json_array_get(ops, i)));
+	json_decref(ops);
+	size_t first_node = d->nnodes;
+	add_mv(d, dm, dm->nmv, av);
+	dm->nmv++;
+	for (size_t i = first_node; i < d->nnodes; i++)
+		announce(d, d->all[i]);
+	return d->nnodes - first_node;
 }
 
 void dag_kernel_info(struct dag *d, struct dag_kernel *k)

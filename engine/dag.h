@@ -101,8 +101,10 @@ struct dag_model {
 	const struct kopt_model *spec;
 	kopt_hash file_hash;        /* content of the model file */
 	char *file_error;           /* why it cannot be read, or NULL */
-	struct dag_mv *mvs;
+	struct dag_mv *mvs;         /* the declared variants, then the agents' own */
 	size_t nmv;
+	struct kopt_variant auto_variant; /* the agents' own variant, when nmv says so */
+	bool space_done;            /* dag_expand_space() has decided */
 	struct dag_node *stitch;
 	struct hash_key gates_key;  /* the gates' key ingredients, serialized once */
 	char *agent_fp;             /* agent_fingerprint() of its agents */
@@ -145,6 +147,14 @@ void dag_free(struct dag *d);
 
 /* adds the kernel chains of a finished profile; returns the new nodes' count */
 size_t dag_expand(struct dag *d, struct dag_mv *mv);
+/*
+ * The implementation-space level, once every declared variant of dm has
+ * its profile: where eager beats each of them by gamma, the agents add a
+ * variant of their own, "aten-auto" (the first variant plus ATen fallbacks
+ * for the hot kernels' ops), with its capture and profile; the stitch races
+ * it with the rest. Returns the number of nodes added (0 or 2).
+ */
+size_t dag_expand_space(struct dag *d, struct dag_model *dm);
 /* fills a kernel's heuristic, source hash, config and profile row (parses
  * the profile's whole result; planning needs none of them) */
 void dag_kernel_info(struct dag *d, struct dag_kernel *k);

@@ -133,8 +133,10 @@ static void settle(struct sched *s, struct dag_node *n)
 	n->flags &= (uint16_t)~DAG_QUEUED;
 	/* users the expansion adds found n settled and never counted it */
 	uint32_t nusers = n->nusers;
-	if (n->kind == DAG_PROFILE && (n->flags & DAG_DONE))
+	if (n->kind == DAG_PROFILE && (n->flags & DAG_DONE)) {
 		dag_expand(s->d, n->mv); /* before the users: stitch gains its verify inputs */
+		dag_expand_space(s->d, n->model); /* and the agents' own variant, if any */
+	}
 	for (uint32_t i = 0; i < nusers; i++) {
 		struct dag_node *u = n->users[i];
 		if (u->npending && --u->npending == 0 && !(u->flags & (DAG_QUEUED | DAG_SETTLED))) {

@@ -900,6 +900,7 @@ static const struct fdesc agents_fields[] = {
 	{ "hot", F_FRACTION, AG(hot), 0, 1, true },
 	{ "seed", F_U64, AG(seed), 0, 9007199254740992.0, false },
 	{ "max_kernels", F_INT, AG(max_kernels), 0, INT_MAX, false },
+	{ "auto_variants", F_BOOL, AG(auto_variants), NOLIMIT },
 	{ "llm_calls", F_INT, AG(llm_calls), 0, INT_MAX, false },
 	{ "tokens", F_LONG, AG(tokens), 0, 1e15, false },
 	{ "wall", F_DURATION, AG(wall_s), 0, INFINITY, true },
@@ -1012,6 +1013,7 @@ static void agents_init(struct kopt_agents *a, const struct kopt_loc *loc)
 	a->tokens = 200000;
 	a->wall_s = 1800;
 	a->max_kernels = 10;
+	a->auto_variants = true;
 	a->loc = *loc;
 }
 

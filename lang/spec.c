@@ -312,7 +312,7 @@ void lang_dump(const kopt_spec *spec, FILE *out)
 		fprintf(out, "\n\tseed = %llu\n\tmax_kernels = %d\n\tllm_calls = %d\n\ttokens = %ld\n\twall = ",
 			(unsigned long long)a->seed, a->max_kernels, a->llm_calls, a->tokens);
 		put_num(out, a->wall_s);
-		fputc('\n', out);
+		fprintf(out, "\n\tauto_variants = %s\n", a->auto_variants ? "true" : "false");
 		for (int r = 0; r < KOPT_ROLE_COUNT; r++)
 			put_role(out, lang_role_names[r], &a->roles[r]);
 		fputs("}\n", out);

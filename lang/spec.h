@@ -58,6 +58,8 @@ struct kopt_agents {
 	long tokens;       /* LLM tokens per kernel; default 200000 */
 	double wall_s;     /* wall time per kernel in seconds; default 1800 */
 	int max_kernels;   /* at most this many hot kernels per model; default 10 */
+	bool auto_variants; /* may add a compile variant of their own (ATen fallbacks
+			       where eager beats every declared variant); default true */
 	struct kopt_role_cfg roles[KOPT_ROLE_COUNT];
 	struct kopt_loc loc;
 };

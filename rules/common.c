@@ -339,13 +339,9 @@ static bool incidental_op(const char *op)
 	return false;
 }
 
-int rule_space_rows(struct strbuf *md, const struct kopt_model *m, const json_t *profile_meas, double gamma)
+/* the hot kernels' distinctive ops, in profile order, once each */
+static json_t *space_ops(const json_t *profile_meas)
 {
-	const json_t *e = json_object_get(profile_meas, "eager");
-	double cn = rule_num(e, "compiled_ns"), en = rule_num(e, "eager_ns");
-	if (isnan(cn) || isnan(en) || en <= 0 || cn / en < gamma)
-		return 0;
-	/* the hot kernels' distinctive ops, in profile order, once each */
 	json_t *ops = json_array();
 	size_t i, j;
 	json_t *row, *op;
@@ -361,6 +357,54 @@ int rule_space_rows(struct strbuf *md, const struct kopt_model *m, const json_t 
 				json_array_append_new(ops, json_string(o));
 		}
 	}
+	return ops;
+}
+
+/* compiled over eager in a profile's side-by-side run; NAN when absent */
+static double eager_ratio(const json_t *profile_meas, double *cn, double *en)
+{
+	const json_t *e = json_object_get(profile_meas, "eager");
+	*cn = rule_num(e, "compiled_ns");
+	*en = rule_num(e, "eager_ns");
+	if (isnan(*cn) || isnan(*en) || *en <= 0)
+		return NAN;
+	return *cn / *en;
+}
+
+json_t *rule_space_pick(const struct kopt_model *m, const json_t *const *meas, size_t n, double gamma)
+{
+	if (m->kind != KOPT_MODEL_TORCH || n == 0)
+		return NULL;
+	for (size_t v = 0; v < m->nvariants; v++)
+		if (m->variants[v].naten_fallback > 0)
+			return NULL; /* the spec chose */
+	for (size_t v = 0; v < n; v++) {
+		double cn, en, r = eager_ratio(meas[v], &cn, &en);
+		if (isnan(r) || r < gamma)
+			return NULL;
+	}
+	json_t *ops = space_ops(meas[0]);
+	if (json_array_size(ops) == 0) {
+		json_decref(ops);
+		return NULL;
+	}
+	return ops;
+}
+
+int rule_space_rows(struct strbuf *md, const struct kopt_model *m, const json_t *const *meas, size_t n,
+		    double gamma, const char *auto_name)
+{
+	double cn, en, r = n ? eager_ratio(meas[0], &cn, &en) : NAN;
+	if (isnan(r) || r < gamma)
+		return 0;
+	const char *beats = NULL; /* a declared variant that eager does not beat */
+	for (size_t v = 1; v < n && v < m->nvariants && !beats; v++) {
+		double c2, e2, r2 = eager_ratio(meas[v], &c2, &e2);
+		if (!isnan(r2) && r2 < gamma)
+			beats = m->variants[v].name;
+	}
+	json_t *ops = space_ops(meas[0]), *op;
+	size_t i;
 	bool declared = false;
 	for (size_t v = 0; v < m->nvariants; v++)
 		declared |= m->variants[v].naten_fallback > 0;
@@ -371,6 +415,14 @@ int rule_space_rows(struct strbuf *md, const struct kopt_model *m, const json_t 
 		    list.len ? list.buf : "-");
 	if (declared)
 		strbuf_addstr(md, "an ATen-fallback variant is declared |\n");
+	else if (auto_name)
+		strbuf_addf(md, "eager's kernels beat every declared variant: the agents added variant "
+				"`%s`, those ops kept out of Inductor |\n", auto_name);
+	else if (beats)
+		strbuf_addf(md, "variant `%s` beats eager: nothing to keep |\n", beats);
+	else if (list.len && (!m->agents || m->agents->auto_variants))
+		strbuf_addstr(md, "eager's kernels win: where they beat every declared variant, the agents "
+				  "add variant `" RULE_AUTO_VARIANT "`, those ops kept out of Inductor |\n");
 	else if (list.len)
 		strbuf_addf(md, "eager's kernels win: try `variant aten { aten_fallback = [%s] }` "
 				"(ops that Inductor decomposes first cannot be kept) |\n", list.buf);

@@ -181,7 +181,8 @@ static int profile_reply(struct rule_run *run, json_t *res)
 	}
 	const struct kopt_gates *g = m->gates;
 	struct strbuf space = STRBUF_INIT;
-	if (rule_space_rows(&space, m, run->meas, g ? g->gamma : 1.03))
+	const json_t *meas = run->meas;
+	if (rule_space_rows(&space, m, &meas, 1, g ? g->gamma : 1.03, NULL))
 		strbuf_addf(&md, "\n## Implementation space\n\n%s%s", rule_space_header, space.buf);
 	strbuf_release(&space);
 	json_t *vcalls = json_object_get(json_object_get(run->meas, "vendor"), "calls");

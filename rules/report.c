@@ -266,8 +266,15 @@ static int report_start(struct rule_run *run)
 		json_object_set_new(o, "speedup_vs_max_autotune", isnan(sp_at) ? json_null() : json_real(sp_at));
 		const struct kopt_gates *gates = s->model->spec->gates;
 		json_object_set_new(o, "vendor", vendor_calls(run->dag, s, st, gates ? gates->gamma : 1.03, &vmd));
-		json_t *p0 = json_object_get(dag_result(run->dag, s->model->mvs[0].profile), "meas");
-		rule_space_rows(&smd, s->model->spec, p0, gates ? gates->gamma : 1.03);
+		const struct dag_model *dm = s->model;
+		const json_t **meas = xcalloc(dm->nmv + 1, sizeof *meas);
+		for (size_t v = 0; v < dm->nmv; v++)
+			meas[v] = json_object_get(dag_result(run->dag, dm->mvs[v].profile), "meas");
+		json_t *p0 = (json_t *)meas[0];
+		size_t ndecl = dm->spec->nvariants < dm->nmv ? dm->spec->nvariants : dm->nmv;
+		rule_space_rows(&smd, dm->spec, meas, ndecl, gates ? gates->gamma : 1.03,
+				dm->nmv > dm->spec->nvariants ? dm->auto_variant.name : NULL);
+		free(meas);
 		if (json_object_get(p0, "eager"))
 			json_object_set(o, "eager", json_object_get(p0, "eager"));
 		json_array_append_new(models, o);

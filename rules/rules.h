@@ -83,12 +83,23 @@ double rule_num(const json_t *o, const char *key);
  * whether torch's pick leaves more than gamma on the table */
 extern const char rule_vendor_header[];
 void rule_vendor_rows(struct strbuf *md, const char *label, const json_t *calls, double gamma);
-/* A Markdown row when the profile's side-by-side eager run (worker.py
- * eager_vs_compiled) beats torch.compile by gamma: the hot kernels'
- * distinctive ATen ops and the ATen-fallback variant to declare. Returns
- * whether it wrote a row. */
+/* A Markdown row when the first variant's side-by-side eager run
+ * (worker.py eager_vs_compiled; meas[v] is variant v's profile) beats
+ * torch.compile by gamma: the hot kernels' distinctive ATen ops, and the
+ * ATen-fallback variant to declare, the one the agents added (auto_name),
+ * or the declared variant that eager does not beat. Returns whether it
+ * wrote a row. */
 extern const char rule_space_header[];
-int rule_space_rows(struct strbuf *md, const struct kopt_model *m, const json_t *profile_meas, double gamma);
+#define RULE_AUTO_VARIANT "aten-auto" /* the name of the agents' own variant */
+int rule_space_rows(struct strbuf *md, const struct kopt_model *m, const json_t *const *meas, size_t n,
+		    double gamma, const char *auto_name);
+/* The agents' implementation-space choice (dag_expand_space): the ATen ops
+ * to keep out of Inductor when eager beats every declared variant's
+ * compiled code by gamma in that variant's own profile (meas[v], side by
+ * side), taken from the hot kernels of the first; NULL when eager does not
+ * win everywhere, when no hot kernel names a distinctive op, or when the
+ * spec already declares ATen fallbacks for the model. New reference. */
+json_t *rule_space_pick(const struct kopt_model *m, const json_t *const *meas, size_t n, double gamma);
 
 /*
  * The implementation-space choice across a model's compile variants: each

@@ -25,6 +25,12 @@
  *   # sim: drift VARIANT         the stitch of VARIANT reads every time 1.3x
  *                               too high (a drifting clock, a busy GPU); the
  *                               race, side by side, reads true times
+ *   # sim: eager F              the model runs F times faster eagerly than
+ *                               compiled (the profile's side-by-side run),
+ *                               and so does any variant with ATen fallbacks
+ *   # sim: fast VARIANT          VARIANT's compiled code runs 3x faster
+ * Profile rows name ATen ops: aten._softmax for reductions, aten.add for
+ * pointwise kernels.
  * Environment:
  *   KOPT_SIM_LOG=FILE    append one line per executed op: "OP MODEL VARIANT [KERNEL CONFIG]"
  *   KOPT_SIM_DELAY_MS=N  sleep N ms before each answer
@@ -144,9 +150,29 @@ static json_t *kconfig(const struct model *m, int i)
 	return json_pack("{s:i, s:i, s:i}", "XBLOCK", 1024, "num_warps", 4, "num_stages", 1);
 }
 
+/* how much faster the current request's variant runs (variant_speed) */
+static double g_speed = 1.0;
+
 static double model_ns(const struct model *m)
 {
-	return 100000.0 + (double)(m->h % 50000);
+	return (100000.0 + (double)(m->h % 50000)) / g_speed;
+}
+
+/* "# sim: eager F": F, else 0 */
+static double eager_factor(const struct model *m)
+{
+	const char *p = strstr(m->text, "# sim: eager ");
+	double f = p ? atof(p + 13) : 0;
+	return f > 0 ? f : 0;
+}
+
+static double variant_speed(const struct model *m, const json_t *variant)
+{
+	double f = eager_factor(m);
+	if (f > 0 && json_array_size(json_object_get(variant, "aten_fallback")))
+		return f;
+	const char *name = json_string_value(json_object_get(variant, "name"));
+	return name && wants(m, "fast", name) ? 3.0 : 1.0;
 }
 
 static double weight(const struct model *m, int i)
@@ -208,9 +234,10 @@ static json_t *profile(const struct model *m)
 			gbps = 0.98 * 4300.0;
 			bytes = gbps * ns;
 		}
-		json_array_append_new(ks, json_pack("{s:s, s:s, s:s, s:f, s:f, s:f, s:f, s:f, s:f}", "name", n,
+		json_array_append_new(ks, json_pack("{s:s, s:s, s:s, s:f, s:f, s:f, s:f, s:f, s:f, s:[s]}", "name", n,
 			"kind", "triton", "source_hash", hx, "launches_per_call", 1.0, "ns_per_call", ns,
-			"share", ns / dev, "bytes", bytes, "achieved_gbps", gbps, "frac_peak", gbps / 4300.0));
+			"share", ns / dev, "bytes", bytes, "achieved_gbps", gbps, "frac_peak", gbps / 4300.0,
+			"aten", is_red(m, i) ? "aten._softmax" : "aten.add"));
 		free(n);
 		free(src);
 	}
@@ -218,8 +245,13 @@ static json_t *profile(const struct model *m)
 		"sm90_xmma_gemm_f32f32_tn", "kind", "vendor", "source_hash", "launches_per_call", 1.0,
 		"ns_per_call", kernel_ns(m, -1), "share", kernel_ns(m, -1) / dev, "bytes", "achieved_gbps",
 		"frac_peak"));
-	return json_pack("{s:i, s:f, s:f, s:f, s:o}", "calls", 20, "model_ns_per_call", model_ns(m),
-			 "device_ns_per_call", dev, "peak_copy_gbps", 4300.0, "kernels", ks);
+	json_t *r = json_pack("{s:i, s:f, s:f, s:f, s:o}", "calls", 20, "model_ns_per_call", model_ns(m),
+			      "device_ns_per_call", dev, "peak_copy_gbps", 4300.0, "kernels", ks);
+	double f = eager_factor(m);
+	if (f > 0)
+		json_object_set_new(r, "eager", json_pack("{s:i, s:f, s:f}", "calls", 10, "compiled_ns", model_ns(m),
+							  "eager_ns", model_ns(m) * g_speed / f));
+	return r;
 }
 
 static int kernel_index(const struct model *m, const char *name)
@@ -383,15 +415,19 @@ static json_t *stitch(const struct model *m, json_t *req)
 	return r;
 }
 
-/* race: the variants' baselines side by side; the simulated model has one
- * time whatever the variant, so the race confirms the stitches' times */
+/* race: the variants' baselines side by side, each at its variant's speed
+ * (one time for all unless "# sim: eager" or "# sim: fast" says otherwise),
+ * so the race confirms the stitches' times */
 static json_t *race(const struct model *m, json_t *req)
 {
 	if (wants(m, "softfail", "race"))
 		return json_pack("{s:i, s:n, s:s}", "calls", 0, "ns", "error", "simulated: out of memory compiling 3 variants");
-	json_t *ns = json_array();
-	for (size_t v = 0; v < json_array_size(json_object_get(req, "variants")); v++)
+	json_t *ns = json_array(), *vars = json_object_get(req, "variants");
+	for (size_t v = 0; v < json_array_size(vars); v++) {
+		g_speed = variant_speed(m, json_array_get(vars, v));
 		json_array_append_new(ns, json_real(model_ns(m)));
+	}
+	g_speed = 1.0;
 	return json_pack("{s:i, s:o}", "calls", 20, "ns", ns);
 }
 
@@ -517,6 +553,7 @@ int main(void)
 			continue;
 		}
 		json_t *res = NULL;
+		g_speed = variant_speed(&m, json_object_get(req, "variant"));
 		if (strcmp(op, "capture") == 0)
 			res = capture(&m, req);
 		else if (strcmp(op, "profile") == 0)

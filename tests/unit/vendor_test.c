@@ -64,37 +64,95 @@ int main(void)
 	/* implementation space: avgpool2d's default variant against eager's
 	 * kernel, as measured on the H200 (735.8 us and 337.8 us) */
 	struct kopt_variant dflt = { .name = "default" };
-	struct kopt_model m = { .name = "avgpool2d", .variants = &dflt, .nvariants = 1 };
+	struct kopt_agents manual = { .name = "manual", .auto_variants = false };
+	struct kopt_model m = { .name = "avgpool2d", .variants = &dflt, .nvariants = 1, .agents = &manual };
 	json_t *pm = json_pack("{s:{s:f, s:f}, s:[{s:f, s:[s]}, {s:f, s:[s]}]}", "eager", "compiled_ns", 735840.0,
 			       "eager_ns", 337760.0, "rows", "share", 0.97, "aten", "aten.avg_pool2d", "share", 0.03,
 			       "aten", "aten.max_pool2d_with_indices");
+	const json_t *meas[2] = { pm, NULL };
 	sb = (struct strbuf)STRBUF_INIT;
-	TAP_OK(rule_space_rows(&sb, &m, pm, 1.03) == 1 &&
+	TAP_OK(rule_space_rows(&sb, &m, meas, 1, 1.03, NULL) == 1 &&
 	       strstr(sb.buf, "| avgpool2d | 735.84 | 337.76 | 2.18x | \"aten.avg_pool2d\" | eager's kernels win: "
 			      "try `variant aten { aten_fallback = [\"aten.avg_pool2d\"] }`"),
 	       "space: eager 2.18x faster, the hot kernel's op to keep (a 3%% kernel's op left out)");
 	strbuf_release(&sb);
+	m.agents = NULL; /* the default agents add the variant themselves */
+	sb = (struct strbuf)STRBUF_INIT;
+	rule_space_rows(&sb, &m, meas, 1, 1.03, NULL);
+	TAP_OK(strstr(sb.buf, "the agents add variant `aten-auto`") != NULL, "space: with auto variants on, no suggestion to declare");
+	strbuf_release(&sb);
+	sb = (struct strbuf)STRBUF_INIT;
+	rule_space_rows(&sb, &m, meas, 1, 1.03, "aten-auto");
+	TAP_OK(strstr(sb.buf, "the agents added variant `aten-auto`") != NULL, "space: the added variant is named");
+	strbuf_release(&sb);
+	json_t *ops = rule_space_pick(&m, meas, 1, 1.03);
+	TAP_OK(json_array_size(ops) == 1 && strcmp(json_string_value(json_array_get(ops, 0)), "aten.avg_pool2d") == 0,
+	       "space pick: eager beats the only variant: keep aten.avg_pool2d");
+	json_decref(ops);
+
+	/* a max-autotune variant that beats eager (maxpool3d: 1.44 ms against
+	 * eager's 3.91): nothing to add, and the report names the variant */
+	struct kopt_variant dv[2] = { { .name = "default" }, { .name = "autotune", .mode = "max-autotune-no-cudagraphs" } };
+	m.variants = dv;
+	m.nvariants = 2;
+	json_t *pa = json_pack("{s:{s:f, s:f}, s:[{s:f, s:[s]}]}", "eager", "compiled_ns", 1440000.0, "eager_ns",
+			       3910000.0, "rows", "share", 1.0, "aten", "aten.max_pool3d_with_indices");
+	meas[1] = pa;
+	TAP_OK(rule_space_pick(&m, meas, 2, 1.03) == NULL, "space pick: a declared variant beats eager: no variant added");
+	sb = (struct strbuf)STRBUF_INIT;
+	rule_space_rows(&sb, &m, meas, 2, 1.03, NULL);
+	TAP_OK(strstr(sb.buf, "variant `autotune` beats eager: nothing to keep") != NULL, "space: the variant that beats eager is named");
+	strbuf_release(&sb);
+	json_decref(pa);
+	/* avgpool2d's max-autotune variant: 437 us against eager's 338 */
+	pa = json_pack("{s:{s:f, s:f}, s:[{s:f, s:[s]}]}", "eager", "compiled_ns", 437000.0, "eager_ns", 338000.0,
+		       "rows", "share", 1.0, "aten", "aten.avg_pool2d");
+	meas[1] = pa;
+	ops = rule_space_pick(&m, meas, 2, 1.03);
+	TAP_OK(json_array_size(ops) == 1, "space pick: eager beats every declared variant by gamma: one op kept");
+	json_decref(ops);
+	json_decref(pa);
+	pa = json_pack("{s:{s:f, s:f}, s:[]}", "eager", "compiled_ns", 340000.0, "eager_ns", 338000.0, "rows");
+	meas[1] = pa;
+	TAP_OK(rule_space_pick(&m, meas, 2, 1.03) == NULL, "space pick: eager within gamma of one variant: nothing added");
+	json_decref(pa);
+
 	char *fb[] = { "aten.avg_pool2d" };
 	struct kopt_variant two[2] = { { .name = "default" }, { .name = "aten", .aten_fallback = fb, .naten_fallback = 1 } };
 	m.variants = two;
 	m.nvariants = 2;
 	sb = (struct strbuf)STRBUF_INIT;
-	rule_space_rows(&sb, &m, pm, 1.03);
+	rule_space_rows(&sb, &m, meas, 1, 1.03, NULL);
 	TAP_OK(strstr(sb.buf, "an ATen-fallback variant is declared") != NULL, "space: a declared fallback variant is noted, not suggested again");
 	strbuf_release(&sb);
+	TAP_OK(rule_space_pick(&m, meas, 1, 1.03) == NULL, "space pick: the spec declares fallbacks: the agents add none");
 	json_decref(pm);
 	pm = json_pack("{s:{s:f, s:f}, s:[{s:f, s:[s, s, s, s]}]}", "eager", "compiled_ns", 300000.0, "eager_ns", 200000.0,
 		       "rows", "share", 1.0, "aten", "prims.prepare_softmax_online", "aten.sub", "aten.exp", "aten._softmax");
+	meas[0] = pm;
 	m.variants = &dflt;
 	m.nvariants = 1;
 	sb = (struct strbuf)STRBUF_INIT;
-	rule_space_rows(&sb, &m, pm, 1.03);
+	rule_space_rows(&sb, &m, meas, 1, 1.03, NULL);
 	TAP_OK(strstr(sb.buf, "| \"aten._softmax\" |") != NULL, "space: prims and pointwise ops are not offered to keep");
 	strbuf_release(&sb);
 	json_decref(pm);
+	pm = json_pack("{s:{s:f, s:f}, s:[{s:f, s:[s, s]}]}", "eager", "compiled_ns", 300000.0, "eager_ns", 200000.0,
+		       "rows", "share", 1.0, "aten", "aten.add", "prims.convert_element_type");
+	meas[0] = pm;
+	TAP_OK(rule_space_pick(&m, meas, 1, 1.03) == NULL, "space pick: no distinctive op: nothing added");
+	json_decref(pm);
+	m.kind = KOPT_MODEL_TRITON;
+	pm = json_pack("{s:{s:f, s:f}, s:[{s:f, s:[s]}]}", "eager", "compiled_ns", 300000.0, "eager_ns", 200000.0,
+		       "rows", "share", 1.0, "aten", "aten._softmax");
+	meas[0] = pm;
+	TAP_OK(rule_space_pick(&m, meas, 1, 1.03) == NULL, "space pick: only torch models have an implementation space");
+	m.kind = KOPT_MODEL_TORCH;
+	json_decref(pm);
 	pm = json_pack("{s:{s:f, s:f}, s:[]}", "eager", "compiled_ns", 300000.0, "eager_ns", 295000.0, "rows");
+	meas[0] = pm;
 	sb = (struct strbuf)STRBUF_INIT;
-	TAP_OK(rule_space_rows(&sb, &m, pm, 1.03) == 0 && sb.len == 0, "space: eager within gamma says nothing");
+	TAP_OK(rule_space_rows(&sb, &m, meas, 1, 1.03, NULL) == 0 && sb.len == 0, "space: eager within gamma says nothing");
 	strbuf_release(&sb);
 	json_decref(pm);
 	return tap_done();
