@@ -324,7 +324,9 @@ static int report_start(struct rule_run *run)
 	}
 	if (smd.len)
 		strbuf_addf(&md, "\n## Implementation space\n\n"
-				 "Models that run faster eagerly than compiled (the first variant's profile, side by side): "
+				 "Models that run faster eagerly than compiled (the first variant's profile, side by side; "
+				 "device time per call, first kernel to last, where the profile has it, else CUDA-event "
+				 "time, which includes the host's overhead before the first kernel): "
 				 "ATen's kernels beat Inductor's there.\n\n%s%s", rule_space_header, smd.buf);
 	strbuf_release(&smd);
 	if (vmd.len)

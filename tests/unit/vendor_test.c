@@ -149,6 +149,15 @@ int main(void)
 	TAP_OK(rule_space_pick(&m, meas, 1, 1.03) == NULL, "space pick: only torch models have an implementation space");
 	m.kind = KOPT_MODEL_TORCH;
 	json_decref(pm);
+	/* event times with the host's overhead say eager wins; device spans say
+	 * the kernels are even (softmax on the H200: 450 against 369 us by
+	 * events, the compiled kernel alone 300 us) */
+	pm = json_pack("{s:{s:f, s:f, s:f, s:f}, s:[{s:f, s:[s]}]}", "eager", "compiled_ns", 450000.0, "eager_ns",
+		       369000.0, "compiled_device_ns", 300000.0, "eager_device_ns", 298000.0, "rows", "share", 1.0,
+		       "aten", "aten._softmax");
+	meas[0] = pm;
+	TAP_OK(rule_space_pick(&m, meas, 1, 1.03) == NULL, "space pick: device spans, where present, decide over event times");
+	json_decref(pm);
 	pm = json_pack("{s:{s:f, s:f}, s:[]}", "eager", "compiled_ns", 300000.0, "eager_ns", 295000.0, "rows");
 	meas[0] = pm;
 	sb = (struct strbuf)STRBUF_INIT;
