@@ -431,8 +431,7 @@ int rule_space_rows(struct strbuf *md, const struct kopt_model *m, const json_t 
 		strbuf_addstr(md, "eager's kernels win: where they beat every declared variant, the agents "
 				  "add variant `" RULE_AUTO_VARIANT "`, those ops kept out of Inductor |\n");
 	else if (list.len)
-		strbuf_addf(md, "eager's kernels win: try `variant aten { aten_fallback = [%s] }` "
-				"(ops that Inductor decomposes first cannot be kept) |\n", list.buf);
+		strbuf_addf(md, "eager's kernels win: try `variant aten { aten_fallback = [%s] }` |\n", list.buf);
 	else
 		strbuf_addstr(md, "eager wins, but no hot kernel names an op to keep |\n");
 	strbuf_release(&list);

@@ -57,7 +57,14 @@ def aten_fallbacks(ops: list[str]):
     no_caches.enter_context(config.patch(fx_graph_cache=False, fx_graph_remote_cache=False))
     if hasattr(fconfig, "enable_autograd_cache"):
         no_caches.enter_context(fconfig.patch(enable_autograd_cache=False))
-    saved = {}
+    # Inductor decomposes some ops before lowering (aten._softmax into
+    # prepare_softmax_online, exp, sum): a fallback lowering alone never sees
+    # them, so they leave its decomposition table for the duration too
+    try:
+        from torch._inductor.decomposition import decompositions as decomp_table
+    except ImportError:
+        decomp_table = {}
+    saved, saved_decomps = {}, {}
     try:
         for spec in ops:
             name = spec.removeprefix("aten.")
@@ -66,6 +73,8 @@ def aten_fallbacks(ops: list[str]):
             for op in overloads:
                 saved[op] = lowering.lowerings.get(op)
                 lowering.lowerings[op] = lowering.fallback_handler(op, add_to_fallback_set=False)
+                if op in decomp_table:
+                    saved_decomps[op] = decomp_table.pop(op)
         yield
     finally:
         no_caches.close()
@@ -74,6 +83,7 @@ def aten_fallbacks(ops: list[str]):
                 lowering.lowerings.pop(op, None)
             else:
                 lowering.lowerings[op] = low
+        decomp_table.update(saved_decomps)
 
 
 @dataclass
