@@ -81,6 +81,8 @@ struct gate_verdict {
 	double gamma;
 	struct gate_timing kernel; /* CUPTI device time of the kernel */
 	struct gate_timing model;  /* CUDA time of a whole model call */
+	bool host_held;        /* model samples: the candidate's host time held at
+				  its pair's baseline's (gate.c, hold_host) */
 };
 
 /* "static", "correctness", "fp64", "perf"; "none" for GATE_NONE */

@@ -265,7 +265,9 @@ bool rule_pick_variant(const double *base, const double *opt, const bool *passed
 	double tbest = NAN;
 	for (size_t v = 0; v < n; v++) {
 		double t = passed[v] ? opt[v] : base[v];
-		if (!isnan(t) && t > 0 && (isnan(tbest) || t < tbest)) {
+		/* a later variant must be faster by gamma: two variants within
+		 * the noise of each other keep the earlier (the spec's order) */
+		if (!isnan(t) && t > 0 && (isnan(tbest) || t * gamma <= tbest)) {
 			tbest = t;
 			*best = v;
 		}

@@ -104,10 +104,12 @@ json_t *rule_space_pick(const struct kopt_model *m, const json_t *const *meas, s
 /*
  * The implementation-space choice across a model's compile variants: each
  * variant's time is its stitched time if its winners passed, else its
- * compiled baseline; the fastest wins, but a variant with no winner must
- * beat the first variant's baseline by gamma to be chosen (a compile option
- * that wins inside the noise is no win). Returns whether the model is
- * optimized (winners, or another variant) and sets *best.
+ * compiled baseline; in the spec's order, a variant replaces the best so far
+ * only when faster by gamma (two within the noise keep the earlier), and a
+ * variant with no winner must beat the first variant's baseline by gamma to
+ * be chosen (a compile option that wins inside the noise is no win).
+ * Returns whether the model is optimized (winners, or another variant) and
+ * sets *best.
  */
 bool rule_pick_variant(const double *base, const double *opt, const bool *passed, size_t n, double gamma,
 		       size_t *best);

@@ -204,6 +204,11 @@ static int stitch_reply(struct rule_run *run, json_t *res)
 	/* the worker measures, koptmake decides: gates 2, 3 and 4 on the whole model */
 	struct gate_verdict v;
 	gate_decide(json_object_get(res, "numbers"), run->node->model->spec->gates, &v);
+	if (v.host_held && v.model.pairs > 0) {
+		/* the gate's samples: the candidate's host time held at the baseline's */
+		base = v.model.base_median;
+		opt = v.model.cand_median;
+	}
 	const char *verdict = v.pass && p->nw > 0 ? "pass" : "fail";
 	free(vr->reason);
 	vr->reason = xstrdup(p->nw == 0 ? "no winner: the compiled baseline" : v.reason);
@@ -414,6 +419,6 @@ static void stitch_release(struct rule_run *run)
 }
 
 const struct rule rule_stitch = {
-	.name = "stitch", .version = 3, .worker = true, .timing = true,
+	.name = "stitch", .version = 4, .worker = true, .timing = true,
 	.key = stitch_key, .start = stitch_start, .reply = stitch_reply, .release = stitch_release,
 };

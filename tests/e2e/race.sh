@@ -11,7 +11,7 @@ KOPT_WORKER=$top_builddir/tests/sim-worker
 export KOPT_WORKER
 unset KOPT_LAUNCHER KOPT_SIM_TORCH KOPT_SIM_DELAY_MS 2>/dev/null || true
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/kopt-race-XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
+trap '[ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
 cd "$tmp"
 KOPT_SIM_LOG=$tmp/sim.log
 export KOPT_SIM_LOG
@@ -53,4 +53,14 @@ check "a race that fails leaves the stitch standing, and its report says why" \
 	"grep -q 'could not be raced side by side (simulated: out of memory' kopt-out/noracer/report.md"
 check "a raced model's report says its times are in the first variant's terms" \
 	"grep -q 'raced side by side' kopt-out/drifty/report.md"
+# A host-side artifact (a swapped kernel object launched more cheaply than
+# Inductor's own) must not reach the report: the same spec again, in a
+# fresh folder, with the candidates' event times 8% low on the host's side.
+mkdir skewed && cp -r models test.kopt skewed/
+(cd skewed && KOPT_SIM_HOSTSKEW=1 KOPT_SIM_LOG= "$KOPTMAKE" > out 2> err) || { cat skewed/err >&2; true; }
+sp_of() { sed '/^## /q' "$1/kopt-out/all/report.md" | awk -F'|' -v m="$2" '$2 ~ "^ "m" $" { gsub(/ /, "", $7); print $7 }'; }
+check "a host-side skew leaves the report's speedup as it was (steady: $(sp_of . steady), skewed $(sp_of skewed steady))" \
+	"[ -n \"\$(sp_of . steady)\" ] && [ \"\$(sp_of . steady)\" = \"\$(sp_of skewed steady)\" ]"
+check "stitch reasons say the host time was held at the baseline's" \
+	"grep -q \"host time held at the baseline's\" kopt-out/steady/report.md"
 echo "1..$n"

@@ -600,9 +600,45 @@ static void test_precision(void)
 	json_decref(n);
 }
 
+/* the stitch of softmax on the H200, in round figures: a one-kernel model
+ * whose kernel went from 300 to 289 us, while the swapped kernel object's
+ * launch cost the host 24 us less than Inductor's own */
+static void test_host_held(void)
+{
+	double mb[10], mc[10], db[10], dc[10];
+	for (int i = 0; i < 10; i++) {
+		db[i] = 300000 + 500 * (i % 3);
+		dc[i] = 289000 + 500 * (i % 3);
+		mb[i] = db[i] + 96000;  /* host 96 us */
+		mc[i] = dc[i] + 72000;  /* host 72 us: the artifact */
+	}
+	json_t *n = json_object(), *p = perf_obj(NULL, NULL, mb, mc, 10);
+	json_object_set_new(n, "perf", p);
+	struct gate_verdict v;
+	gate_decide(n, &cfg, &v);
+	TAP_OK(v.pass && !v.host_held && v.model.speedup > 1.09, "without device spans: the host's artifact passes as 1.09x (%.3f)",
+	       v.model.speedup);
+	json_object_set_new(p, "model_base_dev_ns", array_of(db, 10));
+	json_object_set_new(p, "model_cand_dev_ns", array_of(dc, 10));
+	gate_decide(n, &cfg, &v);
+	TAP_OK(v.host_held && !v.pass && fabs(v.model.speedup - 396.5 / 385.5) < 0.002,
+	       "with them, the candidate keeps the baseline's host time: %.3fx, below gamma", v.model.speedup);
+	TAP_OK(strstr(v.reason, "(model: host time held at the baseline's)") != NULL, "the reason says so: %s", v.reason);
+	TAP_OK(fabs(v.model.cand_median - 385500) < 1, "the held candidate's median is the baseline's less the device time saved");
+	dc[3] = -1;
+	json_object_set_new(p, "model_cand_dev_ns", array_of(dc, 10));
+	gate_decide(n, &cfg, &v);
+	TAP_OK(!v.host_held && v.pass, "a span that is not a positive time: the samples stay as measured");
+	json_object_set_new(p, "model_cand_dev_ns", array_of(dc, 9));
+	gate_decide(n, &cfg, &v);
+	TAP_OK(!v.host_held, "spans that are not pairs: the samples stay as measured");
+	json_decref(n);
+}
+
 int main(void)
 {
 	gate_config_default(&cfg);
+	test_host_held();
 	test_tolerance();
 	test_structural();
 	test_fp64();

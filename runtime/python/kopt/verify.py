@@ -234,7 +234,12 @@ def timing(c: Compiled, swaps: dict, gates: dict, flush, kernel: str | None) -> 
             c.run(inputs)
 
     b, k = M.timed_calls([base, cand], repeats, flush)
-    out = {"model_base_ns": [finite(x.event_ns) for x in b], "model_cand_ns": [finite(x.event_ns) for x in k]}
+    out = {"model_base_ns": [finite(x.event_ns) for x in b], "model_cand_ns": [finite(x.event_ns) for x in k],
+           # device spans: koptmake holds the host's part at the baseline's
+           # (gates/gate.c, hold_host), since swapping kernel objects here can
+           # change it where the deployment does not
+           "model_base_dev_ns": [finite(x.span_ns) for x in b],
+           "model_cand_dev_ns": [finite(x.span_ns) for x in k]}
     if kernel:
         out["base_ns"] = [float(sum(r[2] - r[1] for r in x.records if r[0] == kernel)) for x in b]
         out["cand_ns"] = [float(sum(r[2] - r[1] for r in x.records if r[0] == kernel)) for x in k]
