@@ -17,4 +17,6 @@ check "KB_PROBLEMS narrows the range" "[ \$(grep -c '^model ' $tmp/some) -eq 2 ]
 KERNELBENCH=$tmp KB_LEVEL=level2 "$KOPTMAKE" -f "$top_srcdir/bench/kernelbench.kopt" -t dump > "$tmp/l2" 2>&1
 check "KB_LEVEL picks the level" "grep -q 'kb/1_Conv2D_ReLU_BiasAdd' $tmp/l2"
 check "KernelBench's tolerances, strict precision" "grep -q 'atol = 0.01' $tmp/all && grep -q 'precision = strict' $tmp/all"
+check "two variants per problem: defaults and max-autotune" \
+	"[ \$(grep -c 'variant autotune' $tmp/all) -eq 3 ] && grep -q 'mode = \"max-autotune-no-cudagraphs\"' $tmp/all"
 echo "1..$n"
