@@ -60,11 +60,18 @@ def aten_fallbacks(ops: list[str]):
     # Inductor decomposes some ops before lowering (aten._softmax into
     # prepare_softmax_online, exp, sum): a fallback lowering alone never sees
     # them, so they leave its decomposition table for the duration too
+    # (both the table and the one select_decomp_table() hands compile_fx,
+    # a cached copy with the random-op decompositions added)
+    tables = []
     try:
-        from torch._inductor.decomposition import decompositions as decomp_table
-    except ImportError:
-        decomp_table = {}
-    saved, saved_decomps = {}, {}
+        from torch._inductor import decomposition as idecomp
+        tables = [idecomp.decompositions]
+        sel = idecomp.select_decomp_table()
+        if sel is not idecomp.decompositions:
+            tables.append(sel)
+    except (ImportError, AttributeError):
+        pass
+    saved, saved_decomps = {}, []
     try:
         for spec in ops:
             name = spec.removeprefix("aten.")
@@ -73,8 +80,9 @@ def aten_fallbacks(ops: list[str]):
             for op in overloads:
                 saved[op] = lowering.lowerings.get(op)
                 lowering.lowerings[op] = lowering.fallback_handler(op, add_to_fallback_set=False)
-                if op in decomp_table:
-                    saved_decomps[op] = decomp_table.pop(op)
+                for t in tables:
+                    if op in t:
+                        saved_decomps.append((t, op, t.pop(op)))
         yield
     finally:
         no_caches.close()
@@ -83,7 +91,8 @@ def aten_fallbacks(ops: list[str]):
                 lowering.lowerings.pop(op, None)
             else:
                 lowering.lowerings[op] = low
-        decomp_table.update(saved_decomps)
+        for t, op, fn in saved_decomps:
+            t[op] = fn
 
 
 @dataclass
