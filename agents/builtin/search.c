@@ -13,7 +13,9 @@
  *             memory that grows later does not redo cached proposals.
  *   coder     turns a strategy into a candidate: a launch-config edit on the
  *             keys the kernel has (XBLOCK, YBLOCK, R0_BLOCK, num_warps,
- *             num_stages), or a source edit (eviction hints).
+ *             num_stages), or a source edit: eviction hints, or a looped
+ *             reduction that reads its row twice made persistent (the row
+ *             read once, kept in registers; persist.c).
  *   tuner     after the plan: coordinate descent around the best passing
  *             candidate (each parameter x2 and /2), then seeded random jumps.
  *   debugger  after a candidate that did not build (too many resources, a
@@ -28,6 +30,7 @@
 
 #include "../agent.h"
 #include "../memory.h"
+#include "persist.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -37,6 +40,7 @@
 
 #define LEAVE_ALONE 0.90 /* fraction of the copy bandwidth */
 #define OVERSTATED 1.05 /* above it, argument bytes are not the traffic */
+#define MAX_PERSISTENT_RBLOCK 16384 /* a row of 64 KiB of float32 in registers */
 
 struct strategy {
 	const char *name;
@@ -62,6 +66,7 @@ static const struct strategy strategies[] = {
 	{ "r-up-warps-up", { "R0_BLOCK", "num_warps" }, { 2, 2 } },
 	{ "y-up-x-down", { "YBLOCK", "XBLOCK" }, { 2, 0.5 } },
 	{ "evict-first", { NULL }, { 0 } }, /* source edit */
+	{ "persistent", { NULL }, { 0 } },  /* source edit with its own config (persist.c) */
 };
 #define NSTRAT (sizeof strategies / sizeof *strategies)
 
@@ -71,7 +76,7 @@ static const char *const prior_pointwise[] = {
 	"y-up-x-down", "x-down-warps-down", "stages-up", "evict-first",
 };
 static const char *const prior_reduction[] = {
-	"r-down", "warps-down", "r-down-warps-down", "r-down4", "x-up", "r-up", "warps-up",
+	"persistent", "r-down", "warps-down", "r-down-warps-down", "r-down4", "x-up", "r-up", "warps-up",
 	"r-up-warps-up", "stages-up", "x-up-warps-up", "evict-first",
 };
 static const char *const prior_persistent[] = {
@@ -375,6 +380,20 @@ static json_t *plan_next(const struct agent_request *req, const json_t *plan, in
 			json_decref(c);
 			continue;
 		}
+		if (strcmp(s->name, "persistent") == 0) {
+			int rb = 0;
+			char *ps = persist_edit(k->source, MAX_PERSISTENT_RBLOCK, &rb);
+			if (!ps)
+				continue;
+			json_t *c = json_is_object(k->config) ? json_deep_copy(k->config) : json_object();
+			json_object_set_new(c, "XBLOCK", json_integer(1));
+			json_object_set_new(c, "R0_BLOCK", json_integer(rb));
+			json_object_set_new(c, "num_warps", json_integer(rb >= 8192 ? 16 : rb >= 2048 ? 8 : 4));
+			json_object_set_new(c, "num_stages", json_integer(1));
+			json_t *out = candidate(c, ps, "coder", s->name, c);
+			free(ps);
+			return out;
+		}
 		char *src = evict_edit(k->source);
 		if (!src)
 			continue;
@@ -416,7 +435,9 @@ char *agent_builtin_digest(const struct agent_request *req)
 		return strbuf_detach(&sb);
 	}
 	json_t *next = plan_next(req, plan, -1);
-	int rides = next && !json_is_null(json_object_get(next, "source"));
+	const char *nst = next ? json_string_value(json_object_get(next, "strategy")) : NULL;
+	int rides = next && !json_is_null(json_object_get(next, "source")) &&
+		    !(nst && strncmp(nst, "coder: persistent", 17) == 0); /* its config is its own */
 	json_decref(next);
 	if (!next || rides)
 		strbuf_addf(&sb, ";best=%d", best >= 0 ? req->traj[best].index : -1);

@@ -136,7 +136,9 @@ int main(void)
 	/* planner: deterministic, reduction prior */
 	json_t *p1 = agent_builtin_plan(&slow, memory, "other.kopt"), *p2 = agent_builtin_plan(&slow, memory, "other.kopt");
 	TAP_OK(json_equal(p1, p2), "planner: the same plan twice");
-	TAP_IS_STR(json_string_value(json_array_get(p1, 0)), "r-down", "planner: looped reductions try a smaller R0_BLOCK first");
+	TAP_IS_STR(json_string_value(json_array_get(p1, 0)), "persistent",
+		   "planner: looped reductions try the persistent edit first (it applies only where a row is read twice)");
+	TAP_IS_STR(json_string_value(json_array_get(p1, 1)), "r-down", "planner: then a smaller R0_BLOCK");
 	json_decref(p2);
 
 	/* coder: candidate 0 carries the plan and the diagnosis; configs keep the kernel's keys */
@@ -226,6 +228,35 @@ int main(void)
 	TAP_IS_INT(edits, 1, "coder: one eviction-hint rewrite of the source");
 	for (int i = 0; i < sn; i++)
 		json_decref(sc[i]);
+
+	/* the persistent edit, on Inductor's softmax kernel for the examples:
+	 * candidate 0, its own config (the whole row in one block) */
+	const char *top = getenv("top_srcdir");
+	char *fxp = xasprintf("%s/tests/fixtures/kernels/softmax.py", top ? top : ".");
+	struct strbuf fx = STRBUF_INIT;
+	if (strbuf_read_file(&fx, fxp) < 0)
+		strbuf_addstr(&fx, "(missing)");
+	free(fxp);
+	json_t *smc = J("{\"XBLOCK\":1,\"R0_BLOCK\":2048,\"num_warps\":16,\"num_stages\":1}");
+	struct agent_kernel smk = { "softmax", "triton_red_fused__softmax_exp_prepare_softmax_online_sub_0", "reduction",
+				    fx.buf, smc, slow_row };
+	json_t *pcs[64] = { 0 };
+	int pcn = run_search(&smk, 3, memory, pcs, all_fail);
+	const json_t *pcfg = pcn > 0 ? json_object_get(pcs[0], "config") : NULL;
+	TAP_OK(pcn > 0 && json_is_string(json_object_get(pcs[0], "source")) &&
+	       strstr(json_string_value(json_object_get(pcs[0], "strategy")), "coder: persistent") &&
+	       json_integer_value(json_object_get(pcfg, "R0_BLOCK")) == 16384 &&
+	       json_integer_value(json_object_get(pcfg, "XBLOCK")) == 1 &&
+	       json_integer_value(json_object_get(pcfg, "num_warps")) == 16,
+	       "coder: a softmax that reads its row twice gets the persistent edit first, R0_BLOCK 16384, 16 warps");
+	int later = 0;
+	for (int i = 1; i < pcn; i++)
+		later += json_is_string(json_object_get(pcs[i], "source"));
+	TAP_OK(pcn == 3 && later == 0, "... once: the next candidates are config moves on Inductor's source");
+	for (int i = 0; i < pcn; i++)
+		json_decref(pcs[i]);
+	json_decref(smc);
+	strbuf_release(&fx);
 
 	/* long-term memory: outcomes re-rank the plan for the same feature class */
 	for (int i = 0; i < 4; i++) {
