@@ -30,4 +30,4 @@ tests_unit_engine_unit_test_SOURCES = tests/unit/engine_unit_test.c tests/tap.h
 TESTS += tests/unit/engine_unit_test
 
 TESTS += tests/e2e/engine.sh tests/e2e/race.sh tests/e2e/acceptance-sim.sh tests/e2e/affinity.sh tests/e2e/space.sh
-EXTRA_DIST += tests/e2e/engine.sh tests/e2e/race.sh tests/e2e/acceptance-sim.sh tests/e2e/affinity.sh tests/e2e/space.sh
+EXTRA_DIST += tests/e2e/engine.sh tests/e2e/race.sh tests/e2e/acceptance-sim.sh tests/e2e/affinity.sh tests/e2e/space.sh tests/e2e/sim-env.sh

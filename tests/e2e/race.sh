@@ -6,15 +6,7 @@
 # Both variants compile to the same code, so the first one must stay. Prints TAP.
 set -eu
 
-: "${KOPTMAKE:=$top_builddir/koptmake}"
-KOPT_WORKER=$top_builddir/tests/sim-worker
-export KOPT_WORKER
-unset KOPT_LAUNCHER KOPT_SIM_TORCH KOPT_SIM_DELAY_MS 2>/dev/null || true
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/kopt-race-XXXXXX")
-trap '[ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
-cd "$tmp"
-KOPT_SIM_LOG=$tmp/sim.log
-export KOPT_SIM_LOG
+. "$top_srcdir/tests/e2e/sim-env.sh" race
 mkdir models
 printf '# model drifty\n# sim: drift default\nimport torch\n' > models/drifty.py
 printf '# model steady\nimport torch\n' > models/steady.py
@@ -39,8 +31,6 @@ target all = [drifty, steady, noracer]
 default all
 SPEC
 
-n=0
-check() { n=$((n + 1)); if eval "$2"; then echo "ok $n - $1"; else echo "not ok $n - $1"; fi; }
 "$KOPTMAKE" > out 2> err || { cat err >&2; true; }
 check "the build ends with the report" "[ -f kopt-out/all/report.json ]"
 check "one race per model with two variants" "[ \$(grep -c '^race ' sim.log) -eq 2 ] && grep -q '^race drifty' sim.log"

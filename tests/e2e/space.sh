@@ -9,15 +9,7 @@
 # nothing is added. A second build does no worker work. Prints TAP.
 set -eu
 
-: "${KOPTMAKE:=$top_builddir/koptmake}"
-KOPT_WORKER=$top_builddir/tests/sim-worker
-export KOPT_WORKER
-unset KOPT_LAUNCHER KOPT_SIM_TORCH KOPT_SIM_DELAY_MS 2>/dev/null || true
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/kopt-space-XXXXXX")
-trap '[ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
-cd "$tmp"
-KOPT_SIM_LOG=$tmp/sim.log
-export KOPT_SIM_LOG
+. "$top_srcdir/tests/e2e/sim-env.sh" space
 mkdir models
 # "# sim: kernels 2" with this text gives a reduction kernel (aten._softmax)
 mk() { printf '# model %s\n%b# sim: kernels 2\nimport torch\n' "$1" "$2" > "models/$1.py"; }
@@ -47,8 +39,6 @@ target all = [pooled, tuned, manual, plain]
 default all
 SPEC
 
-n=0
-check() { n=$((n + 1)); if eval "$2"; then echo "ok $n - $1"; else echo "not ok $n - $1"; fi; }
 "$KOPTMAKE" > out 2> err || { cat err >&2; true; }
 check "the build ends with the report" "[ -f kopt-out/all/report.json ]"
 if ! grep -q 'kernels 2' models/pooled.py || ! grep -q 'aten._softmax' kopt-out/pooled/profile.json; then
