@@ -4,6 +4,7 @@
 #include "dag.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -472,6 +473,12 @@ size_t dag_expand(struct dag *d, struct dag_mv *mv)
 			}
 		}
 		kopt_hash ident;
+		if (nf == 4 && strcmp(f[0], "eager") == 0) {
+			mv->eager_known = true;
+			mv->eager_ratio = strcmp(f[1], "-") == 0 ? NAN : strtod(f[1], NULL);
+			mv->eager_ops = f[3];
+			continue;
+		}
 		if (nf < 4 || strcmp(f[0], "triton") != 0 || hash_parse(f[2], &ident) < 0)
 			continue;
 		double share = strtod(f[1], NULL);
@@ -545,18 +552,29 @@ size_t dag_expand_space(struct dag *d, struct dag_model *dm)
 		if (strcmp(m->variants[v].name, name) == 0)
 			return 0; /* the spec has one of that name */
 	double gamma = m->gates ? m->gates->gamma : 1.03;
-	const json_t **meas = xcalloc(n, sizeof *meas);
 	json_t *ops = NULL;
-	/* the first profile alone settles most models: parse the rest only then */
-	meas[0] = json_object_get(dag_result(d, dm->mvs[0].profile), "meas");
-	json_t *first = rule_space_pick(m, meas, 1, gamma);
-	if (first) {
-		for (size_t v = 1; v < n; v++)
-			meas[v] = json_object_get(dag_result(d, dm->mvs[v].profile), "meas");
-		ops = n > 1 ? rule_space_pick(m, meas, n, gamma) : json_incref(first);
-		json_decref(first);
+	bool known = true;
+	for (size_t v = 0; v < n; v++)
+		known &= dm->mvs[v].eager_known;
+	if (known) { /* the summaries say it all */
+		double *ratio = xcalloc(n, sizeof *ratio);
+		for (size_t v = 0; v < n; v++)
+			ratio[v] = dm->mvs[v].eager_ratio;
+		ops = rule_space_pick_lines(m, ratio, n, dm->mvs[0].eager_ops, gamma);
+		free(ratio);
+	} else { /* profiles cached before the summary had the line */
+		const json_t **meas = xcalloc(n, sizeof *meas);
+		/* the first profile alone settles most models: parse the rest only then */
+		meas[0] = json_object_get(dag_result(d, dm->mvs[0].profile), "meas");
+		json_t *first = rule_space_pick(m, meas, 1, gamma);
+		if (first) {
+			for (size_t v = 1; v < n; v++)
+				meas[v] = json_object_get(dag_result(d, dm->mvs[v].profile), "meas");
+			ops = n > 1 ? rule_space_pick(m, meas, n, gamma) : json_incref(first);
+			json_decref(first);
+		}
+		free(meas);
 	}
-	free(meas);
 	if (!ops)
 		return 0;
 	/* the first variant's compile options, those ops kept out of Inductor */

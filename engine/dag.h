@@ -95,6 +95,9 @@ struct dag_mv {
 	struct dag_kernel *kernels;
 	size_t nkernels;
 	bool expanded;
+	bool eager_known;           /* the summary's "eager" line was read: */
+	double eager_ratio;         /*   compiled over eager (NAN: not run) */
+	const char *eager_ops;      /*   distinctive ATen ops, "a,b" or "-" (in summary) */
 };
 
 struct dag_model {

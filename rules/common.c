@@ -380,24 +380,63 @@ static double eager_ratio(const json_t *profile_meas, double *cn, double *en)
 	return *cn / *en;
 }
 
-json_t *rule_space_pick(const struct kopt_model *m, const json_t *const *meas, size_t n, double gamma)
+/* the choice, from each declared variant's compiled-over-eager ratio and the
+ * first's distinctive ops (stolen) */
+static json_t *space_pick(const struct kopt_model *m, const double *ratio, size_t n, double gamma, json_t *ops)
 {
-	if (m->kind != KOPT_MODEL_TORCH || n == 0)
-		return NULL;
-	for (size_t v = 0; v < m->nvariants; v++)
-		if (m->variants[v].naten_fallback > 0)
-			return NULL; /* the spec chose */
-	for (size_t v = 0; v < n; v++) {
-		double cn, en, r = eager_ratio(meas[v], &cn, &en);
-		if (isnan(r) || r < gamma)
-			return NULL;
-	}
-	json_t *ops = space_ops(meas[0]);
-	if (json_array_size(ops) == 0) {
+	bool ok = m->kind == KOPT_MODEL_TORCH && n > 0 && json_array_size(ops) > 0;
+	for (size_t v = 0; ok && v < m->nvariants; v++)
+		ok = m->variants[v].naten_fallback == 0; /* else the spec chose */
+	for (size_t v = 0; ok && v < n; v++)
+		ok = !isnan(ratio[v]) && ratio[v] >= gamma;
+	if (!ok) {
 		json_decref(ops);
 		return NULL;
 	}
 	return ops;
+}
+
+json_t *rule_space_pick(const struct kopt_model *m, const json_t *const *meas, size_t n, double gamma)
+{
+	double *ratio = xcalloc(n + 1, sizeof *ratio), cn, en;
+	for (size_t v = 0; v < n; v++)
+		ratio[v] = eager_ratio(meas[v], &cn, &en);
+	json_t *r = space_pick(m, ratio, n, gamma, n ? space_ops(meas[0]) : json_array());
+	free(ratio);
+	return r;
+}
+
+char *rule_space_line(const json_t *profile_meas)
+{
+	double cn, en, r = eager_ratio(profile_meas, &cn, &en);
+	if (isnan(r))
+		return xstrdup("eager\t-\t-\t-\n"); /* known: no side-by-side run */
+	json_t *ops = space_ops(profile_meas), *op;
+	size_t i;
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addf(&sb, "eager\t%.9g\t-\t", r);
+	json_array_foreach(ops, i, op)
+		strbuf_addf(&sb, "%s%s", i ? "," : "", json_string_value(op));
+	if (!json_array_size(ops))
+		strbuf_addch(&sb, '-');
+	strbuf_addch(&sb, '\n');
+	json_decref(ops);
+	return strbuf_detach(&sb);
+}
+
+json_t *rule_space_pick_lines(const struct kopt_model *m, const double *ratio, size_t n, const char *ops0, double gamma)
+{
+	json_t *ops = json_array();
+	for (const char *p = ops0; p && *p && strcmp(p, "-") != 0;) {
+		size_t len = strcspn(p, ",");
+		char *op = xstrndup(p, len);
+		json_array_append_new(ops, json_string(op));
+		free(op);
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	return space_pick(m, ratio, n, gamma, ops);
 }
 
 int rule_space_rows(struct strbuf *md, const struct kopt_model *m, const json_t *const *meas, size_t n,

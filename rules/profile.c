@@ -119,8 +119,6 @@ static int profile_reply(struct rule_run *run, json_t *res)
 		free(canon);
 		strbuf_addf(&sum, "%s\t%.9g\t%s\t%s\n", kind ? kind : "-", share, hex, name);
 	}
-	run->summary = json_string(sum.buf);
-	strbuf_release(&sum);
 	run->meas = json_pack("{s:O, s:O, s:O, s:O, s:f, s:o}",
 			      "calls", json_object_get(res, "calls") ? json_object_get(res, "calls") : json_null(),
 			      "model_ns_per_call", json_object_get(res, "model_ns_per_call") ? json_object_get(res, "model_ns_per_call") : json_null(),
@@ -131,6 +129,12 @@ static int profile_reply(struct rule_run *run, json_t *res)
 		json_object_set(run->meas, "vendor", json_object_get(res, "vendor"));
 	if (json_object_get(res, "eager"))
 		json_object_set(run->meas, "eager", json_object_get(res, "eager"));
+	/* and the implementation-space level's figures (dag_expand_space) */
+	char *eager_line = rule_space_line(run->meas);
+	strbuf_addstr(&sum, eager_line);
+	free(eager_line);
+	run->summary = json_string(sum.buf);
+	strbuf_release(&sum);
 
 	/* kopt-out/<model>/profile.json and profile.md */
 	const struct kopt_model *m = run->node->model->spec;

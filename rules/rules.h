@@ -100,6 +100,14 @@ int rule_space_rows(struct strbuf *md, const struct kopt_model *m, const json_t 
  * win everywhere, when no hot kernel names a distinctive op, or when the
  * spec already declares ATen fallbacks for the model. New reference. */
 json_t *rule_space_pick(const struct kopt_model *m, const json_t *const *meas, size_t n, double gamma);
+/* The same from the profiles' summaries, without parsing their results: a
+ * profile's summary ends with "eager\tRATIO\t-\tOPS" (rule_space_line:
+ * compiled over eager, device spans where present, or "-" without a
+ * side-by-side run; the distinctive ops, comma-separated, or "-"), which
+ * dag_expand() keeps per variant; ops0 is the first variant's. */
+char *rule_space_line(const json_t *profile_meas);
+json_t *rule_space_pick_lines(const struct kopt_model *m, const double *ratio, size_t n, const char *ops0,
+			      double gamma);
 
 /*
  * The implementation-space choice across a model's compile variants: each

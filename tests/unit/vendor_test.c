@@ -7,6 +7,7 @@
  * FMA math only, offers one algorithm, 3.6x slower than torch's pick. */
 #define _GNU_SOURCE
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,6 +90,35 @@ int main(void)
 	TAP_OK(json_array_size(ops) == 1 && strcmp(json_string_value(json_array_get(ops, 0)), "aten.avg_pool2d") == 0,
 	       "space pick: eager beats the only variant: keep aten.avg_pool2d");
 	json_decref(ops);
+
+	/* the same decision from the profile summaries' "eager" lines */
+	char *line = rule_space_line(pm);
+	TAP_IS_STR(line, "eager\t2.17858835\t-\taten.avg_pool2d\n", "summary line: ratio and the distinctive ops");
+	free(line);
+	double r1[] = { 735840.0 / 337760.0 };
+	ops = rule_space_pick_lines(&m, r1, 1, "aten.avg_pool2d", 1.03);
+	TAP_OK(json_array_size(ops) == 1 && strcmp(json_string_value(json_array_get(ops, 0)), "aten.avg_pool2d") == 0,
+	       "space pick from summary lines: the same op");
+	json_decref(ops);
+	double r2[] = { 2.18, 0.37 };
+	struct kopt_variant two_v[2] = { { .name = "default" }, { .name = "autotune" } };
+	m.variants = two_v;
+	m.nvariants = 2;
+	TAP_OK(rule_space_pick_lines(&m, r2, 2, "aten.avg_pool2d", 1.03) == NULL, "... and nothing where a variant beats eager");
+	double r3[] = { 1.2, 1.1 };
+	ops = rule_space_pick_lines(&m, r3, 2, "aten.sum,aten.mean", 1.03);
+	TAP_OK(json_array_size(ops) == 2, "... two ops, comma-separated");
+	json_decref(ops);
+	double r4[] = { NAN, 1.1 };
+	TAP_OK(rule_space_pick_lines(&m, r4, 2, "aten.sum", 1.03) == NULL, "... a variant without an eager run: nothing added");
+	TAP_OK(rule_space_pick_lines(&m, r3, 2, "-", 1.03) == NULL, "... no op: nothing added");
+	json_t *noe = json_pack("{s:[]}", "rows");
+	line = rule_space_line(noe);
+	TAP_IS_STR(line, "eager\t-\t-\t-\n", "summary line of a profile without an eager run");
+	free(line);
+	json_decref(noe);
+	m.variants = &dflt;
+	m.nvariants = 1;
 
 	/* a max-autotune variant that beats eager (maxpool3d: 1.44 ms against
 	 * eager's 3.91): nothing to add, and the report names the variant */
