@@ -17,7 +17,8 @@
  *             reduction that reads its row twice made persistent (the row
  *             read once, kept in registers; persist.c).
  *   tuner     after the plan: coordinate descent around the best passing
- *             candidate (each parameter x2 and /2), then seeded random jumps.
+ *             candidate (each parameter x2 and /2; on its source where that
+ *             is an edit), then seeded random jumps.
  *   debugger  after a candidate that did not build (too many resources, a
  *             bad block shape): the same change, halved, once; otherwise
  *             the failure is recorded and the search moves on.
@@ -261,6 +262,20 @@ static int tried(const struct agent_request *req, const json_t *cfg)
 	return 0;
 }
 
+/* tried(), for a candidate with a source edit: the same source and config */
+static int tried_source(const struct agent_request *req, const json_t *cfg, const char *src)
+{
+	if (!src)
+		return tried(req, cfg);
+	for (size_t i = 0; i < req->ntraj; i++) {
+		const json_t *c = json_object_get(req->traj[i].candidate, "config");
+		const char *s = json_string_value(json_object_get(req->traj[i].candidate, "source"));
+		if (c && s && strcmp(s, src) == 0 && same_config(c, cfg))
+			return 1;
+	}
+	return 0;
+}
+
 static const json_t *plan_of(const struct agent_request *req)
 {
 	return req->ntraj ? json_object_get(req->traj[0].candidate, "plan") : NULL;
@@ -413,6 +428,45 @@ static json_t *plan_next(const struct agent_request *req, const json_t *plan, in
  * source edit rides on its config; the tuner searches around it). So a new
  * gamma that flips no "best" reruns no proposal.
  */
+/* whether the best passing candidate is a persistent edit */
+static bool persistent_best(const struct agent_request *req, int best)
+{
+	if (best < 0)
+		return false;
+	const json_t *c = req->traj[best].candidate;
+	const char *st = json_string_value(json_object_get(c, "strategy"));
+	return json_is_string(json_object_get(c, "source")) && st && strstr(st, "persistent");
+}
+
+/* tuner: coordinate descent around the best passing config, on the best's
+ * source where that is an edit (a persistent kernel keeps its block: its
+ * static assert wants the whole row, and more rows per program would only
+ * add registers); NULL when every move was tried */
+static json_t *descent(const struct agent_request *req, int best)
+{
+	const struct agent_kernel *k = req->kernel;
+	const json_t *base = best >= 0 ? json_object_get(req->traj[best].candidate, "config") : NULL;
+	if (!json_is_object(base))
+		base = k->config;
+	const json_t *bsrc = best >= 0 ? json_object_get(req->traj[best].candidate, "source") : NULL;
+	const char *src = json_is_string(bsrc) ? json_string_value(bsrc) : NULL;
+	bool persistent = persistent_best(req, best);
+	static const char *const moves[] = { "x-up", "x-down", "r-up", "r-down", "y-up", "y-down", "warps-up", "warps-down", "stages-up" };
+	for (size_t i = 0; i < sizeof moves / sizeof *moves; i++) {
+		if (persistent && moves[i][0] != 'w' && moves[i][0] != 's')
+			continue;
+		json_t *c = apply(strategy_named(moves[i]), base);
+		if (c && !tried_source(req, c, src)) {
+			char *what = xasprintf("descent %s from %s", moves[i], best >= 0 ? "the best so far" : "the baseline");
+			json_t *out = candidate(c, src, "tuner", what, c);
+			free(what);
+			return out;
+		}
+		json_decref(c);
+	}
+	return NULL;
+}
+
 char *agent_builtin_digest(const struct agent_request *req)
 {
 	if (req->index == 0)
@@ -439,7 +493,7 @@ char *agent_builtin_digest(const struct agent_request *req)
 	int rides = next && !json_is_null(json_object_get(next, "source")) &&
 		    !(nst && strncmp(nst, "coder: persistent", 17) == 0); /* its config is its own */
 	json_decref(next);
-	if (!next || rides)
+	if (!next || rides || persistent_best(req, best))
 		strbuf_addf(&sb, ";best=%d", best >= 0 ? req->traj[best].index : -1);
 	return strbuf_detach(&sb);
 }
@@ -472,23 +526,14 @@ int agent_builtin_propose(const struct agent_request *req, const char *memory_pa
 	int best = best_try(req);
 	if ((reply->candidate = repair(req)))
 		return 0;
+	/* a persistent edit that passed: its warps and stages before the rest
+	 * of the plan, whose config moves run on Inductor's looped source */
+	if (persistent_best(req, best) && (reply->candidate = descent(req, best)))
+		return 0;
 	if ((reply->candidate = plan_next(req, plan_of(req), best)))
 		return 0;
-	/* tuner: coordinate descent around the best passing config */
-	const json_t *base = best >= 0 ? json_object_get(req->traj[best].candidate, "config") : NULL;
-	if (!json_is_object(base))
-		base = k->config;
-	static const char *const moves[] = { "x-up", "x-down", "r-up", "r-down", "y-up", "y-down", "warps-up", "warps-down", "stages-up" };
-	for (size_t i = 0; i < sizeof moves / sizeof *moves; i++) {
-		json_t *c = apply(strategy_named(moves[i]), base);
-		if (c && !tried(req, c)) {
-			char *what = xasprintf("descent %s from %s", moves[i], best >= 0 ? "the best so far" : "the baseline");
-			reply->candidate = candidate(c, NULL, "tuner", what, c);
-			free(what);
-			return 0;
-		}
-		json_decref(c);
-	}
+	if ((reply->candidate = descent(req, best)))
+		return 0;
 	/* tuner: seeded random jumps over the grid of the kernel's own keys */
 	uint64_t st = req->cfg ? req->cfg->seed * 1000003u + (uint64_t)req->index : (uint64_t)req->index;
 	for (int attempt = 0; attempt < 64 && json_is_object(k->config); attempt++) {

@@ -52,6 +52,12 @@ static int run_search(const struct agent_kernel *k, int n, const char *memory, j
 	return got;
 }
 
+static const char *first_passes(int i, double *sp)
+{
+	*sp = i == 0 ? 1.2 : 0.9;
+	return i == 0 ? "pass" : "fail";
+}
+
 static const char *all_fail(int i, double *sp)
 {
 	(void)i;
@@ -253,6 +259,21 @@ int main(void)
 	for (int i = 1; i < pcn; i++)
 		later += json_is_string(json_object_get(pcs[i], "source"));
 	TAP_OK(pcn == 3 && later == 0, "... once: the next candidates are config moves on Inductor's source");
+	for (int i = 0; i < pcn; i++)
+		json_decref(pcs[i]);
+	/* when it passes, the tuner tries its warps and stages on its source
+	 * before the plan's config moves on Inductor's */
+	pcn = run_search(&smk, 5, memory, pcs, first_passes);
+	int on_src = 0;
+	for (int i = 1; i < 4 && i < pcn; i++)
+		on_src += json_is_string(json_object_get(pcs[i], "source")) &&
+			  strcmp(json_string_value(json_object_get(pcs[i], "source")), json_string_value(json_object_get(pcs[0], "source"))) == 0 &&
+			  json_integer_value(json_object_get(json_object_get(pcs[i], "config"), "R0_BLOCK")) == 16384;
+	TAP_OK(pcn == 5 && on_src == 3 &&
+	       json_integer_value(json_object_get(json_object_get(pcs[1], "config"), "num_warps")) == 32 &&
+	       json_integer_value(json_object_get(json_object_get(pcs[2], "config"), "num_warps")) == 8,
+	       "tuner: a passing persistent edit gets warps 32, 8 and two stages on its own source, block kept");
+	TAP_OK(pcn == 5 && json_is_null(json_object_get(pcs[4], "source")), "... then the plan goes on");
 	for (int i = 0; i < pcn; i++)
 		json_decref(pcs[i]);
 	json_decref(smc);
