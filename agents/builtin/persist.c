@@ -7,19 +7,22 @@
  * loops, and the second loads the row again. With static shapes the row
  * length is a constant of the kernel ("    r0_numel = 16384"), so when the
  * launch config sets R0_BLOCK to the next power of two, every loop runs
- * exactly once with r0_offset = 0. The edit writes that down:
+ * exactly once with r0_offset = 0. The edit writes that down, under a
+ * compile-time branch:
  *
- *   - each "    for r0_offset in tl.range(0, r0_numel, R0_BLOCK):" becomes
- *     "    r0_offset = 0" and its body moves out one level;
- *   - a later tl.load of the same address and mask as an earlier one (the
- *     eviction hint aside), with no tl.store to that pointer in between,
- *     becomes a copy of the earlier value: the row is read once and kept in
- *     registers, which is the point;
- *   - "    tl.static_assert(R0_BLOCK >= N)" guards the edit: a config with a
- *     smaller block does not build (the debugger and the tuner's own config
- *     candidates use the original source);
- *   - Inductor's 'dynamic_scale_rblock', which may halve R0_BLOCK when a
- *     kernel spills, is turned off for the same reason.
+ *       if R0_BLOCK >= 16384:
+ *           (the loops' bodies, once each, at r0_offset = 0)
+ *       else:
+ *           (Inductor's loops, as they were)
+ *
+ *   - in the first branch, a later tl.load of the same address and mask as
+ *     an earlier one (the eviction hint aside), with no tl.store to that
+ *     pointer in between, becomes a copy of the earlier value: the row is
+ *     read once and kept in registers, which is the point;
+ *   - R0_BLOCK is a constexpr, so Triton compiles one branch only, and the
+ *     kernel stays correct under any config: Inductor's decorator compiles
+ *     its own list of configs when the source loads, before koptmake pins
+ *     the candidate's, and a tuner or debugger may try smaller blocks.
  *
  * Nothing else changes: names, signature and decorator stay (gate 1), and
  * gates 2-4 judge the result like any candidate.
@@ -148,15 +151,13 @@ char *persist_edit(const char *src, int max_rblock, int *rblock)
 		p = nl + 1;
 	}
 	long numel = -1;
-	size_t numel_line = 0, nloops = 0;
+	size_t nloops = 0;
 	for (size_t i = 0; i < in.n; i++) {
 		if (strncmp(in.v[i], "    r0_numel = ", 15) == 0) {
 			char *end;
 			long v = strtol(in.v[i] + 15, &end, 10);
-			if (*end == '\0' && v > 0 && numel < 0) {
+			if (*end == '\0' && v > 0 && numel < 0)
 				numel = v;
-				numel_line = i;
-			}
 		}
 		if (row_loop(in.v[i]))
 			nloops++;
@@ -171,25 +172,45 @@ char *persist_edit(const char *src, int max_rblock, int *rblock)
 		return NULL;
 	}
 
-	/* unroll: each row loop runs once at r0_offset = 0 */
+	/* the body from the first row loop to the function's end: kept as it
+	 * was under "else", and unrolled (each row loop once at r0_offset = 0)
+	 * under "if R0_BLOCK >= N" */
+	size_t first_loop = 0, end = in.n;
+	while (first_loop < in.n && !row_loop(in.v[first_loop]))
+		first_loop++;
+	for (size_t i = first_loop + 1; i < in.n; i++)
+		if (!blank(in.v[i]) && indent_of(in.v[i]) == 0) {
+			end = i;
+			break;
+		}
 	struct lines out = { 0 };
+	for (size_t i = 0; i < first_loop; i++)
+		lines_add(&out, xstrdup(in.v[i]));
+	lines_add(&out, xasprintf("    if R0_BLOCK >= %ld:", numel));
+	size_t unrolled_from = out.n;
 	int in_loop = 0;
-	for (size_t i = 0; i < in.n; i++) {
+	for (size_t i = first_loop; i < end; i++) {
 		char *s = in.v[i];
 		if (row_loop(s)) {
-			lines_add(&out, xstrdup("    r0_offset = 0"));
+			lines_add(&out, xstrdup("        r0_offset = 0"));
 			in_loop = 1;
 			continue;
 		}
 		if (in_loop && !blank(s) && indent_of(s) < 8)
 			in_loop = 0;
-		if (in_loop && indent_of(s) >= 8)
-			lines_add(&out, xstrdup(s + 4));
+		if (blank(s))
+			lines_add(&out, xstrdup(""));
+		else if (in_loop)
+			lines_add(&out, xstrdup(s)); /* out of its loop, into the branch: same indent */
 		else
-			lines_add(&out, xstrdup(s));
-		if (i == numel_line)
-			lines_add(&out, xasprintf("    tl.static_assert(R0_BLOCK >= %ld)", numel));
+			lines_add(&out, xasprintf("    %s", s));
 	}
+	size_t unrolled_to = out.n;
+	lines_add(&out, xstrdup("    else:"));
+	for (size_t i = first_loop; i < end; i++)
+		lines_add(&out, blank(in.v[i]) ? xstrdup("") : xasprintf("    %s", in.v[i]));
+	for (size_t i = end; i < in.n; i++)
+		lines_add(&out, xstrdup(in.v[i]));
 
 	/* the row read once: later loads of the same address copy the first */
 	struct seen {
@@ -197,7 +218,9 @@ char *persist_edit(const char *src, int max_rblock, int *rblock)
 	} *seen = NULL;
 	size_t nseen = 0, seencap = 0;
 	int reused = 0;
-	for (size_t i = 0; i < out.n; i++) {
+	for (size_t i = 0; i < unrolled_to; i++) {
+		if (i + 1 == unrolled_from)
+			continue; /* the "if" line */
 		char *ptr = store_ptr(out.v[i]);
 		if (ptr) {
 			for (size_t j = 0; j < nseen; j++)
@@ -242,15 +265,7 @@ char *persist_edit(const char *src, int max_rblock, int *rblock)
 
 	struct strbuf sb = STRBUF_INIT;
 	for (size_t i = 0; i < out.n; i++) {
-		const char *s = out.v[i];
-		const char *d = strstr(s, "'dynamic_scale_rblock': True");
-		if (d) {
-			strbuf_add(&sb, s, (size_t)(d - s));
-			strbuf_addstr(&sb, "'dynamic_scale_rblock': False");
-			strbuf_addstr(&sb, d + strlen("'dynamic_scale_rblock': True"));
-		} else {
-			strbuf_addstr(&sb, s);
-		}
+		strbuf_addstr(&sb, out.v[i]);
 		if (i + 1 < out.n)
 			strbuf_addch(&sb, '\n');
 	}

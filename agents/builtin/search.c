@@ -440,7 +440,7 @@ static bool persistent_best(const struct agent_request *req, int best)
 
 /* tuner: coordinate descent around the best passing config, on the best's
  * source where that is an edit (a persistent kernel keeps its block: its
- * static assert wants the whole row, and more rows per program would only
+ * edited branch needs the whole row, and more rows per program would only
  * add registers); NULL when every move was tried */
 static json_t *descent(const struct agent_request *req, int best)
 {

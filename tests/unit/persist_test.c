@@ -56,18 +56,22 @@ int main(void)
 	char *ed = persist_edit(src, 16384, &rb);
 	TAP_OK(ed && rb == 16384, "softmax (two loops over 16384 columns): edited, R0_BLOCK 16384 (%d)", rb);
 	if (ed) {
-		TAP_OK(count(ed, "for r0_offset") == 0 && count(ed, "    r0_offset = 0\n") == 2, "both row loops run once at r0_offset = 0");
-		TAP_OK(count(ed, "tl.load(") == 1 && strstr(ed, "\n    tmp4 = tmp0\n"),
-		       "the second loop's load of the row is the first's value: one load left");
-		TAP_OK(strstr(ed, "    r0_numel = 16384\n    tl.static_assert(R0_BLOCK >= 16384)\n") != NULL,
-		       "a config with a smaller block does not build");
-		TAP_OK(strstr(ed, "'dynamic_scale_rblock': False") && !strstr(ed, "'dynamic_scale_rblock': True"),
-		       "Inductor may not halve the block behind the edit's back");
-		TAP_OK(strstr(ed, "\n    tl.store(out_ptr2 + (r0_1 + 16384*x0), tmp7, r0_mask)") != NULL,
-		       "the store moved out of its loop, unchanged");
+		const char *br = strstr(ed, "    if R0_BLOCK >= 16384:\n"), *el = br ? strstr(br, "\n    else:\n") : NULL;
+		TAP_OK(br && el, "a compile-time branch on the block: the edit under \"if\", Inductor's loops under \"else\"");
+		char *top = br && el ? xstrndup(br, (size_t)(el - br)) : xstrdup("");
+		TAP_OK(count(top, "for r0_offset") == 0 && count(top, "        r0_offset = 0\n") == 2,
+		       "first branch: both row loops run once at r0_offset = 0");
+		TAP_OK(count(top, "tl.load(") == 1 && strstr(top, "\n        tmp4 = tmp0\n"),
+		       "first branch: the second loop's load of the row is the first's value: one load left");
+		TAP_OK(strstr(top, "\n        tl.store(out_ptr2 + (r0_1 + 16384*x0), tmp7, r0_mask)") != NULL,
+		       "first branch: the store, out of its loop, unchanged");
+		TAP_OK(el && count(el, "        for r0_offset in tl.range(0, r0_numel, R0_BLOCK):\n") == 2 && count(el, "tl.load(") == 2,
+		       "second branch: Inductor's two loops and two loads, one level in");
 		TAP_OK(strstr(ed, "def triton_red_fused__softmax_exp_prepare_softmax_online_sub_0(in_ptr0, out_ptr2, xnumel, r0_numel, "
-				  "XBLOCK : tl.constexpr, R0_BLOCK : tl.constexpr):") != NULL,
-		       "name and signature unchanged");
+				  "XBLOCK : tl.constexpr, R0_BLOCK : tl.constexpr):") != NULL &&
+		       strstr(ed, "@triton_heuristics.reduction(") != NULL,
+		       "name, signature and decorator unchanged");
+		free(top);
 		save("softmax", ed);
 	}
 	TAP_OK(persist_edit(src, 8192, &rb) == NULL, "a row longer than the cap: no edit");
@@ -78,9 +82,9 @@ int main(void)
 	ed = persist_edit(src, 16384, &rb);
 	TAP_OK(ed && rb == 4096, "rmsnorm (bf16 rows of 4096): edited, R0_BLOCK 4096");
 	if (ed) {
-		TAP_OK(strstr(ed, "\n    tmp6 = tmp0\n") && count(ed, "tl.load(in_ptr0") == 1,
-		       "x is read once (its cast to float32 included)");
-		TAP_OK(count(ed, "tl.load(in_ptr1") == 1, "the weight, read once anyway, stays a load");
+		TAP_OK(strstr(ed, "\n        tmp6 = tmp0\n") && count(ed, "tl.load(in_ptr0") == 3,
+		       "x is read once in the first branch (its cast to float32 included), twice in Inductor's");
+		TAP_OK(count(ed, "tl.load(in_ptr1") == 2, "the weight, read once anyway, stays a load in both");
 		save("rmsnorm", ed);
 	}
 	free(ed);
@@ -88,7 +92,8 @@ int main(void)
 
 	src = fixture("layernorm");
 	ed = persist_edit(src, 16384, &rb);
-	TAP_OK(ed && rb == 4096 && count(ed, "tl.load(in_ptr0") == 1, "layernorm: edited, x read once");
+	TAP_OK(ed && rb == 4096 && strstr(ed, "\n        tmp8 = tmp0\n") && count(ed, "tl.load(in_ptr0") == 3,
+	       "layernorm: edited, x read once in the first branch");
 	save("layernorm", ed);
 	free(ed);
 	free(src);
