@@ -143,7 +143,7 @@ static struct dag_model *add_model(struct dag *d, const struct kopt_model *m)
 		rule_key_gates(&dm->gates_key, m->gates);
 	dm->agent_fp = m->agents ? agent_fingerprint(m->agents) : xstrdup("builtin-default");
 	dm->nmv = m->nvariants;
-	dm->mvs = xcalloc(m->nvariants + 1, sizeof *dm->mvs); /* + the agents' own */
+	dm->mvs = xcalloc(m->nvariants + 2, sizeof *dm->mvs); /* + the agents' own */
 	dm->stitch = new_node(d, DAG_STITCH, xstrdup(m->name));
 	dm->stitch->model = dm;
 	for (size_t v = 0; v < m->nvariants; v++)
@@ -282,8 +282,9 @@ void dag_free(struct dag *d)
 			hash_key_release(&mv->variant_key);
 		}
 		free(dm->mvs);
-		if (dm->nmv > dm->spec->nvariants)
-			free(dm->auto_variant.aten_fallback);
+		for (size_t a = 0; a + dm->spec->nvariants < dm->nmv; a++)
+			if (dm->auto_variants[a].naten_fallback)
+				free(dm->auto_variants[a].aten_fallback);
 		hash_key_release(&dm->gates_key);
 		free(dm->agent_fp);
 		free(dm->file_error);
@@ -473,6 +474,10 @@ size_t dag_expand(struct dag *d, struct dag_mv *mv)
 			}
 		}
 		kopt_hash ident;
+		if (nf == 4 && strcmp(f[0], "cudnn") == 0) {
+			mv->cudnn_share = strtod(f[1], NULL);
+			continue;
+		}
 		if (nf == 4 && strcmp(f[0], "eager") == 0) {
 			mv->eager_known = true;
 			mv->eager_ratio = strcmp(f[1], "-") == 0 ? NAN : strtod(f[1], NULL);
@@ -535,6 +540,27 @@ size_t dag_expand(struct dag *d, struct dag_mv *mv)
 	return added;
 }
 
+/* a variant of the agents' own, after the declared ones and any other */
+static size_t add_auto(struct dag *d, struct dag_model *dm, const struct kopt_variant *v)
+{
+	struct kopt_variant *av = &dm->auto_variants[dm->nmv - dm->spec->nvariants];
+	*av = *v;
+	size_t first_node = d->nnodes;
+	add_mv(d, dm, dm->nmv, av);
+	dm->nmv++;
+	for (size_t i = first_node; i < d->nnodes; i++)
+		announce(d, d->all[i]);
+	return d->nnodes - first_node;
+}
+
+static bool declares(const struct kopt_model *m, const char *name)
+{
+	for (size_t v = 0; v < m->nvariants; v++)
+		if (strcmp(m->variants[v].name, name) == 0)
+			return true;
+	return false;
+}
+
 size_t dag_expand_space(struct dag *d, struct dag_model *dm)
 {
 	const struct kopt_model *m = dm->spec;
@@ -547,12 +573,9 @@ size_t dag_expand_space(struct dag *d, struct dag_model *dm)
 	dm->space_done = true;
 	if ((m->agents && !m->agents->auto_variants) || m->kind != KOPT_MODEL_TORCH)
 		return 0;
-	static const char name[] = RULE_AUTO_VARIANT;
-	for (size_t v = 0; v < n; v++)
-		if (strcmp(m->variants[v].name, name) == 0)
-			return 0; /* the spec has one of that name */
 	double gamma = m->gates ? m->gates->gamma : 1.03;
 	json_t *ops = NULL;
+	double cudnn = 0;
 	bool known = true;
 	for (size_t v = 0; v < n; v++)
 		known &= dm->mvs[v].eager_known;
@@ -562,10 +585,12 @@ size_t dag_expand_space(struct dag *d, struct dag_model *dm)
 			ratio[v] = dm->mvs[v].eager_ratio;
 		ops = rule_space_pick_lines(m, ratio, n, dm->mvs[0].eager_ops, gamma);
 		free(ratio);
-	} else { /* profiles cached before the summary had the line */
+		cudnn = dm->mvs[0].cudnn_share;
+	} else { /* profiles cached before the summary had the lines */
 		const json_t **meas = xcalloc(n, sizeof *meas);
-		/* the first profile alone settles most models: parse the rest only then */
 		meas[0] = json_object_get(dag_result(d, dm->mvs[0].profile), "meas");
+		cudnn = rule_cudnn_share(meas[0]);
+		/* the first profile alone settles most models: parse the rest only then */
 		json_t *first = rule_space_pick(m, meas, 1, gamma);
 		if (first) {
 			for (size_t v = 1; v < n; v++)
@@ -575,23 +600,29 @@ size_t dag_expand_space(struct dag *d, struct dag_model *dm)
 		}
 		free(meas);
 	}
-	if (!ops)
-		return 0;
-	/* the first variant's compile options, those ops kept out of Inductor */
-	struct kopt_variant *av = &dm->auto_variant;
-	*av = m->variants[0];
-	av->name = dag_strdup(d, name);
-	av->naten_fallback = json_array_size(ops);
-	av->aten_fallback = xcalloc(av->naten_fallback, sizeof *av->aten_fallback);
-	for (size_t i = 0; i < av->naten_fallback; i++)
-		av->aten_fallback[i] = dag_strdup(d, json_string_value(json_array_get(ops, i)));
+	size_t added = 0;
+	if (ops && !declares(m, RULE_AUTO_VARIANT)) {
+		/* the first variant's compile options, those ops kept out of Inductor */
+		struct kopt_variant v = m->variants[0];
+		v.name = dag_strdup(d, RULE_AUTO_VARIANT);
+		v.naten_fallback = json_array_size(ops);
+		v.aten_fallback = xcalloc(v.naten_fallback, sizeof *v.aten_fallback);
+		for (size_t i = 0; i < v.naten_fallback; i++)
+			v.aten_fallback[i] = dag_strdup(d, json_string_value(json_array_get(ops, i)));
+		added += add_auto(d, dm, &v);
+	}
 	json_decref(ops);
-	size_t first_node = d->nnodes;
-	add_mv(d, dm, dm->nmv, av);
-	dm->nmv++;
-	for (size_t i = first_node; i < d->nnodes; i++)
-		announce(d, d->all[i]);
-	return d->nnodes - first_node;
+	bool benchmarked = false;
+	for (size_t v = 0; v < n; v++)
+		benchmarked |= m->variants[v].cudnn_benchmark;
+	if (cudnn >= RULE_CUDNN_SHARE && !benchmarked && !declares(m, RULE_CUDNN_VARIANT)) {
+		/* the first variant's, cuDNN's algorithms benchmarked at each shape */
+		struct kopt_variant v = m->variants[0];
+		v.name = dag_strdup(d, RULE_CUDNN_VARIANT);
+		v.cudnn_benchmark = true;
+		added += add_auto(d, dm, &v);
+	}
+	return added;
 }
 
 void dag_kernel_info(struct dag *d, struct dag_kernel *k)

@@ -98,6 +98,7 @@ struct dag_mv {
 	bool eager_known;           /* the summary's "eager" line was read: */
 	double eager_ratio;         /*   compiled over eager (NAN: not run) */
 	const char *eager_ops;      /*   distinctive ATen ops, "a,b" or "-" (in summary) */
+	double cudnn_share;         /* the summary's "cudnn" line: share of device time */
 };
 
 struct dag_model {
@@ -106,7 +107,7 @@ struct dag_model {
 	char *file_error;           /* why it cannot be read, or NULL */
 	struct dag_mv *mvs;         /* the declared variants, then the agents' own */
 	size_t nmv;
-	struct kopt_variant auto_variant; /* the agents' own variant, when nmv says so */
+	struct kopt_variant auto_variants[2]; /* the agents' own: nmv - spec->nvariants of them */
 	bool space_done;            /* dag_expand_space() has decided */
 	struct dag_node *stitch;
 	struct hash_key gates_key;  /* the gates' key ingredients, serialized once */
@@ -154,8 +155,11 @@ size_t dag_expand(struct dag *d, struct dag_mv *mv);
  * The implementation-space level, once every declared variant of dm has
  * its profile: where eager beats each of them by gamma, the agents add a
  * variant of their own, "aten-auto" (the first variant plus ATen fallbacks
- * for the hot kernels' ops), with its capture and profile; the stitch races
- * it with the rest. Returns the number of nodes added (0 or 2).
+ * for the hot kernels' ops); where torch's cuDNN calls take a quarter of
+ * the first variant's device time or more and no variant benchmarks them,
+ * "cudnn-auto" (the first variant with cudnn.benchmark on). Each comes with
+ * its capture and profile; the stitch races them with the rest. Returns
+ * the number of nodes added.
  */
 size_t dag_expand_space(struct dag *d, struct dag_model *dm);
 /* fills a kernel's heuristic, source hash, config and profile row (parses

@@ -406,14 +406,34 @@ json_t *rule_space_pick(const struct kopt_model *m, const json_t *const *meas, s
 	return r;
 }
 
+double rule_cudnn_share(const json_t *profile_meas)
+{
+	double dev = rule_num(profile_meas, "device_ns_per_call"), ns = 0;
+	size_t i;
+	json_t *c;
+	json_array_foreach(json_object_get(json_object_get(profile_meas, "vendor"), "calls"), i, c) {
+		const char *lib = json_string_value(json_object_get(c, "lib"));
+		double t = rule_num(c, "torch_ns");
+		json_int_t count = json_integer_value(json_object_get(c, "count"));
+		if (lib && strcmp(lib, "cuDNN") == 0 && !isnan(t) && t > 0)
+			ns += t * (double)(count > 0 ? count : 1);
+	}
+	if (isnan(dev) || dev <= 0)
+		return 0;
+	return ns / dev < 1 ? ns / dev : 1;
+}
+
 char *rule_space_line(const json_t *profile_meas)
 {
 	double cn, en, r = eager_ratio(profile_meas, &cn, &en);
-	if (isnan(r))
-		return xstrdup("eager\t-\t-\t-\n"); /* known: no side-by-side run */
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addf(&sb, "cudnn\t%.6g\t-\t-\n", rule_cudnn_share(profile_meas));
+	if (isnan(r)) {
+		strbuf_addstr(&sb, "eager\t-\t-\t-\n"); /* known: no side-by-side run */
+		return strbuf_detach(&sb);
+	}
 	json_t *ops = space_ops(profile_meas), *op;
 	size_t i;
-	struct strbuf sb = STRBUF_INIT;
 	strbuf_addf(&sb, "eager\t%.9g\t-\t", r);
 	json_array_foreach(ops, i, op)
 		strbuf_addf(&sb, "%s%s", i ? "," : "", json_string_value(op));

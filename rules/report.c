@@ -208,6 +208,15 @@ static void draw_roof(FILE *f, void *c)
 	svg_roofline(f, x->title, x->pts, x->n, x->peak);
 }
 
+/* the name of the agents' ATen-fallback variant of dm, or NULL */
+static const char *auto_aten(const struct dag_model *dm)
+{
+	for (size_t v = dm->spec->nvariants; v < dm->nmv; v++)
+		if (strcmp(dm->mvs[v].variant->name, RULE_AUTO_VARIANT) == 0)
+			return RULE_AUTO_VARIANT;
+	return NULL;
+}
+
 static int report_start(struct rule_run *run)
 {
 	struct dag_node *n = run->node;
@@ -273,7 +282,7 @@ static int report_start(struct rule_run *run)
 		json_t *p0 = (json_t *)meas[0];
 		size_t ndecl = dm->spec->nvariants < dm->nmv ? dm->spec->nvariants : dm->nmv;
 		rule_space_rows(&smd, dm->spec, meas, ndecl, gates ? gates->gamma : 1.03,
-				dm->nmv > dm->spec->nvariants ? dm->auto_variant.name : NULL);
+				auto_aten(dm));
 		free(meas);
 		if (json_object_get(p0, "eager"))
 			json_object_set(o, "eager", json_object_get(p0, "eager"));

@@ -90,7 +90,9 @@ void rule_vendor_rows(struct strbuf *md, const char *label, const json_t *calls,
  * or the declared variant that eager does not beat. Returns whether it
  * wrote a row. */
 extern const char rule_space_header[];
-#define RULE_AUTO_VARIANT "aten-auto" /* the name of the agents' own variant */
+#define RULE_AUTO_VARIANT "aten-auto"   /* the agents' own variants: ATen fallbacks */
+#define RULE_CUDNN_VARIANT "cudnn-auto" /*   and cudnn.benchmark */
+#define RULE_CUDNN_SHARE 0.25           /* of device time in cuDNN calls: worth benchmarking */
 int rule_space_rows(struct strbuf *md, const struct kopt_model *m, const json_t *const *meas, size_t n,
 		    double gamma, const char *auto_name);
 /* The agents' implementation-space choice (dag_expand_space): the ATen ops
@@ -106,6 +108,10 @@ json_t *rule_space_pick(const struct kopt_model *m, const json_t *const *meas, s
  * side-by-side run; the distinctive ops, comma-separated, or "-"), which
  * dag_expand() keeps per variant; ops0 is the first variant's. */
 char *rule_space_line(const json_t *profile_meas);
+/* The share of a profile's device time that torch's cuDNN calls take
+ * (vendor calls, runtime/python/kopt/vendor.py); 0 without any. The
+ * summary carries it too, as "cudnn\tSHARE\t-\t-" (rule_space_line). */
+double rule_cudnn_share(const json_t *profile_meas);
 json_t *rule_space_pick_lines(const struct kopt_model *m, const double *ratio, size_t n, const char *ops0,
 			      double gamma);
 

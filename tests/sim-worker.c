@@ -29,6 +29,10 @@
  *                               compiled (the profile's side-by-side run),
  *                               and so does any variant with ATen fallbacks
  *   # sim: fast VARIANT          VARIANT's compiled code runs 3x faster
+ *   # sim: conv                 the vendor kernel is a cuDNN convolution (half
+ *                               the device time, in the profile's vendor
+ *                               calls), and variants with cudnn_benchmark run
+ *                               1.25x faster
  * Profile rows name ATen ops: aten._softmax for reductions, aten.add for
  * pointwise kernels.
  * Environment:
@@ -174,6 +178,8 @@ static double variant_speed(const struct model *m, const json_t *variant)
 	double f = eager_factor(m);
 	if (f > 0 && json_array_size(json_object_get(variant, "aten_fallback")))
 		return f;
+	if (strstr(m->text, "# sim: conv\n") && json_is_true(json_object_get(variant, "cudnn_benchmark")))
+		return 1.25;
 	const char *name = json_string_value(json_object_get(variant, "name"));
 	return name && wants(m, "fast", name) ? 3.0 : 1.0;
 }
@@ -250,6 +256,10 @@ static json_t *profile(const struct model *m)
 		"frac_peak"));
 	json_t *r = json_pack("{s:i, s:f, s:f, s:f, s:o}", "calls", 20, "model_ns_per_call", model_ns(m),
 			      "device_ns_per_call", dev, "peak_copy_gbps", 4300.0, "kernels", ks);
+	if (strstr(m->text, "# sim: conv\n"))
+		json_object_set_new(r, "vendor", json_pack("{s:[{s:s, s:s, s:s, s:i, s:f}]}", "calls", "lib", "cuDNN",
+							   "op", "convolution", "shape", "simulated", "count", 1,
+							   "torch_ns", 0.5 * dev));
 	double f = eager_factor(m);
 	if (f > 0)
 		json_object_set_new(r, "eager", json_pack("{s:i, s:f, s:f}", "calls", 10, "compiled_ns", model_ns(m),

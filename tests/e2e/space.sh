@@ -6,7 +6,10 @@
 # "aten-auto" (the hot kernels' ATen ops kept out of Inductor) after the
 # profiles, races it with the rest and keeps it when it wins; where a
 # declared variant beats eager, or the agents say auto_variants = false,
-# nothing is added. A second build does no worker work. Prints TAP.
+# nothing is added. "# sim: conv" puts half the device time in a cuDNN
+# convolution, and variants with cudnn_benchmark run 1.25x faster: the
+# build adds "cudnn-auto" unless a declared variant benchmarks already.
+# A second build does no worker work. Prints TAP.
 set -eu
 
 . "$top_srcdir/tests/e2e/sim-env.sh" space
@@ -17,6 +20,9 @@ mk pooled '# sim: eager 2\n'
 mk tuned '# sim: eager 2\n# sim: fast autotune\n'
 mk manual '# sim: eager 2\n'
 mk plain ''
+mk convnet '# sim: conv\n'
+mk convbench '# sim: conv\n'
+mk both '# sim: eager 2\n# sim: conv\n'
 cat > test.kopt <<SPEC
 device sim { gpus = 1  timeout = 30s }
 agents default { budget = 2  hot = 0.05  seed = 1  backend = builtin }
@@ -35,7 +41,14 @@ model tuned {
 }
 model manual { source = "models/manual.py"  agents = manual }
 model plain { source = "models/plain.py" }
-target all = [pooled, tuned, manual, plain]
+model convnet { source = "models/convnet.py" }
+model convbench {
+  source = "models/convbench.py"
+  variant default { }
+  variant bench { cudnn_benchmark = true }
+}
+model both { source = "models/both.py" }
+target all = [pooled, tuned, manual, plain, convnet, convbench, both]
 default all
 SPEC
 
@@ -58,6 +71,13 @@ check "... and the report names that variant" "grep -q '| tuned |.*variant .auto
 check "auto_variants = false: nothing added, the report suggests the variant to declare" \
 	"! grep -q '^capture manual aten-auto' sim.log && grep -q '| manual |.*try .variant aten' kopt-out/all/report.md"
 check "eager not faster: nothing added" "! grep -q '^capture plain aten-auto' sim.log"
+check "cuDNN calls half the device time: the agents capture and profile cudnn-auto" \
+	"grep -q '^capture convnet cudnn-auto' sim.log && grep -q '^profile convnet cudnn-auto' sim.log"
+check "... and its 1.25x wins the race" "grep -q '\"name\": \"cudnn-auto\"' kopt-out/convnet/substitutions.json && grep -q '\"cudnn_benchmark\": true' kopt-out/convnet/substitutions.json"
+check "a declared variant that benchmarks cuDNN already: nothing added" "! grep -q '^capture convbench cudnn-auto' sim.log"
+check "both reasons: both variants, raced together" \
+	"grep -q '^capture both aten-auto' sim.log && grep -q '^capture both cudnn-auto' sim.log && grep -q '^| aten-auto |' kopt-out/both/report.md && grep -q '^| cudnn-auto |' kopt-out/both/report.md"
+check "no cuDNN calls: no cudnn-auto" "! grep -q '^capture plain cudnn-auto' sim.log && ! grep -q '^capture pooled cudnn-auto' sim.log"
 : > sim.log
 "$KOPTMAKE" > out2 2> err2 || { cat err2 >&2; true; }
 check "a second build does no worker work" "[ ! -s sim.log ] && grep -q 'nothing to do' out2 err2"

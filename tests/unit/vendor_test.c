@@ -93,7 +93,8 @@ int main(void)
 
 	/* the same decision from the profile summaries' "eager" lines */
 	char *line = rule_space_line(pm);
-	TAP_IS_STR(line, "eager\t2.17858835\t-\taten.avg_pool2d\n", "summary line: ratio and the distinctive ops");
+	TAP_IS_STR(line, "cudnn\t0\t-\t-\neager\t2.17858835\t-\taten.avg_pool2d\n",
+		   "summary lines: no cuDNN; the eager ratio and the distinctive ops");
 	free(line);
 	double r1[] = { 735840.0 / 337760.0 };
 	ops = rule_space_pick_lines(&m, r1, 1, "aten.avg_pool2d", 1.03);
@@ -114,9 +115,18 @@ int main(void)
 	TAP_OK(rule_space_pick_lines(&m, r3, 2, "-", 1.03) == NULL, "... no op: nothing added");
 	json_t *noe = json_pack("{s:[]}", "rows");
 	line = rule_space_line(noe);
-	TAP_IS_STR(line, "eager\t-\t-\t-\n", "summary line of a profile without an eager run");
+	TAP_IS_STR(line, "cudnn\t0\t-\t-\neager\t-\t-\t-\n", "summary lines of a profile without an eager run");
 	free(line);
 	json_decref(noe);
+	/* conv2d_relu on the H200: torch's cuDNN convolution 2107 us of a 2318 us call */
+	json_t *conv = json_pack("{s:f, s:{s:[{s:s, s:f, s:i}, {s:s, s:f, s:i}]}}", "device_ns_per_call", 2318309.0,
+				 "vendor", "calls", "lib", "cuDNN", "torch_ns", 2107252.0, "count", 1, "lib", "cuBLASLt",
+				 "torch_ns", 100000.0, "count", 1);
+	TAP_OK(fabs(rule_cudnn_share(conv) - 2107252.0 / 2318309.0) < 1e-9, "cuDNN share: torch's cuDNN calls only (0.909)");
+	line = rule_space_line(conv);
+	TAP_OK(strncmp(line, "cudnn\t0.908961\t-\t-\n", 19) == 0, "... in the summary: %.19s", line);
+	free(line);
+	json_decref(conv);
 	m.variants = &dflt;
 	m.nvariants = 1;
 
