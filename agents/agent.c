@@ -354,8 +354,10 @@ char *agent_fingerprint(const struct kopt_agents *cfg)
 				    rc->llm.temperature, rc->llm.max_tokens);
 		}
 	}
-	/* the tuner's random jumps follow the seed */
-	strbuf_addf(&s, "search-v1;seed=%llu", (unsigned long long)cfg->seed);
+	/* the built-in search's version (v2: the persistent edit, first in the
+	 * reduction plan; descent on a source edit), and the seed, which the
+	 * tuner's random jumps follow */
+	strbuf_addf(&s, "%s;seed=%llu", AGENT_BUILTIN_VERSION, (unsigned long long)cfg->seed);
 	return strbuf_detach(&s);
 }
 

@@ -24,6 +24,10 @@
 
 #include "../lang/spec.h"
 
+/* bump when the built-in agents propose differently for the same inputs:
+ * it is part of every proposal's key (agent_fingerprint) */
+#define AGENT_BUILTIN_VERSION "search-v2"
+
 /* the kernel being optimized */
 struct agent_kernel {
 	const char *model;          /* model name */

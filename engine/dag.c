@@ -141,7 +141,7 @@ static struct dag_model *add_model(struct dag *d, const struct kopt_model *m)
 	hash_key_init_bare(&dm->gates_key);
 	if (m->gates)
 		rule_key_gates(&dm->gates_key, m->gates);
-	dm->agent_fp = m->agents ? agent_fingerprint(m->agents) : xstrdup("builtin-default");
+	dm->agent_fp = m->agents ? agent_fingerprint(m->agents) : xstrdup("builtin-default;" AGENT_BUILTIN_VERSION);
 	dm->nmv = m->nvariants;
 	dm->mvs = xcalloc(m->nvariants + 2, sizeof *dm->mvs); /* + the agents' own */
 	dm->stitch = new_node(d, DAG_STITCH, xstrdup(m->name));
