@@ -39,4 +39,13 @@ SPEC
 done
 check "the results are the same on 1, 2, 4 and 8 GPUs" \
 	"cmp -s $tmp/g1/kopt-out/all/report.json $tmp/g2/kopt-out/all/report.json && cmp -s $tmp/g1/kopt-out/all/report.json $tmp/g4/kopt-out/all/report.json && cmp -s $tmp/g1/kopt-out/all/report.json $tmp/g8/kopt-out/all/report.json"
+for g in 2 4 8; do
+	"$top_srcdir/bench/compare-runs" "$tmp/g1" "$tmp/g$g" > "$tmp/cmp$g" 2>&1 && r=0 || r=$?
+	check "bench/compare-runs: $g GPUs give the one-GPU run's result ($(tail -1 "$tmp/cmp$g"))" "[ $r -eq 0 ] && tail -1 $tmp/cmp$g | grep -q 'same result: 8 of 8 models'"
+done
+# and it tells a different choice apart: another variant for one model
+sed -i 's/"name": "default"/"name": "other"/' "$tmp/g2/kopt-out/all_models/a/substitutions.json"
+"$top_srcdir/bench/compare-runs" "$tmp/g1" "$tmp/g2" > "$tmp/cmpx" 2>&1 && r=0 || r=$?
+changed=$(grep -c '^| all_models/a | no |' "$tmp/cmpx" || true)
+check "bench/compare-runs tells a changed choice apart (exit $r)" "[ $r -eq 1 ] && [ $changed -eq 1 ] && tail -1 $tmp/cmpx | grep -q '7 of 8'"
 echo "1..$n"
