@@ -22,21 +22,6 @@
 
 #include <jansson.h>
 
-static int ant_add_message(json_t *msgs, const char *role, const char *text, const char *what,
-			   struct strbuf *err)
-{
-	json_t *s = json_string(text);
-	if (!s) {
-		strbuf_addf(err, "llm: anthropic: the %s is not valid UTF-8", what);
-		return -1;
-	}
-	json_t *m = json_object();
-	json_object_set_new(m, "role", json_string(role));
-	json_object_set_new(m, "content", s);
-	json_array_append_new(msgs, m);
-	return 0;
-}
-
 static int ant_build(const struct kopt_llm *cfg, const struct llm_request *req, long max_tokens,
 		     struct strbuf *body, struct strbuf *err)
 {
@@ -45,32 +30,16 @@ static int ant_build(const struct kopt_llm *cfg, const struct llm_request *req, 
 
 	json_object_set_new(root, "model", json_string(cfg->model ? cfg->model : ""));
 	json_object_set_new(root, "max_tokens", json_integer(max_tokens));
-	if (req->system) {
-		json_t *s = json_string(req->system);
-		if (!s) {
-			strbuf_addstr(err, "llm: anthropic: the system prompt is not valid UTF-8");
-			json_decref(msgs);
-			goto out;
-		}
-		json_object_set_new(root, "system", s);
+	if (req->system && llm_json_text(root, "system", req->system, "anthropic", "system prompt", err) < 0) {
+		json_decref(msgs);
+		goto out;
 	}
 	if (cfg->temperature >= 0)
 		json_object_set_new(root, "temperature", json_real(cfg->temperature));
 	json_object_set_new(root, "messages", msgs);
-	for (size_t i = 0; i < req->nturns; i++) {
-		const struct llm_turn *t = &req->turns[i];
-		if (ant_add_message(msgs, t->role == LLM_ASSISTANT ? "assistant" : "user",
-				    t->text ? t->text : "", "text of an earlier turn", err) < 0)
-			goto out;
-	}
-	if (ant_add_message(msgs, "user", req->user, "user prompt", err) < 0)
+	if (llm_json_turns(msgs, req, "anthropic", err) < 0)
 		goto out;
-
-	char *s = json_dumps(root, JSON_COMPACT);
-	if (!s)
-		kopt_die("out of memory encoding a request");
-	strbuf_addstr(body, s);
-	free(s);
+	llm_json_body(root, body);
 	rc = 0;
 out:
 	json_decref(root);

@@ -167,6 +167,52 @@ void llm_excerpt(struct strbuf *out, const char *s, size_t len, size_t max)
 
 #include <jansson.h>
 
+int llm_json_text(json_t *obj, const char *key, const char *text, const char *provider,
+		  const char *what, struct strbuf *err)
+{
+	json_t *s = json_string(text);
+	if (!s) {
+		strbuf_addf(err, "llm: %s: the %s is not valid UTF-8", provider, what);
+		return -1;
+	}
+	json_object_set_new(obj, key, s);
+	return 0;
+}
+
+int llm_json_message(json_t *msgs, const char *role, const char *text, const char *provider,
+		     const char *what, struct strbuf *err)
+{
+	json_t *m = json_object();
+	json_object_set_new(m, "role", json_string(role));
+	if (llm_json_text(m, "content", text, provider, what, err) < 0) {
+		json_decref(m);
+		return -1;
+	}
+	json_array_append_new(msgs, m);
+	return 0;
+}
+
+int llm_json_turns(json_t *msgs, const struct llm_request *req, const char *provider,
+		   struct strbuf *err)
+{
+	for (size_t i = 0; i < req->nturns; i++) {
+		const struct llm_turn *t = &req->turns[i];
+		if (llm_json_message(msgs, t->role == LLM_ASSISTANT ? "assistant" : "user", t->text ? t->text : "",
+				      provider, "text of an earlier turn", err) < 0)
+			return -1;
+	}
+	return llm_json_message(msgs, "user", req->user, provider, "user prompt", err);
+}
+
+void llm_json_body(const json_t *root, struct strbuf *body)
+{
+	char *s = json_dumps(root, JSON_COMPACT);
+	if (!s)
+		kopt_die("out of memory encoding a request");
+	strbuf_addstr(body, s);
+	free(s);
+}
+
 size_t llm_error_message(const char *body, size_t len, struct strbuf *msg)
 {
 	size_t before = msg->len;

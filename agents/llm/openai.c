@@ -21,31 +21,6 @@
 
 #include <jansson.h>
 
-static int oai_set_text(json_t *obj, const char *key, const char *text, const char *what,
-			struct strbuf *err)
-{
-	json_t *s = json_string(text);
-	if (!s) {
-		strbuf_addf(err, "llm: openai: the %s is not valid UTF-8", what);
-		return -1;
-	}
-	json_object_set_new(obj, key, s);
-	return 0;
-}
-
-static int oai_add_message(json_t *msgs, const char *role, const char *text, const char *what,
-			   struct strbuf *err)
-{
-	json_t *m = json_object();
-	json_object_set_new(m, "role", json_string(role));
-	if (oai_set_text(m, "content", text, what, err) < 0) {
-		json_decref(m);
-		return -1;
-	}
-	json_array_append_new(msgs, m);
-	return 0;
-}
-
 static int oai_build(const struct kopt_llm *cfg, const struct llm_request *req, long max_tokens,
 		     struct strbuf *body, struct strbuf *err)
 {
@@ -54,15 +29,9 @@ static int oai_build(const struct kopt_llm *cfg, const struct llm_request *req, 
 
 	json_object_set_new(root, "model", json_string(cfg->model ? cfg->model : ""));
 	json_object_set_new(root, "messages", msgs);
-	if (req->system && oai_add_message(msgs, "system", req->system, "system prompt", err) < 0)
+	if (req->system && llm_json_message(msgs, "system", req->system, "openai", "system prompt", err) < 0)
 		goto out;
-	for (size_t i = 0; i < req->nturns; i++) {
-		const struct llm_turn *t = &req->turns[i];
-		if (oai_add_message(msgs, t->role == LLM_ASSISTANT ? "assistant" : "user",
-				    t->text ? t->text : "", "text of an earlier turn", err) < 0)
-			goto out;
-	}
-	if (oai_add_message(msgs, "user", req->user, "user prompt", err) < 0)
+	if (llm_json_turns(msgs, req, "openai", err) < 0)
 		goto out;
 	bool openai_proper = !cfg->url || strstr(cfg->url, "api.openai.com");
 	json_object_set_new(root, openai_proper ? "max_completion_tokens" : "max_tokens",
@@ -71,11 +40,7 @@ static int oai_build(const struct kopt_llm *cfg, const struct llm_request *req, 
 		json_object_set_new(root, "temperature", json_real(cfg->temperature));
 	json_object_set_new(root, "stream", json_false());
 
-	char *s = json_dumps(root, JSON_COMPACT);
-	if (!s)
-		kopt_die("out of memory encoding a request");
-	strbuf_addstr(body, s);
-	free(s);
+	llm_json_body(root, body);
 	rc = 0;
 out:
 	json_decref(root);
