@@ -26,7 +26,7 @@
 
 /* bump when the built-in agents propose differently for the same inputs:
  * it is part of every proposal's key (agent_fingerprint) */
-#define AGENT_BUILTIN_VERSION "search-v2"
+#define AGENT_BUILTIN_VERSION "search-v3"
 
 /* the kernel being optimized */
 struct agent_kernel {

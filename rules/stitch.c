@@ -52,6 +52,7 @@ struct stitch_priv {
 	size_t nw;
 	struct vres *vr;
 	json_t *counts;
+	json_t *alone;      /* kernels the agents made no candidate for: [{kernel, variant, reason}] */
 };
 
 static int stitch_key(struct dag *d, struct dag_node *n, struct hash_key *k, char **why)
@@ -102,13 +103,32 @@ static void collect(struct rule_run *run, struct dag_mv *mv, struct stitch_priv 
 	}
 }
 
+/* why the agents made no candidate for k, or NULL when they made one */
+static const char *no_candidate_reason(struct rule_run *run, const struct dag_kernel *k)
+{
+	const char *why = NULL;
+	for (int i = 0; i < k->n; i++) {
+		json_t *pr = dag_result(run->dag, k->propose[i]);
+		if (!json_is_true(json_object_get(json_object_get(pr, "stable"), "none")))
+			return NULL;
+		if (!why)
+			why = json_string_value(json_object_get(json_object_get(pr, "meas"), "reason"));
+	}
+	return k->n > 0 ? (why ? why : "no reason given") : NULL;
+}
+
 static void count_verdicts(struct rule_run *run, struct stitch_priv *p)
 {
 	p->counts = json_object();
+	p->alone = json_array();
 	struct dag_model *dm = run->node->model;
 	for (size_t v = 0; v < dm->nmv; v++)
 		for (size_t ki = 0; ki < dm->mvs[v].nkernels; ki++) {
 			struct dag_kernel *k = &dm->mvs[v].kernels[ki];
+			const char *why = no_candidate_reason(run, k);
+			if (why)
+				json_array_append_new(p->alone, json_pack("{s:s, s:s, s:s}", "kernel", k->name,
+									  "variant", dm->mvs[v].variant->name, "reason", why));
 			for (int i = 0; i < k->n; i++) {
 				json_t *vr = dag_result(run->dag, k->verify[i]);
 				json_t *st = json_object_get(vr, "stable");
@@ -296,6 +316,7 @@ static int finish(struct rule_run *run, struct stitch_priv *p)
 	num_or_null(run->meas, "opt_ns", optimized ? opt : base);
 	num_or_null(run->meas, "speedup", optimized ? speedup : (isnan(base) ? NAN : 1.0));
 	json_object_set(run->meas, "verdicts", p->counts);
+	json_object_set(run->meas, "no_candidates", p->alone);
 	json_t *vars = json_array();
 	for (size_t v = 0; v < dm->nmv; v++) {
 		json_t *o = json_pack("{s:s, s:s, s:s, s:i}", "name", dm->mvs[v].variant->name, "verdict",
@@ -387,6 +408,13 @@ static int finish(struct rule_run *run, struct stitch_priv *p)
 	json_object_foreach(p->counts, gk, gv)
 		strbuf_addf(&md, " %s %lld;", gk, (long long)json_integer_value(gv));
 	strbuf_addch(&md, '\n');
+	if (json_array_size(p->alone)) {
+		strbuf_addstr(&md, "\nKernels without candidates:\n\n");
+		json_array_foreach(p->alone, i, w)
+			strbuf_addf(&md, "- %s (variant %s): %s\n", json_string_value(json_object_get(w, "kernel")),
+				    json_string_value(json_object_get(w, "variant")),
+				    json_string_value(json_object_get(w, "reason")));
+	}
 	rel = xasprintf("%s/report.md", dir);
 	if (rule_output(run, rel, md.buf, md.len) < 0)
 		r = -1;
@@ -414,11 +442,12 @@ static void stitch_release(struct rule_run *run)
 	free(p->race_ns);
 	free(p->race_error);
 	json_decref(p->counts);
+	json_decref(p->alone);
 	free(p);
 	run->priv = NULL;
 }
 
 const struct rule rule_stitch = {
-	.name = "stitch", .version = 4, .worker = true, .timing = true,
+	.name = "stitch", .version = 5, .worker = true, .timing = true,
 	.key = stitch_key, .start = stitch_start, .reply = stitch_reply, .release = stitch_release,
 };

@@ -2,7 +2,7 @@
  * agents/builtin/search.c: the built-in agents, the default: offline and
  * deterministic for a seed.
  *
- *   analyst   reads the kernel's profile row: a kernel already at 90% or
+ *   analyst   reads the kernel's profile row: a kernel already at 97% or
  *             more of the copy bandwidth is left alone (no candidates, and
  *             the reason says so); otherwise a one-line diagnosis.
  *   planner   ranks the strategies for this kind of kernel: a prior order
@@ -39,7 +39,14 @@
 
 #include "../../common/util.h"
 
-#define LEAVE_ALONE 0.90 /* fraction of the copy bandwidth */
+/*
+ * Left alone at this fraction of the copy bandwidth: 1/gamma, so below it a
+ * kernel can still pass the performance gate without beating the copy.
+ * Measured on the H200, 90% was too low: RMS norm's kernel read 88-92% of
+ * torch's copy bandwidth (it varies from GPU to GPU) and a launch config
+ * made it 1.13x faster, to 100-105%; torch's copy kernel is not the roof.
+ */
+#define LEAVE_ALONE 0.97
 #define OVERSTATED 1.05 /* above it, argument bytes are not the traffic */
 #define MAX_PERSISTENT_RBLOCK 16384 /* a row of 64 KiB of float32 in registers */
 
