@@ -57,6 +57,11 @@ check "fresh build profiles every model" "[ $(ops profile) -eq 3 ]"
 nverify=$(ops verify)
 check "fresh build verifies candidates ($nverify)" "[ $nverify -gt 0 ]"
 check "outputs per model" "[ -f kopt-out/softmax/substitutions.json ] && [ -f kopt-out/softmax/output_code.py ] && [ -f kopt-out/softmax/profile.md ]"
+# the simulated worker caps kernels at 98% of the copy bandwidth: the analyst leaves those alone
+alone=$(cat kopt-out/softmax/report.md kopt-out/grp/g1/report.md kopt-out/grp/g2/report.md |
+	grep -c '^- triton_.*: analyst: memory-bound and already at 98% of the copy bandwidth: left alone$' || true)
+check "a model report lists its kernels without candidates and the analyst's reason ($alone)" \
+	"[ $alone -ge 1 ] && grep -q '^Kernels without candidates:' kopt-out/softmax/report.md kopt-out/grp/g1/report.md kopt-out/grp/g2/report.md"
 
 "$KOPTMAKE" -n > out 2> err
 check "null build: 0 steps would run" "[ \"\$(cat out)\" = '0 steps would run' ]"
