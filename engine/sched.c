@@ -163,6 +163,18 @@ static void explain_print(struct sched *s, struct dag_node *n)
 		n->why ? n->why : "stale");
 }
 
+/* n would run (a dry run or a plan): count it, list it under -n, settle it */
+static void would_run(struct sched *s, struct dag_node *n)
+{
+	n->flags |= DAG_WOULD;
+	s->nwould++;
+	if (s->mode == SCHED_DRY) {
+		printf("%s %s\n", dag_kind_names[n->kind], n->path);
+		explain_print(s, n);
+	}
+	settle(s, n);
+}
+
 /* why a node with a key (or none) is stale */
 static char *stale_reason(struct sched *s, struct dag_node *n, bool corrupt_restore)
 {
@@ -223,13 +235,8 @@ static void evaluate(struct sched *s, struct dag_node *n)
 			dag_describe(dep, &sb);
 			strbuf_addstr(&sb, " will run first");
 			n->why = strbuf_detach(&sb);
-			n->flags |= DAG_WOULD | DAG_STALE;
-			s->nwould++;
-			if (s->mode == SCHED_DRY) {
-				printf("%s %s\n", dag_kind_names[n->kind], n->path);
-				explain_print(s, n);
-			}
-			settle(s, n);
+			n->flags |= DAG_STALE;
+			would_run(s, n);
 			return;
 		}
 	}
@@ -295,13 +302,7 @@ static void evaluate(struct sched *s, struct dag_node *n)
 	free(nokey);
 	s->hk = hk;
 	if (s->mode != SCHED_BUILD) {
-		n->flags |= DAG_WOULD;
-		s->nwould++;
-		if (s->mode == SCHED_DRY) {
-			printf("%s %s\n", dag_kind_names[n->kind], n->path);
-			explain_print(s, n);
-		}
-		settle(s, n);
+		would_run(s, n);
 		return;
 	}
 	explain_print(s, n);
