@@ -133,5 +133,40 @@ ok(all(c["torch_kernels"] and all(K.classify(k, set()) == "vendor" for k in c["t
        for c in timed), "vendor: torch's own kernels are recorded for each call", [c["torch_kernels"] for c in timed])
 ok(all(a["ok"] for c in timed for a in c["algos"]), "vendor: every algorithm run matched torch's result")
 
+# The output code captured for cross_entropy's max-autotune variant on the
+# H200 (2026-11-29): the text of every module Inductor loaded while compiling,
+# joined. Two kernel modules (loaded to benchmark a kernel) came before the
+# output module, and the kernels were looked up there: no launch config.
+import re  # noqa: E402
+import types  # noqa: E402
+
+with open(os.path.join(FIX, "output-cross_entropy-autotune.py")) as f:
+    texts = f.read().split("\n# ---- next graph ----\n")
+
+
+def fake_module(i, text):
+    """A module with the globals the text defines at top level (no triton here to run it)."""
+    m = types.ModuleType(f"m{i}")
+    for name in re.findall(r"^(?:def |class )?(\w+)(?: = |\(|:)", text, re.M):
+        setattr(m, name, object())
+    if re.search(r"^call = ", text, re.M):
+        m.call = lambda args: None
+    m.text = text
+    return m
+
+
+mods = [fake_module(i, t) for i, t in enumerate(texts)]
+outs = K.output_modules(mods)
+ok(len(mods) == 4 and [mods.index(m) for m in outs] == [2],
+   "max-autotune: of 4 modules loaded, the output module (the third) is kept", [mods.index(m) for m in outs])
+kept = [d.name for m in outs for d in K.split(m.text)]
+ok(kept == ["triton_red_fused_prepare_softmax_online_0", "triton_red_fused__log_softmax_nll_loss_forward_sub_1",
+            "triton_per_fused__log_softmax_nll_loss_forward_sub_2"],
+   "max-autotune: the output module declares the model's 3 kernels", kept)
+shadow = [k for k in kept if any(hasattr(m, k) for m in mods[:2])]
+ok(shadow == kept[:2], "max-autotune: the two looped reductions are also defined by modules loaded before it", shadow)
+nocall = [types.ModuleType("a"), types.ModuleType("b")]
+ok(K.output_modules(nocall) == nocall, "no module with call(): all are kept")
+
 print(f"1..{n}")
 sys.exit(1 if failed else 0)

@@ -150,6 +150,7 @@ def compile_problem(problem: Problem, variant: dict, reset: bool = True) -> Comp
         c.run(problem.inputs(0))
         torch.cuda.synchronize()
     c.compile_s = time.perf_counter() - t0
+    c.modules = K.output_modules(c.modules)
     codes = []
     for m in c.modules:
         path = getattr(m, "__file__", None)

@@ -68,6 +68,16 @@ def aten_ops(output_code: str) -> dict[str, list[str]]:
     return out
 
 
+def output_modules(modules: list) -> list:
+    """Of the modules Inductor loaded while compiling, its output code: the
+    ones with a callable ``call``. Under max-autotune Inductor also loads one
+    module per kernel it benchmarks, each defining a kernel object of the same
+    name that never runs in the model; looking kernels up there gave no
+    launch config and no argument bytes. All of them when none has ``call``."""
+    out = [m for m in modules if callable(getattr(m, "call", None))]
+    return out or list(modules)
+
+
 def jit_kernels(module) -> list[KernelDecl]:
     """The @triton.jit kernels a standalone Triton file defines."""
     import inspect
