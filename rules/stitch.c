@@ -15,6 +15,17 @@
  * baseline), the winners' identities and the verdict counts per gate (they
  * follow from the verifies' stable parts, and the report shows them).
  * Measurements: times, speedup, per-variant attempts.
+ *
+ * Replies are remembered. The key follows every verify, so raising the
+ * budget re-keys the stitch even where no new candidate beat the old
+ * winners; measuring again would cost the GPU minutes the first stitch did
+ * and could only move the choice by noise. So each worker request is hashed
+ * with the captures it stands on (a "stitch-memo" entry in the action map,
+ * the reply an object); a request seen before is answered from there, and
+ * the rule's decisions run on the remembered numbers. What the request
+ * holds (model, variant, winners' sources and configs, seed, gates) is all
+ * a stitch measures, so a new winner or gate is a new request. -B measures
+ * again; -t gc forgets the memos (their entries are no step's).
  */
 #include <config.h>
 
@@ -23,7 +34,11 @@
 #include <string.h>
 
 #include "../gates/gates.h"
+#include "../engine/cache.h"
+#include "../engine/engine.h"
 #include "rules.h"
+
+#define STITCH_VERSION 6 /* the rule's version, and its memos' */
 
 struct winner {
 	const char *kernel;
@@ -53,6 +68,8 @@ struct stitch_priv {
 	struct vres *vr;
 	json_t *counts;
 	json_t *alone;      /* kernels the agents made no candidate for: [{kernel, variant, reason}] */
+	kopt_hash pending;  /* the memo key of the request out */
+	int sent, replayed; /* requests sent to the worker, answered from the memo */
 };
 
 static int stitch_key(struct dag *d, struct dag_node *n, struct hash_key *k, char **why)
@@ -142,6 +159,8 @@ static void count_verdicts(struct rule_run *run, struct stitch_priv *p)
 		}
 }
 
+static int replay(struct rule_run *run, int st);
+
 static int send_current(struct rule_run *run, struct stitch_priv *p)
 {
 	const struct kopt_model *m = run->node->model->spec;
@@ -174,7 +193,7 @@ static int stitch_start(struct rule_run *run)
 	p->vr = xcalloc(dm->nmv, sizeof *p->vr);
 	count_verdicts(run, p);
 	collect(run, &dm->mvs[0], p);
-	return send_current(run, p);
+	return replay(run, send_current(run, p));
 }
 
 static int finish(struct rule_run *run, struct stitch_priv *p);
@@ -201,7 +220,7 @@ static int send_race(struct rule_run *run, struct stitch_priv *p)
 	return RULE_SEND;
 }
 
-static int stitch_reply(struct rule_run *run, json_t *res)
+static int handle_reply(struct rule_run *run, json_t *res)
 {
 	struct stitch_priv *p = run->priv;
 	if (p->racing) {
@@ -264,6 +283,91 @@ static int stitch_reply(struct rule_run *run, json_t *res)
 	if (run->node->model->nmv > 1)
 		return send_race(run, p);
 	return finish(run, p);
+}
+
+/* the memo key of a request: the request and the captures it stands on */
+static kopt_hash memo_key(struct rule_run *run, const json_t *req)
+{
+	struct hash_key k;
+	hash_key_init(&k, "stitch-memo", STITCH_VERSION);
+	for (uint32_t i = 0; i < run->node->ndeps; i++)
+		if (run->node->deps[i]->kind == DAG_CAPTURE)
+			rule_key_input(&k, run->node->deps[i]);
+	char *js = json_dumps(req, JSON_COMPACT | JSON_SORT_KEYS);
+	hash_key_str(&k, "request", js ? js : "");
+	free(js);
+	kopt_hash h = hash_key_final(&k);
+	hash_key_release(&k);
+	return h;
+}
+
+/* the remembered reply to the request with memo key h, or NULL */
+static json_t *memo_get(struct rule_run *run, kopt_hash h)
+{
+	struct cache_entry *e = cache_get(run->dag->cache, h);
+	if (!e)
+		return NULL;
+	json_t *man = json_loadb(e->json, e->len, 0, NULL);
+	const char *hex = json_string_value(json_object_get(json_object_get(man, "objects"), "reply"));
+	kopt_hash oh;
+	struct strbuf sb = STRBUF_INIT;
+	json_t *rep = NULL;
+	if (hex && hash_parse(hex, &oh) == 0 && cache_object_get(run->dag->cache, oh, &sb) == 0)
+		rep = json_loadb(sb.buf, sb.len, 0, NULL);
+	strbuf_release(&sb);
+	json_decref(man);
+	if (rep && !json_is_object(rep)) {
+		json_decref(rep);
+		rep = NULL;
+	}
+	return rep;
+}
+
+/* remembers a reply; a reply that says it could not measure is not kept */
+static void memo_put(struct rule_run *run, kopt_hash h, const json_t *res)
+{
+	if (json_object_get(res, "error"))
+		return;
+	char *js = json_dumps(res, JSON_COMPACT | JSON_SORT_KEYS);
+	kopt_hash oh;
+	if (js && cache_object_put(run->dag->cache, js, strlen(js), &oh) == 0) {
+		char hex[HASH_HEX];
+		hash_hex(oh, hex);
+		json_t *man = json_pack("{s:s, s:s, s:{}, s:{}, s:{s:s}}", "kind", "stitch-memo", "path",
+					run->node->path, "stable", "meas", "objects", "reply", hex);
+		char *ms = json_dumps(man, JSON_COMPACT);
+		kopt_hash zero = { 0, 0 };
+		if (ms)
+			cache_put(run->dag->cache, h, zero, ms); /* a memo lost is a stitch measured again */
+		free(ms);
+		json_decref(man);
+	}
+	free(js);
+}
+
+/* sends the request out, or answers it from the memo and goes on */
+static int replay(struct rule_run *run, int st)
+{
+	struct stitch_priv *p = run->priv;
+	while (st == RULE_SEND) {
+		kopt_hash h = memo_key(run, run->request);
+		json_t *rep = run->dag->opts && run->dag->opts->force ? NULL : memo_get(run, h);
+		if (!rep) {
+			p->pending = h;
+			p->sent++;
+			return RULE_SEND;
+		}
+		p->replayed++;
+		st = handle_reply(run, rep);
+		json_decref(rep);
+	}
+	return st;
+}
+
+static int stitch_reply(struct rule_run *run, json_t *res)
+{
+	memo_put(run, ((struct stitch_priv *)run->priv)->pending, res);
+	return replay(run, handle_reply(run, res));
 }
 
 static void num_or_null(json_t *o, const char *k, double v)
@@ -333,6 +437,7 @@ static int finish(struct rule_run *run, struct stitch_priv *p)
 	json_object_set_new(run->meas, "variants", vars);
 	if (p->race_error)
 		json_object_set_new(run->meas, "race_error", json_string(p->race_error));
+	json_object_set_new(run->meas, "requests", json_pack("{s:i, s:i}", "sent", p->sent, "replayed", p->replayed));
 
 	const char *dir = rule_model_dir(m);
 	/* substitutions.json: Inductor kernel source hash -> optimized source/config */
@@ -389,6 +494,10 @@ static int finish(struct rule_run *run, struct stitch_priv *p)
 	else if (p->race_error)
 		strbuf_addf(&md, "The variants could not be raced side by side (%s): each variant's times are its own "
 				 "stitch's, measured apart.\n\n", p->race_error);
+	if (p->replayed)
+		strbuf_addf(&md, "Measurements remembered: %d of this stitch's %d worker requests were the same as in an "
+				 "earlier run (same winners, variants and gates) and kept its numbers; `koptmake -B` measures "
+				 "again.\n\n", p->replayed, p->replayed + p->sent);
 	strbuf_addstr(&md, "| variant | stitch | baseline (us) | optimized (us) | attempts | reason |\n| --- | --- | ---: | ---: | ---: | --- |\n");
 	for (size_t v = 0; v < dm->nmv; v++)
 		strbuf_addf(&md, "| %s | %s | %.3f | %.3f | %d | %s |\n", dm->mvs[v].variant->name,
@@ -448,6 +557,6 @@ static void stitch_release(struct rule_run *run)
 }
 
 const struct rule rule_stitch = {
-	.name = "stitch", .version = 5, .worker = true, .timing = true,
+	.name = "stitch", .version = STITCH_VERSION, .worker = true, .timing = true,
 	.key = stitch_key, .start = stitch_start, .reply = stitch_reply, .release = stitch_release,
 };

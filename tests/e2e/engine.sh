@@ -94,6 +94,29 @@ check "-t gc frees unreachable entries" "grep -q 'gc: removed [1-9]' out"
 build
 check "after clean and gc: outputs back, nothing ran" "[ -f kopt-out/all/report.json ] && [ ! -s sim.log ]"
 
+# nothing can pass at gamma 1.6 (the simulated speedups reach 1.5x): a
+# higher budget re-keys every stitch, but their requests (no winners, the
+# same gates) are the last run's, so the stitches measure nothing again
+BUDGET=8 GAMMA=1.6 spec
+build
+check "gamma 1.6: the stitches measure (no memo for these gates yet)" "[ $(ops stitch) -eq 3 ]"
+verdicts() { sed -n 's/^Verdicts of all candidates:.* perf \([0-9]*\);.*$/\1/p' kopt-out/softmax/report.md; }
+v8=$(verdicts)
+BUDGET=16 GAMMA=1.6 spec
+build
+nst=$(grep -c '\] stitch ' out || true)
+check "budget 8 -> 16, no new winner: $nst stitches ran, none sent the worker a request" \
+	"[ $nst -eq 3 ] && [ $(ops verify) -gt 0 ] && [ $(ops stitch) -eq 0 ] && [ $(ops race) -eq 0 ]"
+v16=$(verdicts)
+check "the remembered stitch's report counts the new verdicts ($v8 -> $v16) and says what it kept" \
+	"[ -n \"$v8\" ] && [ \"$v16\" -gt \"$v8\" ] && grep -q '^Measurements remembered: 1 of this stitch.s 1 worker requests' kopt-out/softmax/report.md"
+build -B
+check "-B measures the stitches again" "[ $(ops stitch) -eq 3 ] && ! grep -q '^Measurements remembered' kopt-out/softmax/report.md"
+"$KOPTMAKE" -t gc > out 2> err
+BUDGET=24 GAMMA=1.6 spec
+build
+check "-t gc forgets the memos" "[ $(ops stitch) -eq 3 ]"
+
 printf '# sim: crash capture\n' >> models/g2.py
 set +e
 build -k
