@@ -69,7 +69,9 @@ struct stitch_priv {
 	json_t *counts;
 	json_t *alone;      /* kernels the agents made no candidate for: [{kernel, variant, reason}] */
 	kopt_hash pending;  /* the memo key of the request out */
+	double t_sent;      /* when it went out */
 	int sent, replayed; /* requests sent to the worker, answered from the memo */
+	double replayed_s;  /* the worker seconds the remembered requests took when measured */
 };
 
 static int stitch_key(struct dag *d, struct dag_node *n, struct hash_key *k, char **why)
@@ -301,13 +303,15 @@ static kopt_hash memo_key(struct rule_run *run, const json_t *req)
 	return h;
 }
 
-/* the remembered reply to the request with memo key h, or NULL */
-static json_t *memo_get(struct rule_run *run, kopt_hash h)
+/* the remembered reply to the request with memo key h, or NULL; *secs:
+ * the worker time it took */
+static json_t *memo_get(struct rule_run *run, kopt_hash h, double *secs)
 {
 	struct cache_entry *e = cache_get(run->dag->cache, h);
 	if (!e)
 		return NULL;
 	json_t *man = json_loadb(e->json, e->len, 0, NULL);
+	*secs = rule_num(json_object_get(man, "meas"), "worker_s");
 	const char *hex = json_string_value(json_object_get(json_object_get(man, "objects"), "reply"));
 	kopt_hash oh;
 	struct strbuf sb = STRBUF_INIT;
@@ -324,7 +328,7 @@ static json_t *memo_get(struct rule_run *run, kopt_hash h)
 }
 
 /* remembers a reply; a reply that says it could not measure is not kept */
-static void memo_put(struct rule_run *run, kopt_hash h, const json_t *res)
+static void memo_put(struct rule_run *run, kopt_hash h, const json_t *res, double secs)
 {
 	if (json_object_get(res, "error"))
 		return;
@@ -333,8 +337,8 @@ static void memo_put(struct rule_run *run, kopt_hash h, const json_t *res)
 	if (js && cache_object_put(run->dag->cache, js, strlen(js), &oh) == 0) {
 		char hex[HASH_HEX];
 		hash_hex(oh, hex);
-		json_t *man = json_pack("{s:s, s:s, s:{}, s:{}, s:{s:s}}", "kind", "stitch-memo", "path",
-					run->node->path, "stable", "meas", "objects", "reply", hex);
+		json_t *man = json_pack("{s:s, s:s, s:{}, s:{s:f}, s:{s:s}}", "kind", "stitch-memo", "path",
+					run->node->path, "stable", "meas", "worker_s", secs, "objects", "reply", hex);
 		char *ms = json_dumps(man, JSON_COMPACT);
 		kopt_hash zero = { 0, 0 };
 		if (ms)
@@ -351,13 +355,16 @@ static int replay(struct rule_run *run, int st)
 	struct stitch_priv *p = run->priv;
 	while (st == RULE_SEND) {
 		kopt_hash h = memo_key(run, run->request);
-		json_t *rep = run->dag->opts && run->dag->opts->force ? NULL : memo_get(run, h);
+		double secs = NAN;
+		json_t *rep = run->dag->opts && run->dag->opts->force ? NULL : memo_get(run, h, &secs);
 		if (!rep) {
 			p->pending = h;
+			p->t_sent = kopt_now();
 			p->sent++;
 			return RULE_SEND;
 		}
 		p->replayed++;
+		p->replayed_s += isnan(secs) ? 0 : secs;
 		st = handle_reply(run, rep);
 		json_decref(rep);
 	}
@@ -366,7 +373,8 @@ static int replay(struct rule_run *run, int st)
 
 static int stitch_reply(struct rule_run *run, json_t *res)
 {
-	memo_put(run, ((struct stitch_priv *)run->priv)->pending, res);
+	struct stitch_priv *p = run->priv;
+	memo_put(run, p->pending, res, kopt_now() - p->t_sent);
 	return replay(run, handle_reply(run, res));
 }
 
@@ -437,7 +445,10 @@ static int finish(struct rule_run *run, struct stitch_priv *p)
 	json_object_set_new(run->meas, "variants", vars);
 	if (p->race_error)
 		json_object_set_new(run->meas, "race_error", json_string(p->race_error));
-	json_object_set_new(run->meas, "requests", json_pack("{s:i, s:i}", "sent", p->sent, "replayed", p->replayed));
+	/* replayed_s: the remembered requests' worker time, which the model's
+	 * GPU-minutes go on counting (rules/report.c) */
+	json_object_set_new(run->meas, "requests", json_pack("{s:i, s:i, s:f}", "sent", p->sent, "replayed",
+							       p->replayed, "replayed_s", p->replayed_s));
 
 	const char *dir = rule_model_dir(m);
 	/* substitutions.json: Inductor kernel source hash -> optimized source/config */

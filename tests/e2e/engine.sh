@@ -98,7 +98,7 @@ check "after clean and gc: outputs back, nothing ran" "[ -f kopt-out/all/report.
 # higher budget re-keys every stitch, but their requests (no winners, the
 # same gates) are the last run's, so the stitches measure nothing again
 BUDGET=8 GAMMA=1.6 spec
-build
+KOPT_SIM_DELAY_MS=150 build
 check "gamma 1.6: the stitches measure (no memo for these gates yet)" "[ $(ops stitch) -eq 3 ]"
 verdicts() { sed -n 's/^Verdicts of all candidates:.* perf \([0-9]*\);.*$/\1/p' kopt-out/softmax/report.md; }
 v8=$(verdicts)
@@ -110,6 +110,10 @@ check "budget 8 -> 16, no new winner: $nst stitches ran, none sent the worker a 
 v16=$(verdicts)
 check "the remembered stitch's report counts the new verdicts ($v8 -> $v16) and says what it kept" \
 	"[ -n \"$v8\" ] && [ \"$v16\" -gt \"$v8\" ] && grep -q '^Measurements remembered: 1 of this stitch.s 1 worker requests' kopt-out/softmax/report.md"
+# the model's GPU-minutes go on counting the remembered requests' worker time
+replayed_s=$(grep '"kind":"stitch","path":"softmax"' .kopt/actions | tail -1 | sed -n 's/.*"replayed_s":\([0-9.e+-]*\).*/\1/p')
+check "the remembered stitch keeps its measured worker time ($replayed_s s)" \
+	"awk 'BEGIN { exit !(\"$replayed_s\" + 0 >= 0.15) }'"
 build -B
 check "-B measures the stitches again" "[ $(ops stitch) -eq 3 ] && ! grep -q '^Measurements remembered' kopt-out/softmax/report.md"
 "$KOPTMAKE" -t gc > out 2> err
