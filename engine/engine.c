@@ -374,6 +374,15 @@ static int tool_why_steps(const kopt_spec *spec, const struct engine_opts *o, ch
 				       json_string_value(json_object_get(v, "reason")));
 			json_array_foreach(json_object_get(st, "winners"), i, v)
 				printf("  winner %s\n", json_string_value(json_object_get(v, "kernel")));
+			/* kept out of report.md: a build resumed after a kill answers
+			 * from the memo what the killed one measured, with the same
+			 * result, and its outputs must read the same */
+			json_t *rq = json_object_get(me, "requests");
+			if (rq)
+				printf("  worker requests        %lld measured, %lld answered from an earlier run's "
+				       "(same winners, variants and gates; -B measures again)\n",
+				       (long long)json_integer_value(json_object_get(rq, "sent")),
+				       (long long)json_integer_value(json_object_get(rq, "replayed")));
 		} else {
 			char *js = json_dumps(r, JSON_INDENT(2) | JSON_SORT_KEYS);
 			printf("%s %s:\n%s\n", dag_kind_names[n->kind], n->path, js);

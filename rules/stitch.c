@@ -25,7 +25,10 @@
  * the rule's decisions run on the remembered numbers. What the request
  * holds (model, variant, winners' sources and configs, seed, gates) is all
  * a stitch measures, so a new winner or gate is a new request. -B measures
- * again; -t gc forgets the memos (their entries are no step's).
+ * again; -t gc forgets the memos (their entries are no step's). How many
+ * requests were answered so is a measurement (-t why), not in report.md: a
+ * build resumed after a kill answers from the memo what the killed build
+ * measured, and writes the same outputs as a build never killed.
  */
 #include <config.h>
 
@@ -505,10 +508,6 @@ static int finish(struct rule_run *run, struct stitch_priv *p)
 	else if (p->race_error)
 		strbuf_addf(&md, "The variants could not be raced side by side (%s): each variant's times are its own "
 				 "stitch's, measured apart.\n\n", p->race_error);
-	if (p->replayed)
-		strbuf_addf(&md, "Measurements remembered: %d of this stitch's %d worker requests were the same as in an "
-				 "earlier run (same winners, variants and gates) and kept its numbers; `koptmake -B` measures "
-				 "again.\n\n", p->replayed, p->replayed + p->sent);
 	strbuf_addstr(&md, "| variant | stitch | baseline (us) | optimized (us) | attempts | reason |\n| --- | --- | ---: | ---: | ---: | --- |\n");
 	for (size_t v = 0; v < dm->nmv; v++)
 		strbuf_addf(&md, "| %s | %s | %.3f | %.3f | %d | %s |\n", dm->mvs[v].variant->name,

@@ -108,14 +108,17 @@ nst=$(grep -c '\] stitch ' out || true)
 check "budget 8 -> 16, no new winner: $nst stitches ran, none sent the worker a request" \
 	"[ $nst -eq 3 ] && [ $(ops verify) -gt 0 ] && [ $(ops stitch) -eq 0 ] && [ $(ops race) -eq 0 ]"
 v16=$(verdicts)
-check "the remembered stitch's report counts the new verdicts ($v8 -> $v16) and says what it kept" \
-	"[ -n \"$v8\" ] && [ \"$v16\" -gt \"$v8\" ] && grep -q '^Measurements remembered: 1 of this stitch.s 1 worker requests' kopt-out/softmax/report.md"
+check "the remembered stitch's report counts the new verdicts ($v8 -> $v16)" "[ -n \"$v8\" ] && [ \"$v16\" -gt \"$v8\" ]"
+"$KOPTMAKE" -t why stitch softmax > why 2> err || true
+check "-t why says the stitch's request was answered from the memo" \
+	"grep -q '^  worker requests  *0 measured, 1 answered from an earlier run' why"
 # the model's GPU-minutes go on counting the remembered requests' worker time
 replayed_s=$(grep '"kind":"stitch","path":"softmax"' .kopt/actions | tail -1 | sed -n 's/.*"replayed_s":\([0-9.e+-]*\).*/\1/p')
 check "the remembered stitch keeps its measured worker time ($replayed_s s)" \
 	"awk 'BEGIN { exit !(\"$replayed_s\" + 0 >= 0.15) }'"
 build -B
-check "-B measures the stitches again" "[ $(ops stitch) -eq 3 ] && ! grep -q '^Measurements remembered' kopt-out/softmax/report.md"
+"$KOPTMAKE" -t why stitch softmax > why 2> err || true
+check "-B measures the stitches again" "[ $(ops stitch) -eq 3 ] && grep -q '^  worker requests  *1 measured, 0 answered' why"
 "$KOPTMAKE" -t gc > out 2> err
 BUDGET=24 GAMMA=1.6 spec
 build
