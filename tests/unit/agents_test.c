@@ -335,6 +335,44 @@ int main(void)
 	       "memory: the second spec reaches its best in fewer candidates (%d < %d)", second, first);
 	unlink(mem2);
 	free(mem2);
+
+	/* the reduction's length is a feature: a pooling window's lessons (a
+	 * short reduction) do not rank a long row's plan, as they did on the H200 */
+	struct agent_kernel pool = { "spec1/avgpool", "triton_red_fused_avg_pool2d_0", "reduction",
+				     "def k(in_ptr0, out_ptr0, xnumel, r0_numel, XBLOCK, R0_BLOCK):\n"
+				     "    xnumel = 2214144\n    r0_numel = 121\n    pass\n", cfg2, row2 };
+	struct agent_kernel wide = { "spec2/softmax_wide", "triton_red_fused__softmax_0", "reduction",
+				     "def k(in_ptr0, out_ptr0, xnumel, r0_numel, XBLOCK, R0_BLOCK):\n"
+				     "    xnumel = 4096\n    r0_numel = 32768\n    pass\n", cfg2, row2 };
+	struct agent_kernel rows = wide;
+	rows.source = "def k(in_ptr0, out_ptr0, xnumel, r0_numel, XBLOCK, R0_BLOCK):\n"
+		      "    xnumel = 8192\n    r0_numel = 16384\n    pass\n";
+	char *fp = agent_builtin_features(&pool), *fw = agent_builtin_features(&wide), *fr = agent_builtin_features(&rows);
+	char *fn = agent_builtin_features(&ka);
+	TAP_IS_STR(fp, "reduction/looped/r6/b30", "features: a pooling window of 121 is a short reduction");
+	TAP_IS_STR(fw, "reduction/looped/r14/b30", "features: rows of 32768 are a long one");
+	TAP_IS_STR(fr, fw, "features: rows of 16384 and 32768 share a class");
+	TAP_IS_STR(fn, "reduction/looped/b30", "features: without the source, no length");
+	free(fp);
+	free(fw);
+	free(fr);
+	free(fn);
+	char *mem3 = xasprintf("%s/memory3.jsonl", dir);
+	json_t *before = agent_builtin_plan(&wide, mem3, "spec2.kopt");
+	for (int i = 0; i < 4; i++) {
+		json_t *cand = J("{\"strategy\":\"coder: x-up (XBLOCK=2)\"}");
+		agent_learn(mem3, "spec1.kopt", &pool, cand, true, 1.99);
+		json_decref(cand);
+	}
+	json_t *after = agent_builtin_plan(&wide, mem3, "spec2.kopt");
+	json_t *pooled = agent_builtin_plan(&pool, mem3, "spec2.kopt");
+	TAP_OK(json_equal(before, after), "memory: a pooling kernel's x-up wins leave a long row's plan as it was");
+	TAP_IS_STR(json_string_value(json_array_get(pooled, 0)), "x-up", "memory: and move x-up first for pooling-like kernels");
+	json_decref(before);
+	json_decref(after);
+	json_decref(pooled);
+	unlink(mem3);
+	free(mem3);
 	json_decref(cfg2);
 	json_decref(row2);
 
