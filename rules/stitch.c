@@ -14,7 +14,8 @@
  * gates. Stable part: the chosen variant, the verdict (optimized or
  * baseline), the winners' identities and the verdict counts per gate (they
  * follow from the verifies' stable parts, and the report shows them).
- * Measurements: times, speedup, per-variant attempts.
+ * Measurements: times, speedup, per-variant attempts. report.md ends with
+ * every candidate of every kernel: strategy, verdict, kernel speedup, why.
  *
  * Replies are remembered. The key follows every verify, so raising the
  * budget re-keys the stitch even where no new candidate beat the old
@@ -41,7 +42,10 @@
 #include "../engine/engine.h"
 #include "rules.h"
 
-#define STITCH_VERSION 6 /* the rule's version, and its memos' */
+#define STITCH_VERSION 7
+/* the memos' own version: bump it when the worker's stitch or race changes
+ * what it measures, not when the rule only writes its outputs otherwise */
+#define STITCH_MEMO_VERSION 1
 
 struct winner {
 	const char *kernel;
@@ -294,7 +298,7 @@ static int handle_reply(struct rule_run *run, json_t *res)
 static kopt_hash memo_key(struct rule_run *run, const json_t *req)
 {
 	struct hash_key k;
-	hash_key_init(&k, "stitch-memo", STITCH_VERSION);
+	hash_key_init(&k, "stitch-memo", STITCH_MEMO_VERSION);
 	for (uint32_t i = 0; i < run->node->ndeps; i++)
 		if (run->node->deps[i]->kind == DAG_CAPTURE)
 			rule_key_input(&k, run->node->deps[i]);
@@ -379,6 +383,70 @@ static int stitch_reply(struct rule_run *run, json_t *res)
 	struct stitch_priv *p = run->priv;
 	memo_put(run, p->pending, res, kopt_now() - p->t_sent);
 	return replay(run, handle_reply(run, res));
+}
+
+/* the model's candidates, kernel by kernel, in the order the agents made
+ * them: what was tried, the verdict and why (each kernel's short-term
+ * memory), and where its best came */
+static void add_candidates(struct rule_run *run, struct strbuf *md)
+{
+	struct dag_model *dm = run->node->model;
+	bool head = false;
+	for (size_t v = 0; v < dm->nmv; v++)
+		for (size_t ki = 0; ki < dm->mvs[v].nkernels; ki++) {
+			struct dag_kernel *k = &dm->mvs[v].kernels[ki];
+			int best = -1, made = 0;
+			double bx = 0;
+			for (int i = 0; i < k->n; i++) {
+				json_t *pr = json_object_get(dag_result(run->dag, k->propose[i]), "stable");
+				if (!pr || json_is_true(json_object_get(pr, "none")))
+					continue;
+				json_t *vr = dag_result(run->dag, k->verify[i]);
+				const char *verdict = json_string_value(json_object_get(json_object_get(vr, "stable"), "verdict"));
+				double x = rule_num(json_object_get(vr, "meas"), "speedup");
+				made++;
+				if (verdict && strcmp(verdict, "pass") == 0 && !isnan(x) && x > bx) {
+					bx = x;
+					best = i;
+				}
+			}
+			if (!made)
+				continue;
+			if (!head) {
+				strbuf_addstr(md, "\n## Candidates\n");
+				head = true;
+			}
+			strbuf_addf(md, "\n%s (variant %s): %d candidate%s, ", k->name, dm->mvs[v].variant->name, made,
+				    made == 1 ? "" : "s");
+			if (best >= 0)
+				strbuf_addf(md, "the best at c%d (%.3fx).\n\n", best, bx);
+			else
+				strbuf_addstr(md, "none passed.\n\n");
+			strbuf_addstr(md, "| # | strategy | verdict | kernel speedup | reason |\n| ---: | --- | --- | ---: | --- |\n");
+			for (int i = 0; i < k->n; i++) {
+				json_t *pr = json_object_get(dag_result(run->dag, k->propose[i]), "stable");
+				if (!pr || json_is_true(json_object_get(pr, "none")))
+					continue;
+				json_t *vr = dag_result(run->dag, k->verify[i]);
+				json_t *st = json_object_get(vr, "stable"), *me = json_object_get(vr, "meas");
+				const char *strat = json_string_value(json_object_get(json_object_get(pr, "candidate"), "strategy"));
+				const char *verdict = json_string_value(json_object_get(st, "verdict"));
+				const char *gate = json_string_value(json_object_get(st, "gate"));
+				const char *why = json_string_value(json_object_get(me, "reason"));
+				double x = rule_num(me, "speedup");
+				strbuf_addf(md, "| %d | %s | %s%s%s | ", i, strat ? strat : "-",
+					    (k->verify[i]->flags & DAG_FAILED) ? "error" : verdict ? verdict : "-",
+					    gate ? " at " : "", gate ? gate : "");
+				if (isnan(x))
+					strbuf_addstr(md, "- | ");
+				else
+					strbuf_addf(md, "%.3fx | ", x);
+				/* a pass's reason is the gates' numbers, in -t why; a table cell is one line */
+				for (const char *c = verdict && strcmp(verdict, "pass") == 0 ? "" : why ? why : ""; *c; c++)
+					strbuf_addch(md, *c == '|' ? '/' : *c == '\n' ? ' ' : *c);
+				strbuf_addstr(md, " |\n");
+			}
+		}
 }
 
 static void num_or_null(json_t *o, const char *k, double v)
@@ -534,6 +602,7 @@ static int finish(struct rule_run *run, struct stitch_priv *p)
 				    json_string_value(json_object_get(w, "variant")),
 				    json_string_value(json_object_get(w, "reason")));
 	}
+	add_candidates(run, &md);
 	rel = xasprintf("%s/report.md", dir);
 	if (rule_output(run, rel, md.buf, md.len) < 0)
 		r = -1;

@@ -63,6 +63,10 @@ alone=$(cat kopt-out/softmax/report.md kopt-out/grp/g1/report.md kopt-out/grp/g2
 check "a model report lists its kernels without candidates and the analyst's reason ($alone)" \
 	"[ $alone -ge 1 ] && grep -q '^Kernels without candidates:' kopt-out/softmax/report.md kopt-out/grp/g1/report.md kopt-out/grp/g2/report.md"
 
+rows=$(grep -c '^| [0-9][0-9]* | ' kopt-out/softmax/report.md || true)
+check "the model report lists each verified candidate ($rows rows, $(grep -c '^verify softmax ' sim.log) verifies)" \
+	"[ $rows -gt 0 ] && [ $rows -eq $(grep -c '^verify softmax ' sim.log) ] && grep -q '^triton_.* candidates*, \(the best at c[0-9]* (\|none passed\)' kopt-out/softmax/report.md"
+
 "$KOPTMAKE" -n > out 2> err
 check "null build: 0 steps would run" "[ \"\$(cat out)\" = '0 steps would run' ]"
 build
