@@ -236,7 +236,7 @@ static int report_start(struct rule_run *run)
 			 "| model | variant | baseline (us) | max-autotune (us) | optimized (us) | speedup | vs max-autotune | verdict | candidates | GPU-minutes |\n"
 			 "| --- | --- | ---: | ---: | ---: | ---: | ---: | --- | --- | ---: |\n", n->target->name);
 	double at_logsum = 0;
-	size_t nat = 0;
+	size_t nat = 0, nbelow = 0; /* models behind their max-autotune variant */
 	struct svg_point *pts = NULL;
 	size_t npts = 0, ptscap = 0;
 	double peak = NAN;
@@ -313,7 +313,8 @@ static int report_start(struct rule_run *run)
 		if (!isnan(at))
 			snprintf(atb, sizeof atb, "%.3f", at / 1000.0);
 		if (!isnan(sp_at))
-			snprintf(ats, sizeof ats, "%.3fx", sp_at);
+			snprintf(ats, sizeof ats, "%.3fx%s", sp_at, sp_at < 1.0 ? " *" : "");
+		nbelow += !isnan(sp_at) && sp_at < 1.0;
 		strbuf_addf(&md, "| %s | %s | %.3f | %s | %.3f | %.3fx | %s | %s | %s | %.1f |\n", s->path,
 			    json_string_value(json_object_get(st, "variant")) ? json_string_value(json_object_get(st, "variant")) : "-",
 			    base / 1000.0, atb, opt / 1000.0, sp, ats,
@@ -327,6 +328,10 @@ static int report_start(struct rule_run *run)
 	strbuf_addf(&md, "\nGeometric mean speedup: %.3fx over %zu models.\n", geo, nm);
 	if (nat)
 		strbuf_addf(&md, "Geometric mean speedup over max-autotune-no-cudagraphs: %.3fx over the %zu models that have that variant.\n", geo_at, nat);
+	if (nbelow)
+		strbuf_addstr(&md, "\n\\* Behind the max-autotune variant by less than gamma: a variant is chosen over an "
+				   "earlier one only when faster by gamma (inside the noise a compile option is no win, and "
+				   "max-autotune compiles slower), so the earlier variant's code is kept.\n");
 	strbuf_addstr(&md, "\n| p | fast_p |\n| ---: | ---: |\n");
 	for (size_t p = 0; p < NP; p++) {
 		char key[16];

@@ -28,7 +28,7 @@
  *   # sim: eager F              the model runs F times faster eagerly than
  *                               compiled (the profile's side-by-side run),
  *                               and so does any variant with ATen fallbacks
- *   # sim: fast VARIANT          VARIANT's compiled code runs 3x faster
+ *   # sim: fast VARIANT [F]      VARIANT's compiled code runs F (default 3) times faster
  *   # sim: conv                 the vendor kernel is a cuDNN convolution (half
  *                               the device time, in the profile's vendor
  *                               calls), and variants with cudnn_benchmark run
@@ -181,7 +181,13 @@ static double variant_speed(const struct model *m, const json_t *variant)
 	if (strstr(m->text, "# sim: conv\n") && json_is_true(json_object_get(variant, "cudnn_benchmark")))
 		return 1.25;
 	const char *name = json_string_value(json_object_get(variant, "name"));
-	return name && wants(m, "fast", name) ? 3.0 : 1.0;
+	if (!name || !wants(m, "fast", name))
+		return 1.0;
+	char pat[64];
+	snprintf(pat, sizeof pat, "# sim: fast %s ", name);
+	const char *p = strstr(m->text, pat);
+	double x = p ? atof(p + strlen(pat)) : 0;
+	return x > 0 ? x : 3.0;
 }
 
 static double weight(const struct model *m, int i)

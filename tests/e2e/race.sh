@@ -53,4 +53,24 @@ check "a host-side skew leaves the report's speedup as it was (steady: $(sp_of .
 	"[ -n \"\$(sp_of . steady)\" ] && [ \"\$(sp_of . steady)\" = \"\$(sp_of skewed steady)\" ]"
 check "stitch reasons say the host time was held at the baseline's" \
 	"grep -q \"host time held at the baseline's\" kopt-out/steady/report.md"
+# A max-autotune variant faster by less than gamma does not replace the
+# first variant; the report marks the model behind it and says why.
+mkdir close && cd close && mkdir models
+printf '# model close\n# sim: fast autotune 1.02\nimport torch\n' > models/close.py
+sed -e 's/gamma = 1.03/gamma = 1.6/' -e '/^model /,$d' ../test.kopt > test.kopt
+cat >> test.kopt <<SPEC
+model close {
+  source = "models/close.py"
+  variant default { }
+  variant autotune { mode = "max-autotune-no-cudagraphs" }
+}
+target all = [close]
+default all
+SPEC
+KOPT_SIM_LOG= "$KOPTMAKE" > out 2> err || { cat err >&2; true; }
+vs_at() { sed '/^## /q' kopt-out/all/report.md | awk -F'|' '$2 ~ "^ close $" { gsub(/^ | $/, "", $8); print $8 }'; }
+check "autotune 2% faster, gamma 1.6: the default stays, marked behind max-autotune ($(vs_at))" \
+	"[ \"\$(vs_at)\" = '0.980x *' ] && grep -q '\"name\": \"default\"' kopt-out/close/substitutions.json"
+check "... and the report says why" "grep -q '^\\\\\* Behind the max-autotune variant by less than gamma' kopt-out/all/report.md"
+cd ..
 echo "1..$n"
