@@ -373,7 +373,12 @@ int agent_learn(const char *memory, const char *scope, const struct agent_kernel
 	size_t n = strcspn(p, " (");
 	char *name = xstrndup(p, n);
 	char *features = agent_builtin_features(k);
-	int rc = memory_append(memory, scope, features, name, pass, speedup);
+	/* a config-only candidate's launch config, in the problem's terms */
+	const json_t *cfg = json_object_get(candidate, "config");
+	const json_t *src = json_object_get(candidate, "source");
+	char *shape = json_is_object(cfg) && (!src || json_is_null(src)) ? agent_builtin_shape(cfg, k->source) : NULL;
+	int rc = memory_append(memory, scope, features, name, shape, pass, speedup);
+	free(shape);
 	free(features);
 	free(name);
 	return rc;

@@ -26,7 +26,7 @@
 
 /* bump when the built-in agents propose differently for the same inputs:
  * it is part of every proposal's key (agent_fingerprint) */
-#define AGENT_BUILTIN_VERSION "search-v3"
+#define AGENT_BUILTIN_VERSION "search-v4"
 
 /* the kernel being optimized */
 struct agent_kernel {
@@ -93,6 +93,11 @@ int agent_learn(const char *memory, const char *scope, const struct agent_kernel
 
 /* the kernel's feature class for the long-term memory, e.g. "reduction/looped/b26". Caller frees. */
 char *agent_builtin_features(const struct agent_kernel *k);
+/* a launch config in the problem's terms, for the long-term memory:
+ * "XBLOCK=1 R0_BLOCK=1/8 num_warps=32 num_stages=1", the reduction block as
+ * a fraction of the reduction's length where source gives it (else as is);
+ * caller frees */
+char *agent_builtin_shape(const json_t *config, const char *source);
 /* analyst: 1 = leave the kernel alone (why says so), 0 = go on (why is the diagnosis) */
 int agent_builtin_analyze(const struct agent_kernel *k, char **why);
 /* planner: strategy names, best first (JSON array, new reference) */

@@ -24,6 +24,24 @@ static struct mem_stat *find(struct memory *m, const char *s)
 	return NULL;
 }
 
+static void count(struct memory *m, const char *key, bool pass, double x)
+{
+	struct mem_stat *st = find(m, key);
+	if (!st) {
+		m->stats = xgrow(m->stats, &m->cap, m->n + 1, sizeof *m->stats);
+		st = &m->stats[m->n++];
+		st->strategy = xstrdup(key);
+		st->tries = st->wins = 0;
+		st->gain = 0;
+	}
+	st->tries++;
+	if (pass) {
+		st->wins++;
+		if (x > 0)
+			st->gain += log(x);
+	}
+}
+
 int memory_load(struct memory *m, const char *path, const char *features, const char *exclude)
 {
 	memset(m, 0, sizeof *m);
@@ -55,19 +73,13 @@ int memory_load(struct memory *m, const char *path, const char *features, const 
 		const char *scope = json_string_value(json_object_get(o, "p"));
 		bool own = exclude && scope && strcmp(scope, exclude) == 0;
 		if (fe && s && v && !own && strcmp(fe, features) == 0) {
-			struct mem_stat *st = find(m, s);
-			if (!st) {
-				m->stats = xgrow(m->stats, &m->cap, m->n + 1, sizeof *m->stats);
-				st = &m->stats[m->n++];
-				st->strategy = xstrdup(s);
-				st->tries = st->wins = 0;
-				st->gain = 0;
-			}
-			st->tries++;
-			if (strcmp(v, "pass") == 0) {
-				st->wins++;
-				if (x > 0)
-					st->gain += log(x);
+			bool pass = strcmp(v, "pass") == 0;
+			count(m, s, pass, x);
+			const char *c = json_string_value(json_object_get(o, "c"));
+			if (c) {
+				char *key = xasprintf("=%s", c);
+				count(m, key, pass, x);
+				free(key);
 			}
 		}
 		json_decref(o);
@@ -90,8 +102,8 @@ const struct mem_stat *memory_get(const struct memory *m, const char *strategy)
 	return find((struct memory *)m, strategy);
 }
 
-int memory_append(const char *path, const char *scope, const char *features, const char *strategy, int pass,
-		  double speedup)
+int memory_append(const char *path, const char *scope, const char *features, const char *strategy,
+		  const char *shape, int pass, double speedup)
 {
 	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0666);
 	if (fd < 0)
@@ -102,6 +114,8 @@ int memory_append(const char *path, const char *scope, const char *features, con
 		strbuf_addstr(&sb, "{\"kopt-memory\":1}\n");
 	json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:f}", "p", scope ? scope : "", "f", features, "s", strategy,
 			      "v", pass ? "pass" : "fail", "x", isfinite(speedup) ? speedup : 0.0);
+	if (shape)
+		json_object_set_new(o, "c", json_string(shape));
 	char *text = json_dumps(o, JSON_COMPACT);
 	strbuf_addstr(&sb, text);
 	strbuf_addch(&sb, '\n');

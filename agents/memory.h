@@ -6,10 +6,17 @@
  * File format (memory.jsonl in the cache folder): a first line
  *   {"kopt-memory":1}
  * then one JSON object a line, appended and flushed one by one:
- *   {"p":"/src/app/Koptfile","f":"reduction/looped/b30","s":"warps-down","v":"pass","x":1.13}
+ *   {"p":"/src/app/Koptfile","f":"reduction/looped/r14/b30","s":"warps-up","v":"pass","x":1.07,
+ *    "c":"XBLOCK=1 R0_BLOCK=1/8 num_warps=32 num_stages=1"}
  * p = the scope that learned it (the spec file), f = the kernel's feature
  * class, s = the strategy, v = pass|fail, x = kernel speedup (0 when not
- * measured). A torn last line is ignored.
+ * measured), c = the candidate's launch config in the problem's terms (the
+ * reduction block as a fraction of the reduction's length), present for
+ * config-only candidates. A torn last line is ignored.
+ *
+ * Loaded stats are kept per strategy name and, for lessons with a shape,
+ * per "=" + shape too: a relative move (r-down) means different configs on
+ * kernels that start from different ones, a shape means the same.
  *
  * A planner reads what other scopes learned, not its own: a spec's plans
  * then do not depend on the order its own steps ran in (a build on 1 or 8
@@ -38,10 +45,10 @@ struct memory {
 int memory_load(struct memory *m, const char *path, const char *features, const char *exclude);
 void memory_release(struct memory *m);
 const struct mem_stat *memory_get(const struct memory *m, const char *strategy);
-/* appends one outcome; 0 or -1 */
-int memory_append(const char *path, const char *scope, const char *features, const char *strategy, int pass,
-		  double speedup);
-/* a strategy's score for ranking: prior plus what memory says */
+/* appends one outcome (shape: NULL for none); 0 or -1 */
+int memory_append(const char *path, const char *scope, const char *features, const char *strategy,
+		  const char *shape, int pass, double speedup);
+/* a strategy's (or "=" + shape's) score for ranking: prior plus what memory says */
 double memory_score(const struct memory *m, const char *strategy, double prior);
 
 #endif

@@ -42,8 +42,7 @@ static struct agent_try *trajectory(struct dag *d, struct dag_kernel *k, int i, 
 	return t;
 }
 
-/* the kernel's source, from the object its capture stored; empty when absent */
-static void kernel_source(struct dag *d, struct dag_kernel *k, struct strbuf *out)
+void rule_kernel_source(struct dag *d, struct dag_kernel *k, struct strbuf *out)
 {
 	json_t *cap = dag_result(d, k->mv->capture);
 	json_t *ks = json_object_get(json_object_get(cap, "stable"), "kernels");
@@ -126,7 +125,7 @@ static kopt_hash context_hash(struct dag *d, struct dag_node *n)
 	fill_request(d, n, &ak, &rq);
 	struct agent_try *t = trajectory(d, k, n->cand, &rq.ntraj);
 	struct strbuf src = STRBUF_INIT;
-	kernel_source(d, k, &src);
+	rule_kernel_source(d, k, &src);
 	ak.source = src.len ? src.buf : NULL;
 	rq.traj = t;
 	char *dig = agent_context_digest(&rq);
@@ -167,7 +166,7 @@ static int propose_start(struct rule_run *run)
 	struct dag_node *n = run->node;
 	fill_request(run->dag, n, &ak, &rq);
 	struct strbuf src = STRBUF_INIT;
-	kernel_source(run->dag, n->kernel, &src);
+	rule_kernel_source(run->dag, n->kernel, &src);
 	ak.source = src.len ? src.buf : NULL;
 	char *memory = rule_memory_path(run->dag);
 	rq.memory = memory;

@@ -128,6 +128,9 @@ json_t *rule_space_pick_lines(const struct kopt_model *m, const double *ratio, s
 bool rule_pick_variant(const double *base, const double *opt, const bool *passed, size_t n, double gamma,
 		       size_t *best);
 
+/* the kernel's source, from the object its capture stored; empty when absent */
+void rule_kernel_source(struct dag *d, struct dag_kernel *k, struct strbuf *out);
+
 /* the agents' long-term memory file in the cache folder; caller frees */
 char *rule_memory_path(struct dag *d);
 /* the scope of this build's lessons in it: the spec file's absolute path; caller frees */

@@ -92,12 +92,17 @@ static int verify_reply(struct rule_run *run, json_t *res)
 	struct dag_kernel *k = n->kernel;
 	json_t *cand = json_object_get(json_object_get(dag_result(run->dag, k->propose[n->cand]), "stable"), "candidate");
 	dag_kernel_info(run->dag, k);
-	struct agent_kernel ak = { m->name, k->name, k->heuristic, NULL, k->config, k->row };
+	/* with its source, as the planner sees it: the feature class holds the
+	 * reduction's length, read from the source */
+	struct strbuf src = STRBUF_INIT;
+	rule_kernel_source(run->dag, k, &src);
+	struct agent_kernel ak = { m->name, k->name, k->heuristic, src.len ? src.buf : NULL, k->config, k->row };
 	char *memory = rule_memory_path(run->dag), *scope = rule_memory_scope(run->dag);
 	if (agent_learn(memory, scope, &ak, cand, v.pass, v.pass ? v.kernel.speedup : 0) < 0)
 		kopt_warn("%s: cannot append to the agents' memory", memory);
 	free(memory);
 	free(scope);
+	strbuf_release(&src);
 	return RULE_DONE;
 }
 

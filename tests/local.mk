@@ -41,3 +41,5 @@ TESTS += tests/unit/pick_test
 check_PROGRAMS += tests/unit/vendor_test
 tests_unit_vendor_test_SOURCES = tests/unit/vendor_test.c tests/tap.h
 TESTS += tests/unit/vendor_test
+TESTS += tests/e2e/memory.sh
+EXTRA_DIST += tests/e2e/memory.sh

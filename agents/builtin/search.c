@@ -219,6 +219,24 @@ char *agent_builtin_features(const struct agent_kernel *k)
 			 b / 2 * 2);
 }
 
+char *agent_builtin_shape(const json_t *config, const char *source)
+{
+	long long rn = reduction_numel(source);
+	struct strbuf sb = STRBUF_INIT;
+	for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
+		json_t *v = json_object_get(config, keys[i]);
+		if (!json_is_integer(v) && strcmp(keys[i], "num_stages") != 0)
+			continue;
+		long long x = v ? json_integer_value(v) : 1;
+		strbuf_addf(&sb, "%s%s=", sb.len ? " " : "", keys[i]);
+		if (strcmp(keys[i], "R0_BLOCK") == 0 && rn > 0 && x > 0)
+			strbuf_addf(&sb, x >= rn ? "1" : "1/%lld", rn / x);
+		else
+			strbuf_addf(&sb, "%lld", x);
+	}
+	return strbuf_detach(&sb);
+}
+
 int agent_builtin_analyze(const struct agent_kernel *k, char **why)
 {
 	const json_t *row = k->profile_row;
@@ -262,7 +280,21 @@ json_t *agent_builtin_plan(const struct agent_kernel *k, const char *memory_path
 	size_t order[32];
 	for (size_t i = 0; i < n && i < 32; i++) {
 		/* prior: from 0.6 for the first down to 0.3 for the last */
-		score[i] = memory_score(&mem, prior[i], 0.6 - 0.3 * (double)i / (double)(n > 1 ? n - 1 : 1));
+		double p = 0.6 - 0.3 * (double)i / (double)(n > 1 ? n - 1 : 1);
+		/* a config move is ranked by what the config it leads to did on
+		 * other kernels of the class, where memory has that shape; else
+		 * by what the move did. On the H200, warps-up on rows of 16384
+		 * (R0_BLOCK 2048) and r-down4 on rows of 32768 (R0_BLOCK 16384)
+		 * reach the same shape, an eighth of the row with 32 warps, and
+		 * both won; the move's name alone said r-down4 lost. */
+		const struct strategy *s = strategy_named(prior[i]);
+		json_t *c = s ? apply(s, k->config) : NULL;
+		char *shape = c ? agent_builtin_shape(c, k->source) : NULL;
+		char *key = shape ? xasprintf("=%s", shape) : NULL;
+		score[i] = memory_score(&mem, key && memory_get(&mem, key) ? key : prior[i], p);
+		free(key);
+		free(shape);
+		json_decref(c);
 		order[i] = i;
 	}
 	/* stable insertion sort by score, descending */

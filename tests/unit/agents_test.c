@@ -373,6 +373,58 @@ int main(void)
 	json_decref(pooled);
 	unlink(mem3);
 	free(mem3);
+
+	/* lessons carry as launch configs in the problem's terms: on the H200,
+	 * warps-up on rows of 16384 (R0_BLOCK 2048) won and r-down4 lost; on
+	 * rows of 32768 that start at R0_BLOCK 16384 with 32 warps, r-down4
+	 * leads to the shape that won (an eighth of the row, 32 warps) */
+	json_t *c16 = J("{\"XBLOCK\":1,\"R0_BLOCK\":2048,\"num_warps\":16,\"num_stages\":1}");
+	json_t *c32 = J("{\"XBLOCK\":1,\"R0_BLOCK\":16384,\"num_warps\":32,\"num_stages\":1}");
+	struct agent_kernel r16 = rows, r32 = wide;
+	r16.config = c16;
+	r32.config = c32;
+	json_t *won = J("{\"XBLOCK\":1,\"R0_BLOCK\":2048,\"num_warps\":32}");
+	char *sh = agent_builtin_shape(won, rows.source);
+	TAP_IS_STR(sh, "XBLOCK=1 R0_BLOCK=1/8 num_warps=32 num_stages=1",
+		   "shape: the reduction block as a fraction of the row, stages 1 when unset");
+	free(sh);
+	char *mem4 = xasprintf("%s/memory4.jsonl", dir);
+	json_t *fresh32 = agent_builtin_plan(&r32, mem4, "spec2.kopt");
+	struct {
+		const char *cand;
+		bool pass;
+		double x;
+	} lessons[] = {
+		{ "{\"strategy\":\"coder: warps-up\",\"source\":null,\"config\":{\"XBLOCK\":1,\"R0_BLOCK\":2048,\"num_warps\":32,\"num_stages\":1}}", true, 1.07 },
+		{ "{\"strategy\":\"coder: r-down4\",\"source\":null,\"config\":{\"XBLOCK\":1,\"R0_BLOCK\":512,\"num_warps\":16,\"num_stages\":1}}", false, 0 },
+		{ "{\"strategy\":\"coder: persistent\",\"source\":\"def k(): pass\",\"config\":{\"XBLOCK\":1,\"R0_BLOCK\":16384,\"num_warps\":16,\"num_stages\":1}}", false, 0 },
+	};
+	for (size_t i = 0; i < sizeof lessons / sizeof *lessons; i++) {
+		json_t *cand = J(lessons[i].cand);
+		agent_learn(mem4, "spec1.kopt", &r16, cand, lessons[i].pass, lessons[i].x);
+		json_decref(cand);
+	}
+	struct strbuf mt = STRBUF_INIT;
+	strbuf_read_file(&mt, mem4);
+	TAP_OK(strstr(mt.buf, "\"s\":\"warps-up\",\"v\":\"pass\",\"x\":1.07") != NULL &&
+	       strstr(mt.buf, ",\"c\":\"XBLOCK=1 R0_BLOCK=1/8 num_warps=32 num_stages=1\"}") != NULL,
+	       "memory: a config-only lesson records its shape");
+	TAP_OK(strstr(mt.buf, "\"s\":\"persistent\",\"v\":\"fail\",\"x\":0.0}") != NULL,
+	       "memory: a source edit's lesson has no shape");
+	strbuf_release(&mt);
+	json_t *learned32 = agent_builtin_plan(&r32, mem4, "spec2.kopt");
+	TAP_OK(strcmp(json_string_value(json_array_get(fresh32, 0)), "r-down4") != 0,
+	       "planner: without lessons, r-down4 is not first for rows of 32768 (%s is)",
+	       json_string_value(json_array_get(fresh32, 0)));
+	TAP_IS_STR(json_string_value(json_array_get(learned32, 0)), "r-down4",
+		   "planner: the move that reaches the winning shape goes first, though the move's name lost");
+	json_decref(fresh32);
+	json_decref(learned32);
+	json_decref(won);
+	json_decref(c16);
+	json_decref(c32);
+	unlink(mem4);
+	free(mem4);
 	json_decref(cfg2);
 	json_decref(row2);
 

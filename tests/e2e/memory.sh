@@ -1,0 +1,47 @@
+#!/bin/sh
+# tests/e2e/memory.sh: the agents' long-term memory, end to end through
+# propose and verify. With the simulated worker (a TEST DOUBLE), two specs
+# in one folder share a cache; each has one model whose only Triton kernel
+# is a reduction (R0_BLOCK 2048) that wins with one launch config, R0_BLOCK
+# 512 (the strategy r-down4), and loses with every other. The first spec finds it by search; the second, built on the first's
+# lessons, must try it first, and without them (a fresh cache) must not.
+# Prints TAP.
+set -eu
+
+. "$top_srcdir/tests/e2e/sim-env.sh" memory
+mkdir models
+for m in first second; do
+	printf '# model %s\n# sim: kernels 1\n# sim: reductions\n# sim: wins R0_BLOCK=512\nimport torch\n' "$m" > "models/$m.py"
+	cat > "$m.kopt" <<SPEC
+device sim { gpus = 1  timeout = 30s }
+agents default { budget = 6  hot = 0.05  seed = 1  backend = builtin }
+gates strict { seeds = 5  atol = 1e-4  rtol = 1e-4  fp64_fallback = true  gamma = 1.03  repeats = 10  precision = strict }
+defaults { device = sim  agents = default  gates = strict }
+model $m { source = "models/$m.py" }
+target all = [$m]
+default all
+SPEC
+done
+# "KERNEL (variant V): N candidates, the best at cK (S)." -> K
+best_at() { sed -n 's/.*the best at c\([0-9]*\) .*/\1/p' "$1" | head -1; }
+first_strategy() { awk -F'|' '$2 ~ /^ 0 $/ { print $3; exit }' "$1"; }
+
+"$KOPTMAKE" -f first.kopt > out 2> err || { cat err >&2; true; }
+k1=$(best_at kopt-out/first/report.md)
+check "first spec: found r-down4 by search, at candidate $k1" \
+	"[ -n '$k1' ] && [ '$k1' -gt 0 ] && grep -q \"| $k1 | coder: r-down4 \" kopt-out/first/report.md"
+check "lessons are filed with the reduction's length (the class the planner reads)" \
+	"grep -q '\"f\":\"reduction/looped/r14/b[0-9]*\",\"s\":\"r-down4\",\"v\":\"pass\"' .kopt/memory.jsonl"
+
+mkdir fresh && cp -r models second.kopt fresh/
+(cd fresh && KOPT_SIM_LOG= "$KOPTMAKE" -f second.kopt > out 2> err) || { cat fresh/err >&2; true; }
+kf=$(best_at fresh/kopt-out/second/report.md)
+check "second spec without the lessons: the built-in order, best at candidate $kf" "[ -n '$kf' ] && [ '$kf' = '$k1' ]"
+
+"$KOPTMAKE" -f second.kopt > out 2> err || { cat err >&2; true; }
+ks=$(best_at kopt-out/second/report.md)
+check "second spec with the first's lessons: best at candidate $ks, fewer than $kf" \
+	"[ -n '$ks' ] && [ '$ks' -lt '$kf' ]"
+check "... its first candidate is the strategy that won for the first spec" \
+	"first_strategy kopt-out/second/report.md | grep -q '^ coder: r-down4 '"
+echo "1..$n"
