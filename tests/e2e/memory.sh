@@ -25,21 +25,23 @@ done
 # "KERNEL (variant V): N candidates, the best at cK (S)." -> K
 best_at() { sed -n 's/.*the best at c\([0-9]*\) .*/\1/p' "$1" | head -1; }
 first_strategy() { awk -F'|' '$2 ~ /^ 0 $/ { print $3; exit }' "$1"; }
+# build DIR NAME: builds NAME.kopt in DIR, prints where its best came
+build() {
+	(cd "$1" && "$KOPTMAKE" -f "$2.kopt" > out 2> err) || cat "$1/err" >&2
+	best_at "$1/kopt-out/$2/report.md"
+}
 
-"$KOPTMAKE" -f first.kopt > out 2> err || { cat err >&2; true; }
-k1=$(best_at kopt-out/first/report.md)
+k1=$(build . first)
 check "first spec: found r-down4 by search, at candidate $k1" \
 	"[ -n '$k1' ] && [ '$k1' -gt 0 ] && grep -q \"| $k1 | coder: r-down4 \" kopt-out/first/report.md"
 check "lessons are filed with the reduction's length (the class the planner reads)" \
 	"grep -q '\"f\":\"reduction/looped/r14/b[0-9]*\",\"s\":\"r-down4\",\"v\":\"pass\"' .kopt/memory.jsonl"
 
 mkdir fresh && cp -r models second.kopt fresh/
-(cd fresh && KOPT_SIM_LOG= "$KOPTMAKE" -f second.kopt > out 2> err) || { cat fresh/err >&2; true; }
-kf=$(best_at fresh/kopt-out/second/report.md)
+kf=$(KOPT_SIM_LOG= build fresh second)
 check "second spec without the lessons: the built-in order, best at candidate $kf" "[ -n '$kf' ] && [ '$kf' = '$k1' ]"
 
-"$KOPTMAKE" -f second.kopt > out 2> err || { cat err >&2; true; }
-ks=$(best_at kopt-out/second/report.md)
+ks=$(build . second)
 check "second spec with the first's lessons: best at candidate $ks, fewer than $kf" \
 	"[ -n '$ks' ] && [ '$ks' -lt '$kf' ]"
 check "... its first candidate is the strategy that won for the first spec" \
