@@ -168,7 +168,7 @@ static void llm_context(const struct agent_request *req, struct llm_budget *b, s
 			strbuf_addstr(plan, "the fastest correct rewrite you can write");
 		strbuf_release(&u);
 	} else {
-		json_t *p = agent_builtin_plan(req->kernel, req->memory, req->scope);
+		json_t *p = agent_builtin_plan(req->kernel, req->memory, req->scope, NULL);
 		char *ps = json_dumps(p, JSON_COMPACT);
 		strbuf_addf(plan, "ranked by what paid on similar kernels: %s; already tried:\n%s", ps, tried);
 		free(ps);
@@ -301,8 +301,11 @@ int agent_propose(const struct agent_request *req, struct agent_reply *reply)
 	if (is_llm(cfg, KOPT_ROLE_CODER)) {
 		int rc = llm_coder(req, NULL, reply);
 		if (rc == 0 && reply->candidate && req->index == 0) {
-			json_t *plan = agent_builtin_plan(req->kernel, req->memory, req->scope);
+			char *ranked = NULL;
+			json_t *plan = agent_builtin_plan(req->kernel, req->memory, req->scope, &ranked);
 			json_object_set_new(reply->candidate, "plan", plan);
+			json_object_set_new(reply->candidate, "planning", json_string(ranked));
+			free(ranked);
 		}
 		return rc;
 	}

@@ -100,8 +100,9 @@ char *agent_builtin_features(const struct agent_kernel *k);
 char *agent_builtin_shape(const json_t *config, const char *source);
 /* analyst: 1 = leave the kernel alone (why says so), 0 = go on (why is the diagnosis) */
 int agent_builtin_analyze(const struct agent_kernel *k, char **why);
-/* planner: strategy names, best first (JSON array, new reference) */
-json_t *agent_builtin_plan(const struct agent_kernel *k, const char *memory, const char *scope);
+/* planner: strategy names, best first (JSON array, new reference); *why,
+ * when why is not NULL, is a sentence on what ranked them (caller frees) */
+json_t *agent_builtin_plan(const struct agent_kernel *k, const char *memory, const char *scope, char **why);
 int agent_builtin_propose(const struct agent_request *req, const char *memory, struct agent_reply *reply);
 char *agent_builtin_digest(const struct agent_request *req);
 

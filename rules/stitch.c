@@ -33,6 +33,7 @@
  */
 #include <config.h>
 
+#include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -422,6 +423,12 @@ static void add_candidates(struct rule_run *run, struct strbuf *md)
 				strbuf_addf(md, "the best at c%d (%.3fx).\n\n", best, bx);
 			else
 				strbuf_addstr(md, "none passed.\n\n");
+			/* what ranked the plan: the long-term memory, or the built-in order */
+			json_t *c0 = json_object_get(json_object_get(dag_result(run->dag, k->propose[0]), "stable"),
+						     "candidate");
+			const char *planning = json_string_value(json_object_get(c0, "planning"));
+			if (planning)
+				strbuf_addf(md, "%c%s.\n\n", toupper((unsigned char)planning[0]), planning + 1);
 			strbuf_addstr(md, "| # | strategy | verdict | kernel speedup | reason |\n| ---: | --- | --- | ---: | --- |\n");
 			for (int i = 0; i < k->n; i++) {
 				json_t *pr = json_object_get(dag_result(run->dag, k->propose[i]), "stable");

@@ -267,17 +267,39 @@ int agent_builtin_analyze(const struct agent_kernel *k, char **why)
 	return 0;
 }
 
-/* the planner: strategies in ranked order, as a JSON array of names */
-json_t *agent_builtin_plan(const struct agent_kernel *k, const char *memory_path, const char *scope)
+/* one ranked strategy's reason, for the planner's sentence */
+static void plan_reason(struct strbuf *sb, const char *name, const char *shape, const struct mem_stat *st)
+{
+	strbuf_addstr(sb, name);
+	if (!st) {
+		strbuf_addstr(sb, " (no lesson: the built-in order)");
+		return;
+	}
+	if (shape)
+		strbuf_addf(sb, " (the config it leads to, %s, passed %d of %d", shape, st->wins, st->tries);
+	else
+		strbuf_addf(sb, " (passed %d of %d", st->wins, st->tries);
+	if (st->wins)
+		strbuf_addf(sb, ", %.3fx on average", exp(st->gain / st->wins));
+	strbuf_addch(sb, ')');
+}
+
+/*
+ * The planner: strategies in ranked order, as a JSON array of names; *why
+ * (when why is not NULL) says what ranked the first three that apply.
+ */
+json_t *agent_builtin_plan(const struct agent_kernel *k, const char *memory_path, const char *scope, char **why)
 {
 	size_t n;
 	const char *const *prior = prior_for(k->heuristic, &n);
 	char *features = agent_builtin_features(k);
 	struct memory mem;
 	memory_load(&mem, memory_path, features, scope);
-	free(features);
 	double score[32];
 	size_t order[32];
+	char *shapes[32] = { 0 };
+	const struct mem_stat *basis[32] = { 0 };
+	bool applies[32];
 	for (size_t i = 0; i < n && i < 32; i++) {
 		/* prior: from 0.6 for the first down to 0.3 for the last */
 		double p = 0.6 - 0.3 * (double)i / (double)(n > 1 ? n - 1 : 1);
@@ -289,9 +311,17 @@ json_t *agent_builtin_plan(const struct agent_kernel *k, const char *memory_path
 		 * both won; the move's name alone said r-down4 lost. */
 		const struct strategy *s = strategy_named(prior[i]);
 		json_t *c = s ? apply(s, k->config) : NULL;
+		applies[i] = !s || !s->param[0] || c;
 		char *shape = c ? agent_builtin_shape(c, k->source) : NULL;
 		char *key = shape ? xasprintf("=%s", shape) : NULL;
-		score[i] = memory_score(&mem, key && memory_get(&mem, key) ? key : prior[i], p);
+		if (key && memory_get(&mem, key)) {
+			basis[i] = memory_get(&mem, key);
+			shapes[i] = shape;
+			shape = NULL;
+		} else {
+			basis[i] = memory_get(&mem, prior[i]);
+		}
+		score[i] = memory_score(&mem, shapes[i] ? key : prior[i], p);
 		free(key);
 		free(shape);
 		json_decref(c);
@@ -307,6 +337,30 @@ json_t *agent_builtin_plan(const struct agent_kernel *k, const char *memory_path
 		}
 		order[j] = o;
 	}
+	if (why) {
+		int lessons = 0;
+		for (size_t i = 0; i < mem.n; i++)
+			lessons += mem.stats[i].strategy[0] != '=' ? mem.stats[i].tries : 0;
+		struct strbuf sb = STRBUF_INIT;
+		if (!lessons) {
+			strbuf_addf(&sb, "planner: the built-in order (no lessons from other specs for %s)", features);
+		} else {
+			strbuf_addf(&sb, "planner: %d lesson%s from other specs for %s; first: ", lessons,
+				    lessons == 1 ? "" : "s", features);
+			for (size_t i = 0, shown = 0; i < n && shown < 3; i++) {
+				size_t o = order[i];
+				if (!applies[o])
+					continue;
+				if (shown++)
+					strbuf_addstr(&sb, ", ");
+				plan_reason(&sb, prior[o], shapes[o], basis[o]);
+			}
+		}
+		*why = strbuf_detach(&sb);
+	}
+	for (size_t i = 0; i < n && i < 32; i++)
+		free(shapes[i]);
+	free(features);
 	json_t *plan = json_array();
 	for (size_t i = 0; i < n; i++)
 		json_array_append_new(plan, json_string(prior[order[i]]));
@@ -573,16 +627,20 @@ int agent_builtin_propose(const struct agent_request *req, const char *memory_pa
 	}
 	if (req->index == 0) {
 		/* plan, then the first strategy that applies */
-		json_t *plan = agent_builtin_plan(k, memory_path, req->scope);
+		char *ranked = NULL;
+		json_t *plan = agent_builtin_plan(k, memory_path, req->scope, &ranked);
 		json_t *out = plan_next(req, plan, -1);
 		if (!out) {
 			reply->reason = xasprintf("%s; planner: no strategy applies to this kernel's config", why);
 			free(why);
+			free(ranked);
 			json_decref(plan);
 			return 0;
 		}
 		json_object_set_new(out, "plan", plan);
+		json_object_set_new(out, "planning", json_string(ranked));
 		json_object_set_new(out, "analysis", json_string(why));
+		free(ranked);
 		free(why);
 		reply->candidate = out;
 		return 0;

@@ -46,4 +46,8 @@ check "second spec with the first's lessons: best at candidate $ks, fewer than $
 	"[ -n '$ks' ] && [ '$ks' -lt '$kf' ]"
 check "... its first candidate is the strategy that won for the first spec" \
 	"first_strategy kopt-out/second/report.md | grep -q '^ coder: r-down4 '"
+check "the report says the plan was ranked by the first spec's lessons" \
+	"grep -q '^Planner: [0-9]* lessons from other specs for reduction/looped/r14/b[0-9]*; first: r-down4 (the config it leads to, XBLOCK=1 R0_BLOCK=1/32 num_warps=16 num_stages=1, passed 1 of 1, ' kopt-out/second/report.md"
+check "... and, in the fresh cache, that it was the built-in order" \
+	"grep -q '^Planner: the built-in order (no lessons from other specs' fresh/kopt-out/second/report.md"
 echo "1..$n"

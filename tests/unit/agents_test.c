@@ -148,7 +148,7 @@ int main(void)
 	json_decref(gather_row);
 
 	/* planner: deterministic, reduction prior */
-	json_t *p1 = agent_builtin_plan(&slow, memory, "other.kopt"), *p2 = agent_builtin_plan(&slow, memory, "other.kopt");
+	json_t *p1 = agent_builtin_plan(&slow, memory, "other.kopt", NULL), *p2 = agent_builtin_plan(&slow, memory, "other.kopt", NULL);
 	TAP_OK(json_equal(p1, p2), "planner: the same plan twice");
 	TAP_IS_STR(json_string_value(json_array_get(p1, 0)), "persistent",
 		   "planner: looped reductions try the persistent edit first (it applies only where a row is read twice)");
@@ -303,17 +303,17 @@ int main(void)
 	TAP_OK(ws && ws->tries == 4 && ws->wins == 4, "memory: four wins of warps-up for this feature class");
 	memory_release(&mem);
 	free(features);
-	json_t *p3 = agent_builtin_plan(&slow, memory, "other.kopt");
-	json_t *p3own = agent_builtin_plan(&slow, memory, "first.kopt");
+	json_t *p3 = agent_builtin_plan(&slow, memory, "other.kopt", NULL);
+	json_t *p3own = agent_builtin_plan(&slow, memory, "first.kopt", NULL);
 	TAP_OK(json_equal(p3own, p1), "planner: the scope that learned it plans as before");
 	json_decref(p3own);
 	TAP_IS_STR(json_string_value(json_array_get(p3, 0)), "warps-up", "planner: memory moves what paid to the front");
-	json_t *p4 = agent_builtin_plan(&pk, memory, "other.kopt");
+	json_t *p4 = agent_builtin_plan(&pk, memory, "other.kopt", NULL);
 	TAP_IS_STR(json_string_value(json_array_get(p4, 0)), "warps-down", "planner: another feature class keeps its prior");
 	FILE *f = fopen(memory, "a");
 	fputs("{\"f\":\"torn", f);
 	fclose(f);
-	json_t *p5 = agent_builtin_plan(&slow, memory, "other.kopt");
+	json_t *p5 = agent_builtin_plan(&slow, memory, "other.kopt", NULL);
 	TAP_OK(json_equal(p3, p5), "memory: a torn last line is ignored");
 	json_decref(p3);
 	json_decref(p4);
@@ -358,14 +358,14 @@ int main(void)
 	free(fr);
 	free(fn);
 	char *mem3 = xasprintf("%s/memory3.jsonl", dir);
-	json_t *before = agent_builtin_plan(&wide, mem3, "spec2.kopt");
+	json_t *before = agent_builtin_plan(&wide, mem3, "spec2.kopt", NULL);
 	for (int i = 0; i < 4; i++) {
 		json_t *cand = J("{\"strategy\":\"coder: x-up (XBLOCK=2)\"}");
 		agent_learn(mem3, "spec1.kopt", &pool, cand, true, 1.99);
 		json_decref(cand);
 	}
-	json_t *after = agent_builtin_plan(&wide, mem3, "spec2.kopt");
-	json_t *pooled = agent_builtin_plan(&pool, mem3, "spec2.kopt");
+	json_t *after = agent_builtin_plan(&wide, mem3, "spec2.kopt", NULL);
+	json_t *pooled = agent_builtin_plan(&pool, mem3, "spec2.kopt", NULL);
 	TAP_OK(json_equal(before, after), "memory: a pooling kernel's x-up wins leave a long row's plan as it was");
 	TAP_IS_STR(json_string_value(json_array_get(pooled, 0)), "x-up", "memory: and move x-up first for pooling-like kernels");
 	json_decref(before);
@@ -389,7 +389,10 @@ int main(void)
 		   "shape: the reduction block as a fraction of the row, stages 1 when unset");
 	free(sh);
 	char *mem4 = xasprintf("%s/memory4.jsonl", dir);
-	json_t *fresh32 = agent_builtin_plan(&r32, mem4, "spec2.kopt");
+	char *why0 = NULL, *why1 = NULL;
+	json_t *fresh32 = agent_builtin_plan(&r32, mem4, "spec2.kopt", &why0);
+	TAP_IS_STR(why0, "planner: the built-in order (no lessons from other specs for reduction/looped/r14/b30)",
+		   "planner: says when no lesson ranked the plan");
 	struct {
 		const char *cand;
 		bool pass;
@@ -412,7 +415,13 @@ int main(void)
 	TAP_OK(strstr(mt.buf, "\"s\":\"persistent\",\"v\":\"fail\",\"x\":0.0}") != NULL,
 	       "memory: a source edit's lesson has no shape");
 	strbuf_release(&mt);
-	json_t *learned32 = agent_builtin_plan(&r32, mem4, "spec2.kopt");
+	json_t *learned32 = agent_builtin_plan(&r32, mem4, "spec2.kopt", &why1);
+	const char *lead = "planner: 3 lessons from other specs for reduction/looped/r14/b30; first: r-down4 (the config "
+			   "it leads to, XBLOCK=1 R0_BLOCK=1/8 num_warps=32 num_stages=1, passed 1 of 1, 1.070x on average), ";
+	TAP_OK(why1 && strncmp(why1, lead, strlen(lead)) == 0 && !strstr(why1, "warps-up"),
+	       "planner: says what ranked the first moves, and leaves out a move that does not apply (%s)", why1);
+	free(why0);
+	free(why1);
 	TAP_OK(strcmp(json_string_value(json_array_get(fresh32, 0)), "r-down4") != 0,
 	       "planner: without lessons, r-down4 is not first for rows of 32768 (%s is)",
 	       json_string_value(json_array_get(fresh32, 0)));
