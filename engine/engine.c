@@ -24,6 +24,12 @@
 #include "worker_pool.h"
 
 const char *const engine_tools[] = { "clean", "gc", "why", "query", NULL };
+const char *const engine_tool_help[] = {
+	"remove the outputs in kopt-out",
+	"remove cache entries no step of this spec reaches, and remembered stitch measurements",
+	"PATH: a step's verdict, gates, numbers and reason (e.g. verify M/V/K/c3, stitch M)",
+	"[PATH]: every step, fresh or stale; or one step's key, inputs and result",
+};
 
 static char *spec_rel(const kopt_spec *spec, const char *what)
 {

@@ -41,5 +41,6 @@ int engine_tool(const kopt_spec *spec, const char *tool, char *const *args, int 
 
 /* names of the engine's tools, NULL-terminated, for --help and did-you-mean */
 extern const char *const engine_tools[];
+extern const char *const engine_tool_help[]; /* a line for each of engine_tools */
 
 #endif

@@ -66,8 +66,9 @@ static char *find_spec(void)
 static void list_tools(FILE *out)
 {
 	fprintf(out, "koptmake tools:\n  check   parse and check the spec, run nothing\n  dump    print the checked spec in canonical form\n");
-	for (const char *const *t = engine_tools; *t; t++)
-		fprintf(out, "  %s\n", *t);
+	for (size_t i = 0; engine_tools[i]; i++)
+		fprintf(out, "  %-7s %s\n", engine_tools[i], engine_tool_help[i]);
+	fprintf(out, "  list    this list\n");
 }
 
 int main(int argc, char **argv)

@@ -136,4 +136,13 @@ set -e
 check "a crashing worker: status 1 with the reason" "[ $status -eq 1 ] && grep -q 'capture grp/g2/default failed: worker killed by signal' err"
 check "with -k the other models complete" "[ -f kopt-out/grp/g1/report.md ]"
 
+"$KOPTMAKE" -t list > out 2> err
+check "-t list says what each tool does" \
+	"[ \$(grep -c '^  [a-z]*  *[^ ]' out) -eq 7 ] && grep -q '^  why     PATH: ' out"
+set +e
+"$KOPTMAKE" -t qeury > out 2> err
+status=$?
+set -e
+check "an unknown tool: status 2 and the nearest name" "[ $status -eq 2 ] && grep -q \"unknown tool 'qeury' (did you mean 'query'?)\" err"
+
 echo "1..$n"
