@@ -26,6 +26,11 @@
 
 static const double fast_ps[] = { 1.0, 1.03, 1.5, 2.0 };
 #define NP (sizeof fast_ps / sizeof *fast_ps)
+/* a model whose host time is this share of a call or more is listed: on
+ * the H200 the examples' single operators spend 4-44% of a call on the
+ * host, and one CUDA graph over fixed inputs made them 1.34x faster
+ * (bench/results/2026-11-29-h200-overhead) */
+#define HOST_SHARE 0.2
 
 static int report_key(struct dag *d, struct dag_node *n, struct hash_key *k, char **why)
 {
@@ -240,7 +245,7 @@ static int report_start(struct rule_run *run)
 	struct svg_point *pts = NULL;
 	size_t npts = 0, ptscap = 0;
 	double peak = NAN;
-	struct strbuf vmd = STRBUF_INIT, smd = STRBUF_INIT;
+	struct strbuf vmd = STRBUF_INIT, smd = STRBUF_INIT, hmd = STRBUF_INIT;
 	for (uint32_t i = 0; i < n->ndeps; i++) {
 		struct dag_node *s = n->deps[i];
 		json_t *r = dag_result(run->dag, s);
@@ -249,6 +254,10 @@ static int report_start(struct rule_run *run)
 			json_decref(stable);
 			json_decref(totals);
 			strbuf_release(&md);
+			strbuf_release(&vmd);
+			strbuf_release(&smd);
+			strbuf_release(&hmd);
+			free(pts);
 			free(bars);
 			return rule_fail(run, "the stitch result of %s is missing from the cache", s->path);
 		}
@@ -284,6 +293,13 @@ static int report_start(struct rule_run *run)
 		for (size_t v = 0; v < dm->nmv; v++)
 			meas[v] = json_object_get(dag_result(run->dag, dm->mvs[v].profile), "meas");
 		json_t *p0 = (json_t *)meas[0];
+		/* the host's share of a call: CUDA-event time less device time */
+		double mns = rule_num(p0, "model_ns_per_call"), dns = rule_num(p0, "device_ns_per_call");
+		double host = mns > 0 && dns > 0 ? fmax(mns - dns, 0) / mns : NAN;
+		json_object_set_new(o, "host_share", isnan(host) ? json_null() : json_real(host));
+		if (!isnan(host) && host >= HOST_SHARE)
+			strbuf_addf(&hmd, "| %s | %.3f | %.3f | %.0f%% |\n", s->path, mns / 1000.0, dns / 1000.0,
+				    100.0 * host);
 		size_t ndecl = dm->spec->nvariants < dm->nmv ? dm->spec->nvariants : dm->nmv;
 		rule_space_rows(&smd, dm->spec, meas, ndecl, gates ? gates->gamma : 1.03,
 				auto_aten(dm));
@@ -347,6 +363,14 @@ static int report_start(struct rule_run *run)
 				 "time, which includes the host's overhead before the first kernel): "
 				 "ATen's kernels beat Inductor's there.\n\n%s%s", rule_space_header, smd.buf);
 	strbuf_release(&smd);
+	if (hmd.len)
+		strbuf_addf(&md, "\n## Host time\n\n"
+				 "Models where a fifth or more of a call is the host's (the first variant's profile: "
+				 "CUDA-event time per call less device time, first kernel to last): Python, Inductor's "
+				 "wrapper and the launches. Faster kernels do not shorten it; a CUDA graph does, where the "
+				 "caller's inputs keep their addresses from call to call.\n\n"
+				 "| model | model (us) | device (us) | host |\n| --- | ---: | ---: | ---: |\n%s", hmd.buf);
+	strbuf_release(&hmd);
 	if (vmd.len)
 		strbuf_addf(&md, "\n## Vendor calls\n\n"
 				 "Each GEMM and convolution as torch runs it, against the algorithms cuBLASLt's or cuDNN's "
@@ -388,6 +412,6 @@ static int report_start(struct rule_run *run)
 }
 
 const struct rule rule_report = {
-	.name = "report", .version = 4, .worker = false, .timing = false,
+	.name = "report", .version = 5, .worker = false, .timing = false,
 	.key = report_key, .start = report_start,
 };

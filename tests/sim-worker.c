@@ -33,6 +33,8 @@
  *   # sim: wins KEY=N           candidates whose launch config sets KEY to N
  *                               run 1.4x faster, every other 0.9x: a kernel
  *                               whose best move is known (long-term memory)
+ *   # sim: host F               F of a call is the host's (default 0.05): the
+ *                               kernels' times sum to the rest
  *   # sim: conv                 the vendor kernel is a cuDNN convolution (half
  *                               the device time, in the profile's vendor
  *                               calls), and variants with cudnn_benchmark run
@@ -209,7 +211,12 @@ static double kernel_ns(const struct model *m, int i)
 	double sum = weight(m, -1);
 	for (int k = 0; k < m->nk; k++)
 		sum += weight(m, k);
-	return model_ns(m) * 0.95 * weight(m, i) / sum;
+	/* the rest of a call is the host's: 5%, or "# sim: host F" */
+	const char *h = strstr(m->text, "# sim: host ");
+	double host = h ? atof(h + 12) : 0.05;
+	if (host <= 0 || host >= 1)
+		host = 0.05;
+	return model_ns(m) * (1 - host) * weight(m, i) / sum;
 }
 
 static json_t *capture(const struct model *m, json_t *req)

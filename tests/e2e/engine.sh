@@ -136,6 +136,19 @@ set -e
 check "a crashing worker: status 1 with the reason" "[ $status -eq 1 ] && grep -q 'capture grp/g2/default failed: worker killed by signal' err"
 check "with -k the other models complete" "[ -f kopt-out/grp/g1/report.md ]"
 
+# the host's share of a call: listed at a fifth or more
+mkdir host && cd host && mkdir models
+printf '# model hosty\n# sim: host 0.4\nimport torch\n' > models/hosty.py
+printf '# model lean\nimport torch\n' > models/lean.py
+sed -e '/^model /,$d' ../test.kopt > test.kopt
+printf 'model hosty { source = "models/hosty.py" }\nmodel lean { source = "models/lean.py" }\ntarget all = [hosty, lean]\ndefault all\n' >> test.kopt
+"$KOPTMAKE" > out 2> err || cat err >&2
+check "the report lists a model whose host takes 40% of a call, and not one at 5%" \
+	"grep -A8 '^## Host time' kopt-out/all/report.md | grep -q '^| hosty | [0-9.]* | [0-9.]* | 40% |$' && ! grep -q '^| lean | [0-9.]* | [0-9.]* | [0-9]*% |$' kopt-out/all/report.md"
+check "report.json has each model's host share" \
+	"grep -q '\"host_share\": 0.4' kopt-out/all/report.json && grep -q '\"host_share\": 0.05' kopt-out/all/report.json"
+cd ..
+
 "$KOPTMAKE" -t list > out 2> err
 check "-t list says what each tool does" \
 	"[ \$(grep -c '^  [a-z]*  *[^ ]' out) -eq 7 ] && grep -q '^  why     PATH: ' out"
