@@ -140,3 +140,136 @@ double memory_score(const struct memory *m, const char *strategy, double prior)
 	double gain = s->wins ? s->gain / s->wins : 0;
 	return rate + 2.0 * gain;
 }
+
+/* one feature class's stats, for memory_summary */
+struct mem_class {
+	char *features;
+	struct memory m;
+	char **scopes;
+	size_t nscopes, scap;
+	int lessons;
+};
+
+static int cmp_stat(const void *a, const void *b)
+{
+	const struct mem_stat *x = a, *y = b;
+	if (x->wins != y->wins)
+		return y->wins - x->wins;
+	if (x->tries != y->tries)
+		return y->tries - x->tries;
+	return strcmp(x->strategy, y->strategy);
+}
+
+static int cmp_class(const void *a, const void *b)
+{
+	return strcmp(((const struct mem_class *)a)->features, ((const struct mem_class *)b)->features);
+}
+
+static void print_stats(FILE *out, const struct memory *m, bool shapes)
+{
+	fprintf(out, "  %-52s %5s %6s  %s\n", shapes ? "launch config (problem's terms)" : "strategy", "tried", "passed",
+		"mean speedup of passes");
+	for (size_t i = 0; i < m->n; i++) {
+		const struct mem_stat *st = &m->stats[i];
+		if ((st->strategy[0] == '=') != shapes)
+			continue;
+		fprintf(out, "  %-52s %5d %6d  ", st->strategy + shapes, st->tries, st->wins);
+		if (st->wins)
+			fprintf(out, "%.3fx\n", exp(st->gain / st->wins));
+		else
+			fprintf(out, "-\n");
+	}
+}
+
+int memory_summary(const char *path, const char *only, FILE *out)
+{
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		if (errno != ENOENT) {
+			kopt_error("cannot read %s: %s", path, strerror(errno));
+			return -1;
+		}
+		fprintf(out, "%s: no lessons yet\n", path);
+		return 0;
+	}
+	struct mem_class *cls = NULL;
+	size_t ncls = 0, ccap = 0;
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	int first = 1, rc = 0;
+	while ((len = getline(&line, &cap, f)) > 0) {
+		if (line[len - 1] != '\n')
+			break; /* torn tail: ignored */
+		json_t *o = json_loads(line, 0, NULL);
+		if (first) {
+			first = 0;
+			if (!o || json_integer_value(json_object_get(o, "kopt-memory")) != 1) {
+				kopt_error("%s: not a memory file of version 1", path);
+				json_decref(o);
+				rc = -1;
+				break;
+			}
+			json_decref(o);
+			continue;
+		}
+		const char *fe = json_string_value(json_object_get(o, "f"));
+		const char *st = json_string_value(json_object_get(o, "s"));
+		const char *v = json_string_value(json_object_get(o, "v"));
+		const char *scope = json_string_value(json_object_get(o, "p"));
+		if (fe && st && v && (!only || strcmp(fe, only) == 0)) {
+			struct mem_class *c = NULL;
+			for (size_t i = 0; i < ncls && !c; i++)
+				if (strcmp(cls[i].features, fe) == 0)
+					c = &cls[i];
+			if (!c) {
+				cls = xgrow(cls, &ccap, ncls + 1, sizeof *cls);
+				c = &cls[ncls++];
+				memset(c, 0, sizeof *c);
+				c->features = xstrdup(fe);
+			}
+			bool pass = strcmp(v, "pass") == 0;
+			double x = json_number_value(json_object_get(o, "x"));
+			count(&c->m, st, pass, x);
+			const char *shape = json_string_value(json_object_get(o, "c"));
+			if (shape) {
+				char *key = xasprintf("=%s", shape);
+				count(&c->m, key, pass, x);
+				free(key);
+			}
+			c->lessons++;
+			bool seen = false;
+			for (size_t i = 0; i < c->nscopes && !seen; i++)
+				seen = strcmp(c->scopes[i], scope ? scope : "") == 0;
+			if (!seen) {
+				c->scopes = xgrow(c->scopes, &c->scap, c->nscopes + 1, sizeof *c->scopes);
+				c->scopes[c->nscopes++] = xstrdup(scope ? scope : "");
+			}
+		}
+		json_decref(o);
+	}
+	free(line);
+	fclose(f);
+	if (rc == 0 && only && !ncls)
+		fprintf(out, "%s: no lessons for %s\n", path, only);
+	qsort(cls, ncls, sizeof *cls, cmp_class);
+	for (size_t i = 0; i < ncls; i++) {
+		struct mem_class *c = &cls[i];
+		qsort(c->m.stats, c->m.n, sizeof *c->m.stats, cmp_stat);
+		fprintf(out, "%s%s: %d lesson%s from %zu spec%s\n", i ? "\n" : "", c->features, c->lessons,
+			c->lessons == 1 ? "" : "s", c->nscopes, c->nscopes == 1 ? "" : "s");
+		print_stats(out, &c->m, false);
+		bool any = false;
+		for (size_t j = 0; j < c->m.n && !any; j++)
+			any = c->m.stats[j].strategy[0] == '=';
+		if (any)
+			print_stats(out, &c->m, true);
+		memory_release(&c->m);
+		for (size_t j = 0; j < c->nscopes; j++)
+			free(c->scopes[j]);
+		free(c->scopes);
+		free(c->features);
+	}
+	free(cls);
+	return rc;
+}

@@ -28,6 +28,7 @@
 #define KOPT_MEMORY_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 struct mem_stat {
 	char *strategy;   /* owned */
@@ -48,6 +49,10 @@ const struct mem_stat *memory_get(const struct memory *m, const char *strategy);
 /* appends one outcome (shape: NULL for none); 0 or -1 */
 int memory_append(const char *path, const char *scope, const char *features, const char *strategy,
 		  const char *shape, int pass, double speedup);
+/* prints, per feature class (only: that one class, or NULL for all), the
+ * lessons' count and specs, each strategy's and each launch config's tries,
+ * passes and mean speedup of the passes, most passes first; 0 or -1 */
+int memory_summary(const char *path, const char *only, FILE *out);
 /* a strategy's (or "=" + shape's) score for ranking: prior plus what memory says */
 double memory_score(const struct memory *m, const char *strategy, double prior);
 

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../agents/memory.h"
 #include "../rules/rules.h"
 #include "blog.h"
 #include "cache.h"
@@ -23,12 +24,13 @@
 #include "sched.h"
 #include "worker_pool.h"
 
-const char *const engine_tools[] = { "clean", "gc", "why", "query", NULL };
+const char *const engine_tools[] = { "clean", "gc", "why", "query", "memory", NULL };
 const char *const engine_tool_help[] = {
 	"remove the outputs in kopt-out",
 	"remove cache entries no step of this spec reaches, and remembered stitch measurements",
 	"PATH: a step's verdict, gates, numbers and reason (e.g. verify M/V/K/c3, stitch M)",
 	"[PATH]: every step, fresh or stale; or one step's key, inputs and result",
+	"[CLASS]: the agents' long-term memory in this cache, by kernel feature class",
 };
 
 static char *spec_rel(const kopt_spec *spec, const char *what)
@@ -302,6 +304,21 @@ static void free_args(char **v, int n)
 }
 
 static int tool_why_steps(const kopt_spec *spec, const struct engine_opts *o, char *const *args, int nargs);
+
+/* what the agents learned, in the cache this spec uses: read only, no lock */
+static int tool_memory(const kopt_spec *spec, const struct engine_opts *o, char *const *args, int nargs)
+{
+	if (nargs > 1) {
+		kopt_error("usage: koptmake -t memory [CLASS] (e.g. reduction/looped/r14/b30)");
+		return 2;
+	}
+	char *dir = cache_dir_of(spec, o);
+	char *path = xasprintf("%s/memory.jsonl", dir);
+	int r = memory_summary(path, nargs ? args[0] : NULL, stdout);
+	free(path);
+	free(dir);
+	return r < 0 ? 1 : 0;
+}
 static int tool_query_steps(const kopt_spec *spec, const struct engine_opts *o, char *const *args, int nargs);
 
 static int tool_why(const kopt_spec *spec, const struct engine_opts *o, char *const *args, int nargs)
@@ -458,5 +475,7 @@ int engine_tool(const kopt_spec *spec, const char *tool, char *const *args, int 
 		return tool_why(spec, opts, args, nargs);
 	if (strcmp(tool, "query") == 0)
 		return tool_query(spec, opts, args, nargs);
+	if (strcmp(tool, "memory") == 0)
+		return tool_memory(spec, opts, args, nargs);
 	return -1;
 }

@@ -151,7 +151,7 @@ cd ..
 
 "$KOPTMAKE" -t list > out 2> err
 check "-t list says what each tool does" \
-	"[ \$(grep -c '^  [a-z]*  *[^ ]' out) -eq 7 ] && grep -q '^  why     PATH: ' out"
+	"[ \$(grep -c '^  [a-z]*  *[^ ]' out) -eq 8 ] && grep -q '^  why     PATH: ' out"
 set +e
 "$KOPTMAKE" -t qeury > out 2> err
 status=$?

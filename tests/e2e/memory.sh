@@ -50,4 +50,13 @@ check "the report says the plan was ranked by the first spec's lessons" \
 	"grep -q '^Planner: [0-9]* lessons from other specs for reduction/looped/r14/b[0-9]*; first: r-down4 (the config it leads to, XBLOCK=1 R0_BLOCK=1/32 num_warps=16 num_stages=1, passed 1 of 1, ' kopt-out/second/report.md"
 check "... and, in the fresh cache, that it was the built-in order" \
 	"grep -q '^Planner: the built-in order (no lessons from other specs' fresh/kopt-out/second/report.md"
+"$KOPTMAKE" -f second.kopt -t memory > mem.out 2> err || cat err >&2
+check "-t memory: the class, its lessons from both specs, r-down4 passed in both" \
+	"grep -q '^reduction/looped/r14/b[0-9]*: 12 lessons from 2 specs$' mem.out && grep -q '^  r-down4  *2  *2  1.4[0-9]*x$' mem.out"
+check "-t memory: the launch config that won, in the problem's terms" \
+	"grep -q '^  XBLOCK=1 R0_BLOCK=1/32 num_warps=16 num_stages=1  *2  *2  1.4[0-9]*x$' mem.out"
+"$KOPTMAKE" -f second.kopt -t memory pointwise/flat/b0 > mem.out 2> err
+check "-t memory CLASS: says when the class has no lessons" "grep -q 'no lessons for pointwise/flat/b0' mem.out"
+(mkdir empty && cd empty && cp -r ../models ../second.kopt . && "$KOPTMAKE" -f second.kopt -t memory > ../mem.out 2> ../err)
+check "-t memory on a new cache: no lessons yet" "grep -q 'memory.jsonl: no lessons yet' mem.out"
 echo "1..$n"
