@@ -42,16 +42,27 @@ static void count(struct memory *m, const char *key, bool pass, double x)
 	}
 }
 
-int memory_load(struct memory *m, const char *path, const char *features, const char *exclude)
+/* one lesson of the file, parsed */
+struct lesson {
+	const char *features, *strategy, *scope, *shape;
+	bool pass;
+	double x;
+};
+
+/*
+ * Calls fn for each well-formed lesson of the file at path; a torn last line
+ * is ignored. Returns 0, 1 when the file is missing, -1 when it cannot be
+ * read (errno says why), -2 when it is not a memory file of version 1.
+ */
+static int each_lesson(const char *path, void (*fn)(void *, const struct lesson *), void *ctx)
 {
-	memset(m, 0, sizeof *m);
 	FILE *f = path ? fopen(path, "r") : NULL;
 	if (!f)
-		return 0;
+		return path && errno == ENOENT ? 1 : -1;
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t len;
-	int first = 1;
+	int first = 1, rc = 0;
 	while ((len = getline(&line, &cap, f)) > 0) {
 		if (line[len - 1] != '\n')
 			break; /* torn tail: ignored */
@@ -59,33 +70,59 @@ int memory_load(struct memory *m, const char *path, const char *features, const 
 		if (first) {
 			first = 0;
 			if (!o || json_integer_value(json_object_get(o, "kopt-memory")) != 1) {
-				kopt_warn("%s: not a memory file of version 1; ignored", path);
 				json_decref(o);
+				rc = -2;
 				break;
 			}
 			json_decref(o);
 			continue;
 		}
-		const char *fe = json_string_value(json_object_get(o, "f"));
-		const char *s = json_string_value(json_object_get(o, "s"));
+		struct lesson l = {
+			json_string_value(json_object_get(o, "f")), json_string_value(json_object_get(o, "s")),
+			json_string_value(json_object_get(o, "p")), json_string_value(json_object_get(o, "c")),
+			false, json_number_value(json_object_get(o, "x")),
+		};
 		const char *v = json_string_value(json_object_get(o, "v"));
-		double x = json_number_value(json_object_get(o, "x"));
-		const char *scope = json_string_value(json_object_get(o, "p"));
-		bool own = exclude && scope && strcmp(scope, exclude) == 0;
-		if (fe && s && v && !own && strcmp(fe, features) == 0) {
-			bool pass = strcmp(v, "pass") == 0;
-			count(m, s, pass, x);
-			const char *c = json_string_value(json_object_get(o, "c"));
-			if (c) {
-				char *key = xasprintf("=%s", c);
-				count(m, key, pass, x);
-				free(key);
-			}
-		}
+		l.pass = v && strcmp(v, "pass") == 0;
+		if (l.features && l.strategy && v)
+			fn(ctx, &l);
 		json_decref(o);
 	}
 	free(line);
 	fclose(f);
+	return rc;
+}
+
+/* counts l under its strategy and, with a shape, under "=" + shape */
+static void count_lesson(struct memory *m, const struct lesson *l)
+{
+	count(m, l->strategy, l->pass, l->x);
+	if (l->shape) {
+		char *key = xasprintf("=%s", l->shape);
+		count(m, key, l->pass, l->x);
+		free(key);
+	}
+}
+
+struct load_ctx {
+	struct memory *m;
+	const char *features, *exclude;
+};
+
+static void load_one(void *c, const struct lesson *l)
+{
+	struct load_ctx *x = c;
+	bool own = x->exclude && l->scope && strcmp(l->scope, x->exclude) == 0;
+	if (!own && strcmp(l->features, x->features) == 0)
+		count_lesson(x->m, l);
+}
+
+int memory_load(struct memory *m, const char *path, const char *features, const char *exclude)
+{
+	memset(m, 0, sizeof *m);
+	struct load_ctx x = { m, features, exclude };
+	if (each_lesson(path, load_one, &x) == -2)
+		kopt_warn("%s: not a memory file of version 1; ignored", path);
 	return 0;
 }
 
@@ -181,75 +218,51 @@ static void print_stats(FILE *out, const struct memory *m, bool shapes)
 	}
 }
 
+struct summary_ctx {
+	struct mem_class *cls;
+	size_t n, cap;
+	const char *only;
+};
+
+static void summary_one(void *c, const struct lesson *l)
+{
+	struct summary_ctx *x = c;
+	if (x->only && strcmp(l->features, x->only) != 0)
+		return;
+	struct mem_class *k = NULL;
+	for (size_t i = 0; i < x->n && !k; i++)
+		if (strcmp(x->cls[i].features, l->features) == 0)
+			k = &x->cls[i];
+	if (!k) {
+		x->cls = xgrow(x->cls, &x->cap, x->n + 1, sizeof *x->cls);
+		k = &x->cls[x->n++];
+		memset(k, 0, sizeof *k);
+		k->features = xstrdup(l->features);
+	}
+	count_lesson(&k->m, l);
+	k->lessons++;
+	const char *scope = l->scope ? l->scope : "";
+	for (size_t i = 0; i < k->nscopes; i++)
+		if (strcmp(k->scopes[i], scope) == 0)
+			return;
+	k->scopes = xgrow(k->scopes, &k->scap, k->nscopes + 1, sizeof *k->scopes);
+	k->scopes[k->nscopes++] = xstrdup(scope);
+}
+
 int memory_summary(const char *path, const char *only, FILE *out)
 {
-	FILE *f = fopen(path, "r");
-	if (!f) {
-		if (errno != ENOENT) {
-			kopt_error("cannot read %s: %s", path, strerror(errno));
-			return -1;
-		}
+	struct summary_ctx x = { NULL, 0, 0, only };
+	int rc = each_lesson(path, summary_one, &x);
+	if (rc == -1)
+		kopt_error("cannot read %s: %s", path, strerror(errno));
+	else if (rc == -2)
+		kopt_error("%s: not a memory file of version 1", path);
+	else if (rc > 0) {
 		fprintf(out, "%s: no lessons yet\n", path);
 		return 0;
 	}
-	struct mem_class *cls = NULL;
-	size_t ncls = 0, ccap = 0;
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t len;
-	int first = 1, rc = 0;
-	while ((len = getline(&line, &cap, f)) > 0) {
-		if (line[len - 1] != '\n')
-			break; /* torn tail: ignored */
-		json_t *o = json_loads(line, 0, NULL);
-		if (first) {
-			first = 0;
-			if (!o || json_integer_value(json_object_get(o, "kopt-memory")) != 1) {
-				kopt_error("%s: not a memory file of version 1", path);
-				json_decref(o);
-				rc = -1;
-				break;
-			}
-			json_decref(o);
-			continue;
-		}
-		const char *fe = json_string_value(json_object_get(o, "f"));
-		const char *st = json_string_value(json_object_get(o, "s"));
-		const char *v = json_string_value(json_object_get(o, "v"));
-		const char *scope = json_string_value(json_object_get(o, "p"));
-		if (fe && st && v && (!only || strcmp(fe, only) == 0)) {
-			struct mem_class *c = NULL;
-			for (size_t i = 0; i < ncls && !c; i++)
-				if (strcmp(cls[i].features, fe) == 0)
-					c = &cls[i];
-			if (!c) {
-				cls = xgrow(cls, &ccap, ncls + 1, sizeof *cls);
-				c = &cls[ncls++];
-				memset(c, 0, sizeof *c);
-				c->features = xstrdup(fe);
-			}
-			bool pass = strcmp(v, "pass") == 0;
-			double x = json_number_value(json_object_get(o, "x"));
-			count(&c->m, st, pass, x);
-			const char *shape = json_string_value(json_object_get(o, "c"));
-			if (shape) {
-				char *key = xasprintf("=%s", shape);
-				count(&c->m, key, pass, x);
-				free(key);
-			}
-			c->lessons++;
-			bool seen = false;
-			for (size_t i = 0; i < c->nscopes && !seen; i++)
-				seen = strcmp(c->scopes[i], scope ? scope : "") == 0;
-			if (!seen) {
-				c->scopes = xgrow(c->scopes, &c->scap, c->nscopes + 1, sizeof *c->scopes);
-				c->scopes[c->nscopes++] = xstrdup(scope ? scope : "");
-			}
-		}
-		json_decref(o);
-	}
-	free(line);
-	fclose(f);
+	struct mem_class *cls = x.cls;
+	size_t ncls = x.n;
 	if (rc == 0 && only && !ncls)
 		fprintf(out, "%s: no lessons for %s\n", path, only);
 	qsort(cls, ncls, sizeof *cls, cmp_class);

@@ -59,4 +59,11 @@ check "-t memory: the launch config that won, in the problem's terms" \
 check "-t memory CLASS: says when the class has no lessons" "grep -q 'no lessons for pointwise/flat/b0' mem.out"
 (mkdir empty && cd empty && cp -r ../models ../second.kopt . && "$KOPTMAKE" -f second.kopt -t memory > ../mem.out 2> ../err)
 check "-t memory on a new cache: no lessons yet" "grep -q 'memory.jsonl: no lessons yet' mem.out"
+mkdir -p empty/.kopt && echo '{"kopt-memory":9}' > empty/.kopt/memory.jsonl
+set +e
+(cd empty && "$KOPTMAKE" -f second.kopt -t memory > ../mem.out 2> ../err)
+status=$?
+set -e
+check "-t memory on a file of another version: status 1 and why" \
+	"[ $status -eq 1 ] && grep -q 'memory.jsonl: not a memory file of version 1' err"
 echo "1..$n"
