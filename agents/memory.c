@@ -265,7 +265,8 @@ int memory_summary(const char *path, const char *only, FILE *out)
 	size_t ncls = x.n;
 	if (rc == 0 && only && !ncls)
 		fprintf(out, "%s: no lessons for %s\n", path, only);
-	qsort(cls, ncls, sizeof *cls, cmp_class);
+	if (ncls)
+		qsort(cls, ncls, sizeof *cls, cmp_class);
 	for (size_t i = 0; i < ncls; i++) {
 		struct mem_class *c = &cls[i];
 		qsort(c->m.stats, c->m.n, sizeof *c->m.stats, cmp_stat);
