@@ -153,10 +153,11 @@ static int read_samples(const json_t *a, double **out, size_t *n)
 	return 0;
 }
 
-static size_t min_pairs_of(const struct kopt_gates *cfg)
+size_t gate_min_pairs(const struct kopt_gates *cfg)
 {
 	/* quartiles of fewer than three pairs mean nothing */
-	return cfg->repeats > 3 ? (size_t)cfg->repeats : 3;
+	size_t repeats = cfg->repeats > 3 ? (size_t)cfg->repeats : 3;
+	return repeats < GATE_SEQ_MIN_PAIRS ? repeats : GATE_SEQ_MIN_PAIRS;
 }
 
 /* Both arrays of a level, or neither; 1 = present, 0 = absent, -1 = malformed. */
@@ -222,7 +223,7 @@ static bool run_perf(const json_t *perf, const struct kopt_gates *cfg, struct ga
 	size_t nkb, nkc, nmb, nmc;
 	bool ok = false;
 	int hm = 0;
-	size_t minp = min_pairs_of(cfg);
+	size_t minp = gate_min_pairs(cfg);
 
 	v->gate = GATE_PERF;
 	v->gates_run |= 1u << GATE_PERF;
@@ -271,6 +272,12 @@ out:
 		char r[GATE_REASON_MAX];
 		snprintf(r, sizeof r, "%s", v->reason);
 		gate_reason(v, "%s (model: host time held at the baseline's)", r);
+	}
+	size_t pairs = v->kernel.pairs ? v->kernel.pairs : v->model.pairs;
+	if (pairs && pairs < (size_t)cfg->repeats) {
+		char r[GATE_REASON_MAX];
+		snprintf(r, sizeof r, "%s", v->reason);
+		gate_reason(v, "%s, decided after %zu of %d pairs", r, pairs, cfg->repeats);
 	}
 	v->pass = ok;
 	return ok;

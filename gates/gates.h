@@ -150,6 +150,18 @@ int gate_timing_stats(const double *base, const double *cand, size_t n, struct g
 enum gate_level { GATE_LEVEL_KERNEL, GATE_LEVEL_MODEL };
 
 /*
+ * Gate 4 is a sequential test. The worker times up to `repeats` pairs and
+ * may stop once GATE_SEQ_MIN_PAIRS pairs are in and the pair ratios settle
+ * the question (their lower quartile at gamma or above, or their upper
+ * quartile below it: runtime/python/kopt/verify.py, perf_decided); the
+ * decision below is taken on the pairs it sent. gate_min_pairs() is the
+ * fewest pairs a level may have: GATE_SEQ_MIN_PAIRS, or `repeats` (at
+ * least 3) when that is fewer. The request carries it as "min_pairs".
+ */
+#define GATE_SEQ_MIN_PAIRS 6
+size_t gate_min_pairs(const struct kopt_gates *cfg);
+
+/*
  * Gate 4 on one level. Pass iff
  *   - there are at least min_pairs pairs and both sides have as many samples;
  *   - speedup = median(base) / median(cand) >= gamma; and

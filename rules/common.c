@@ -3,6 +3,7 @@
 #include <config.h>
 
 #include "rules.h"
+#include "../gates/gates.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -93,11 +94,11 @@ static const char *precision_name(enum kopt_precision p)
 
 json_t *rule_gates_json(const struct kopt_gates *g)
 {
-	return json_pack("{s:i, s:f, s:f, s:f, s:f, s:b, s:f, s:i, s:s}", "seeds", g->seeds,
+	return json_pack("{s:i, s:f, s:f, s:f, s:f, s:b, s:f, s:i, s:i, s:s}", "seeds", g->seeds,
 			 "atol", g->atol, "rtol", g->rtol, "atol_half", g->atol_half,
 			 "rtol_half", g->rtol_half, "fp64_fallback", g->fp64_fallback,
-			 "gamma", g->gamma, "repeats", g->repeats, "precision",
-			 precision_name(g->precision));
+			 "gamma", g->gamma, "repeats", g->repeats, "min_pairs", (int)gate_min_pairs(g),
+			 "precision", precision_name(g->precision));
 }
 
 void rule_key_variant(struct hash_key *k, const struct kopt_variant *v)

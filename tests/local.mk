@@ -6,7 +6,7 @@ TESTS += tests/runtime/run.sh tests/runtime/loader.sh
 EXTRA_DIST += tests/runtime/run.sh tests/runtime/test_runtime.py tests/runtime/loader.sh tests/runtime/test_loader.py tests/fixtures/gpu \
 	tests/gpu/run.sh tests/gpu/smoke.sh tests/gpu/smoke2.sh tests/gpu/cheats.sh tests/gpu/examples.sh \
 	tests/gpu/wclient.py tests/gpu/cheats.py tests/gpu/check_smoke.py tests/gpu/deploy.py tests/gpu/record-fixtures.sh \
-	tests/gpu/acceptance.sh \
+	tests/gpu/acceptance.sh tests/gpu/cost.py \
 	tests/gpu/models/small_softmax.py tests/gpu/models/small_convnet.py \
 	tests/gpu/models/small_triton.py tests/gpu/models/bad_import.py
 # GPU tests: make check-gpu on a machine with an NVIDIA GPU (tests/gpu/run.sh)

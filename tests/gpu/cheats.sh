@@ -9,7 +9,7 @@ W=$1; O=$2; here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$O"
 M="{\"name\":\"small_softmax\",\"kind\":\"torch\",\"path\":\"$here/models/small_softmax.py\"}"
 V='{"name":"default","mode":null,"options":{},"aten_fallback":[],"cudnn_benchmark":false}'
-G='{"seeds":5,"atol":1e-4,"rtol":1e-4,"atol_half":1e-2,"rtol_half":1e-2,"fp64_fallback":true,"gamma":1.03,"repeats":15,"precision":"strict"}'
+G='{"seeds":5,"atol":1e-4,"rtol":1e-4,"atol_half":1e-2,"rtol_half":1e-2,"fp64_fallback":true,"gamma":1.03,"repeats":15,"min_pairs":6,"precision":"strict"}'
 python3 "$here/wclient.py" "$W" "$O/cap" "{\"op\":\"capture\",\"model\":$M,\"variant\":$V,\"seed\":0}" >"$O/capture.log" 2>&1 \
 	|| { echo "not ok 1 - capture for the suite"; cat "$O/capture.log"; echo "1..1"; exit 1; }
 python3 "$here/cheats.py" "$O/cap/reply-1-capture.json" >"$O/suite.json"

@@ -1,9 +1,12 @@
-"""tests/runtime/test_loader.py: the input cache of kopt.loader.Problem,
-against a TEST DOUBLE of torch (a few lines below: tensors are lists of
-numbers, the generator a seeded random.Random), since this machine has no
-torch. Checks that a seed's inputs are drawn once, come back equal and
-unshared every time, leave the generator as get_inputs left it, and that
-the cache stops at its size limit. Prints TAP."""
+"""tests/runtime/test_loader.py: the worker's GPU state (kopt.state.Store)
+and the master inputs of kopt.loader.Problem, against a TEST DOUBLE of torch
+(a few lines below: tensors are lists of numbers with a device name, the
+generator a seeded random.Random, torch.device a context manager that sets
+the default device), since this machine has no torch. Checks that a seed's
+inputs are drawn once, on the GPU, come back equal and unshared every time,
+leave the generator as get_inputs left it, that a file that cannot draw on
+the GPU draws on the CPU, and the store's budget, host spill and
+least-recently-used order. Prints TAP."""
 
 import os
 import random
@@ -28,25 +31,48 @@ class Tensor:
     def element_size(self):
         return 4
 
-    def to(self, device, copy=False):
+    @property
+    def is_cuda(self):
+        return self.device == "cuda"
+
+    def to(self, device, copy=False, non_blocking=False):
         return Tensor(self.vals, device) if copy or device != self.device else self
+
+
+default_device = ["cpu"]
+
+
+class device:
+    def __init__(self, name):
+        self.name = name
+
+    def __enter__(self):
+        self.saved = default_device[0]
+        default_device[0] = self.name
+
+    def __exit__(self, *exc):
+        default_device[0] = self.saved
+        return False
 
 
 def randn(n):
     torch.draws += 1
-    return Tensor([gen.random() for _ in range(n)])
+    return Tensor([gen.random() for _ in range(n)], default_device[0])
 
 
-torch.Tensor, torch.randn = Tensor, randn
+torch.Tensor, torch.randn, torch.device = Tensor, randn, device
 torch.manual_seed = gen.seed
 torch.get_rng_state = gen.getstate
 torch.set_rng_state = gen.setstate
-torch.cuda = types.SimpleNamespace(get_rng_state=lambda: None, set_rng_state=lambda s: None)
+torch.cuda = types.SimpleNamespace(get_rng_state=lambda: None, set_rng_state=lambda s: None,
+                                   is_available=lambda: False)
 torch.nn = types.SimpleNamespace(Module=object)
 sys.modules["torch"] = torch
-os.environ["KOPT_INPUT_CACHE_GIB"] = str(3 * 4 * 1000 / 2**30)  # room for 3 inputs of 1000 numbers
+os.environ["KOPT_STATE_GIB"] = str(3 * 4 * 1000 / 2**30)  # room for 3 inputs of 1000 numbers
+os.environ["KOPT_STATE_HOST_GIB"] = str(2 * 4 * 1000 / 2**30)  # and 2 on the host
 
 sys.path.insert(0, os.path.join(top, "runtime", "python"))
+from kopt import state  # noqa: E402
 from kopt.loader import Problem  # noqa: E402
 
 n = failed = 0
@@ -60,22 +86,69 @@ def ok(cond, name):
 
 
 mod = types.SimpleNamespace(get_inputs=lambda: [randn(1000), 7])
-p = Problem("torch", "m.py", mod, None)
+p = Problem("torch", "m.py", mod, None, digest="d1")
 a = p.inputs(0)
 after_first = gen.random()
 b = p.inputs(0)
 after_hit = gen.random()
 ok(torch.draws == 1, "a seed's inputs are drawn once")
+ok(p.master(0)[0][0].device == "cuda" and p.extra["inputs_made_on"] == "cuda",
+   "get_inputs ran with the GPU as the default device")
 ok(a[0].vals == b[0].vals and a[1] == b[1] == 7, "and come back equal")
 ok(a[0] is not b[0] and a[0].device == "cuda", "as fresh device copies, not shared")
 b[0].vals[0] = -1.0
 ok(p.inputs(0)[0].vals[0] != -1.0, "a caller's change does not reach the next call")
 ok(after_first == after_hit, "the generator is left as get_inputs left it")
+q = Problem("torch", "m.py", mod, None, digest="d1")
+q.inputs(0)
+ok(torch.draws == 1, "another load of the same file (a second variant) shares the master")
+r = Problem("torch", "m.py", mod, None, digest="d2")
+r.inputs(0)
+ok(torch.draws == 2, "a changed file draws again")
 c = p.inputs(1)
-ok(torch.draws == 2 and c[0].vals != a[0].vals, "another seed, other inputs")
+ok(torch.draws == 3 and c[0].vals != a[0].vals, "another seed, other inputs")
 p.inputs(2)
 p.inputs(3)
 p.inputs(3)
-ok(torch.draws == 5, "past the size limit, inputs are drawn anew")
+ok(torch.draws == 5, "inputs drawn on the GPU are kept, not spilled: past the budget they go")
+ok(state.store().host_bytes == 0, "and nothing went to host memory")
+p.inputs(0)
+ok(torch.draws == 6, "the least recently used one is drawn anew")
+
+
+def cpu_only():
+    if default_device[0] != "cpu":
+        raise RuntimeError("numpy on a CUDA tensor")
+    return [randn(1000)]
+
+
+state.store().clear()
+cp = Problem("torch", "c.py", types.SimpleNamespace(get_inputs=cpu_only), None, digest="c")
+x = cp.inputs(0)
+ok(cp.extra["inputs_made_on"] == "cpu" and x[0].device == "cuda", "a file that cannot draw on the GPU draws on the CPU, moved")
+
+# the store alone
+st = state.Store(gpu_budget=8000, host_budget=8000)
+t1, t2, t3 = Tensor([0] * 1000, "cuda"), Tensor([1] * 1000, "cuda"), Tensor([2] * 1000, "cuda")
+st.put("a", t1)
+st.put("b", t2)
+st.get("a")
+st.put("c", t3)
+ok(st.where("a") == "gpu" and st.where("b") == "host" and st.where("c") == "gpu",
+   "the least recently used entry spills to host memory")
+back = st.get("b")
+ok(back is not None and back.device == "cuda" and st.where("b") == "gpu" and st.where("a") == "host",
+   "a host entry comes back to the GPU and pushes the oldest out")
+st.put("d", Tensor([3] * 1000, "cuda"), spill=False)
+st.put("e", Tensor([4] * 1000, "cuda"))
+ok(st.where("d") == "gpu", "an entry fits while it is among the newest")
+st.put("f", Tensor([5] * 1000, "cuda"))
+st.put("g", Tensor([6] * 1000, "cuda"))
+ok(st.where("d") is None, "an entry kept from spilling is dropped when pushed out")
+ok(st.host_bytes <= 8000 and st.gpu_bytes <= 8000, "both budgets hold")
+v, hit = st.fetch("g", lambda: Tensor([9], "cuda"))
+ok(hit and v.vals[0] == 6, "fetch returns the stored value")
+v, hit = st.fetch("h", lambda: Tensor([9] * 3000, "cuda"))
+ok(not hit and st.where("h") is None, "a value larger than both budgets is computed, not stored")
 print(f"1..{n}")
 sys.exit(1 if failed else 0)

@@ -635,9 +635,60 @@ static void test_host_held(void)
 	json_decref(n);
 }
 
+/* a worker that stops early: correctness at the first seed that fails for
+ * certain, perf once the pair ratios settle the question (issue 16) */
+static void test_early_exit(void)
+{
+	struct gate_verdict v;
+	bool tol;
+	json_t *c = corr(2, 1);
+	json_object_set_new(out_of(c, 1, 0), "nan_mismatch", json_true());
+	TAP_OK(!run_corr(c, &v, &tol) && !tol, "2 of 5 seeds, the second with NaN elsewhere: fails");
+	TAP_IS_STR(v.reason, "correctness: output 0 has NaN in other places than the baseline at seed 1",
+		   "the reason is the failing seed's, not the seed count");
+	c = corr(3, 1);
+	set_err(c, 2, 0, 5e-3, false);
+	TAP_OK(!run_corr(c, &v, &tol), "3 of 5 seeds with an error beyond tolerance fails");
+	TAP_OK(!tol, "and is not left to the fp64 fallback: the skipped seeds were never compared");
+	TAP_IS_STR(v.reason, "correctness: max abs error 5e-03 > atol 1e-04 + rtol 1e-04 * |ref| at seed 2",
+		   "tolerance reason among fewer seeds");
+	c = corr(5, 1);
+	set_err(c, 2, 0, 5e-3, false);
+	TAP_OK(!run_corr(c, &v, &tol) && tol, "every seed, an error beyond tolerance: the fallback may rescue it");
+
+	struct kopt_gates g = cfg;
+	g.repeats = 30;
+	TAP_IS_INT((int)gate_min_pairs(&g), GATE_SEQ_MIN_PAIRS, "30 repeats: the sequential minimum");
+	g.repeats = 4;
+	TAP_IS_INT((int)gate_min_pairs(&g), 4, "4 repeats: all of them");
+	g.repeats = 1;
+	TAP_IS_INT((int)gate_min_pairs(&g), 3, "never fewer than 3");
+	g.repeats = 30;
+	double mc[10];
+	for (int i = 0; i < 10; i++)
+		mc[i] = clean_base[i] / 1.02;
+	json_t *n = json_object();
+	json_object_set_new(n, "perf", perf_obj(clean_base, clean_cand, clean_base, mc, 6));
+	TAP_OK(gate_decide(n, &g, &v) == 0 && v.pass && v.kernel.pairs == 6, "6 of 30 pairs, one-sided: decided");
+	TAP_OK(strstr(v.reason, ", decided after 6 of 30 pairs") != NULL, "the reason says how many pairs decided it: %s", v.reason);
+	json_decref(n);
+	n = json_object();
+	json_object_set_new(n, "perf", perf_obj(clean_base, clean_cand, clean_base, mc, 5));
+	TAP_OK(gate_decide(n, &g, &v) == 0 && !v.pass, "5 pairs are too few");
+	TAP_IS_STR(v.reason, "perf: kernel has 5 timing pairs, gates ask for 6", "few pairs reason");
+	json_decref(n);
+	n = json_object();
+	json_object_set_new(n, "perf", perf_obj(clean_base, clean_cand, clean_base, mc, 10));
+	g.repeats = 10;
+	gate_decide(n, &g, &v);
+	TAP_OK(v.pass && strstr(v.reason, "decided after") == NULL, "every pair run: the reason does not count them");
+	json_decref(n);
+}
+
 int main(void)
 {
 	gate_config_default(&cfg);
+	test_early_exit();
 	test_host_held();
 	test_tolerance();
 	test_structural();

@@ -6,7 +6,7 @@ import kopt to run the optimized kernels that koptmake found, in one line:
     torch.compile(model, backend=kopt.backend("kopt-out/mymodel"))
 """
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 
 def backend(outdir: str, **options):

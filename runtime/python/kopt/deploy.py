@@ -9,7 +9,15 @@ hash, the optimized kernel (new source and/or a pinned launch config). While
 Inductor compiles, every output module it loads is searched for kernels whose
 source hash is in the table; those are replaced. Wherever nothing matches
 (other shapes, another torch version) Inductor's own kernel runs, and a
-warning counts the misses.
+warning counts the misses, partial ones too.
+
+The first call checks the swap: it runs Inductor's own kernels and the
+swapped ones on copies of the same inputs and compares the outputs (atol and
+rtol 1e-4, 1e-2 for half types, or the gates' tolerances the table carries).
+Where they differ, each swapped kernel is tried alone; a kernel whose swap
+changes the outputs goes back to Inductor's with a warning naming it.
+`kopt.backend(dir, check=False)` (or KOPT_DEPLOY_CHECK=0) skips the check,
+for production once a deployment is trusted.
 """
 
 from __future__ import annotations
@@ -30,8 +38,21 @@ class Table:
         self.path = path
         self.variant = data.get("variant") or {}
         self.kernels: dict = data.get("kernels") or {}
+        self.gates: dict = data.get("gates") or {}
         self.hits: set = set()
         self.seen = 0
+        self.swaps: list = []          # Swapped, in the order they were made
+        self.reverted: list = []       # kernel names put back by the check
+
+
+class Swapped:
+    """One kernel swapped into one output module, and what it replaced."""
+
+    def __init__(self, mod, var: str, name: str, old, new):
+        self.mod, self.var, self.name, self.old, self.new = mod, var, name, old, new
+
+    def use(self, new: bool) -> None:
+        self.mod.__dict__[self.var] = self.new if new else self.old
 
 
 def swap_into(mod, table: Table) -> None:
@@ -48,8 +69,80 @@ def swap_into(mod, table: Table) -> None:
         obj = K.load_kernel(d.name, sub.get("source") or d.source, f"kopt {d.hash}")
         if sub.get("config"):
             K.force_config(obj, sub["config"])
+        table.swaps.append(Swapped(mod, d.var, d.name, mod.__dict__[d.var], obj))
         mod.__dict__[d.var] = obj
         table.hits.add(d.hash)
+
+
+def _flat(out) -> list:
+    import torch
+
+    if isinstance(out, torch.Tensor):
+        return [out]
+    if isinstance(out, (list, tuple)):
+        return [t for o in out for t in _flat(o)]
+    return []
+
+
+def _clone(args: list) -> list:
+    import torch
+
+    return [a.clone() if isinstance(a, torch.Tensor) else a for a in args]
+
+
+def same_outputs(ref: list, out: list, gates: dict) -> bool:
+    import torch
+
+    if len(ref) != len(out):
+        return False
+    for r, o in zip(ref, out):
+        if r.shape != o.shape or r.dtype != o.dtype:
+            return False
+        if not r.is_floating_point():
+            if not torch.equal(r, o):
+                return False
+            continue
+        half = r.dtype in (torch.float16, torch.bfloat16)
+        atol = float(gates.get("atol_half" if half else "atol", 1e-2 if half else 1e-4))
+        rtol = float(gates.get("rtol_half" if half else "rtol", 1e-2 if half else 1e-4))
+        if not torch.allclose(o.double(), r.double(), atol=atol, rtol=rtol, equal_nan=True):
+            return False
+    return True
+
+
+def check_swaps(table: Table, run, args: list) -> None:
+    """Inductor's kernels against the swapped ones on copies of args; the
+    swaps that change the outputs go back to Inductor's kernels."""
+    import torch
+
+    swaps = [s for s in table.swaps if s.name not in table.reverted]
+    if not swaps:
+        return
+
+    def outputs(on: set) -> list:
+        for s in swaps:
+            s.use(s in on)
+        with torch.no_grad():
+            out = [t.clone() for t in _flat(run(_clone(args)))]
+        torch.cuda.synchronize()
+        return out
+
+    ref = outputs(set())
+    if same_outputs(ref, outputs(set(swaps)), table.gates):
+        for s in swaps:
+            s.use(True)
+        return
+    bad = [s for s in swaps if not same_outputs(ref, outputs({s}), table.gates)]
+    if not bad:  # only together: trust none of them
+        bad = swaps
+    keep = set(swaps) - set(bad)
+    for s in swaps:
+        s.use(s in keep)
+    for s in bad:
+        table.reverted.append(s.name)
+        warnings.warn(f"kopt: the optimized {s.name} from {table.path} changed the outputs here "
+                      f"(beyond atol/rtol against Inductor's own on the same inputs); Inductor's kernel runs instead",
+                      stacklevel=3)
 
 
 def swapping(table: Table):
@@ -68,8 +161,10 @@ def inductor_options(variant: dict) -> dict:
     return opts
 
 
-def make_backend(outdir: str, **options):
+def make_backend(outdir: str, check: bool | None = None, **options):
     table = Table(outdir)
+    if check is None:
+        check = os.environ.get("KOPT_DEPLOY_CHECK", "1") != "0"
 
     def backend(gm, example_inputs):
         import torch
@@ -82,16 +177,30 @@ def make_backend(outdir: str, **options):
             torch.backends.cudnn.benchmark = True
         from .inductor import aten_fallbacks
 
-        before = len(table.hits)
+        before = len(table.swaps)
         fallbacks = list(table.variant.get("aten_fallback") or [])
         with config.patch(opts), aten_fallbacks(fallbacks), swapping(table):
             compiled = compile_fx(gm, example_inputs)
         missed = len(table.kernels) - len(table.hits)
-        if missed > 0 and len(table.hits) == before:
+        if missed > 0:
             warnings.warn(f"kopt: {missed} of {len(table.kernels)} optimized kernels in {table.path} "
-                          f"matched no kernel Inductor generated here; Inductor's kernels run instead",
+                          f"matched no kernel Inductor generated here; Inductor's kernels run in their place",
                           stacklevel=2)
-        return compiled
+        if not check or len(table.swaps) == before:
+            return compiled
+        boxed = getattr(compiled, "_boxed_call", False)
+        checked = [False]
+
+        def call(*args):
+            real = list(args[0]) if boxed else list(args)
+            if not checked[0]:
+                checked[0] = True
+                check_swaps(table, (lambda a: compiled(a)) if boxed else (lambda a: compiled(*a)), real)
+            return compiled(args[0]) if boxed else compiled(*args)
+
+        if boxed:
+            call._boxed_call = True
+        return call
 
     backend.table = table
     return backend

@@ -104,6 +104,7 @@ class Compiled:
     decls: list = field(default_factory=list)     # KernelDecl, in output-code order
     output_code: str = ""
     compile_s: float = 0.0
+    key: str = ""                            # the worker's key for it (worker.py)
 
     def kernel_objects(self) -> dict:
         out = {}

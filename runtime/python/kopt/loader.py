@@ -1,21 +1,24 @@
 """Loading problems: KernelBench-format models and standalone Triton kernels.
 
 A KernelBench-format file defines ``Model`` (an nn.Module), ``get_inputs()``
-and ``get_init_inputs()``. A standalone Triton file defines one or more
-``@triton.jit`` kernels, ``launch(*inputs)`` (runs them, returns the outputs),
-``reference(*inputs)`` (plain torch) and ``get_inputs()``.
+and ``get_init_inputs()``; both run with torch's default device set to the
+GPU, so tensors they create without naming a device are made there. A
+standalone Triton file defines one or more ``@triton.jit`` kernels,
+``launch(*inputs)`` (runs them, returns the outputs), ``reference(*inputs)``
+(plain torch) and ``get_inputs()``.
 """
 
 from __future__ import annotations
 
 import hashlib
 import importlib.util
-import os
 import sys
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import torch
+
+from . import state
 
 
 def load_module(path: str):
@@ -38,10 +41,6 @@ def to_device(x: Any, device: str = "cuda") -> Any:
     return x
 
 
-# inputs kept per problem (host or device memory, as get_inputs made them)
-INPUT_CACHE_BYTES = int(float(os.environ.get("KOPT_INPUT_CACHE_GIB", "16")) * 2**30)
-
-
 def fresh(x: Any) -> Any:
     """A device copy of x that shares no memory with it."""
     if isinstance(x, torch.Tensor):
@@ -49,6 +48,29 @@ def fresh(x: Any) -> Any:
     if isinstance(x, (list, tuple)):
         return type(x)(fresh(v) for v in x)
     return x
+
+
+def file_digest(path: str) -> str:
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()[:16]
+
+
+def on_gpu(make: Callable[[], Any]) -> tuple[Any, str]:
+    """make() with tensors created on the GPU (torch's default device set
+    to cuda for the call): get_inputs() in KernelBench files draws with
+    torch.rand and friends, which take seconds per GiB on the CPU and
+    milliseconds on the GPU. A file that cannot run that way (numpy, an
+    explicit CPU op that then meets a CUDA tensor) runs on the CPU."""
+    try:
+        with torch.device("cuda"):
+            return make(), "cuda"
+    except Exception:  # the file's own code; it runs again on the CPU
+        return make(), "cpu"
+
+
+# the random generators' states as get_inputs() left them, per inputs key
+# (a model whose forward draws random numbers draws the same ones)
+RNG: dict = {}
 
 
 @dataclass
@@ -59,42 +81,57 @@ class Problem:
     fn: Callable                   # what is compiled (torch) or launched (triton)
     model: torch.nn.Module | None = None
     reference: Callable | None = None
+    digest: str = ""               # the file's content hash: the inputs' key
+    seed: int = 0                  # the model's seed (its weights)
     extra: dict = field(default_factory=dict)
 
-    def inputs(self, seed: int) -> list:
-        """Fresh inputs at the model's shapes: get_inputs() under a seed,
-        made once per seed and copied anew for every call (a step runs the
-        same seeds again and again; KernelBench-style inputs are drawn on
-        the CPU, seconds per GiB). The copies are the caller's to modify."""
-        hit = self.extra.get(("inputs", seed))
-        if hit is not None:
-            raw, cpu_rng, cuda_rng = hit
+    def master(self, seed: int) -> tuple[list, bool]:
+        """(inputs, was_cached): seed's inputs as get_inputs() makes them
+        under manual_seed(seed) on the GPU, kept in the worker's store (the
+        same seed gives the same tensors on every worker and every run).
+        Not to be modified: callers get copies from inputs()."""
+        key = ("inputs", self.path, self.digest, seed)
+        raw = state.store().get(key)
+        if raw is not None and key in RNG:
+            cpu_rng, cuda_rng = RNG[key]
             torch.set_rng_state(cpu_rng)  # the generators as get_inputs left them
             torch.cuda.set_rng_state(cuda_rng)
-            return [fresh(x) for x in raw]
+            return raw, True
         torch.manual_seed(seed)
-        raw = list(self.module.get_inputs())
-        size = sum(x.numel() * x.element_size() for x in raw if isinstance(x, torch.Tensor))
-        if self.extra.get("input_bytes", 0) + size <= INPUT_CACHE_BYTES:
-            self.extra[("inputs", seed)] = (raw, torch.get_rng_state(), torch.cuda.get_rng_state())
-            self.extra["input_bytes"] = self.extra.get("input_bytes", 0) + size
-        return [fresh(x) for x in raw]
+        raw, where = on_gpu(lambda: list(self.module.get_inputs()))
+        self.extra["inputs_made_on"] = where
+        raw = [fresh(x) if isinstance(x, torch.Tensor) and not x.is_cuda else x for x in raw]
+        RNG[key] = (torch.get_rng_state(), torch.cuda.get_rng_state())
+        state.store().put(key, raw, spill=where != "cuda")
+        return raw, False
+
+    def inputs(self, seed: int) -> list:
+        """Fresh inputs at the model's shapes: a device-to-device copy of the
+        seed's master inputs. The copies are the caller's to modify."""
+        return [fresh(x) for x in self.master(seed)[0]]
 
 
 def load_problem(req: dict, seed: int) -> Problem:
     kind, path = req["kind"], req["path"]
     mod = load_module(path)
+    digest = file_digest(path)
     if kind == "torch":
         for name in ("Model", "get_inputs", "get_init_inputs"):
             if not hasattr(mod, name):
                 raise AttributeError(f"{path} has no {name} (KernelBench format wants Model, get_inputs, get_init_inputs)")
         torch.manual_seed(seed)
-        init = to_device(list(mod.get_init_inputs()))
-        model = mod.Model(*init).cuda().eval()
-        return Problem("torch", path, mod, model, model=model)
+        init, _ = on_gpu(lambda: list(mod.get_init_inputs()))
+        init = to_device(init)
+        torch.manual_seed(seed)
+        # the weights are drawn on the GPU too (a large Linear's init takes
+        # seconds on the CPU); the same seed gives the same weights
+        model, where = on_gpu(lambda: mod.Model(*init))
+        model = model.cuda().eval()
+        return Problem("torch", path, mod, model, model=model, digest=digest, seed=seed,
+                       extra={"model_made_on": where})
     if kind == "triton":
         for name in ("launch", "reference", "get_inputs"):
             if not hasattr(mod, name):
                 raise AttributeError(f"{path} has no {name} (a standalone Triton file wants launch, reference, get_inputs)")
-        return Problem("triton", path, mod, mod.launch, reference=mod.reference)
+        return Problem("triton", path, mod, mod.launch, reference=mod.reference, digest=digest, seed=seed)
     raise ValueError(f"{kind} problems are not supported by this runtime")

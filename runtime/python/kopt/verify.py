@@ -19,7 +19,9 @@ import math
 import torch
 
 from . import kernels as K
+from . import loader as L
 from . import measure as M
+from . import state as ST
 from .inductor import Compiled
 
 
@@ -76,21 +78,42 @@ def compare_output(i: int, b, c, spans, gates: dict) -> dict:
         r["allclose"] = bool(torch.equal(b, c.to(b.dtype)))
         r["max_abs"] = 0.0 if r["allclose"] else 1.0
         return r
-    bd, cd = b.double(), c.double()
-    r["nan_mismatch"] = not torch.equal(torch.isnan(bd), torch.isnan(cd))
-    binf = torch.isinf(bd)
-    r["inf_mismatch"] = not torch.equal(binf, torch.isinf(cd)) or not torch.equal(bd[binf], cd[binf])
-    fin = torch.isfinite(bd) & torch.isfinite(cd)
-    if fin.any():
-        diff = (bd - cd).abs()[fin]
-        ref = bd.abs()[fin]
-        r["max_abs"] = finite(diff.max())
-        r["ref_max_abs"] = finite(ref.max())
-        nz = ref > 0
-        r["max_rel"] = finite((diff[nz] / ref[nz]).max()) if nz.any() else 0.0
     atol, rtol = tolerance(gates, dtype)
-    r["allclose"] = bool(torch.allclose(cd, bd, atol=atol, rtol=rtol, equal_nan=True))
+    r["allclose"] = True
+    for bd, cd in chunks(b, c):
+        bd, cd = bd.double(), cd.double()
+        r["nan_mismatch"] |= not torch.equal(torch.isnan(bd), torch.isnan(cd))
+        binf = torch.isinf(bd)
+        r["inf_mismatch"] |= not torch.equal(binf, torch.isinf(cd)) or not torch.equal(bd[binf], cd[binf])
+        fin = torch.isfinite(bd) & torch.isfinite(cd)
+        if fin.any():
+            diff = (bd - cd).abs()[fin]
+            ref = bd.abs()[fin]
+            r["max_abs"] = max(r["max_abs"], finite(diff.max()))
+            r["ref_max_abs"] = max(r["ref_max_abs"], finite(ref.max()))
+            nz = ref > 0
+            if nz.any():
+                r["max_rel"] = max(r["max_rel"], finite((diff[nz] / ref[nz]).max()))
+        r["allclose"] &= bool(torch.allclose(cd, bd, atol=atol, rtol=rtol, equal_nan=True))
     return r
+
+
+CHUNK = 1 << 26   # elements: a float64 temporary of 512 MB
+
+
+def chunks(*ts):
+    """Aligned flat slices of same-shaped tensors, CHUNK elements at a time:
+    comparing a 6 GB output in float64 at once takes several 12 GB
+    temporaries."""
+    flats = [t.reshape(-1) for t in ts]
+    n = flats[0].numel()
+    for i in range(0, n, CHUNK):
+        yield tuple(f[i:i + CHUNK] for f in flats)
+
+
+def allclose64(a, b, atol: float, rtol: float) -> bool:
+    return all(bool(torch.allclose(x.double(), y.double(), atol=atol, rtol=rtol, equal_nan=True))
+               for x, y in chunks(a, b))
 
 
 def input_spans(inputs) -> list:
@@ -107,10 +130,11 @@ def rmse(ref: list, outs: list) -> float:
     for r, o in zip(ref, outs):
         if not r.is_floating_point():
             continue
-        d = (o.double() - r.double())
-        d = d[torch.isfinite(d)]
-        num += float((d * d).sum())
-        den += d.numel()
+        for rc, oc in chunks(r, o):
+            d = (oc.double() - rc.double())
+            d = d[torch.isfinite(d)]
+            num += float((d * d).sum())
+            den += d.numel()
     return math.sqrt(num / den) if den else 0.0
 
 
@@ -124,7 +148,7 @@ def fp64_reference(c: Compiled, inputs):
     try:
         model = copy.deepcopy(prob.model).double()
         with torch.no_grad():
-            return flat(model(*[x.double() if isinstance(x, torch.Tensor) and x.is_floating_point() else x for x in inputs]))
+            return [t.detach() for t in flat(model(*[x.double() if isinstance(x, torch.Tensor) and x.is_floating_point() else x for x in inputs]))]
     finally:
         torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = tf32
 
@@ -160,33 +184,91 @@ def build_candidate(c: Compiled, kernel: str, cand: dict, tag: str):
     return decl, obj
 
 
-def precision_rows(c: Compiled, inputs, base: list, cand: list) -> dict:
+class Refs:
+    """The references of one request, from the worker's store (state.py):
+    the compiled baseline's outputs per (model, variant, seed, output code)
+    and the float64 reference per (model file, model seed, input seed),
+    computed once and reused by every candidate. Counts what came from the
+    store, for the verdict (`koptmake -t why`)."""
+
+    def __init__(self, c: Compiled):
+        self.c = c
+        self.code = K.source_hash(c.output_code)
+        self.used = {"baseline": [0, 0], "fp64": [0, 0]}   # [cached, computed]
+
+    def _count(self, what: str, hit: bool) -> None:
+        self.used[what][0 if hit else 1] += 1
+
+    def baseline(self, seed: int) -> list:
+        c = self.c
+
+        def make():
+            return [t.clone() for t in flat(c.run(c.problem.inputs(seed)))]
+        out, hit = ST.store().fetch(("base", c.key, self.code, seed), make)
+        self._count("baseline", hit)
+        return out
+
+    def fp64(self, seed: int) -> list:
+        p = self.c.problem
+
+        def make():
+            return fp64_reference(self.c, p.master(seed)[0])
+        out, hit = ST.store().fetch(("fp64", p.path, p.digest, p.seed, seed), make)
+        self._count("fp64", hit)
+        return out
+
+    def summary(self) -> dict:
+        """{"baseline": "cached 4, computed 1", "fp64": ..., "key": ...}"""
+        out = {k: f"cached {v[0]}, computed {v[1]}" for k, v in self.used.items() if v[0] or v[1]}
+        out["key"] = f"{K.source_hash(self.c.key)[:12]}/{self.code[:12]}"
+        return out
+
+
+def precision_rows(refs: Refs, seed: int, base: list, cand: list) -> dict:
     """Strict policy: both sides' error to the float64 reference, whether or
     not they are within tolerance (see gates/fp64.c)."""
-    ref = fp64_reference(c, inputs)
+    ref = refs.fp64(seed)
     rows = []
     for i, (r, b) in enumerate(zip(ref, base)):
         if not b.is_floating_point() or i >= len(cand) or cand[i].shape != b.shape:
             continue
-        rd = r.double()
-        fin = torch.isfinite(rd)
-        ref_rms = float(rd[fin].pow(2).mean().sqrt()) if fin.any() else 0.0
+        sq, cnt = 0.0, 0
+        for (rc,) in chunks(r):
+            rd = rc.double()
+            rd = rd[torch.isfinite(rd)]
+            sq += float(rd.pow(2).sum())
+            cnt += rd.numel()
+        ref_rms = math.sqrt(sq / cnt) if cnt else 0.0
         rows.append({"index": i, "dtype": str(b.dtype).removeprefix("torch."),
                      "rmse_cand": finite(rmse([r], [cand[i]])), "rmse_base": finite(rmse([r], [b])),
                      "ref_rms": finite(ref_rms)})
     return {"outputs": rows}
 
 
-def correctness(c: Compiled, swaps: dict, gates: dict) -> tuple[dict, dict | None]:
+STRUCTURAL = ("shape_mismatch", "stride_mismatch", "dtype_mismatch", "aliases_input", "nan_mismatch", "inf_mismatch")
+
+
+def certain_failure(outs: list, modified: bool, gates: dict) -> bool:
+    """A seed whose failure no later seed and no float64 fallback can undo
+    (gates/correctness.c: structural flags are never rescued; errors beyond
+    tolerance are, by gate 3, only where the gate set allows it)."""
+    if modified or any(o[f] for o in outs for f in STRUCTURAL):
+        return True
+    return any(not o["allclose"] for o in outs) and not gates.get("fp64_fallback", True)
+
+
+def correctness(c: Compiled, swaps: dict, gates: dict, refs: Refs) -> tuple[dict, dict | None, bool]:
     """Seeds of fresh inputs (seed 0 = get_inputs as the user wrote it under
     seed 0), baseline vs candidate; where an output is not allclose and the
-    gate set allows it, both are compared with the float64 reference."""
+    gate set allows it, both are compared with the float64 reference. Stops
+    at the first seed that fails for certain (the gate then fails on that
+    seed's reason). Returns (correctness, fp64 or None, certain failure)."""
     seeds = int(gates.get("seeds", 5))
     rows, fp64_rows, prec = [], [], None
     for s in range(seeds):
-        inputs = c.problem.inputs(s)
-        base = [t.clone() for t in flat(c.run(inputs))]
-        before = [x.clone() if isinstance(x, torch.Tensor) else x for x in inputs]
+        master = c.problem.master(s)[0]
+        base = refs.baseline(s)
+        inputs = [L.fresh(x) for x in master]
         poison(base)
         with Swaps(c, swaps):
             raw = c.run(inputs)
@@ -195,29 +277,84 @@ def correctness(c: Compiled, swaps: dict, gates: dict) -> tuple[dict, dict | Non
         spans = input_spans(inputs)
         outs = [compare_output(i, b, cand[i] if i < len(cand) else None, spans, gates)
                 for i, b in enumerate(base)]
-        modified = any(isinstance(a, torch.Tensor) and not torch.equal(a, b) for a, b in zip(before, inputs))
+        modified = any(isinstance(a, torch.Tensor) and not torch.equal(a, m) for a, m in zip(inputs, master))
         rows.append({"seed": s, "input_modified": bool(modified), "outputs": outs})
         if s == 0 and gates.get("precision", "strict") == "strict":
-            prec = precision_rows(c, before, base, cand)
+            prec = precision_rows(refs, s, base, cand)
         bad = [o for o in outs if not o["allclose"] and not o["shape_mismatch"]]
         if bad and gates.get("fp64_fallback", True) and not fp64_rows:
-            ref = fp64_reference(c, before)
+            ref = refs.fp64(s)
             for o in outs:
                 i = o["index"]
                 if i < len(ref) and base[i].is_floating_point():
                     fp64_rows.append({"index": i, "dtype": o["dtype"],
                                       "rmse_cand": finite(rmse([ref[i]], [cand[i]])),
                                       "rmse_base": finite(rmse([ref[i]], [base[i]]))})
-        del base, cand, raw, before
+        stop = certain_failure(outs, modified, gates)
+        del base, cand, raw, inputs
+        if stop:
+            corr = {"seeds": rows, "stopped": f"seed {s} fails for certain"}
+            if prec is not None:
+                corr["precision"] = prec
+            return corr, ({"outputs": fp64_rows} if fp64_rows else None), True
     corr = {"seeds": rows}
     if prec is not None:
         corr["precision"] = prec
-    return corr, ({"outputs": fp64_rows} if fp64_rows else None)
+    return corr, ({"outputs": fp64_rows} if fp64_rows else None), False
+
+
+def _quantile(xs: list, q: float) -> float:
+    """Linear interpolation between order statistics (gates/perf.c's)."""
+    s = sorted(xs)
+    pos = q * (len(s) - 1)
+    lo = int(math.floor(pos))
+    hi = min(lo + 1, len(s) - 1)
+    return s[lo] + (s[hi] - s[lo]) * (pos - lo)
+
+
+def perf_decided(out: dict, gamma: float, kernel: str | None) -> str | None:
+    """The sequential stop of gate 4: "pass" once the lower quartile of the
+    pair ratios reaches gamma (and, for a kernel, the model is not clearly
+    slower), "fail" once their upper quartile is below gamma (or the model
+    is clearly slower), None while it is close. The decision itself is
+    koptmake's (gates/perf.c), on the pairs sent; this only says when more
+    pairs would not change it."""
+    mb = out["model_base_ns"]
+    bd, cd = out["model_base_dev_ns"], out["model_cand_dev_ns"]
+    try:
+        # the candidate's host time held at its pair's baseline's (gates/gate.c)
+        adj = [b - (x - y) for b, x, y in zip(mb, bd, cd)]
+        rm = [b / a for b, a in zip(mb, adj)]
+    except (TypeError, ZeroDivisionError):
+        return None
+    if any(not (r > 0) or not math.isfinite(r) for r in rm):
+        return None
+    if kernel is None:
+        r = rm
+    else:
+        try:
+            r = [b / c for b, c in zip(out["base_ns"], out["cand_ns"])]
+        except ZeroDivisionError:
+            return None
+        if any(not (x > 0) or not math.isfinite(x) for x in r):
+            return None
+        slower = _quantile(rm, 0.75) < 1.0 and _quantile(rm, 0.5) < 1.0
+        if slower:
+            return "fail"
+    if _quantile(r, 0.75) < gamma:
+        return "fail"
+    if _quantile(r, 0.25) >= gamma and (kernel is None or _quantile(rm, 0.75) >= 1.0):
+        return "pass"
+    return None
 
 
 def timing(c: Compiled, swaps: dict, gates: dict, flush, kernel: str | None) -> dict:
     inputs = c.problem.inputs(0)
     repeats = max(int(gates.get("repeats", 10)), 3)
+    # pairs before the sequential test may stop (koptmake sends its own
+    # minimum; without one, every pair is run)
+    least = min(max(int(gates.get("min_pairs", repeats)), 3), repeats)
+    gamma = gates.get("gamma")
     for _ in range(2):  # warm both sides (a source candidate autotunes on its first run)
         c.run(inputs)
         with Swaps(c, swaps):
@@ -233,17 +370,72 @@ def timing(c: Compiled, swaps: dict, gates: dict, flush, kernel: str | None) -> 
         with Swaps(c, swaps):
             c.run(inputs)
 
-    b, k = M.timed_calls([base, cand], repeats, flush)
-    out = {"model_base_ns": [finite(x.event_ns) for x in b], "model_cand_ns": [finite(x.event_ns) for x in k],
-           # device spans: koptmake holds the host's part at the baseline's
-           # (gates/gate.c, hold_host), since swapping kernel objects here can
-           # change it where the deployment does not
-           "model_base_dev_ns": [finite(x.span_ns) for x in b],
-           "model_cand_dev_ns": [finite(x.span_ns) for x in k]}
+    out = {"model_base_ns": [], "model_cand_ns": [], "model_base_dev_ns": [], "model_cand_dev_ns": []}
     if kernel:
-        out["base_ns"] = [float(sum(r[2] - r[1] for r in x.records if r[0] == kernel)) for x in b]
-        out["cand_ns"] = [float(sum(r[2] - r[1] for r in x.records if r[0] == kernel)) for x in k]
+        out["base_ns"], out["cand_ns"] = [], []
+    n, step = 0, least
+    while n < repeats:
+        b, k = M.timed_calls([base, cand], step, flush)
+        n += step
+        # device spans: koptmake holds the host's part at the baseline's
+        # (gates/gate.c, hold_host), since swapping kernel objects here can
+        # change it where the deployment does not
+        out["model_base_ns"] += [finite(x.event_ns) for x in b]
+        out["model_cand_ns"] += [finite(x.event_ns) for x in k]
+        out["model_base_dev_ns"] += [finite(x.span_ns) for x in b]
+        out["model_cand_dev_ns"] += [finite(x.span_ns) for x in k]
+        if kernel:
+            out["base_ns"] += [float(sum(r[2] - r[1] for r in x.records if r[0] == kernel)) for x in b]
+            out["cand_ns"] += [float(sum(r[2] - r[1] for r in x.records if r[0] == kernel)) for x in k]
+        if n < repeats and gamma is not None:
+            decided = perf_decided(out, float(gamma), kernel)
+            if decided:
+                out["stopped"] = f"{decided} after {n} of {repeats} pairs"
+                break
+        step = min(max(1, least // 2), repeats - n)
     return out
+
+
+def eager_outputs(c: Compiled, inputs: list) -> list:
+    """The problem run without torch.compile: the model in eager mode, or a
+    standalone Triton file's reference()."""
+    p = c.problem
+    with torch.no_grad():
+        out = p.model(*inputs) if p.kind == "torch" else p.reference(*inputs)
+    return [t.detach().clone() for t in flat(out)]
+
+
+def baseline_check(c: Compiled, gates: dict) -> dict:
+    """The compiled baseline against eager, seed by seed, at the gates'
+    tolerances; where they differ, both against the float64 reference
+    (koptmake decides: gates/baseline.c). The references computed here stay
+    in the store for the candidates' gates."""
+    refs = Refs(c)
+    rows = []
+    for s in range(int(gates.get("seeds", 5))):
+        master = c.problem.master(s)[0]
+        comp = refs.baseline(s)
+        eag = eager_outputs(c, [L.fresh(x) for x in master])
+        outs, ref = [], None
+        for i, (co, eo) in enumerate(zip(comp, eag)):
+            r = compare_output(i, eo, co, [], gates)
+            del r["aliases_input"], r["stride_mismatch"]
+            if not r["allclose"] and not r["shape_mismatch"] and eo.is_floating_point():
+                ref = refs.fp64(s) if ref is None else ref
+                if i < len(ref):
+                    atol, rtol = tolerance(gates, r["dtype"])
+                    r["rmse_compiled"] = finite(rmse([ref[i]], [co]))
+                    r["rmse_eager"] = finite(rmse([ref[i]], [eo]))
+                    r["eager_close64"] = allclose64(eo, ref[i], atol, rtol)
+                    r["compiled_close64"] = allclose64(co, ref[i], atol, rtol)
+            outs.append(r)
+        if len(comp) != len(eag):
+            outs.append({"index": min(len(comp), len(eag)), "dtype": "float32", "shape_mismatch": True,
+                         "dtype_mismatch": False, "nan_mismatch": False, "inf_mismatch": False,
+                         "max_abs": 0.0, "max_rel": 0.0, "ref_max_abs": 0.0, "allclose": False})
+        rows.append({"seed": s, "outputs": outs})
+        del comp, eag, ref
+    return {"seeds": rows, "reference": refs.summary()}
 
 
 def static_check(c: Compiled, kernel: str, cand: dict) -> dict:
@@ -262,9 +454,11 @@ def is_sticky(exc: BaseException) -> bool:
 
 
 def measure(c: Compiled, swaps: dict, gates: dict, flush, kernel: str | None, numbers: dict) -> dict:
-    """correctness, fp64 where needed, then perf; stops after a failed run."""
+    """correctness, fp64 where needed, then perf; stops after a failed run
+    and after a correctness failure that is certain."""
+    refs = Refs(c)
     try:
-        corr, fp64 = correctness(c, swaps, gates)
+        corr, fp64, failed = correctness(c, swaps, gates, refs)
     except Exception as exc:
         if is_sticky(exc):
             raise
@@ -272,11 +466,13 @@ def measure(c: Compiled, swaps: dict, gates: dict, flush, kernel: str | None, nu
         return numbers
     prec = corr.pop("precision", None)
     numbers["correctness"] = corr
+    numbers["reference"] = refs.summary()
     if prec is not None:
         numbers["precision"] = prec
     if fp64 is not None:
         numbers["fp64"] = fp64
-    numbers["perf"] = timing(c, swaps, gates, flush, kernel)
+    if not failed:
+        numbers["perf"] = timing(c, swaps, gates, flush, kernel)
     return numbers
 
 

@@ -10,14 +10,34 @@ from __future__ import annotations
 
 import gc
 import json
+import os
 import platform
 import sys
+import time
 import traceback
+from collections import OrderedDict
 
-import torch
 
+def _compile_caches() -> None:
+    """Inductor's FX-graph and autotuning caches and Triton's kernel cache
+    under the spec's cache folder (KOPT_COMPILE_CACHE, set by koptmake), so a
+    candidate, a re-capture and a stitch reuse compiled code across workers
+    and builds. Set before torch is imported; a user's own setting wins."""
+    base = os.environ.get("KOPT_COMPILE_CACHE")
+    if base:
+        os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", os.path.join(base, "inductor"))
+        os.environ.setdefault("TRITON_CACHE_DIR", os.path.join(base, "triton"))
+
+
+_compile_caches()
+
+import torch  # noqa: E402
+
+from . import __version__ as kopt_version
 from . import kernels as K
+from . import loader as L
 from . import measure as M
+from . import state as ST
 from . import records as R
 from . import vendor as VD
 from . import verify as V
@@ -33,15 +53,20 @@ FATAL_MARKS = (
 
 
 class State:
-    """What one worker keeps between requests: the last compiled problem."""
+    """What one worker keeps between requests: the compiled problems it
+    served last (KOPT_COMPILED_MAX of them, least recently used out), the
+    L2 flusher and the copy bandwidth. The engine sends every GPU step of a
+    model and variant to the worker that served it last, so a verify finds
+    its model compiled and its inputs and references on the GPU (state.py)."""
 
-    key: str | None = None
-    compiled: Compiled | None = None
+    compiled: "OrderedDict[str, Compiled]" = OrderedDict()
     flusher: M.Flusher | None = None
     copy_gbps: float | None = None
+    compiles = 0
 
 
 S = State()
+COMPILED_MAX = max(1, int(os.environ.get("KOPT_COMPILED_MAX", "4")))
 
 
 def driver_version() -> str:
@@ -63,12 +88,32 @@ def env() -> dict:
         "gpu": p.name, "cc": f"{p.major}.{p.minor}", "driver": driver_version(),
         "cuda": torch.version.cuda, "torch": torch.__version__, "triton": triton.__version__,
         "python": platform.python_version(), "sms": p.multi_processor_count,
-        "memory_gib": round(p.total_memory / 2**30, 1),
+        "memory_gib": round(p.total_memory / 2**30, 1), "kopt": kopt_version,
     }
 
 
+def witness() -> list[str]:
+    """Files whose bytes stand for the environment: while none of them
+    changes, the env this worker reports stays what it is, and koptmake can
+    key a build on the remembered env without starting a worker (a null
+    build then costs no GPU and no Python). The GPU list, the driver, torch
+    (its version.py holds torch and CUDA versions), triton, the interpreter
+    and this package."""
+    import glob
+
+    import triton
+
+    out = ["/proc/driver/nvidia/version"]
+    out += sorted(glob.glob("/proc/driver/nvidia/gpus/*/information"))
+    out.append(os.path.join(os.path.dirname(torch.__file__), "version.py"))
+    out.append(os.path.abspath(triton.__file__))
+    out.append(os.path.realpath(sys.executable) if sys.executable else "")
+    out.append(os.path.join(os.path.dirname(os.path.abspath(__file__)), "__init__.py"))
+    return [p for p in out if p]
+
+
 def hello() -> str:
-    return json.dumps({"hello": "kopt-worker", "protocol": PROTOCOL, "env": env()})
+    return json.dumps({"hello": "kopt-worker", "protocol": PROTOCOL, "env": env(), "witness": witness()})
 
 
 def set_precision(policy: str) -> None:
@@ -77,18 +122,42 @@ def set_precision(policy: str) -> None:
     torch.backends.cudnn.allow_tf32 = tf32
 
 
+def forget(key: str | None = None) -> None:
+    """Drops one compiled problem (or all) and its baseline outputs."""
+    keys = list(S.compiled) if key is None else [key]
+    for k in keys:
+        S.compiled.pop(k, None)
+        ST.store().drop_where(lambda sk, k=k: isinstance(sk, tuple) and len(sk) > 1 and sk[0] == "base" and sk[1] == k)
+    if key is None:
+        ST.store().clear()
+        torch._dynamo.reset()
+    gc.collect()
+    torch.cuda.empty_cache()
+
+
+def compiled_key(model: dict, variant: dict, seed: int) -> str:
+    return json.dumps([model["path"], model["kind"], variant, seed], sort_keys=True)
+
+
 def get_compiled(req: dict) -> Compiled:
     model, variant = req["model"], req.get("variant") or {"name": "default"}
     seed = int(req.get("seed", 0))
-    key = json.dumps([model["path"], model["kind"], variant, seed], sort_keys=True)
-    if S.key != key or S.compiled is None:
-        S.key, S.compiled = None, None
-        gc.collect()
-        torch.cuda.empty_cache()
-        problem = load_problem(model, seed)
-        S.compiled = compile_problem(problem, variant)
-        S.key = key
-    return S.compiled
+    key = compiled_key(model, variant, seed)
+    c = S.compiled.get(key)
+    if c is not None and c.problem.digest == L.file_digest(model["path"]):
+        S.compiled.move_to_end(key)
+        return c
+    forget(key)
+    while len(S.compiled) >= COMPILED_MAX:
+        forget(next(iter(S.compiled)))
+    problem = load_problem(model, seed)
+    # each load executes the file anew (new code objects), so Dynamo's
+    # caches of the problems kept here stay apart without a reset
+    c = compile_problem(problem, variant, reset=False)
+    c.key = key
+    S.compiles += 1
+    S.compiled[key] = c
+    return c
 
 
 def flusher() -> M.Flusher:
@@ -159,6 +228,8 @@ def op_capture(req):
 
 def op_profile(req):
     set_precision("strict")
+    t0 = time.perf_counter()
+    phases = {}
     c = get_compiled(req)
     inputs = c.problem.inputs(0)
     warm(c, inputs, int(req.get("warmup", 3)))
@@ -187,11 +258,22 @@ def op_profile(req):
             **({"aten": ops[name]} if ops.get(name) else {}),
         })
     rows.sort(key=lambda r: -r["ns_per_call"])
+    phases["measure_s"] = round(time.perf_counter() - t0, 3)
+    t0 = time.perf_counter()
     try:
         eager = eager_vs_compiled(c, inputs, flusher())
     except Exception as exc:  # advice too
         traceback.print_exc(file=sys.stderr)
         eager = {"error": str(exc).splitlines()[0][:300] if str(exc) else repr(exc)}
+    phases["eager_s"] = round(time.perf_counter() - t0, 3)
+    t0 = time.perf_counter()
+    check = None
+    if req.get("gates"):
+        # the compiled baseline against eager (and float64 where they differ):
+        # a speedup is claimed only for a baseline that computes the model
+        check = V.baseline_check(c, req["gates"])
+        phases["check_s"] = round(time.perf_counter() - t0, 3)
+        t0 = time.perf_counter()
     try:
         vendor = VD.probe(c, inputs, flusher())
     except Exception as exc:  # the vendor view is advice: a profile stands without it
@@ -206,6 +288,8 @@ def op_profile(req):
         "kernels": rows,
         "vendor": vendor,
         **({"eager": eager} if eager else {}),
+        **({"check": check} if check else {}),
+        "phases": {**phases, "vendor_s": round(time.perf_counter() - t0, 3)},
         **({"raw_calls": raw} if raw else {}),
     }
 
@@ -246,16 +330,10 @@ def op_race(req):
     run, not from separate steps whose absolute times drift."""
     set_precision((req.get("gates") or {}).get("precision", "strict"))
     model, seed = req["model"], int(req.get("seed", 0))
-    S.key, S.compiled = None, None
-    gc.collect()
-    torch.cuda.empty_cache()
     n = int(req.get("calls", 20))
-    comps: list = []
     try:
-        problem = load_problem(model, seed)
-        torch._dynamo.reset()
-        comps = [compile_problem(problem, v, reset=False) for v in req["variants"]]
-        inputs = problem.inputs(0)
+        comps = [get_compiled({"model": model, "variant": v, "seed": seed}) for v in req["variants"]]
+        inputs = comps[0].problem.inputs(0)
         for c in comps:
             warm(c, inputs)
         timed = M.timed_calls([lambda c=c: c.run(inputs) for c in comps], n, flusher())
@@ -266,11 +344,6 @@ def op_race(req):
         # the race refines the choice; without it the stitches' own times decide
         traceback.print_exc(file=sys.stderr)
         return {"calls": 0, "ns": None, "error": (str(exc).splitlines() or [repr(exc)])[0][:300]}
-    finally:
-        del comps
-        torch._dynamo.reset()
-        gc.collect()
-        torch.cuda.empty_cache()
 
 
 def op_stitch(req):
@@ -296,17 +369,24 @@ def handle(line: str) -> str:
     if op is None:
         return json.dumps({"ok": False, "error": f"unknown op {req.get('op')!r}", "fatal": False})
     try:
-        result = op(req)
+        try:
+            result = op(req)
+        except torch.cuda.OutOfMemoryError:
+            # the references and inputs kept for other steps go to host
+            # memory (or are dropped) and the request runs once more
+            traceback.print_exc(file=sys.stderr)
+            ST.store().shrink()
+            gc.collect()
+            torch.cuda.empty_cache()
+            result = op(req)
         return json.dumps({"ok": True, "result": result}, allow_nan=False, default=str)
     except Exception as exc:  # every failure becomes a reply; the C side adds the id
         tb = traceback.format_exc().rstrip().splitlines()
         last = tb[-1] if tb else repr(exc)
         fatal = is_fatal(exc)
         if isinstance(exc, torch.cuda.OutOfMemoryError) or fatal:
-            S.key, S.compiled = None, None
-            gc.collect()
             try:
-                torch.cuda.empty_cache()
+                forget()
             except Exception:
                 fatal = True
         print("\n".join(tb), file=sys.stderr, flush=True)
