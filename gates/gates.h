@@ -195,6 +195,28 @@ bool gate_no_regression(const double *base, size_t nbase, const double *cand, si
  */
 int gate_decide(const json_t *numbers, const struct kopt_gates *cfg, struct gate_verdict *out);
 
+/*
+ * The compiled baseline against eager (gates/baseline.c), on the "check"
+ * object of a profile reply: {"seeds": [{seed, outputs: [{index, dtype,
+ * shape_mismatch, dtype_mismatch, nan_mismatch, inf_mismatch, max_abs,
+ * max_rel, ref_max_abs, allclose, and where they differ: rmse_compiled,
+ * rmse_eager, eager_close64, compiled_close64}]}]}. Writes a one-line reason
+ * into reason[n]. cfg NULL means the defaults. An absent or empty check is
+ * GATE_BASE_UNCHECKED (an older worker): usable, and said so.
+ */
+enum gate_baseline_status {
+	GATE_BASE_UNCHECKED = 0,
+	GATE_BASE_AGREES,    /* allclose to eager */
+	GATE_BASE_ACCURATE,  /* differs from eager, as close to float64 as eager */
+	GATE_BASE_ILL,       /* eager and the compile both far from float64 */
+	GATE_BASE_WRONG,     /* eager matches float64, the compile does not */
+};
+enum gate_baseline_status gate_baseline(const json_t *check, const struct kopt_gates *cfg, char *reason, size_t n);
+/* "agrees", "accurate", "wrong", "ill-conditioned", "unchecked" */
+const char *gate_baseline_name(enum gate_baseline_status s);
+/* a baseline a speedup may be claimed over: unchecked, agrees or accurate */
+bool gate_baseline_usable(enum gate_baseline_status s);
+
 /* Sets v->reason (one line, truncated to fit); for the gate files. */
 void gate_reason(struct gate_verdict *v, const char *fmt, ...) KOPT_PRINTF(2, 3);
 

@@ -1,6 +1,6 @@
 ## gates/local.mk: included by the top Makefile.am
 libkopt_a_SOURCES += gates/gates.h gates/gate.c gates/static.c gates/correctness.c \
-	gates/fp64.c gates/perf.c
+	gates/fp64.c gates/perf.c gates/baseline.c
 
 check_PROGRAMS += tests/unit/gates_test
 tests_unit_gates_test_SOURCES = tests/unit/gates_test.c tests/tap.h
