@@ -8,6 +8,7 @@ KOPT_PY_FILES = \
 	runtime/python/kopt/worker.py \
 	runtime/python/kopt/loader.py \
 	runtime/python/kopt/state.py \
+	runtime/python/kopt/screen.py \
 	runtime/python/kopt/inductor.py \
 	runtime/python/kopt/measure.py \
 	runtime/python/kopt/kernels.py \

@@ -93,11 +93,20 @@ def main() -> int:
                 "seeds": len((num.get("correctness") or {}).get("seeds") or []),
                 "pairs": len(perf.get("base_ns") or []), "stopped": perf.get("stopped"),
                 "reference": num.get("reference")})
+        rep, secs = w.ask(dict(base, op="screen", kernel=hot["name"], gates=GATES, budget_s=20, max_configs=48))
+        res = rep.get("result") or {}
+        row["screen"] = {"s": round(secs, 2), "ok": rep.get("ok"), "error": rep.get("error"),
+                         "tried": len(res.get("tried") or []), "compiles": res.get("compiles"),
+                         "best": [(b["config"], round(b["speedup"], 3)) for b in res.get("best") or []],
+                         "failed": [r.get("error") for r in res.get("tried") or [] if not r.get("ok")][:5]}
         rows.append(row)
         v = " ".join(f"{x['s']:.1f}s({x['pairs']}p)" for x in row["verifies"])
         print(f"{name}: capture {row['capture_s']:.1f}s profile {row['profile_s']:.1f}s verify {v}", flush=True)
     with open(os.path.join(out, "cost.json"), "w") as f:
         json.dump({"hello": w.hello, "hello_s": w.hello_s, "rows": rows}, f, indent=1)
+    for r in rows:
+        if r.get("screen"):
+            print(r["model"], "screen:", json.dumps(r["screen"]))
     print("| model | capture s | profile s | verifies s (pairs) | references of the last verify |")
     print("|---|---|---|---|---|")
     for r in rows:

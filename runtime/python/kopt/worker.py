@@ -39,6 +39,7 @@ from . import loader as L
 from . import measure as M
 from . import state as ST
 from . import records as R
+from . import screen as SC
 from . import vendor as VD
 from . import verify as V
 from .inductor import Compiled, compile_problem, record_kernel_args
@@ -346,6 +347,14 @@ def op_race(req):
         return {"calls": 0, "ns": None, "error": (str(exc).splitlines() or [repr(exc)])[0][:300]}
 
 
+def op_screen(req):
+    """Many launch configs of one kernel, timed alone (screen.py)."""
+    set_precision((req.get("gates") or {}).get("precision", "strict"))
+    c = get_compiled(req)
+    warm(c, c.problem.inputs(0))
+    return SC.screen(c, req, flusher())
+
+
 def op_stitch(req):
     set_precision((req.get("gates") or {}).get("precision", "strict"))
     c = get_compiled(req)
@@ -355,6 +364,7 @@ def op_stitch(req):
 OPS = {
     "ping": op_ping, "bandwidth": op_bandwidth, "capture": op_capture,
     "profile": op_profile, "verify": op_verify, "stitch": op_stitch, "race": op_race,
+    "screen": op_screen,
 }
 
 

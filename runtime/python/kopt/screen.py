@@ -1,0 +1,232 @@
+"""Screening: many launch configs of one kernel, timed alone, before the gates.
+
+A verify runs the whole model over several seeds; most configs of a kernel
+lose, and knowing that costs a launch, not a verify. ``screen`` takes the
+kernel's arguments from one real run of the compiled model (the tensors as
+they were just before its first launch), then searches its launch configs:
+each config is compiled, checked against Inductor's own kernel on copies of
+those arguments (every tensor argument afterwards, allclose at the gates'
+tolerances), and timed with CUPTI beside the baseline kernel, interleaved,
+the L2 flushed before each launch. Only the best few go on to the four
+gates, which stay the judge.
+
+The search is a multi-start pattern search: from each start (the kernel's
+own config and the ones koptmake sends: memory's lessons, another variant's
+pick), every single move (a block size or num_warps doubled or halved,
+num_stages up or down) and every paired move (a block traded for another,
+warps with a block), the best improvement taken, until none improves by more
+than the noise or the time budget is spent. Inductor's coordinate descent
+moves one key at a time; the paired moves reach what it cannot.
+"""
+
+from __future__ import annotations
+
+import time
+
+import torch
+
+from . import kernels as K
+from . import measure as M
+
+BLOCK_KEYS = ("XBLOCK", "YBLOCK", "R0_BLOCK", "R1_BLOCK")
+NUMEL_OF = {"XBLOCK": "xnumel", "YBLOCK": "ynumel", "R0_BLOCK": "r0_numel", "R1_BLOCK": "r1_numel"}
+MAX_BLOCK = 4096
+MAX_ELEMS = 1 << 16          # elements per program (blocks multiplied): register pressure bound
+PAIRS = (("XBLOCK", 2, "R0_BLOCK", 0.5), ("XBLOCK", 0.5, "R0_BLOCK", 2), ("XBLOCK", 2, "YBLOCK", 0.5),
+         ("XBLOCK", 0.5, "YBLOCK", 2), ("num_warps", 2, "R0_BLOCK", 2), ("num_warps", 0.5, "R0_BLOCK", 0.5),
+         ("num_warps", 2, "XBLOCK", 2), ("num_warps", 0.5, "XBLOCK", 0.5))
+
+
+def _pow2_ceil(n: int) -> int:
+    return 1 << max(0, int(n - 1).bit_length())
+
+
+class Launch:
+    """The first launch of one kernel in a model call: its arguments as
+    they were before it ran, and its keyword arguments (the stream)."""
+
+    def __init__(self, c, name: str, inputs: list):
+        objs = c.kernel_objects()
+        if name not in objs:
+            raise KeyError(f"no Triton kernel {name} in the output code")
+        self.obj = objs[name]
+        self.name = name
+        seen: list = []
+        orig = self.obj.run
+
+        def run(*args, **kw):
+            if not seen:
+                seen.append(([a.clone() if isinstance(a, torch.Tensor) else a for a in args], dict(kw)))
+            return orig(*args, **kw)
+
+        self.obj.run = run
+        try:
+            c.run(inputs)
+            torch.cuda.synchronize()
+        finally:
+            try:
+                del self.obj.run
+            except AttributeError:
+                self.obj.run = orig
+        if not seen:
+            raise RuntimeError(f"{name} did not run in a call of the model")
+        self.args, self.kwargs = seen[0]
+        names = list(getattr(getattr(self.obj, "fn", None), "arg_names", []) or [])
+        self.numel = {n: int(a) for n, a in zip(names, self.args) if n.endswith("numel") and isinstance(a, int)}
+
+    def work(self) -> list:
+        return [a.clone() if isinstance(a, torch.Tensor) else a for a in self.args]
+
+    def launch(self, kernel, work: list) -> None:
+        kernel.run(*work, **self.kwargs)
+
+
+def _close(a: torch.Tensor, b: torch.Tensor, gates: dict) -> bool:
+    if a.shape != b.shape or a.dtype != b.dtype:
+        return False
+    if not a.is_floating_point():
+        return bool(torch.equal(a, b))
+    half = a.dtype in (torch.float16, torch.bfloat16)
+    atol = float(gates.get("atol_half" if half else "atol", 1e-2 if half else 1e-4))
+    rtol = float(gates.get("rtol_half" if half else "rtol", 1e-2 if half else 1e-4))
+    return bool(torch.allclose(b.double(), a.double(), atol=atol, rtol=rtol, equal_nan=True))
+
+
+class Screen:
+    def __init__(self, c, launch: Launch, decl, gates: dict, flush, reps: int):
+        self.c, self.l, self.decl, self.gates, self.flush, self.reps = c, launch, decl, gates, flush, reps
+        ref = launch.work()
+        launch.launch(launch.obj, ref)
+        torch.cuda.synchronize()
+        self.ref = [a for a in ref if isinstance(a, torch.Tensor)]
+        self.base_work = launch.work()
+        self.tried: dict = {}          # key -> row
+        self.compiles = 0
+
+    @staticmethod
+    def key(cfg: dict) -> str:
+        return " ".join(f"{k}={cfg[k]}" for k in sorted(cfg))
+
+    def measure(self, cfg: dict, source: str | None = None) -> dict:
+        k = self.key(cfg) + (f" src={K.source_hash(source)[:8]}" if source else "")
+        if k in self.tried:
+            return self.tried[k]
+        row = {"config": cfg, "ok": False}
+        if source:
+            row["source_hash"] = K.source_hash(source)
+        self.tried[k] = row
+        try:
+            obj = K.load_kernel(self.decl.name, source or self.decl.source, f"screen {k}")
+            K.force_config(obj, cfg)
+            self.compiles += 1
+            work = self.l.work()
+            self.l.launch(obj, work)
+            torch.cuda.synchronize()
+            outs = [a for a in work if isinstance(a, torch.Tensor)]
+            if not all(_close(r, o, self.gates) for r, o in zip(self.ref, outs)):
+                row["error"] = "outputs differ from the baseline kernel's"
+                return row
+            cw = self.l.work()
+            b, cnd = M.timed_calls([lambda: self.l.launch(self.l.obj, self.base_work),
+                                    lambda: self.l.launch(obj, cw)], self.reps, self.flush)
+            name = self.l.name
+            bt = [sum(r[2] - r[1] for r in x.records if r[0] == name) for x in b]
+            ct = [sum(r[2] - r[1] for r in x.records if r[0] == name) for x in cnd]
+            if min(bt) <= 0 or min(ct) <= 0:
+                row["error"] = "no kernel record in the timed launches"
+                return row
+            ratios = sorted(x / y for x, y in zip(bt, ct))
+            row.update(ok=True, base_ns=M.median(bt), ns=M.median(ct), speedup=ratios[len(ratios) // 2],
+                       q25=ratios[len(ratios) // 4])
+        except Exception as exc:  # a config that does not compile or launch is a row, not a failure
+            if "illegal" in str(exc).lower() or "launch failure" in str(exc).lower():
+                raise
+            row["error"] = (str(exc).splitlines() or [repr(exc)])[0][:200]
+        return row
+
+    def valid(self, cfg: dict) -> bool:
+        elems = 1
+        for key in BLOCK_KEYS:
+            if key in cfg:
+                v = cfg[key]
+                cap = min(MAX_BLOCK, _pow2_ceil(self.l.numel.get(NUMEL_OF[key], MAX_BLOCK)))
+                if v < 1 or v > max(1, cap):
+                    return False
+                elems *= v
+        if elems > MAX_ELEMS:
+            return False
+        if not 1 <= cfg.get("num_warps", 4) <= 32:
+            return False
+        return 1 <= cfg.get("num_stages", 1) <= 5
+
+    def neighbours(self, cfg: dict) -> list[dict]:
+        out = []
+
+        def scaled(c: dict, key: str, f: float) -> dict | None:
+            if key not in c:
+                return None
+            v = c[key] * f
+            if v != int(v):
+                return None
+            d = dict(c)
+            d[key] = int(v)
+            return d
+
+        for key in BLOCK_KEYS + ("num_warps",):
+            for f in (2, 0.5):
+                d = scaled(cfg, key, f)
+                if d:
+                    out.append(d)
+        if "num_stages" in cfg and "R0_BLOCK" in cfg:
+            for dv in (1, -1):
+                d = dict(cfg)
+                d["num_stages"] = cfg["num_stages"] + dv
+                out.append(d)
+        for a, fa, b, fb in PAIRS:
+            d = scaled(cfg, a, fa)
+            d = scaled(d, b, fb) if d else None
+            if d:
+                out.append(d)
+        return [d for d in out if self.valid(d)]
+
+
+def screen(c, req: dict, flush) -> dict:
+    """The "screen" request (PROTOCOL.md)."""
+    t0 = time.perf_counter()
+    name = req["kernel"]
+    gates = req.get("gates") or {}
+    budget = float(req.get("budget_s", 30))
+    max_configs = int(req.get("max_configs", 64))
+    keep = int(req.get("keep", 4))
+    decl = next((d for d in c.decls if d.name == name), None)
+    if decl is None:
+        raise KeyError(f"no Triton kernel {name} in the output code")
+    launch = Launch(c, name, c.problem.inputs(0))
+    own = K.current_config(launch.obj)
+    if own is None:
+        raise RuntimeError(f"{name} has no launch config to start from")
+    s = Screen(c, launch, decl, gates, flush, int(req.get("reps", 7)))
+    starts = [own] + [dict(x) for x in (req.get("starts") or []) if isinstance(x, dict)]
+    noise = float(req.get("noise", 0.01))
+    for start in starts:
+        if not s.valid(start) and start is not own:
+            continue
+        cur = s.measure(start)
+        while (time.perf_counter() - t0 < budget and len(s.tried) < max_configs and cur.get("ok")):
+            best = cur
+            for d in s.neighbours(cur["config"]):
+                if time.perf_counter() - t0 >= budget or len(s.tried) >= max_configs:
+                    break
+                r = s.measure(d)
+                if r.get("ok") and r["speedup"] > best["speedup"] * (1 + noise):
+                    best = r
+            if best is cur:
+                break
+            cur = best
+    rows = list(s.tried.values())
+    good = sorted((r for r in rows if r.get("ok")), key=lambda r: -r["speedup"])
+    ownkey = Screen.key(own)
+    best = [r for r in good if Screen.key(r["config"]) != ownkey][:keep]
+    return {"kernel": name, "own": own, "numel": launch.numel, "tried": rows, "best": best,
+            "compiles": s.compiles, "elapsed_s": round(time.perf_counter() - t0, 3),
+            "budget_spent": time.perf_counter() - t0 >= budget or len(s.tried) >= max_configs}
