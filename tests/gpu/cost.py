@@ -67,6 +67,7 @@ def main() -> int:
             continue
         prof = rep["result"]
         row["check"] = prof.get("check")
+        row["phases"] = prof.get("phases")
         hot = next((k for k in prof["kernels"] if k["kind"] == "triton" and k.get("source_hash")), None)
         if hot is None:
             rows.append(row)

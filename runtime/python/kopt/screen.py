@@ -138,6 +138,8 @@ class Screen:
             ratios = sorted(x / y for x, y in zip(bt, ct))
             row.update(ok=True, base_ns=M.median(bt), ns=M.median(ct), speedup=ratios[len(ratios) // 2],
                        q25=ratios[len(ratios) // 4])
+        except torch.cuda.OutOfMemoryError:
+            raise  # the worker makes room and asks again
         except Exception as exc:  # a config that does not compile or launch is a row, not a failure
             if "illegal" in str(exc).lower() or "launch failure" in str(exc).lower():
                 raise

@@ -14,19 +14,27 @@ between. The worker now keeps, per model:
 - the eager model's outputs per seed (the baseline check, verify.py).
 
 Entries live in one least-recently-used store with a byte budget on the GPU
-(KOPT_STATE_GIB, default a third of the GPU's memory). An entry pushed out
-of it moves to host memory while the host budget (KOPT_STATE_HOST_GIB,
-default 32) lasts, else it is dropped and computed again when next needed:
-a miss costs time, never a wrong answer.
+(KOPT_STATE_GIB, default a quarter of the GPU's memory). An entry pushed out
+of it moves to host memory, while the host budget (KOPT_STATE_HOST_GIB,
+default 32) lasts, only if making it again costs more than the round trip
+over PCIe: a baseline's outputs are one model call (milliseconds) where a
+6 GB round trip through pageable memory took seconds on the H200 (a 40 s
+verify of a softmax over 6.4 GB). Otherwise it is dropped and made again
+when next needed: a miss costs time, never a wrong answer. Before a request
+that needs room, trim() pushes entries out until the GPU has it.
 """
 
 from __future__ import annotations
 
 import os
+import time
 from collections import OrderedDict
 from typing import Any, Callable
 
 import torch
+
+
+HOST_BYTES_PER_S = 4e9   # one way, pageable host memory (a conservative figure)
 
 
 def _gib(name: str, default: float) -> int:
@@ -62,7 +70,7 @@ class Store:
     def __init__(self, gpu_budget: int | None = None, host_budget: int | None = None):
         if gpu_budget is None:
             total = torch.cuda.get_device_properties(0).total_memory if torch.cuda.is_available() else 0
-            gpu_budget = _gib("KOPT_STATE_GIB", total / 3 / 2**30)
+            gpu_budget = _gib("KOPT_STATE_GIB", total / 4 / 2**30)
         self.gpu_budget = gpu_budget
         self.host_budget = _gib("KOPT_STATE_HOST_GIB", 32) if host_budget is None else host_budget
         self.gpu: OrderedDict = OrderedDict()    # key -> (value, bytes)
@@ -93,14 +101,15 @@ class Store:
     def where(self, key) -> str | None:
         return "gpu" if key in self.gpu else "host" if key in self.host else None
 
-    def put(self, key, value: Any, spill: bool = True) -> Any:
+    def put(self, key, value: Any, spill: bool = True, cost_s: float | None = None) -> Any:
         """Stores value (on the GPU: the caller's tensors themselves). With
-        spill false, an entry pushed off the GPU is dropped rather than
-        moved to host memory: inputs made on the GPU are made again faster
-        than they come back over PCIe."""
+        spill false, or a making cost cost_s below the PCIe round trip, an
+        entry pushed off the GPU is dropped rather than moved to host
+        memory."""
         size = nbytes(value)
         self.drop(key)
-        if not spill:
+        if not spill or (cost_s is not None and cost_s < 2 * size / HOST_BYTES_PER_S):
+            spill = False
             self.nospill.add(key)
         if size <= self.gpu_budget:
             self._put_gpu(key, value, size)
@@ -109,11 +118,32 @@ class Store:
         return value
 
     def fetch(self, key, make: Callable[[], Any], spill: bool = True) -> tuple[Any, bool]:
-        """(value, was_cached): the stored value, or make()'s, stored."""
+        """(value, was_cached): the stored value, or make()'s, stored with
+        what making it cost."""
         value = self.get(key)
         if value is not None:
             return value, True
-        return self.put(key, make(), spill), False
+        t0 = time.perf_counter()
+        value = make()
+        if torch.cuda.is_available():
+            torch.cuda.synchronize()
+        return self.put(key, value, spill, time.perf_counter() - t0), False
+
+    def trim(self, need: int) -> None:
+        """Pushes entries off the GPU, least recently used first, until
+        `need` bytes are free for the request at hand (free memory plus what
+        torch's allocator holds unused)."""
+        def avail() -> int:
+            free = torch.cuda.mem_get_info()[0]
+            return free + torch.cuda.memory_reserved() - torch.cuda.memory_allocated()
+        if not torch.cuda.is_available() or avail() >= need:
+            return
+        while self.gpu and avail() < need:
+            key, (value, size) = self.gpu.popitem(last=False)
+            self.gpu_bytes -= size
+            self._spill(key, value, size)
+            del value
+        torch.cuda.empty_cache()
 
     def drop(self, key) -> None:
         self.nospill.discard(key)

@@ -203,7 +203,9 @@ class Refs:
         c = self.c
 
         def make():
-            return [t.clone() for t in flat(c.run(c.problem.inputs(seed)))]
+            out = [t.clone() for t in flat(c.run(c.problem.inputs(seed)))]
+            c.problem.extra["out_bytes"] = ST.nbytes(out)
+            return out
         out, hit = ST.store().fetch(("base", c.key, self.code, seed), make)
         self._count("baseline", hit)
         return out

@@ -161,6 +161,21 @@ def get_compiled(req: dict) -> Compiled:
     return c
 
 
+def footprint(c: Compiled) -> int:
+    """Bytes of one set of the model's inputs and outputs (the outputs as
+    the baseline's were, else taken as large as the inputs)."""
+    p = c.problem
+    ins = ST.nbytes(p.master(0)[0])
+    return ins + p.extra.get("out_bytes", ins)
+
+
+def room_for(c: Compiled, sets: int = 6) -> None:
+    """Makes room on the GPU for a request on c: about `sets` copies of its
+    inputs and outputs (a copy per call, the candidate's outputs, the
+    poisoned blocks, float64 comparisons), pushing stored entries out."""
+    ST.store().trim(sets * footprint(c))
+
+
 def flusher() -> M.Flusher:
     if S.flusher is None:
         S.flusher = M.Flusher()
@@ -232,6 +247,7 @@ def op_profile(req):
     t0 = time.perf_counter()
     phases = {}
     c = get_compiled(req)
+    room_for(c)
     inputs = c.problem.inputs(0)
     warm(c, inputs, int(req.get("warmup", 3)))
     args = record_kernel_args(c, inputs)
@@ -322,6 +338,7 @@ def eager_vs_compiled(c: Compiled, inputs, flush, n: int = 10) -> dict | None:
 def op_verify(req):
     set_precision((req.get("gates") or {}).get("precision", "strict"))
     c = get_compiled(req)
+    room_for(c)
     return V.verify(c, req, flusher())
 
 
@@ -351,6 +368,7 @@ def op_screen(req):
     """Many launch configs of one kernel, timed alone (screen.py)."""
     set_precision((req.get("gates") or {}).get("precision", "strict"))
     c = get_compiled(req)
+    room_for(c, 8)
     warm(c, c.problem.inputs(0))
     return SC.screen(c, req, flusher())
 
@@ -358,6 +376,7 @@ def op_screen(req):
 def op_stitch(req):
     set_precision((req.get("gates") or {}).get("precision", "strict"))
     c = get_compiled(req)
+    room_for(c)
     return V.stitch(c, req, flusher())
 
 
