@@ -6,7 +6,8 @@ libkopt_a_SOURCES += engine/engine.h engine/engine.c \
 	engine/dag.h engine/dag.c \
 	engine/explain.h engine/explain.c \
 	engine/sched.h engine/sched.c \
-	engine/worker_pool.h engine/worker_pool.c
+	engine/worker_pool.h engine/worker_pool.c \
+	engine/witness.h engine/witness.c
 
 # the simulated worker (a test double of kopt-worker), also used by bench/
 noinst_PROGRAMS += tests/sim-worker
@@ -24,6 +25,10 @@ TESTS += tests/unit/engine_fail_test
 check_PROGRAMS += tests/unit/engine_kill_test
 tests_unit_engine_kill_test_SOURCES = tests/unit/engine_kill_test.c tests/fixture.h tests/tap.h
 TESTS += tests/unit/engine_kill_test
+
+check_PROGRAMS += tests/unit/witness_test
+tests_unit_witness_test_SOURCES = tests/unit/witness_test.c tests/tap.h
+TESTS += tests/unit/witness_test
 
 check_PROGRAMS += tests/unit/engine_unit_test
 tests_unit_engine_unit_test_SOURCES = tests/unit/engine_unit_test.c tests/tap.h

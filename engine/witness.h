@@ -1,0 +1,31 @@
+/*
+ * engine/witness.h: files that stand for a worker's environment.
+ *
+ * A worker's hello names the files whose bytes decide its environment
+ * fingerprint (the driver's version file, the GPU list, torch's version.py,
+ * triton, the interpreter, the kopt package). koptmake records a digest of
+ * each beside the remembered fingerprint; while every digest is unchanged,
+ * the next build keys its captures on the remembered fingerprint without
+ * starting a worker, so a null build runs nothing on the GPU and no Python.
+ *
+ * A record is a JSON array of {"path": P, "sum": HEX|null}: sum is XXH3-64
+ * of the file's bytes (read to its end: /proc files report size 0), of
+ * "size mtime" for files over 4 MiB (an interpreter binary), of the sorted
+ * names for a folder; null for a path that cannot be read.
+ */
+#ifndef KOPT_WITNESS_H
+#define KOPT_WITNESS_H
+
+#include <jansson.h>
+#include <stdbool.h>
+
+/* The record of paths (a JSON array of strings); NULL when paths is not one
+ * or is empty. New reference. */
+json_t *witness_record(const json_t *paths);
+
+/* Whether every file of record still has its digest. On false, *why (when
+ * why is not NULL) says which changed; the caller frees it. A NULL or
+ * malformed record is never fresh. */
+bool witness_fresh(const json_t *record, char **why);
+
+#endif
