@@ -97,7 +97,7 @@ static void on_nodes(const char *dir, const kopt_spec *spec)
 {
 	struct engine_opts q = { 0 };
 	struct fx_result r;
-	fx_run(dir, spec, &q, "query", NULL, 0, &r);
+	fx_run(dir, spec, &q, engine_tool_query, NULL, 0, &r);
 	int fresh = fx_count(r.out, "fresh "), cand = fx_count(r.out, "fresh   verify ");
 	printf("graph: %d nodes (%d candidates, each a propose and a verify step), all fresh\n", fresh, cand);
 	fx_result_free(&r);

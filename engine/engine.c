@@ -24,15 +24,6 @@
 #include "sched.h"
 #include "worker_pool.h"
 
-const char *const engine_tools[] = { "clean", "gc", "why", "query", "memory", NULL };
-const char *const engine_tool_help[] = {
-	"remove the outputs in kopt-out",
-	"remove cache entries no step of this spec reaches, and remembered stitch measurements",
-	"PATH: a step's verdict, gates, numbers and reason (e.g. verify M/V/K/c3, stitch M)",
-	"[PATH]: every step, fresh or stale; or one step's key, inputs and result",
-	"[CLASS]: the agents' long-term memory in this cache, by kernel feature class",
-};
-
 static char *spec_rel(const kopt_spec *spec, const char *what)
 {
 	const char *dir = spec->dir && *spec->dir ? spec->dir : ".";
@@ -213,8 +204,10 @@ static void clean_dir(const char *dir, uint64_t *bytes, size_t *files)
 	closedir(d);
 }
 
-static int tool_clean(const kopt_spec *spec, const struct engine_opts *o)
+int engine_tool_clean(const kopt_spec *spec, const struct engine_opts *o, char *const *args, int nargs)
 {
+	(void)args;
+	(void)nargs;
 	struct session ss;
 	if (session_open(&ss, spec, o) < 0)
 		return 2;
@@ -229,8 +222,10 @@ static int tool_clean(const kopt_spec *spec, const struct engine_opts *o)
 	return 0;
 }
 
-static int tool_gc(const kopt_spec *spec, const struct engine_opts *o)
+int engine_tool_gc(const kopt_spec *spec, const struct engine_opts *o, char *const *args, int nargs)
 {
+	(void)args;
+	(void)nargs;
 	struct session ss;
 	if (session_open(&ss, spec, o) < 0)
 		return 2;
@@ -306,7 +301,7 @@ static void free_args(char **v, int n)
 static int tool_why_steps(const kopt_spec *spec, const struct engine_opts *o, char *const *args, int nargs);
 
 /* what the agents learned, in the cache this spec uses: read only, no lock */
-static int tool_memory(const kopt_spec *spec, const struct engine_opts *o, char *const *args, int nargs)
+int engine_tool_memory(const kopt_spec *spec, const struct engine_opts *o, char *const *args, int nargs)
 {
 	if (nargs > 1) {
 		kopt_error("usage: koptmake -t memory [CLASS] (e.g. reduction/looped/r14/b30)");
@@ -321,7 +316,7 @@ static int tool_memory(const kopt_spec *spec, const struct engine_opts *o, char 
 }
 static int tool_query_steps(const kopt_spec *spec, const struct engine_opts *o, char *const *args, int nargs);
 
-static int tool_why(const kopt_spec *spec, const struct engine_opts *o, char *const *args, int nargs)
+int engine_tool_why(const kopt_spec *spec, const struct engine_opts *o, char *const *args, int nargs)
 {
 	int n;
 	char **v = step_args(args, nargs, &n);
@@ -330,7 +325,7 @@ static int tool_why(const kopt_spec *spec, const struct engine_opts *o, char *co
 	return r;
 }
 
-static int tool_query(const kopt_spec *spec, const struct engine_opts *o, char *const *args, int nargs)
+int engine_tool_query(const kopt_spec *spec, const struct engine_opts *o, char *const *args, int nargs)
 {
 	int n;
 	char **v = step_args(args, nargs, &n);
@@ -462,20 +457,4 @@ static int tool_query_steps(const kopt_spec *spec, const struct engine_opts *o, 
 	dag_free(d);
 	session_close(&ss);
 	return status;
-}
-
-int engine_tool(const kopt_spec *spec, const char *tool, char *const *args, int nargs,
-		const struct engine_opts *opts)
-{
-	if (strcmp(tool, "clean") == 0)
-		return tool_clean(spec, opts);
-	if (strcmp(tool, "gc") == 0)
-		return tool_gc(spec, opts);
-	if (strcmp(tool, "why") == 0)
-		return tool_why(spec, opts, args, nargs);
-	if (strcmp(tool, "query") == 0)
-		return tool_query(spec, opts, args, nargs);
-	if (strcmp(tool, "memory") == 0)
-		return tool_memory(spec, opts, args, nargs);
-	return -1;
 }

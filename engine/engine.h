@@ -32,15 +32,16 @@ int engine_build(const kopt_spec *spec, char *const *targets, int ntargets,
 		 const struct engine_opts *opts);
 
 /*
- * Runs a tool (`-t NAME`): clean, gc, why, query, ... ; args are what follows
- * the tool on the command line. Returns an exit status as engine_build.
- * Returns -1 if the engine has no such tool (main then reports it).
+ * The engine's tools (`-t NAME`; src/main.c's tool table names them): args
+ * are what follows the tool on the command line. Each returns an exit status
+ * as engine_build.
+ *   clean   removes the outputs in kopt-out
+ *   gc      removes cache entries no step of this spec reaches
+ *   why     PATH: a step's verdict, gates, numbers and reason
+ *   query   [PATH]: every step, fresh or stale; or one step's key and result
+ *   memory  [CLASS]: the agents' long-term memory in this cache
  */
-int engine_tool(const kopt_spec *spec, const char *tool, char *const *args, int nargs,
-		const struct engine_opts *opts);
-
-/* names of the engine's tools, NULL-terminated, for --help and did-you-mean */
-extern const char *const engine_tools[];
-extern const char *const engine_tool_help[]; /* a line for each of engine_tools */
+typedef int engine_tool_fn(const kopt_spec *spec, const struct engine_opts *opts, char *const *args, int nargs);
+engine_tool_fn engine_tool_clean, engine_tool_gc, engine_tool_why, engine_tool_query, engine_tool_memory;
 
 #endif

@@ -63,12 +63,87 @@ static char *find_spec(void)
 	return found;
 }
 
-static void list_tools(FILE *out)
+/*
+ * The tools (`-t NAME`), ninja's tool table: each row says when the tool
+ * runs. A tool that runs before the spec is loaded gets no spec.
+ */
+enum tool_when {
+	TOOL_BEFORE_LOAD, /* needs no spec */
+	TOOL_AFTER_LOAD   /* runs on the checked spec */
+};
+
+struct tool {
+	const char *name;
+	const char *help;
+	enum tool_when when;
+	engine_tool_fn *fn;
+};
+
+static int tool_check(const kopt_spec *, const struct engine_opts *, char *const *, int);
+static int tool_dump(const kopt_spec *, const struct engine_opts *, char *const *, int);
+static int tool_list(const kopt_spec *, const struct engine_opts *, char *const *, int);
+
+static const struct tool tools[] = {
+	{ "check", "parse and check the spec, run nothing", TOOL_AFTER_LOAD, tool_check },
+	{ "dump", "print the checked spec in canonical form", TOOL_AFTER_LOAD, tool_dump },
+	{ "clean", "remove the outputs in kopt-out", TOOL_AFTER_LOAD, engine_tool_clean },
+	{ "gc", "remove cache entries no step of this spec reaches, and remembered stitch measurements",
+	  TOOL_AFTER_LOAD, engine_tool_gc },
+	{ "why", "PATH: a step's verdict, gates, numbers and reason (e.g. verify M/V/K/c3, stitch M)",
+	  TOOL_AFTER_LOAD, engine_tool_why },
+	{ "query", "[PATH]: every step, fresh or stale; or one step's key, inputs and result",
+	  TOOL_AFTER_LOAD, engine_tool_query },
+	{ "memory", "[CLASS]: the agents' long-term memory in this cache, by kernel feature class",
+	  TOOL_AFTER_LOAD, engine_tool_memory },
+	{ "list", "this list", TOOL_BEFORE_LOAD, tool_list },
+};
+#define NTOOLS (sizeof tools / sizeof tools[0])
+
+static int tool_check(const kopt_spec *spec, const struct engine_opts *o, char *const *args, int nargs)
 {
-	fprintf(out, "koptmake tools:\n  check   parse and check the spec, run nothing\n  dump    print the checked spec in canonical form\n");
-	for (size_t i = 0; engine_tools[i]; i++)
-		fprintf(out, "  %-7s %s\n", engine_tools[i], engine_tool_help[i]);
-	fprintf(out, "  list    this list\n");
+	(void)spec;
+	(void)o;
+	(void)args;
+	(void)nargs;
+	return 0;
+}
+
+static int tool_dump(const kopt_spec *spec, const struct engine_opts *o, char *const *args, int nargs)
+{
+	(void)o;
+	(void)args;
+	(void)nargs;
+	lang_dump(spec, stdout);
+	return 0;
+}
+
+static int tool_list(const kopt_spec *spec, const struct engine_opts *o, char *const *args, int nargs)
+{
+	(void)spec;
+	(void)o;
+	(void)args;
+	(void)nargs;
+	printf("koptmake tools:\n");
+	for (size_t i = 0; i < NTOOLS; i++)
+		printf("  %-7s %s\n", tools[i].name, tools[i].help);
+	return 0;
+}
+
+/* the row named name; NULL after saying so, with a did-you-mean */
+static const struct tool *find_tool(const char *name)
+{
+	const char *names[NTOOLS];
+	for (size_t i = 0; i < NTOOLS; i++) {
+		if (strcmp(tools[i].name, name) == 0)
+			return &tools[i];
+		names[i] = tools[i].name;
+	}
+	const char *hint = kopt_suggest(name, names, NTOOLS);
+	if (hint)
+		kopt_error("unknown tool '%s' (did you mean '%s'?)", name, hint);
+	else
+		kopt_error("unknown tool '%s' (use -t list)", name);
+	return NULL;
 }
 
 int main(int argc, char **argv)
@@ -124,10 +199,11 @@ int main(int argc, char **argv)
 	argc -= optind;
 	argv += optind;
 
-	if (tool && strcmp(tool, "list") == 0) {
-		list_tools(stdout);
-		return 0;
-	}
+	const struct tool *t = NULL;
+	if (tool && !(t = find_tool(tool)))
+		return 2;
+	if (t && t->when == TOOL_BEFORE_LOAD)
+		return t->fn(NULL, &opts, argv, argc);
 
 	char *path = file ? xstrdup(file) : find_spec();
 	if (!path)
@@ -139,29 +215,7 @@ int main(int argc, char **argv)
 	}
 	free(path);
 
-	int status;
-	if (tool && strcmp(tool, "check") == 0) {
-		status = 0;
-	} else if (tool && strcmp(tool, "dump") == 0) {
-		lang_dump(spec, stdout);
-		status = 0;
-	} else if (tool) {
-		status = engine_tool(spec, tool, argv, argc, &opts);
-		if (status < 0) {
-			const char *builtin[64] = { "check", "dump", "list" };
-			size_t n = 3;
-			for (const char *const *t = engine_tools; *t && n < 64; t++)
-				builtin[n++] = *t;
-			const char *hint = kopt_suggest(tool, builtin, n);
-			if (hint)
-				kopt_error("unknown tool '%s' (did you mean '%s'?)", tool, hint);
-			else
-				kopt_error("unknown tool '%s' (use -t list)", tool);
-			status = 2;
-		}
-	} else {
-		status = engine_build(spec, argv, argc, &opts);
-	}
+	int status = t ? t->fn(spec, &opts, argv, argc) : engine_build(spec, argv, argc, &opts);
 	kopt_spec_free(spec);
 	return status;
 }

@@ -168,7 +168,7 @@ static inline char *fx_slurp(const char *path)
 
 /* starts a build (tool NULL) or a tool in a child; output to DIR/out, DIR/err */
 static inline pid_t fx_start(const char *dir, const kopt_spec *spec, const struct engine_opts *o,
-		      const char *tool, char *const *args, int nargs)
+		      engine_tool_fn *tool, char *const *args, int nargs)
 {
 	fflush(NULL);
 	pid_t pid = fork();
@@ -180,7 +180,7 @@ static inline pid_t fx_start(const char *dir, const kopt_spec *spec, const struc
 		dup2(fe, 2);
 		close(fo);
 		close(fe);
-		int st = tool ? engine_tool(spec, tool, args, nargs, o) : engine_build(spec, NULL, 0, o);
+		int st = tool ? tool(spec, o, args, nargs) : engine_build(spec, NULL, 0, o);
 		fflush(NULL);
 		_exit(st < 0 ? 99 : st);
 	}
@@ -200,7 +200,7 @@ static inline void fx_wait(const char *dir, pid_t pid, struct fx_result *r)
 	free(ep);
 }
 
-static inline int fx_run(const char *dir, const kopt_spec *spec, const struct engine_opts *o, const char *tool,
+static inline int fx_run(const char *dir, const kopt_spec *spec, const struct engine_opts *o, engine_tool_fn *tool,
 		  char *const *args, int nargs, struct fx_result *r)
 {
 	fx_wait(dir, fx_start(dir, spec, o, tool, args, nargs), r);

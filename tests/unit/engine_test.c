@@ -383,7 +383,7 @@ static void test_clean_gc(void)
 	char *log = build(&e, &r);
 	fx_result_free(&r);
 	free(log);
-	fx_run(e.dir, e.spec, &e.o, "clean", NULL, 0, &r);
+	fx_run(e.dir, e.spec, &e.o, engine_tool_clean, NULL, 0, &r);
 	TAP_OK(r.status == 0 && strstr(r.out, "clean: removed ") && strstr(r.out, "freed") &&
 	       !exists(e.dir, "kopt-out/m0/report.md"), "-t clean removes the outputs and says how much");
 	fx_result_free(&r);
@@ -397,7 +397,7 @@ static void test_clean_gc(void)
 	log = build(&e, &r);
 	fx_result_free(&r);
 	free(log);
-	fx_run(e.dir, e.spec, &e.o, "gc", NULL, 0, &r);
+	fx_run(e.dir, e.spec, &e.o, engine_tool_gc, NULL, 0, &r);
 	int ne = -1;
 	const char *g = strstr(r.out, "gc: removed ");
 	if (g)
@@ -407,15 +407,15 @@ static void test_clean_gc(void)
 	dry(&e, &r);
 	TAP_IS_STR(r.out, "0 steps would run\n", "after gc the current spec is still fully cached");
 	fx_result_free(&r);
-	fx_run(e.dir, e.spec, &e.o, "gc", NULL, 0, &r);
+	fx_run(e.dir, e.spec, &e.o, engine_tool_gc, NULL, 0, &r);
 	TAP_OK(strstr(r.out, "gc: removed 0 cache entries and 0 objects") != NULL, "a second gc frees nothing");
 	fx_result_free(&r);
 
 	char *args[] = { "stitch m0" };
-	fx_run(e.dir, e.spec, &e.o, "why", args, 1, &r);
+	fx_run(e.dir, e.spec, &e.o, engine_tool_why, args, 1, &r);
 	TAP_OK(r.status == 0 && strstr(r.out, "stitch m0: ") && strstr(r.out, "speedup"), "-t why explains a stitch verdict");
 	fx_result_free(&r);
-	fx_run(e.dir, e.spec, &e.o, "query", NULL, 0, &r);
+	fx_run(e.dir, e.spec, &e.o, engine_tool_query, NULL, 0, &r);
 	char *vpath = NULL;
 	for (const char *p = r.out; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
 		if (strncmp(p, "fresh   verify ", 15) == 0) {
@@ -426,7 +426,7 @@ static void test_clean_gc(void)
 	TAP_OK(vpath != NULL, "-t query lists the steps");
 	if (vpath) {
 		char *a2[] = { vpath };
-		fx_run(e.dir, e.spec, &e.o, "why", a2, 1, &r);
+		fx_run(e.dir, e.spec, &e.o, engine_tool_why, a2, 1, &r);
 		TAP_OK(r.status == 0 && (strstr(r.out, ": pass") || strstr(r.out, ": fail at gate")) &&
 		       strstr(r.out, "reason") && strstr(r.out, "speedup"), "-t why explains a verify verdict");
 		fx_result_free(&r);
