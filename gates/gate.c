@@ -48,14 +48,7 @@ enum gate_dtype gate_dtype_parse(const char *name)
 
 void gate_config_default(struct kopt_gates *cfg)
 {
-	memset(cfg, 0, sizeof *cfg);
-	cfg->seeds = 5;
-	cfg->atol = cfg->rtol = 1e-4;
-	cfg->atol_half = cfg->rtol_half = 1e-2;
-	cfg->fp64_fallback = true;
-	cfg->gamma = 1.03;
-	cfg->repeats = 10;
-	cfg->precision = KOPT_PRECISION_STRICT;
+	*cfg = lang_gates_default;
 }
 
 void gate_tolerance(const struct kopt_gates *cfg, enum gate_dtype dt, double *atol, double *rtol)

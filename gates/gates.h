@@ -91,8 +91,8 @@ const char *gate_name(enum gate_id gate);
 /* "float32", "torch.float16", "bf16", "int64", ... -> class; unknown names give GATE_DTYPE_UNKNOWN */
 enum gate_dtype gate_dtype_parse(const char *name);
 
-/* The gate set's defaults, as lang fills them: seeds 5, atol = rtol = 1e-4,
- * half 1e-2, fp64 fallback on, gamma 1.03, repeats 10, strict. name is NULL. */
+/* The gate set's defaults, as lang fills them (lang/fields.h,
+ * KOPT_GATES_FIELDS); name is NULL. */
 void gate_config_default(struct kopt_gates *cfg);
 
 /* The tolerances for a dtype class under cfg. */

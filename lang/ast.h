@@ -151,7 +151,5 @@ void lang_target_release(struct kopt_target *t);
 void lang_fmt_num(struct strbuf *sb, double x);
 /* a double-quoted string with escapes */
 void lang_fmt_str(struct strbuf *sb, const char *s);
-extern const char *const lang_role_names[KOPT_ROLE_COUNT];
-extern const char *const lang_precision_names[3];
 
 #endif

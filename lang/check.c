@@ -369,32 +369,16 @@ static struct ast_value *eval(struct loader *L, const struct ast_value *v)
 
 /* ---- fields ---- */
 
-enum ftype {
-	F_INT, F_LONG, F_U64, F_REAL, F_FRACTION, F_DURATION, F_BOOL, F_STR,
-	F_PRECISION, F_ROLE, F_PROVIDER, F_REF_DEVICE, F_REF_AGENTS, F_REF_GATES,
-	F_SOURCE, F_MODE, F_OPTIONS, F_STRLIST
-};
-
-struct fdesc {
-	const char *name;
-	enum ftype type;
-	size_t off;
-	double lo, hi;  /* range, inclusive unless lo_open */
-	bool lo_open;
-};
-
-#define NOLIMIT -INFINITY, INFINITY, false
-
-static const char *type_phrase(enum ftype t)
+static const char *type_phrase(enum lang_ftype t)
 {
 	switch (t) {
-	case F_INT: case F_LONG: case F_U64: return "a whole number";
-	case F_REAL: return "a number";
-	case F_FRACTION: return "a number or a percentage";
-	case F_DURATION: return "a duration such as 30s or 10m";
-	case F_BOOL: return "true or false";
-	case F_OPTIONS: return "a map { \"key\" = value ... }";
-	case F_STRLIST: return "a list of strings";
+	case LANG_F_INT: case LANG_F_LONG: case LANG_F_U64: return "a whole number";
+	case LANG_F_REAL: return "a number";
+	case LANG_F_FRACTION: return "a number or a percentage";
+	case LANG_F_DURATION: return "a duration such as 30s or 10m";
+	case LANG_F_BOOL: return "true or false";
+	case LANG_F_OPTIONS: return "a map { \"key\" = value ... }";
+	case LANG_F_STRLIST: return "a list of strings";
 	default: return "a string";
 	}
 }
@@ -402,20 +386,20 @@ static const char *type_phrase(enum ftype t)
 static void set_role(struct loader *L, const char *field, struct kopt_role_cfg *r, const struct ast_value *x,
 		     const char *dir);
 
-static void apply(struct loader *L, const char *in, const struct fdesc *tab, size_t ntab, void *base,
+static void apply(struct loader *L, const char *in, const struct lang_field *tab, size_t ntab, void *base,
 		  const struct ast_field *items, size_t n, const struct ast_field **seen, struct vlist *variants,
 		  const char *dir);
 
-static bool in_range(const struct fdesc *d, double x)
+static bool in_range(const struct lang_field *d, double x)
 {
-	return (d->lo_open ? x > d->lo : x >= d->lo) && x <= d->hi;
+	return (d->flags & LANG_LO_OPEN ? x > d->lo : x >= d->lo) && x <= d->hi;
 }
 
-static void range_error(struct loader *L, const struct fdesc *d, const struct ast_value *x)
+static void range_error(struct loader *L, const struct lang_field *d, const struct ast_value *x)
 {
 	struct strbuf want = STRBUF_INIT, got = STRBUF_INIT;
 	if (isfinite(d->lo)) {
-		strbuf_addstr(&want, d->lo_open ? "> " : ">= ");
+		strbuf_addstr(&want, d->flags & LANG_LO_OPEN ? "> " : ">= ");
 		lang_fmt_num(&want, d->lo);
 	}
 	if (isfinite(d->hi)) {
@@ -423,23 +407,23 @@ static void range_error(struct loader *L, const struct fdesc *d, const struct as
 		lang_fmt_num(&want, d->hi);
 	}
 	lang_fmt_num(&got, x->num);
-	if (d->type == F_DURATION)
+	if (d->type == LANG_F_DURATION)
 		strbuf_addch(&got, 's');
 	lang_err(&L->D, &x->loc, "'%s' must be %s, not %s", d->name, want.buf, got.buf);
 	strbuf_release(&want);
 	strbuf_release(&got);
 }
 
-static int set_number(struct loader *L, const struct fdesc *d, void *p, const struct ast_value *x)
+static int set_number(struct loader *L, const struct lang_field *d, void *p, const struct ast_value *x)
 {
 	char buf[64];
-	bool unit_ok = x->unit == UNIT_NONE || (d->type == F_FRACTION && x->unit == UNIT_PERCENT) ||
-		       (d->type == F_DURATION && x->unit == UNIT_DURATION);
+	bool unit_ok = x->unit == UNIT_NONE || (d->type == LANG_F_FRACTION && x->unit == UNIT_PERCENT) ||
+		       (d->type == LANG_F_DURATION && x->unit == UNIT_DURATION);
 	if (!unit_ok) {
 		lang_err(&L->D, &x->loc, "'%s' wants %s, not %s", d->name, type_phrase(d->type), what(x, buf));
 		return -1;
 	}
-	bool whole = d->type == F_INT || d->type == F_LONG || d->type == F_U64;
+	bool whole = d->type == LANG_F_INT || d->type == LANG_F_LONG || d->type == LANG_F_U64;
 	if (whole && x->num != floor(x->num)) {
 		struct strbuf got = STRBUF_INIT;
 		lang_fmt_num(&got, x->num);
@@ -447,7 +431,7 @@ static int set_number(struct loader *L, const struct fdesc *d, void *p, const st
 		strbuf_release(&got);
 		return -1;
 	}
-	if (d->type == F_U64 && x->is_int && x->num >= 0) {
+	if (d->type == LANG_F_U64 && x->is_int && x->num >= 0) {
 		*(uint64_t *)p = x->u;
 		return 0;
 	}
@@ -456,15 +440,14 @@ static int set_number(struct loader *L, const struct fdesc *d, void *p, const st
 		return -1;
 	}
 	switch (d->type) {
-	case F_INT: *(int *)p = (int)x->num; break;
-	case F_LONG: *(long *)p = (long)x->num; break;
-	case F_U64: *(uint64_t *)p = (uint64_t)x->num; break;
+	case LANG_F_INT: *(int *)p = (int)x->num; break;
+	case LANG_F_LONG: *(long *)p = (long)x->num; break;
+	case LANG_F_U64: *(uint64_t *)p = (uint64_t)x->num; break;
 	default: *(double *)p = x->num; break;
 	}
 	return 0;
 }
 
-static const char *const precisions[] = { "strict", "tf32", "loose" };
 static const char *const providers[] = { "openai", "anthropic" };
 static const char *const modes[] = { "default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs" };
 
@@ -552,7 +535,7 @@ static void set_options(struct loader *L, struct kopt_variant *v, const struct a
 	smap_release(&keys);
 }
 
-static void add_aten(struct loader *L, const struct fdesc *d, struct kopt_variant *v, const struct ast_value *x0)
+static void add_aten(struct loader *L, const struct lang_field *d, struct kopt_variant *v, const struct ast_value *x0)
 {
 	const struct ast_value *x = deref(L, x0);
 	char buf[64];
@@ -584,26 +567,26 @@ static void set_source(struct loader *L, struct pdecl *pd, const struct ast_valu
 		lang_err(&L->D, &x->loc, "source '%s' is not a regular file", pd->path);
 }
 
-static void set_word(struct loader *L, const struct fdesc *d, void *p, const struct ast_value *x)
+static void set_word(struct loader *L, const struct lang_field *d, void *p, const struct ast_value *x)
 {
 	char buf[64];
 	if (x->kind != AST_NAME && x->kind != AST_STR) {
 		lang_err(&L->D, &x->loc, "'%s' wants a word, not %s", d->name, what(x, buf));
 		return;
 	}
-	const char *const *words = d->type == F_PRECISION ? precisions : providers;
-	size_t n = d->type == F_PRECISION ? 3 : 2;
+	const char *const *words = d->type == LANG_F_PRECISION ? lang_precision_names : providers;
+	size_t n = d->type == LANG_F_PRECISION ? KOPT_PRECISION_COUNT : 2;
 	int i = pick(x->str, words, n);
 	if (i < 0) {
 		char *hint = lang_hint(x->str, words, n);
-		if (d->type == F_PRECISION)
+		if (d->type == LANG_F_PRECISION)
 			lang_err(&L->D, &x->loc, "unknown precision '%s'%s; use strict, tf32 or loose", x->str, hint);
 		else
 			lang_err(&L->D, &x->loc, "unknown llm provider '%s'%s; use openai or anthropic", x->str, hint);
 		free(hint);
 		return;
 	}
-	if (d->type == F_PRECISION) {
+	if (d->type == LANG_F_PRECISION) {
 		*(enum kopt_precision *)p = (enum kopt_precision)i;
 	} else {
 		free(*(char **)p);
@@ -611,20 +594,20 @@ static void set_word(struct loader *L, const struct fdesc *d, void *p, const str
 	}
 }
 
-static void set_field(struct loader *L, const struct fdesc *d, void *base, const struct ast_value *x0,
+static void set_field(struct loader *L, const struct lang_field *d, void *base, const struct ast_value *x0,
 		      const char *dir)
 {
 	void *p = (char *)base + d->off;
 	char buf[64];
 	switch (d->type) {
-	case F_REF_DEVICE:
-	case F_REF_AGENTS:
-	case F_REF_GATES: {
+	case LANG_F_REF_DEVICE:
+	case LANG_F_REF_AGENTS:
+	case LANG_F_REF_GATES: {
 		struct ref *r = p;
 		if (x0->kind != AST_NAME) {
 			static const char *const of[] = { "a device", "an agents set", "a gates set" };
 			lang_err(&L->D, &x0->loc, "'%s' wants the name of %s, not %s", d->name,
-				 of[d->type - F_REF_DEVICE], what(x0, buf));
+				 of[d->type - LANG_F_REF_DEVICE], what(x0, buf));
 			return;
 		}
 		free(r->name);
@@ -632,11 +615,11 @@ static void set_field(struct loader *L, const struct fdesc *d, void *base, const
 		r->loc = x0->loc;
 		return;
 	}
-	case F_PRECISION:
-	case F_PROVIDER:
+	case LANG_F_PRECISION:
+	case LANG_F_PROVIDER:
 		set_word(L, d, p, x0);
 		return;
-	case F_ROLE:
+	case LANG_F_ROLE:
 		set_role(L, d->name, p, x0, dir);
 		return;
 	default:
@@ -646,28 +629,28 @@ static void set_field(struct loader *L, const struct fdesc *d, void *base, const
 	if (!x)
 		return;
 	switch (d->type) {
-	case F_INT: case F_LONG: case F_U64: case F_REAL: case F_FRACTION: case F_DURATION:
+	case LANG_F_INT: case LANG_F_LONG: case LANG_F_U64: case LANG_F_REAL: case LANG_F_FRACTION: case LANG_F_DURATION:
 		if (x->kind != AST_NUM)
 			break;
 		set_number(L, d, p, x);
 		return;
-	case F_BOOL:
+	case LANG_F_BOOL:
 		if (x->kind != AST_BOOL)
 			break;
 		*(bool *)p = x->b;
 		return;
-	case F_STR:
+	case LANG_F_STR:
 		if (x->kind != AST_STR)
 			break;
 		free(*(char **)p);
 		*(char **)p = x->str[0] ? xstrdup(x->str) : NULL;
 		return;
-	case F_SOURCE:
+	case LANG_F_SOURCE:
 		if (x->kind != AST_STR)
 			break;
-		set_source(L, p, x, dir);
+		set_source(L, base, x, dir);
 		return;
-	case F_MODE:
+	case LANG_F_MODE:
 		if (x->kind != AST_STR)
 			break;
 		if (pick(x->str, modes, 4) < 0) {
@@ -679,12 +662,12 @@ static void set_field(struct loader *L, const struct fdesc *d, void *base, const
 		free(*(char **)p);
 		*(char **)p = strcmp(x->str, "default") ? xstrdup(x->str) : NULL;
 		return;
-	case F_OPTIONS:
+	case LANG_F_OPTIONS:
 		if (x->kind != AST_MAP)
 			break;
 		set_options(L, base, x);
 		return;
-	case F_STRLIST:
+	case LANG_F_STRLIST:
 		if (x->kind == AST_LIST) {
 			for (size_t i = 0; i < x->nelems; i++)
 				add_aten(L, d, base, x->elems[i].value);
@@ -702,15 +685,8 @@ static void set_field(struct loader *L, const struct fdesc *d, void *base, const
 
 /* ---- llm(...) and roles ---- */
 
-static const struct fdesc llm_fields[] = {
-	{ "provider", F_PROVIDER, offsetof(struct kopt_llm, provider), NOLIMIT },
-	{ "model", F_STR, offsetof(struct kopt_llm, model), NOLIMIT },
-	{ "url", F_STR, offsetof(struct kopt_llm, url), NOLIMIT },
-	{ "key_env", F_STR, offsetof(struct kopt_llm, key_env), NOLIMIT },
-	{ "temperature", F_REAL, offsetof(struct kopt_llm, temperature), 0, 2, false },
-	{ "max_tokens", F_LONG, offsetof(struct kopt_llm, max_tokens), 1, 1e15, false },
-};
-#define NLLM (sizeof llm_fields / sizeof llm_fields[0])
+#define llm_fields lang_llm_fields.f
+#define NLLM lang_llm_fields.n
 
 static void llm_copy(struct kopt_llm *dst, const struct kopt_llm *src)
 {
@@ -723,8 +699,8 @@ static void llm_copy(struct kopt_llm *dst, const struct kopt_llm *src)
 
 static int parse_llm(struct loader *L, const struct ast_value *x, struct kopt_llm *out, const char *dir)
 {
-	const struct ast_field *seen[NLLM] = { NULL };
-	struct kopt_llm l = { NULL, NULL, NULL, NULL, 0.2, 8192 };
+	const struct ast_field *seen[KOPT_LLM_NFIELDS] = { NULL };
+	struct kopt_llm l = KOPT_LLM_INIT;
 	int before = L->D.nerrors;
 	size_t npos = 0;
 	for (size_t i = 0; i < x->nelems; i++) {
@@ -785,7 +761,7 @@ static void set_role(struct loader *L, const char *field, struct kopt_role_cfg *
 
 /* ---- blocks ---- */
 
-static const char *const *field_names(const struct fdesc *tab, size_t n)
+static const char *const *field_names(const struct lang_field *tab, size_t n)
 {
 	const char **names = xcalloc(n, sizeof *names);
 	for (size_t i = 0; i < n; i++)
@@ -800,7 +776,7 @@ static void do_variant(struct loader *L, const struct ast_field *it, struct vlis
  * are errors. seen (ntab entries, zeroed by the caller) records where each
  * field was set. variants collects `variant` blocks; NULL refuses them.
  */
-static void apply(struct loader *L, const char *in, const struct fdesc *tab, size_t ntab, void *base,
+static void apply(struct loader *L, const char *in, const struct lang_field *tab, size_t ntab, void *base,
 		  const struct ast_field *items, size_t n, const struct ast_field **seen, struct vlist *variants,
 		  const char *dir)
 {
@@ -841,21 +817,13 @@ static void apply(struct loader *L, const char *in, const struct fdesc *tab, siz
 	}
 }
 
-static const struct fdesc variant_fields[] = {
-	{ "mode", F_MODE, offsetof(struct kopt_variant, mode), NOLIMIT },
-	{ "options", F_OPTIONS, 0, NOLIMIT },
-	{ "aten_fallback", F_STRLIST, 0, NOLIMIT },
-	{ "cudnn_benchmark", F_BOOL, offsetof(struct kopt_variant, cudnn_benchmark), NOLIMIT },
-};
-
 static void do_variant(struct loader *L, const struct ast_field *it, struct vlist *vl, const char *dir)
 {
-	const struct ast_field *seen[4] = { NULL };
-	struct kopt_variant v;
-	memset(&v, 0, sizeof v);
+	const struct ast_field *seen[KOPT_VARIANT_NFIELDS] = { NULL };
+	struct kopt_variant v = KOPT_VARIANT_INIT;
 	v.name = xstrdup(it->name);
 	v.loc = it->block->loc;
-	apply(L, "a variant", variant_fields, 4, &v, it->block->items, it->block->n, seen, NULL, dir);
+	apply(L, "a variant", lang_variant_fields.f, lang_variant_fields.n, &v, it->block->items, it->block->n, seen, NULL, dir);
 	for (size_t i = 0; i < vl->n; i++)
 		if (strcmp(vl->v[i].name, v.name) == 0) {
 			lang_err(&L->D, &it->name_loc, "duplicate variant '%s'", v.name);
@@ -877,62 +845,25 @@ static void vlist_release(struct vlist *vl)
 
 /* ---- declarations ---- */
 
-static const struct fdesc device_fields[] = {
-	{ "gpu", F_STR, offsetof(struct kopt_device, gpu), NOLIMIT },
-	{ "gpus", F_INT, offsetof(struct kopt_device, gpus), 1, 65536, false },
-	{ "timeout", F_DURATION, offsetof(struct kopt_device, timeout_s), 0, INFINITY, true },
-	{ "launcher", F_STR, offsetof(struct kopt_device, launcher), NOLIMIT },
-};
-
 struct pagents {
-	struct kopt_agents a;
+	struct kopt_agents a; /* first: the agents' rows apply to a pagents as they are */
 	struct kopt_role_cfg backend;
 };
 
-#define AG(f) offsetof(struct pagents, a.f)
-static const struct fdesc agents_fields[] = {
-	{ "analyst", F_ROLE, AG(roles[KOPT_ROLE_ANALYST]), NOLIMIT },
-	{ "planner", F_ROLE, AG(roles[KOPT_ROLE_PLANNER]), NOLIMIT },
-	{ "coder", F_ROLE, AG(roles[KOPT_ROLE_CODER]), NOLIMIT },
-	{ "debugger", F_ROLE, AG(roles[KOPT_ROLE_DEBUGGER]), NOLIMIT },
-	{ "tuner", F_ROLE, AG(roles[KOPT_ROLE_TUNER]), NOLIMIT },
-	{ "budget", F_INT, AG(budget), 0, INT_MAX, false },
-	{ "hot", F_FRACTION, AG(hot), 0, 1, true },
-	{ "seed", F_U64, AG(seed), 0, 9007199254740992.0, false },
-	{ "max_kernels", F_INT, AG(max_kernels), 0, INT_MAX, false },
-	{ "auto_variants", F_BOOL, AG(auto_variants), NOLIMIT },
-	{ "llm_calls", F_INT, AG(llm_calls), 0, INT_MAX, false },
-	{ "tokens", F_LONG, AG(tokens), 0, 1e15, false },
-	{ "wall", F_DURATION, AG(wall_s), 0, INFINITY, true },
-	{ "backend", F_ROLE, offsetof(struct pagents, backend), NOLIMIT },
+#define AGENTS_ROW(...) LANG_ROW(struct kopt_agents, __VA_ARGS__)
+/* the list, the roles, and `backend`: the backend of every role not set */
+static const struct lang_field agents_fields[] = {
+	KOPT_AGENTS_FIELDS(AGENTS_ROW) KOPT_ROLES(LANG_ROLE_ROW)
+	{ "backend", LANG_F_ROLE, offsetof(struct pagents, backend), 0, 0, 0, 0, "", "the backend of every role not set" },
 };
 #define NAGENTS (sizeof agents_fields / sizeof agents_fields[0])
+#define FIRST_ROLE KOPT_AGENTS_NFIELDS
 
-static const struct fdesc gates_fields[] = {
-	{ "seeds", F_INT, offsetof(struct kopt_gates, seeds), 1, 1000000, false },
-	{ "atol", F_REAL, offsetof(struct kopt_gates, atol), 0, INFINITY, false },
-	{ "rtol", F_REAL, offsetof(struct kopt_gates, rtol), 0, INFINITY, false },
-	{ "atol_half", F_REAL, offsetof(struct kopt_gates, atol_half), 0, INFINITY, false },
-	{ "rtol_half", F_REAL, offsetof(struct kopt_gates, rtol_half), 0, INFINITY, false },
-	{ "fp64_fallback", F_BOOL, offsetof(struct kopt_gates, fp64_fallback), NOLIMIT },
-	{ "gamma", F_REAL, offsetof(struct kopt_gates, gamma), 1, INFINITY, false },
-	{ "repeats", F_INT, offsetof(struct kopt_gates, repeats), 1, 1000000, false },
-	{ "precision", F_PRECISION, offsetof(struct kopt_gates, precision), NOLIMIT },
-};
-
-static const struct fdesc defaults_fields[] = {
-	{ "device", F_REF_DEVICE, offsetof(struct pdecl, device), NOLIMIT },
-	{ "agents", F_REF_AGENTS, offsetof(struct pdecl, agents), NOLIMIT },
-	{ "gates", F_REF_GATES, offsetof(struct pdecl, gates), NOLIMIT },
-};
-
-/* model, kernel, helion: source first; a models group takes the last three */
-static const struct fdesc model_fields[] = {
-	{ "source", F_SOURCE, 0, NOLIMIT },
-	{ "device", F_REF_DEVICE, offsetof(struct pdecl, device), NOLIMIT },
-	{ "agents", F_REF_AGENTS, offsetof(struct pdecl, agents), NOLIMIT },
-	{ "gates", F_REF_GATES, offsetof(struct pdecl, gates), NOLIMIT },
-};
+/* model, kernel, helion: source first; a models group and the defaults
+ * block take the last three */
+#define MODEL_ROW(...) LANG_ROW(struct pdecl, __VA_ARGS__)
+static const struct lang_field model_fields[] = { KOPT_MODEL_FIELDS(MODEL_ROW) };
+#define NMODEL KOPT_MODEL_NFIELDS
 
 static void ref_release(struct ref *r)
 {
@@ -988,12 +919,13 @@ static bool dup_name(struct loader *L, const struct ast_stmt *s)
 
 static void do_device(struct loader *L, const struct ast_stmt *s, const char *dir)
 {
-	const struct ast_field *seen[4] = { NULL };
-	struct kopt_device d = { NULL, NULL, 1, NULL, 600, s->loc };
+	const struct ast_field *seen[KOPT_DEVICE_NFIELDS] = { NULL };
+	struct kopt_device d = KOPT_DEVICE_INIT;
 	size_t n, *first = smap_get(&L->devmap, s->name);
 	const struct ast_field *items = block_items(s->block, &n);
 	bool dup = first && check_dup(L, "device", s, &L->devices[*first].loc);
-	apply(L, "a device", device_fields, 4, &d, items, n, seen, NULL, dir);
+	d.loc = s->loc;
+	apply(L, "a device", lang_device_fields.f, lang_device_fields.n, &d, items, n, seen, NULL, dir);
 	if (dup) {
 		lang_device_release(&d);
 		return;
@@ -1004,31 +936,17 @@ static void do_device(struct loader *L, const struct ast_stmt *s, const char *di
 	smap_put(&L->devmap, d.name, L->ndevices++);
 }
 
-static void agents_init(struct kopt_agents *a, const struct kopt_loc *loc)
-{
-	memset(a, 0, sizeof *a);
-	a->budget = 16;
-	a->hot = 0.05;
-	a->llm_calls = 32;
-	a->tokens = 200000;
-	a->wall_s = 1800;
-	a->max_kernels = 10;
-	a->auto_variants = true;
-	a->loc = *loc;
-}
-
 static void do_agents(struct loader *L, const struct ast_stmt *s, const char *dir)
 {
 	const struct ast_field *seen[NAGENTS] = { NULL };
-	struct pagents pa;
+	struct pagents pa = { KOPT_AGENTS_INIT, { KOPT_BACKEND_BUILTIN, KOPT_LLM_INIT } };
 	size_t n, *first = smap_get(&L->agmap, s->name);
 	const struct ast_field *items = block_items(s->block, &n);
 	bool dup = first && check_dup(L, "agents set", s, &L->agents[*first].loc);
-	agents_init(&pa.a, &s->loc);
-	memset(&pa.backend, 0, sizeof pa.backend);
+	pa.a.loc = s->loc;
 	apply(L, "an agents set", agents_fields, NAGENTS, &pa, items, n, seen, NULL, dir);
 	for (int r = 0; r < KOPT_ROLE_COUNT; r++)
-		if (!seen[r]) {
+		if (!seen[FIRST_ROLE + r]) {
 			pa.a.roles[r].backend = pa.backend.backend;
 			if (pa.backend.backend == KOPT_BACKEND_LLM)
 				llm_copy(&pa.a.roles[r].llm, &pa.backend.llm);
@@ -1044,28 +962,15 @@ static void do_agents(struct loader *L, const struct ast_stmt *s, const char *di
 	smap_put(&L->agmap, pa.a.name, L->nagents++);
 }
 
-static void gates_init(struct kopt_gates *g, const struct kopt_loc *loc)
-{
-	memset(g, 0, sizeof *g);
-	g->seeds = 5;
-	g->atol = g->rtol = 1e-4;
-	g->atol_half = g->rtol_half = 1e-2;
-	g->fp64_fallback = true;
-	g->gamma = 1.03;
-	g->repeats = 10;
-	g->precision = KOPT_PRECISION_STRICT;
-	g->loc = *loc;
-}
-
 static void do_gates(struct loader *L, const struct ast_stmt *s, const char *dir)
 {
-	const struct ast_field *seen[9] = { NULL };
-	struct kopt_gates g;
+	const struct ast_field *seen[KOPT_GATES_NFIELDS] = { NULL };
+	struct kopt_gates g = KOPT_GATES_INIT;
 	size_t n, *first = smap_get(&L->gatemap, s->name);
 	const struct ast_field *items = block_items(s->block, &n);
 	bool dup = first && check_dup(L, "gates set", s, &L->gates[*first].loc);
-	gates_init(&g, &s->loc);
-	apply(L, "a gates set", gates_fields, 9, &g, items, n, seen, NULL, dir);
+	g.loc = s->loc;
+	apply(L, "a gates set", lang_gates_fields.f, lang_gates_fields.n, &g, items, n, seen, NULL, dir);
 	if (dup)
 		return;
 	g.name = xstrdup(s->name);
@@ -1076,7 +981,7 @@ static void do_gates(struct loader *L, const struct ast_stmt *s, const char *dir
 
 static void do_defaults(struct loader *L, const struct ast_stmt *s, const char *dir)
 {
-	const struct ast_field *seen[3] = { NULL };
+	const struct ast_field *seen[NMODEL] = { NULL };
 	struct pdecl pd;
 	size_t n;
 	const struct ast_field *items = block_items(s->block, &n);
@@ -1085,7 +990,7 @@ static void do_defaults(struct loader *L, const struct ast_stmt *s, const char *
 		lang_err(&L->D, &s->loc, "duplicate defaults block");
 		lang_note(&L->D, &L->defaults_loc, "the first defaults block is here");
 	}
-	apply(L, "the defaults block", defaults_fields, 3, &pd, items, n, seen, NULL, dir);
+	apply(L, "the defaults block", model_fields + 1, NMODEL - 1, &pd, items, n, seen, NULL, dir);
 	if (L->have_defaults) {
 		pdecl_release(&pd);
 		return;
@@ -1121,9 +1026,10 @@ static void default_variant(struct kopt_model *m, const struct kopt_loc *loc)
 
 static void do_model(struct loader *L, const struct ast_stmt *s, const char *dir)
 {
-	const struct ast_field *seen[4] = { NULL };
+	const struct ast_field *seen[NMODEL] = { NULL };
 	static const char *const kinds[] = { "a model", "a kernel", "a helion kernel" };
-	static const char *const kw[] = { "model", "kernel", "helion" };
+#define KEYWORD(kw, id, name) kw,
+	static const char *const kw[] = { KOPT_MODEL_KINDS(KEYWORD) };
 	enum kopt_model_kind kind = s->kind == STMT_MODEL ? KOPT_MODEL_TORCH :
 				    s->kind == STMT_KERNEL ? KOPT_MODEL_TRITON : KOPT_MODEL_HELION;
 	struct pdecl pd;
@@ -1132,7 +1038,7 @@ static void do_model(struct loader *L, const struct ast_stmt *s, const char *dir
 	const struct ast_field *items = block_items(s->block, &n);
 	memset(&pd, 0, sizeof pd);
 	bool dup = dup_name(L, s);
-	apply(L, kinds[kind], model_fields, 4, &pd, items, n, seen, kind == KOPT_MODEL_TORCH ? &vl : NULL, dir);
+	apply(L, kinds[kind], model_fields, NMODEL, &pd, items, n, seen, kind == KOPT_MODEL_TORCH ? &vl : NULL, dir);
 	if (!seen[0])
 		lang_err(&L->D, &s->name_loc, "%s '%s' has no source (add source = \"FILE\")", kw[kind], s->name);
 	if (dup || !pd.has_source) {
@@ -1270,14 +1176,14 @@ static void add_pattern(struct loader *L, const struct ast_stmt *s, size_t gi, c
 
 static void do_models(struct loader *L, const struct ast_stmt *s, const char *dir)
 {
-	const struct ast_field *seen[3] = { NULL };
+	const struct ast_field *seen[NMODEL] = { NULL };
 	struct pdecl pd;
 	struct vlist vl = { 0 };
 	size_t n;
 	const struct ast_field *items = block_items(s->block, &n);
 	memset(&pd, 0, sizeof pd);
 	bool dup = dup_name(L, s);
-	apply(L, "a models group", model_fields + 1, 3, &pd, items, n, seen, &vl, dir);
+	apply(L, "a models group", model_fields + 1, NMODEL - 1, &pd, items, n, seen, &vl, dir);
 	struct ast_value *v = eval(L, s->value);
 	if (v && !dup) {
 		L->groups = xgrow(L->groups, &L->groupcap, L->ngroups + 1, sizeof *L->groups);
@@ -1531,20 +1437,24 @@ static void add_implicit(struct loader *L, enum rkind k)
 	struct kopt_loc loc = implicit_loc;
 	loc.file = L->topfile;
 	if (k == R_DEVICE) {
-		struct kopt_device d = { xstrdup("default"), NULL, 1, NULL, 600, loc };
 		L->devices = xgrow(L->devices, &L->devcap, 1, sizeof *L->devices);
-		L->devices[L->ndevices++] = d;
+		L->devices[0] = lang_device_default;
+		L->devices[0].name = xstrdup("default");
+		L->devices[0].loc = loc;
+		L->ndevices = 1;
 		smap_put(&L->devmap, L->devices[0].name, 0);
 	} else if (k == R_AGENTS) {
 		L->agents = xgrow(L->agents, &L->agcap, 1, sizeof *L->agents);
-		agents_init(&L->agents[0], &loc);
+		L->agents[0] = lang_agents_default;
 		L->agents[0].name = xstrdup("default");
+		L->agents[0].loc = loc;
 		L->nagents = 1;
 		smap_put(&L->agmap, L->agents[0].name, 0);
 	} else {
 		L->gates = xgrow(L->gates, &L->gatecap, 1, sizeof *L->gates);
-		gates_init(&L->gates[0], &loc);
+		L->gates[0] = lang_gates_default;
 		L->gates[0].name = xstrdup("default");
+		L->gates[0].loc = loc;
 		L->ngates = 1;
 		smap_put(&L->gatemap, L->gates[0].name, 0);
 	}

@@ -223,9 +223,6 @@ static void put_loc(FILE *out, const struct kopt_loc *l)
 		fputs("  # implicit\n", out);
 }
 
-const char *const lang_role_names[KOPT_ROLE_COUNT] = { "analyst", "planner", "coder", "debugger", "tuner" };
-const char *const lang_precision_names[3] = { "strict", "tf32", "loose" };
-static const char *const kind_names[] = { "torch", "triton", "helion" };
 
 static void put_role(FILE *out, const char *role, const struct kopt_role_cfg *r)
 {
@@ -334,7 +331,7 @@ void lang_dump(const kopt_spec *spec, FILE *out)
 		fprintf(out, "\n\tfp64_fallback = %s\n\tgamma = ", g->fp64_fallback ? "true" : "false");
 		put_num(out, g->gamma);
 		fprintf(out, "\n\trepeats = %d\n\tprecision = %s\n}\n", g->repeats,
-			lang_precision_names[g->precision <= KOPT_PRECISION_LOOSE ? g->precision : 0]);
+			lang_precision_names[g->precision < KOPT_PRECISION_COUNT ? g->precision : 0]);
 	}
 	for (size_t i = 0; i < spec->nmodels; i++) {
 		const struct kopt_model *m = &spec->models[i];
@@ -342,7 +339,7 @@ void lang_dump(const kopt_spec *spec, FILE *out)
 		put_name(out, m->name);
 		fputs(" {", out);
 		put_loc(out, &m->loc);
-		fprintf(out, "\tkind = %s\n\tsource = ", kind_names[m->kind <= KOPT_MODEL_HELION ? m->kind : 0]);
+		fprintf(out, "\tkind = %s\n\tsource = ", lang_model_kind_names[m->kind < KOPT_MODEL_KIND_COUNT ? m->kind : 0]);
 		put_str(out, m->source);
 		fputs("\n\tpath = ", out);
 		put_str(out, m->path);

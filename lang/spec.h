@@ -5,6 +5,10 @@
  * Pointers between entries (a model's device, a target's models) point into
  * the spec's own arrays. Names are unique per kind after checking. Every
  * entry keeps the location of its declaration for later diagnostics.
+ *
+ * The blocks' fields are listed once, in fields.h (type, default, range,
+ * unit, what it means); KOPT_<BLOCK>_FIELDS(KOPT_MEMBER) below stands for
+ * them.
  */
 #ifndef KOPT_SPEC_H
 #define KOPT_SPEC_H
@@ -14,25 +18,15 @@
 #include <stdint.h>
 
 #include "../common/util.h"
+#include "fields.h"
 
-enum kopt_role {
-	KOPT_ROLE_ANALYST,
-	KOPT_ROLE_PLANNER,
-	KOPT_ROLE_CODER,
-	KOPT_ROLE_DEBUGGER,
-	KOPT_ROLE_TUNER,
-	KOPT_ROLE_COUNT
-};
+#define KOPT_ROLE_ENUM(name, id, doc) KOPT_ROLE_##id,
+enum kopt_role { KOPT_ROLES(KOPT_ROLE_ENUM) KOPT_ROLE_COUNT };
 
 enum kopt_backend { KOPT_BACKEND_BUILTIN, KOPT_BACKEND_LLM };
 
 struct kopt_llm {
-	char *provider; /* "openai" or "anthropic" */
-	char *model;    /* model name sent to the API */
-	char *url;      /* endpoint base URL; NULL = the provider's default */
-	char *key_env;  /* name of the environment variable holding the key; never the key */
-	double temperature;
-	long max_tokens; /* per reply */
+	KOPT_LLM_FIELDS(KOPT_MEMBER)
 };
 
 struct kopt_role_cfg {
@@ -42,39 +36,23 @@ struct kopt_role_cfg {
 
 struct kopt_device {
 	char *name;
-	char *gpu;        /* GPU model the user expects, e.g. "H200"; NULL = any */
-	int gpus;         /* GPUs per host to use; default 1 */
-	char *launcher;   /* command prefix for workers (e.g. an srun line); NULL = direct exec */
-	double timeout_s; /* per-step timeout; default 600 */
+	KOPT_DEVICE_FIELDS(KOPT_MEMBER)
 	struct kopt_loc loc;
 };
 
 struct kopt_agents {
 	char *name;
-	int budget;        /* candidates per hot kernel; default 16 */
-	double hot;        /* share of model time that makes a kernel hot; default 0.05 */
-	uint64_t seed;     /* default 0 */
-	int llm_calls;     /* LLM calls per kernel; default 32 */
-	long tokens;       /* LLM tokens per kernel; default 200000 */
-	double wall_s;     /* wall time per kernel in seconds; default 1800 */
-	int max_kernels;   /* at most this many hot kernels per model; default 10 */
-	bool auto_variants; /* may add a compile variant of their own (ATen fallbacks
-			       where eager beats every declared variant); default true */
-	struct kopt_role_cfg roles[KOPT_ROLE_COUNT];
+	KOPT_AGENTS_FIELDS(KOPT_MEMBER)
+	struct kopt_role_cfg roles[KOPT_ROLE_COUNT]; /* by enum kopt_role */
 	struct kopt_loc loc;
 };
 
-enum kopt_precision { KOPT_PRECISION_STRICT, KOPT_PRECISION_TF32, KOPT_PRECISION_LOOSE };
+#define KOPT_PRECISION_ENUM(name, id) KOPT_PRECISION_##id,
+enum kopt_precision { KOPT_PRECISIONS(KOPT_PRECISION_ENUM) KOPT_PRECISION_COUNT };
 
 struct kopt_gates {
 	char *name;
-	int seeds;            /* default 5 */
-	double atol, rtol;    /* fp32; default 1e-4 each */
-	double atol_half, rtol_half; /* fp16/bf16; default 1e-2 each */
-	bool fp64_fallback;   /* default true */
-	double gamma;         /* default 1.03 */
-	int repeats;          /* timed runs per side; default 10 */
-	enum kopt_precision precision; /* default strict */
+	KOPT_GATES_FIELDS(KOPT_MEMBER)
 	struct kopt_loc loc;
 };
 
@@ -87,19 +65,16 @@ struct kopt_option {
 /* A compile variant: one capture each (the implementation-space level). */
 struct kopt_variant {
 	char *name;             /* "default" when the model declares none */
-	char *mode;             /* torch.compile mode, NULL = default */
-	struct kopt_option *options; /* Inductor options */
-	size_t noptions;
-	char **aten_fallback;   /* ATen ops to keep out of Inductor (e.g. "aten.avg_pool2d") */
-	size_t naten_fallback;
-	bool cudnn_benchmark;
+	KOPT_VARIANT_FIELDS(KOPT_MEMBER)
 	struct kopt_loc loc;
 };
 
+#define KOPT_MODEL_KIND_ENUM(kw, id, name) KOPT_MODEL_##id,
 enum kopt_model_kind {
-	KOPT_MODEL_TORCH,   /* KernelBench format: Model, get_inputs, get_init_inputs */
-	KOPT_MODEL_TRITON,  /* standalone Triton kernel file */
-	KOPT_MODEL_HELION   /* Helion kernel file */
+	KOPT_MODEL_KINDS(KOPT_MODEL_KIND_ENUM) /* torch: KernelBench format (Model, get_inputs,
+						  get_init_inputs); triton: a standalone Triton
+						  kernel file; helion: a Helion kernel file */
+	KOPT_MODEL_KIND_COUNT
 };
 
 struct kopt_model {
@@ -108,9 +83,9 @@ struct kopt_model {
 	char *source;      /* as written (after interpolation) */
 	char *path;        /* resolved: absolute, or relative to the process cwd */
 	char *group;       /* the `models` declaration it came from, or NULL */
-	struct kopt_device *device;
-	struct kopt_agents *agents;
-	struct kopt_gates *gates;
+	struct kopt_device *device; /* never NULL in a checked spec */
+	struct kopt_agents *agents; /* never NULL in a checked spec */
+	struct kopt_gates *gates;   /* never NULL in a checked spec */
 	struct kopt_variant *variants; /* at least one */
 	size_t nvariants;
 	struct kopt_loc loc;
@@ -137,6 +112,20 @@ typedef struct kopt_spec {
 } kopt_spec;
 
 void kopt_spec_free(kopt_spec *spec);
+
+/* The lists of fields.h as tables (lang/fields.c), and the names of its
+ * words by enum value. */
+extern const struct lang_fields lang_device_fields, lang_agents_fields, lang_llm_fields,
+	lang_gates_fields, lang_variant_fields;
+extern const char *const lang_role_names[KOPT_ROLE_COUNT];
+extern const char *const lang_precision_names[KOPT_PRECISION_COUNT];
+extern const char *const lang_model_kind_names[KOPT_MODEL_KIND_COUNT]; /* torch, triton, helion */
+
+/* The defaults, from the lists: what a block that sets nothing holds
+ * (name NULL, no location). */
+extern const struct kopt_device lang_device_default;
+extern const struct kopt_agents lang_agents_default;
+extern const struct kopt_gates lang_gates_default;
 
 /* lookups by name; NULL when absent */
 struct kopt_model *kopt_spec_model(const kopt_spec *spec, const char *name);
