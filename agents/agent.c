@@ -344,23 +344,59 @@ char *agent_context_digest(const struct agent_request *req)
 	return strbuf_detach(&s);
 }
 
+/* a keyed field's value in a fingerprint */
+static void fp_value(struct strbuf *s, const struct lang_field *f, const void *base)
+{
+	const char *p = (const char *)base + f->off;
+	switch (f->type) {
+	case LANG_F_INT: strbuf_addf(s, "%d", *(const int *)p); break;
+	case LANG_F_LONG: strbuf_addf(s, "%ld", *(const long *)p); break;
+	case LANG_F_U64: strbuf_addf(s, "%llu", (unsigned long long)*(const uint64_t *)p); break;
+	case LANG_F_REAL:
+	case LANG_F_FRACTION:
+	case LANG_F_DURATION: strbuf_addf(s, "%.17g", *(const double *)p); break;
+	case LANG_F_BOOL: strbuf_addf(s, "%d", *(const bool *)p); break;
+	case LANG_F_STR:
+	case LANG_F_PROVIDER:
+	case LANG_F_MODE: strbuf_addstr(s, *(char *const *)p ? *(char *const *)p : ""); break;
+	default: kopt_die("no fingerprint form for field '%s'", f->name);
+	}
+}
+
+/*
+ * From the agents' list (lang/fields.h), its fields with LANG_KEY: each
+ * role's backend ("builtin;" or "llm:" and the llm() arguments with
+ * LANG_KEY, ':' between, then ';'), the built-in search's version (v2: the
+ * persistent edit, first in the reduction plan; descent on a source edit),
+ * then every other keyed field as ";NAME=VALUE" (the seed, which the
+ * tuner's random jumps follow).
+ */
 char *agent_fingerprint(const struct kopt_agents *cfg)
 {
 	struct strbuf s = STRBUF_INIT;
-	for (int r = 0; r < KOPT_ROLE_COUNT; r++) {
-		const struct kopt_role_cfg *rc = &cfg->roles[r];
+	const struct lang_fields *fs = &lang_agents_fields;
+	for (size_t i = 0; i < fs->n; i++) {
+		if (fs->f[i].type != LANG_F_ROLE || !(fs->f[i].flags & LANG_KEY))
+			continue;
+		const struct kopt_role_cfg *rc = (const void *)((const char *)cfg + fs->f[i].off);
 		if (rc->backend == KOPT_BACKEND_BUILTIN) {
 			strbuf_addstr(&s, "builtin;");
-		} else {
-			strbuf_addf(&s, "llm:%s:%s:%s:%.17g:%ld;", rc->llm.provider ? rc->llm.provider : "",
-				    rc->llm.model ? rc->llm.model : "", rc->llm.url ? rc->llm.url : "",
-				    rc->llm.temperature, rc->llm.max_tokens);
+			continue;
 		}
+		strbuf_addstr(&s, "llm");
+		for (size_t k = 0; k < lang_llm_fields.n; k++)
+			if (lang_llm_fields.f[k].flags & LANG_KEY) {
+				strbuf_addch(&s, ':');
+				fp_value(&s, &lang_llm_fields.f[k], &rc->llm);
+			}
+		strbuf_addch(&s, ';');
 	}
-	/* the built-in search's version (v2: the persistent edit, first in the
-	 * reduction plan; descent on a source edit), and the seed, which the
-	 * tuner's random jumps follow */
-	strbuf_addf(&s, "%s;seed=%llu", AGENT_BUILTIN_VERSION, (unsigned long long)cfg->seed);
+	strbuf_addstr(&s, AGENT_BUILTIN_VERSION);
+	for (size_t i = 0; i < fs->n; i++)
+		if (fs->f[i].type != LANG_F_ROLE && fs->f[i].flags & LANG_KEY) {
+			strbuf_addf(&s, ";%s=", fs->f[i].name);
+			fp_value(&s, &fs->f[i], cfg);
+		}
 	return strbuf_detach(&s);
 }
 

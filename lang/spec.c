@@ -224,24 +224,86 @@ static void put_loc(FILE *out, const struct kopt_loc *l)
 }
 
 
-static void put_role(FILE *out, const char *role, const struct kopt_role_cfg *r)
+static void put_value(FILE *out, const struct lang_field *f, const void *base)
 {
-	fprintf(out, "\t%s = ", role);
-	if (r->backend == KOPT_BACKEND_BUILTIN) {
-		fputs("builtin\n", out);
-		return;
+	const char *p = (const char *)base + f->off;
+	switch (f->type) {
+	case LANG_F_INT:
+		fprintf(out, "%d", *(const int *)p);
+		break;
+	case LANG_F_LONG:
+		fprintf(out, "%ld", *(const long *)p);
+		break;
+	case LANG_F_U64:
+		fprintf(out, "%llu", (unsigned long long)*(const uint64_t *)p);
+		break;
+	case LANG_F_REAL:
+	case LANG_F_FRACTION:
+	case LANG_F_DURATION:
+		put_num(out, *(const double *)p);
+		break;
+	case LANG_F_BOOL:
+		fputs(*(const bool *)p ? "true" : "false", out);
+		break;
+	case LANG_F_PRECISION: {
+		enum kopt_precision x = *(const enum kopt_precision *)p;
+		fputs(lang_precision_names[x < KOPT_PRECISION_COUNT ? x : 0], out);
+		break;
 	}
-	fputs("llm(", out);
-	put_str(out, r->llm.provider);
-	fputs(", model = ", out);
-	put_str(out, r->llm.model);
-	fputs(", url = ", out);
-	put_str(out, r->llm.url);
-	fputs(", key_env = ", out);
-	put_str(out, r->llm.key_env);
-	fputs(", temperature = ", out);
-	put_num(out, r->llm.temperature);
-	fprintf(out, ", max_tokens = %ld)\n", r->llm.max_tokens);
+	case LANG_F_OPTIONS: {
+		const struct kopt_option *o = *(struct kopt_option *const *)p;
+		size_t n = *(const size_t *)((const char *)base + f->noff);
+		fputc('{', out);
+		for (size_t i = 0; i < n; i++) {
+			fputc(' ', out);
+			put_str(out, o[i].key);
+			fprintf(out, " = %s", o[i].json);
+		}
+		fputs(n ? " }" : "}", out);
+		break;
+	}
+	case LANG_F_STRLIST: {
+		char *const *v = *(char **const *)p;
+		size_t n = *(const size_t *)((const char *)base + f->noff);
+		fputc('[', out);
+		for (size_t i = 0; i < n; i++) {
+			if (i)
+				fputs(", ", out);
+			put_str(out, v[i]);
+		}
+		fputc(']', out);
+		break;
+	}
+	case LANG_F_ROLE: {
+		const struct kopt_role_cfg *r = (const struct kopt_role_cfg *)p;
+		if (r->backend == KOPT_BACKEND_BUILTIN) {
+			fputs("builtin", out);
+			break;
+		}
+		/* llm(PROVIDER, NAME = VALUE, ...): the first argument is positional */
+		fputs("llm(", out);
+		for (size_t i = 0; i < lang_llm_fields.n; i++) {
+			if (i)
+				fprintf(out, ", %s = ", lang_llm_fields.f[i].name);
+			put_value(out, &lang_llm_fields.f[i], &r->llm);
+		}
+		fputc(')', out);
+		break;
+	}
+	default: /* LANG_F_STR, LANG_F_PROVIDER, LANG_F_MODE */
+		put_str(out, *(char *const *)p);
+		break;
+	}
+}
+
+/* every field of a block, one per line, in the list's order */
+static void put_fields(FILE *out, const struct lang_fields *fs, const void *base, const char *indent)
+{
+	for (size_t i = 0; i < fs->n; i++) {
+		fprintf(out, "%s%s = ", indent, fs->f[i].name);
+		put_value(out, &fs->f[i], base);
+		fputc('\n', out);
+	}
 }
 
 static void put_variant(FILE *out, const struct kopt_variant *v)
@@ -250,22 +312,8 @@ static void put_variant(FILE *out, const struct kopt_variant *v)
 	put_name(out, v->name);
 	fputs(" {", out);
 	put_loc(out, &v->loc);
-	fputs("\t\tmode = ", out);
-	put_str(out, v->mode);
-	fputs("\n\t\toptions = {", out);
-	for (size_t i = 0; i < v->noptions; i++) {
-		fputc(' ', out);
-		put_str(out, v->options[i].key);
-		fprintf(out, " = %s", v->options[i].json);
-	}
-	fputs(v->noptions ? " }\n" : "}\n", out);
-	fputs("\t\taten_fallback = [", out);
-	for (size_t i = 0; i < v->naten_fallback; i++) {
-		if (i)
-			fputs(", ", out);
-		put_str(out, v->aten_fallback[i]);
-	}
-	fprintf(out, "]\n\t\tcudnn_benchmark = %s\n\t}\n", v->cudnn_benchmark ? "true" : "false");
+	put_fields(out, &lang_variant_fields, v, "\t\t");
+	fputs("\t}\n", out);
 }
 
 void lang_dump(const kopt_spec *spec, FILE *out)
@@ -285,53 +333,28 @@ void lang_dump(const kopt_spec *spec, FILE *out)
 	fputc('\n', out);
 
 	for (size_t i = 0; i < spec->ndevices; i++) {
-		const struct kopt_device *d = &spec->devices[i];
 		fputs("\ndevice ", out);
-		put_name(out, d->name);
+		put_name(out, spec->devices[i].name);
 		fputs(" {", out);
-		put_loc(out, &d->loc);
-		fputs("\tgpu = ", out);
-		put_str(out, d->gpu);
-		fprintf(out, "\n\tgpus = %d\n\ttimeout = ", d->gpus);
-		put_num(out, d->timeout_s);
-		fputs("\n\tlauncher = ", out);
-		put_str(out, d->launcher);
-		fputs("\n}\n", out);
+		put_loc(out, &spec->devices[i].loc);
+		put_fields(out, &lang_device_fields, &spec->devices[i], "\t");
+		fputs("}\n", out);
 	}
 	for (size_t i = 0; i < spec->nagents; i++) {
-		const struct kopt_agents *a = &spec->agents[i];
 		fputs("\nagents ", out);
-		put_name(out, a->name);
+		put_name(out, spec->agents[i].name);
 		fputs(" {", out);
-		put_loc(out, &a->loc);
-		fprintf(out, "\tbudget = %d\n\thot = ", a->budget);
-		put_num(out, a->hot);
-		fprintf(out, "\n\tseed = %llu\n\tmax_kernels = %d\n\tllm_calls = %d\n\ttokens = %ld\n\twall = ",
-			(unsigned long long)a->seed, a->max_kernels, a->llm_calls, a->tokens);
-		put_num(out, a->wall_s);
-		fprintf(out, "\n\tauto_variants = %s\n", a->auto_variants ? "true" : "false");
-		for (int r = 0; r < KOPT_ROLE_COUNT; r++)
-			put_role(out, lang_role_names[r], &a->roles[r]);
+		put_loc(out, &spec->agents[i].loc);
+		put_fields(out, &lang_agents_fields, &spec->agents[i], "\t");
 		fputs("}\n", out);
 	}
 	for (size_t i = 0; i < spec->ngates; i++) {
-		const struct kopt_gates *g = &spec->gates[i];
 		fputs("\ngates ", out);
-		put_name(out, g->name);
+		put_name(out, spec->gates[i].name);
 		fputs(" {", out);
-		put_loc(out, &g->loc);
-		fprintf(out, "\tseeds = %d\n\tatol = ", g->seeds);
-		put_num(out, g->atol);
-		fputs("\n\trtol = ", out);
-		put_num(out, g->rtol);
-		fputs("\n\tatol_half = ", out);
-		put_num(out, g->atol_half);
-		fputs("\n\trtol_half = ", out);
-		put_num(out, g->rtol_half);
-		fprintf(out, "\n\tfp64_fallback = %s\n\tgamma = ", g->fp64_fallback ? "true" : "false");
-		put_num(out, g->gamma);
-		fprintf(out, "\n\trepeats = %d\n\tprecision = %s\n}\n", g->repeats,
-			lang_precision_names[g->precision < KOPT_PRECISION_COUNT ? g->precision : 0]);
+		put_loc(out, &spec->gates[i].loc);
+		put_fields(out, &lang_gates_fields, &spec->gates[i], "\t");
+		fputs("}\n", out);
 	}
 	for (size_t i = 0; i < spec->nmodels; i++) {
 		const struct kopt_model *m = &spec->models[i];

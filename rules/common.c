@@ -59,74 +59,147 @@ int rule_fail(struct rule_run *run, const char *fmt, ...)
 
 json_t *rule_model_json(const struct kopt_model *m)
 {
-	static const char *const kinds[] = { "torch", "triton", "helion" };
 	char *abs = NULL;
 	if (m->path && m->path[0] != '/') {
 		char cwd[4096];
 		if (getcwd(cwd, sizeof cwd))
 			abs = xasprintf("%s/%s", cwd, m->path);
 	}
-	json_t *o = json_pack("{s:s, s:s, s:s}", "name", m->name, "kind", kinds[m->kind],
+	json_t *o = json_pack("{s:s, s:s, s:s}", "name", m->name, "kind",
+			      lang_model_kind_names[m->kind < KOPT_MODEL_KIND_COUNT ? m->kind : 0],
 			      "path", abs ? abs : m->path ? m->path : "");
 	free(abs);
 	return o;
 }
 
-json_t *rule_variant_json(const struct kopt_variant *v)
+/* a field's value for the worker; NULL for a type the worker is not sent */
+static json_t *field_json(const struct lang_field *f, const void *base)
 {
-	json_t *opts = json_object();
-	for (size_t i = 0; i < v->noptions; i++) {
-		json_t *val = json_loads(v->options[i].json, JSON_DECODE_ANY, NULL);
-		json_object_set_new(opts, v->options[i].key, val ? val : json_string(v->options[i].json));
+	const char *p = (const char *)base + f->off;
+	switch (f->type) {
+	case LANG_F_INT: return json_integer(*(const int *)p);
+	case LANG_F_LONG: return json_integer(*(const long *)p);
+	case LANG_F_U64: return json_integer((json_int_t) * (const uint64_t *)p);
+	case LANG_F_REAL:
+	case LANG_F_FRACTION:
+	case LANG_F_DURATION: return json_real(*(const double *)p);
+	case LANG_F_BOOL: return json_boolean(*(const bool *)p);
+	case LANG_F_STR:
+	case LANG_F_PROVIDER:
+	case LANG_F_MODE: {
+		const char *v = *(char *const *)p;
+		return v ? json_string(v) : json_null();
 	}
-	json_t *fb = json_array();
-	for (size_t i = 0; i < v->naten_fallback; i++)
-		json_array_append_new(fb, json_string(v->aten_fallback[i]));
-	return json_pack("{s:s, s:o, s:o, s:o, s:b}", "name", v->name,
-			 "mode", v->mode ? json_string(v->mode) : json_null(), "options", opts,
-			 "aten_fallback", fb, "cudnn_benchmark", v->cudnn_benchmark);
+	case LANG_F_PRECISION: {
+		enum kopt_precision x = *(const enum kopt_precision *)p;
+		return json_string(lang_precision_names[x < KOPT_PRECISION_COUNT ? x : 0]);
+	}
+	case LANG_F_OPTIONS: { /* the values are JSON text already */
+		const struct kopt_option *o = *(struct kopt_option *const *)p;
+		size_t n = *(const size_t *)((const char *)base + f->noff);
+		json_t *opts = json_object();
+		for (size_t i = 0; i < n; i++) {
+			json_t *val = json_loads(o[i].json, JSON_DECODE_ANY, NULL);
+			json_object_set_new(opts, o[i].key, val ? val : json_string(o[i].json));
+		}
+		return opts;
+	}
+	case LANG_F_STRLIST: {
+		char *const *v = *(char **const *)p;
+		size_t n = *(const size_t *)((const char *)base + f->noff);
+		json_t *a = json_array();
+		for (size_t i = 0; i < n; i++)
+			json_array_append_new(a, json_string(v[i]));
+		return a;
+	}
+	default:
+		return NULL;
+	}
 }
 
-static const char *precision_name(enum kopt_precision p)
+/* every field of a block that the worker can be sent, into o, in the list's order */
+static json_t *fields_json(json_t *o, const struct lang_fields *fs, const void *base)
 {
-	return p == KOPT_PRECISION_TF32 ? "tf32" : p == KOPT_PRECISION_LOOSE ? "loose" : "strict";
+	for (size_t i = 0; i < fs->n; i++) {
+		json_t *v = field_json(&fs->f[i], base);
+		if (v)
+			json_object_set_new(o, fs->f[i].name, v);
+	}
+	return o;
+}
+
+json_t *rule_variant_json(const struct kopt_variant *v)
+{
+	return fields_json(json_pack("{s:s}", "name", v->name), &lang_variant_fields, v);
 }
 
 json_t *rule_gates_json(const struct kopt_gates *g)
 {
-	return json_pack("{s:i, s:f, s:f, s:f, s:f, s:b, s:f, s:i, s:i, s:s}", "seeds", g->seeds,
-			 "atol", g->atol, "rtol", g->rtol, "atol_half", g->atol_half,
-			 "rtol_half", g->rtol_half, "fp64_fallback", g->fp64_fallback,
-			 "gamma", g->gamma, "repeats", g->repeats, "min_pairs", (int)gate_min_pairs(g),
-			 "precision", precision_name(g->precision));
+	json_t *o = fields_json(json_object(), &lang_gates_fields, g);
+	/* derived, not a field: the fewest pairs the perf gate accepts (gates.h) */
+	json_object_set_new(o, "min_pairs", json_integer((json_int_t)gate_min_pairs(g)));
+	return o;
+}
+
+/* each field of a block with LANG_KEY as the ingredient "param:NAME":
+ * numbers in decimal (doubles as %.17g, exact), strings as they are, lists
+ * as their items each followed by ';'. One buffer serves the block's
+ * lists, as it always has: an empty list is the absent marker until a list
+ * before it had items, then the empty string (changing that would change
+ * every variant's key). */
+static void key_fields(struct hash_key *k, const struct lang_fields *fs, const void *base)
+{
+	struct strbuf sb = STRBUF_INIT;
+	for (size_t i = 0; i < fs->n; i++) {
+		const struct lang_field *f = &fs->f[i];
+		if (!(f->flags & LANG_KEY))
+			continue;
+		char name[64];
+		snprintf(name, sizeof name, "param:%s", f->name);
+		const char *p = (const char *)base + f->off;
+		size_t n = f->noff ? *(const size_t *)((const char *)base + f->noff) : 0;
+		strbuf_reset(&sb);
+		switch (f->type) {
+		case LANG_F_INT: hash_key_int(k, name, *(const int *)p); break;
+		case LANG_F_LONG: hash_key_int(k, name, *(const long *)p); break;
+		case LANG_F_U64: hash_key_int(k, name, (long long)*(const uint64_t *)p); break;
+		case LANG_F_REAL:
+		case LANG_F_FRACTION:
+		case LANG_F_DURATION: hash_key_double(k, name, *(const double *)p); break;
+		case LANG_F_BOOL: hash_key_int(k, name, *(const bool *)p); break;
+		case LANG_F_PRECISION: {
+			enum kopt_precision x = *(const enum kopt_precision *)p;
+			hash_key_str(k, name, lang_precision_names[x < KOPT_PRECISION_COUNT ? x : 0]);
+			break;
+		}
+		case LANG_F_OPTIONS: /* KEY=JSON; for each, in the spec's order */
+			for (size_t j = 0; j < n; j++)
+				strbuf_addf(&sb, "%s=%s;", (*(struct kopt_option *const *)p)[j].key,
+					    (*(struct kopt_option *const *)p)[j].json);
+			hash_key_str(k, name, sb.buf);
+			break;
+		case LANG_F_STRLIST: /* NAME; for each */
+			for (size_t j = 0; j < n; j++)
+				strbuf_addf(&sb, "%s;", (*(char **const *)p)[j]);
+			hash_key_str(k, name, sb.buf);
+			break;
+		case LANG_F_STR:
+		case LANG_F_PROVIDER:
+		case LANG_F_MODE: hash_key_str(k, name, *(char *const *)p); break;
+		default: kopt_die("no key form for field '%s'", f->name);
+		}
+	}
+	strbuf_release(&sb);
 }
 
 void rule_key_variant(struct hash_key *k, const struct kopt_variant *v)
 {
-	hash_key_str(k, "param:mode", v->mode);
-	struct strbuf sb = STRBUF_INIT;
-	for (size_t i = 0; i < v->noptions; i++)
-		strbuf_addf(&sb, "%s=%s;", v->options[i].key, v->options[i].json);
-	hash_key_str(k, "param:options", sb.buf);
-	strbuf_reset(&sb);
-	for (size_t i = 0; i < v->naten_fallback; i++)
-		strbuf_addf(&sb, "%s;", v->aten_fallback[i]);
-	hash_key_str(k, "param:aten_fallback", sb.buf);
-	strbuf_release(&sb);
-	hash_key_int(k, "param:cudnn_benchmark", v->cudnn_benchmark);
+	key_fields(k, &lang_variant_fields, v);
 }
 
 void rule_key_gates(struct hash_key *k, const struct kopt_gates *g)
 {
-	hash_key_int(k, "param:seeds", g->seeds);
-	hash_key_double(k, "param:atol", g->atol);
-	hash_key_double(k, "param:rtol", g->rtol);
-	hash_key_double(k, "param:atol_half", g->atol_half);
-	hash_key_double(k, "param:rtol_half", g->rtol_half);
-	hash_key_int(k, "param:fp64_fallback", g->fp64_fallback);
-	hash_key_double(k, "param:gamma", g->gamma);
-	hash_key_int(k, "param:repeats", g->repeats);
-	hash_key_str(k, "param:precision", precision_name(g->precision));
+	key_fields(k, &lang_gates_fields, g);
 }
 
 void rule_key_input(struct hash_key *k, const struct dag_node *dep)
