@@ -456,7 +456,7 @@ size_t dag_expand(struct dag *d, struct dag_mv *mv)
 		nrows += *c == '\n';
 	struct hot *hot = xcalloc(nrows + 1, sizeof *hot);
 	size_t nhot = 0;
-	double thresh = ag ? ag->hot : 0.05;
+	double thresh = ag->hot;
 	for (char *line = mv->summary, *next; line && *line; line = next) {
 		next = strchr(line, '\n');
 		if (next)
@@ -495,10 +495,10 @@ size_t dag_expand(struct dag *d, struct dag_mv *mv)
 		nhot++;
 	}
 	qsort(hot, nhot, sizeof *hot, cmp_hot);
-	size_t maxk = ag && ag->max_kernels >= 0 ? (size_t)ag->max_kernels : 10;
+	size_t maxk = ag->max_kernels >= 0 ? (size_t)ag->max_kernels : 0;
 	if (nhot > maxk)
 		nhot = maxk;
-	int budget = ag ? ag->budget : 16;
+	int budget = ag->budget;
 	if (budget < 0)
 		budget = 0;
 	mv->kernels = xcalloc(nhot + 1, sizeof *mv->kernels);
@@ -573,7 +573,7 @@ size_t dag_expand_space(struct dag *d, struct dag_model *dm)
 	dm->space_done = true;
 	if ((m->agents && !m->agents->auto_variants) || m->kind != KOPT_MODEL_TORCH)
 		return 0;
-	double gamma = m->gates ? m->gates->gamma : 1.03;
+	double gamma = m->gates->gamma;
 	json_t *ops = NULL;
 	double cudnn = 0;
 	bool known = true;

@@ -62,7 +62,7 @@ struct gate_verdict {
 	bool pass;
 	enum gate_id gate;     /* the gate that failed; on a pass, the last gate run */
 	unsigned gates_run;    /* bit (1u << GATE_x) for each gate that ran */
-	char reason[GATE_REASON_MAX]; /* one line, e.g. "perf: speedup 1.01x < gamma 1.03 (kernel)" */
+	char reason[GATE_REASON_MAX]; /* one line, e.g. "perf: speedup 1.01x < gamma 1.05 (kernel)" */
 
 	/* correctness: the worst output over all seeds */
 	int seeds;             /* seeds checked; -1 = not run */

@@ -186,13 +186,13 @@ static int profile_reply(struct rule_run *run, json_t *res)
 	const struct kopt_gates *g = m->gates;
 	struct strbuf space = STRBUF_INIT;
 	const json_t *meas = run->meas;
-	if (rule_space_rows(&space, m, &meas, 1, g ? g->gamma : 1.03, NULL))
+	if (rule_space_rows(&space, m, &meas, 1, g->gamma, NULL))
 		strbuf_addf(&md, "\n## Implementation space\n\n%s%s", rule_space_header, space.buf);
 	strbuf_release(&space);
 	json_t *vcalls = json_object_get(json_object_get(run->meas, "vendor"), "calls");
 	if (json_array_size(vcalls)) {
 		strbuf_addf(&md, "\n## Vendor calls\n\n%s", rule_vendor_header);
-		rule_vendor_rows(&md, m->name, vcalls, g ? g->gamma : 1.03);
+		rule_vendor_rows(&md, m->name, vcalls, g->gamma);
 	}
 	rel = profile_rel(run->node, "md");
 	if (rule_output(run, rel, md.buf, md.len) < 0)

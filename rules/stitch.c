@@ -182,13 +182,11 @@ static int send_current(struct rule_run *run, struct stitch_priv *p)
 			"source", json_object_get(c, "source") ? json_object_get(c, "source") : json_null(),
 			"config", json_object_get(c, "config") ? json_object_get(c, "config") : json_null()));
 	}
-	struct kopt_gates defaults;
-	gate_config_default(&defaults);
 	json_decref(run->request);
 	run->request = json_pack("{s:s, s:o, s:o, s:I, s:o, s:o}", "op", "stitch",
 				 "model", rule_model_json(m), "variant", rule_variant_json(mv->variant),
 				 "seed", (json_int_t)(m->agents ? m->agents->seed : 0), "winners", ws,
-				 "gates", rule_gates_json(m->gates ? m->gates : &defaults));
+				 "gates", rule_gates_json(m->gates));
 	p->vr[p->vi].attempts++;
 	return RULE_SEND;
 }
@@ -220,12 +218,10 @@ static int send_race(struct rule_run *run, struct stitch_priv *p)
 	json_t *vars = json_array();
 	for (size_t v = 0; v < dm->nmv; v++)
 		json_array_append_new(vars, rule_variant_json(dm->mvs[v].variant));
-	struct kopt_gates defaults;
-	gate_config_default(&defaults);
 	json_decref(run->request);
 	run->request = json_pack("{s:s, s:o, s:o, s:I, s:o, s:i}", "op", "race", "model", rule_model_json(m),
 				 "variants", vars, "seed", (json_int_t)(m->agents ? m->agents->seed : 0),
-				 "gates", rule_gates_json(m->gates ? m->gates : &defaults), "calls", 20);
+				 "gates", rule_gates_json(m->gates), "calls", 20);
 	p->racing = true;
 	return RULE_SEND;
 }
@@ -484,7 +480,7 @@ static int finish(struct rule_run *run, struct stitch_priv *p)
 		vo[v] = r->opt_ns;
 		vp[v] = r->passed && json_array_size(r->winners) > 0;
 	}
-	bool optimized = rule_pick_variant(vb, vo, vp, dm->nmv, m->gates ? m->gates->gamma : 1.03, &best);
+	bool optimized = rule_pick_variant(vb, vo, vp, dm->nmv, m->gates->gamma, &best);
 	struct vres *b = &p->vr[best];
 	double base = p->vr[0].base_ns, opt = vp[best] ? b->opt_ns : b->base_ns;
 	double speedup = base > 0 && opt > 0 ? base / opt : NAN;

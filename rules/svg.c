@@ -4,6 +4,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "../lang/spec.h"
+
 static void esc(FILE *out, const char *s)
 {
 	for (; s && *s; s++) {
@@ -58,7 +60,7 @@ void svg_bars(FILE *out, const char *title, const struct svg_bar *bars, size_t n
 			fprintf(out, "<text x=\"%d\" y=\"%d\" fill=\"#999\">no result</text>\n", left + 4, y + 15);
 			continue;
 		}
-		const char *fill = v >= 1.03 ? "#2e7d32" : v >= 1.0 ? "#9e9e9e" : "#c62828";
+		const char *fill = v >= lang_gates_default.gamma ? "#2e7d32" : v >= 1.0 ? "#9e9e9e" : "#c62828";
 		fprintf(out, "<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"/>\n",
 			left, y + 3, X(v) - left, row - 6, fill);
 		fprintf(out, "<text x=\"%.1f\" y=\"%d\">%.2fx", X(v) + 4, y + 15, v);

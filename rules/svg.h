@@ -1,9 +1,10 @@
 /*
  * rules/svg.h: the report's plots as standalone SVG files.
  *
- * svg_bars: one horizontal bar per model (speedup), a line at 1.0 and the
- * geomean. svg_roofline: each kernel's achieved bandwidth against the GPU's
- * measured copy bandwidth, before and after optimization, on a log time axis.
+ * svg_bars: one horizontal bar per model (speedup; green from the gates'
+ * default gamma up), a line at 1.0 and the geomean. svg_roofline: each
+ * kernel's achieved bandwidth against the GPU's measured copy bandwidth,
+ * before and after optimization, on a log time axis.
  * Both write a complete SVG document to out; strings are escaped.
  */
 #ifndef KOPT_SVG_H

@@ -46,13 +46,11 @@ static int verify_start(struct rule_run *run)
 	json_t *c = json_pack("{s:O, s:O}", "source",
 			      json_object_get(cand, "source") ? json_object_get(cand, "source") : json_null(),
 			      "config", json_object_get(cand, "config") ? json_object_get(cand, "config") : json_null());
-	struct kopt_gates defaults;
-	gate_config_default(&defaults);
 	run->request = json_pack("{s:s, s:o, s:o, s:I, s:s, s:o, s:o}", "op", "verify",
 				 "model", rule_model_json(m), "variant", rule_variant_json(n->mv->variant),
 				 "seed", (json_int_t)(m->agents ? m->agents->seed : 0),
 				 "kernel", n->kernel->name, "candidate", c,
-				 "gates", rule_gates_json(m->gates ? m->gates : &defaults));
+				 "gates", rule_gates_json(m->gates));
 	return RULE_SEND;
 }
 
