@@ -87,8 +87,8 @@ def _close(a: torch.Tensor, b: torch.Tensor, gates: dict) -> bool:
     if not a.is_floating_point():
         return bool(torch.equal(a, b))
     half = a.dtype in (torch.float16, torch.bfloat16)
-    atol = float(gates.get("atol_half" if half else "atol", 1e-2 if half else 1e-4))
-    rtol = float(gates.get("rtol_half" if half else "rtol", 1e-2 if half else 1e-4))
+    atol = float(gates["atol_half" if half else "atol"])  # the request's, as the gates have them
+    rtol = float(gates["rtol_half" if half else "rtol"])
     return bool(torch.allclose(b.double(), a.double(), atol=atol, rtol=rtol, equal_nan=True))
 
 
@@ -196,7 +196,7 @@ def screen(c, req: dict, flush) -> dict:
     """The "screen" request (PROTOCOL.md)."""
     t0 = time.perf_counter()
     name = req["kernel"]
-    gates = req.get("gates") or {}
+    gates = req["gates"]
     budget = float(req.get("budget_s", 30))
     max_configs = int(req.get("max_configs", 64))
     keep = int(req.get("keep", 4))

@@ -336,7 +336,7 @@ def eager_vs_compiled(c: Compiled, inputs, flush, n: int = 10) -> dict | None:
 
 
 def op_verify(req):
-    set_precision((req.get("gates") or {}).get("precision", "strict"))
+    set_precision(req["gates"]["precision"])
     c = get_compiled(req)
     room_for(c)
     return V.verify(c, req, flusher())
@@ -346,7 +346,7 @@ def op_race(req):
     """The compiled baselines of a model's variants, timed side by side
     (interleaved, L2 flushed): the ratios between variants come from one
     run, not from separate steps whose absolute times drift."""
-    set_precision((req.get("gates") or {}).get("precision", "strict"))
+    set_precision(req["gates"]["precision"])
     model, seed = req["model"], int(req.get("seed", 0))
     n = int(req.get("calls", 20))
     try:
@@ -366,7 +366,7 @@ def op_race(req):
 
 def op_screen(req):
     """Many launch configs of one kernel, timed alone (screen.py)."""
-    set_precision((req.get("gates") or {}).get("precision", "strict"))
+    set_precision(req["gates"]["precision"])
     c = get_compiled(req)
     room_for(c, 8)
     warm(c, c.problem.inputs(0))
@@ -374,7 +374,7 @@ def op_screen(req):
 
 
 def op_stitch(req):
-    set_precision((req.get("gates") or {}).get("precision", "strict"))
+    set_precision(req["gates"]["precision"])
     c = get_compiled(req)
     room_for(c)
     return V.stitch(c, req, flusher())
