@@ -1,0 +1,121 @@
+/*
+ * lang/glob.c: the files of a models group: names, globs and lists of
+ * them, each file one model named GROUP/STEM.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "load.h"
+
+#include <errno.h>
+#include <glob.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static char *stem_of(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	const char *dot = strrchr(base, '.');
+	return dot && dot != base ? xstrndup(base, (size_t)(dot - base)) : xstrdup(base);
+}
+
+/* adds one member file to group gi; source is as the spec should show it */
+static void add_member(struct loader *L, const struct ast_stmt *s, size_t gi, const char *path,
+		       const char *source, const struct pdecl *pd, const struct vlist *vl,
+		       const struct kopt_loc *at)
+{
+	struct pgroup *g = &L->groups[gi];
+	char *stem = stem_of(path);
+	char *name = xasprintf("%s/%s", s->name, stem);
+	free(stem);
+	size_t *code = lang_smap_get(&L->names, name);
+	if (code) {
+		/* the same file twice (through two patterns) is taken once */
+		const struct kopt_model *o = &L->models[*code >> 2];
+		struct stat a, b;
+		bool same = strcmp(o->path, path) == 0 ||
+			    (stat(o->path, &a) == 0 && stat(path, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino);
+		if (!same)
+			lang_err(&L->D, at, "two files make the model '%s': '%s' and '%s'", name, o->path, path);
+		free(name);
+		return;
+	}
+	struct kopt_model m;
+	memset(&m, 0, sizeof m);
+	m.name = name;
+	m.kind = KOPT_MODEL_TORCH;
+	m.source = xstrdup(source);
+	m.path = xstrdup(path);
+	m.group = xstrdup(s->name);
+	m.loc = s->loc;
+	if (vl->n) {
+		m.variants = xcalloc(vl->n, sizeof *m.variants);
+		for (size_t i = 0; i < vl->n; i++)
+			lang_variant_copy(&m.variants[i], &vl->v[i]);
+		m.nvariants = vl->n;
+	} else {
+		lang_default_variant(&m, &s->loc);
+	}
+	lang_add_model(L, &m, pd, g->n == 0);
+	g->n++;
+}
+
+void lang_add_pattern(struct loader *L, const struct ast_stmt *s, size_t gi, const struct ast_value *x,
+			const struct pdecl *pd, const struct vlist *vl, const char *dir)
+{
+	char buf[64];
+	if (x->kind == AST_STR) {
+		struct stat st;
+		char *path = lang_join(dir, x->str);
+		if (stat(path, &st) < 0)
+			lang_err(&L->D, &x->loc, "cannot read source '%s': %s", path, strerror(errno));
+		else if (!S_ISREG(st.st_mode))
+			lang_err(&L->D, &x->loc, "source '%s' is not a regular file", path);
+		else
+			add_member(L, s, gi, path, x->str, pd, vl, &x->loc);
+		free(path);
+		return;
+	}
+	if (x->kind == AST_CALL && strcmp(x->str, "glob") == 0) {
+		if (x->nelems != 1 || x->elems[0].name || x->elems[0].value->kind != AST_STR) {
+			lang_err(&L->D, &x->loc, "glob() takes one pattern string");
+			return;
+		}
+		const char *pat = x->elems[0].value->str;
+		char *full = lang_join(dir, pat);
+		size_t plen = strlen(full) - strlen(pat);
+		glob_t g;
+		int r = glob(full, 0, NULL, &g);
+		size_t added = 0;
+		if (r == 0) {
+			for (size_t i = 0; i < g.gl_pathc; i++) {
+				struct stat st;
+				const char *p = g.gl_pathv[i];
+				if (stat(p, &st) < 0 || !S_ISREG(st.st_mode))
+					continue;
+				const char *src = p;
+				if (plen && strncmp(p, full, plen) == 0)
+					src = p + plen;
+				add_member(L, s, gi, p, src, pd, vl, &x->loc);
+				added++;
+			}
+		}
+		if (r == 0 || r == GLOB_NOMATCH)
+			globfree(&g);
+		if (added == 0)
+			lang_warn(&L->D, &x->loc, "glob '%s' matches no files", full);
+		free(full);
+		return;
+	}
+	if (x->kind == AST_LIST) {
+		for (size_t i = 0; i < x->nelems; i++) {
+			const struct ast_value *e = x->elems[i].value;
+			if (e->kind == AST_LIST)
+				lang_err(&L->D, &e->loc, "a models declaration wants glob(\"PATTERN\"), a file name or a list of them, not %s", lang_what(e, buf));
+			else
+				lang_add_pattern(L, s, gi, e, pd, vl, dir);
+		}
+		return;
+	}
+	lang_err(&L->D, &x->loc, "a models declaration wants glob(\"PATTERN\"), a file name or a list of them, not %s", lang_what(x, buf));
+}

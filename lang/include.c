@@ -1,0 +1,66 @@
+/*
+ * lang/include.c: include "FILE": read in place, once per file (by device
+ * and inode, as #pragma once), an include cycle an error.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "load.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+char *lang_file_key(const char *path, const struct stat *st)
+{
+	(void)path;
+	return xasprintf("%ju:%ju", (uintmax_t)st->st_dev, (uintmax_t)st->st_ino);
+}
+
+void lang_do_include(struct loader *L, const struct ast_stmt *s, const char *dir)
+{
+	struct ast_value *v = lang_eval(L, s->value);
+	struct stat st;
+	if (!v)
+		return;
+	char *path = lang_join(dir, v->str);
+	if (stat(path, &st) < 0) {
+		lang_err(&L->D, &v->loc, "cannot read include '%s': %s", path, strerror(errno));
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		lang_err(&L->D, &v->loc, "include '%s' is not a regular file", path);
+		goto out;
+	}
+	char *key = lang_file_key(path, &st);
+	for (size_t i = 0; i < L->depth; i++) {
+		if (strcmp(L->stack[i], key) != 0)
+			continue;
+		struct strbuf chain = STRBUF_INIT;
+		for (size_t k = i; k < L->depth; k++)
+			strbuf_addf(&chain, "%s -> ", L->stackpath[k]);
+		strbuf_addstr(&chain, path);
+		lang_err(&L->D, &v->loc, "include cycle: %s", chain.buf);
+		strbuf_release(&chain);
+		free(key);
+		goto out;
+	}
+	if (lang_smap_get(&L->seen, key)) { /* read once, like #pragma once */
+		free(key);
+		goto out;
+	}
+	struct strbuf sb = STRBUF_INIT;
+	if (strbuf_read_file(&sb, path) < 0) {
+		lang_err(&L->D, &v->loc, "cannot read include '%s': %s", path, strerror(errno));
+		free(key);
+		strbuf_release(&sb);
+		goto out;
+	}
+	char *idir = lang_dir_of(path);
+	lang_load_text(L, path, idir, sb.buf, sb.len, key);
+	free(idir);
+	strbuf_release(&sb);
+out:
+	free(path);
+	ast_value_free(v);
+}
