@@ -123,36 +123,13 @@ static long output_index(const json_t *o, size_t pos)
 	return json_is_integer(i) ? (long)json_integer_value(i) : (long)pos;
 }
 
-bool gate_correctness(const json_t *num, const struct kopt_gates *cfg,
-		      struct gate_verdict *v, bool *tolerance_only)
+/* the largest errors over every seed and output into v; whether some seed
+ * has several outputs (then reasons name the output) */
+static bool overall_figures(const json_t *seeds, struct gate_verdict *v)
 {
-	char a[32], b[32], c[32], d[32];
-	*tolerance_only = false;
-	v->gate = GATE_CORRECTNESS;
-	v->gates_run |= 1u << GATE_CORRECTNESS;
-	v->pass = false;
-
-	const json_t *seeds = json_is_object(num) ? json_object_get(num, "seeds") : NULL;
-	if (!json_is_array(seeds)) {
-		gate_reason(v, "correctness: bad numbers: \"seeds\" is not an array");
-		return false;
-	}
-	if (!check_shape(seeds, v))
-		return false;
-	size_t nseeds = json_array_size(seeds);
-	v->seeds = (int)nseeds;
-	/* fewer seeds than asked: the worker stopped at a failure it knew to be
-	 * final, which the checks below name; with none, too few is the failure */
-	bool short_run = cfg->seeds > 0 && nseeds < (size_t)cfg->seeds;
-	if (nseeds == 0) {
-		gate_reason(v, "correctness: %zu seeds checked, gates ask for %d", nseeds, cfg->seeds);
-		return false;
-	}
-
-	/* the overall figures, and whether some seed has several outputs */
 	bool multi = false;
 	v->max_abs = v->max_rel = 0;
-	for (size_t si = 0; si < nseeds; si++) {
+	for (size_t si = 0; si < json_array_size(seeds); si++) {
 		const json_t *outs = json_object_get(json_array_get(seeds, si), "outputs");
 		if (json_array_size(outs) > 1)
 			multi = true;
@@ -165,9 +142,13 @@ bool gate_correctness(const json_t *num, const struct kopt_gates *cfg,
 			v->max_rel = fmax(v->max_rel, x);
 		}
 	}
+	return multi;
+}
 
-	/* 1. structural failures */
-	for (size_t si = 0; si < nseeds; si++) {
+/* 1. structural failures: false with the reason at the first one */
+static bool structural(const json_t *seeds, struct gate_verdict *v)
+{
+	for (size_t si = 0; si < json_array_size(seeds); si++) {
 		const json_t *s = json_array_get(seeds, si);
 		const json_t *outs = json_object_get(s, "outputs");
 		int seed = (int)json_integer_value(json_object_get(s, "seed"));
@@ -204,14 +185,24 @@ bool gate_correctness(const json_t *num, const struct kopt_gates *cfg,
 			}
 		}
 	}
+	return true;
+}
 
-	/* 2-4. tolerance: find the worst failing output, else the worst output */
-	const json_t *worst = NULL;
-	bool worst_fails = false, worst_contradicts = false;
-	int worst_seed = -1;
-	long worst_idx = -1;
-	double worst_abs = -1, worst_atol = 0, worst_rtol = 0, worst_ref = 0;
-	for (size_t si = 0; si < nseeds; si++) {
+/* the output the tolerance verdict is about */
+struct worst {
+	const json_t *o;       /* NULL until one is seen */
+	bool fails;            /* beyond tolerance */
+	bool contradicts;      /* "allclose" claimed against the figures */
+	int seed;
+	long idx;
+	double abs, atol, rtol, ref;
+};
+
+/* 2-4. tolerance: the worst failing output, else the worst output */
+static void find_worst(const json_t *seeds, const struct kopt_gates *cfg, struct worst *w)
+{
+	*w = (struct worst){ NULL, false, false, -1, -1, -1, 0, 0, 0 };
+	for (size_t si = 0; si < json_array_size(seeds); si++) {
 		const json_t *s = json_array_get(seeds, si);
 		const json_t *outs = json_object_get(s, "outputs");
 		int seed = (int)json_integer_value(json_object_get(s, "seed"));
@@ -233,55 +224,83 @@ bool gate_correctness(const json_t *num, const struct kopt_gates *cfg,
 			else
 				close = allclose;
 			/* a failure outranks a pass; then the larger error */
-			if (!worst || (!close && !worst_fails) ||
-			    (!close == worst_fails && mabs > worst_abs)) {
-				worst = o;
-				worst_fails = !close;
-				worst_contradicts = contradicts;
-				worst_seed = seed;
-				worst_idx = output_index(o, oi);
-				worst_abs = mabs;
-				worst_atol = atol;
-				worst_rtol = rtol;
-				worst_ref = ref;
-			}
+			if (!w->o || (!close && !w->fails) || (!close == w->fails && mabs > w->abs))
+				*w = (struct worst){ o, !close, contradicts, seed, output_index(o, oi), mabs, atol, rtol, ref };
 		}
 	}
-	v->atol = worst_atol;
-	v->rtol = worst_rtol;
-	v->seed = worst_seed;
-	v->output = (int)worst_idx;
+}
 
-	char where[64] = "";
+/* the reason of a tolerance failure */
+static void tolerance_reason(struct gate_verdict *v, const struct worst *w, bool multi)
+{
+	char a[32], b[32], c[32], d[32], where[64] = "";
 	if (multi)
-		snprintf(where, sizeof where, ", output %ld", worst_idx);
-	if (worst_fails) {
+		snprintf(where, sizeof where, ", output %ld", w->idx);
+	gate_fmt_num(a, sizeof a, w->abs);
+	gate_fmt_num(b, sizeof b, w->atol);
+	gate_fmt_num(c, sizeof c, w->rtol);
+	if (w->atol == 0 && w->rtol == 0) {
+		const char *dts = json_string_value(json_object_get(w->o, "dtype"));
+		gate_reason(v, "correctness: max abs error %s > 0 (exact dtype %s) at seed %d%s", a, dts, w->seed,
+			    where);
+	} else if (w->contradicts) {
+		gate_fmt_num(d, sizeof d, w->ref);
+		gate_reason(v, "correctness: allclose reported but max abs error %s > atol %s + rtol %s * max |ref| %s at seed %d%s",
+			    a, b, c, d, w->seed, where);
+	} else {
+		gate_reason(v, "correctness: max abs error %s > atol %s + rtol %s * |ref| at seed %d%s", a, b, c,
+			    w->seed, where);
+	}
+}
+
+bool gate_correctness(const json_t *num, const struct kopt_gates *cfg,
+		      struct gate_verdict *v, bool *tolerance_only)
+{
+	*tolerance_only = false;
+	v->gate = GATE_CORRECTNESS;
+	v->gates_run |= 1u << GATE_CORRECTNESS;
+	v->pass = false;
+
+	const json_t *seeds = json_is_object(num) ? json_object_get(num, "seeds") : NULL;
+	if (!json_is_array(seeds)) {
+		gate_reason(v, "correctness: bad numbers: \"seeds\" is not an array");
+		return false;
+	}
+	if (!check_shape(seeds, v))
+		return false;
+	size_t nseeds = json_array_size(seeds);
+	v->seeds = (int)nseeds;
+	/* fewer seeds than asked: the worker stopped at a failure it knew to be
+	 * final, which the checks below name; with none, too few is the failure */
+	bool short_run = cfg->seeds > 0 && nseeds < (size_t)cfg->seeds;
+	if (nseeds == 0) {
+		gate_reason(v, "correctness: %zu seeds checked, gates ask for %d", nseeds, cfg->seeds);
+		return false;
+	}
+	bool multi = overall_figures(seeds, v);
+	if (!structural(seeds, v))
+		return false;
+
+	struct worst w;
+	find_worst(seeds, cfg, &w);
+	v->atol = w.atol;
+	v->rtol = w.rtol;
+	v->seed = w.seed;
+	v->output = (int)w.idx;
+	if (w.fails) {
 		/* the fallback would rescue the seeds that ran, not those skipped */
 		*tolerance_only = !short_run;
-		gate_fmt_num(a, sizeof a, worst_abs);
-		gate_fmt_num(b, sizeof b, worst_atol);
-		gate_fmt_num(c, sizeof c, worst_rtol);
-		if (worst_atol == 0 && worst_rtol == 0) {
-			const char *dts = json_string_value(json_object_get(worst, "dtype"));
-			gate_reason(v, "correctness: max abs error %s > 0 (exact dtype %s) at seed %d%s",
-				    a, dts, worst_seed, where);
-		} else if (worst_contradicts) {
-			gate_fmt_num(d, sizeof d, worst_ref);
-			gate_reason(v, "correctness: allclose reported but max abs error %s > atol %s + rtol %s * max |ref| %s at seed %d%s",
-				    a, b, c, d, worst_seed, where);
-		} else {
-			gate_reason(v, "correctness: max abs error %s > atol %s + rtol %s * |ref| at seed %d%s",
-				    a, b, c, worst_seed, where);
-		}
+		tolerance_reason(v, &w, multi);
 		return false;
 	}
 	if (short_run) {
 		gate_reason(v, "correctness: %zu seeds checked, gates ask for %d", nseeds, cfg->seeds);
 		return false;
 	}
+	char a[32], b[32], c[32], d[32];
 	gate_fmt_num(a, sizeof a, v->max_abs);
-	gate_fmt_num(b, sizeof b, worst_atol);
-	gate_fmt_num(c, sizeof c, worst_rtol);
+	gate_fmt_num(b, sizeof b, w.atol);
+	gate_fmt_num(c, sizeof c, w.rtol);
 	gate_fmt_num(d, sizeof d, v->max_rel);
 	gate_reason(v, "correctness: %zu seeds, max abs error %s, max rel error %s, within atol %s + rtol %s * |ref|",
 		    nseeds, a, d, b, c);
