@@ -3,4 +3,6 @@
 ##   top_builddir=$PWD bench/engine_bench
 noinst_PROGRAMS += bench/engine_bench
 bench_engine_bench_SOURCES = bench/engine_bench.c tests/fixture.h
-EXTRA_DIST += bench/results bench/compare-runs bench/memory bench/overhead bench/cost
+# the recipes travel; bench/results/ (measured runs, indexed in its
+# README.md) is data and stays in the repository, out of the tarball
+EXTRA_DIST += bench/compare-runs bench/memory bench/overhead bench/cost
