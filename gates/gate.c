@@ -181,11 +181,10 @@ static int read_level(const json_t *perf, const char *kb, const char *kc,
  * spans too (model_base_dev_ns, model_cand_dev_ns). The host part belongs to
  * the compiled code's wrapper, which the deployment keeps whatever kernels
  * it swaps, while the worker's swap of a kernel object can make it cheaper or
- * dearer (softmax on the H200: a 1.037x kernel read 1.097x on the whole
- * one-kernel model, and the deployment measured 1.008x). So each candidate
- * sample becomes its pair's baseline time less the device time it saved:
- * cand_i = base_i - (base_dev_i - cand_dev_i). Without spans, or with any
- * that is not a positive time, the samples stay as measured.
+ * dearer (DESIGN-NOTES.md, "Model times hold the host at the baseline's").
+ * So each candidate sample becomes its pair's baseline time less the device
+ * time it saved: cand_i = base_i - (base_dev_i - cand_dev_i). Without spans,
+ * or with any that is not a positive time, the samples stay as measured.
  */
 static void hold_host(const json_t *perf, const double *mb, size_t nmb, double *mc, size_t nmc,
 		      struct gate_verdict *v)

@@ -439,7 +439,8 @@ static json_t *space_ops(const json_t *profile_meas)
 /* compiled over eager in a profile's side-by-side run; NAN when absent.
  * Device spans where the profile has them: an ATen fallback changes the
  * kernels, not the host overhead of the compiled code's wrapper, which the
- * event times include (tens of microseconds on the H200) */
+ * event times include (DESIGN-NOTES.md, "The implementation-space level
+ * adds a variant of its own") */
 static double eager_ratio(const json_t *profile_meas, double *cn, double *en)
 {
 	const json_t *e = json_object_get(profile_meas, "eager");

@@ -31,10 +31,8 @@ static double fast_p(size_t i)
 	static const double ps[NP] = { 1.0, 0, 1.5, 2.0 };
 	return i == 1 ? lang_gates_default.gamma : ps[i];
 }
-/* a model whose host time is this share of a call or more is listed: on
- * the H200 the examples' single operators spend 4-44% of a call on the
- * host, and one CUDA graph over fixed inputs made them 1.34x faster
- * (bench/results/2026-11-29-h200-overhead) */
+/* a model whose host time is this share of a call or more is listed: no
+ * kernel work removes it (DESIGN-NOTES.md, "The report lists host time") */
 #define HOST_SHARE 0.2
 
 static int report_key(struct dag *d, struct dag_node *n, struct hash_key *k, char **why)

@@ -208,9 +208,9 @@ static int finish(struct rule_run *run, struct stitch_priv *p);
 
 /* Asks for the variants' baselines side by side. Each variant's stitch
  * measures its own baseline and optimized code together, but in a request
- * of its own: absolute times from different requests drift (a default
- * variant read 466 us in one stitch and 358 us in its profile on the same
- * H200), so the choice between variants takes its ratios from the race. */
+ * of its own, and absolute times from different requests drift, so the
+ * choice between variants takes its ratios from the race (DESIGN-NOTES.md,
+ * "Variants are compared side by side"). */
 static int send_race(struct rule_run *run, struct stitch_priv *p)
 {
 	const struct kopt_model *m = run->node->model->spec;

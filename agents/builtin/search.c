@@ -41,10 +41,9 @@
 
 /*
  * Left alone at this fraction of the copy bandwidth: 1/gamma, so below it a
- * kernel can still pass the performance gate without beating the copy.
- * Measured on the H200, 90% was too low: RMS norm's kernel read 88-92% of
- * torch's copy bandwidth (it varies from GPU to GPU) and a launch config
- * made it 1.13x faster, to 100-105%; torch's copy kernel is not the roof.
+ * kernel can still pass the performance gate without beating the copy,
+ * which is not the roof (DESIGN-NOTES.md, "Left alone at 97% of the copy
+ * bandwidth, not 90%").
  */
 #define LEAVE_ALONE 0.97
 #define OVERSTATED 1.05 /* above it, argument bytes are not the traffic */
@@ -113,7 +112,8 @@ static const char *const *prior_for(const char *h, size_t *n)
 	return prior_pointwise;
 }
 
-/* bounds Triton and the H200 accept */
+/* the ranges a launch config's parameters are kept in: at most 32 warps
+ * (1024 threads, a CUDA block's limit), 4 stages, blocks of 8192 */
 static int clamp_param(const char *p, double v, int *out)
 {
 	long x = lround(v);
@@ -199,11 +199,9 @@ static long long reduction_numel(const char *src)
 /*
  * The feature class that long-term memory files a kernel's lessons under:
  * heuristic, looped or flat, the reduction's length (bucket of 4x, where
- * the source gives it) and the bytes (bucket of 4x). The reduction's length
- * is there because the lessons did not carry across it: on the H200 an
- * average pooling's looped reduction (an 11 x 11 window) won 1.99x with x-up,
- * and with that lesson first a softmax over rows of 32768, the same bytes,
- * lost 0.61x with it and found its best at candidate 5 instead of 3.
+ * the source gives it) and the bytes (bucket of 4x). Lessons do not carry
+ * across reduction lengths (DESIGN-NOTES.md, "Lessons are filed by the
+ * reduction's length too").
  */
 char *agent_builtin_features(const struct agent_kernel *k)
 {
@@ -244,8 +242,8 @@ int agent_builtin_analyze(const struct agent_kernel *k, char **why)
 	double ns = json_number_value(json_object_get(row, "ns_per_call"));
 	/* bytes are the kernel's arguments' sizes: a kernel that touches part
 	 * of a large buffer (a gather, a split of a fused projection) seems to
-	 * beat the copy bandwidth; measured on the H200, a cross-entropy
-	 * kernel read "13x" it. Its traffic is unknown, not at the roof. */
+	 * beat the copy bandwidth. Its traffic is unknown, not at the roof
+	 * (DESIGN-NOTES.md, "Argument bytes are an upper bound on traffic"). */
 	if (frac > OVERSTATED) {
 		*why = xasprintf("analyst: %.1f us per call; its arguments (%.0f%% of the copy bandwidth) overstate what it "
 				 "moves: launch config first", ns / 1e3, frac * 100);
@@ -305,10 +303,8 @@ json_t *agent_builtin_plan(const struct agent_kernel *k, const char *memory_path
 		double p = 0.6 - 0.3 * (double)i / (double)(n > 1 ? n - 1 : 1);
 		/* a config move is ranked by what the config it leads to did on
 		 * other kernels of the class, where memory has that shape; else
-		 * by what the move did. On the H200, warps-up on rows of 16384
-		 * (R0_BLOCK 2048) and r-down4 on rows of 32768 (R0_BLOCK 16384)
-		 * reach the same shape, an eighth of the row with 32 warps, and
-		 * both won; the move's name alone said r-down4 lost. */
+		 * by what the move did: moves are relative, shapes are not
+		 * (DESIGN-NOTES.md, "Lessons keep the config a move led to"). */
 		const struct strategy *s = strategy_named(prior[i]);
 		json_t *c = s ? apply(s, k->config) : NULL;
 		applies[i] = !s || !s->param[0] || c;

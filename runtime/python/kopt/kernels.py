@@ -72,8 +72,9 @@ def output_modules(modules: list) -> list:
     """Of the modules Inductor loaded while compiling, its output code: the
     ones with a callable ``call``. Under max-autotune Inductor also loads one
     module per kernel it benchmarks, each defining a kernel object of the same
-    name that never runs in the model; looking kernels up there gave no
-    launch config and no argument bytes. All of them when none has ``call``."""
+    name that never runs in the model, without the launch config and argument
+    bytes of the one that runs (DESIGN-NOTES.md, "Only Inductor's output
+    modules count"). All of them when none has ``call``."""
     out = [m for m in modules if callable(getattr(m, "call", None))]
     return out or list(modules)
 
@@ -141,6 +142,8 @@ def load_kernel(name: str, source: str, tag: str):
     )
     # in this process: a kernel built in Inductor's compile pool comes back
     # without its Python function, and then cannot take another config
+    # (DESIGN-NOTES.md, "Candidate kernels are built in the worker's own
+    # process")
     with config.patch(compile_threads=1):
         mod = PyCodeCache.load(mod_src)
     return getattr(mod, name)
