@@ -81,13 +81,9 @@ static inline kopt_spec *fx_spec(const char *dir, const struct fx_opts *o)
 	s->ngates = 1;
 	s->gates = xcalloc(1, sizeof *s->gates);
 	struct kopt_gates *g = &s->gates[0];
+	*g = lang_gates_default;
 	g->name = xstrdup("strict");
-	g->seeds = 5;
-	g->atol = g->rtol = 1e-4;
-	g->atol_half = g->rtol_half = 1e-2;
-	g->fp64_fallback = true;
 	g->gamma = o->gamma;
-	g->repeats = 10;
 	s->nmodels = (size_t)o->nmodels;
 	s->models = xcalloc(s->nmodels + 1, sizeof *s->models);
 	int nv = o->nvariants > 0 ? o->nvariants : 1;
