@@ -8,7 +8,8 @@ libkopt_a_SOURCES += engine/engine.h engine/engine.c \
 	engine/sched.h engine/sched.c \
 	engine/worker_pool.h engine/worker_pool.c \
 	engine/witness.h engine/witness.c \
-	engine/slurm.h engine/slurm.c
+	engine/slurm.h engine/slurm.c \
+	engine/remote.h engine/remote.c
 
 # the simulated worker (a test double of kopt-worker), also used by bench/
 noinst_PROGRAMS += tests/sim-worker

@@ -101,6 +101,7 @@ struct ref {
 struct pdecl {
 	struct ref device, agents, gates;
 	char *source, *path;
+	char *remote_cache;  /* defaults only */
 	bool has_source;
 };
 
@@ -176,6 +177,7 @@ struct loader {
 	} defaults;
 	bool have_defaults;
 	struct kopt_loc defaults_loc;
+	char *remote_cache;      /* the defaults' remote_cache */
 	struct ref default_target;
 
 	bool syntax_errors;
@@ -924,6 +926,7 @@ static const struct fdesc defaults_fields[] = {
 	{ "device", F_REF_DEVICE, offsetof(struct pdecl, device), NOLIMIT },
 	{ "agents", F_REF_AGENTS, offsetof(struct pdecl, agents), NOLIMIT },
 	{ "gates", F_REF_GATES, offsetof(struct pdecl, gates), NOLIMIT },
+	{ "remote_cache", F_STR, offsetof(struct pdecl, remote_cache), NOLIMIT },
 };
 
 /* model, kernel, helion: source first; a models group takes the last three */
@@ -947,6 +950,7 @@ static void pdecl_release(struct pdecl *pd)
 	ref_release(&pd->gates);
 	free(pd->source);
 	free(pd->path);
+	free(pd->remote_cache);
 }
 
 static void ref_copy(struct ref *dst, const struct ref *src)
@@ -1076,7 +1080,7 @@ static void do_gates(struct loader *L, const struct ast_stmt *s, const char *dir
 
 static void do_defaults(struct loader *L, const struct ast_stmt *s, const char *dir)
 {
-	const struct ast_field *seen[3] = { NULL };
+	const struct ast_field *seen[4] = { NULL };
 	struct pdecl pd;
 	size_t n;
 	const struct ast_field *items = block_items(s->block, &n);
@@ -1085,7 +1089,10 @@ static void do_defaults(struct loader *L, const struct ast_stmt *s, const char *
 		lang_err(&L->D, &s->loc, "duplicate defaults block");
 		lang_note(&L->D, &L->defaults_loc, "the first defaults block is here");
 	}
-	apply(L, "the defaults block", defaults_fields, 3, &pd, items, n, seen, NULL, dir);
+	apply(L, "the defaults block", defaults_fields, 4, &pd, items, n, seen, NULL, dir);
+	const char *bad = pd.remote_cache ? kopt_url_problem(pd.remote_cache) : NULL;
+	if (bad)
+		lang_err(&L->D, &seen[3]->value->loc, "remote_cache: %s", bad);
 	if (L->have_defaults) {
 		pdecl_release(&pd);
 		return;
@@ -1095,6 +1102,7 @@ static void do_defaults(struct loader *L, const struct ast_stmt *s, const char *
 	L->defaults.device = pd.device;
 	L->defaults.agents = pd.agents;
 	L->defaults.gates = pd.gates;
+	L->remote_cache = pd.remote_cache;
 }
 
 static size_t add_model(struct loader *L, struct kopt_model *m, const struct pdecl *pd, bool report)
@@ -1779,6 +1787,7 @@ static void loader_release(struct loader *L)
 	smap_release(&L->gatemap);
 	smap_release(&L->names);
 	smap_release(&L->seen);
+	free(L->remote_cache);
 	/* the rest is always released */
 }
 
@@ -1847,6 +1856,8 @@ static int load(const char *name, const char *dir, const char *src, size_t len, 
 	s->targets = L.targets;
 	s->ntargets = L.ntargets;
 	s->default_target = def;
+	s->remote_cache = L.remote_cache;
+	L.remote_cache = NULL;
 	s->files = L.files;
 	s->nfiles = L.nfiles;
 	L.devices = NULL;

@@ -7,7 +7,8 @@
  * its fields, defaults included, one per line. Strings are double-quoted
  * with C-like escapes, absent values print as `none`, numbers in the
  * shortest form that reads back to the same double (durations in seconds),
- * names bare when they are plain words and quoted otherwise. A comment after
+ * names bare when they are plain words and quoted otherwise. The header
+ * has a `remote_cache` line when the defaults set one. A comment after
  * each opening brace gives the declaration's file:line:col. The same spec
  * always dumps to the same bytes.
  */
@@ -112,6 +113,7 @@ void kopt_spec_free(kopt_spec *spec)
 	free(spec->files);
 	free(spec->file);
 	free(spec->dir);
+	free(spec->remote_cache);
 	free(spec);
 }
 
@@ -286,6 +288,11 @@ void lang_dump(const kopt_spec *spec, FILE *out)
 	fputs("]\ndefault ", out);
 	put_name(out, spec->default_target ? spec->default_target->name : NULL);
 	fputc('\n', out);
+	if (spec->remote_cache) {
+		fputs("remote_cache ", out);
+		put_str(out, spec->remote_cache);
+		fputc('\n', out);
+	}
 
 	for (size_t i = 0; i < spec->ndevices; i++) {
 		const struct kopt_device *d = &spec->devices[i];
