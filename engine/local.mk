@@ -43,3 +43,6 @@ check_PROGRAMS += tests/unit/slurm_test
 tests_unit_slurm_test_SOURCES = tests/unit/slurm_test.c tests/tap.h
 TESTS += tests/unit/slurm_test
 EXTRA_DIST += tests/fixtures/slurm
+# against real services started by the tests: nginx (WebDAV PUT), a one-node Slurm
+TESTS += tests/e2e/remote.sh tests/e2e/slurm.sh
+EXTRA_DIST += tests/e2e/remote.sh tests/e2e/slurm.sh
