@@ -402,6 +402,7 @@ static int spawn(wpool *p, struct worker *w)
 		signal(SIGTERM, SIG_DFL);
 		setenv("CUDA_VISIBLE_DEVICES", gpu, 1);
 		setenv("KOPT_SLOT", slot, 1);
+		unsetenv("KOPT_REMOTE_CACHE_AUTH"); /* the engine's secret (remote.h) */
 		if (sargv)
 			argv = sargv;
 		execvp(argv[0], argv);

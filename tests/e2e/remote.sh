@@ -6,8 +6,9 @@
 # writes the same reports; planted corruption (an object's bytes, a
 # record's checksum, another key's record) is found, run here and
 # repaired on the server; read-only sends nothing; credentials (netrc,
-# KOPT_REMOTE_CACHE_AUTH) never show; a stopped, a slow and a refusing
-# server each cost one warning and no failure.
+# KOPT_REMOTE_CACHE_AUTH: a password, a bearer token) never show, not
+# even to a worker; a stopped, a slow and a refusing server each cost one
+# warning and no failure.
 # Skips without nginx, unless KOPT_REQUIRE_SERVICES=1 (.ci/run) fails it.
 set -eu
 . "$top_srcdir/tests/e2e/sim-env.sh" remote
@@ -24,6 +25,7 @@ if [ ! -x "$nginx" ]; then
 fi
 
 pw=s3cret-pw-4d1f
+token=tok-8c2e91f0
 slow_pid=
 stop_services() {
 	[ -f "$tmp/ng/nginx.pid" ] && kill "$(cat "$tmp/ng/nginx.pid")" 2>/dev/null || true
@@ -60,6 +62,11 @@ http {
 			dav_access user:rw group:r all:r;
 			auth_basic "kopt";
 			auth_basic_user_file $tmp/ng/htpasswd;
+		}
+		location /bearer/ {
+			if (\$http_authorization != "Bearer $token") { return 401; }
+			dav_methods PUT;
+			create_full_put_path on;
 		}
 	}
 }
@@ -113,14 +120,18 @@ check "A: the remote holds every record and object ($nac records, $ncas objects)
 check "A: a record on the server is the local action map's line, with its checksum" \
 	"k=\$(ls '$www/ac' | head -n 1) && grep -qxF \"\$(cat '$www/ac/'\$k)\" '$tmp/A/.kopt/actions'"
 
-# 2. second cache folder, credentials from the environment
-KOPT_REMOTE_CACHE_AUTH=kopt:$pw build B --remote-cache="$url"
+# 2. second cache folder, credentials from the environment; a launcher
+# that writes down the environment its worker gets
+printf '#!/bin/sh\nenv >>"%s"\nexec "$@"\n' "$tmp/worker.env" >"$tmp/env-launcher"
+chmod +x "$tmp/env-launcher"
+KOPT_LAUNCHER=$tmp/env-launcher KOPT_REMOTE_CACHE_AUTH=kopt:$pw build B --remote-cache="$url"
 check "B: a second cache folder runs no worker request" "[ $rc -eq 0 ] && [ $(requests B) -eq 0 ] && grep -q 'nothing to do' '$tmp/B.out'"
 check "B: ... and writes byte-identical reports" "diff -r '$tmp/A/kopt-out' '$tmp/B/kopt-out' >/dev/null"
 check "B: ... from the remote, which it did not write to" \
 	"grep -q ' found, 0 missing, 0 corrupt; 0 records and 0 objects sent' '$tmp/B.err' && [ $(warnings B) -eq 0 ]"
 check "the password shows in no output, log or cache file" \
 	"! grep -rqF '$pw' '$tmp/A' '$tmp/B' '$tmp/A.out' '$tmp/A.err' '$tmp/B.out' '$tmp/B.err'"
+check "... nor in the environment of a worker" "grep -q '^KOPT_SLOT=' '$tmp/worker.env' && ! grep -qF '$pw' '$tmp/worker.env'"
 
 # 3. planted on the server: an object's bytes, a record's checksum, the
 # record of another key
@@ -163,6 +174,11 @@ KOPT_REMOTE_CACHE_AUTH=kopt:not-the-pw-9q build F --remote-cache="$url"
 check "F: a wrong password costs one warning (HTTP 401) and the build runs here" \
 	"[ $rc -eq 0 ] && [ $(warnings F) -eq 1 ] && grep -q 'HTTP 401' '$tmp/F.err' && [ $(requests F) -gt 0 ]"
 check "F: ... and the wrong password shows nowhere" "! grep -rqF 'not-the-pw-9q' '$tmp/F.out' '$tmp/F.err' '$tmp/F'"
+
+# 5b. a bearer token
+KOPT_REMOTE_CACHE_AUTH="Bearer $token" build J --remote-cache="http://127.0.0.1:$port/bearer"
+check "J: a bearer token from KOPT_REMOTE_CACHE_AUTH is sent, and shows nowhere" \
+	"[ $rc -eq 0 ] && [ $(warnings J) -eq 0 ] && [ \$(ls '$tmp/ng/www/bearer/ac' | wc -l) -gt 282 ] && ! grep -rqF '$token' '$tmp/J' '$tmp/J.out' '$tmp/J.err'"
 
 # 6. the server stopped: one warning, the build runs here with A's results
 kill "$(cat "$tmp/ng/nginx.pid")"
