@@ -358,5 +358,7 @@ const char *kopt_url_problem(const char *url)
 	const char *frag = strchr(url, '#');
 	if (frag && strcmp(frag, "#readonly") != 0)
 		return "the only flag after '#' is #readonly";
+	if (strchr(url, '?'))
+		return "a remote cache URL has no query ('?'): ac/ and cas/ go after its path";
 	return NULL;
 }

@@ -134,10 +134,14 @@ static void fail(kopt_remote *r, const char *method, const char *kind, const cha
 	free(msg);
 }
 
+#define MAX_CORRUPT_WARN 5 /* a server that answers garbage to everything says so once */
+
 static void corrupt(kopt_remote *r, const char *kind, const char *hex, const char *what)
 {
-	r->corrupt++;
-	kopt_warn("remote cache %s: %s/%s %s; not used, the step runs here", r->shown, kind, hex, what);
+	if (++r->corrupt <= MAX_CORRUPT_WARN)
+		kopt_warn("remote cache %s: %s/%s %s; not used, the step runs here", r->shown, kind, hex, what);
+	else if (r->corrupt == MAX_CORRUPT_WARN + 1)
+		kopt_warn("remote cache %s: more corrupt entries, not reported one by one (-v counts them)", r->shown);
 }
 
 static size_t write_cb(char *data, size_t size, size_t n, void *ctx)

@@ -8,7 +8,8 @@
 # repaired on the server; read-only sends nothing; credentials (netrc,
 # KOPT_REMOTE_CACHE_AUTH: a password, a bearer token) never show, not
 # even to a worker; a stopped, a slow and a refusing server each cost one
-# warning and no failure.
+# warning and no failure, and one that answers garbage to everything a
+# few warnings and no wrong result.
 # Skips without nginx, unless KOPT_REQUIRE_SERVICES=1 (.ci/run) fails it.
 set -eu
 . "$top_srcdir/tests/e2e/sim-env.sh" remote
@@ -62,6 +63,9 @@ http {
 			dav_access user:rw group:r all:r;
 			auth_basic "kopt";
 			auth_basic_user_file $tmp/ng/htpasswd;
+		}
+		location /garbage/ {
+			return 200 "<html>please sign in</html>\\n";
 		}
 		location /bearer/ {
 			if (\$http_authorization != "Bearer $token") { return 401; }
@@ -179,6 +183,11 @@ check "F: ... and the wrong password shows nowhere" "! grep -rqF 'not-the-pw-9q'
 KOPT_REMOTE_CACHE_AUTH="Bearer $token" build J --remote-cache="http://127.0.0.1:$port/bearer"
 check "J: a bearer token from KOPT_REMOTE_CACHE_AUTH is sent, and shows nowhere" \
 	"[ $rc -eq 0 ] && [ $(warnings J) -eq 0 ] && [ \$(ls '$tmp/ng/www/bearer/ac' | wc -l) -gt 282 ] && ! grep -rqF '$token' '$tmp/J' '$tmp/J.out' '$tmp/J.err'"
+
+# 5c. a server that answers a page of its own to everything
+build K --remote-cache="http://127.0.0.1:$port/garbage"
+check "K: a server that answers garbage to everything: the build runs here, warned about $(warnings K) times" \
+	"[ $rc -eq 0 ] && [ $(warnings K) -eq 6 ] && grep -q 'more corrupt entries' '$tmp/K.err' && diff -r '$tmp/A/kopt-out' '$tmp/K/kopt-out' >/dev/null"
 
 # 6. the server stopped: one warning, the build runs here with A's results
 kill "$(cat "$tmp/ng/nginx.pid")"

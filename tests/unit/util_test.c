@@ -42,7 +42,8 @@ int main(void)
 	TAP_OK(strstr(kopt_url_problem("https://team:pw@cache/kopt"), "netrc") != NULL,
 	       "url: credentials, and where they go instead");
 	TAP_OK(kopt_url_problem("https://team@cache/kopt") != NULL, "url: a user alone");
-	TAP_OK(kopt_url_problem("https://cache/kopt?u=a@b") == NULL, "url: an @ in the query is not userinfo");
+	TAP_OK(kopt_url_problem("https://cache/kopt/a@b") == NULL, "url: an @ in the path is not userinfo");
+	TAP_OK(kopt_url_problem("https://cache/kopt?x=1") != NULL, "url: a query");
 	TAP_OK(kopt_url_problem("http://cache/kopt#ro") != NULL, "url: a flag other than #readonly");
 	TAP_OK(kopt_url_problem("http://cache/my kopt") != NULL, "url: a blank");
 	return tap_done();
