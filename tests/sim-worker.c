@@ -422,7 +422,7 @@ static json_t *verify(const struct model *m, json_t *req)
 		  getenv("KOPT_SIM_HOSTSKEW") != NULL);
 	json_object_set_new(nums, "perf", perf);
 	snprintf(reason, sizeof reason, "speedup %.3fx (gamma %.3f)", sp, gamma);
-	return json_pack("{s:s, s:O, s:s, s:o}", "verdict", sp >= gamma ? "pass" : "fail",
+	return json_pack("{s:s, s:o, s:s, s:o}", "verdict", sp >= gamma ? "pass" : "fail",
 			 "gate", sp >= gamma ? json_null() : json_string("perf"), "reason", reason, "numbers", nums);
 }
 
