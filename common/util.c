@@ -337,3 +337,28 @@ const char *kopt_suggest(const char *name, const char *const *cands, size_t n)
 	}
 	return best;
 }
+
+const char *kopt_url_problem(const char *url)
+{
+	const char *p;
+	if (strncmp(url, "http://", 7) == 0)
+		p = url + 7;
+	else if (strncmp(url, "https://", 8) == 0)
+		p = url + 8;
+	else
+		return "a remote cache URL starts with http:// or https://";
+	for (const char *q = url; *q; q++)
+		if ((unsigned char)*q <= ' ' || *q == 0x7f)
+			return "a URL has no blanks or control characters (write a space as %20)";
+	size_t auth = strcspn(p, "/?#");
+	if (auth == 0)
+		return "the URL names no host";
+	if (memchr(p, '@', auth))
+		return "credentials do not belong in the URL: put them in ~/.netrc or KOPT_REMOTE_CACHE_AUTH";
+	const char *frag = strchr(url, '#');
+	if (frag && strcmp(frag, "#readonly") != 0)
+		return "the only flag after '#' is #readonly";
+	if (strchr(url, '?'))
+		return "a remote cache URL has no query ('?'): ac/ and cas/ go after its path";
+	return NULL;
+}

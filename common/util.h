@@ -91,5 +91,8 @@ int kopt_mkdirs(const char *path);  /* mkdir -p; 0 or -1 */
 int kopt_edit_distance(const char *a, const char *b, int cap);
 /* best match of name among cands (n of them) within distance 2, or NULL */
 const char *kopt_suggest(const char *name, const char *const *cands, size_t n);
+/* What is wrong with a remote cache URL (http:// or https://, a host, no
+ * credentials, no query, no fragment but #readonly), or NULL when nothing is */
+const char *kopt_url_problem(const char *url);
 
 #endif

@@ -57,6 +57,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "remote.h"
+
 #define ACTIONS_HEADER "koptmake actions 1\n"
 #define MAX_WARN 5
 
@@ -81,6 +83,7 @@ struct kopt_cache {
 	double last_sync;     /* kopt_now() of the last fdatasync */
 	json_t *env;          /* the env file, loaded on first use */
 	unsigned tmpseq;      /* for temporary file names */
+	struct kopt_remote *remote; /* behind this cache, or NULL (remote.h) */
 };
 
 static size_t slot_of(kopt_hash k, size_t cap)
@@ -437,7 +440,15 @@ const char *cache_path(const kopt_cache *c)
 
 struct cache_entry *cache_get(kopt_cache *c, kopt_hash key)
 {
-	return table_find(c, key);
+	struct cache_entry *e = table_find(c, key);
+	if (!e && c->remote && remote_fetch(c->remote, c, key) == 1)
+		e = table_find(c, key);
+	return e;
+}
+
+void cache_set_remote(kopt_cache *c, struct kopt_remote *r)
+{
+	c->remote = r;
 }
 
 size_t cache_corrupt_count(const kopt_cache *c)
@@ -469,6 +480,17 @@ static void format_record(struct strbuf *sb, kopt_hash key, kopt_hash stable, co
 	strbuf_addf(sb, " %016" PRIx64 "\n", sum);
 }
 
+void cache_record_format(struct strbuf *sb, kopt_hash key, kopt_hash stable, const char *json, size_t jlen)
+{
+	format_record(sb, key, stable, json, jlen);
+}
+
+int cache_record_parse(const char *line, size_t n, kopt_hash *key, kopt_hash *stable, const char **json,
+		       size_t *jlen)
+{
+	return parse_record(line, n, key, stable, json, jlen);
+}
+
 int cache_put(kopt_cache *c, kopt_hash key, kopt_hash stable, const char *manifest)
 {
 	size_t jlen = strlen(manifest);
@@ -487,6 +509,8 @@ int cache_put(kopt_cache *c, kopt_hash key, kopt_hash stable, const char *manife
 	c->nrecords++;
 	c->dirty = true;
 	table_set(c, key, stable, xstrndup(manifest, jlen), jlen, true);
+	if (c->remote)
+		remote_queue(c->remote, key);
 	return 0;
 }
 
@@ -503,6 +527,8 @@ int cache_sync(kopt_cache *c, bool force)
 		kopt_error("cannot sync '%s/actions': %s", c->dir, strerror(errno));
 		return -1;
 	}
+	if (c->remote)
+		remote_flush(c->remote, c); /* durable here: now the remote */
 	return 0;
 }
 

@@ -69,6 +69,21 @@ int cache_env_set(kopt_cache *c, const char *device, json_t *env);
 void cache_mark(kopt_cache *c, kopt_hash key);
 int cache_gc(kopt_cache *c, uint64_t *freed, size_t *nentries, size_t *nobjects);
 
+/*
+ * The remote cache behind this one (engine/remote.h), or NULL: cache_get
+ * asks it on a local miss, and records put here are sent to it once
+ * durable (cache_sync, cache_close). Borrowed: it must outlive the close.
+ */
+struct kopt_remote;
+void cache_set_remote(kopt_cache *c, struct kopt_remote *r);
+
+/* One action record as the map holds it: format appends the line and its
+ * newline to sb; parse checks a line (without its newline) and returns 0
+ * with the fields (json points into line), or -1. */
+void cache_record_format(struct strbuf *sb, kopt_hash key, kopt_hash stable, const char *json, size_t jlen);
+int cache_record_parse(const char *line, size_t n, kopt_hash *key, kopt_hash *stable, const char **json,
+		       size_t *jlen);
+
 /* Loader of an action-map image, exposed for the fuzz test: parses buf and
  * returns the number of good entries; *ncorrupt gets the bad ones and
  * *good_len the length of the untorn prefix. Prints warnings tagged name. */

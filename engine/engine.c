@@ -21,6 +21,7 @@
 #include "blog.h"
 #include "cache.h"
 #include "dag.h"
+#include "remote.h"
 #include "sched.h"
 #include "worker_pool.h"
 
@@ -103,11 +104,34 @@ static void session_close(struct session *ss)
 	free(ss->out_dir);
 }
 
+/* the remote cache a build uses (remote.h): --remote-cache, else the
+ * spec's; none for -n. -1 after an error. */
+static int remote_of(const kopt_spec *spec, const struct engine_opts *o, kopt_remote **out)
+{
+	const char *url = o->remote_cache ? o->remote_cache : spec->remote_cache;
+	char *why = NULL;
+	*out = NULL;
+	if (!url || !*url || o->dry_run)
+		return 0;
+	if (!(*out = remote_new(url, &why))) {
+		kopt_error("--remote-cache: %s", why);
+		free(why);
+		return -1;
+	}
+	return 0;
+}
+
 int engine_build(const kopt_spec *spec, char *const *targets, int ntargets, const struct engine_opts *opts)
 {
 	struct session ss;
-	if (session_open(&ss, spec, opts) < 0)
+	kopt_remote *remote;
+	if (remote_of(spec, opts, &remote) < 0)
 		return 2;
+	if (session_open(&ss, spec, opts) < 0) {
+		remote_free(remote);
+		return 2;
+	}
+	cache_set_remote(ss.cache, remote);
 	signal(SIGPIPE, SIG_IGN);
 	wpool *pool = NULL;
 	if (!opts->dry_run) {
@@ -129,7 +153,10 @@ int engine_build(const kopt_spec *spec, char *const *targets, int ntargets, cons
 		status = 1;
 	}
 	wpool_free(pool);
-	session_close(&ss);
+	session_close(&ss); /* sends what the remote still lacks */
+	if (remote && opts->verbose)
+		remote_summary(remote, stderr);
+	remote_free(remote);
 	return status;
 }
 

@@ -22,6 +22,7 @@ struct engine_opts {
 	const char *cache_dir; /* NULL = <spec dir>/.kopt */
 	const char *out_dir;   /* NULL = <spec dir>/kopt-out */
 	const char *worker;    /* worker program; NULL = $KOPT_WORKER, else the installed kopt-worker */
+	const char *remote_cache; /* --remote-cache: URL, "" for none; NULL = the spec's */
 };
 
 /*

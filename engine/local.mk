@@ -7,7 +7,9 @@ libkopt_a_SOURCES += engine/engine.h engine/engine.c \
 	engine/explain.h engine/explain.c \
 	engine/sched.h engine/sched.c \
 	engine/worker_pool.h engine/worker_pool.c \
-	engine/witness.h engine/witness.c
+	engine/witness.h engine/witness.c \
+	engine/slurm.h engine/slurm.c \
+	engine/remote.h engine/remote.c
 
 # the simulated worker (a test double of kopt-worker), also used by bench/
 noinst_PROGRAMS += tests/sim-worker
@@ -36,3 +38,11 @@ TESTS += tests/unit/engine_unit_test
 
 TESTS += tests/e2e/engine.sh tests/e2e/race.sh tests/e2e/acceptance-sim.sh tests/e2e/affinity.sh tests/e2e/space.sh
 EXTRA_DIST += tests/e2e/engine.sh tests/e2e/race.sh tests/e2e/acceptance-sim.sh tests/e2e/affinity.sh tests/e2e/space.sh tests/e2e/sim-env.sh
+
+check_PROGRAMS += tests/unit/slurm_test
+tests_unit_slurm_test_SOURCES = tests/unit/slurm_test.c tests/tap.h
+TESTS += tests/unit/slurm_test
+EXTRA_DIST += tests/fixtures/slurm
+# against real services started by the tests: nginx (WebDAV PUT), a one-node Slurm
+TESTS += tests/e2e/remote.sh tests/e2e/slurm.sh
+EXTRA_DIST += tests/e2e/remote.sh tests/e2e/slurm.sh

@@ -25,6 +25,7 @@
 #include <time.h>
 
 #include "../common/util.h"
+#include "slurm.h"
 
 #define NERR 8        /* stderr lines kept */
 #define ERRLINE 300   /* chars kept of each */
@@ -51,6 +52,8 @@ struct worker {
 	void *job;
 	json_t *pending;     /* a request queued until the hello */
 	const void *tag;     /* what the last job left loaded (wpool_acquire) */
+	const char *srun;    /* the device's srun when it runs as a Slurm step, else NULL */
+	char *step;          /* its step's name (slurm.h) */
 };
 
 struct device {
@@ -59,6 +62,8 @@ struct device {
 	char **launcher;     /* argv prefix, NULL-terminated */
 	int nlauncher;
 	double timeout;
+	bool srun;           /* the launcher is an srun line (slurm.h) */
+	int gres;            /* srun: ask for a GPU per step; -1 = not yet asked */
 };
 
 struct wpool {
@@ -107,6 +112,8 @@ int wpool_device(wpool *p, const char *name, int gpus, const char *launcher, dou
 		}
 		free(copy);
 	}
+	d->srun = slurm_is_srun(d->launcher, d->nlauncher);
+	d->gres = -1;
 	return p->ndevs++;
 }
 
@@ -140,12 +147,18 @@ static void clear_worker(struct worker *w)
 	w->deadline = 0;
 	w->pid = 0;
 	w->state = W_FREE;
+	w->srun = NULL;
+	free(w->step);
+	w->step = NULL;
 }
 
-/* kills the process group and reaps it; returns the wait status */
+/* kills the process group and reaps it; returns the wait status. A Slurm
+ * step is ended through srun, which SIGKILL would leave running. */
 static int kill_worker(struct worker *w)
 {
 	int status = 0;
+	if (w->pid > 0 && w->srun)
+		return slurm_end(w->pid, w->step, w->srun, kopt_now() + SLURM_GRACE_S);
 	if (w->pid > 0) {
 		kill(-w->pid, SIGKILL);
 		kill(w->pid, SIGKILL);
@@ -258,8 +271,8 @@ static void worker_died(wpool *p, struct worker *w, wpool_cb *cb, void *ctx)
 	int status = 0;
 	if (w->err >= 0)
 		read_stderr(w);
-	/* give it a moment to finish exiting, then make sure */
-	for (int i = 0; i < 50; i++) {
+	/* give it a moment to finish exiting (srun: to end its step), then make sure */
+	for (int i = 0; i < (w->srun ? (int)(SLURM_GRACE_S * 500) : 50); i++) {
 		pid_t r = waitpid(w->pid, &status, WNOHANG);
 		if (r == w->pid) {
 			w->pid = 0;
@@ -272,12 +285,24 @@ static void worker_died(wpool *p, struct worker *w, wpool_cb *cb, void *ctx)
 		status = kill_worker(w);
 	w->pid = 0;
 	struct strbuf sb = STRBUF_INIT;
-	strbuf_addstr(&sb, "worker ");
+	char *slurm = NULL;
+	if (w->srun) {
+		if (w->err >= 0)
+			read_stderr(w); /* srun is gone: every line it wrote is in */
+		char *tail = stderr_tail(w);
+		slurm = slurm_reason(tail);
+		free(tail);
+	}
+	if (slurm)
+		strbuf_addf(&sb, "%s; its srun ", slurm);
+	else
+		strbuf_addstr(&sb, "worker ");
 	describe_exit(&sb, status);
 	if (w->state == W_STARTING)
 		strbuf_addstr(&sb, " before its hello");
 	else if (w->op)
 		strbuf_addf(&sb, " during %s", w->op);
+	free(slurm);
 	fail_worker(p, w, sb.buf, cb, ctx);
 	strbuf_release(&sb);
 }
@@ -340,10 +365,17 @@ static int spawn(wpool *p, struct worker *w)
 		close(pout[1]);
 		return -1;
 	}
-	char **argv = xcalloc((size_t)d->nlauncher + 2, sizeof *argv);
+	char **argv = xcalloc((size_t)d->nlauncher + 2, sizeof *argv), **sargv = NULL;
 	for (int i = 0; i < d->nlauncher; i++)
 		argv[i] = d->launcher[i];
 	argv[d->nlauncher] = p->program;
+	if (d->srun) {
+		if (d->gres < 0)
+			d->gres = slurm_wants_gres(d->launcher, d->nlauncher);
+		free(w->step);
+		w->step = xasprintf("koptmake.w%d.%ld", (int)(w - p->w), (long)getpid());
+		sargv = slurm_worker_argv(d->launcher, d->nlauncher, p->program, w->step, d->gres > 0);
+	}
 	char gpu[16], slot[16];
 	snprintf(gpu, sizeof gpu, "%d", w->gpu);
 	snprintf(slot, sizeof slot, "%d", (int)(w - p->w));
@@ -351,6 +383,7 @@ static int spawn(wpool *p, struct worker *w)
 	pid_t pid = fork();
 	if (pid < 0) {
 		free(argv);
+		slurm_argv_free(sargv);
 		close(pin[0]);
 		close(pin[1]);
 		close(pout[0]);
@@ -369,12 +402,17 @@ static int spawn(wpool *p, struct worker *w)
 		signal(SIGTERM, SIG_DFL);
 		setenv("CUDA_VISIBLE_DEVICES", gpu, 1);
 		setenv("KOPT_SLOT", slot, 1);
+		unsetenv("KOPT_REMOTE_CACHE_AUTH"); /* the engine's secret (remote.h) */
+		if (sargv)
+			argv = sargv;
 		execvp(argv[0], argv);
 		dprintf(2, "cannot run '%s': %s\n", argv[0], strerror(errno));
 		_exit(127);
 	}
 	setpgid(pid, pid);
 	free(argv);
+	slurm_argv_free(sargv);
+	w->srun = d->srun ? d->launcher[0] : NULL;
 	close(pin[0]);
 	close(pout[1]);
 	close(perr[1]);
@@ -710,6 +748,10 @@ int wpool_poll(wpool *p, int extra_fd, double max_wait, wpool_cb *cb, void *ctx)
 
 void wpool_kill_all(wpool *p)
 {
+	/* Slurm steps end side by side: every srun has its SIGTERM first */
+	for (int i = 0; i < p->nw; i++)
+		if (p->w[i].state != W_FREE && p->w[i].srun && p->w[i].pid > 0)
+			kill(-p->w[i].pid, SIGTERM);
 	for (int i = 0; i < p->nw; i++) {
 		struct worker *w = &p->w[i];
 		if (w->state != W_FREE)
@@ -789,10 +831,41 @@ void wpool_cancel_jobs(wpool *p)
 	}
 }
 
+/* A build that ends closes its Slurm workers' stdin: each worker exits on
+ * its own and its step ends COMPLETED, not CANCELLED. Killed after the
+ * grace time as any other. */
+static void end_slurm_steps(wpool *p)
+{
+	bool any = false;
+	for (int i = 0; i < p->nw; i++)
+		if (p->w[i].state != W_FREE && p->w[i].srun && p->w[i].pid > 0) {
+			close_fd(&p->w[i].in);
+			any = true;
+		}
+	double deadline = kopt_now() + SLURM_GRACE_S;
+	while (any && kopt_now() < deadline) {
+		any = false;
+		for (int i = 0; i < p->nw; i++) {
+			struct worker *w = &p->w[i];
+			if (w->state == W_FREE || !w->srun || w->pid <= 0)
+				continue;
+			int status;
+			if (waitpid(w->pid, &status, WNOHANG) == w->pid)
+				clear_worker(w);
+			else
+				any = true;
+		}
+		struct timespec ts = { 0, 10 * 1000 * 1000 };
+		if (any)
+			nanosleep(&ts, NULL);
+	}
+}
+
 void wpool_free(wpool *p)
 {
 	if (!p)
 		return;
+	end_slurm_steps(p);
 	wpool_kill_all(p);
 	for (int i = 0; i < p->nw; i++) {
 		strbuf_release(&p->w[i].rbuf);

@@ -42,6 +42,7 @@ void lang_pdecl_release(struct pdecl *pd)
 	lang_ref_release(&pd->gates);
 	free(pd->source);
 	free(pd->path);
+	free(pd->remote_cache);
 }
 
 static void ref_copy(struct ref *dst, const struct ref *src)
@@ -143,9 +144,18 @@ static void do_gates(struct loader *L, const struct ast_stmt *s, const char *dir
 	lang_smap_put(&L->gatemap, g.name, L->ngates++);
 }
 
+#define PDECL_ROW(...) LANG_ROW(struct pdecl, __VA_ARGS__)
+/* the defaults block: what a model names, and the shared cache's URL
+ * (engine/remote.c) */
+static const struct lang_field defaults_fields[] = {
+	KOPT_MODEL_REFS(PDECL_ROW)
+	PDECL_ROW("remote_cache", remote_cache, STR, NULL, 0, 0, 0, "", "the shared cache's URL; none = no remote")
+};
+#define NDEFAULTS (sizeof defaults_fields / sizeof defaults_fields[0])
+
 static void do_defaults(struct loader *L, const struct ast_stmt *s, const char *dir)
 {
-	const struct ast_field *seen[NMODEL] = { NULL };
+	const struct ast_field *seen[NDEFAULTS] = { NULL };
 	struct pdecl pd;
 	size_t n;
 	const struct ast_field *items = block_items(s->block, &n);
@@ -154,7 +164,10 @@ static void do_defaults(struct loader *L, const struct ast_stmt *s, const char *
 		lang_err(&L->D, &s->loc, "duplicate defaults block");
 		lang_note(&L->D, &L->defaults_loc, "the first defaults block is here");
 	}
-	lang_apply(L, "the defaults block", model_fields + 1, NMODEL - 1, &pd, items, n, seen, NULL, dir);
+	lang_apply(L, "the defaults block", defaults_fields, NDEFAULTS, &pd, items, n, seen, NULL, dir);
+	const char *bad = pd.remote_cache ? kopt_url_problem(pd.remote_cache) : NULL;
+	if (bad)
+		lang_err(&L->D, &seen[NDEFAULTS - 1]->value->loc, "remote_cache: %s", bad);
 	if (L->have_defaults) {
 		lang_pdecl_release(&pd);
 		return;
@@ -164,6 +177,7 @@ static void do_defaults(struct loader *L, const struct ast_stmt *s, const char *
 	L->defaults.device = pd.device;
 	L->defaults.agents = pd.agents;
 	L->defaults.gates = pd.gates;
+	L->remote_cache = pd.remote_cache;
 }
 
 size_t lang_add_model(struct loader *L, struct kopt_model *m, const struct pdecl *pd, bool report)

@@ -101,6 +101,9 @@
  * last three. Its members are the checker's (lang/decl.c), not spec.h's. */
 #define KOPT_MODEL_FIELDS(X) \
 	X("source", source, SOURCE, NULL, 0, 0, 0, "", "the file, relative to the folder of the spec that declares it (required)") \
+	KOPT_MODEL_REFS(X)
+/* what a model names: the defaults block sets them too */
+#define KOPT_MODEL_REFS(X) \
 	X("device", device, REF_DEVICE, NULL, 0, 0, 0, "", "the device; none = from defaults") \
 	X("agents", agents, REF_AGENTS, NULL, 0, 0, 0, "", "the agents set; none = from defaults") \
 	X("gates", gates, REF_GATES, NULL, 0, 0, 0, "", "the gates set; none = from defaults")

@@ -10,7 +10,8 @@
  * fields.h. Strings are double-quoted with C-like escapes, absent values
  * print as `none`, numbers in the shortest form that reads back to the same
  * double (durations in seconds), names bare when they are plain words and
- * quoted otherwise. A comment after each opening brace gives the
+ * quoted otherwise. The header has a `remote_cache` line when the defaults
+ * set one. A comment after each opening brace gives the
  * declaration's file:line:col. The same spec always dumps to the same bytes.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -101,6 +102,7 @@ static void loader_release(struct loader *L)
 	lang_smap_release(&L->gatemap);
 	lang_smap_release(&L->names);
 	lang_smap_release(&L->seen);
+	free(L->remote_cache);
 	/* the rest is always released */
 }
 
@@ -169,6 +171,8 @@ static int load(const char *name, const char *dir, const char *src, size_t len, 
 	s->targets = L.targets;
 	s->ntargets = L.ntargets;
 	s->default_target = def;
+	s->remote_cache = L.remote_cache;
+	L.remote_cache = NULL;
 	s->files = L.files;
 	s->nfiles = L.nfiles;
 	L.devices = NULL;
@@ -375,6 +379,11 @@ void lang_dump(const kopt_spec *spec, FILE *out)
 	fputs("]\ndefault ", out);
 	put_name(out, spec->default_target ? spec->default_target->name : NULL);
 	fputc('\n', out);
+	if (spec->remote_cache) {
+		fputs("remote_cache ", out);
+		put_str(out, spec->remote_cache);
+		fputc('\n', out);
+	}
 
 	for (size_t i = 0; i < spec->ndevices; i++) {
 		fputs("\ndevice ", out);

@@ -56,6 +56,7 @@ struct ref {
 struct pdecl {
 	struct ref device, agents, gates;
 	char *source, *path;
+	char *remote_cache;  /* defaults only */
 	bool has_source;
 };
 
@@ -131,6 +132,7 @@ struct loader {
 	} defaults;
 	bool have_defaults;
 	struct kopt_loc defaults_loc;
+	char *remote_cache;      /* the defaults' remote_cache */
 	struct ref default_target;
 
 	bool syntax_errors;

@@ -103,6 +103,7 @@ void kopt_spec_free(kopt_spec *spec)
 	free(spec->files);
 	free(spec->file);
 	free(spec->dir);
+	free(spec->remote_cache);
 	free(spec);
 }
 

@@ -107,6 +107,7 @@ typedef struct kopt_spec {
 	struct kopt_model *models;   size_t nmodels;
 	struct kopt_target *targets; size_t ntargets;
 	struct kopt_target *default_target; /* `default NAME`, else a target named "all", else NULL */
+	char *remote_cache; /* defaults { remote_cache }: the shared cache's URL; NULL = none */
 	char **files;      /* every file read (top file and includes); owns the strings kopt_loc.file points to */
 	size_t nfiles;
 } kopt_spec;

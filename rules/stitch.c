@@ -87,9 +87,26 @@ static int stitch_key(struct dag *d, struct dag_node *n, struct hash_key *k, cha
 	(void)d;
 	(void)why;
 	const struct kopt_model *m = n->model->spec;
-	for (uint32_t i = 0; i < n->ndeps; i++)
-		if (n->deps[i]->kind != DAG_PROFILE)
+	/* A variant's verify edges are added when its profile is known, in
+	 * whatever order the profiles finish (a profile found in the cache
+	 * comes before one that runs): the verifies are hashed by variant, in
+	 * the places verify edges hold, so that the order does not change the
+	 * key. It did: a variant's rerun profile reran its model's stitch. */
+	struct dag_node **ver = xcalloc((size_t)n->ndeps + 1, sizeof *ver);
+	size_t nver = 0, next = 0;
+	for (size_t v = 0; v < n->model->nmv; v++)
+		for (uint32_t i = 0; i < n->ndeps; i++)
+			if (n->deps[i]->kind == DAG_VERIFY && n->deps[i]->mv == &n->model->mvs[v])
+				ver[nver++] = n->deps[i];
+	for (uint32_t i = 0; i < n->ndeps; i++) {
+		if (n->deps[i]->kind == DAG_PROFILE)
+			continue;
+		if (n->deps[i]->kind == DAG_VERIFY && next < nver)
+			rule_key_input(k, ver[next++]);
+		else if (n->deps[i]->kind != DAG_VERIFY)
 			rule_key_input(k, n->deps[i]);
+	}
+	free(ver);
 	for (size_t v = 0; v < n->model->nmv; v++)
 		hash_key_splice(k, &n->model->mvs[v].variant_key);
 	hash_key_int(k, "param:seed", m->agents ? (long long)m->agents->seed : 0);

@@ -20,7 +20,8 @@
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: koptmake [-f FILE] [-C DIR] [-j N] [-k] [-n] [-B] [-d MODE] [-t TOOL] [TARGET...]\n"
+		"usage: koptmake [-f FILE] [-C DIR] [-j N] [-k] [-n] [-B] [-d MODE] [-t TOOL]\n"
+		"                [--remote-cache=URL] [TARGET...]\n"
 		"\n"
 		"  -f FILE   read FILE as the spec (default: Koptfile, else the one *.kopt here)\n"
 		"  -C DIR    change to DIR before anything else\n"
@@ -31,6 +32,8 @@ static void usage(FILE *out)
 		"  -d MODE   debug: explain (why each stale step is stale), list\n"
 		"  -t TOOL   run a tool: list\n"
 		"  -v        more output\n"
+		"  --remote-cache=URL  share results through this HTTP cache (URL#readonly: read only;\n"
+		"                      an empty URL: none, whatever the spec says)\n"
 		"  --version, --help\n");
 }
 
@@ -153,6 +156,7 @@ int main(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "remote-cache", required_argument, NULL, 'R' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -191,6 +195,13 @@ int main(int argc, char **argv)
 			break;
 		case 't': tool = optarg; break;
 		case 'v': opts.verbose++; break;
+		case 'R':
+			if (*optarg && kopt_url_problem(optarg)) {
+				kopt_error("--remote-cache: %s", kopt_url_problem(optarg));
+				return 2;
+			}
+			opts.remote_cache = optarg;
+			break;
 		case 'V': printf("koptmake %s\n", PACKAGE_VERSION); return 0;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;

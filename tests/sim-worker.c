@@ -17,6 +17,8 @@
  *   # sim: kernels N            N Triton kernels (1..64), equal shares
  *   # sim: crash OP             abort() during OP (capture, profile, verify, stitch)
  *   # sim: hang OP              never answer OP
+ *   # sim: slow OP MS           take MS milliseconds more over OP (a step to
+ *                               cancel while it runs)
  *   # sim: garbage OP           answer OP with a line that is not JSON
  *   # sim: fatal OP             answer OP with a fatal (sticky device) error
  *   # sim: error OP             answer OP with a plain error
@@ -47,6 +49,11 @@
  *   KOPT_SIM_TRACE=FILE  append "OP GPU START_NS END_NS" per request (GPU is
  *                        CUDA_VISIBLE_DEVICES): the multi-GPU scheduler test
  *   KOPT_SIM_TORCH=V     the torch version reported in the hello (env fingerprint)
+ *   KOPT_SIM_WHERE=FILE  append "OP MODEL JOB.STEP GPU SGPU" when each request
+ *                        starts: the Slurm job step it runs in (SLURM_JOB_ID
+ *                        and SLURM_STEP_ID), its CUDA_VISIBLE_DEVICES and the
+ *                        GPU Slurm gave the step (SLURM_STEP_GPUS); "-" for
+ *                        each one unset
  *   KOPT_SIM_HOSTSKEW=1  model-level candidate times read 8% of the baseline
  *                        low on the host's side only; the device spans, sent
  *                        with every model-level time, say otherwise
@@ -415,7 +422,7 @@ static json_t *verify(const struct model *m, json_t *req)
 		  getenv("KOPT_SIM_HOSTSKEW") != NULL);
 	json_object_set_new(nums, "perf", perf);
 	snprintf(reason, sizeof reason, "speedup %.3fx (gamma %.3f)", sp, gamma);
-	return json_pack("{s:s, s:O, s:s, s:o}", "verdict", sp >= gamma ? "pass" : "fail",
+	return json_pack("{s:s, s:o, s:s, s:o}", "verdict", sp >= gamma ? "pass" : "fail",
 			 "gate", sp >= gamma ? json_null() : json_string("perf"), "reason", reason, "numbers", nums);
 }
 
@@ -538,6 +545,28 @@ static void trace(const char *op, const struct timespec *t0)
 	free(line);
 }
 
+/* where a request runs: its Slurm job step and GPU (KOPT_SIM_WHERE) */
+static void where(const char *op, json_t *req)
+{
+	const char *path = getenv("KOPT_SIM_WHERE");
+	if (!path)
+		return;
+	const char *model = json_string_value(json_object_get(json_object_get(req, "model"), "name"));
+	const char *job = getenv("SLURM_JOB_ID"), *step = getenv("SLURM_STEP_ID");
+	const char *gpu = getenv("CUDA_VISIBLE_DEVICES"), *sgpu = getenv("SLURM_STEP_GPUS");
+	char *line;
+	int n = asprintf(&line, "%s %s %s%s%s %s %s\n", op, model ? model : "-", job ? job : "-", job ? "." : "",
+			 job ? (step ? step : "?") : "", gpu && *gpu ? gpu : "-", sgpu && *sgpu ? sgpu : "-");
+	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT, 0644);
+	if (fd >= 0 && n > 0) {
+		ssize_t w = write(fd, line, (size_t)n);
+		(void)w;
+	}
+	if (fd >= 0)
+		close(fd);
+	free(line);
+}
+
 int main(void)
 {
 	const char *torch = getenv("KOPT_SIM_TORCH");
@@ -562,6 +591,7 @@ int main(void)
 		fprintf(stderr, "sim-worker: %s %s\n", op,
 			json_string_value(json_object_get(json_object_get(req, "model"), "name")) ?
 			json_string_value(json_object_get(json_object_get(req, "model"), "name")) : "");
+		where(op, req);
 		struct timespec t0;
 		clock_gettime(CLOCK_MONOTONIC, &t0);
 		if (delay_ms > 0) {
@@ -581,6 +611,14 @@ int main(void)
 				      "detail", "", "fatal", 0));
 			json_decref(req);
 			continue;
+		}
+		char slow[64];
+		snprintf(slow, sizeof slow, "# sim: slow %s ", op);
+		const char *sp = strstr(m.text, slow);
+		if (sp) {
+			long ms = atol(sp + strlen(slow));
+			struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+			nanosleep(&ts, NULL);
 		}
 		if (wants(&m, "crash", op)) {
 			fprintf(stderr, "sim-worker: simulated crash during %s\n", op);

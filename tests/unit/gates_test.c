@@ -686,111 +686,95 @@ static void test_early_exit(void)
 }
 
 /* the compiled baseline against eager, and the float64 reference where they
- * differ (issue 17): the three cases, in recorded-shape numbers */
-static json_t *check_of(const char *outputs)
+ * differ (issue 17): the three cases, in recorded-shape numbers. One output
+ * at seed 1 beside a clean seed 0; rc/re < 0 leave the float64 fields out. */
+struct bout {
+	const char *dtype;
+	bool shape, nan, allclose;
+	double max_abs, rc, re;
+	bool e64, c64;
+};
+
+static json_t *bout_json(int index, const struct bout *o)
 {
-	char buf[2048];
-	snprintf(buf, sizeof buf, "{\"seeds\":[{\"seed\":0,\"outputs\":[{\"index\":0,\"dtype\":\"float32\","
-		 "\"shape_mismatch\":false,\"dtype_mismatch\":false,\"nan_mismatch\":false,\"inf_mismatch\":false,"
-		 "\"max_abs\":2e-06,\"max_rel\":1e-06,\"ref_max_abs\":3.0,\"allclose\":true}]},"
-		 "{\"seed\":1,\"outputs\":[%s]}]}", outputs);
-	return J(buf);
+	json_t *x = json_pack("{s:i, s:s, s:b, s:b, s:b, s:b, s:f, s:f, s:f, s:b}", "index", index, "dtype", o->dtype,
+			      "shape_mismatch", o->shape, "dtype_mismatch", 0, "nan_mismatch", o->nan,
+			      "inf_mismatch", 0, "max_abs", o->max_abs, "max_rel", o->max_abs / 3,
+			      "ref_max_abs", 3.0, "allclose", o->allclose);
+	if (o->rc >= 0) {
+		json_object_set_new(x, "rmse_compiled", json_real(o->rc));
+		json_object_set_new(x, "rmse_eager", json_real(o->re));
+		json_object_set_new(x, "eager_close64", json_boolean(o->e64));
+		json_object_set_new(x, "compiled_close64", json_boolean(o->c64));
+	}
+	return x;
+}
+
+static json_t *check_of(const struct bout *outs, int n)
+{
+	static const struct bout clean = { "float32", false, false, true, 2e-6, -1, -1, false, false };
+	json_t *seed0 = json_pack("{s:i, s:[o]}", "seed", 0, "outputs", bout_json(0, &clean));
+	json_t *o1 = json_array();
+	for (int i = 0; i < n; i++)
+		json_array_append_new(o1, bout_json(i, &outs[i]));
+	return json_pack("{s:[o, {s:i, s:o}]}", "seeds", seed0, "seed", 1, "outputs", o1);
+}
+
+static enum gate_baseline_status judge_one(struct bout o, char *why, size_t n)
+{
+	json_t *c = check_of(&o, 1);
+	enum gate_baseline_status st = gate_baseline(c, &cfg, why, n);
+	json_decref(c);
+	return st;
 }
 
 static void test_baseline(void)
 {
 	char why[GATE_REASON_MAX];
-	json_t *c;
 	TAP_IS_INT(gate_baseline(NULL, &cfg, why, sizeof why), GATE_BASE_UNCHECKED, "no check: unchecked");
 	TAP_OK(gate_baseline_usable(GATE_BASE_UNCHECKED), "an unchecked baseline is still usable (older worker)");
 	TAP_IS_STR(why, "compiled baseline not checked against eager", "unchecked reason");
 
-	c = check_of("{\"index\":0,\"dtype\":\"float32\",\"shape_mismatch\":false,\"dtype_mismatch\":false,"
-		     "\"nan_mismatch\":false,\"inf_mismatch\":false,\"max_abs\":5e-06,\"max_rel\":1e-06,"
-		     "\"ref_max_abs\":3.0,\"allclose\":true}");
-	TAP_IS_INT(gate_baseline(c, &cfg, why, sizeof why), GATE_BASE_AGREES, "allclose everywhere: agrees");
+	TAP_IS_INT(judge_one((struct bout){ "float32", false, false, true, 5e-6, -1, -1, false, false }, why, sizeof why),
+		   GATE_BASE_AGREES, "allclose everywhere: agrees");
 	TAP_IS_STR(why, "compiled baseline agrees with eager over 2 seeds (max abs error 5e-06)", "agrees reason");
-	json_decref(c);
-
 	/* differs from eager, but as close to float64 as eager: a reordering */
-	c = check_of("{\"index\":0,\"dtype\":\"float32\",\"shape_mismatch\":false,\"dtype_mismatch\":false,"
-		     "\"nan_mismatch\":false,\"inf_mismatch\":false,\"max_abs\":3e-03,\"max_rel\":1e-03,"
-		     "\"ref_max_abs\":3.0,\"allclose\":false,\"rmse_compiled\":2e-04,\"rmse_eager\":1.5e-04,"
-		     "\"eager_close64\":false,\"compiled_close64\":false}");
-	TAP_IS_INT(gate_baseline(c, &cfg, why, sizeof why), GATE_BASE_ACCURATE, "2e-4 <= 2 x 1.5e-4 + 1e-5: accurate");
+	TAP_IS_INT(judge_one((struct bout){ "float32", false, false, false, 3e-3, 2e-4, 1.5e-4, false, false }, why, sizeof why),
+		   GATE_BASE_ACCURATE, "2e-4 <= 2 x 1.5e-4 + 1e-5: accurate");
 	TAP_OK(gate_baseline_usable(GATE_BASE_ACCURATE), "an accurate baseline is usable");
-	json_decref(c);
-
 	/* 1. the compile is wrong and eager is right */
-	c = check_of("{\"index\":0,\"dtype\":\"float32\",\"shape_mismatch\":false,\"dtype_mismatch\":false,"
-		     "\"nan_mismatch\":false,\"inf_mismatch\":false,\"max_abs\":0.5,\"max_rel\":0.2,"
-		     "\"ref_max_abs\":3.0,\"allclose\":false,\"rmse_compiled\":0.1,\"rmse_eager\":2e-07,"
-		     "\"eager_close64\":true,\"compiled_close64\":false}");
-	TAP_IS_INT(gate_baseline(c, &cfg, why, sizeof why), GATE_BASE_WRONG, "eager matches float64, the compile does not: wrong");
+	TAP_IS_INT(judge_one((struct bout){ "float32", false, false, false, 0.5, 0.1, 2e-7, true, false }, why, sizeof why),
+		   GATE_BASE_WRONG, "eager matches float64, the compile does not: wrong");
 	TAP_OK(!gate_baseline_usable(GATE_BASE_WRONG), "a wrong baseline is not usable");
 	TAP_IS_STR(why, "compiled baseline disagrees with eager: output 0 differs from eager by max abs error 5e-01 at seed 1, "
 		   "and eager matches the float64 reference (rmse: compiled 1e-01, eager 2e-07)", "wrong reason");
-	json_decref(c);
-
 	/* 2. ill-conditioned: neither is close to float64 */
-	c = check_of("{\"index\":0,\"dtype\":\"float32\",\"shape_mismatch\":false,\"dtype_mismatch\":false,"
-		     "\"nan_mismatch\":false,\"inf_mismatch\":false,\"max_abs\":1.9e16,\"max_rel\":7.1e3,"
-		     "\"ref_max_abs\":1e20,\"allclose\":false,\"rmse_compiled\":3e15,\"rmse_eager\":1e15,"
-		     "\"eager_close64\":false,\"compiled_close64\":false}");
-	TAP_IS_INT(gate_baseline(c, &cfg, why, sizeof why), GATE_BASE_ILL, "both far from float64: ill-conditioned");
+	TAP_IS_INT(judge_one((struct bout){ "float32", false, false, false, 1.9e16, 3e15, 1e15, false, false }, why, sizeof why),
+		   GATE_BASE_ILL, "both far from float64: ill-conditioned");
 	TAP_OK(!gate_baseline_usable(GATE_BASE_ILL), "an ill-conditioned model is not optimized");
 	TAP_OK(strncmp(why, "ill-conditioned: output 0: eager and the compiled code both disagree", 68) == 0, "ill reason: %s", why);
-	json_decref(c);
-
 	/* 3. the compile is the one that matches float64 */
-	c = check_of("{\"index\":0,\"dtype\":\"float32\",\"shape_mismatch\":false,\"dtype_mismatch\":false,"
-		     "\"nan_mismatch\":false,\"inf_mismatch\":false,\"max_abs\":0.5,\"max_rel\":0.2,"
-		     "\"ref_max_abs\":3.0,\"allclose\":false,\"rmse_compiled\":1e-07,\"rmse_eager\":0.1,"
-		     "\"eager_close64\":false,\"compiled_close64\":true}");
-	TAP_IS_INT(gate_baseline(c, &cfg, why, sizeof why), GATE_BASE_ACCURATE, "the compile matches float64, eager does not: accurate");
-	json_decref(c);
-
+	TAP_IS_INT(judge_one((struct bout){ "float32", false, false, false, 0.5, 1e-7, 0.1, false, true }, why, sizeof why),
+		   GATE_BASE_ACCURATE, "the compile matches float64, eager does not: accurate");
 	/* NaN where eager has none, eager right: wrong even though the finite rmse looks fine */
-	c = check_of("{\"index\":0,\"dtype\":\"float32\",\"shape_mismatch\":false,\"dtype_mismatch\":false,"
-		     "\"nan_mismatch\":true,\"inf_mismatch\":false,\"max_abs\":1e-06,\"max_rel\":1e-06,"
-		     "\"ref_max_abs\":3.0,\"allclose\":false,\"rmse_compiled\":1e-07,\"rmse_eager\":1e-07,"
-		     "\"eager_close64\":true,\"compiled_close64\":false}");
-	TAP_IS_INT(gate_baseline(c, &cfg, why, sizeof why), GATE_BASE_WRONG, "NaN in other places: not rescued by the rmse rule");
-	json_decref(c);
-
+	TAP_IS_INT(judge_one((struct bout){ "float32", false, true, false, 1e-6, 1e-7, 1e-7, true, false }, why, sizeof why),
+		   GATE_BASE_WRONG, "NaN in other places: not rescued by the rmse rule");
 	/* another shape: wrong, whatever the rest says */
-	c = check_of("{\"index\":0,\"dtype\":\"float32\",\"shape_mismatch\":true,\"dtype_mismatch\":false,"
-		     "\"nan_mismatch\":false,\"inf_mismatch\":false,\"max_abs\":0,\"max_rel\":0,"
-		     "\"ref_max_abs\":0,\"allclose\":false}");
-	TAP_IS_INT(gate_baseline(c, &cfg, why, sizeof why), GATE_BASE_WRONG, "another shape: wrong");
+	TAP_IS_INT(judge_one((struct bout){ "float32", true, false, false, 0, -1, -1, false, false }, why, sizeof why),
+		   GATE_BASE_WRONG, "another shape: wrong");
 	TAP_IS_STR(why, "compiled baseline disagrees with eager: output 0 has another shape than eager's at seed 1", "shape reason");
-	json_decref(c);
-
 	/* wrong outranks ill-conditioned */
-	c = check_of("{\"index\":0,\"dtype\":\"float32\",\"shape_mismatch\":false,\"dtype_mismatch\":false,"
-		     "\"nan_mismatch\":false,\"inf_mismatch\":false,\"max_abs\":9,\"max_rel\":1,"
-		     "\"ref_max_abs\":3.0,\"allclose\":false,\"rmse_compiled\":3,\"rmse_eager\":1,"
-		     "\"eager_close64\":false,\"compiled_close64\":false},"
-		     "{\"index\":1,\"dtype\":\"float16\",\"shape_mismatch\":false,\"dtype_mismatch\":false,"
-		     "\"nan_mismatch\":false,\"inf_mismatch\":false,\"max_abs\":0.5,\"max_rel\":0.2,"
-		     "\"ref_max_abs\":3.0,\"allclose\":false,\"rmse_compiled\":0.2,\"rmse_eager\":0.01,"
-		     "\"eager_close64\":true,\"compiled_close64\":false}");
+	struct bout two[2] = { { "float32", false, false, false, 9, 3, 1, false, false },
+			       { "float16", false, false, false, 0.5, 0.2, 0.01, true, false } };
+	json_t *c = check_of(two, 2);
 	TAP_IS_INT(gate_baseline(c, &cfg, why, sizeof why), GATE_BASE_WRONG, "one output wrong, another ill: wrong");
 	TAP_OK(strstr(why, "output 1") != NULL, "the reason names the wrong output: %s", why);
 	json_decref(c);
-	/* the half multiplier: 0.029 <= 3 x 0.01 + 1e-3 */
-	c = check_of("{\"index\":0,\"dtype\":\"bfloat16\",\"shape_mismatch\":false,\"dtype_mismatch\":false,"
-		     "\"nan_mismatch\":false,\"inf_mismatch\":false,\"max_abs\":0.5,\"max_rel\":0.2,"
-		     "\"ref_max_abs\":3.0,\"allclose\":false,\"rmse_compiled\":0.029,\"rmse_eager\":0.01,"
-		     "\"eager_close64\":true,\"compiled_close64\":false}");
-	TAP_IS_INT(gate_baseline(c, &cfg, why, sizeof why), GATE_BASE_ACCURATE, "half types: m = 3");
-	json_decref(c);
-	c = check_of("{\"index\":0,\"dtype\":\"float32\",\"shape_mismatch\":false,\"dtype_mismatch\":false,"
-		     "\"nan_mismatch\":false,\"inf_mismatch\":false,\"max_abs\":0.5,\"max_rel\":0.2,"
-		     "\"ref_max_abs\":3.0,\"allclose\":false,\"rmse_compiled\":0.029,\"rmse_eager\":0.01,"
-		     "\"eager_close64\":true,\"compiled_close64\":false}");
-	TAP_IS_INT(gate_baseline(c, &cfg, why, sizeof why), GATE_BASE_WRONG, "the same numbers in float32: m = 2, wrong");
-	json_decref(c);
+	/* the half multiplier: 0.029 <= 3 x 0.01 + 1e-3; in float32, m = 2 */
+	TAP_IS_INT(judge_one((struct bout){ "bfloat16", false, false, false, 0.5, 0.029, 0.01, true, false }, why, sizeof why),
+		   GATE_BASE_ACCURATE, "half types: m = 3");
+	TAP_IS_INT(judge_one((struct bout){ "float32", false, false, false, 0.5, 0.029, 0.01, true, false }, why, sizeof why),
+		   GATE_BASE_WRONG, "the same numbers in float32: m = 2, wrong");
 	TAP_IS_STR(gate_baseline_name(GATE_BASE_ILL), "ill-conditioned", "status names");
 }
 

@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 /* tests/unit/util_test.c: strbuf, edit distance, suggestions, diagnostics */
 #include <stdlib.h>
+#include <string.h>
 #include "../../common/util.h"
 #include "../tap.h"
 
@@ -28,5 +29,22 @@ int main(void)
 	kopt_diag_print_src(f, &d, src, 26);
 	fclose(f);
 	TAP_IS_STR(buf, "s.kopt:2:11: error: expected a number\n  gamma = x\n          ^\n", "diagnostic with caret");
+
+	/* remote cache URLs (issue 20) */
+	TAP_OK(kopt_url_problem("http://127.0.0.1:8080/kopt") == NULL, "url: http with a port and a path");
+	TAP_OK(kopt_url_problem("https://cache.example.org") == NULL, "url: https, no path");
+	TAP_OK(kopt_url_problem("https://cache.example.org/kopt#readonly") == NULL, "url: #readonly");
+	TAP_OK(kopt_url_problem("http://[::1]:9092/") == NULL, "url: an IPv6 host");
+	TAP_OK(kopt_url_problem("ftp://cache/kopt") != NULL, "url: not http");
+	TAP_OK(kopt_url_problem("cache.example.org/kopt") != NULL, "url: no scheme");
+	TAP_OK(kopt_url_problem("http:///kopt") != NULL, "url: no host");
+	TAP_OK(kopt_url_problem("http://") != NULL, "url: nothing after the scheme");
+	TAP_OK(strstr(kopt_url_problem("https://team:pw@cache/kopt"), "netrc") != NULL,
+	       "url: credentials, and where they go instead");
+	TAP_OK(kopt_url_problem("https://team@cache/kopt") != NULL, "url: a user alone");
+	TAP_OK(kopt_url_problem("https://cache/kopt/a@b") == NULL, "url: an @ in the path is not userinfo");
+	TAP_OK(kopt_url_problem("https://cache/kopt?x=1") != NULL, "url: a query");
+	TAP_OK(kopt_url_problem("http://cache/kopt#ro") != NULL, "url: a flag other than #readonly");
+	TAP_OK(kopt_url_problem("http://cache/my kopt") != NULL, "url: a blank");
 	return tap_done();
 }

@@ -1,0 +1,216 @@
+/*
+ * tests/unit/slurm_test.c: engine/slurm.c without a cluster. Slurm's
+ * reasons are read from srun stderr recorded on a real Slurm
+ * (tests/fixtures/slurm/); the srun line koptmake builds; and the end of a
+ * step whose srun ignores SIGTERM, with TEST DOUBLES of squeue and scancel
+ * (shell scripts written here) that record how they are called.
+ */
+#define _GNU_SOURCE
+#include <config.h>
+
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../../common/util.h"
+#include "../../engine/slurm.h"
+#include "../tap.h"
+
+/* the fixture's lines less its comment, as the pool keeps them: the last
+ * 8, '\n'-separated */
+static char *tail_of(const char *name)
+{
+	const char *top = getenv("top_srcdir");
+	char *p = xasprintf("%s/tests/fixtures/slurm/%s", top ? top : "..", name);
+	struct strbuf sb = STRBUF_INIT, out = STRBUF_INIT;
+	strbuf_init(&sb);
+	strbuf_init(&out);
+	if (strbuf_read_file(&sb, p) < 0)
+		tap_diag("cannot read %s", p);
+	free(p);
+	char *lines[64];
+	int n = 0;
+	char *save = NULL;
+	for (char *l = strtok_r(sb.buf, "\n", &save); l && n < 64; l = strtok_r(NULL, "\n", &save))
+		if (l[0] != '#')
+			lines[n++] = l;
+	for (int i = n > 8 ? n - 8 : 0; i < n; i++) {
+		if (out.len)
+			strbuf_addch(&out, '\n');
+		strbuf_addstr(&out, lines[i]);
+	}
+	strbuf_release(&sb);
+	return strbuf_detach(&out);
+}
+
+static void reason_is(const char *fixture, const char *want)
+{
+	char *tail = tail_of(fixture);
+	char *got = slurm_reason(tail);
+	char *name = xasprintf("reason of %s", fixture);
+	TAP_IS_STR(got, want, name);
+	free(name);
+	free(got);
+	free(tail);
+}
+
+static void test_reasons(void)
+{
+	reason_is("step-cancelled.txt", "Slurm cancelled job step 3.0 on kopt1");
+	reason_is("job-cancelled.txt", "Slurm cancelled job step 4.0 on kopt1");
+	reason_is("time-limit.txt", "Slurm ended job step 9.0 on kopt1 at its time limit");
+	reason_is("node-failure.txt", "Slurm lost node kopt1 (node failure)");
+	reason_is("node-failure-step.txt", "Slurm lost node kopt1 (node failure); job step 7.0 cancelled");
+	reason_is("unavailable.txt",
+		  "Slurm cannot allocate the worker's job: Requested node configuration is not available");
+	reason_is("srun-terminated.txt", "Slurm cancelled job step 5.0 on kopt1");
+	char *r = slurm_reason("sim-worker: verify softmax\nTraceback (most recent call last):\nValueError: x");
+	TAP_OK(r == NULL, "a worker's own stderr has no Slurm reason");
+	free(r);
+	r = slurm_reason("slurmstepd-n3: error: *** JOB 88 ON n3 CANCELLED AT 2026-12-01T10:00:00 DUE TO PREEMPTION ***\n"
+			 "slurmstepd-n3: error: *** STEP 88.2 ON n3 CANCELLED AT 2026-12-01T10:00:00 ***");
+	TAP_IS_STR(r, "Slurm preempted job 88 on n3", "a cause beats a later bare cancellation");
+	free(r);
+	r = slurm_reason("slurmstepd-n3: error: *** JOB 88 ON n3 CANCELLED AT 2026-12-01T10:00:00 DUE TO JOB REQUEUE ***");
+	TAP_IS_STR(r, "Slurm cancelled job 88 on n3 (due to job requeue)", "another cause, in Slurm's words");
+	free(r);
+}
+
+static int count(char **v)
+{
+	int n = 0;
+	while (v[n])
+		n++;
+	return n;
+}
+
+static char *joined(char **v)
+{
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_init(&sb);
+	for (int i = 0; v[i]; i++) {
+		if (i)
+			strbuf_addch(&sb, ' ');
+		strbuf_addstr(&sb, v[i]);
+	}
+	return strbuf_detach(&sb);
+}
+
+static void test_argv(void)
+{
+	char *plain[] = { "srun" };
+	char *full[] = { "/opt/slurm/bin/srun", "-J", "mine", "-n", "1", "--overlap", "--gres=gpu:h200:1", "-p", "gpu" };
+	char *other[] = { "ssh", "host" };
+	TAP_OK(slurm_is_srun(plain, 1) && slurm_is_srun(full, 9) && !slurm_is_srun(other, 2),
+	       "srun is known by its last path component");
+	char **v = slurm_worker_argv(plain, 1, "/x/kopt-worker", "koptmake.w3.77", true);
+	char *s = joined(v);
+	TAP_IS_STR(s, "srun --job-name=koptmake.w3.77 --ntasks=1 --exact --gres=gpu:1 /x/kopt-worker",
+		   "a bare srun gets a name, one task, --exact and a GPU");
+	free(s);
+	slurm_argv_free(v);
+	v = slurm_worker_argv(full, 9, "w", "koptmake.w0.1", false);
+	s = joined(v);
+	TAP_IS_STR(s, "/opt/slurm/bin/srun -J mine -n 1 --overlap --gres=gpu:h200:1 -p gpu w",
+		   "what the launcher says itself is left as it is");
+	TAP_IS_INT(count(v), 10, "nothing added");
+	free(s);
+	slurm_argv_free(v);
+	TAP_OK(!slurm_wants_gres(full, 9), "a launcher that asks for GPUs gets no --gres added");
+	TAP_OK(!slurm_wants_gres(other, 2), "not srun: no GRES");
+}
+
+static void write_script(const char *path, const char *body)
+{
+	FILE *f = fopen(path, "w");
+	if (f) {
+		fputs(body, f);
+		fclose(f);
+	}
+	chmod(path, 0755);
+}
+
+/* an srun that ignores SIGTERM: killed after the grace time, and its step
+ * cancelled through squeue and scancel by name */
+static void test_end(void)
+{
+	char dir[] = "/tmp/kopt-slurm-test-XXXXXX";
+	if (!mkdtemp(dir)) {
+		TAP_OK(0, "mkdtemp");
+		return;
+	}
+	char *log = xasprintf("%s/calls", dir), *squeue = xasprintf("%s/squeue", dir);
+	char *scancel = xasprintf("%s/scancel", dir), *srun = xasprintf("%s/srun", dir);
+	char *body = xasprintf("#!/bin/sh\necho \"squeue $*\" >>%s\nprintf '41.0 other\\n41.2 koptmake.w1.5\\n'\n", log);
+	write_script(squeue, body);
+	free(body);
+	body = xasprintf("#!/bin/sh\necho \"scancel $*\" >>%s\n", log);
+	write_script(scancel, body);
+	free(body);
+	int ready[2];
+	if (pipe(ready) < 0) {
+		TAP_OK(0, "pipe");
+		return;
+	}
+	pid_t pid = fork();
+	if (pid == 0) {
+		setpgid(0, 0);
+		signal(SIGTERM, SIG_IGN);
+		ssize_t w = write(ready[1], "x", 1);
+		(void)w;
+		for (;;)
+			pause();
+	}
+	setpgid(pid, pid);
+	char c;
+	ssize_t rd = read(ready[0], &c, 1); /* deaf to SIGTERM from here on */
+	(void)rd;
+	close(ready[0]);
+	close(ready[1]);
+	double t0 = kopt_now();
+	int st = slurm_end(pid, "koptmake.w1.5", srun, kopt_now() + 0.3);
+	double took = kopt_now() - t0;
+	TAP_OK(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL, "an srun deaf to SIGTERM is killed");
+	TAP_OK(took >= 0.3 && took < 5, "after the grace time (%.2fs)", took);
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_init(&sb);
+	strbuf_read_file(&sb, log);
+	char uid[64];
+	snprintf(uid, sizeof uid, "--user=%ld", (long)getuid());
+	char *want = xasprintf("squeue --noheader --steps %s --format=%%i %%j\nscancel --quiet 41.2\n"
+			       "scancel --quiet %s --name=koptmake.w1.5\n", uid, uid);
+	TAP_IS_STR(sb.buf, want, "its step and job are cancelled by name, the other step left alone");
+	free(want);
+	strbuf_release(&sb);
+	unlink(log);
+	unlink(squeue);
+	unlink(scancel);
+	rmdir(dir);
+	free(log);
+	free(squeue);
+	free(scancel);
+	free(srun);
+
+	/* an srun that ends on SIGTERM is not waited for */
+	pid = fork();
+	if (pid == 0) {
+		setpgid(0, 0);
+		for (;;)
+			pause();
+	}
+	setpgid(pid, pid);
+	t0 = kopt_now();
+	st = slurm_end(pid, "koptmake.w0.5", "/nonexistent/srun", kopt_now() + 5);
+	TAP_OK(WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM && kopt_now() - t0 < 2, "srun that ends on SIGTERM: no wait");
+}
+
+int main(void)
+{
+	test_reasons();
+	test_argv();
+	test_end();
+	return tap_done();
+}
