@@ -278,6 +278,10 @@ char *slurm_reason(const char *tail)
 		}
 		p += len + (nl ? 1 : 0);
 	}
+	/* srun saw its task killed and slurmstepd's own line never reached it
+	 * (seen on a loaded machine after scancel): Slurm's doing, cause unknown */
+	if (!best && tail && strstr(tail, ": task 0: Killed"))
+		best = xstrdup("Slurm killed the worker's step (scancel, a time limit or a lost node)");
 	return best;
 }
 

@@ -77,6 +77,14 @@ static void test_reasons(void)
 	r = slurm_reason("slurmstepd-n3: error: *** JOB 88 ON n3 CANCELLED AT 2026-12-01T10:00:00 DUE TO JOB REQUEUE ***");
 	TAP_IS_STR(r, "Slurm cancelled job 88 on n3 (due to job requeue)", "another cause, in Slurm's words");
 	free(r);
+	/* srun's own line when slurmstepd's did not reach it (a loaded machine, after scancel) */
+	r = slurm_reason("srun: error: kopt1: task 0: Killed\n");
+	TAP_IS_STR(r, "Slurm killed the worker's step (scancel, a time limit or a lost node)", "a killed task alone");
+	free(r);
+	r = slurm_reason("srun: error: kopt1: task 0: Killed\n"
+			 "slurmstepd-kopt1: error: *** STEP 3.0 ON kopt1 CANCELLED AT 2026-12-01T10:00:00 ***\n");
+	TAP_IS_STR(r, "Slurm cancelled job step 3.0 on kopt1", "slurmstepd's line beats srun's when both came");
+	free(r);
 }
 
 static int count(char **v)
