@@ -9,7 +9,11 @@
 #   good/*.py  legitimate edits; `# original: NAME.py` names the original;
 #              must pass;
 #   bad/*.py   first line `# expect: <substring of the reason>`, then
-#              `# original: NAME.py`; must fail with that reason.
+#              `# original: NAME.py`; must fail with that reason (esc_*:
+#              escape attempts: frames, builtins, imports, decorators,
+#              formatting, device print, inline assembly, masks, bounds);
+#   memcheck/*.py  first line `# memcheck: <substring>`: must pass, with an
+#              access the gate cannot prove listed for the GPU's memcheck.
 # Needs python3 (standard library only; no torch, no triton).
 set -u
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
@@ -38,17 +42,30 @@ header() { # file key -> value of `# key: value` in the first 3 lines
 	sed -n "1,3s/^# $2: //p" "$1" | head -n 1
 }
 
-for f in "$dir"/orig/*.py "$dir"/good/*.py "$dir"/bad/*.py; do
+for f in "$dir"/orig/*.py "$dir"/good/*.py "$dir"/bad/*.py "$dir"/memcheck/*.py; do
 	case $f in
 	*/orig/*) kind=orig orig=$f ;;
 	*) kind=${f%/*}; kind=${kind##*/}; orig=$dir/orig/$(header "$f" original) ;;
 	esac
 	name=$kind/${f##*/}
 	expect=$(header "$f" expect)
+	memcheck=$(header "$f" memcheck)
 	out=$("$PYTHON" "$gate" "$f" "$orig" 2>&1)
 	rc=$?
-	if [ -z "$expect" ]; then
-		if [ $rc -eq 0 ]; then report ok "$name: $out"; else report not-ok "$name" "$out"; fi
+	if [ -n "$memcheck" ]; then
+		case $rc:$out in
+		0:pass:*"; memcheck: "*"$memcheck"*) report ok "$name: $out" ;;
+		*) report not-ok "$name" "want a pass listing '$memcheck' for the memcheck, got (exit $rc) $out" ;;
+		esac
+	elif [ -z "$expect" ]; then
+		case $rc:$out in
+		0:*"; memcheck: "*"differs"*) case $f in
+			*/orig/*) report not-ok "$name" "an original checked against itself needs no memcheck: $out" ;;
+			*) report ok "$name: $out" ;;
+			esac ;;
+		0:*) report ok "$name: $out" ;;
+		*) report not-ok "$name" "$out" ;;
+		esac
 	else
 		case $rc:$out in
 		1:*"$expect"*) report ok "$name: $out" ;;

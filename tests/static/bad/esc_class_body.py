@@ -1,0 +1,18 @@
+# expect: class definition 'C' is not allowed
+# original: standalone_vadd.py
+# code in a class body
+import triton
+import triton.language as tl
+
+class C:
+    x = [i for i in range(3)]
+
+
+@triton.jit
+def vadd_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    y = tl.load(y_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, x + y, mask=mask)

@@ -1,0 +1,16 @@
+# expect: elements past the original's index into 'out_ptr'
+# original: standalone_vadd.py
+# a shifted pointer through a name
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def vadd_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    y = tl.load(y_ptr + offs, mask=mask)
+    p = out_ptr + 4096
+    tl.store(p + offs, x + y, mask=mask)
