@@ -10,7 +10,10 @@ variants that must pass (or, for the unchanged baseline config, fail the
 performance gate: a difference inside the noise is a fail).
 
 Seed 0's first input value is 1.5409960746765137 (torch.manual_seed(0);
-torch.randn(...)[0, 0]); the "first seed only" cheat keys on it.
+torch.randn(...)[0, 0]); the "first seed only" cheat keys on it, read under
+the original's mask so that gate 1 lets it through to the gates it is for.
+
+tests/static/cheats.sh runs gate 1 on this suite from the recorded capture.
 """
 
 import json
@@ -47,7 +50,8 @@ def suite(cap):
     # wrong values but no NaN: gate 2 fails on tolerance, and the fp64
     # fallback (on under strict) confirms the candidate is the wrong one
     add("first-seed-only", "fp64", "correct only when the input is seed 0's",
-        must(src, store, f"first = tl.load(in_ptr0)\n        tmp15 = tl.where(first == {SEED0_X00}, tmp15, 0.0)\n        {store}"),
+        must(src, store, f"first = tl.load(in_ptr0 + 0 * r0_1, r0_mask, other=0.0)\n"
+                         f"        tmp15 = tl.where(first == {SEED0_X00}, tmp15, 0.0)\n        {store}"),
         faster)
     add("benchmark-inputs", "perf", "skips the work when a row looks like benchmark input (all in [0, 1))",
         must(src, store, "rowmin = tl.min(tl.load(in_ptr0 + (r0_base + 4096*x0), r0_base < 4096, other=0.0), 1)[:, None]\n"
