@@ -17,7 +17,8 @@ KOPT_PY_FILES = \
 	runtime/python/kopt/deploy.py \
 	runtime/python/kopt/vendor.py \
 	runtime/python/kopt/vendor_plan.py \
-	runtime/python/kopt/static_gate.py
+	runtime/python/kopt/static_gate.py \
+	runtime/python/kopt/memcheck.py
 EXTRA_DIST += runtime/PROTOCOL.md
 
 if BUILD_WORKER

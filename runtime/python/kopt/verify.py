@@ -451,14 +451,19 @@ def baseline_check(c: Compiled, gates: dict) -> dict:
     return {"seeds": rows, "reference": refs.summary()}
 
 
-def static_check(c: Compiled, kernel: str, cand: dict) -> dict:
+def static_check(c: Compiled, kernel: str, cand: dict, req: dict) -> dict:
+    """Gate 1, and the memcheck of the accesses it could not prove in bounds."""
     if not cand.get("source"):
         return {"ok": True, "reason": "config only"}
-    from . import static_gate
+    from . import memcheck, static_gate
 
     decl = next((d for d in c.decls if d.name == kernel), None)
-    ok, reason = static_gate.check(cand["source"], decl.source if decl else "")
-    return {"ok": bool(ok), "reason": str(reason)}
+    r = static_gate.report(cand["source"], decl.source if decl else "")
+    out = {"ok": bool(r["ok"]), "reason": str(r["reason"])}
+    if r["ok"] and r["memcheck"]:
+        m = memcheck.run(req, kernel, cand, r["memcheck"])
+        out.update(ok=bool(m["ok"]), reason=f"{out['reason']}; {m['reason']}", memcheck=m)
+    return out
 
 
 def is_sticky(exc: BaseException) -> bool:
@@ -492,13 +497,16 @@ def measure(c: Compiled, swaps: dict, gates: dict, flush, kernel: str | None, nu
 def verify(c: Compiled, req: dict, flush) -> dict:
     gates = req["gates"]
     kernel, cand = req["kernel"], req.get("candidate") or {}
-    numbers = {"static": static_check(c, kernel, cand)}
+    numbers = {"static": static_check(c, kernel, cand, req)}
     if not numbers["static"]["ok"]:
         return {"numbers": numbers}
     try:
         decl, obj = build_candidate(c, kernel, cand, req.get("tag") or "candidate")
     except Exception as exc:
-        numbers["static"] = {"ok": False, "reason": f"does not build: {type(exc).__name__}: {exc}"[:400]}
+        why = f"does not build: {type(exc).__name__}: {exc}"
+        if isinstance(exc, PermissionError):
+            why += " (the worker's sandbox denies the network and writes outside its scratch folder)"
+        numbers["static"] = {"ok": False, "reason": why[:400]}
         return {"numbers": numbers}
     return {"numbers": measure(c, {decl.var: obj}, gates, flush, kernel, numbers)}
 

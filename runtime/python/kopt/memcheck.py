@@ -1,0 +1,146 @@
+"""kopt.memcheck: compute-sanitizer's memcheck on a candidate, for gate 1.
+
+The static gate proves most candidates' loads and stores in bounds (the
+same index and a mask at least as strict as the original kernel's); the
+ones it cannot prove it lists (static_gate.report()["memcheck"]). For those,
+the worker runs the model once with the candidate swapped in, in a child
+Python under ``compute-sanitizer --tool memcheck``, before the candidate
+counts as having passed gate 1: an out-of-bounds or misaligned access fails
+it with compute-sanitizer's first report as the reason.
+
+Environment (the worker's; KOPT_* variables reach it):
+
+- ``KOPT_MEMCHECK``: ``auto`` (the default: run it where compute-sanitizer
+  is found, else let the candidate through with a note in its reason),
+  ``require`` (a candidate that needs it fails where compute-sanitizer is
+  not found) or ``off`` (never run it; the reason says so);
+- ``KOPT_COMPUTE_SANITIZER``: its path (default: ``compute-sanitizer`` on
+  PATH, then ``$CUDA_HOME/bin``, ``/usr/local/cuda/bin``);
+- ``KOPT_MEMCHECK_TIMEOUT``: seconds for the child (default 300).
+
+``python3 -m kopt.memcheck REQUEST.json`` is the child: it loads and
+compiles the model of the verify request, swaps the candidate in and runs
+one call. Nothing at module level imports torch, so the CPU tests import
+this module.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+EXIT_ERRORS = 86  # compute-sanitizer's exit status when it found errors
+DEFAULT_TIMEOUT = 300.0
+
+
+def policy() -> str:
+    p = os.environ.get("KOPT_MEMCHECK", "auto").strip().lower() or "auto"
+    return p if p in ("auto", "require", "off") else "auto"
+
+
+def find_sanitizer() -> str | None:
+    p = os.environ.get("KOPT_COMPUTE_SANITIZER")
+    if p:
+        return p if os.access(p, os.X_OK) else None
+    p = shutil.which("compute-sanitizer")
+    if p:
+        return p
+    for base in (os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"):
+        if base:
+            c = os.path.join(base, "bin", "compute-sanitizer")
+            if os.access(c, os.X_OK):
+                return c
+    return None
+
+
+def command(sanitizer: str, python: str, request_path: str) -> list[str]:
+    return [sanitizer, "--tool", "memcheck", "--error-exitcode", str(EXIT_ERRORS),
+            "--print-limit", "5", python, "-m", "kopt.memcheck", request_path]
+
+
+def parse(rc: int, output: str) -> tuple[bool, str]:
+    """(clean, one line) from the child's exit status and its output."""
+    lines = [ln.strip("= \t") for ln in output.splitlines()]
+    summary = next((ln for ln in reversed(lines) if ln.startswith("ERROR SUMMARY")), None)
+    if rc == EXIT_ERRORS or (summary and not summary.startswith("ERROR SUMMARY: 0 ")):
+        first = next((ln for ln in lines if ln.startswith(("Invalid", "Misaligned", "Out-of-range",
+                                                            "Program hit", "Malloc", "Barrier"))), None)
+        where = next((ln for ln in lines if ln.startswith("at ")), None)
+        text = first or summary or "errors"
+        if where:
+            text += f" {where}"
+        return False, f"compute-sanitizer memcheck: {text}"[:400]
+    if rc != 0:
+        last = next((ln for ln in reversed(lines) if ln), f"exit status {rc}")
+        return False, f"compute-sanitizer memcheck could not run the candidate: {last}"[:400]
+    return True, "compute-sanitizer memcheck clean"
+
+
+def run(req: dict, kernel: str, cand: dict, why: list[str]) -> dict:
+    """The memcheck of one candidate: {"ran", "ok", "reason"}."""
+    from .static_gate import memcheck_text
+
+    what = f"needs a memcheck ({memcheck_text(why, 1)})"
+    pol = policy()
+    if pol == "off":
+        return {"ran": False, "ok": True, "reason": f"{what}; skipped: KOPT_MEMCHECK=off"}
+    san = find_sanitizer()
+    if san is None:
+        ok = pol != "require"
+        return {"ran": False, "ok": ok,
+                "reason": f"{what}; compute-sanitizer not found"
+                          f"{'' if ok else ' and KOPT_MEMCHECK=require'}"}
+    child = {"model": req.get("model"), "variant": req.get("variant"), "seed": req.get("seed", 0),
+             "kernel": kernel, "candidate": cand}
+    fd, path = tempfile.mkstemp(prefix="kopt-memcheck-", suffix=".json")
+    try:
+        with os.fdopen(fd, "w") as f:
+            json.dump(child, f)
+        env = dict(os.environ)
+        here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        env["PYTHONPATH"] = here + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+        timeout = float(os.environ.get("KOPT_MEMCHECK_TIMEOUT", DEFAULT_TIMEOUT))
+        try:
+            p = subprocess.run(command(san, sys.executable or "python3", path), env=env,
+                               stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return {"ran": True, "ok": False, "reason": f"{what}; compute-sanitizer memcheck "
+                                                        f"took more than {timeout:g} s"}
+        except OSError as e:
+            return {"ran": False, "ok": False, "reason": f"{what}; cannot run {san}: {e}"}
+        ok, line = parse(p.returncode, p.stdout.decode("utf-8", "replace"))
+        return {"ran": True, "ok": ok, "reason": f"{what}; {line}"}
+    finally:
+        os.unlink(path)
+
+
+def child(path: str) -> int:
+    """Under compute-sanitizer: one call of the model with the candidate in."""
+    import torch
+
+    from .inductor import compile_problem
+    from .loader import load_problem
+    from .verify import Swaps, build_candidate
+
+    with open(path) as f:
+        req = json.load(f)
+    problem = load_problem(req["model"], int(req.get("seed", 0)))
+    c = compile_problem(problem, req.get("variant") or {"name": "default"})
+    decl, obj = build_candidate(c, req["kernel"], req["candidate"], "memcheck")
+    inputs = c.problem.inputs(0)
+    with Swaps(c, {decl.var: obj}):
+        c.run(inputs)
+    torch.cuda.synchronize()
+    return 0
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        print("usage: python3 -m kopt.memcheck REQUEST.json", file=sys.stderr)
+        sys.exit(2)
+    sys.exit(child(sys.argv[1]))

@@ -1,0 +1,81 @@
+"""tests/runtime/test_memcheck.py: the memcheck hook of gate 1
+(runtime/python/kopt/memcheck.py) without a GPU: the policy, the search for
+compute-sanitizer, its command line and the reading of its report, against
+tests/runtime/fake-compute-sanitizer (a TEST DOUBLE). The child itself needs
+torch and a GPU: tests/gpu runs it. Prints TAP."""
+
+import os
+import sys
+
+top = os.environ.get("top_srcdir") or os.path.join(os.path.dirname(__file__), "..", "..")
+sys.path.insert(0, os.path.join(top, "runtime", "python"))
+from kopt import memcheck as MC  # noqa: E402
+
+FAKE = os.path.join(top, "tests", "runtime", "fake-compute-sanitizer")
+n = failed = 0
+
+
+def ok(cond, name, diag=""):
+    global n, failed
+    n += 1
+    print(f"{'' if cond else 'not '}ok {n} - {name}")
+    if not cond:
+        failed += 1
+        if diag:
+            print("# " + str(diag).replace("\n", "\n# "))
+
+
+req = {"model": {"name": "m", "kind": "torch", "path": "/nonexistent/m.py"}, "variant": {"name": "default"}, "seed": 0}
+cand = {"source": "...", "config": None}
+why = ["store at line 15 (tl.store(out_ptr + 2 * offs, v, mask=mask)): its index or mask differs from the original's"]
+
+cmd = MC.command("/x/compute-sanitizer", "/usr/bin/python3", "/tmp/r.json")
+ok(cmd[:3] == ["/x/compute-sanitizer", "--tool", "memcheck"] and cmd[-3:] == ["-m", "kopt.memcheck", "/tmp/r.json"]
+   and "--error-exitcode" in cmd, "command: memcheck tool, an error exit status, the child module", cmd)
+
+clean = MC.parse(0, "========= COMPUTE-SANITIZER\n========= ERROR SUMMARY: 0 errors\n")
+ok(clean[0] and "clean" in clean[1], "parse: no errors is clean", clean)
+oob = MC.parse(86, "========= Invalid __global__ write of size 4 bytes\n=========     at triton_x+0x10\n"
+                   "========= ERROR SUMMARY: 1 error\n")
+ok(not oob[0] and "Invalid __global__ write of size 4 bytes at triton_x+0x10" in oob[1],
+   "parse: an invalid write fails, with the access and the kernel", oob)
+ok(not MC.parse(0, "========= ERROR SUMMARY: 2 errors\n")[0], "parse: errors in the summary fail even with status 0")
+crash = MC.parse(1, "PermissionError: denied\n========= ERROR SUMMARY: 0 errors\n")
+ok(not crash[0] and "could not run the candidate" in crash[1], "parse: a failed child fails the candidate", crash)
+
+env0 = dict(os.environ)
+
+
+def with_env(**kw):
+    os.environ.clear()
+    os.environ.update(env0)
+    for k, v in kw.items():
+        if v is None:
+            os.environ.pop(k, None)
+        else:
+            os.environ[k] = v
+
+
+with_env(KOPT_MEMCHECK="off", KOPT_COMPUTE_SANITIZER=FAKE)
+r = MC.run(req, "k", cand, why)
+ok(r["ok"] and not r["ran"] and "KOPT_MEMCHECK=off" in r["reason"], "KOPT_MEMCHECK=off: not run, said so", r)
+
+with_env(KOPT_MEMCHECK=None, KOPT_COMPUTE_SANITIZER="/nonexistent/compute-sanitizer")
+r = MC.run(req, "k", cand, why)
+ok(r["ok"] and not r["ran"] and "compute-sanitizer not found" in r["reason"] and "line 15" in r["reason"],
+   "auto without compute-sanitizer: passes with a note naming the access", r)
+with_env(KOPT_MEMCHECK="require", KOPT_COMPUTE_SANITIZER="/nonexistent/compute-sanitizer")
+r = MC.run(req, "k", cand, why)
+ok(not r["ok"] and "KOPT_MEMCHECK=require" in r["reason"], "require without compute-sanitizer: fails", r)
+
+for mode, want in (("clean", True), ("oob", False), ("crash", False)):
+    with_env(KOPT_MEMCHECK=None, KOPT_COMPUTE_SANITIZER=FAKE, FAKE_SANITIZER=mode)
+    r = MC.run(req, "k", cand, why)
+    ok(r["ran"] and r["ok"] is want, f"the test double reports {mode}: {'passes' if want else 'fails'}", r)
+with_env(KOPT_MEMCHECK=None, KOPT_COMPUTE_SANITIZER=FAKE, FAKE_SANITIZER="oob")
+r = MC.run(req, "k", cand, why)
+ok("out of bounds" not in r["reason"] and "Invalid __global__ write" in r["reason"], "the reason quotes the first error", r)
+with_env()
+
+print(f"1..{n}")
+sys.exit(1 if failed else 0)
