@@ -22,7 +22,10 @@
  * KEY: the step's key, 32 hex digits. STABLE: XXH3-128 of the canonical JSON
  * of the result's stable part. MANIFEST: the result manifest, compact JSON on
  * one line: {"kind","path","stable":{...},"meas":{...},"objects":{NAME:HEX},
- * "outputs":{RELPATH:HEX}} (objects and outputs name objects in objects/).
+ * "outputs":{RELPATH:{"hash":HEX,"size":N}}} (objects and outputs name objects
+ * in objects/; an output recorded before sizes were kept is RELPATH:HEX).
+ * RELPATH is "<the step's folder>/<name>" under kopt-out/, and a record whose
+ * RELPATH is anything else is corrupt (rules/common.c checks it on restore).
  * SUM: XXH3-64 of every byte of the line before the space that precedes it,
  * 16 hex digits. Records are appended with one write() each (a killed
  * process loses nothing written) and made durable with fdatasync() at most
@@ -735,6 +738,8 @@ static void add_refs(json_t *obj, kopt_hash **live, size_t *n, size_t *cap)
 	json_t *v;
 	json_object_foreach(obj, k, v) {
 		kopt_hash h;
+		if (json_is_object(v)) /* an output: {"hash", "size"} */
+			v = json_object_get(v, "hash");
 		if (json_is_string(v) && strlen(json_string_value(v)) == 32 &&
 		    hash_parse(json_string_value(v), &h) == 0) {
 			*live = xgrow(*live, cap, *n + 1, sizeof **live);

@@ -9,7 +9,8 @@ libkopt_a_SOURCES += engine/engine.h engine/engine.c \
 	engine/worker_pool.h engine/worker_pool.c \
 	engine/witness.h engine/witness.c \
 	engine/slurm.h engine/slurm.c \
-	engine/remote.h engine/remote.c
+	engine/remote.h engine/remote.c \
+	engine/outdir.h engine/outdir.c
 
 # the simulated worker (a test double of kopt-worker), also used by bench/
 noinst_PROGRAMS += tests/sim-worker

@@ -14,6 +14,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../engine/outdir.h"
+
 extern const struct rule rule_capture, rule_profile, rule_propose, rule_verify, rule_stitch,
 	rule_report;
 
@@ -243,57 +245,45 @@ int rule_object(struct rule_run *run, const char *name, const void *data, size_t
 	return 0;
 }
 
-int rule_write_file(const char *path, const char *data, size_t n)
+/* the folder under the output folder where node n's outputs go */
+static const char *node_dir(const struct dag_node *n)
 {
-	char *dir = xstrdup(path);
-	char *slash = strrchr(dir, '/');
-	if (slash) {
-		*slash = '\0';
-		if (*dir && kopt_mkdirs(dir) < 0) {
-			kopt_error("cannot create '%s': %s", dir, strerror(errno));
-			free(dir);
-			return -1;
-		}
-	}
-	free(dir);
-	char *tmp = xasprintf("%s.tmp%ld", path, (long)getpid());
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	int ok = fd >= 0;
-	while (ok && n) {
-		ssize_t w = write(fd, data, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0) {
-			ok = 0;
-			break;
-		}
-		data += w;
-		n -= (size_t)w;
-	}
-	if (fd >= 0 && close(fd) < 0)
-		ok = 0;
-	if (!ok || rename(tmp, path) < 0) {
-		kopt_error("cannot write '%s': %s", path, strerror(errno));
-		unlink(tmp);
-		free(tmp);
-		return -1;
-	}
-	free(tmp);
-	return 0;
+	if (n->target)
+		return n->target->name;
+	return n->model ? rule_model_dir(n->model->spec) : NULL;
 }
 
+/* NAME when rel is "<node's folder>/NAME" with NAME one path component, else NULL */
+static const char *own_name(const struct dag_node *n, const char *rel)
+{
+	const char *dir = node_dir(n);
+	size_t dl = dir ? strlen(dir) : 0;
+	if (!dir || strncmp(rel, dir, dl) != 0 || rel[dl] != '/' || !outdir_rel_ok(rel))
+		return NULL;
+	const char *name = rel + dl + 1;
+	return outdir_component_ok(name, strlen(name)) ? name : NULL;
+}
+
+/*
+ * A result's "outputs" maps each output's path under the output folder,
+ * "<its step's folder>/<name>", to {"hash": object, "size": bytes} (before
+ * the sizes: to the object's hash alone). The path is checked against the
+ * step's own folder when written and when restored.
+ */
 int rule_output(struct rule_run *run, const char *rel, const char *data, size_t n)
 {
+	if (!own_name(run->node, rel)) {
+		kopt_error("internal: output '%s' is not a file name in its step's folder '%s'", rel,
+			   node_dir(run->node) ? node_dir(run->node) : "");
+		return -1;
+	}
 	kopt_hash h;
 	if (cache_object_put(run->dag->cache, data, n, &h) < 0)
 		return -1;
 	char hex[HASH_HEX];
 	hash_hex(h, hex);
-	json_object_set_new(run->outputs, rel, json_string(hex));
-	char *p = xasprintf("%s/%s", run->dag->out_dir, rel);
-	int r = rule_write_file(p, data, n);
-	free(p);
-	return r;
+	json_object_set_new(run->outputs, rel, json_pack("{s:s, s:I}", "hash", hex, "size", (json_int_t)n));
+	return outdir_write(run->dag->out_dir, rel, data, n);
 }
 
 int rule_restore_outputs(struct dag *d, struct dag_node *n)
@@ -304,18 +294,47 @@ int rule_restore_outputs(struct dag *d, struct dag_node *n)
 	if (!n->manifest)
 		return -1;
 	json_t *outs = dag_manifest_field(n->manifest, n->manifest_len, "outputs");
+	if (!json_is_object(outs)) {
+		/* these steps always write outputs: a record without a readable list is corrupt */
+		struct strbuf what = STRBUF_INIT;
+		dag_describe(n, &what);
+		kopt_warn("%s/actions: corrupt cache entry for %s: its outputs cannot be read; the step will "
+			  "run again", cache_path(d->cache), what.buf);
+		strbuf_release(&what);
+		json_decref(outs);
+		return -1;
+	}
 	json_object_foreach(outs, rel, v) {
-		char *p = xasprintf("%s/%s", d->out_dir, rel);
-		struct stat st;
+		json_t *hv = json_is_object(v) ? json_object_get(v, "hash") : v;
+		json_t *sv = json_is_object(v) ? json_object_get(v, "size") : NULL;
 		kopt_hash h;
-		if (stat(p, &st) < 0) {
-			struct strbuf sb = STRBUF_INIT;
-			if (!json_is_string(v) || hash_parse(json_string_value(v), &h) < 0 ||
-			    cache_object_get(d->cache, h, &sb) < 0 || rule_write_file(p, sb.buf, sb.len) < 0)
-				ret = -1;
-			strbuf_release(&sb);
+		if (!own_name(n, rel) || !json_is_string(hv) || hash_parse(json_string_value(hv), &h) < 0 ||
+		    (sv && (!json_is_integer(sv) || json_integer_value(sv) < 0))) {
+			struct strbuf what = STRBUF_INIT;
+			dag_describe(n, &what);
+			kopt_warn("%s/actions: corrupt cache entry for %s: output '%s' is not a file name in "
+				  "the step's folder '%s'; the step will run again", cache_path(d->cache), what.buf,
+				  rel, node_dir(n) ? node_dir(n) : "");
+			strbuf_release(&what);
+			ret = -1;
+			break;
 		}
-		free(p);
+		uint64_t size = sv ? (uint64_t)json_integer_value(sv) : UINT64_MAX;
+		const char *why;
+		enum outdir_state st = outdir_check(d->out_dir, rel, size, h, &why);
+		if (st == OUTDIR_SAME)
+			continue;
+		struct strbuf sb = STRBUF_INIT;
+		if (cache_object_get(d->cache, h, &sb) < 0 || (sv && sb.len != size)) {
+			ret = -1;
+		} else {
+			if (st == OUTDIR_DIFFERS)
+				kopt_warn("'%s/%s' does not match the build's output (%s); restored from the cache",
+					  d->out_dir, rel, why);
+			if (outdir_write(d->out_dir, rel, sb.buf, sb.len) < 0)
+				ret = -1;
+		}
+		strbuf_release(&sb);
 	}
 	json_decref(outs);
 	return ret;

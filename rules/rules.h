@@ -66,11 +66,13 @@ void rule_key_gates(struct hash_key *k, const struct kopt_gates *g);
 void rule_key_input(struct hash_key *k, const struct dag_node *dep);
 /* stores bytes as an object and records it under name in run->objects */
 int rule_object(struct rule_run *run, const char *name, const void *data, size_t n, kopt_hash *h);
-/* writes an output file under the out dir atomically and records it */
+/* writes an output file, "<the step's folder>/<name>" under the out dir
+ * (engine/outdir.h: no link followed, fsync of file and folder), and
+ * records its size and hash */
 int rule_output(struct rule_run *run, const char *rel, const char *data, size_t n);
-/* writes a file atomically (temp + rename) creating folders */
-int rule_write_file(const char *path, const char *data, size_t n);
-/* restores missing outputs of a cached result from its objects; -1 when an object is bad */
+/* checks a cached result's outputs (size and hash) and restores the missing
+ * and changed ones from its objects; -1 when an object is bad or the record
+ * names a file outside the step's folder (a corrupt record: warned) */
 int rule_restore_outputs(struct dag *d, struct dag_node *n);
 /* the stable hash of a result: XXH3-128 of its canonical JSON */
 kopt_hash rule_stable_hash(const json_t *stable);

@@ -44,3 +44,6 @@ tests_unit_vendor_test_SOURCES = tests/unit/vendor_test.c tests/tap.h
 TESTS += tests/unit/vendor_test
 TESTS += tests/e2e/memory.sh
 EXTRA_DIST += tests/e2e/memory.sh
+check_PROGRAMS += tests/unit/issue24_outputs_test
+tests_unit_issue24_outputs_test_SOURCES = tests/unit/issue24_outputs_test.c tests/fixture.h tests/tap.h
+TESTS += tests/unit/issue24_outputs_test
