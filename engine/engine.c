@@ -21,6 +21,7 @@
 #include "blog.h"
 #include "cache.h"
 #include "dag.h"
+#include "hash.h"
 #include "remote.h"
 #include "sched.h"
 #include "worker_pool.h"
@@ -72,6 +73,33 @@ static int default_jobs(const kopt_spec *spec)
 		if (spec->devices[i].gpus > j)
 			j = spec->devices[i].gpus;
 	return j > 0 ? j : 1;
+}
+
+/*
+ * What workers run under (runtime/sandbox.h): no variable that a key_env of
+ * the spec names, and a scratch folder per worker slot below
+ * $TMPDIR/koptmake-UID-HASH (HASH: of this cache's path, so that builds on
+ * two caches at once do not share one).
+ */
+static void sandbox_pool(wpool *pool, const kopt_spec *spec, const char *cache_dir)
+{
+	const char **deny = xcalloc(spec->nagents * KOPT_ROLE_COUNT + 1, sizeof *deny);
+	size_t n = 0;
+	for (size_t i = 0; i < spec->nagents; i++)
+		for (int r = 0; r < KOPT_ROLE_COUNT; r++) {
+			const struct kopt_role_cfg *rc = &spec->agents[i].roles[r];
+			if (rc->backend == KOPT_BACKEND_LLM && rc->llm.key_env && *rc->llm.key_env)
+				deny[n++] = rc->llm.key_env;
+		}
+	char *real = realpath(cache_dir, NULL);
+	const char *tmp = getenv("TMPDIR");
+	char *scratch = xasprintf("%s/koptmake-%ld-%016llx", tmp && *tmp ? tmp : "/tmp", (long)getuid(),
+				  (unsigned long long)hash_sum64(real ? real : cache_dir,
+								 strlen(real ? real : cache_dir)));
+	wpool_sandbox(pool, scratch, deny);
+	free(scratch);
+	free(real);
+	free(deny);
 }
 
 struct session {
@@ -138,6 +166,7 @@ int engine_build(const kopt_spec *spec, char *const *targets, int ntargets, cons
 		char *prog = worker_program(opts);
 		pool = wpool_new(prog, opts->jobs > 0 ? opts->jobs : default_jobs(spec));
 		free(prog);
+		sandbox_pool(pool, spec, cache_path(ss.cache));
 	}
 	int status = 2;
 	for (int attempt = 0; attempt < 3; attempt++) {

@@ -19,12 +19,14 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <time.h>
 
 #include "../common/util.h"
+#include "../runtime/sandbox.h"
 #include "slurm.h"
 
 #define NERR 8        /* stderr lines kept */
@@ -73,6 +75,8 @@ struct wpool {
 	struct device *devs;
 	int ndevs;
 	long next_id;
+	char *scratch;       /* worker i's scratch folder is scratch/i; NULL: its own */
+	char **deny;         /* variables no worker gets (key_env names), NULL-terminated */
 };
 
 wpool *wpool_new(const char *program, int max_workers)
@@ -89,6 +93,37 @@ wpool *wpool_new(const char *program, int max_workers)
 	}
 	p->next_id = 1;
 	return p;
+}
+
+void wpool_sandbox(wpool *p, const char *scratch, const char *const *deny)
+{
+	free(p->scratch);
+	p->scratch = scratch ? xstrdup(scratch) : NULL;
+	for (char **d = p->deny; d && *d; d++)
+		free(*d);
+	free(p->deny);
+	size_t n = 0;
+	while (deny && deny[n])
+		n++;
+	p->deny = xcalloc(n + 1, sizeof *p->deny);
+	for (size_t i = 0; i < n; i++)
+		p->deny[i] = xstrdup(deny[i]);
+}
+
+/* sets NAME=value in a sandbox_env() array */
+static void env_put(char ***env, const char *name, const char *value)
+{
+	size_t nl = strlen(name), n = 0;
+	char *entry = xasprintf("%s=%s", name, value);
+	for (; (*env)[n]; n++)
+		if (strncmp((*env)[n], name, nl) == 0 && (*env)[n][nl] == '=') {
+			free((*env)[n]);
+			(*env)[n] = entry;
+			return;
+		}
+	*env = xrealloc(*env, (n + 2) * sizeof **env);
+	(*env)[n] = entry;
+	(*env)[n + 1] = NULL;
 }
 
 int wpool_device(wpool *p, const char *name, int gpus, const char *launcher, double timeout_s)
@@ -379,11 +414,22 @@ static int spawn(wpool *p, struct worker *w)
 	char gpu[16], slot[16];
 	snprintf(gpu, sizeof gpu, "%d", w->gpu);
 	snprintf(slot, sizeof slot, "%d", (int)(w - p->w));
+	/* a scrubbed environment (runtime/sandbox.h), made before the fork */
+	char **env = sandbox_env(environ, (const char *const *)p->deny);
+	env_put(&env, "CUDA_VISIBLE_DEVICES", gpu);
+	env_put(&env, "KOPT_SLOT", slot);
+	if (p->scratch) {
+		char *sp = xasprintf("%s/%s", p->scratch, slot);
+		env_put(&env, "KOPT_SCRATCH", sp);
+		free(sp);
+	}
+	pid_t parent = getpid();
 	fflush(NULL);
 	pid_t pid = fork();
 	if (pid < 0) {
 		free(argv);
 		slurm_argv_free(sargv);
+		sandbox_env_free(env);
 		close(pin[0]);
 		close(pin[1]);
 		close(pout[0]);
@@ -393,6 +439,10 @@ static int spawn(wpool *p, struct worker *w)
 		return -1;
 	}
 	if (pid == 0) {
+		/* dies with koptmake, even by SIGKILL; and koptmake may be gone already */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(126);
 		setpgid(0, 0);
 		dup2(pin[0], 0);
 		dup2(pout[1], 1);
@@ -400,12 +450,10 @@ static int spawn(wpool *p, struct worker *w)
 		signal(SIGPIPE, SIG_DFL);
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
-		setenv("CUDA_VISIBLE_DEVICES", gpu, 1);
-		setenv("KOPT_SLOT", slot, 1);
-		unsetenv("KOPT_REMOTE_CACHE_AUTH"); /* the engine's secret (remote.h) */
 		if (sargv)
 			argv = sargv;
-		execvp(argv[0], argv);
+		/* env holds no KOPT_REMOTE_CACHE_AUTH (the engine's secret, remote.h): its name looks like one */
+		execvpe(argv[0], argv, env);
 		dprintf(2, "cannot run '%s': %s\n", argv[0], strerror(errno));
 		_exit(127);
 	}
@@ -413,6 +461,7 @@ static int spawn(wpool *p, struct worker *w)
 	free(argv);
 	slurm_argv_free(sargv);
 	w->srun = d->srun ? d->launcher[0] : NULL;
+	sandbox_env_free(env);
 	close(pin[0]);
 	close(pout[1]);
 	close(perr[1]);
@@ -881,5 +930,9 @@ void wpool_free(wpool *p)
 	free(p->devs);
 	free(p->w);
 	free(p->program);
+	if (p->scratch)
+		sandbox_scratch_remove(p->scratch);
+	wpool_sandbox(p, NULL, NULL);
+	free(p->deny);
 	free(p);
 }

@@ -3,7 +3,8 @@
  * (JSON lines over pipes), one GPU slot each.
  *
  * Workers start through a launcher (a command prefix; none = direct exec)
- * with CUDA_VISIBLE_DEVICES and KOPT_SLOT set, say hello, then answer one
+ * with CUDA_VISIBLE_DEVICES and KOPT_SLOT set in a scrubbed environment
+ * (wpool_sandbox), die with koptmake (PR_SET_PDEATHSIG), say hello, then answer one
  * request at a time. A worker that dies, hangs past the timeout, answers
  * garbage or a fatal error is killed; its job gets a WPOOL_FAIL (or the
  * fatal reply) and the slot is free for a new worker.
@@ -42,6 +43,10 @@ typedef int wpool_cb(void *ctx, const struct wpool_event *ev);
 /* program: the worker executable; max_workers: live workers at most (-j) */
 wpool *wpool_new(const char *program, int max_workers);
 void wpool_free(wpool *p); /* kills every worker */
+/* Workers start with the scrubbed environment of runtime/sandbox.h, less
+ * the names in deny (NULL-terminated: the specs' key_env), and worker i
+ * with KOPT_SCRATCH=scratch/i (scratch NULL: each makes its own). Copies. */
+void wpool_sandbox(wpool *p, const char *scratch, const char *const *deny);
 /* declares a device; launcher is split on whitespace (NULL = direct exec); returns its index */
 int wpool_device(wpool *p, const char *name, int gpus, const char *launcher, double timeout_s);
 /* A worker for a job on dev, starting one if needed; -1 when none can be had

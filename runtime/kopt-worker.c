@@ -16,10 +16,20 @@
  * and fd 1 is pointed at stderr, so that a print() in a user's model, or any
  * library writing to stdout, cannot corrupt the protocol.
  *
+ * Sandbox: before CUPTI, CUDA or Python start, sandbox_enter()
+ * (runtime/sandbox.h) makes the worker's scratch folder and confines the
+ * process and all it starts: Landlock denies writes outside the scratch
+ * folder, the compile caches and /dev; a seccomp filter denies socket() but
+ * AF_UNIX (CUDA's IPC). A candidate that gets past the static gate and
+ * tries either fails with EACCES, which verify reports as its reason. The
+ * hello says how the worker is confined ("sandbox"); where the kernel
+ * lacks Landlock, one warning on stderr says so. KOPT_SANDBOX=off.
+ *
  * Environment: KOPT_PYTHON (the interpreter whose site-packages to use: its
  * path is the embedded interpreter's program_name), KOPT_PYTHONPATH (where
  * the kopt package is; default: the source tree's runtime/python if it
- * exists, else the installed copy).
+ * exists, else the installed copy). koptmake starts it with a scrubbed
+ * environment (no API keys).
  */
 #define _GNU_SOURCE
 #include <config.h>
@@ -38,6 +48,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sandbox.h"
 #include "vendor.h"
 
 #ifndef KOPT_SRC_PYTHONDIR
@@ -362,6 +373,14 @@ int main(int argc, char **argv)
 		perror("kopt-worker: fdopen");
 		return 2;
 	}
+	struct sandbox_state sb;
+	if (sandbox_enter(&sb) < 0) {
+		fprintf(stderr, "kopt-worker: cannot start the sandbox: %s\n", sb.note);
+		return 2;
+	}
+	if (sb.note[0])
+		fprintf(stderr, "kopt-worker: warning: %s\n", sb.note);
+	setenv("PYTHONDONTWRITEBYTECODE", "1", 0); /* the sources' folders are read-only to it */
 
 	int have_cupti = cupti_start() == 0;
 	if (!have_cupti)
@@ -406,9 +425,18 @@ int main(int argc, char **argv)
 		fprintf(stderr, "kopt-worker: cannot start the kopt runtime:\n%s\n", e);
 		free(e);
 	} else {
-		fputs(hs, proto_out);
-		fputc('\n', proto_out);
-		fflush(proto_out);
+		json_t *h = json_loads(hs, 0, NULL);
+		if (json_is_object(h)) {
+			json_object_set_new(h, "sandbox", json_pack("{s:b, s:b, s:i, s:s, s:s}", "fs", sb.fs, "net",
+								   sb.net, "landlock_abi", sb.landlock_abi,
+								   "scratch", sb.scratch, "how", sandbox_describe(&sb)));
+			send_json(h);
+		} else {
+			fputs(hs, proto_out);
+			fputc('\n', proto_out);
+			fflush(proto_out);
+		}
+		json_decref(h);
 		rc = serve(handle);
 	}
 	Py_XDECREF(handle);

@@ -37,12 +37,21 @@
  *                               whose best move is known (long-term memory)
  *   # sim: host F               F of a call is the host's (default 0.05): the
  *                               kernels' times sum to the rest
+ *   # sim: escape socket        every candidate opens an AF_INET socket when it
+ *                               is loaded, as a candidate that escaped the
+ *                               static gate would
+ *   # sim: escape write PATH    every candidate writes the file PATH when loaded
  *   # sim: conv                 the vendor kernel is a cuDNN convolution (half
  *                               the device time, in the profile's vendor
  *                               calls), and variants with cudnn_benchmark run
  *                               1.25x faster
  * Profile rows name ATen ops: aten._softmax for reductions, aten.add for
  * pointwise kernels.
+ * The simulator confines itself through the real worker's sandbox
+ * (runtime/sandbox.c: scratch folder, Landlock, seccomp) before it answers
+ * anything, and says how in its hello ("sandbox"); an escape that the
+ * sandbox denies fails the candidate at gate 1 with the error, as
+ * kopt-worker's verify does.
  * Environment:
  *   KOPT_SIM_LOG=FILE    append one line per executed op: "OP MODEL VARIANT [KERNEL CONFIG]"
  *   KOPT_SIM_DELAY_MS=N  sleep N ms before each answer
@@ -54,6 +63,8 @@
  *                        and SLURM_STEP_ID), its CUDA_VISIBLE_DEVICES and the
  *                        GPU Slurm gave the step (SLURM_STEP_GPUS); "-" for
  *                        each one unset
+ *   KOPT_SIM_ENV_LOG=FILE  at start, append "pid N", the environment the
+ *                        worker was given (one variable a line) and a blank line
  *   KOPT_SIM_HOSTSKEW=1  model-level candidate times read 8% of the baseline
  *                        low on the host's side only; the device spans, sent
  *                        with every model-level time, say otherwise
@@ -61,6 +72,7 @@
 #define _GNU_SOURCE
 #include <config.h>
 
+#include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
 #include <math.h>
@@ -71,7 +83,13 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/socket.h>
 #include <xxhash.h>
+
+#include "../runtime/sandbox.h"
+
+/* KOPT_SIM_LOG, KOPT_SIM_TRACE and KOPT_SIM_WHERE, opened before the sandbox (they are outside its scratch) */
+static int log_fd = -1, trace_fd = -1, where_fd = -1;
 
 struct model {
 	uint64_t h;
@@ -363,6 +381,42 @@ static void add_pairs(json_t *perf, const char *kb, const char *kc, double base,
 	}
 }
 
+/*
+ * "# sim: escape socket" and "# sim: escape write PATH": what a candidate
+ * that got past the static gate would do when loaded. -1 with the reason
+ * when the sandbox denied it (as kopt-worker's verify words it), 0 when it
+ * was not asked for or went through.
+ */
+static int escape(const struct model *m, char *why, size_t n)
+{
+	static const char sandbox[] = " (the worker's sandbox denies the network and writes outside its scratch folder)";
+	if (strstr(m->text, "# sim: escape socket")) {
+		int fd = socket(AF_INET, SOCK_STREAM, 0);
+		if (fd < 0) {
+			snprintf(why, n, "does not build: PermissionError: [Errno %d] %s: socket(AF_INET, SOCK_STREAM)%s",
+				 errno, strerror(errno), sandbox);
+			return -1;
+		}
+		close(fd);
+	}
+	const char *w = strstr(m->text, "# sim: escape write ");
+	if (w) {
+		char path[300];
+		size_t len = strcspn(w + 20, "\r\n");
+		snprintf(path, sizeof path, "%.*s", (int)(len < sizeof path ? len : sizeof path - 1), w + 20);
+		int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (fd < 0) {
+			snprintf(why, n, "does not build: PermissionError: [Errno %d] %s: '%s'%s", errno, strerror(errno),
+				 path, sandbox);
+			return -1;
+		}
+		ssize_t r = write(fd, "escaped\n", 8);
+		(void)r;
+		close(fd);
+	}
+	return 0;
+}
+
 /* the correctness object: every seed with one float32 output */
 static json_t *correctness(int seeds, bool close)
 {
@@ -396,6 +450,11 @@ static json_t *verify(const struct model *m, json_t *req)
 	const char *src = json_string_value(json_object_get(cand, "source"));
 	json_t *nums = json_object();
 	char reason[160];
+	char escaped[1024];
+	if (escape(m, escaped, sizeof escaped) < 0) {
+		json_object_set_new(nums, "static", json_pack("{s:b, s:s}", "ok", 0, "reason", escaped));
+		return json_pack("{s:o}", "numbers", nums);
+	}
 	if (src && strstr(src, "import os")) {
 		json_object_set_new(nums, "static", json_pack("{s:b, s:s}", "ok", 0, "reason", "imports os"));
 		return json_pack("{s:s, s:s, s:s, s:o}", "verdict", "fail", "gate", "static", "reason",
@@ -502,8 +561,7 @@ static json_t *race(const struct model *m, json_t *req)
 
 static void log_op(const char *op, json_t *req)
 {
-	const char *path = getenv("KOPT_SIM_LOG");
-	if (!path)
+	if (log_fd < 0)
 		return;
 	const char *model = json_string_value(json_object_get(json_object_get(req, "model"), "name"));
 	const char *variant = json_string_value(json_object_get(json_object_get(req, "variant"), "name"));
@@ -513,11 +571,9 @@ static void log_op(const char *op, json_t *req)
 	int n = asprintf(&line, "%s %s %s%s%s%s%s\n", op, model ? model : "-", variant ? variant : "-",
 			 kernel ? " " : "", kernel ? kernel : "", cand ? " " : "", cand ? cand : "");
 	free(cand);
-	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT, 0644);
-	if (fd >= 0 && n > 0) {
-		ssize_t w = write(fd, line, (size_t)n);
+	if (n > 0) {
+		ssize_t w = write(log_fd, line, (size_t)n);
 		(void)w;
-		close(fd);
 	}
 	free(line);
 }
@@ -525,8 +581,7 @@ static void log_op(const char *op, json_t *req)
 /* one line per request: op, GPU, start and end (monotonic ns) */
 static void trace(const char *op, const struct timespec *t0)
 {
-	const char *path = getenv("KOPT_SIM_TRACE");
-	if (!path)
+	if (trace_fd < 0)
 		return;
 	struct timespec t1;
 	clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -535,21 +590,17 @@ static void trace(const char *op, const struct timespec *t0)
 	int n = asprintf(&line, "%s %s %lld %lld\n", op, gpu && *gpu ? gpu : "-",
 			 (long long)t0->tv_sec * 1000000000LL + t0->tv_nsec,
 			 (long long)t1.tv_sec * 1000000000LL + t1.tv_nsec);
-	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT, 0644);
-	if (fd >= 0 && n > 0) {
-		ssize_t w = write(fd, line, (size_t)n);
+	if (n > 0) {
+		ssize_t w = write(trace_fd, line, (size_t)n);
 		(void)w;
 	}
-	if (fd >= 0)
-		close(fd);
 	free(line);
 }
 
 /* where a request runs: its Slurm job step and GPU (KOPT_SIM_WHERE) */
 static void where(const char *op, json_t *req)
 {
-	const char *path = getenv("KOPT_SIM_WHERE");
-	if (!path)
+	if (where_fd < 0)
 		return;
 	const char *model = json_string_value(json_object_get(json_object_get(req, "model"), "name"));
 	const char *job = getenv("SLURM_JOB_ID"), *step = getenv("SLURM_STEP_ID");
@@ -557,13 +608,10 @@ static void where(const char *op, json_t *req)
 	char *line;
 	int n = asprintf(&line, "%s %s %s%s%s %s %s\n", op, model ? model : "-", job ? job : "-", job ? "." : "",
 			 job ? (step ? step : "?") : "", gpu && *gpu ? gpu : "-", sgpu && *sgpu ? sgpu : "-");
-	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT, 0644);
-	if (fd >= 0 && n > 0) {
-		ssize_t w = write(fd, line, (size_t)n);
+	if (n > 0) {
+		ssize_t w = write(where_fd, line, (size_t)n);
 		(void)w;
 	}
-	if (fd >= 0)
-		close(fd);
 	free(line);
 }
 
@@ -572,9 +620,34 @@ int main(void)
 	const char *torch = getenv("KOPT_SIM_TORCH");
 	const char *delay = getenv("KOPT_SIM_DELAY_MS");
 	long delay_ms = delay ? atol(delay) : 0;
-	out(json_pack("{s:s, s:i, s:{s:s, s:s, s:s, s:s, s:s, s:s, s:s}}", "hello", "kopt-sim-worker",
-		      "protocol", 1, "env", "gpu", "Simulated GPU", "cc", "0.0", "driver", "sim", "cuda", "sim",
-		      "torch", torch ? torch : "2.11.0+sim", "triton", "3.6.0+sim", "python", "sim"));
+	if (getenv("KOPT_SIM_LOG"))
+		log_fd = open(getenv("KOPT_SIM_LOG"), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	if (getenv("KOPT_SIM_TRACE"))
+		trace_fd = open(getenv("KOPT_SIM_TRACE"), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	if (getenv("KOPT_SIM_WHERE"))
+		where_fd = open(getenv("KOPT_SIM_WHERE"), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	if (getenv("KOPT_SIM_ENV_LOG")) {
+		FILE *f = fopen(getenv("KOPT_SIM_ENV_LOG"), "a");
+		if (f) {
+			fprintf(f, "pid %ld\n", (long)getpid());
+			for (char **e = environ; *e; e++)
+				fprintf(f, "%s\n", *e);
+			fprintf(f, "\n");
+			fclose(f);
+		}
+	}
+	struct sandbox_state sb;
+	if (sandbox_enter(&sb) < 0) {
+		fprintf(stderr, "sim-worker: cannot start its sandbox: %s\n", sb.note);
+		return 2;
+	}
+	if (sb.note[0])
+		fprintf(stderr, "sim-worker: warning: %s\n", sb.note);
+	out(json_pack("{s:s, s:i, s:{s:s, s:s, s:s, s:s, s:s, s:s, s:s}, s:{s:b, s:b, s:i, s:s, s:s}}",
+		      "hello", "kopt-sim-worker", "protocol", 1, "env", "gpu", "Simulated GPU", "cc", "0.0", "driver",
+		      "sim", "cuda", "sim", "torch", torch ? torch : "2.11.0+sim", "triton", "3.6.0+sim", "python",
+		      "sim", "sandbox", "fs", sb.fs, "net", sb.net, "landlock_abi", sb.landlock_abi, "scratch",
+		      sb.scratch, "how", sandbox_describe(&sb)));
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t n;

@@ -1,0 +1,496 @@
+/* runtime/sandbox.c: see sandbox.h */
+#define _GNU_SOURCE
+#include <config.h>
+
+#include "sandbox.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#ifdef HAVE_LINUX_LANDLOCK_H
+#include <linux/landlock.h>
+#endif
+#ifdef HAVE_LINUX_SECCOMP_H
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#endif
+
+/* ---- the environment ---- */
+
+const char *const sandbox_env_keep[] = {
+	"PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "LC_*", "TZ",
+	"TMPDIR", "XDG_CACHE_HOME", "LD_LIBRARY_PATH",
+	"CUDA_*", "NVIDIA_*", "CUBLAS_*", "CUBLASLT_*", "CUDNN_*",
+	"PYTHON*", "VIRTUAL_ENV", "CONDA_PREFIX",
+	"TORCH*", "PYTORCH_*", "TRITON_*", "KOPT_*",
+	"OMP_*", "MKL_*", "SLURM_*", "PMI_*", "PMIX_*",
+	"ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS",
+	NULL,
+};
+
+static bool has_upper(const char *name, size_t len, const char *needle)
+{
+	size_t nl = strlen(needle);
+	for (size_t i = 0; i + nl <= len; i++) {
+		size_t j = 0;
+		while (j < nl && toupper((unsigned char)name[i + j]) == needle[j])
+			j++;
+		if (j == nl)
+			return true;
+	}
+	return false;
+}
+
+bool sandbox_env_secret(const char *name, size_t len)
+{
+	static const char *const marks[] = { "KEY_", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL",
+					     "APIKEY", "_AUTH", "PRIVATE", NULL };
+	for (const char *const *m = marks; *m; m++)
+		if (has_upper(name, len, *m))
+			return true;
+	if (len >= 3 && has_upper(name + len - 3, 3, "KEY"))
+		return true; /* *_KEY, *KEY */
+	return false;
+}
+
+/* whether name matches one of the patterns (NAME or PREFIX*) in the list */
+static bool matches(const char *name, size_t len, const char *pat, size_t plen)
+{
+	if (plen && pat[plen - 1] == '*')
+		return len >= plen - 1 && memcmp(name, pat, plen - 1) == 0;
+	return len == plen && memcmp(name, pat, len) == 0;
+}
+
+static bool in_extra(const char *name, size_t len, const char *extra)
+{
+	const char *p = extra;
+	while (p && *p) {
+		while (*p && (*p == ' ' || *p == '\t' || *p == ',' || *p == ':'))
+			p++;
+		size_t n = strcspn(p, " \t,:");
+		if (n && matches(name, len, p, n))
+			return true;
+		p += n;
+	}
+	return false;
+}
+
+bool sandbox_env_passes(const char *name, size_t len, const char *extra, const char *const *deny)
+{
+	if (len == 0 || sandbox_env_secret(name, len))
+		return false;
+	for (const char *const *d = deny; d && *d; d++)
+		if (strlen(*d) == len && memcmp(*d, name, len) == 0)
+			return false;
+	for (const char *const *k = sandbox_env_keep; *k; k++)
+		if (matches(name, len, *k, strlen(*k)))
+			return true;
+	return in_extra(name, len, extra);
+}
+
+char **sandbox_env(char *const *env, const char *const *deny)
+{
+	size_t n = 0;
+	const char *extra = NULL;
+	for (char *const *e = env; e && *e; e++, n++)
+		if (strncmp(*e, "KOPT_WORKER_ENV=", 16) == 0)
+			extra = *e + 16;
+	char **out = calloc(n + 1, sizeof *out);
+	if (!out)
+		abort();
+	size_t k = 0;
+	for (char *const *e = env; e && *e; e++) {
+		const char *eq = strchr(*e, '=');
+		if (!eq || !sandbox_env_passes(*e, (size_t)(eq - *e), extra, deny))
+			continue;
+		if (!(out[k++] = strdup(*e)))
+			abort();
+	}
+	return out;
+}
+
+void sandbox_env_free(char **env)
+{
+	for (char **e = env; e && *e; e++)
+		free(*e);
+	free(env);
+}
+
+/* ---- the scratch folder ---- */
+
+#define MARK ".kopt-scratch"
+
+static int mkdirs(const char *path)
+{
+	char buf[PATH_MAX];
+	if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, 0700) < 0 && errno != EEXIST)
+			return -1;
+		*p = '/';
+	}
+	if (mkdir(buf, 0700) < 0 && errno != EEXIST)
+		return -1;
+	struct stat st;
+	if (stat(buf, &st) < 0)
+		return -1;
+	if (!S_ISDIR(st.st_mode)) {
+		errno = ENOTDIR;
+		return -1;
+	}
+	return 0;
+}
+
+static int empty_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	if (ftw->level == 0 || (ftw->level == 1 && strcmp(path + ftw->base, MARK) == 0))
+		return 0;
+	remove(path);
+	return 0;
+}
+
+/* makes dir (koptmake names it, in a shared /tmp): 1 when it and its
+ * parent are real folders of this user that no one else may write into */
+static bool ours(const char *dir)
+{
+	if (mkdirs(dir) < 0)
+		return false;
+	char parent[PATH_MAX];
+	snprintf(parent, sizeof parent, "%s", dir);
+	char *slash = strrchr(parent, '/');
+	if (slash && slash != parent)
+		*slash = '\0';
+	const char *check[] = { dir, slash ? parent : NULL };
+	for (int i = 0; i < 2 && check[i]; i++) {
+		struct stat st;
+		if (lstat(check[i], &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != getuid() ||
+		    (st.st_mode & 022))
+			return false;
+	}
+	return true;
+}
+
+/* a folder with our mark is emptied; an empty one gets the mark; 0, or -1
+ * when it holds files that are not ours (it is used as it is) */
+static int claim(const char *dir)
+{
+	char mark[PATH_MAX];
+	snprintf(mark, sizeof mark, "%s/" MARK, dir);
+	if (access(mark, F_OK) == 0) {
+		nftw(dir, empty_one, 16, FTW_DEPTH | FTW_PHYS);
+		return 0;
+	}
+	int fd = open(mark, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -1;
+	close(fd);
+	return 0;
+}
+
+void sandbox_scratch_remove(const char *root)
+{
+	DIR *d = opendir(root);
+	struct dirent *e;
+	char path[PATH_MAX], mark[PATH_MAX];
+	while (d && (e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof path, "%.3000s/%.255s", root, e->d_name);
+		snprintf(mark, sizeof mark, "%.3000s/%.255s/" MARK, root, e->d_name);
+		struct stat st;
+		if (lstat(path, &st) < 0 || !S_ISDIR(st.st_mode) || access(mark, F_OK) < 0)
+			continue;
+		nftw(path, empty_one, 16, FTW_DEPTH | FTW_PHYS);
+		unlink(mark);
+		rmdir(path);
+	}
+	if (d)
+		closedir(d);
+	rmdir(root); /* only when nothing else is left */
+}
+
+/* ---- Landlock ---- */
+
+#if defined(HAVE_LINUX_LANDLOCK_H) && defined(SYS_landlock_create_ruleset)
+#define HAVE_LANDLOCK 1
+#ifndef LANDLOCK_ACCESS_NET_BIND_TCP
+#define LANDLOCK_ACCESS_NET_BIND_TCP (1ULL << 0)
+#define LANDLOCK_ACCESS_NET_CONNECT_TCP (1ULL << 1)
+#endif
+
+static int landlock_abi(void)
+{
+	long v = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
+	return v < 0 ? 0 : (int)v;
+}
+
+/* the write rights this ABI knows */
+static uint64_t fs_writes(int abi)
+{
+	uint64_t a = LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_REMOVE_DIR |
+		     LANDLOCK_ACCESS_FS_REMOVE_FILE | LANDLOCK_ACCESS_FS_MAKE_CHAR |
+		     LANDLOCK_ACCESS_FS_MAKE_DIR | LANDLOCK_ACCESS_FS_MAKE_REG |
+		     LANDLOCK_ACCESS_FS_MAKE_SOCK | LANDLOCK_ACCESS_FS_MAKE_FIFO |
+		     LANDLOCK_ACCESS_FS_MAKE_BLOCK | LANDLOCK_ACCESS_FS_MAKE_SYM;
+	if (abi >= 2)
+		a |= 1ULL << 13; /* LANDLOCK_ACCESS_FS_REFER */
+	if (abi >= 3)
+		a |= 1ULL << 14; /* LANDLOCK_ACCESS_FS_TRUNCATE */
+	return a;
+}
+
+/* the ruleset's attribute, sized for what this ABI reads */
+struct ll_attr {
+	uint64_t fs, net, scoped;
+};
+
+static int allow_path(int rs, const char *path, uint64_t access)
+{
+	struct landlock_path_beneath_attr pb;
+	memset(&pb, 0, sizeof pb);
+	pb.allowed_access = access;
+	pb.parent_fd = open(path, O_PATH | O_CLOEXEC);
+	if (pb.parent_fd < 0)
+		return 0; /* nothing there to allow */
+	int r = (int)syscall(SYS_landlock_add_rule, rs, LANDLOCK_RULE_PATH_BENEATH, &pb, 0);
+	close(pb.parent_fd);
+	return r;
+}
+#else
+static int landlock_abi(void)
+{
+	return 0;
+}
+#endif
+
+/* ---- seccomp ---- */
+
+#if defined(HAVE_LINUX_SECCOMP_H) && (defined(__x86_64__) || defined(__aarch64__)) && \
+	defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define HAVE_FILTER 1
+#if defined(__x86_64__)
+#define ARCH AUDIT_ARCH_X86_64
+#else
+#define ARCH AUDIT_ARCH_AARCH64
+#endif
+#define DENY(e) BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ((e) & SECCOMP_RET_DATA))
+
+static int seccomp_filter(void)
+{
+	struct sock_filter f[] = {
+		/* another architecture's calls (i386's socketcall) are denied */
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ARCH, 1, 0),
+		DENY(ENOSYS),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+#if defined(__x86_64__)
+		/* the x32 ABI's numbers */
+		BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000, 0, 1),
+		DENY(ENOSYS),
+#endif
+#ifdef __NR_io_uring_setup
+		/* io_uring makes sockets without socket() */
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_io_uring_setup, 0, 1),
+		DENY(EPERM),
+#endif
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_socket, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		/* socket(domain, ...): the low 32 bits of the first argument */
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_UNIX, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		DENY(EACCES),
+	};
+	struct sock_fprog prog = { (unsigned short)(sizeof f / sizeof f[0]), f };
+	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0);
+}
+#endif
+
+/* ---- together ---- */
+
+static void note(struct sandbox_state *st, const char *fmt, const char *arg)
+{
+	size_t used = strlen(st->note);
+	if (used)
+		used += (size_t)snprintf(st->note + used, sizeof st->note - used, "; ");
+	if (used < sizeof st->note)
+		snprintf(st->note + used, sizeof st->note - used, fmt, arg);
+}
+
+/* $VAR, else $HOME/rest (NULL when neither) into buf */
+static const char *env_or_home(char *buf, size_t n, const char *var, const char *rest)
+{
+	const char *v = getenv(var);
+	if (v && *v)
+		snprintf(buf, n, "%s", v);
+	else if (getenv("HOME") && *getenv("HOME"))
+		snprintf(buf, n, "%s/%s", getenv("HOME"), rest);
+	else
+		return NULL;
+	return buf;
+}
+
+int sandbox_enter(struct sandbox_state *st)
+{
+	memset(st, 0, sizeof *st);
+	const char *sw = getenv("KOPT_SANDBOX");
+	st->off = sw && (strcmp(sw, "off") == 0 || strcmp(sw, "0") == 0 || strcmp(sw, "no") == 0);
+
+	/* the scratch folder, and where the caches are before TMPDIR moves */
+	const char *t = getenv("TMPDIR");
+	char tmp[PATH_MAX], path[PATH_MAX];
+	snprintf(tmp, sizeof tmp, "%s", t && *t ? t : "/tmp");
+	const char *given = getenv("KOPT_SCRATCH");
+	if (given && *given && !ours(given)) {
+		note(st, "the scratch folder %s is not this user's own (a link, another owner, or open to "
+			 "others); using a new one", given);
+		given = NULL;
+	}
+	if (given && *given) {
+		if (!realpath(given, st->scratch)) {
+			note(st, "cannot make the scratch folder: %s", strerror(errno));
+			return -1;
+		}
+		claim(st->scratch);
+	} else {
+		snprintf(path, sizeof path, "%.4000s/kopt-worker-XXXXXX", tmp);
+		if (!mkdtemp(path) || !realpath(path, st->scratch)) {
+			note(st, "cannot make the scratch folder: %s", strerror(errno));
+			return -1;
+		}
+		claim(st->scratch);
+	}
+	if (!getenv("TORCHINDUCTOR_CACHE_DIR")) {
+		const struct passwd *pw = getpwuid(getuid());
+		const char *user = getenv("USER") ? getenv("USER") : pw ? pw->pw_name : "unknown";
+		snprintf(path, sizeof path, "%.3800s/torchinductor_%.200s", tmp, user);
+		setenv("TORCHINDUCTOR_CACHE_DIR", path, 1);
+	}
+	setenv("TMPDIR", st->scratch, 1);
+	st->landlock_abi = landlock_abi();
+	if (st->off) {
+		note(st, "%s", "the worker sandbox is off (KOPT_SANDBOX=off)");
+		return 0;
+	}
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
+		note(st, "cannot set no_new_privs: %s", strerror(errno));
+		return -1;
+	}
+
+#ifdef HAVE_LANDLOCK
+	if (st->landlock_abi > 0) {
+		int abi = st->landlock_abi;
+		struct ll_attr attr = { fs_writes(abi), 0, 0 };
+		size_t size = sizeof attr.fs;
+		if (abi >= 4) {
+			attr.net = LANDLOCK_ACCESS_NET_BIND_TCP | LANDLOCK_ACCESS_NET_CONNECT_TCP;
+			size = offsetof(struct ll_attr, scoped);
+		}
+		if (abi >= 6) {
+			attr.scoped = 1ULL << 1; /* LANDLOCK_SCOPE_SIGNAL */
+			size = sizeof attr;
+		}
+		int rs = (int)syscall(SYS_landlock_create_ruleset, &attr, size, 0);
+		if (rs < 0) {
+			note(st, "cannot make a Landlock ruleset: %s", strerror(errno));
+			return -1;
+		}
+		char buf[PATH_MAX];
+		const char *writable[16];
+		int nw = 0;
+		writable[nw++] = st->scratch;
+		writable[nw++] = getenv("TORCHINDUCTOR_CACHE_DIR");
+		static char triton[PATH_MAX], nv[PATH_MAX], kc[PATH_MAX], tc[PATH_MAX];
+		const char *th = getenv("TRITON_HOME") && *getenv("TRITON_HOME") ? getenv("TRITON_HOME") : getenv("HOME");
+		if (th && *th) {
+			snprintf(triton, sizeof triton, "%s/.triton", th);
+			writable[nw++] = triton;
+		}
+		writable[nw++] = getenv("TRITON_CACHE_DIR");
+		if (env_or_home(nv, sizeof nv, "CUDA_CACHE_PATH", ".nv/ComputeCache"))
+			writable[nw++] = nv;
+		if (env_or_home(buf, sizeof buf, "XDG_CACHE_HOME", ".cache")) {
+			snprintf(kc, sizeof kc, "%.4000s/kopt", buf);
+			snprintf(tc, sizeof tc, "%.4000s/torch", buf);
+			writable[nw++] = kc;
+			writable[nw++] = tc;
+		}
+		uint64_t rights = fs_writes(abi);
+		int bad = 0;
+		for (int i = 0; i < nw; i++) {
+			if (!writable[i] || !*writable[i])
+				continue;
+			mkdirs(writable[i]); /* a cache folder that does not exist yet */
+			bad |= allow_path(rs, writable[i], rights) < 0;
+		}
+		/* device files (the GPU's), /dev/null, /dev/shm */
+		bad |= allow_path(rs, "/dev", rights) < 0;
+		const char *more = getenv("KOPT_SANDBOX_WRITE");
+		for (const char *p = more; p && *p;) {
+			size_t n = strcspn(p, ":");
+			if (n && n < sizeof buf) {
+				memcpy(buf, p, n);
+				buf[n] = '\0';
+				bad |= allow_path(rs, buf, rights) < 0;
+			}
+			p += n + (p[n] == ':');
+		}
+		if (bad || syscall(SYS_landlock_restrict_self, rs, 0) < 0) {
+			note(st, "cannot apply the Landlock ruleset: %s", strerror(errno));
+			close(rs);
+			return -1;
+		}
+		close(rs);
+		st->fs = true;
+	}
+#endif
+	if (!st->fs)
+		note(st, "%s", "this kernel has no Landlock: writes outside the scratch folder are not denied");
+
+#ifdef HAVE_FILTER
+	if (seccomp_filter() == 0)
+		st->net = true;
+	else
+		note(st, "seccomp is not available (%s): network sockets are not denied", strerror(errno));
+#else
+	note(st, "%s", "no seccomp filter for this architecture: network sockets are not denied");
+#endif
+	return 0;
+}
+
+const char *sandbox_describe(const struct sandbox_state *st)
+{
+	if (st->off)
+		return "off (KOPT_SANDBOX=off)";
+	if (st->fs && st->net)
+		return "writes confined to the scratch folder and caches (Landlock), no network (seccomp)";
+	if (st->net)
+		return "no network (seccomp); writes not confined (no Landlock in this kernel)";
+	if (st->fs)
+		return "writes confined (Landlock); network not denied (no seccomp)";
+	return "none (neither Landlock nor seccomp)";
+}

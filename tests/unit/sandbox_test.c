@@ -1,0 +1,312 @@
+/*
+ * tests/unit/sandbox_test.c: the worker's sandbox (runtime/sandbox.c), on
+ * the CPU: the environment a worker starts with, and the confinement,
+ * entered in a child process through the same code the workers run, which
+ * then tries what an escaped candidate would (sockets of each family, files
+ * written outside its scratch folder, a grandchild doing the same). Where
+ * this kernel lacks Landlock (or seccomp) the cases that need it are
+ * skipped, saying so.
+ */
+#define _GNU_SOURCE
+#include <config.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../../common/util.h"
+#include "../../runtime/sandbox.h"
+#include "../tap.h"
+
+static bool has(char **env, const char *name)
+{
+	size_t n = strlen(name);
+	for (char **e = env; *e; e++)
+		if (strncmp(*e, name, n) == 0 && (*e)[n] == '=')
+			return true;
+	return false;
+}
+
+static void test_env(void)
+{
+	char *env[] = {
+		"PATH=/usr/bin", "HOME=/home/u", "LANG=C.UTF-8", "LC_ALL=C", "CUDA_VISIBLE_DEVICES=3",
+		"PYTHONPATH=/p", "TORCHINDUCTOR_CACHE_DIR=/c", "TRITON_CACHE_DIR=/t", "KOPT_SIM_LOG=/l",
+		"SLURM_JOB_ID=7", "XDG_CACHE_HOME=/x", "LD_LIBRARY_PATH=/lib",
+		"OPENAI_API_KEY=sk-1", "ANTHROPIC_API_KEY=sk-2", "AWS_SECRET_ACCESS_KEY=a", "AWS_ACCESS_KEY_ID=b",
+		"GITHUB_TOKEN=c", "HF_TOKEN=d", "KOPT_LLM_KEY=e", "KOPT_DB_PASSWORD=f", "DB_PASSWD=g",
+		"GOOGLE_APPLICATION_CREDENTIALS=/k.json", "MY_APIKEY=h", "KOPT_PRIVATE_THING=i",
+		"SSH_AUTH_SOCK=/s", "DISPLAY=:0", "RANDOM_VAR=1", "MY_DATA_DIR=/data", "HF_HOME=/hf",
+		"KOPT_ACCESS=the key of a key_env", "CUDA_SPECIAL=k",
+		"KOPT_WORKER_ENV=MY_DATA_DIR, HF_*", NULL,
+	};
+	const char *deny[] = { "KOPT_ACCESS", "CUDA_SPECIAL", NULL };
+	char **w = sandbox_env(env, deny);
+	static const char *const kept[] = { "PATH", "HOME", "LANG", "LC_ALL", "CUDA_VISIBLE_DEVICES", "PYTHONPATH",
+					    "TORCHINDUCTOR_CACHE_DIR", "TRITON_CACHE_DIR", "KOPT_SIM_LOG",
+					    "SLURM_JOB_ID", "XDG_CACHE_HOME", "LD_LIBRARY_PATH" };
+	int k = 0;
+	for (size_t i = 0; i < sizeof kept / sizeof *kept; i++) {
+		k += has(w, kept[i]);
+		if (!has(w, kept[i]))
+			tap_diag("dropped %s", kept[i]);
+	}
+	TAP_IS_INT(k, (int)(sizeof kept / sizeof *kept), "env: what a worker needs is kept");
+	static const char *const secret[] = { "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "AWS_SECRET_ACCESS_KEY",
+					      "AWS_ACCESS_KEY_ID", "GITHUB_TOKEN", "HF_TOKEN", "KOPT_LLM_KEY",
+					      "KOPT_DB_PASSWORD", "DB_PASSWD", "GOOGLE_APPLICATION_CREDENTIALS",
+					      "MY_APIKEY", "KOPT_PRIVATE_THING" };
+	int s = 0;
+	for (size_t i = 0; i < sizeof secret / sizeof *secret; i++) {
+		s += !has(w, secret[i]);
+		if (has(w, secret[i]))
+			tap_diag("passed %s", secret[i]);
+	}
+	TAP_IS_INT(s, (int)(sizeof secret / sizeof *secret), "env: no API key, token, password or credential, KOPT_* included");
+	TAP_OK(!has(w, "KOPT_ACCESS") && !has(w, "CUDA_SPECIAL"), "env: no variable that a key_env names, whatever its name");
+	TAP_OK(!has(w, "SSH_AUTH_SOCK") && !has(w, "DISPLAY") && !has(w, "RANDOM_VAR"), "env: nothing else");
+	TAP_OK(has(w, "MY_DATA_DIR") && has(w, "HF_HOME"), "env: KOPT_WORKER_ENV adds names and prefixes");
+	sandbox_env_free(w);
+	TAP_OK(sandbox_env_secret("my_token", 8) && sandbox_env_secret("X_KEY", 5) && !sandbox_env_secret("KOPT_SLOT", 9) &&
+	       !sandbox_env_secret("PYTHONHASHSEED", 14), "env: secret-looking names, any case");
+}
+
+/* the man page's list (between its "begin/end worker environment"
+ * comments) is the code's, no more, no less */
+static void test_man(void)
+{
+	const char *top = getenv("top_srcdir");
+	char *p = xasprintf("%s/man/koptmake.1", top ? top : ".");
+	struct strbuf man = STRBUF_INIT;
+	int r = strbuf_read_file(&man, p);
+	free(p);
+	const char *begin = r == 0 ? strstr(man.buf, "begin worker environment") : NULL;
+	const char *end = begin ? strstr(begin, "end worker environment") : NULL;
+	char *words[128];
+	int nw = 0;
+	if (begin && end) {
+		char *block = xstrndup(begin, (size_t)(end - begin)), *save = NULL;
+		for (char *line = strtok_r(block, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+			if (line[0] == '.' || strstr(line, "worker environment"))
+				continue;
+			char *s2 = NULL;
+			for (char *w = strtok_r(line, " \t", &s2); w && nw < 128; w = strtok_r(NULL, " \t", &s2))
+				words[nw++] = xstrdup(w);
+		}
+		free(block);
+	}
+	int nk = 0, found = 0;
+	for (const char *const *k = sandbox_env_keep; *k; k++, nk++) {
+		bool in = false;
+		for (int i = 0; i < nw; i++)
+			in = in || strcmp(words[i], *k) == 0;
+		found += in;
+		if (!in)
+			tap_diag("koptmake(1) does not list %s", *k);
+	}
+	TAP_OK(nw > 0 && found == nk && nw == nk, "koptmake(1) lists the variables a worker keeps, as the code does "
+	       "(%d listed, %d in the code)", nw, nk);
+	for (int i = 0; i < nw; i++)
+		free(words[i]);
+	strbuf_release(&man);
+}
+
+/* what the confined child found, one byte per try: 'y' done, 'n' denied (EACCES/EPERM), 'e' other error */
+enum try {
+	T_ENTER, T_INET, T_INET6, T_PACKET, T_NETLINK, T_UNIX, T_WRITE_OUT, T_MKDIR_OUT, T_SYMLINK_OUT,
+	T_WRITE_SCRATCH, T_DEVNULL, T_TMPDIR, T_GRANDCHILD_INET, T_GRANDCHILD_WRITE, T_N
+};
+
+static char result(int r)
+{
+	if (r >= 0)
+		return 'y';
+	return errno == EACCES || errno == EPERM ? 'n' : 'e';
+}
+
+static int open_w(const char *dir, const char *name)
+{
+	char *p = xasprintf("%s/%s", dir, name);
+	int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	free(p);
+	if (fd >= 0)
+		close(fd);
+	return fd < 0 ? -1 : 0;
+}
+
+static int sock(int family, int type)
+{
+	int fd = socket(family, type, 0);
+	if (fd >= 0)
+		close(fd);
+	return fd < 0 ? -1 : 0;
+}
+
+/* in a child: enters the sandbox and tries; the results and the state come back through a pipe */
+static void confined(const char *outside, char res[T_N], struct sandbox_state *st)
+{
+	int pfd[2];
+	if (pipe(pfd) < 0)
+		kopt_die("pipe");
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(pfd[0]);
+		char r[T_N];
+		memset(r, '-', sizeof r);
+		struct sandbox_state s;
+		r[T_ENTER] = result(sandbox_enter(&s));
+		r[T_INET] = result(sock(AF_INET, SOCK_STREAM));
+		r[T_INET6] = result(sock(AF_INET6, SOCK_DGRAM));
+		r[T_PACKET] = result(sock(AF_PACKET, SOCK_RAW));
+		r[T_NETLINK] = result(sock(AF_NETLINK, SOCK_RAW));
+		r[T_UNIX] = result(sock(AF_UNIX, SOCK_STREAM));
+		r[T_WRITE_OUT] = result(open_w(outside, "escaped"));
+		char *d = xasprintf("%s/newdir", outside), *l = xasprintf("%s/link", outside);
+		r[T_MKDIR_OUT] = result(mkdir(d, 0755));
+		r[T_SYMLINK_OUT] = result(symlink("/etc/passwd", l));
+		r[T_WRITE_SCRATCH] = result(open_w(s.scratch, "mine"));
+		r[T_DEVNULL] = result(open_w("/dev", "null"));
+		r[T_TMPDIR] = getenv("TMPDIR") && strcmp(getenv("TMPDIR"), s.scratch) == 0 ? 'y' : 'e';
+		pid_t g = fork();
+		if (g == 0) {
+			int a = sock(AF_INET, SOCK_STREAM) < 0 ? (errno == EACCES ? 'n' : 'e') : 'y';
+			int b = result(open_w(outside, "grandchild"));
+			_exit((a == 'n' ? 1 : a == 'y' ? 2 : 4) | (b == 'n' ? 8 : b == 'y' ? 16 : 32));
+		}
+		int gs = 0;
+		waitpid(g, &gs, 0);
+		int code = WIFEXITED(gs) ? WEXITSTATUS(gs) : 0;
+		r[T_GRANDCHILD_INET] = code & 1 ? 'n' : code & 2 ? 'y' : 'e';
+		r[T_GRANDCHILD_WRITE] = code & 8 ? 'n' : code & 16 ? 'y' : 'e';
+		ssize_t w1 = write(pfd[1], r, sizeof r), w2 = write(pfd[1], &s, sizeof s);
+		(void)w1;
+		(void)w2;
+		_exit(0);
+	}
+	close(pfd[1]);
+	memset(res, 'e', T_N);
+	memset(st, 0, sizeof *st);
+	ssize_t a = read(pfd[0], res, T_N), b = read(pfd[0], st, sizeof *st);
+	if (a != T_N || b != (ssize_t)sizeof *st)
+		tap_diag("the child sent %zd and %zd bytes", a, b);
+	close(pfd[0]);
+	waitpid(pid, NULL, 0);
+}
+
+static bool exists_in(const char *dir, const char *name)
+{
+	char *p = xasprintf("%s/%s", dir, name);
+	struct stat st;
+	bool r = lstat(p, &st) == 0;
+	free(p);
+	return r;
+}
+
+static void test_confined(void)
+{
+	char *base = xasprintf("%s/kopt-sandbox-XXXXXX", getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	if (!mkdtemp(base))
+		kopt_die("mkdtemp");
+	char *outside = xasprintf("%s/outside", base), *scratch = xasprintf("%s/scratch/0", base);
+	mkdir(outside, 0755);
+	setenv("KOPT_SCRATCH", scratch, 1);
+	unsetenv("KOPT_SANDBOX");
+	unsetenv("KOPT_SANDBOX_WRITE");
+	char r[T_N];
+	struct sandbox_state st;
+	confined(outside, r, &st);
+	TAP_OK(r[T_ENTER] == 'y', "sandbox: entered (%s)", st.note[0] ? st.note : "no warning");
+	tap_diag("this kernel: Landlock ABI %d; confined: %s", st.landlock_abi, sandbox_describe(&st));
+	TAP_OK(r[T_WRITE_SCRATCH] == 'y' && r[T_DEVNULL] == 'y' && r[T_UNIX] == 'y' && r[T_TMPDIR] == 'y',
+	       "sandbox: the scratch folder (TMPDIR points there), /dev/null and AF_UNIX sockets work");
+	if (st.net) {
+		TAP_OK(r[T_INET] == 'n' && r[T_INET6] == 'n' && r[T_PACKET] == 'n' && r[T_NETLINK] == 'n',
+		       "sandbox: socket() of AF_INET, AF_INET6, AF_PACKET and AF_NETLINK is denied (EACCES)");
+		TAP_OK(r[T_GRANDCHILD_INET] == 'n', "sandbox: a child of the worker cannot open one either");
+	} else {
+		tap_ok(1, "sandbox: network sockets denied # SKIP no seccomp filter here: %s", st.note);
+		tap_ok(1, "sandbox: nor in a child # SKIP no seccomp filter here");
+	}
+	if (st.fs) {
+		TAP_OK(r[T_WRITE_OUT] == 'n' && !exists_in(outside, "escaped"),
+		       "sandbox: a file outside the scratch folder cannot be written (EACCES)");
+		TAP_OK(r[T_MKDIR_OUT] == 'n' && r[T_SYMLINK_OUT] == 'n' && !exists_in(outside, "newdir") &&
+		       !exists_in(outside, "link"), "sandbox: nor a folder or a link made there");
+		TAP_OK(r[T_GRANDCHILD_WRITE] == 'n' && !exists_in(outside, "grandchild"),
+		       "sandbox: nor by a child of the worker");
+	} else {
+		/* /sys/kernel/security/lsm lists "landlock" where the kernel has it */
+		tap_ok(1, "sandbox: writes outside the scratch folder denied # SKIP this kernel has no Landlock "
+		       "(ABI 0; /sys/kernel/security/lsm would list it): writes are not confined here");
+		tap_ok(1, "sandbox: nor a folder or a link # SKIP this kernel has no Landlock");
+		tap_ok(1, "sandbox: nor by a child # SKIP this kernel has no Landlock");
+	}
+	TAP_OK(exists_in(scratch, ".kopt-scratch") && exists_in(scratch, "mine"), "sandbox: the scratch folder is marked as ours");
+
+	/* a second worker on the same slot starts with it empty */
+	confined(outside, r, &st);
+	TAP_OK(exists_in(scratch, ".kopt-scratch") && exists_in(scratch, "mine") && r[T_ENTER] == 'y',
+	       "sandbox: a worker's scratch folder is emptied when the next one starts (then written again)");
+	char *stale = xasprintf("%s/stale", scratch);
+	int fd = open(stale, O_WRONLY | O_CREAT, 0644);
+	if (fd >= 0)
+		close(fd);
+	confined(outside, r, &st);
+	TAP_OK(!exists_in(scratch, "stale"), "sandbox: what the last worker left is removed");
+	free(stale);
+
+	/* a scratch folder someone else could have made is not used */
+	char *open_dir = xasprintf("%s/open", base);
+	mkdir(open_dir, 0777);
+	chmod(open_dir, 0777);
+	char *in_open = xasprintf("%s/0", open_dir);
+	setenv("KOPT_SCRATCH", in_open, 1);
+	confined(outside, r, &st);
+	TAP_OK(r[T_ENTER] == 'y' && strncmp(st.scratch, open_dir, strlen(open_dir)) != 0 &&
+	       strstr(st.note, "is not this user's own"), "sandbox: a scratch folder in a folder open to others is refused");
+	if (strstr(st.scratch, "/kopt-worker-")) { /* the one it made instead */
+		char *rm = xasprintf("rm -rf '%s'", st.scratch);
+		if (system(rm) != 0)
+			tap_diag("cannot remove %s", st.scratch);
+		free(rm);
+	}
+	free(in_open);
+	free(open_dir);
+
+	/* KOPT_SANDBOX=off */
+	setenv("KOPT_SCRATCH", scratch, 1);
+	setenv("KOPT_SANDBOX", "off", 1);
+	confined(outside, r, &st);
+	TAP_OK(r[T_ENTER] == 'y' && st.off && r[T_INET] == 'y' && r[T_WRITE_OUT] == 'y' && strstr(st.note, "KOPT_SANDBOX=off"),
+	       "sandbox: KOPT_SANDBOX=off confines nothing, and says so");
+	unsetenv("KOPT_SANDBOX");
+
+	/* koptmake removes the scratch folders when its workers are gone */
+	char *root = xasprintf("%s/scratch", base);
+	sandbox_scratch_remove(root);
+	TAP_OK(access(root, F_OK) < 0, "sandbox: the scratch folders are removed after the build");
+	free(root);
+	unsetenv("KOPT_SCRATCH");
+	char *cmd = xasprintf("rm -rf '%s'", base);
+	if (system(cmd) != 0)
+		tap_diag("cannot remove %s", base);
+	free(cmd);
+	free(outside);
+	free(scratch);
+	free(base);
+}
+
+int main(void)
+{
+	test_env();
+	test_man();
+	test_confined();
+	return tap_done();
+}
