@@ -2,8 +2,10 @@
 #define _POSIX_C_SOURCE 200809L
 #include "http.h"
 
+#include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
+#include <netinet/in.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -80,6 +82,42 @@ static size_t http_header_cb(char *data, size_t size, size_t n, void *ctx)
 	else if (len > 2 || (len > 0 && data[0] != '\r' && data[0] != '\n'))
 		strbuf_add(&x->resp->headers, data, len);
 	return len;
+}
+
+static bool http_loopback(const char *host)
+{
+	char buf[64];
+	size_t n = strlen(host);
+	if (strcasecmp(host, "localhost") == 0)
+		return true;
+	if (n >= 2 && host[0] == '[' && host[n - 1] == ']' && n - 2 < sizeof buf) {
+		memcpy(buf, host + 1, n - 2);
+		buf[n - 2] = '\0';
+		struct in6_addr a6;
+		return inet_pton(AF_INET6, buf, &a6) == 1 && IN6_IS_ADDR_LOOPBACK(&a6);
+	}
+	struct in_addr a4;
+	return inet_pton(AF_INET, host, &a4) == 1 && (ntohl(a4.s_addr) >> 24) == 127;
+}
+
+bool http_cleartext_remote(const char *url, char **host)
+{
+	bool r = true;
+	if (host)
+		*host = NULL;
+	CURLU *u = curl_url();
+	char *scheme = NULL, *h = NULL;
+	if (u && curl_url_set(u, CURLUPART_URL, url, 0) == CURLUE_OK &&
+	    curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) == CURLUE_OK &&
+	    curl_url_get(u, CURLUPART_HOST, &h, 0) == CURLUE_OK) {
+		r = strcasecmp(scheme, "https") != 0 && !http_loopback(h);
+		if (host)
+			*host = xstrdup(h);
+	}
+	curl_free(scheme);
+	curl_free(h);
+	curl_url_cleanup(u);
+	return r;
 }
 
 char *http_response_header(const struct http_response *resp, const char *name)
@@ -238,6 +276,9 @@ int http_post(const struct http_request *req, struct http_response *resp, struct
 	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, http_ms(timeout_s, 120));
 	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L); /* safe in threads; no SIGALRM */
 	curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
+	/* what goes to a local server (a key) never goes through a proxy */
+	if (!http_cleartext_remote(req->url, NULL) && strncasecmp(req->url, "http:", 5) == 0)
+		curl_easy_setopt(c, CURLOPT_NOPROXY, "*");
 	curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING, ""); /* whatever libcurl can decode */
 #if LIBCURL_VERSION_NUM >= 0x075500
 	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");

@@ -4,8 +4,9 @@
  * One call, http_post(), sends one JSON body with extra header lines under a
  * connect timeout and a total timeout, and hands back the status, the body,
  * the raw header lines and the Retry-After of the response. It never follows
- * redirects, speaks only http and https, and does not retry: retry policy
- * belongs to the caller (agents/llm/llm.c).
+ * redirects, speaks only http and https, never goes through a proxy to a
+ * loopback address, and does not retry: retry policy belongs to the caller
+ * (agents/llm/llm.c).
  *
  * Nothing here logs or prints. The header lines passed in may hold secrets
  * (an API key): http_post() does not copy them into anything it returns.
@@ -13,6 +14,7 @@
 #ifndef KOPT_HTTP_H
 #define KOPT_HTTP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <time.h>
 
@@ -68,6 +70,14 @@ void http_global_cleanup(void);
  * resp is reset first; the caller owns it and releases it.
  */
 int http_post(const struct http_request *req, struct http_response *resp, struct strbuf *err);
+
+/*
+ * Whether url sends what it carries in the clear across the network:
+ * plain http:// to a host that is not a loopback address (localhost,
+ * 127.0.0.0/8, ::1). A URL that does not parse counts as such. *host (may
+ * be NULL) gets the host as libcurl reads it, newly allocated, or NULL.
+ */
+bool http_cleartext_remote(const char *url, char **host);
 
 /*
  * The value of the named header of the response (first occurrence, name

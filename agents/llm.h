@@ -10,9 +10,11 @@
  * llm_extract_kernel() takes the kernel module out of the reply.
  *
  * Secrets: the API key is read from the environment variable that the spec
- * names (cfg->key_env) at call time, sent only in a request header, and
- * scrubbed (llm_scrub) from every string this module returns: the error
- * message, the reply text and the stop reason. Nothing here logs or prints.
+ * names (cfg->key_env) at call time, sent only in a request header, over
+ * https or to a loopback address (cfg->insecure_http allows plain http
+ * elsewhere), and scrubbed (llm_scrub) from every string this module
+ * returns: the error message, the reply text and the stop reason. Nothing
+ * here logs or prints.
  *
  * Errors: functions return 0 or -1; on -1 one line is appended to err,
  * lowercase, no full stop, starting "llm: " or "llm budget: ".
@@ -110,7 +112,11 @@ void llm_reply_release(struct llm_reply *r);
 int llm_complete(const struct kopt_llm *cfg, const struct llm_request *req,
 		 struct llm_budget *budget, struct llm_reply *out, struct strbuf *err);
 
-/* Replaces every occurrence of secret in s with "[redacted]"; NULL or "" secret: no-op. */
+/* Replaces every occurrence of secret in s with "[redacted]": its bytes, its
+ * base64 (standard and URL-safe, with and without padding, and the part of
+ * it that any of the three alignments in a longer encoded text keeps), and
+ * each of its halves when it has 16 bytes or more (forms shorter than 8
+ * bytes are left: they would match anything). NULL or "" secret: no-op. */
 void llm_scrub(struct strbuf *s, const char *secret);
 
 /* ---- prompts ---- */

@@ -71,7 +71,8 @@
 	X("url", url, STR, NULL, 0, 0, LANG_KEY, "", "the endpoint's base URL; none = the provider's") \
 	X("key_env", key_env, STR, NULL, 0, 0, 0, "", "the environment variable that holds the API key, never the key") \
 	X("temperature", temperature, REAL, 0.2, 0, 2, LANG_KEY, "", "sampling temperature") \
-	X("max_tokens", max_tokens, LONG, 8192, 1, 1e15, LANG_KEY, "tokens", "tokens per reply")
+	X("max_tokens", max_tokens, LONG, 8192, 1, 1e15, LANG_KEY, "tokens", "tokens per reply") \
+	X("insecure_http", insecure_http, BOOL, false, 0, 0, 0, "", "the key may go over plain http to a host that is not a loopback address")
 
 /* precision policies: X(NAME, ID) */
 #define KOPT_PRECISIONS(X) \

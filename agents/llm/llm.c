@@ -3,6 +3,8 @@
  *
  * One call:
  *   1. pick the provider, read the key from $key_env (never from the spec);
+ *      a key goes over plain http only to a loopback address, unless the
+ *      spec says insecure_http = true;
  *   2. estimate the prompt's tokens (bytes / 4) and ask the budget; a refused
  *      call does not reach the network and costs nothing;
  *   3. charge one call, then POST up to max_attempts times: 408, 429, 5xx and
@@ -13,7 +15,8 @@
  *   4. a 2xx body is parsed by the provider; a malformed one fails without a
  *      retry (it is a failed candidate, and it costs the prompt's tokens);
  *   5. charge the reply's tokens (usage, else estimates), then scrub the key
- *      out of every string handed back.
+ *      out of every string handed back: its bytes, its base64 at each
+ *      alignment and its halves (llm_scrub).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <config.h>
@@ -23,6 +26,8 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -110,33 +115,142 @@ static const char *llm_find(const char *hay, size_t hlen, const char *needle, si
 	return NULL;
 }
 
+/* base64 of n bytes into out (NUL-terminated); url: - and _ for + and /; pad: with = */
+static void llm_b64(const unsigned char *p, size_t n, bool url, bool pad, struct strbuf *out)
+{
+	static const char std[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	static const char safe[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+	const char *t = url ? safe : std;
+	for (size_t i = 0; i < n; i += 3) {
+		uint32_t v = (uint32_t)p[i] << 16 | (i + 1 < n ? (uint32_t)p[i + 1] << 8 : 0) | (i + 2 < n ? p[i + 2] : 0);
+		size_t k = n - i >= 3 ? 4 : n - i + 1;
+		for (size_t j = 0; j < 4; j++) {
+			if (j < k)
+				strbuf_addch(out, t[(v >> (18 - 6 * j)) & 63]);
+			else if (pad)
+				strbuf_addch(out, '=');
+		}
+	}
+}
+
+/* a form of the secret to look for: bytes, and how many base64 characters
+ * around a hit hold some of its bytes too (the groups it shares with the
+ * text around it) */
+struct llm_form {
+	char *s;
+	size_t len;
+	size_t lead, trail;
+};
+
+/* adds sb as a form; forms of at least 8 bytes only, but the key itself */
+static void llm_form(struct llm_form **forms, size_t *n, size_t *cap, struct strbuf *sb, bool always,
+		     size_t lead, size_t trail)
+{
+	if (sb->len >= 8 || (always && sb->len)) {
+		*forms = xgrow(*forms, cap, *n + 1, sizeof **forms);
+		struct llm_form *f = &(*forms)[(*n)++];
+		f->len = sb->len;
+		f->s = strbuf_detach(sb);
+		f->lead = lead;
+		f->trail = trail;
+	}
+	strbuf_release(sb);
+}
+
+static int llm_longer_first(const void *a, const void *b)
+{
+	const struct llm_form *x = a, *y = b;
+	return x->len < y->len ? 1 : x->len > y->len ? -1 : 0;
+}
+
+/*
+ * The forms a secret may be seen in, longest first: its bytes; its base64,
+ * standard and URL-safe, with and without padding, alone, and as it reads at
+ * each of the three alignments inside a longer encoded text (the whole
+ * 3-byte groups that hold only key bytes, with the groups on either side
+ * that hold some); each of its halves when it has 16 bytes or more. Caller
+ * frees (llm_forms_free); *n is set.
+ */
+static struct llm_form *llm_secret_forms(const char *secret, size_t *n)
+{
+	struct llm_form *forms = NULL;
+	size_t cap = 0, len = strlen(secret);
+	const unsigned char *k = (const unsigned char *)secret;
+	struct strbuf sb = STRBUF_INIT;
+	*n = 0;
+	strbuf_addstr(&sb, secret);
+	llm_form(&forms, n, &cap, &sb, true, 0, 0);
+	for (int url = 0; url < 2; url++) {
+		for (int pad = 0; pad < 2; pad++) {
+			llm_b64(k, len, url, pad, &sb);
+			llm_form(&forms, n, &cap, &sb, false, 0, 0);
+		}
+		for (size_t skip = 0; skip < 3 && skip < len; skip++) {
+			size_t whole = (len - skip) / 3 * 3;
+			llm_b64(k + skip, whole, url, false, &sb);
+			llm_form(&forms, n, &cap, &sb, false, skip ? 4 : 0, len - skip - whole ? 4 : 0);
+		}
+	}
+	if (len >= 16) {
+		strbuf_add(&sb, secret, len / 2);
+		llm_form(&forms, n, &cap, &sb, false, 0, 0);
+		strbuf_addstr(&sb, secret + len / 2);
+		llm_form(&forms, n, &cap, &sb, false, 0, 0);
+	}
+	qsort(forms, *n, sizeof *forms, llm_longer_first);
+	return forms;
+}
+
+static bool llm_b64_char(char c, bool pad)
+{
+	return isalnum((unsigned char)c) || c == '+' || c == '/' || c == '-' || c == '_' || (pad && c == '=');
+}
+
 void llm_scrub(struct strbuf *s, const char *secret)
 {
 	static const char mask[] = "[redacted]";
-	size_t n = secret ? strlen(secret) : 0;
-	if (!n || !s->buf || s->len < n)
+	if (!secret || !*secret || !s->buf || !s->len)
 		return;
-	if (!llm_find(s->buf, s->len, secret, n))
-		return;
-	struct strbuf out = STRBUF_INIT;
-	const char *p = s->buf, *end = s->buf + s->len, *hit;
-	while ((hit = llm_find(p, (size_t)(end - p), secret, n))) {
-		strbuf_add(&out, p, (size_t)(hit - p));
-		strbuf_addstr(&out, mask);
-		p = hit + n;
+	size_t nf;
+	struct llm_form *forms = llm_secret_forms(secret, &nf);
+	for (size_t f = 0; f < nf; f++) {
+		const struct llm_form *fm = &forms[f];
+		if (s->len >= fm->len && llm_find(s->buf, s->len, fm->s, fm->len)) {
+			struct strbuf out = STRBUF_INIT;
+			const char *p = s->buf, *end = s->buf + s->len, *hit;
+			while ((hit = llm_find(p, (size_t)(end - p), fm->s, fm->len))) {
+				const char *from = hit, *to = hit + fm->len;
+				for (size_t i = 0; i < fm->lead && from > p && llm_b64_char(from[-1], false); i++)
+					from--;
+				for (size_t i = 0; i < fm->trail && to < end && llm_b64_char(*to, false); i++)
+					to++;
+				while (fm->trail && to < end && *to == '=')
+					to++;
+				strbuf_add(&out, p, (size_t)(from - p));
+				strbuf_addstr(&out, mask);
+				p = to;
+			}
+			strbuf_add(&out, p, (size_t)(end - p));
+			/* wipe the old copy: it held the secret */
+			volatile char *v = s->buf;
+			for (size_t i = 0; i < s->len; i++)
+				v[i] = 0;
+			strbuf_release(s);
+			*s = out;
+		}
 	}
-	strbuf_add(&out, p, (size_t)(end - p));
-	/* wipe the old copy: it held the secret */
-	volatile char *v = s->buf;
-	for (size_t i = 0; i < s->len; i++)
-		v[i] = 0;
-	strbuf_release(s);
-	*s = out;
+	for (size_t f = 0; f < nf; f++) {
+		volatile char *w = forms[f].s;
+		for (size_t i = 0; i < forms[f].len; i++)
+			w[i] = 0;
+		free(forms[f].s);
+	}
+	free(forms);
 }
 
 static void llm_scrub_str(char **s, const char *secret)
 {
-	if (!*s || !secret || !*secret || !strstr(*s, secret))
+	if (!*s || !secret || !*secret)
 		return;
 	struct strbuf sb = STRBUF_INIT;
 	strbuf_addstr(&sb, *s);
@@ -492,6 +606,15 @@ int llm_complete(const struct kopt_llm *cfg, const struct llm_request *req,
 		blen--;
 	strbuf_add(&url, base, blen);
 	strbuf_addstr(&url, pv->path);
+	char *host = NULL;
+	if (key && !cfg->insecure_http && http_cleartext_remote(url.buf, &host)) {
+		strbuf_addf(err, "llm: %s: the key in %s would go to %s in the clear (plain http, not a "
+			    "loopback address); use https, or set insecure_http = true in llm(...)", pv->name,
+			    cfg->key_env, host ? host : "a URL that does not parse");
+		free(host);
+		goto out;
+	}
+	free(host);
 
 	if (pv->build(cfg, req, max_out, &body, err) < 0)
 		goto out;

@@ -454,6 +454,43 @@ static int key_only_in_headers(const struct run *r)
 	return n > 0;
 }
 
+/* base64 for the test, written apart from llm.c's */
+static void b64(const char *in, size_t n, const char *alphabet, struct strbuf *out)
+{
+	const unsigned char *p = (const unsigned char *)in;
+	for (size_t i = 0; i + 2 < n; i += 3) {
+		unsigned v = (unsigned)p[i] << 16 | (unsigned)p[i + 1] << 8 | p[i + 2];
+		for (int j = 18; j >= 0; j -= 6)
+			strbuf_addch(out, alphabet[(v >> j) & 63]);
+	}
+}
+
+/* how many forms of the key text holds: its bytes, its halves, and the
+ * whole 3-byte groups of its base64 at each of the three alignments, in
+ * either alphabet (what any encoding of it shows whatever surrounds it) */
+static int secret_forms_in(const char *text)
+{
+	static const char *const abc[] = { "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/",
+					   "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_" };
+	const char *k = SECRET;
+	size_t n = strlen(k);
+	int found = has(text, k);
+	char *h1 = xstrndup(k, n / 2);
+	found += has(text, h1) + has(text, k + n / 2);
+	free(h1);
+	for (int a = 0; a < 2; a++)
+		for (size_t skip = 0; skip < 3; skip++) {
+			struct strbuf sb = STRBUF_INIT;
+			b64(k + skip, (n - skip) / 3 * 3, abc[a], &sb);
+			if (has(text, sb.buf)) {
+				tap_diag("left: %s", sb.buf);
+				found++;
+			}
+			strbuf_release(&sb);
+		}
+	return found;
+}
+
 static void t_secrets(void)
 {
 	struct run r;
@@ -507,6 +544,62 @@ static void t_secrets(void)
 	       "a key pasted into key_env is not echoed");
 	strbuf_release(&err);
 	llm_reply_release(&rep);
+
+	/* the key echoed as base64 (each alignment, both alphabets, padded or
+	 * not) and in halves, in a reply and in an error */
+	run_scenario(&r, "secret_forms", "openai", &req, NULL, "KOPT_TEST_KEY");
+	int leaks = secret_forms_in(r.reply.text.buf) + secret_forms_in(r.reply.stop_reason) + secret_forms_in(r.err.buf);
+	TAP_OK(r.rc == 0 && leaks == 0 && tap_count(r.reply.text.buf, "[redacted]") >= 11 &&
+	       has(r.reply.text.buf, "raw [redacted];") && has(r.reply.text.buf, "half1 [redacted];") &&
+	       has(r.reply.text.buf, "half2 [redacted]."), "secret: base64 (3 alignments, 2 alphabets, "
+	       "with and without padding) and halves of the key are scrubbed from a reply (%d forms left)", leaks);
+	if (leaks)
+		tap_diag("text: %s", r.reply.text.buf);
+	run_release(&r);
+	run_scenario(&r, "secret_forms_401", "anthropic", &req, NULL, "KOPT_TEST_KEY");
+	TAP_OK(r.rc == -1 && has(r.err.buf, "http 401") && secret_forms_in(r.err.buf) == 0 && has(r.err.buf, "half [redacted]"),
+	       "secret: and from an error message");
+	run_release(&r);
+
+	/* plain http only to a loopback address, unless the spec allows it */
+	static const struct { const char *url; bool clear; } urls[] = {
+		{ "http://127.0.0.1:8000/v1", false }, { "http://localhost:11434/v1", false },
+		{ "http://LOCALHOST/v1", false }, { "http://127.9.9.9/v1", false }, { "http://[::1]:8000/v1", false },
+		{ "https://api.openai.com/v1", false }, { "https://10.0.0.7/v1", false },
+		{ "http://example.com/v1", true }, { "http://10.0.0.7:8000/v1", true },
+		{ "http://127.0.0.1.evil.example/v1", true }, { "http://localhost.evil.example/v1", true },
+		{ "http://user:pw@10.0.0.7/v1", true }, { "http://[::ffff:10.0.0.7]/v1", true },
+		{ "HTTP://example.com/v1", true }, { "not a url", true },
+	};
+	int right = 0;
+	for (size_t i = 0; i < sizeof urls / sizeof *urls; i++) {
+		bool c = http_cleartext_remote(urls[i].url, NULL);
+		right += c == urls[i].clear;
+		if (c != urls[i].clear)
+			tap_diag("%s: cleartext_remote says %d", urls[i].url, c);
+	}
+	TAP_IS_INT(right, (int)(sizeof urls / sizeof *urls), "http: which URLs carry a key in the clear over the network");
+	struct kopt_llm hc = cfg_for("openai", (char *)"http://192.0.2.1:9/v1", "KOPT_TEST_KEY");
+	struct llm_budget hb;
+	struct kopt_agents ha = { .llm_calls = 4, .tokens = -1, .wall_s = -1 };
+	struct llm_reply hr;
+	struct strbuf he = STRBUF_INIT;
+	llm_budget_init(&hb, &ha);
+	llm_reply_init(&hr);
+	TAP_OK(llm_complete(&hc, &req, &hb, &hr, &he) == -1 && hr.attempts == 0 && hb.calls == 0 &&
+	       has(he.buf, "the key in KOPT_TEST_KEY would go to 192.0.2.1 in the clear") &&
+	       has(he.buf, "insecure_http = true") && !has(he.buf, SECRET),
+	       "http: a key is not sent over plain http to another host; nothing is charged");
+	strbuf_reset(&he);
+	hc.insecure_http = true;
+	struct llm_request quick = req;
+	quick.connect_timeout_s = 0.2;
+	quick.timeout_s = 0.3;
+	quick.max_attempts = 1;
+	TAP_OK(llm_complete(&hc, &quick, &hb, &hr, &he) == -1 && hr.attempts == 1 && !has(he.buf, "in the clear"),
+	       "http: insecure_http = true sends it (here to an address that does not answer)");
+	strbuf_release(&he);
+	llm_reply_release(&hr);
 
 	struct strbuf sb = STRBUF_INIT;
 	strbuf_addstr(&sb, SECRET " at start, middle " SECRET SECRET ", end " SECRET);

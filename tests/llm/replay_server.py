@@ -28,6 +28,11 @@ answers each POST with the next scripted response of a JSON script file:
 In a body, "{{header:NAME}}" is replaced by the value of the request's NAME
 header (empty when absent): that is how a test makes the server echo the API
 key back, as some real servers and proxies do in their error messages.
+"{{key:FORM}}" echoes the key itself (the Authorization header without
+"Bearer ", else x-api-key) in another form: raw, b64, b64nopad, b64url,
+b64urlnopad (its base64), b64at1, b64at2, b64urlat1, b64urlat2 (the base64
+of one or two other bytes and the key: the key at the other alignments),
+half1, half2 (its halves).
 
 With --log FILE, each request is appended to FILE as one JSON line:
 {"method", "path", "headers": {name: value}, "body": text}.
@@ -35,6 +40,7 @@ With --log FILE, each request is appended to FILE as one JSON line:
 Standard library only (python3 in CI).
 """
 import argparse
+import base64
 import json
 import os
 import re
@@ -44,6 +50,25 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import time
 
 PLACEHOLDER = re.compile(r"\{\{header:([A-Za-z0-9-]+)\}\}")
+KEY_FORM = re.compile(r"\{\{key:([a-z0-9]+)\}\}")
+
+
+def key_form(key: str, form: str) -> str:
+    b = key.encode("utf-8")
+    enc = {
+        "raw": lambda: key,
+        "b64": lambda: base64.b64encode(b).decode(),
+        "b64nopad": lambda: base64.b64encode(b).decode().rstrip("="),
+        "b64url": lambda: base64.urlsafe_b64encode(b).decode(),
+        "b64urlnopad": lambda: base64.urlsafe_b64encode(b).decode().rstrip("="),
+        "b64at1": lambda: base64.b64encode(b"\xfb" + b).decode(),
+        "b64at2": lambda: base64.b64encode(b"\xfb\xff" + b).decode(),
+        "b64urlat1": lambda: base64.urlsafe_b64encode(b"\xfb" + b).decode(),
+        "b64urlat2": lambda: base64.urlsafe_b64encode(b"\xfb\xff" + b).decode(),
+        "half1": lambda: key[:len(key) // 2],
+        "half2": lambda: key[len(key) // 2:],
+    }
+    return enc[form]() if form in enc else "?"
 
 
 class Script:
@@ -118,6 +143,9 @@ def make_handler(script: Script, log_path):
             if r.get("close"):
                 return  # the server closes the socket: no status line at all
             text = PLACEHOLDER.sub(lambda m: self.headers.get(m.group(1), ""), r.get("body", ""))
+            auth = self.headers.get("Authorization", "")
+            key = auth[7:] if auth.startswith("Bearer ") else self.headers.get("x-api-key", "")
+            text = KEY_FORM.sub(lambda m: key_form(key, m.group(1)), text)
             self.send(int(r.get("status", 200)), r.get("headers", {}), text, r.get("truncate"))
 
         def send(self, status, headers, text, truncate=None):

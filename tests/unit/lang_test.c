@@ -119,7 +119,8 @@ static void test_targets_and_dump(void)
 	struct seen s;
 	const char *text =
 		"device d { gpus = 2 }\n"
-		"agents a { coder = llm(\"anthropic\", model = \"c\") }\n"
+		"agents a { coder = llm(\"anthropic\", model = \"c\")\n"
+		"           debugger = llm(\"openai\", model = \"c\", url = \"http://gpu-box:8000/v1\", insecure_http = true) }\n"
 		"models g = glob(\"kb/level1/*.py\")\n"
 		"model m { source = \"models/matmul.py\" }\n"
 		"target all = [g, m, g]\n"
@@ -138,6 +139,8 @@ static void test_targets_and_dump(void)
 	const struct kopt_llm *l = &spec->agents[0].roles[KOPT_ROLE_CODER].llm;
 	TAP_IS_STR(l->key_env, "ANTHROPIC_API_KEY", "anthropic key variable by default");
 	TAP_OK(l->url == NULL, "url NULL by default");
+	TAP_OK(!l->insecure_http && spec->agents[0].roles[KOPT_ROLE_DEBUGGER].llm.insecure_http,
+	       "insecure_http: false by default, set when the spec says so");
 
 	char *b1 = NULL, *b2 = NULL;
 	size_t n1 = 0, n2 = 0;
