@@ -173,8 +173,9 @@ static int empty_one(const char *path, const struct stat *st, int flag, struct F
 	return 0;
 }
 
-/* makes dir (koptmake names it, in a shared /tmp): 1 when it and its
- * parent are real folders of this user that no one else may write into */
+/* makes dir (koptmake names it, in a shared /tmp): whether it is a real
+ * folder of this user that no one else may write into, in a folder that is
+ * as well, or sticky (as /tmp is) */
 static bool ours(const char *dir)
 {
 	if (mkdirs(dir) < 0)
@@ -184,13 +185,13 @@ static bool ours(const char *dir)
 	char *slash = strrchr(parent, '/');
 	if (slash && slash != parent)
 		*slash = '\0';
-	const char *check[] = { dir, slash ? parent : NULL };
-	for (int i = 0; i < 2 && check[i]; i++) {
-		struct stat st;
-		if (lstat(check[i], &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != getuid() ||
-		    (st.st_mode & 022))
-			return false;
-	}
+	struct stat st;
+	if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != getuid() || (st.st_mode & 022))
+		return false;
+	/* its parent: ours too, or one where no one can move it away (/tmp: sticky) */
+	if (slash && (lstat(parent, &st) < 0 || !S_ISDIR(st.st_mode) ||
+		      ((st.st_uid != getuid() || (st.st_mode & 022)) && !(st.st_mode & S_ISVTX))))
+		return false;
 	return true;
 }
 
