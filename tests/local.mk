@@ -9,7 +9,8 @@ EXTRA_DIST += tests/runtime/run.sh tests/runtime/test_runtime.py tests/runtime/l
 	tests/gpu/wclient.py tests/gpu/cheats.py tests/gpu/check_smoke.py tests/gpu/deploy.py tests/gpu/record-fixtures.sh \
 	tests/gpu/acceptance.sh tests/gpu/cost.py \
 	tests/gpu/models/small_softmax.py tests/gpu/models/small_convnet.py \
-	tests/gpu/models/small_triton.py tests/gpu/models/bad_import.py
+	tests/gpu/models/small_triton.py tests/gpu/models/bad_import.py \
+	tests/gpu/sandbox.sh tests/gpu/models/escape_socket.py tests/gpu/models/escape_write.py
 # GPU tests: make check-gpu on a machine with an NVIDIA GPU (tests/gpu/run.sh)
 noinst_PROGRAMS += tests/gpu/gate-decide
 tests_gpu_gate_decide_SOURCES = tests/gpu/gate-decide.c
