@@ -77,6 +77,7 @@ struct wpool {
 	long next_id;
 	char *scratch;       /* worker i's scratch folder is scratch/i; NULL: its own */
 	char **deny;         /* variables no worker gets (key_env names), NULL-terminated */
+	bool sandbox_warned; /* a worker's hello said it is not fully confined */
 };
 
 wpool *wpool_new(const char *program, int max_workers)
@@ -601,6 +602,18 @@ int wpool_held(const wpool *p)
 	return n;
 }
 
+/* a worker that says (hello's "sandbox") it is not fully confined: once per pool */
+static void sandbox_said(wpool *p, const json_t *sb)
+{
+	if (p->sandbox_warned || !json_is_object(sb) ||
+	    (json_is_true(json_object_get(sb, "fs")) && json_is_true(json_object_get(sb, "net"))))
+		return;
+	const char *how = json_string_value(json_object_get(sb, "how"));
+	kopt_warn("the workers run with a weaker sandbox: %s (koptmake(1), THE WORKERS' SANDBOX)",
+		  how ? how : "not confined");
+	p->sandbox_warned = true;
+}
+
 static void handle_line(wpool *p, struct worker *w, const char *line, size_t n, wpool_cb *cb, void *ctx)
 {
 	json_error_t err;
@@ -631,6 +644,7 @@ static void handle_line(wpool *p, struct worker *w, const char *line, size_t n, 
 		} else {
 			w->state = W_READY;
 			w->deadline = 0;
+			sandbox_said(p, json_object_get(msg, "sandbox"));
 			struct wpool_event ev = { WPOOL_HELLO, (int)(w - p->w), w->dev, w->job,
 						  json_is_object(env) ? env : NULL, NULL, NULL, false };
 			int stop = cb ? cb(ctx, &ev) : 0;

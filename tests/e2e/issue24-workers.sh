@@ -69,6 +69,8 @@ else
 fi
 KOPT_SANDBOX=off "$KOPTMAKE" -B escapes > out.off 2> err.off || true
 check "with KOPT_SANDBOX=off the same candidate writes the file (the test can fail)" "[ -e outside/pwned ]"
+check "and koptmake says, once, that its workers run without the sandbox" \
+	"[ \$(grep -c 'weaker sandbox: off (KOPT_SANDBOX=off)' err.off) -eq 1 ] && ! grep -q 'weaker sandbox' err"
 
 # keys: koptmake holds them, its workers do not
 : > "$ENVLOG"
