@@ -141,7 +141,7 @@ static int plant(const char *dir, const char *victim, const char *bad, size_t ba
 	}
 	json_t *nv = legacy ? json_incref(json_object_get(v, "hash")) : json_incref(v);
 	json_object_del(outs, victim);
-	json_object_setn_nocheck(outs, bad, bad_len, nv);
+	json_object_setn_new_nocheck(outs, bad, bad_len, nv);
 	char *js = json_dumps(m, JSON_COMPACT | JSON_SORT_KEYS);
 	json_decref(m);
 	char *cd = xasprintf("%s/.kopt", dir);
