@@ -347,7 +347,8 @@ static int manifest_objects(json_t *man, kopt_hash **out, size_t *n)
 		json_t *v;
 		json_object_foreach(json_object_get(man, maps[m]), k, v) {
 			kopt_hash h;
-			const char *hex = json_string_value(v);
+			/* an output is {"hash", "size"} (an older one, the hash alone) */
+			const char *hex = json_string_value(json_is_object(v) ? json_object_get(v, "hash") : v);
 			if (!hex || strlen(hex) != 32 || hash_parse(hex, &h) < 0)
 				return -1;
 			*out = xgrow(*out, &cap, *n + 1, sizeof **out);
