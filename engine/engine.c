@@ -97,6 +97,11 @@ static void sandbox_pool(wpool *pool, const kopt_spec *spec, const char *cache_d
 				  (unsigned long long)hash_sum64(real ? real : cache_dir,
 								 strlen(real ? real : cache_dir)));
 	wpool_sandbox(pool, scratch, deny);
+	/* Inductor's and Triton's caches beside koptmake's own, for every
+	 * worker and build of this cache (runtime/PROTOCOL.md) */
+	char *compile = xasprintf("%s/compile", real ? real : cache_dir);
+	setenv("KOPT_COMPILE_CACHE", compile, 0);
+	free(compile);
 	free(scratch);
 	free(real);
 	free(deny);

@@ -385,6 +385,16 @@ int sandbox_enter(struct sandbox_state *st)
 		}
 		claim(st->scratch);
 	}
+	/* the compile caches under the spec's cache folder (koptmake sets
+	 * KOPT_COMPILE_CACHE; worker.py says why), fixed here, before the
+	 * sandbox names what may be written; a user's own setting wins */
+	const char *cc = getenv("KOPT_COMPILE_CACHE");
+	if (cc && *cc) {
+		snprintf(path, sizeof path, "%.4000s/inductor", cc);
+		setenv("TORCHINDUCTOR_CACHE_DIR", path, 0);
+		snprintf(path, sizeof path, "%.4000s/triton", cc);
+		setenv("TRITON_CACHE_DIR", path, 0);
+	}
 	if (!getenv("TORCHINDUCTOR_CACHE_DIR")) {
 		const struct passwd *pw = getpwuid(getuid());
 		const char *user = getenv("USER") ? getenv("USER") : pw ? pw->pw_name : "unknown";
