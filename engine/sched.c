@@ -356,8 +356,9 @@ static void job_failed(struct sched *s, struct job *j, const char *reason, const
 	s->ndone++;
 	if (!s->o->keep_going)
 		s->stop = true;
+	char *why = xstrdup(reason); /* it may be the run's own error, freed with the job */
 	remove_job(s, j);
-	fail_node(s, n, xstrdup(reason));
+	fail_node(s, n, why);
 }
 
 static void job_done(struct sched *s, struct job *j)
