@@ -130,6 +130,7 @@ int main(int argc, char **argv)
 	unsetenv("KOPT_LAUNCHER");
 	struct engine_opts o = { 0 };
 	o.worker = sim;
+	o.rules = &rule_pipeline;
 
 	/* 1. overhead per step in a first build */
 	char *odir = fx_tmpdir("bench-overhead");

@@ -1,4 +1,5 @@
 /* engine/dag.c: see dag.h */
+#define _POSIX_C_SOURCE 200809L
 #include <config.h>
 
 #include "dag.h"
@@ -7,13 +8,10 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../agents/agent.h"
 #include "../rules/rules.h"
-
-const char *const dag_kind_names[DAG_NKINDS] = {
-	"capture", "profile", "propose", "verify", "stitch", "report",
-};
 
 #define CHUNK 1024
 #define STRBLOCK 65536
@@ -51,6 +49,7 @@ static struct dag_node *new_node_at(struct dag *d, enum dag_kind kind, const cha
 	struct dag_node *n = &d->chunks[d->nchunks - 1][d->chunkused++];
 	memset(n, 0, sizeof *n);
 	n->kind = (uint8_t)kind;
+	n->rule = d->rules->rules[kind];
 	n->cand = -1;
 	n->path = (char *)path;
 	d->all = xgrow(d->all, &d->allcap, d->nnodes + 1, sizeof *d->all);
@@ -66,20 +65,21 @@ static struct dag_node *new_node(struct dag *d, enum dag_kind kind, char *path)
 	return n;
 }
 
-static void add_dep(struct dag_node *n, struct dag_node *dep)
+void dag_add_dep(struct dag_node *n, struct dag_node *dep, unsigned flags)
 {
 	if (!n->depcap) {
 		n->deps = n->deps_in;
 		n->depcap = 2;
 	} else if (n->ndeps + 1 > n->depcap) {
-		struct dag_node **v = xmalloc(n->depcap * 2 * sizeof *v);
+		struct dag_dep *v = xmalloc(n->depcap * 2 * sizeof *v);
 		memcpy(v, n->deps, n->ndeps * sizeof *v);
 		if (n->deps != n->deps_in)
 			free(n->deps);
 		n->deps = v;
 		n->depcap *= 2;
 	}
-	n->deps[n->ndeps++] = dep;
+	n->deps[n->ndeps].node = dep;
+	n->deps[n->ndeps++].flags = flags;
 	if (!dep->usercap) {
 		dep->users = dep->users_in;
 		dep->usercap = 2;
@@ -94,6 +94,11 @@ static void add_dep(struct dag_node *n, struct dag_node *dep)
 	dep->users[dep->nusers++] = n;
 	if (!(dep->flags & DAG_SETTLED))
 		n->npending++;
+}
+
+static void add_dep(struct dag_node *n, struct dag_node *dep)
+{
+	dag_add_dep(n, dep, 0);
 }
 
 static void announce(struct dag *d, struct dag_node *n)
@@ -111,16 +116,21 @@ static void add_mv(struct dag *d, struct dag_model *dm, size_t v, const struct k
 	mv->index = v;
 	hash_key_init_bare(&mv->variant_key);
 	rule_key_variant(&mv->variant_key, var);
+	kopt_hash parts[2] = { dm->file_hash, hash_bytes(mv->variant_key.ser.buf, mv->variant_key.ser.len) };
+	mv->affinity = hash_bytes(parts, sizeof parts).lo | 1; /* never 0 */
 	mv->capture = new_node(d, DAG_CAPTURE, xasprintf("%s/%s", dm->spec->name, var->name));
 	mv->capture->model = dm;
 	mv->capture->mv = mv;
+	mv->capture->device = dm->spec->device;
+	mv->capture->affinity = mv->affinity;
 	mv->profile = new_node(d, DAG_PROFILE, xstrdup(mv->capture->path));
 	mv->profile->model = dm;
 	mv->profile->mv = mv;
+	mv->profile->device = dm->spec->device;
+	mv->profile->affinity = mv->affinity;
 	add_dep(mv->profile, mv->capture);
 	add_dep(dm->stitch, mv->capture);
 	add_dep(dm->stitch, mv->profile);
-	d->nvariants_total++;
 }
 
 static struct dag_model *add_model(struct dag *d, const struct kopt_model *m)
@@ -146,6 +156,7 @@ static struct dag_model *add_model(struct dag *d, const struct kopt_model *m)
 	dm->mvs = xcalloc(m->nvariants + 2, sizeof *dm->mvs); /* + the agents' own */
 	dm->stitch = new_node(d, DAG_STITCH, xstrdup(m->name));
 	dm->stitch->model = dm;
+	dm->stitch->device = m->device;
 	for (size_t v = 0; v < m->nvariants; v++)
 		add_mv(d, dm, v, &m->variants[v]);
 	return dm;
@@ -175,6 +186,7 @@ struct dag *dag_new(const kopt_spec *spec, char *const *targets, int ntargets,
 	struct dag *d = xcalloc(1, sizeof *d);
 	d->spec = spec;
 	d->opts = opts;
+	d->rules = opts->rules;
 	d->cache = cache;
 	d->blog = blog;
 	d->out_dir = xstrdup(out_dir);
@@ -291,6 +303,7 @@ void dag_free(struct dag *d)
 	}
 	free(d->models);
 	free(d->reports);
+	free(d->env_read);
 	free(d->out_dir);
 	free(d);
 }
@@ -306,7 +319,7 @@ json_t *dag_result(struct dag *d, struct dag_node *n)
 	n->result = json_loadb(n->manifest, n->manifest_len, 0, &err);
 	if (!n->result || !json_is_object(n->result)) {
 		kopt_warn("the cached result of %s %s does not parse (%s); ignored",
-			  dag_kind_names[n->kind], n->path, err.text);
+			  n->rule->name, n->path, err.text);
 		json_decref(n->result);
 		n->result = NULL;
 	}
@@ -519,16 +532,24 @@ size_t dag_expand(struct dag *d, struct dag_mv *mv)
 			p->kernel = k;
 			p->cand = i;
 			add_dep(p, mv->profile);
+			/* the previous candidate: proposed after its verdict, keyed on
+			 * its verify's key; a failed verify stops the chain unless the
+			 * agent does not read verdicts */
 			if (i > 0)
-				add_dep(p, k->verify[i - 1]);
+				dag_add_dep(p, k->verify[i - 1],
+					    DAG_EDGE_ORDER | (agent_needs_feedback(ag, i) ? 0 : DAG_EDGE_SOFT));
 			struct dag_node *v = new_node_at(d, DAG_VERIFY, p->path);
 			v->model = mv->model;
 			v->mv = mv;
 			v->kernel = k;
 			v->cand = i;
+			v->device = mv->model->spec->device;
+			v->affinity = mv->affinity;
 			add_dep(v, p);
 			add_dep(v, mv->capture);
-			add_dep(stitch, v);
+			/* a failed verify fails its candidate, not the model: the
+			 * stitch goes on without it (and it runs again next time) */
+			dag_add_dep(stitch, v, DAG_EDGE_SOFT);
 			k->propose[i] = p;
 			k->verify[i] = v;
 			added += 2;
@@ -655,7 +676,7 @@ void dag_kernel_info(struct dag *d, struct dag_kernel *k)
 
 void dag_describe(const struct dag_node *n, struct strbuf *out)
 {
-	strbuf_addstr(out, dag_kind_names[n->kind]);
+	strbuf_addstr(out, n->rule->name);
 	strbuf_addch(out, ' ');
 	strbuf_addstr(out, n->path);
 }
@@ -667,12 +688,12 @@ struct dag_node *dag_find(struct dag *d, const char *what)
 		struct dag_node *n = d->all[i];
 		if (sp) {
 			size_t kl = (size_t)(sp - what);
-			if (strlen(dag_kind_names[n->kind]) == kl &&
-			    strncmp(dag_kind_names[n->kind], what, kl) == 0 && strcmp(n->path, sp + 1) == 0)
+			if (strlen(n->rule->name) == kl && strncmp(n->rule->name, what, kl) == 0 &&
+			    strcmp(n->path, sp + 1) == 0)
 				return n;
 		} else if (strcmp(n->path, what) == 0) {
 			/* a bare path: prefer the step that decides (verify over propose) */
-			if (n->kind == DAG_PROPOSE || n->kind == DAG_CAPTURE)
+			if (n->rule->secondary)
 				continue;
 			return n;
 		}
@@ -680,9 +701,32 @@ struct dag_node *dag_find(struct dag *d, const char *what)
 	return NULL;
 }
 
-const struct kopt_device *dag_device(const struct dag_node *n)
+json_t *dag_env(struct dag *d, const struct kopt_device *dev)
 {
-	if (n->kind == DAG_REPORT || n->kind == DAG_PROPOSE || !n->model)
-		return NULL;
-	return n->model->spec->device;
+	if (!dag_env_read(d, dev)) {
+		d->env_read = xrealloc(d->env_read, (d->nenv_read + 1) * sizeof *d->env_read);
+		d->env_read[d->nenv_read++] = dev;
+	}
+	return cache_env_get(d->cache, dag_env_name(dev));
+}
+
+bool dag_env_read(const struct dag *d, const struct kopt_device *dev)
+{
+	for (size_t i = 0; i < d->nenv_read; i++)
+		if (d->env_read[i] == dev)
+			return true;
+	return false;
+}
+
+const char *dag_env_name(const struct kopt_device *dev)
+{
+	return dev ? dev->name : "default";
+}
+
+kopt_hash dag_stable_hash(const json_t *stable)
+{
+	char *s = json_dumps(stable, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
+	kopt_hash h = hash_str(s ? s : "");
+	free(s);
+	return h;
 }

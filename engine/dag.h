@@ -22,6 +22,7 @@
 #include "cache.h"
 #include "engine.h"
 #include "hash.h"
+#include "rule.h"
 
 enum dag_kind { DAG_CAPTURE, DAG_PROFILE, DAG_PROPOSE, DAG_VERIFY, DAG_STITCH, DAG_REPORT, DAG_NKINDS };
 
@@ -35,9 +36,10 @@ enum {
 	DAG_RAN = 1 << 5,       /* ran in this build */
 	DAG_RUNNING = 1 << 6,
 	DAG_QUEUED = 1 << 7,    /* in the scheduler's ready queue */
-	DAG_NONE = 1 << 8,      /* verify of "no candidate": nothing to run */
+	DAG_NONE = 1 << 8,      /* its rule's skip(): nothing to run, no result */
 	DAG_NOKEY = 1 << 9,     /* the key cannot be computed yet (no environment fingerprint) */
 	DAG_UPFAIL = 1 << 10,   /* failed because an input failed */
+	DAG_UPWOULD = 1 << 11,  /* -n: would run because an input would */
 };
 #define DAG_SETTLED (DAG_DONE | DAG_FAILED | DAG_WOULD)
 
@@ -45,21 +47,39 @@ struct dag_model;
 struct dag_mv;
 struct dag_kernel;
 
+/* edge flags, set by the rule that adds the edge (samurai's inorderidx,
+ * ninja's is_order_only) */
+enum {
+	DAG_EDGE_ORDER = 1 << 0, /* order only: the dependent's key reads the input's key, not its
+				  * result; under -n an input that would run for a reason of its
+				  * own does not make the dependent run */
+	DAG_EDGE_SOFT = 1 << 1,  /* a failed input does not fail the dependent */
+};
+
+struct dag_dep {
+	struct dag_node *node;
+	unsigned flags;             /* DAG_EDGE_* */
+};
+
 struct dag_node {
-	uint8_t kind;               /* enum dag_kind */
+	const struct rule *rule;    /* what it is; rule->name is its kind's name */
+	uint8_t kind;               /* its rule's index in the rule set */
 	uint16_t flags;
 	int cand;                   /* candidate index (propose, verify), else -1 */
 	char *path;                 /* "softmax/default/k/c3", "softmax", "all" */
+	const struct kopt_device *device; /* worker steps: the device their worker runs on */
+	uint64_t affinity;          /* worker steps: what they leave loaded in their worker (0: nothing) */
 	struct dag_model *model;    /* every kind but report */
 	struct dag_mv *mv;          /* capture, profile, propose, verify */
 	struct dag_kernel *kernel;  /* propose, verify */
 	const struct kopt_target *target; /* report */
-	struct dag_node **deps;     /* inputs (propose: also the previous verify, order only) */
+	struct dag_dep *deps;       /* inputs */
 	uint32_t ndeps, depcap;
 	struct dag_node **users;
 	uint32_t nusers, usercap;
 	uint32_t npending;          /* deps not settled yet */
-	struct dag_node *deps_in[2], *users_in[2]; /* the first two of each, without malloc */
+	struct dag_dep deps_in[2];  /* the first two of each, without malloc */
+	struct dag_node *users_in[2];
 	kopt_hash key;              /* when DAG_EVALUATED and not DAG_NOKEY */
 	kopt_hash out;              /* stable hash of the result, when DAG_DONE */
 	char *ingredients;          /* of the key, kept for the build log of a stale node */
@@ -92,6 +112,7 @@ struct dag_mv {
 	struct dag_node *capture, *profile;
 	char *summary;              /* the profile's kernel summary; kernel names point into it */
 	struct hash_key variant_key; /* the variant's key ingredients, serialized once */
+	uint64_t affinity;          /* its worker steps' (the model file and variant) */
 	struct dag_kernel *kernels;
 	size_t nkernels;
 	bool expanded;
@@ -117,6 +138,7 @@ struct dag_model {
 struct dag {
 	const kopt_spec *spec;
 	const struct engine_opts *opts;
+	const struct rule_set *rules;
 	kopt_cache *cache;
 	kopt_blog *blog;
 	char *out_dir;              /* where outputs go */
@@ -134,10 +156,10 @@ struct dag {
 	size_t nchunks, chunkused;
 	char **strs;                /* path strings, allocated in blocks */
 	size_t nstrs, strused;
-	size_t nvariants_total;
+	const struct kopt_device **env_read; /* devices whose environment a key read (dag_env) */
+	size_t nenv_read;
 };
 
-extern const char *const dag_kind_names[DAG_NKINDS];
 
 /*
  * Builds the static part of the graph for the named targets (NULL/0: the
@@ -186,7 +208,19 @@ char *dag_manifest(const char *kind, const char *path, json_t *outputs, json_t *
 void dag_describe(const struct dag_node *n, struct strbuf *out);
 /* finds a node by "KIND PATH" or "PATH" (first match), NULL when absent */
 struct dag_node *dag_find(struct dag *d, const char *what);
-/* the device name a node's worker must be of (NULL for local steps) */
-const struct kopt_device *dag_device(const struct dag_node *n);
+/* a dependency of n on dep, with DAG_EDGE_* flags */
+void dag_add_dep(struct dag_node *n, struct dag_node *dep, unsigned flags);
+/*
+ * The worker environment last reported for dev (the cache's; NULL when none
+ * is known), for a key that depends on it. The dag remembers that a key
+ * read it: when a worker of dev reports another, the build plans again.
+ */
+json_t *dag_env(struct dag *d, const struct kopt_device *dev);
+/* whether a key read dev's environment */
+bool dag_env_read(const struct dag *d, const struct kopt_device *dev);
+/* the name the cache files dev's environment under */
+const char *dag_env_name(const struct kopt_device *dev);
+/* the stable hash of a result: XXH3-128 of its canonical JSON */
+kopt_hash dag_stable_hash(const json_t *stable);
 
 #endif

@@ -335,14 +335,14 @@ static void print_numbers(json_t *nums)
 }
 
 /* "verify" "m/default/k/c3" typed as two words: one step name */
-static char **step_args(char *const *args, int nargs, int *nout)
+static char **step_args(const struct rule_set *rules, char *const *args, int nargs, int *nout)
 {
 	char **v = xcalloc((size_t)nargs + 1, sizeof *v);
 	int n = 0;
 	for (int i = 0; i < nargs; i++) {
 		bool kind = false;
-		for (int k = 0; k < DAG_NKINDS; k++)
-			kind |= strcmp(args[i], dag_kind_names[k]) == 0;
+		for (size_t k = 0; k < rules->nrules; k++)
+			kind |= strcmp(args[i], rules->rules[k]->name) == 0;
 		if (kind && i + 1 < nargs)
 			v[n++] = xasprintf("%s %s", args[i], args[i + 1]), i++;
 		else
@@ -380,7 +380,7 @@ static int tool_query_steps(const kopt_spec *spec, const struct engine_opts *o, 
 int engine_tool_why(const kopt_spec *spec, const struct engine_opts *o, char *const *args, int nargs)
 {
 	int n;
-	char **v = step_args(args, nargs, &n);
+	char **v = step_args(o->rules, args, nargs, &n);
 	int r = tool_why_steps(spec, o, v, n);
 	free_args(v, n);
 	return r;
@@ -389,7 +389,7 @@ int engine_tool_why(const kopt_spec *spec, const struct engine_opts *o, char *co
 int engine_tool_query(const kopt_spec *spec, const struct engine_opts *o, char *const *args, int nargs)
 {
 	int n;
-	char **v = step_args(args, nargs, &n);
+	char **v = step_args(o->rules, args, nargs, &n);
 	int r = tool_query_steps(spec, o, v, n);
 	free_args(v, n);
 	return r;
@@ -414,13 +414,13 @@ static int tool_why_steps(const kopt_spec *spec, const struct engine_opts *o, ch
 			continue;
 		}
 		if (!(n->flags & DAG_DONE)) {
-			printf("%s %s: no result for the current inputs (%s)\n", dag_kind_names[n->kind], n->path,
+			printf("%s %s: no result for the current inputs (%s)\n", n->rule->name, n->path,
 			       n->why ? n->why : "not evaluated");
 			status = 1;
 			continue;
 		}
 		if (n->flags & DAG_NONE) {
-			printf("%s %s: no candidate (the agent had no more)\n", dag_kind_names[n->kind], n->path);
+			printf("%s %s: no candidate (the agent had no more)\n", n->rule->name, n->path);
 			continue;
 		}
 		json_t *r = dag_result(d, n);
@@ -464,7 +464,7 @@ static int tool_why_steps(const kopt_spec *spec, const struct engine_opts *o, ch
 				       (long long)json_integer_value(json_object_get(rq, "replayed")));
 		} else {
 			char *js = json_dumps(r, JSON_INDENT(2) | JSON_SORT_KEYS);
-			printf("%s %s:\n%s\n", dag_kind_names[n->kind], n->path, js);
+			printf("%s %s:\n%s\n", n->rule->name, n->path, js);
 			free(js);
 		}
 	}
@@ -487,7 +487,7 @@ static int tool_query_steps(const kopt_spec *spec, const struct engine_opts *o, 
 		for (size_t i = 0; i < d->nnodes; i++) {
 			struct dag_node *n = d->all[i];
 			printf("%-7s %s %s\n", n->flags & DAG_DONE ? "fresh" : n->flags & DAG_STALE ? "stale" : "waiting",
-			       dag_kind_names[n->kind], n->path);
+			       n->rule->name, n->path);
 		}
 	}
 	for (int a = 0; d && a < nargs; a++) {
@@ -502,12 +502,12 @@ static int tool_query_steps(const kopt_spec *spec, const struct engine_opts *o, 
 			hash_hex(n->key, kh);
 		if (n->flags & DAG_DONE)
 			hash_hex(n->out, oh);
-		printf("%s %s\n  state   %s\n  key     %s\n  stable  %s\n", dag_kind_names[n->kind], n->path,
+		printf("%s %s\n  state   %s\n  key     %s\n  stable  %s\n", n->rule->name, n->path,
 		       n->flags & DAG_DONE ? "fresh" : n->flags & DAG_STALE ? "stale" : "waiting on inputs", kh, oh);
 		if (n->why)
 			printf("  why     %s\n", n->why);
 		for (uint32_t i = 0; i < n->ndeps; i++)
-			printf("  input   %s %s\n", dag_kind_names[n->deps[i]->kind], n->deps[i]->path);
+			printf("  input   %s %s\n", n->deps[i].node->rule->name, n->deps[i].node->path);
 		json_t *r = dag_result(d, n);
 		if (r) {
 			char *js = json_dumps(r, JSON_INDENT(2) | JSON_SORT_KEYS);

@@ -12,6 +12,8 @@
 
 #include "../lang/spec.h"
 
+struct rule_set;
+
 struct engine_opts {
 	int jobs;              /* -j; 0 = the device's GPU count */
 	bool keep_going;       /* -k */
@@ -23,6 +25,8 @@ struct engine_opts {
 	const char *out_dir;   /* NULL = <spec dir>/kopt-out */
 	const char *worker;    /* worker program; NULL = $KOPT_WORKER, else the installed kopt-worker */
 	const char *remote_cache; /* --remote-cache: URL, "" for none; NULL = the spec's */
+	const struct rule_set *rules; /* the step kinds (engine/rule.h): koptmake's are
+				       * rule_pipeline (rules/rules.h) */
 };
 
 /*

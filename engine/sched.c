@@ -12,8 +12,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../agents/agent.h"
-#include "../rules/rules.h"
 #include "explain.h"
 
 struct job {
@@ -45,10 +43,31 @@ struct sched {
 	bool restart;
 	const struct kopt_device **devs; /* pool device index -> device */
 	int ndevs;
-	bool *env_used;         /* per pool device: a capture key used the remembered env */
-	kopt_hash none_hash;    /* stable hash of a proposal with no candidate */
 	struct hash_key hk;     /* the key being built (its buffer is reused) */
 };
+
+static void run_init(struct rule_run *run, struct dag *d, struct dag_node *n)
+{
+	memset(run, 0, sizeof *run);
+	run->dag = d;
+	run->node = n;
+	run->objects = json_object();
+	run->outputs = json_object();
+}
+
+static void run_release(struct rule_run *run)
+{
+	if (run->node && run->node->rule->release)
+		run->node->rule->release(run);
+	json_decref(run->request);
+	json_decref(run->stable);
+	json_decref(run->meas);
+	json_decref(run->summary);
+	json_decref(run->objects);
+	json_decref(run->outputs);
+	free(run->error);
+	memset(run, 0, sizeof *run);
+}
 
 static volatile sig_atomic_t interrupted;
 static int sigpipe_fds[2] = { -1, -1 };
@@ -133,9 +152,12 @@ static void settle(struct sched *s, struct dag_node *n)
 	n->flags &= (uint16_t)~DAG_QUEUED;
 	/* users the expansion adds found n settled and never counted it */
 	uint32_t nusers = n->nusers;
-	if (n->kind == DAG_PROFILE && (n->flags & DAG_DONE)) {
-		dag_expand(s->d, n->mv); /* before the users: stitch gains its verify inputs */
-		dag_expand_space(s->d, n->model); /* and the agents' own variant, if any */
+	if (n->rule->expand && (n->flags & DAG_DONE)) {
+		/* before the users: they may gain inputs */
+		size_t first = s->d->nnodes;
+		n->rule->expand(s->d, n);
+		for (size_t i = first; i < s->d->nnodes; i++)
+			on_new(s, s->d->all[i]);
 	}
 	for (uint32_t i = 0; i < nusers; i++) {
 		struct dag_node *u = n->users[i];
@@ -146,12 +168,23 @@ static void settle(struct sched *s, struct dag_node *n)
 	}
 }
 
+/* the pool's index of dev, declaring it on first sight */
 static int dev_index(struct sched *s, const struct kopt_device *dev)
 {
 	for (int i = 0; i < s->ndevs; i++)
 		if (s->devs[i] == dev)
 			return i;
-	return -1;
+	int di = s->ndevs++;
+	s->devs = xrealloc(s->devs, (size_t)s->ndevs * sizeof *s->devs);
+	s->devs[di] = dev;
+	if (s->pool) {
+		const char *launcher = dev && dev->launcher ? dev->launcher : getenv("KOPT_LAUNCHER");
+		int pi = wpool_device(s->pool, dag_env_name(dev), dev ? dev->gpus : 1, launcher,
+				      dev ? dev->timeout_s : 600);
+		if (pi != di) /* the pool lists the devices in the same order */
+			kopt_die("internal: device order");
+	}
+	return di;
 }
 
 static void explain_print(struct sched *s, struct dag_node *n)
@@ -159,7 +192,7 @@ static void explain_print(struct sched *s, struct dag_node *n)
 	if (!s->o->explain || s->mode == SCHED_PLAN)
 		return;
 	end_line(s);
-	fprintf(stderr, "%s explain: %s %s: %s\n", kopt_progname, dag_kind_names[n->kind], n->path,
+	fprintf(stderr, "%s explain: %s %s: %s\n", kopt_progname, n->rule->name, n->path,
 		n->why ? n->why : "stale");
 }
 
@@ -169,7 +202,7 @@ static void would_run(struct sched *s, struct dag_node *n)
 	n->flags |= DAG_WOULD;
 	s->nwould++;
 	if (s->mode == SCHED_DRY) {
-		printf("%s %s\n", dag_kind_names[n->kind], n->path);
+		printf("%s %s\n", n->rule->name, n->path);
 		explain_print(s, n);
 	}
 	settle(s, n);
@@ -186,7 +219,7 @@ static char *stale_reason(struct sched *s, struct dag_node *n, bool corrupt_rest
 		return xstrdup("cache entry corrupt");
 	if (s->mode == SCHED_PLAN && !s->o->explain)
 		return xstrdup("stale");
-	const char *prev = blog_last_ingredients(s->d->blog, dag_kind_names[n->kind], n->path);
+	const char *prev = blog_last_ingredients(s->d->blog, n->rule->name, n->path);
 	return explain_diff(prev, n->ingredients ? n->ingredients : "");
 }
 
@@ -198,97 +231,96 @@ static void fail_node(struct sched *s, struct dag_node *n, char *why)
 	settle(s, n);
 }
 
+/* an input failed (and the edge is not soft): fails n; returns whether it did */
+static bool input_failed(struct sched *s, struct dag_node *n)
+{
+	for (uint32_t i = 0; i < n->ndeps; i++) {
+		struct dag_node *dep = n->deps[i].node;
+		if (!(dep->flags & DAG_FAILED) || (n->deps[i].flags & DAG_EDGE_SOFT))
+			continue;
+		struct strbuf sb = STRBUF_INIT;
+		strbuf_addstr(&sb, "input ");
+		dag_describe(dep, &sb);
+		strbuf_addstr(&sb, " failed");
+		n->flags |= DAG_UPFAIL;
+		fail_node(s, n, strbuf_detach(&sb));
+		return true;
+	}
+	return false;
+}
+
+/* -n: an input would run first: so does n; returns whether it does */
+static bool input_would_run(struct sched *s, struct dag_node *n)
+{
+	for (uint32_t i = 0; i < n->ndeps; i++) {
+		struct dag_node *dep = n->deps[i].node;
+		if (!(dep->flags & DAG_WOULD))
+			continue;
+		/* order only: n's key reads the input's key, which it has unless
+		 * the input waits on inputs of its own */
+		if ((n->deps[i].flags & DAG_EDGE_ORDER) && !(dep->flags & DAG_UPWOULD))
+			continue;
+		struct strbuf sb = STRBUF_INIT;
+		strbuf_addstr(&sb, "input ");
+		dag_describe(dep, &sb);
+		strbuf_addstr(&sb, " will run first");
+		n->why = strbuf_detach(&sb);
+		n->flags |= DAG_STALE | DAG_UPWOULD;
+		would_run(s, n);
+		return true;
+	}
+	return false;
+}
+
+/* looks n's key up; true when the cache has a usable result (n settled) */
+static bool cache_hit(struct sched *s, struct dag_node *n, bool *corrupt_restore)
+{
+	struct dag *d = s->d;
+	struct cache_entry *e = cache_get(d->cache, n->key);
+	if (!e)
+		return false;
+	n->manifest = e->json;
+	n->manifest_len = e->len;
+	n->out = e->stable;
+	if (n->rule->restore && s->mode == SCHED_BUILD && n->rule->restore(d, n) < 0) {
+		*corrupt_restore = true;
+		n->manifest = NULL;
+		json_decref(n->result);
+		n->result = NULL;
+		return false;
+	}
+	n->flags |= DAG_DONE;
+	d->nhit++;
+	return true;
+}
+
 static void evaluate(struct sched *s, struct dag_node *n)
 {
 	struct dag *d = s->d;
+	const struct rule *r = n->rule;
 
 	n->flags |= DAG_EVALUATED;
-	for (uint32_t i = 0; i < n->ndeps; i++) {
-		struct dag_node *dep = n->deps[i];
-		/* A failed verify fails its candidate, not the model: the stitch
-		 * goes on without it, and so does the next proposal unless the
-		 * agent learns from verdicts. The failed step runs again next time. */
-		bool soft = dep->kind == DAG_VERIFY &&
-			    (n->kind == DAG_STITCH ||
-			     (n->kind == DAG_PROPOSE && !agent_needs_feedback(n->model->spec->agents, n->cand)));
-		if ((dep->flags & DAG_FAILED) && !soft) {
-			struct strbuf sb = STRBUF_INIT;
-			strbuf_addstr(&sb, "input ");
-			dag_describe(dep, &sb);
-			strbuf_addstr(&sb, " failed");
-			n->flags |= DAG_UPFAIL;
-			fail_node(s, n, strbuf_detach(&sb));
-			return;
-		}
-	}
-	for (uint32_t i = 0; i < n->ndeps; i++) {
-		struct dag_node *dep = n->deps[i];
-		/* -n: a proposal reads the earlier candidates, which are known;
-		 * where the agent also reads their verdicts, the key will not be
-		 * found and the proposal is listed */
-		if ((dep->flags & DAG_WOULD) && n->kind == DAG_PROPOSE && dep->kind == DAG_VERIFY &&
-		    (dep->kernel->propose[dep->cand]->flags & DAG_DONE))
-			continue;
-		if (dep->flags & DAG_WOULD) {
-			struct strbuf sb = STRBUF_INIT;
-			strbuf_addstr(&sb, "input ");
-			dag_describe(dep, &sb);
-			strbuf_addstr(&sb, " will run first");
-			n->why = strbuf_detach(&sb);
-			n->flags |= DAG_STALE;
-			would_run(s, n);
-			return;
-		}
-	}
-	if (n->kind == DAG_VERIFY && hash_eq(n->kernel->propose[n->cand]->out, s->none_hash)) {
-		/* the agent had no candidate: nothing to verify */
+	if (input_failed(s, n) || input_would_run(s, n))
+		return;
+	if (r->skip && r->skip(d, n, &n->out)) {
 		n->flags |= DAG_DONE | DAG_NONE;
-		n->out = s->none_hash;
 		d->nhit++;
 		settle(s, n);
 		return;
 	}
-	const struct rule *r = rule_table[n->kind];
 	struct hash_key hk = s->hk; /* one buffer for every key */
 	char *nokey = NULL;
 	hash_key_reset(&hk, r->name, r->version);
-	if (r->key(d, n, &hk, &nokey) < 0) {
+	if (r->key(d, n, &hk, &nokey) < 0)
 		n->flags |= DAG_NOKEY;
-	} else {
+	else
 		n->key = hash_key_final(&hk);
-	}
-	if (n->kind == DAG_CAPTURE) {
-		int di = dev_index(s, dag_device(n));
-		if (di >= 0)
-			s->env_used[di] = true;
-	}
 	bool corrupt_restore = false;
-	if (!(n->flags & DAG_NOKEY) && !s->o->force) {
-		struct cache_entry *e = cache_get(d->cache, n->key);
-		if (e) {
-			n->manifest = e->json;
-			n->manifest_len = e->len;
-			n->out = e->stable;
-			bool ok = true;
-			if ((n->kind == DAG_PROFILE || n->kind == DAG_STITCH || n->kind == DAG_REPORT) &&
-			    s->mode == SCHED_BUILD) {
-				if (rule_restore_outputs(d, n) < 0) {
-					ok = false;
-					corrupt_restore = true;
-				}
-			}
-			if (ok) {
-				n->flags |= DAG_DONE;
-				d->nhit++;
-				s->hk = hk;
-				free(nokey);
-				settle(s, n);
-				return;
-			}
-			n->manifest = NULL;
-			json_decref(n->result);
-			n->result = NULL;
-		}
+	if (!(n->flags & DAG_NOKEY) && !s->o->force && cache_hit(s, n, &corrupt_restore)) {
+		s->hk = hk;
+		free(nokey);
+		settle(s, n);
+		return;
 	}
 	/* stale */
 	n->flags |= DAG_STALE;
@@ -306,7 +338,7 @@ static void evaluate(struct sched *s, struct dag_node *n)
 		return;
 	}
 	explain_print(s, n);
-	q_push(rule_table[n->kind]->worker ? &s->runq : &s->localq, n);
+	q_push(r->worker ? &s->runq : &s->localq, n);
 }
 
 static void log_step(struct sched *s, struct job *j, const char *outcome)
@@ -314,7 +346,7 @@ static void log_step(struct sched *s, struct job *j, const char *outcome)
 	struct dag_node *n = j->n;
 	struct blog_record r = {
 		.start = j->wall0, .dur = kopt_now() - j->t0, .outcome = outcome,
-		.kind = dag_kind_names[n->kind], .path = n->path, .key = n->key,
+		.kind = n->rule->name, .path = n->path, .key = n->key,
 		.why = n->why ? n->why : "", .ingredients = n->ingredients ? n->ingredients : "",
 	};
 	blog_append(s->d->blog, &r);
@@ -329,7 +361,7 @@ static void remove_job(struct sched *s, struct job *j)
 		}
 	j->n->job = NULL;
 	j->n->flags &= (uint16_t)~DAG_RUNNING;
-	rule_run_release(&j->run);
+	run_release(&j->run);
 	free(j);
 }
 
@@ -340,7 +372,7 @@ static void job_failed(struct sched *s, struct job *j, const char *reason, const
 	end_line(s);
 	strbuf_addf(&sb, "failed: %s", reason);
 	log_step(s, j, sb.buf);
-	fprintf(stderr, "%s: error: %s %s failed: %s\n", kopt_progname, dag_kind_names[n->kind], n->path, reason);
+	fprintf(stderr, "%s: error: %s %s failed: %s\n", kopt_progname, n->rule->name, n->path, reason);
 	if (tail && *tail) {
 		fprintf(stderr, "%s: the worker's last stderr lines:\n", kopt_progname);
 		const char *p = tail;
@@ -374,10 +406,10 @@ static void job_done(struct sched *s, struct job *j)
 	if (!run->meas)
 		run->meas = json_object();
 	/* time a worker spent on the step (the report sums it per model) */
-	if (rule_table[n->kind]->worker)
+	if (n->rule->worker)
 		json_object_set_new(run->meas, "worker_s", json_real(kopt_now() - j->t0));
-	kopt_hash stable = rule_stable_hash(run->stable);
-	char *js = dag_manifest(dag_kind_names[n->kind], n->path, run->outputs, run->objects, run->stable,
+	kopt_hash stable = dag_stable_hash(run->stable);
+	char *js = dag_manifest(n->rule->name, n->path, run->outputs, run->objects, run->stable,
 				run->summary, run->meas);
 	if (cache_put(s->d->cache, n->key, stable, js) < 0) {
 		free(js);
@@ -429,25 +461,17 @@ static struct job *new_job(struct sched *s, struct dag_node *n, int wid)
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	j->wall0 = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-	rule_run_init(&j->run, s->d, n);
+	run_init(&j->run, s->d, n);
 	n->job = j;
 	n->flags |= DAG_RUNNING;
 	s->jobs = xgrow(s->jobs, &s->jobcap, s->njobs + 1, sizeof *s->jobs);
 	s->jobs[s->njobs++] = j;
 	if (s->o->verbose > 0) {
 		end_line(s);
-		fprintf(stderr, "%s: start %s %s%s\n", kopt_progname, dag_kind_names[n->kind], n->path,
+		fprintf(stderr, "%s: start %s %s%s\n", kopt_progname, n->rule->name, n->path,
 			wid >= 0 ? " (in a worker)" : "");
 	}
 	return j;
-}
-
-/* what a worker step leaves loaded in its worker: its model variant (the
- * worker keeps the last compiled one); NULL for the stitch, which compiles
- * every variant and races them */
-static const void *step_tag(const struct dag_node *n)
-{
-	return n->kind == DAG_STITCH ? NULL : n->mv;
 }
 
 #define AFFINITY_SCAN 64 /* newest queued worker steps looked at for affinity */
@@ -464,8 +488,8 @@ static size_t affinity_pick(struct sched *s, struct dag_node **pick)
 	struct dag_node **v = q->v + q->head;
 	for (size_t i = lo; i < len; i++) {
 		struct dag_node *node = v[i];
-		int di = dev_index(s, dag_device(node));
-		if (di >= 0 && step_tag(node) && wpool_has_idle(s->pool, di, step_tag(node)))
+		int di = dev_index(s, node->device);
+		if (di >= 0 && node->affinity && wpool_has_idle(s->pool, di, node->affinity))
 			pick[np++] = node;
 		else
 			v[w++] = node;
@@ -477,9 +501,9 @@ static size_t affinity_pick(struct sched *s, struct dag_node **pick)
 /* places a worker step; false when no worker can be had now */
 static bool start_worker_step(struct sched *s, struct dag_node *node)
 {
-	const struct rule *r = rule_table[node->kind];
-	int di = dev_index(s, dag_device(node));
-	int wid = di >= 0 ? wpool_acquire(s->pool, di, r->timing, step_tag(node)) : -1;
+	const struct rule *r = node->rule;
+	int di = dev_index(s, node->device);
+	int wid = di >= 0 ? wpool_acquire(s->pool, di, r->timing, node->affinity) : -1;
 	if (wid < 0)
 		return false;
 	struct job *j = new_job(s, node, wid);
@@ -498,7 +522,7 @@ static bool start_steps(struct sched *s)
 	for (size_t i = 0; i < n && !s->stop && !interrupted && !s->restart; i++) {
 		struct dag_node *node = q_pop(&s->localq);
 		struct job *j = new_job(s, node, -1);
-		advance(s, j, rule_table[node->kind]->start(&j->run));
+		advance(s, j, node->rule->start(&j->run));
 		local = true;
 	}
 	if (local || !s->pool)
@@ -524,14 +548,14 @@ static int on_event(void *ctx, const struct wpool_event *ev)
 		return 1; /* about to plan again: nothing more of this plan may finish */
 	if (ev->kind == WPOOL_HELLO) {
 		const struct kopt_device *dev = s->devs[ev->dev];
-		const char *name = dev ? dev->name : "default";
+		const char *name = dag_env_name(dev);
 		json_t *old = cache_env_get(s->d->cache, name);
 		if (ev->msg && (!old || !json_equal(old, ev->msg))) {
 			if (old)
 				fprintf(stderr, "%s: the worker environment of device '%s' changed; captures are keyed anew\n",
 					kopt_progname, name);
 			cache_env_set(s->d->cache, name, ev->msg);
-			if (s->env_used[ev->dev]) {
+			if (dag_env_read(s->d, dev)) {
 				s->restart = true;
 				return 1;
 			}
@@ -556,7 +580,7 @@ static int on_event(void *ctx, const struct wpool_event *ev)
 			job_failed(s, j, "worker replied ok without a result object", NULL);
 			return 0;
 		}
-		advance(s, j, rule_table[j->n->kind]->reply(&j->run, res));
+		advance(s, j, j->n->rule->reply(&j->run, res));
 		return 0;
 	}
 	const char *err = json_string_value(json_object_get(msg, "error"));
@@ -593,33 +617,17 @@ int sched_run(struct dag *d, wpool *pool, enum sched_mode mode)
 	s.pool = pool;
 	hash_key_init_bare(&s.hk);
 	s.tty = isatty(1) && mode == SCHED_BUILD && getenv("TERM") && strcmp(getenv("TERM"), "dumb") != 0;
-	json_t *none = json_pack("{s:b}", "none", 1);
-	s.none_hash = rule_stable_hash(none);
-	json_decref(none);
-	/* devices: the pool's indices */
-	s.devs = xcalloc(d->spec->ndevices + 2, sizeof *s.devs);
-	s.env_used = xcalloc(d->spec->ndevices + 2, sizeof *s.env_used);
-	for (size_t i = 0; i < d->nmodels; i++) {
-		const struct kopt_device *dev = d->models[i].spec->device;
-		if (dev_index(&s, dev) >= 0)
-			continue;
-		int di = s.ndevs++;
-		s.devs[di] = dev;
-		if (pool) {
-			const char *launcher = dev && dev->launcher ? dev->launcher : getenv("KOPT_LAUNCHER");
-			int pi = wpool_device(pool, dev ? dev->name : "default", dev ? dev->gpus : 1, launcher,
-					      dev ? dev->timeout_s : 600);
-			if (pi != di) /* the pool lists the devices in the same order */
-				kopt_die("internal: device order");
-		}
-	}
+	/* devices: the pool's indices, in the order the worker steps name them */
+	for (size_t i = 0; i < d->nnodes; i++)
+		if (d->all[i]->rule->worker)
+			dev_index(&s, d->all[i]->device);
 	/* Check each device's worker environment (it is part of the capture
 	 * keys) by starting one worker and reading its hello; the worker stays
 	 * for the first step. KOPT_TRUST_ENV=1 skips this and keys on the
 	 * remembered fingerprint, as -n always does. */
 	if (mode == SCHED_BUILD && !(getenv("KOPT_TRUST_ENV") && strcmp(getenv("KOPT_TRUST_ENV"), "1") == 0)) {
 		for (int di = 0; di < s.ndevs; di++) {
-			const char *name = s.devs[di] ? s.devs[di]->name : "default";
+			const char *name = dag_env_name(s.devs[di]);
 			char *why = NULL;
 			json_t *env = wpool_probe(pool, di, &why);
 			json_t *old = cache_env_get(d->cache, name);
@@ -723,6 +731,5 @@ int sched_run(struct dag *d, wpool *pool, enum sched_mode mode)
 	free(s.localq.v);
 	free(s.jobs);
 	free(s.devs);
-	free(s.env_used);
 	return status;
 }

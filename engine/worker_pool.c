@@ -53,7 +53,7 @@ struct worker {
 	char *op;            /* its op, for messages */
 	void *job;
 	json_t *pending;     /* a request queued until the hello */
-	const void *tag;     /* what the last job left loaded (wpool_acquire) */
+	uint64_t tag;        /* what the last job left loaded (wpool_acquire's affinity) */
 	const char *srun;    /* the device's srun when it runs as a Slurm step, else NULL */
 	char *step;          /* its step's name (slurm.h) */
 };
@@ -162,7 +162,7 @@ static void close_fd(int *fd)
 
 static void clear_worker(struct worker *w)
 {
-	w->tag = NULL;
+	w->tag = 0;
 	close_fd(&w->in);
 	close_fd(&w->out);
 	close_fd(&w->err);
@@ -494,7 +494,7 @@ static bool gpu_fits(const wpool *p, int dev, int g, bool timing, int *load_out)
 }
 
 /* an idle live worker of dev whose last job left tag loaded, or NULL */
-static struct worker *idle_tagged(wpool *p, int dev, const void *tag)
+static struct worker *idle_tagged(wpool *p, int dev, uint64_t tag)
 {
 	for (int i = 0; tag && i < p->nw; i++) {
 		struct worker *w = &p->w[i];
@@ -504,12 +504,12 @@ static struct worker *idle_tagged(wpool *p, int dev, const void *tag)
 	return NULL;
 }
 
-bool wpool_has_idle(wpool *p, int dev, const void *tag)
+bool wpool_has_idle(wpool *p, int dev, uint64_t tag)
 {
 	return idle_tagged(p, dev, tag) != NULL;
 }
 
-int wpool_acquire(wpool *p, int dev, bool timing, const void *tag)
+int wpool_acquire(wpool *p, int dev, bool timing, uint64_t tag)
 {
 	int held = 0;
 	for (int i = 0; i < p->nw; i++)
@@ -851,7 +851,7 @@ json_t *wpool_probe(wpool *p, int dev, char **why)
 	struct probe pr = { -1, NULL, NULL };
 	*why = NULL;
 	/* a live worker of this device already said hello: ask nothing */
-	pr.wid = wpool_acquire(p, dev, false, NULL);
+	pr.wid = wpool_acquire(p, dev, false, 0);
 	if (pr.wid < 0) {
 		*why = xstrdup("no worker slot is free");
 		return NULL;

@@ -18,6 +18,7 @@
 
 #include <jansson.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 #define WPOOL_PROTOCOL 1
 
@@ -50,13 +51,12 @@ void wpool_sandbox(wpool *p, const char *scratch, const char *const *deny);
 /* declares a device; launcher is split on whitespace (NULL = direct exec); returns its index */
 int wpool_device(wpool *p, const char *name, int gpus, const char *launcher, double timeout_s);
 /* A worker for a job on dev, starting one if needed; -1 when none can be had
- * now. tag names what the job leaves loaded in the worker (the scheduler
- * passes the step's model variant, NULL for none): an idle worker whose
- * last job had the same tag is taken first, so a model is compiled once per
- * worker rather than once per step. */
-int wpool_acquire(wpool *p, int dev, bool timing, const void *tag);
-/* whether an idle live worker of dev has tag loaded */
-bool wpool_has_idle(wpool *p, int dev, const void *tag);
+ * now. affinity names what the job leaves loaded in the worker (0: none):
+ * an idle worker whose last job had the same affinity is taken first, so a
+ * model is compiled once per worker rather than once per step. */
+int wpool_acquire(wpool *p, int dev, bool timing, uint64_t affinity);
+/* whether an idle live worker of dev has affinity loaded */
+bool wpool_has_idle(wpool *p, int dev, uint64_t affinity);
 /* queues request (an "id" is added; borrowed) to worker wid on behalf of job */
 void wpool_send(wpool *p, int wid, json_t *request, void *job);
 void wpool_release(wpool *p, int wid);

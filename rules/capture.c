@@ -23,10 +23,9 @@ static uint64_t seed_of(const struct kopt_model *m)
 static int capture_key(struct dag *d, struct dag_node *n, struct hash_key *k, char **why)
 {
 	const struct kopt_model *m = n->model->spec;
-	const char *dev = m->device ? m->device->name : "default";
-	json_t *env = cache_env_get(d->cache, dev);
+	json_t *env = dag_env(d, m->device);
 	if (!env) {
-		*why = xasprintf("no environment fingerprint for device '%s' yet", dev);
+		*why = xasprintf("no environment fingerprint for device '%s' yet", dag_env_name(m->device));
 		return -1;
 	}
 	hash_key_hash(k, "model", n->model->file_hash);
@@ -95,6 +94,6 @@ static int capture_reply(struct rule_run *run, json_t *res)
 }
 
 const struct rule rule_capture = {
-	.name = "capture", .version = 3, .worker = true, .timing = false,
+	.name = "capture", .version = 3, .worker = true, .timing = false, .secondary = true,
 	.key = capture_key, .start = capture_start, .reply = capture_reply,
 };

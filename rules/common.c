@@ -19,35 +19,15 @@
 extern const struct rule rule_capture, rule_profile, rule_propose, rule_verify, rule_stitch,
 	rule_report;
 
-const struct rule *const rule_table[DAG_NKINDS] = {
+static const struct rule *const table[DAG_NKINDS] = {
 	[DAG_CAPTURE] = &rule_capture, [DAG_PROFILE] = &rule_profile,
 	[DAG_PROPOSE] = &rule_propose, [DAG_VERIFY] = &rule_verify,
 	[DAG_STITCH] = &rule_stitch,   [DAG_REPORT] = &rule_report,
 };
 
-void rule_run_init(struct rule_run *run, struct dag *d, struct dag_node *n)
-{
-	memset(run, 0, sizeof *run);
-	run->dag = d;
-	run->node = n;
-	run->objects = json_object();
-	run->outputs = json_object();
-}
-
-void rule_run_release(struct rule_run *run)
-{
-	const struct rule *r = rule_table[run->node->kind];
-	if (r->release)
-		r->release(run);
-	json_decref(run->request);
-	json_decref(run->stable);
-	json_decref(run->meas);
-	json_decref(run->summary);
-	json_decref(run->objects);
-	json_decref(run->outputs);
-	free(run->error);
-	memset(run, 0, sizeof *run);
-}
+const struct rule_set rule_pipeline = {
+	.rules = table, .nrules = DAG_NKINDS,
+};
 
 int rule_fail(struct rule_run *run, const char *fmt, ...)
 {
@@ -207,7 +187,7 @@ void rule_key_gates(struct hash_key *k, const struct kopt_gates *g)
 void rule_key_input(struct hash_key *k, const struct dag_node *dep)
 {
 	char buf[512];
-	const char *kind = dag_kind_names[dep->kind];
+	const char *kind = dep->rule->name;
 	size_t kl = strlen(kind), pl = strlen(dep->path);
 	if (6 + kl + 1 + pl + 1 > sizeof buf) {
 		struct strbuf sb = STRBUF_INIT;
@@ -222,14 +202,6 @@ void rule_key_input(struct hash_key *k, const struct dag_node *dep)
 	buf[6 + kl] = ' ';
 	memcpy(buf + 7 + kl, dep->path, pl + 1);
 	hash_key_hash(k, buf, dep->out);
-}
-
-kopt_hash rule_stable_hash(const json_t *stable)
-{
-	char *s = json_dumps(stable, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
-	kopt_hash h = hash_str(s ? s : "");
-	free(s);
-	return h;
 }
 
 int rule_object(struct rule_run *run, const char *name, const void *data, size_t n, kopt_hash *h)
@@ -338,6 +310,13 @@ int rule_restore_outputs(struct dag *d, struct dag_node *n)
 	}
 	json_decref(outs);
 	return ret;
+}
+
+json_t *rule_no_candidate(void)
+{
+	/* the same for every reason (verify knows it by its hash); the
+	 * reason is the proposal's measurement */
+	return json_pack("{s:b}", "none", 1);
 }
 
 const char *rule_model_dir(const struct kopt_model *m)

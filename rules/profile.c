@@ -204,7 +204,16 @@ static int profile_reply(struct rule_run *run, json_t *res)
 	return RULE_DONE;
 }
 
+/* the hot kernels' chains, and the agents' own variants once every
+ * declared variant is profiled */
+static void profile_expand(struct dag *d, struct dag_node *n)
+{
+	dag_expand(d, n->mv); /* before the users: stitch gains its verify inputs */
+	dag_expand_space(d, n->model);
+}
+
 const struct rule rule_profile = {
 	.name = "profile", .version = 3, .worker = true, .timing = true,
-	.key = profile_key, .start = profile_start, .reply = profile_reply,
+	.restore = rule_restore_outputs,
+	.key = profile_key, .start = profile_start, .reply = profile_reply, .expand = profile_expand,
 };

@@ -192,13 +192,13 @@ static int propose_start(struct rule_run *run)
 	if (rp.candidate)
 		run->stable = json_pack("{s:O}", "candidate", rp.candidate);
 	else
-		run->stable = json_pack("{s:b}", "none", 1);
+		run->stable = rule_no_candidate();
 	run->meas = json_pack("{s:s}", "reason", rp.reason ? rp.reason : (rp.candidate ? "" : "no more candidates"));
 	agent_reply_release(&rp);
 	return RULE_DONE;
 }
 
 const struct rule rule_propose = {
-	.name = "propose", .version = 3, .worker = false, .timing = false,
+	.name = "propose", .version = 3, .worker = false, .timing = false, .secondary = true,
 	.key = propose_key, .start = propose_start,
 };

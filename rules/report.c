@@ -41,7 +41,7 @@ static int report_key(struct dag *d, struct dag_node *n, struct hash_key *k, cha
 	(void)why;
 	hash_key_str(k, "param:target", n->target->name);
 	for (uint32_t i = 0; i < n->ndeps; i++) {
-		const struct dag_node *s = n->deps[i];
+		const struct dag_node *s = n->deps[i].node;
 		rule_key_input(k, s);
 		/* the report shows measurements (times, vendor calls, bandwidths)
 		 * that the stable parts leave out: it follows the stitches' and
@@ -250,7 +250,7 @@ static int report_start(struct rule_run *run)
 	double peak = NAN;
 	struct strbuf vmd = STRBUF_INIT, smd = STRBUF_INIT, hmd = STRBUF_INIT;
 	for (uint32_t i = 0; i < n->ndeps; i++) {
-		struct dag_node *s = n->deps[i];
+		struct dag_node *s = n->deps[i].node;
 		json_t *r = dag_result(run->dag, s);
 		if (!r) {
 			json_decref(models);
@@ -416,5 +416,6 @@ static int report_start(struct rule_run *run)
 
 const struct rule rule_report = {
 	.name = "report", .version = 5, .worker = false, .timing = false,
+	.restore = rule_restore_outputs,
 	.key = report_key, .start = report_start,
 };

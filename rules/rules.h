@@ -5,10 +5,8 @@
  * and measurements (stored, never hashed), plus cache objects and files in
  * kopt-out/.
  *
- * A run is a small state machine driven by the scheduler: start() and
- * reply() answer RULE_SEND (run->request holds the next worker request),
- * RULE_DONE (run->stable/meas hold the result) or RULE_FAIL (run->error).
- * Local rules (propose, report) never answer RULE_SEND.
+ * The interface (struct rule, struct rule_run) is the engine's
+ * (engine/rule.h); rule_pipeline is koptmake's set.
  */
 #ifndef KOPT_RULES_H
 #define KOPT_RULES_H
@@ -19,38 +17,9 @@
 #include "../engine/dag.h"
 #include "../engine/hash.h"
 
-enum rule_status { RULE_SEND, RULE_DONE, RULE_FAIL };
+/* koptmake's rules, by node kind (enum dag_kind) */
+extern const struct rule_set rule_pipeline;
 
-struct rule_run {
-	struct dag *dag;
-	struct dag_node *node;
-	int state;          /* the rule's own */
-	json_t *request;    /* RULE_SEND: {"op":..., ...}; the pool adds "id"; owned */
-	json_t *stable;     /* RULE_DONE: the stable part; owned */
-	json_t *meas;       /* RULE_DONE: measurements; owned */
-	json_t *summary;    /* RULE_DONE, optional: the few measurements planning needs; owned */
-	json_t *objects;    /* name -> object hex, for gc; owned */
-	json_t *outputs;    /* kopt-out relative path -> object hex; owned */
-	char *error;        /* RULE_FAIL: one line; owned */
-	void *priv;         /* the rule's scratch, freed by its release() */
-};
-
-struct rule {
-	const char *name;
-	int version;        /* bump when a rule's output for the same inputs changes */
-	bool worker;        /* runs in a worker */
-	bool timing;        /* measures time: needs its GPU alone */
-	/* adds the key's ingredients; returns -1 with *why when it cannot yet */
-	int (*key)(struct dag *d, struct dag_node *n, struct hash_key *k, char **why);
-	int (*start)(struct rule_run *run);
-	int (*reply)(struct rule_run *run, json_t *result);
-	void (*release)(struct rule_run *run);
-};
-
-extern const struct rule *const rule_table[DAG_NKINDS];
-
-void rule_run_init(struct rule_run *run, struct dag *d, struct dag_node *n);
-void rule_run_release(struct rule_run *run);
 int rule_fail(struct rule_run *run, const char *fmt, ...) KOPT_PRINTF(2, 3);
 
 /* ---- helpers shared by the rules (rules/common.c) ---- */
@@ -70,12 +39,11 @@ int rule_object(struct rule_run *run, const char *name, const void *data, size_t
  * (engine/outdir.h: no link followed, fsync of file and folder), and
  * records its size and hash */
 int rule_output(struct rule_run *run, const char *rel, const char *data, size_t n);
-/* checks a cached result's outputs (size and hash) and restores the missing
- * and changed ones from its objects; -1 when an object is bad or the record
- * names a file outside the step's folder (a corrupt record: warned) */
+/* the restore hook of the rules that write outputs: checks a cached
+ * result's outputs (size and hash) and restores the missing and changed
+ * ones from its objects; -1 when an object is bad or the record names a
+ * file outside the step's folder (a corrupt record: warned) */
 int rule_restore_outputs(struct dag *d, struct dag_node *n);
-/* the stable hash of a result: XXH3-128 of its canonical JSON */
-kopt_hash rule_stable_hash(const json_t *stable);
 /* the model's output folder relative to the out dir ("softmax") */
 const char *rule_model_dir(const struct kopt_model *m);
 /* a number from an object, NAN when absent */
@@ -129,6 +97,9 @@ json_t *rule_space_pick_lines(const struct kopt_model *m, const double *ratio, s
  */
 bool rule_pick_variant(const double *base, const double *opt, const bool *passed, size_t n, double gamma,
 		       size_t *best);
+
+/* the stable part of a proposal without a candidate (verify skips it); new reference */
+json_t *rule_no_candidate(void);
 
 /* the kernel's source, from the object its capture stored; empty when absent */
 void rule_kernel_source(struct dag *d, struct dag_kernel *k, struct strbuf *out);

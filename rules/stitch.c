@@ -96,15 +96,16 @@ static int stitch_key(struct dag *d, struct dag_node *n, struct hash_key *k, cha
 	size_t nver = 0, next = 0;
 	for (size_t v = 0; v < n->model->nmv; v++)
 		for (uint32_t i = 0; i < n->ndeps; i++)
-			if (n->deps[i]->kind == DAG_VERIFY && n->deps[i]->mv == &n->model->mvs[v])
-				ver[nver++] = n->deps[i];
+			if (n->deps[i].node->kind == DAG_VERIFY && n->deps[i].node->mv == &n->model->mvs[v])
+				ver[nver++] = n->deps[i].node;
 	for (uint32_t i = 0; i < n->ndeps; i++) {
-		if (n->deps[i]->kind == DAG_PROFILE)
+		struct dag_node *dep = n->deps[i].node;
+		if (dep->kind == DAG_PROFILE)
 			continue;
-		if (n->deps[i]->kind == DAG_VERIFY && next < nver)
+		if (dep->kind == DAG_VERIFY && next < nver)
 			rule_key_input(k, ver[next++]);
-		else if (n->deps[i]->kind != DAG_VERIFY)
-			rule_key_input(k, n->deps[i]);
+		else if (dep->kind != DAG_VERIFY)
+			rule_key_input(k, dep);
 	}
 	free(ver);
 	for (size_t v = 0; v < n->model->nmv; v++)
@@ -314,8 +315,8 @@ static kopt_hash memo_key(struct rule_run *run, const json_t *req)
 	struct hash_key k;
 	hash_key_init(&k, "stitch-memo", STITCH_MEMO_VERSION);
 	for (uint32_t i = 0; i < run->node->ndeps; i++)
-		if (run->node->deps[i]->kind == DAG_CAPTURE)
-			rule_key_input(&k, run->node->deps[i]);
+		if (run->node->deps[i].node->kind == DAG_CAPTURE)
+			rule_key_input(&k, run->node->deps[i].node);
 	char *js = json_dumps(req, JSON_COMPACT | JSON_SORT_KEYS);
 	hash_key_str(&k, "request", js ? js : "");
 	free(js);
@@ -657,5 +658,6 @@ static void stitch_release(struct rule_run *run)
 
 const struct rule rule_stitch = {
 	.name = "stitch", .version = STITCH_VERSION, .worker = true, .timing = true,
+	.restore = rule_restore_outputs,
 	.key = stitch_key, .start = stitch_start, .reply = stitch_reply, .release = stitch_release,
 };

@@ -35,6 +35,22 @@ static int verify_key(struct dag *d, struct dag_node *n, struct hash_key *k, cha
 	return 0;
 }
 
+/* the agent had no candidate: nothing to verify */
+static bool verify_skip(struct dag *d, struct dag_node *n, kopt_hash *out)
+{
+	(void)d;
+	static kopt_hash none;
+	if (hash_is_zero(none)) {
+		json_t *j = rule_no_candidate();
+		none = dag_stable_hash(j);
+		json_decref(j);
+	}
+	if (!hash_eq(n->kernel->propose[n->cand]->out, none))
+		return false;
+	*out = none;
+	return true;
+}
+
 static int verify_start(struct rule_run *run)
 {
 	struct dag_node *n = run->node;
@@ -106,5 +122,5 @@ static int verify_reply(struct rule_run *run, json_t *res)
 
 const struct rule rule_verify = {
 	.name = "verify", .version = 1, .worker = true, .timing = true,
-	.key = verify_key, .start = verify_start, .reply = verify_reply,
+	.key = verify_key, .skip = verify_skip, .start = verify_start, .reply = verify_reply,
 };

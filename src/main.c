@@ -16,6 +16,7 @@
 #include "../common/util.h"
 #include "../engine/engine.h"
 #include "../lang/lang.h"
+#include "../rules/rules.h"
 
 static void usage(FILE *out)
 {
@@ -151,7 +152,7 @@ static const struct tool *find_tool(const char *name)
 
 int main(int argc, char **argv)
 {
-	struct engine_opts opts = { 0 };
+	struct engine_opts opts = { .rules = &rule_pipeline };
 	const char *file = NULL, *tool = NULL;
 	static const struct option longopts[] = {
 		{ "version", no_argument, NULL, 'V' },

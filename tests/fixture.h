@@ -20,6 +20,7 @@
 #include "../common/util.h"
 #include "../engine/engine.h"
 #include "../lang/spec.h"
+#include "../rules/rules.h"
 
 struct fx_opts {
 	int nmodels;       /* models m0..m(n-1), files DIR/models/mI.py */
@@ -176,7 +177,10 @@ static inline pid_t fx_start(const char *dir, const kopt_spec *spec, const struc
 		dup2(fe, 2);
 		close(fo);
 		close(fe);
-		int st = tool ? tool(spec, o, args, nargs) : engine_build(spec, NULL, 0, o);
+		struct engine_opts oo = *o;
+		if (!oo.rules)
+			oo.rules = &rule_pipeline;
+		int st = tool ? tool(spec, &oo, args, nargs) : engine_build(spec, NULL, 0, &oo);
 		fflush(NULL);
 		_exit(st < 0 ? 99 : st);
 	}
