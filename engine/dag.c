@@ -10,14 +10,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../agents/agent.h"
-#include "../rules/rules.h"
 
 #define CHUNK 1024
 #define STRBLOCK 65536
 
-/* a copy of s in the dag's string blocks (freed with the dag) */
-static char *dag_strdup(struct dag *d, const char *s)
+char *dag_strdup(struct dag *d, const char *s)
 {
 	size_t n = strlen(s) + 1;
 	if (n > STRBLOCK / 4) {
@@ -38,8 +35,7 @@ static char *dag_strdup(struct dag *d, const char *s)
 	return p;
 }
 
-/* a node whose path already lives in the string blocks */
-static struct dag_node *new_node_at(struct dag *d, enum dag_kind kind, const char *path)
+struct dag_node *dag_add_at(struct dag *d, unsigned kind, const char *path, void *ctx)
 {
 	if (!d->nchunks || d->chunkused == CHUNK) {
 		d->chunks = xrealloc(d->chunks, (d->nchunks + 1) * sizeof *d->chunks);
@@ -48,21 +44,20 @@ static struct dag_node *new_node_at(struct dag *d, enum dag_kind kind, const cha
 	}
 	struct dag_node *n = &d->chunks[d->nchunks - 1][d->chunkused++];
 	memset(n, 0, sizeof *n);
+	if (kind >= d->rules->nrules)
+		kopt_die("internal: no rule of kind %u", kind);
 	n->kind = (uint8_t)kind;
 	n->rule = d->rules->rules[kind];
-	n->cand = -1;
 	n->path = (char *)path;
+	n->ctx = ctx;
 	d->all = xgrow(d->all, &d->allcap, d->nnodes + 1, sizeof *d->all);
 	d->all[d->nnodes++] = n;
 	return n;
 }
 
-/* takes path (malloc'd) and keeps a copy in the string blocks */
-static struct dag_node *new_node(struct dag *d, enum dag_kind kind, char *path)
+struct dag_node *dag_add(struct dag *d, unsigned kind, const char *path, void *ctx)
 {
-	struct dag_node *n = new_node_at(d, kind, dag_strdup(d, path));
-	free(path);
-	return n;
+	return dag_add_at(d, kind, dag_strdup(d, path), ctx);
 }
 
 void dag_add_dep(struct dag_node *n, struct dag_node *dep, unsigned flags)
@@ -96,87 +91,15 @@ void dag_add_dep(struct dag_node *n, struct dag_node *dep, unsigned flags)
 		n->npending++;
 }
 
-static void add_dep(struct dag_node *n, struct dag_node *dep)
+static void free_node(struct dag_node *n)
 {
-	dag_add_dep(n, dep, 0);
-}
-
-static void announce(struct dag *d, struct dag_node *n)
-{
-	if (d->on_new)
-		d->on_new(d->on_new_ctx, n);
-}
-
-/* variant v of dm: its capture and profile, inputs of the stitch */
-static void add_mv(struct dag *d, struct dag_model *dm, size_t v, const struct kopt_variant *var)
-{
-	struct dag_mv *mv = &dm->mvs[v];
-	mv->model = dm;
-	mv->variant = var;
-	mv->index = v;
-	hash_key_init_bare(&mv->variant_key);
-	rule_key_variant(&mv->variant_key, var);
-	kopt_hash parts[2] = { dm->file_hash, hash_bytes(mv->variant_key.ser.buf, mv->variant_key.ser.len) };
-	mv->affinity = hash_bytes(parts, sizeof parts).lo | 1; /* never 0 */
-	mv->capture = new_node(d, DAG_CAPTURE, xasprintf("%s/%s", dm->spec->name, var->name));
-	mv->capture->model = dm;
-	mv->capture->mv = mv;
-	mv->capture->device = dm->spec->device;
-	mv->capture->affinity = mv->affinity;
-	mv->profile = new_node(d, DAG_PROFILE, xstrdup(mv->capture->path));
-	mv->profile->model = dm;
-	mv->profile->mv = mv;
-	mv->profile->device = dm->spec->device;
-	mv->profile->affinity = mv->affinity;
-	add_dep(mv->profile, mv->capture);
-	add_dep(dm->stitch, mv->capture);
-	add_dep(dm->stitch, mv->profile);
-}
-
-static struct dag_model *add_model(struct dag *d, const struct kopt_model *m)
-{
-	for (size_t i = 0; i < d->nmodels; i++)
-		if (d->models[i].spec == m)
-			return &d->models[i];
-	struct dag_model *dm = &d->models[d->nmodels++];
-	memset(dm, 0, sizeof *dm);
-	dm->spec = m;
-	struct strbuf sb = STRBUF_INIT;
-	if (!m->path || strbuf_read_file(&sb, m->path) < 0)
-		dm->file_error = xasprintf("cannot read the model file '%s': %s",
-					   m->path ? m->path : "(none)", strerror(errno));
-	else
-		dm->file_hash = hash_bytes(sb.buf, sb.len);
-	strbuf_release(&sb);
-	hash_key_init_bare(&dm->gates_key);
-	if (m->gates)
-		rule_key_gates(&dm->gates_key, m->gates);
-	dm->agent_fp = m->agents ? agent_fingerprint(m->agents) : xstrdup("builtin-default;" AGENT_BUILTIN_VERSION);
-	dm->nmv = m->nvariants;
-	dm->mvs = xcalloc(m->nvariants + 2, sizeof *dm->mvs); /* + the agents' own */
-	dm->stitch = new_node(d, DAG_STITCH, xstrdup(m->name));
-	dm->stitch->model = dm;
-	dm->stitch->device = m->device;
-	for (size_t v = 0; v < m->nvariants; v++)
-		add_mv(d, dm, v, &m->variants[v]);
-	return dm;
-}
-
-/* lookups by name (the lang library has its own; these keep the engine standalone) */
-static const struct kopt_target *find_target(const kopt_spec *spec, const char *name)
-{
-	for (size_t i = 0; i < spec->ntargets; i++)
-		if (strcmp(spec->targets[i].name, name) == 0)
-			return &spec->targets[i];
-	return NULL;
-}
-
-static const struct kopt_model *find_model(const kopt_spec *spec, const char *name)
-{
-	for (size_t i = 0; i < spec->nmodels; i++)
-		if (strcmp(spec->models[i].name, name) == 0)
-			return &spec->models[i];
-	return NULL;
+	if (n->deps != n->deps_in)
+		free(n->deps);
+	if (n->users != n->users_in)
+		free(n->users);
+	free(n->ingredients);
+	free(n->why);
+	json_decref(n->result);
 }
 
 struct dag *dag_new(const kopt_spec *spec, char *const *targets, int ntargets,
@@ -190,88 +113,21 @@ struct dag *dag_new(const kopt_spec *spec, char *const *targets, int ntargets,
 	d->cache = cache;
 	d->blog = blog;
 	d->out_dir = xstrdup(out_dir);
-	d->models = xcalloc(spec->nmodels ? spec->nmodels : 1, sizeof *d->models);
-	d->reports = xcalloc(spec->ntargets + 1, sizeof *d->reports);
-
-	const struct kopt_target **want_t = xcalloc(spec->ntargets + 1, sizeof *want_t);
-	size_t nwant_t = 0;
-	const struct kopt_model **want_m = xcalloc(spec->nmodels + 1, sizeof *want_m);
-	size_t nwant_m = 0;
-	if (ntargets == 0) {
-		if (spec->default_target)
-			want_t[nwant_t++] = spec->default_target;
-		else
-			for (size_t i = 0; i < spec->nmodels; i++)
-				want_m[nwant_m++] = &spec->models[i];
+	if (!d->rules)
+		kopt_die("internal: a build without rules");
+	if (d->rules->plan(d, targets, ntargets) < 0) {
+		dag_free(d);
+		return NULL;
 	}
-	for (int i = 0; i < ntargets; i++) {
-		const struct kopt_target *t = find_target(spec, targets[i]);
-		const struct kopt_model *m = t ? NULL : find_model(spec, targets[i]);
-		if (t) {
-			bool dup = false;
-			for (size_t j = 0; j < nwant_t; j++)
-				dup |= want_t[j] == t;
-			if (!dup)
-				want_t[nwant_t++] = t;
-		} else if (m) {
-			bool dup = false;
-			for (size_t j = 0; j < nwant_m; j++)
-				dup |= want_m[j] == m;
-			if (!dup)
-				want_m[nwant_m++] = m;
-		} else {
-			const char **names = xcalloc(spec->ntargets + spec->nmodels + 1, sizeof *names);
-			size_t nn = 0;
-			for (size_t j = 0; j < spec->ntargets; j++)
-				names[nn++] = spec->targets[j].name;
-			for (size_t j = 0; j < spec->nmodels; j++)
-				names[nn++] = spec->models[j].name;
-			const char *hint = kopt_suggest(targets[i], names, nn);
-			if (hint)
-				kopt_error("no target or model named '%s' (did you mean '%s'?)", targets[i], hint);
-			else
-				kopt_error("no target or model named '%s'", targets[i]);
-			free(names);
-			free(want_t);
-			free(want_m);
-			dag_free(d);
-			return NULL;
-		}
-	}
-	for (size_t i = 0; i < nwant_t; i++) {
-		const struct kopt_target *t = want_t[i];
-		struct dag_node *r = new_node(d, DAG_REPORT, xstrdup(t->name));
-		r->target = t;
-		for (size_t j = 0; j < t->nmodels; j++) {
-			struct dag_model *dm = add_model(d, t->models[j]);
-			add_dep(r, dm->stitch);
-		}
-		d->reports[d->nreports++] = r;
-	}
-	for (size_t i = 0; i < nwant_m; i++)
-		add_model(d, want_m[i]);
-	free(want_t);
-	free(want_m);
-	for (size_t i = 0; i < d->nnodes; i++)
-		announce(d, d->all[i]);
 	return d;
-}
-
-static void free_node(struct dag_node *n)
-{
-	if (n->deps != n->deps_in)
-		free(n->deps);
-	if (n->users != n->users_in)
-		free(n->users);
-	free(n->ingredients);
-	free(n->why);
-	json_decref(n->result);
 }
 
 void dag_free(struct dag *d)
 {
 	if (!d)
 		return;
+	if (d->rules->release)
+		d->rules->release(d);
 	for (size_t i = 0; i < d->nnodes; i++)
 		free_node(d->all[i]);
 	free(d->all);
@@ -281,28 +137,6 @@ void dag_free(struct dag *d)
 	for (size_t i = 0; i < d->nstrs; i++)
 		free(d->strs[i]);
 	free(d->strs);
-	for (size_t i = 0; i < d->nmodels; i++) {
-		struct dag_model *dm = &d->models[i];
-		for (size_t v = 0; v < dm->nmv; v++) {
-			struct dag_mv *mv = &dm->mvs[v];
-			for (size_t k = 0; k < mv->nkernels; k++) {
-				free(mv->kernels[k].propose);
-				free(mv->kernels[k].verify);
-			}
-			free(mv->kernels);
-			free(mv->summary);
-			hash_key_release(&mv->variant_key);
-		}
-		free(dm->mvs);
-		for (size_t a = 0; a + dm->spec->nvariants < dm->nmv; a++)
-			if (dm->auto_variants[a].naten_fallback)
-				free(dm->auto_variants[a].aten_fallback);
-		hash_key_release(&dm->gates_key);
-		free(dm->agent_fp);
-		free(dm->file_error);
-	}
-	free(d->models);
-	free(d->reports);
 	free(d->env_read);
 	free(d->out_dir);
 	free(d);
@@ -324,27 +158,6 @@ json_t *dag_result(struct dag *d, struct dag_node *n)
 		n->result = NULL;
 	}
 	return n->result;
-}
-
-/* "<model>/<variant>/<kernel>/c<i>" without printf */
-static char *cand_path(const char *mvpath, const char *kernel, int i)
-{
-	size_t a = strlen(mvpath), b = strlen(kernel);
-	char num[16], *q = num + sizeof num;
-	unsigned u = (unsigned)i;
-	do
-		*--q = (char)('0' + u % 10);
-	while ((u /= 10));
-	size_t c = (size_t)(num + sizeof num - q);
-	char *p = xmalloc(a + b + c + 4);
-	memcpy(p, mvpath, a);
-	p[a] = '/';
-	memcpy(p + a + 1, kernel, b);
-	p[a + 1 + b] = '/';
-	p[a + 2 + b] = 'c';
-	memcpy(p + a + 3 + b, q, c);
-	p[a + 3 + b + c] = '\0';
-	return p;
 }
 
 /* skips one JSON value at p (< end); returns the byte after it, or NULL */
@@ -431,247 +244,6 @@ char *dag_manifest(const char *kind, const char *path, json_t *outputs, json_t *
 	add_part(&sb, "meas", meas, true);
 	strbuf_addch(&sb, '}');
 	return strbuf_detach(&sb);
-}
-
-struct hot {
-	double share;
-	const char *name;
-	kopt_hash ident;
-};
-
-static int cmp_hot(const void *a, const void *b)
-{
-	const struct hot *x = a, *y = b;
-	if (x->share != y->share)
-		return x->share > y->share ? -1 : 1;
-	return strcmp(x->name, y->name);
-}
-
-size_t dag_expand(struct dag *d, struct dag_mv *mv)
-{
-	if (mv->expanded)
-		return 0;
-	mv->expanded = true;
-	/* the profile's summary: one line per kernel, "KIND\tSHARE\tIDENT\tNAME" */
-	struct dag_node *pn = mv->profile;
-	json_t *sum = pn->result ? json_incref(json_object_get(pn->result, "summary"))
-				 : dag_manifest_field(pn->manifest, pn->manifest_len, "summary");
-	if (!json_is_string(sum)) {
-		kopt_warn("the cached result of profile %s has no kernel summary; no kernel is optimized", pn->path);
-		json_decref(sum);
-		return 0;
-	}
-	mv->summary = xstrdup(json_string_value(sum));
-	json_decref(sum);
-	const struct kopt_agents *ag = mv->model->spec->agents;
-	size_t nrows = 0;
-	for (const char *c = mv->summary; *c; c++)
-		nrows += *c == '\n';
-	struct hot *hot = xcalloc(nrows + 1, sizeof *hot);
-	size_t nhot = 0;
-	double thresh = ag->hot;
-	for (char *line = mv->summary, *next; line && *line; line = next) {
-		next = strchr(line, '\n');
-		if (next)
-			*next++ = '\0';
-		char *f[4];
-		int nf = 0;
-		for (char *p = line; nf < 4; nf++) {
-			f[nf] = p;
-			char *t = nf < 3 ? strchr(p, '\t') : NULL;
-			if (nf < 3 && !t)
-				break;
-			if (t) {
-				*t = '\0';
-				p = t + 1;
-			}
-		}
-		kopt_hash ident;
-		if (nf == 4 && strcmp(f[0], "cudnn") == 0) {
-			mv->cudnn_share = strtod(f[1], NULL);
-			continue;
-		}
-		if (nf == 4 && strcmp(f[0], "eager") == 0) {
-			mv->eager_known = true;
-			mv->eager_ratio = strcmp(f[1], "-") == 0 ? NAN : strtod(f[1], NULL);
-			mv->eager_ops = f[3];
-			continue;
-		}
-		if (nf < 4 || strcmp(f[0], "triton") != 0 || hash_parse(f[2], &ident) < 0)
-			continue;
-		double share = strtod(f[1], NULL);
-		if (share < thresh)
-			continue;
-		hot[nhot].share = share;
-		hot[nhot].name = f[3];
-		hot[nhot].ident = ident;
-		nhot++;
-	}
-	qsort(hot, nhot, sizeof *hot, cmp_hot);
-	size_t maxk = ag->max_kernels >= 0 ? (size_t)ag->max_kernels : 0;
-	if (nhot > maxk)
-		nhot = maxk;
-	int budget = ag->budget;
-	if (budget < 0)
-		budget = 0;
-	mv->kernels = xcalloc(nhot + 1, sizeof *mv->kernels);
-	size_t added = 0, first = d->nnodes;
-	struct dag_node *stitch = mv->model->stitch;
-	for (size_t h = 0; h < nhot; h++) {
-		struct dag_kernel *k = &mv->kernels[mv->nkernels++];
-		k->mv = mv;
-		k->name = hot[h].name;
-		k->ident = hot[h].ident;
-		k->n = budget;
-		k->propose = xcalloc((size_t)budget + 1, sizeof *k->propose);
-		k->verify = xcalloc((size_t)budget + 1, sizeof *k->verify);
-		for (int i = 0; i < budget; i++) {
-			struct dag_node *p = new_node(d, DAG_PROPOSE, cand_path(mv->capture->path, k->name, i));
-			p->model = mv->model;
-			p->mv = mv;
-			p->kernel = k;
-			p->cand = i;
-			add_dep(p, mv->profile);
-			/* the previous candidate: proposed after its verdict, keyed on
-			 * its verify's key; a failed verify stops the chain unless the
-			 * agent does not read verdicts */
-			if (i > 0)
-				dag_add_dep(p, k->verify[i - 1],
-					    DAG_EDGE_ORDER | (agent_needs_feedback(ag, i) ? 0 : DAG_EDGE_SOFT));
-			struct dag_node *v = new_node_at(d, DAG_VERIFY, p->path);
-			v->model = mv->model;
-			v->mv = mv;
-			v->kernel = k;
-			v->cand = i;
-			v->device = mv->model->spec->device;
-			v->affinity = mv->affinity;
-			add_dep(v, p);
-			add_dep(v, mv->capture);
-			/* a failed verify fails its candidate, not the model: the
-			 * stitch goes on without it (and it runs again next time) */
-			dag_add_dep(stitch, v, DAG_EDGE_SOFT);
-			k->propose[i] = p;
-			k->verify[i] = v;
-			added += 2;
-		}
-	}
-	free(hot);
-	for (size_t i = first; i < d->nnodes; i++)
-		announce(d, d->all[i]);
-	return added;
-}
-
-/* a variant of the agents' own, after the declared ones and any other */
-static size_t add_auto(struct dag *d, struct dag_model *dm, const struct kopt_variant *v)
-{
-	struct kopt_variant *av = &dm->auto_variants[dm->nmv - dm->spec->nvariants];
-	*av = *v;
-	size_t first_node = d->nnodes;
-	add_mv(d, dm, dm->nmv, av);
-	dm->nmv++;
-	for (size_t i = first_node; i < d->nnodes; i++)
-		announce(d, d->all[i]);
-	return d->nnodes - first_node;
-}
-
-static bool declares(const struct kopt_model *m, const char *name)
-{
-	for (size_t v = 0; v < m->nvariants; v++)
-		if (strcmp(m->variants[v].name, name) == 0)
-			return true;
-	return false;
-}
-
-size_t dag_expand_space(struct dag *d, struct dag_model *dm)
-{
-	const struct kopt_model *m = dm->spec;
-	size_t n = m->nvariants;
-	if (dm->space_done || dm->nmv != n || n == 0 || dm->file_error)
-		return 0;
-	for (size_t v = 0; v < n; v++)
-		if (!(dm->mvs[v].profile->flags & DAG_DONE))
-			return 0; /* not all known yet, or one failed: no choice */
-	dm->space_done = true;
-	if ((m->agents && !m->agents->auto_variants) || m->kind != KOPT_MODEL_TORCH)
-		return 0;
-	double gamma = m->gates->gamma;
-	json_t *ops = NULL;
-	double cudnn = 0;
-	bool known = true;
-	for (size_t v = 0; v < n; v++)
-		known &= dm->mvs[v].eager_known;
-	if (known) { /* the summaries say it all */
-		double *ratio = xcalloc(n, sizeof *ratio);
-		for (size_t v = 0; v < n; v++)
-			ratio[v] = dm->mvs[v].eager_ratio;
-		ops = rule_space_pick_lines(m, ratio, n, dm->mvs[0].eager_ops, gamma);
-		free(ratio);
-		cudnn = dm->mvs[0].cudnn_share;
-	} else { /* profiles cached before the summary had the lines */
-		const json_t **meas = xcalloc(n, sizeof *meas);
-		meas[0] = json_object_get(dag_result(d, dm->mvs[0].profile), "meas");
-		cudnn = rule_cudnn_share(meas[0]);
-		/* the first profile alone settles most models: parse the rest only then */
-		json_t *first = rule_space_pick(m, meas, 1, gamma);
-		if (first) {
-			for (size_t v = 1; v < n; v++)
-				meas[v] = json_object_get(dag_result(d, dm->mvs[v].profile), "meas");
-			ops = n > 1 ? rule_space_pick(m, meas, n, gamma) : json_incref(first);
-			json_decref(first);
-		}
-		free(meas);
-	}
-	size_t added = 0;
-	if (ops && !declares(m, RULE_AUTO_VARIANT)) {
-		/* the first variant's compile options, those ops kept out of Inductor */
-		struct kopt_variant v = m->variants[0];
-		v.name = dag_strdup(d, RULE_AUTO_VARIANT);
-		v.naten_fallback = json_array_size(ops);
-		v.aten_fallback = xcalloc(v.naten_fallback, sizeof *v.aten_fallback);
-		for (size_t i = 0; i < v.naten_fallback; i++)
-			v.aten_fallback[i] = dag_strdup(d, json_string_value(json_array_get(ops, i)));
-		added += add_auto(d, dm, &v);
-	}
-	json_decref(ops);
-	bool benchmarked = false;
-	for (size_t v = 0; v < n; v++)
-		benchmarked |= m->variants[v].cudnn_benchmark;
-	if (cudnn >= RULE_CUDNN_SHARE && !benchmarked && !declares(m, RULE_CUDNN_VARIANT)) {
-		/* the first variant's, cuDNN's algorithms benchmarked at each shape */
-		struct kopt_variant v = m->variants[0];
-		v.name = dag_strdup(d, RULE_CUDNN_VARIANT);
-		v.cudnn_benchmark = true;
-		added += add_auto(d, dm, &v);
-	}
-	return added;
-}
-
-void dag_kernel_info(struct dag *d, struct dag_kernel *k)
-{
-	if (k->loaded)
-		return;
-	k->loaded = true;
-	json_t *res = dag_result(d, k->mv->profile);
-	json_t *inv = json_object_get(json_object_get(res, "stable"), "kernels");
-	json_t *rows = json_object_get(json_object_get(res, "meas"), "rows");
-	size_t i;
-	json_t *e;
-	json_array_foreach(inv, i, e) {
-		const char *nm = json_string_value(json_object_get(e, "name"));
-		if (nm && strcmp(nm, k->name) == 0) {
-			k->heuristic = json_string_value(json_object_get(e, "heuristic"));
-			k->source_hash = json_string_value(json_object_get(e, "source_hash"));
-			k->config = json_object_get(e, "config");
-			break;
-		}
-	}
-	json_array_foreach(rows, i, e) {
-		const char *nm = json_string_value(json_object_get(e, "name"));
-		if (nm && strcmp(nm, k->name) == 0) {
-			k->row = e;
-			break;
-		}
-	}
 }
 
 void dag_describe(const struct dag_node *n, struct strbuf *out)

@@ -1,6 +1,7 @@
 /*
  * engine/engine.c: engine_build and the tools (engine.h): opens the cache,
- * builds the graph, runs the scheduler; clean, gc, why, query.
+ * builds the graph, runs the scheduler; clean, gc, why, query, and the
+ * rule set's own tools.
  */
 #define _GNU_SOURCE
 #include <config.h>
@@ -16,8 +17,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../agents/memory.h"
-#include "../rules/rules.h"
 #include "blog.h"
 #include "cache.h"
 #include "dag.h"
@@ -32,7 +31,7 @@ static char *spec_rel(const kopt_spec *spec, const char *what)
 	return xasprintf("%s/%s", dir, what);
 }
 
-static char *cache_dir_of(const kopt_spec *spec, const struct engine_opts *o)
+char *engine_cache_dir(const kopt_spec *spec, const struct engine_opts *o)
 {
 	return o->cache_dir ? xstrdup(o->cache_dir) : spec_rel(spec, ".kopt");
 }
@@ -116,7 +115,7 @@ struct session {
 static int session_open(struct session *ss, const kopt_spec *spec, const struct engine_opts *o)
 {
 	memset(ss, 0, sizeof *ss);
-	char *cd = cache_dir_of(spec, o);
+	char *cd = engine_cache_dir(spec, o);
 	ss->cache = cache_open(cd);
 	if (!ss->cache) {
 		free(cd);
@@ -225,22 +224,8 @@ static void human(uint64_t b, char *out, size_t n)
 		snprintf(out, n, "%llu bytes", (unsigned long long)b);
 }
 
-static bool is_output_name(const char *n)
-{
-	static const char *const exact[] = { "profile.json", "profile.md", "substitutions.json",
-					     "output_code.py", "report.md", "report.json", "speedup.svg" };
-	for (size_t i = 0; i < sizeof exact / sizeof *exact; i++)
-		if (strcmp(n, exact[i]) == 0)
-			return true;
-	size_t l = strlen(n);
-	if (strncmp(n, "profile-", 8) == 0 && l > 8 &&
-	    (strcmp(n + l - 5, ".json") == 0 || strcmp(n + l - 3, ".md") == 0))
-		return true;
-	return strstr(n, ".tmp") != NULL; /* leftovers of an interrupted write */
-}
-
 /* removes the files koptmake writes under dir; empty folders too */
-static void clean_dir(const char *dir, uint64_t *bytes, size_t *files)
+static void clean_dir(const struct rule_set *rules, const char *dir, uint64_t *bytes, size_t *files)
 {
 	DIR *d = opendir(dir);
 	if (!d)
@@ -253,9 +238,10 @@ static void clean_dir(const char *dir, uint64_t *bytes, size_t *files)
 		struct stat st;
 		if (lstat(p, &st) == 0) {
 			if (S_ISDIR(st.st_mode)) {
-				clean_dir(p, bytes, files);
+				clean_dir(rules, p, bytes, files);
 				rmdir(p);
-			} else if (S_ISREG(st.st_mode) && is_output_name(e->d_name) && unlink(p) == 0) {
+			} else if (S_ISREG(st.st_mode) && rules->is_output && rules->is_output(e->d_name) &&
+				   unlink(p) == 0) {
 				*bytes += (uint64_t)st.st_size;
 				(*files)++;
 			}
@@ -274,7 +260,7 @@ int engine_tool_clean(const kopt_spec *spec, const struct engine_opts *o, char *
 		return 2;
 	uint64_t bytes = 0;
 	size_t files = 0;
-	clean_dir(ss.out_dir, &bytes, &files);
+	clean_dir(o->rules, ss.out_dir, &bytes, &files);
 	rmdir(ss.out_dir);
 	char h[32];
 	human(bytes, h, sizeof h);
@@ -310,30 +296,6 @@ int engine_tool_gc(const kopt_spec *spec, const struct engine_opts *o, char *con
 	return r < 0 ? 1 : 0;
 }
 
-static void print_numbers_in(json_t *nums, const char *prefix)
-{
-	const char *k;
-	json_t *v;
-	json_object_foreach(nums, k, v) {
-		char *name = xasprintf("%s%s", prefix, k);
-		if (json_is_number(v))
-			printf("  %-22s %g\n", name, json_number_value(v));
-		else if (json_is_string(v) && strcmp(k, "raw_numbers") != 0)
-			printf("  %-22s %s\n", name, json_string_value(v));
-		else if (json_is_object(v) && strcmp(k, "worker") != 0) {
-			char *sub = xasprintf("%s.", name);
-			print_numbers_in(v, sub);
-			free(sub);
-		}
-		free(name);
-	}
-}
-
-static void print_numbers(json_t *nums)
-{
-	print_numbers_in(nums, "");
-}
-
 /* "verify" "m/default/k/c3" typed as two words: one step name */
 static char **step_args(const struct rule_set *rules, char *const *args, int nargs, int *nout)
 {
@@ -361,20 +323,6 @@ static void free_args(char **v, int n)
 
 static int tool_why_steps(const kopt_spec *spec, const struct engine_opts *o, char *const *args, int nargs);
 
-/* what the agents learned, in the cache this spec uses: read only, no lock */
-int engine_tool_memory(const kopt_spec *spec, const struct engine_opts *o, char *const *args, int nargs)
-{
-	if (nargs > 1) {
-		kopt_error("usage: koptmake -t memory [CLASS] (e.g. reduction/looped/r14/b30)");
-		return 2;
-	}
-	char *dir = cache_dir_of(spec, o);
-	char *path = xasprintf("%s/memory.jsonl", dir);
-	int r = memory_summary(path, nargs ? args[0] : NULL, stdout);
-	free(path);
-	free(dir);
-	return r < 0 ? 1 : 0;
-}
 static int tool_query_steps(const kopt_spec *spec, const struct engine_opts *o, char *const *args, int nargs);
 
 int engine_tool_why(const kopt_spec *spec, const struct engine_opts *o, char *const *args, int nargs)
@@ -409,7 +357,7 @@ static int tool_why_steps(const kopt_spec *spec, const struct engine_opts *o, ch
 	for (int a = 0; d && a < nargs; a++) {
 		struct dag_node *n = dag_find(d, args[a]);
 		if (!n) {
-			kopt_error("no step '%s' (known once its profile has run; try -t query)", args[a]);
+			kopt_error("no step '%s' (some are known once an earlier step has run; try -t query)", args[a]);
 			status = 2;
 			continue;
 		}
@@ -419,51 +367,12 @@ static int tool_why_steps(const kopt_spec *spec, const struct engine_opts *o, ch
 			status = 1;
 			continue;
 		}
-		if (n->flags & DAG_NONE) {
-			printf("%s %s: no candidate (the agent had no more)\n", n->rule->name, n->path);
-			continue;
-		}
-		json_t *r = dag_result(d, n);
-		json_t *st = json_object_get(r, "stable"), *me = json_object_get(r, "meas");
-		if (n->kind == DAG_VERIFY) {
-			const char *gate = json_string_value(json_object_get(st, "gate"));
-			json_t *pr = dag_result(d, n->kernel->propose[n->cand]);
-			const char *strat = json_string_value(json_object_get(
-				json_object_get(json_object_get(pr, "stable"), "candidate"), "strategy"));
-			printf("verify %s: %s%s%s\n", n->path, json_string_value(json_object_get(st, "verdict")),
-			       gate ? " at gate " : "", gate ? gate : "");
-			if (strat)
-				printf("  candidate              %s\n", strat);
-			printf("  reason                 %s\n", json_string_value(json_object_get(me, "reason")));
-			print_numbers(json_object_get(me, "numbers"));
-			json_t *w = json_object_get(me, "worker");
-			if (json_string_value(json_object_get(w, "reason")))
-				printf("  worker said            %s\n", json_string_value(json_object_get(w, "reason")));
-		} else if (n->kind == DAG_STITCH) {
-			printf("stitch %s: %s (variant %s)\n", n->path, json_string_value(json_object_get(st, "verdict")),
-			       json_string_value(json_object_get(st, "variant")));
-			print_numbers(me);
-			size_t i;
-			json_t *v;
-			json_array_foreach(json_object_get(me, "variants"), i, v)
-				printf("  variant %s: stitch %s after %lld attempt(s): %s\n",
-				       json_string_value(json_object_get(v, "name")),
-				       json_string_value(json_object_get(v, "verdict")),
-				       (long long)json_integer_value(json_object_get(v, "attempts")),
-				       json_string_value(json_object_get(v, "reason")));
-			json_array_foreach(json_object_get(st, "winners"), i, v)
-				printf("  winner %s\n", json_string_value(json_object_get(v, "kernel")));
-			/* kept out of report.md: a build resumed after a kill answers
-			 * from the memo what the killed one measured, with the same
-			 * result, and its outputs must read the same */
-			json_t *rq = json_object_get(me, "requests");
-			if (rq)
-				printf("  worker requests        %lld measured, %lld answered from an earlier run's "
-				       "(same winners, variants and gates; -B measures again)\n",
-				       (long long)json_integer_value(json_object_get(rq, "sent")),
-				       (long long)json_integer_value(json_object_get(rq, "replayed")));
+		if (n->rule->why) {
+			n->rule->why(d, n, stdout);
+		} else if (n->flags & DAG_NONE) {
+			printf("%s %s: nothing to do\n", n->rule->name, n->path);
 		} else {
-			char *js = json_dumps(r, JSON_INDENT(2) | JSON_SORT_KEYS);
+			char *js = json_dumps(dag_result(d, n), JSON_INDENT(2) | JSON_SORT_KEYS);
 			printf("%s %s:\n%s\n", n->rule->name, n->path, js);
 			free(js);
 		}

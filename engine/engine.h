@@ -44,9 +44,12 @@ int engine_build(const kopt_spec *spec, char *const *targets, int ntargets,
  *   gc      removes cache entries no step of this spec reaches
  *   why     PATH: a step's verdict, gates, numbers and reason
  *   query   [PATH]: every step, fresh or stale; or one step's key and result
- *   memory  [CLASS]: the agents' long-term memory in this cache
+ * (The rules add their own: -t memory, rules/rules.h.)
  */
 typedef int engine_tool_fn(const kopt_spec *spec, const struct engine_opts *opts, char *const *args, int nargs);
-engine_tool_fn engine_tool_clean, engine_tool_gc, engine_tool_why, engine_tool_query, engine_tool_memory;
+engine_tool_fn engine_tool_clean, engine_tool_gc, engine_tool_why, engine_tool_query;
+
+/* the cache folder a build of spec uses (opts->cache_dir, else .kopt beside the spec); caller frees */
+char *engine_cache_dir(const kopt_spec *spec, const struct engine_opts *opts);
 
 #endif

@@ -3,7 +3,7 @@ libkopt_a_SOURCES += engine/engine.h engine/engine.c \
 	engine/hash.h engine/hash.c \
 	engine/cache.h engine/cache.c \
 	engine/blog.h engine/blog.c \
-	engine/dag.h engine/dag.c \
+	engine/dag.h engine/dag.c engine/rule.h \
 	engine/explain.h engine/explain.c \
 	engine/sched.h engine/sched.c \
 	engine/worker_pool.h engine/worker_pool.c \

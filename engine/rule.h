@@ -28,7 +28,6 @@
 
 struct dag;
 struct dag_node;
-struct engine_opts;
 
 enum rule_status { RULE_SEND, RULE_DONE, RULE_FAIL };
 
@@ -81,15 +80,6 @@ struct rule {
 	void (*why)(struct dag *d, struct dag_node *n, FILE *out);
 };
 
-/* a tool the rules add to -t (-t memory) */
-struct rule_tool {
-	const char *name;
-	const char *help;   /* one line for -t list */
-	/* returns an exit status as engine_build */
-	int (*run)(const kopt_spec *spec, char *const *args, int nargs, const struct engine_opts *opts,
-		   const char *cache_dir);
-};
-
 /* the rules of a build */
 struct rule_set {
 	const struct rule *const *rules; /* by node kind */
@@ -101,7 +91,6 @@ struct rule_set {
 	void (*release)(struct dag *d);
 	/* whether a file name in the out dir is one the rules write (-t clean) */
 	bool (*is_output)(const char *name);
-	const struct rule_tool *tools; /* NULL-terminated by name, or NULL */
 };
 
 #endif

@@ -22,15 +22,16 @@ static uint64_t seed_of(const struct kopt_model *m)
 
 static int capture_key(struct dag *d, struct dag_node *n, struct hash_key *k, char **why)
 {
-	const struct kopt_model *m = n->model->spec;
+	struct rule_mv *mv = rule_mv_of(n);
+	const struct kopt_model *m = mv->model->spec;
 	json_t *env = dag_env(d, m->device);
 	if (!env) {
 		*why = xasprintf("no environment fingerprint for device '%s' yet", dag_env_name(m->device));
 		return -1;
 	}
-	hash_key_hash(k, "model", n->model->file_hash);
+	hash_key_hash(k, "model", mv->model->file_hash);
 	hash_key_int(k, "param:model_kind", m->kind);
-	hash_key_splice(k, &n->mv->variant_key);
+	hash_key_splice(k, &mv->variant_key);
 	hash_key_int(k, "param:seed", (long long)seed_of(m));
 	char *e = json_dumps(env, JSON_COMPACT | JSON_SORT_KEYS);
 	hash_key_str(k, "env", e);
@@ -40,11 +41,12 @@ static int capture_key(struct dag *d, struct dag_node *n, struct hash_key *k, ch
 
 static int capture_start(struct rule_run *run)
 {
-	const struct kopt_model *m = run->node->model->spec;
-	if (run->node->model->file_error)
-		return rule_fail(run, "%s", run->node->model->file_error);
+	struct rule_mv *mv = rule_mv_of(run->node);
+	const struct kopt_model *m = mv->model->spec;
+	if (mv->model->file_error)
+		return rule_fail(run, "%s", mv->model->file_error);
 	run->request = json_pack("{s:s, s:o, s:o, s:I}", "op", "capture", "model", rule_model_json(m),
-				 "variant", rule_variant_json(run->node->mv->variant),
+				 "variant", rule_variant_json(mv->variant),
 				 "seed", (json_int_t)seed_of(m));
 	return RULE_SEND;
 }

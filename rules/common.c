@@ -16,19 +16,6 @@
 
 #include "../engine/outdir.h"
 
-extern const struct rule rule_capture, rule_profile, rule_propose, rule_verify, rule_stitch,
-	rule_report;
-
-static const struct rule *const table[DAG_NKINDS] = {
-	[DAG_CAPTURE] = &rule_capture, [DAG_PROFILE] = &rule_profile,
-	[DAG_PROPOSE] = &rule_propose, [DAG_VERIFY] = &rule_verify,
-	[DAG_STITCH] = &rule_stitch,   [DAG_REPORT] = &rule_report,
-};
-
-const struct rule_set rule_pipeline = {
-	.rules = table, .nrules = DAG_NKINDS,
-};
-
 int rule_fail(struct rule_run *run, const char *fmt, ...)
 {
 	va_list ap;
@@ -220,9 +207,9 @@ int rule_object(struct rule_run *run, const char *name, const void *data, size_t
 /* the folder under the output folder where node n's outputs go */
 static const char *node_dir(const struct dag_node *n)
 {
-	if (n->target)
-		return n->target->name;
-	return n->model ? rule_model_dir(n->model->spec) : NULL;
+	if (rule_target_of(n))
+		return rule_target_of(n)->name;
+	return rule_model_of(n) ? rule_model_dir(rule_model_of(n)->spec) : NULL;
 }
 
 /* NAME when rel is "<node's folder>/NAME" with NAME one path component, else NULL */
@@ -310,6 +297,30 @@ int rule_restore_outputs(struct dag *d, struct dag_node *n)
 	}
 	json_decref(outs);
 	return ret;
+}
+
+static void print_numbers_in(FILE *out, json_t *nums, const char *prefix)
+{
+	const char *k;
+	json_t *v;
+	json_object_foreach(nums, k, v) {
+		char *name = xasprintf("%s%s", prefix, k);
+		if (json_is_number(v))
+			fprintf(out, "  %-22s %g\n", name, json_number_value(v));
+		else if (json_is_string(v) && strcmp(k, "raw_numbers") != 0)
+			fprintf(out, "  %-22s %s\n", name, json_string_value(v));
+		else if (json_is_object(v) && strcmp(k, "worker") != 0) {
+			char *sub = xasprintf("%s.", name);
+			print_numbers_in(out, v, sub);
+			free(sub);
+		}
+		free(name);
+	}
+}
+
+void rule_print_numbers(FILE *out, json_t *nums)
+{
+	print_numbers_in(out, nums, "");
 }
 
 json_t *rule_no_candidate(void)

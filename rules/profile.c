@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../agents/agent.h"
 #include "rules.h"
 
 #define WARMUP 3
@@ -24,8 +25,8 @@ static int profile_key(struct dag *d, struct dag_node *n, struct hash_key *k, ch
 {
 	(void)d;
 	(void)why;
-	rule_key_input(k, n->mv->capture);
-	hash_key_int(k, "param:seed", n->model->spec->agents ? (long long)n->model->spec->agents->seed : 0);
+	rule_key_input(k, rule_mv_of(n)->capture);
+	hash_key_int(k, "param:seed", rule_model_of(n)->spec->agents ? (long long)rule_model_of(n)->spec->agents->seed : 0);
 	hash_key_int(k, "param:warmup", WARMUP);
 	hash_key_int(k, "param:calls", CALLS);
 	return 0;
@@ -33,10 +34,10 @@ static int profile_key(struct dag *d, struct dag_node *n, struct hash_key *k, ch
 
 static int profile_start(struct rule_run *run)
 {
-	const struct kopt_model *m = run->node->model->spec;
+	const struct kopt_model *m = rule_model_of(run->node)->spec;
 	run->request = json_pack("{s:s, s:o, s:o, s:I, s:i, s:i}", "op", "profile",
 				 "model", rule_model_json(m),
-				 "variant", rule_variant_json(run->node->mv->variant),
+				 "variant", rule_variant_json(rule_mv_of(run->node)->variant),
 				 "seed", (json_int_t)(m->agents ? m->agents->seed : 0),
 				 "warmup", WARMUP, "calls", CALLS);
 	return RULE_SEND;
@@ -53,10 +54,10 @@ static void fmt_num(struct strbuf *sb, double v, const char *fmt)
 /* the profile file name of a variant: the first variant gets profile.*, others profile-NAME.* */
 static char *profile_rel(const struct dag_node *n, const char *ext)
 {
-	const char *dir = rule_model_dir(n->model->spec);
-	if (n->mv->index == 0)
+	const char *dir = rule_model_dir(rule_model_of(n)->spec);
+	if (rule_mv_of(n)->index == 0)
 		return xasprintf("%s/profile.%s", dir, ext);
-	return xasprintf("%s/profile-%s.%s", dir, n->mv->variant->name, ext);
+	return xasprintf("%s/profile-%s.%s", dir, rule_mv_of(n)->variant->name, ext);
 }
 
 static int profile_reply(struct rule_run *run, json_t *res)
@@ -64,7 +65,7 @@ static int profile_reply(struct rule_run *run, json_t *res)
 	json_t *kernels = json_object_get(res, "kernels");
 	if (!json_is_array(kernels))
 		return rule_fail(run, "the profile result lacks kernels");
-	json_t *cap = dag_result(run->dag, run->node->mv->capture);
+	json_t *cap = dag_result(run->dag, rule_mv_of(run->node)->capture);
 	json_t *capk = json_object_get(json_object_get(cap, "stable"), "kernels");
 	json_t *inv = json_array(), *rows = json_array();
 	double sum_ns = 0;
@@ -137,9 +138,9 @@ static int profile_reply(struct rule_run *run, json_t *res)
 	strbuf_release(&sum);
 
 	/* kopt-out/<model>/profile.json and profile.md */
-	const struct kopt_model *m = run->node->model->spec;
+	const struct kopt_model *m = rule_model_of(run->node)->spec;
 	json_t *doc = json_pack("{s:s, s:s, s:O}", "model", m->name, "variant",
-				run->node->mv->variant->name, "profile", run->meas);
+				rule_mv_of(run->node)->variant->name, "profile", run->meas);
 	char *js = json_dumps(doc, JSON_INDENT(2) | JSON_SORT_KEYS);
 	json_decref(doc);
 	char *rel = profile_rel(run->node, "json");
@@ -150,7 +151,7 @@ static int profile_reply(struct rule_run *run, json_t *res)
 	struct strbuf md = STRBUF_INIT;
 	double model_ns = rule_num(run->meas, "model_ns_per_call");
 	double dev_ns = rule_num(run->meas, "device_ns_per_call");
-	strbuf_addf(&md, "# Profile of %s (variant %s)\n\n", m->name, run->node->mv->variant->name);
+	strbuf_addf(&md, "# Profile of %s (variant %s)\n\n", m->name, rule_mv_of(run->node)->variant->name);
 	strbuf_addstr(&md, "Model time per call: ");
 	fmt_num(&md, model_ns / 1000.0, "%.3f us");
 	strbuf_addstr(&md, "; device time per call: ");
@@ -204,12 +205,249 @@ static int profile_reply(struct rule_run *run, json_t *res)
 	return RULE_DONE;
 }
 
+/* "<model>/<variant>/<kernel>/c<i>" without printf */
+static char *cand_path(const char *mvpath, const char *kernel, int i)
+{
+	size_t a = strlen(mvpath), b = strlen(kernel);
+	char num[16], *q = num + sizeof num;
+	unsigned u = (unsigned)i;
+	do
+		*--q = (char)('0' + u % 10);
+	while ((u /= 10));
+	size_t c = (size_t)(num + sizeof num - q);
+	char *p = xmalloc(a + b + c + 4);
+	memcpy(p, mvpath, a);
+	p[a] = '/';
+	memcpy(p + a + 1, kernel, b);
+	p[a + 1 + b] = '/';
+	p[a + 2 + b] = 'c';
+	memcpy(p + a + 3 + b, q, c);
+	p[a + 3 + b + c] = '\0';
+	return p;
+}
+
+struct hot {
+	double share;
+	const char *name;
+	kopt_hash ident;
+};
+
+static int cmp_hot(const void *a, const void *b)
+{
+	const struct hot *x = a, *y = b;
+	if (x->share != y->share)
+		return x->share > y->share ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* adds the kernel chains of a finished profile; returns the new nodes' count */
+static size_t expand_chains(struct dag *d, struct rule_mv *mv)
+{
+	if (mv->expanded)
+		return 0;
+	mv->expanded = true;
+	/* the profile's summary: one line per kernel, "KIND\tSHARE\tIDENT\tNAME" */
+	struct dag_node *pn = mv->profile;
+	json_t *sum = pn->result ? json_incref(json_object_get(pn->result, "summary"))
+				 : dag_manifest_field(pn->manifest, pn->manifest_len, "summary");
+	if (!json_is_string(sum)) {
+		kopt_warn("the cached result of profile %s has no kernel summary; no kernel is optimized", pn->path);
+		json_decref(sum);
+		return 0;
+	}
+	mv->summary = xstrdup(json_string_value(sum));
+	json_decref(sum);
+	const struct kopt_agents *ag = mv->model->spec->agents;
+	size_t nrows = 0;
+	for (const char *c = mv->summary; *c; c++)
+		nrows += *c == '\n';
+	struct hot *hot = xcalloc(nrows + 1, sizeof *hot);
+	size_t nhot = 0;
+	double thresh = ag->hot;
+	for (char *line = mv->summary, *next; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		char *f[4];
+		int nf = 0;
+		for (char *p = line; nf < 4; nf++) {
+			f[nf] = p;
+			char *t = nf < 3 ? strchr(p, '\t') : NULL;
+			if (nf < 3 && !t)
+				break;
+			if (t) {
+				*t = '\0';
+				p = t + 1;
+			}
+		}
+		kopt_hash ident;
+		if (nf == 4 && strcmp(f[0], "cudnn") == 0) {
+			mv->cudnn_share = strtod(f[1], NULL);
+			continue;
+		}
+		if (nf == 4 && strcmp(f[0], "eager") == 0) {
+			mv->eager_known = true;
+			mv->eager_ratio = strcmp(f[1], "-") == 0 ? NAN : strtod(f[1], NULL);
+			mv->eager_ops = f[3];
+			continue;
+		}
+		if (nf < 4 || strcmp(f[0], "triton") != 0 || hash_parse(f[2], &ident) < 0)
+			continue;
+		double share = strtod(f[1], NULL);
+		if (share < thresh)
+			continue;
+		hot[nhot].share = share;
+		hot[nhot].name = f[3];
+		hot[nhot].ident = ident;
+		nhot++;
+	}
+	qsort(hot, nhot, sizeof *hot, cmp_hot);
+	size_t maxk = ag->max_kernels >= 0 ? (size_t)ag->max_kernels : 0;
+	if (nhot > maxk)
+		nhot = maxk;
+	int budget = ag->budget;
+	if (budget < 0)
+		budget = 0;
+	mv->kernels = xcalloc(nhot + 1, sizeof *mv->kernels);
+	size_t added = 0;
+	struct dag_node *stitch = mv->model->stitch;
+	for (size_t h = 0; h < nhot; h++) {
+		struct rule_kernel *k = &mv->kernels[mv->nkernels++];
+		k->mv = mv;
+		k->name = hot[h].name;
+		k->ident = hot[h].ident;
+		k->n = budget;
+		k->cands = xcalloc((size_t)budget + 1, sizeof *k->cands);
+		for (int i = 0; i < budget; i++) {
+			struct rule_cand *c = &k->cands[i];
+			c->k = k;
+			c->index = i;
+			char *path = cand_path(mv->capture->path, k->name, i);
+			struct dag_node *p = dag_add(d, RULE_PROPOSE, path, c);
+			free(path);
+			dag_add_dep(p, mv->profile, 0);
+			/* the previous candidate: proposed after its verdict, keyed on
+			 * its verify's key; a failed verify stops the chain unless the
+			 * agent does not read verdicts */
+			if (i > 0)
+				dag_add_dep(p, k->cands[i - 1].verify,
+					    DAG_EDGE_ORDER | (agent_needs_feedback(ag, i) ? 0 : DAG_EDGE_SOFT));
+			struct dag_node *v = dag_add_at(d, RULE_VERIFY, p->path, c);
+			v->device = mv->model->spec->device;
+			v->affinity = mv->affinity;
+			dag_add_dep(v, p, 0);
+			dag_add_dep(v, mv->capture, 0);
+			/* a failed verify fails its candidate, not the model: the
+			 * stitch goes on without it (and it runs again next time) */
+			dag_add_dep(stitch, v, DAG_EDGE_SOFT);
+			c->propose = p;
+			c->verify = v;
+			added += 2;
+		}
+	}
+	free(hot);
+	return added;
+}
+
+/* a variant of the agents' own, after the declared ones and any other */
+static size_t add_auto(struct dag *d, struct rule_model *dm, const struct kopt_variant *v)
+{
+	struct kopt_variant *av = &dm->auto_variants[dm->nmv - dm->spec->nvariants];
+	*av = *v;
+	size_t first_node = d->nnodes;
+	rule_plan_variant(d, dm, av);
+	return d->nnodes - first_node;
+}
+
+static bool declares(const struct kopt_model *m, const char *name)
+{
+	for (size_t v = 0; v < m->nvariants; v++)
+		if (strcmp(m->variants[v].name, name) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * The implementation-space level, once every declared variant of dm has
+ * its profile: where eager beats each of them by gamma, the agents add a
+ * variant of their own, "aten-auto" (the first variant plus ATen fallbacks
+ * for the hot kernels' ops); where torch's cuDNN calls take a quarter of
+ * the first variant's device time or more and no variant benchmarks them,
+ * "cudnn-auto" (the first variant with cudnn.benchmark on). Each comes with
+ * its capture and profile; the stitch races them with the rest. Returns
+ * the number of nodes added.
+ */
+static size_t expand_space(struct dag *d, struct rule_model *dm)
+{
+	const struct kopt_model *m = dm->spec;
+	size_t n = m->nvariants;
+	if (dm->space_done || dm->nmv != n || n == 0 || dm->file_error)
+		return 0;
+	for (size_t v = 0; v < n; v++)
+		if (!(dm->mvs[v].profile->flags & DAG_DONE))
+			return 0; /* not all known yet, or one failed: no choice */
+	dm->space_done = true;
+	if ((m->agents && !m->agents->auto_variants) || m->kind != KOPT_MODEL_TORCH)
+		return 0;
+	double gamma = m->gates->gamma;
+	json_t *ops = NULL;
+	double cudnn = 0;
+	bool known = true;
+	for (size_t v = 0; v < n; v++)
+		known &= dm->mvs[v].eager_known;
+	if (known) { /* the summaries say it all */
+		double *ratio = xcalloc(n, sizeof *ratio);
+		for (size_t v = 0; v < n; v++)
+			ratio[v] = dm->mvs[v].eager_ratio;
+		ops = rule_space_pick_lines(m, ratio, n, dm->mvs[0].eager_ops, gamma);
+		free(ratio);
+		cudnn = dm->mvs[0].cudnn_share;
+	} else { /* profiles cached before the summary had the lines */
+		const json_t **meas = xcalloc(n, sizeof *meas);
+		meas[0] = json_object_get(dag_result(d, dm->mvs[0].profile), "meas");
+		cudnn = rule_cudnn_share(meas[0]);
+		/* the first profile alone settles most models: parse the rest only then */
+		json_t *first = rule_space_pick(m, meas, 1, gamma);
+		if (first) {
+			for (size_t v = 1; v < n; v++)
+				meas[v] = json_object_get(dag_result(d, dm->mvs[v].profile), "meas");
+			ops = n > 1 ? rule_space_pick(m, meas, n, gamma) : json_incref(first);
+			json_decref(first);
+		}
+		free(meas);
+	}
+	size_t added = 0;
+	if (ops && !declares(m, RULE_AUTO_VARIANT)) {
+		/* the first variant's compile options, those ops kept out of Inductor */
+		struct kopt_variant v = m->variants[0];
+		v.name = dag_strdup(d, RULE_AUTO_VARIANT);
+		v.naten_fallback = json_array_size(ops);
+		v.aten_fallback = xcalloc(v.naten_fallback, sizeof *v.aten_fallback);
+		for (size_t i = 0; i < v.naten_fallback; i++)
+			v.aten_fallback[i] = dag_strdup(d, json_string_value(json_array_get(ops, i)));
+		added += add_auto(d, dm, &v);
+	}
+	json_decref(ops);
+	bool benchmarked = false;
+	for (size_t v = 0; v < n; v++)
+		benchmarked |= m->variants[v].cudnn_benchmark;
+	if (cudnn >= RULE_CUDNN_SHARE && !benchmarked && !declares(m, RULE_CUDNN_VARIANT)) {
+		/* the first variant's, cuDNN's algorithms benchmarked at each shape */
+		struct kopt_variant v = m->variants[0];
+		v.name = dag_strdup(d, RULE_CUDNN_VARIANT);
+		v.cudnn_benchmark = true;
+		added += add_auto(d, dm, &v);
+	}
+	return added;
+}
+
 /* the hot kernels' chains, and the agents' own variants once every
  * declared variant is profiled */
 static void profile_expand(struct dag *d, struct dag_node *n)
 {
-	dag_expand(d, n->mv); /* before the users: stitch gains its verify inputs */
-	dag_expand_space(d, n->model);
+	struct rule_mv *mv = rule_mv_of(n);
+	expand_chains(d, mv); /* before the users: stitch gains its verify inputs */
+	expand_space(d, mv->model);
 }
 
 const struct rule rule_profile = {

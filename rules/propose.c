@@ -19,13 +19,13 @@
 #include "rules.h"
 
 /* the trajectory of candidates 0..i-1 from their verify results */
-static struct agent_try *trajectory(struct dag *d, struct dag_kernel *k, int i, size_t *n)
+static struct agent_try *trajectory(struct dag *d, struct rule_kernel *k, int i, size_t *n)
 {
 	struct agent_try *t = xcalloc((size_t)i + 1, sizeof *t);
 	*n = 0;
 	for (int j = 0; j < i; j++) {
-		json_t *pr = dag_result(d, k->propose[j]);
-		json_t *vr = dag_result(d, k->verify[j]);
+		json_t *pr = dag_result(d, k->cands[j].propose);
+		json_t *vr = dag_result(d, k->cands[j].verify);
 		struct agent_try *e = &t[(*n)++];
 		e->index = j;
 		e->candidate = json_object_get(json_object_get(pr, "stable"), "candidate");
@@ -42,7 +42,7 @@ static struct agent_try *trajectory(struct dag *d, struct dag_kernel *k, int i, 
 	return t;
 }
 
-void rule_kernel_source(struct dag *d, struct dag_kernel *k, struct strbuf *out)
+void rule_kernel_source(struct dag *d, struct rule_kernel *k, struct strbuf *out)
 {
 	json_t *cap = dag_result(d, k->mv->capture);
 	json_t *ks = json_object_get(json_object_get(cap, "stable"), "kernels");
@@ -74,18 +74,20 @@ char *rule_memory_scope(struct dag *d)
 
 static void fill_request(struct dag *d, struct dag_node *n, struct agent_kernel *ak, struct agent_request *rq)
 {
-	struct dag_kernel *k = n->kernel;
-	dag_kernel_info(d, k);
+	struct rule_cand *c = rule_cand_of(n);
+	struct rule_kernel *k = c->k;
+	const struct kopt_model *m = k->mv->model->spec;
+	rule_kernel_info(d, k);
 	memset(ak, 0, sizeof *ak);
 	memset(rq, 0, sizeof *rq);
-	ak->model = n->model->spec->name;
+	ak->model = m->name;
 	ak->name = k->name;
 	ak->heuristic = k->heuristic;
 	ak->config = k->config;
 	ak->profile_row = k->row;
 	rq->kernel = ak;
-	rq->cfg = n->model->spec->agents;
-	rq->index = n->cand;
+	rq->cfg = m->agents;
+	rq->index = c->index;
 }
 
 /*
@@ -99,17 +101,18 @@ static void fill_request(struct dag *d, struct dag_node *n, struct agent_kernel 
  */
 static kopt_hash context_hash(struct dag *d, struct dag_node *n)
 {
-	struct dag_kernel *k = n->kernel;
-	size_t cap = 4 + 2 * (size_t)n->cand;
+	struct rule_cand *c = rule_cand_of(n);
+	struct rule_kernel *k = c->k;
+	size_t cap = 4 + 2 * (size_t)c->index;
 	kopt_hash *parts = xcalloc(cap, sizeof *parts);
 	size_t np = 0;
 	parts[np++] = hash_str("propose context v1");
 	parts[np++] = k->ident;
-	parts[np++] = hash_str(n->model->agent_fp);
-	parts[np++] = hash_bytes(&n->cand, sizeof n->cand);
-	for (int j = 0; j < n->cand; j++) {
-		parts[np++] = k->propose[j]->out;
-		struct dag_node *v = k->verify[j];
+	parts[np++] = hash_str(k->mv->model->agent_fp);
+	parts[np++] = hash_bytes(&c->index, sizeof c->index);
+	for (int j = 0; j < c->index; j++) {
+		parts[np++] = k->cands[j].propose->out;
+		struct dag_node *v = k->cands[j].verify;
 		parts[np++] = (v->flags & DAG_NOKEY) || hash_is_zero(v->key) ? v->out : v->key;
 	}
 	kopt_hash memo = hash_bytes(parts, np * sizeof *parts);
@@ -123,7 +126,7 @@ static kopt_hash context_hash(struct dag *d, struct dag_node *n)
 	struct agent_kernel ak;
 	struct agent_request rq;
 	fill_request(d, n, &ak, &rq);
-	struct agent_try *t = trajectory(d, k, n->cand, &rq.ntraj);
+	struct agent_try *t = trajectory(d, k, c->index, &rq.ntraj);
 	struct strbuf src = STRBUF_INIT;
 	rule_kernel_source(d, k, &src);
 	ak.source = src.len ? src.buf : NULL;
@@ -147,11 +150,13 @@ static kopt_hash context_hash(struct dag *d, struct dag_node *n)
 static int propose_key(struct dag *d, struct dag_node *n, struct hash_key *k, char **why)
 {
 	(void)why;
-	const struct kopt_agents *a = n->model->spec->agents;
-	hash_key_hash(k, "kernel", n->kernel->ident);
-	hash_key_str(k, "param:agents", n->model->agent_fp);
-	hash_key_int(k, "param:index", n->cand);
-	if (a && agent_needs_feedback(a, n->cand))
+	struct rule_cand *c = rule_cand_of(n);
+	const struct rule_model *dm = c->k->mv->model;
+	const struct kopt_agents *a = dm->spec->agents;
+	hash_key_hash(k, "kernel", c->k->ident);
+	hash_key_str(k, "param:agents", dm->agent_fp);
+	hash_key_int(k, "param:index", c->index);
+	if (a && agent_needs_feedback(a, c->index))
 		hash_key_hash(k, "context", context_hash(d, n));
 	else
 		hash_key_str(k, "context", "");
@@ -164,17 +169,18 @@ static int propose_start(struct rule_run *run)
 	struct agent_request rq;
 	struct agent_reply rp;
 	struct dag_node *n = run->node;
+	struct rule_cand *c = rule_cand_of(n);
 	fill_request(run->dag, n, &ak, &rq);
 	struct strbuf src = STRBUF_INIT;
-	rule_kernel_source(run->dag, n->kernel, &src);
+	rule_kernel_source(run->dag, c->k, &src);
 	ak.source = src.len ? src.buf : NULL;
 	char *memory = rule_memory_path(run->dag);
 	rq.memory = memory;
 	char *scope = rule_memory_scope(run->dag);
 	rq.scope = scope;
 	struct agent_try *t = NULL;
-	if (rq.cfg && agent_needs_feedback(rq.cfg, n->cand)) {
-		t = trajectory(run->dag, n->kernel, n->cand, &rq.ntraj);
+	if (rq.cfg && agent_needs_feedback(rq.cfg, c->index)) {
+		t = trajectory(run->dag, c->k, c->index, &rq.ntraj);
 		rq.traj = t;
 	}
 	int r = agent_propose(&rq, &rp);

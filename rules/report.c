@@ -39,7 +39,7 @@ static int report_key(struct dag *d, struct dag_node *n, struct hash_key *k, cha
 {
 	(void)d;
 	(void)why;
-	hash_key_str(k, "param:target", n->target->name);
+	hash_key_str(k, "param:target", rule_target_of(n)->name);
 	for (uint32_t i = 0; i < n->ndeps; i++) {
 		const struct dag_node *s = n->deps[i].node;
 		rule_key_input(k, s);
@@ -48,8 +48,8 @@ static int report_key(struct dag *d, struct dag_node *n, struct hash_key *k, cha
 		 * profiles' whole results, and costs no worker */
 		if (s->manifest)
 			hash_key_hash(k, "result:stitch", hash_bytes(s->manifest, s->manifest_len));
-		for (size_t v = 0; v < s->model->nmv; v++) {
-			const struct dag_node *pr = s->model->mvs[v].profile;
+		for (size_t v = 0; v < rule_model_of(s)->nmv; v++) {
+			const struct dag_node *pr = rule_model_of(s)->mvs[v].profile;
 			if (pr && pr->manifest)
 				hash_key_hash(k, "result:profile", hash_bytes(pr->manifest, pr->manifest_len));
 		}
@@ -74,7 +74,7 @@ static void chosen_variant(const struct dag_node *s, const json_t *meas, double 
 		const char *vd = json_string_value(json_object_get(x, "verdict"));
 		vp[v] = vd && strcmp(vd, "pass") == 0 && json_array_size(json_object_get(x, "winners")) > 0;
 	}
-	const struct kopt_gates *g = s->model->spec->gates;
+	const struct kopt_gates *g = rule_model_of(s)->spec->gates;
 	size_t best;
 	bool optimized = rule_pick_variant(vb, vo, vp, n, g->gamma, &best);
 	*base = vb[0];
@@ -89,7 +89,7 @@ static void chosen_variant(const struct dag_node *s, const json_t *meas, double 
 /* seconds workers spent on the model's steps (captures, profiles, verifies, stitch) */
 static double worker_seconds(struct dag *d, const struct dag_node *s)
 {
-	const struct dag_model *dm = s->model;
+	const struct rule_model *dm = rule_model_of(s);
 	json_t *meas = json_object_get(dag_result(d, (struct dag_node *)s), "meas");
 	double sum = rule_num(meas, "worker_s");
 	sum = isnan(sum) ? 0 : sum;
@@ -97,7 +97,7 @@ static double worker_seconds(struct dag *d, const struct dag_node *s)
 	double re = rule_num(json_object_get(meas, "requests"), "replayed_s");
 	sum += isnan(re) ? 0 : re;
 	for (size_t v = 0; v < dm->nmv; v++) {
-		const struct dag_mv *mv = &dm->mvs[v];
+		const struct rule_mv *mv = &dm->mvs[v];
 		struct dag_node *steps[2] = { mv->capture, mv->profile };
 		for (int i = 0; i < 2; i++) {
 			double t = rule_num(json_object_get(dag_result(d, steps[i]), "meas"), "worker_s");
@@ -105,7 +105,7 @@ static double worker_seconds(struct dag *d, const struct dag_node *s)
 		}
 		for (size_t ki = 0; ki < mv->nkernels; ki++)
 			for (int c = 0; c < mv->kernels[ki].n; c++) {
-				double t = rule_num(json_object_get(dag_result(d, mv->kernels[ki].verify[c]), "meas"), "worker_s");
+				double t = rule_num(json_object_get(dag_result(d, mv->kernels[ki].cands[c].verify), "meas"), "worker_s");
 				sum += isnan(t) ? 0 : t;
 			}
 	}
@@ -115,7 +115,7 @@ static double worker_seconds(struct dag *d, const struct dag_node *s)
 /* the baseline time of the model's max-autotune variant, NAN when none */
 static double autotune_base(const struct dag_node *s, const json_t *meas)
 {
-	const struct kopt_model *m = s->model->spec;
+	const struct kopt_model *m = rule_model_of(s)->spec;
 	size_t i;
 	json_t *v;
 	json_array_foreach(json_object_get(meas, "variants"), i, v) {
@@ -133,7 +133,7 @@ static void roofline_points(struct dag *d, const struct dag_node *s, const json_
 			    struct svg_point **pts, size_t *n, size_t *cap, double *peak)
 {
 	const char *variant = json_string_value(json_object_get(st, "variant"));
-	const struct dag_model *dm = s->model;
+	const struct rule_model *dm = rule_model_of(s);
 	for (size_t v = 0; v < dm->nmv; v++) {
 		if (variant && strcmp(dm->mvs[v].variant->name, variant) != 0)
 			continue;
@@ -176,7 +176,7 @@ static json_t *vendor_calls(struct dag *d, const struct dag_node *s, const json_
 			    struct strbuf *md)
 {
 	const char *variant = json_string_value(json_object_get(st, "variant"));
-	const struct dag_model *dm = s->model;
+	const struct rule_model *dm = rule_model_of(s);
 	json_t *calls = NULL;
 	for (size_t v = 0; v < dm->nmv && !calls; v++)
 		if (!variant || strcmp(dm->mvs[v].variant->name, variant) == 0)
@@ -221,7 +221,7 @@ static void draw_roof(FILE *f, void *c)
 }
 
 /* the name of the agents' ATen-fallback variant of dm, or NULL */
-static const char *auto_aten(const struct dag_model *dm)
+static const char *auto_aten(const struct rule_model *dm)
 {
 	for (size_t v = dm->spec->nvariants; v < dm->nmv; v++)
 		if (strcmp(dm->mvs[v].variant->name, RULE_AUTO_VARIANT) == 0)
@@ -242,7 +242,7 @@ static int report_start(struct rule_run *run)
 			 "Baseline: torch.compile with Inductor's defaults (the model's first variant). "
 			 "max-autotune: the model's variant in mode max-autotune-no-cudagraphs, where it has one.\n\n"
 			 "| model | variant | baseline (us) | max-autotune (us) | optimized (us) | speedup | vs max-autotune | verdict | candidates | GPU-minutes |\n"
-			 "| --- | --- | ---: | ---: | ---: | ---: | ---: | --- | --- | ---: |\n", n->target->name);
+			 "| --- | --- | ---: | ---: | ---: | ---: | ---: | --- | --- | ---: |\n", rule_target_of(n)->name);
 	double at_logsum = 0;
 	size_t nat = 0, nbelow = 0; /* models behind their max-autotune variant */
 	struct svg_point *pts = NULL;
@@ -289,9 +289,9 @@ static int report_start(struct rule_run *run)
 		json_object_set_new(o, "max_autotune_ns", isnan(at) ? json_null() : json_real(at));
 		json_object_set_new(o, "gpu_minutes", json_real(gpu_min));
 		json_object_set_new(o, "speedup_vs_max_autotune", isnan(sp_at) ? json_null() : json_real(sp_at));
-		const struct kopt_gates *gates = s->model->spec->gates;
+		const struct kopt_gates *gates = rule_model_of(s)->spec->gates;
 		json_object_set_new(o, "vendor", vendor_calls(run->dag, s, st, gates->gamma, &vmd));
-		const struct dag_model *dm = s->model;
+		const struct rule_model *dm = rule_model_of(s);
 		const json_t **meas = xcalloc(dm->nmv + 1, sizeof *meas);
 		for (size_t v = 0; v < dm->nmv; v++)
 			meas[v] = json_object_get(dag_result(run->dag, dm->mvs[v].profile), "meas");
@@ -380,32 +380,32 @@ static int report_start(struct rule_run *run)
 				 "own heuristic ranks first at that shape, timed alike (kernel time, L2 flushed, median).\n\n"
 				 "%s%s", rule_vendor_header, vmd.buf);
 	strbuf_release(&vmd);
-	json_t *doc = json_pack("{s:s, s:o, s:o, s:o}", "target", n->target->name, "models", models,
+	json_t *doc = json_pack("{s:s, s:o, s:o, s:o}", "target", rule_target_of(n)->name, "models", models,
 				"fast_p", fp, "verdicts", totals);
 	json_object_set_new(doc, "geomean_speedup", isnan(geo) ? json_null() : json_real(geo));
 	json_object_set_new(doc, "geomean_speedup_vs_max_autotune", isnan(geo_at) ? json_null() : json_real(geo_at));
 	char *js = json_dumps(doc, JSON_INDENT(2) | JSON_SORT_KEYS);
-	char *rel = xasprintf("%s/report.json", n->target->name);
+	char *rel = xasprintf("%s/report.json", rule_target_of(n)->name);
 	int r = rule_output(run, rel, js, strlen(js));
 	free(rel);
 	free(js);
-	rel = xasprintf("%s/report.md", n->target->name);
+	rel = xasprintf("%s/report.md", rule_target_of(n)->name);
 	if (rule_output(run, rel, md.buf, md.len) < 0)
 		r = -1;
 	free(rel);
 	/* speedup.svg: a bar per model, the geomean; roofline.svg: the kernels */
-	char *title = xasprintf("%s: speedup over torch.compile", n->target->name);
+	char *title = xasprintf("%s: speedup over torch.compile", rule_target_of(n)->name);
 	struct bars_ctx bc = { title, bars, n->ndeps, geo };
-	svg_output(run, n->target->name, "speedup.svg", &r, draw_bars, &bc);
+	svg_output(run, rule_target_of(n)->name, "speedup.svg", &r, draw_bars, &bc);
 	free(title);
-	title = xasprintf("%s: Triton kernels against the copy bandwidth", n->target->name);
+	title = xasprintf("%s: Triton kernels against the copy bandwidth", rule_target_of(n)->name);
 	struct roof_ctx rc = { title, pts, npts, isnan(peak) ? 0 : peak };
-	svg_output(run, n->target->name, "roofline.svg", &r, draw_roof, &rc);
+	svg_output(run, rule_target_of(n)->name, "roofline.svg", &r, draw_roof, &rc);
 	free(title);
 	free(pts);
 	free(bars);
 	strbuf_release(&md);
-	run->stable = json_pack("{s:s, s:o}", "target", n->target->name, "models", stable);
+	run->stable = json_pack("{s:s, s:o}", "target", rule_target_of(n)->name, "models", stable);
 	run->meas = json_pack("{s:O, s:O}", "geomean_speedup", json_object_get(doc, "geomean_speedup"),
 			      "fast_p", json_object_get(doc, "fast_p"));
 	json_decref(doc);

@@ -1,12 +1,21 @@
 /*
- * rules/rules.h: one rule per step kind. A rule names the ingredients of a
- * step's key, builds the worker requests of a stale step, and turns the
- * replies into a result: a stable part (hashed, drives the dependents' keys)
- * and measurements (stored, never hashed), plus cache objects and files in
- * kopt-out/.
+ * rules/rules.h: koptmake's pipeline, one rule per step kind. A rule names
+ * the ingredients of a step's key, builds the worker requests of a stale
+ * step, and turns the replies into a result: a stable part (hashed, drives
+ * the dependents' keys) and measurements (stored, never hashed), plus cache
+ * objects and files in kopt-out/.
  *
- * The interface (struct rule, struct rule_run) is the engine's
- * (engine/rule.h); rule_pipeline is koptmake's set.
+ * The interface (struct rule, struct rule_run, struct rule_set) is the
+ * engine's (engine/rule.h); rule_pipeline is koptmake's set.
+ *
+ * The graph (rules/plan.c): capture and profile per model and compile
+ * variant, stitch per model and report per target. Propose and verify
+ * nodes appear when a profile's result is known (the profile rule's expand
+ * hook, as ninja's dyndep): one chain per hot kernel, propose c0, verify
+ * c0, propose c1, ... up to the agents' budget. Each node's context (its
+ * ctx) is the rules': a rule_mv for capture and profile, a rule_cand for
+ * propose and verify, a rule_model for stitch, the kopt_target for report.
+ * The plan owns them; they live as long as the dag.
  */
 #ifndef KOPT_RULES_H
 #define KOPT_RULES_H
@@ -17,8 +26,88 @@
 #include "../engine/dag.h"
 #include "../engine/hash.h"
 
-/* koptmake's rules, by node kind (enum dag_kind) */
+/* the node kinds: indices into rule_pipeline's table */
+enum rule_kind { RULE_CAPTURE, RULE_PROFILE, RULE_PROPOSE, RULE_VERIFY, RULE_STITCH, RULE_REPORT, RULE_NKINDS };
+
+/* koptmake's rules */
 extern const struct rule_set rule_pipeline;
+/* -t memory [CLASS]: the agents' long-term memory in the cache, by kernel
+ * feature class (read only, no lock) */
+engine_tool_fn rule_tool_memory;
+
+struct rule_model;
+struct rule_mv;
+
+/* candidate i of a hot kernel: its proposal and its verify */
+struct rule_cand {
+	struct rule_kernel *k;
+	int index;
+	struct dag_node *propose, *verify;
+};
+
+/* a hot kernel of one capture: the chain propose/verify c0..c(n-1) */
+struct rule_kernel {
+	struct rule_mv *mv;
+	const char *name;           /* borrowed from the profile's summary */
+	kopt_hash ident;            /* hash of the kernel's inventory entry */
+	bool loaded;                /* the next four are filled (rule_kernel_info) */
+	const char *heuristic;      /* borrowed from the profile result */
+	const char *source_hash;
+	const json_t *config;       /* current launch config, or NULL */
+	const json_t *row;          /* profile row, or NULL */
+	struct rule_cand *cands;    /* the budget's */
+	int n;
+};
+
+/* one model under one compile variant */
+struct rule_mv {
+	struct rule_model *model;
+	const struct kopt_variant *variant;
+	size_t index;
+	struct dag_node *capture, *profile;
+	char *summary;              /* the profile's kernel summary; kernel names point into it */
+	struct hash_key variant_key; /* the variant's key ingredients, serialized once */
+	uint64_t affinity;          /* its worker steps' (the model file and the variant) */
+	struct rule_kernel *kernels;
+	size_t nkernels;
+	bool expanded;
+	bool eager_known;           /* the summary's "eager" line was read: */
+	double eager_ratio;         /*   compiled over eager (NAN: not run) */
+	const char *eager_ops;      /*   distinctive ATen ops, "a,b" or "-" (in summary) */
+	double cudnn_share;         /* the summary's "cudnn" line: share of device time */
+};
+
+struct rule_model {
+	const struct kopt_model *spec;
+	kopt_hash file_hash;        /* content of the model file */
+	char *file_error;           /* why it cannot be read, or NULL */
+	struct rule_mv *mvs;        /* the declared variants, then the agents' own */
+	size_t nmv;
+	struct kopt_variant auto_variants[2]; /* the agents' own: nmv - spec->nvariants of them */
+	bool space_done;            /* the implementation space is decided (profile.c) */
+	struct dag_node *stitch;
+	struct hash_key gates_key;  /* the gates' key ingredients, serialized once */
+	char *agent_fp;             /* agent_fingerprint() of its agents */
+};
+
+/* the rules' part of a dag (d->plan) */
+struct rule_plan {
+	struct rule_model *models;  /* the models of the build, spec order */
+	size_t nmodels;
+};
+
+/* a node's context, by kind: capture and profile have a variant, propose
+ * and verify a candidate, every kind but report a model */
+struct rule_mv *rule_mv_of(const struct dag_node *n);
+struct rule_cand *rule_cand_of(const struct dag_node *n);
+struct rule_model *rule_model_of(const struct dag_node *n);
+const struct kopt_target *rule_target_of(const struct dag_node *n);
+/* adds variant v (kept by the caller for the dag's life) to dm, with its
+ * capture and profile; returns it */
+struct rule_mv *rule_plan_variant(struct dag *d, struct rule_model *dm, const struct kopt_variant *v);
+/* fills a kernel's heuristic, source hash, config and profile row (parses
+ * the profile's whole result; planning needs none of them) */
+void rule_kernel_info(struct dag *d, struct rule_kernel *k);
 
 int rule_fail(struct rule_run *run, const char *fmt, ...) KOPT_PRINTF(2, 3);
 
@@ -46,6 +135,9 @@ int rule_output(struct rule_run *run, const char *rel, const char *data, size_t 
 int rule_restore_outputs(struct dag *d, struct dag_node *n);
 /* the model's output folder relative to the out dir ("softmax") */
 const char *rule_model_dir(const struct kopt_model *m);
+/* -t why: a result's numbers, one "  NAME  VALUE" line each, nested
+ * objects as NAME.SUB (the worker's own verdict left out) */
+void rule_print_numbers(FILE *out, json_t *nums);
 /* a number from an object, NAN when absent */
 double rule_num(const json_t *o, const char *key);
 /* Markdown rows for a profile's vendor calls (runtime/python/kopt/vendor.py):
@@ -65,7 +157,7 @@ extern const char rule_space_header[];
 #define RULE_CUDNN_SHARE 0.25           /* of device time in cuDNN calls: worth benchmarking */
 int rule_space_rows(struct strbuf *md, const struct kopt_model *m, const json_t *const *meas, size_t n,
 		    double gamma, const char *auto_name);
-/* The agents' implementation-space choice (dag_expand_space): the ATen ops
+/* The agents' implementation-space choice (the profile's expansion): the ATen ops
  * to keep out of Inductor when eager beats every declared variant's
  * compiled code by gamma in that variant's own profile (meas[v], side by
  * side), taken from the hot kernels of the first; NULL when eager does not
@@ -76,7 +168,7 @@ json_t *rule_space_pick(const struct kopt_model *m, const json_t *const *meas, s
  * profile's summary ends with "eager\tRATIO\t-\tOPS" (rule_space_line:
  * compiled over eager, device spans where present, or "-" without a
  * side-by-side run; the distinctive ops, comma-separated, or "-"), which
- * dag_expand() keeps per variant; ops0 is the first variant's. */
+ * the profile's expansion keeps per variant; ops0 is the first variant's. */
 char *rule_space_line(const json_t *profile_meas);
 /* The share of a profile's device time that torch's cuDNN calls take
  * (vendor calls, runtime/python/kopt/vendor.py); 0 without any. The
@@ -102,7 +194,7 @@ bool rule_pick_variant(const double *base, const double *opt, const bool *passed
 json_t *rule_no_candidate(void);
 
 /* the kernel's source, from the object its capture stored; empty when absent */
-void rule_kernel_source(struct dag *d, struct dag_kernel *k, struct strbuf *out);
+void rule_kernel_source(struct dag *d, struct rule_kernel *k, struct strbuf *out);
 
 /* the agents' long-term memory file in the cache folder; caller frees */
 char *rule_memory_path(struct dag *d);

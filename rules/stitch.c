@@ -86,7 +86,8 @@ static int stitch_key(struct dag *d, struct dag_node *n, struct hash_key *k, cha
 {
 	(void)d;
 	(void)why;
-	const struct kopt_model *m = n->model->spec;
+	struct rule_model *dm = rule_model_of(n);
+	const struct kopt_model *m = dm->spec;
 	/* A variant's verify edges are added when its profile is known, in
 	 * whatever order the profiles finish (a profile found in the cache
 	 * comes before one that runs): the verifies are hashed by variant, in
@@ -94,46 +95,46 @@ static int stitch_key(struct dag *d, struct dag_node *n, struct hash_key *k, cha
 	 * key. It did: a variant's rerun profile reran its model's stitch. */
 	struct dag_node **ver = xcalloc((size_t)n->ndeps + 1, sizeof *ver);
 	size_t nver = 0, next = 0;
-	for (size_t v = 0; v < n->model->nmv; v++)
+	for (size_t v = 0; v < dm->nmv; v++)
 		for (uint32_t i = 0; i < n->ndeps; i++)
-			if (n->deps[i].node->kind == DAG_VERIFY && n->deps[i].node->mv == &n->model->mvs[v])
+			if (n->deps[i].node->kind == RULE_VERIFY && rule_mv_of(n->deps[i].node) == &dm->mvs[v])
 				ver[nver++] = n->deps[i].node;
 	for (uint32_t i = 0; i < n->ndeps; i++) {
 		struct dag_node *dep = n->deps[i].node;
-		if (dep->kind == DAG_PROFILE)
+		if (dep->kind == RULE_PROFILE)
 			continue;
-		if (dep->kind == DAG_VERIFY && next < nver)
+		if (dep->kind == RULE_VERIFY && next < nver)
 			rule_key_input(k, ver[next++]);
-		else if (dep->kind != DAG_VERIFY)
+		else if (dep->kind != RULE_VERIFY)
 			rule_key_input(k, dep);
 	}
 	free(ver);
-	for (size_t v = 0; v < n->model->nmv; v++)
-		hash_key_splice(k, &n->model->mvs[v].variant_key);
+	for (size_t v = 0; v < dm->nmv; v++)
+		hash_key_splice(k, &dm->mvs[v].variant_key);
 	hash_key_int(k, "param:seed", m->agents ? (long long)m->agents->seed : 0);
-	hash_key_splice(k, &n->model->gates_key);
+	hash_key_splice(k, &rule_model_of(n)->gates_key);
 	return 0;
 }
 
-static void collect(struct rule_run *run, struct dag_mv *mv, struct stitch_priv *p)
+static void collect(struct rule_run *run, struct rule_mv *mv, struct stitch_priv *p)
 {
 	free(p->w);
 	p->w = xcalloc(mv->nkernels + 1, sizeof *p->w);
 	p->nw = 0;
 	for (size_t ki = 0; ki < mv->nkernels; ki++) {
-		struct dag_kernel *k = &mv->kernels[ki];
+		struct rule_kernel *k = &mv->kernels[ki];
 		struct winner best = { 0 };
-		dag_kernel_info(run->dag, k);
+		rule_kernel_info(run->dag, k);
 		best.gain = -1;
 		for (int i = 0; i < k->n; i++) {
-			json_t *vr = dag_result(run->dag, k->verify[i]);
+			json_t *vr = dag_result(run->dag, k->cands[i].verify);
 			if (!vr)
 				continue;
 			const char *verdict = json_string_value(json_object_get(json_object_get(vr, "stable"), "verdict"));
 			double s = rule_num(json_object_get(vr, "meas"), "speedup");
 			if (!verdict || strcmp(verdict, "pass") != 0 || isnan(s) || s <= best.gain)
 				continue;
-			json_t *pr = dag_result(run->dag, k->propose[i]);
+			json_t *pr = dag_result(run->dag, k->cands[i].propose);
 			json_t *cand = json_object_get(json_object_get(pr, "stable"), "candidate");
 			if (!cand)
 				continue;
@@ -141,7 +142,7 @@ static void collect(struct rule_run *run, struct dag_mv *mv, struct stitch_priv 
 			best.source_hash = k->source_hash;
 			best.candidate = cand;
 			best.gain = s;
-			hash_hex(k->propose[i]->out, best.cand_hex);
+			hash_hex(k->cands[i].propose->out, best.cand_hex);
 		}
 		if (best.kernel)
 			p->w[p->nw++] = best;
@@ -149,11 +150,11 @@ static void collect(struct rule_run *run, struct dag_mv *mv, struct stitch_priv 
 }
 
 /* why the agents made no candidate for k, or NULL when they made one */
-static const char *no_candidate_reason(struct rule_run *run, const struct dag_kernel *k)
+static const char *no_candidate_reason(struct rule_run *run, const struct rule_kernel *k)
 {
 	const char *why = NULL;
 	for (int i = 0; i < k->n; i++) {
-		json_t *pr = dag_result(run->dag, k->propose[i]);
+		json_t *pr = dag_result(run->dag, k->cands[i].propose);
 		if (!json_is_true(json_object_get(json_object_get(pr, "stable"), "none")))
 			return NULL;
 		if (!why)
@@ -166,20 +167,20 @@ static void count_verdicts(struct rule_run *run, struct stitch_priv *p)
 {
 	p->counts = json_object();
 	p->alone = json_array();
-	struct dag_model *dm = run->node->model;
+	struct rule_model *dm = rule_model_of(run->node);
 	for (size_t v = 0; v < dm->nmv; v++)
 		for (size_t ki = 0; ki < dm->mvs[v].nkernels; ki++) {
-			struct dag_kernel *k = &dm->mvs[v].kernels[ki];
+			struct rule_kernel *k = &dm->mvs[v].kernels[ki];
 			const char *why = no_candidate_reason(run, k);
 			if (why)
 				json_array_append_new(p->alone, json_pack("{s:s, s:s, s:s}", "kernel", k->name,
 									  "variant", dm->mvs[v].variant->name, "reason", why));
 			for (int i = 0; i < k->n; i++) {
-				json_t *vr = dag_result(run->dag, k->verify[i]);
+				json_t *vr = dag_result(run->dag, k->cands[i].verify);
 				json_t *st = json_object_get(vr, "stable");
 				const char *verdict = json_string_value(json_object_get(st, "verdict"));
 				const char *gate = json_string_value(json_object_get(st, "gate"));
-				const char *key = (k->verify[i]->flags & DAG_FAILED) ? "error"
+				const char *key = (k->cands[i].verify->flags & DAG_FAILED) ? "error"
 						  : !verdict ? "none" : strcmp(verdict, "pass") == 0 ? "pass" : gate ? gate : "fail";
 				json_object_set_new(p->counts, key,
 						    json_integer(json_integer_value(json_object_get(p->counts, key)) + 1));
@@ -191,8 +192,8 @@ static int replay(struct rule_run *run, int st);
 
 static int send_current(struct rule_run *run, struct stitch_priv *p)
 {
-	const struct kopt_model *m = run->node->model->spec;
-	struct dag_mv *mv = &run->node->model->mvs[p->vi];
+	const struct kopt_model *m = rule_model_of(run->node)->spec;
+	struct rule_mv *mv = &rule_model_of(run->node)->mvs[p->vi];
 	json_t *ws = json_array();
 	for (size_t i = 0; i < p->nw; i++) {
 		json_t *c = p->w[i].candidate;
@@ -212,7 +213,7 @@ static int send_current(struct rule_run *run, struct stitch_priv *p)
 static int stitch_start(struct rule_run *run)
 {
 	struct stitch_priv *p = xcalloc(1, sizeof *p);
-	struct dag_model *dm = run->node->model;
+	struct rule_model *dm = rule_model_of(run->node);
 	run->priv = p;
 	if (dm->nmv == 0)
 		return rule_fail(run, "the model has no compile variant");
@@ -231,8 +232,8 @@ static int finish(struct rule_run *run, struct stitch_priv *p);
  * "Variants are compared side by side"). */
 static int send_race(struct rule_run *run, struct stitch_priv *p)
 {
-	const struct kopt_model *m = run->node->model->spec;
-	struct dag_model *dm = run->node->model;
+	const struct kopt_model *m = rule_model_of(run->node)->spec;
+	struct rule_model *dm = rule_model_of(run->node);
 	json_t *vars = json_array();
 	for (size_t v = 0; v < dm->nmv; v++)
 		json_array_append_new(vars, rule_variant_json(dm->mvs[v].variant));
@@ -249,7 +250,7 @@ static int handle_reply(struct rule_run *run, json_t *res)
 	struct stitch_priv *p = run->priv;
 	if (p->racing) {
 		json_t *ns = json_object_get(res, "ns");
-		size_t nmv = run->node->model->nmv;
+		size_t nmv = rule_model_of(run->node)->nmv;
 		if (json_array_size(ns) == nmv) {
 			p->race_ns = xcalloc(nmv, sizeof *p->race_ns);
 			for (size_t v = 0; v < nmv; v++)
@@ -266,7 +267,7 @@ static int handle_reply(struct rule_run *run, json_t *res)
 	double base = rule_num(res, "base_ns_per_call"), opt = rule_num(res, "opt_ns_per_call");
 	/* the worker measures, koptmake decides: gates 2, 3 and 4 on the whole model */
 	struct gate_verdict v;
-	gate_decide(json_object_get(res, "numbers"), run->node->model->spec->gates, &v);
+	gate_decide(json_object_get(res, "numbers"), rule_model_of(run->node)->spec->gates, &v);
 	if (v.host_held && v.model.pairs > 0) {
 		/* the gate's samples: the candidate's host time held at the baseline's */
 		base = v.model.base_median;
@@ -299,12 +300,12 @@ static int handle_reply(struct rule_run *run, json_t *res)
 			"candidate", p->w[i].cand_hex, "speedup", p->w[i].gain,
 			"source_hash", p->w[i].source_hash ? json_string(p->w[i].source_hash) : json_null(),
 			"proposal", p->w[i].candidate));
-	if (p->vi + 1 < run->node->model->nmv) {
+	if (p->vi + 1 < rule_model_of(run->node)->nmv) {
 		p->vi++;
-		collect(run, &run->node->model->mvs[p->vi], p);
+		collect(run, &rule_model_of(run->node)->mvs[p->vi], p);
 		return send_current(run, p);
 	}
-	if (run->node->model->nmv > 1)
+	if (rule_model_of(run->node)->nmv > 1)
 		return send_race(run, p);
 	return finish(run, p);
 }
@@ -315,7 +316,7 @@ static kopt_hash memo_key(struct rule_run *run, const json_t *req)
 	struct hash_key k;
 	hash_key_init(&k, "stitch-memo", STITCH_MEMO_VERSION);
 	for (uint32_t i = 0; i < run->node->ndeps; i++)
-		if (run->node->deps[i].node->kind == DAG_CAPTURE)
+		if (run->node->deps[i].node->kind == RULE_CAPTURE)
 			rule_key_input(&k, run->node->deps[i].node);
 	char *js = json_dumps(req, JSON_COMPACT | JSON_SORT_KEYS);
 	hash_key_str(&k, "request", js ? js : "");
@@ -405,18 +406,18 @@ static int stitch_reply(struct rule_run *run, json_t *res)
  * memory), and where its best came */
 static void add_candidates(struct rule_run *run, struct strbuf *md)
 {
-	struct dag_model *dm = run->node->model;
+	struct rule_model *dm = rule_model_of(run->node);
 	bool head = false;
 	for (size_t v = 0; v < dm->nmv; v++)
 		for (size_t ki = 0; ki < dm->mvs[v].nkernels; ki++) {
-			struct dag_kernel *k = &dm->mvs[v].kernels[ki];
+			struct rule_kernel *k = &dm->mvs[v].kernels[ki];
 			int best = -1, made = 0;
 			double bx = 0;
 			for (int i = 0; i < k->n; i++) {
-				json_t *pr = json_object_get(dag_result(run->dag, k->propose[i]), "stable");
+				json_t *pr = json_object_get(dag_result(run->dag, k->cands[i].propose), "stable");
 				if (!pr || json_is_true(json_object_get(pr, "none")))
 					continue;
-				json_t *vr = dag_result(run->dag, k->verify[i]);
+				json_t *vr = dag_result(run->dag, k->cands[i].verify);
 				const char *verdict = json_string_value(json_object_get(json_object_get(vr, "stable"), "verdict"));
 				double x = rule_num(json_object_get(vr, "meas"), "speedup");
 				made++;
@@ -438,17 +439,17 @@ static void add_candidates(struct rule_run *run, struct strbuf *md)
 			else
 				strbuf_addstr(md, "none passed.\n\n");
 			/* what ranked the plan: the long-term memory, or the built-in order */
-			json_t *c0 = json_object_get(json_object_get(dag_result(run->dag, k->propose[0]), "stable"),
+			json_t *c0 = json_object_get(json_object_get(dag_result(run->dag, k->cands[0].propose), "stable"),
 						     "candidate");
 			const char *planning = json_string_value(json_object_get(c0, "planning"));
 			if (planning)
 				strbuf_addf(md, "%c%s.\n\n", toupper((unsigned char)planning[0]), planning + 1);
 			strbuf_addstr(md, "| # | strategy | verdict | kernel speedup | reason |\n| ---: | --- | --- | ---: | --- |\n");
 			for (int i = 0; i < k->n; i++) {
-				json_t *pr = json_object_get(dag_result(run->dag, k->propose[i]), "stable");
+				json_t *pr = json_object_get(dag_result(run->dag, k->cands[i].propose), "stable");
 				if (!pr || json_is_true(json_object_get(pr, "none")))
 					continue;
-				json_t *vr = dag_result(run->dag, k->verify[i]);
+				json_t *vr = dag_result(run->dag, k->cands[i].verify);
 				json_t *st = json_object_get(vr, "stable"), *me = json_object_get(vr, "meas");
 				const char *strat = json_string_value(json_object_get(json_object_get(pr, "candidate"), "strategy"));
 				const char *verdict = json_string_value(json_object_get(st, "verdict"));
@@ -456,7 +457,7 @@ static void add_candidates(struct rule_run *run, struct strbuf *md)
 				const char *why = json_string_value(json_object_get(me, "reason"));
 				double x = rule_num(me, "speedup");
 				strbuf_addf(md, "| %d | %s | %s%s%s | ", i, strat ? strat : "-",
-					    (k->verify[i]->flags & DAG_FAILED) ? "error" : verdict ? verdict : "-",
+					    (k->cands[i].verify->flags & DAG_FAILED) ? "error" : verdict ? verdict : "-",
 					    gate ? " at " : "", gate ? gate : "");
 				if (isnan(x))
 					strbuf_addstr(md, "- | ");
@@ -477,7 +478,7 @@ static void num_or_null(json_t *o, const char *k, double v)
 
 static int finish(struct rule_run *run, struct stitch_priv *p)
 {
-	struct dag_model *dm = run->node->model;
+	struct rule_model *dm = rule_model_of(run->node);
 	const struct kopt_model *m = dm->spec;
 	size_t best = 0;
 	double *vb = xcalloc(dm->nmv, sizeof *vb), *vo = xcalloc(dm->nmv, sizeof *vo);
@@ -640,7 +641,7 @@ static void stitch_release(struct rule_run *run)
 	if (!p)
 		return;
 	if (p->vr) {
-		for (size_t v = 0; v < run->node->model->nmv; v++) {
+		for (size_t v = 0; v < rule_model_of(run->node)->nmv; v++) {
 			json_decref(p->vr[v].output_code);
 			json_decref(p->vr[v].winners);
 			free(p->vr[v].reason);
@@ -656,8 +657,38 @@ static void stitch_release(struct rule_run *run)
 	run->priv = NULL;
 }
 
+/* -t why: the verdict and variant, the numbers, each variant's attempts,
+ * the winners, and how many requests the memo answered */
+static void stitch_why(struct dag *d, struct dag_node *n, FILE *out)
+{
+	json_t *r = dag_result(d, n);
+	json_t *st = json_object_get(r, "stable"), *me = json_object_get(r, "meas");
+	fprintf(out, "stitch %s: %s (variant %s)\n", n->path, json_string_value(json_object_get(st, "verdict")),
+		json_string_value(json_object_get(st, "variant")));
+	rule_print_numbers(out, me);
+	size_t i;
+	json_t *v;
+	json_array_foreach(json_object_get(me, "variants"), i, v)
+		fprintf(out, "  variant %s: stitch %s after %lld attempt(s): %s\n",
+			json_string_value(json_object_get(v, "name")), json_string_value(json_object_get(v, "verdict")),
+			(long long)json_integer_value(json_object_get(v, "attempts")),
+			json_string_value(json_object_get(v, "reason")));
+	json_array_foreach(json_object_get(st, "winners"), i, v)
+		fprintf(out, "  winner %s\n", json_string_value(json_object_get(v, "kernel")));
+	/* kept out of report.md: a build resumed after a kill answers from the
+	 * memo what the killed one measured, with the same result, and its
+	 * outputs must read the same */
+	json_t *rq = json_object_get(me, "requests");
+	if (rq)
+		fprintf(out, "  worker requests        %lld measured, %lld answered from an earlier run's "
+			"(same winners, variants and gates; -B measures again)\n",
+			(long long)json_integer_value(json_object_get(rq, "sent")),
+			(long long)json_integer_value(json_object_get(rq, "replayed")));
+}
+
 const struct rule rule_stitch = {
 	.name = "stitch", .version = STITCH_VERSION, .worker = true, .timing = true,
 	.restore = rule_restore_outputs,
 	.key = stitch_key, .start = stitch_start, .reply = stitch_reply, .release = stitch_release,
+	.why = stitch_why,
 };

@@ -25,13 +25,15 @@ static int verify_key(struct dag *d, struct dag_node *n, struct hash_key *k, cha
 {
 	(void)d;
 	(void)why;
-	const struct kopt_model *m = n->model->spec;
-	rule_key_input(k, n->mv->capture);
-	rule_key_input(k, n->kernel->propose[n->cand]);
-	hash_key_hash(k, "kernel", n->kernel->ident);
-	hash_key_splice(k, &n->mv->variant_key);
+	struct rule_cand *c = rule_cand_of(n);
+	struct rule_mv *mv = c->k->mv;
+	const struct kopt_model *m = mv->model->spec;
+	rule_key_input(k, mv->capture);
+	rule_key_input(k, c->propose);
+	hash_key_hash(k, "kernel", c->k->ident);
+	hash_key_splice(k, &mv->variant_key);
 	hash_key_int(k, "param:seed", m->agents ? (long long)m->agents->seed : 0);
-	hash_key_splice(k, &n->model->gates_key);
+	hash_key_splice(k, &mv->model->gates_key);
 	return 0;
 }
 
@@ -45,7 +47,7 @@ static bool verify_skip(struct dag *d, struct dag_node *n, kopt_hash *out)
 		none = dag_stable_hash(j);
 		json_decref(j);
 	}
-	if (!hash_eq(n->kernel->propose[n->cand]->out, none))
+	if (!hash_eq(rule_cand_of(n)->propose->out, none))
 		return false;
 	*out = none;
 	return true;
@@ -53,9 +55,10 @@ static bool verify_skip(struct dag *d, struct dag_node *n, kopt_hash *out)
 
 static int verify_start(struct rule_run *run)
 {
-	struct dag_node *n = run->node;
-	const struct kopt_model *m = n->model->spec;
-	json_t *pr = dag_result(run->dag, n->kernel->propose[n->cand]);
+	struct rule_cand *cd = rule_cand_of(run->node);
+	struct rule_mv *mv = cd->k->mv;
+	const struct kopt_model *m = mv->model->spec;
+	json_t *pr = dag_result(run->dag, cd->propose);
 	json_t *cand = json_object_get(json_object_get(pr, "stable"), "candidate");
 	if (!cand)
 		return rule_fail(run, "the proposal of this candidate is missing from the cache");
@@ -63,16 +66,16 @@ static int verify_start(struct rule_run *run)
 			      json_object_get(cand, "source") ? json_object_get(cand, "source") : json_null(),
 			      "config", json_object_get(cand, "config") ? json_object_get(cand, "config") : json_null());
 	run->request = json_pack("{s:s, s:o, s:o, s:I, s:s, s:o, s:o}", "op", "verify",
-				 "model", rule_model_json(m), "variant", rule_variant_json(n->mv->variant),
+				 "model", rule_model_json(m), "variant", rule_variant_json(mv->variant),
 				 "seed", (json_int_t)(m->agents ? m->agents->seed : 0),
-				 "kernel", n->kernel->name, "candidate", c,
+				 "kernel", cd->k->name, "candidate", c,
 				 "gates", rule_gates_json(m->gates));
 	return RULE_SEND;
 }
 
 static int verify_reply(struct rule_run *run, json_t *res)
 {
-	const struct kopt_model *m = run->node->model->spec;
+	const struct kopt_model *m = rule_model_of(run->node)->spec;
 	json_t *nums = json_object_get(res, "numbers");
 	if (!json_is_object(nums))
 		return rule_fail(run, "the verify reply has no numbers object");
@@ -88,7 +91,7 @@ static int verify_reply(struct rule_run *run, json_t *res)
 		return rule_fail(run, "the verify numbers hold no gate: %s", v.reason);
 	}
 	char hex[HASH_HEX];
-	hash_hex(run->node->kernel->propose[run->node->cand]->out, hex);
+	hash_hex(rule_cand_of(run->node)->propose->out, hex);
 	run->stable = json_pack("{s:s, s:o, s:s}", "verdict", v.pass ? "pass" : "fail", "gate",
 				v.pass ? json_null() : json_string(gate_name(v.gate)), "candidate", hex);
 	json_t *decision = gate_verdict_to_json(&v);
@@ -103,9 +106,9 @@ static int verify_reply(struct rule_run *run, json_t *res)
 	json_decref(decision);
 	/* the long-term memory learns the outcome of the candidate's strategy */
 	struct dag_node *n = run->node;
-	struct dag_kernel *k = n->kernel;
-	json_t *cand = json_object_get(json_object_get(dag_result(run->dag, k->propose[n->cand]), "stable"), "candidate");
-	dag_kernel_info(run->dag, k);
+	struct rule_kernel *k = rule_cand_of(n)->k;
+	json_t *cand = json_object_get(json_object_get(dag_result(run->dag, rule_cand_of(n)->propose), "stable"), "candidate");
+	rule_kernel_info(run->dag, k);
 	/* with its source, as the planner sees it: the feature class holds the
 	 * reduction's length, read from the source */
 	struct strbuf src = STRBUF_INIT;
@@ -120,7 +123,32 @@ static int verify_reply(struct rule_run *run, json_t *res)
 	return RULE_DONE;
 }
 
+/* -t why: the verdict, the failing gate, the candidate, the numbers */
+static void verify_why(struct dag *d, struct dag_node *n, FILE *out)
+{
+	if (n->flags & DAG_NONE) {
+		fprintf(out, "verify %s: no candidate (the agent had no more)\n", n->path);
+		return;
+	}
+	json_t *r = dag_result(d, n);
+	json_t *st = json_object_get(r, "stable"), *me = json_object_get(r, "meas");
+	const char *gate = json_string_value(json_object_get(st, "gate"));
+	json_t *pr = dag_result(d, rule_cand_of(n)->propose);
+	const char *strat = json_string_value(json_object_get(
+		json_object_get(json_object_get(pr, "stable"), "candidate"), "strategy"));
+	fprintf(out, "verify %s: %s%s%s\n", n->path, json_string_value(json_object_get(st, "verdict")),
+		gate ? " at gate " : "", gate ? gate : "");
+	if (strat)
+		fprintf(out, "  candidate              %s\n", strat);
+	fprintf(out, "  reason                 %s\n", json_string_value(json_object_get(me, "reason")));
+	rule_print_numbers(out, json_object_get(me, "numbers"));
+	json_t *w = json_object_get(me, "worker");
+	if (json_string_value(json_object_get(w, "reason")))
+		fprintf(out, "  worker said            %s\n", json_string_value(json_object_get(w, "reason")));
+}
+
 const struct rule rule_verify = {
 	.name = "verify", .version = 1, .worker = true, .timing = true,
 	.key = verify_key, .skip = verify_skip, .start = verify_start, .reply = verify_reply,
+	.why = verify_why,
 };

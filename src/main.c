@@ -98,7 +98,7 @@ static const struct tool tools[] = {
 	{ "query", "[PATH]: every step, fresh or stale; or one step's key, inputs and result",
 	  TOOL_AFTER_LOAD, engine_tool_query },
 	{ "memory", "[CLASS]: the agents' long-term memory in this cache, by kernel feature class",
-	  TOOL_AFTER_LOAD, engine_tool_memory },
+	  TOOL_AFTER_LOAD, rule_tool_memory },
 	{ "list", "this list", TOOL_BEFORE_LOAD, tool_list },
 };
 #define NTOOLS (sizeof tools / sizeof tools[0])

@@ -1,0 +1,286 @@
+/*
+ * rules/plan.c: koptmake's graph (rules.h): the rule set, the first nodes
+ * of a build (capture and profile per model and compile variant, stitch per
+ * model, report per target) and the contexts the nodes carry. The profile
+ * rule adds the rest (rules/profile.c).
+ */
+#include <config.h>
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../agents/agent.h"
+#include "../agents/memory.h"
+#include "rules.h"
+
+extern const struct rule rule_capture, rule_profile, rule_propose, rule_verify, rule_stitch,
+	rule_report;
+
+static const struct rule *const table[RULE_NKINDS] = {
+	[RULE_CAPTURE] = &rule_capture, [RULE_PROFILE] = &rule_profile,
+	[RULE_PROPOSE] = &rule_propose, [RULE_VERIFY] = &rule_verify,
+	[RULE_STITCH] = &rule_stitch,   [RULE_REPORT] = &rule_report,
+};
+
+struct rule_mv *rule_mv_of(const struct dag_node *n)
+{
+	switch (n->kind) {
+	case RULE_CAPTURE:
+	case RULE_PROFILE:
+		return n->ctx;
+	case RULE_PROPOSE:
+	case RULE_VERIFY:
+		return ((struct rule_cand *)n->ctx)->k->mv;
+	default:
+		return NULL;
+	}
+}
+
+struct rule_cand *rule_cand_of(const struct dag_node *n)
+{
+	return n->kind == RULE_PROPOSE || n->kind == RULE_VERIFY ? n->ctx : NULL;
+}
+
+struct rule_model *rule_model_of(const struct dag_node *n)
+{
+	if (n->kind == RULE_STITCH)
+		return n->ctx;
+	struct rule_mv *mv = rule_mv_of(n);
+	return mv ? mv->model : NULL;
+}
+
+const struct kopt_target *rule_target_of(const struct dag_node *n)
+{
+	return n->kind == RULE_REPORT ? n->ctx : NULL;
+}
+
+struct rule_mv *rule_plan_variant(struct dag *d, struct rule_model *dm, const struct kopt_variant *var)
+{
+	struct rule_mv *mv = &dm->mvs[dm->nmv];
+	mv->model = dm;
+	mv->variant = var;
+	mv->index = dm->nmv++;
+	hash_key_init_bare(&mv->variant_key);
+	rule_key_variant(&mv->variant_key, var);
+	/* what its worker steps leave loaded: the model, compiled this way */
+	kopt_hash parts[2] = { dm->file_hash, hash_bytes(mv->variant_key.ser.buf, mv->variant_key.ser.len) };
+	mv->affinity = hash_bytes(parts, sizeof parts).lo | 1; /* never 0 */
+	char *path = xasprintf("%s/%s", dm->spec->name, var->name);
+	mv->capture = dag_add(d, RULE_CAPTURE, path, mv);
+	free(path);
+	mv->capture->device = dm->spec->device;
+	mv->capture->affinity = mv->affinity;
+	mv->profile = dag_add_at(d, RULE_PROFILE, mv->capture->path, mv);
+	mv->profile->device = dm->spec->device;
+	mv->profile->affinity = mv->affinity;
+	dag_add_dep(mv->profile, mv->capture, 0);
+	dag_add_dep(dm->stitch, mv->capture, 0);
+	dag_add_dep(dm->stitch, mv->profile, 0);
+	return mv;
+}
+
+static struct rule_model *add_model(struct dag *d, const struct kopt_model *m)
+{
+	struct rule_plan *pl = d->plan;
+	for (size_t i = 0; i < pl->nmodels; i++)
+		if (pl->models[i].spec == m)
+			return &pl->models[i];
+	struct rule_model *dm = &pl->models[pl->nmodels++];
+	memset(dm, 0, sizeof *dm);
+	dm->spec = m;
+	struct strbuf sb = STRBUF_INIT;
+	if (!m->path || strbuf_read_file(&sb, m->path) < 0)
+		dm->file_error = xasprintf("cannot read the model file '%s': %s",
+					   m->path ? m->path : "(none)", strerror(errno));
+	else
+		dm->file_hash = hash_bytes(sb.buf, sb.len);
+	strbuf_release(&sb);
+	hash_key_init_bare(&dm->gates_key);
+	if (m->gates)
+		rule_key_gates(&dm->gates_key, m->gates);
+	dm->agent_fp = m->agents ? agent_fingerprint(m->agents) : xstrdup("builtin-default;" AGENT_BUILTIN_VERSION);
+	dm->mvs = xcalloc(m->nvariants + 2, sizeof *dm->mvs); /* + the agents' own */
+	dm->stitch = dag_add(d, RULE_STITCH, m->name, dm);
+	dm->stitch->device = m->device;
+	for (size_t v = 0; v < m->nvariants; v++)
+		rule_plan_variant(d, dm, &m->variants[v]);
+	return dm;
+}
+
+/* lookups by name (the lang library has its own; these keep the rules standalone) */
+static const struct kopt_target *find_target(const kopt_spec *spec, const char *name)
+{
+	for (size_t i = 0; i < spec->ntargets; i++)
+		if (strcmp(spec->targets[i].name, name) == 0)
+			return &spec->targets[i];
+	return NULL;
+}
+
+static const struct kopt_model *find_model(const kopt_spec *spec, const char *name)
+{
+	for (size_t i = 0; i < spec->nmodels; i++)
+		if (strcmp(spec->models[i].name, name) == 0)
+			return &spec->models[i];
+	return NULL;
+}
+
+static void unknown_name(const kopt_spec *spec, const char *name)
+{
+	const char **names = xcalloc(spec->ntargets + spec->nmodels + 1, sizeof *names);
+	size_t nn = 0;
+	for (size_t j = 0; j < spec->ntargets; j++)
+		names[nn++] = spec->targets[j].name;
+	for (size_t j = 0; j < spec->nmodels; j++)
+		names[nn++] = spec->models[j].name;
+	const char *hint = kopt_suggest(name, names, nn);
+	if (hint)
+		kopt_error("no target or model named '%s' (did you mean '%s'?)", name, hint);
+	else
+		kopt_error("no target or model named '%s'", name);
+	free(names);
+}
+
+/* adds p to v (n of them) unless there */
+static void add_once(const void **v, size_t *n, const void *p)
+{
+	for (size_t j = 0; j < *n; j++)
+		if (v[j] == p)
+			return;
+	v[(*n)++] = p;
+}
+
+/* the named targets (a name may be a model): a report per target, a stitch
+ * per model; none named: the default target, else every model */
+static int plan(struct dag *d, char *const *targets, int ntargets)
+{
+	const kopt_spec *spec = d->spec;
+	struct rule_plan *pl = xcalloc(1, sizeof *pl);
+	d->plan = pl;
+	pl->models = xcalloc(spec->nmodels ? spec->nmodels : 1, sizeof *pl->models);
+	const void **want_t = xcalloc(spec->ntargets + 1, sizeof *want_t);
+	const void **want_m = xcalloc(spec->nmodels + 1, sizeof *want_m);
+	size_t nwant_t = 0, nwant_m = 0;
+	if (ntargets == 0) {
+		if (spec->default_target)
+			want_t[nwant_t++] = spec->default_target;
+		else
+			for (size_t i = 0; i < spec->nmodels; i++)
+				want_m[nwant_m++] = &spec->models[i];
+	}
+	for (int i = 0; i < ntargets; i++) {
+		const struct kopt_target *t = find_target(spec, targets[i]);
+		const struct kopt_model *m = t ? NULL : find_model(spec, targets[i]);
+		if (t) {
+			add_once(want_t, &nwant_t, t);
+		} else if (m) {
+			add_once(want_m, &nwant_m, m);
+		} else {
+			unknown_name(spec, targets[i]);
+			free(want_t);
+			free(want_m);
+			return -1;
+		}
+	}
+	for (size_t i = 0; i < nwant_t; i++) {
+		const struct kopt_target *t = want_t[i];
+		struct dag_node *r = dag_add(d, RULE_REPORT, t->name, (void *)t);
+		for (size_t j = 0; j < t->nmodels; j++)
+			dag_add_dep(r, add_model(d, t->models[j])->stitch, 0);
+	}
+	for (size_t i = 0; i < nwant_m; i++)
+		add_model(d, want_m[i]);
+	free(want_t);
+	free(want_m);
+	return 0;
+}
+
+static void release(struct dag *d)
+{
+	struct rule_plan *pl = d->plan;
+	if (!pl)
+		return;
+	for (size_t i = 0; i < pl->nmodels; i++) {
+		struct rule_model *dm = &pl->models[i];
+		for (size_t v = 0; v < dm->nmv; v++) {
+			struct rule_mv *mv = &dm->mvs[v];
+			for (size_t k = 0; k < mv->nkernels; k++)
+				free(mv->kernels[k].cands);
+			free(mv->kernels);
+			free(mv->summary);
+			hash_key_release(&mv->variant_key);
+		}
+		free(dm->mvs);
+		for (size_t a = 0; a + dm->spec->nvariants < dm->nmv; a++)
+			if (dm->auto_variants[a].naten_fallback)
+				free(dm->auto_variants[a].aten_fallback);
+		hash_key_release(&dm->gates_key);
+		free(dm->agent_fp);
+		free(dm->file_error);
+	}
+	free(pl->models);
+	free(pl);
+	d->plan = NULL;
+}
+
+void rule_kernel_info(struct dag *d, struct rule_kernel *k)
+{
+	if (k->loaded)
+		return;
+	k->loaded = true;
+	json_t *res = dag_result(d, k->mv->profile);
+	json_t *inv = json_object_get(json_object_get(res, "stable"), "kernels");
+	json_t *rows = json_object_get(json_object_get(res, "meas"), "rows");
+	size_t i;
+	json_t *e;
+	json_array_foreach(inv, i, e) {
+		const char *nm = json_string_value(json_object_get(e, "name"));
+		if (nm && strcmp(nm, k->name) == 0) {
+			k->heuristic = json_string_value(json_object_get(e, "heuristic"));
+			k->source_hash = json_string_value(json_object_get(e, "source_hash"));
+			k->config = json_object_get(e, "config");
+			break;
+		}
+	}
+	json_array_foreach(rows, i, e) {
+		const char *nm = json_string_value(json_object_get(e, "name"));
+		if (nm && strcmp(nm, k->name) == 0) {
+			k->row = e;
+			break;
+		}
+	}
+}
+
+/* the files the rules write in kopt-out (-t clean removes only those) */
+static bool is_output(const char *n)
+{
+	static const char *const exact[] = { "profile.json", "profile.md", "substitutions.json",
+					     "output_code.py", "report.md", "report.json", "speedup.svg" };
+	for (size_t i = 0; i < sizeof exact / sizeof *exact; i++)
+		if (strcmp(n, exact[i]) == 0)
+			return true;
+	size_t l = strlen(n);
+	if (strncmp(n, "profile-", 8) == 0 && l > 8 &&
+	    (strcmp(n + l - 5, ".json") == 0 || strcmp(n + l - 3, ".md") == 0))
+		return true;
+	return strstr(n, ".tmp") != NULL; /* leftovers of an interrupted write */
+}
+
+int rule_tool_memory(const kopt_spec *spec, const struct engine_opts *o, char *const *args, int nargs)
+{
+	if (nargs > 1) {
+		kopt_error("usage: koptmake -t memory [CLASS] (e.g. reduction/looped/r14/b30)");
+		return 2;
+	}
+	char *dir = engine_cache_dir(spec, o);
+	char *path = xasprintf("%s/memory.jsonl", dir);
+	int r = memory_summary(path, nargs ? args[0] : NULL, stdout);
+	free(path);
+	free(dir);
+	return r < 0 ? 1 : 0;
+}
+
+const struct rule_set rule_pipeline = {
+	.rules = table, .nrules = RULE_NKINDS,
+	.plan = plan, .release = release, .is_output = is_output,
+};
