@@ -50,6 +50,7 @@ struct dag_node *dag_add_at(struct dag *d, unsigned kind, const char *path, void
 	n->rule = d->rules->rules[kind];
 	n->path = (char *)path;
 	n->ctx = ctx;
+	n->seq = (uint32_t)d->nnodes;
 	d->all = xgrow(d->all, &d->allcap, d->nnodes + 1, sizeof *d->all);
 	d->all[d->nnodes++] = n;
 	return n;

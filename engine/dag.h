@@ -65,6 +65,9 @@ struct dag_node {
 	void *ctx;                  /* the rule's */
 	const struct kopt_device *device; /* worker steps: the device their worker runs on */
 	uint64_t affinity;          /* worker steps: what they leave loaded in their worker (0: nothing) */
+	double prio;                /* of the ready steps, the highest starts first (ties: seq); set
+				     * by its rule when created or by rule->priority once stale */
+	uint32_t seq;               /* creation order */
 	struct dag_dep *deps;       /* inputs */
 	uint32_t ndeps, depcap;
 	struct dag_node **users;

@@ -33,6 +33,10 @@ check_PROGRAMS += tests/unit/witness_test
 tests_unit_witness_test_SOURCES = tests/unit/witness_test.c tests/tap.h
 TESTS += tests/unit/witness_test
 
+check_PROGRAMS += tests/unit/dag_test
+tests_unit_dag_test_SOURCES = tests/unit/dag_test.c tests/fixture.h tests/tap.h
+TESTS += tests/unit/dag_test
+
 check_PROGRAMS += tests/unit/engine_unit_test
 tests_unit_engine_unit_test_SOURCES = tests/unit/engine_unit_test.c tests/tap.h
 TESTS += tests/unit/engine_unit_test

@@ -27,14 +27,21 @@ struct queue {
 	size_t head, len, cap;
 };
 
+/* stale steps waiting to start: a binary heap, highest priority first,
+ * ties in creation order (a build stays deterministic) */
+struct heap {
+	struct dag_node **v;
+	size_t len, cap;
+};
+
 struct sched {
 	struct dag *d;
 	const struct engine_opts *o;
 	enum sched_mode mode;
 	wpool *pool;
 	struct queue ready;     /* settled inputs: to evaluate */
-	struct queue runq;      /* stale worker steps: to start */
-	struct queue localq;    /* stale local steps (proposals, reports): to start */
+	struct heap runq;       /* stale worker steps: to start */
+	struct heap localq;     /* stale local steps: to start */
 	struct job **jobs;      /* running */
 	size_t njobs, jobcap;
 	size_t ndone, nfailed, nwould, nran;
@@ -104,6 +111,47 @@ static struct dag_node *q_pop(struct queue *q)
 		return NULL;
 	q->len--;
 	return q->v[q->head++];
+}
+
+/* whether a starts before b */
+static bool before(const struct dag_node *a, const struct dag_node *b)
+{
+	if (a->prio != b->prio)
+		return a->prio > b->prio;
+	return a->seq < b->seq;
+}
+
+static void heap_push(struct heap *h, struct dag_node *n)
+{
+	h->v = xgrow(h->v, &h->cap, h->len + 1, sizeof *h->v);
+	size_t i = h->len++;
+	while (i > 0 && before(n, h->v[(i - 1) / 2])) {
+		h->v[i] = h->v[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	h->v[i] = n;
+}
+
+static struct dag_node *heap_pop(struct heap *h)
+{
+	if (!h->len)
+		return NULL;
+	struct dag_node *top = h->v[0], *last = h->v[--h->len];
+	size_t i = 0;
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= h->len)
+			break;
+		if (c + 1 < h->len && before(h->v[c + 1], h->v[c]))
+			c++;
+		if (!before(h->v[c], last))
+			break;
+		h->v[i] = h->v[c];
+		i = c;
+	}
+	if (h->len)
+		h->v[i] = last;
+	return top;
 }
 
 static void on_new(void *ctx, struct dag_node *n)
@@ -338,7 +386,9 @@ static void evaluate(struct sched *s, struct dag_node *n)
 		return;
 	}
 	explain_print(s, n);
-	q_push(r->worker ? &s->runq : &s->localq, n);
+	if (r->priority)
+		n->prio = r->priority(d, n);
+	heap_push(r->worker ? &s->runq : &s->localq, n);
 }
 
 static void log_step(struct sched *s, struct job *j, const char *outcome)
@@ -474,30 +524,6 @@ static struct job *new_job(struct sched *s, struct dag_node *n, int wid)
 	return j;
 }
 
-#define AFFINITY_SCAN 64 /* newest queued worker steps looked at for affinity */
-
-/* Takes out of the run queue, into pick, the worker steps among the newest
- * AFFINITY_SCAN whose model variant an idle worker has loaded. With one GPU
- * and FIFO order the worker switched models at two steps in three (each a
- * recompile), because every model's chain of candidates is ready at once;
- * the step a finished proposal just made ready is at the queue's tail. */
-static size_t affinity_pick(struct sched *s, struct dag_node **pick)
-{
-	struct queue *q = &s->runq;
-	size_t len = q->len, lo = len > AFFINITY_SCAN ? len - AFFINITY_SCAN : 0, np = 0, w = lo;
-	struct dag_node **v = q->v + q->head;
-	for (size_t i = lo; i < len; i++) {
-		struct dag_node *node = v[i];
-		int di = dev_index(s, node->device);
-		if (di >= 0 && node->affinity && wpool_has_idle(s->pool, di, node->affinity))
-			pick[np++] = node;
-		else
-			v[w++] = node;
-	}
-	q->len -= np;
-	return np;
-}
-
 /* places a worker step; false when no worker can be had now */
 static bool start_worker_step(struct sched *s, struct dag_node *node)
 {
@@ -511,33 +537,34 @@ static bool start_worker_step(struct sched *s, struct dag_node *node)
 	return true;
 }
 
-/* starts what can start; returns true if something local ran (settling nodes) */
+/* starts what can start, highest priority first; returns true if something
+ * local ran (settling nodes) */
 static bool start_steps(struct sched *s)
 {
 	bool local = false;
-	/* local steps (proposals, reports) first, and their results settled,
-	 * before any worker step is placed: a proposal that finishes makes its
-	 * verify ready for the worker that holds its model */
+	/* local steps first, and their results settled, before any worker
+	 * step is placed: a local step that finishes may make a worker step
+	 * ready for the worker that holds its model */
 	size_t n = s->localq.len;
 	for (size_t i = 0; i < n && !s->stop && !interrupted && !s->restart; i++) {
-		struct dag_node *node = q_pop(&s->localq);
+		struct dag_node *node = heap_pop(&s->localq);
 		struct job *j = new_job(s, node, -1);
 		advance(s, j, node->rule->start(&j->run));
 		local = true;
 	}
 	if (local || !s->pool)
 		return local;
-	struct dag_node *pick[AFFINITY_SCAN];
-	size_t np = s->runq.len > 1 ? affinity_pick(s, pick) : 0;
-	for (size_t i = 0; i < np; i++)
-		if (s->stop || interrupted || s->restart || !start_worker_step(s, pick[i]))
-			q_push(&s->runq, pick[i]); /* later */
-	n = s->runq.len;
-	for (size_t i = 0; i < n && !s->stop && !interrupted && !s->restart; i++) {
-		struct dag_node *node = q_pop(&s->runq);
+	/* a step that cannot have a worker now (its GPU busy) lets the next
+	 * one try */
+	struct dag_node **later = xcalloc(s->runq.len + 1, sizeof *later);
+	size_t nlater = 0;
+	struct dag_node *node;
+	while (!s->stop && !interrupted && !s->restart && (node = heap_pop(&s->runq)))
 		if (!start_worker_step(s, node))
-			q_push(&s->runq, node); /* later */
-	}
+			later[nlater++] = node;
+	for (size_t i = 0; i < nlater; i++)
+		heap_push(&s->runq, later[i]);
+	free(later);
 	return false;
 }
 
@@ -674,7 +701,7 @@ int sched_run(struct dag *d, wpool *pool, enum sched_mode mode)
 		if (s.njobs == 0) {
 			if ((s.runq.len || s.localq.len) && !s.stop) {
 				/* nothing runs and nothing can start: no worker can be had */
-				while ((n = q_pop(&s.runq))) {
+				while ((n = heap_pop(&s.runq))) {
 					struct job *j = new_job(&s, n, -1);
 					job_failed(&s, j, "no worker could be started for this step", NULL);
 				}

@@ -53,9 +53,16 @@ struct worker {
 	char *op;            /* its op, for messages */
 	void *job;
 	json_t *pending;     /* a request queued until the hello */
-	uint64_t tag;        /* what the last job left loaded (wpool_acquire's affinity) */
+	struct served *served; /* the affinities its jobs had, with when each last came */
+	size_t nserved, servedcap;
 	const char *srun;    /* the device's srun when it runs as a Slurm step, else NULL */
 	char *step;          /* its step's name (slurm.h) */
+};
+
+/* an affinity a worker served (wpool_acquire) */
+struct served {
+	uint64_t affinity;
+	unsigned long tick;  /* the pool's acquire count when it last came */
 };
 
 struct device {
@@ -78,6 +85,7 @@ struct wpool {
 	char *scratch;       /* worker i's scratch folder is scratch/i; NULL: its own */
 	char **deny;         /* variables no worker gets (key_env names), NULL-terminated */
 	bool sandbox_warned; /* a worker's hello said it is not fully confined */
+	unsigned long ticks;  /* acquires so far */
 };
 
 wpool *wpool_new(const char *program, int max_workers)
@@ -162,7 +170,7 @@ static void close_fd(int *fd)
 
 static void clear_worker(struct worker *w)
 {
-	w->tag = 0;
+	w->nserved = 0; /* a new process holds nothing */
 	close_fd(&w->in);
 	close_fd(&w->out);
 	close_fd(&w->err);
@@ -493,40 +501,76 @@ static bool gpu_fits(const wpool *p, int dev, int g, bool timing, int *load_out)
 	return timing ? load == 0 : tload == 0;
 }
 
-/* an idle live worker of dev whose last job left tag loaded, or NULL */
-static struct worker *idle_tagged(wpool *p, int dev, uint64_t tag)
+/* when w last served affinity, 0 for never */
+static unsigned long served_at(const struct worker *w, uint64_t affinity)
 {
-	for (int i = 0; tag && i < p->nw; i++) {
+	for (size_t i = 0; affinity && i < w->nserved; i++)
+		if (w->served[i].affinity == affinity)
+			return w->served[i].tick;
+	return 0;
+}
+
+static void serve(wpool *p, struct worker *w, bool timing, uint64_t affinity)
+{
+	w->held = true;
+	w->timing = timing;
+	p->ticks++;
+	if (!affinity)
+		return;
+	for (size_t i = 0; i < w->nserved; i++)
+		if (w->served[i].affinity == affinity) {
+			w->served[i].tick = p->ticks;
+			return;
+		}
+	w->served = xgrow(w->served, &w->servedcap, w->nserved + 1, sizeof *w->served);
+	w->served[w->nserved++] = (struct served){ affinity, p->ticks };
+}
+
+/*
+ * An idle live worker of dev whose GPU can take the job: the one that
+ * served affinity most recently, else the one that has served the fewest
+ * distinct affinities (ties: the one on the GPU with fewer jobs, then the
+ * lower slot); NULL when none is idle.
+ */
+static struct worker *idle_worker(wpool *p, int dev, bool timing, uint64_t affinity)
+{
+	struct worker *recent = NULL, *least = NULL;
+	unsigned long best_tick = 0;
+	int load, least_load = 0;
+	for (int i = 0; i < p->nw; i++) {
 		struct worker *w = &p->w[i];
-		if (!w->held && w->state != W_FREE && w->dev == dev && w->tag == tag)
-			return w;
+		if (w->held || w->state == W_FREE || w->dev != dev || !gpu_fits(p, dev, w->gpu, timing, &load))
+			continue;
+		unsigned long t = served_at(w, affinity);
+		if (t > best_tick) {
+			best_tick = t;
+			recent = w;
+		}
+		if (!least || w->nserved < least->nserved || (w->nserved == least->nserved && load < least_load)) {
+			least = w;
+			least_load = load;
+		}
 	}
-	return NULL;
+	return recent ? recent : least;
 }
 
-bool wpool_has_idle(wpool *p, int dev, uint64_t tag)
-{
-	return idle_tagged(p, dev, tag) != NULL;
-}
-
-int wpool_acquire(wpool *p, int dev, bool timing, uint64_t tag)
+int wpool_acquire(wpool *p, int dev, bool timing, uint64_t affinity)
 {
 	int held = 0;
 	for (int i = 0; i < p->nw; i++)
 		held += p->w[i].held;
 	if (held >= p->nw)
 		return -1;
-	/* affinity: the worker that has this model and variant loaded already
-	 * (compiled, inputs made), when its GPU can take the job */
-	struct worker *same = idle_tagged(p, dev, tag);
-	int load;
-	if (same && gpu_fits(p, dev, same->gpu, timing, &load)) {
-		same->held = true;
-		same->timing = timing;
-		return (int)(same - p->w);
+	/* affinity: the worker that has this model and variant loaded
+	 * (compiled, inputs made), else the one that has loaded fewest */
+	struct worker *pick = idle_worker(p, dev, timing, affinity);
+	if (pick) {
+		serve(p, pick, timing, affinity);
+		return (int)(pick - p->w);
 	}
+	/* else a new worker, on the GPU with the fewest jobs that can take it */
 	struct device *d = &p->devs[dev];
-	int best_gpu = -1, best_load = 1 << 30;
+	int best_gpu = -1, best_load = 1 << 30, load;
 	for (int g = 0; g < d->gpus; g++) {
 		bool ok = gpu_fits(p, dev, g, timing, &load);
 		if (ok && load < best_load) {
@@ -536,14 +580,10 @@ int wpool_acquire(wpool *p, int dev, bool timing, uint64_t tag)
 	}
 	if (best_gpu < 0)
 		return -1;
-	struct worker *pick = NULL;
-	for (int i = 0; i < p->nw && !pick; i++) /* a live idle worker of that GPU */
-		if (!p->w[i].held && p->w[i].state != W_FREE && p->w[i].dev == dev && p->w[i].gpu == best_gpu)
-			pick = &p->w[i];
 	for (int i = 0; i < p->nw && !pick; i++) /* an empty slot */
 		if (p->w[i].state == W_FREE)
 			pick = &p->w[i];
-	for (int i = 0; i < p->nw && !pick; i++) /* an idle worker of another GPU */
+	for (int i = 0; i < p->nw && !pick; i++) /* an idle worker of another device or GPU */
 		if (!p->w[i].held) {
 			pick = &p->w[i];
 			kill_worker(pick);
@@ -551,18 +591,14 @@ int wpool_acquire(wpool *p, int dev, bool timing, uint64_t tag)
 		}
 	if (!pick)
 		return -1;
-	if (pick->state == W_FREE) {
-		pick->dev = dev;
-		pick->gpu = best_gpu;
-		if (spawn(p, pick) < 0) {
-			kopt_error("cannot start a worker: %s", strerror(errno));
-			clear_worker(pick);
-			return -1;
-		}
+	pick->dev = dev;
+	pick->gpu = best_gpu;
+	if (spawn(p, pick) < 0) {
+		kopt_error("cannot start a worker: %s", strerror(errno));
+		clear_worker(pick);
+		return -1;
 	}
-	pick->held = true;
-	pick->timing = timing;
-	pick->tag = tag;
+	serve(p, pick, timing, affinity);
 	return (int)(pick - p->w);
 }
 
@@ -934,6 +970,7 @@ void wpool_free(wpool *p)
 		strbuf_release(&p->w[i].rbuf);
 		strbuf_release(&p->w[i].wbuf);
 		strbuf_release(&p->w[i].epart);
+		free(p->w[i].served);
 	}
 	for (int i = 0; i < p->ndevs; i++) {
 		for (int j = 0; j < p->devs[i].nlauncher; j++)

@@ -50,13 +50,17 @@ void wpool_free(wpool *p); /* kills every worker */
 void wpool_sandbox(wpool *p, const char *scratch, const char *const *deny);
 /* declares a device; launcher is split on whitespace (NULL = direct exec); returns its index */
 int wpool_device(wpool *p, const char *name, int gpus, const char *launcher, double timeout_s);
-/* A worker for a job on dev, starting one if needed; -1 when none can be had
- * now. affinity names what the job leaves loaded in the worker (0: none):
- * an idle worker whose last job had the same affinity is taken first, so a
- * model is compiled once per worker rather than once per step. */
+/*
+ * A worker for a job on dev; -1 when none can be had now. affinity names
+ * what the job leaves loaded in the worker (0: nothing): of the idle
+ * workers of dev whose GPU can take the job, the one that served this
+ * affinity most recently, else the one that has served the fewest distinct
+ * affinities; else a new worker, started on the GPU with the fewest jobs
+ * that can take it (in an empty slot, or in place of an idle worker of
+ * another device or GPU). So a model is compiled once per worker rather
+ * than once per step, and new models spread over the workers.
+ */
 int wpool_acquire(wpool *p, int dev, bool timing, uint64_t affinity);
-/* whether an idle live worker of dev has affinity loaded */
-bool wpool_has_idle(wpool *p, int dev, uint64_t affinity);
 /* queues request (an "id" is added; borrowed) to worker wid on behalf of job */
 void wpool_send(wpool *p, int wid, json_t *request, void *job);
 void wpool_release(wpool *p, int wid);

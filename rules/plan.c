@@ -7,6 +7,7 @@
 #include <config.h>
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -71,9 +72,11 @@ struct rule_mv *rule_plan_variant(struct dag *d, struct rule_model *dm, const st
 	free(path);
 	mv->capture->device = dm->spec->device;
 	mv->capture->affinity = mv->affinity;
+	mv->capture->prio = RULE_PRIO_REVEAL;
 	mv->profile = dag_add_at(d, RULE_PROFILE, mv->capture->path, mv);
 	mv->profile->device = dm->spec->device;
 	mv->profile->affinity = mv->affinity;
+	mv->profile->prio = RULE_PRIO_REVEAL;
 	dag_add_dep(mv->profile, mv->capture, 0);
 	dag_add_dep(dm->stitch, mv->capture, 0);
 	dag_add_dep(dm->stitch, mv->profile, 0);
@@ -105,6 +108,9 @@ static struct rule_model *add_model(struct dag *d, const struct kopt_model *m)
 	dm->stitch->device = m->device;
 	for (size_t v = 0; v < m->nvariants; v++)
 		rule_plan_variant(d, dm, &m->variants[v]);
+	/* it measures every variant against the first's baseline, on the
+	 * worker that holds the first */
+	dm->stitch->affinity = dm->nmv ? dm->mvs[0].affinity : 0;
 	return dm;
 }
 
@@ -221,6 +227,35 @@ static void release(struct dag *d)
 	free(pl->models);
 	free(pl);
 	d->plan = NULL;
+}
+
+double rule_kernel_gain(struct dag *d, struct rule_kernel *k)
+{
+	rule_kernel_info(d, k);
+	double peak = rule_num(json_object_get(dag_result(d, k->mv->profile), "meas"), "peak_copy_gbps");
+	double f = rule_num(k->row, "frac_peak"), gbps = rule_num(k->row, "achieved_gbps");
+	if (isnan(f) && !isnan(gbps) && peak > 0)
+		f = gbps / peak;
+	f = isnan(f) ? 0.5 : f < 0 ? 0 : f > 1 ? 1 : f;
+	return k->share * (1 - f);
+}
+
+double rule_gain(struct dag *d, struct rule_mv *mv)
+{
+	if (!mv->gain_known) {
+		double t = 0;
+		for (size_t i = 0; i < mv->nkernels; i++)
+			t += rule_kernel_gain(d, &mv->kernels[i]);
+		mv->gain = -log(1 - (t < 0.999 ? t : 0.999));
+		mv->gain_known = true;
+	}
+	return mv->gain;
+}
+
+double rule_cand_priority(struct dag *d, struct dag_node *n)
+{
+	struct rule_kernel *k = rule_cand_of(n)->k;
+	return rule_gain(d, k->mv) + rule_kernel_gain(d, k);
 }
 
 void rule_kernel_info(struct dag *d, struct rule_kernel *k)

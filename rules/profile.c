@@ -316,6 +316,7 @@ static size_t expand_chains(struct dag *d, struct rule_mv *mv)
 		k->mv = mv;
 		k->name = hot[h].name;
 		k->ident = hot[h].ident;
+		k->share = hot[h].share;
 		k->n = budget;
 		k->cands = xcalloc((size_t)budget + 1, sizeof *k->cands);
 		for (int i = 0; i < budget; i++) {

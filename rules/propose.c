@@ -206,5 +206,5 @@ static int propose_start(struct rule_run *run)
 
 const struct rule rule_propose = {
 	.name = "propose", .version = 3, .worker = false, .timing = false, .secondary = true,
-	.key = propose_key, .start = propose_start,
+	.key = propose_key, .start = propose_start, .priority = rule_cand_priority,
 };

@@ -21,6 +21,7 @@
 #define KOPT_RULES_H
 
 #include <jansson.h>
+#include <math.h>
 #include <stdbool.h>
 
 #include "../engine/dag.h"
@@ -50,6 +51,7 @@ struct rule_kernel {
 	struct rule_mv *mv;
 	const char *name;           /* borrowed from the profile's summary */
 	kopt_hash ident;            /* hash of the kernel's inventory entry */
+	double share;               /* of the variant's device time (the profile's summary) */
 	bool loaded;                /* the next four are filled (rule_kernel_info) */
 	const char *heuristic;      /* borrowed from the profile result */
 	const char *source_hash;
@@ -71,6 +73,8 @@ struct rule_mv {
 	struct rule_kernel *kernels;
 	size_t nkernels;
 	bool expanded;
+	bool gain_known;            /* gain is computed (rule_gain) */
+	double gain;                /* what its hot kernels can still win, as a log-speedup */
 	bool eager_known;           /* the summary's "eager" line was read: */
 	double eager_ratio;         /*   compiled over eager (NAN: not run) */
 	const char *eager_ops;      /*   distinctive ATen ops, "a,b" or "-" (in summary) */
@@ -108,6 +112,22 @@ struct rule_mv *rule_plan_variant(struct dag *d, struct rule_model *dm, const st
 /* fills a kernel's heuristic, source hash, config and profile row (parses
  * the profile's whole result; planning needs none of them) */
 void rule_kernel_info(struct dag *d, struct rule_kernel *k);
+
+/*
+ * Priorities (engine/rule.h): capture and profile first, they reveal the
+ * work (RULE_PRIO_REVEAL). Once a profile is in, what a kernel can still
+ * win is t = share * (1 - bound time / time), the bound from its profile
+ * row (bound time / time = frac_peak, its achieved bandwidth over the copy
+ * bandwidth, clamped to [0, 1]; 0.5 when unknown); a model variant's gain
+ * is the log-speedup its hot kernels can win together, -log(1 - sum t)
+ * (the sum held below 0.999). Proposals and verifies of a kernel get the
+ * gain plus the kernel's t, the stitch its model's best gain.
+ */
+#define RULE_PRIO_REVEAL HUGE_VAL
+double rule_kernel_gain(struct dag *d, struct rule_kernel *k);
+double rule_gain(struct dag *d, struct rule_mv *mv);
+/* the priority hook of propose and verify */
+double rule_cand_priority(struct dag *d, struct dag_node *n);
 
 int rule_fail(struct rule_run *run, const char *fmt, ...) KOPT_PRINTF(2, 3);
 

@@ -657,6 +657,17 @@ static void stitch_release(struct rule_run *run)
 	run->priv = NULL;
 }
 
+/* the best gain of the model's variants (rules.h) */
+static double stitch_priority(struct dag *d, struct dag_node *n)
+{
+	struct rule_model *dm = rule_model_of(n);
+	double best = 0;
+	for (size_t v = 0; v < dm->nmv; v++)
+		if (dm->mvs[v].profile->flags & DAG_DONE)
+			best = fmax(best, rule_gain(d, &dm->mvs[v]));
+	return best;
+}
+
 /* -t why: the verdict and variant, the numbers, each variant's attempts,
  * the winners, and how many requests the memo answered */
 static void stitch_why(struct dag *d, struct dag_node *n, FILE *out)
@@ -690,5 +701,5 @@ const struct rule rule_stitch = {
 	.name = "stitch", .version = STITCH_VERSION, .worker = true, .timing = true,
 	.restore = rule_restore_outputs,
 	.key = stitch_key, .start = stitch_start, .reply = stitch_reply, .release = stitch_release,
-	.why = stitch_why,
+	.why = stitch_why, .priority = stitch_priority,
 };

@@ -53,3 +53,6 @@ tests_unit_sandbox_test_SOURCES = tests/unit/sandbox_test.c tests/tap.h
 TESTS += tests/unit/sandbox_test
 TESTS += tests/e2e/issue24-workers.sh
 EXTRA_DIST += tests/e2e/issue24-workers.sh
+check_PROGRAMS += tests/unit/gain_test
+tests_unit_gain_test_SOURCES = tests/unit/gain_test.c tests/tap.h
+TESTS += tests/unit/gain_test

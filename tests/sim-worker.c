@@ -54,6 +54,8 @@
  * kopt-worker's verify does.
  * Environment:
  *   KOPT_SIM_LOG=FILE    append one line per executed op: "OP MODEL VARIANT [KERNEL CONFIG]"
+ *   KOPT_SIM_WHO=FILE    append "OP MODEL VARIANT PID" per executed op: which worker
+ *                        process ran it (the worker affinity test)
  *   KOPT_SIM_DELAY_MS=N  sleep N ms before each answer
  *   KOPT_SIM_TRACE=FILE  append "OP GPU START_NS END_NS" per request (GPU is
  *                        CUDA_VISIBLE_DEVICES): the multi-GPU scheduler test
@@ -88,8 +90,9 @@
 
 #include "../runtime/sandbox.h"
 
-/* KOPT_SIM_LOG, KOPT_SIM_TRACE and KOPT_SIM_WHERE, opened before the sandbox (they are outside its scratch) */
-static int log_fd = -1, trace_fd = -1, where_fd = -1;
+/* KOPT_SIM_LOG, KOPT_SIM_TRACE, KOPT_SIM_WHERE and KOPT_SIM_WHO, opened
+ * before the sandbox (they are outside its scratch) */
+static int log_fd = -1, trace_fd = -1, where_fd = -1, who_fd = -1;
 
 struct model {
 	uint64_t h;
@@ -559,12 +562,27 @@ static json_t *race(const struct model *m, json_t *req)
 	return json_pack("{s:i, s:o}", "calls", 20, "ns", ns);
 }
 
+/* which worker process ran an op (KOPT_SIM_WHO) */
+static void log_who(const char *op, const char *model, const char *variant)
+{
+	if (who_fd < 0)
+		return;
+	char *line;
+	int n = asprintf(&line, "%s %s %s %ld\n", op, model ? model : "-", variant ? variant : "-", (long)getpid());
+	if (n > 0) {
+		ssize_t w = write(who_fd, line, (size_t)n); /* one write: lines of several workers do not mix */
+		(void)w;
+		free(line);
+	}
+}
+
 static void log_op(const char *op, json_t *req)
 {
-	if (log_fd < 0)
-		return;
 	const char *model = json_string_value(json_object_get(json_object_get(req, "model"), "name"));
 	const char *variant = json_string_value(json_object_get(json_object_get(req, "variant"), "name"));
+	log_who(op, model, variant);
+	if (log_fd < 0)
+		return;
 	const char *kernel = json_string_value(json_object_get(req, "kernel"));
 	char *cand = json_dumps(json_object_get(json_object_get(req, "candidate"), "config"), JSON_COMPACT | JSON_SORT_KEYS);
 	char *line;
@@ -626,6 +644,8 @@ int main(void)
 		trace_fd = open(getenv("KOPT_SIM_TRACE"), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
 	if (getenv("KOPT_SIM_WHERE"))
 		where_fd = open(getenv("KOPT_SIM_WHERE"), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	if (getenv("KOPT_SIM_WHO"))
+		who_fd = open(getenv("KOPT_SIM_WHO"), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
 	if (getenv("KOPT_SIM_ENV_LOG")) {
 		FILE *f = fopen(getenv("KOPT_SIM_ENV_LOG"), "a");
 		if (f) {
