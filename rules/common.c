@@ -507,25 +507,34 @@ double rule_cudnn_share(const json_t *profile_meas)
 	return ns / dev < 1 ? ns / dev : 1;
 }
 
-char *rule_space_line(const json_t *profile_meas)
+void rule_summary_space(struct rule_summary *s, const json_t *profile_meas)
 {
-	double cn, en, r = eager_ratio(profile_meas, &cn, &en);
-	struct strbuf sb = STRBUF_INIT;
-	strbuf_addf(&sb, "cudnn\t%.6g\t-\t-\n", rule_cudnn_share(profile_meas));
-	if (isnan(r)) {
-		strbuf_addstr(&sb, "eager\t-\t-\t-\n"); /* known: no side-by-side run */
-		return strbuf_detach(&sb);
-	}
+	double cn, en;
+	s->cudnn_share = rule_cudnn_share(profile_meas);
+	s->eager_known = true;
+	s->eager_ratio = eager_ratio(profile_meas, &cn, &en);
+	free(s->eager_ops);
+	s->eager_ops = NULL;
+	if (isnan(s->eager_ratio))
+		return;
 	json_t *ops = space_ops(profile_meas), *op;
 	size_t i;
-	strbuf_addf(&sb, "eager\t%.9g\t-\t", r);
+	struct strbuf sb = STRBUF_INIT;
 	json_array_foreach(ops, i, op)
 		strbuf_addf(&sb, "%s%s", i ? "," : "", json_string_value(op));
-	if (!json_array_size(ops))
-		strbuf_addch(&sb, '-');
-	strbuf_addch(&sb, '\n');
 	json_decref(ops);
-	return strbuf_detach(&sb);
+	s->eager_ops = sb.len ? strbuf_detach(&sb) : NULL;
+	strbuf_release(&sb);
+}
+
+char *rule_space_line(const json_t *profile_meas)
+{
+	struct rule_summary s;
+	memset(&s, 0, sizeof s);
+	rule_summary_space(&s, profile_meas);
+	char *text = rule_summary_write(&s);
+	rule_summary_release(&s);
+	return text;
 }
 
 json_t *rule_space_pick_lines(const struct kopt_model *m, const double *ratio, size_t n, const char *ops0, double gamma)

@@ -213,7 +213,7 @@ static void release(struct dag *d)
 			for (size_t k = 0; k < mv->nkernels; k++)
 				free(mv->kernels[k].cands);
 			free(mv->kernels);
-			free(mv->summary);
+			rule_summary_release(&mv->summary);
 			hash_key_release(&mv->variant_key);
 		}
 		free(dm->mvs);

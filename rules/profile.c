@@ -8,6 +8,22 @@
  * byte count and bandwidth. The hot selection (agents hot / max_kernels) is
  * made from the stored measurements when the graph is expanded, so changing
  * `hot` runs no profile again.
+ *
+ * The summary (struct rule_summary) is what planning reads without parsing
+ * the whole result; this file writes it into the manifest and reads it
+ * back. As text, one line per kernel, fields separated by tabs:
+ *   KIND SHARE IDENT NAME
+ * (IDENT: the hash of the kernel's inventory entry, what proposals key on;
+ * SHARE: of device time, for the hot selection), then
+ *   cudnn SHARE - -        the share of device time in torch's cuDNN calls
+ *   eager RATIO - OPS      compiled over eager, "-" without a side-by-side
+ *                          run; the hot kernels' distinctive ATen ops,
+ *                          comma-separated, or "-"
+ * Profiles cached before the last two lines existed lack them.
+ *
+ * Its expand hook adds, once the profile is in, the hot kernels' chains of
+ * candidates and, once every declared variant of the model is profiled,
+ * the agents' own variants.
  */
 #include <config.h>
 
@@ -60,14 +76,88 @@ static char *profile_rel(const struct dag_node *n, const char *ext)
 	return xasprintf("%s/profile-%s.%s", dir, rule_mv_of(n)->variant->name, ext);
 }
 
-static int profile_reply(struct rule_run *run, json_t *res)
+char *rule_summary_write(const struct rule_summary *s)
 {
-	json_t *kernels = json_object_get(res, "kernels");
-	if (!json_is_array(kernels))
-		return rule_fail(run, "the profile result lacks kernels");
+	struct strbuf sb = STRBUF_INIT;
+	for (size_t i = 0; i < s->nkernels; i++) {
+		const struct rule_summary_kernel *k = &s->kernels[i];
+		char hex[HASH_HEX];
+		if (strpbrk(k->name, "\t\n") || isnan(k->share))
+			continue;
+		hash_hex(k->ident, hex);
+		strbuf_addf(&sb, "%s\t%.9g\t%s\t%s\n", k->kind ? k->kind : "-", k->share, hex, k->name);
+	}
+	strbuf_addf(&sb, "cudnn\t%.6g\t-\t-\n", s->cudnn_share);
+	if (isnan(s->eager_ratio))
+		strbuf_addstr(&sb, "eager\t-\t-\t-\n"); /* known: no side-by-side run */
+	else
+		strbuf_addf(&sb, "eager\t%.9g\t-\t%s\n", s->eager_ratio, s->eager_ops ? s->eager_ops : "-");
+	return strbuf_detach(&sb);
+}
+
+int rule_summary_read(const char *text, struct rule_summary *s)
+{
+	memset(s, 0, sizeof *s);
+	s->eager_ratio = NAN;
+	s->text = xstrdup(text);
+	size_t nlines = 0;
+	for (const char *c = s->text; *c; c++)
+		nlines += *c == '\n';
+	s->kernels = xcalloc(nlines + 1, sizeof *s->kernels);
+	for (char *line = s->text, *next; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		char *f[4];
+		int nf = 0;
+		for (char *p = line; nf < 4; nf++) {
+			f[nf] = p;
+			char *t = nf < 3 ? strchr(p, '\t') : NULL;
+			if (nf < 3 && !t)
+				break;
+			if (t) {
+				*t = '\0';
+				p = t + 1;
+			}
+		}
+		if (nf < 4)
+			continue;
+		if (strcmp(f[0], "cudnn") == 0) {
+			s->cudnn_share = strtod(f[1], NULL);
+		} else if (strcmp(f[0], "eager") == 0) {
+			s->eager_known = true;
+			s->eager_ratio = strcmp(f[1], "-") == 0 ? NAN : strtod(f[1], NULL);
+			free(s->eager_ops);
+			s->eager_ops = strcmp(f[3], "-") == 0 ? NULL : xstrdup(f[3]);
+		} else {
+			struct rule_summary_kernel *k = &s->kernels[s->nkernels];
+			if (hash_parse(f[2], &k->ident) < 0)
+				continue;
+			k->kind = f[0];
+			k->share = strtod(f[1], NULL);
+			k->name = f[3];
+			s->nkernels++;
+		}
+	}
+	return 0;
+}
+
+void rule_summary_release(struct rule_summary *s)
+{
+	free(s->kernels);
+	free(s->eager_ops);
+	free(s->text);
+	memset(s, 0, sizeof *s);
+}
+
+/* The inventory (stable) and the rows (measured) from the worker's kernels:
+ * each kernel's entry is its capture's (without the source object), its
+ * row the worker's with the capture's heuristic. Returns the sum of the
+ * kernels' times per call. */
+static double inventory(struct rule_run *run, json_t *kernels, json_t *inv, json_t *rows)
+{
 	json_t *cap = dag_result(run->dag, rule_mv_of(run->node)->capture);
 	json_t *capk = json_object_get(json_object_get(cap, "stable"), "kernels");
-	json_t *inv = json_array(), *rows = json_array();
 	double sum_ns = 0;
 	size_t i;
 	json_t *kr;
@@ -96,30 +186,100 @@ static int profile_reply(struct rule_run *run, json_t *res)
 		if (!isnan(ns))
 			sum_ns += ns;
 	}
-	run->stable = json_pack("{s:o}", "kernels", inv);
-	/* What planning reads, cheap to parse: per kernel a line
-	 * "KIND\tSHARE\tIDENT\tNAME", IDENT the hash of its inventory entry
-	 * (what the proposals key on), SHARE for the hot selection. */
-	struct strbuf sum = STRBUF_INIT;
+	return sum_ns;
+}
+
+/* the summary of an inventory, its rows and the measurements */
+static char *summary_of(const json_t *inv, const json_t *rows, const json_t *meas)
+{
+	struct rule_summary s;
+	memset(&s, 0, sizeof s);
+	s.kernels = xcalloc(json_array_size(inv) + 1, sizeof *s.kernels);
+	size_t i;
+	json_t *kr;
 	json_array_foreach(inv, i, kr) {
-		const char *name = json_string_value(json_object_get(kr, "name"));
-		const char *kind = json_string_value(json_object_get(kr, "kind"));
-		double share = NAN;
+		struct rule_summary_kernel *k = &s.kernels[s.nkernels++];
+		k->name = json_string_value(json_object_get(kr, "name"));
+		k->kind = json_string_value(json_object_get(kr, "kind"));
+		k->share = NAN;
 		size_t j;
 		json_t *row;
 		json_array_foreach(rows, j, row) {
 			const char *rn = json_string_value(json_object_get(row, "name"));
-			if (rn && strcmp(rn, name) == 0)
-				share = rule_num(row, "share");
+			if (rn && strcmp(rn, k->name) == 0)
+				k->share = rule_num(row, "share");
 		}
-		if (strpbrk(name, "\t\n") || isnan(share))
-			continue;
 		char *canon = json_dumps(kr, JSON_COMPACT | JSON_SORT_KEYS);
-		char hex[HASH_HEX];
-		hash_hex(hash_str(canon), hex);
+		k->ident = hash_str(canon);
 		free(canon);
-		strbuf_addf(&sum, "%s\t%.9g\t%s\t%s\n", kind ? kind : "-", share, hex, name);
 	}
+	rule_summary_space(&s, meas);
+	char *text = rule_summary_write(&s);
+	rule_summary_release(&s);
+	return text;
+}
+
+/* profile.md: the times, each kernel's row, the implementation space and the vendor calls */
+static void profile_md(struct strbuf *md, const struct dag_node *n, const json_t *meas, double sum_ns)
+{
+	const struct kopt_model *m = rule_model_of(n)->spec;
+	double model_ns = rule_num(meas, "model_ns_per_call");
+	double dev_ns = rule_num(meas, "device_ns_per_call");
+	strbuf_addf(md, "# Profile of %s (variant %s)\n\n", m->name, rule_mv_of(n)->variant->name);
+	strbuf_addstr(md, "Model time per call: ");
+	fmt_num(md, model_ns / 1000.0, "%.3f us");
+	strbuf_addstr(md, "; device time per call: ");
+	fmt_num(md, dev_ns / 1000.0, "%.3f us");
+	strbuf_addstr(md, "; sum of kernel times: ");
+	fmt_num(md, sum_ns / 1000.0, "%.3f us");
+	if (!isnan(dev_ns) && dev_ns > 0)
+		strbuf_addf(md, " (%.1f%% of device time)", 100.0 * sum_ns / dev_ns);
+	json_t *eg = json_object_get(meas, "eager");
+	if (!isnan(rule_num(eg, "eager_ns")) && !isnan(rule_num(eg, "compiled_ns")))
+		strbuf_addf(md, ".\nSide by side, the same model run eagerly: %.3f us against %.3f us compiled",
+			    rule_num(eg, "eager_ns") / 1000.0, rule_num(eg, "compiled_ns") / 1000.0);
+	strbuf_addstr(md, "\n\n| kernel | kind | heuristic | time/call (us) | launches/call | share | bytes | GB/s | of peak |\n"
+			  "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n");
+	size_t i;
+	json_t *kr;
+	json_array_foreach(json_object_get(meas, "rows"), i, kr) {
+		const char *h = json_string_value(json_object_get(kr, "heuristic"));
+		strbuf_addf(md, "| %s | %s | %s | ", json_string_value(json_object_get(kr, "name")),
+			    json_string_value(json_object_get(kr, "kind")) ? json_string_value(json_object_get(kr, "kind")) : "-",
+			    h ? h : "-");
+		fmt_num(md, rule_num(kr, "ns_per_call") / 1000.0, "%.3f");
+		strbuf_addstr(md, " | ");
+		fmt_num(md, rule_num(kr, "launches_per_call"), "%.1f");
+		strbuf_addstr(md, " | ");
+		fmt_num(md, 100.0 * rule_num(kr, "share"), "%.1f%%");
+		strbuf_addstr(md, " | ");
+		fmt_num(md, rule_num(kr, "bytes"), "%.0f");
+		strbuf_addstr(md, " | ");
+		fmt_num(md, rule_num(kr, "achieved_gbps"), "%.0f");
+		strbuf_addstr(md, " | ");
+		fmt_num(md, 100.0 * rule_num(kr, "frac_peak"), "%.0f%%");
+		strbuf_addstr(md, " |\n");
+	}
+	const struct kopt_gates *g = m->gates;
+	struct strbuf space = STRBUF_INIT;
+	if (rule_space_rows(&space, m, &meas, 1, g->gamma, NULL))
+		strbuf_addf(md, "\n## Implementation space\n\n%s%s", rule_space_header, space.buf);
+	strbuf_release(&space);
+	json_t *vcalls = json_object_get(json_object_get(meas, "vendor"), "calls");
+	if (json_array_size(vcalls)) {
+		strbuf_addf(md, "\n## Vendor calls\n\n%s", rule_vendor_header);
+		rule_vendor_rows(md, m->name, vcalls, g->gamma);
+	}
+}
+
+static int profile_reply(struct rule_run *run, json_t *res)
+{
+	json_t *kernels = json_object_get(res, "kernels");
+	if (!json_is_array(kernels))
+		return rule_fail(run, "the profile result lacks kernels");
+	json_t *inv = json_array(), *rows = json_array();
+	double sum_ns = inventory(run, kernels, inv, rows);
+	run->stable = json_pack("{s:o}", "kernels", inv);
 	run->meas = json_pack("{s:O, s:O, s:O, s:O, s:f, s:o}",
 			      "calls", json_object_get(res, "calls") ? json_object_get(res, "calls") : json_null(),
 			      "model_ns_per_call", json_object_get(res, "model_ns_per_call") ? json_object_get(res, "model_ns_per_call") : json_null(),
@@ -130,12 +290,9 @@ static int profile_reply(struct rule_run *run, json_t *res)
 		json_object_set(run->meas, "vendor", json_object_get(res, "vendor"));
 	if (json_object_get(res, "eager"))
 		json_object_set(run->meas, "eager", json_object_get(res, "eager"));
-	/* and the implementation-space level's figures (dag_expand_space) */
-	char *eager_line = rule_space_line(run->meas);
-	strbuf_addstr(&sum, eager_line);
-	free(eager_line);
-	run->summary = json_string(sum.buf);
-	strbuf_release(&sum);
+	char *sum = summary_of(inv, rows, run->meas);
+	run->summary = json_string(sum);
+	free(sum);
 
 	/* kopt-out/<model>/profile.json and profile.md */
 	const struct kopt_model *m = rule_model_of(run->node)->spec;
@@ -147,54 +304,8 @@ static int profile_reply(struct rule_run *run, json_t *res)
 	int r = rule_output(run, rel, js, strlen(js));
 	free(rel);
 	free(js);
-
 	struct strbuf md = STRBUF_INIT;
-	double model_ns = rule_num(run->meas, "model_ns_per_call");
-	double dev_ns = rule_num(run->meas, "device_ns_per_call");
-	strbuf_addf(&md, "# Profile of %s (variant %s)\n\n", m->name, rule_mv_of(run->node)->variant->name);
-	strbuf_addstr(&md, "Model time per call: ");
-	fmt_num(&md, model_ns / 1000.0, "%.3f us");
-	strbuf_addstr(&md, "; device time per call: ");
-	fmt_num(&md, dev_ns / 1000.0, "%.3f us");
-	strbuf_addstr(&md, "; sum of kernel times: ");
-	fmt_num(&md, sum_ns / 1000.0, "%.3f us");
-	if (!isnan(dev_ns) && dev_ns > 0)
-		strbuf_addf(&md, " (%.1f%% of device time)", 100.0 * sum_ns / dev_ns);
-	json_t *eg = json_object_get(run->meas, "eager");
-	if (!isnan(rule_num(eg, "eager_ns")) && !isnan(rule_num(eg, "compiled_ns")))
-		strbuf_addf(&md, ".\nSide by side, the same model run eagerly: %.3f us against %.3f us compiled",
-			    rule_num(eg, "eager_ns") / 1000.0, rule_num(eg, "compiled_ns") / 1000.0);
-	strbuf_addstr(&md, "\n\n| kernel | kind | heuristic | time/call (us) | launches/call | share | bytes | GB/s | of peak |\n"
-			   "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n");
-	json_array_foreach(rows, i, kr) {
-		const char *h = json_string_value(json_object_get(kr, "heuristic"));
-		strbuf_addf(&md, "| %s | %s | %s | ", json_string_value(json_object_get(kr, "name")),
-			    json_string_value(json_object_get(kr, "kind")) ? json_string_value(json_object_get(kr, "kind")) : "-",
-			    h ? h : "-");
-		fmt_num(&md, rule_num(kr, "ns_per_call") / 1000.0, "%.3f");
-		strbuf_addstr(&md, " | ");
-		fmt_num(&md, rule_num(kr, "launches_per_call"), "%.1f");
-		strbuf_addstr(&md, " | ");
-		fmt_num(&md, 100.0 * rule_num(kr, "share"), "%.1f%%");
-		strbuf_addstr(&md, " | ");
-		fmt_num(&md, rule_num(kr, "bytes"), "%.0f");
-		strbuf_addstr(&md, " | ");
-		fmt_num(&md, rule_num(kr, "achieved_gbps"), "%.0f");
-		strbuf_addstr(&md, " | ");
-		fmt_num(&md, 100.0 * rule_num(kr, "frac_peak"), "%.0f%%");
-		strbuf_addstr(&md, " |\n");
-	}
-	const struct kopt_gates *g = m->gates;
-	struct strbuf space = STRBUF_INIT;
-	const json_t *meas = run->meas;
-	if (rule_space_rows(&space, m, &meas, 1, g->gamma, NULL))
-		strbuf_addf(&md, "\n## Implementation space\n\n%s%s", rule_space_header, space.buf);
-	strbuf_release(&space);
-	json_t *vcalls = json_object_get(json_object_get(run->meas, "vendor"), "calls");
-	if (json_array_size(vcalls)) {
-		strbuf_addf(&md, "\n## Vendor calls\n\n%s", rule_vendor_header);
-		rule_vendor_rows(&md, m->name, vcalls, g->gamma);
-	}
+	profile_md(&md, run->node, run->meas, sum_ns);
 	rel = profile_rel(run->node, "md");
 	if (rule_output(run, rel, md.buf, md.len) < 0)
 		r = -1;
@@ -240,13 +351,13 @@ static int cmp_hot(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-/* adds the kernel chains of a finished profile; returns the new nodes' count */
+/* adds the chains of a finished profile's hot kernels (agents hot and
+ * max_kernels, most time first); returns the new nodes' count */
 static size_t expand_chains(struct dag *d, struct rule_mv *mv)
 {
 	if (mv->expanded)
 		return 0;
 	mv->expanded = true;
-	/* the profile's summary: one line per kernel, "KIND\tSHARE\tIDENT\tNAME" */
 	struct dag_node *pn = mv->profile;
 	json_t *sum = pn->result ? json_incref(json_object_get(pn->result, "summary"))
 				 : dag_manifest_field(pn->manifest, pn->manifest_len, "summary");
@@ -255,50 +366,19 @@ static size_t expand_chains(struct dag *d, struct rule_mv *mv)
 		json_decref(sum);
 		return 0;
 	}
-	mv->summary = xstrdup(json_string_value(sum));
+	rule_summary_read(json_string_value(sum), &mv->summary);
 	json_decref(sum);
 	const struct kopt_agents *ag = mv->model->spec->agents;
-	size_t nrows = 0;
-	for (const char *c = mv->summary; *c; c++)
-		nrows += *c == '\n';
-	struct hot *hot = xcalloc(nrows + 1, sizeof *hot);
+	struct hot *hot = xcalloc(mv->summary.nkernels + 1, sizeof *hot);
 	size_t nhot = 0;
 	double thresh = ag->hot;
-	for (char *line = mv->summary, *next; line && *line; line = next) {
-		next = strchr(line, '\n');
-		if (next)
-			*next++ = '\0';
-		char *f[4];
-		int nf = 0;
-		for (char *p = line; nf < 4; nf++) {
-			f[nf] = p;
-			char *t = nf < 3 ? strchr(p, '\t') : NULL;
-			if (nf < 3 && !t)
-				break;
-			if (t) {
-				*t = '\0';
-				p = t + 1;
-			}
-		}
-		kopt_hash ident;
-		if (nf == 4 && strcmp(f[0], "cudnn") == 0) {
-			mv->cudnn_share = strtod(f[1], NULL);
+	for (size_t i = 0; i < mv->summary.nkernels; i++) {
+		const struct rule_summary_kernel *k = &mv->summary.kernels[i];
+		if (strcmp(k->kind, "triton") != 0 || k->share < thresh)
 			continue;
-		}
-		if (nf == 4 && strcmp(f[0], "eager") == 0) {
-			mv->eager_known = true;
-			mv->eager_ratio = strcmp(f[1], "-") == 0 ? NAN : strtod(f[1], NULL);
-			mv->eager_ops = f[3];
-			continue;
-		}
-		if (nf < 4 || strcmp(f[0], "triton") != 0 || hash_parse(f[2], &ident) < 0)
-			continue;
-		double share = strtod(f[1], NULL);
-		if (share < thresh)
-			continue;
-		hot[nhot].share = share;
-		hot[nhot].name = f[3];
-		hot[nhot].ident = ident;
+		hot[nhot].share = k->share;
+		hot[nhot].name = k->name;
+		hot[nhot].ident = k->ident;
 		nhot++;
 	}
 	qsort(hot, nhot, sizeof *hot, cmp_hot);
@@ -395,14 +475,14 @@ static size_t expand_space(struct dag *d, struct rule_model *dm)
 	double cudnn = 0;
 	bool known = true;
 	for (size_t v = 0; v < n; v++)
-		known &= dm->mvs[v].eager_known;
+		known &= dm->mvs[v].summary.eager_known;
 	if (known) { /* the summaries say it all */
 		double *ratio = xcalloc(n, sizeof *ratio);
 		for (size_t v = 0; v < n; v++)
-			ratio[v] = dm->mvs[v].eager_ratio;
-		ops = rule_space_pick_lines(m, ratio, n, dm->mvs[0].eager_ops, gamma);
+			ratio[v] = dm->mvs[v].summary.eager_ratio;
+		ops = rule_space_pick_lines(m, ratio, n, dm->mvs[0].summary.eager_ops, gamma);
 		free(ratio);
-		cudnn = dm->mvs[0].cudnn_share;
+		cudnn = dm->mvs[0].summary.cudnn_share;
 	} else { /* profiles cached before the summary had the lines */
 		const json_t **meas = xcalloc(n, sizeof *meas);
 		meas[0] = json_object_get(dag_result(d, dm->mvs[0].profile), "meas");

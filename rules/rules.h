@@ -39,6 +39,38 @@ engine_tool_fn rule_tool_memory;
 struct rule_model;
 struct rule_mv;
 
+/*
+ * A profile's summary: what planning reads without parsing the profile's
+ * whole result (the hot selection, the implementation-space choice). The
+ * profile rule writes it into the manifest and reads it back (rules/
+ * profile.c, which gives the format).
+ */
+struct rule_summary_kernel {
+	const char *kind;           /* "triton", "vendor", ... */
+	double share;               /* of device time */
+	kopt_hash ident;            /* the hash of its inventory entry, what proposals key on */
+	const char *name;
+};
+
+struct rule_summary {
+	struct rule_summary_kernel *kernels; /* owned */
+	size_t nkernels;
+	double cudnn_share;         /* of device time, in torch's cuDNN calls */
+	bool eager_known;           /* the next two are known (older profiles lack them) */
+	double eager_ratio;         /* compiled over eager; NAN without a side-by-side run */
+	char *eager_ops;            /* the hot kernels' distinctive ATen ops, "a,b"; NULL: none; owned */
+	char *text;                 /* read: the text, owned; kinds and names point into it */
+};
+
+/* the summary as text; caller frees */
+char *rule_summary_write(const struct rule_summary *s);
+/* parses text (copied) into s; lines that do not parse are left out */
+int rule_summary_read(const char *text, struct rule_summary *s);
+void rule_summary_release(struct rule_summary *s);
+/* fills the implementation-space figures of s (cudnn share, eager ratio
+ * and ops) from a profile's measurements (rules/common.c) */
+void rule_summary_space(struct rule_summary *s, const json_t *profile_meas);
+
 /* candidate i of a hot kernel: its proposal and its verify */
 struct rule_cand {
 	struct rule_kernel *k;
@@ -67,7 +99,7 @@ struct rule_mv {
 	const struct kopt_variant *variant;
 	size_t index;
 	struct dag_node *capture, *profile;
-	char *summary;              /* the profile's kernel summary; kernel names point into it */
+	struct rule_summary summary; /* its profile's, once read; kernel names point into it */
 	struct hash_key variant_key; /* the variant's key ingredients, serialized once */
 	uint64_t affinity;          /* its worker steps' (the model file and the variant) */
 	struct rule_kernel *kernels;
@@ -75,10 +107,6 @@ struct rule_mv {
 	bool expanded;
 	bool gain_known;            /* gain is computed (rule_gain) */
 	double gain;                /* what its hot kernels can still win, as a log-speedup */
-	bool eager_known;           /* the summary's "eager" line was read: */
-	double eager_ratio;         /*   compiled over eager (NAN: not run) */
-	const char *eager_ops;      /*   distinctive ATen ops, "a,b" or "-" (in summary) */
-	double cudnn_share;         /* the summary's "cudnn" line: share of device time */
 };
 
 struct rule_model {
@@ -184,11 +212,10 @@ int rule_space_rows(struct strbuf *md, const struct kopt_model *m, const json_t 
  * win everywhere, when no hot kernel names a distinctive op, or when the
  * spec already declares ATen fallbacks for the model. New reference. */
 json_t *rule_space_pick(const struct kopt_model *m, const json_t *const *meas, size_t n, double gamma);
-/* The same from the profiles' summaries, without parsing their results: a
- * profile's summary ends with "eager\tRATIO\t-\tOPS" (rule_space_line:
- * compiled over eager, device spans where present, or "-" without a
- * side-by-side run; the distinctive ops, comma-separated, or "-"), which
- * the profile's expansion keeps per variant; ops0 is the first variant's. */
+/* The same from the profiles' summaries, without parsing their results
+ * (struct rule_summary: ratio[v] is variant v's eager_ratio, ops0 the
+ * first variant's eager_ops). rule_space_line gives the summary's lines
+ * of these figures for a profile's measurements. */
 char *rule_space_line(const json_t *profile_meas);
 /* The share of a profile's device time that torch's cuDNN calls take
  * (vendor calls, runtime/python/kopt/vendor.py); 0 without any. The
