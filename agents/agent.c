@@ -122,12 +122,10 @@ static void fill_prompt(const struct agent_request *req, struct llm_kernel_promp
 static json_t *llm_candidate(const char *source, json_t *config, const char *role_name, const char *what,
 			     const struct llm_budget *before, const struct llm_budget *after, double t0)
 {
-	json_t *c = json_pack("{s:s?, s:o?, s:s, s:s}", "source", source, "config", config, "strategy", what,
-			      "role", role_name);
-	if (!source)
-		json_object_set_new(c, "source", json_null());
-	if (!config)
-		json_object_set_new(c, "config", json_null());
+	struct agent_candidate ac = { .source = source, .config = config, .role = role_name, .name = "llm",
+				      .strategy = what };
+	json_t *c = agent_candidate_new(&ac);
+	json_decref(config);
 	json_object_set_new(c, "llm", json_pack("{s:i, s:I, s:f}", "calls", after->calls - before->calls,
 						 "tokens", (json_int_t)(after->tokens - before->tokens),
 						 "wall_s", kopt_now() - t0));
@@ -400,26 +398,58 @@ char *agent_fingerprint(const struct kopt_agents *cfg)
 	return strbuf_detach(&s);
 }
 
+json_t *agent_candidate_new(const struct agent_candidate *c)
+{
+	return json_pack("{s:o, s:o, s:s, s:s, s:s}", "source", c->source ? json_string(c->source) : json_null(),
+			 "config", c->config ? json_deep_copy(c->config) : json_null(), "role", c->role, "name",
+			 c->name, "strategy", c->strategy);
+}
+
+static void set_name(struct agent_candidate *c, const char *name, size_t n)
+{
+	if (n >= sizeof c->name)
+		n = sizeof c->name - 1;
+	memcpy(c->name, name, n);
+	c->name[n] = '\0';
+}
+
+int agent_candidate_read(const json_t *j, struct agent_candidate *c)
+{
+	memset(c, 0, sizeof *c);
+	if (!json_is_object(j))
+		return -1;
+	c->source = json_string_value(json_object_get(j, "source"));
+	const json_t *cfg = json_object_get(j, "config");
+	c->config = json_is_object(cfg) ? cfg : NULL;
+	c->role = json_string_value(json_object_get(j, "role"));
+	c->strategy = json_string_value(json_object_get(j, "strategy"));
+	c->planning = json_string_value(json_object_get(j, "planning"));
+	const char *name = json_string_value(json_object_get(j, "name"));
+	if (name) {
+		set_name(c, name, strlen(name));
+	} else if (c->strategy) {
+		/* proposed before candidates named their strategy: what follows
+		 * the role ("coder: r-down (XBLOCK=...)"), up to a space or a
+		 * parenthesis; "llm rewrite" has no role: "llm" */
+		const char *p = strchr(c->strategy, ':');
+		p = p ? p + 2 : c->strategy;
+		set_name(c, p, strcspn(p, " ("));
+	}
+	return 0;
+}
+
 int agent_learn(const char *memory, const char *scope, const struct agent_kernel *k, const json_t *candidate,
 		bool pass, double speedup)
 {
-	const char *st = json_string_value(json_object_get(candidate, "strategy"));
-	if (!memory || !st)
+	struct agent_candidate c;
+	if (!memory || agent_candidate_read(candidate, &c) < 0 || !c.name[0])
 		return 0;
-	/* the strategy's name: "coder: r-down (XBLOCK=...)" -> "r-down" */
-	const char *p = strchr(st, ':');
-	p = p ? p + 2 : st;
-	size_t n = strcspn(p, " (");
-	char *name = xstrndup(p, n);
 	char *features = agent_builtin_features(k);
 	/* a config-only candidate's launch config, in the problem's terms */
-	const json_t *cfg = json_object_get(candidate, "config");
-	const json_t *src = json_object_get(candidate, "source");
-	char *shape = json_is_object(cfg) && (!src || json_is_null(src)) ? agent_builtin_shape(cfg, k->source) : NULL;
-	int rc = memory_append(memory, scope, features, name, shape, pass, speedup);
+	char *shape = c.config && !c.source ? agent_builtin_shape(c.config, k->source) : NULL;
+	int rc = memory_append(memory, scope, features, c.name, shape, pass, speedup);
 	free(shape);
 	free(features);
-	free(name);
 	return rc;
 }
 

@@ -38,10 +38,34 @@ struct agent_kernel {
 	const json_t *profile_row;  /* its row of the profile (times, share, bytes), or NULL */
 };
 
+/*
+ * A candidate, as the agents write it and the rules read it: written by
+ * agent_candidate_new, read by agent_candidate_read (agents/agent.c). A
+ * proposal's stable part holds its JSON, so all of it is part of its
+ * verify's key. The agents add fields of their own that only they read
+ * (the plan, the analysis, repair_of, LLM usage).
+ */
+struct agent_candidate {
+	const char *source;         /* the kernel's new source, or NULL: a launch config alone */
+	const json_t *config;       /* its launch config, or NULL: Inductor's */
+	const char *role;           /* "coder", "tuner", "debugger" */
+	char name[32];              /* the strategy's name, as the long-term memory files it: "r-down" */
+	const char *strategy;       /* what it is, for people: "coder: r-down (XBLOCK=1 ...)" */
+	const char *planning;       /* candidate 0: what ranked the plan (a sentence), else NULL */
+};
+
+/* {"source","config","role","name","strategy"} from c (config copied);
+ * new reference */
+json_t *agent_candidate_new(const struct agent_candidate *c);
+/* c's strings from j (borrowed); -1 when j is no candidate. Candidates
+ * proposed before they named their strategy get the name their strategy
+ * line starts with, after the role. */
+int agent_candidate_read(const json_t *j, struct agent_candidate *c);
+
 /* one earlier candidate of this kernel, in index order */
 struct agent_try {
 	int index;
-	const json_t *candidate;    /* {"source","config","strategy"} */
+	const json_t *candidate;    /* a candidate (agent_candidate_read) */
 	const char *verdict;        /* "pass", "fail", or "none" (no candidate) */
 	const char *gate;           /* failing gate or NULL */
 	const char *reason;         /* one line */
@@ -59,7 +83,7 @@ struct agent_request {
 };
 
 struct agent_reply {
-	json_t *candidate;          /* {"source":null|"...","config":null|{...},"strategy":"..."}; NULL = no more */
+	json_t *candidate;          /* a candidate (agent_candidate_new); NULL = no more */
 	char *reason;               /* why there is no more candidate (or an error) */
 };
 

@@ -18,26 +18,40 @@
 #include "../agents/agent.h"
 #include "rules.h"
 
-/* the trajectory of candidates 0..i-1 from their verify results */
+void rule_proposal_read(struct dag *d, const struct rule_cand *c, struct rule_proposal *p)
+{
+	memset(p, 0, sizeof *p);
+	p->reason = "";
+	json_t *r = dag_result(d, c->propose);
+	json_t *st = json_object_get(r, "stable");
+	if (!st)
+		return;
+	p->done = true;
+	p->json = json_object_get(st, "candidate");
+	if (agent_candidate_read(p->json, &p->cand) < 0) {
+		p->none = true;
+		p->json = NULL;
+		p->reason = json_string_value(json_object_get(json_object_get(r, "meas"), "reason"));
+	}
+}
+
+/* the trajectory of candidates 0..i-1 from their proposals and verdicts */
 static struct agent_try *trajectory(struct dag *d, struct rule_kernel *k, int i, size_t *n)
 {
 	struct agent_try *t = xcalloc((size_t)i + 1, sizeof *t);
 	*n = 0;
 	for (int j = 0; j < i; j++) {
-		json_t *pr = dag_result(d, k->cands[j].propose);
-		json_t *vr = dag_result(d, k->cands[j].verify);
+		struct rule_proposal p;
+		struct rule_verdict v;
+		rule_proposal_read(d, &k->cands[j], &p);
+		rule_verdict_read(d, &k->cands[j], &v);
 		struct agent_try *e = &t[(*n)++];
 		e->index = j;
-		e->candidate = json_object_get(json_object_get(pr, "stable"), "candidate");
-		json_t *vs = json_object_get(vr, "stable");
-		e->verdict = json_string_value(json_object_get(vs, "verdict"));
-		if (!e->verdict)
-			e->verdict = "none";
-		e->gate = json_string_value(json_object_get(vs, "gate"));
-		json_t *vm = json_object_get(vr, "meas");
-		e->reason = json_string_value(json_object_get(vm, "reason"));
-		double s = rule_num(vm, "speedup");
-		e->speedup = isnan(s) ? 0 : s;
+		e->candidate = p.json;
+		e->verdict = v.verdict ? v.verdict : "none";
+		e->gate = v.gate;
+		e->reason = v.reason;
+		e->speedup = isnan(v.speedup) ? 0 : v.speedup;
 	}
 	return t;
 }

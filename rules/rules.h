@@ -24,6 +24,7 @@
 #include <math.h>
 #include <stdbool.h>
 
+#include "../agents/agent.h"
 #include "../engine/dag.h"
 #include "../engine/hash.h"
 
@@ -127,6 +128,30 @@ struct rule_plan {
 	struct rule_model *models;  /* the models of the build, spec order */
 	size_t nmodels;
 };
+
+/* A proposal's result, as the propose rule writes it and the others read
+ * it (rules/propose.c). */
+struct rule_proposal {
+	bool done;                   /* the proposal is done; else nothing below is known */
+	bool none;                   /* the agent had no candidate: reason says why */
+	const char *reason;          /* why none; "" for a candidate */
+	const json_t *json;          /* the candidate's JSON (borrowed from the result), or NULL */
+	struct agent_candidate cand; /* the candidate, read from json */
+};
+void rule_proposal_read(struct dag *d, const struct rule_cand *c, struct rule_proposal *p);
+
+/* A verify's verdict, as the verify rule writes it and the others read it
+ * (rules/verify.c). */
+struct rule_verdict {
+	const char *verdict;        /* "pass" or "fail"; NULL when there is none (no candidate,
+				     * the verify failed, or it is not done) */
+	bool pass;
+	bool error;                 /* the verify step failed: no verdict */
+	const char *gate;           /* the gate that failed it, or NULL */
+	const char *reason;         /* one line, or NULL */
+	double speedup;             /* kernel speedup; NAN when not measured */
+};
+void rule_verdict_read(struct dag *d, const struct rule_cand *c, struct rule_verdict *v);
 
 /* a node's context, by kind: capture and profile have a variant, propose
  * and verify a candidate, every kind but report a model */

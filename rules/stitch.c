@@ -51,7 +51,8 @@
 struct winner {
 	const char *kernel;
 	const char *source_hash;
-	json_t *candidate;  /* borrowed from the proposal's result */
+	const json_t *candidate; /* borrowed from the proposal's result */
+	struct agent_candidate cand; /* read from it */
 	double gain;        /* kernel speedup measured by verify */
 	char cand_hex[HASH_HEX];
 };
@@ -127,21 +128,19 @@ static void collect(struct rule_run *run, struct rule_mv *mv, struct stitch_priv
 		rule_kernel_info(run->dag, k);
 		best.gain = -1;
 		for (int i = 0; i < k->n; i++) {
-			json_t *vr = dag_result(run->dag, k->cands[i].verify);
-			if (!vr)
+			struct rule_verdict v;
+			struct rule_proposal pr;
+			rule_verdict_read(run->dag, &k->cands[i], &v);
+			if (!v.pass || isnan(v.speedup) || v.speedup <= best.gain)
 				continue;
-			const char *verdict = json_string_value(json_object_get(json_object_get(vr, "stable"), "verdict"));
-			double s = rule_num(json_object_get(vr, "meas"), "speedup");
-			if (!verdict || strcmp(verdict, "pass") != 0 || isnan(s) || s <= best.gain)
-				continue;
-			json_t *pr = dag_result(run->dag, k->cands[i].propose);
-			json_t *cand = json_object_get(json_object_get(pr, "stable"), "candidate");
-			if (!cand)
+			rule_proposal_read(run->dag, &k->cands[i], &pr);
+			if (!pr.json)
 				continue;
 			best.kernel = k->name;
 			best.source_hash = k->source_hash;
-			best.candidate = cand;
-			best.gain = s;
+			best.candidate = pr.json;
+			best.cand = pr.cand;
+			best.gain = v.speedup;
 			hash_hex(k->cands[i].propose->out, best.cand_hex);
 		}
 		if (best.kernel)
@@ -154,11 +153,12 @@ static const char *no_candidate_reason(struct rule_run *run, const struct rule_k
 {
 	const char *why = NULL;
 	for (int i = 0; i < k->n; i++) {
-		json_t *pr = dag_result(run->dag, k->cands[i].propose);
-		if (!json_is_true(json_object_get(json_object_get(pr, "stable"), "none")))
+		struct rule_proposal p;
+		rule_proposal_read(run->dag, &k->cands[i], &p);
+		if (!p.none)
 			return NULL;
 		if (!why)
-			why = json_string_value(json_object_get(json_object_get(pr, "meas"), "reason"));
+			why = p.reason;
 	}
 	return k->n > 0 ? (why ? why : "no reason given") : NULL;
 }
@@ -176,12 +176,9 @@ static void count_verdicts(struct rule_run *run, struct stitch_priv *p)
 				json_array_append_new(p->alone, json_pack("{s:s, s:s, s:s}", "kernel", k->name,
 									  "variant", dm->mvs[v].variant->name, "reason", why));
 			for (int i = 0; i < k->n; i++) {
-				json_t *vr = dag_result(run->dag, k->cands[i].verify);
-				json_t *st = json_object_get(vr, "stable");
-				const char *verdict = json_string_value(json_object_get(st, "verdict"));
-				const char *gate = json_string_value(json_object_get(st, "gate"));
-				const char *key = (k->cands[i].verify->flags & DAG_FAILED) ? "error"
-						  : !verdict ? "none" : strcmp(verdict, "pass") == 0 ? "pass" : gate ? gate : "fail";
+				struct rule_verdict vd;
+				rule_verdict_read(run->dag, &k->cands[i], &vd);
+				const char *key = vd.error ? "error" : !vd.verdict ? "none" : vd.pass ? "pass" : vd.gate ? vd.gate : "fail";
 				json_object_set_new(p->counts, key,
 						    json_integer(json_integer_value(json_object_get(p->counts, key)) + 1));
 			}
@@ -196,10 +193,10 @@ static int send_current(struct rule_run *run, struct stitch_priv *p)
 	struct rule_mv *mv = &rule_model_of(run->node)->mvs[p->vi];
 	json_t *ws = json_array();
 	for (size_t i = 0; i < p->nw; i++) {
-		json_t *c = p->w[i].candidate;
-		json_array_append_new(ws, json_pack("{s:s, s:{s:O, s:O}}", "kernel", p->w[i].kernel, "candidate",
-			"source", json_object_get(c, "source") ? json_object_get(c, "source") : json_null(),
-			"config", json_object_get(c, "config") ? json_object_get(c, "config") : json_null()));
+		const struct agent_candidate *c = &p->w[i].cand;
+		json_array_append_new(ws, json_pack("{s:s, s:{s:o, s:o}}", "kernel", p->w[i].kernel, "candidate",
+			"source", c->source ? json_string(c->source) : json_null(),
+			"config", c->config ? json_deep_copy(c->config) : json_null()));
 	}
 	json_decref(run->request);
 	run->request = json_pack("{s:s, s:o, s:o, s:I, s:o, s:o}", "op", "stitch",
@@ -414,15 +411,15 @@ static void add_candidates(struct rule_run *run, struct strbuf *md)
 			int best = -1, made = 0;
 			double bx = 0;
 			for (int i = 0; i < k->n; i++) {
-				json_t *pr = json_object_get(dag_result(run->dag, k->cands[i].propose), "stable");
-				if (!pr || json_is_true(json_object_get(pr, "none")))
+				struct rule_proposal pr;
+				struct rule_verdict vd;
+				rule_proposal_read(run->dag, &k->cands[i], &pr);
+				if (!pr.done || pr.none)
 					continue;
-				json_t *vr = dag_result(run->dag, k->cands[i].verify);
-				const char *verdict = json_string_value(json_object_get(json_object_get(vr, "stable"), "verdict"));
-				double x = rule_num(json_object_get(vr, "meas"), "speedup");
+				rule_verdict_read(run->dag, &k->cands[i], &vd);
 				made++;
-				if (verdict && strcmp(verdict, "pass") == 0 && !isnan(x) && x > bx) {
-					bx = x;
+				if (vd.pass && !isnan(vd.speedup) && vd.speedup > bx) {
+					bx = vd.speedup;
 					best = i;
 				}
 			}
@@ -439,32 +436,28 @@ static void add_candidates(struct rule_run *run, struct strbuf *md)
 			else
 				strbuf_addstr(md, "none passed.\n\n");
 			/* what ranked the plan: the long-term memory, or the built-in order */
-			json_t *c0 = json_object_get(json_object_get(dag_result(run->dag, k->cands[0].propose), "stable"),
-						     "candidate");
-			const char *planning = json_string_value(json_object_get(c0, "planning"));
+			struct rule_proposal p0;
+			rule_proposal_read(run->dag, &k->cands[0], &p0);
+			const char *planning = p0.cand.planning;
 			if (planning)
 				strbuf_addf(md, "%c%s.\n\n", toupper((unsigned char)planning[0]), planning + 1);
 			strbuf_addstr(md, "| # | strategy | verdict | kernel speedup | reason |\n| ---: | --- | --- | ---: | --- |\n");
 			for (int i = 0; i < k->n; i++) {
-				json_t *pr = json_object_get(dag_result(run->dag, k->cands[i].propose), "stable");
-				if (!pr || json_is_true(json_object_get(pr, "none")))
+				struct rule_proposal pr;
+				struct rule_verdict vd;
+				rule_proposal_read(run->dag, &k->cands[i], &pr);
+				if (!pr.done || pr.none)
 					continue;
-				json_t *vr = dag_result(run->dag, k->cands[i].verify);
-				json_t *st = json_object_get(vr, "stable"), *me = json_object_get(vr, "meas");
-				const char *strat = json_string_value(json_object_get(json_object_get(pr, "candidate"), "strategy"));
-				const char *verdict = json_string_value(json_object_get(st, "verdict"));
-				const char *gate = json_string_value(json_object_get(st, "gate"));
-				const char *why = json_string_value(json_object_get(me, "reason"));
-				double x = rule_num(me, "speedup");
-				strbuf_addf(md, "| %d | %s | %s%s%s | ", i, strat ? strat : "-",
-					    (k->cands[i].verify->flags & DAG_FAILED) ? "error" : verdict ? verdict : "-",
-					    gate ? " at " : "", gate ? gate : "");
-				if (isnan(x))
+				rule_verdict_read(run->dag, &k->cands[i], &vd);
+				strbuf_addf(md, "| %d | %s | %s%s%s | ", i, pr.cand.strategy ? pr.cand.strategy : "-",
+					    vd.error ? "error" : vd.verdict ? vd.verdict : "-", vd.gate ? " at " : "",
+					    vd.gate ? vd.gate : "");
+				if (isnan(vd.speedup))
 					strbuf_addstr(md, "- | ");
 				else
-					strbuf_addf(md, "%.3fx | ", x);
+					strbuf_addf(md, "%.3fx | ", vd.speedup);
 				/* a pass's reason is the gates' numbers, in -t why; a table cell is one line */
-				for (const char *c = verdict && strcmp(verdict, "pass") == 0 ? "" : why ? why : ""; *c; c++)
+				for (const char *c = vd.pass ? "" : vd.reason ? vd.reason : ""; *c; c++)
 					strbuf_addch(md, *c == '|' ? '/' : *c == '\n' ? ' ' : *c);
 				strbuf_addstr(md, " |\n");
 			}
@@ -548,12 +541,13 @@ static int finish(struct rule_run *run, struct stitch_priv *p)
 	json_t *subs = json_object();
 	json_array_foreach(optimized ? b->winners : NULL, i, w) {
 		const char *sh = json_string_value(json_object_get(w, "source_hash"));
-		json_t *prop = json_object_get(w, "proposal");
+		struct agent_candidate c;
+		agent_candidate_read(json_object_get(w, "proposal"), &c);
 		json_object_set_new(subs, sh ? sh : json_string_value(json_object_get(w, "kernel")),
-			json_pack("{s:O, s:O, s:O, s:O, s:O}", "kernel", json_object_get(w, "kernel"),
-				  "source", json_object_get(prop, "source") ? json_object_get(prop, "source") : json_null(),
-				  "config", json_object_get(prop, "config") ? json_object_get(prop, "config") : json_null(),
-				  "strategy", json_object_get(prop, "strategy") ? json_object_get(prop, "strategy") : json_null(),
+			json_pack("{s:O, s:o, s:o, s:o, s:O}", "kernel", json_object_get(w, "kernel"),
+				  "source", c.source ? json_string(c.source) : json_null(),
+				  "config", c.config ? json_deep_copy(c.config) : json_null(),
+				  "strategy", c.strategy ? json_string(c.strategy) : json_null(),
 				  "speedup", json_object_get(w, "speedup")));
 	}
 	/* the format kopt.backend() reads (runtime/python/kopt/deploy.py) */
@@ -605,11 +599,12 @@ static int finish(struct rule_run *run, struct stitch_priv *p)
 			    p->vr[v].opt_ns / 1000.0, p->vr[v].attempts, p->vr[v].reason ? p->vr[v].reason : "");
 	if (optimized) {
 		strbuf_addstr(&md, "\n| kernel | strategy | kernel speedup |\n| --- | --- | ---: |\n");
-		json_array_foreach(b->winners, i, w)
+		json_array_foreach(b->winners, i, w) {
+			struct agent_candidate c;
+			agent_candidate_read(json_object_get(w, "proposal"), &c);
 			strbuf_addf(&md, "| %s | %s | %.3fx |\n", json_string_value(json_object_get(w, "kernel")),
-				    json_string_value(json_object_get(json_object_get(w, "proposal"), "strategy")) ?
-				    json_string_value(json_object_get(json_object_get(w, "proposal"), "strategy")) : "-",
-				    rule_num(w, "speedup"));
+				    c.strategy ? c.strategy : "-", rule_num(w, "speedup"));
+		}
 	}
 	strbuf_addstr(&md, "\nVerdicts of all candidates:");
 	const char *gk;

@@ -9,7 +9,8 @@
  * variant, the seed and every gate parameter. Stable part: verdict, failing
  * gate and the candidate's identity. Measurements: the reason, the decided
  * numbers (medians, quartiles, errors) and the kernel speedup. The raw
- * timing arrays are not kept (the decision's statistics are).
+ * timing arrays are not kept (the decision's statistics are). verdict_write
+ * writes them, rule_verdict_read reads them back for everyone else.
  */
 #include <config.h>
 
@@ -58,19 +59,51 @@ static int verify_start(struct rule_run *run)
 	struct rule_cand *cd = rule_cand_of(run->node);
 	struct rule_mv *mv = cd->k->mv;
 	const struct kopt_model *m = mv->model->spec;
-	json_t *pr = dag_result(run->dag, cd->propose);
-	json_t *cand = json_object_get(json_object_get(pr, "stable"), "candidate");
-	if (!cand)
+	struct rule_proposal p;
+	rule_proposal_read(run->dag, cd, &p);
+	if (!p.json)
 		return rule_fail(run, "the proposal of this candidate is missing from the cache");
-	json_t *c = json_pack("{s:O, s:O}", "source",
-			      json_object_get(cand, "source") ? json_object_get(cand, "source") : json_null(),
-			      "config", json_object_get(cand, "config") ? json_object_get(cand, "config") : json_null());
+	json_t *c = json_pack("{s:o, s:o}", "source", p.cand.source ? json_string(p.cand.source) : json_null(),
+			      "config", p.cand.config ? json_deep_copy(p.cand.config) : json_null());
 	run->request = json_pack("{s:s, s:o, s:o, s:I, s:s, s:o, s:o}", "op", "verify",
 				 "model", rule_model_json(m), "variant", rule_variant_json(mv->variant),
 				 "seed", (json_int_t)(m->agents ? m->agents->seed : 0),
 				 "kernel", cd->k->name, "candidate", c,
 				 "gates", rule_gates_json(m->gates));
 	return RULE_SEND;
+}
+
+/* the result: the decision v on the worker's reply res */
+static void verdict_write(struct rule_run *run, const struct gate_verdict *v, json_t *res)
+{
+	char hex[HASH_HEX];
+	hash_hex(rule_cand_of(run->node)->propose->out, hex);
+	run->stable = json_pack("{s:s, s:o, s:s}", "verdict", v->pass ? "pass" : "fail", "gate",
+				v->pass ? json_null() : json_string(gate_name(v->gate)), "candidate", hex);
+	json_t *decision = gate_verdict_to_json(v);
+	run->meas = json_pack("{s:s, s:O, s:o}", "reason", v->reason, "numbers",
+			      json_object_get(decision, "numbers"), "worker",
+			      json_pack("{s:O, s:O, s:O}",
+					"verdict", json_object_get(res, "verdict") ? json_object_get(res, "verdict") : json_null(),
+					"gate", json_object_get(res, "gate") ? json_object_get(res, "gate") : json_null(),
+					"reason", json_object_get(res, "reason") ? json_object_get(res, "reason") : json_null()));
+	json_object_set_new(run->meas, "speedup", isnan(v->kernel.speedup) || !v->kernel.pairs ?
+			    json_null() : json_real(v->kernel.speedup));
+	json_decref(decision);
+}
+
+void rule_verdict_read(struct dag *d, const struct rule_cand *c, struct rule_verdict *v)
+{
+	memset(v, 0, sizeof *v);
+	v->speedup = NAN;
+	v->error = (c->verify->flags & DAG_FAILED) != 0;
+	json_t *r = dag_result(d, c->verify);
+	json_t *st = json_object_get(r, "stable"), *me = json_object_get(r, "meas");
+	v->verdict = json_string_value(json_object_get(st, "verdict"));
+	v->pass = v->verdict && strcmp(v->verdict, "pass") == 0;
+	v->gate = json_string_value(json_object_get(st, "gate"));
+	v->reason = json_string_value(json_object_get(me, "reason"));
+	v->speedup = rule_num(me, "speedup");
 }
 
 static int verify_reply(struct rule_run *run, json_t *res)
@@ -90,24 +123,12 @@ static int verify_reply(struct rule_run *run, json_t *res)
 	} else if (v.gate == GATE_NONE) {
 		return rule_fail(run, "the verify numbers hold no gate: %s", v.reason);
 	}
-	char hex[HASH_HEX];
-	hash_hex(rule_cand_of(run->node)->propose->out, hex);
-	run->stable = json_pack("{s:s, s:o, s:s}", "verdict", v.pass ? "pass" : "fail", "gate",
-				v.pass ? json_null() : json_string(gate_name(v.gate)), "candidate", hex);
-	json_t *decision = gate_verdict_to_json(&v);
-	run->meas = json_pack("{s:s, s:O, s:o}", "reason", v.reason, "numbers",
-			      json_object_get(decision, "numbers"), "worker",
-			      json_pack("{s:O, s:O, s:O}",
-					"verdict", json_object_get(res, "verdict") ? json_object_get(res, "verdict") : json_null(),
-					"gate", json_object_get(res, "gate") ? json_object_get(res, "gate") : json_null(),
-					"reason", json_object_get(res, "reason") ? json_object_get(res, "reason") : json_null()));
-	json_object_set_new(run->meas, "speedup", isnan(v.kernel.speedup) || !v.kernel.pairs ?
-			    json_null() : json_real(v.kernel.speedup));
-	json_decref(decision);
+	verdict_write(run, &v, res);
 	/* the long-term memory learns the outcome of the candidate's strategy */
-	struct dag_node *n = run->node;
-	struct rule_kernel *k = rule_cand_of(n)->k;
-	json_t *cand = json_object_get(json_object_get(dag_result(run->dag, rule_cand_of(n)->propose), "stable"), "candidate");
+	struct rule_cand *cd = rule_cand_of(run->node);
+	struct rule_kernel *k = cd->k;
+	struct rule_proposal p;
+	rule_proposal_read(run->dag, cd, &p);
 	rule_kernel_info(run->dag, k);
 	/* with its source, as the planner sees it: the feature class holds the
 	 * reduction's length, read from the source */
@@ -115,7 +136,7 @@ static int verify_reply(struct rule_run *run, json_t *res)
 	rule_kernel_source(run->dag, k, &src);
 	struct agent_kernel ak = { m->name, k->name, k->heuristic, src.len ? src.buf : NULL, k->config, k->row };
 	char *memory = rule_memory_path(run->dag), *scope = rule_memory_scope(run->dag);
-	if (agent_learn(memory, scope, &ak, cand, v.pass, v.pass ? v.kernel.speedup : 0) < 0)
+	if (p.json && agent_learn(memory, scope, &ak, p.json, v.pass, v.pass ? v.kernel.speedup : 0) < 0)
 		kopt_warn("%s: cannot append to the agents' memory", memory);
 	free(memory);
 	free(scope);
@@ -130,17 +151,15 @@ static void verify_why(struct dag *d, struct dag_node *n, FILE *out)
 		fprintf(out, "verify %s: no candidate (the agent had no more)\n", n->path);
 		return;
 	}
-	json_t *r = dag_result(d, n);
-	json_t *st = json_object_get(r, "stable"), *me = json_object_get(r, "meas");
-	const char *gate = json_string_value(json_object_get(st, "gate"));
-	json_t *pr = dag_result(d, rule_cand_of(n)->propose);
-	const char *strat = json_string_value(json_object_get(
-		json_object_get(json_object_get(pr, "stable"), "candidate"), "strategy"));
-	fprintf(out, "verify %s: %s%s%s\n", n->path, json_string_value(json_object_get(st, "verdict")),
-		gate ? " at gate " : "", gate ? gate : "");
-	if (strat)
-		fprintf(out, "  candidate              %s\n", strat);
-	fprintf(out, "  reason                 %s\n", json_string_value(json_object_get(me, "reason")));
+	struct rule_verdict v;
+	struct rule_proposal p;
+	rule_verdict_read(d, rule_cand_of(n), &v);
+	rule_proposal_read(d, rule_cand_of(n), &p);
+	fprintf(out, "verify %s: %s%s%s\n", n->path, v.verdict, v.gate ? " at gate " : "", v.gate ? v.gate : "");
+	if (p.cand.strategy)
+		fprintf(out, "  candidate              %s\n", p.cand.strategy);
+	fprintf(out, "  reason                 %s\n", v.reason);
+	json_t *me = json_object_get(dag_result(d, n), "meas");
 	rule_print_numbers(out, json_object_get(me, "numbers"));
 	json_t *w = json_object_get(me, "worker");
 	if (json_string_value(json_object_get(w, "reason")))

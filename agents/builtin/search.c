@@ -417,7 +417,9 @@ static uint64_t splitmix(uint64_t *s)
 	return z ^ (z >> 31);
 }
 
-static json_t *candidate(json_t *config, const char *source, const char *role, const char *what, const json_t *cfgtext_of)
+/* a candidate of strategy name (config stolen): "ROLE: WHAT (CONFIG)" for people */
+static json_t *candidate(json_t *config, const char *source, const char *role, const char *name, const char *what,
+			 const json_t *cfgtext_of)
 {
 	struct strbuf sb = STRBUF_INIT;
 	strbuf_addf(&sb, "%s: %s", role, what);
@@ -426,11 +428,10 @@ static json_t *candidate(json_t *config, const char *source, const char *role, c
 		config_text(&sb, cfgtext_of);
 		strbuf_addstr(&sb, ")");
 	}
-	json_t *c = json_pack("{s:s?, s:o?, s:s, s:s}", "source", source, "config", config, "strategy", sb.buf, "role", role);
-	if (!source)
-		json_object_set_new(c, "source", json_null());
-	if (!config)
-		json_object_set_new(c, "config", json_null());
+	struct agent_candidate ac = { .source = source, .config = config, .role = role, .strategy = sb.buf };
+	snprintf(ac.name, sizeof ac.name, "%s", name);
+	json_t *c = agent_candidate_new(&ac);
+	json_decref(config);
 	strbuf_release(&sb);
 	return c;
 }
@@ -477,20 +478,24 @@ static json_t *repair(const struct agent_request *req)
 		json_decref(c);
 		return NULL;
 	}
-	json_t *out = candidate(c, NULL, "debugger", "repair: halved blocks, one stage", c);
+	json_t *out = candidate(c, NULL, "debugger", "repair", "repair: halved blocks, one stage", c);
 	json_object_set_new(out, "repair_of", json_integer(last->index));
 	return out;
 }
 
+/* whether c is the coder's candidate of strategy name */
+static bool coder_made(const json_t *c, const char *name)
+{
+	struct agent_candidate ac;
+	return agent_candidate_read(c, &ac) == 0 && ac.role && strcmp(ac.role, "coder") == 0 &&
+	       strcmp(ac.name, name) == 0;
+}
+
 static int strategy_used(const struct agent_request *req, const char *name)
 {
-	size_t nl = strlen(name);
-	for (size_t t = 0; t < req->ntraj; t++) {
-		const char *st = json_string_value(json_object_get(req->traj[t].candidate, "strategy"));
-		if (st && strncmp(st, "coder: ", 7) == 0 && strncmp(st + 7, name, nl) == 0 &&
-		    (st[7 + nl] == '\0' || st[7 + nl] == ' '))
+	for (size_t t = 0; t < req->ntraj; t++)
+		if (coder_made(req->traj[t].candidate, name))
 			return 1;
-	}
 	return 0;
 }
 
@@ -506,7 +511,7 @@ static json_t *plan_next(const struct agent_request *req, const json_t *plan, in
 		if (s->param[0]) {
 			json_t *c = apply(s, k->config);
 			if (c && !tried(req, c))
-				return candidate(c, NULL, "coder", s->name, c);
+				return candidate(c, NULL, "coder", s->name, s->name, c);
 			json_decref(c);
 			continue;
 		}
@@ -520,7 +525,7 @@ static json_t *plan_next(const struct agent_request *req, const json_t *plan, in
 			json_object_set_new(c, "R0_BLOCK", json_integer(rb));
 			json_object_set_new(c, "num_warps", json_integer(rb >= 8192 ? 16 : rb >= 2048 ? 8 : 4));
 			json_object_set_new(c, "num_stages", json_integer(1));
-			json_t *out = candidate(c, ps, "coder", s->name, c);
+			json_t *out = candidate(c, ps, "coder", s->name, s->name, c);
 			free(ps);
 			return out;
 		}
@@ -528,7 +533,7 @@ static json_t *plan_next(const struct agent_request *req, const json_t *plan, in
 		if (!src)
 			continue;
 		const json_t *bc = best >= 0 ? json_object_get(req->traj[best].candidate, "config") : NULL;
-		json_t *out = candidate(json_is_object(bc) ? json_deep_copy(bc) : NULL, src, "coder", s->name,
+		json_t *out = candidate(json_is_object(bc) ? json_deep_copy(bc) : NULL, src, "coder", s->name, s->name,
 					json_is_object(bc) ? bc : NULL);
 		free(src);
 		return out;
@@ -548,9 +553,9 @@ static bool persistent_best(const struct agent_request *req, int best)
 {
 	if (best < 0)
 		return false;
-	const json_t *c = req->traj[best].candidate;
-	const char *st = json_string_value(json_object_get(c, "strategy"));
-	return json_is_string(json_object_get(c, "source")) && st && strstr(st, "persistent");
+	struct agent_candidate c;
+	return agent_candidate_read(req->traj[best].candidate, &c) == 0 && c.source &&
+	       strcmp(c.name, "persistent") == 0;
 }
 
 /* tuner: coordinate descent around the best passing config, on the best's
@@ -573,7 +578,7 @@ static json_t *descent(const struct agent_request *req, int best)
 		json_t *c = apply(strategy_named(moves[i]), base);
 		if (c && !tried_source(req, c, src)) {
 			char *what = xasprintf("descent %s from %s", moves[i], best >= 0 ? "the best so far" : "the baseline");
-			json_t *out = candidate(c, src, "tuner", what, c);
+			json_t *out = candidate(c, src, "tuner", "descent", what, c);
 			free(what);
 			return out;
 		}
@@ -604,9 +609,8 @@ char *agent_builtin_digest(const struct agent_request *req)
 		return strbuf_detach(&sb);
 	}
 	json_t *next = plan_next(req, plan, -1);
-	const char *nst = next ? json_string_value(json_object_get(next, "strategy")) : NULL;
 	int rides = next && !json_is_null(json_object_get(next, "source")) &&
-		    !(nst && strncmp(nst, "coder: persistent", 17) == 0); /* its config is its own */
+		    !coder_made(next, "persistent"); /* its config is its own */
 	json_decref(next);
 	if (!next || rides || persistent_best(req, best))
 		strbuf_addf(&sb, ";best=%d", best >= 0 ? req->traj[best].index : -1);
@@ -675,7 +679,7 @@ int agent_builtin_propose(const struct agent_request *req, const char *memory_pa
 			json_object_set_new(c, keys[i], json_integer(x));
 		}
 		if (!tried(req, c)) {
-			reply->candidate = candidate(c, NULL, "tuner", "random jump", c);
+			reply->candidate = candidate(c, NULL, "tuner", "random", "random jump", c);
 			return 0;
 		}
 		json_decref(c);
