@@ -438,8 +438,8 @@ int agent_candidate_read(const json_t *j, struct agent_candidate *c)
 	return 0;
 }
 
-int agent_learn(const char *memory, const char *scope, const struct agent_kernel *k, const json_t *candidate,
-		bool pass, double speedup)
+int agent_learn(const char *memory, const char *scope, const char *key, const struct agent_kernel *k,
+		const json_t *candidate, bool pass, double speedup)
 {
 	struct agent_candidate c;
 	if (!memory || agent_candidate_read(candidate, &c) < 0 || !c.name[0])
@@ -447,7 +447,7 @@ int agent_learn(const char *memory, const char *scope, const struct agent_kernel
 	char *features = agent_builtin_features(k);
 	/* a config-only candidate's launch config, in the problem's terms */
 	char *shape = c.config && !c.source ? agent_builtin_shape(c.config, k->source) : NULL;
-	int rc = memory_append(memory, scope, features, c.name, shape, pass, speedup);
+	int rc = memory_append(memory, scope, features, c.name, shape, key, pass, speedup);
 	free(shape);
 	free(features);
 	return rc;

@@ -108,10 +108,11 @@ void agent_reply_release(struct agent_reply *reply);
 
 /*
  * Records a verdict in the long-term memory: the kernel's feature class, the
- * candidate's strategy, pass or fail and the kernel speedup. 0 or -1.
+ * candidate's strategy, pass or fail and the kernel speedup; key (NULL for
+ * none) names the verdict, so that it is learned once (memory_seen). 0 or -1.
  */
-int agent_learn(const char *memory, const char *scope, const struct agent_kernel *k, const json_t *candidate,
-		bool pass, double speedup);
+int agent_learn(const char *memory, const char *scope, const char *key, const struct agent_kernel *k,
+		const json_t *candidate, bool pass, double speedup);
 
 /* ---- built-in agents (agents/builtin/search.c) ---- */
 

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <xxhash.h>
 
 #include "../common/util.h"
 
@@ -140,7 +141,7 @@ const struct mem_stat *memory_get(const struct memory *m, const char *strategy)
 }
 
 int memory_append(const char *path, const char *scope, const char *features, const char *strategy,
-		  const char *shape, int pass, double speedup)
+		  const char *shape, const char *key, int pass, double speedup)
 {
 	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0666);
 	if (fd < 0)
@@ -153,6 +154,8 @@ int memory_append(const char *path, const char *scope, const char *features, con
 			      "v", pass ? "pass" : "fail", "x", isfinite(speedup) ? speedup : 0.0);
 	if (shape)
 		json_object_set_new(o, "c", json_string(shape));
+	if (key)
+		json_object_set_new(o, "k", json_string(key));
 	char *text = json_dumps(o, JSON_COMPACT);
 	strbuf_addstr(&sb, text);
 	strbuf_addch(&sb, '\n');
@@ -164,6 +167,80 @@ int memory_append(const char *path, const char *scope, const char *features, con
 	if (close(fd) < 0)
 		rc = -1;
 	return rc;
+}
+
+static uint64_t seen_hash(const char *key, size_t n)
+{
+	uint64_t h = XXH3_64bits(key, n);
+	return h ? h : 1; /* 0 marks an empty slot */
+}
+
+static void seen_put(struct memory_seen *s, uint64_t h)
+{
+	if (2 * (s->n + 1) > s->cap) {
+		struct memory_seen big = { xcalloc(s->cap ? 2 * s->cap : 256, sizeof *big.slot), s->cap ? 2 * s->cap : 256, 0 };
+		for (size_t i = 0; i < s->cap; i++)
+			if (s->slot[i])
+				seen_put(&big, s->slot[i]);
+		free(s->slot);
+		*s = big;
+	}
+	size_t i = (size_t)(h % s->cap);
+	while (s->slot[i] && s->slot[i] != h)
+		i = (i + 1) % s->cap;
+	if (!s->slot[i]) {
+		s->slot[i] = h;
+		s->n++;
+	}
+}
+
+int memory_seen_load(struct memory_seen *s, const char *path)
+{
+	memset(s, 0, sizeof *s);
+	FILE *f = path ? fopen(path, "r") : NULL;
+	if (!f)
+		return 0;
+	/* the lines are ours (memory_append): the key is found without
+	 * parsing the line, which a null build of thousands of lessons pays */
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	while ((len = getline(&line, &cap, f)) > 0) {
+		if (line[len - 1] != '\n')
+			break; /* torn tail */
+		const char *k = strstr(line, "\"k\":\"");
+		if (!k)
+			continue;
+		k += 5;
+		size_t n = strcspn(k, "\"");
+		if (k[n] == '"')
+			seen_put(s, seen_hash(k, n));
+	}
+	free(line);
+	fclose(f);
+	return 0;
+}
+
+bool memory_seen_has(const struct memory_seen *s, const char *key)
+{
+	if (!s->cap)
+		return false;
+	uint64_t h = seen_hash(key, strlen(key));
+	for (size_t i = (size_t)(h % s->cap); s->slot[i]; i = (i + 1) % s->cap)
+		if (s->slot[i] == h)
+			return true;
+	return false;
+}
+
+void memory_seen_add(struct memory_seen *s, const char *key)
+{
+	seen_put(s, seen_hash(key, strlen(key)));
+}
+
+void memory_seen_release(struct memory_seen *s)
+{
+	free(s->slot);
+	memset(s, 0, sizeof *s);
 }
 
 double memory_score(const struct memory *m, const char *strategy, double prior)

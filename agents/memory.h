@@ -7,12 +7,14 @@
  *   {"kopt-memory":1}
  * then one JSON object a line, appended and flushed one by one:
  *   {"p":"/src/app/Koptfile","f":"reduction/looped/r14/b30","s":"warps-up","v":"pass","x":1.07,
- *    "c":"XBLOCK=1 R0_BLOCK=1/8 num_warps=32 num_stages=1"}
+ *    "c":"XBLOCK=1 R0_BLOCK=1/8 num_warps=32 num_stages=1","k":"3f2a...e1"}
  * p = the scope that learned it (the spec file), f = the kernel's feature
  * class, s = the strategy, v = pass|fail, x = kernel speedup (0 when not
  * measured), c = the candidate's launch config in the problem's terms (the
  * reduction block as a fraction of the reduction's length), present for
- * config-only candidates. A torn last line is ignored.
+ * config-only candidates, k = what the verdict was (its verify step's key),
+ * so that each verdict is learned once (lessons written before k existed
+ * lack it). A torn last line is ignored.
  *
  * Loaded stats are kept per strategy name and, for lessons with a shape,
  * per "=" + shape too: a relative move (r-down) means different configs on
@@ -27,7 +29,9 @@
 #ifndef KOPT_MEMORY_H
 #define KOPT_MEMORY_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 struct mem_stat {
@@ -46,9 +50,20 @@ struct memory {
 int memory_load(struct memory *m, const char *path, const char *features, const char *exclude);
 void memory_release(struct memory *m);
 const struct mem_stat *memory_get(const struct memory *m, const char *strategy);
-/* appends one outcome (shape: NULL for none); 0 or -1 */
+/* appends one outcome (shape, key: NULL for none); 0 or -1 */
 int memory_append(const char *path, const char *scope, const char *features, const char *strategy,
-		  const char *shape, int pass, double speedup);
+		  const char *shape, const char *key, int pass, double speedup);
+
+/* the keys (k) of the lessons a file holds: a set, to learn each verdict once */
+struct memory_seen {
+	uint64_t *slot;   /* open addressing on the keys' hashes; 0 = empty */
+	size_t cap, n;
+};
+/* the keys of the lessons in path (a missing file has none); 0 */
+int memory_seen_load(struct memory_seen *s, const char *path);
+bool memory_seen_has(const struct memory_seen *s, const char *key);
+void memory_seen_add(struct memory_seen *s, const char *key);
+void memory_seen_release(struct memory_seen *s);
 /* prints, per feature class (only: that one class, or NULL for all), the
  * lessons' count and specs, each strategy's and each launch config's tries,
  * passes and mean speedup of the passes, most passes first; 0 or -1 */

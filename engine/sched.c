@@ -200,6 +200,8 @@ static void settle(struct sched *s, struct dag_node *n)
 	n->flags &= (uint16_t)~DAG_QUEUED;
 	/* users the expansion adds found n settled and never counted it */
 	uint32_t nusers = n->nusers;
+	if (n->rule->done && (n->flags & DAG_DONE) && s->mode == SCHED_BUILD)
+		n->rule->done(s->d, n);
 	if (n->rule->expand && (n->flags & DAG_DONE)) {
 		/* before the users: they may gain inputs */
 		size_t first = s->d->nnodes;

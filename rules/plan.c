@@ -210,8 +210,11 @@ static void release(struct dag *d)
 		struct rule_model *dm = &pl->models[i];
 		for (size_t v = 0; v < dm->nmv; v++) {
 			struct rule_mv *mv = &dm->mvs[v];
-			for (size_t k = 0; k < mv->nkernels; k++)
+			for (size_t k = 0; k < mv->nkernels; k++) {
+				for (int c = 0; c < mv->kernels[k].n; c++)
+					free(mv->kernels[k].cands[c].memo_text);
 				free(mv->kernels[k].cands);
+			}
 			free(mv->kernels);
 			rule_summary_release(&mv->summary);
 			hash_key_release(&mv->variant_key);
@@ -225,6 +228,9 @@ static void release(struct dag *d)
 		free(dm->file_error);
 	}
 	free(pl->models);
+	free(pl->memory);
+	free(pl->scope);
+	memory_seen_release(&pl->seen);
 	free(pl);
 	d->plan = NULL;
 }

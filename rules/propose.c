@@ -111,7 +111,10 @@ static void fill_request(struct dag *d, struct dag_node *n, struct agent_kernel 
  * it is memoized in the cache under a key made of what determines the
  * trajectory's content: the earlier proposals' stable hashes and the earlier
  * verifies' keys (a cached result belongs to its key). A null build then
- * hashes and looks up, and reads nothing. -n never writes the memo.
+ * hashes and looks up, and reads nothing. The key only reads: where the
+ * memo is missing it derives the digest and keeps it with the candidate,
+ * and the proposal's done hook writes the memo, in builds only (not -n,
+ * not the tools).
  */
 static kopt_hash context_hash(struct dag *d, struct dag_node *n)
 {
@@ -147,14 +150,12 @@ static kopt_hash context_hash(struct dag *d, struct dag_node *n)
 	rq.traj = t;
 	char *dig = agent_context_digest(&rq);
 	kopt_hash h = hash_str(dig);
-	if (!d->opts->dry_run) {
-		json_t *m = json_pack("{s:s, s:s, s:s}", "kind", "context", "path", n->path, "digest", dig);
-		char *js = json_dumps(m, JSON_COMPACT);
-		if (cache_put(d->cache, memo, h, js) == 0)
-			cache_mark(d->cache, memo);
-		free(js);
-		json_decref(m);
-	}
+	json_t *m = json_pack("{s:s, s:s, s:s}", "kind", "context", "path", n->path, "digest", dig);
+	free(c->memo_text);
+	c->memo_text = json_dumps(m, JSON_COMPACT);
+	c->memo = memo;
+	c->context = h;
+	json_decref(m);
 	free(dig);
 	strbuf_release(&src);
 	free(t);
@@ -218,7 +219,19 @@ static int propose_start(struct rule_run *run)
 	return RULE_DONE;
 }
 
+/* in a build, a proposal whose key derived its context: remember it */
+static void propose_done(struct dag *d, struct dag_node *n)
+{
+	struct rule_cand *c = rule_cand_of(n);
+	if (!c->memo_text)
+		return;
+	if (cache_put(d->cache, c->memo, c->context, c->memo_text) == 0)
+		cache_mark(d->cache, c->memo);
+	free(c->memo_text);
+	c->memo_text = NULL;
+}
+
 const struct rule rule_propose = {
 	.name = "propose", .version = 3, .worker = false, .timing = false, .secondary = true,
-	.key = propose_key, .start = propose_start, .priority = rule_cand_priority,
+	.key = propose_key, .start = propose_start, .priority = rule_cand_priority, .done = propose_done,
 };

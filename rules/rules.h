@@ -25,6 +25,7 @@
 #include <stdbool.h>
 
 #include "../agents/agent.h"
+#include "../agents/memory.h"
 #include "../engine/dag.h"
 #include "../engine/hash.h"
 
@@ -77,6 +78,9 @@ struct rule_cand {
 	struct rule_kernel *k;
 	int index;
 	struct dag_node *propose, *verify;
+	char *memo_text;            /* the proposal's context, derived by its key for want of a
+				     * memo: the memo to write once it is done (rules/propose.c) */
+	kopt_hash memo, context;    /*   its key and the context's hash */
 };
 
 /* a hot kernel of one capture: the chain propose/verify c0..c(n-1) */
@@ -127,6 +131,9 @@ struct rule_model {
 struct rule_plan {
 	struct rule_model *models;  /* the models of the build, spec order */
 	size_t nmodels;
+	char *memory, *scope;       /* the agents' memory and this spec's scope in it, once a
+				     * verdict is to be learned (rules/verify.c) */
+	struct memory_seen seen;    /* the verdicts it holds */
 };
 
 /* A proposal's result, as the propose rule writes it and the others read

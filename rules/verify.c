@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "../agents/agent.h"
+#include "../agents/memory.h"
 #include "../gates/gates.h"
 #include "rules.h"
 
@@ -124,24 +125,47 @@ static int verify_reply(struct rule_run *run, json_t *res)
 		return rule_fail(run, "the verify numbers hold no gate: %s", v.reason);
 	}
 	verdict_write(run, &v, res);
-	/* the long-term memory learns the outcome of the candidate's strategy */
-	struct rule_cand *cd = rule_cand_of(run->node);
+	return RULE_DONE;
+}
+
+/* In a build, each verdict, run now or found in the cache: the long-term
+ * memory learns the outcome of the candidate's strategy, once per verdict
+ * (its key) whatever the number of builds that see it. */
+static void verify_done(struct dag *d, struct dag_node *n)
+{
+	if (n->flags & DAG_NONE)
+		return; /* no candidate, no verdict */
+	struct rule_plan *pl = d->plan;
+	char key[HASH_HEX];
+	hash_hex(n->key, key);
+	if (!pl->memory) {
+		pl->memory = rule_memory_path(d);
+		pl->scope = rule_memory_scope(d);
+		memory_seen_load(&pl->seen, pl->memory);
+	}
+	if (memory_seen_has(&pl->seen, key))
+		return;
+	struct rule_cand *cd = rule_cand_of(n);
 	struct rule_kernel *k = cd->k;
 	struct rule_proposal p;
-	rule_proposal_read(run->dag, cd, &p);
-	rule_kernel_info(run->dag, k);
+	struct rule_verdict v;
+	rule_proposal_read(d, cd, &p);
+	rule_verdict_read(d, cd, &v);
+	if (!p.json || !v.verdict)
+		return;
+	rule_kernel_info(d, k);
 	/* with its source, as the planner sees it: the feature class holds the
 	 * reduction's length, read from the source */
 	struct strbuf src = STRBUF_INIT;
-	rule_kernel_source(run->dag, k, &src);
-	struct agent_kernel ak = { m->name, k->name, k->heuristic, src.len ? src.buf : NULL, k->config, k->row };
-	char *memory = rule_memory_path(run->dag), *scope = rule_memory_scope(run->dag);
-	if (p.json && agent_learn(memory, scope, &ak, p.json, v.pass, v.pass ? v.kernel.speedup : 0) < 0)
-		kopt_warn("%s: cannot append to the agents' memory", memory);
-	free(memory);
-	free(scope);
+	rule_kernel_source(d, k, &src);
+	struct agent_kernel ak = { k->mv->model->spec->name, k->name, k->heuristic, src.len ? src.buf : NULL,
+				   k->config, k->row };
+	double x = v.pass && !isnan(v.speedup) ? v.speedup : 0;
+	if (agent_learn(pl->memory, pl->scope, key, &ak, p.json, v.pass, x) < 0)
+		kopt_warn("%s: cannot append to the agents' memory", pl->memory);
+	else
+		memory_seen_add(&pl->seen, key);
 	strbuf_release(&src);
-	return RULE_DONE;
 }
 
 /* -t why: the verdict, the failing gate, the candidate, the numbers */
@@ -170,5 +194,5 @@ const struct rule rule_verify = {
 	.name = "verify", .version = 1, .worker = true, .timing = true,
 	.key = verify_key, .skip = verify_skip, .start = verify_start, .reply = verify_reply,
 	.priority = rule_cand_priority,
-	.why = verify_why,
+	.why = verify_why, .done = verify_done,
 };

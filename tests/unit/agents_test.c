@@ -99,7 +99,7 @@ static int search_and_learn(const struct agent_kernel *k, const char *memory, co
 		double x = objective(cands[i]);
 		bool pass = x >= 1.03;
 		traj[i] = (struct agent_try){ i, cands[i], pass ? "pass" : "fail", pass ? NULL : "perf", "", pass ? x : 0 };
-		agent_learn(memory, scope, k, cands[i], pass, x);
+		agent_learn(memory, scope, NULL, k, cands[i], pass, x);
 		if (x >= 1.2 && first_best < 0)
 			first_best = i;
 		n++;
@@ -290,10 +290,10 @@ int main(void)
 	/* long-term memory: outcomes re-rank the plan for the same feature class */
 	for (int i = 0; i < 4; i++) {
 		json_t *cand = J("{\"strategy\":\"coder: warps-up (XBLOCK=1)\"}");
-		TAP_OK(agent_learn(memory, "first.kopt", &slow, cand, true, 1.4) == 0, "learn: an outcome is appended");
+		TAP_OK(agent_learn(memory, "first.kopt", NULL, &slow, cand, true, 1.4) == 0, "learn: an outcome is appended");
 		json_decref(cand);
 		cand = J("{\"strategy\":\"coder: r-down (XBLOCK=1)\"}");
-		agent_learn(memory, "first.kopt", &slow, cand, false, 0);
+		agent_learn(memory, "first.kopt", NULL, &slow, cand, false, 0);
 		json_decref(cand);
 	}
 	struct memory mem;
@@ -361,7 +361,7 @@ int main(void)
 	json_t *before = agent_builtin_plan(&wide, mem3, "spec2.kopt", NULL);
 	for (int i = 0; i < 4; i++) {
 		json_t *cand = J("{\"strategy\":\"coder: x-up (XBLOCK=2)\"}");
-		agent_learn(mem3, "spec1.kopt", &pool, cand, true, 1.99);
+		agent_learn(mem3, "spec1.kopt", NULL, &pool, cand, true, 1.99);
 		json_decref(cand);
 	}
 	json_t *after = agent_builtin_plan(&wide, mem3, "spec2.kopt", NULL);
@@ -404,7 +404,7 @@ int main(void)
 	};
 	for (size_t i = 0; i < sizeof lessons / sizeof *lessons; i++) {
 		json_t *cand = J(lessons[i].cand);
-		agent_learn(mem4, "spec1.kopt", &r16, cand, lessons[i].pass, lessons[i].x);
+		agent_learn(mem4, "spec1.kopt", NULL, &r16, cand, lessons[i].pass, lessons[i].x);
 		json_decref(cand);
 	}
 	struct strbuf mt = STRBUF_INIT;
