@@ -636,6 +636,130 @@ static void cancel_all(struct sched *s, const char *why)
 	}
 }
 
+/* Checks each device's worker environment (part of some keys) by starting
+ * one worker and reading its hello; the worker stays for the first step.
+ * KOPT_TRUST_ENV=1 skips this and keys on the remembered fingerprint, as
+ * -n always does. */
+static void probe_envs(struct sched *s)
+{
+	const char *trust = getenv("KOPT_TRUST_ENV");
+	if (s->mode != SCHED_BUILD || (trust && strcmp(trust, "1") == 0))
+		return;
+	for (int di = 0; di < s->ndevs; di++) {
+		const char *name = dag_env_name(s->devs[di]);
+		char *why = NULL;
+		json_t *env = wpool_probe(s->pool, di, &why);
+		json_t *old = cache_env_get(s->d->cache, name);
+		if (env && (!old || !json_equal(old, env))) {
+			if (old)
+				fprintf(stderr, "%s: the worker environment of device '%s' changed; captures are keyed anew\n",
+					kopt_progname, name);
+			cache_env_set(s->d->cache, name, env);
+		} else if (!env && why) {
+			kopt_warn("cannot check the worker environment of device '%s': %s", name, why);
+		}
+		json_decref(env);
+		free(why);
+	}
+}
+
+struct handlers {
+	bool set;
+	struct sigaction old_int, old_term;
+};
+
+/* SIGINT and SIGTERM interrupt a build through a self-pipe */
+static void handlers_set(struct handlers *h)
+{
+	struct sigaction sa;
+	h->set = true;
+	interrupted = 0;
+	if (pipe2(sigpipe_fds, O_CLOEXEC | O_NONBLOCK) < 0)
+		sigpipe_fds[0] = sigpipe_fds[1] = -1;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &h->old_int);
+	sigaction(SIGTERM, &sa, &h->old_term);
+}
+
+static void handlers_restore(struct handlers *h)
+{
+	if (!h->set)
+		return;
+	sigaction(SIGINT, &h->old_int, NULL);
+	sigaction(SIGTERM, &h->old_term, NULL);
+	if (sigpipe_fds[0] >= 0) {
+		close(sigpipe_fds[0]);
+		close(sigpipe_fds[1]);
+	}
+	sigpipe_fds[0] = sigpipe_fds[1] = -1;
+}
+
+/* evaluates what is ready and, in a build, runs what is stale until
+ * nothing more can run or the build is interrupted or planned again */
+static void run_loop(struct sched *s)
+{
+	for (;;) {
+		struct dag_node *n;
+		while ((n = q_pop(&s->ready)))
+			evaluate(s, n);
+		if (s->mode != SCHED_BUILD || interrupted || s->restart)
+			break;
+		if (start_steps(s) || s->ready.len)
+			continue;
+		if (s->njobs == 0) {
+			if ((s->runq.len || s->localq.len) && !s->stop) {
+				/* nothing runs and nothing can start: no worker can be had */
+				while ((n = heap_pop(&s->runq))) {
+					struct job *j = new_job(s, n, -1);
+					job_failed(s, j, "no worker could be started for this step", NULL);
+				}
+				continue;
+			}
+			break;
+		}
+		cache_sync(s->d->cache, false);
+		wpool_poll(s->pool, sigpipe_fds[0], 3600.0, on_event, s);
+		if (sigpipe_fds[0] >= 0) {
+			char buf[16];
+			while (read(sigpipe_fds[0], buf, sizeof buf) > 0)
+				;
+		}
+	}
+}
+
+/* how the run ended, said; returns the status */
+static int finish_run(struct sched *s)
+{
+	end_line(s);
+	int status = s->nfailed ? 1 : 0;
+	if (s->mode == SCHED_BUILD && interrupted) {
+		size_t n = s->njobs;
+		wpool_kill_all(s->pool);
+		cancel_all(s, "cancelled");
+		fprintf(stderr, "%s: interrupted: %zu running step%s cancelled, finished steps kept\n",
+			kopt_progname, n, n == 1 ? "" : "s");
+		status = 1;
+	} else if (s->restart) {
+		wpool_cancel_jobs(s->pool); /* idle workers stay for the next plan */
+		cancel_all(s, NULL);
+		status = SCHED_RESTART;
+	} else if (s->mode == SCHED_DRY) {
+		printf("%zu step%s would run\n", s->nwould, s->nwould == 1 ? "" : "s");
+	} else if (s->mode == SCHED_BUILD) {
+		if (s->nran == 0 && s->nfailed == 0)
+			printf("%s: nothing to do\n", kopt_progname);
+		size_t left = s->runq.len + s->localq.len;
+		if (s->stop && left) {
+			fprintf(stderr, "%s: stopped after a failure; %zu ready step%s not started (use -k to keep going)\n",
+				kopt_progname, left, left == 1 ? "" : "s");
+		}
+	}
+	cache_sync(s->d->cache, true);
+	return status;
+}
+
 int sched_run(struct dag *d, wpool *pool, enum sched_mode mode)
 {
 	struct sched s;
@@ -650,109 +774,17 @@ int sched_run(struct dag *d, wpool *pool, enum sched_mode mode)
 	for (size_t i = 0; i < d->nnodes; i++)
 		if (d->all[i]->rule->worker)
 			dev_index(&s, d->all[i]->device);
-	/* Check each device's worker environment (it is part of the capture
-	 * keys) by starting one worker and reading its hello; the worker stays
-	 * for the first step. KOPT_TRUST_ENV=1 skips this and keys on the
-	 * remembered fingerprint, as -n always does. */
-	if (mode == SCHED_BUILD && !(getenv("KOPT_TRUST_ENV") && strcmp(getenv("KOPT_TRUST_ENV"), "1") == 0)) {
-		for (int di = 0; di < s.ndevs; di++) {
-			const char *name = dag_env_name(s.devs[di]);
-			char *why = NULL;
-			json_t *env = wpool_probe(pool, di, &why);
-			json_t *old = cache_env_get(d->cache, name);
-			if (env && (!old || !json_equal(old, env))) {
-				if (old)
-					fprintf(stderr, "%s: the worker environment of device '%s' changed; captures are keyed anew\n",
-						kopt_progname, name);
-				cache_env_set(d->cache, name, env);
-			} else if (!env && why) {
-				kopt_warn("cannot check the worker environment of device '%s': %s", name, why);
-			}
-			json_decref(env);
-			free(why);
-		}
-	}
+	probe_envs(&s);
 	d->on_new = on_new;
 	d->on_new_ctx = &s;
 	for (size_t i = 0; i < d->nnodes; i++)
 		on_new(&s, d->all[i]);
-
-	struct sigaction sa, old_int, old_term;
-	bool handlers = mode == SCHED_BUILD;
-	if (handlers) {
-		interrupted = 0;
-		if (pipe2(sigpipe_fds, O_CLOEXEC | O_NONBLOCK) < 0)
-			sigpipe_fds[0] = sigpipe_fds[1] = -1;
-		memset(&sa, 0, sizeof sa);
-		sa.sa_handler = on_signal;
-		sigemptyset(&sa.sa_mask);
-		sigaction(SIGINT, &sa, &old_int);
-		sigaction(SIGTERM, &sa, &old_term);
-	}
-
-	for (;;) {
-		struct dag_node *n;
-		while ((n = q_pop(&s.ready)))
-			evaluate(&s, n);
-		if (mode != SCHED_BUILD)
-			break;
-		if (interrupted || s.restart)
-			break;
-		if (start_steps(&s) || s.ready.len)
-			continue;
-		if (s.njobs == 0) {
-			if ((s.runq.len || s.localq.len) && !s.stop) {
-				/* nothing runs and nothing can start: no worker can be had */
-				while ((n = heap_pop(&s.runq))) {
-					struct job *j = new_job(&s, n, -1);
-					job_failed(&s, j, "no worker could be started for this step", NULL);
-				}
-				continue;
-			}
-			break;
-		}
-		cache_sync(d->cache, false);
-		wpool_poll(pool, sigpipe_fds[0], 3600.0, on_event, &s);
-		if (sigpipe_fds[0] >= 0) {
-			char buf[16];
-			while (read(sigpipe_fds[0], buf, sizeof buf) > 0)
-				;
-		}
-	}
-	end_line(&s);
-	int status = s.nfailed ? 1 : 0;
-	if (mode == SCHED_BUILD && interrupted) {
-		size_t n = s.njobs;
-		wpool_kill_all(pool);
-		cancel_all(&s, "cancelled");
-		fprintf(stderr, "%s: interrupted: %zu running step%s cancelled, finished steps kept\n",
-			kopt_progname, n, n == 1 ? "" : "s");
-		status = 1;
-	} else if (s.restart) {
-		wpool_cancel_jobs(pool); /* idle workers stay for the next plan */
-		cancel_all(&s, NULL);
-		status = SCHED_RESTART;
-	} else if (mode == SCHED_DRY) {
-		printf("%zu step%s would run\n", s.nwould, s.nwould == 1 ? "" : "s");
-	} else if (mode == SCHED_BUILD) {
-		if (s.nran == 0 && s.nfailed == 0)
-			printf("%s: nothing to do\n", kopt_progname);
-		size_t left = s.runq.len + s.localq.len;
-		if (s.stop && left) {
-			fprintf(stderr, "%s: stopped after a failure; %zu ready step%s not started (use -k to keep going)\n",
-				kopt_progname, left, left == 1 ? "" : "s");
-		}
-	}
-	cache_sync(d->cache, true);
-	if (handlers) {
-		sigaction(SIGINT, &old_int, NULL);
-		sigaction(SIGTERM, &old_term, NULL);
-		if (sigpipe_fds[0] >= 0) {
-			close(sigpipe_fds[0]);
-			close(sigpipe_fds[1]);
-		}
-		sigpipe_fds[0] = sigpipe_fds[1] = -1;
-	}
+	struct handlers h = { 0 };
+	if (mode == SCHED_BUILD)
+		handlers_set(&h);
+	run_loop(&s);
+	int status = finish_run(&s);
+	handlers_restore(&h);
 	d->on_new = NULL;
 	hash_key_release(&s.hk);
 	free(s.ready.v);

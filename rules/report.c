@@ -229,186 +229,235 @@ static const char *auto_aten(const struct rule_model *dm)
 	return NULL;
 }
 
+/* what a report gathers over its models */
+struct report {
+	const char *target;
+	json_t *models;              /* report.json's, one object each */
+	json_t *stable;              /* [path, stitch hash] each */
+	json_t *totals;              /* verdict counts over the models */
+	struct strbuf md;            /* report.md, the model table first */
+	struct strbuf vmd, smd, hmd; /* rows: vendor calls, implementation space, host time */
+	struct svg_bar *bars;        /* speedup.svg */
+	struct svg_point *pts;       /* roofline.svg */
+	size_t npts, ptscap;
+	double peak;                 /* the copy bandwidth */
+	double logsum, at_logsum;    /* of the speedups, over torch.compile and over max-autotune */
+	size_t nsp, nat, nbelow;     /* models with a speedup, with a max-autotune variant, behind it */
+	size_t fast[NP];             /* models faster than fast_p(p) */
+};
+
+static void report_init(struct report *rp, const char *target, size_t nmodels)
+{
+	memset(rp, 0, sizeof *rp);
+	rp->target = target;
+	rp->models = json_array();
+	rp->stable = json_array();
+	rp->totals = json_object();
+	strbuf_init(&rp->md);
+	strbuf_init(&rp->vmd);
+	strbuf_init(&rp->smd);
+	strbuf_init(&rp->hmd);
+	rp->bars = xcalloc(nmodels + 1, sizeof *rp->bars);
+	rp->peak = NAN;
+	strbuf_addf(&rp->md, "# Report: %s\n\n"
+			     "Baseline: torch.compile with Inductor's defaults (the model's first variant). "
+			     "max-autotune: the model's variant in mode max-autotune-no-cudagraphs, where it has one.\n\n"
+			     "| model | variant | baseline (us) | max-autotune (us) | optimized (us) | speedup | vs max-autotune | verdict | candidates | GPU-minutes |\n"
+			     "| --- | --- | ---: | ---: | ---: | ---: | ---: | --- | --- | ---: |\n", target);
+}
+
+static void report_release(struct report *rp)
+{
+	json_decref(rp->models);
+	json_decref(rp->stable);
+	json_decref(rp->totals);
+	strbuf_release(&rp->md);
+	strbuf_release(&rp->vmd);
+	strbuf_release(&rp->smd);
+	strbuf_release(&rp->hmd);
+	free(rp->bars);
+	free(rp->pts);
+}
+
+/* the first variant's profile: the host's share of a call (CUDA-event time
+ * less device time) into o and, at HOST_SHARE or more, a host-time row;
+ * the implementation space's row; its eager run into o */
+static void profile_parts(struct dag *d, struct report *rp, const struct dag_node *s, json_t *o, double gamma)
+{
+	const struct rule_model *dm = rule_model_of(s);
+	const json_t **meas = xcalloc(dm->nmv + 1, sizeof *meas);
+	for (size_t v = 0; v < dm->nmv; v++)
+		meas[v] = json_object_get(dag_result(d, dm->mvs[v].profile), "meas");
+	json_t *p0 = (json_t *)meas[0];
+	double mns = rule_num(p0, "model_ns_per_call"), dns = rule_num(p0, "device_ns_per_call");
+	double host = mns > 0 && dns > 0 ? fmax(mns - dns, 0) / mns : NAN;
+	json_object_set_new(o, "host_share", isnan(host) ? json_null() : json_real(host));
+	if (!isnan(host) && host >= HOST_SHARE)
+		strbuf_addf(&rp->hmd, "| %s | %.3f | %.3f | %.0f%% |\n", s->path, mns / 1000.0, dns / 1000.0,
+			    100.0 * host);
+	size_t ndecl = dm->spec->nvariants < dm->nmv ? dm->spec->nvariants : dm->nmv;
+	rule_space_rows(&rp->smd, dm->spec, meas, ndecl, gamma, auto_aten(dm));
+	free(meas);
+	if (json_object_get(p0, "eager"))
+		json_object_set(o, "eager", json_object_get(p0, "eager"));
+}
+
+/* model i of the report, its stitch s with result r */
+static void report_model(struct dag *d, struct report *rp, uint32_t i, const struct dag_node *s, json_t *r)
+{
+	json_t *st = json_object_get(r, "stable"), *me = json_object_get(r, "meas");
+	double base = rule_num(me, "base_ns"), opt = rule_num(me, "opt_ns"), sp = rule_num(me, "speedup");
+	const char *verdict = json_string_value(json_object_get(st, "verdict"));
+	const struct kopt_gates *gates = rule_model_of(s)->spec->gates;
+	chosen_variant(s, me, &base, &opt, &sp, &verdict);
+	double at = autotune_base(s, me), sp_at = at > 0 && opt > 0 ? at / opt : NAN;
+	if (!isnan(sp_at)) {
+		rp->at_logsum += log(sp_at);
+		rp->nat++;
+	}
+	roofline_points(d, s, st, me, &rp->pts, &rp->npts, &rp->ptscap, &rp->peak);
+	/* to a tenth of a minute: what a reader needs, and steady across rebuilds */
+	double gpu_min = round(worker_seconds(d, s) / 6.0) / 10.0;
+	char hex[HASH_HEX];
+	hash_hex(s->out, hex);
+	json_array_append_new(rp->stable, json_pack("[s, s]", s->path, hex));
+	json_t *counts = json_object_get(st, "verdicts");
+	json_t *o = json_pack("{s:s, s:O, s:s}", "model", s->path, "variant",
+			      json_object_get(st, "variant"), "verdict", verdict ? verdict : "-");
+	json_object_set_new(o, "verdicts", counts ? json_incref(counts) : json_object());
+	json_object_set_new(o, "baseline_ns", isnan(base) ? json_null() : json_real(base));
+	json_object_set_new(o, "optimized_ns", isnan(opt) ? json_null() : json_real(opt));
+	json_object_set_new(o, "speedup", isnan(sp) ? json_null() : json_real(sp));
+	json_object_set_new(o, "max_autotune_ns", isnan(at) ? json_null() : json_real(at));
+	json_object_set_new(o, "gpu_minutes", json_real(gpu_min));
+	json_object_set_new(o, "speedup_vs_max_autotune", isnan(sp_at) ? json_null() : json_real(sp_at));
+	json_object_set_new(o, "vendor", vendor_calls(d, s, st, gates->gamma, &rp->vmd));
+	profile_parts(d, rp, s, o, gates->gamma);
+	json_array_append_new(rp->models, o);
+	rp->bars[i].label = s->path;
+	rp->bars[i].value = sp;
+	rp->bars[i].note = verdict && strcmp(verdict, "baseline") == 0 ? "baseline kept" : NULL;
+	if (!isnan(sp) && sp > 0) {
+		rp->logsum += log(sp);
+		rp->nsp++;
+		for (size_t p = 0; p < NP; p++)
+			if (sp > fast_p(p))
+				rp->fast[p]++;
+	}
+	struct strbuf cs = STRBUF_INIT;
+	const char *gk;
+	json_t *gv;
+	json_object_foreach(counts, gk, gv) {
+		strbuf_addf(&cs, "%s%s %lld", cs.len ? ", " : "", gk, (long long)json_integer_value(gv));
+		json_object_set_new(rp->totals, gk, json_integer(json_integer_value(json_object_get(rp->totals, gk)) +
+								 json_integer_value(gv)));
+	}
+	char atb[32] = "-", ats[32] = "-";
+	if (!isnan(at))
+		snprintf(atb, sizeof atb, "%.3f", at / 1000.0);
+	if (!isnan(sp_at))
+		snprintf(ats, sizeof ats, "%.3fx%s", sp_at, sp_at < 1.0 ? " *" : "");
+	rp->nbelow += !isnan(sp_at) && sp_at < 1.0;
+	strbuf_addf(&rp->md, "| %s | %s | %.3f | %s | %.3f | %.3fx | %s | %s | %s | %.1f |\n", s->path,
+		    json_string_value(json_object_get(st, "variant")) ? json_string_value(json_object_get(st, "variant")) : "-",
+		    base / 1000.0, atb, opt / 1000.0, sp, ats, verdict ? verdict : "-", cs.len ? cs.buf : "-", gpu_min);
+	strbuf_release(&cs);
+}
+
+/* the geomeans, fast_p and the sections after the model table; report.json's document */
+static json_t *report_summary(struct report *rp, size_t nm, double *geo)
+{
+	struct strbuf *md = &rp->md;
+	*geo = rp->nsp ? exp(rp->logsum / (double)rp->nsp) : NAN;
+	double geo_at = rp->nat ? exp(rp->at_logsum / (double)rp->nat) : NAN;
+	strbuf_addf(md, "\nGeometric mean speedup: %.3fx over %zu models.\n", *geo, nm);
+	if (rp->nat)
+		strbuf_addf(md, "Geometric mean speedup over max-autotune-no-cudagraphs: %.3fx over the %zu models that have that variant.\n",
+			    geo_at, rp->nat);
+	if (rp->nbelow)
+		strbuf_addstr(md, "\n\\* Behind the max-autotune variant by less than gamma: a variant is chosen over an "
+				  "earlier one only when faster by gamma (inside the noise a compile option is no win, and "
+				  "max-autotune compiles slower), so the earlier variant's code is kept.\n");
+	json_t *fp = json_object();
+	strbuf_addstr(md, "\n| p | fast_p |\n| ---: | ---: |\n");
+	for (size_t p = 0; p < NP; p++) {
+		char key[16];
+		snprintf(key, sizeof key, "%g", fast_p(p));
+		double f = nm ? (double)rp->fast[p] / (double)nm : 0;
+		json_object_set_new(fp, key, json_real(f));
+		strbuf_addf(md, "| %s | %.3f |\n", key, f);
+	}
+	if (rp->smd.len)
+		strbuf_addf(md, "\n## Implementation space\n\n"
+				"Models that run faster eagerly than compiled (the first variant's profile, side by side; "
+				"device time per call, first kernel to last, where the profile has it, else CUDA-event "
+				"time, which includes the host's overhead before the first kernel): "
+				"ATen's kernels beat Inductor's there.\n\n%s%s", rule_space_header, rp->smd.buf);
+	if (rp->hmd.len)
+		strbuf_addf(md, "\n## Host time\n\n"
+				"Models where a fifth or more of a call is the host's (the first variant's profile: "
+				"CUDA-event time per call less device time, first kernel to last): Python, Inductor's "
+				"wrapper and the launches. Faster kernels do not shorten it; a CUDA graph does, where the "
+				"caller's inputs keep their addresses from call to call.\n\n"
+				"| model | model (us) | device (us) | host |\n| --- | ---: | ---: | ---: |\n%s", rp->hmd.buf);
+	if (rp->vmd.len)
+		strbuf_addf(md, "\n## Vendor calls\n\n"
+				"Each GEMM and convolution as torch runs it, against the algorithms cuBLASLt's or cuDNN's "
+				"own heuristic ranks first at that shape, timed alike (kernel time, L2 flushed, median).\n\n"
+				"%s%s", rule_vendor_header, rp->vmd.buf);
+	json_t *doc = json_pack("{s:s, s:O, s:o, s:O}", "target", rp->target, "models", rp->models,
+				"fast_p", fp, "verdicts", rp->totals);
+	json_object_set_new(doc, "geomean_speedup", isnan(*geo) ? json_null() : json_real(*geo));
+	json_object_set_new(doc, "geomean_speedup_vs_max_autotune", isnan(geo_at) ? json_null() : json_real(geo_at));
+	return doc;
+}
+
+/* report.json, report.md, speedup.svg (a bar per model, the geomean) and
+ * roofline.svg (the kernels); 0 or -1 */
+static int report_outputs(struct rule_run *run, struct report *rp, json_t *doc, size_t nm, double geo)
+{
+	char *js = json_dumps(doc, JSON_INDENT(2) | JSON_SORT_KEYS);
+	char *rel = xasprintf("%s/report.json", rp->target);
+	int r = rule_output(run, rel, js, strlen(js));
+	free(rel);
+	free(js);
+	rel = xasprintf("%s/report.md", rp->target);
+	if (rule_output(run, rel, rp->md.buf, rp->md.len) < 0)
+		r = -1;
+	free(rel);
+	char *title = xasprintf("%s: speedup over torch.compile", rp->target);
+	struct bars_ctx bc = { title, rp->bars, nm, geo };
+	svg_output(run, rp->target, "speedup.svg", &r, draw_bars, &bc);
+	free(title);
+	title = xasprintf("%s: Triton kernels against the copy bandwidth", rp->target);
+	struct roof_ctx rc = { title, rp->pts, rp->npts, isnan(rp->peak) ? 0 : rp->peak };
+	svg_output(run, rp->target, "roofline.svg", &r, draw_roof, &rc);
+	free(title);
+	return r;
+}
+
 static int report_start(struct rule_run *run)
 {
 	struct dag_node *n = run->node;
-	json_t *models = json_array(), *stable = json_array();
-	double logsum = 0;
-	struct svg_bar *bars = xcalloc(n->ndeps + 1, sizeof *bars);
-	size_t nsp = 0, fast[NP] = { 0 };
-	json_t *totals = json_object();
-	struct strbuf md = STRBUF_INIT;
-	strbuf_addf(&md, "# Report: %s\n\n"
-			 "Baseline: torch.compile with Inductor's defaults (the model's first variant). "
-			 "max-autotune: the model's variant in mode max-autotune-no-cudagraphs, where it has one.\n\n"
-			 "| model | variant | baseline (us) | max-autotune (us) | optimized (us) | speedup | vs max-autotune | verdict | candidates | GPU-minutes |\n"
-			 "| --- | --- | ---: | ---: | ---: | ---: | ---: | --- | --- | ---: |\n", rule_target_of(n)->name);
-	double at_logsum = 0;
-	size_t nat = 0, nbelow = 0; /* models behind their max-autotune variant */
-	struct svg_point *pts = NULL;
-	size_t npts = 0, ptscap = 0;
-	double peak = NAN;
-	struct strbuf vmd = STRBUF_INIT, smd = STRBUF_INIT, hmd = STRBUF_INIT;
+	struct report rp;
+	report_init(&rp, rule_target_of(n)->name, n->ndeps);
 	for (uint32_t i = 0; i < n->ndeps; i++) {
 		struct dag_node *s = n->deps[i].node;
 		json_t *r = dag_result(run->dag, s);
 		if (!r) {
-			json_decref(models);
-			json_decref(stable);
-			json_decref(totals);
-			strbuf_release(&md);
-			strbuf_release(&vmd);
-			strbuf_release(&smd);
-			strbuf_release(&hmd);
-			free(pts);
-			free(bars);
+			report_release(&rp);
 			return rule_fail(run, "the stitch result of %s is missing from the cache", s->path);
 		}
-		json_t *st = json_object_get(r, "stable"), *me = json_object_get(r, "meas");
-		double base = rule_num(me, "base_ns"), opt = rule_num(me, "opt_ns"), sp = rule_num(me, "speedup");
-		const char *verdict = json_string_value(json_object_get(st, "verdict"));
-		chosen_variant(s, me, &base, &opt, &sp, &verdict);
-		double at = autotune_base(s, me), sp_at = at > 0 && opt > 0 ? at / opt : NAN;
-		if (!isnan(sp_at)) {
-			at_logsum += log(sp_at);
-			nat++;
-		}
-		roofline_points(run->dag, s, st, me, &pts, &npts, &ptscap, &peak);
-		/* to a tenth of a minute: what a reader needs, and steady across rebuilds */
-		double gpu_min = round(worker_seconds(run->dag, s) / 6.0) / 10.0;
-		char hex[HASH_HEX];
-		hash_hex(s->out, hex);
-		json_array_append_new(stable, json_pack("[s, s]", s->path, hex));
-		json_t *counts = json_object_get(st, "verdicts");
-		json_t *o = json_pack("{s:s, s:O, s:s}", "model", s->path, "variant",
-				      json_object_get(st, "variant"), "verdict", verdict ? verdict : "-");
-		json_object_set_new(o, "verdicts", counts ? json_incref(counts) : json_object());
-		json_object_set_new(o, "baseline_ns", isnan(base) ? json_null() : json_real(base));
-		json_object_set_new(o, "optimized_ns", isnan(opt) ? json_null() : json_real(opt));
-		json_object_set_new(o, "speedup", isnan(sp) ? json_null() : json_real(sp));
-		json_object_set_new(o, "max_autotune_ns", isnan(at) ? json_null() : json_real(at));
-		json_object_set_new(o, "gpu_minutes", json_real(gpu_min));
-		json_object_set_new(o, "speedup_vs_max_autotune", isnan(sp_at) ? json_null() : json_real(sp_at));
-		const struct kopt_gates *gates = rule_model_of(s)->spec->gates;
-		json_object_set_new(o, "vendor", vendor_calls(run->dag, s, st, gates->gamma, &vmd));
-		const struct rule_model *dm = rule_model_of(s);
-		const json_t **meas = xcalloc(dm->nmv + 1, sizeof *meas);
-		for (size_t v = 0; v < dm->nmv; v++)
-			meas[v] = json_object_get(dag_result(run->dag, dm->mvs[v].profile), "meas");
-		json_t *p0 = (json_t *)meas[0];
-		/* the host's share of a call: CUDA-event time less device time */
-		double mns = rule_num(p0, "model_ns_per_call"), dns = rule_num(p0, "device_ns_per_call");
-		double host = mns > 0 && dns > 0 ? fmax(mns - dns, 0) / mns : NAN;
-		json_object_set_new(o, "host_share", isnan(host) ? json_null() : json_real(host));
-		if (!isnan(host) && host >= HOST_SHARE)
-			strbuf_addf(&hmd, "| %s | %.3f | %.3f | %.0f%% |\n", s->path, mns / 1000.0, dns / 1000.0,
-				    100.0 * host);
-		size_t ndecl = dm->spec->nvariants < dm->nmv ? dm->spec->nvariants : dm->nmv;
-		rule_space_rows(&smd, dm->spec, meas, ndecl, gates->gamma,
-				auto_aten(dm));
-		free(meas);
-		if (json_object_get(p0, "eager"))
-			json_object_set(o, "eager", json_object_get(p0, "eager"));
-		json_array_append_new(models, o);
-		bars[i].label = s->path;
-		bars[i].value = sp;
-		bars[i].note = verdict && strcmp(verdict, "baseline") == 0 ? "baseline kept" : NULL;
-		if (!isnan(sp) && sp > 0) {
-			logsum += log(sp);
-			nsp++;
-			for (size_t p = 0; p < NP; p++)
-				if (sp > fast_p(p))
-					fast[p]++;
-		}
-		struct strbuf cs = STRBUF_INIT;
-		const char *gk;
-		json_t *gv;
-		json_object_foreach(counts, gk, gv) {
-			strbuf_addf(&cs, "%s%s %lld", cs.len ? ", " : "", gk, (long long)json_integer_value(gv));
-			json_object_set_new(totals, gk, json_integer(json_integer_value(json_object_get(totals, gk)) +
-								     json_integer_value(gv)));
-		}
-		char atb[32] = "-", ats[32] = "-";
-		if (!isnan(at))
-			snprintf(atb, sizeof atb, "%.3f", at / 1000.0);
-		if (!isnan(sp_at))
-			snprintf(ats, sizeof ats, "%.3fx%s", sp_at, sp_at < 1.0 ? " *" : "");
-		nbelow += !isnan(sp_at) && sp_at < 1.0;
-		strbuf_addf(&md, "| %s | %s | %.3f | %s | %.3f | %.3fx | %s | %s | %s | %.1f |\n", s->path,
-			    json_string_value(json_object_get(st, "variant")) ? json_string_value(json_object_get(st, "variant")) : "-",
-			    base / 1000.0, atb, opt / 1000.0, sp, ats,
-			    verdict ? verdict : "-", cs.len ? cs.buf : "-", gpu_min);
-		strbuf_release(&cs);
+		report_model(run->dag, &rp, i, s, r);
 	}
-	double geo = nsp ? exp(logsum / (double)nsp) : NAN;
-	size_t nm = n->ndeps;
-	json_t *fp = json_object();
-	double geo_at = nat ? exp(at_logsum / (double)nat) : NAN;
-	strbuf_addf(&md, "\nGeometric mean speedup: %.3fx over %zu models.\n", geo, nm);
-	if (nat)
-		strbuf_addf(&md, "Geometric mean speedup over max-autotune-no-cudagraphs: %.3fx over the %zu models that have that variant.\n", geo_at, nat);
-	if (nbelow)
-		strbuf_addstr(&md, "\n\\* Behind the max-autotune variant by less than gamma: a variant is chosen over an "
-				   "earlier one only when faster by gamma (inside the noise a compile option is no win, and "
-				   "max-autotune compiles slower), so the earlier variant's code is kept.\n");
-	strbuf_addstr(&md, "\n| p | fast_p |\n| ---: | ---: |\n");
-	for (size_t p = 0; p < NP; p++) {
-		char key[16];
-		snprintf(key, sizeof key, "%g", fast_p(p));
-		double f = nm ? (double)fast[p] / (double)nm : 0;
-		json_object_set_new(fp, key, json_real(f));
-		strbuf_addf(&md, "| %s | %.3f |\n", key, f);
-	}
-	if (smd.len)
-		strbuf_addf(&md, "\n## Implementation space\n\n"
-				 "Models that run faster eagerly than compiled (the first variant's profile, side by side; "
-				 "device time per call, first kernel to last, where the profile has it, else CUDA-event "
-				 "time, which includes the host's overhead before the first kernel): "
-				 "ATen's kernels beat Inductor's there.\n\n%s%s", rule_space_header, smd.buf);
-	strbuf_release(&smd);
-	if (hmd.len)
-		strbuf_addf(&md, "\n## Host time\n\n"
-				 "Models where a fifth or more of a call is the host's (the first variant's profile: "
-				 "CUDA-event time per call less device time, first kernel to last): Python, Inductor's "
-				 "wrapper and the launches. Faster kernels do not shorten it; a CUDA graph does, where the "
-				 "caller's inputs keep their addresses from call to call.\n\n"
-				 "| model | model (us) | device (us) | host |\n| --- | ---: | ---: | ---: |\n%s", hmd.buf);
-	strbuf_release(&hmd);
-	if (vmd.len)
-		strbuf_addf(&md, "\n## Vendor calls\n\n"
-				 "Each GEMM and convolution as torch runs it, against the algorithms cuBLASLt's or cuDNN's "
-				 "own heuristic ranks first at that shape, timed alike (kernel time, L2 flushed, median).\n\n"
-				 "%s%s", rule_vendor_header, vmd.buf);
-	strbuf_release(&vmd);
-	json_t *doc = json_pack("{s:s, s:o, s:o, s:o}", "target", rule_target_of(n)->name, "models", models,
-				"fast_p", fp, "verdicts", totals);
-	json_object_set_new(doc, "geomean_speedup", isnan(geo) ? json_null() : json_real(geo));
-	json_object_set_new(doc, "geomean_speedup_vs_max_autotune", isnan(geo_at) ? json_null() : json_real(geo_at));
-	char *js = json_dumps(doc, JSON_INDENT(2) | JSON_SORT_KEYS);
-	char *rel = xasprintf("%s/report.json", rule_target_of(n)->name);
-	int r = rule_output(run, rel, js, strlen(js));
-	free(rel);
-	free(js);
-	rel = xasprintf("%s/report.md", rule_target_of(n)->name);
-	if (rule_output(run, rel, md.buf, md.len) < 0)
-		r = -1;
-	free(rel);
-	/* speedup.svg: a bar per model, the geomean; roofline.svg: the kernels */
-	char *title = xasprintf("%s: speedup over torch.compile", rule_target_of(n)->name);
-	struct bars_ctx bc = { title, bars, n->ndeps, geo };
-	svg_output(run, rule_target_of(n)->name, "speedup.svg", &r, draw_bars, &bc);
-	free(title);
-	title = xasprintf("%s: Triton kernels against the copy bandwidth", rule_target_of(n)->name);
-	struct roof_ctx rc = { title, pts, npts, isnan(peak) ? 0 : peak };
-	svg_output(run, rule_target_of(n)->name, "roofline.svg", &r, draw_roof, &rc);
-	free(title);
-	free(pts);
-	free(bars);
-	strbuf_release(&md);
-	run->stable = json_pack("{s:s, s:o}", "target", rule_target_of(n)->name, "models", stable);
+	double geo;
+	json_t *doc = report_summary(&rp, n->ndeps, &geo);
+	int r = report_outputs(run, &rp, doc, n->ndeps, geo);
+	run->stable = json_pack("{s:s, s:O}", "target", rp.target, "models", rp.stable);
 	run->meas = json_pack("{s:O, s:O}", "geomean_speedup", json_object_get(doc, "geomean_speedup"),
 			      "fast_p", json_object_get(doc, "fast_p"));
 	json_decref(doc);
+	report_release(&rp);
 	if (r < 0)
 		return rule_fail(run, "cannot write the report");
 	return RULE_DONE;

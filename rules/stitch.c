@@ -469,16 +469,23 @@ static void num_or_null(json_t *o, const char *k, double v)
 	json_object_set_new(o, k, isnan(v) ? json_null() : json_real(v));
 }
 
-static int finish(struct rule_run *run, struct stitch_priv *p)
+/* the choice across the variants */
+struct choice {
+	size_t best;        /* the variant chosen */
+	bool optimized;     /* winners, or another variant than the first */
+	double base, opt;   /* the first variant's baseline, the chosen time (first variant's terms) */
+	double speedup;
+};
+
+/* Puts each variant's times in the first variant's terms, the race's ratio
+ * of the baselines times the variant's own stitch ratio, both measured side
+ * by side (without a race, one variant, the stitch's times), and chooses */
+static void choose(struct rule_run *run, struct stitch_priv *p, struct choice *ch)
 {
 	struct rule_model *dm = rule_model_of(run->node);
 	const struct kopt_model *m = dm->spec;
-	size_t best = 0;
 	double *vb = xcalloc(dm->nmv, sizeof *vb), *vo = xcalloc(dm->nmv, sizeof *vo);
 	bool *vp = xcalloc(dm->nmv, sizeof *vp);
-	/* a variant's times in the first variant's terms: the race's ratio of
-	 * the baselines times the variant's own stitch ratio, both measured
-	 * side by side; without a race (one variant) the stitch's times */
 	for (size_t v = 0; v < dm->nmv; v++) {
 		struct vres *r = &p->vr[v];
 		double scale = 1.0;
@@ -492,27 +499,34 @@ static int finish(struct rule_run *run, struct stitch_priv *p)
 		vo[v] = r->opt_ns;
 		vp[v] = r->passed && json_array_size(r->winners) > 0;
 	}
-	bool optimized = rule_pick_variant(vb, vo, vp, dm->nmv, m->gates->gamma, &best);
-	struct vres *b = &p->vr[best];
-	double base = p->vr[0].base_ns, opt = vp[best] ? b->opt_ns : b->base_ns;
-	double speedup = base > 0 && opt > 0 ? base / opt : NAN;
+	ch->best = 0;
+	ch->optimized = rule_pick_variant(vb, vo, vp, dm->nmv, m->gates->gamma, &ch->best);
+	struct vres *b = &p->vr[ch->best];
+	ch->base = p->vr[0].base_ns;
+	ch->opt = vp[ch->best] ? b->opt_ns : b->base_ns;
+	ch->speedup = ch->base > 0 && ch->opt > 0 ? ch->base / ch->opt : NAN;
 	free(vb);
 	free(vo);
 	free(vp);
+}
 
+/* the stable part (the choice, the winners, the verdict counts: decided,
+ * not measured, so the report follows them) and the measurements */
+static void result(struct rule_run *run, struct stitch_priv *p, const struct choice *ch)
+{
+	struct rule_model *dm = rule_model_of(run->node);
 	json_t *ws = json_array();
 	size_t i;
 	json_t *w;
-	json_array_foreach(b->winners, i, w)
+	json_array_foreach(p->vr[ch->best].winners, i, w)
 		json_array_append_new(ws, json_pack("{s:O, s:O}", "kernel", json_object_get(w, "kernel"),
 						    "candidate", json_object_get(w, "candidate")));
-	/* the verdict counts are decided, not measured: stable, so the report follows them */
-	run->stable = json_pack("{s:s, s:s, s:o, s:O}", "variant", dm->mvs[best].variant->name, "verdict",
-				optimized ? "optimized" : "baseline", "winners", ws, "verdicts", p->counts);
+	run->stable = json_pack("{s:s, s:s, s:o, s:O}", "variant", dm->mvs[ch->best].variant->name, "verdict",
+				ch->optimized ? "optimized" : "baseline", "winners", ws, "verdicts", p->counts);
 	run->meas = json_object();
-	num_or_null(run->meas, "base_ns", base);
-	num_or_null(run->meas, "opt_ns", optimized ? opt : base);
-	num_or_null(run->meas, "speedup", optimized ? speedup : (isnan(base) ? NAN : 1.0));
+	num_or_null(run->meas, "base_ns", ch->base);
+	num_or_null(run->meas, "opt_ns", ch->optimized ? ch->opt : ch->base);
+	num_or_null(run->meas, "speedup", ch->optimized ? ch->speedup : (isnan(ch->base) ? NAN : 1.0));
 	json_object_set(run->meas, "verdicts", p->counts);
 	json_object_set(run->meas, "no_candidates", p->alone);
 	json_t *vars = json_array();
@@ -535,11 +549,19 @@ static int finish(struct rule_run *run, struct stitch_priv *p)
 	 * GPU-minutes go on counting (rules/report.c) */
 	json_object_set_new(run->meas, "requests", json_pack("{s:i, s:i, s:f}", "sent", p->sent, "replayed",
 							       p->replayed, "replayed_s", p->replayed_s));
+}
 
-	const char *dir = rule_model_dir(m);
-	/* substitutions.json: Inductor kernel source hash -> optimized source/config */
+/* substitutions.json: Inductor kernel source hash -> optimized source and
+ * config, the format kopt.backend() reads (runtime/python/kopt/deploy.py);
+ * output_code.py: the stitched code, or the baseline's. 0 or -1 */
+static int write_code(struct rule_run *run, struct stitch_priv *p, const struct choice *ch)
+{
+	struct rule_model *dm = rule_model_of(run->node);
+	struct vres *b = &p->vr[ch->best];
 	json_t *subs = json_object();
-	json_array_foreach(optimized ? b->winners : NULL, i, w) {
+	size_t i;
+	json_t *w;
+	json_array_foreach(ch->optimized ? b->winners : NULL, i, w) {
 		const char *sh = json_string_value(json_object_get(w, "source_hash"));
 		struct agent_candidate c;
 		agent_candidate_read(json_object_get(w, "proposal"), &c);
@@ -550,19 +572,16 @@ static int finish(struct rule_run *run, struct stitch_priv *p)
 				  "strategy", c.strategy ? json_string(c.strategy) : json_null(),
 				  "speedup", json_object_get(w, "speedup")));
 	}
-	/* the format kopt.backend() reads (runtime/python/kopt/deploy.py) */
-	json_t *sdoc = json_pack("{s:s, s:o, s:o}", "model", m->name, "variant",
-				 rule_variant_json(dm->mvs[best].variant), "kernels", subs);
+	json_t *sdoc = json_pack("{s:s, s:o, s:o}", "model", dm->spec->name, "variant",
+				 rule_variant_json(dm->mvs[ch->best].variant), "kernels", subs);
 	char *js = json_dumps(sdoc, JSON_INDENT(2) | JSON_SORT_KEYS);
 	json_decref(sdoc);
-	char *rel = xasprintf("%s/substitutions.json", dir);
+	char *rel = xasprintf("%s/substitutions.json", rule_model_dir(dm->spec));
 	int r = rule_output(run, rel, js, strlen(js));
 	free(rel);
 	free(js);
-
-	/* output_code.py: the stitched code, or the baseline's */
 	struct strbuf code = STRBUF_INIT;
-	if (optimized && b->passed && b->output_code) {
+	if (ch->optimized && b->passed && b->output_code) {
 		strbuf_add(&code, json_string_value(b->output_code), json_string_length(b->output_code));
 	} else {
 		json_t *cr = dag_result(run->dag, dm->mvs[0].capture);
@@ -571,56 +590,73 @@ static int finish(struct rule_run *run, struct stitch_priv *p)
 		if (!hex || hash_parse(hex, &h) < 0 || cache_object_get(run->dag->cache, h, &code) < 0)
 			strbuf_addstr(&code, "# the baseline output code is missing from the cache\n");
 	}
-	rel = xasprintf("%s/output_code.py", dir);
+	rel = xasprintf("%s/output_code.py", rule_model_dir(dm->spec));
 	if (rule_output(run, rel, code.buf, code.len) < 0)
 		r = -1;
 	free(rel);
 	strbuf_release(&code);
+	return r;
+}
 
-	/* report.md of the model */
-	struct strbuf md = STRBUF_INIT;
-	strbuf_addf(&md, "# %s\n\n", m->name);
-	if (optimized)
-		strbuf_addf(&md, "Optimized (variant %s%s): %.3f us -> %.3f us per call, speedup %.3fx.\n\n",
-			    dm->mvs[best].variant->name, b->passed ? "" : ", its compiled code alone",
-			    base / 1000.0, opt / 1000.0, speedup);
+/* the model's report.md */
+static void model_md(struct rule_run *run, struct stitch_priv *p, const struct choice *ch, struct strbuf *md)
+{
+	struct rule_model *dm = rule_model_of(run->node);
+	struct vres *b = &p->vr[ch->best];
+	strbuf_addf(md, "# %s\n\n", dm->spec->name);
+	if (ch->optimized)
+		strbuf_addf(md, "Optimized (variant %s%s): %.3f us -> %.3f us per call, speedup %.3fx.\n\n",
+			    dm->mvs[ch->best].variant->name, b->passed ? "" : ", its compiled code alone",
+			    ch->base / 1000.0, ch->opt / 1000.0, ch->speedup);
 	else
-		strbuf_addf(&md, "Baseline kept: no verified winner survived stitching (%.3f us per call).\n\n",
-			    base / 1000.0);
+		strbuf_addf(md, "Baseline kept: no verified winner survived stitching (%.3f us per call).\n\n",
+			    ch->base / 1000.0);
 	if (p->race_ns)
-		strbuf_addstr(&md, "Times in the first variant's terms: the variants' baselines were raced side by side.\n\n");
+		strbuf_addstr(md, "Times in the first variant's terms: the variants' baselines were raced side by side.\n\n");
 	else if (p->race_error)
-		strbuf_addf(&md, "The variants could not be raced side by side (%s): each variant's times are its own "
-				 "stitch's, measured apart.\n\n", p->race_error);
-	strbuf_addstr(&md, "| variant | stitch | baseline (us) | optimized (us) | attempts | reason |\n| --- | --- | ---: | ---: | ---: | --- |\n");
+		strbuf_addf(md, "The variants could not be raced side by side (%s): each variant's times are its own "
+				"stitch's, measured apart.\n\n", p->race_error);
+	strbuf_addstr(md, "| variant | stitch | baseline (us) | optimized (us) | attempts | reason |\n| --- | --- | ---: | ---: | ---: | --- |\n");
 	for (size_t v = 0; v < dm->nmv; v++)
-		strbuf_addf(&md, "| %s | %s | %.3f | %.3f | %d | %s |\n", dm->mvs[v].variant->name,
+		strbuf_addf(md, "| %s | %s | %.3f | %.3f | %d | %s |\n", dm->mvs[v].variant->name,
 			    p->vr[v].passed ? "pass" : "fail", p->vr[v].base_ns / 1000.0,
 			    p->vr[v].opt_ns / 1000.0, p->vr[v].attempts, p->vr[v].reason ? p->vr[v].reason : "");
-	if (optimized) {
-		strbuf_addstr(&md, "\n| kernel | strategy | kernel speedup |\n| --- | --- | ---: |\n");
+	size_t i;
+	json_t *w;
+	if (ch->optimized) {
+		strbuf_addstr(md, "\n| kernel | strategy | kernel speedup |\n| --- | --- | ---: |\n");
 		json_array_foreach(b->winners, i, w) {
 			struct agent_candidate c;
 			agent_candidate_read(json_object_get(w, "proposal"), &c);
-			strbuf_addf(&md, "| %s | %s | %.3fx |\n", json_string_value(json_object_get(w, "kernel")),
+			strbuf_addf(md, "| %s | %s | %.3fx |\n", json_string_value(json_object_get(w, "kernel")),
 				    c.strategy ? c.strategy : "-", rule_num(w, "speedup"));
 		}
 	}
-	strbuf_addstr(&md, "\nVerdicts of all candidates:");
+	strbuf_addstr(md, "\nVerdicts of all candidates:");
 	const char *gk;
 	json_t *gv;
 	json_object_foreach(p->counts, gk, gv)
-		strbuf_addf(&md, " %s %lld;", gk, (long long)json_integer_value(gv));
-	strbuf_addch(&md, '\n');
+		strbuf_addf(md, " %s %lld;", gk, (long long)json_integer_value(gv));
+	strbuf_addch(md, '\n');
 	if (json_array_size(p->alone)) {
-		strbuf_addstr(&md, "\nKernels without candidates:\n\n");
+		strbuf_addstr(md, "\nKernels without candidates:\n\n");
 		json_array_foreach(p->alone, i, w)
-			strbuf_addf(&md, "- %s (variant %s): %s\n", json_string_value(json_object_get(w, "kernel")),
+			strbuf_addf(md, "- %s (variant %s): %s\n", json_string_value(json_object_get(w, "kernel")),
 				    json_string_value(json_object_get(w, "variant")),
 				    json_string_value(json_object_get(w, "reason")));
 	}
-	add_candidates(run, &md);
-	rel = xasprintf("%s/report.md", dir);
+	add_candidates(run, md);
+}
+
+static int finish(struct rule_run *run, struct stitch_priv *p)
+{
+	struct choice ch;
+	choose(run, p, &ch);
+	result(run, p, &ch);
+	int r = write_code(run, p, &ch);
+	struct strbuf md = STRBUF_INIT;
+	model_md(run, p, &ch, &md);
+	char *rel = xasprintf("%s/report.md", rule_model_dir(rule_model_of(run->node)->spec));
 	if (rule_output(run, rel, md.buf, md.len) < 0)
 		r = -1;
 	free(rel);

@@ -138,90 +138,95 @@ static char *store_ptr(const char *line)
 	return xstrndup(p, strcspn(p, " +,)["));
 }
 
-char *persist_edit(const char *src, int max_rblock, int *rblock)
+/* the source's lines */
+static void split_lines(struct lines *in, const char *src)
 {
-	if (!src || strstr(src, "r1_") || strstr(src, "@triton_heuristics.persistent_reduction"))
-		return NULL;
-	struct lines in = { 0 };
 	for (const char *p = src;;) {
 		const char *nl = strchr(p, '\n');
-		lines_add(&in, nl ? xstrndup(p, (size_t)(nl - p)) : xstrdup(p));
+		lines_add(in, nl ? xstrndup(p, (size_t)(nl - p)) : xstrdup(p));
 		if (!nl)
 			break;
 		p = nl + 1;
 	}
+}
+
+/* the reduction's length (r0_numel), -1 when not a number; *nloops: the
+ * row loops, 1000 or more when a loop sits inside one (not this shape) */
+static long reduction_length(const struct lines *in, size_t *nloops)
+{
 	long numel = -1;
-	size_t nloops = 0;
-	for (size_t i = 0; i < in.n; i++) {
-		if (strncmp(in.v[i], "    r0_numel = ", 15) == 0) {
+	*nloops = 0;
+	for (size_t i = 0; i < in->n; i++) {
+		if (strncmp(in->v[i], "    r0_numel = ", 15) == 0) {
 			char *end;
-			long v = strtol(in.v[i] + 15, &end, 10);
+			long v = strtol(in->v[i] + 15, &end, 10);
 			if (*end == '\0' && v > 0 && numel < 0)
 				numel = v;
 		}
-		if (row_loop(in.v[i]))
-			nloops++;
-		else if (strstr(in.v[i], "for ") && indent_of(in.v[i]) > 4 && strstr(in.v[i], " in "))
-			nloops += 1000; /* a loop inside the row loop: not this edit's shape */
+		if (row_loop(in->v[i]))
+			(*nloops)++;
+		else if (strstr(in->v[i], "for ") && indent_of(in->v[i]) > 4 && strstr(in->v[i], " in "))
+			*nloops += 1000;
 	}
-	int rb = 1;
-	while (numel > 0 && rb < numel)
-		rb *= 2;
-	if (numel < 0 || nloops < 2 || nloops >= 1000 || rb > max_rblock) {
-		lines_free(&in);
-		return NULL;
-	}
+	return numel;
+}
 
-	/* the body from the first row loop to the function's end: kept as it
-	 * was under "else", and unrolled (each row loop once at r0_offset = 0)
-	 * under "if R0_BLOCK >= N" */
-	size_t first_loop = 0, end = in.n;
-	while (first_loop < in.n && !row_loop(in.v[first_loop]))
+/* The body from the first row loop to the function's end, kept as it was
+ * under "else", and unrolled (each row loop once at r0_offset = 0) under
+ * "if R0_BLOCK >= numel"; [*from, *to) are the unrolled lines in out. */
+static void branch(const struct lines *in, long numel, struct lines *out, size_t *from, size_t *to)
+{
+	size_t first_loop = 0, end = in->n;
+	while (first_loop < in->n && !row_loop(in->v[first_loop]))
 		first_loop++;
-	for (size_t i = first_loop + 1; i < in.n; i++)
-		if (!blank(in.v[i]) && indent_of(in.v[i]) == 0) {
+	for (size_t i = first_loop + 1; i < in->n; i++)
+		if (!blank(in->v[i]) && indent_of(in->v[i]) == 0) {
 			end = i;
 			break;
 		}
-	struct lines out = { 0 };
 	for (size_t i = 0; i < first_loop; i++)
-		lines_add(&out, xstrdup(in.v[i]));
-	lines_add(&out, xasprintf("    if R0_BLOCK >= %ld:", numel));
-	size_t unrolled_from = out.n;
+		lines_add(out, xstrdup(in->v[i]));
+	lines_add(out, xasprintf("    if R0_BLOCK >= %ld:", numel));
+	*from = out->n;
 	int in_loop = 0;
 	for (size_t i = first_loop; i < end; i++) {
-		char *s = in.v[i];
+		char *s = in->v[i];
 		if (row_loop(s)) {
-			lines_add(&out, xstrdup("        r0_offset = 0"));
+			lines_add(out, xstrdup("        r0_offset = 0"));
 			in_loop = 1;
 			continue;
 		}
 		if (in_loop && !blank(s) && indent_of(s) < 8)
 			in_loop = 0;
 		if (blank(s))
-			lines_add(&out, xstrdup(""));
+			lines_add(out, xstrdup(""));
 		else if (in_loop)
-			lines_add(&out, xstrdup(s)); /* out of its loop, into the branch: same indent */
+			lines_add(out, xstrdup(s)); /* out of its loop, into the branch: same indent */
 		else
-			lines_add(&out, xasprintf("    %s", s));
+			lines_add(out, xasprintf("    %s", s));
 	}
-	size_t unrolled_to = out.n;
-	lines_add(&out, xstrdup("    else:"));
+	*to = out->n;
+	lines_add(out, xstrdup("    else:"));
 	for (size_t i = first_loop; i < end; i++)
-		lines_add(&out, blank(in.v[i]) ? xstrdup("") : xasprintf("    %s", in.v[i]));
-	for (size_t i = end; i < in.n; i++)
-		lines_add(&out, xstrdup(in.v[i]));
+		lines_add(out, blank(in->v[i]) ? xstrdup("") : xasprintf("    %s", in->v[i]));
+	for (size_t i = end; i < in->n; i++)
+		lines_add(out, xstrdup(in->v[i]));
+}
 
-	/* the row read once: later loads of the same address copy the first */
+/* the row read once in out's lines [0, to) but the "if" (skip): later
+ * loads of the same address copy the first, until a store writes it;
+ * returns the loads replaced */
+static int reuse_loads(struct lines *out, size_t skip, size_t to)
+{
 	struct seen {
 		char *var, *args, *ptr;
 	} *seen = NULL;
 	size_t nseen = 0, seencap = 0;
 	int reused = 0;
-	for (size_t i = 0; i < unrolled_to; i++) {
-		if (i + 1 == unrolled_from)
-			continue; /* the "if" line */
-		char *ptr = store_ptr(out.v[i]);
+	for (size_t i = 0; i < to; i++) {
+		if (i == skip)
+			continue;
+		char *ptr = store_ptr(out->v[i]);
 		if (ptr) {
 			for (size_t j = 0; j < nseen; j++)
 				if (seen[j].ptr && strcmp(seen[j].ptr, ptr) == 0) {
@@ -232,16 +237,16 @@ char *persist_edit(const char *src, int max_rblock, int *rblock)
 			continue;
 		}
 		char *var, *args, *lptr;
-		if (!parse_load(out.v[i], &var, &args, &lptr))
+		if (!parse_load(out->v[i], &var, &args, &lptr))
 			continue;
 		size_t j;
 		for (j = 0; j < nseen; j++)
 			if (seen[j].ptr && strcmp(seen[j].args, args) == 0)
 				break;
 		if (j < nseen) {
-			char *line = xasprintf("%.*s%s = %s", (int)indent_of(out.v[i]), out.v[i], var, seen[j].var);
-			free(out.v[i]);
-			out.v[i] = line;
+			char *line = xasprintf("%.*s%s = %s", (int)indent_of(out->v[i]), out->v[i], var, seen[j].var);
+			free(out->v[i]);
+			out->v[i] = line;
 			reused++;
 			free(var);
 			free(args);
@@ -257,19 +262,37 @@ char *persist_edit(const char *src, int max_rblock, int *rblock)
 		free(seen[j].ptr);
 	}
 	free(seen);
-	if (!reused) { /* nothing read twice: the edit buys nothing */
+	return reused;
+}
+
+char *persist_edit(const char *src, int max_rblock, int *rblock)
+{
+	if (!src || strstr(src, "r1_") || strstr(src, "@triton_heuristics.persistent_reduction"))
+		return NULL;
+	struct lines in = { 0 }, out = { 0 };
+	split_lines(&in, src);
+	size_t nloops;
+	long numel = reduction_length(&in, &nloops);
+	int rb = 1;
+	while (numel > 0 && rb < numel)
+		rb *= 2;
+	if (numel < 0 || nloops < 2 || nloops >= 1000 || rb > max_rblock) {
 		lines_free(&in);
+		return NULL;
+	}
+	size_t from, to;
+	branch(&in, numel, &out, &from, &to);
+	lines_free(&in);
+	if (!reuse_loads(&out, from - 1, to)) { /* nothing read twice: the edit buys nothing */
 		lines_free(&out);
 		return NULL;
 	}
-
 	struct strbuf sb = STRBUF_INIT;
 	for (size_t i = 0; i < out.n; i++) {
 		strbuf_addstr(&sb, out.v[i]);
 		if (i + 1 < out.n)
 			strbuf_addch(&sb, '\n');
 	}
-	lines_free(&in);
 	lines_free(&out);
 	*rblock = rb;
 	return strbuf_detach(&sb);
