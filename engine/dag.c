@@ -265,7 +265,7 @@ struct dag_node *dag_find(struct dag *d, const char *what)
 			    strcmp(n->path, sp + 1) == 0)
 				return n;
 		} else if (strcmp(n->path, what) == 0) {
-			/* a bare path: prefer the step that decides (verify over propose) */
+			/* a bare path: the step that decides, not a secondary one */
 			if (n->rule->secondary)
 				continue;
 			return n;

@@ -1,9 +1,11 @@
 /*
  * engine/engine.h: the build engine's entry points, called by src/main.c.
  *
- * The engine expands a checked spec into the DAG of steps (capture, profile,
- * propose, verify, stitch, report), decides what is stale against the cache
- * in .kopt/ beside the spec, and runs stale steps in worker processes.
+ * The engine has the rule set (engine/rule.h; koptmake's, rules/rules.h,
+ * has capture, profile, propose, verify, stitch and report) plan a checked
+ * spec into a graph of steps, decides what is stale against the cache in
+ * .kopt/ beside the spec, and runs stale steps, in worker processes where
+ * their rule says so.
  */
 #ifndef KOPT_ENGINE_H
 #define KOPT_ENGINE_H

@@ -44,27 +44,26 @@ static const char *lookup(struct ingr *v, size_t n, const char *name)
 	return NULL;
 }
 
-static void say(struct strbuf *sb, const char *name, const char *what)
+static void say(struct strbuf *sb, const char *const *words, const char *name, const char *what)
 {
 	if (sb->len)
 		strbuf_addstr(sb, "; ");
+	for (size_t i = 0; words && words[i]; i += 2)
+		if (strcmp(name, words[i]) == 0) {
+			strbuf_addf(sb, "%s %s", words[i + 1], what);
+			return;
+		}
 	if (strncmp(name, "param:", 6) == 0)
 		strbuf_addf(sb, "parameter %s %s", name + 6, what);
 	else if (strncmp(name, "input:", 6) == 0)
 		strbuf_addf(sb, "input %s %s", name + 6, what);
 	else if (strcmp(name, "rule") == 0)
 		strbuf_addf(sb, "rule version %s", what);
-	else if (strcmp(name, "env") == 0)
-		strbuf_addf(sb, "environment %s", what);
-	else if (strcmp(name, "model") == 0)
-		strbuf_addf(sb, "model file %s", what);
-	else if (strcmp(name, "context") == 0)
-		strbuf_addf(sb, "agent context %s", what);
 	else
 		strbuf_addf(sb, "%s %s", name, what);
 }
 
-char *explain_diff(const char *prev, const char *cur)
+char *explain_diff(const char *prev, const char *cur, const char *const *words)
 {
 	if (!prev)
 		return xstrdup("new step (no earlier run recorded)");
@@ -78,7 +77,7 @@ char *explain_diff(const char *prev, const char *cur)
 		if (!what)
 			continue;
 		if (shown < 3) {
-			say(&sb, c[i].name, what);
+			say(&sb, words, c[i].name, what);
 			shown++;
 		} else {
 			more++;
@@ -88,7 +87,7 @@ char *explain_diff(const char *prev, const char *cur)
 		if (lookup(c, nc, p[i].name))
 			continue;
 		if (shown < 3) {
-			say(&sb, p[i].name, "was removed");
+			say(&sb, words, p[i].name, "was removed");
 			shown++;
 		} else {
 			more++;

@@ -10,7 +10,10 @@
 #include <stdbool.h>
 
 /* compares two ingredient lists (hash_key_ingredients); prev NULL = never
- * built. Returns a one-line reason; caller frees. */
-char *explain_diff(const char *prev, const char *cur);
+ * built. words (or NULL) names ingredients in pairs, the ingredient then
+ * how to say it ("model", "model file"), NULL-terminated: the rule set's
+ * (rule_set.words); "param:X", "input:X" and "rule" need none. Returns a
+ * one-line reason; caller frees. */
+char *explain_diff(const char *prev, const char *cur, const char *const *words);
 
 #endif

@@ -91,6 +91,8 @@ struct rule_set {
 	void (*release)(struct dag *d);
 	/* whether a file name in the out dir is one the rules write (-t clean) */
 	bool (*is_output)(const char *name);
+	/* how -d explain names the rules' key ingredients (explain_diff), or NULL */
+	const char *const *words;
 };
 
 #endif

@@ -270,7 +270,7 @@ static char *stale_reason(struct sched *s, struct dag_node *n, bool corrupt_rest
 	if (s->mode == SCHED_PLAN && !s->o->explain)
 		return xstrdup("stale");
 	const char *prev = blog_last_ingredients(s->d->blog, n->rule->name, n->path);
-	return explain_diff(prev, n->ingredients ? n->ingredients : "");
+	return explain_diff(prev, n->ingredients ? n->ingredients : "", s->d->rules->words);
 }
 
 static void fail_node(struct sched *s, struct dag_node *n, char *why)
@@ -581,7 +581,7 @@ static int on_event(void *ctx, const struct wpool_event *ev)
 		json_t *old = cache_env_get(s->d->cache, name);
 		if (ev->msg && (!old || !json_equal(old, ev->msg))) {
 			if (old)
-				fprintf(stderr, "%s: the worker environment of device '%s' changed; captures are keyed anew\n",
+				fprintf(stderr, "%s: the worker environment of device '%s' changed; steps keyed on it are keyed anew\n",
 					kopt_progname, name);
 			cache_env_set(s->d->cache, name, ev->msg);
 			if (dag_env_read(s->d, dev)) {
@@ -652,7 +652,7 @@ static void probe_envs(struct sched *s)
 		json_t *old = cache_env_get(s->d->cache, name);
 		if (env && (!old || !json_equal(old, env))) {
 			if (old)
-				fprintf(stderr, "%s: the worker environment of device '%s' changed; captures are keyed anew\n",
+				fprintf(stderr, "%s: the worker environment of device '%s' changed; steps keyed on it are keyed anew\n",
 					kopt_progname, name);
 			cache_env_set(s->d->cache, name, env);
 		} else if (!env && why) {

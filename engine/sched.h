@@ -4,8 +4,9 @@
  * Nodes are evaluated once their inputs are settled: the key is computed,
  * looked up in the cache; a hit settles the node at once (early cutoff: the
  * dependents' keys see only stable hashes), a miss makes it stale. Stale
- * steps run in dependency order: local ones (propose, report) in this
- * process, the others in workers, at most -j at once.
+ * steps run in dependency order, the ready ones by priority (ties in
+ * creation order): local ones in this process, the others in workers, at
+ * most -j at once, each on the worker its affinity points to.
  */
 #ifndef KOPT_SCHED_H
 #define KOPT_SCHED_H

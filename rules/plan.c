@@ -321,7 +321,12 @@ int rule_tool_memory(const kopt_spec *spec, const struct engine_opts *o, char *c
 	return r < 0 ? 1 : 0;
 }
 
+/* -d explain's names of the ingredients the rules add to keys */
+static const char *const words[] = {
+	"env", "environment", "model", "model file", "context", "agent context", NULL,
+};
+
 const struct rule_set rule_pipeline = {
 	.rules = table, .nrules = RULE_NKINDS,
-	.plan = plan, .release = release, .is_output = is_output,
+	.plan = plan, .release = release, .is_output = is_output, .words = words,
 };

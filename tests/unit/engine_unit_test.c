@@ -13,6 +13,7 @@
 #include "../../engine/cache.h"
 #include "../../engine/explain.h"
 #include "../../engine/hash.h"
+#include "../../rules/rules.h"
 #include "../tap.h"
 
 static void test_hash(void)
@@ -47,7 +48,7 @@ static void test_hash(void)
 	char *ia = hash_key_ingredients(&a), *ib = hash_key_ingredients(&b);
 	TAP_OK(strncmp(ia, "kind=", 5) == 0 && strstr(ia, ",rule=") && strstr(ia, ",x=") && strstr(ia, ",y="),
 	       "ingredients name every part");
-	char *why = explain_diff(ia, ib);
+	char *why = explain_diff(ia, ib, rule_pipeline.words);
 	TAP_IS_STR(why, "x changed; y changed", "explain names changed ingredients");
 	free(why);
 	free(ia);
@@ -58,19 +59,19 @@ static void test_hash(void)
 
 static void test_explain(void)
 {
-	char *w = explain_diff(NULL, "kind=1,rule=2");
+	char *w = explain_diff(NULL, "kind=1,rule=2", rule_pipeline.words);
 	TAP_OK(strncmp(w, "new step", 8) == 0, "explain: never built is new");
 	free(w);
-	w = explain_diff("kind=1,rule=2,param:gamma=3", "kind=1,rule=2,param:gamma=4");
+	w = explain_diff("kind=1,rule=2,param:gamma=3", "kind=1,rule=2,param:gamma=4", rule_pipeline.words);
 	TAP_IS_STR(w, "parameter gamma changed", "explain: parameter");
 	free(w);
-	w = explain_diff("kind=1,rule=2,input:capture m/default=3", "kind=1,rule=3,input:capture m/default=4");
+	w = explain_diff("kind=1,rule=2,input:capture m/default=3", "kind=1,rule=3,input:capture m/default=4", rule_pipeline.words);
 	TAP_IS_STR(w, "rule version changed; input capture m/default changed", "explain: rule version and input");
 	free(w);
-	w = explain_diff("kind=1,env=5,model=1", "kind=1,env=6,model=2,input:verify x=1");
+	w = explain_diff("kind=1,env=5,model=1", "kind=1,env=6,model=2,input:verify x=1", rule_pipeline.words);
 	TAP_IS_STR(w, "environment changed; model file changed; input verify x is new", "explain: env, model, new input");
 	free(w);
-	w = explain_diff("kind=1", "kind=1");
+	w = explain_diff("kind=1", "kind=1", rule_pipeline.words);
 	TAP_OK(strstr(w, "no cached result") != NULL, "explain: same inputs, entry gone");
 	free(w);
 }
