@@ -61,13 +61,15 @@ struct dag_node {
 	const struct rule *rule;    /* what it is; rule->name is its kind's name */
 	uint8_t kind;               /* its rule's index in the rule set */
 	uint16_t flags;
+	uint32_t seq;               /* creation order */
+	kopt_hash key;              /* when DAG_EVALUATED and not DAG_NOKEY */
+	kopt_hash out;              /* stable hash of the result, when DAG_DONE */
 	char *path;                 /* "softmax/default/k/c3", "softmax", "all" */
 	void *ctx;                  /* the rule's */
 	const struct kopt_device *device; /* worker steps: the device their worker runs on */
 	uint64_t affinity;          /* worker steps: what they leave loaded in their worker (0: nothing) */
 	double prio;                /* of the ready steps, the highest starts first (ties: seq); set
 				     * by its rule when created or by rule->priority once stale */
-	uint32_t seq;               /* creation order */
 	struct dag_dep *deps;       /* inputs */
 	uint32_t ndeps, depcap;
 	struct dag_node **users;
@@ -75,8 +77,6 @@ struct dag_node {
 	uint32_t npending;          /* deps not settled yet */
 	struct dag_dep deps_in[2];  /* the first two of each, without malloc */
 	struct dag_node *users_in[2];
-	kopt_hash key;              /* when DAG_EVALUATED and not DAG_NOKEY */
-	kopt_hash out;              /* stable hash of the result, when DAG_DONE */
 	char *ingredients;          /* of the key, kept for the build log of a stale node */
 	const char *manifest;       /* result manifest (cache entry), when DAG_DONE */
 	size_t manifest_len;

@@ -212,7 +212,7 @@ static void release(struct dag *d)
 			struct rule_mv *mv = &dm->mvs[v];
 			for (size_t k = 0; k < mv->nkernels; k++) {
 				for (int c = 0; c < mv->kernels[k].n; c++)
-					free(mv->kernels[k].cands[c].memo_text);
+					rule_memo_free(mv->kernels[k].cands[c].memo);
 				free(mv->kernels[k].cands);
 			}
 			free(mv->kernels);

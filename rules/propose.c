@@ -104,6 +104,20 @@ static void fill_request(struct dag *d, struct dag_node *n, struct agent_kernel 
 	rq->index = c->index;
 }
 
+/* a proposal's context memo, to write once the proposal is done */
+struct rule_memo {
+	kopt_hash key;     /* the memo's key */
+	kopt_hash context; /* the context's hash, its stable part */
+	char *text;        /* its manifest */
+};
+
+void rule_memo_free(struct rule_memo *m)
+{
+	if (m)
+		free(m->text);
+	free(m);
+}
+
 /*
  * The context a proposal depends on, hashed. The agent derives it from the
  * trajectory (agent_context_digest), which means reading every earlier
@@ -151,10 +165,11 @@ static kopt_hash context_hash(struct dag *d, struct dag_node *n)
 	char *dig = agent_context_digest(&rq);
 	kopt_hash h = hash_str(dig);
 	json_t *m = json_pack("{s:s, s:s, s:s}", "kind", "context", "path", n->path, "digest", dig);
-	free(c->memo_text);
-	c->memo_text = json_dumps(m, JSON_COMPACT);
-	c->memo = memo;
-	c->context = h;
+	rule_memo_free(c->memo);
+	c->memo = xcalloc(1, sizeof *c->memo);
+	c->memo->text = json_dumps(m, JSON_COMPACT);
+	c->memo->key = memo;
+	c->memo->context = h;
 	json_decref(m);
 	free(dig);
 	strbuf_release(&src);
@@ -223,12 +238,12 @@ static int propose_start(struct rule_run *run)
 static void propose_done(struct dag *d, struct dag_node *n)
 {
 	struct rule_cand *c = rule_cand_of(n);
-	if (!c->memo_text)
+	if (!c->memo)
 		return;
-	if (cache_put(d->cache, c->memo, c->context, c->memo_text) == 0)
-		cache_mark(d->cache, c->memo);
-	free(c->memo_text);
-	c->memo_text = NULL;
+	if (cache_put(d->cache, c->memo->key, c->memo->context, c->memo->text) == 0)
+		cache_mark(d->cache, c->memo->key);
+	rule_memo_free(c->memo);
+	c->memo = NULL;
 }
 
 const struct rule rule_propose = {

@@ -73,14 +73,16 @@ void rule_summary_release(struct rule_summary *s);
  * and ops) from a profile's measurements (rules/common.c) */
 void rule_summary_space(struct rule_summary *s, const json_t *profile_meas);
 
-/* candidate i of a hot kernel: its proposal and its verify */
+struct rule_memo;
+
+/* candidate i of a hot kernel: its proposal and its verify (small: a null
+ * build walks each kernel's chain once per candidate) */
 struct rule_cand {
 	struct rule_kernel *k;
 	int index;
 	struct dag_node *propose, *verify;
-	char *memo_text;            /* the proposal's context, derived by its key for want of a
+	struct rule_memo *memo;     /* the proposal's context, derived by its key for want of a
 				     * memo: the memo to write once it is done (rules/propose.c) */
-	kopt_hash memo, context;    /*   its key and the context's hash */
 };
 
 /* a hot kernel of one capture: the chain propose/verify c0..c(n-1) */
@@ -146,6 +148,7 @@ struct rule_proposal {
 	struct agent_candidate cand; /* the candidate, read from json */
 };
 void rule_proposal_read(struct dag *d, const struct rule_cand *c, struct rule_proposal *p);
+void rule_memo_free(struct rule_memo *m);
 
 /* A verify's verdict, as the verify rule writes it and the others read it
  * (rules/verify.c). */
