@@ -1,6 +1,6 @@
 ## agents/llm.mk: the LLM backends (HTTP client, OpenAI and Anthropic APIs,
 ## prompts) and their tests against a local replay server (a test double).
-libkopt_a_SOURCES += agents/http.c agents/http.h agents/llm.h \
+libkopt_a_SOURCES += agents/llm.h \
 	agents/llm/provider.h agents/llm/llm.c agents/llm/openai.c \
 	agents/llm/anthropic.c agents/llm/prompt.c
 

@@ -1,1 +1,2 @@
 ## common/local.mk: included by the top Makefile.am
+libkopt_a_SOURCES += common/http.c common/http.h

@@ -17,7 +17,7 @@
 
 #include <curl/curl.h>
 
-#include "../agents/http.h"
+#include "../common/http.h"
 #include "cache.h"
 
 #define CONNECT_MS 3000L

@@ -22,7 +22,7 @@
 #include <config.h>
 
 #include "provider.h"
-#include "../http.h"
+#include "../../common/http.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "../../agents/agent.h"
-#include "../../agents/http.h"
+#include "../../common/http.h"
 #include "../tap.h"
 
 #ifndef KOPT_TEST_PYTHON

@@ -20,7 +20,7 @@
 
 #include <jansson.h>
 
-#include "../../agents/http.h"
+#include "../../common/http.h"
 #include "../../agents/llm.h"
 #include "../tap.h"
 #include "replay.h"

@@ -1,5 +1,6 @@
 /*
- * agents/http.h: a small libcurl wrapper for the LLM clients.
+ * common/http.h: a small libcurl wrapper, for the LLM clients (agents/llm)
+ * and the remote cache (engine/remote.c).
  *
  * One call, http_post(), sends one JSON body with extra header lines under a
  * connect timeout and a total timeout, and hands back the status, the body,
@@ -18,7 +19,7 @@
 #include <stddef.h>
 #include <time.h>
 
-#include "../common/util.h"
+#include "util.h"
 
 struct http_request {
 	const char *url;            /* full URL, http:// or https:// */

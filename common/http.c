@@ -1,4 +1,4 @@
-/* agents/http.c: see http.h */
+/* common/http.c: see http.h */
 #define _POSIX_C_SOURCE 200809L
 #include "http.h"
 
