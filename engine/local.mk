@@ -6,7 +6,8 @@ libkopt_a_SOURCES += engine/engine.h engine/engine.c \
 	engine/dag.h engine/dag.c engine/rule.h \
 	engine/explain.h engine/explain.c \
 	engine/sched.h engine/sched.c \
-	engine/worker_pool.h engine/worker_pool.c \
+	engine/worker_pool.h engine/worker_pool.c engine/tail.h engine/tail.c \
+	engine/proc.h engine/proc.c \
 	engine/witness.h engine/witness.c \
 	engine/slurm.h engine/slurm.c \
 	engine/remote.h engine/remote.c \

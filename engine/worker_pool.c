@@ -19,7 +19,6 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -27,10 +26,9 @@
 
 #include "../common/util.h"
 #include "../runtime/sandbox.h"
+#include "proc.h"
 #include "slurm.h"
-
-#define NERR 8        /* stderr lines kept */
-#define ERRLINE 300   /* chars kept of each */
+#include "tail.h"
 
 enum wstate { W_FREE, W_STARTING, W_READY };
 
@@ -44,9 +42,7 @@ struct worker {
 	struct strbuf rbuf;  /* stdout bytes not yet a full line */
 	struct strbuf wbuf;  /* bytes for stdin not yet written */
 	size_t woff;
-	struct strbuf epart; /* stderr bytes not yet a full line */
-	char *elines[NERR];
-	int ehead, nerr;
+	struct tail etail;   /* the last lines of its stderr */
 	double deadline;     /* 0 = none */
 	long id;             /* id of the request in flight */
 	bool waiting;        /* a request is in flight */
@@ -98,7 +94,7 @@ wpool *wpool_new(const char *program, int max_workers)
 		p->w[i].in = p->w[i].out = p->w[i].err = -1;
 		strbuf_init(&p->w[i].rbuf);
 		strbuf_init(&p->w[i].wbuf);
-		strbuf_init(&p->w[i].epart);
+		tail_init(&p->w[i].etail);
 	}
 	p->next_id = 1;
 	return p;
@@ -117,22 +113,6 @@ void wpool_sandbox(wpool *p, const char *scratch, const char *const *deny)
 	p->deny = xcalloc(n + 1, sizeof *p->deny);
 	for (size_t i = 0; i < n; i++)
 		p->deny[i] = xstrdup(deny[i]);
-}
-
-/* sets NAME=value in a sandbox_env() array */
-static void env_put(char ***env, const char *name, const char *value)
-{
-	size_t nl = strlen(name), n = 0;
-	char *entry = xasprintf("%s=%s", name, value);
-	for (; (*env)[n]; n++)
-		if (strncmp((*env)[n], name, nl) == 0 && (*env)[n][nl] == '=') {
-			free((*env)[n]);
-			(*env)[n] = entry;
-			return;
-		}
-	*env = xrealloc(*env, (n + 2) * sizeof **env);
-	(*env)[n] = entry;
-	(*env)[n + 1] = NULL;
 }
 
 int wpool_device(wpool *p, const char *name, int gpus, const char *launcher, double timeout_s)
@@ -176,13 +156,8 @@ static void clear_worker(struct worker *w)
 	close_fd(&w->err);
 	strbuf_reset(&w->rbuf);
 	strbuf_reset(&w->wbuf);
-	strbuf_reset(&w->epart);
+	tail_clear(&w->etail);
 	w->woff = 0;
-	for (int i = 0; i < NERR; i++) {
-		free(w->elines[i]);
-		w->elines[i] = NULL;
-	}
-	w->ehead = w->nerr = 0;
 	json_decref(w->pending);
 	w->pending = NULL;
 	free(w->op);
@@ -212,65 +187,10 @@ static int kill_worker(struct worker *w)
 	return status;
 }
 
-static void err_line(struct worker *w, const char *s, size_t n)
-{
-	if (n > ERRLINE)
-		n = ERRLINE;
-	int slot = (w->ehead + w->nerr) % NERR;
-	if (w->nerr == NERR) {
-		slot = w->ehead;
-		w->ehead = (w->ehead + 1) % NERR;
-	} else {
-		w->nerr++;
-	}
-	free(w->elines[slot]);
-	w->elines[slot] = xstrndup(s, n);
-}
-
 static void read_stderr(struct worker *w)
 {
-	char buf[4096];
-	for (;;) {
-		ssize_t r = read(w->err, buf, sizeof buf);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0) {
-			if (r == 0) {
-				if (w->epart.len)
-					err_line(w, w->epart.buf, w->epart.len);
-				strbuf_reset(&w->epart);
-				close_fd(&w->err);
-			}
-			return;
-		}
-		strbuf_add(&w->epart, buf, (size_t)r);
-		char *s = w->epart.buf, *nl;
-		while ((nl = memchr(s, '\n', w->epart.len - (size_t)(s - w->epart.buf)))) {
-			if (nl > s)
-				err_line(w, s, (size_t)(nl - s));
-			s = nl + 1;
-		}
-		size_t rest = w->epart.len - (size_t)(s - w->epart.buf);
-		memmove(w->epart.buf, s, rest);
-		w->epart.len = rest;
-		w->epart.buf[rest] = '\0';
-		if (w->epart.len > 4 * ERRLINE) {
-			err_line(w, w->epart.buf, w->epart.len);
-			strbuf_reset(&w->epart);
-		}
-	}
-}
-
-static char *stderr_tail(struct worker *w)
-{
-	struct strbuf sb = STRBUF_INIT;
-	strbuf_init(&sb);
-	for (int i = 0; i < w->nerr; i++) {
-		if (sb.len)
-			strbuf_addch(&sb, '\n');
-		strbuf_addstr(&sb, w->elines[(w->ehead + i) % NERR]);
-	}
-	return strbuf_detach(&sb);
+	if (tail_read(&w->etail, w->err))
+		close_fd(&w->err);
 }
 
 /* kills w and tells its job why; the slot becomes free */
@@ -281,7 +201,7 @@ static void fail_worker(wpool *p, struct worker *w, const char *reason, wpool_cb
 	kill_worker(w);
 	if (w->err >= 0)
 		read_stderr(w);
-	char *tail = stderr_tail(w);
+	char *tail = tail_text(&w->etail);
 	void *job = w->job;
 	bool had_job = w->held && (w->waiting || w->pending);
 	int dev = w->dev;
@@ -333,7 +253,7 @@ static void worker_died(wpool *p, struct worker *w, wpool_cb *cb, void *ctx)
 	if (w->srun) {
 		if (w->err >= 0)
 			read_stderr(w); /* srun is gone: every line it wrote is in */
-		char *tail = stderr_tail(w);
+		char *tail = tail_text(&w->etail);
 		slurm = slurm_reason(tail);
 		free(tail);
 	}
@@ -393,22 +313,7 @@ static void send_now(wpool *p, struct worker *w, json_t *req)
 
 static int spawn(wpool *p, struct worker *w)
 {
-	int pin[2], pout[2], perr[2];
 	struct device *d = &p->devs[w->dev];
-	if (pipe2(pin, O_CLOEXEC) < 0)
-		return -1;
-	if (pipe2(pout, O_CLOEXEC) < 0) {
-		close(pin[0]);
-		close(pin[1]);
-		return -1;
-	}
-	if (pipe2(perr, O_CLOEXEC) < 0) {
-		close(pin[0]);
-		close(pin[1]);
-		close(pout[0]);
-		close(pout[1]);
-		return -1;
-	}
 	char **argv = xcalloc((size_t)d->nlauncher + 2, sizeof *argv), **sargv = NULL;
 	for (int i = 0; i < d->nlauncher; i++)
 		argv[i] = d->launcher[i];
@@ -423,64 +328,25 @@ static int spawn(wpool *p, struct worker *w)
 	char gpu[16], slot[16];
 	snprintf(gpu, sizeof gpu, "%d", w->gpu);
 	snprintf(slot, sizeof slot, "%d", (int)(w - p->w));
-	/* a scrubbed environment (runtime/sandbox.h), made before the fork */
+	/* a scrubbed environment (runtime/sandbox.h): it holds no
+	 * KOPT_REMOTE_CACHE_AUTH (the engine's secret, remote.h), whose name
+	 * looks like one */
 	char **env = sandbox_env(environ, (const char *const *)p->deny);
-	env_put(&env, "CUDA_VISIBLE_DEVICES", gpu);
-	env_put(&env, "KOPT_SLOT", slot);
+	proc_env_put(&env, "CUDA_VISIBLE_DEVICES", gpu);
+	proc_env_put(&env, "KOPT_SLOT", slot);
 	if (p->scratch) {
 		char *sp = xasprintf("%s/%s", p->scratch, slot);
-		env_put(&env, "KOPT_SCRATCH", sp);
+		proc_env_put(&env, "KOPT_SCRATCH", sp);
 		free(sp);
 	}
-	pid_t parent = getpid();
-	fflush(NULL);
-	pid_t pid = fork();
-	if (pid < 0) {
-		free(argv);
-		slurm_argv_free(sargv);
-		sandbox_env_free(env);
-		close(pin[0]);
-		close(pin[1]);
-		close(pout[0]);
-		close(pout[1]);
-		close(perr[0]);
-		close(perr[1]);
-		return -1;
-	}
-	if (pid == 0) {
-		/* dies with koptmake, even by SIGKILL; and koptmake may be gone already */
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (getppid() != parent)
-			_exit(126);
-		setpgid(0, 0);
-		dup2(pin[0], 0);
-		dup2(pout[1], 1);
-		dup2(perr[1], 2);
-		signal(SIGPIPE, SIG_DFL);
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		if (sargv)
-			argv = sargv;
-		/* env holds no KOPT_REMOTE_CACHE_AUTH (the engine's secret, remote.h): its name looks like one */
-		execvpe(argv[0], argv, env);
-		dprintf(2, "cannot run '%s': %s\n", argv[0], strerror(errno));
-		_exit(127);
-	}
-	setpgid(pid, pid);
+	pid_t pid = proc_start(sargv ? sargv : argv, env, &w->in, &w->out, &w->err);
 	free(argv);
 	slurm_argv_free(sargv);
-	w->srun = d->srun ? d->launcher[0] : NULL;
 	sandbox_env_free(env);
-	close(pin[0]);
-	close(pout[1]);
-	close(perr[1]);
+	if (pid < 0)
+		return -1;
+	w->srun = d->srun ? d->launcher[0] : NULL;
 	w->pid = pid;
-	w->in = pin[1];
-	w->out = pout[0];
-	w->err = perr[0];
-	fcntl(w->in, F_SETFL, O_NONBLOCK);
-	fcntl(w->out, F_SETFL, O_NONBLOCK);
-	fcntl(w->err, F_SETFL, O_NONBLOCK);
 	w->state = W_STARTING;
 	w->deadline = kopt_now() + d->timeout;
 	return 0;
@@ -969,7 +835,7 @@ void wpool_free(wpool *p)
 	for (int i = 0; i < p->nw; i++) {
 		strbuf_release(&p->w[i].rbuf);
 		strbuf_release(&p->w[i].wbuf);
-		strbuf_release(&p->w[i].epart);
+		tail_release(&p->w[i].etail);
 		free(p->w[i].served);
 	}
 	for (int i = 0; i < p->ndevs; i++) {
