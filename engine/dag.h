@@ -66,7 +66,6 @@ struct dag_node {
 	kopt_hash out;              /* stable hash of the result, when DAG_DONE */
 	char *path;                 /* "softmax/default/k/c3", "softmax", "all" */
 	void *ctx;                  /* the rule's */
-	const struct kopt_device *device; /* worker steps: the device their worker runs on */
 	uint64_t affinity;          /* worker steps: what they leave loaded in their worker (0: nothing) */
 	double prio;                /* of the ready steps, the highest starts first (ties: seq); set
 				     * by its rule when created or by rule->priority once stale */
@@ -75,11 +74,11 @@ struct dag_node {
 	struct dag_node **users;
 	uint32_t nusers, usercap;
 	uint32_t npending;          /* deps not settled yet */
+	uint32_t manifest_len;      /* of the manifest */
 	struct dag_dep deps_in[2];  /* the first two of each, without malloc */
 	struct dag_node *users_in[2];
 	char *ingredients;          /* of the key, kept for the build log of a stale node */
 	const char *manifest;       /* result manifest (cache entry), when DAG_DONE */
-	size_t manifest_len;
 	json_t *result;             /* parsed manifest, loaded on demand */
 	char *why;                  /* why stale, or why failed */
 	void *job;                  /* scheduler's */

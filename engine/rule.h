@@ -48,10 +48,12 @@ struct rule_run {
 struct rule {
 	const char *name;   /* the step kind, as -n, the log and -t why name it */
 	int version;        /* bump when a rule's output for the same inputs changes */
-	bool worker;        /* runs in a worker (of the node's device) */
+	bool worker;        /* runs in a worker, on the device device() names */
 	bool timing;        /* measures time: needs its GPU alone */
 	bool secondary;     /* shares its path with the step that decides: a bare path names
 			     * the other one (-t why, -t query) */
+	/* worker rules: the device n's worker runs on (NULL: the default) */
+	const struct kopt_device *(*device)(const struct dag_node *n);
 	/* adds the key's ingredients, reading and hashing only; returns -1 with
 	 * *why when it cannot yet (the step is then stale) */
 	int (*key)(struct dag *d, struct dag_node *n, struct hash_key *k, char **why);

@@ -218,6 +218,12 @@ static void settle(struct sched *s, struct dag_node *n)
 	}
 }
 
+/* the device a worker step's worker runs on */
+static const struct kopt_device *node_device(const struct dag_node *n)
+{
+	return n->rule->device ? n->rule->device(n) : NULL;
+}
+
 /* the pool's index of dev, declaring it on first sight */
 static int dev_index(struct sched *s, const struct kopt_device *dev)
 {
@@ -530,7 +536,7 @@ static struct job *new_job(struct sched *s, struct dag_node *n, int wid)
 static bool start_worker_step(struct sched *s, struct dag_node *node)
 {
 	const struct rule *r = node->rule;
-	int di = dev_index(s, node->device);
+	int di = dev_index(s, node_device(node));
 	int wid = di >= 0 ? wpool_acquire(s->pool, di, r->timing, node->affinity) : -1;
 	if (wid < 0)
 		return false;
@@ -773,7 +779,7 @@ int sched_run(struct dag *d, wpool *pool, enum sched_mode mode)
 	/* devices: the pool's indices, in the order the worker steps name them */
 	for (size_t i = 0; i < d->nnodes; i++)
 		if (d->all[i]->rule->worker)
-			dev_index(&s, d->all[i]->device);
+			dev_index(&s, node_device(d->all[i]));
 	probe_envs(&s);
 	d->on_new = on_new;
 	d->on_new_ctx = &s;

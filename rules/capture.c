@@ -97,5 +97,6 @@ static int capture_reply(struct rule_run *run, json_t *res)
 
 const struct rule rule_capture = {
 	.name = "capture", .version = 3, .worker = true, .timing = false, .secondary = true,
+	.device = rule_device,
 	.key = capture_key, .start = capture_start, .reply = capture_reply,
 };

@@ -24,36 +24,9 @@ static const struct rule *const table[RULE_NKINDS] = {
 	[RULE_STITCH] = &rule_stitch,   [RULE_REPORT] = &rule_report,
 };
 
-struct rule_mv *rule_mv_of(const struct dag_node *n)
+const struct kopt_device *rule_device(const struct dag_node *n)
 {
-	switch (n->kind) {
-	case RULE_CAPTURE:
-	case RULE_PROFILE:
-		return n->ctx;
-	case RULE_PROPOSE:
-	case RULE_VERIFY:
-		return ((struct rule_cand *)n->ctx)->k->mv;
-	default:
-		return NULL;
-	}
-}
-
-struct rule_cand *rule_cand_of(const struct dag_node *n)
-{
-	return n->kind == RULE_PROPOSE || n->kind == RULE_VERIFY ? n->ctx : NULL;
-}
-
-struct rule_model *rule_model_of(const struct dag_node *n)
-{
-	if (n->kind == RULE_STITCH)
-		return n->ctx;
-	struct rule_mv *mv = rule_mv_of(n);
-	return mv ? mv->model : NULL;
-}
-
-const struct kopt_target *rule_target_of(const struct dag_node *n)
-{
-	return n->kind == RULE_REPORT ? n->ctx : NULL;
+	return rule_model_of(n)->spec->device;
 }
 
 struct rule_mv *rule_plan_variant(struct dag *d, struct rule_model *dm, const struct kopt_variant *var)
@@ -70,11 +43,9 @@ struct rule_mv *rule_plan_variant(struct dag *d, struct rule_model *dm, const st
 	char *path = xasprintf("%s/%s", dm->spec->name, var->name);
 	mv->capture = dag_add(d, RULE_CAPTURE, path, mv);
 	free(path);
-	mv->capture->device = dm->spec->device;
 	mv->capture->affinity = mv->affinity;
 	mv->capture->prio = RULE_PRIO_REVEAL;
 	mv->profile = dag_add_at(d, RULE_PROFILE, mv->capture->path, mv);
-	mv->profile->device = dm->spec->device;
 	mv->profile->affinity = mv->affinity;
 	mv->profile->prio = RULE_PRIO_REVEAL;
 	dag_add_dep(mv->profile, mv->capture, 0);
@@ -105,7 +76,6 @@ static struct rule_model *add_model(struct dag *d, const struct kopt_model *m)
 	dm->agent_fp = m->agents ? agent_fingerprint(m->agents) : xstrdup("builtin-default;" AGENT_BUILTIN_VERSION);
 	dm->mvs = xcalloc(m->nvariants + 2, sizeof *dm->mvs); /* + the agents' own */
 	dm->stitch = dag_add(d, RULE_STITCH, m->name, dm);
-	dm->stitch->device = m->device;
 	for (size_t v = 0; v < m->nvariants; v++)
 		rule_plan_variant(d, dm, &m->variants[v]);
 	/* it measures every variant against the first's baseline, on the
@@ -211,8 +181,9 @@ static void release(struct dag *d)
 		for (size_t v = 0; v < dm->nmv; v++) {
 			struct rule_mv *mv = &dm->mvs[v];
 			for (size_t k = 0; k < mv->nkernels; k++) {
-				for (int c = 0; c < mv->kernels[k].n; c++)
-					rule_memo_free(mv->kernels[k].cands[c].memo);
+				for (int c = 0; mv->kernels[k].memos && c < mv->kernels[k].n; c++)
+					rule_memo_free(mv->kernels[k].memos[c]);
+				free(mv->kernels[k].memos);
 				free(mv->kernels[k].cands);
 			}
 			free(mv->kernels);

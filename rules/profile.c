@@ -414,7 +414,6 @@ static size_t expand_chains(struct dag *d, struct rule_mv *mv)
 				dag_add_dep(p, k->cands[i - 1].verify,
 					    DAG_EDGE_ORDER | (agent_needs_feedback(ag, i) ? 0 : DAG_EDGE_SOFT));
 			struct dag_node *v = dag_add_at(d, RULE_VERIFY, p->path, c);
-			v->device = mv->model->spec->device;
 			v->affinity = mv->affinity;
 			dag_add_dep(v, p, 0);
 			dag_add_dep(v, mv->capture, 0);
@@ -533,6 +532,7 @@ static void profile_expand(struct dag *d, struct dag_node *n)
 
 const struct rule rule_profile = {
 	.name = "profile", .version = 3, .worker = true, .timing = true,
+	.device = rule_device,
 	.restore = rule_restore_outputs,
 	.key = profile_key, .start = profile_start, .reply = profile_reply, .expand = profile_expand,
 };

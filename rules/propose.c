@@ -165,11 +165,14 @@ static kopt_hash context_hash(struct dag *d, struct dag_node *n)
 	char *dig = agent_context_digest(&rq);
 	kopt_hash h = hash_str(dig);
 	json_t *m = json_pack("{s:s, s:s, s:s}", "kind", "context", "path", n->path, "digest", dig);
-	rule_memo_free(c->memo);
-	c->memo = xcalloc(1, sizeof *c->memo);
-	c->memo->text = json_dumps(m, JSON_COMPACT);
-	c->memo->key = memo;
-	c->memo->context = h;
+	if (!k->memos)
+		k->memos = xcalloc((size_t)k->n + 1, sizeof *k->memos);
+	struct rule_memo *mm = xcalloc(1, sizeof *mm);
+	mm->text = json_dumps(m, JSON_COMPACT);
+	mm->key = memo;
+	mm->context = h;
+	rule_memo_free(k->memos[c->index]);
+	k->memos[c->index] = mm;
 	json_decref(m);
 	free(dig);
 	strbuf_release(&src);
@@ -238,12 +241,13 @@ static int propose_start(struct rule_run *run)
 static void propose_done(struct dag *d, struct dag_node *n)
 {
 	struct rule_cand *c = rule_cand_of(n);
-	if (!c->memo)
+	struct rule_memo *m = c->k->memos ? c->k->memos[c->index] : NULL;
+	if (!m)
 		return;
-	if (cache_put(d->cache, c->memo->key, c->memo->context, c->memo->text) == 0)
-		cache_mark(d->cache, c->memo->key);
-	rule_memo_free(c->memo);
-	c->memo = NULL;
+	if (cache_put(d->cache, m->key, m->context, m->text) == 0)
+		cache_mark(d->cache, m->key);
+	rule_memo_free(m);
+	c->k->memos[c->index] = NULL;
 }
 
 const struct rule rule_propose = {

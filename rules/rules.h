@@ -81,8 +81,6 @@ struct rule_cand {
 	struct rule_kernel *k;
 	int index;
 	struct dag_node *propose, *verify;
-	struct rule_memo *memo;     /* the proposal's context, derived by its key for want of a
-				     * memo: the memo to write once it is done (rules/propose.c) */
 };
 
 /* a hot kernel of one capture: the chain propose/verify c0..c(n-1) */
@@ -98,6 +96,9 @@ struct rule_kernel {
 	const json_t *row;          /* profile row, or NULL */
 	struct rule_cand *cands;    /* the budget's */
 	int n;
+	struct rule_memo **memos;   /* per candidate, the proposal's context its key derived for
+				     * want of a memo: the memo to write once it is done
+				     * (rules/propose.c); NULL until a key does */
 };
 
 /* one model under one compile variant */
@@ -164,11 +165,36 @@ struct rule_verdict {
 void rule_verdict_read(struct dag *d, const struct rule_cand *c, struct rule_verdict *v);
 
 /* a node's context, by kind: capture and profile have a variant, propose
- * and verify a candidate, every kind but report a model */
-struct rule_mv *rule_mv_of(const struct dag_node *n);
-struct rule_cand *rule_cand_of(const struct dag_node *n);
-struct rule_model *rule_model_of(const struct dag_node *n);
-const struct kopt_target *rule_target_of(const struct dag_node *n);
+ * and verify a candidate, every kind but report a model (NULL otherwise);
+ * inline, a null build asks them of every node */
+static inline struct rule_cand *rule_cand_of(const struct dag_node *n)
+{
+	return n->kind == RULE_PROPOSE || n->kind == RULE_VERIFY ? n->ctx : NULL;
+}
+
+static inline struct rule_mv *rule_mv_of(const struct dag_node *n)
+{
+	if (n->kind == RULE_CAPTURE || n->kind == RULE_PROFILE)
+		return n->ctx;
+	struct rule_cand *c = rule_cand_of(n);
+	return c ? c->k->mv : NULL;
+}
+
+static inline struct rule_model *rule_model_of(const struct dag_node *n)
+{
+	if (n->kind == RULE_STITCH)
+		return n->ctx;
+	struct rule_mv *mv = rule_mv_of(n);
+	return mv ? mv->model : NULL;
+}
+
+static inline const struct kopt_target *rule_target_of(const struct dag_node *n)
+{
+	return n->kind == RULE_REPORT ? n->ctx : NULL;
+}
+
+/* the device hook of the worker rules: the model's */
+const struct kopt_device *rule_device(const struct dag_node *n);
 /* adds variant v (kept by the caller for the dag's life) to dm, with its
  * capture and profile; returns it */
 struct rule_mv *rule_plan_variant(struct dag *d, struct rule_model *dm, const struct kopt_variant *v);

@@ -730,6 +730,7 @@ static void stitch_why(struct dag *d, struct dag_node *n, FILE *out)
 
 const struct rule rule_stitch = {
 	.name = "stitch", .version = STITCH_VERSION, .worker = true, .timing = true,
+	.device = rule_device,
 	.restore = rule_restore_outputs,
 	.key = stitch_key, .start = stitch_start, .reply = stitch_reply, .release = stitch_release,
 	.why = stitch_why, .priority = stitch_priority,

@@ -192,6 +192,7 @@ static void verify_why(struct dag *d, struct dag_node *n, FILE *out)
 
 const struct rule rule_verify = {
 	.name = "verify", .version = 1, .worker = true, .timing = true,
+	.device = rule_device,
 	.key = verify_key, .skip = verify_skip, .start = verify_start, .reply = verify_reply,
 	.priority = rule_cand_priority,
 	.why = verify_why, .done = verify_done,
