@@ -19,7 +19,15 @@
  *   eager RATIO - OPS      compiled over eager, "-" without a side-by-side
  *                          run; the hot kernels' distinctive ATen ops,
  *                          comma-separated, or "-"
- * Profiles cached before the last two lines existed lack them.
+ *   baseline STATUS - WHY  the compiled code checked against eager (and the
+ *                          float64 reference where they differ) on the
+ *                          gates' seeds: agrees, accurate, wrong,
+ *                          ill-conditioned or unchecked (gates/baseline.c)
+ * Profiles cached before the last three lines existed lack them.
+ *
+ * A variant whose compiled code is wrong or ill-conditioned gets no chain of
+ * candidates: the candidates would be compared with a baseline that does not
+ * compute the model (kopt(5), "The reference").
  *
  * Its expand hook adds, once the profile is in, the hot kernels' chains of
  * candidates and, once every declared variant of the model is profiled,
@@ -45,17 +53,25 @@ static int profile_key(struct dag *d, struct dag_node *n, struct hash_key *k, ch
 	hash_key_int(k, "param:seed", rule_model_of(n)->spec->agents ? (long long)rule_model_of(n)->spec->agents->seed : 0);
 	hash_key_int(k, "param:warmup", WARMUP);
 	hash_key_int(k, "param:calls", CALLS);
+	/* the baseline check's seeds and tolerances (not gamma or repeats:
+	 * a new gamma reruns no profile) */
+	const struct kopt_gates *g = rule_model_of(n)->spec->gates;
+	hash_key_int(k, "param:seeds", g->seeds);
+	hash_key_double(k, "param:atol", g->atol);
+	hash_key_double(k, "param:rtol", g->rtol);
+	hash_key_double(k, "param:atol_half", g->atol_half);
+	hash_key_double(k, "param:rtol_half", g->rtol_half);
 	return 0;
 }
 
 static int profile_start(struct rule_run *run)
 {
 	const struct kopt_model *m = rule_model_of(run->node)->spec;
-	run->request = json_pack("{s:s, s:o, s:o, s:I, s:i, s:i}", "op", "profile",
+	run->request = json_pack("{s:s, s:o, s:o, s:I, s:i, s:i, s:o}", "op", "profile",
 				 "model", rule_model_json(m),
 				 "variant", rule_variant_json(rule_mv_of(run->node)->variant),
 				 "seed", (json_int_t)(m->agents ? m->agents->seed : 0),
-				 "warmup", WARMUP, "calls", CALLS);
+				 "warmup", WARMUP, "calls", CALLS, "gates", rule_gates_json(m->gates));
 	return RULE_SEND;
 }
 
@@ -92,6 +108,10 @@ char *rule_summary_write(const struct rule_summary *s)
 		strbuf_addstr(&sb, "eager\t-\t-\t-\n"); /* known: no side-by-side run */
 	else
 		strbuf_addf(&sb, "eager\t%.9g\t-\t%s\n", s->eager_ratio, s->eager_ops ? s->eager_ops : "-");
+	strbuf_addf(&sb, "baseline\t%s\t-\t", gate_baseline_name(s->baseline));
+	for (const char *c = s->baseline_why ? s->baseline_why : "-"; *c; c++)
+		strbuf_addch(&sb, *c == '\t' || *c == '\n' ? ' ' : *c);
+	strbuf_addch(&sb, '\n');
 	return strbuf_detach(&sb);
 }
 
@@ -124,6 +144,12 @@ int rule_summary_read(const char *text, struct rule_summary *s)
 			continue;
 		if (strcmp(f[0], "cudnn") == 0) {
 			s->cudnn_share = strtod(f[1], NULL);
+		} else if (strcmp(f[0], "baseline") == 0) {
+			for (int st = GATE_BASE_UNCHECKED; st <= GATE_BASE_WRONG; st++)
+				if (strcmp(f[1], gate_baseline_name((enum gate_baseline_status)st)) == 0)
+					s->baseline = (enum gate_baseline_status)st;
+			free(s->baseline_why);
+			s->baseline_why = xstrdup(f[3]);
 		} else if (strcmp(f[0], "eager") == 0) {
 			s->eager_known = true;
 			s->eager_ratio = strcmp(f[1], "-") == 0 ? NAN : strtod(f[1], NULL);
@@ -146,6 +172,7 @@ void rule_summary_release(struct rule_summary *s)
 {
 	free(s->kernels);
 	free(s->eager_ops);
+	free(s->baseline_why);
 	free(s->text);
 	memset(s, 0, sizeof *s);
 }
@@ -190,10 +217,12 @@ static double inventory(struct rule_run *run, json_t *kernels, json_t *inv, json
 }
 
 /* the summary of an inventory, its rows and the measurements */
-static char *summary_of(const json_t *inv, const json_t *rows, const json_t *meas)
+static char *summary_of(const json_t *inv, const json_t *rows, const json_t *meas,
+			enum gate_baseline_status baseline, const char *why)
 {
 	struct rule_summary s;
 	memset(&s, 0, sizeof s);
+	s.baseline = baseline;
 	s.kernels = xcalloc(json_array_size(inv) + 1, sizeof *s.kernels);
 	size_t i;
 	json_t *kr;
@@ -214,6 +243,7 @@ static char *summary_of(const json_t *inv, const json_t *rows, const json_t *mea
 		free(canon);
 	}
 	rule_summary_space(&s, meas);
+	s.baseline_why = xstrdup(why);
 	char *text = rule_summary_write(&s);
 	rule_summary_release(&s);
 	return text;
@@ -279,7 +309,13 @@ static int profile_reply(struct rule_run *run, json_t *res)
 		return rule_fail(run, "the profile result lacks kernels");
 	json_t *inv = json_array(), *rows = json_array();
 	double sum_ns = inventory(run, kernels, inv, rows);
-	run->stable = json_pack("{s:o}", "kernels", inv);
+	/* the compiled code against eager: decided here, kept in the stable
+	 * part (what follows from it must rerun when it changes) */
+	char why[GATE_REASON_MAX];
+	enum gate_baseline_status bs = gate_baseline(json_object_get(res, "check"),
+						     rule_model_of(run->node)->spec->gates, why, sizeof why);
+	run->stable = json_pack("{s:o, s:{s:s, s:s}}", "kernels", inv, "baseline", "status",
+				gate_baseline_name(bs), "reason", why);
 	run->meas = json_pack("{s:O, s:O, s:O, s:O, s:f, s:o}",
 			      "calls", json_object_get(res, "calls") ? json_object_get(res, "calls") : json_null(),
 			      "model_ns_per_call", json_object_get(res, "model_ns_per_call") ? json_object_get(res, "model_ns_per_call") : json_null(),
@@ -290,7 +326,11 @@ static int profile_reply(struct rule_run *run, json_t *res)
 		json_object_set(run->meas, "vendor", json_object_get(res, "vendor"));
 	if (json_object_get(res, "eager"))
 		json_object_set(run->meas, "eager", json_object_get(res, "eager"));
-	char *sum = summary_of(inv, rows, run->meas);
+	if (json_object_get(res, "check"))
+		json_object_set(run->meas, "check", json_object_get(res, "check"));
+	if (json_object_get(res, "phases"))
+		json_object_set(run->meas, "phases", json_object_get(res, "phases"));
+	char *sum = summary_of(inv, rows, run->meas, bs, why);
 	run->summary = json_string(sum);
 	free(sum);
 
@@ -306,6 +346,8 @@ static int profile_reply(struct rule_run *run, json_t *res)
 	free(js);
 	struct strbuf md = STRBUF_INIT;
 	profile_md(&md, run->node, run->meas, sum_ns);
+	strbuf_addf(&md, "\n## The compiled baseline against eager\n\n%s%s.\n", why,
+		    gate_baseline_usable(bs) ? "" : ": this variant is not optimized and claims no speedup");
 	rel = profile_rel(run->node, "md");
 	if (rule_output(run, rel, md.buf, md.len) < 0)
 		r = -1;
@@ -368,6 +410,8 @@ static size_t expand_chains(struct dag *d, struct rule_mv *mv)
 	}
 	rule_summary_read(json_string_value(sum), &mv->summary);
 	json_decref(sum);
+	if (!gate_baseline_usable(mv->summary.baseline))
+		return 0; /* the baseline does not compute the model: nothing to compare with */
 	const struct kopt_agents *ag = mv->model->spec->agents;
 	struct hot *hot = xcalloc(mv->summary.nkernels + 1, sizeof *hot);
 	size_t nhot = 0;
@@ -531,7 +575,7 @@ static void profile_expand(struct dag *d, struct dag_node *n)
 }
 
 const struct rule rule_profile = {
-	.name = "profile", .version = 3, .worker = true, .timing = true,
+	.name = "profile", .version = 4, .worker = true, .timing = true,
 	.device = rule_device,
 	.restore = rule_restore_outputs,
 	.key = profile_key, .start = profile_start, .reply = profile_reply, .expand = profile_expand,

@@ -237,6 +237,7 @@ struct report {
 	json_t *totals;              /* verdict counts over the models */
 	struct strbuf md;            /* report.md, the model table first */
 	struct strbuf vmd, smd, hmd; /* rows: vendor calls, implementation space, host time */
+	struct strbuf bmd;           /* rows: models whose compiled baseline failed its check */
 	struct svg_bar *bars;        /* speedup.svg */
 	struct svg_point *pts;       /* roofline.svg */
 	size_t npts, ptscap;
@@ -257,6 +258,7 @@ static void report_init(struct report *rp, const char *target, size_t nmodels)
 	strbuf_init(&rp->vmd);
 	strbuf_init(&rp->smd);
 	strbuf_init(&rp->hmd);
+	strbuf_init(&rp->bmd);
 	rp->bars = xcalloc(nmodels + 1, sizeof *rp->bars);
 	rp->peak = NAN;
 	strbuf_addf(&rp->md, "# Report: %s\n\n"
@@ -275,6 +277,7 @@ static void report_release(struct report *rp)
 	strbuf_release(&rp->vmd);
 	strbuf_release(&rp->smd);
 	strbuf_release(&rp->hmd);
+	strbuf_release(&rp->bmd);
 	free(rp->bars);
 	free(rp->pts);
 }
@@ -309,8 +312,17 @@ static void report_model(struct dag *d, struct report *rp, uint32_t i, const str
 	double base = rule_num(me, "base_ns"), opt = rule_num(me, "opt_ns"), sp = rule_num(me, "speedup");
 	const char *verdict = json_string_value(json_object_get(st, "verdict"));
 	const struct kopt_gates *gates = rule_model_of(s)->spec->gates;
-	chosen_variant(s, me, &base, &opt, &sp, &verdict);
-	double at = autotune_base(s, me), sp_at = at > 0 && opt > 0 ? at / opt : NAN;
+	/* a model whose first compiled variant failed its check against eager
+	 * claims nothing (stitch.c); else the choice from the variants' times */
+	bool withheld = verdict && (strcmp(verdict, "wrong-baseline") == 0 || strcmp(verdict, "ill-conditioned") == 0);
+	if (withheld) {
+		base = opt = sp = NAN;
+		strbuf_addf(&rp->bmd, "| %s | %s | %s |\n", s->path, verdict,
+			    json_string_value(json_object_get(me, "withheld")) ? json_string_value(json_object_get(me, "withheld")) : "-");
+	} else {
+		chosen_variant(s, me, &base, &opt, &sp, &verdict);
+	}
+	double at = withheld ? NAN : autotune_base(s, me), sp_at = at > 0 && opt > 0 ? at / opt : NAN;
 	if (!isnan(sp_at)) {
 		rp->at_logsum += log(sp_at);
 		rp->nat++;
@@ -358,9 +370,16 @@ static void report_model(struct dag *d, struct report *rp, uint32_t i, const str
 	if (!isnan(sp_at))
 		snprintf(ats, sizeof ats, "%.3fx%s", sp_at, sp_at < 1.0 ? " *" : "");
 	rp->nbelow += !isnan(sp_at) && sp_at < 1.0;
-	strbuf_addf(&rp->md, "| %s | %s | %.3f | %s | %.3f | %.3fx | %s | %s | %s | %.1f |\n", s->path,
+	char bb[32] = "-", ob[32] = "-", sb[32] = "-";
+	if (!isnan(base))
+		snprintf(bb, sizeof bb, "%.3f", base / 1000.0);
+	if (!isnan(opt))
+		snprintf(ob, sizeof ob, "%.3f", opt / 1000.0);
+	if (!isnan(sp))
+		snprintf(sb, sizeof sb, "%.3fx", sp);
+	strbuf_addf(&rp->md, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %.1f |\n", s->path,
 		    json_string_value(json_object_get(st, "variant")) ? json_string_value(json_object_get(st, "variant")) : "-",
-		    base / 1000.0, atb, opt / 1000.0, sp, ats, verdict ? verdict : "-", cs.len ? cs.buf : "-", gpu_min);
+		    bb, atb, ob, sb, ats, verdict ? verdict : "-", cs.len ? cs.buf : "-", gpu_min);
 	strbuf_release(&cs);
 }
 
@@ -387,6 +406,13 @@ static json_t *report_summary(struct report *rp, size_t nm, double *geo)
 		json_object_set_new(fp, key, json_real(f));
 		strbuf_addf(md, "| %s | %.3f |\n", key, f);
 	}
+	if (rp->bmd.len)
+		strbuf_addf(md, "\n## Compiled baseline disagrees with eager\n\n"
+				"Models whose compiled code (the first variant) does not compute what eager PyTorch "
+				"computes, checked on the gates' seeds and against the float64 reference where they "
+				"differ: wrong-baseline where eager matches float64 and the compile does not, "
+				"ill-conditioned where neither does. They are reported, not optimized, and no speedup "
+				"is claimed for them.\n\n| model | verdict | why |\n| --- | --- | --- |\n%s", rp->bmd.buf);
 	if (rp->smd.len)
 		strbuf_addf(md, "\n## Implementation space\n\n"
 				"Models that run faster eagerly than compiled (the first variant's profile, side by side; "
@@ -464,7 +490,7 @@ static int report_start(struct rule_run *run)
 }
 
 const struct rule rule_report = {
-	.name = "report", .version = 5, .worker = false, .timing = false,
+	.name = "report", .version = 6, .worker = false, .timing = false,
 	.restore = rule_restore_outputs,
 	.key = report_key, .start = report_start,
 };

@@ -28,6 +28,7 @@
 #include "../agents/memory.h"
 #include "../engine/dag.h"
 #include "../engine/hash.h"
+#include "../gates/gates.h"
 
 /* the node kinds: indices into rule_pipeline's table */
 enum rule_kind { RULE_CAPTURE, RULE_PROFILE, RULE_PROPOSE, RULE_VERIFY, RULE_STITCH, RULE_REPORT, RULE_NKINDS };
@@ -61,6 +62,9 @@ struct rule_summary {
 	bool eager_known;           /* the next two are known (older profiles lack them) */
 	double eager_ratio;         /* compiled over eager; NAN without a side-by-side run */
 	char *eager_ops;            /* the hot kernels' distinctive ATen ops, "a,b"; NULL: none; owned */
+	enum gate_baseline_status baseline; /* the compiled code against eager (gates/baseline.c);
+					       profiles cached before the check: unchecked */
+	char *baseline_why;         /* its reason, one line; owned */
 	char *text;                 /* read: the text, owned; kinds and names point into it */
 };
 

@@ -43,7 +43,7 @@
 #include "../engine/engine.h"
 #include "rules.h"
 
-#define STITCH_VERSION 7
+#define STITCH_VERSION 8
 /* the memos' own version: bump it when the worker's stitch or race changes
  * what it measures, not when the rule only writes its outputs otherwise */
 #define STITCH_MEMO_VERSION 1
@@ -65,6 +65,7 @@ struct vres {
 	json_t *winners;     /* what was kept: [{kernel, candidate, speedup, source_hash}] */
 	char *reason;
 	int attempts;
+	bool unusable;       /* its compiled code failed its check against eager: no request */
 };
 
 struct stitch_priv {
@@ -110,8 +111,11 @@ static int stitch_key(struct dag *d, struct dag_node *n, struct hash_key *k, cha
 			rule_key_input(k, dep);
 	}
 	free(ver);
-	for (size_t v = 0; v < dm->nmv; v++)
+	for (size_t v = 0; v < dm->nmv; v++) {
 		hash_key_splice(k, &dm->mvs[v].variant_key);
+		/* its compiled code's check decides whether it may be chosen */
+		hash_key_str(k, "baseline", gate_baseline_name(dm->mvs[v].summary.baseline));
+	}
 	hash_key_int(k, "param:seed", m->agents ? (long long)m->agents->seed : 0);
 	hash_key_splice(k, &rule_model_of(n)->gates_key);
 	return 0;
@@ -187,10 +191,26 @@ static void count_verdicts(struct rule_run *run, struct stitch_priv *p)
 
 static int replay(struct rule_run *run, int st);
 
+static int send_race(struct rule_run *run, struct stitch_priv *p);
+static int finish(struct rule_run *run, struct stitch_priv *p);
+static int after_variant(struct rule_run *run, struct stitch_priv *p);
+
 static int send_current(struct rule_run *run, struct stitch_priv *p)
 {
 	const struct kopt_model *m = rule_model_of(run->node)->spec;
 	struct rule_mv *mv = &rule_model_of(run->node)->mvs[p->vi];
+	if (!gate_baseline_usable(mv->summary.baseline)) {
+		/* its compiled code does not compute the model: nothing to stitch,
+		 * no time to claim (profile.c gave it no candidates either) */
+		struct vres *vr = &p->vr[p->vi];
+		vr->unusable = true;
+		vr->passed = false;
+		vr->base_ns = vr->opt_ns = NAN;
+		free(vr->reason);
+		vr->reason = xstrdup(mv->summary.baseline_why ? mv->summary.baseline_why : "compiled baseline not usable");
+		vr->winners = json_array();
+		return after_variant(run, p);
+	}
 	json_t *ws = json_array();
 	for (size_t i = 0; i < p->nw; i++) {
 		const struct agent_candidate *c = &p->w[i].cand;
@@ -219,8 +239,6 @@ static int stitch_start(struct rule_run *run)
 	collect(run, &dm->mvs[0], p);
 	return replay(run, send_current(run, p));
 }
-
-static int finish(struct rule_run *run, struct stitch_priv *p);
 
 /* Asks for the variants' baselines side by side. Each variant's stitch
  * measures its own baseline and optimized code together, but in a request
@@ -297,12 +315,22 @@ static int handle_reply(struct rule_run *run, json_t *res)
 			"candidate", p->w[i].cand_hex, "speedup", p->w[i].gain,
 			"source_hash", p->w[i].source_hash ? json_string(p->w[i].source_hash) : json_null(),
 			"proposal", p->w[i].candidate));
-	if (p->vi + 1 < rule_model_of(run->node)->nmv) {
+	return after_variant(run, p);
+}
+
+/* the next variant's stitch, else the race, else the choice */
+static int after_variant(struct rule_run *run, struct stitch_priv *p)
+{
+	struct rule_model *dm = rule_model_of(run->node);
+	if (p->vi + 1 < dm->nmv) {
 		p->vi++;
-		collect(run, &rule_model_of(run->node)->mvs[p->vi], p);
+		collect(run, &dm->mvs[p->vi], p);
 		return send_current(run, p);
 	}
-	if (rule_model_of(run->node)->nmv > 1)
+	size_t usable = 0;
+	for (size_t v = 0; v < dm->nmv; v++)
+		usable += !p->vr[v].unusable;
+	if (usable > 1 && !p->vr[0].unusable)
 		return send_race(run, p);
 	return finish(run, p);
 }
@@ -475,6 +503,7 @@ struct choice {
 	bool optimized;     /* winners, or another variant than the first */
 	double base, opt;   /* the first variant's baseline, the chosen time (first variant's terms) */
 	double speedup;
+	enum gate_baseline_status withheld; /* the first variant's check failed: no claim (else 0) */
 };
 
 /* Puts each variant's times in the first variant's terms, the race's ratio
@@ -500,6 +529,16 @@ static void choose(struct rule_run *run, struct stitch_priv *p, struct choice *c
 		vp[v] = r->passed && json_array_size(r->winners) > 0;
 	}
 	ch->best = 0;
+	ch->withheld = p->vr[0].unusable ? dm->mvs[0].summary.baseline : GATE_BASE_UNCHECKED;
+	if (ch->withheld) {
+		/* the baseline every speedup is measured against is wrong */
+		ch->optimized = false;
+		ch->base = ch->opt = ch->speedup = NAN;
+		free(vb);
+		free(vo);
+		free(vp);
+		return;
+	}
 	ch->optimized = rule_pick_variant(vb, vo, vp, dm->nmv, m->gates->gamma, &ch->best);
 	struct vres *b = &p->vr[ch->best];
 	ch->base = p->vr[0].base_ns;
@@ -521,19 +560,24 @@ static void result(struct rule_run *run, struct stitch_priv *p, const struct cho
 	json_array_foreach(p->vr[ch->best].winners, i, w)
 		json_array_append_new(ws, json_pack("{s:O, s:O}", "kernel", json_object_get(w, "kernel"),
 						    "candidate", json_object_get(w, "candidate")));
+	const char *verdict = ch->withheld == GATE_BASE_WRONG ? "wrong-baseline" :
+			      ch->withheld == GATE_BASE_ILL ? "ill-conditioned" : ch->optimized ? "optimized" : "baseline";
 	run->stable = json_pack("{s:s, s:s, s:o, s:O}", "variant", dm->mvs[ch->best].variant->name, "verdict",
-				ch->optimized ? "optimized" : "baseline", "winners", ws, "verdicts", p->counts);
+				verdict, "winners", ws, "verdicts", p->counts);
 	run->meas = json_object();
 	num_or_null(run->meas, "base_ns", ch->base);
 	num_or_null(run->meas, "opt_ns", ch->optimized ? ch->opt : ch->base);
 	num_or_null(run->meas, "speedup", ch->optimized ? ch->speedup : (isnan(ch->base) ? NAN : 1.0));
+	if (ch->withheld)
+		json_object_set_new(run->meas, "withheld", json_string(p->vr[0].reason));
 	json_object_set(run->meas, "verdicts", p->counts);
 	json_object_set(run->meas, "no_candidates", p->alone);
 	json_t *vars = json_array();
 	for (size_t v = 0; v < dm->nmv; v++) {
-		json_t *o = json_pack("{s:s, s:s, s:s, s:i}", "name", dm->mvs[v].variant->name, "verdict",
+		json_t *o = json_pack("{s:s, s:s, s:s, s:i, s:s}", "name", dm->mvs[v].variant->name, "verdict",
 				      p->vr[v].passed ? "pass" : "fail", "reason",
-				      p->vr[v].reason ? p->vr[v].reason : "", "attempts", p->vr[v].attempts);
+				      p->vr[v].reason ? p->vr[v].reason : "", "attempts", p->vr[v].attempts,
+				      "baseline", gate_baseline_name(dm->mvs[v].summary.baseline));
 		num_or_null(o, "base_ns", p->vr[v].base_ns);
 		num_or_null(o, "opt_ns", p->vr[v].opt_ns);
 		num_or_null(o, "stitch_base_ns", p->vr[v].stitch_base_ns);
@@ -604,7 +648,9 @@ static void model_md(struct rule_run *run, struct stitch_priv *p, const struct c
 	struct rule_model *dm = rule_model_of(run->node);
 	struct vres *b = &p->vr[ch->best];
 	strbuf_addf(md, "# %s\n\n", dm->spec->name);
-	if (ch->optimized)
+	if (ch->withheld)
+		strbuf_addf(md, "Not optimized, no speedup claimed: %s.\n\n", p->vr[0].reason);
+	else if (ch->optimized)
 		strbuf_addf(md, "Optimized (variant %s%s): %.3f us -> %.3f us per call, speedup %.3fx.\n\n",
 			    dm->mvs[ch->best].variant->name, b->passed ? "" : ", its compiled code alone",
 			    ch->base / 1000.0, ch->opt / 1000.0, ch->speedup);
@@ -619,8 +665,21 @@ static void model_md(struct rule_run *run, struct stitch_priv *p, const struct c
 	strbuf_addstr(md, "| variant | stitch | baseline (us) | optimized (us) | attempts | reason |\n| --- | --- | ---: | ---: | ---: | --- |\n");
 	for (size_t v = 0; v < dm->nmv; v++)
 		strbuf_addf(md, "| %s | %s | %.3f | %.3f | %d | %s |\n", dm->mvs[v].variant->name,
-			    p->vr[v].passed ? "pass" : "fail", p->vr[v].base_ns / 1000.0,
+			    p->vr[v].unusable ? "not run" : p->vr[v].passed ? "pass" : "fail", p->vr[v].base_ns / 1000.0,
 			    p->vr[v].opt_ns / 1000.0, p->vr[v].attempts, p->vr[v].reason ? p->vr[v].reason : "");
+	bool any = false;
+	for (size_t v = 0; v < dm->nmv; v++)
+		any |= dm->mvs[v].summary.baseline != GATE_BASE_UNCHECKED;
+	if (any) {
+		strbuf_addstr(md, "\n## Compiled baselines against eager\n\n"
+				  "Each variant's compiled code on the gates' seeds against eager PyTorch, and against the "
+				  "float64 reference where they differ; a variant that fails claims no speedup and gets no "
+				  "candidates.\n\n| variant | check | why |\n| --- | --- | --- |\n");
+		for (size_t v = 0; v < dm->nmv; v++)
+			strbuf_addf(md, "| %s | %s | %s |\n", dm->mvs[v].variant->name,
+				    gate_baseline_name(dm->mvs[v].summary.baseline),
+				    dm->mvs[v].summary.baseline_why ? dm->mvs[v].summary.baseline_why : "-");
+	}
 	size_t i;
 	json_t *w;
 	if (ch->optimized) {
@@ -711,8 +770,10 @@ static void stitch_why(struct dag *d, struct dag_node *n, FILE *out)
 	size_t i;
 	json_t *v;
 	json_array_foreach(json_object_get(me, "variants"), i, v)
-		fprintf(out, "  variant %s: stitch %s after %lld attempt(s): %s\n",
-			json_string_value(json_object_get(v, "name")), json_string_value(json_object_get(v, "verdict")),
+		fprintf(out, "  variant %s: compiled baseline %s; stitch %s after %lld attempt(s): %s\n",
+			json_string_value(json_object_get(v, "name")),
+			json_string_value(json_object_get(v, "baseline")) ? json_string_value(json_object_get(v, "baseline")) : "unchecked",
+			json_string_value(json_object_get(v, "verdict")),
 			(long long)json_integer_value(json_object_get(v, "attempts")),
 			json_string_value(json_object_get(v, "reason")));
 	json_array_foreach(json_object_get(st, "winners"), i, v)

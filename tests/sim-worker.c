@@ -45,6 +45,11 @@
  *                               the device time, in the profile's vendor
  *                               calls), and variants with cudnn_benchmark run
  *                               1.25x faster
+ *   # sim: baseline S [VARIANT] the profile's check of the compiled baseline
+ *                               against eager (sent when the request has
+ *                               gates) reads S: agrees (the default),
+ *                               accurate, wrong or ill, for every variant or
+ *                               only VARIANT's
  * Profile rows name ATen ops: aten._softmax for reductions, aten.add for
  * pointwise kernels.
  * The simulator confines itself through the real worker's sandbox
@@ -57,6 +62,10 @@
  *   KOPT_SIM_WHO=FILE    append "OP MODEL VARIANT PID" per executed op: which worker
  *                        process ran it (the worker affinity test)
  *   KOPT_SIM_DELAY_MS=N  sleep N ms before each answer
+ *   KOPT_SIM_START_MS=N  sleep N ms before the hello (a worker as slow to start
+ *                        as torch and CUDA make the real one)
+ *   KOPT_SIM_WITNESS=P:Q the hello names these files as its environment's
+ *                        witnesses (engine/witness.h)
  *   KOPT_SIM_TRACE=FILE  append "OP GPU START_NS END_NS" per request (GPU is
  *                        CUDA_VISIBLE_DEVICES): the multi-GPU scheduler test
  *   KOPT_SIM_TORCH=V     the torch version reported in the hello (env fingerprint)
@@ -313,6 +322,42 @@ static json_t *profile(const struct model *m)
 		json_object_set_new(r, "eager", json_pack("{s:i, s:f, s:f}", "calls", 10, "compiled_ns", model_ns(m),
 							  "eager_ns", model_ns(m) * g_speed / f));
 	return r;
+}
+
+/* "# sim: baseline S [VARIANT]": the profile's check, in PROTOCOL.md's
+ * shape: seed 0 agrees; seed 1's output is as S says */
+static json_t *baseline_check(const struct model *m, const json_t *req)
+{
+	const char *status = "agrees";
+	const char *k = strstr(m->text, "# sim: baseline ");
+	const char *vname = json_string_value(json_object_get(json_object_get(req, "variant"), "name"));
+	if (k) {
+		char st[16] = "", var[64] = "", line[96];
+		size_t len = strcspn(k + 16, "\n");
+		snprintf(line, sizeof line, "%.*s", (int)(len < sizeof line ? len : sizeof line - 1), k + 16);
+		int n = sscanf(line, "%15s %63s", st, var);
+		if (n == 1 || (n == 2 && vname && strcmp(var, vname) == 0))
+			status = strcmp(st, "wrong") == 0 ? "wrong" : strcmp(st, "ill") == 0 ? "ill" :
+				 strcmp(st, "accurate") == 0 ? "accurate" : "agrees";
+	}
+	json_t *seeds = json_array();
+	int nseeds = (int)json_integer_value(json_object_get(json_object_get(req, "gates"), "seeds"));
+	for (int s = 0; s < (nseeds > 0 ? nseeds : 1); s++) {
+		bool bad = s == 1 && strcmp(status, "agrees") != 0;
+		json_t *o = json_pack("{s:i, s:s, s:b, s:b, s:b, s:b, s:f, s:f, s:f, s:b}", "index", 0, "dtype", "float32",
+				      "shape_mismatch", 0, "dtype_mismatch", 0, "nan_mismatch", 0, "inf_mismatch", 0,
+				      "max_abs", bad ? 1.0 : 2e-6, "max_rel", bad ? 0.3 : 1e-6, "ref_max_abs", 3.0,
+				      "allclose", !bad);
+		if (bad) {
+			bool wrong = strcmp(status, "wrong") == 0, acc = strcmp(status, "accurate") == 0;
+			json_object_set_new(o, "rmse_compiled", json_real(acc ? 1e-7 : 0.6));
+			json_object_set_new(o, "rmse_eager", json_real(wrong ? 0.0 : 0.1));
+			json_object_set_new(o, "eager_close64", json_boolean(wrong));
+			json_object_set_new(o, "compiled_close64", json_boolean(acc));
+		}
+		json_array_append_new(seeds, json_pack("{s:i, s:[o]}", "seed", s, "outputs", o));
+	}
+	return json_pack("{s:o}", "seeds", seeds);
 }
 
 static int kernel_index(const struct model *m, const char *name)
@@ -663,8 +708,20 @@ int main(void)
 	}
 	if (sb.note[0])
 		fprintf(stderr, "sim-worker: warning: %s\n", sb.note);
-	out(json_pack("{s:s, s:i, s:{s:s, s:s, s:s, s:s, s:s, s:s, s:s}, s:{s:b, s:b, s:i, s:s, s:s}}",
-		      "hello", "kopt-sim-worker", "protocol", 1, "env", "gpu", "Simulated GPU", "cc", "0.0", "driver",
+	const char *start = getenv("KOPT_SIM_START_MS");
+	if (start && atol(start) > 0) {
+		struct timespec ts = { atol(start) / 1000, (atol(start) % 1000) * 1000000L };
+		nanosleep(&ts, NULL);
+	}
+	json_t *witness = json_array();
+	for (const char *w = getenv("KOPT_SIM_WITNESS"); w && *w;) {
+		size_t len = strcspn(w, ":");
+		if (len)
+			json_array_append_new(witness, json_stringn(w, len));
+		w += len + (w[len] == ':');
+	}
+	out(json_pack("{s:s, s:o, s:i, s:{s:s, s:s, s:s, s:s, s:s, s:s, s:s}, s:{s:b, s:b, s:i, s:s, s:s}}",
+		      "hello", "kopt-sim-worker", "witness", witness, "protocol", 1, "env", "gpu", "Simulated GPU", "cc", "0.0", "driver",
 		      "sim", "cuda", "sim", "torch", torch ? torch : "2.11.0+sim", "triton", "3.6.0+sim", "python",
 		      "sim", "sandbox", "fs", sb.fs, "net", sb.net, "landlock_abi", sb.landlock_abi, "scratch",
 		      sb.scratch, "how", sandbox_describe(&sb)));
@@ -751,6 +808,8 @@ int main(void)
 			res = capture(&m, req);
 		else if (strcmp(op, "profile") == 0)
 			res = profile(&m);
+		if (res && strcmp(op, "profile") == 0 && json_is_object(json_object_get(req, "gates")))
+			json_object_set_new(res, "check", baseline_check(&m, req));
 		else if (strcmp(op, "verify") == 0)
 			res = verify(&m, req);
 		else if (strcmp(op, "stitch") == 0)

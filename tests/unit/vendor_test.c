@@ -93,7 +93,7 @@ int main(void)
 
 	/* the same decision from the profile summaries' "eager" lines */
 	char *line = rule_space_line(pm);
-	TAP_IS_STR(line, "cudnn\t0\t-\t-\neager\t2.17858835\t-\taten.avg_pool2d\n",
+	TAP_IS_STR(line, "cudnn\t0\t-\t-\neager\t2.17858835\t-\taten.avg_pool2d\nbaseline\tunchecked\t-\t-\n",
 		   "summary lines: no cuDNN; the eager ratio and the distinctive ops");
 	free(line);
 	double r1[] = { 735840.0 / 337760.0 };
@@ -115,7 +115,7 @@ int main(void)
 	TAP_OK(rule_space_pick_lines(&m, r3, 2, "-", 1.03) == NULL, "... no op: nothing added");
 	json_t *noe = json_pack("{s:[]}", "rows");
 	line = rule_space_line(noe);
-	TAP_IS_STR(line, "cudnn\t0\t-\t-\neager\t-\t-\t-\n", "summary lines of a profile without an eager run");
+	TAP_IS_STR(line, "cudnn\t0\t-\t-\neager\t-\t-\t-\nbaseline\tunchecked\t-\t-\n", "summary lines of a profile without an eager run");
 	free(line);
 	json_decref(noe);
 	/* conv2d_relu on the H200: torch's cuDNN convolution 2107 us of a 2318 us call */
