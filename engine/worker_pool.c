@@ -69,6 +69,7 @@ struct device {
 	double timeout;
 	bool srun;           /* the launcher is an srun line (slurm.h) */
 	int gres;            /* srun: ask for a GPU per step; -1 = not yet asked */
+	json_t *witness;     /* the last hello's "witness" files (engine/witness.h), or NULL */
 };
 
 struct wpool {
@@ -547,6 +548,11 @@ static void handle_line(wpool *p, struct worker *w, const char *line, size_t n, 
 			w->state = W_READY;
 			w->deadline = 0;
 			sandbox_said(p, json_object_get(msg, "sandbox"));
+			json_t *wit = json_object_get(msg, "witness");
+			if (json_is_array(wit)) {
+				json_decref(p->devs[w->dev].witness);
+				p->devs[w->dev].witness = json_incref(wit);
+			}
 			struct wpool_event ev = { WPOOL_HELLO, (int)(w - p->w), w->dev, w->job,
 						  json_is_object(env) ? env : NULL, NULL, NULL, false };
 			int stop = cb ? cb(ctx, &ev) : 0;
@@ -778,6 +784,16 @@ json_t *wpool_probe(wpool *p, int dev, char **why)
 	return pr.env;
 }
 
+json_t *wpool_witness(wpool *p, int dev)
+{
+	return dev >= 0 && dev < p->ndevs ? p->devs[dev].witness : NULL;
+}
+
+bool wpool_launched(const wpool *p, int dev)
+{
+	return dev >= 0 && dev < p->ndevs && p->devs[dev].nlauncher > 0;
+}
+
 void wpool_cancel_jobs(wpool *p)
 {
 	for (int i = 0; i < p->nw; i++) {
@@ -843,6 +859,7 @@ void wpool_free(wpool *p)
 			free(p->devs[i].launcher[j]);
 		free(p->devs[i].launcher);
 		free(p->devs[i].name);
+		json_decref(p->devs[i].witness);
 	}
 	free(p->devs);
 	free(p->w);

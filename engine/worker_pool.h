@@ -73,6 +73,12 @@ int wpool_poll(wpool *p, int extra_fd, double max_wait, wpool_cb *cb, void *ctx)
  * with *why set (caller frees).
  */
 json_t *wpool_probe(wpool *p, int dev, char **why);
+/* the files the last hello of a dev worker named as its environment's
+ * witnesses (a JSON array, borrowed), or NULL */
+json_t *wpool_witness(wpool *p, int dev);
+/* whether dev's workers start through a launcher (srun, ...): their files
+ * are another machine's */
+bool wpool_launched(const wpool *p, int dev);
 /* jobs holding a worker */
 int wpool_held(const wpool *p);
 /* kills every worker now (SIGINT); no events */
