@@ -86,29 +86,37 @@ static void chosen_variant(const struct dag_node *s, const json_t *meas, double 
 	free(vp);
 }
 
-/* seconds workers spent on the model's steps (captures, profiles, verifies, stitch) */
-static double worker_seconds(struct dag *d, const struct dag_node *s)
+/* seconds workers spent on the model's steps, by kind */
+enum { COST_CAPTURE, COST_PROFILE, COST_VERIFY, COST_STITCH, NCOST };
+static const char *const cost_kinds[NCOST] = { "capture", "profile", "verify", "stitch" };
+
+static double step_seconds(struct dag *d, struct dag_node *n)
+{
+	double t = n ? rule_num(json_object_get(dag_result(d, n), "meas"), "worker_s") : NAN;
+	return isnan(t) ? 0 : t;
+}
+
+/* fills cost[NCOST]; returns their sum */
+static double worker_seconds(struct dag *d, const struct dag_node *s, double *cost)
 {
 	const struct rule_model *dm = rule_model_of(s);
 	json_t *meas = json_object_get(dag_result(d, (struct dag_node *)s), "meas");
-	double sum = rule_num(meas, "worker_s");
-	sum = isnan(sum) ? 0 : sum;
+	memset(cost, 0, NCOST * sizeof *cost);
+	cost[COST_STITCH] = step_seconds(d, (struct dag_node *)s);
 	/* a stitch answered from its memo: the time those requests took when measured */
 	double re = rule_num(json_object_get(meas, "requests"), "replayed_s");
-	sum += isnan(re) ? 0 : re;
+	cost[COST_STITCH] += isnan(re) ? 0 : re;
 	for (size_t v = 0; v < dm->nmv; v++) {
 		const struct rule_mv *mv = &dm->mvs[v];
-		struct dag_node *steps[2] = { mv->capture, mv->profile };
-		for (int i = 0; i < 2; i++) {
-			double t = rule_num(json_object_get(dag_result(d, steps[i]), "meas"), "worker_s");
-			sum += isnan(t) ? 0 : t;
-		}
+		cost[COST_CAPTURE] += step_seconds(d, mv->capture);
+		cost[COST_PROFILE] += step_seconds(d, mv->profile);
 		for (size_t ki = 0; ki < mv->nkernels; ki++)
-			for (int c = 0; c < mv->kernels[ki].n; c++) {
-				double t = rule_num(json_object_get(dag_result(d, mv->kernels[ki].cands[c].verify), "meas"), "worker_s");
-				sum += isnan(t) ? 0 : t;
-			}
+			for (int c = 0; c < mv->kernels[ki].n; c++)
+				cost[COST_VERIFY] += step_seconds(d, mv->kernels[ki].cands[c].verify);
 	}
+	double sum = 0;
+	for (int k = 0; k < NCOST; k++)
+		sum += cost[k];
 	return sum;
 }
 
@@ -238,6 +246,8 @@ struct report {
 	struct strbuf md;            /* report.md, the model table first */
 	struct strbuf vmd, smd, hmd; /* rows: vendor calls, implementation space, host time */
 	struct strbuf bmd;           /* rows: models whose compiled baseline failed its check */
+	struct strbuf cmd;           /* rows: GPU seconds by step kind */
+	double cost[NCOST];          /* their totals */
 	struct svg_bar *bars;        /* speedup.svg */
 	struct svg_point *pts;       /* roofline.svg */
 	size_t npts, ptscap;
@@ -259,6 +269,7 @@ static void report_init(struct report *rp, const char *target, size_t nmodels)
 	strbuf_init(&rp->smd);
 	strbuf_init(&rp->hmd);
 	strbuf_init(&rp->bmd);
+	strbuf_init(&rp->cmd);
 	rp->bars = xcalloc(nmodels + 1, sizeof *rp->bars);
 	rp->peak = NAN;
 	strbuf_addf(&rp->md, "# Report: %s\n\n"
@@ -278,6 +289,7 @@ static void report_release(struct report *rp)
 	strbuf_release(&rp->smd);
 	strbuf_release(&rp->hmd);
 	strbuf_release(&rp->bmd);
+	strbuf_release(&rp->cmd);
 	free(rp->bars);
 	free(rp->pts);
 }
@@ -329,7 +341,8 @@ static void report_model(struct dag *d, struct report *rp, uint32_t i, const str
 	}
 	roofline_points(d, s, st, me, &rp->pts, &rp->npts, &rp->ptscap, &rp->peak);
 	/* to a tenth of a minute: what a reader needs, and steady across rebuilds */
-	double gpu_min = round(worker_seconds(d, s) / 6.0) / 10.0;
+	double cost[NCOST];
+	double gpu_min = round(worker_seconds(d, s, cost) / 6.0) / 10.0;
 	char hex[HASH_HEX];
 	hash_hex(s->out, hex);
 	json_array_append_new(rp->stable, json_pack("[s, s]", s->path, hex));
@@ -342,6 +355,19 @@ static void report_model(struct dag *d, struct report *rp, uint32_t i, const str
 	json_object_set_new(o, "speedup", isnan(sp) ? json_null() : json_real(sp));
 	json_object_set_new(o, "max_autotune_ns", isnan(at) ? json_null() : json_real(at));
 	json_object_set_new(o, "gpu_minutes", json_real(gpu_min));
+	/* GPU-minutes by step kind, to a tenth as the total (steady across
+	 * rebuilds and machines; bench/cost/summarize.py reads the build log
+	 * for seconds) */
+	json_t *gs = json_object();
+	strbuf_addf(&rp->cmd, "| %s |", s->path);
+	for (int k = 0; k < NCOST; k++) {
+		double t = round(cost[k] / 6.0) / 10.0;
+		json_object_set_new(gs, cost_kinds[k], json_real(t));
+		rp->cost[k] += cost[k];
+		strbuf_addf(&rp->cmd, " %.1f |", t);
+	}
+	strbuf_addf(&rp->cmd, " %.1f |\n", gpu_min);
+	json_object_set_new(o, "gpu_minutes_by_step", gs);
 	json_object_set_new(o, "speedup_vs_max_autotune", isnan(sp_at) ? json_null() : json_real(sp_at));
 	json_object_set_new(o, "vendor", vendor_calls(d, s, st, gates->gamma, &rp->vmd));
 	profile_parts(d, rp, s, o, gates->gamma);
@@ -413,6 +439,21 @@ static json_t *report_summary(struct report *rp, size_t nm, double *geo)
 				"differ: wrong-baseline where eager matches float64 and the compile does not, "
 				"ill-conditioned where neither does. They are reported, not optimized, and no speedup "
 				"is claimed for them.\n\n| model | verdict | why |\n| --- | --- | --- |\n%s", rp->bmd.buf);
+	if (rp->cmd.len) {
+		double total = 0;
+		for (int k = 0; k < NCOST; k++)
+			total += rp->cost[k];
+		strbuf_addf(md, "\n## GPU time\n\n"
+				"GPU-minutes the workers spent on each model's steps, by kind (a step found in the cache "
+				"counts the time it took when it ran; a stitch answered from its memo, the time its "
+				"requests took when measured).\n\n"
+				"| model | capture | profile | verify | stitch | all |\n"
+				"| --- | ---: | ---: | ---: | ---: | ---: |\n%s"
+				"| all | %.1f | %.1f | %.1f | %.1f | %.1f |\n", rp->cmd.buf,
+			    round(rp->cost[COST_CAPTURE] / 6.0) / 10.0, round(rp->cost[COST_PROFILE] / 6.0) / 10.0,
+			    round(rp->cost[COST_VERIFY] / 6.0) / 10.0, round(rp->cost[COST_STITCH] / 6.0) / 10.0,
+			    round(total / 6.0) / 10.0);
+	}
 	if (rp->smd.len)
 		strbuf_addf(md, "\n## Implementation space\n\n"
 				"Models that run faster eagerly than compiled (the first variant's profile, side by side; "
@@ -433,6 +474,10 @@ static json_t *report_summary(struct report *rp, size_t nm, double *geo)
 				"%s%s", rule_vendor_header, rp->vmd.buf);
 	json_t *doc = json_pack("{s:s, s:O, s:o, s:O}", "target", rp->target, "models", rp->models,
 				"fast_p", fp, "verdicts", rp->totals);
+	json_t *gs = json_object();
+	for (int k = 0; k < NCOST; k++)
+		json_object_set_new(gs, cost_kinds[k], json_real(round(rp->cost[k] / 6.0) / 10.0));
+	json_object_set_new(doc, "gpu_minutes_by_step", gs);
 	json_object_set_new(doc, "geomean_speedup", isnan(*geo) ? json_null() : json_real(*geo));
 	json_object_set_new(doc, "geomean_speedup_vs_max_autotune", isnan(geo_at) ? json_null() : json_real(geo_at));
 	return doc;

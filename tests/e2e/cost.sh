@@ -1,0 +1,37 @@
+#!/bin/sh
+# tests/e2e/cost.sh: every report says what the GPU time went on (issue 16).
+# With the simulated worker (a TEST DOUBLE) slowed per operation, report.json
+# gives each model's GPU-minutes by step kind (to a tenth, as the report's
+# other figures of time, so that reports stay the same from build to
+# build), equal to what the build log recorded for its steps, and report.md
+# a GPU-time table with the total.
+set -eu
+
+. "$top_srcdir/tests/e2e/sim-env.sh" cost
+mkdir models
+printf '# model slowv\n# sim: kernels 1\n# sim: slow verify 1600\nimport torch\n' > models/slowv.py
+printf '# model quick\n# sim: kernels 1\nimport torch\n' > models/quick.py
+cat > test.kopt <<SPEC
+device sim { gpus = 1  timeout = 30s }
+agents default { budget = 2  hot = 0.05  seed = 1  backend = builtin }
+defaults { device = sim  agents = default }
+model slowv { source = "models/slowv.py" }
+model quick { source = "models/quick.py" }
+target all = [slowv, quick]
+default all
+SPEC
+rc=0
+"$KOPTMAKE" > out 2> err || rc=$?
+check "the build succeeds" "[ $rc -eq 0 ]"
+# the build log's durations of one model's steps of one kind, in minutes to a tenth
+logmin() { awk -F'\t' -v k="$1" -v m="$2" '$4 == k && (index($5, m "/") == 1 || $5 == m) { s += $2 } END { printf "%.1f", int(s / 6000 + 0.5) / 10 }' .kopt/log; }
+json() { python3 -c "import json; m={x['model']: x for x in json.load(open('kopt-out/all/report.json'))['models']}; print('%.1f' % m['$1']['gpu_minutes_by_step']['$2'])"; }
+check "slowv's two verifies of 1.6 s: 0.1 GPU-minutes ($(json slowv verify)), as the build log says ($(logmin verify slowv))" \
+	"[ \"\$(json slowv verify)\" = 0.1 ] && [ \"\$(logmin verify slowv)\" = 0.1 ]"
+check "quick's verifies: 0.0 ($(json quick verify))" "[ \"\$(json quick verify)\" = 0.0 ]"
+check "report.md has the GPU-time table, slowv's verify column and the total row" \
+	"sed -n '/^## GPU time/,/^## /p' kopt-out/all/report.md | grep -q '^| slowv | 0.0 | 0.0 | 0.1 | 0.0 | 0.1 |' &&
+	 sed -n '/^## GPU time/,/^## /p' kopt-out/all/report.md | grep -q '^| all | 0.0 | 0.0 | 0.1 | 0.0 | 0.1 |'"
+check "report.json has the totals by kind" \
+	"python3 -c \"import json; d=json.load(open('kopt-out/all/report.json')); assert d['gpu_minutes_by_step'] == {'capture': 0.0, 'profile': 0.0, 'verify': 0.1, 'stitch': 0.0}, d['gpu_minutes_by_step']\""
+echo "1..$n"
