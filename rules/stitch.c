@@ -616,8 +616,11 @@ static int write_code(struct rule_run *run, struct stitch_priv *p, const struct 
 				  "strategy", c.strategy ? json_string(c.strategy) : json_null(),
 				  "speedup", json_object_get(w, "speedup")));
 	}
-	json_t *sdoc = json_pack("{s:s, s:o, s:o}", "model", dm->spec->name, "variant",
-				 rule_variant_json(dm->mvs[ch->best].variant), "kernels", subs);
+	/* the tolerances the deployment's first-call check compares with (deploy.py) */
+	const struct kopt_gates *g = dm->spec->gates;
+	json_t *sdoc = json_pack("{s:s, s:o, s:o, s:{s:f, s:f, s:f, s:f}}", "model", dm->spec->name, "variant",
+				 rule_variant_json(dm->mvs[ch->best].variant), "kernels", subs, "gates", "atol", g->atol,
+				 "rtol", g->rtol, "atol_half", g->atol_half, "rtol_half", g->rtol_half);
 	char *js = json_dumps(sdoc, JSON_INDENT(2) | JSON_SORT_KEYS);
 	json_decref(sdoc);
 	char *rel = xasprintf("%s/substitutions.json", rule_model_dir(dm->spec));
