@@ -418,12 +418,16 @@ int main(int argc, char **argv)
 	int rc = 2;
 	PyObject *mod = PyImport_ImportModule("kopt.worker");
 	PyObject *hello = mod ? PyObject_CallMethod(mod, "hello", NULL) : NULL;
-	PyObject *handle = mod ? PyObject_GetAttrString(mod, "handle") : NULL;
+	/* the error of the import or of hello(), before another call clears it */
+	char *e = PyErr_Occurred() ? py_error_text() : NULL;
+	PyObject *handle = hello ? PyObject_GetAttrString(mod, "handle") : NULL;
 	const char *hs = hello && PyUnicode_Check(hello) ? PyUnicode_AsUTF8(hello) : NULL;
+	if (!e && (!hs || !handle))
+		e = PyErr_Occurred() ? py_error_text() : NULL;
 	if (!hs || !handle) {
-		char *e = PyErr_Occurred() ? py_error_text() : strdup("kopt.worker.hello() returned no string");
+		if (!e)
+			e = strdup("kopt.worker.hello() returned no string");
 		fprintf(stderr, "kopt-worker: cannot start the kopt runtime:\n%s\n", e);
-		free(e);
 	} else {
 		json_t *h = json_loads(hs, 0, NULL);
 		if (json_is_object(h)) {
@@ -439,6 +443,7 @@ int main(int argc, char **argv)
 		json_decref(h);
 		rc = serve(handle);
 	}
+	free(e);
 	Py_XDECREF(handle);
 	Py_XDECREF(hello);
 	Py_XDECREF(mod);

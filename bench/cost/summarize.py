@@ -21,9 +21,20 @@ def pct(xs, q):
     return s[lo] + (s[hi] - s[lo]) * (pos - lo)
 
 
+def model_of(path: str, models: list) -> str:
+    """The model a step's path belongs to: the longest stitch path (a
+    model's name: "softmax", "kb/23_Softmax") that is the path or its prefix."""
+    best = path.split("/")[0]
+    for m in models:
+        if (path == m or path.startswith(m + "/")) and len(m) > len(best):
+            best = m
+    return best
+
+
 def main() -> int:
     by_kind = defaultdict(list)
     by_model = defaultdict(lambda: defaultdict(float))
+    rows = []
     with open(sys.argv[1]) as f:
         for line in f:
             if line.startswith("#"):
@@ -31,11 +42,12 @@ def main() -> int:
             fields = line.rstrip("\n").split("\t")
             if len(fields) < 5 or fields[2] == "cancelled":
                 continue
-            secs = int(fields[1]) / 1000.0
-            kind, path = fields[3], fields[4]
-            by_kind[kind].append(secs)
-            if kind in GPU_KINDS:
-                by_model[path.split("/")[0]][kind] += secs
+            rows.append((int(fields[1]) / 1000.0, fields[3], fields[4]))
+    models = sorted({p for _, k, p in rows if k == "stitch"})
+    for secs, kind, path in rows:
+        by_kind[kind].append(secs)
+        if kind in GPU_KINDS:
+            by_model[model_of(path, models)][kind] += secs
     print("| step | count | median s | p90 s | total s |\n|---|---:|---:|---:|---:|")
     for kind in sorted(by_kind):
         xs = by_kind[kind]
