@@ -20,6 +20,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #ifdef HAVE_LINUX_LANDLOCK_H
@@ -288,6 +289,33 @@ static int landlock_abi(void)
 }
 #endif
 
+/*
+ * The GPU's device nodes, made before the sandbox closes. On a machine
+ * where nothing has used CUDA yet, /dev/nvidia-uvm does not exist, and the
+ * CUDA runtime's first initialization runs the setuid nvidia-modprobe to
+ * load the module and make the node; under no_new_privs and Landlock that
+ * fails ("Error 304: OS call failed" from cudaGetDeviceCount, seen on the
+ * H200 machine's first worker). So the worker runs it first, as CUDA would.
+ */
+static void nvidia_nodes(void)
+{
+	static const char *const tools[] = { "/usr/bin/nvidia-modprobe", "/usr/sbin/nvidia-modprobe", NULL };
+	if (access("/dev/nvidiactl", F_OK) != 0 || access("/dev/nvidia-uvm", F_OK) == 0)
+		return; /* no NVIDIA GPU here, or the node is there */
+	for (int i = 0; tools[i]; i++) {
+		if (access(tools[i], X_OK) != 0)
+			continue;
+		pid_t pid = fork();
+		if (pid == 0) {
+			execl(tools[i], "nvidia-modprobe", "-u", "-c=0", (char *)NULL);
+			_exit(127);
+		}
+		if (pid > 0)
+			waitpid(pid, NULL, 0);
+		return;
+	}
+}
+
 /* ---- seccomp ---- */
 
 #if defined(HAVE_LINUX_SECCOMP_H) && (defined(__x86_64__) || defined(__aarch64__)) && \
@@ -407,6 +435,7 @@ int sandbox_enter(struct sandbox_state *st)
 		note(st, "%s", "the worker sandbox is off (KOPT_SANDBOX=off)");
 		return 0;
 	}
+	nvidia_nodes();
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
 		note(st, "cannot set no_new_privs: %s", strerror(errno));
 		return -1;
