@@ -415,7 +415,13 @@ static json_t *report_summary(struct report *rp, size_t nm, double *geo)
 	struct strbuf *md = &rp->md;
 	*geo = rp->nsp ? exp(rp->logsum / (double)rp->nsp) : NAN;
 	double geo_at = rp->nat ? exp(rp->at_logsum / (double)rp->nat) : NAN;
-	strbuf_addf(md, "\nGeometric mean speedup: %.3fx over %zu models.\n", *geo, nm);
+	if (rp->nsp)
+		strbuf_addf(md, "\nGeometric mean speedup: %.3fx over %zu models.\n", *geo, rp->nsp);
+	else
+		strbuf_addstr(md, "\nGeometric mean speedup: none, no model has a speedup to claim.\n");
+	if (rp->nsp < nm)
+		strbuf_addf(md, "%zu model%s without one: %s compiled baseline failed its check against eager "
+				"(below).\n", nm - rp->nsp, nm - rp->nsp == 1 ? "" : "s", nm - rp->nsp == 1 ? "its" : "their");
 	if (rp->nat)
 		strbuf_addf(md, "Geometric mean speedup over max-autotune-no-cudagraphs: %.3fx over the %zu models that have that variant.\n",
 			    geo_at, rp->nat);

@@ -56,6 +56,8 @@ d = json.load(open('kopt-out/all/report.json'))
 s = [m['speedup'] for m in d['models'] if m['speedup']]
 print('%.6f %.6f' % (math.exp(sum(map(math.log, s)) / len(s)), d['geomean_speedup']))")
 check "the geomean is over the models with a claim only ($geo)" "[ \"\$(echo $geo | cut -d' ' -f1)\" = \"\$(echo $geo | cut -d' ' -f2)\" ]"
+check "the geomean line counts the models with a claim and says why two have none" \
+	"grep -qx 'Geometric mean speedup: [0-9.]*x over 3 models\\.' kopt-out/all/report.md && grep -q '^2 models without one: their compiled baseline failed' kopt-out/all/report.md"
 check "floor's own report says why" "grep -q 'Not optimized, no speedup claimed: compiled baseline disagrees with eager' kopt-out/floor/report.md"
 check "its profile says so too" "grep -q 'this variant is not optimized and claims no speedup' kopt-out/floor/profile.md"
 check "a wrong second variant is not chosen, 3x faster as it is ($(grep -o '\"variant\": {[^}]*\"name\": \"[a-z]*\"' kopt-out/twov/substitutions.json | grep -o 'name\": \"[a-z]*' | head -1))" \
