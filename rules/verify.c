@@ -90,6 +90,16 @@ static void verdict_write(struct rule_run *run, const struct gate_verdict *v, js
 					"reason", json_object_get(res, "reason") ? json_object_get(res, "reason") : json_null()));
 	json_object_set_new(run->meas, "speedup", isnan(v->kernel.speedup) || !v->kernel.pairs ?
 			    json_null() : json_real(v->kernel.speedup));
+	/* which of the worker's stored references the verdict used (the
+	 * baseline's outputs, the float64 reference), and where it stopped */
+	json_t *nums = json_object_get(res, "numbers");
+	json_t *ref = json_object_get(nums, "reference");
+	if (json_is_object(ref))
+		json_object_set(run->meas, "reference", ref);
+	const char *cs = json_string_value(json_object_get(json_object_get(nums, "correctness"), "stopped"));
+	const char *ps = json_string_value(json_object_get(json_object_get(nums, "perf"), "stopped"));
+	if (cs || ps)
+		json_object_set_new(run->meas, "stopped", json_string(cs ? cs : ps));
 	json_decref(decision);
 }
 
@@ -185,6 +195,14 @@ static void verify_why(struct dag *d, struct dag_node *n, FILE *out)
 	fprintf(out, "  reason                 %s\n", v.reason);
 	json_t *me = json_object_get(dag_result(d, n), "meas");
 	rule_print_numbers(out, json_object_get(me, "numbers"));
+	json_t *ref = json_object_get(me, "reference");
+	if (json_is_object(ref))
+		fprintf(out, "  references             baseline outputs %s; float64 %s (store key %s)\n",
+			json_string_value(json_object_get(ref, "baseline")) ? json_string_value(json_object_get(ref, "baseline")) : "-",
+			json_string_value(json_object_get(ref, "fp64")) ? json_string_value(json_object_get(ref, "fp64")) : "not needed",
+			json_string_value(json_object_get(ref, "key")) ? json_string_value(json_object_get(ref, "key")) : "-");
+	if (json_string_value(json_object_get(me, "stopped")))
+		fprintf(out, "  stopped early          %s\n", json_string_value(json_object_get(me, "stopped")));
 	json_t *w = json_object_get(me, "worker");
 	if (json_string_value(json_object_get(w, "reason")))
 		fprintf(out, "  worker said            %s\n", json_string_value(json_object_get(w, "reason")));

@@ -512,6 +512,16 @@ static json_t *verify(const struct model *m, json_t *req)
 						      src ? "same name and signature" : "config only"));
 	bool close = x % 11 != 0;
 	json_object_set_new(nums, "correctness", correctness(seeds, close));
+	/* the worker's store (PROTOCOL.md): the first verify of a model in this
+	 * process computes its references, the next ones find them */
+	static uint64_t last_model;
+	bool cached = last_model == m->h;
+	last_model = m->h;
+	char bref[48];
+	snprintf(bref, sizeof bref, "cached %d, computed %d", cached ? seeds : 0, cached ? 0 : seeds);
+	json_object_set_new(nums, "reference", json_pack("{s:s, s:s, s:s}", "baseline", bref, "fp64",
+							  cached ? "cached 1, computed 0" : "cached 0, computed 1",
+							  "key", "sim"));
 	if (!close) {
 		if (!fallback)
 			return json_pack("{s:s, s:s, s:s, s:o}", "verdict", "fail", "gate", "correctness", "reason",

@@ -34,4 +34,12 @@ check "report.md has the GPU-time table, slowv's verify column and the total row
 	 sed -n '/^## GPU time/,/^## /p' kopt-out/all/report.md | grep -q '^| all | 0.0 | 0.0 | 0.1 | 0.0 | 0.1 |'"
 check "report.json has the totals by kind" \
 	"python3 -c \"import json; d=json.load(open('kopt-out/all/report.json')); assert d['gpu_minutes_by_step'] == {'capture': 0.0, 'profile': 0.0, 'verify': 0.1, 'stitch': 0.0}, d['gpu_minutes_by_step']\""
+# -t why of a verify says which of the worker's stored references the
+# verdict used (the simulator reports them as the real worker does)
+k=$(awk '$1 == "verify" && $2 == "slowv" { print $4; exit }' sim.log)
+"$KOPTMAKE" -t why "verify slowv/default/$k/c0" > why0 2>&1 || true
+"$KOPTMAKE" -t why "verify slowv/default/$k/c1" > why1 2>&1 || true
+check "-t why verify names the references each verdict used" \
+	"grep -q 'references  *baseline outputs cached [0-9]*, computed [0-9]*; float64 cached' why0 &&
+	 grep -q 'references  *baseline outputs cached [0-9]*, computed [0-9]*; float64 cached' why1"
 echo "1..$n"
