@@ -55,6 +55,8 @@
 /* an agents set's budgets; the roles (KOPT_ROLES) follow in the dump */
 #define KOPT_AGENTS_FIELDS(X) \
 	X("budget", budget, INT, 16, 0, INT_MAX, 0, "candidates", "candidates per hot kernel") \
+	X("screen", screen_s, DURATION, 20, 0, INFINITY, 0, "s", "time per hot kernel to screen launch configs alone before the gates; 0 = off") \
+	X("screen_configs", screen_configs, INT, 48, 1, INT_MAX, 0, "configs", "at most this many launch configs screened per kernel") \
 	X("hot", hot, FRACTION, 0.05, 0, 1, LANG_LO_OPEN, "", "share of model time that makes a kernel hot") \
 	X("seed", seed, U64, 0, 0, 9007199254740992.0, LANG_KEY, "", "the seed of the inputs and of the tuner's random jumps") \
 	X("max_kernels", max_kernels, INT, 10, 0, INT_MAX, 0, "kernels", "at most this many hot kernels per model") \
