@@ -52,6 +52,8 @@
  *                               only VARIANT's
  * Profile rows name ATen ops: aten._softmax for reductions, aten.add for
  * pointwise kernels.
+ * A screen (one kernel's launch configs searched alone) answers with the
+ * configs verify would pass, by the same speedups (screen()).
  * The simulator confines itself through the real worker's sandbox
  * (runtime/sandbox.c: scratch folder, Landlock, seccomp) before it answers
  * anything, and says how in its hello ("sandbox"); an escape that the
@@ -617,6 +619,170 @@ static json_t *race(const struct model *m, json_t *req)
 	return json_pack("{s:i, s:o}", "calls", 20, "ns", ns);
 }
 
+/*
+ * screen: one kernel's launch configs searched alone (PROTOCOL.md
+ * "screen"). Breadth first from its own config and each of "starts", over
+ * the moves runtime/python/kopt/screen.py makes (a block or num_warps
+ * doubled or halved, num_stages up or down with a reduction block, the
+ * paired moves); a config's speedup alone is the one verify measures for
+ * it as a candidate (speedup_of), and one config in eleven is off beyond
+ * tolerance, as in verify; its own config runs at 1x. Each request's
+ * times read a factor off (within 0.2%, from its parameters: measurements
+ * drift), the same for every config, so their order stays. Each config costs half a second of simulated
+ * time (nothing sleeps), so budget_s and max_configs both bound the search.
+ */
+#define SCREEN_BLOCKS 4
+static const char *const screen_blocks[SCREEN_BLOCKS] = { "XBLOCK", "YBLOCK", "R0_BLOCK", "R1_BLOCK" };
+static const struct { const char *a; double fa; const char *b; double fb; } screen_pairs[] = {
+	{ "XBLOCK", 2, "R0_BLOCK", 0.5 }, { "XBLOCK", 0.5, "R0_BLOCK", 2 }, { "XBLOCK", 2, "YBLOCK", 0.5 },
+	{ "XBLOCK", 0.5, "YBLOCK", 2 }, { "num_warps", 2, "R0_BLOCK", 2 }, { "num_warps", 0.5, "R0_BLOCK", 0.5 },
+	{ "num_warps", 2, "XBLOCK", 2 }, { "num_warps", 0.5, "XBLOCK", 0.5 },
+};
+
+/* c with key scaled by f, or NULL (absent, not whole) */
+static json_t *screen_scaled(const json_t *c, const char *key, double f)
+{
+	json_t *v = json_object_get(c, key);
+	if (!c || !json_is_integer(v))
+		return NULL;
+	double x = (double)json_integer_value(v) * f;
+	if (x != floor(x))
+		return NULL;
+	json_t *d = json_deep_copy(c);
+	json_object_set_new(d, key, json_integer((json_int_t)x));
+	return d;
+}
+
+static bool screen_valid(const json_t *c)
+{
+	long long elems = 1;
+	for (int i = 0; i < SCREEN_BLOCKS; i++) {
+		json_t *v = json_object_get(c, screen_blocks[i]);
+		if (!v)
+			continue;
+		if (json_integer_value(v) < 1 || json_integer_value(v) > 4096)
+			return false;
+		elems *= json_integer_value(v);
+	}
+	json_t *w = json_object_get(c, "num_warps"), *st = json_object_get(c, "num_stages");
+	return elems <= 65536 && (!w || (json_integer_value(w) >= 1 && json_integer_value(w) <= 32)) &&
+	       (!st || (json_integer_value(st) >= 1 && json_integer_value(st) <= 5));
+}
+
+/* appends c (stolen) to queue unless invalid or seen */
+static void screen_push(json_t *queue, json_t *seen, json_t *c)
+{
+	if (!c)
+		return;
+	char *k = json_dumps(c, JSON_COMPACT | JSON_SORT_KEYS);
+	if (screen_valid(c) && !json_object_get(seen, k)) {
+		json_object_set_new(seen, k, json_true());
+		json_array_append(queue, c);
+	}
+	free(k);
+	json_decref(c);
+}
+
+static void screen_neighbours(json_t *queue, json_t *seen, const json_t *c)
+{
+	static const char *const single[] = { "XBLOCK", "YBLOCK", "R0_BLOCK", "R1_BLOCK", "num_warps" };
+	for (size_t i = 0; i < sizeof single / sizeof *single; i++) {
+		screen_push(queue, seen, screen_scaled(c, single[i], 2));
+		screen_push(queue, seen, screen_scaled(c, single[i], 0.5));
+	}
+	if (json_object_get(c, "num_stages") && json_object_get(c, "R0_BLOCK"))
+		for (int dv = 1; dv >= -1; dv -= 2) {
+			json_t *d = json_deep_copy(c);
+			json_object_set_new(d, "num_stages", json_integer(json_integer_value(json_object_get(c, "num_stages")) + dv));
+			screen_push(queue, seen, d);
+		}
+	for (size_t i = 0; i < sizeof screen_pairs / sizeof *screen_pairs; i++) {
+		json_t *d = screen_scaled(c, screen_pairs[i].a, screen_pairs[i].fa);
+		json_t *e = d ? screen_scaled(d, screen_pairs[i].b, screen_pairs[i].fb) : NULL;
+		json_decref(d);
+		screen_push(queue, seen, e);
+	}
+}
+
+static json_t *screen(const struct model *m, json_t *req)
+{
+	const char *kernel = json_string_value(json_object_get(req, "kernel"));
+	int ki = kernel ? kernel_index(m, kernel) : -1;
+	json_t *budget = json_object_get(req, "budget_s"), *maxc = json_object_get(req, "max_configs");
+	json_t *keep = json_object_get(req, "keep"), *starts = json_object_get(req, "starts");
+	if (ki < 0 || !json_is_number(budget) || !json_is_integer(maxc) || !json_is_integer(keep) ||
+	    !json_is_integer(json_object_get(req, "reps")) || !json_is_array(starts) ||
+	    !json_is_object(json_object_get(req, "gates")))
+		return NULL;
+	json_t *own = kconfig(m, ki), *queue = json_array(), *seen = json_object(), *tried = json_array();
+	screen_push(queue, seen, json_deep_copy(own));
+	size_t i;
+	json_t *c;
+	json_array_foreach(starts, i, c)
+		if (json_is_object(c))
+			screen_push(queue, seen, json_deep_copy(c));
+	/* measurements drift from run to run: every time alone of a request
+	 * reads a factor off, the same for all (the configs keep their order) */
+	/* the screen's own fields: the same screen reads the same wherever it runs */
+	json_t *fields = json_pack("{s:O, s:O, s:O, s:O, s:O}", "budget_s", budget, "max_configs", maxc, "keep", keep,
+				   "starts", starts, "reps", json_object_get(req, "reps"));
+	char *params = json_dumps(fields, JSON_COMPACT | JSON_SORT_KEYS);
+	double drift = 1 + ((double)(h64(params) % 1001) / 1000.0 - 0.5) * 0.004;
+	free(params);
+	json_decref(fields);
+	double base = kernel_ns(m, ki), elapsed = 0;
+	bool spent = false;
+	for (i = 0; i < json_array_size(queue); i++) {
+		if (json_array_size(tried) >= (size_t)json_integer_value(maxc) || elapsed >= json_number_value(budget)) {
+			spent = true;
+			break;
+		}
+		c = json_array_get(queue, i);
+		json_t *cand = json_pack("{s:n, s:O}", "source", "config", c);
+		uint64_t x;
+		bool is_own = json_equal(c, own);
+		double sp = is_own ? 1.0 : speedup_of(m, kernel, cand, &x);
+		json_decref(cand);
+		elapsed += 0.5;
+		if (is_own)
+			x = 1; /* its own config: its own outputs, its own time */
+		if (x % 11 == 0)
+			json_array_append_new(tried, json_pack("{s:O, s:b, s:s}", "config", c, "ok", 0, "error",
+							      "outputs differ from the baseline kernel's"));
+		else
+			json_array_append_new(tried, json_pack("{s:O, s:b, s:f, s:f, s:f, s:f}", "config", c, "ok", 1,
+							      "ns", base / (sp * drift), "base_ns", base, "speedup",
+							      sp * drift, "q25", sp * drift * 0.99));
+		screen_neighbours(queue, seen, c);
+	}
+	/* the fastest correct configs but its own, fastest first (ties: tried first) */
+	json_t *best = json_array();
+	for (json_int_t k = 0; k < json_integer_value(keep); k++) {
+		json_t *pick = NULL;
+		json_array_foreach(tried, i, c) {
+			double sp = json_number_value(json_object_get(c, "speedup"));
+			bool taken = false;
+			for (size_t j = 0; j < json_array_size(best); j++)
+				taken |= json_array_get(best, j) == c;
+			if (json_is_true(json_object_get(c, "ok")) && !taken &&
+			    !json_equal(json_object_get(c, "config"), own) &&
+			    (!pick || sp > json_number_value(json_object_get(pick, "speedup"))))
+				pick = c;
+		}
+		if (!pick)
+			break;
+		json_array_append(best, pick);
+	}
+	json_t *numel = is_red(m, ki) ? json_pack("{s:i, s:i}", "xnumel", 1024, "r0_numel", 16384)
+				      : json_pack("{s:i}", "xnumel", 16777216);
+	json_t *r = json_pack("{s:s, s:o, s:o, s:i, s:f, s:b, s:o, s:o}", "kernel", kernel, "own", own, "numel", numel,
+			      "compiles", (int)json_array_size(tried), "elapsed_s", elapsed, "budget_spent", spent,
+			      "tried", tried, "best", best);
+	json_decref(queue);
+	json_decref(seen);
+	return r;
+}
+
 /* which worker process ran an op (KOPT_SIM_WHO) */
 static void log_who(const char *op, const char *model, const char *variant)
 {
@@ -826,6 +992,8 @@ int main(void)
 			res = stitch(&m, req);
 		else if (strcmp(op, "race") == 0)
 			res = race(&m, req);
+		else if (strcmp(op, "screen") == 0)
+			res = screen(&m, req);
 		log_op(op, req);
 		if (res)
 			out(json_pack("{s:I, s:b, s:o}", "id", rid, "ok", 1, "result", res));
