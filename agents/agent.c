@@ -308,8 +308,11 @@ int agent_propose(const struct agent_request *req, struct agent_reply *reply)
 		return rc;
 	}
 	int rc = agent_builtin_propose(req, req->memory, reply);
+	/* the LLM tuner takes the built-in tuner's turns, but not a screened
+	 * config: that one was measured */
 	if (rc == 0 && is_llm(cfg, KOPT_ROLE_TUNER) && reply->candidate &&
-	    strcmp(json_string_value(json_object_get(reply->candidate, "role")), "tuner") == 0) {
+	    strcmp(json_string_value(json_object_get(reply->candidate, "role")), "tuner") == 0 &&
+	    strcmp(json_string_value(json_object_get(reply->candidate, "name")), "screen") != 0) {
 		agent_reply_release(reply);
 		return llm_tuner(req, reply);
 	}

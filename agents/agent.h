@@ -80,11 +80,19 @@ struct agent_request {
 	size_t ntraj;
 	const char *memory;         /* the long-term memory file (agents/memory.h), or NULL */
 	const char *scope;          /* who asks (the spec file): its own lessons are left out */
+	/* the kernel's screen (rules/screen.c): its best launch configs timed
+	 * alone, [{"config", "speedup"}...] fastest first; NULL when it was not
+	 * screened or the screen failed. Candidate 0 takes them in and carries
+	 * them ("screen"), so later candidates read them in the trajectory and
+	 * take only the alone-timing from here. */
+	const json_t *screen;
 };
 
 struct agent_reply {
 	json_t *candidate;          /* a candidate (agent_candidate_new); NULL = no more */
-	char *reason;               /* why there is no more candidate (or an error) */
+	char *reason;               /* why there is no more candidate (or an error); beside a
+				     * candidate, NULL or what it rests on (a screened config's
+				     * time alone), a measurement, never part of its key */
 };
 
 /*

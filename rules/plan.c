@@ -2,7 +2,7 @@
  * rules/plan.c: koptmake's graph (rules.h): the rule set, the first nodes
  * of a build (capture and profile per model and compile variant, stitch per
  * model, report per target) and the contexts the nodes carry. The profile
- * rule adds the rest (rules/profile.c).
+ * rule adds the rest (rules/profile.c, rules/screen.c).
  */
 #include <config.h>
 
@@ -16,12 +16,13 @@
 #include "rules.h"
 
 extern const struct rule rule_capture, rule_profile, rule_propose, rule_verify, rule_stitch,
-	rule_report;
+	rule_report, rule_screen;
 
 static const struct rule *const table[RULE_NKINDS] = {
 	[RULE_CAPTURE] = &rule_capture, [RULE_PROFILE] = &rule_profile,
 	[RULE_PROPOSE] = &rule_propose, [RULE_VERIFY] = &rule_verify,
 	[RULE_STITCH] = &rule_stitch,   [RULE_REPORT] = &rule_report,
+	[RULE_SCREEN] = &rule_screen,
 };
 
 const struct kopt_device *rule_device(const struct dag_node *n)

@@ -443,6 +443,7 @@ static size_t expand_chains(struct dag *d, struct rule_mv *mv)
 		k->share = hot[h].share;
 		k->n = budget;
 		k->cands = xcalloc((size_t)budget + 1, sizeof *k->cands);
+		struct dag_node *screen = rule_screen_add(d, k);
 		for (int i = 0; i < budget; i++) {
 			struct rule_cand *c = &k->cands[i];
 			c->k = k;
@@ -451,6 +452,9 @@ static size_t expand_chains(struct dag *d, struct rule_mv *mv)
 			struct dag_node *p = dag_add(d, RULE_PROPOSE, path, c);
 			free(path);
 			dag_add_dep(p, mv->profile, 0);
+			/* its configs first; a failed screen leaves the plan alone */
+			if (i == 0 && screen)
+				dag_add_dep(p, screen, DAG_EDGE_SOFT);
 			/* the previous candidate: proposed after its verdict, keyed on
 			 * its verify's key; a failed verify stops the chain unless the
 			 * agent does not read verdicts */

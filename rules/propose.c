@@ -5,8 +5,12 @@
  * Key: the kernel's inventory entry (name, kind, source hash, heuristic,
  * config), the agent fingerprint, the candidate index and the context
  * digest the agent derives from the trajectory ("" for agents that do not
- * learn from verdicts). Not the budget: candidate i has one key whatever
- * the budget. Stable part: the candidate, or {"none":true} (the reason is a measurement).
+ * learn from verdicts); for candidate 0 of a screened kernel, the screen's
+ * stable hash too (candidate 0 carries the screen's configs, so the later
+ * ones read them in the trajectory). Not the budget: candidate i has one
+ * key whatever the budget. Stable part: the candidate, or {"none":true}.
+ * Measurements: the reason (why none, or what a candidate rests on: a
+ * screened config's time alone).
  */
 #define _XOPEN_SOURCE 700
 #include <config.h>
@@ -189,6 +193,8 @@ static int propose_key(struct dag *d, struct dag_node *n, struct hash_key *k, ch
 	hash_key_hash(k, "kernel", c->k->ident);
 	hash_key_str(k, "param:agents", dm->agent_fp);
 	hash_key_int(k, "param:index", c->index);
+	if (c->index == 0 && c->k->screen)
+		rule_key_input(k, c->k->screen);
 	if (a && agent_needs_feedback(a, c->index))
 		hash_key_hash(k, "context", context_hash(d, n));
 	else
@@ -211,12 +217,15 @@ static int propose_start(struct rule_run *run)
 	rq.memory = memory;
 	char *scope = rule_memory_scope(run->dag);
 	rq.scope = scope;
+	json_t *screen = rule_screen_best(run->dag, c->k);
+	rq.screen = screen;
 	struct agent_try *t = NULL;
 	if (rq.cfg && agent_needs_feedback(rq.cfg, c->index)) {
 		t = trajectory(run->dag, c->k, c->index, &rq.ntraj);
 		rq.traj = t;
 	}
 	int r = agent_propose(&rq, &rp);
+	json_decref(screen);
 	free(t);
 	free(memory);
 	free(scope);

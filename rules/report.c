@@ -53,6 +53,7 @@ static int report_key(struct dag *d, struct dag_node *n, struct hash_key *k, cha
 			if (pr && pr->manifest)
 				hash_key_hash(k, "result:profile", hash_bytes(pr->manifest, pr->manifest_len));
 		}
+		rule_key_screens(k, rule_model_of(s)); /* their GPU time */
 	}
 	return 0;
 }
@@ -86,9 +87,11 @@ static void chosen_variant(const struct dag_node *s, const json_t *meas, double 
 	free(vp);
 }
 
-/* seconds workers spent on the model's steps, by kind */
-enum { COST_CAPTURE, COST_PROFILE, COST_VERIFY, COST_STITCH, NCOST };
-static const char *const cost_kinds[NCOST] = { "capture", "profile", "verify", "stitch" };
+/* seconds workers spent on the model's steps, by kind; screens are listed
+ * only where some model of the target was screened, so that a target
+ * without screening reports as it did before screens existed */
+enum { COST_CAPTURE, COST_PROFILE, COST_SCREEN, COST_VERIFY, COST_STITCH, NCOST };
+static const char *const cost_kinds[NCOST] = { "capture", "profile", "screen", "verify", "stitch" };
 
 static double step_seconds(struct dag *d, struct dag_node *n)
 {
@@ -110,9 +113,11 @@ static double worker_seconds(struct dag *d, const struct dag_node *s, double *co
 		const struct rule_mv *mv = &dm->mvs[v];
 		cost[COST_CAPTURE] += step_seconds(d, mv->capture);
 		cost[COST_PROFILE] += step_seconds(d, mv->profile);
-		for (size_t ki = 0; ki < mv->nkernels; ki++)
+		for (size_t ki = 0; ki < mv->nkernels; ki++) {
+			cost[COST_SCREEN] += rule_screen_seconds(d, &mv->kernels[ki]);
 			for (int c = 0; c < mv->kernels[ki].n; c++)
 				cost[COST_VERIFY] += step_seconds(d, mv->kernels[ki].cands[c].verify);
+		}
 	}
 	double sum = 0;
 	for (int k = 0; k < NCOST; k++)
@@ -248,6 +253,7 @@ struct report {
 	struct strbuf bmd;           /* rows: models whose compiled baseline failed its check */
 	struct strbuf cmd;           /* rows: GPU seconds by step kind */
 	double cost[NCOST];          /* their totals */
+	bool screened;               /* a model's kernels were screened: screens have a column */
 	struct svg_bar *bars;        /* speedup.svg */
 	struct svg_point *pts;       /* roofline.svg */
 	size_t npts, ptscap;
@@ -277,6 +283,20 @@ static void report_init(struct report *rp, const char *target, size_t nmodels)
 			     "max-autotune: the model's variant in mode max-autotune-no-cudagraphs, where it has one.\n\n"
 			     "| model | variant | baseline (us) | max-autotune (us) | optimized (us) | speedup | vs max-autotune | verdict | candidates | GPU-minutes |\n"
 			     "| --- | --- | ---: | ---: | ---: | ---: | ---: | --- | --- | ---: |\n", target);
+}
+
+/* the GPU time table's cells by step kind, screens only where screened:
+ * the kinds' names, cell for each, or vals[kind] in minutes */
+static void gpu_time_columns(struct strbuf *md, const struct report *rp, const char *cell, const double *vals)
+{
+	for (int k = 0; k < NCOST; k++) {
+		if (k == COST_SCREEN && !rp->screened)
+			continue;
+		if (vals)
+			strbuf_addf(md, " %.1f |", round(vals[k] / 6.0) / 10.0);
+		else
+			strbuf_addf(md, " %s |", cell ? cell : cost_kinds[k]);
+	}
 }
 
 static void report_release(struct report *rp)
@@ -362,6 +382,8 @@ static void report_model(struct dag *d, struct report *rp, uint32_t i, const str
 	strbuf_addf(&rp->cmd, "| %s |", s->path);
 	for (int k = 0; k < NCOST; k++) {
 		double t = round(cost[k] / 6.0) / 10.0;
+		if (k == COST_SCREEN && !rp->screened)
+			continue;
 		json_object_set_new(gs, cost_kinds[k], json_real(t));
 		rp->cost[k] += cost[k];
 		strbuf_addf(&rp->cmd, " %.1f |", t);
@@ -452,13 +474,13 @@ static json_t *report_summary(struct report *rp, size_t nm, double *geo)
 		strbuf_addf(md, "\n## GPU time\n\n"
 				"GPU-minutes the workers spent on each model's steps, by kind (a step found in the cache "
 				"counts the time it took when it ran; a stitch answered from its memo, the time its "
-				"requests took when measured).\n\n"
-				"| model | capture | profile | verify | stitch | all |\n"
-				"| --- | ---: | ---: | ---: | ---: | ---: |\n%s"
-				"| all | %.1f | %.1f | %.1f | %.1f | %.1f |\n", rp->cmd.buf,
-			    round(rp->cost[COST_CAPTURE] / 6.0) / 10.0, round(rp->cost[COST_PROFILE] / 6.0) / 10.0,
-			    round(rp->cost[COST_VERIFY] / 6.0) / 10.0, round(rp->cost[COST_STITCH] / 6.0) / 10.0,
-			    round(total / 6.0) / 10.0);
+				"requests took when measured).\n\n| model |");
+		gpu_time_columns(md, rp, NULL, NULL);
+		strbuf_addstr(md, " all |\n| --- |");
+		gpu_time_columns(md, rp, "---:", NULL);
+		strbuf_addf(md, " ---: |\n%s| all |", rp->cmd.buf);
+		gpu_time_columns(md, rp, NULL, rp->cost);
+		strbuf_addf(md, " %.1f |\n", round(total / 6.0) / 10.0);
 	}
 	if (rp->smd.len)
 		strbuf_addf(md, "\n## Implementation space\n\n"
@@ -482,7 +504,8 @@ static json_t *report_summary(struct report *rp, size_t nm, double *geo)
 				"fast_p", fp, "verdicts", rp->totals);
 	json_t *gs = json_object();
 	for (int k = 0; k < NCOST; k++)
-		json_object_set_new(gs, cost_kinds[k], json_real(round(rp->cost[k] / 6.0) / 10.0));
+		if (k != COST_SCREEN || rp->screened)
+			json_object_set_new(gs, cost_kinds[k], json_real(round(rp->cost[k] / 6.0) / 10.0));
 	json_object_set_new(doc, "gpu_minutes_by_step", gs);
 	json_object_set_new(doc, "geomean_speedup", isnan(*geo) ? json_null() : json_real(*geo));
 	json_object_set_new(doc, "geomean_speedup_vs_max_autotune", isnan(geo_at) ? json_null() : json_real(geo_at));
@@ -518,6 +541,8 @@ static int report_start(struct rule_run *run)
 	struct dag_node *n = run->node;
 	struct report rp;
 	report_init(&rp, rule_target_of(n)->name, n->ndeps);
+	for (uint32_t i = 0; i < n->ndeps; i++)
+		rp.screened |= rule_screen_any(rule_model_of(n->deps[i].node));
 	for (uint32_t i = 0; i < n->ndeps; i++) {
 		struct dag_node *s = n->deps[i].node;
 		json_t *r = dag_result(run->dag, s);

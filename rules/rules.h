@@ -12,9 +12,11 @@
  * variant, stitch per model and report per target. Propose and verify
  * nodes appear when a profile's result is known (the profile rule's expand
  * hook, as ninja's dyndep): one chain per hot kernel, propose c0, verify
- * c0, propose c1, ... up to the agents' budget. Each node's context (its
+ * c0, propose c1, ... up to the agents' budget, and beside it the kernel's
+ * screen, which c0 waits for (rules/screen.c). Each node's context (its
  * ctx) is the rules': a rule_mv for capture and profile, a rule_cand for
- * propose and verify, a rule_model for stitch, the kopt_target for report.
+ * propose and verify, a rule_kernel for screen, a rule_model for stitch,
+ * the kopt_target for report.
  * The plan owns them; they live as long as the dag.
  */
 #ifndef KOPT_RULES_H
@@ -31,7 +33,9 @@
 #include "../gates/gates.h"
 
 /* the node kinds: indices into rule_pipeline's table */
-enum rule_kind { RULE_CAPTURE, RULE_PROFILE, RULE_PROPOSE, RULE_VERIFY, RULE_STITCH, RULE_REPORT, RULE_NKINDS };
+enum rule_kind {
+	RULE_CAPTURE, RULE_PROFILE, RULE_PROPOSE, RULE_VERIFY, RULE_STITCH, RULE_REPORT, RULE_SCREEN, RULE_NKINDS
+};
 
 /* koptmake's rules */
 extern const struct rule_set rule_pipeline;
@@ -100,6 +104,7 @@ struct rule_kernel {
 	const json_t *row;          /* profile row, or NULL */
 	struct rule_cand *cands;    /* the budget's */
 	int n;
+	struct dag_node *screen;    /* its launch configs screened alone (rules/screen.c), or NULL */
 	struct rule_memo **memos;   /* per candidate, the proposal's context its key derived for
 				     * want of a memo: the memo to write once it is done
 				     * (rules/propose.c); NULL until a key does */
@@ -180,6 +185,8 @@ static inline struct rule_mv *rule_mv_of(const struct dag_node *n)
 {
 	if (n->kind == RULE_CAPTURE || n->kind == RULE_PROFILE)
 		return n->ctx;
+	if (n->kind == RULE_SCREEN)
+		return ((struct rule_kernel *)n->ctx)->mv;
 	struct rule_cand *c = rule_cand_of(n);
 	return c ? c->k->mv : NULL;
 }
@@ -301,6 +308,31 @@ json_t *rule_space_pick_lines(const struct kopt_model *m, const double *ratio, s
  */
 bool rule_pick_variant(const double *base, const double *opt, const bool *passed, size_t n, double gamma,
 		       size_t *best);
+
+/*
+ * Screening (rules/screen.c). rule_screen_add adds kernel k's screen node,
+ * beside its chain, when its agents screen (agents: screen > 0, the
+ * built-in coder, a torch model and a budget); NULL otherwise.
+ * rule_screen_best gives the screen's best configs with their
+ * alone-timings, [{"config", "speedup"}...] fastest first, or NULL where
+ * there is no screen or no result (new reference). rule_screen_md adds the
+ * screen's line to the model report's candidates of k (nothing without a
+ * screen); rule_screen_seconds is the worker time its result took (0 when
+ * none).
+ */
+struct dag_node *rule_screen_add(struct dag *d, struct rule_kernel *k);
+json_t *rule_screen_best(struct dag *d, const struct rule_kernel *k);
+void rule_screen_md(struct dag *d, const struct rule_kernel *k, struct strbuf *md);
+double rule_screen_seconds(struct dag *d, const struct rule_kernel *k);
+/* whether a kernel of dm has a screen step */
+bool rule_screen_any(const struct rule_model *dm);
+/* adds "result:screen" = the whole result of each screen of dm with one
+ * (the report shows their GPU time; none without screens) */
+void rule_key_screens(struct hash_key *k, const struct rule_model *dm);
+/* the starts of k's screen: the configs the model's other declared
+ * variants gave a kernel of the same name and keys, where they differ from
+ * k's own, in the variants' order, each once (new reference) */
+json_t *rule_screen_starts(struct dag *d, const struct rule_kernel *k);
 
 /* the stable part of a proposal without a candidate (verify skips it); new reference */
 json_t *rule_no_candidate(void);

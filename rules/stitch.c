@@ -469,6 +469,7 @@ static void add_candidates(struct rule_run *run, struct strbuf *md)
 			const char *planning = p0.cand.planning;
 			if (planning)
 				strbuf_addf(md, "%c%s.\n\n", toupper((unsigned char)planning[0]), planning + 1);
+			rule_screen_md(run->dag, k, md);
 			strbuf_addstr(md, "| # | strategy | verdict | kernel speedup | reason |\n| ---: | --- | --- | ---: | --- |\n");
 			for (int i = 0; i < k->n; i++) {
 				struct rule_proposal pr;

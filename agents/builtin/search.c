@@ -16,15 +16,19 @@
  *             num_stages), or a source edit: eviction hints, or a looped
  *             reduction that reads its row twice made persistent (the row
  *             read once, kept in registers; persist.c).
- *   tuner     after the plan: coordinate descent around the best passing
+ *   tuner     first, where the kernel was screened (rules/screen.c): the
+ *             screen's best launch configs, fastest first, each timed
+ *             alone on the kernel's real arguments; candidate 0 carries
+ *             them. After the plan: coordinate descent around the best passing
  *             candidate (each parameter x2 and /2; on its source where that
  *             is an edit), then seeded random jumps.
  *   debugger  after a candidate that did not build (too many resources, a
  *             bad block shape): the same change, halved, once; otherwise
  *             the failure is recorded and the search moves on.
  *
- * A proposal depends on: the kernel, the plan (candidate 0's), and in the
- * tuner phase the best passing candidate so far and the set tried.
+ * A proposal depends on: the kernel, the plan and the screen's configs
+ * (candidate 0's), and in the tuner phase the best passing candidate so
+ * far and the set tried.
  * agent_builtin_digest() prints exactly that, for the engine's key.
  */
 #include <config.h>
@@ -181,6 +185,31 @@ static int same_config(const json_t *a, const json_t *b)
 		if (vx != vy)
 			return 0;
 	}
+	return 1;
+}
+
+static bool five_key(const char *key)
+{
+	for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
+		if (strcmp(key, keys[i]) == 0)
+			return true;
+	return false;
+}
+
+/* same_config, and every other key alike: a screened config may set keys
+ * beyond the five (R1_BLOCK) */
+static int config_equal(const json_t *a, const json_t *b)
+{
+	if (!json_is_object(a) || !json_is_object(b) || !same_config(a, b))
+		return 0;
+	const char *key;
+	json_t *v;
+	json_object_foreach((json_t *)a, key, v)
+		if (!five_key(key) && !json_equal(v, json_object_get(b, key)))
+			return 0;
+	json_object_foreach((json_t *)b, key, v)
+		if (!five_key(key) && !json_equal(v, json_object_get(a, key)))
+			return 0;
 	return 1;
 }
 
@@ -436,6 +465,66 @@ static json_t *candidate(json_t *config, const char *source, const char *role, c
 	return c;
 }
 
+/* ---- the screen's configs (rules/screen.c) ---- */
+
+/* the screen's configs, fastest first: from the screen for candidate 0,
+ * from candidate 0 afterwards (it carries them); NULL when none */
+static json_t *screen_configs(const struct agent_request *req)
+{
+	if (req->index > 0)
+		return json_incref(req->ntraj ? json_object_get(req->traj[0].candidate, "screen") : NULL);
+	if (!json_array_size(req->screen))
+		return NULL;
+	json_t *out = json_array();
+	size_t i;
+	json_t *e;
+	json_array_foreach(req->screen, i, e)
+		if (json_is_object(json_object_get(e, "config")))
+			json_array_append(out, json_object_get(e, "config"));
+	return out;
+}
+
+/* the kernel's own config, or one proposed already as a config alone */
+static bool proposed(const struct agent_request *req, const json_t *c)
+{
+	if (config_equal(c, req->kernel->config))
+		return true;
+	for (size_t i = 0; i < req->ntraj; i++) {
+		const json_t *tc = json_object_get(req->traj[i].candidate, "config");
+		if (json_is_null(json_object_get(req->traj[i].candidate, "source")) && config_equal(tc, c))
+			return true;
+	}
+	return false;
+}
+
+/* the first of the screen's configs not proposed yet; *reason (when reason
+ * is not NULL) says its time alone, from the screen */
+static json_t *screen_next(const struct agent_request *req, const json_t *configs, char **reason)
+{
+	size_t i;
+	json_t *c;
+	json_array_foreach(configs, i, c) {
+		if (!json_is_object(c) || proposed(req, c))
+			continue;
+		if (reason) {
+			struct strbuf sb = STRBUF_INIT;
+			strbuf_addstr(&sb, "screen: ");
+			config_text(&sb, c);
+			size_t j;
+			json_t *e;
+			json_array_foreach(req->screen, j, e)
+				if (config_equal(json_object_get(e, "config"), c) &&
+				    json_is_number(json_object_get(e, "speedup"))) {
+					strbuf_addf(&sb, " (%.3fx alone)", json_number_value(json_object_get(e, "speedup")));
+					break;
+				}
+			*reason = strbuf_detach(&sb);
+		}
+		return candidate(json_deep_copy(c), NULL, "tuner", "screen", "screen", c);
+	}
+	return NULL;
+}
+
 /* evict-first: the loads Inductor marks evict_last become evict_first */
 static char *evict_edit(const char *src)
 {
@@ -608,6 +697,15 @@ char *agent_builtin_digest(const struct agent_request *req)
 		json_decref(r);
 		return strbuf_detach(&sb);
 	}
+	/* the screen's configs: what candidate 0 carries and what was tried */
+	json_t *sc = screen_configs(req);
+	r = screen_next(req, sc, NULL);
+	json_decref(sc);
+	if (r) {
+		strbuf_addstr(&sb, ";screen");
+		json_decref(r);
+		return strbuf_detach(&sb);
+	}
 	json_t *next = plan_next(req, plan, -1);
 	int rides = next && !json_is_null(json_object_get(next, "source")) &&
 		    !coder_made(next, "persistent"); /* its config is its own */
@@ -626,10 +724,17 @@ int agent_builtin_propose(const struct agent_request *req, const char *memory_pa
 		return 0;
 	}
 	if (req->index == 0) {
-		/* plan, then the first strategy that applies */
+		/* plan; then the screen's fastest config, else the first strategy
+		 * that applies */
 		char *ranked = NULL;
 		json_t *plan = agent_builtin_plan(k, memory_path, req->scope, &ranked);
-		json_t *out = plan_next(req, plan, -1);
+		json_t *sc = screen_configs(req);
+		json_t *out = screen_next(req, sc, &reply->reason);
+		if (out)
+			json_object_set(out, "screen", sc);
+		else
+			out = plan_next(req, plan, -1);
+		json_decref(sc);
 		if (!out) {
 			reply->reason = xasprintf("%s; planner: no strategy applies to this kernel's config", why);
 			free(why);
@@ -648,6 +753,11 @@ int agent_builtin_propose(const struct agent_request *req, const char *memory_pa
 
 	int best = best_try(req);
 	if ((reply->candidate = repair(req)))
+		return 0;
+	json_t *sc = screen_configs(req);
+	reply->candidate = screen_next(req, sc, &reply->reason);
+	json_decref(sc);
+	if (reply->candidate)
 		return 0;
 	/* a persistent edit that passed: its warps and stages before the rest
 	 * of the plan, whose config moves run on Inductor's looped source */

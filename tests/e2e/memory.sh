@@ -5,6 +5,8 @@
 # is a reduction (R0_BLOCK 2048) that wins with one launch config, R0_BLOCK
 # 512 (the strategy r-down4), and loses with every other. The first spec finds it by search; the second, built on the first's
 # lessons, must try it first, and without them (a fresh cache) must not.
+# Screening is off: a screen finds that config before any plan
+# (tests/e2e/screen.sh), and the planner's order is what this test measures.
 # Prints TAP.
 set -eu
 
@@ -14,7 +16,7 @@ for m in first second; do
 	printf '# model %s\n# sim: kernels 1\n# sim: reductions\n# sim: wins R0_BLOCK=512\nimport torch\n' "$m" > "models/$m.py"
 	cat > "$m.kopt" <<SPEC
 device sim { gpus = 1  timeout = 30s }
-agents default { budget = 6  hot = 0.05  seed = 1  backend = builtin }
+agents default { budget = 6  hot = 0.05  seed = 1  backend = builtin  screen = 0 }
 gates strict { seeds = 5  atol = 1e-4  rtol = 1e-4  fp64_fallback = true  gamma = 1.03  repeats = 10  precision = strict }
 defaults { device = sim  agents = default  gates = strict }
 model $m { source = "models/$m.py" }

@@ -2,7 +2,8 @@
 # tests/e2e/replay.sh: koptmake over replies recorded on the GPU machine
 # (tests/replay-worker.py, a test double): the rules parse real capture,
 # profile and verify results; the profile report lists the real kernel; the
-# gates decide the recorded numbers. Prints TAP.
+# gates decide the recorded numbers. No screen reply is recorded: screening
+# is off. Prints TAP.
 set -eu
 : "${KOPTMAKE:=$top_builddir/koptmake}"
 KOPT_WORKER=$top_srcdir/tests/replay-worker.py
@@ -12,7 +13,7 @@ trap 'rm -rf "$tmp"' EXIT
 cd "$tmp"
 cat > replay.kopt <<SPEC
 device h200 { gpus = 1  timeout = 60s }
-agents default { budget = 3  hot = 0.05  seed = 1 }
+agents default { budget = 3  hot = 0.05  seed = 1  screen = 0 }
 gates strict { seeds = 5  repeats = 15  gamma = 1.03 }
 defaults { device = h200  agents = default  gates = strict }
 model small_softmax { source = "$top_srcdir/tests/gpu/models/small_softmax.py" }

@@ -101,7 +101,7 @@ int main(void)
 	}
 	TAP_OK(st == 0, "replay server started");
 	use_llm(&s);
-	struct agent_request rq = { &kernel, &cfg, 0, NULL, 0, NULL, NULL };
+	struct agent_request rq = { &kernel, &cfg, 0, NULL, 0, NULL, NULL, NULL };
 	struct agent_reply rp;
 	TAP_OK(agent_propose(&rq, &rp) == 0 && rp.candidate, "llm coder: a candidate");
 	const char *cs = json_string_value(json_object_get(rp.candidate, "source"));
@@ -121,7 +121,7 @@ int main(void)
 	/* debugger: candidate 0 failed correctness; candidate 1 repairs it */
 	struct agent_try t0 = { 0, rp.candidate, "fail", "correctness",
 				"correctness: max abs error 3.1e-02 > atol 1e-04 + rtol 1e-04 * |ref| at seed 2", 0 };
-	struct agent_request rd = { &kernel, &cfg, 1, &t0, 1, NULL, NULL };
+	struct agent_request rd = { &kernel, &cfg, 1, &t0, 1, NULL, NULL, NULL };
 	struct agent_reply rr;
 	TAP_OK(agent_propose(&rd, &rr) == 0 && rr.candidate &&
 	       strcmp(json_string_value(json_object_get(rr.candidate, "role")), "debugger") == 0 &&
@@ -137,7 +137,7 @@ int main(void)
 	/* the budget holds across proposals: two calls used of two */
 	cfg.llm_calls = 2;
 	struct agent_try t2[2] = { t0, { 1, rr.candidate, "fail", "perf", "perf: kernel speedup 0.9x", 0.9 } };
-	struct agent_request rb = { &kernel, &cfg, 2, t2, 2, NULL, NULL };
+	struct agent_request rb = { &kernel, &cfg, 2, t2, 2, NULL, NULL, NULL };
 	struct agent_reply rbp;
 	TAP_OK(agent_propose(&rb, &rbp) == 0 && !rbp.candidate && rbp.reason &&
 	       strstr(rbp.reason, "llm budget: 2 calls used of 2"), "the budget stops the kernel and names the limit");

@@ -3,7 +3,8 @@
  * and the long-term memory (agents/memory.c), with no worker: the analyst's
  * leave-alone rule, the planner's order and its re-ranking by memory, the
  * coder's candidates (only the kernel's own keys, never a repeat), the
- * debugger's repair, the tuner after the plan, and the context digest.
+ * debugger's repair, the tuner after the plan, the screen's configs first,
+ * and the context digest.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -34,7 +35,7 @@ static int run_search(const struct agent_kernel *k, int n, const char *memory, j
 	struct agent_try traj[64];
 	int got = 0;
 	for (int i = 0; i < n; i++) {
-		struct agent_request rq = { k, &cfg, i, traj, (size_t)i, memory, "test.kopt" };
+		struct agent_request rq = { k, &cfg, i, traj, (size_t)i, memory, "test.kopt", NULL };
 		struct agent_reply rp;
 		if (agent_propose(&rq, &rp) < 0 || !rp.candidate) {
 			agent_reply_release(&rp);
@@ -87,7 +88,7 @@ static int search_and_learn(const struct agent_kernel *k, const char *memory, co
 	json_t *cands[32];
 	int first_best = -1, n = 0;
 	for (int i = 0; i < budget; i++) {
-		struct agent_request rq = { k, &cfg, i, traj, (size_t)i, memory, scope };
+		struct agent_request rq = { k, &cfg, i, traj, (size_t)i, memory, scope, NULL };
 		struct agent_reply rp;
 		if (agent_propose(&rq, &rp) < 0 || !rp.candidate) {
 			agent_reply_release(&rp);
@@ -125,7 +126,7 @@ int main(void)
 	json_t *slow_row = J("{\"ns_per_call\":667000,\"share\":1.0,\"bytes\":1342177280,\"frac_peak\":0.39}");
 	struct agent_kernel fast = { "softmax", "triton_red_fused_0", "reduction", NULL, red, fast_row };
 	struct agent_kernel slow = { "avgpool", "triton_red_fused_1", "reduction", NULL, red, slow_row };
-	struct agent_request rq = { &fast, &cfg, 0, NULL, 0, memory, "test.kopt" };
+	struct agent_request rq = { &fast, &cfg, 0, NULL, 0, memory, "test.kopt", NULL };
 	struct agent_reply rp;
 	TAP_OK(agent_propose(&rq, &rp) == 0 && !rp.candidate && strstr(rp.reason, "98% of the copy bandwidth: left alone"),
 	       "analyst: a kernel at 98%% of the copy bandwidth is left alone, and says why");
@@ -199,19 +200,19 @@ int main(void)
 		t1[i] = (struct agent_try){ i, c[i], "fail", "perf", "perf: slower", 0.98 };
 		t2[i] = (struct agent_try){ i, c[i], "pass", NULL, "passed", 1.05 + i * 0.01 };
 	}
-	struct agent_request r1 = { &slow, &cfg, 3, t1, 3, memory, "test.kopt" }, r2 = { &slow, &cfg, 3, t2, 3, memory, "test.kopt" };
+	struct agent_request r1 = { &slow, &cfg, 3, t1, 3, memory, "test.kopt", NULL }, r2 = { &slow, &cfg, 3, t2, 3, memory, "test.kopt", NULL };
 	char *g1 = agent_context_digest(&r1), *g2 = agent_context_digest(&r2);
 	TAP_IS_STR(g1, g2, "digest: a new gamma that flips verdicts does not redo a plan-phase proposal");
 	free(g1);
 	free(g2);
-	struct agent_request r0 = { &slow, &cfg, 0, NULL, 0, memory, "test.kopt" };
+	struct agent_request r0 = { &slow, &cfg, 0, NULL, 0, memory, "test.kopt", NULL };
 	g1 = agent_context_digest(&r0);
 	TAP_IS_STR(g1, "", "digest: candidate 0 depends on no trajectory");
 	free(g1);
 
 	/* debugger: a candidate that did not build is repaired once */
 	struct agent_try tb[1] = { { 0, c[0], "fail", "static", "static: does not build: out of resource: shared memory", 0 } };
-	struct agent_request rr = { &slow, &cfg, 1, tb, 1, memory, "test.kopt" };
+	struct agent_request rr = { &slow, &cfg, 1, tb, 1, memory, "test.kopt", NULL };
 	TAP_OK(agent_propose(&rr, &rp) == 0 && rp.candidate &&
 	       strcmp(json_string_value(json_object_get(rp.candidate, "role")), "debugger") == 0 &&
 	       json_integer_value(json_object_get(json_object_get(rp.candidate, "config"), "R0_BLOCK")) == 1024,
@@ -436,6 +437,65 @@ int main(void)
 	free(mem4);
 	json_decref(cfg2);
 	json_decref(row2);
+
+	/* the screen's configs first (rules/screen.c): fastest first, the
+	 * kernel's own skipped; candidate 0 carries them, then the plan */
+	json_t *scr = J("[{\"config\":{\"XBLOCK\":1,\"R0_BLOCK\":4096,\"num_warps\":16,\"num_stages\":1},\"speedup\":1.3},"
+			"{\"config\":{\"XBLOCK\":2,\"R0_BLOCK\":1024,\"num_warps\":8,\"num_stages\":1},\"speedup\":1.25},"
+			"{\"config\":{\"XBLOCK\":1,\"R0_BLOCK\":2048,\"num_warps\":16,\"num_stages\":1},\"speedup\":1.125},"
+			"{\"config\":{\"XBLOCK\":1,\"R0_BLOCK\":4096,\"num_warps\":16,\"num_stages\":2},\"speedup\":null}]");
+	struct agent_try st[8];
+	json_t *scand[8] = { 0 };
+	char *reasons[8] = { 0 }, *digests[8] = { 0 };
+	for (int i = 0; i < 8; i++) {
+		/* later candidates read the configs in candidate 0, the times here */
+		struct agent_request sr = { &slow, &cfg, i, st, (size_t)i, memory, "test.kopt", i < 2 ? scr : NULL };
+		struct agent_reply rp8;
+		digests[i] = agent_context_digest(&sr);
+		if (agent_propose(&sr, &rp8) < 0 || !rp8.candidate) {
+			agent_reply_release(&rp8);
+			break;
+		}
+		scand[i] = rp8.candidate;
+		reasons[i] = rp8.reason;
+		st[i] = (struct agent_try){ i, scand[i], i == 1 ? "pass" : "fail", i == 1 ? NULL : "perf", "", i == 1 ? 1.2 : 0.9 };
+	}
+	TAP_IS_STR(json_string_value(json_object_get(scand[0], "strategy")), "tuner: screen (XBLOCK=2 R0_BLOCK=1024 num_warps=8 num_stages=1)",
+		   "screen: candidate 0 is its fastest config but the kernel's own");
+	TAP_IS_STR(reasons[0], "screen: XBLOCK=2 R0_BLOCK=1024 num_warps=8 num_stages=1 (1.250x alone)",
+		   "... its reason gives the time alone");
+	TAP_OK(json_array_size(json_object_get(scand[0], "screen")) == 4 && json_array_size(json_object_get(scand[0], "plan")) > 0,
+	       "... it carries the screen's configs and the plan");
+	TAP_IS_STR(json_string_value(json_object_get(scand[1], "strategy")), "tuner: screen (XBLOCK=1 R0_BLOCK=2048 num_warps=16 num_stages=1)",
+		   "screen: candidate 1 is the next, read from candidate 0");
+	TAP_IS_STR(reasons[1], "screen: XBLOCK=1 R0_BLOCK=2048 num_warps=16 num_stages=1 (1.125x alone)",
+		   "... with its time alone from the screen");
+	TAP_IS_STR(reasons[2], "screen: XBLOCK=1 R0_BLOCK=4096 num_warps=16 num_stages=2",
+		   "screen: candidate 2, the last config; no time where the request has none");
+	TAP_OK(scand[3] && strncmp(json_string_value(json_object_get(scand[3], "strategy")), "coder: ", 7) == 0 && !reasons[3],
+	       "then the plan goes on (%s)", scand[3] ? json_string_value(json_object_get(scand[3], "strategy")) : "none");
+	int sdups = 0;
+	for (int i = 0; i < 8 && scand[i]; i++)
+		for (int j = 0; j < i; j++)
+			sdups += json_is_null(json_object_get(scand[i], "source")) && json_is_null(json_object_get(scand[j], "source")) &&
+				 json_equal(json_object_get(scand[i], "config"), json_object_get(scand[j], "config"));
+	TAP_IS_INT(sdups, 0, "the plan skips what the screen proposed (r-down's config was the screen's third)");
+	TAP_OK(strstr(digests[1], ";screen") && strstr(digests[2], ";screen") && !strstr(digests[1], ";best="),
+	       "digest: a screened config depends on candidate 0 and the tried, not on the best");
+	TAP_OK(!strstr(digests[3], ";screen") && strstr(digests[3], "plan="), "digest: after the screen's configs, as before");
+	struct agent_request plain = { &slow, &cfg, 0, NULL, 0, memory, "test.kopt", NULL };
+	struct agent_reply rp0;
+	TAP_OK(agent_propose(&plain, &rp0) == 0 && rp0.candidate && !rp0.reason &&
+	       !json_object_get(rp0.candidate, "screen") &&
+	       strncmp(json_string_value(json_object_get(rp0.candidate, "strategy")), "coder: ", 7) == 0,
+	       "not screened: candidate 0 is the plan's, as it was");
+	agent_reply_release(&rp0);
+	for (int i = 0; i < 8; i++) {
+		json_decref(scand[i]);
+		free(reasons[i]);
+		free(digests[i]);
+	}
+	json_decref(scr);
 
 	for (int i = 0; i < n; i++)
 		json_decref(c[i]);

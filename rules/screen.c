@@ -1,0 +1,433 @@
+/*
+ * rules/screen.c: one hot Triton kernel's launch configs searched alone, on
+ * its real launch arguments, in a worker, before its chain of candidates
+ * (PROTOCOL.md "screen", runtime/python/kopt/screen.py).
+ *
+ * The worker compiles each config it tries, checks it against Inductor's
+ * kernel on copies of the same arguments and times the two side by side;
+ * the reply lists every config tried and the KEEP fastest correct ones.
+ * Screening decides nothing: the planner proposes those configs first
+ * (agents/builtin/search.c) and the four gates judge them as any other
+ * candidate. The budget counts gated candidates; screening is bounded by
+ * time (agents: screen) and by configs (screen_configs).
+ *
+ * One node per hot kernel of a model variant, added by the profile's
+ * expansion beside the kernel's chain (rule_screen_add), with the chain's
+ * affinity and priority. The chain's first proposal depends on it through a
+ * soft edge: a failed screen leaves the chain to the plan alone. Skipped
+ * (no result, no worker) where the analyst leaves the kernel alone or it
+ * has no launch config.
+ *
+ * Key: the kernel's inventory entry (its name, source hash and config), the
+ * starts, the screen's parameters (time, configs, KEEP, REPS), the gates'
+ * tolerances and precision (what the worker's check reads), the agents'
+ * seed. Not the budget, so a budget raise screens nothing again; not the
+ * memory, not a timing (keys are pure). The starts are the configs the
+ * model's other declared variants gave a kernel of the same name
+ * (max-autotune's pick, say), read from their captures; a start from the
+ * long-term memory would make the key follow the memory, so there is none.
+ * Stable part: {"best": [config...]}, the configs in order, as the worker
+ * wrote them. Measurements: the best's times and speedups, every config
+ * tried, compiles, seconds: a screen run again that finds the same configs
+ * changes no proposal.
+ */
+#include <config.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../agents/agent.h"
+#include "rules.h"
+
+#define SCREEN_VERSION 1
+#define KEEP 3 /* configs that go on to the gates: with a budget of 4, a reduction's
+		* persistent edit (first in its plan) still gets the fourth */
+#define REPS 7 /* timed pairs per config */
+
+/* the node's kernel */
+static struct rule_kernel *kernel_of(const struct dag_node *n)
+{
+	return n->ctx;
+}
+
+struct dag_node *rule_screen_add(struct dag *d, struct rule_kernel *k)
+{
+	struct rule_mv *mv = k->mv;
+	struct rule_model *dm = mv->model;
+	const struct kopt_model *m = dm->spec;
+	const struct kopt_agents *ag = m->agents;
+	if (!ag || !(ag->screen_s > 0) || k->n <= 0 || m->kind != KOPT_MODEL_TORCH ||
+	    ag->roles[KOPT_ROLE_CODER].backend != KOPT_BACKEND_BUILTIN)
+		return NULL;
+	char *path = xasprintf("%s/%s", mv->capture->path, k->name);
+	struct dag_node *s = dag_add(d, RULE_SCREEN, path, k);
+	free(path);
+	s->affinity = mv->affinity;
+	dag_add_dep(s, mv->profile, 0);
+	/* the other declared variants' captures hold the starts; one that
+	 * fails gives none */
+	for (size_t v = 0; v < m->nvariants && v < dm->nmv; v++)
+		if (&dm->mvs[v] != mv)
+			dag_add_dep(s, dm->mvs[v].capture, DAG_EDGE_SOFT);
+	k->screen = s;
+	return s;
+}
+
+/* the config of kernel name in a capture's inventory, or NULL */
+static const json_t *captured_config(struct dag *d, struct dag_node *capture, const char *name)
+{
+	if (!(capture->flags & DAG_DONE))
+		return NULL;
+	json_t *ks = json_object_get(json_object_get(dag_result(d, capture), "stable"), "kernels");
+	size_t i;
+	json_t *e;
+	json_array_foreach(ks, i, e) {
+		const char *nm = json_string_value(json_object_get(e, "name"));
+		if (nm && strcmp(nm, name) == 0)
+			return json_object_get(e, "config");
+	}
+	return NULL;
+}
+
+/* whether a and b are configs with the same keys */
+static bool same_keys(const json_t *a, const json_t *b)
+{
+	if (!json_is_object(a) || !json_is_object(b) || json_object_size(a) != json_object_size(b))
+		return false;
+	const char *key;
+	json_t *v;
+	json_object_foreach((json_t *)a, key, v)
+		if (!json_object_get(b, key))
+			return false;
+	return true;
+}
+
+json_t *rule_screen_starts(struct dag *d, const struct rule_kernel *k)
+{
+	struct rule_model *dm = k->mv->model;
+	json_t *starts = json_array();
+	rule_kernel_info(d, (struct rule_kernel *)k);
+	for (size_t v = 0; v < dm->spec->nvariants && v < dm->nmv; v++) {
+		if (&dm->mvs[v] == k->mv)
+			continue;
+		const json_t *c = captured_config(d, dm->mvs[v].capture, k->name);
+		if (!same_keys(c, k->config) || json_equal((json_t *)c, (json_t *)k->config))
+			continue;
+		bool seen = false;
+		for (size_t i = 0; i < json_array_size(starts); i++)
+			seen |= json_equal(json_array_get(starts, i), (json_t *)c) != 0;
+		if (!seen)
+			json_array_append(starts, (json_t *)c);
+	}
+	return starts;
+}
+
+/* the analyst leaves the kernel alone, or it has no launch config to start from */
+static bool screen_skip(struct dag *d, struct dag_node *n, kopt_hash *out)
+{
+	static kopt_hash none;
+	struct rule_kernel *k = kernel_of(n);
+	rule_kernel_info(d, k);
+	struct agent_kernel ak = { k->mv->model->spec->name, k->name, k->heuristic, NULL, k->config, k->row };
+	char *why = NULL;
+	bool alone = !json_is_object(k->config) || agent_builtin_analyze(&ak, &why) == 1;
+	free(why);
+	if (!alone)
+		return false;
+	if (hash_is_zero(none))
+		none = hash_str("screen: nothing to screen");
+	*out = none;
+	return true;
+}
+
+static int screen_key(struct dag *d, struct dag_node *n, struct hash_key *k, char **why)
+{
+	(void)why;
+	struct rule_kernel *kn = kernel_of(n);
+	const struct kopt_model *m = kn->mv->model->spec;
+	const struct kopt_agents *ag = m->agents;
+	const struct kopt_gates *g = m->gates;
+	hash_key_hash(k, "kernel", kn->ident);
+	json_t *starts = rule_screen_starts(d, kn);
+	char *s = json_dumps(starts, JSON_COMPACT | JSON_SORT_KEYS);
+	hash_key_str(k, "param:starts", s);
+	free(s);
+	json_decref(starts);
+	hash_key_double(k, "param:screen", ag->screen_s);
+	hash_key_int(k, "param:screen_configs", ag->screen_configs);
+	hash_key_int(k, "param:keep", KEEP);
+	hash_key_int(k, "param:reps", REPS);
+	hash_key_int(k, "param:seed", (long long)ag->seed);
+	/* what the worker's check reads of the gates */
+	hash_key_double(k, "param:atol", g->atol);
+	hash_key_double(k, "param:rtol", g->rtol);
+	hash_key_double(k, "param:atol_half", g->atol_half);
+	hash_key_double(k, "param:rtol_half", g->rtol_half);
+	hash_key_str(k, "param:precision", lang_precision_names[g->precision < KOPT_PRECISION_COUNT ? g->precision : 0]);
+	return 0;
+}
+
+static int screen_start(struct rule_run *run)
+{
+	struct rule_kernel *k = kernel_of(run->node);
+	const struct kopt_model *m = k->mv->model->spec;
+	const struct kopt_agents *ag = m->agents;
+	run->request = json_pack("{s:s, s:o, s:o, s:I, s:s, s:o, s:o, s:f, s:i, s:i, s:i}", "op", "screen",
+				 "model", rule_model_json(m), "variant", rule_variant_json(k->mv->variant),
+				 "seed", (json_int_t)ag->seed, "kernel", k->name, "gates", rule_gates_json(m->gates),
+				 "starts", rule_screen_starts(run->dag, k), "budget_s", ag->screen_s,
+				 "max_configs", ag->screen_configs, "keep", KEEP, "reps", REPS);
+	return RULE_SEND;
+}
+
+/* a launch config as the worker writes one: an object of whole numbers */
+static bool is_config(const json_t *c)
+{
+	if (!json_is_object(c) || !json_object_size(c))
+		return false;
+	const char *key;
+	json_t *v;
+	json_object_foreach((json_t *)c, key, v)
+		if (!json_is_integer(v))
+			return false;
+	return true;
+}
+
+static void copy_field(json_t *to, const json_t *from, const char *key)
+{
+	json_t *v = json_object_get(from, key);
+	if (v)
+		json_object_set(to, key, v);
+}
+
+static int screen_reply(struct rule_run *run, json_t *res)
+{
+	json_t *best = json_object_get(res, "best"), *tried = json_object_get(res, "tried");
+	if (!json_is_array(best) || !json_is_array(tried))
+		return rule_fail(run, "the screen result lacks best or tried");
+	json_t *configs = json_array(), *rows = json_array();
+	size_t i;
+	json_t *b;
+	json_array_foreach(best, i, b) {
+		json_t *c = json_object_get(b, "config");
+		if (!is_config(c)) {
+			json_decref(configs);
+			json_decref(rows);
+			return rule_fail(run, "the screen's best %zu is no launch config", i + 1);
+		}
+		if (i >= KEEP)
+			break;
+		json_array_append(configs, c);
+		json_t *row = json_pack("{s:O}", "config", c);
+		static const char *const nums[] = { "speedup", "q25", "ns", "base_ns" };
+		for (size_t j = 0; j < sizeof nums / sizeof *nums; j++)
+			copy_field(row, b, nums[j]);
+		json_array_append_new(rows, row);
+	}
+	run->stable = json_pack("{s:o}", "best", configs);
+	run->meas = json_pack("{s:o, s:O}", "best", rows, "tried", tried);
+	static const char *const keep[] = { "own", "numel", "compiles", "elapsed_s", "budget_spent" };
+	for (size_t j = 0; j < sizeof keep / sizeof *keep; j++)
+		copy_field(run->meas, res, keep[j]);
+	return RULE_DONE;
+}
+
+json_t *rule_screen_best(struct dag *d, const struct rule_kernel *k)
+{
+	struct dag_node *s = k->screen;
+	if (!s || !(s->flags & DAG_DONE) || (s->flags & DAG_NONE))
+		return NULL;
+	json_t *r = dag_result(d, s);
+	json_t *best = json_object_get(json_object_get(r, "stable"), "best");
+	json_t *rows = json_object_get(json_object_get(r, "meas"), "best");
+	if (!json_is_array(best))
+		return NULL;
+	json_t *out = json_array();
+	size_t i;
+	json_t *c;
+	json_array_foreach(best, i, c) {
+		double sp = rule_num(json_array_get(rows, i), "speedup");
+		json_array_append_new(out, json_pack("{s:O, s:o}", "config", c, "speedup",
+						     isnan(sp) ? json_null() : json_real(sp)));
+	}
+	return out;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static void add_param(struct strbuf *sb, size_t start, const char *key, const json_t *v)
+{
+	strbuf_addf(sb, "%s%s=%lld", sb->len > start ? " " : "", key, (long long)json_integer_value(v));
+}
+
+/* "XBLOCK=64 R0_BLOCK=512 num_warps=8 num_stages=1": the block sizes and
+ * warps first, then any other key in name order */
+static void config_text(struct strbuf *sb, const json_t *c)
+{
+	static const char *const order[] = { "XBLOCK", "YBLOCK", "ZBLOCK", "R0_BLOCK", "R1_BLOCK", "num_warps",
+					      "num_stages" };
+	const size_t norder = sizeof order / sizeof *order;
+	const char **rest = xcalloc(json_object_size(c) + 1, sizeof *rest);
+	size_t nrest = 0, start = sb->len;
+	const char *key;
+	json_t *v;
+	json_object_foreach((json_t *)c, key, v) {
+		size_t i = 0;
+		while (i < norder && strcmp(key, order[i]) != 0)
+			i++;
+		if (i == norder)
+			rest[nrest++] = key;
+	}
+	qsort(rest, nrest, sizeof *rest, cmp_str);
+	for (size_t i = 0; i < norder; i++)
+		if (json_object_get(c, order[i]))
+			add_param(sb, start, order[i], json_object_get(c, order[i]));
+	for (size_t i = 0; i < nrest; i++)
+		add_param(sb, start, rest[i], json_object_get(c, rest[i]));
+	free(rest);
+}
+
+/* the candidates of k that are its screen's configs, "c0, c1, c2" */
+static void screen_cands(struct dag *d, const struct rule_kernel *k, struct strbuf *sb)
+{
+	for (int i = 0; i < k->n; i++) {
+		struct rule_proposal p;
+		rule_proposal_read(d, &k->cands[i], &p);
+		if (p.json && strcmp(p.cand.name, "screen") == 0)
+			strbuf_addf(sb, "%sc%d", sb->len ? ", " : "", i);
+	}
+}
+
+void rule_screen_md(struct dag *d, const struct rule_kernel *k, struct strbuf *md)
+{
+	struct dag_node *s = k->screen;
+	if (!s)
+		return;
+	if (s->flags & DAG_FAILED) {
+		strbuf_addf(md, "Screen: failed (%s); the candidates follow the plan alone.\n\n",
+			    s->why ? s->why : "no reason given");
+		return;
+	}
+	if (!(s->flags & DAG_DONE) || (s->flags & DAG_NONE))
+		return;
+	json_t *me = json_object_get(dag_result(d, s), "meas");
+	json_t *best = json_object_get(me, "best");
+	double secs = rule_num(me, "elapsed_s");
+	strbuf_addf(md, "Screen: %zu launch config%s tried alone", json_array_size(json_object_get(me, "tried")),
+		    json_array_size(json_object_get(me, "tried")) == 1 ? "" : "s");
+	if (!isnan(secs))
+		strbuf_addf(md, " in %.1f s", secs);
+	if (!json_array_size(best)) {
+		strbuf_addstr(md, "; none correct and faster than its own.\n\n");
+		return;
+	}
+	json_t *b0 = json_array_get(best, 0);
+	double sp = rule_num(b0, "speedup");
+	strbuf_addstr(md, "; the best");
+	if (!isnan(sp))
+		strbuf_addf(md, " %.3fx alone", sp);
+	strbuf_addstr(md, ": ");
+	config_text(md, json_object_get(b0, "config"));
+	struct strbuf cs = STRBUF_INIT;
+	screen_cands(d, k, &cs);
+	if (cs.len)
+		strbuf_addf(md, ". Candidates from it: %s", cs.buf);
+	strbuf_addstr(md, ".\n\n");
+	strbuf_release(&cs);
+}
+
+double rule_screen_seconds(struct dag *d, const struct rule_kernel *k)
+{
+	if (!k->screen || !(k->screen->flags & DAG_DONE) || (k->screen->flags & DAG_NONE))
+		return 0;
+	double t = rule_num(json_object_get(dag_result(d, k->screen), "meas"), "worker_s");
+	return isnan(t) ? 0 : t;
+}
+
+bool rule_screen_any(const struct rule_model *dm)
+{
+	for (size_t v = 0; dm && v < dm->nmv; v++)
+		for (size_t k = 0; k < dm->mvs[v].nkernels; k++)
+			if (dm->mvs[v].kernels[k].screen)
+				return true;
+	return false;
+}
+
+void rule_key_screens(struct hash_key *k, const struct rule_model *dm)
+{
+	for (size_t v = 0; dm && v < dm->nmv; v++)
+		for (size_t i = 0; i < dm->mvs[v].nkernels; i++) {
+			const struct dag_node *s = dm->mvs[v].kernels[i].screen;
+			if (s && s->manifest)
+				hash_key_hash(k, "result:screen", hash_bytes(s->manifest, s->manifest_len));
+		}
+}
+
+static double screen_priority(struct dag *d, struct dag_node *n)
+{
+	struct rule_kernel *k = kernel_of(n);
+	return rule_gain(d, k->mv) + rule_kernel_gain(d, k);
+}
+
+/* -t why: the configs tried, the best ones first */
+static void screen_why(struct dag *d, struct dag_node *n, FILE *out)
+{
+	if (n->flags & DAG_NONE) {
+		fprintf(out, "screen %s: nothing to screen (the analyst leaves the kernel alone, or it has no launch "
+			"config)\n", n->path);
+		return;
+	}
+	json_t *me = json_object_get(dag_result(d, n), "meas");
+	json_t *tried = json_object_get(me, "tried"), *best = json_object_get(me, "best");
+	struct strbuf sb = STRBUF_INIT;
+	fprintf(out, "screen %s: %zu configs tried alone, %zu best kept\n", n->path, json_array_size(tried),
+		json_array_size(best));
+	double secs = rule_num(me, "elapsed_s"), compiles = rule_num(me, "compiles");
+	if (!isnan(secs))
+		fprintf(out, "  seconds                %.1f%s\n", secs,
+			json_is_true(json_object_get(me, "budget_spent")) ? " (its budget spent)" : "");
+	if (!isnan(compiles))
+		fprintf(out, "  compiles               %.0f\n", compiles);
+	if (json_is_object(json_object_get(me, "own"))) {
+		config_text(&sb, json_object_get(me, "own"));
+		fprintf(out, "  own config             %s\n", sb.buf);
+	}
+	size_t i;
+	json_t *r;
+	json_array_foreach(best, i, r) {
+		strbuf_reset(&sb);
+		config_text(&sb, json_object_get(r, "config"));
+		fprintf(out, "  best %-17zu %s", i + 1, sb.buf);
+		if (!isnan(rule_num(r, "speedup")))
+			fprintf(out, "  %.3fx alone", rule_num(r, "speedup"));
+		fprintf(out, "\n");
+	}
+	fprintf(out, "  | # | config | speedup alone | lower quartile | time (us) | baseline (us) |\n"
+		     "  | ---: | --- | ---: | ---: | ---: | ---: |\n");
+	json_array_foreach(tried, i, r) {
+		strbuf_reset(&sb);
+		config_text(&sb, json_object_get(r, "config"));
+		fprintf(out, "  | %zu | %s | ", i + 1, sb.buf);
+		if (!json_is_true(json_object_get(r, "ok"))) {
+			const char *e = json_string_value(json_object_get(r, "error"));
+			for (e = e ? e : "failed"; *e && *e != '\n'; e++)
+				fputc(*e == '|' ? '/' : *e, out);
+			fprintf(out, " | | | |\n");
+			continue;
+		}
+		fprintf(out, "%.3fx | %.3fx | %.3f | %.3f |\n", rule_num(r, "speedup"), rule_num(r, "q25"),
+			rule_num(r, "ns") / 1000.0, rule_num(r, "base_ns") / 1000.0);
+	}
+	strbuf_release(&sb);
+}
+
+const struct rule rule_screen = {
+	.name = "screen", .version = SCREEN_VERSION, .worker = true, .timing = true,
+	.device = rule_device,
+	.key = screen_key, .skip = screen_skip, .start = screen_start, .reply = screen_reply,
+	.priority = screen_priority, .why = screen_why,
+};
