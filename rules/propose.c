@@ -6,8 +6,9 @@
  * config), the agent fingerprint, the candidate index and the context
  * digest the agent derives from the trajectory ("" for agents that do not
  * learn from verdicts); for candidate 0 of a screened kernel, the screen's
- * stable hash too (candidate 0 carries the screen's configs, so the later
- * ones read them in the trajectory). Not the budget: candidate i has one
+ * stable hash too, where it found configs (candidate 0 carries them, so
+ * the later ones read them in the trajectory; a screen that found none,
+ * was skipped or failed leaves the key as it is without one). Not the budget: candidate i has one
  * key whatever the budget. Stable part: the candidate, or {"none":true}.
  * Measurements: the reason (why none, or what a candidate rests on: a
  * screened config's time alone).
@@ -193,8 +194,8 @@ static int propose_key(struct dag *d, struct dag_node *n, struct hash_key *k, ch
 	hash_key_hash(k, "kernel", c->k->ident);
 	hash_key_str(k, "param:agents", dm->agent_fp);
 	hash_key_int(k, "param:index", c->index);
-	if (c->index == 0 && c->k->screen)
-		rule_key_input(k, c->k->screen);
+	if (c->index == 0 && rule_screen_input(c->k))
+		rule_key_input(k, rule_screen_input(c->k));
 	if (a && agent_needs_feedback(a, c->index))
 		hash_key_hash(k, "context", context_hash(d, n));
 	else

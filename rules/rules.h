@@ -315,13 +315,17 @@ bool rule_pick_variant(const double *base, const double *opt, const bool *passed
  * built-in coder, a torch model and a budget); NULL otherwise.
  * rule_screen_best gives the screen's best configs with their
  * alone-timings, [{"config", "speedup"}...] fastest first, or NULL where
- * there is no screen or no result (new reference). rule_screen_md adds the
+ * rule_screen_input is (new reference). rule_screen_md adds the
  * screen's line to the model report's candidates of k (nothing without a
  * screen); rule_screen_seconds is the worker time its result took (0 when
  * none).
  */
 struct dag_node *rule_screen_add(struct dag *d, struct rule_kernel *k);
 json_t *rule_screen_best(struct dag *d, const struct rule_kernel *k);
+/* k's screen where it found configs, the input candidate 0 keys on; NULL
+ * where there is no screen, or it found none, was skipped or failed (the
+ * plan alone, keyed as without a screen) */
+const struct dag_node *rule_screen_input(const struct rule_kernel *k);
 void rule_screen_md(struct dag *d, const struct rule_kernel *k, struct strbuf *md);
 double rule_screen_seconds(struct dag *d, const struct rule_kernel *k);
 /* whether a kernel of dm has a screen step */

@@ -14,14 +14,21 @@
  * One node per hot kernel of a model variant, added by the profile's
  * expansion beside the kernel's chain (rule_screen_add), with the chain's
  * affinity and priority. The chain's first proposal depends on it through a
- * soft edge: a failed screen leaves the chain to the plan alone. Skipped
- * (no result, no worker) where the analyst leaves the kernel alone or it
- * has no launch config.
+ * soft edge: a failed screen leaves the chain to the plan alone. Where the
+ * analyst leaves the kernel alone or it has no launch config, the step
+ * sends nothing and its result is an empty best ("skipped" says why): the
+ * decision reads the profile's row, which a null build must not parse, so
+ * it is made when the step runs, not in a skip hook. A screen without
+ * configs, skipped or failed leaves candidate 0 keyed as without a screen
+ * (rule_screen_input).
  *
  * Key: the kernel's inventory entry (its name, source hash and config), the
- * starts, the screen's parameters (time, configs, KEEP, REPS), the gates'
- * tolerances and precision (what the worker's check reads), the agents'
- * seed. Not the budget, so a budget raise screens nothing again; not the
+ * model file and the variant (the arguments come from a call of this model
+ * compiled this way, and whether there is anything to screen from its
+ * profile: two variants or models with the same kernel would otherwise
+ * write one entry with two results), the starts, the screen's parameters
+ * (time, configs, KEEP, REPS), the gates' tolerances and precision (what
+ * the worker's check reads), the agents' seed. Not the budget, so a budget raise screens nothing again; not the
  * memory, not a timing (keys are pure). The starts are the configs the
  * model's other declared variants gave a kernel of the same name
  * (max-autotune's pick, say), read from their captures; a start from the
@@ -107,12 +114,14 @@ json_t *rule_screen_starts(struct dag *d, const struct rule_kernel *k)
 {
 	struct rule_model *dm = k->mv->model;
 	json_t *starts = json_array();
-	rule_kernel_info(d, (struct rule_kernel *)k);
+	const json_t *own = NULL;
 	for (size_t v = 0; v < dm->spec->nvariants && v < dm->nmv; v++) {
 		if (&dm->mvs[v] == k->mv)
 			continue;
+		if (!own) /* from the capture: a null build parses no profile */
+			own = captured_config(d, k->mv->capture, k->name);
 		const json_t *c = captured_config(d, dm->mvs[v].capture, k->name);
-		if (!same_keys(c, k->config) || json_equal((json_t *)c, (json_t *)k->config))
+		if (!same_keys(c, own) || json_equal((json_t *)c, (json_t *)own))
 			continue;
 		bool seen = false;
 		for (size_t i = 0; i < json_array_size(starts); i++)
@@ -123,22 +132,38 @@ json_t *rule_screen_starts(struct dag *d, const struct rule_kernel *k)
 	return starts;
 }
 
-/* the analyst leaves the kernel alone, or it has no launch config to start from */
-static bool screen_skip(struct dag *d, struct dag_node *n, kopt_hash *out)
+/* why there is nothing to screen (the analyst leaves the kernel alone, or
+ * it has no launch config to start from), or NULL; caller frees */
+static char *nothing_to_screen(struct dag *d, struct rule_kernel *k)
 {
-	static kopt_hash none;
-	struct rule_kernel *k = kernel_of(n);
 	rule_kernel_info(d, k);
+	if (!json_is_object(k->config))
+		return xstrdup("the kernel has no launch config");
 	struct agent_kernel ak = { k->mv->model->spec->name, k->name, k->heuristic, NULL, k->config, k->row };
 	char *why = NULL;
-	bool alone = !json_is_object(k->config) || agent_builtin_analyze(&ak, &why) == 1;
+	if (agent_builtin_analyze(&ak, &why) == 1)
+		return why;
 	free(why);
-	if (!alone)
-		return false;
-	if (hash_is_zero(none))
-		none = hash_str("screen: nothing to screen");
-	*out = none;
-	return true;
+	return NULL;
+}
+
+static json_t *empty_best(void)
+{
+	return json_pack("{s:[]}", "best");
+}
+
+const struct dag_node *rule_screen_input(const struct rule_kernel *k)
+{
+	static kopt_hash empty;
+	if (hash_is_zero(empty)) {
+		json_t *j = empty_best();
+		empty = dag_stable_hash(j);
+		json_decref(j);
+	}
+	const struct dag_node *s = k->screen;
+	if (!s || (s->flags & (DAG_DONE | DAG_NONE)) != DAG_DONE || hash_eq(s->out, empty))
+		return NULL;
+	return s;
 }
 
 static int screen_key(struct dag *d, struct dag_node *n, struct hash_key *k, char **why)
@@ -149,6 +174,8 @@ static int screen_key(struct dag *d, struct dag_node *n, struct hash_key *k, cha
 	const struct kopt_agents *ag = m->agents;
 	const struct kopt_gates *g = m->gates;
 	hash_key_hash(k, "kernel", kn->ident);
+	hash_key_hash(k, "model", kn->mv->model->file_hash);
+	hash_key_splice(k, &kn->mv->variant_key);
 	json_t *starts = rule_screen_starts(d, kn);
 	char *s = json_dumps(starts, JSON_COMPACT | JSON_SORT_KEYS);
 	hash_key_str(k, "param:starts", s);
@@ -173,6 +200,13 @@ static int screen_start(struct rule_run *run)
 	struct rule_kernel *k = kernel_of(run->node);
 	const struct kopt_model *m = k->mv->model->spec;
 	const struct kopt_agents *ag = m->agents;
+	char *why = nothing_to_screen(run->dag, k);
+	if (why) {
+		run->stable = empty_best();
+		run->meas = json_pack("{s:s}", "skipped", why);
+		free(why);
+		return RULE_DONE;
+	}
 	run->request = json_pack("{s:s, s:o, s:o, s:I, s:s, s:o, s:o, s:f, s:i, s:i, s:i}", "op", "screen",
 				 "model", rule_model_json(m), "variant", rule_variant_json(k->mv->variant),
 				 "seed", (json_int_t)ag->seed, "kernel", k->name, "gates", rule_gates_json(m->gates),
@@ -235,8 +269,8 @@ static int screen_reply(struct rule_run *run, json_t *res)
 
 json_t *rule_screen_best(struct dag *d, const struct rule_kernel *k)
 {
-	struct dag_node *s = k->screen;
-	if (!s || !(s->flags & DAG_DONE) || (s->flags & DAG_NONE))
+	struct dag_node *s = (struct dag_node *)rule_screen_input(k);
+	if (!s)
 		return NULL;
 	json_t *r = dag_result(d, s);
 	json_t *best = json_object_get(json_object_get(r, "stable"), "best");
@@ -316,6 +350,10 @@ void rule_screen_md(struct dag *d, const struct rule_kernel *k, struct strbuf *m
 		return;
 	json_t *me = json_object_get(dag_result(d, s), "meas");
 	json_t *best = json_object_get(me, "best");
+	if (json_is_string(json_object_get(me, "skipped"))) {
+		strbuf_addf(md, "Screen: none (%s).\n\n", json_string_value(json_object_get(me, "skipped")));
+		return;
+	}
 	double secs = rule_num(me, "elapsed_s");
 	strbuf_addf(md, "Screen: %zu launch config%s tried alone", json_array_size(json_object_get(me, "tried")),
 		    json_array_size(json_object_get(me, "tried")) == 1 ? "" : "s");
@@ -376,12 +414,11 @@ static double screen_priority(struct dag *d, struct dag_node *n)
 /* -t why: the configs tried, the best ones first */
 static void screen_why(struct dag *d, struct dag_node *n, FILE *out)
 {
-	if (n->flags & DAG_NONE) {
-		fprintf(out, "screen %s: nothing to screen (the analyst leaves the kernel alone, or it has no launch "
-			"config)\n", n->path);
+	json_t *me = json_object_get(dag_result(d, n), "meas");
+	if (json_is_string(json_object_get(me, "skipped"))) {
+		fprintf(out, "screen %s: nothing screened: %s\n", n->path, json_string_value(json_object_get(me, "skipped")));
 		return;
 	}
-	json_t *me = json_object_get(dag_result(d, n), "meas");
 	json_t *tried = json_object_get(me, "tried"), *best = json_object_get(me, "best");
 	struct strbuf sb = STRBUF_INIT;
 	fprintf(out, "screen %s: %zu configs tried alone, %zu best kept\n", n->path, json_array_size(tried),
@@ -428,6 +465,6 @@ static void screen_why(struct dag *d, struct dag_node *n, FILE *out)
 const struct rule rule_screen = {
 	.name = "screen", .version = SCREEN_VERSION, .worker = true, .timing = true,
 	.device = rule_device,
-	.key = screen_key, .skip = screen_skip, .start = screen_start, .reply = screen_reply,
+	.key = screen_key, .start = screen_start, .reply = screen_reply,
 	.priority = screen_priority, .why = screen_why,
 };

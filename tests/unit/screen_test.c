@@ -4,8 +4,9 @@
  * screen request field for field; its starts are the other declared
  * variants' configs for the kernel; its key follows the screen's
  * parameters, the starts and the tolerances and not the budget or gamma;
- * it skips a kernel the analyst leaves alone; its stable part is the best
- * configs alone.
+ * it sends nothing for a kernel the analyst leaves alone; its stable part
+ * is the best configs alone, and candidate 0 keys on it only where it holds
+ * configs.
  */
 #define _GNU_SOURCE
 #include <config.h>
@@ -111,7 +112,10 @@ int main(void)
 	dm.spec = m;
 	dm.mvs = mvs;
 	dm.nmv = 2;
+	dm.file_hash = hash_str("m.py's bytes");
 	for (int v = 0; v < 2; v++) {
+		hash_key_init_bare(&mvs[v].variant_key);
+		rule_key_variant(&mvs[v].variant_key, &m->variants[v]);
 		mvs[v].model = &dm;
 		mvs[v].variant = &m->variants[v];
 		mvs[v].index = (size_t)v;
@@ -125,6 +129,7 @@ int main(void)
 	kern.name = "k";
 	kern.ident = hash_str("the inventory entry of k");
 	kern.n = 4;
+	kern.screen = &snode;
 	snode.rule = &rule_screen;
 	snode.kind = RULE_SCREEN;
 	snode.path = "m/default/k";
@@ -217,19 +222,45 @@ int main(void)
 	set_result(&cnode[1], cap1);
 	char *k8 = key_hex();
 	TAP_IS_STR(k8, k0, "key: the same inputs, the same key");
-	char *ks[] = { k0, k1, k2, k3, k4, k5, k6, k7, k8 };
+	dm.file_hash = hash_str("another model's bytes");
+	char *k9 = key_hex();
+	TAP_OK(strcmp(k9, k0) != 0, "key: the model file");
+	dm.file_hash = hash_str("m.py's bytes");
+	struct rule_kernel other = kern;
+	other.mv = &mvs[1];
+	snode.ctx = &other;
+	char *k10 = key_hex();
+	TAP_OK(strcmp(k10, k0) != 0, "key: the variant (the same kernel in another variant)");
+	snode.ctx = &kern;
+	char *ks[] = { k0, k1, k2, k3, k4, k5, k6, k7, k8, k9, k10 };
 	for (size_t i = 0; i < sizeof ks / sizeof *ks; i++)
 		free(ks[i]);
 
-	/* skip */
-	kopt_hash none;
-	TAP_OK(!rule_screen.skip(&d, &snode, &none), "skip: not a kernel at 40%% of the copy bandwidth");
+	/* nothing to screen: done without a request */
 	set_result(&pnode, prof_fast);
 	kern.loaded = false;
-	TAP_OK(rule_screen.skip(&d, &snode, &none) && !hash_is_zero(none), "skip: the analyst leaves a kernel at 98%% alone");
+	memset(&run, 0, sizeof run);
+	run.dag = &d;
+	run.node = &snode;
+	TAP_IS_INT(rule_screen.start(&run), RULE_DONE, "start: a kernel the analyst leaves alone (98%%) sends nothing");
+	char *sk = json_dumps(run.stable, JSON_COMPACT);
+	TAP_IS_STR(sk, "{\"best\":[]}", "... its best is empty");
+	TAP_OK(strstr(json_string_value(json_object_get(run.meas, "skipped")), "left alone") != NULL,
+	       "... and the measurements say why");
+	free(sk);
+	snode.out = dag_stable_hash(run.stable);
+	snode.flags = DAG_DONE;
+	TAP_OK(rule_screen_input(&kern) == NULL, "... candidate 0 keys on no screen");
+	json_decref(run.stable);
+	json_decref(run.meas);
 	set_result(&pnode, prof_nocfg);
 	kern.loaded = false;
-	TAP_OK(rule_screen.skip(&d, &snode, &none), "skip: a kernel without a launch config");
+	memset(&run, 0, sizeof run);
+	run.dag = &d;
+	run.node = &snode;
+	TAP_OK(rule_screen.start(&run) == RULE_DONE && !run.request, "start: a kernel without a launch config sends nothing");
+	json_decref(run.stable);
+	json_decref(run.meas);
 	set_result(&pnode, prof_slow);
 	kern.loaded = false;
 
@@ -250,6 +281,14 @@ int main(void)
 	TAP_OK(rule_num(json_array_get(json_object_get(run.meas, "best"), 0), "speedup") == 1.4 &&
 	       json_array_size(json_object_get(run.meas, "tried")) == 1 && rule_num(run.meas, "elapsed_s") == 2.5,
 	       "reply: the times, the configs tried and the seconds are measurements");
+	snode.out = dag_stable_hash(run.stable);
+	snode.flags = DAG_DONE;
+	TAP_OK(rule_screen_input(&kern) == &snode, "candidate 0 keys on a screen that found configs");
+	snode.flags = DAG_FAILED;
+	TAP_OK(rule_screen_input(&kern) == NULL, "... not on one that failed");
+	snode.flags = 0;
+	kern.screen = NULL;
+	TAP_OK(rule_screen_input(&kern) == NULL, "... nor where there is none");
 	json_decref(run.stable);
 	json_decref(run.meas);
 	json_decref(res);
@@ -261,8 +300,10 @@ int main(void)
 	free(run.error);
 	json_decref(res);
 
-	for (int v = 0; v < 2; v++)
+	for (int v = 0; v < 2; v++) {
 		json_decref(cnode[v].result);
+		hash_key_release(&mvs[v].variant_key);
+	}
 	json_decref(pnode.result);
 	kopt_spec_free(spec);
 	unlink(py);
