@@ -14,7 +14,9 @@
  * One node per hot kernel of a model variant, added by the profile's
  * expansion beside the kernel's chain (rule_screen_add), with the chain's
  * affinity and priority. The chain's first proposal depends on it through a
- * soft edge: a failed screen leaves the chain to the plan alone. Where the
+ * soft edge: a failed screen leaves the chain to the plan alone, and so
+ * does one the worker could not run (it answers no configs and the error,
+ * which is kept: the plan decides until the screen's key changes). Where the
  * analyst leaves the kernel alone or it has no launch config, the step
  * sends nothing and its result is an empty best ("skipped" says why): the
  * decision reads the profile's row, which a null build must not parse, so
@@ -240,6 +242,12 @@ static int screen_reply(struct rule_run *run, json_t *res)
 	json_t *best = json_object_get(res, "best"), *tried = json_object_get(res, "tried");
 	if (!json_is_array(best) || !json_is_array(tried))
 		return rule_fail(run, "the screen result lacks best or tried");
+	const char *err = json_string_value(json_object_get(res, "error"));
+	if (err) { /* it could not run: no configs, kept, and the plan decides */
+		run->stable = empty_best();
+		run->meas = json_pack("{s:s}", "error", err);
+		return RULE_DONE;
+	}
 	json_t *configs = json_array(), *rows = json_array();
 	size_t i;
 	json_t *b;
@@ -354,6 +362,11 @@ void rule_screen_md(struct dag *d, const struct rule_kernel *k, struct strbuf *m
 		strbuf_addf(md, "Screen: none (%s).\n\n", json_string_value(json_object_get(me, "skipped")));
 		return;
 	}
+	if (json_is_string(json_object_get(me, "error"))) {
+		strbuf_addf(md, "Screen: could not run (%s); the candidates follow the plan alone.\n\n",
+			    json_string_value(json_object_get(me, "error")));
+		return;
+	}
 	double secs = rule_num(me, "elapsed_s");
 	strbuf_addf(md, "Screen: %zu launch config%s tried alone", json_array_size(json_object_get(me, "tried")),
 		    json_array_size(json_object_get(me, "tried")) == 1 ? "" : "s");
@@ -417,6 +430,10 @@ static void screen_why(struct dag *d, struct dag_node *n, FILE *out)
 	json_t *me = json_object_get(dag_result(d, n), "meas");
 	if (json_is_string(json_object_get(me, "skipped"))) {
 		fprintf(out, "screen %s: nothing screened: %s\n", n->path, json_string_value(json_object_get(me, "skipped")));
+		return;
+	}
+	if (json_is_string(json_object_get(me, "error"))) {
+		fprintf(out, "screen %s: could not run: %s\n", n->path, json_string_value(json_object_get(me, "error")));
 		return;
 	}
 	json_t *tried = json_object_get(me, "tried"), *best = json_object_get(me, "best");

@@ -24,6 +24,8 @@
  *   # sim: error OP             answer OP with a plain error
  *   # sim: softfail race         answer the race with no times and an error, as
  *                               kopt-worker does when a race cannot be run
+ *   # sim: softfail screen       answer screens with no configs and an error, as
+ *                               kopt-worker does when a screen cannot be run
  *   # sim: drift VARIANT         the stitch of VARIANT reads every time 1.3x
  *                               too high (a drifting clock, a busy GPU); the
  *                               race, side by side, reads true times
@@ -714,6 +716,9 @@ static json_t *screen(const struct model *m, json_t *req)
 	    !json_is_integer(json_object_get(req, "reps")) || !json_is_array(starts) ||
 	    !json_is_object(json_object_get(req, "gates")))
 		return NULL;
+	if (wants(m, "softfail", "screen")) /* as kopt-worker answers a screen it cannot run */
+		return json_pack("{s:s, s:[], s:[], s:i, s:s}", "kernel", kernel, "tried", "best", "compiles", 0, "error",
+				 "simulated: no launch config to start from");
 	json_t *own = kconfig(m, ki), *queue = json_array(), *seen = json_object(), *tried = json_array();
 	screen_push(queue, seen, json_deep_copy(own));
 	size_t i;

@@ -6,8 +6,8 @@
 # candidates are the screen's best, fastest first, and the plan follows. A
 # budget raise screens nothing again; a screen run again that finds the
 # same configs reruns nothing downstream; a new screen time reruns the
-# screens and the chains whose configs changed; a failed screen leaves the
-# chain to the plan; screen = 0 adds no screen step and builds what a spec
+# screens and the chains whose configs changed; a failed screen, or one the
+# worker could not run, leaves the chain to the plan; screen = 0 adds no screen step and builds what a spec
 # without screening built. Prints TAP.
 set -eu
 
@@ -104,6 +104,8 @@ check "... and kopt-out is what the first build with screen = 0 wrote" "diff -r 
 # any failed step), and the screen runs again next time, the chain not
 mkdir broken && cd broken && mkdir models
 printf '# model broken\n# sim: kernels 1\n# sim: reductions\n# sim: error screen\nimport torch\n' > models/broken.py
+# a worker that cannot screen the kernel answers so; that answer is kept
+printf '# model soft\n# sim: kernels 1\n# sim: reductions\n# sim: softfail screen\nimport torch\n' > models/soft.py
 # every config but R0_BLOCK=512 loses: the screen finds it without lessons
 printf '# model found\n# sim: kernels 1\n# sim: reductions\n# sim: wins R0_BLOCK=512\nimport torch\n' > models/found.py
 cat > test.kopt <<SPEC
@@ -113,7 +115,8 @@ gates strict { seeds = 5  atol = 1e-4  rtol = 1e-4  fp64_fallback = true  gamma 
 defaults { device = sim  agents = default  gates = strict }
 model broken { source = "models/broken.py" }
 model found { source = "models/found.py" }
-target all = [broken, found]
+model soft { source = "models/soft.py" }
+target all = [broken, found, soft]
 default all
 SPEC
 : > ../sim.log
@@ -125,6 +128,8 @@ check "... and its chain goes on with the plan: four candidates verified, c0 the
 	"[ \$(grep -c '^verify broken ' sim.log) -eq 4 ] && grep -q '^| 0 | coder: ' broken/kopt-out/broken/report.md"
 check "... the model report says the screen failed" \
 	"grep -q '^Screen: failed (worker error: simulated failure in screen); the candidates follow the plan alone.\$' broken/kopt-out/broken/report.md"
+check "a screen the worker could not run: the plan's candidates, and the report says why" \
+	"[ \$(grep -c '^verify soft ' sim.log) -eq 4 ] && grep -q '^| 0 | coder: ' broken/kopt-out/soft/report.md && grep -q '^Screen: could not run (simulated: no launch config to start from); the candidates follow the plan alone.\$' broken/kopt-out/soft/report.md"
 check "the screen finds the one winning config: c0 sets R0_BLOCK=512 and passes" \
 	"grep -q '^| 0 | tuner: screen (XBLOCK=[0-9]* R0_BLOCK=512 .* | pass | 1.4' broken/kopt-out/found/report.md"
 : > sim.log
@@ -132,4 +137,5 @@ rc=0
 (cd broken && "$KOPTMAKE" -k > out 2> err) || rc=$?
 check "the next build screens again (status $rc), and the chain it left is fresh" \
 	"[ $rc -eq 1 ] && grep -q 'screen broken/default/.* failed' broken/err && [ \$(grep -c '^verify ' sim.log) -eq 0 ]"
+check "... and the screen that could not run is not asked again" "! grep -q '^screen soft ' sim.log"
 echo "1..$n"

@@ -299,6 +299,17 @@ int main(void)
 	TAP_IS_INT(rule_screen.reply(&run, res), RULE_FAIL, "reply: a best that is no launch config fails the step");
 	free(run.error);
 	json_decref(res);
+	memset(&run, 0, sizeof run);
+	run.dag = &d;
+	run.node = &snode;
+	res = json_loads("{\"kernel\":\"k\",\"tried\":[],\"best\":[],\"compiles\":0,\"error\":\"no launch config\"}", 0, NULL);
+	TAP_IS_INT(rule_screen.reply(&run, res), RULE_DONE, "reply: a screen the worker could not run is kept");
+	TAP_OK(json_array_size(json_object_get(run.stable, "best")) == 0 &&
+	       strcmp(json_string_value(json_object_get(run.meas, "error")), "no launch config") == 0,
+	       "... with no configs, the error a measurement");
+	json_decref(run.stable);
+	json_decref(run.meas);
+	json_decref(res);
 
 	for (int v = 0; v < 2; v++) {
 		json_decref(cnode[v].result);

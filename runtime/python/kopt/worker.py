@@ -365,12 +365,25 @@ def op_race(req):
 
 
 def op_screen(req):
-    """Many launch configs of one kernel, timed alone (screen.py)."""
+    """Many launch configs of one kernel, timed alone (screen.py). A screen
+    that cannot run (the kernel not found, no config to start from, not
+    launched in a call), short of a fatal error or running out of memory,
+    answers no configs and the error: screening is advice, and without it
+    the plan decides, as the race's answer does for the stitch."""
     set_precision(req["gates"]["precision"])
     c = get_compiled(req)
     room_for(c, 8)
     warm(c, c.problem.inputs(0))
-    return SC.screen(c, req, flusher())
+    try:
+        return SC.screen(c, req, flusher())
+    except torch.cuda.OutOfMemoryError:
+        raise  # handle() makes room and asks again
+    except Exception as exc:
+        if is_fatal(exc):
+            raise
+        traceback.print_exc(file=sys.stderr)
+        return {"kernel": req.get("kernel"), "tried": [], "best": [], "compiles": 0,
+                "error": (str(exc).splitlines() or [repr(exc)])[0][:300]}
 
 
 def op_stitch(req):
