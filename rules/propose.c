@@ -8,8 +8,9 @@
  * learn from verdicts); for candidate 0 of a screened kernel, the screen's
  * stable hash too, where it found configs (candidate 0 carries them, so
  * the later ones read them in the trajectory; a screen that found none,
- * was skipped or failed leaves the key as it is without one). Not the budget: candidate i has one
- * key whatever the budget. Stable part: the candidate, or {"none":true}.
+ * was skipped or failed leaves the key as it is without one). Not the
+ * budget: candidate i has one key whatever the budget. Stable part: the
+ * candidate, or {"none":true}.
  * Measurements: the reason (why none, or what a candidate rests on: a
  * screened config's time alone).
  */

@@ -16,8 +16,8 @@
  * affinity and priority. The chain's first proposal depends on it through a
  * soft edge: a failed screen leaves the chain to the plan alone, and so
  * does one the worker could not run (it answers no configs and the error,
- * which is kept: the plan decides until the screen's key changes). Where the
- * analyst leaves the kernel alone or it has no launch config, the step
+ * which is kept: the plan decides until the screen's key changes). Where
+ * the analyst leaves the kernel alone or it has no launch config, the step
  * sends nothing and its result is an empty best ("skipped" says why): the
  * decision reads the profile's row, which a null build must not parse, so
  * it is made when the step runs, not in a skip hook. A screen without
@@ -30,8 +30,9 @@
  * profile: two variants or models with the same kernel would otherwise
  * write one entry with two results), the starts, the screen's parameters
  * (time, configs, KEEP, REPS), the gates' tolerances and precision (what
- * the worker's check reads), the agents' seed. Not the budget, so a budget raise screens nothing again; not the
- * memory, not a timing (keys are pure). The starts are the configs the
+ * the worker's check reads), the agents' seed. Not the budget, so a budget
+ * raise screens nothing again; not the memory, not a timing (keys are
+ * pure). The starts are the configs the
  * model's other declared variants gave a kernel of the same name
  * (max-autotune's pick, say), read from their captures; a start from the
  * long-term memory would make the key follow the memory, so there is none.

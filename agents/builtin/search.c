@@ -19,9 +19,9 @@
  *   tuner     first, where the kernel was screened (rules/screen.c): the
  *             screen's best launch configs, fastest first, each timed
  *             alone on the kernel's real arguments; candidate 0 carries
- *             them. After the plan: coordinate descent around the best passing
- *             candidate (each parameter x2 and /2; on its source where that
- *             is an edit), then seeded random jumps.
+ *             them. After the plan: coordinate descent around the best
+ *             passing candidate (each parameter x2 and /2; on its source
+ *             where that is an edit), then seeded random jumps.
  *   debugger  after a candidate that did not build (too many resources, a
  *             bad block shape): the same change, halved, once; otherwise
  *             the failure is recorded and the search moves on.
