@@ -4,12 +4,13 @@
 # gives each model's GPU-minutes by step kind (to a tenth, as the report's
 # other figures of time, so that reports stay the same from build to
 # build), equal to what the build log recorded for its steps, and report.md
-# a GPU-time table with the total.
+# a GPU-time table with the total. Screening is on (the default): the table
+# has a screen column.
 set -eu
 
 . "$top_srcdir/tests/e2e/sim-env.sh" cost
 mkdir models
-printf '# model slowv\n# sim: kernels 1\n# sim: slow verify 1600\nimport torch\n' > models/slowv.py
+printf '# model slowv\n# sim: kernels 1\n# sim: slow verify 1600\n# sim: slow screen 3100\nimport torch\n' > models/slowv.py
 printf '# model quick\n# sim: kernels 1\nimport torch\n' > models/quick.py
 cat > test.kopt <<SPEC
 device sim { gpus = 1  timeout = 30s }
@@ -29,11 +30,14 @@ json() { python3 -c "import json; m={x['model']: x for x in json.load(open('kopt
 check "slowv's two verifies of 1.6 s: 0.1 GPU-minutes ($(json slowv verify)), as the build log says ($(logmin verify slowv))" \
 	"[ \"\$(json slowv verify)\" = 0.1 ] && [ \"\$(logmin verify slowv)\" = 0.1 ]"
 check "quick's verifies: 0.0 ($(json quick verify))" "[ \"\$(json quick verify)\" = 0.0 ]"
-check "report.md has the GPU-time table, slowv's verify column and the total row" \
-	"sed -n '/^## GPU time/,/^## /p' kopt-out/all/report.md | grep -q '^| slowv | 0.0 | 0.0 | 0.1 | 0.0 | 0.1 |' &&
-	 sed -n '/^## GPU time/,/^## /p' kopt-out/all/report.md | grep -q '^| all | 0.0 | 0.0 | 0.1 | 0.0 | 0.1 |'"
+check "slowv's screen of 3.1 s: 0.1 GPU-minutes ($(json slowv screen)), as the build log says ($(logmin screen slowv))" \
+	"[ \"\$(json slowv screen)\" = 0.1 ] && [ \"\$(logmin screen slowv)\" = 0.1 ]"
+check "report.md has the GPU-time table, slowv's screen and verify columns and the total row" \
+	"sed -n '/^## GPU time/,/^## /p' kopt-out/all/report.md | grep -q '^| model | capture | profile | screen | verify | stitch | all |' &&
+	 sed -n '/^## GPU time/,/^## /p' kopt-out/all/report.md | grep -q '^| slowv | 0.0 | 0.0 | 0.1 | 0.1 | 0.0 | 0.1 |' &&
+	 sed -n '/^## GPU time/,/^## /p' kopt-out/all/report.md | grep -q '^| all | 0.0 | 0.0 | 0.1 | 0.1 | 0.0 | 0.1 |'"
 check "report.json has the totals by kind" \
-	"python3 -c \"import json; d=json.load(open('kopt-out/all/report.json')); assert d['gpu_minutes_by_step'] == {'capture': 0.0, 'profile': 0.0, 'verify': 0.1, 'stitch': 0.0}, d['gpu_minutes_by_step']\""
+	"python3 -c \"import json; d=json.load(open('kopt-out/all/report.json')); assert d['gpu_minutes_by_step'] == {'capture': 0.0, 'profile': 0.0, 'screen': 0.1, 'verify': 0.1, 'stitch': 0.0}, d['gpu_minutes_by_step']\""
 # -t why of a verify says which of the worker's stored references the
 # verdict used (the simulator reports them as the real worker does)
 k=$(awk '$1 == "verify" && $2 == "slowv" { print $4; exit }' sim.log)

@@ -43,6 +43,8 @@ cp -r kopt-out before
 check "screen = 0: no screen step" "! \"$KOPTMAKE\" -t query | grep -q ' screen ' && [ \$(ops screen) -eq 0 ]"
 check "screen = 0: the plan's candidates (c0 is the coder's)" \
 	"grep -q '^| 0 | coder: ' kopt-out/wide/report.md && ! grep -q 'tuner: screen' kopt-out/wide/report.md"
+check "screen = 0: the report's GPU time has no screen column" \
+	"grep -q '^| model | capture | profile | verify | stitch | all |\$' kopt-out/all/report.md && ! grep -q '\"screen\"' kopt-out/all/report.json"
 
 spec ""
 build
@@ -69,6 +71,8 @@ for k in $ks; do
 done
 check "the model report: the screen's line above each kernel's candidates" \
 	"[ \$(grep -c '^Screen: [0-9]* launch configs tried alone in [0-9.]* s; the best [0-9.]*x alone: XBLOCK=.*Candidates from it: c0, c1, c2.\$' kopt-out/wide/report.md) -eq 2 ]"
+check "the report's GPU time has a screen column" \
+	"grep -q '^| model | capture | profile | screen | verify | stitch | all |\$' kopt-out/all/report.md && grep -q '\"screen\"' kopt-out/all/report.json"
 check "-t why screen lists every config tried" \
 	"[ \$(\"$KOPTMAKE\" -t why screen wide/default/$1 | grep -c '^  | [0-9]* | XBLOCK=') -eq \$(\"$KOPTMAKE\" -t why screen wide/default/$1 | sed -n 's/^screen .*: \\([0-9]*\\) configs tried alone.*/\\1/p') ]"
 
