@@ -218,7 +218,9 @@ static int screen_start(struct rule_run *run)
 	return RULE_SEND;
 }
 
-/* a launch config as the worker writes one: an object of whole numbers */
+/* a launch config as the worker writes one: an object of plain values
+ * (block sizes, num_warps, num_stages: whole numbers as Inductor has them,
+ * passed on as they are) */
 static bool is_config(const json_t *c)
 {
 	if (!json_is_object(c) || !json_object_size(c))
@@ -226,7 +228,7 @@ static bool is_config(const json_t *c)
 	const char *key;
 	json_t *v;
 	json_object_foreach((json_t *)c, key, v)
-		if (!json_is_integer(v))
+		if (json_is_object(v) || json_is_array(v))
 			return false;
 	return true;
 }
@@ -304,7 +306,13 @@ static int cmp_str(const void *a, const void *b)
 
 static void add_param(struct strbuf *sb, size_t start, const char *key, const json_t *v)
 {
-	strbuf_addf(sb, "%s%s=%lld", sb->len > start ? " " : "", key, (long long)json_integer_value(v));
+	if (json_is_integer(v)) {
+		strbuf_addf(sb, "%s%s=%lld", sb->len > start ? " " : "", key, (long long)json_integer_value(v));
+		return;
+	}
+	char *t = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+	strbuf_addf(sb, "%s%s=%s", sb->len > start ? " " : "", key, t ? t : "?");
+	free(t);
 }
 
 /* "XBLOCK=64 R0_BLOCK=512 num_warps=8 num_stages=1": the block sizes and

@@ -295,7 +295,7 @@ int main(void)
 	memset(&run, 0, sizeof run);
 	run.dag = &d;
 	run.node = &snode;
-	res = json_loads("{\"tried\":[],\"best\":[{\"config\":{\"XBLOCK\":\"2\"}}]}", 0, NULL);
+	res = json_loads("{\"tried\":[],\"best\":[{\"config\":{\"XBLOCK\":[2]}}]}", 0, NULL);
 	TAP_IS_INT(rule_screen.reply(&run, res), RULE_FAIL, "reply: a best that is no launch config fails the step");
 	free(run.error);
 	json_decref(res);
