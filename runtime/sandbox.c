@@ -6,6 +6,7 @@
 
 #include <ctype.h>
 #include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -290,30 +291,27 @@ static int landlock_abi(void)
 #endif
 
 /*
- * The GPU's device nodes, made before the sandbox closes. On a machine
- * where nothing has used CUDA yet, /dev/nvidia-uvm does not exist, and the
- * CUDA runtime's first initialization runs the setuid nvidia-modprobe to
- * load the module and make the node; under no_new_privs and Landlock that
- * fails ("Error 304: OS call failed" from cudaGetDeviceCount, seen on the
- * H200 machine's first worker). So the worker runs it first, as CUDA would.
+ * CUDA's first initialization on a machine, done before the sandbox closes.
+ * On a fresh H200 machine the first process to initialize CUDA under the
+ * sandbox failed ("Error 304: OS call failed" from cudaGetDeviceCount) and
+ * every later one, confined the same way, succeeded: the first init sets up
+ * the system (nvidia-modprobe, run by the driver library, loads modules and
+ * makes device nodes), which Landlock and no_new_privs deny. So a child
+ * process initializes the driver first, unconfined, and exits; the worker
+ * itself holds no CUDA state before its sandbox.
  */
-static void nvidia_nodes(void)
+static void cuda_first_init(void)
 {
-	static const char *const tools[] = { "/usr/bin/nvidia-modprobe", "/usr/sbin/nvidia-modprobe", NULL };
-	if (access("/dev/nvidiactl", F_OK) != 0 || access("/dev/nvidia-uvm", F_OK) == 0)
-		return; /* no NVIDIA GPU here, or the node is there */
-	for (int i = 0; tools[i]; i++) {
-		if (access(tools[i], X_OK) != 0)
-			continue;
-		pid_t pid = fork();
-		if (pid == 0) {
-			execl(tools[i], "nvidia-modprobe", "-u", "-c=0", (char *)NULL);
-			_exit(127);
-		}
-		if (pid > 0)
-			waitpid(pid, NULL, 0);
-		return;
+	if (access("/dev/nvidiactl", F_OK) != 0)
+		return; /* no NVIDIA GPU here */
+	pid_t pid = fork();
+	if (pid == 0) {
+		void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+		int (*init)(unsigned) = h ? (int (*)(unsigned))dlsym(h, "cuInit") : NULL;
+		_exit(init && init(0) == 0 ? 0 : 1);
 	}
+	if (pid > 0)
+		waitpid(pid, NULL, 0);
 }
 
 /* ---- seccomp ---- */
@@ -435,7 +433,7 @@ int sandbox_enter(struct sandbox_state *st)
 		note(st, "%s", "the worker sandbox is off (KOPT_SANDBOX=off)");
 		return 0;
 	}
-	nvidia_nodes();
+	cuda_first_init();
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
 		note(st, "cannot set no_new_privs: %s", strerror(errno));
 		return -1;
