@@ -6,7 +6,6 @@
 
 #include <ctype.h>
 #include <dirent.h>
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -21,7 +20,6 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #ifdef HAVE_LINUX_LANDLOCK_H
@@ -290,30 +288,6 @@ static int landlock_abi(void)
 }
 #endif
 
-/*
- * CUDA's first initialization on a machine, done before the sandbox closes.
- * On a fresh H200 machine the first process to initialize CUDA under the
- * sandbox failed ("Error 304: OS call failed" from cudaGetDeviceCount) and
- * every later one, confined the same way, succeeded: the first init sets up
- * the system (nvidia-modprobe, run by the driver library, loads modules and
- * makes device nodes), which Landlock and no_new_privs deny. So a child
- * process initializes the driver first, unconfined, and exits; the worker
- * itself holds no CUDA state before its sandbox.
- */
-static void cuda_first_init(void)
-{
-	if (access("/dev/nvidiactl", F_OK) != 0)
-		return; /* no NVIDIA GPU here */
-	pid_t pid = fork();
-	if (pid == 0) {
-		void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-		int (*init)(unsigned) = h ? (int (*)(unsigned))dlsym(h, "cuInit") : NULL;
-		_exit(init && init(0) == 0 ? 0 : 1);
-	}
-	if (pid > 0)
-		waitpid(pid, NULL, 0);
-}
-
 /* ---- seccomp ---- */
 
 #if defined(HAVE_LINUX_SECCOMP_H) && (defined(__x86_64__) || defined(__aarch64__)) && \
@@ -433,7 +407,6 @@ int sandbox_enter(struct sandbox_state *st)
 		note(st, "%s", "the worker sandbox is off (KOPT_SANDBOX=off)");
 		return 0;
 	}
-	cuda_first_init();
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
 		note(st, "cannot set no_new_privs: %s", strerror(errno));
 		return -1;
@@ -487,6 +460,13 @@ int sandbox_enter(struct sandbox_state *st)
 		}
 		/* device files (the GPU's), /dev/null, /dev/shm */
 		bad |= allow_path(rs, "/dev", rights) < 0;
+		/* this process's own /proc entries: pthread_setname_np names
+		 * another thread by writing /proc/self/task/TID/comm, as the CUDA
+		 * runtime does for its threads; denied, cudaGetDeviceCount failed
+		 * with "Error 304: OS call failed" now and then on the H200 */
+		char self[64];
+		snprintf(self, sizeof self, "/proc/%ld", (long)getpid());
+		bad |= allow_path(rs, self, rights) < 0;
 		const char *more = getenv("KOPT_SANDBOX_WRITE");
 		for (const char *p = more; p && *p;) {
 			size_t n = strcspn(p, ":");
