@@ -49,6 +49,7 @@ struct sched {
 	bool tty, line_open;
 	bool stop;              /* a step failed without -k: start nothing new */
 	bool restart;
+	bool nostart;           /* a worker said it cannot start here: nothing runs */
 	const struct kopt_device **devs; /* pool device index -> device */
 	int ndevs;
 	struct hash_key hk;     /* the key being built (its buffer is reused) */
@@ -424,6 +425,19 @@ static void remove_job(struct sched *s, struct job *j)
 	free(j);
 }
 
+/* The worker's own word that it cannot run on this machine (no driver, no
+ * GPU, no torch: runtime/kopt-worker.c), found in its stderr lines: the
+ * rest of that line, or NULL. Shown alone: the lines around it add nothing. */
+static char *cannot_start(const char *text)
+{
+	static const char mark[] = "kopt-worker: cannot start: ";
+	const char *p = text ? strstr(text, mark) : NULL;
+	if (!p)
+		return NULL;
+	p += sizeof mark - 1;
+	return xstrndup(p, strcspn(p, "\n"));
+}
+
 static void job_failed(struct sched *s, struct job *j, const char *reason, const char *tail)
 {
 	struct dag_node *n = j->n;
@@ -431,8 +445,18 @@ static void job_failed(struct sched *s, struct job *j, const char *reason, const
 	end_line(s);
 	strbuf_addf(&sb, "failed: %s", reason);
 	log_step(s, j, sb.buf);
-	fprintf(stderr, "%s: error: %s %s failed: %s\n", kopt_progname, n->rule->name, n->path, reason);
-	if (tail && *tail) {
+	char *cant = cannot_start(tail);
+	if (cant) {
+		/* every step of the device would fail alike: said once, and the build stops, -k or not */
+		if (!s->nostart)
+			fprintf(stderr, "%s: error: the worker of device '%s' cannot start: %s\n", kopt_progname,
+				dag_env_name(node_device(n)), cant);
+		s->nostart = s->stop = true;
+		free(cant);
+	} else {
+		fprintf(stderr, "%s: error: %s %s failed: %s\n", kopt_progname, n->rule->name, n->path, reason);
+	}
+	if (tail && *tail && !s->nostart) {
 		fprintf(stderr, "%s: the worker's last stderr lines:\n", kopt_progname);
 		const char *p = tail;
 		while (*p) {
@@ -674,7 +698,15 @@ static void probe_envs(struct sched *s)
 					kopt_progname, name);
 			cache_env_set(s->d->cache, name, env);
 		} else if (!env && why) {
-			kopt_warn("cannot check the worker environment of device '%s': %s", name, why);
+			char *cant = cannot_start(why);
+			if (!cant)
+				kopt_warn("cannot check the worker environment of device '%s': %s", name, why);
+			else if (!s->nostart) /* one line, once: the other devices' workers say the same */
+				fprintf(stderr, "%s: error: the worker of device '%s' cannot start: %s\n",
+					kopt_progname, name, cant);
+			if (cant)
+				s->nostart = s->stop = true;
+			free(cant);
 		}
 		if (env) {
 			/* a worker that names no witnesses is asked at every build */
@@ -760,7 +792,7 @@ static void run_loop(struct sched *s)
 static int finish_run(struct sched *s)
 {
 	end_line(s);
-	int status = s->nfailed ? 1 : 0;
+	int status = s->nfailed || s->nostart ? 1 : 0;
 	if (s->mode == SCHED_BUILD && interrupted) {
 		size_t n = s->njobs;
 		wpool_kill_all(s->pool);
@@ -775,10 +807,10 @@ static int finish_run(struct sched *s)
 	} else if (s->mode == SCHED_DRY) {
 		printf("%zu step%s would run\n", s->nwould, s->nwould == 1 ? "" : "s");
 	} else if (s->mode == SCHED_BUILD) {
-		if (s->nran == 0 && s->nfailed == 0)
+		if (s->nran == 0 && s->nfailed == 0 && !s->nostart)
 			printf("%s: nothing to do\n", kopt_progname);
 		size_t left = s->runq.len + s->localq.len;
-		if (s->stop && left) {
+		if (s->stop && left && !s->nostart) {
 			fprintf(stderr, "%s: stopped after a failure; %zu ready step%s not started (use -k to keep going)\n",
 				kopt_progname, left, left == 1 ? "" : "s");
 		}

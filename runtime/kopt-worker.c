@@ -30,6 +30,10 @@
  * the kopt package is; default: the source tree's runtime/python if it
  * exists, else the installed copy). koptmake starts it with a scrubbed
  * environment (no API keys).
+ *
+ * A machine that cannot run the GPU path (no driver, no GPU, no torch or
+ * triton in that Python) gets one line on stderr before the exit, that
+ * koptmake shows alone: "kopt-worker: cannot start: WHAT: HOW".
  */
 #define _GNU_SOURCE
 #include <config.h>
@@ -38,6 +42,7 @@
 #include <Python.h>
 
 #include <cupti.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <jansson.h>
 #include <pthread.h>
@@ -338,6 +343,48 @@ static int serve(PyObject *handle)
  * Where the kopt package is: $KOPT_PYTHONPATH; else, for the copy in the
  * build tree, the source tree's runtime/python; else the installed one.
  */
+/* what the worker finds missing below Python: the driver, or a GPU it
+ * sees; "" when both are there. libcuda is opened the way CUPTI and torch
+ * open it; cuInit(0) says CUDA_ERROR_NO_DEVICE (100) on a machine without
+ * a GPU. */
+static const char *driver_missing(char *buf, size_t size)
+{
+	void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		snprintf(buf, size, "no NVIDIA driver (libcuda.so.1 is not found)");
+		return buf;
+	}
+	int (*cu_init)(unsigned) = (int (*)(unsigned))dlsym(h, "cuInit");
+	int (*cu_count)(int *) = (int (*)(int *))dlsym(h, "cuDeviceGetCount");
+	int n = 0, r = cu_init ? cu_init(0) : -1;
+	if (r == 100 || (r == 0 && cu_count && cu_count(&n) == 0 && n == 0))
+		snprintf(buf, size, "no NVIDIA GPU (the driver sees none)");
+	else if (r != 0)
+		snprintf(buf, size, "the NVIDIA driver does not start (cuInit: error %d)", r);
+	else
+		buf[0] = '\0';
+	/* left open: torch opens the same library */
+	return buf;
+}
+
+/* kopt.preflight's sentence for what this machine lacks, or NULL when the
+ * GPU path can run (or the check itself cannot: the import that follows
+ * then says why) */
+static char *preflight(const char *driver)
+{
+	PyObject *mod = PyImport_ImportModule("kopt.preflight");
+	PyObject *r = mod ? PyObject_CallMethod(mod, "problem", "s", driver) : NULL;
+	char *out = NULL;
+	if (r && PyUnicode_Check(r))
+		out = strdup(PyUnicode_AsUTF8(r));
+	else if (!r && *driver)
+		out = strdup(driver);
+	PyErr_Clear();
+	Py_XDECREF(r);
+	Py_XDECREF(mod);
+	return out;
+}
+
 static const char *pick_pythonpath(void)
 {
 	const char *p = getenv("KOPT_PYTHONPATH");
@@ -383,7 +430,9 @@ int main(int argc, char **argv)
 	setenv("PYTHONDONTWRITEBYTECODE", "1", 0); /* the sources' folders are read-only to it */
 
 	int have_cupti = cupti_start() == 0;
-	if (!have_cupti)
+	char dbuf[160];
+	const char *driver = driver_missing(dbuf, sizeof dbuf);
+	if (!have_cupti && !*driver) /* without a driver, the line below says so */
 		fprintf(stderr, "kopt-worker: warning: CUPTI not enabled: %s\n", cupti.init_error);
 
 	if (PyImport_AppendInittab("_kopt_cupti", init_cupti_module) < 0 ||
@@ -414,6 +463,14 @@ int main(int argc, char **argv)
 	if (sys_path && dir)
 		PyList_Insert(sys_path, 0, dir);
 	Py_XDECREF(dir);
+
+	char *missing = preflight(driver);
+	if (missing) {
+		fprintf(stderr, "kopt-worker: cannot start: %s\n", missing);
+		free(missing);
+		fflush(NULL);
+		_exit(2);
+	}
 
 	int rc = 2;
 	PyObject *mod = PyImport_ImportModule("kopt.worker");

@@ -5,6 +5,7 @@ koptpythondir = $(pkgdatadir)/python/kopt
 dist_koptpython_DATA = $(KOPT_PY_FILES)
 KOPT_PY_FILES = \
 	runtime/python/kopt/__init__.py \
+	runtime/python/kopt/preflight.py \
 	runtime/python/kopt/worker.py \
 	runtime/python/kopt/loader.py \
 	runtime/python/kopt/state.py \

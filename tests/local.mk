@@ -56,3 +56,5 @@ EXTRA_DIST += tests/e2e/issue24-workers.sh
 check_PROGRAMS += tests/unit/gain_test
 tests_unit_gain_test_SOURCES = tests/unit/gain_test.c tests/tap.h
 TESTS += tests/unit/gain_test
+TESTS += tests/runtime/preflight.sh tests/e2e/no-gpu.sh
+EXTRA_DIST += tests/runtime/preflight.sh tests/runtime/test_preflight.py tests/e2e/no-gpu.sh
