@@ -1,8 +1,26 @@
 ## runtime/local.mk: the GPU worker (built when configure finds embeddable
 ## Python and CUPTI) and the kopt Python package.
 
-koptpythondir = $(pkgdatadir)/python/kopt
-dist_koptpython_DATA = $(KOPT_PY_FILES)
+# the kopt package goes where configure's Python looks (pythondir: see
+# configure's summary), with its dist-info (version, the gpu extra, the
+# torch_dynamo_backends entry point) written by the package's own build
+# backend, the one `pip install runtime/python` uses
+if HAVE_PYTHON
+koptdir = $(pythondir)/kopt
+kopt_PYTHON = $(KOPT_PY_FILES)
+KOPT_BUILD = $(PYTHON) $(srcdir)/runtime/python/_build/kopt_build.py
+else
+EXTRA_DIST += $(KOPT_PY_FILES)
+KOPT_BUILD = :
+endif
+install-data-hook: install-kopt-metadata
+install-kopt-metadata:
+	$(KOPT_BUILD) install-metadata "$(DESTDIR)$(pythondir)" >/dev/null
+uninstall-hook: uninstall-kopt-metadata
+uninstall-kopt-metadata:
+	$(KOPT_BUILD) uninstall-metadata "$(DESTDIR)$(pythondir)"
+.PHONY: install-kopt-metadata uninstall-kopt-metadata
+EXTRA_DIST += runtime/python/pyproject.toml runtime/python/_build/kopt_build.py
 KOPT_PY_FILES = \
 	runtime/python/kopt/__init__.py \
 	runtime/python/kopt/preflight.py \

@@ -58,3 +58,5 @@ tests_unit_gain_test_SOURCES = tests/unit/gain_test.c tests/tap.h
 TESTS += tests/unit/gain_test
 TESTS += tests/runtime/preflight.sh tests/e2e/no-gpu.sh
 EXTRA_DIST += tests/runtime/preflight.sh tests/runtime/test_preflight.py tests/e2e/no-gpu.sh
+TESTS += tests/runtime/package.sh
+EXTRA_DIST += tests/runtime/package.sh tests/runtime/test_package.py

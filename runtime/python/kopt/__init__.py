@@ -4,9 +4,22 @@ The GPU worker (kopt-worker) embeds Python and imports kopt.worker; users
 import kopt to run the optimized kernels that koptmake found, in one line:
 
     torch.compile(model, backend=kopt.backend("kopt-out/mymodel"))
+
+or by name, without importing kopt (an installed kopt registers the name
+through torch's `torch_dynamo_backends` entry point):
+
+    torch.compile(model, backend="kopt", options={"dir": "kopt-out/mymodel"})
+
+(KOPT_DEPLOY_DIR=kopt-out/mymodel stands for options={"dir": ...}). Importing
+kopt imports no torch.
 """
 
+import os
+import sys
+
 __version__ = "0.2.0"
+
+BACKEND_NAME = "kopt"
 
 
 def backend(outdir: str, **options):
@@ -14,3 +27,64 @@ def backend(outdir: str, **options):
     from .deploy import make_backend
 
     return make_backend(outdir, **options)
+
+
+# the backends made for backend="kopt", one per table and options: the
+# graphs of one model (graph breaks) share one table, so that its warning
+# counts the kernels no graph matched
+_named: dict = {}
+
+
+def backend_for(options: dict | None = None, mode: str | None = None):
+    """The backend that backend="kopt" with these torch.compile options
+    stands for: options["dir"] (else $KOPT_DEPLOY_DIR) is koptmake's output
+    folder of the model; options["check"] as in backend(); the other
+    options are Inductor config settings."""
+    opts = dict(options or {})
+    outdir = opts.pop("dir", None) or os.environ.get("KOPT_DEPLOY_DIR")
+    if not outdir:
+        raise ValueError('kopt: which model\'s kernels? torch.compile(model, backend="kopt", '
+                         'options={"dir": "kopt-out/MODEL"}), or KOPT_DEPLOY_DIR=kopt-out/MODEL')
+    if mode not in (None, "default"):
+        raise ValueError(f"kopt: mode={mode!r}: the compile mode is the one of the variant koptmake chose "
+                         "(its substitutions.json); leave mode unset")
+    check = opts.pop("check", None)
+    key = (os.path.abspath(outdir), check, repr(sorted(opts.items())))
+    made = _named.get(key)
+    if made is None:
+        made = _named[key] = backend(outdir, check=check, **opts)
+    return made
+
+
+def dynamo_backend(gm, example_inputs, options: dict | None = None, mode: str | None = None):
+    """backend="kopt": what torch.compile calls for each graph, with the
+    options (and mode) given to torch.compile."""
+    return backend_for(options, mode)(gm, example_inputs)
+
+
+def register() -> bool:
+    """Registers backend="kopt" with torch._dynamo, for a kopt that is on
+    the path without being installed (an installed one is found through its
+    entry point). Imports torch. Returns whether this call registered it."""
+    import torch._dynamo
+
+    try:
+        torch._dynamo.register_backend(compiler_fn=dynamo_backend, name=BACKEND_NAME)
+    except AssertionError:  # there already: by its entry point, or an earlier call
+        return False
+    return True
+
+
+def _installed() -> bool:
+    """whether an installed kopt's entry point names the backend: torch then
+    registers it when it meets the name (loading that entry point imports
+    kopt, and a second registration would be refused)"""
+    from importlib.metadata import entry_points
+
+    return BACKEND_NAME in entry_points(group="torch_dynamo_backends").names
+
+
+# torch imported already, and no entry point to find the name: registering
+# it now costs nothing
+if "torch._dynamo" in sys.modules and not _installed():
+    register()
