@@ -60,3 +60,5 @@ TESTS += tests/runtime/preflight.sh tests/e2e/no-gpu.sh
 EXTRA_DIST += tests/runtime/preflight.sh tests/runtime/test_preflight.py tests/e2e/no-gpu.sh
 TESTS += tests/runtime/package.sh
 EXTRA_DIST += tests/runtime/package.sh tests/runtime/test_package.py
+TESTS += tests/e2e/install.sh
+EXTRA_DIST += tests/e2e/install.sh

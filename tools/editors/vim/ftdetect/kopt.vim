@@ -1,0 +1,2 @@
+" koptmake spec files: *.kopt and Koptfile (kopt(5))
+autocmd BufNewFile,BufRead *.kopt,Koptfile setfiletype kopt
