@@ -40,6 +40,7 @@
 #include <string.h>
 
 #include "../agents/agent.h"
+#include "measured.h"
 #include "rules.h"
 
 #define WARMUP 3
@@ -256,6 +257,7 @@ static void profile_md(struct strbuf *md, const struct dag_node *n, const json_t
 	double model_ns = rule_num(meas, "model_ns_per_call");
 	double dev_ns = rule_num(meas, "device_ns_per_call");
 	strbuf_addf(md, "# Profile of %s (variant %s)\n\n", m->name, rule_mv_of(n)->variant->name);
+	rule_measured_md(md, json_object_get(meas, "measured"));
 	strbuf_addstr(md, "Model time per call: ");
 	fmt_num(md, model_ns / 1000.0, "%.3f us");
 	strbuf_addstr(md, "; device time per call: ");
@@ -330,6 +332,7 @@ static int profile_reply(struct rule_run *run, json_t *res)
 		json_object_set(run->meas, "check", json_object_get(res, "check"));
 	if (json_object_get(res, "phases"))
 		json_object_set(run->meas, "phases", json_object_get(res, "phases"));
+	rule_measured(run, rule_measured_at(res));
 	char *sum = summary_of(inv, rows, run->meas, bs, why);
 	run->summary = json_string(sum);
 	free(sum);

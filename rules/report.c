@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "measured.h"
 #include "rules.h"
 #include "svg.h"
 
@@ -261,6 +262,8 @@ struct report {
 	double logsum, at_logsum;    /* of the speedups, over torch.compile and over max-autotune */
 	size_t nsp, nat, nbelow;     /* models with a speedup, with a max-autotune variant, behind it */
 	size_t fast[NP];             /* models faster than fast_p(p) */
+	const json_t *newest;        /* the newest measurement shown (rules/measured.c) */
+	const json_t **measured;     /* each model's newest; borrowed */
 };
 
 static void report_init(struct report *rp, const char *target, size_t nmodels)
@@ -277,12 +280,13 @@ static void report_init(struct report *rp, const char *target, size_t nmodels)
 	strbuf_init(&rp->bmd);
 	strbuf_init(&rp->cmd);
 	rp->bars = xcalloc(nmodels + 1, sizeof *rp->bars);
+	rp->measured = xcalloc(nmodels + 1, sizeof *rp->measured);
 	rp->peak = NAN;
-	strbuf_addf(&rp->md, "# Report: %s\n\n"
-			     "Baseline: torch.compile with Inductor's defaults (the model's first variant). "
+	/* the title and the measurements' date go before it (report_head) */
+	strbuf_addstr(&rp->md, "Baseline: torch.compile with Inductor's defaults (the model's first variant). "
 			     "max-autotune: the model's variant in mode max-autotune-no-cudagraphs, where it has one.\n\n"
 			     "| model | variant | baseline (us) | max-autotune (us) | optimized (us) | speedup | vs max-autotune | verdict | candidates | GPU-minutes |\n"
-			     "| --- | --- | ---: | ---: | ---: | ---: | ---: | --- | --- | ---: |\n", target);
+			     "| --- | --- | ---: | ---: | ---: | ---: | ---: | --- | --- | ---: |\n");
 }
 
 /* the GPU time table's cells by step kind, screens only where screened:
@@ -312,6 +316,26 @@ static void report_release(struct report *rp)
 	strbuf_release(&rp->cmd);
 	free(rp->bars);
 	free(rp->pts);
+	free(rp->measured);
+}
+
+/* the title, and when and on what: the newest measurement, and how many
+ * models were measured in another environment; before the rest of md */
+static void report_head(struct report *rp, size_t nm)
+{
+	struct strbuf head = STRBUF_INIT;
+	strbuf_addf(&head, "# Report: %s\n\n", rp->target);
+	rule_measured_md(&head, rp->newest);
+	size_t nother = 0;
+	for (size_t i = 0; i < nm; i++)
+		nother += rp->measured[i] &&
+			  !json_equal(json_object_get(rp->measured[i], "env"), json_object_get(rp->newest, "env"));
+	if (nother)
+		strbuf_addf(&head, "%zu of the models were measured in another environment: report.json has each "
+				   "model's.\n\n", nother);
+	strbuf_add(&head, rp->md.buf, rp->md.len);
+	strbuf_release(&rp->md);
+	rp->md = head;
 }
 
 /* the first variant's profile: the host's share of a call (CUDA-event time
@@ -392,6 +416,13 @@ static void report_model(struct dag *d, struct report *rp, uint32_t i, const str
 	json_object_set_new(o, "gpu_minutes_by_step", gs);
 	json_object_set_new(o, "speedup_vs_max_autotune", isnan(sp_at) ? json_null() : json_real(sp_at));
 	json_object_set_new(o, "vendor", vendor_calls(d, s, st, gates->gamma, &rp->vmd));
+	const struct rule_model *dm = rule_model_of(s);
+	const json_t *mnew = rule_measured_of(d, (struct dag_node *)s);
+	for (size_t v = 0; v < dm->nmv; v++)
+		mnew = rule_measured_newer(mnew, rule_measured_of(d, dm->mvs[v].profile));
+	json_object_set_new(o, "measured", rule_measured_json(mnew));
+	rp->measured[i] = mnew;
+	rp->newest = rule_measured_newer(rp->newest, mnew);
 	profile_parts(d, rp, s, o, gates->gamma);
 	json_array_append_new(rp->models, o);
 	rp->bars[i].label = s->path;
@@ -509,6 +540,7 @@ static json_t *report_summary(struct report *rp, size_t nm, double *geo)
 	json_object_set_new(doc, "gpu_minutes_by_step", gs);
 	json_object_set_new(doc, "geomean_speedup", isnan(*geo) ? json_null() : json_real(*geo));
 	json_object_set_new(doc, "geomean_speedup_vs_max_autotune", isnan(geo_at) ? json_null() : json_real(geo_at));
+	json_object_set_new(doc, "measured", rule_measured_json(rp->newest));
 	return doc;
 }
 
@@ -554,6 +586,7 @@ static int report_start(struct rule_run *run)
 	}
 	double geo;
 	json_t *doc = report_summary(&rp, n->ndeps, &geo);
+	report_head(&rp, n->ndeps);
 	int r = report_outputs(run, &rp, doc, n->ndeps, geo);
 	run->stable = json_pack("{s:s, s:O}", "target", rp.target, "models", rp.stable);
 	run->meas = json_pack("{s:O, s:O}", "geomean_speedup", json_object_get(doc, "geomean_speedup"),

@@ -41,6 +41,7 @@
 #include "../gates/gates.h"
 #include "../engine/cache.h"
 #include "../engine/engine.h"
+#include "measured.h"
 #include "rules.h"
 
 #define STITCH_VERSION 8
@@ -82,6 +83,7 @@ struct stitch_priv {
 	double t_sent;      /* when it went out */
 	int sent, replayed; /* requests sent to the worker, answered from the memo */
 	double replayed_s;  /* the worker seconds the remembered requests took when measured */
+	double measured_at; /* the newest stamp of the replies (rules/measured.c) */
 };
 
 static int stitch_key(struct dag *d, struct dag_node *n, struct hash_key *k, char **why)
@@ -263,6 +265,7 @@ static int send_race(struct rule_run *run, struct stitch_priv *p)
 static int handle_reply(struct rule_run *run, json_t *res)
 {
 	struct stitch_priv *p = run->priv;
+	p->measured_at = fmax(p->measured_at, rule_measured_at(res));
 	if (p->racing) {
 		json_t *ns = json_object_get(res, "ns");
 		size_t nmv = rule_model_of(run->node)->nmv;
@@ -594,6 +597,8 @@ static void result(struct rule_run *run, struct stitch_priv *p, const struct cho
 	 * GPU-minutes go on counting (rules/report.c) */
 	json_object_set_new(run->meas, "requests", json_pack("{s:i, s:i, s:f}", "sent", p->sent, "replayed",
 							       p->replayed, "replayed_s", p->replayed_s));
+	if (p->measured_at > 0)
+		rule_measured(run, p->measured_at);
 }
 
 /* substitutions.json: Inductor kernel source hash -> optimized source and
@@ -652,6 +657,7 @@ static void model_md(struct rule_run *run, struct stitch_priv *p, const struct c
 	struct rule_model *dm = rule_model_of(run->node);
 	struct vres *b = &p->vr[ch->best];
 	strbuf_addf(md, "# %s\n\n", dm->spec->name);
+	rule_measured_md(md, json_object_get(run->meas, "measured"));
 	if (ch->withheld)
 		strbuf_addf(md, "Not optimized, no speedup claimed: %s.\n\n", p->vr[0].reason);
 	else if (ch->optimized)

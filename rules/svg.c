@@ -47,7 +47,8 @@ void svg_bars(FILE *out, const char *title, const struct svg_bar *bars, size_t n
 	for (double t = 0; t <= vmax + 1e-9; t += vmax > 4 ? 1.0 : 0.25) {
 		fprintf(out, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#e5e5e5\"/>\n",
 			X(t), top - 4, X(t), top + (int)n * row);
-		fprintf(out, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" fill=\"#555\">%.2g</text>\n",
+		/* %g: the quarter ticks in full (1.25, not 1.2) */
+		fprintf(out, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" fill=\"#555\">%g</text>\n",
 			X(t), top + (int)n * row + 16, t);
 	}
 	for (size_t i = 0; i < n; i++) {

@@ -62,3 +62,5 @@ TESTS += tests/runtime/package.sh
 EXTRA_DIST += tests/runtime/package.sh tests/runtime/test_package.py
 TESTS += tests/e2e/install.sh
 EXTRA_DIST += tests/e2e/install.sh
+TESTS += tests/e2e/measured.sh
+EXTRA_DIST += tests/e2e/measured.sh

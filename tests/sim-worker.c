@@ -80,6 +80,10 @@
  *                        each one unset
  *   KOPT_SIM_ENV_LOG=FILE  at start, append "pid N", the environment the
  *                        worker was given (one variable a line) and a blank line
+ *   KOPT_SIM_MEASURED=T  the measured_at stamp of profile, stitch and race
+ *                        results (default 946684800, 2000-01-01 UTC: a fixed
+ *                        time, so that separate builds give the same reports);
+ *                        "# sim: measured T" in a model file says it for that model
  *   KOPT_SIM_HOSTSKEW=1  model-level candidate times read 8% of the baseline
  *                        low on the host's side only; the device spans, sent
  *                        with every model-level time, say otherwise
@@ -859,6 +863,16 @@ static void where(const char *op, json_t *req)
 	free(line);
 }
 
+/* the stamp of a measuring reply: "# sim: measured T", $KOPT_SIM_MEASURED, or 2000-01-01 */
+static json_int_t measured_at(const struct model *m)
+{
+	const char *p = strstr(m->text, "# sim: measured ");
+	if (p)
+		return (json_int_t)atoll(p + strlen("# sim: measured "));
+	const char *e = getenv("KOPT_SIM_MEASURED");
+	return e && *e ? (json_int_t)atoll(e) : 946684800;
+}
+
 int main(void)
 {
 	const char *torch = getenv("KOPT_SIM_TORCH");
@@ -1000,6 +1014,8 @@ int main(void)
 		else if (strcmp(op, "screen") == 0)
 			res = screen(&m, req);
 		log_op(op, req);
+		if (res && (strcmp(op, "profile") == 0 || strcmp(op, "stitch") == 0 || strcmp(op, "race") == 0))
+			json_object_set_new(res, "measured_at", json_integer(measured_at(&m)));
 		if (res)
 			out(json_pack("{s:I, s:b, s:o}", "id", rid, "ok", 1, "result", res));
 		else

@@ -27,6 +27,9 @@ int main(void)
 	TAP_OK(strstr(buf, "geomean 1.400x"), "bars: the geomean line is labelled");
 	TAP_OK(strstr(buf, "no result"), "bars: a model without result says so");
 	TAP_OK(strstr(buf, "baseline kept"), "bars: notes are shown");
+	TAP_OK(strstr(buf, ">1.25</text>") && strstr(buf, ">1.75</text>") && strstr(buf, ">0.25</text>") &&
+	       !strstr(buf, ">1.2</text>") && !strstr(buf, ">1.8</text>"),
+	       "bars: the quarter ticks are labelled in full (1.25, not 1.2)");
 	FILE *x = fopen("svg_test_bars.svg", "w");
 	if (x) {
 		fputs(buf, x);

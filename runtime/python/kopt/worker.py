@@ -405,6 +405,9 @@ def is_fatal(exc: BaseException) -> bool:
     return any(m in text for m in FATAL_MARKS)
 
 
+MEASURING = ("profile", "stitch", "race")
+
+
 def handle(line: str) -> str:
     req = json.loads(line)
     op = OPS.get(req.get("op"))
@@ -421,6 +424,8 @@ def handle(line: str) -> str:
             gc.collect()
             torch.cuda.empty_cache()
             result = op(req)
+        if req.get("op") in MEASURING and isinstance(result, dict):
+            result.setdefault("measured_at", int(time.time()))  # when (PROTOCOL.md): the reports' date
         return json.dumps({"ok": True, "result": result}, allow_nan=False, default=str)
     except Exception as exc:  # every failure becomes a reply; the C side adds the id
         tb = traceback.format_exc().rstrip().splitlines()
