@@ -64,3 +64,5 @@ TESTS += tests/e2e/install.sh
 EXTRA_DIST += tests/e2e/install.sh
 TESTS += tests/e2e/measured.sh
 EXTRA_DIST += tests/e2e/measured.sh
+TESTS += tests/setup-debian.sh
+EXTRA_DIST += tests/setup-debian.sh
