@@ -18,6 +18,8 @@
 #include "../lang/lang.h"
 #include "../rules/rules.h"
 
+static void print_tools(FILE *out);
+
 static void usage(FILE *out)
 {
 	fprintf(out,
@@ -31,11 +33,29 @@ static void usage(FILE *out)
 		"  -n        print the steps that would run, run none\n"
 		"  -B        treat every step as stale\n"
 		"  -d MODE   debug: explain (why each stale step is stale), list\n"
-		"  -t TOOL   run a tool: list\n"
+		"  -t TOOL   run a tool instead of building (below)\n"
 		"  -v        more output\n"
 		"  --remote-cache=URL  share results through this HTTP cache (URL#readonly: read only;\n"
 		"                      an empty URL: none, whatever the spec says)\n"
-		"  --version, --help\n");
+		"  --version, --help\n"
+		"\n");
+	print_tools(out);
+	fprintf(out,
+		"\n"
+		"environment:\n"
+		"  KOPT_WORKER          the worker program (default: kopt-worker beside koptmake, else the installed one)\n"
+		"  KOPT_LAUNCHER        a command that starts each worker, e.g. an srun line (a device's launcher wins)\n"
+		"  KOPT_PYTHON          the Python whose packages the worker uses (torch >= 2.6, triton)\n"
+		"  KOPT_PYTHONPATH      where the worker finds the kopt package\n"
+		"  KOPT_TRUST_ENV=1     key captures on the remembered worker environment; start no worker to read it\n"
+		"  KOPT_LOCK_WAIT_MS    how long to wait for another koptmake that holds the cache (default 2000)\n"
+		"  KOPT_LLM_BACKOFF_MS  the first wait before an LLM call is retried (default 1000, doubling)\n"
+		"  KOPT_REMOTE_CACHE_AUTH  the remote cache's credentials: user:password, or Bearer TOKEN\n"
+		"  KOPT_SANDBOX=off     run workers without their sandbox\n"
+		"  KOPT_SANDBOX_WRITE   more folders (colon-separated) that workers may write into\n"
+		"  KOPT_WORKER_ENV      more variables that workers get (names and NAME* prefixes)\n"
+		"\n"
+		"koptmake(1) and kopt(5) say more.\n");
 }
 
 /* The spec file rule: -f, else ./Koptfile, else the only *.kopt in the folder. */
@@ -127,10 +147,15 @@ static int tool_list(const kopt_spec *spec, const struct engine_opts *o, char *c
 	(void)o;
 	(void)args;
 	(void)nargs;
-	printf("koptmake tools:\n");
-	for (size_t i = 0; i < NTOOLS; i++)
-		printf("  %-7s %s\n", tools[i].name, tools[i].help);
+	print_tools(stdout);
 	return 0;
+}
+
+static void print_tools(FILE *out)
+{
+	fprintf(out, "koptmake tools:\n");
+	for (size_t i = 0; i < NTOOLS; i++)
+		fprintf(out, "  %-7s %s\n", tools[i].name, tools[i].help);
 }
 
 /* the row named name; NULL after saying so, with a did-you-mean */

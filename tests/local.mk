@@ -66,3 +66,5 @@ TESTS += tests/e2e/measured.sh
 EXTRA_DIST += tests/e2e/measured.sh
 TESTS += tests/setup-debian.sh
 EXTRA_DIST += tests/setup-debian.sh
+TESTS += tests/help.sh
+EXTRA_DIST += tests/help.sh
