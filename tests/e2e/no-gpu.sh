@@ -47,8 +47,8 @@ run_readme() {
 	rc=0
 	(cd "$top_builddir" && rm -rf "$tmp/examples/.kopt" && KOPT_TRUST_ENV=1 ./koptmake -C "$tmp/examples" -k all) > "$tmp/out" 2>&1 || rc=$?
 	lines=$(wc -l < "$tmp/out")
-	once=$(grep -c 'cannot start: ' "$tmp/out" || true)
-	check "$1: without the probe (KOPT_TRUST_ENV=1) -k: exit 1, at most 5 lines ($lines), said once ($once)" \
+	once=$(grep -c "worker of device 'h200' cannot start: " "$tmp/out" || true)
+	check "$1: without the probe (KOPT_TRUST_ENV=1) -k: exit 1, at most 5 lines ($lines), said once, with the device ($once)" \
 		"[ $rc -eq 1 ] && [ $lines -le 5 ] && [ $once -eq 1 ]" "$tmp/out"
 }
 
