@@ -83,9 +83,10 @@ sed -i 1d "$tmp/got"
 check "bash: -f offers spec files" "[ \"\$(cat $tmp/got)\" = other.kopt ]"
 comp koptmake -
 sed -i 1d "$tmp/got"
-opts=$("$KOPTMAKE" --help | sed -n 's/^  \(-[A-Za-z]\)[ ,].*/\1/p' | sort)
+opts=$("$KOPTMAKE" --help | sed -n -e 's/^  \(-[A-Za-z]\)[ ,].*/\1/p' -e 's/^  \(--[a-z-]*=\)[A-Z]* .*/\1/p' | sort)
 missing=
 for o in $opts --help --version; do grep -qx -- "$o" "$tmp/got" || missing="$missing $o"; done
+check "the options --help names include --remote-cache= (a long one with a value)" "echo '$opts' | grep -qx -- --remote-cache="
 check "bash: every option --help names (missing:${missing:- none})" "[ -n \"$opts\" ] && [ -z \"$missing\" ]"
 (cd "$tmp" && PATH=$bin:$PATH COMPLETION=$top_srcdir/tools/completion/koptmake.bash bash "$tmp/complete.bash" koptmake "") > "$tmp/got" 2>&1
 sed -i 1d "$tmp/got"

@@ -51,7 +51,8 @@ _koptmake()
 	esac
 
 	if [[ $cur == -* ]]; then
-		COMPREPLY=($(compgen -W '-f -C -j -k -n -B -d -t -v --help --version' -- "$cur"))
+		COMPREPLY=($(compgen -W '-f -C -j -k -n -B -d -t -v --remote-cache= --help --version' -- "$cur"))
+		[[ ${COMPREPLY[0]-} == *= ]] && compopt -o nospace 2>/dev/null
 		return
 	fi
 
