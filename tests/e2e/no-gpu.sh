@@ -58,7 +58,7 @@ run_readme "a worker double"
 unset KOPT_WORKER
 
 rc=0
-if [ -x "$W" ]; then "$W" < /dev/null > "$tmp/w.out" 2> "$tmp/w.err" || rc=$?; fi
+if [ -x "$W" ]; then TMPDIR=$tmp "$W" < /dev/null > "$tmp/w.out" 2> "$tmp/w.err" || rc=$?; fi # its scratch folder goes to $tmp
 if [ ! -x "$W" ]; then
 	n=$((n + 1)); echo "ok $n # SKIP kopt-worker is not built here (configure's summary says why)"
 elif ! grep -q '^kopt-worker: cannot start: ' "$tmp/w.err"; then
