@@ -26,17 +26,17 @@ static void usage(FILE *out)
 		"usage: koptmake [-f FILE] [-C DIR] [-j N] [-k] [-n] [-B] [-d MODE] [-t TOOL]\n"
 		"                [--remote-cache=URL] [TARGET...]\n"
 		"\n"
-		"  -f FILE   read FILE as the spec (default: Koptfile, else the one *.kopt here)\n"
-		"  -C DIR    change to DIR before anything else\n"
-		"  -j N      run at most N workers at once (default: the device's GPUs)\n"
-		"  -k        keep going past failed steps\n"
-		"  -n        print the steps that would run, run none\n"
-		"  -B        treat every step as stale\n"
-		"  -d MODE   debug: explain (why each stale step is stale), list\n"
-		"  -t TOOL   run a tool instead of building (below)\n"
-		"  -v        more output\n"
-		"  --remote-cache=URL  share results through this HTTP cache (URL#readonly: read only;\n"
-		"                      an empty URL: none, whatever the spec says)\n"
+		"  -f, --file=FILE         read FILE as the spec (default: Koptfile, else the one *.kopt here)\n"
+		"  -C, --directory=DIR     change to DIR before anything else\n"
+		"  -j, --jobs=N            run at most N workers at once (default: the device's GPUs)\n"
+		"  -k, --keep-going        keep going past failed steps\n"
+		"  -n, --dry-run           print the steps that would run, run none\n"
+		"  -B, --always-make       treat every step as stale\n"
+		"  -d, --debug=MODE        debug: explain (why each stale step is stale), list\n"
+		"  -t, --tool=TOOL         run a tool instead of building (below)\n"
+		"  -v, --verbose           more output\n"
+		"  --remote-cache=URL      share results through this HTTP cache (URL#readonly: read only;\n"
+		"                          an empty URL: none, whatever the spec says)\n"
 		"  --version, --help\n"
 		"\n");
 	print_tools(out);
@@ -179,7 +179,18 @@ int main(int argc, char **argv)
 {
 	struct engine_opts opts = { .rules = &rule_pipeline };
 	const char *file = NULL, *tool = NULL;
+	/* make's long names where make has the option (GNU make's --file,
+	 * --directory, --jobs, --keep-going, --dry-run, --always-make, --debug) */
 	static const struct option longopts[] = {
+		{ "file", required_argument, NULL, 'f' },
+		{ "directory", required_argument, NULL, 'C' },
+		{ "jobs", required_argument, NULL, 'j' },
+		{ "keep-going", no_argument, NULL, 'k' },
+		{ "dry-run", no_argument, NULL, 'n' },
+		{ "always-make", no_argument, NULL, 'B' },
+		{ "debug", required_argument, NULL, 'd' },
+		{ "tool", required_argument, NULL, 't' },
+		{ "verbose", no_argument, NULL, 'v' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "remote-cache", required_argument, NULL, 'R' },
@@ -230,7 +241,9 @@ int main(int argc, char **argv)
 			break;
 		case 'V': printf("koptmake %s\n", PACKAGE_VERSION); return 0;
 		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		default:
+			fprintf(stderr, "%s: 'koptmake --help' lists the options\n", kopt_progname);
+			return 2;
 		}
 	}
 	argc -= optind;

@@ -24,13 +24,18 @@ for v in $vars; do
 	check "$v is in koptmake(1)'s ENVIRONMENT" "grep -qx '.B $v' $tmp/env"
 done
 check "the sources read KOPT_LLM_BACKOFF_MS (this test sees getenv)" "echo '$vars' | grep -qx KOPT_LLM_BACKOFF_MS"
-sed -n '/^\.BI \\-t/,/^\.TP/p' "$man" > "$tmp/tools"
+sed -n '/^\.BI "\\-t /,/^\.TP/p' "$man" > "$tmp/tools"
 for t in $("$KOPTMAKE" -t list | sed -n 's/^  \([a-z]*\) .*/\1/p'); do
 	check "tool $t is in --help" "sed -n '/^koptmake tools:/,/^\$/p' $tmp/help | grep -q '^  $t '"
 	check "tool $t is in koptmake(1)" "grep -qx '.B $t' $tmp/tools"
 done
-sed -n '/^\.SH OPTIONS/,/^\.SH /p' "$man" | sed -n 's/^\.BI* \\-\([A-Za-z]\).*/\1/p' > "$tmp/opts"
-for o in $(sed -n 's/^  -\([A-Za-z]\) .*/\1/p' "$tmp/help"); do
+sed -n '/^\.SH OPTIONS/,/^\.SH /p' "$man" | sed -n 's/^\.B[IR]* "\{0,1\}\\-\([A-Za-z]\).*/\1/p' > "$tmp/opts"
+for o in $(sed -n 's/^  -\([A-Za-z]\)[ ,].*/\1/p' "$tmp/help"); do
 	check "option -$o is in koptmake(1)'s OPTIONS" "grep -qx $o $tmp/opts"
+done
+# the long ones: '\-\-name' in the man page's option lines
+sed -n '/^\.SH OPTIONS/,/^\.SH /p' "$man" | grep '^\.B' | sed 's/\\-/-/g' > "$tmp/lopts"
+for o in $( (sed -n 's/^  -[A-Za-z], \(--[a-z-]*\).*/\1/p' "$tmp/help"; sed -n 's/^  \(--[a-z-]*\)[= ].*/\1/p' "$tmp/help") | sort -u); do
+	check "option $o is in koptmake(1)'s OPTIONS" "grep -q -- '$o\\b' $tmp/lopts"
 done
 echo "1..$n"

@@ -68,3 +68,5 @@ TESTS += tests/setup-debian.sh
 EXTRA_DIST += tests/setup-debian.sh
 TESTS += tests/help.sh
 EXTRA_DIST += tests/help.sh
+TESTS += tests/e2e/cli.sh
+EXTRA_DIST += tests/e2e/cli.sh

@@ -83,10 +83,13 @@ sed -i 1d "$tmp/got"
 check "bash: -f offers spec files" "[ \"\$(cat $tmp/got)\" = other.kopt ]"
 comp koptmake -
 sed -i 1d "$tmp/got"
-opts=$("$KOPTMAKE" --help | sed -n -e 's/^  \(-[A-Za-z]\)[ ,].*/\1/p' -e 's/^  \(--[a-z-]*=\)[A-Z]* .*/\1/p' | sort)
+# every option --help names: -X, and --NAME of '-X, --NAME[=ARG]' and '--NAME[=ARG]' lines
+"$KOPTMAKE" --help > "$tmp/help"
+opts=$( (sed -n 's/^  \(-[A-Za-z]\)[ ,].*/\1/p' "$tmp/help"; sed -n 's/^  -[A-Za-z], \(--[a-z-]*\).*/\1/p' "$tmp/help"
+	sed -n 's/^  \(--[a-z-]*\)[= ].*/\1/p' "$tmp/help") | sort -u)
 missing=
 for o in $opts --help --version; do grep -qx -- "$o" "$tmp/got" || missing="$missing $o"; done
-check "the options --help names include --remote-cache= (a long one with a value)" "echo '$opts' | grep -qx -- --remote-cache="
+check "the options --help names include long ones ($(echo $opts | wc -w) in all)" "echo '$opts' | grep -qx -- --remote-cache && echo '$opts' | grep -qx -- --dry-run"
 check "bash: every option --help names (missing:${missing:- none})" "[ -n \"$opts\" ] && [ -z \"$missing\" ]"
 (cd "$tmp" && PATH=$bin:$PATH COMPLETION=$top_srcdir/tools/completion/koptmake.bash bash "$tmp/complete.bash" koptmake "") > "$tmp/got" 2>&1
 sed -i 1d "$tmp/got"
@@ -121,7 +124,7 @@ EOF
 	zcomp koptmake -t ""
 	check "zsh: -t offers every tool, with what it does" "[ \"\$(cut -d: -f1 $tmp/got | sort)\" = \"$tools\" ] && grep -q '^check:parse and check the spec' $tmp/got"
 	missing=
-	for o in $opts --help --version; do grep -q -- "^\\(([^)]*)\\)\\{0,1\\}\\**$o\\[" "$tmp/args" || missing="$missing $o"; done
+	for o in $opts --help --version; do grep -q -- "^\\(([^)]*)\\)\\{0,1\\}\\**$o[+=]\\{0,1\\}\\[" "$tmp/args" || missing="$missing $o"; done
 	check "zsh: _arguments gets every option --help names (missing:${missing:- none})" "[ -z \"$missing\" ]"
 fi
 echo "1..$n"

@@ -26,33 +26,33 @@ _koptmake()
 	COMPREPLY=()
 
 	case $prev in
-	-f)
+	-f | --file)
 		COMPREPLY=($(compgen -f -X '!*.kopt' -- "$cur") $(compgen -f -X '!*Koptfile' -- "$cur")
 			$(compgen -d -S / -- "$cur"))
 		compopt -o nospace 2>/dev/null
 		return
 		;;
-	-C)
+	-C | --directory)
 		COMPREPLY=($(compgen -d -S / -- "$cur"))
 		compopt -o nospace 2>/dev/null
 		return
 		;;
-	-j)
+	-j | --jobs)
 		return
 		;;
-	-d)
+	-d | --debug)
 		COMPREPLY=($(compgen -W "$("$prog" -d list 2>/dev/null | sed -n 's/^  \([a-z]*\) .*/\1/p') list" -- "$cur"))
 		return
 		;;
-	-t)
+	-t | --tool)
 		COMPREPLY=($(compgen -W "$("$prog" -t list 2>/dev/null | sed -n 's/^  \([a-z]*\) .*/\1/p')" -- "$cur"))
 		return
 		;;
 	esac
 
 	if [[ $cur == -* ]]; then
-		COMPREPLY=($(compgen -W '-f -C -j -k -n -B -d -t -v --remote-cache= --help --version' -- "$cur"))
-		[[ ${COMPREPLY[0]-} == *= ]] && compopt -o nospace 2>/dev/null
+		COMPREPLY=($(compgen -W '-f -C -j -k -n -B -d -t -v --file --directory --jobs --keep-going
+			--dry-run --always-make --debug --tool --verbose --remote-cache --help --version' -- "$cur"))
 		return
 	fi
 
@@ -60,7 +60,7 @@ _koptmake()
 	local -a spec=()
 	for ((i = 1; i < COMP_CWORD; i++)); do
 		case ${COMP_WORDS[i]} in
-		-f | -C) spec+=("${COMP_WORDS[i]}" "${COMP_WORDS[i + 1]/#\~/$HOME}") ;;
+		-f | -C | --file | --directory) spec+=("${COMP_WORDS[i]}" "${COMP_WORDS[i + 1]/#\~/$HOME}") ;;
 		esac
 	done
 	local IFS=$'\n'

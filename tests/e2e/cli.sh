@@ -1,0 +1,56 @@
+#!/bin/sh
+# tests/e2e/cli.sh: the command line as make users expect it, with the
+# simulated worker (a test double): each long option does what its short
+# one does (--file, --directory, --jobs, --keep-going, --dry-run,
+# --always-make, --debug, --tool, --verbose), in both the --opt=ARG and the
+# --opt ARG forms; an unknown option is a usage error (2) with a one-line
+# hint. Prints TAP.
+set -eu
+: "${KOPTMAKE:=$top_builddir/koptmake}"
+KOPT_WORKER=$top_builddir/tests/sim-worker
+export KOPT_WORKER
+unset KOPT_LAUNCHER KOPT_TRUST_ENV KOPT_SIM_DELAY_MS 2>/dev/null || true
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/kopt-cli-XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+n=0
+check() { n=$((n + 1)); if eval "$2"; then echo "ok $n - $1"; else echo "not ok $n - $1"; sed 's/^/# /' "$3" 2>/dev/null || true; fi; }
+
+d=$tmp/p
+mkdir -p "$d/models"
+printf '# model a\nimport torch\n' > "$d/models/a.py"
+printf '# model b\n# sim: error capture\nimport torch\n' > "$d/models/b.py"
+cat > "$d/s.kopt" <<'EOF'
+device sim { gpus = 1  timeout = 60s }
+agents default { budget = 1  hot = 0.05  seed = 1 }
+gates strict { seeds = 2  gamma = 1.03 }
+defaults { device = sim  agents = default  gates = strict }
+models m = glob("models/*.py") { }
+target all = [m]
+target one = ["m/a"]
+EOF
+km() { rc=0; "$KOPTMAKE" "$@" > "$tmp/out" 2> "$tmp/err" || rc=$?; }
+
+km -C "$d" -f s.kopt -n one; cp "$tmp/out" "$tmp/short"
+km --directory="$d" --file=s.kopt --dry-run one
+check "--directory= --file= --dry-run print what -C -f -n print" "[ $rc -eq 0 ] && [ -s $tmp/short ] && cmp -s $tmp/out $tmp/short" "$tmp/err"
+km --directory "$d" --file s.kopt --dry-run one
+check "--directory DIR --file FILE (separate words) too" "[ $rc -eq 0 ] && cmp -s $tmp/out $tmp/short" "$tmp/err"
+km -C "$d" --dry-run --debug=explain one
+check "--debug=explain says why each step is stale" "[ $rc -eq 0 ] && grep -q 'explain: capture m/a/default' $tmp/err" "$tmp/err"
+km -C "$d" --jobs=x
+check "--jobs=x: usage error 2, naming the value" "[ $rc -eq 2 ] && grep -q \"not 'x'\" $tmp/err" "$tmp/err"
+km -C "$d" --jobs=1 --verbose one
+check "--jobs=1 --verbose build the target" "[ $rc -eq 0 ] && [ -f $d/kopt-out/one/report.json ]" "$tmp/err"
+km -C "$d" --dry-run --always-make one
+check "--always-make: every step stale again, as -B" "[ $rc -eq 0 ] && grep -q '^capture m/a/default' $tmp/out && grep -q '^report one' $tmp/out" "$tmp/err"
+km -C "$d" --keep-going all
+check "--keep-going: a failed model's capture does not stop the others (exit $rc)" \
+	"[ $rc -eq 1 ] && grep -q 'capture m/b/default failed' $tmp/err && [ -f $d/kopt-out/m/a/report.md ]" "$tmp/err"
+km -C "$d" --tool=list
+check "--tool=list is -t list" "[ $rc -eq 0 ] && grep -q '^koptmake tools:' $tmp/out" "$tmp/err"
+km --tool list
+check "--tool list (separate word) too" "[ $rc -eq 0 ] && grep -q '^  check ' $tmp/out" "$tmp/err"
+km --bogus
+check "an unknown option: exit 2, getopt's line and a one-line hint" \
+	"[ $rc -eq 2 ] && [ \$(wc -l < $tmp/err) -eq 2 ] && grep -q -- \"--help' lists the options\" $tmp/err" "$tmp/err"
+echo "1..$n"
