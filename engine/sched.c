@@ -799,7 +799,7 @@ static int finish_run(struct sched *s)
 		cancel_all(s, "cancelled");
 		fprintf(stderr, "%s: interrupted: %zu running step%s cancelled, finished steps kept\n",
 			kopt_progname, n, n == 1 ? "" : "s");
-		status = 1;
+		status = 128 + (int)interrupted; /* as a shell says a command the signal ended: 130 for ^C */
 	} else if (s->restart) {
 		wpool_cancel_jobs(s->pool); /* idle workers stay for the next plan */
 		cancel_all(s, NULL);

@@ -24,7 +24,8 @@ enum sched_mode {
 
 /*
  * Runs d. pool may be NULL outside SCHED_BUILD. Returns 0 (success),
- * 1 (some step failed or the build was interrupted) or SCHED_RESTART.
+ * 1 (some step failed), 128 + the signal when SIGINT or SIGTERM interrupted
+ * the build (130 for ^C, as a shell says) or SCHED_RESTART.
  */
 int sched_run(struct dag *d, wpool *pool, enum sched_mode mode);
 

@@ -4,7 +4,8 @@
 # one does (--file, --directory, --jobs, --keep-going, --dry-run,
 # --always-make, --debug, --tool, --verbose), in both the --opt=ARG and the
 # --opt ARG forms; an unknown option is a usage error (2) with a one-line
-# hint. Prints TAP.
+# hint; ^C exits 130 and SIGTERM 143 (128 + the signal, as a shell says).
+# Prints TAP.
 set -eu
 : "${KOPTMAKE:=$top_builddir/koptmake}"
 KOPT_WORKER=$top_builddir/tests/sim-worker
@@ -50,6 +51,18 @@ km -C "$d" --tool=list
 check "--tool=list is -t list" "[ $rc -eq 0 ] && grep -q '^koptmake tools:' $tmp/out" "$tmp/err"
 km --tool list
 check "--tool list (separate word) too" "[ $rc -eq 0 ] && grep -q '^  check ' $tmp/out" "$tmp/err"
+# interrupted: 128 + the signal, finished steps kept
+for sig in INT:130 TERM:143; do
+	rm -rf "$d/.kopt" "$d/kopt-out"
+	KOPT_SIM_DELAY_MS=200 "$KOPTMAKE" -C "$d" -k all > "$tmp/out" 2> "$tmp/err" &
+	pid=$!
+	for _ in $(seq 100); do grep -q '^\[' "$tmp/out" 2>/dev/null && break; sleep 0.05; done
+	kill -"${sig%:*}" "$pid"
+	rc=0
+	wait "$pid" || rc=$?
+	check "SIG${sig%:*} stops the build with ${sig#*:} and says so (exit $rc)" \
+		"[ $rc -eq ${sig#*:} ] && grep -q 'interrupted: ' $tmp/err" "$tmp/err"
+done
 km --bogus
 check "an unknown option: exit 2, getopt's line and a one-line hint" \
 	"[ $rc -eq 2 ] && [ \$(wc -l < $tmp/err) -eq 2 ] && grep -q -- \"--help' lists the options\" $tmp/err" "$tmp/err"

@@ -237,7 +237,7 @@ rc=0
 wait "$kpid" || rc=$?
 t1=$(date +%s)
 check "an interrupted koptmake ends within $((t1 - t0)) s, saying so" \
-	"[ $rc -eq 1 ] && grep -q 'interrupted' '$tmp/D.err' && [ $((t1 - t0)) -le 10 ]"
+	"[ $rc -eq 130 ] && grep -q 'interrupted' '$tmp/D.err' && [ $((t1 - t0)) -le 10 ]"
 left=$(squeue -h --steps -o '%i %j' | awk '$2 ~ /^koptmake\.w/' | tr '\n' ' ')
 check "... and no step of it is left running (were: $running)" "[ -n '$running' ] && [ -z '$left' ]"
 for _ in $(seq 50); do
