@@ -87,6 +87,7 @@ struct kopt_cache {
 	json_t *env;          /* the env file, loaded on first use */
 	unsigned tmpseq;      /* for temporary file names */
 	struct kopt_remote *remote; /* behind this cache, or NULL (remote.h) */
+	bool absent;          /* no folder yet: empty, and nothing is written (cache_open_existing) */
 };
 
 static size_t slot_of(kopt_hash k, size_t cap)
@@ -436,6 +437,32 @@ kopt_cache *cache_open(const char *dir)
 	return c;
 }
 
+kopt_cache *cache_open_existing(const char *dir)
+{
+	struct stat st;
+	if (stat(dir, &st) == 0 || errno != ENOENT)
+		return cache_open(dir);
+	kopt_cache *c = xcalloc(1, sizeof *c);
+	c->dir = xstrdup(dir);
+	c->lockfd = c->actfd = -1;
+	c->absent = true;
+	c->tcap = 16;
+	c->table = xcalloc(c->tcap, sizeof *c->table);
+	return c;
+}
+
+bool cache_exists(const kopt_cache *c)
+{
+	return !c->absent;
+}
+
+/* a write into a cache that must not come to be */
+static int refuse(const kopt_cache *c, const char *what)
+{
+	kopt_error("internal: %s into '%s', which this run does not create", what, c->dir);
+	return -1;
+}
+
 const char *cache_path(const kopt_cache *c)
 {
 	return c->dir;
@@ -496,6 +523,8 @@ int cache_record_parse(const char *line, size_t n, kopt_hash *key, kopt_hash *st
 
 int cache_put(kopt_cache *c, kopt_hash key, kopt_hash stable, const char *manifest)
 {
+	if (c->absent)
+		return refuse(c, "a cache entry");
 	size_t jlen = strlen(manifest);
 	if (memchr(manifest, '\n', jlen)) {
 		kopt_error("internal: a manifest with a newline");
@@ -590,6 +619,8 @@ int cache_object_put(kopt_cache *c, const void *data, size_t n, kopt_hash *out)
 {
 	kopt_hash h = hash_bytes(data, n);
 	*out = h;
+	if (c->absent)
+		return refuse(c, "an object");
 	char *p = object_path(c, h);
 	struct stat st;
 	if (stat(p, &st) == 0 && (size_t)st.st_size == n) {
@@ -650,6 +681,8 @@ json_t *cache_env_get(kopt_cache *c, const char *device)
 
 int cache_env_set(kopt_cache *c, const char *device, json_t *env)
 {
+	if (c->absent)
+		return refuse(c, "a worker environment");
 	env_load(c);
 	json_object_set_new(c->env, device, json_deep_copy(env));
 	char *js = json_dumps(c->env, JSON_COMPACT | JSON_SORT_KEYS);
@@ -755,6 +788,8 @@ int cache_gc(kopt_cache *c, uint64_t *freed, size_t *nentries, size_t *nobjects)
 	*freed = 0;
 	*nentries = 0;
 	*nobjects = 0;
+	if (c->absent)
+		return 0; /* nothing to collect, and no folder to make */
 	for (size_t i = 0; i < c->nents; i++) {
 		struct cache_entry *e = &c->ents[i];
 		if (!e->mark) {

@@ -35,6 +35,12 @@ struct cache_entry {
  * Returns NULL after printing an error.
  */
 kopt_cache *cache_open(const char *dir);
+/* Like cache_open, but where dir does not exist: an empty cache that makes
+ * no folder, takes no lock and refuses writes (-n, the tools, a spec with
+ * nothing to build: make -n writes nothing either). */
+kopt_cache *cache_open_existing(const char *dir);
+/* false for the empty stand-in cache_open_existing() gives */
+bool cache_exists(const kopt_cache *c);
 void cache_close(kopt_cache *c);
 const char *cache_path(const kopt_cache *c);
 

@@ -112,11 +112,14 @@ struct session {
 	char *out_dir;
 };
 
-static int session_open(struct session *ss, const kopt_spec *spec, const struct engine_opts *o)
+/* write: the run may add to the cache. One that does not (-n, the tools, a
+ * spec that declares no model) opens only a cache that is there, and makes
+ * no .kopt folder, as make -n writes nothing. */
+static int session_open(struct session *ss, const kopt_spec *spec, const struct engine_opts *o, bool write)
 {
 	memset(ss, 0, sizeof *ss);
 	char *cd = engine_cache_dir(spec, o);
-	ss->cache = cache_open(cd);
+	ss->cache = write ? cache_open(cd) : cache_open_existing(cd);
 	if (!ss->cache) {
 		free(cd);
 		return -1;
@@ -159,7 +162,7 @@ int engine_build(const kopt_spec *spec, char *const *targets, int ntargets, cons
 	kopt_remote *remote;
 	if (remote_of(spec, opts, &remote) < 0)
 		return 2;
-	if (session_open(&ss, spec, opts) < 0) {
+	if (session_open(&ss, spec, opts, !opts->dry_run && spec->nmodels > 0) < 0) {
 		remote_free(remote);
 		return 2;
 	}
@@ -256,7 +259,7 @@ int engine_tool_clean(const kopt_spec *spec, const struct engine_opts *o, char *
 	(void)args;
 	(void)nargs;
 	struct session ss;
-	if (session_open(&ss, spec, o) < 0)
+	if (session_open(&ss, spec, o, false) < 0)
 		return 2;
 	uint64_t bytes = 0;
 	size_t files = 0;
@@ -274,7 +277,7 @@ int engine_tool_gc(const kopt_spec *spec, const struct engine_opts *o, char *con
 	(void)args;
 	(void)nargs;
 	struct session ss;
-	if (session_open(&ss, spec, o) < 0)
+	if (session_open(&ss, spec, o, false) < 0)
 		return 2;
 	struct dag *d = plan_all(spec, o, &ss);
 	if (!d) {
@@ -289,7 +292,10 @@ int engine_tool_gc(const kopt_spec *spec, const struct engine_opts *o, char *con
 	int r = cache_gc(ss.cache, &freed, &ne, &no);
 	char h[32];
 	human(freed, h, sizeof h);
-	printf("%s: gc: removed %zu cache entr%s and %zu object%s, %s freed\n", kopt_progname, ne,
+	if (!cache_exists(ss.cache))
+		printf("%s: gc: no cache here yet (%s), nothing to remove\n", kopt_progname, cache_path(ss.cache));
+	else
+		printf("%s: gc: removed %zu cache entr%s and %zu object%s, %s freed\n", kopt_progname, ne,
 	       ne == 1 ? "y" : "ies", no, no == 1 ? "" : "s", h);
 	dag_free(d);
 	session_close(&ss);
@@ -350,7 +356,7 @@ static int tool_why_steps(const kopt_spec *spec, const struct engine_opts *o, ch
 		return 2;
 	}
 	struct session ss;
-	if (session_open(&ss, spec, o) < 0)
+	if (session_open(&ss, spec, o, false) < 0)
 		return 2;
 	struct dag *d = plan_all(spec, o, &ss);
 	int status = 0;
@@ -387,7 +393,7 @@ static int tool_why_steps(const kopt_spec *spec, const struct engine_opts *o, ch
 static int tool_query_steps(const kopt_spec *spec, const struct engine_opts *o, char *const *args, int nargs)
 {
 	struct session ss;
-	if (session_open(&ss, spec, o) < 0)
+	if (session_open(&ss, spec, o, false) < 0)
 		return 2;
 	struct dag *d = plan_all(spec, o, &ss);
 	int status = d ? 0 : 2;

@@ -4,8 +4,8 @@
 # one does (--file, --directory, --jobs, --keep-going, --dry-run,
 # --always-make, --debug, --tool, --verbose), in both the --opt=ARG and the
 # --opt ARG forms; an unknown option is a usage error (2) with a one-line
-# hint; ^C exits 130 and SIGTERM 143 (128 + the signal, as a shell says).
-# Prints TAP.
+# hint; ^C exits 130 and SIGTERM 143 (128 + the signal, as a shell says);
+# -n, the tools and an empty spec make no .kopt/. Prints TAP.
 set -eu
 : "${KOPTMAKE:=$top_builddir/koptmake}"
 KOPT_WORKER=$top_builddir/tests/sim-worker
@@ -30,6 +30,18 @@ target all = [m]
 target one = ["m/a"]
 EOF
 km() { rc=0; "$KOPTMAKE" "$@" > "$tmp/out" 2> "$tmp/err" || rc=$?; }
+
+# what writes nothing makes no .kopt/ either (make -n writes nothing)
+for a in "-n" "--dry-run one" "-t gc" "-t clean" "-t query" "-t why stitch m/a" "-t check"; do
+	km -C "$d" $a
+	check "koptmake $a on a fresh folder makes no .kopt/ (exit $rc)" "[ ! -e $d/.kopt ] && [ ! -e $d/kopt-out ]" "$tmp/err"
+done
+mkdir "$tmp/empty"
+echo '# nothing declared yet' > "$tmp/empty/Koptfile"
+km -C "$tmp/empty"
+check "an empty spec: nothing to do, exit 0, and no .kopt/" "[ $rc -eq 0 ] && grep -q 'nothing to do' $tmp/out && [ ! -e $tmp/empty/.kopt ]" "$tmp/err"
+km -C "$d" -t gc
+check "-t gc without a cache says there is none" "grep -q 'no cache here yet' $tmp/out" "$tmp/err"
 
 km -C "$d" -f s.kopt -n one; cp "$tmp/out" "$tmp/short"
 km --directory="$d" --file=s.kopt --dry-run one
