@@ -113,8 +113,8 @@ struct session {
 };
 
 /* write: the run may add to the cache. One that does not (-n, the tools, a
- * spec that declares no model) opens only a cache that is there, and makes
- * no .kopt folder, as make -n writes nothing. */
+ * build with no steps) opens only a cache that is there, and makes no .kopt
+ * folder, as make -n writes nothing. */
 static int session_open(struct session *ss, const kopt_spec *spec, const struct engine_opts *o, bool write)
 {
 	memset(ss, 0, sizeof *ss);
@@ -162,9 +162,27 @@ int engine_build(const kopt_spec *spec, char *const *targets, int ntargets, cons
 	kopt_remote *remote;
 	if (remote_of(spec, opts, &remote) < 0)
 		return 2;
-	if (session_open(&ss, spec, opts, !opts->dry_run && spec->nmodels > 0) < 0) {
+	if (session_open(&ss, spec, opts, false) < 0) {
 		remote_free(remote);
 		return 2;
+	}
+	if (!opts->dry_run && !cache_exists(ss.cache)) {
+		/* no cache yet: made only for a build that has steps */
+		struct dag *d = dag_new(spec, targets, ntargets, opts, ss.cache, ss.blog, ss.out_dir);
+		bool steps = d && d->nnodes > 0;
+		dag_free(d);
+		if (!d) {
+			session_close(&ss);
+			remote_free(remote);
+			return 2;
+		}
+		if (steps) {
+			session_close(&ss);
+			if (session_open(&ss, spec, opts, true) < 0) {
+				remote_free(remote);
+				return 2;
+			}
+		}
 	}
 	cache_set_remote(ss.cache, remote);
 	signal(SIGPIPE, SIG_IGN);

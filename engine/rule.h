@@ -74,6 +74,10 @@ struct rule {
 	/* optional, builds only (not -n, not the tools): n is done, run now
 	 * or found in the cache; called once per node and build */
 	void (*done)(struct dag *d, struct dag_node *n);
+	/* optional, builds only: n failed, or an input it needs did (n->why
+	 * says which); called once per node and build. Where an earlier
+	 * result's files no longer stand, the rule says so on them. */
+	void (*failed)(struct dag *d, struct dag_node *n);
 	/* optional: n is stale and its inputs are settled; returns its
 	 * priority (otherwise the one set when it was created stands) */
 	double (*priority)(struct dag *d, struct dag_node *n);
@@ -95,6 +99,9 @@ struct rule_set {
 	bool (*is_output)(const char *name);
 	/* how -d explain names the rules' key ingredients (explain_diff), or NULL */
 	const char *const *words;
+	/* optional: after a build that ran steps, the rules' closing lines
+	 * (koptmake's: each target's verdicts, geomean and report) */
+	void (*closing)(struct dag *d, FILE *out);
 };
 
 #endif

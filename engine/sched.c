@@ -46,6 +46,8 @@ struct sched {
 	struct job **jobs;      /* running */
 	size_t njobs, jobcap;
 	size_t ndone, nfailed, nwould, nran;
+	size_t nstale;          /* steps found stale so far: the progress line's N, which only grows */
+	double t0;              /* kopt_now() when the run began */
 	bool tty, line_open;
 	bool stop;              /* a step failed without -k: start nothing new */
 	bool restart;
@@ -165,19 +167,51 @@ static void on_new(void *ctx, struct dag_node *n)
 	}
 }
 
-static size_t total_steps(const struct sched *s)
+/* the steps not known fresh: those found stale, and those whose inputs
+ * are not settled yet, of the graph known so far (the ETA's estimate: it
+ * falls as early cutoff finds hits, and rises as the graph grows) */
+static size_t steps_ahead(const struct sched *s)
 {
-	/* every node not found fresh; shrinks as early cutoff finds hits */
 	return s->d->nnodes - s->d->nhit;
 }
 
+/* m:ss, or h:mm:ss */
+static void add_clock(struct strbuf *sb, double secs)
+{
+	long t = secs > 0 ? (long)(secs + 0.5) : 0;
+	if (t >= 3600)
+		strbuf_addf(sb, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
+	else
+		strbuf_addf(sb, "%ld:%02ld", t / 60, t % 60);
+}
+
+/*
+ * "[done/N] kind path": N counts the steps found stale so far, so it never
+ * goes down; it grows as inputs settle and as the graph grows (the
+ * proposals and verifies a profile reveals). On a terminal the one status
+ * line adds "(elapsed, about T left)": the steps not known fresh at the
+ * rate so far, once a few have run. A log (not a terminal) gets the plain
+ * lines, one a step, which scripts read.
+ */
 static void progress(struct sched *s, struct dag_node *n)
 {
 	if (s->mode != SCHED_BUILD)
 		return;
 	struct strbuf sb = STRBUF_INIT;
-	strbuf_addf(&sb, "[%zu/%zu] ", s->ndone, total_steps(s));
+	strbuf_addf(&sb, "[%zu/%zu] ", s->ndone, s->nstale);
 	dag_describe(n, &sb);
+	if (s->tty) {
+		double el = kopt_now() - s->t0;
+		strbuf_addstr(&sb, " (");
+		add_clock(&sb, el);
+		size_t ahead = steps_ahead(s);
+		if (s->ndone >= 3 && el >= 1 && ahead > s->ndone) {
+			strbuf_addstr(&sb, ", about ");
+			add_clock(&sb, el / (double)s->ndone * (double)(ahead - s->ndone));
+			strbuf_addstr(&sb, " left");
+		}
+		strbuf_addch(&sb, ')');
+	}
 	if (s->tty) {
 		printf("\r%s\033[K", sb.buf);
 		s->line_open = true;
@@ -286,6 +320,8 @@ static void fail_node(struct sched *s, struct dag_node *n, char *why)
 	n->flags |= DAG_FAILED;
 	free(n->why);
 	n->why = why;
+	if (s->mode == SCHED_BUILD && n->rule->failed)
+		n->rule->failed(s->d, n);
 	settle(s, n);
 }
 
@@ -398,6 +434,7 @@ static void evaluate(struct sched *s, struct dag_node *n)
 	explain_print(s, n);
 	if (r->priority)
 		n->prio = r->priority(d, n);
+	s->nstale++;
 	heap_push(r->worker ? &s->runq : &s->localq, n);
 }
 
@@ -788,6 +825,32 @@ static void run_loop(struct sched *s)
 	}
 }
 
+/*
+ * -n's last line: the steps that would run, as far as they are known now.
+ * A step whose rule expands the graph (a profile, which reveals the hot
+ * kernels: their proposals and verifies) adds steps once it has run; where
+ * such steps would run, the line says that more follow, after which ones.
+ */
+static void dry_closing(struct sched *s)
+{
+	size_t nexp = 0;
+	const char *kind = NULL;
+	bool kinds = false;
+	for (size_t i = 0; i < s->d->nnodes; i++) {
+		const struct dag_node *n = s->d->all[i];
+		if (!(n->flags & DAG_WOULD) || !n->rule->expand)
+			continue;
+		nexp++;
+		kinds |= kind && strcmp(kind, n->rule->name) != 0;
+		kind = n->rule->name;
+	}
+	printf("%zu step%s would run", s->nwould, s->nwould == 1 ? "" : "s");
+	if (nexp)
+		printf(", as known now; more follow once the %zu %s step%s among them %s run (they reveal the rest)",
+		       nexp, kinds ? "expanding" : kind, nexp == 1 ? "" : "s", nexp == 1 ? "has" : "have");
+	printf("\n");
+}
+
 /* how the run ended, said; returns the status */
 static int finish_run(struct sched *s)
 {
@@ -805,7 +868,7 @@ static int finish_run(struct sched *s)
 		cancel_all(s, NULL);
 		status = SCHED_RESTART;
 	} else if (s->mode == SCHED_DRY) {
-		printf("%zu step%s would run\n", s->nwould, s->nwould == 1 ? "" : "s");
+		dry_closing(s);
 	} else if (s->mode == SCHED_BUILD) {
 		if (s->nran == 0 && s->nfailed == 0 && !s->nostart)
 			printf("%s: nothing to do\n", kopt_progname);
@@ -813,6 +876,19 @@ static int finish_run(struct sched *s)
 		if (s->stop && left && !s->nostart) {
 			fprintf(stderr, "%s: stopped after a failure; %zu ready step%s not started (use -k to keep going)\n",
 				kopt_progname, left, left == 1 ? "" : "s");
+		}
+		if (s->nran || s->nfailed) {
+			/* the closing summary: the steps, then the rules' lines */
+			struct strbuf sb = STRBUF_INIT;
+			strbuf_addf(&sb, "%s: %zu step%s ran in ", kopt_progname, s->nran, s->nran == 1 ? "" : "s");
+			add_clock(&sb, kopt_now() - s->t0);
+			if (s->nfailed)
+				strbuf_addf(&sb, ", %zu failed", s->nfailed);
+			printf("%s\n", sb.buf);
+			strbuf_release(&sb);
+			if (s->d->rules->closing)
+				s->d->rules->closing(s->d, stdout);
+			fflush(stdout);
 		}
 	}
 	cache_sync(s->d->cache, true);
@@ -828,6 +904,7 @@ int sched_run(struct dag *d, wpool *pool, enum sched_mode mode)
 	s.mode = mode;
 	s.pool = pool;
 	hash_key_init_bare(&s.hk);
+	s.t0 = kopt_now();
 	s.tty = isatty(1) && mode == SCHED_BUILD && getenv("TERM") && strcmp(getenv("TERM"), "dumb") != 0;
 	/* devices: the pool's indices, in the order the worker steps name them */
 	for (size_t i = 0; i < d->nnodes; i++)

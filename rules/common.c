@@ -592,3 +592,17 @@ int rule_space_rows(struct strbuf *md, const struct kopt_model *m, const json_t 
 	json_decref(ops);
 	return 1;
 }
+
+const struct dag_node *rule_failure_of(const struct dag_node *n)
+{
+	while (n && (n->flags & DAG_UPFAIL)) {
+		const struct dag_node *next = NULL;
+		for (uint32_t i = 0; i < n->ndeps && !next; i++)
+			if ((n->deps[i].node->flags & DAG_FAILED) && !(n->deps[i].flags & DAG_EDGE_SOFT))
+				next = n->deps[i].node;
+		if (!next)
+			break;
+		n = next;
+	}
+	return n;
+}

@@ -162,8 +162,9 @@ static int plan(struct dag *d, char *const *targets, int ntargets)
 	for (size_t i = 0; i < nwant_t; i++) {
 		const struct kopt_target *t = want_t[i];
 		struct dag_node *r = dag_add(d, RULE_REPORT, t->name, (void *)t);
+		/* soft: with -k, the report lists a model that failed, and why */
 		for (size_t j = 0; j < t->nmodels; j++)
-			dag_add_dep(r, add_model(d, t->models[j])->stitch, 0);
+			dag_add_dep(r, add_model(d, t->models[j])->stitch, DAG_EDGE_SOFT);
 	}
 	for (size_t i = 0; i < nwant_m; i++)
 		add_model(d, want_m[i]);
@@ -298,7 +299,21 @@ static const char *const words[] = {
 	"env", "environment", "model", "model file", "context", "agent context", NULL,
 };
 
+/* after a build: each report's line (rules/report.c): its models'
+ * verdicts, the geomean and where the report is */
+static void closing(struct dag *d, FILE *out)
+{
+	for (size_t i = 0; i < d->nnodes; i++) {
+		struct dag_node *n = d->all[i];
+		if (n->kind != RULE_REPORT || !(n->flags & DAG_DONE))
+			continue;
+		const char *line = json_string_value(json_object_get(json_object_get(dag_result(d, n), "meas"), "line"));
+		if (line)
+			fprintf(out, "%s: %s\n", kopt_progname, line);
+	}
+}
+
 const struct rule_set rule_pipeline = {
 	.rules = table, .nrules = RULE_NKINDS,
-	.plan = plan, .release = release, .is_output = is_output, .words = words,
+	.plan = plan, .release = release, .is_output = is_output, .words = words, .closing = closing,
 };

@@ -43,6 +43,15 @@ static int report_key(struct dag *d, struct dag_node *n, struct hash_key *k, cha
 	hash_key_str(k, "param:target", rule_target_of(n)->name);
 	for (uint32_t i = 0; i < n->ndeps; i++) {
 		const struct dag_node *s = n->deps[i].node;
+		if (s->flags & DAG_FAILED) {
+			/* -k: a model that failed is listed with its reason */
+			const struct dag_node *f = rule_failure_of(s);
+			struct strbuf sb = STRBUF_INIT;
+			strbuf_addf(&sb, "%s %s: %s", f->rule->name, f->path, f->why ? f->why : "failed");
+			hash_key_str(k, "failed:stitch", sb.buf);
+			strbuf_release(&sb);
+			continue;
+		}
 		rule_key_input(k, s);
 		/* the report shows measurements (times, vendor calls, bandwidths)
 		 * that the stable parts leave out: it follows the stitches' and
@@ -263,6 +272,9 @@ struct report {
 	size_t nsp, nat, nbelow;     /* models with a speedup, with a max-autotune variant, behind it */
 	size_t fast[NP];             /* models faster than fast_p(p) */
 	const json_t *newest;        /* the newest measurement shown (rules/measured.c) */
+	json_t *failed;              /* report.json's models that failed (-k): {model, step, reason} */
+	struct strbuf fmd;           /* their rows */
+	size_t noptimized, nbaseline;
 	const json_t **measured;     /* each model's newest; borrowed */
 };
 
@@ -273,6 +285,8 @@ static void report_init(struct report *rp, const char *target, size_t nmodels)
 	rp->models = json_array();
 	rp->stable = json_array();
 	rp->totals = json_object();
+	rp->failed = json_array();
+	strbuf_init(&rp->fmd);
 	strbuf_init(&rp->md);
 	strbuf_init(&rp->vmd);
 	strbuf_init(&rp->smd);
@@ -308,6 +322,8 @@ static void report_release(struct report *rp)
 	json_decref(rp->models);
 	json_decref(rp->stable);
 	json_decref(rp->totals);
+	json_decref(rp->failed);
+	strbuf_release(&rp->fmd);
 	strbuf_release(&rp->md);
 	strbuf_release(&rp->vmd);
 	strbuf_release(&rp->smd);
@@ -428,6 +444,8 @@ static void report_model(struct dag *d, struct report *rp, uint32_t i, const str
 	rp->bars[i].label = s->path;
 	rp->bars[i].value = sp;
 	rp->bars[i].note = verdict && strcmp(verdict, "baseline") == 0 ? "baseline kept" : NULL;
+	rp->noptimized += verdict && strcmp(verdict, "optimized") == 0;
+	rp->nbaseline += verdict && strcmp(verdict, "baseline") == 0;
 	if (!isnan(sp) && sp > 0) {
 		rp->logsum += log(sp);
 		rp->nsp++;
@@ -468,13 +486,20 @@ static json_t *report_summary(struct report *rp, size_t nm, double *geo)
 	struct strbuf *md = &rp->md;
 	*geo = rp->nsp ? exp(rp->logsum / (double)rp->nsp) : NAN;
 	double geo_at = rp->nat ? exp(rp->at_logsum / (double)rp->nat) : NAN;
-	if (rp->nsp)
+	size_t nf = json_array_size(rp->failed);
+	size_t nnone = nm - rp->nsp - nf; /* built, but no speedup to claim */
+	if (rp->nsp && !nf)
 		strbuf_addf(md, "\nGeometric mean speedup: %.3fx over %zu models.\n", *geo, rp->nsp);
+	else if (rp->nsp)
+		strbuf_addf(md, "\nGeometric mean speedup: %.3fx over %zu model%s with a result (those that failed are "
+				"listed below).\n", *geo, rp->nsp, rp->nsp == 1 ? "" : "s");
+	else if (nf && !nnone)
+		strbuf_addf(md, "\nNo model has a result, so no geometric mean (%zu failed: listed below).\n", nf);
 	else
 		strbuf_addstr(md, "\nGeometric mean speedup: none, no model has a speedup to claim.\n");
-	if (rp->nsp < nm)
+	if (nnone)
 		strbuf_addf(md, "%zu model%s without one: %s compiled baseline failed its check against eager "
-				"(below).\n", nm - rp->nsp, nm - rp->nsp == 1 ? "" : "s", nm - rp->nsp == 1 ? "its" : "their");
+				"(below).\n", nnone, nnone == 1 ? "" : "s", nnone == 1 ? "its" : "their");
 	if (rp->nat)
 		strbuf_addf(md, "Geometric mean speedup over max-autotune-no-cudagraphs: %.3fx over the %zu models that have that variant.\n",
 			    geo_at, rp->nat);
@@ -531,8 +556,13 @@ static json_t *report_summary(struct report *rp, size_t nm, double *geo)
 				"Each GEMM and convolution as torch runs it, against the algorithms cuBLASLt's or cuDNN's "
 				"own heuristic ranks first at that shape, timed alike (kernel time, L2 flushed, median).\n\n"
 				"%s%s", rule_vendor_header, rp->vmd.buf);
-	json_t *doc = json_pack("{s:s, s:O, s:o, s:O}", "target", rp->target, "models", rp->models,
-				"fast_p", fp, "verdicts", rp->totals);
+	if (nf)
+		strbuf_addf(md, "\n## Failed\n\n"
+				"Models whose build failed; the build went on without them (-k). fast_p counts them as "
+				"not faster. Their files from an earlier build in the output folder are marked stale.\n\n"
+				"| model | failed step | reason |\n| --- | --- | --- |\n%s", rp->fmd.buf);
+	json_t *doc = json_pack("{s:s, s:O, s:o, s:O, s:O}", "target", rp->target, "models", rp->models,
+				"fast_p", fp, "verdicts", rp->totals, "failed", rp->failed);
 	json_t *gs = json_object();
 	for (int k = 0; k < NCOST; k++)
 		if (k != COST_SCREEN || rp->screened)
@@ -568,15 +598,57 @@ static int report_outputs(struct rule_run *run, struct report *rp, json_t *doc, 
 	return r;
 }
 
+/* model i of the report failed (-k): a row with the step that failed and why */
+static void report_failed(struct report *rp, uint32_t i, const struct dag_node *s)
+{
+	const struct dag_node *f = rule_failure_of(s);
+	const char *why = f->why ? f->why : "failed";
+	struct strbuf step = STRBUF_INIT;
+	dag_describe(f, &step);
+	json_array_append_new(rp->failed, json_pack("{s:s, s:s, s:s}", "model", s->path, "step", step.buf,
+						    "reason", why));
+	strbuf_addf(&rp->fmd, "| %s | %s | ", s->path, step.buf);
+	for (const char *c = why; *c; c++) /* a table cell: no bar, no line break */
+		strbuf_addstr(&rp->fmd, *c == '|' ? "\\|" : *c == '\n' ? " " : (char[2]){ *c, 0 });
+	strbuf_addstr(&rp->fmd, " |\n");
+	strbuf_release(&step);
+	rp->bars[i].label = s->path;
+	rp->bars[i].value = NAN;
+	rp->bars[i].note = "failed";
+}
+
+/* the closing line koptmake prints after a build (report_closing) */
+static char *closing_line(struct rule_run *run, const struct report *rp, size_t nm, double geo)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t nf = json_array_size(rp->failed);
+	strbuf_addf(&sb, "%s: %zu model%s: %zu optimized, %zu baseline kept", rp->target, nm, nm == 1 ? "" : "s",
+		    rp->noptimized, rp->nbaseline);
+	if (nf)
+		strbuf_addf(&sb, ", %zu failed", nf);
+	if (rp->nsp)
+		strbuf_addf(&sb, "; geomean %.3fx over torch.compile", geo);
+	const char *od = run->dag->out_dir;
+	strbuf_addf(&sb, "; %s/%s/report.md", strncmp(od, "./", 2) == 0 && od[2] ? od + 2 : od, rp->target);
+	return strbuf_detach(&sb);
+}
+
 static int report_start(struct rule_run *run)
 {
 	struct dag_node *n = run->node;
+	if (n->ndeps == 0)
+		return rule_fail(run, "target '%s' has no models, so nothing to report (a glob that matched no file?)",
+				 rule_target_of(n)->name);
 	struct report rp;
 	report_init(&rp, rule_target_of(n)->name, n->ndeps);
 	for (uint32_t i = 0; i < n->ndeps; i++)
 		rp.screened |= rule_screen_any(rule_model_of(n->deps[i].node));
 	for (uint32_t i = 0; i < n->ndeps; i++) {
 		struct dag_node *s = n->deps[i].node;
+		if (s->flags & DAG_FAILED) {
+			report_failed(&rp, i, s);
+			continue;
+		}
 		json_t *r = dag_result(run->dag, s);
 		if (!r) {
 			report_release(&rp);
@@ -591,6 +663,9 @@ static int report_start(struct rule_run *run)
 	run->stable = json_pack("{s:s, s:O}", "target", rp.target, "models", rp.stable);
 	run->meas = json_pack("{s:O, s:O}", "geomean_speedup", json_object_get(doc, "geomean_speedup"),
 			      "fast_p", json_object_get(doc, "fast_p"));
+	char *line = closing_line(run, &rp, n->ndeps, geo);
+	json_object_set_new(run->meas, "line", json_string(line));
+	free(line);
 	json_decref(doc);
 	report_release(&rp);
 	if (r < 0)

@@ -204,6 +204,11 @@ static inline const struct kopt_target *rule_target_of(const struct dag_node *n)
 	return n->kind == RULE_REPORT ? n->ctx : NULL;
 }
 
+/* the step whose own failure failed n: n itself, or, where n failed
+ * because an input did (DAG_UPFAIL), the first failed input's, followed
+ * down; its why is the reason */
+const struct dag_node *rule_failure_of(const struct dag_node *n);
+
 /* the device hook of the worker rules: the model's */
 const struct kopt_device *rule_device(const struct dag_node *n);
 /* adds variant v (kept by the caller for the dag's life) to dm, with its

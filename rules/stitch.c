@@ -41,6 +41,7 @@
 #include "../gates/gates.h"
 #include "../engine/cache.h"
 #include "../engine/engine.h"
+#include "../engine/outdir.h"
 #include "measured.h"
 #include "rules.h"
 
@@ -799,10 +800,39 @@ static void stitch_why(struct dag *d, struct dag_node *n, FILE *out)
 			(long long)json_integer_value(json_object_get(rq, "replayed")));
 }
 
+#define STALE_MARK "> **Stale.** "
+
+/* the model's build failed (the failed hook): its report.md from an
+ * earlier build says so at its top, with why, until a build of the model
+ * succeeds and writes it anew (a cache hit restores the recorded bytes) */
+static void stitch_failed(struct dag *d, struct dag_node *n)
+{
+	const struct dag_node *f = rule_failure_of(n);
+	char *rel = xasprintf("%s/report.md", rule_model_dir(rule_model_of(n)->spec));
+	char *path = xasprintf("%s/%s", d->out_dir, rel);
+	struct strbuf old = STRBUF_INIT, sb = STRBUF_INIT;
+	if (strbuf_read_file(&old, path) == 0 && old.len) {
+		const char *body = old.buf;
+		if (strncmp(body, STALE_MARK, strlen(STALE_MARK)) == 0) { /* marked before: the reason anew */
+			const char *end = strstr(body, "\n\n");
+			body = end ? end + 2 : body + old.len;
+		}
+		strbuf_addf(&sb, STALE_MARK "The last build of this model failed (%s %s: %s). What follows is an "
+				 "earlier build's, of other sources or settings.\n\n",
+			    f->rule->name, f->path, f->why ? f->why : "failed");
+		strbuf_addstr(&sb, body);
+		outdir_write(d->out_dir, rel, sb.buf, sb.len);
+	}
+	strbuf_release(&old);
+	strbuf_release(&sb);
+	free(path);
+	free(rel);
+}
+
 const struct rule rule_stitch = {
 	.name = "stitch", .version = STITCH_VERSION, .worker = true, .timing = true,
 	.device = rule_device,
 	.restore = rule_restore_outputs,
 	.key = stitch_key, .start = stitch_start, .reply = stitch_reply, .release = stitch_release,
-	.why = stitch_why, .priority = stitch_priority,
+	.why = stitch_why, .priority = stitch_priority, .failed = stitch_failed,
 };

@@ -70,3 +70,5 @@ TESTS += tests/help.sh
 EXTRA_DIST += tests/help.sh
 TESTS += tests/e2e/cli.sh
 EXTRA_DIST += tests/e2e/cli.sh
+TESTS += tests/e2e/progress.sh tests/e2e/keep-going.sh
+EXTRA_DIST += tests/e2e/progress.sh tests/e2e/keep-going.sh
