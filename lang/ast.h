@@ -127,6 +127,12 @@ struct lang_parse {
 	int prev_end_col;        /* column of the last newline, for end-of-file locations */
 	char tok[48];            /* text of the last token, for syntax errors */
 	int errors_seen;         /* D->nerrors when the last statement was added */
+	/* the '{' still open, as the lexer counts them (a missing '}' gets a
+	 * note at the one it leaves open) */
+	int nopen;               /* how many */
+	struct kopt_loc open[16]; /* where, the innermost 16 */
+	int decl_line;           /* the last declaration word at a line's start inside them: its line */
+	bool noted;              /* the note is given: once per file */
 	struct ast_stmt *stmts;  /* the file, statement by statement */
 	size_t nstmts, cap;
 };

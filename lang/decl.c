@@ -338,6 +338,7 @@ static void do_var(struct loader *L, const struct ast_stmt *s)
 	L->vars[L->nvars].loc = s->name_loc;
 	L->vars[L->nvars].value = v;
 	L->vars[L->nvars].bad = v == NULL;
+	L->vars[L->nvars].unset_env = lang_unset_env(s->value);
 	lang_smap_put(&L->varmap, L->vars[L->nvars].name, L->nvars);
 	L->nvars++;
 }

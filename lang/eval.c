@@ -86,6 +86,20 @@ static struct ast_value *eval_env(struct loader *L, const struct ast_value *v)
 	return r;
 }
 
+char *lang_unset_env(const struct ast_value *v)
+{
+	if (!v || v->kind != AST_CALL || !v->str || strcmp(v->str, "env") != 0 || v->nelems < 1)
+		return NULL;
+	const struct ast_value *a = v->elems[0].value;
+	if (!a || a->kind != AST_STR)
+		return NULL;
+	/* a plain string: one part of text (the lexer's form), or str */
+	const char *name = a->nparts == 1 && !a->parts[0].is_var ? a->parts[0].text : a->nparts ? NULL : a->str;
+	if (!name || getenv(name))
+		return NULL;
+	return xstrdup(name);
+}
+
 static const char *const functions[] = { "env", "glob", "llm" };
 
 struct ast_value *lang_eval(struct loader *L, const struct ast_value *v)

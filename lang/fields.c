@@ -86,7 +86,14 @@ static void range_error(struct loader *L, const struct lang_field *d, const stru
 	lang_fmt_num(&got, x->num);
 	if (d->type == LANG_F_DURATION)
 		strbuf_addch(&got, 's');
-	lang_err(&L->D, &x->loc, "'%s' must be %s, not %s", d->name, want.buf, got.buf);
+	/* a fraction given as a bare percentage (hot = 5): the percentage
+	 * fits, where it does */
+	bool pct = d->type == LANG_F_FRACTION && x->unit == UNIT_NONE && in_range(d, x->num / 100);
+	if (pct)
+		lang_err(&L->D, &x->loc, "'%s' must be %s, not %s (did you mean %s%%?)", d->name, want.buf, got.buf,
+			 got.buf);
+	else
+		lang_err(&L->D, &x->loc, "'%s' must be %s, not %s", d->name, want.buf, got.buf);
 	strbuf_release(&want);
 	strbuf_release(&got);
 }

@@ -60,6 +60,58 @@ static void add_member(struct loader *L, const struct ast_stmt *s, size_t gi, co
 	g->n++;
 }
 
+/* the call of the statement's value at loc (the unevaluated glob(...) an
+ * evaluated one came from: evaluation keeps locations) */
+static const struct ast_value *call_at(const struct ast_value *v, const struct kopt_loc *loc)
+{
+	if (!v)
+		return NULL;
+	if (v->kind == AST_CALL && v->loc.line == loc->line && v->loc.col == loc->col)
+		return v;
+	for (size_t i = 0; v->kind == AST_LIST && i < v->nelems; i++) {
+		const struct ast_value *r = call_at(v->elems[i].value, loc);
+		if (r)
+			return r;
+	}
+	return NULL;
+}
+
+/* A glob that matched nothing: where its pattern came out empty in part,
+ * why (issue 19: a pattern of ${KB} and a folder said nothing of the ${KB}
+ * before it). The warning says which variable is empty and which variable
+ * of the environment is not set; a note follows at the definition. */
+static void warn_no_match(struct loader *L, const struct ast_stmt *s, const struct ast_value *x, const char *full)
+{
+	const struct ast_value *c = call_at(s->value, &x->loc);
+	const struct ast_value *a = c && c->nelems == 1 ? c->elems[0].value : NULL;
+	struct strbuf why = STRBUF_INIT;
+	const struct var **empty = xcalloc(a && a->kind == AST_STR ? a->nparts + 1 : 1, sizeof *empty);
+	size_t nempty = 0;
+	char *env = lang_unset_env(a);
+	if (env)
+		strbuf_addf(&why, " (env(\"%s\") is empty: %s is not set)", env, env);
+	for (size_t i = 0; !env && a && a->kind == AST_STR && i < a->nparts; i++) {
+		const struct ast_part *p = &a->parts[i];
+		const struct var *v = p->is_var ? lang_find_var(L, p->text) : NULL;
+		if (!v || !v->value || v->value->kind != AST_STR || *v->value->str)
+			continue;
+		strbuf_addf(&why, "%s${%s} is empty", why.len ? ", " : " (", p->text);
+		if (v->unset_env)
+			strbuf_addf(&why, ": %s is not set", v->unset_env);
+		empty[nempty++] = v;
+	}
+	if (nempty)
+		strbuf_addch(&why, ')');
+	lang_warn(&L->D, &x->loc, "glob '%s' matches no files%s", full, why.len ? why.buf : "");
+	for (size_t i = 0; i < nempty; i++)
+		lang_note(&L->D, &empty[i]->loc, "'%s' is defined here%s%s", empty[i]->name,
+			  empty[i]->unset_env ? ", from the environment's " : "",
+			  empty[i]->unset_env ? empty[i]->unset_env : "");
+	free(empty);
+	free(env);
+	strbuf_release(&why);
+}
+
 void lang_add_pattern(struct loader *L, const struct ast_stmt *s, size_t gi, const struct ast_value *x,
 			const struct pdecl *pd, const struct vlist *vl, const char *dir)
 {
@@ -103,7 +155,7 @@ void lang_add_pattern(struct loader *L, const struct ast_stmt *s, size_t gi, con
 		if (r == 0 || r == GLOB_NOMATCH)
 			globfree(&g);
 		if (added == 0)
-			lang_warn(&L->D, &x->loc, "glob '%s' matches no files", full);
+			warn_no_match(L, s, x, full);
 		free(full);
 		return;
 	}

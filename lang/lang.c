@@ -75,6 +75,7 @@ static void loader_release(struct loader *L)
 {
 	for (size_t i = 0; i < L->nvars; i++) {
 		free(L->vars[i].name);
+		free(L->vars[i].unset_env);
 		ast_value_free(L->vars[i].value);
 	}
 	free(L->vars);

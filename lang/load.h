@@ -81,6 +81,7 @@ struct var {
 	struct kopt_loc loc;
 	struct ast_value *value; /* evaluated */
 	bool bad;                /* its definition had an error: uses fail quietly */
+	char *unset_env;         /* NAME = env("X") with X not set: "X" (a glob says so); owned */
 };
 
 struct vlist {
@@ -165,6 +166,9 @@ void lang_ref_release(struct ref *r);
 void lang_pdecl_release(struct pdecl *pd);
 
 /* glob.c: the model files x names (a file, glob("PATTERN") or a list) into group gi */
+/* the variable name X of an env("X") call that is not set (a default
+ * given or not), else NULL; new string */
+char *lang_unset_env(const struct ast_value *v);
 void lang_add_pattern(struct loader *L, const struct ast_stmt *s, size_t gi, const struct ast_value *x,
 		      const struct pdecl *pd, const struct vlist *vl, const char *dir);
 

@@ -355,6 +355,17 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, void *scanner, struct 
 	}
 	lang_err(P->D, yypcontext_location(ctx), "%s", sb.buf);
 	strbuf_release(&sb);
+	/* a '}' missing: the error comes where the next declaration or the end
+	 * is met; the note goes to the '{' left open */
+	const struct kopt_loc *at = yypcontext_location(ctx);
+	if (P->nopen > 0 && !P->noted && (look == YYSYMBOL_YYEOF || (P->decl_line && at->line == P->decl_line))) {
+		const struct kopt_loc *o = &P->open[P->nopen <= 16 ? P->nopen - 1 : 15];
+		if (look == YYSYMBOL_YYEOF)
+			lang_note(P->D, o, "this '{' is not closed before the end of the file");
+		else
+			lang_note(P->D, o, "this '{' is not closed before the declaration on line %d", P->decl_line);
+		P->noted = true;
+	}
 	return 0;
 }
 

@@ -58,6 +58,19 @@ static void usage(FILE *out)
 		"koptmake(1) and kopt(5) say more.\n");
 }
 
+/* the spec's diagnostics, printed and counted for the closing line */
+struct diag_count {
+	int errors, warnings;
+};
+
+static void count_diag(void *ctx, const struct kopt_diag *d)
+{
+	struct diag_count *c = ctx;
+	c->errors += d->severity == KOPT_ERROR;
+	c->warnings += d->severity == KOPT_WARNING;
+	kopt_diag_print(stderr, d);
+}
+
 /* The spec file rule: -f, else ./Koptfile, else the only *.kopt in the folder. */
 static char *find_spec(void)
 {
@@ -259,7 +272,16 @@ int main(int argc, char **argv)
 	if (!path)
 		return 2;
 	kopt_spec *spec = NULL;
-	if (lang_load(path, kopt_diag_print, stderr, &spec) < 0) {
+	struct diag_count dc = { 0, 0 };
+	if (lang_load(path, count_diag, &dc, &spec) < 0) {
+		/* the closing count, as a compiler gives it: nothing ran */
+		if (dc.errors) {
+			char w[48] = "";
+			if (dc.warnings)
+				snprintf(w, sizeof w, " and %d warning%s", dc.warnings, dc.warnings == 1 ? "" : "s");
+			fprintf(stderr, "%s: %d error%s%s in %s; nothing was run\n", kopt_progname, dc.errors,
+				dc.errors == 1 ? "" : "s", w, path);
+		}
 		free(path);
 		return 2;
 	}

@@ -2,7 +2,7 @@
 # tests/golden/coverage.sh: every diagnostic the spec language can emit is
 # pinned by a test. Takes the format string of each lang_err / lang_warn /
 # lang_note call in lang/*.c, lang/*.y and lang/*.l, turns it into a pattern
-# (each printf conversion matches anything) and looks for it in the expected
+# (each printf conversion matches anything, %% a percent sign) and looks for it in the expected
 # stderr of the golden cases (tests/golden/cases/*.err) and in the messages
 # the unit test checks (tests/unit/lang_test.c). One TAP line per format.
 # The bare "%s" (syntax errors composed in parser.y) is pinned by the
@@ -34,7 +34,7 @@ while IFS= read -r fmt; do
 	n=$((n + 1))
 	# C escapes to text, regex specials escaped, conversions to .*
 	pat=$(printf '%s\n' "$fmt" | sed -e 's/\\"/"/g' -e 's/\\\\/\\/g' \
-		-e 's/[][\.*^$+?(){}|/]/\\&/g' -e 's/%z\{0,1\}[sdu]/.*/g')
+		-e 's/[][\.*^$+?(){}|/]/\\&/g' -e 's/%%/%/g' -e 's/%z\{0,1\}[sdu]/.*/g')
 	if grep -E -q -- "$pat" "$tmp/haystack"; then
 		echo "ok $n - $fmt"
 	else
