@@ -48,6 +48,7 @@ static void usage(FILE *out)
 		"  KOPT_PYTHON          the Python whose packages the worker uses (torch >= 2.6, triton)\n"
 		"  KOPT_PYTHONPATH      where the worker finds the kopt package\n"
 		"  KOPT_TRUST_ENV=1     key captures on the remembered worker environment; start no worker to read it\n"
+		"  KOPT_CHECK_ENV=1     start a worker to read its environment even where its witness files say unchanged\n"
 		"  KOPT_LOCK_WAIT_MS    how long to wait for another koptmake that holds the cache (default 2000)\n"
 		"  KOPT_LLM_BACKOFF_MS  the first wait before an LLM call is retried (default 1000, doubling)\n"
 		"  KOPT_REMOTE_CACHE_AUTH  the remote cache's credentials: user:password, or Bearer TOKEN\n"
