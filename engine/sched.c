@@ -704,59 +704,27 @@ static void cancel_all(struct sched *s, const char *why)
 	}
 }
 
-/* Checks each device's worker environment (part of some keys). Where the
- * files its last worker named as the environment's witnesses are unchanged
- * (engine/witness.h), the remembered fingerprint stands and no worker
- * starts: a null build runs nothing on the GPU and no Python. Otherwise,
- * and always for workers started through a launcher (another machine's
- * files) or with KOPT_CHECK_ENV=1, one worker is started to read its
- * hello; it stays for the first step. KOPT_TRUST_ENV=1 skips the check and
- * keys on the remembered fingerprint, as -n always does. */
+/* a device's worker could not be had for the environment check: a worker
+ * that says it cannot run here stops the build with its one line, once
+ * (the other devices' workers say the same) */
+static void env_failed(void *ctx, const char *name, const char *why)
+{
+	struct sched *s = ctx;
+	char *cant = cannot_start(why);
+	if (!cant)
+		kopt_warn("cannot check the worker environment of device '%s': %s", name, why);
+	else if (!s->nostart)
+		fprintf(stderr, "%s: error: the worker of device '%s' cannot start: %s\n", kopt_progname, name, cant);
+	if (cant)
+		s->nostart = s->stop = true;
+	free(cant);
+}
+
+/* each device's worker environment, checked (engine/witness.h) */
 static void probe_envs(struct sched *s)
 {
-	const char *trust = getenv("KOPT_TRUST_ENV"), *check = getenv("KOPT_CHECK_ENV");
-	if (s->mode != SCHED_BUILD || (trust && strcmp(trust, "1") == 0))
-		return;
-	bool full = check && strcmp(check, "1") == 0;
-	for (int di = 0; di < s->ndevs; di++) {
-		const char *name = dag_env_name(s->devs[di]);
-		char *wkey = xasprintf("witness:%s", name);
-		if (!full && !wpool_launched(s->pool, di) && cache_env_get(s->d->cache, name) &&
-		    witness_fresh(cache_env_get(s->d->cache, wkey), NULL)) {
-			free(wkey);
-			continue;
-		}
-		char *why = NULL;
-		json_t *env = wpool_probe(s->pool, di, &why);
-		json_t *old = cache_env_get(s->d->cache, name);
-		if (env && (!old || !json_equal(old, env))) {
-			if (old)
-				fprintf(stderr, "%s: the worker environment of device '%s' changed; steps keyed on it are keyed anew\n",
-					kopt_progname, name);
-			cache_env_set(s->d->cache, name, env);
-		} else if (!env && why) {
-			char *cant = cannot_start(why);
-			if (!cant)
-				kopt_warn("cannot check the worker environment of device '%s': %s", name, why);
-			else if (!s->nostart) /* one line, once: the other devices' workers say the same */
-				fprintf(stderr, "%s: error: the worker of device '%s' cannot start: %s\n",
-					kopt_progname, name, cant);
-			if (cant)
-				s->nostart = s->stop = true;
-			free(cant);
-		}
-		if (env) {
-			/* a worker that names no witnesses is asked at every build */
-			json_t *rec = witness_record(wpool_witness(s->pool, di));
-			json_t *old_rec = cache_env_get(s->d->cache, wkey);
-			if (rec ? !json_equal(rec, old_rec) : old_rec && !json_is_null(old_rec))
-				cache_env_set(s->d->cache, wkey, rec ? rec : json_null());
-			json_decref(rec);
-		}
-		json_decref(env);
-		free(why);
-		free(wkey);
-	}
+	if (s->mode == SCHED_BUILD)
+		witness_check_envs(s->d, s->pool, s->devs, s->ndevs, env_failed, s);
 }
 
 struct handlers {

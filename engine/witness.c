@@ -14,7 +14,10 @@
 #include <unistd.h>
 
 #include "../common/util.h"
+#include "cache.h"
+#include "dag.h"
 #include "hash.h"
+#include "worker_pool.h"
 
 #define WITNESS_READ_MAX (4u << 20)
 
@@ -149,4 +152,55 @@ bool witness_fresh(const json_t *record, char **why)
 		}
 	}
 	return true;
+}
+
+/* Checks each device's worker environment (part of some keys). Where the
+ * files its last worker named as the environment's witnesses are unchanged
+ * (engine/witness.h), the remembered fingerprint stands and no worker
+ * starts: a null build runs nothing on the GPU and no Python. Otherwise,
+ * and always for workers started through a launcher (another machine's
+ * files) or with KOPT_CHECK_ENV=1, one worker is started to read its
+ * hello; it stays for the first step. KOPT_TRUST_ENV=1 skips the check and
+ * keys on the remembered fingerprint, as -n always does. */
+void witness_check_envs(struct dag *d, wpool *pool, const struct kopt_device *const *devs, int ndevs,
+			void (*on_fail)(void *ctx, const char *device, const char *why), void *ctx)
+{
+	const char *trust = getenv("KOPT_TRUST_ENV"), *check = getenv("KOPT_CHECK_ENV");
+	if (trust && strcmp(trust, "1") == 0)
+		return;
+	bool full = check && strcmp(check, "1") == 0;
+	for (int di = 0; di < ndevs; di++) {
+		const char *name = dag_env_name(devs[di]);
+		char *wkey = xasprintf("witness:%s", name);
+		if (!full && !wpool_launched(pool, di) && cache_env_get(d->cache, name) &&
+		    witness_fresh(cache_env_get(d->cache, wkey), NULL)) {
+			free(wkey);
+			continue;
+		}
+		char *why = NULL;
+		json_t *env = wpool_probe(pool, di, &why);
+		json_t *old = cache_env_get(d->cache, name);
+		if (env && (!old || !json_equal(old, env))) {
+			if (old)
+				fprintf(stderr, "%s: the worker environment of device '%s' changed; steps keyed on it are keyed anew\n",
+					kopt_progname, name);
+			cache_env_set(d->cache, name, env);
+		} else if (!env && why) {
+			if (on_fail)
+				on_fail(ctx, name, why);
+			else
+				kopt_warn("cannot check the worker environment of device '%s': %s", name, why);
+		}
+		if (env) {
+			/* a worker that names no witnesses is asked at every build */
+			json_t *rec = witness_record(wpool_witness(pool, di));
+			json_t *old_rec = cache_env_get(d->cache, wkey);
+			if (rec ? !json_equal(rec, old_rec) : old_rec && !json_is_null(old_rec))
+				cache_env_set(d->cache, wkey, rec ? rec : json_null());
+			json_decref(rec);
+		}
+		json_decref(env);
+		free(why);
+		free(wkey);
+	}
 }

@@ -28,4 +28,21 @@ json_t *witness_record(const json_t *paths);
  * malformed record is never fresh. */
 bool witness_fresh(const json_t *record, char **why);
 
+struct dag;
+struct kopt_device;
+typedef struct wpool wpool;
+
+/*
+ * The start of a build: each device's worker environment (part of some
+ * keys). Where the files its last worker named as the environment's
+ * witnesses are unchanged, the remembered fingerprint stands and no worker
+ * starts; otherwise (or with KOPT_CHECK_ENV=1, or for workers started
+ * through a launcher) one worker per device is started to read its hello
+ * and stays for the first step. KOPT_TRUST_ENV=1 skips the check. devs are
+ * the pool's devices, in its order. A worker that cannot be had is told
+ * to on_fail (NULL: a warning).
+ */
+void witness_check_envs(struct dag *d, wpool *pool, const struct kopt_device *const *devs, int ndevs,
+			void (*on_fail)(void *ctx, const char *device, const char *why), void *ctx);
+
 #endif
