@@ -3,6 +3,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -361,4 +362,20 @@ const char *kopt_url_problem(const char *url)
 	if (strchr(url, '?'))
 		return "a remote cache URL has no query ('?'): ac/ and cas/ go after its path";
 	return NULL;
+}
+
+int kopt_write_all(int fd, const void *buf, size_t n)
+{
+	const char *p = buf;
+	while (n) {
+		ssize_t w = write(fd, p, n);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
 }

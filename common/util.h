@@ -87,6 +87,8 @@ void kopt_diag_print_src(FILE *out, const struct kopt_diag *d, const char *src, 
 /* ---- small helpers ---- */
 double kopt_now(void);              /* monotonic seconds */
 int kopt_mkdirs(const char *path);  /* mkdir -p; 0 or -1 */
+/* writes all n bytes of p to fd, again after EINTR; 0 or -1 (errno) */
+int kopt_write_all(int fd, const void *p, size_t n);
 /* Levenshtein distance with a cap; for did-you-mean hints */
 int kopt_edit_distance(const char *a, const char *b, int cap);
 /* best match of name among cands (n of them) within distance 2, or NULL */

@@ -286,21 +286,6 @@ static char *path_in(const kopt_cache *c, const char *rel)
 	return xasprintf("%s/%s", c->dir, rel);
 }
 
-static int write_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 static int take_lock(kopt_cache *c)
 {
 	char *p = path_in(c, "lock");
@@ -421,7 +406,7 @@ kopt_cache *cache_open(const char *dir)
 	parse_image(c, ap, c->buf, c->buflen, &good_len, &bad_header);
 	if (bad_header || c->buflen == 0) {
 		if (ftruncate(c->actfd, 0) < 0 ||
-		    write_all(c->actfd, ACTIONS_HEADER, strlen(ACTIONS_HEADER)) < 0) {
+		    kopt_write_all(c->actfd, ACTIONS_HEADER, strlen(ACTIONS_HEADER)) < 0) {
 			kopt_error("cannot write '%s': %s", ap, strerror(errno));
 			free(ap);
 			cache_close(c);
@@ -532,7 +517,7 @@ int cache_put(kopt_cache *c, kopt_hash key, kopt_hash stable, const char *manife
 	}
 	struct strbuf sb = STRBUF_INIT;
 	format_record(&sb, key, stable, manifest, jlen);
-	int r = write_all(c->actfd, sb.buf, sb.len);
+	int r = kopt_write_all(c->actfd, sb.buf, sb.len);
 	strbuf_release(&sb);
 	if (r < 0) {
 		kopt_error("cannot append to '%s/actions': %s", c->dir, strerror(errno));
@@ -569,7 +554,7 @@ static int write_atomic(kopt_cache *c, const char *dst, const void *data, size_t
 {
 	char *tmp = xasprintf("%s/objects/tmp.%ld.%u", c->dir, (long)getpid(), c->tmpseq++);
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0 || write_all(fd, data, n) < 0 || fsync(fd) < 0) {
+	if (fd < 0 || kopt_write_all(fd, data, n) < 0 || fsync(fd) < 0) {
 		kopt_error("cannot write '%s': %s", tmp, strerror(errno));
 		if (fd >= 0)
 			close(fd);

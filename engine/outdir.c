@@ -86,21 +86,6 @@ static int open_folder(const char *root, const char *rel, bool create, const cha
 	return fd;
 }
 
-static int write_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 int outdir_write(const char *root, const char *rel, const void *data, size_t n)
 {
 	static unsigned seq;
@@ -119,7 +104,7 @@ int outdir_write(const char *root, const char *rel, const void *data, size_t n)
 	}
 	char *tmp = xasprintf("%s.tmp%ld.%u", name, (long)getpid(), seq++);
 	int fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-	int ok = fd >= 0 && write_all(fd, data, n) == 0 && fsync(fd) == 0;
+	int ok = fd >= 0 && kopt_write_all(fd, data, n) == 0 && fsync(fd) == 0;
 	int e = errno;
 	if (fd >= 0 && close(fd) < 0 && ok) {
 		ok = 0;
