@@ -15,6 +15,10 @@
  *
  * Lines in the model file change its behaviour:
  *   # sim: kernels N            N Triton kernels (1..64), equal shares
+ *   # sim: weights W0 W1 ...    one Triton kernel per weight (at most 64), kernel
+ *                               i's time in proportion to Wi, the vendor
+ *                               kernel's to 1: with weights summing to a power
+ *                               of two less one, every share is exact
  *   # sim: crash OP             abort() during OP (capture, profile, verify, stitch)
  *   # sim: hang OP              never answer OP
  *   # sim: slow OP MS           take MS milliseconds more over OP (a step to
@@ -43,6 +47,12 @@
  *                               is loaded, as a candidate that escaped the
  *                               static gate would
  *   # sim: escape write PATH    every candidate writes the file PATH when loaded
+ *   # sim: time NS              a call takes NS nanoseconds (default: 100 to 150
+ *                               us, from the hash)
+ *   # sim: steady               timing pairs without jitter: every figure
+ *                               of a report can be worked out by hand
+ *   # sim: speedup F            every candidate runs F times faster and
+ *                               within tolerance
  *   # sim: conv                 the vendor kernel is a cuDNN convolution (half
  *                               the device time, in the profile's vendor
  *                               calls), and variants with cudnn_benchmark run
@@ -115,6 +125,8 @@ struct model {
 	uint64_t h;
 	int nk;            /* Triton kernels */
 	bool equal;        /* # sim: kernels N given: equal shares */
+	double w[64];      /* # sim: weights: the kernels' weights */
+	bool weighted;
 	char text[4096];   /* the model file's first bytes, for directives */
 };
 
@@ -161,6 +173,17 @@ static int load_model(json_t *req, struct model *m)
 		if (v >= 1 && v <= 64) {
 			m->nk = v;
 			m->equal = true;
+		}
+	}
+	const char *w = strstr(m->text, "# sim: weights ");
+	if (w) {
+		char *p = (char *)w + 15, *e;
+		int nw = 0;
+		for (double v; nw < 64 && (v = strtod(p, &e)) > 0 && e != p; p = e)
+			m->w[nw++] = v;
+		if (nw > 0) {
+			m->nk = nw;
+			m->weighted = true;
 		}
 	}
 	return 0;
@@ -216,7 +239,19 @@ static double g_speed = 1.0;
 
 static double model_ns(const struct model *m)
 {
-	return (100000.0 + (double)(m->h % 50000)) / g_speed;
+	const char *t = strstr(m->text, "# sim: time ");
+	double ns = t ? atof(t + 12) : 0;
+	if (ns <= 0)
+		ns = 100000.0 + (double)(m->h % 50000);
+	return ns / g_speed;
+}
+
+/* "# sim: host F": F of a call, else 0.05 */
+static double host_share(const struct model *m)
+{
+	const char *h = strstr(m->text, "# sim: host ");
+	double host = h ? atof(h + 12) : 0.05;
+	return host <= 0 || host >= 1 ? 0.05 : host;
 }
 
 /* "# sim: eager F": F, else 0 */
@@ -246,6 +281,8 @@ static double variant_speed(const struct model *m, const json_t *variant)
 
 static double weight(const struct model *m, int i)
 {
+	if (m->weighted)
+		return i < 0 ? 1.0 : m->w[i];
 	if (i < 0) /* the vendor kernel */
 		return m->equal ? 0.5 : 2.0 + (double)((m->h >> 40) % 8);
 	return m->equal ? 1.0 : 1.0 + (double)((m->h >> (8 + (i * 4) % 48)) & 15);
@@ -257,11 +294,7 @@ static double kernel_ns(const struct model *m, int i)
 	for (int k = 0; k < m->nk; k++)
 		sum += weight(m, k);
 	/* the rest of a call is the host's: 5%, or "# sim: host F" */
-	const char *h = strstr(m->text, "# sim: host ");
-	double host = h ? atof(h + 12) : 0.05;
-	if (host <= 0 || host >= 1)
-		host = 0.05;
-	return model_ns(m) * (1 - host) * weight(m, i) / sum;
+	return model_ns(m) * (1 - host_share(m)) * weight(m, i) / sum;
 }
 
 static json_t *capture(const struct model *m, json_t *req)
@@ -296,9 +329,8 @@ static json_t *capture(const struct model *m, json_t *req)
 static json_t *profile(const struct model *m)
 {
 	json_t *ks = json_array();
-	double dev = 0;
-	for (int i = -1; i < m->nk; i++)
-		dev += kernel_ns(m, i);
+	/* the kernels' times sum to this, to the last bits */
+	double dev = model_ns(m) * (1 - host_share(m));
 	for (int i = 0; i < m->nk; i++) {
 		char *n = kname(m, i), *src = ksource(m, i), hx[17];
 		snprintf(hx, sizeof hx, "%016llx", (unsigned long long)h64(src));
@@ -390,6 +422,12 @@ static double speedup_of(const struct model *m, const char *kernel, json_t *cand
 	free(c);
 	if (hx)
 		*hx = x;
+	const char *f = strstr(m->text, "# sim: speedup ");
+	if (f && atof(f + 15) > 0) {
+		if (hx)
+			*hx = x / 11 * 11 + 1; /* within tolerance */
+		return atof(f + 15);
+	}
 	const char *w = strstr(m->text, "# sim: wins ");
 	if (w) {
 		char key[32];
@@ -410,6 +448,8 @@ static double speedup_of(const struct model *m, const char *kernel, json_t *cand
  * time less, and with KOPT_SIM_HOSTSKEW the candidate's event times read
  * 8% of the baseline lower than its device time says (a cheaper launch of
  * the swapped kernel object) */
+static bool g_steady; /* "# sim: steady" */
+
 static void add_pairs(json_t *perf, const char *kb, const char *kc, double base, double cand, int n, uint64_t seed,
 		      bool skew)
 {
@@ -419,8 +459,8 @@ static void add_pairs(json_t *perf, const char *kb, const char *kc, double base,
 		char k[64];
 		snprintf(k, sizeof k, "%llu/%d", (unsigned long long)seed, i);
 		uint64_t x = h64(k);
-		double jb = ((double)(x % 1000) / 1000.0 - 0.5) * 0.004;
-		double jc = ((double)((x >> 20) % 1000) / 1000.0 - 0.5) * 0.004;
+		double jb = g_steady ? 0 : ((double)(x % 1000) / 1000.0 - 0.5) * 0.004;
+		double jc = g_steady ? 0 : ((double)((x >> 20) % 1000) / 1000.0 - 0.5) * 0.004;
 		json_array_append_new(b, json_real(base * (1 + jb)));
 		json_array_append_new(c, json_real(cand * (1 + jc) - (skew ? 0.08 * base : 0)));
 		json_array_append_new(db, json_real(base * (1 + jb) - HOST_NS));
@@ -999,6 +1039,7 @@ int main(void)
 		}
 		json_t *res = NULL;
 		g_speed = variant_speed(&m, json_object_get(req, "variant"));
+		g_steady = strstr(m.text, "# sim: steady\n") != NULL;
 		if (strcmp(op, "capture") == 0)
 			res = capture(&m, req);
 		else if (strcmp(op, "profile") == 0)

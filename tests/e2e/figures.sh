@@ -1,0 +1,160 @@
+#!/bin/sh
+# tests/e2e/figures.sh: the report's headline figures from known inputs.
+# With the simulated worker (a TEST DOUBLE) each model's times are set by
+# its "# sim:" lines (steady: no jitter; time: a call's nanoseconds; host:
+# the host's share; kernels 1: one Triton kernel with two thirds of the
+# device time; speedup: every candidate that much faster; fast VARIANT: a
+# variant's compiled code that much faster), so every figure follows from
+# them by hand. This test works each one out from the knobs alone (the
+# arithmetic is below, in awk) and compares it with report.json and
+# report.md: the speedups, the geometric mean (logs, divided by n), the
+# geometric mean over max-autotune (only the models that have that
+# variant), fast_p at each p (strictly faster than p), the host-time list
+# (a fifth of a call or more) and GPU-minutes (the workers' seconds per
+# model, to a tenth of a minute). Prints TAP.
+set -eu
+
+. "$top_srcdir/tests/e2e/sim-env.sh" figures
+mkdir models
+# model NAME HOST CANDIDATE_SPEEDUP [AUTOTUNE_SPEED]
+mk() {
+	printf '# model %s\n# sim: steady\n# sim: time 100000\n# sim: kernels 1\n# sim: host %s\n# sim: speedup %s\n' \
+		"$1" "$2" "$3" > "models/$1.py"
+	[ -z "${4:-}" ] || printf '# sim: fast autotune %s\n' "$4" >> "models/$1.py"
+	printf 'import torch\n' >> "models/$1.py"
+}
+mk two 0.25 1.5 2       # winners in both variants; autotune twice as fast
+mk one 0.25 1.5         # winners; no max-autotune variant
+mk slowat 0.2 0.9 0.8   # no winner; autotune slower: the baseline stays
+mk fastat 0.1 0.9 2     # no winner; autotune twice as fast: chosen
+cat > test.kopt <<'SPEC'
+device sim { gpus = 1  timeout = 60s }
+agents default { budget = 2  hot = 0.05  seed = 1  backend = builtin }
+gates strict { seeds = 5  atol = 1e-4  rtol = 1e-4  fp64_fallback = true  gamma = 1.03  repeats = 10  precision = strict }
+defaults { device = sim  agents = default  gates = strict }
+model two { source = "models/two.py"  variant default { }  variant autotune { mode = "max-autotune-no-cudagraphs" } }
+model one { source = "models/one.py" }
+model slowat { source = "models/slowat.py"  variant default { }  variant autotune { mode = "max-autotune-no-cudagraphs" } }
+model fastat { source = "models/fastat.py"  variant default { }  variant autotune { mode = "max-autotune-no-cudagraphs" } }
+target all = [two, one, slowat, fastat]
+default all
+SPEC
+
+set +e
+"$KOPTMAKE" > out 2> err
+status=$?
+set -e
+check "the build succeeds (exit $status)" "[ $status -eq 0 ] && [ -s kopt-out/all/report.json ]"
+[ $status -eq 0 ] || sed 's/^/# /' err
+
+# report.json as "model field value" lines, and the target's figures
+python3 - kopt-out/all/report.json > got <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for m in d["models"]:
+    for k in ("speedup", "speedup_vs_max_autotune", "host_share", "baseline_ns", "optimized_ns", "max_autotune_ns", "gpu_minutes"):
+        v = m.get(k)
+        print(m["model"], k, "null" if v is None else repr(float(v)))
+for k in ("geomean_speedup", "geomean_speedup_vs_max_autotune"):
+    print("all", k, repr(float(d[k])))
+for p, v in d["fast_p"].items():
+    print("all", "fast_" + p, repr(float(v)))
+EOF
+get() { awk -v m="$1" -v k="$2" '$1 == m && $2 == k { print $3 }' got; }
+
+# The figures by hand. T = 100 us a call; the one Triton kernel has two
+# thirds of the device time, (1 - host) T; a winner F times faster saves
+# k (1 - 1/F) of a call. A variant's compiled code G times faster takes
+# T / G. A variant is chosen over the first when faster by gamma (1.03).
+#   two:    default T -> T - T/2 (1 - 1/1.5) = 5T/6; autotune T/2 -> 5T/12
+#           chosen: speedup 12/5; over max-autotune (T/2) / (5T/12) = 6/5
+#   one:    T -> 5T/6: speedup 6/5; no max-autotune variant
+#   slowat: no winner (0.9x); autotune T/0.8 is slower: the baseline, 1;
+#           over max-autotune 1.25T / T = 5/4
+#   fastat: no winner; autotune T/2 beats T by gamma: speedup 2; 1 over it
+expect=$(awk 'BEGIN {
+	T = 100000
+	k = (1 - 0.25) * T * 2 / 3
+	o = T - k * (1 - 1 / 1.5)
+	sp["two"] = T / (o / 2); at["two"] = (T / 2) / (o / 2)
+	sp["one"] = T / o; at["one"] = "null"
+	sp["slowat"] = 1; at["slowat"] = (T / 0.8) / T
+	sp["fastat"] = 2; at["fastat"] = 1
+	n = 0; ls = 0; na = 0; la = 0
+	for (m in sp) { n++; ls += log(sp[m]); if (at[m] != "null") { na++; la += log(at[m]) } }
+	split("1 1.03 1.5 2", ps, " ")
+	for (i = 1; i <= 4; i++) { c = 0; for (m in sp) if (sp[m] > ps[i] + 0) c++; fp[ps[i]] = c / n }
+	printf "two %.17g %.17g\none %.17g null\nslowat %.17g %.17g\nfastat %.17g %.17g\n", sp["two"], at["two"], sp["one"], sp["slowat"], at["slowat"], sp["fastat"], at["fastat"]
+	printf "geomean %.17g\ngeomean_at %.17g\n", exp(ls / n), exp(la / na)
+	for (i = 1; i <= 4; i++) printf "fast_%s %.17g\n", ps[i], fp[ps[i]]
+}')
+want() { printf '%s\n' "$expect" | awk -v k="$1" -v c="${2:-2}" '$1 == k { print $c }'; }
+# equal within 1e-9 relative (the worker's times go through JSON and a median)
+close() { awk -v a="$1" -v b="$2" 'BEGIN { d = a - b; if (d < 0) d = -d; s = b < 0 ? -b : b; exit !(a != "" && b != "" && d <= 1e-9 * s + 1e-12) }'; }
+
+for m in two one slowat fastat; do
+	check "$m: speedup $(get $m speedup), by hand $(want $m)" "close '$(get $m speedup)' '$(want $m)'"
+done
+check "two: over max-autotune $(get two speedup_vs_max_autotune), by hand $(want two 3)" \
+	"close '$(get two speedup_vs_max_autotune)' '$(want two 3)'"
+check "slowat: over max-autotune $(get slowat speedup_vs_max_autotune), by hand 1.25" \
+	"close '$(get slowat speedup_vs_max_autotune)' '$(want slowat 3)'"
+check "fastat: over max-autotune $(get fastat speedup_vs_max_autotune), by hand 1" \
+	"close '$(get fastat speedup_vs_max_autotune)' 1"
+check "one: no max-autotune variant, no figure over it" \
+	"[ '$(get one speedup_vs_max_autotune)' = null ] && [ '$(get one max_autotune_ns)' = null ]"
+check "two: baseline 100 us, optimized 5T/12, max-autotune T/2" \
+	"close '$(get two baseline_ns)' 100000 && close '$(get two optimized_ns)' $(awk 'BEGIN { printf "%.17g", 100000 * 5 / 12 }') && close '$(get two max_autotune_ns)' 50000"
+check "geometric mean $(get all geomean_speedup): exp of the mean log over 4 models, by hand $(want geomean)" \
+	"close '$(get all geomean_speedup)' '$(want geomean)'"
+check "geometric mean over max-autotune $(get all geomean_speedup_vs_max_autotune): the 3 models that have it, by hand $(want geomean_at)" \
+	"close '$(get all geomean_speedup_vs_max_autotune)' '$(want geomean_at)'"
+for p in 1 1.03 1.5 2; do
+	check "fast_$p $(get all fast_$p): models strictly faster than $p, by hand $(want fast_$p)" \
+		"close '$(get all fast_$p)' '$(want fast_$p)'"
+done
+
+# report.md says the same, rounded as printed
+md=kopt-out/all/report.md
+g=$(awk -v x="$(want geomean)" 'BEGIN { printf "%.3f", x }')
+ga=$(awk -v x="$(want geomean_at)" 'BEGIN { printf "%.3f", x }')
+check "report.md: 'Geometric mean speedup: ${g}x over 4 models.'" "grep -qx 'Geometric mean speedup: ${g}x over 4 models\\.' $md"
+check "report.md: the mean over max-autotune, ${ga}x over 3 models" \
+	"grep -qx 'Geometric mean speedup over max-autotune-no-cudagraphs: ${ga}x over the 3 models that have that variant\\.' $md"
+rows=$(sed -n '/^| p | fast_p |$/,/^$/p' $md | grep '^| [0-9]' | tr -d ' ' | tr '\n' ' ')
+check "report.md: the fast_p table ($rows)" "[ '$rows' = '|1|0.750| |1.03|0.750| |1.5|0.500| |2|0.250| ' ]"
+row() { grep -m1 "^| $1 | " $md | awk -F'|' '{ gsub(/ /, ""); print $3 "," $7 "," $8 "," $9 }'; }
+check "report.md: two's row (variant, speedup, vs max-autotune, verdict): $(row two)" "[ '$(row two)' = 'autotune,2.400x,1.200x,optimized' ]"
+check "report.md: slowat's row: $(row slowat)" "[ '$(row slowat)' = 'default,1.000x,1.250x,baseline' ]"
+check "report.md: fastat's row: $(row fastat)" "[ '$(row fastat)' = 'autotune,2.000x,1.000x,optimized' ]"
+
+# host time: listed at a fifth of a call or more (0.25, 0.25, exactly 0.2), not at 0.1
+for m in two one slowat fastat; do
+	check "$m: host share $(get $m host_share)" "close '$(get $m host_share)' $(sed -n 's/^# sim: host //p' models/$m.py)"
+done
+hosts=$(sed -n '/^## Host time$/,/^## /p' $md | sed -n 's/^| \([a-z]*\) | [0-9.]* | [0-9.]* | \([0-9]*\)% |$/\1=\2/p' | sort | tr '\n' ' ')
+check "report.md lists the models whose host takes a fifth or more ($hosts)" "[ '$hosts' = 'one=25 slowat=20 two=25 ' ]"
+
+# GPU-minutes: the seconds the workers spent on a model's steps (the
+# build log's durations), to a tenth of a minute. Each request of this
+# build takes 700 ms or more, six of them: 0.1 minutes
+mkdir gm && cd gm && mkdir models
+printf '# model slow\n# sim: kernels 1\nimport torch\n' > models/slow.py
+sed -e 's/budget = 2/budget = 3/' -e '/^model /,$d' ../test.kopt > test.kopt
+printf 'model slow { source = "models/slow.py" }\ntarget all = [slow]\ndefault all\n' >> test.kopt
+set +e
+KOPT_SIM_DELAY_MS=700 "$KOPTMAKE" > out 2> err
+status=$?
+set -e
+steps=$(awk -F'\t' '$3 == "ok" && $4 ~ /^(capture|profile|verify|stitch)$/ { n++ } END { print n + 0 }' .kopt/log)
+ms=$(awk -F'\t' '$3 == "ok" && $4 ~ /^(capture|profile|verify|stitch)$/ { s += $2 } END { print s + 0 }' .kopt/log)
+gm=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["models"][0]["gpu_minutes"])' kopt-out/all/report.json)
+# the log's durations end a little after the step's worker time: either side of a rounding edge
+lo=$(awk -v s="$ms" -v n="$steps" 'BEGIN { x = (s - 50 * n) / 6000; printf "%.1f", int(x + 0.5) / 10 }')
+hi=$(awk -v s="$ms" -v n="$steps" 'BEGIN { x = s / 6000; printf "%.1f", int(x + 0.5) / 10 }')
+check "GPU-minutes: $steps worker steps took $ms ms, report.json says $gm ($lo..$hi by hand)" \
+	"[ $status -eq 0 ] && [ $steps -eq 6 ] && [ $ms -ge 4200 ] && awk 'BEGIN { exit !($gm == $lo || $gm == $hi) }'"
+check "report.md shows the same GPU-minutes" "grep -q '^| slow | .* | $(awk -v x="$gm" 'BEGIN { printf "%.1f", x }') |$' kopt-out/all/report.md"
+cd ..
+
+echo "1..$n"
