@@ -1,0 +1,134 @@
+#!/bin/sh
+# tests/e2e/keys.sh: every parameter that enters a step's key, changed one
+# at a time in the spec: exactly the steps that depend on it run again, by
+# kind and path, and the rest do not. With the simulated worker (a TEST
+# DOUBLE). For each change, `-n` must list the expected steps and the build
+# must run the expected ones (the build log's new records); then the spec
+# goes back and nothing runs. Where a capture runs again, -n cannot know
+# its output yet and lists its dependents up to the report; the build then
+# stops where the output is unchanged (early cutoff). Doubles are keyed to
+# the last bit: gamma 1.0300000000000001 is the double 1.03 and reruns
+# nothing; 1.0300000000000002, the next double, reruns the verifies.
+# Prints TAP.
+set -eu
+
+. "$top_srcdir/tests/e2e/sim-env.sh" keys
+mkdir models
+# one reduction kernel each (a fixed name), every candidate 1.2x: all pass
+printf '# model m\n# sim: kernels 1\n# sim: reductions\n# sim: speedup 1.2\nimport torch\n' > models/m.py
+printf '# kernel k\n# sim: kernels 1\n# sim: reductions\nimport torch\n' > models/k.py
+spec() {
+	cat > test.kopt <<SPEC
+device sim { gpus = ${GPUS:-1}  timeout = ${TIMEOUT:-60s} }
+agents default { budget = ${BUDGET:-2}  hot = ${HOT:-0.05}  max_kernels = ${MAXK:-10}  seed = ${SEED:-1}  backend = builtin ${AGX:-} }
+gates strict { seeds = ${SEEDS:-5}  atol = ${ATOL:-1e-4}  rtol = ${RTOL:-1e-4}  atol_half = ${ATOLH:-1e-2}  rtol_half = ${RTOLH:-1e-2}  fp64_fallback = ${FP64:-true}  gamma = ${GAMMA:-1.03}  repeats = ${REPEATS:-10}  precision = ${PREC:-strict} }
+defaults { device = sim  agents = default  gates = strict }
+model m { source = "models/m.py"  variant default { }  variant autotune { mode = "${MODE:-max-autotune-no-cudagraphs}" ${VAROPT:-} } }
+${KIND:-model} k { source = "models/k.py" }
+target ${TARGET:-all} = [m, k]
+default ${TARGET:-all}
+SPEC
+}
+# the steps -n lists and the steps a build ran (the log's records after $1), sorted, joined by ;
+dry() { "$KOPTMAKE" -n 2> err | grep -v ' would run$' | sort | tr '\n' ';'; }
+ran() { tail -n "+$(($1 + 1))" .kopt/log | awk -F'\t' '{ print $4, $5 }' | sort | tr '\n' ';'; }
+# change DESCRIPTION WANT_N WANT_RAN: the spec as the environment now says
+change() {
+	spec
+	got_n=$(dry)
+	before=$(wc -l < .kopt/log)
+	set +e
+	"$KOPTMAKE" > out 2> err
+	st=$?
+	set -e
+	got_ran=$(ran "$before")
+	check "$1: -n lists ${2:-nothing}" "[ '$got_n' = '$2' ]"
+	[ "$got_n" = "$2" ] || { echo "# -n listed: $got_n"; }
+	check "$1: the build runs ${3:-nothing} (exit $st)" "[ $st -eq 0 ] && [ '$got_ran' = '$3' ]"
+	[ "$got_ran" = "$3" ] || { echo "# ran: $got_ran"; sed 's/^/# /' err; }
+}
+back() {
+	spec
+	check "$1 back: nothing runs" "[ '$(dry)' = '' ]"
+}
+
+spec
+set +e
+"$KOPTMAKE" > out 2> err
+st=$?
+set -e
+check "the first build succeeds (exit $st)" "[ $st -eq 0 ] && [ -s kopt-out/all/report.json ]"
+check "a second build runs nothing" "[ '$(dry)' = '' ]"
+
+K=triton_red_fused__softmax_0
+vm() { # verifies (or proposals, $1) of m's variants ($2: default autotune) for candidates $3
+	for v in $2; do for c in $3; do printf '%s m/%s/%s/c%s;' "$1" "$v" "$K" "$c"; done; done
+}
+V=$(vm verify "autotune default" "0 1")
+# gates: every parameter re-keys the verifies and the stitch, nothing before
+GATE_RUN="report all;stitch k;stitch m;$(printf 'verify k/default/%s/c0;verify k/default/%s/c1;' $K $K)$V"
+GATE_RUN=$(printf '%s' "$GATE_RUN" | tr ';' '\n' | sort | tr '\n' ';')
+GAMMA=1.1 change "gamma 1.03 -> 1.1" "$GATE_RUN" "$GATE_RUN"; back gamma
+GAMMA=1.0300000000000001 change "gamma 1.0300000000000001 (the same double as 1.03)" "" ""
+GAMMA=1.0300000000000002 change "gamma 1.0300000000000002 (the next double)" "$GATE_RUN" "$GATE_RUN"; back gamma
+ATOL=2e-4 change "atol" "$GATE_RUN" "$GATE_RUN"; back atol
+RTOL=2e-4 change "rtol" "$GATE_RUN" "$GATE_RUN"; back rtol
+ATOLH=2e-2 change "atol_half" "$GATE_RUN" "$GATE_RUN"; back atol_half
+RTOLH=2e-2 change "rtol_half" "$GATE_RUN" "$GATE_RUN"; back rtol_half
+SEEDS=4 change "seeds" "$GATE_RUN" "$GATE_RUN"; back seeds
+REPEATS=12 change "repeats" "$GATE_RUN" "$GATE_RUN"; back repeats
+FP64=false change "fp64_fallback" "$GATE_RUN" "$GATE_RUN"; back fp64_fallback
+PREC=tf32 change "precision" "$GATE_RUN" "$GATE_RUN"; back precision
+
+# a variant's parameters: its capture (whose output is the same here, so
+# its profile and proposals do not run), its verifies, the stitch
+VAR_N="capture m/autotune;profile m/autotune;report all;stitch m;"
+VAR_RUN="capture m/autotune;report all;stitch m;$(vm verify autotune "0 1")"
+MODE=max-autotune change "variant mode" "$VAR_N" "$VAR_RUN"; back mode
+VAROPT='options = { "triton.persistent_reductions" = false }' change "variant options" "$VAR_N" "$VAR_RUN"; back options
+VAROPT='aten_fallback = ["aten.add"]' change "variant aten_fallback" "$VAR_N" "$VAR_RUN"; back aten_fallback
+VAROPT='cudnn_benchmark = true' change "variant cudnn_benchmark" "$VAR_N" "$VAR_RUN"; back cudnn_benchmark
+
+# the model's kind is the capture's: the same output here, nothing after it
+KIND=kernel change "k declared a kernel, not a model" "capture k/default;profile k/default;report all;stitch k;" \
+	"capture k/default;"; back kind
+
+# the worker environment (torch's version): the captures run again and
+# emit the same kernels, so nothing after them does. -n keys on the
+# environment remembered in the cache (koptmake(1)): it cannot know
+KOPT_SIM_TORCH=2.12.0+sim change "the worker's torch version" "" "capture k/default;capture m/autotune;capture m/default;"
+KOPT_TRUST_ENV=1 KOPT_SIM_TORCH=2.13.0+sim change "KOPT_TRUST_ENV=1: the remembered environment" "" ""
+back "the environment"
+
+# the seed keys every step. Candidate i of a kernel has one key in both
+# variants (the same kernel, agents and index): one proposal runs for both
+ALL_N="capture k/default;capture m/autotune;capture m/default;profile k/default;profile m/autotune;profile m/default;report all;stitch k;stitch m;"
+ALL_RUN=$(printf '%s%s%s%s' "$ALL_N" "$GATE_RUN" "$(vm propose default "0 1")" \
+	"$(printf 'propose k/default/%s/c0;propose k/default/%s/c1;' $K $K)" | tr ';' '\n' | sort -u | tr '\n' ';')
+SEED=2 change "agents seed" "$ALL_N" "$ALL_RUN"; back seed
+
+# budget 2 -> 3: the new candidates only
+NEW=$(printf 'propose k/default/%s/c2;verify k/default/%s/c2;%s%s%s' $K $K "$(vm propose "autotune default" 2)" \
+	"$(vm verify "autotune default" 2)" "report all;stitch k;stitch m;" | tr ';' '\n' | sort | tr '\n' ';')
+BUDGET=3 change "budget 2 -> 3" "$NEW" "$NEW"; back budget
+
+# the hot selection is made from stored shares: no profile runs
+HOT=0.06 change "hot 0.05 -> 0.06 (the same kernels)" "" ""
+MAXK=1 change "max_kernels 10 -> 1 (the same kernels)" "" ""
+HOT=0.7 change "hot 0.7 (no kernel is hot)" "report all;stitch k;stitch m;" "report all;stitch k;stitch m;"; back hot
+
+# the report's key holds the target's name
+TARGET=every change "the target's name" "report every;" "report every;"; back target
+
+# not in any key: the device's GPUs and timeout, the LLM budgets
+GPUS=2 TIMEOUT=90s change "device gpus and timeout" "" ""
+AGX='llm_calls = 5  tokens = 1000' change "agents llm_calls and tokens" "" ""
+
+# the model file's bytes: its whole chain (the simulated kernels' sources
+# hold the file's hash), and nothing of k
+printf '# changed\n' >> models/m.py
+MOD_RUN=$(printf 'capture m/autotune;capture m/default;profile m/autotune;profile m/default;report all;stitch m;%s%s' \
+	"$(vm propose default "0 1")" "$V" | tr ';' '\n' | sort | tr '\n' ';')
+change "the model file's bytes" "capture m/autotune;capture m/default;profile m/autotune;profile m/default;report all;stitch m;" "$MOD_RUN"
+
+echo "1..$n"
