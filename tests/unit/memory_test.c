@@ -1,0 +1,180 @@
+/*
+ * tests/unit/memory_test.c: the long-term memory's arithmetic and the
+ * planner's ranking on hand-computed cases (agents/memory.h, agents/agent.h).
+ *
+ * memory_score(strategy, prior) = (wins + 2 prior) / (tries + 2)
+ *                                 + 2 * (sum of log(speedup) over wins) / wins
+ * (0 for the second term without a win). Every expected value below is
+ * worked out from the lessons written in the case, not taken from the code.
+ * The planner ranks a kernel's strategies by that score, the prior going
+ * from 0.6 for the first strategy of the built-in order down to 0.3 for the
+ * last (12 strategies for a pointwise kernel: 0.6 - 0.3 i / 11), and keeps
+ * the built-in order between equal scores.
+ */
+#define _GNU_SOURCE
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../../agents/agent.h"
+#include "../../agents/memory.h"
+#include "../tap.h"
+
+static char dir[] = "/tmp/kopt-memory-XXXXXX";
+
+static int near(double got, double want, const char *name)
+{
+	if (tap_ok(fabs(got - want) <= 1e-12 * fabs(want) + 1e-15, "%s", name))
+		return 1;
+	tap_diag("got %.17g, want %.17g", got, want);
+	return 0;
+}
+
+static char *fresh(const char *name)
+{
+	char *p = NULL;
+	if (asprintf(&p, "%s/%s", dir, name) < 0)
+		abort();
+	unlink(p);
+	return p;
+}
+
+static void test_score(void)
+{
+	char *m = fresh("score.jsonl");
+	const char *cls = "pointwise/flat/b26";
+	/* b: two wins (1.2x, 1.5x) and a loss */
+	memory_append(m, "a.kopt", cls, "b", NULL, 1, 1.2);
+	memory_append(m, "a.kopt", cls, "b", NULL, 1, 1.5);
+	memory_append(m, "a.kopt", cls, "b", NULL, 0, 0);
+	/* c: two losses */
+	memory_append(m, "a.kopt", cls, "c", NULL, 0, 0);
+	memory_append(m, "a.kopt", cls, "c", NULL, 0, 0);
+	/* d: one win at 2x */
+	memory_append(m, "a.kopt", cls, "d", NULL, 1, 2.0);
+	/* e: a win at 1.1x, and a loss that measured 3x (a failed gate's time
+	 * counts for nothing) */
+	memory_append(m, "a.kopt", cls, "e", NULL, 1, 1.1);
+	memory_append(m, "a.kopt", cls, "e", NULL, 0, 3.0);
+	/* another class and the asking spec's own lessons count nowhere */
+	memory_append(m, "a.kopt", "reduction/looped/r14/b26", "b", NULL, 1, 9.0);
+	memory_append(m, "own.kopt", cls, "b", NULL, 1, 9.0);
+	memory_append(m, "own.kopt", cls, "f", NULL, 1, 9.0);
+
+	struct memory mem;
+	TAP_OK(memory_load(&mem, m, cls, "own.kopt") == 0, "memory: loads");
+	const struct mem_stat *b = memory_get(&mem, "b");
+	TAP_OK(b && b->tries == 3 && b->wins == 2, "memory: b has 3 tries, 2 wins (not the other class's, not its own spec's)");
+	near(b ? b->gain : 0, log(1.2) + log(1.5), "memory: b's gain is the sum of its wins' log speedups");
+	TAP_OK(memory_get(&mem, "f") == NULL, "memory: a strategy only the asking spec tried is unknown to it");
+	const struct mem_stat *e = memory_get(&mem, "e");
+	TAP_OK(e && e->tries == 2 && e->wins == 1, "memory: a loss is a try, not a win");
+	near(e ? e->gain : 0, log(1.1), "memory: a loss's measured speedup is not gain");
+
+	/* (2 + 2 * 0.5) / (3 + 2) = 0.6; 2 * (log 1.2 + log 1.5) / 2 = log 1.8 */
+	near(memory_score(&mem, "b", 0.5), 0.6 + 0.58778666490211900819, "score: b at prior 0.5 = 0.6 + log 1.8");
+	/* (0 + 1.2) / 4 = 0.3, no win: no gain term */
+	near(memory_score(&mem, "c", 0.6), 0.3, "score: c at prior 0.6 = 1.2 / 4");
+	/* (1 + 0.6) / 3 + 2 log 2 */
+	near(memory_score(&mem, "d", 0.3), 1.919627694453224, "score: d at prior 0.3 = 1.6 / 3 + 2 log 2");
+	/* (1 + 1) / 4 + 2 log 1.1 */
+	near(memory_score(&mem, "e", 0.5), 0.6906203596086499, "score: e at prior 0.5 = 0.5 + 2 log 1.1");
+	near(memory_score(&mem, "nothing", 0.42), 0.42, "score: no lesson: the prior");
+	memory_release(&mem);
+
+	/* without exclusion the spec's own lessons count */
+	memory_load(&mem, m, cls, NULL);
+	b = memory_get(&mem, "b");
+	TAP_OK(b && b->tries == 4 && b->wins == 3, "memory: no scope left out: 4 tries of b");
+	memory_release(&mem);
+	free(m);
+}
+
+/* the plan as one line of names */
+static char *plan_line(const struct agent_kernel *k, const char *memory)
+{
+	json_t *p = agent_builtin_plan(k, memory, "other.kopt", NULL);
+	struct strbuf sb = STRBUF_INIT;
+	size_t i;
+	json_t *v;
+	json_array_foreach(p, i, v)
+		strbuf_addf(&sb, "%s%s", i ? " " : "", json_string_value(v));
+	json_decref(p);
+	return strbuf_detach(&sb);
+}
+
+static void test_plan(void)
+{
+	json_t *cfg = json_loads("{\"XBLOCK\": 1024, \"num_warps\": 4, \"num_stages\": 1}", 0, NULL);
+	json_t *row = json_loads("{\"ns_per_call\": 50000, \"bytes\": 67108864, \"frac_peak\": 0.4}", 0, NULL);
+	struct agent_kernel k = { "m", "triton_poi_fused_add_0", "pointwise", NULL, cfg, row };
+	char *cls = agent_builtin_features(&k);
+	const char *builtin = "x-up warps-up x-up4 x-down warps-down y-up y-down x-up-warps-up y-up-x-down "
+			      "x-down-warps-down stages-up evict-first";
+
+	char *m = fresh("plan.jsonl");
+	char *got = plan_line(&k, m);
+	TAP_IS_STR(got, builtin, "plan: no memory, the built-in order");
+	free(got);
+
+	/* x-down (4th, prior 0.6 - 0.3 * 3 / 11) won once at 1.5x:
+	 * (1 + 2 * 0.51818) / 3 + 2 log 1.5 = 1.49 beats every prior (0.6 at most) */
+	memory_append(m, "first.kopt", cls, "x-down", NULL, 1, 1.5);
+	got = plan_line(&k, m);
+	TAP_IS_STR(got, "x-down x-up warps-up x-up4 warps-down y-up y-down x-up-warps-up y-up-x-down "
+			"x-down-warps-down stages-up evict-first", "plan: a strategy that won moves first");
+	free(got);
+	/* the lesson is the asking spec's own: not read */
+	json_t *own = agent_builtin_plan(&k, m, "first.kopt", NULL);
+	char *ownl = json_dumps(own, JSON_COMPACT);
+	TAP_OK(ownl && strstr(ownl, "[\"x-up\",\"warps-up\"") == ownl, "plan: a spec's own lessons do not rank its plan");
+	free(ownl);
+	json_decref(own);
+
+	/* x-up (first, prior 0.6) lost twice: (0 + 1.2) / (2 + 2) = 0.3, the
+	 * last strategy's prior (0.6 - 0.3): a tie, and the built-in order
+	 * stays between the two */
+	char *m2 = fresh("tie.jsonl");
+	memory_append(m2, "first.kopt", cls, "x-up", NULL, 0, 0);
+	memory_append(m2, "first.kopt", cls, "x-up", NULL, 0, 0);
+	got = plan_line(&k, m2);
+	TAP_IS_STR(got, "warps-up x-up4 x-down warps-down y-up y-down x-up-warps-up y-up-x-down x-down-warps-down "
+			"stages-up x-up evict-first", "plan: a tie keeps the built-in order (x-up before evict-first)");
+	free(got);
+
+	/* learning: a lost candidate is a loss whatever it measured */
+	char *m3 = fresh("learn.jsonl");
+	json_t *cand = json_loads("{\"source\": null, \"config\": {\"XBLOCK\": 2048, \"num_warps\": 4, \"num_stages\": 1},"
+				  " \"strategy\": \"tuner: x-up (XBLOCK=2048)\"}", 0, NULL);
+	TAP_OK(agent_learn(m3, "first.kopt", &k, cand, false, 1.7) == 0, "learn: a loss is recorded");
+	TAP_OK(agent_learn(m3, "first.kopt", &k, cand, true, 1.25) == 0, "learn: a win is recorded");
+	struct memory mem;
+	memory_load(&mem, m3, cls, NULL);
+	const struct mem_stat *s = memory_get(&mem, "x-up");
+	TAP_OK(s && s->tries == 2 && s->wins == 1, "learn: the loss is no win (2 tries, 1 win)");
+	near(s ? s->gain : 0, log(1.25), "learn: only the win's speedup is gain");
+	memory_release(&mem);
+	json_decref(cand);
+
+	free(m);
+	free(m2);
+	free(m3);
+	free(cls);
+	json_decref(cfg);
+	json_decref(row);
+}
+
+int main(void)
+{
+	if (!mkdtemp(dir))
+		return 99;
+	test_score();
+	test_plan();
+	char *cmd = NULL;
+	if (asprintf(&cmd, "rm -rf '%s'", dir) >= 0 && system(cmd) != 0)
+		tap_diag("cannot remove %s", dir);
+	free(cmd);
+	return tap_done();
+}
