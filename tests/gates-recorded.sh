@@ -6,6 +6,10 @@
 set -eu
 D=$top_builddir/tests/gpu/gate-decide
 F=$top_srcdir/tests/fixtures/gpu
+if ! bad=$(python3 "$top_srcdir/tests/gpu/manifest.py" check "$F"); then
+	echo "Bail out! the GPU fixtures do not match their manifest: $bad"
+	exit 1
+fi
 n=0
 check() { n=$((n + 1)); if eval "$2"; then echo "ok $n - $1"; else echo "not ok $n - $1"; fi; }
 out=$("$D" "$F/verify-pass-small_softmax.json" || true)

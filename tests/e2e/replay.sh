@@ -8,6 +8,10 @@ set -eu
 : "${KOPTMAKE:=$top_builddir/koptmake}"
 KOPT_WORKER=$top_srcdir/tests/replay-worker.py
 export KOPT_WORKER top_srcdir
+if ! bad=$(python3 "$top_srcdir/tests/gpu/manifest.py" check "$top_srcdir/tests/fixtures/gpu"); then
+	echo "Bail out! the GPU fixtures do not match their manifest: $bad"
+	exit 1
+fi
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/kopt-replay-XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp"

@@ -30,6 +30,14 @@ int main(void)
 {
 	const char *top = getenv("top_srcdir");
 	char *path = xasprintf("%s/tests/fixtures/gpu/vendor-calls.json", top ? top : ".");
+	/* the recording is what the manifest says the GPU machine wrote */
+	char *check = xasprintf("python3 '%s/tests/gpu/manifest.py' check '%s/tests/fixtures/gpu' >&2", top ? top : ".",
+				top ? top : ".");
+	if (system(check) != 0) {
+		printf("Bail out! the GPU fixtures do not match their manifest\n");
+		return 1;
+	}
+	free(check);
 	json_error_t err;
 	json_t *fx = json_load_file(path, 0, &err);
 	TAP_OK(fx != NULL, "the recorded vendor calls load (%s)", fx ? path : err.text);

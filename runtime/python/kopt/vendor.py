@@ -30,7 +30,7 @@ try:
 except ImportError:  # plain Python
     lib = None
 
-from .vendor_plan import CONV_ARGS, CONVS, GEMMS, conv_problem, describe, gemm_problem
+from .vendor_plan import CONV_ARGS, CONVS, GEMMS, conv_problem, describe, gemm_problem, summarize
 WORKSPACE = 32 << 20
 
 
@@ -195,12 +195,7 @@ def probe_one(op: str, rec: dict, flush, calls: int, max_algos: int, tf32: bool)
             e["ns"] = M.median([x.kernel_ns for x in next(t)])
         rows.append(e)
     row["algos"] = rows
-    timed_ok = [e for e in rows if "ns" in e]
-    if timed_ok:
-        best = min(timed_ok, key=lambda e: e["ns"])
-        row["heuristic_ns"] = rows[0].get("ns")
-        row["best_ns"], row["best_rank"] = best["ns"], best["rank"]
-        row["left_frac"] = max(0.0, (torch_ns - best["ns"]) / torch_ns) if torch_ns > 0 else 0.0
+    row.update(summarize(rows, torch_ns))
     return row
 
 

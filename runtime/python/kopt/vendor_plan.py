@@ -95,3 +95,17 @@ def describe(op: str, p: dict) -> str:
     kk, _, r, s = p["w"]
     return (f"N={n} C={c} H={h} W={w} K={kk} {r}x{s} stride {p['stride'][0]} pad {p['pad'][0]}"
             + (f" groups {p['groups']}" if p["groups"] > 1 else ""))
+
+
+def summarize(rows: list, torch_ns: float) -> dict:
+    """The figures of one timed call from its algorithms' rows (in the
+    heuristic's rank order; "ns" only where the algorithm ran and matched
+    torch's result) and torch's own time: the heuristic's first pick's time,
+    the best correct algorithm's time and rank, and the share of torch's
+    time that best saves (0 when torch is faster). Empty when none ran."""
+    timed = [e for e in rows if "ns" in e]
+    if not timed:
+        return {}
+    best = min(timed, key=lambda e: e["ns"])
+    return {"heuristic_ns": rows[0].get("ns"), "best_ns": best["ns"], "best_rank": best["rank"],
+            "left_frac": max(0.0, (torch_ns - best["ns"]) / torch_ns) if torch_ns > 0 else 0.0}
