@@ -7,7 +7,16 @@
 # environment:
 #   NAME.out present: exit 0, stdout is NAME.out, stderr is NAME.err (or empty);
 #   NAME.out absent:  exit 2, stdout empty, stderr is NAME.err.
-# Files under cases/inc/, cases/models/ and cases/kb/ are fixtures.
+# Files under cases/inc/, cases/models/ and cases/kb/ are fixtures; the
+# case bad-spec-folder.kopt is a folder.
+#
+# A last case checks that the cases are complete: every diagnostic format
+# of lang/*.c, lang/*.y and lang/*.l (the literal of each lang_err,
+# lang_warn and lang_note call, each printf conversion matching anything,
+# %% a percent sign)
+# is in the stderr koptmake wrote above. The bare "%s" (syntax errors
+# composed in parser.y) is the bad-parse-* cases'; "file is too large"
+# (a spec over 1 GiB) is produced by tests/unit/lang_test instead.
 # KOPT_GOLDEN_UPDATE=1 rewrites the expected files from what koptmake does
 # (read every change before committing it).
 set -u
@@ -25,6 +34,7 @@ for f in "$cases"/*.kopt; do
 	(cd "$cases" && env -i PATH="$PATH" LC_ALL=C GOLDEN_SET="from the environment" \
 		${VALGRIND:-} "$koptmake" -t dump -f "$name.kopt" >"$tmp/out" 2>"$tmp/err")
 	rc=$?
+	cat "$tmp/err" >>"$tmp/all-err"
 	if [ "${KOPT_GOLDEN_UPDATE:-}" = 1 ]; then
 		if [ $rc -eq 0 ]; then
 			cp "$tmp/out" "$cases/$name.out"
@@ -58,5 +68,30 @@ for f in "$cases"/*.kopt; do
 		diff -u "$want" "$tmp/err" | sed 's/^/# /' | head -n 40
 	fi
 done
+
+# every diagnostic format was produced by some case above
+n=$((n + 1))
+calls=$(grep -h 'lang_\(err\|warn\|note\)(' "$srcdir"/lang/*.c "$srcdir"/lang/*.y "$srcdir"/lang/*.l |
+	grep -v '^[a-z].*(struct lang_diag')
+split=$(printf '%s\n' "$calls" | grep -v '"' || true)
+printf '%s\n' "$calls" | sed -n 's/.*lang_\(err\|warn\|note\)([^"]*"\(\([^"\\]\|\\.\)*\)".*/\2/p' | sort -u >"$tmp/formats"
+missing=
+nformats=0
+while IFS= read -r fmt; do
+	case $fmt in '%s' | 'file is too large') continue ;; esac
+	nformats=$((nformats + 1))
+	# C escapes to text, regex specials escaped, conversions to .*
+	pat=$(printf '%s\n' "$fmt" | sed -e 's/\\"/"/g' -e 's/\\\\/\\/g' \
+		-e 's/[][\.*^$+?(){}|/]/\\&/g' -e 's/%%/%/g' -e 's/%z\{0,1\}[sdu]/.*/g')
+	grep -E -q -- "$pat" "$tmp/all-err" || missing="$missing; $fmt"
+done <"$tmp/formats"
+if [ -z "$split" ] && [ -z "$missing" ] && [ $nformats -gt 50 ]; then
+	echo "ok $n - the cases emit every one of the $nformats diagnostic formats of lang/"
+else
+	failed=$((failed + 1))
+	echo "not ok $n - the cases emit every diagnostic format of lang/ ($nformats formats)"
+	[ -z "$missing" ] || echo "# no case emits:${missing#;}"
+	[ -z "$split" ] || printf '%s\n' "$split" | sed 's/^/# a call without its format on its line: /'
+fi
 echo "1..$n"
 [ $failed -eq 0 ]

@@ -153,8 +153,7 @@ static void test_targets_and_dump(void)
 	free(b1);
 	free(b2);
 	kopt_spec_free(spec);
-	kopt_spec_free(NULL);
-	TAP_OK(1, "kopt_spec_free(NULL) is fine");
+	kopt_spec_free(NULL); /* a no-op: a crash here fails the program */
 }
 
 static void test_errors_and_warnings(void)
