@@ -29,8 +29,15 @@ KOPT_SIM_LOG=$tmp/sim.log
 export KOPT_SIM_LOG
 n=0
 check() { n=$((n + 1)); if eval "$2"; then echo "ok $n - $1"; else echo "not ok $n - $1"; fi; }
-"$top_builddir/koptmake" -C "$tmp" all >"$tmp/out" 2>&1 || true
-check "the examples build with the simulated worker" "[ -f '$tmp/kopt-out/all/report.json' ]"
+set +e
+"$top_builddir/koptmake" -C "$tmp" all >"$tmp/out" 2>&1
+status=$?
+set -e
+# every model of target all has its entry and a verdict in report.json
+want=$("$top_builddir/koptmake" -C "$tmp" -t query 2>/dev/null | awk '$2 == "stitch" { print $3 }' | sort | tr '\n' ' ')
+got=$(python3 -c 'import json,sys; print(" ".join(sorted(m["model"] for m in json.load(open(sys.argv[1]))["models"] if m["verdict"] in ("optimized", "baseline"))))' "$tmp/kopt-out/all/report.json" 2>/dev/null || true)
+check "the examples build with the simulated worker (exit $status), every model in the report with its verdict" \
+	"[ $status -eq 0 ] && [ -n '$got' ] && [ '$got ' = '$want' ]"
 keys=$(awk '$1 != "race" { print $2, $3 }' "$tmp/sim.log" | sort -u | wc -l)
 # switches of model variant from one request to the next, among some ops
 switches() { awk -v ops="$1" 'index(ops, " " $1 " ") { k = $2 " " $3; if (k != prev) s++; prev = k } END { print s + 0 }' "$tmp/sim.log"; }
@@ -63,9 +70,12 @@ target all = [a, b]
 SPEC
 	jobs=
 	[ "$2" -gt 0 ] && jobs="-j $2"
-	( cd "$d" && KOPT_SIM_LOG= KOPT_SIM_WHO=$d/who "$top_builddir/koptmake" -f s.kopt $jobs > out 2> err ) || true
+	status=0
+	( cd "$d" && KOPT_SIM_LOG= KOPT_SIM_WHO=$d/who "$top_builddir/koptmake" -f s.kopt $jobs > out 2> err ) || status=$?
 	what="$1 GPU(s)${jobs:+, $jobs}"
-	check "$what: the two models build" "[ -f $d/kopt-out/all/report.json ]"
+	models=$(python3 -c 'import json,sys; print(" ".join(m["model"] + "=" + m["verdict"] for m in json.load(open(sys.argv[1]))["models"]))' "$d/kopt-out/all/report.json" 2>/dev/null || true)
+	check "$what: the two models build (exit $status; $models)" \
+		"[ $status -eq 0 ] && printf '%s\\n' $models | sed 's/=\\(optimized\\|baseline\\)\$//' | tr '\\n' ' ' | grep -qx 'a b '"
 	steps=$(wc -l < "$d/who")
 	per_model=$(awk '{ print $2, $4 }' "$d/who" | sort -u | awk '{ print $1 }' | uniq -c | awk '$1 != 1' | wc -l)
 	check "$what: every GPU step of a model ($steps in all) lands on one worker" "[ $steps -ge 14 ] && [ $per_model -eq 0 ]"

@@ -50,8 +50,13 @@ if ! "$KOPTMAKE" -t check > out 2> err; then
 	cat err >&2
 fi
 
-build || true
-check "fresh build succeeds" "[ -f kopt-out/all/report.json ]"
+set +e
+build
+status=$?
+set -e
+models=$(python3 -c 'import json,sys; print(" ".join(m["model"] + "=" + m["verdict"] for m in json.load(open(sys.argv[1]))["models"]))' kopt-out/all/report.json 2>/dev/null || true)
+check "fresh build succeeds (exit $status): the report has softmax, grp/g1 and grp/g2 with a verdict ($models)" \
+	"[ $status -eq 0 ] && printf '%s\\n' $models | sed 's/=\\(optimized\\|baseline\\)\$//' | tr '\\n' ' ' | grep -qx 'softmax grp/g1 grp/g2 '"
 check "fresh build captures every model (softmax has one variant, autotune)" "[ $(ops capture) -eq 3 ]"
 check "fresh build profiles every model" "[ $(ops profile) -eq 3 ]"
 nverify=$(ops verify)

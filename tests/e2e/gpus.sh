@@ -26,8 +26,11 @@ defaults { device = sim  agents = default  gates = strict }
 models all_models = glob("models/*.py") { }
 target all = [all_models]
 SPEC
-	( cd "$d" && KOPT_SIM_TRACE=$d/trace "$KOPTMAKE" -f s.kopt > out 2> err ) || true
-	check "$g GPUs: the build succeeds" "[ -f $d/kopt-out/all/report.json ]"
+	status=0
+	( cd "$d" && KOPT_SIM_TRACE=$d/trace "$KOPTMAKE" -f s.kopt > out 2> err ) || status=$?
+	models=$(python3 -c 'import json,sys; print(" ".join(m["model"] + "=" + m["verdict"] for m in json.load(open(sys.argv[1]))["models"]))' "$d/kopt-out/all/report.json" 2>/dev/null || true)
+	check "$g GPUs: the build succeeds (exit $status), the report has the 8 models with a verdict" \
+		"[ $status -eq 0 ] && [ \$(printf '%s\\n' $models | grep -c '^all_models/[a-h]=\\(optimized\\|baseline\\)$') -eq 8 ]"
 	# overlapping timing steps on one GPU
 	clash=$(awk '$1 != "ping" && $1 != "capture" && $1 != "bandwidth" { gpu[NR]=$2; s[NR]=$3; e[NR]=$4 }
 		END { c = 0; for (i in s) for (j in s) if (i < j && gpu[i] == gpu[j] && s[i] < e[j] && s[j] < e[i]) c++; print c }' "$d/trace")
