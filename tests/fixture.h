@@ -22,6 +22,22 @@
 #include "../lang/spec.h"
 #include "../rules/rules.h"
 
+/* a forked build ends with _exit(), which skips LeakSanitizer's check at
+ * exit: the child runs it itself (a leak ends it with LSan's exit code) */
+#if defined(__SANITIZE_ADDRESS__)
+#define FX_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define FX_ASAN 1
+#endif
+#endif
+#ifdef FX_ASAN
+#include <sanitizer/lsan_interface.h>
+#define fx_leak_check() __lsan_do_leak_check()
+#else
+#define fx_leak_check() ((void)0)
+#endif
+
 struct fx_opts {
 	int nmodels;       /* models m0..m(n-1), files DIR/models/mI.py */
 	int nvariants;     /* compile variants per model; 0 = 1 ("default") */
@@ -173,6 +189,8 @@ static inline pid_t fx_start(const char *dir, const kopt_spec *spec, const struc
 		char *op = xasprintf("%s/out", dir), *ep = xasprintf("%s/err", dir);
 		int fo = open(op, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 		int fe = open(ep, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		free(op);
+		free(ep);
 		dup2(fo, 1);
 		dup2(fe, 2);
 		close(fo);
@@ -182,6 +200,7 @@ static inline pid_t fx_start(const char *dir, const kopt_spec *spec, const struc
 			oo.rules = &rule_pipeline;
 		int st = tool ? tool(spec, &oo, args, nargs) : engine_build(spec, NULL, 0, &oo);
 		fflush(NULL);
+		fx_leak_check();
 		_exit(st < 0 ? 99 : st);
 	}
 	return pid;

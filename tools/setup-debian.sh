@@ -9,12 +9,13 @@
 # munge and MariaDB are for the tests of the remote cache and of workers
 # through Slurm, which start instances of their own, on their own ports and
 # sockets (the packages' services, where the system starts them, are left
-# alone). Exit status: 0 when everything is there at the end, 1 when
+# alone). clang and its runtime libraries build the fuzz target (libFuzzer)
+# that CI runs. Exit status: 0 when everything is there at the end, 1 when
 # packages are missing and cannot be installed from here, else apt-get's.
 set -eu
 PACKAGES="build-essential autoconf automake pkg-config flex bison
 	libjansson-dev libcurl4-openssl-dev libxxhash-dev python3 python3-dev
-	valgrind ca-certificates
+	valgrind clang libclang-rt-dev ca-certificates
 	nginx curl slurmctld slurmd slurmdbd slurm-client munge mariadb-server"
 
 missing=
