@@ -15,6 +15,7 @@
 set -eu
 
 . "$top_srcdir/tests/e2e/sim-env.sh" figures
+umask 022
 mkdir models
 # model NAME HOST CANDIDATE_SPEEDUP [AUTOTUNE_SPEED]
 mk() {
@@ -123,10 +124,22 @@ check "report.md: the mean over max-autotune, ${ga}x over 3 models" \
 	"grep -qx 'Geometric mean speedup over max-autotune-no-cudagraphs: ${ga}x over the 3 models that have that variant\\.' $md"
 rows=$(sed -n '/^| p | fast_p |$/,/^$/p' $md | grep '^| [0-9]' | tr -d ' ' | tr '\n' ' ')
 check "report.md: the fast_p table ($rows)" "[ '$rows' = '|1|0.750| |1.03|0.750| |1.5|0.500| |2|0.250| ' ]"
-row() { grep -m1 "^| $1 | " $md | awk -F'|' '{ gsub(/ /, ""); print $3 "," $7 "," $8 "," $9 }'; }
-check "report.md: two's row (variant, speedup, vs max-autotune, verdict): $(row two)" "[ '$(row two)' = 'autotune,2.400x,1.200x,optimized' ]"
-check "report.md: slowat's row: $(row slowat)" "[ '$(row slowat)' = 'default,1.000x,1.250x,baseline' ]"
-check "report.md: fastat's row: $(row fastat)" "[ '$(row fastat)' = 'autotune,2.000x,1.000x,optimized' ]"
+# the rows: variant, baseline, max-autotune and optimized (us), speedup, vs max-autotune, verdict
+row() { grep -m1 "^| $1 | " $md | awk -F'|' '{ gsub(/ /, ""); print $3 "," $4 "," $5 "," $6 "," $7 "," $8 "," $9 }'; }
+check "report.md: two's row: $(row two)" "[ '$(row two)' = 'autotune,100.000,50.000,41.667,2.400x,1.200x,optimized' ]"
+check "report.md: one's row: $(row one)" "[ '$(row one)' = 'default,100.000,-,83.333,1.200x,-,optimized' ]"
+check "report.md: slowat's row: $(row slowat)" "[ '$(row slowat)' = 'default,100.000,125.000,100.000,1.000x,1.250x,baseline' ]"
+check "report.md: fastat's row: $(row fastat)" "[ '$(row fastat)' = 'autotune,100.000,50.000,50.000,2.000x,1.000x,optimized' ]"
+# the models' own reports: the chosen variant's times, each variant's stitch, the candidates
+check "two's report: 100 us -> 5T/12 (41.667 us), 2.400x, with autotune" \
+	"grep -qx 'Optimized (variant autotune): 100\\.000 us -> 41\\.667 us per call, speedup 2\\.400x\\.' kopt-out/two/report.md"
+check "two's report: both variants' stitches, T -> 5T/6 and T/2 -> 5T/12" \
+	"grep -q '^| default | pass | 100\\.000 | 83\\.333 | 1 | ' kopt-out/two/report.md && grep -q '^| autotune | pass | 50\\.000 | 41\\.667 | 1 | ' kopt-out/two/report.md"
+check "two's report: 2 candidates of each variant's kernel, the best 1.5x" \
+	"[ \$(grep -c '^triton_red_fused__softmax_0 (variant [a-z]*): 2 candidates, the best at c[01] (1\\.500x)\\.\$' kopt-out/two/report.md) -eq 2 ]"
+check "slowat's report: the baseline kept, each variant without a winner says so" \
+	"grep -qx 'Baseline kept: no verified winner survived stitching (100\\.000 us per call)\\.' kopt-out/slowat/report.md && grep -qx '| default | fail | 100\\.000 | 100\\.000 | 1 | no winner: the compiled baseline |' kopt-out/slowat/report.md && grep -qx '| autotune | fail | 125\\.000 | 125\\.000 | 1 | no winner: the compiled baseline |' kopt-out/slowat/report.md"
+check "outputs are written 0644 (umask 022)" "[ \$(stat -c %a $md) = 644 ] && [ \$(stat -c %a kopt-out/two/report.md) = 644 ]"
 
 # host time: listed at a fifth of a call or more (0.25, 0.25, exactly 0.2), not at 0.1
 for m in two one slowat fastat; do
@@ -137,13 +150,14 @@ check "report.md lists the models whose host takes a fifth or more ($hosts)" "[ 
 
 # GPU-minutes: the seconds the workers spent on a model's steps (the
 # build log's durations), to a tenth of a minute. Each request of this
-# build takes 700 ms or more, six of them: 0.1 minutes
+# build takes 550 ms or more, six of them: 3.3 s, 0.1 minutes, and any one
+# step left out of the sum would make it 0.0
 mkdir gm && cd gm && mkdir models
 printf '# model slow\n# sim: kernels 1\nimport torch\n' > models/slow.py
 sed -e 's/budget = 2/budget = 3/' -e '/^model /,$d' ../test.kopt > test.kopt
 printf 'model slow { source = "models/slow.py" }\ntarget all = [slow]\ndefault all\n' >> test.kopt
 set +e
-KOPT_SIM_DELAY_MS=700 "$KOPTMAKE" > out 2> err
+KOPT_SIM_DELAY_MS=550 "$KOPTMAKE" > out 2> err
 status=$?
 set -e
 steps=$(awk -F'\t' '$3 == "ok" && $4 ~ /^(capture|profile|verify|stitch)$/ { n++ } END { print n + 0 }' .kopt/log)
@@ -153,8 +167,17 @@ gm=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["models"][0
 lo=$(awk -v s="$ms" -v n="$steps" 'BEGIN { x = (s - 50 * n) / 6000; printf "%.1f", int(x + 0.5) / 10 }')
 hi=$(awk -v s="$ms" -v n="$steps" 'BEGIN { x = s / 6000; printf "%.1f", int(x + 0.5) / 10 }')
 check "GPU-minutes: $steps worker steps took $ms ms, report.json says $gm ($lo..$hi by hand)" \
-	"[ $status -eq 0 ] && [ $steps -eq 6 ] && [ $ms -ge 4200 ] && awk 'BEGIN { exit !($gm == $lo || $gm == $hi) }'"
+	"[ $status -eq 0 ] && [ $steps -eq 6 ] && [ $ms -ge 3300 ] && awk 'BEGIN { exit !($gm == $lo || $gm == $hi) }'"
 check "report.md shows the same GPU-minutes" "grep -q '^| slow | .* | $(awk -v x="$gm" 'BEGIN { printf "%.1f", x }') |$' kopt-out/all/report.md"
+# a report that cannot be written fails the build
+rm -f kopt-out/all/report.md
+mkdir kopt-out/all/report.md
+set +e
+"$KOPTMAKE" -B > out 2> err
+status=$?
+set -e
+check "a report.md that cannot be written: exit 1, the report step says so" \
+	"[ $status -eq 1 ] && grep -q 'report all failed: cannot write the report' err"
 cd ..
 
 echo "1..$n"
