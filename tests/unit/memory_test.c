@@ -9,7 +9,10 @@
  * The planner ranks a kernel's strategies by that score, the prior going
  * from 0.6 for the first strategy of the built-in order down to 0.3 for the
  * last (12 strategies for a pointwise kernel: 0.6 - 0.3 i / 11), and keeps
- * the built-in order between equal scores.
+ * the built-in order between equal scores. A strategy that won before
+ * comes first, so candidate 0 shows each launch-config move: a block size
+ * or warp count doubled (up), halved (down), quartered (down4) or times
+ * four (up4), one pipeline stage more (stages-up).
  */
 #define _GNU_SOURCE
 #include <math.h>
@@ -166,12 +169,70 @@ static void test_plan(void)
 	json_decref(row);
 }
 
+/* candidate 0 for kernel k when the memory says strategy won three times */
+static void move(const struct agent_kernel *k, const char *strategy, const char *want, int n)
+{
+	char name[64];
+	snprintf(name, sizeof name, "move-%d.jsonl", n);
+	char *m = fresh(name);
+	char *cls = agent_builtin_features(k);
+	for (int i = 0; i < 3; i++)
+		memory_append(m, "first.kopt", cls, strategy, NULL, 1, 1.5);
+	struct kopt_agents cfg;
+	memset(&cfg, 0, sizeof cfg);
+	cfg.budget = 4;
+	cfg.seed = 1;
+	struct agent_request rq = { k, &cfg, 0, NULL, 0, m, "other.kopt" };
+	struct agent_reply rp;
+	int rc = agent_propose(&rq, &rp);
+	const char *st = json_string_value(json_object_get(rp.candidate, "strategy"));
+	char *c = rp.candidate ? json_dumps(json_object_get(rp.candidate, "config"), JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+	char want_st[64];
+	snprintf(want_st, sizeof want_st, ": %s (", strategy);
+	if (!TAP_OK(rc == 0 && st && strstr(st, want_st) && c && strcmp(c, want) == 0, "move %s: %s", strategy, want))
+		tap_diag("got %s %s", st ? st : "(none)", c ? c : "(none)");
+	free(c);
+	agent_reply_release(&rp);
+	free(cls);
+	free(m);
+}
+
+static void test_moves(void)
+{
+	json_t *pw = json_loads("{\"XBLOCK\": 64, \"YBLOCK\": 32, \"num_warps\": 4, \"num_stages\": 1}", 0, NULL);
+	json_t *red = json_loads("{\"XBLOCK\": 1, \"R0_BLOCK\": 1024, \"num_warps\": 8, \"num_stages\": 1}", 0, NULL);
+	json_t *row = json_loads("{\"ns_per_call\": 50000, \"bytes\": 67108864, \"frac_peak\": 0.4}", 0, NULL);
+	struct agent_kernel p = { "m", "triton_poi_fused_add_0", "pointwise", NULL, pw, row };
+	struct agent_kernel r = { "m", "triton_red_fused_sum_0", "reduction", NULL, red, row };
+	int n = 0;
+	move(&p, "x-up", "{\"XBLOCK\":128,\"YBLOCK\":32,\"num_stages\":1,\"num_warps\":4}", n++);
+	move(&p, "x-down", "{\"XBLOCK\":32,\"YBLOCK\":32,\"num_stages\":1,\"num_warps\":4}", n++);
+	move(&p, "x-up4", "{\"XBLOCK\":256,\"YBLOCK\":32,\"num_stages\":1,\"num_warps\":4}", n++);
+	move(&p, "y-up", "{\"XBLOCK\":64,\"YBLOCK\":64,\"num_stages\":1,\"num_warps\":4}", n++);
+	move(&p, "y-down", "{\"XBLOCK\":64,\"YBLOCK\":16,\"num_stages\":1,\"num_warps\":4}", n++);
+	move(&p, "warps-up", "{\"XBLOCK\":64,\"YBLOCK\":32,\"num_stages\":1,\"num_warps\":8}", n++);
+	move(&p, "warps-down", "{\"XBLOCK\":64,\"YBLOCK\":32,\"num_stages\":1,\"num_warps\":2}", n++);
+	move(&p, "stages-up", "{\"XBLOCK\":64,\"YBLOCK\":32,\"num_stages\":2,\"num_warps\":4}", n++);
+	move(&p, "x-up-warps-up", "{\"XBLOCK\":128,\"YBLOCK\":32,\"num_stages\":1,\"num_warps\":8}", n++);
+	move(&p, "x-down-warps-down", "{\"XBLOCK\":32,\"YBLOCK\":32,\"num_stages\":1,\"num_warps\":2}", n++);
+	move(&p, "y-up-x-down", "{\"XBLOCK\":32,\"YBLOCK\":64,\"num_stages\":1,\"num_warps\":4}", n++);
+	move(&r, "r-up", "{\"R0_BLOCK\":2048,\"XBLOCK\":1,\"num_stages\":1,\"num_warps\":8}", n++);
+	move(&r, "r-down", "{\"R0_BLOCK\":512,\"XBLOCK\":1,\"num_stages\":1,\"num_warps\":8}", n++);
+	move(&r, "r-down4", "{\"R0_BLOCK\":256,\"XBLOCK\":1,\"num_stages\":1,\"num_warps\":8}", n++);
+	move(&r, "r-down-warps-down", "{\"R0_BLOCK\":512,\"XBLOCK\":1,\"num_stages\":1,\"num_warps\":4}", n++);
+	move(&r, "r-up-warps-up", "{\"R0_BLOCK\":2048,\"XBLOCK\":1,\"num_stages\":1,\"num_warps\":16}", n++);
+	json_decref(pw);
+	json_decref(red);
+	json_decref(row);
+}
+
 int main(void)
 {
 	if (!mkdtemp(dir))
 		return 99;
 	test_score();
 	test_plan();
+	test_moves();
 	char *cmd = NULL;
 	if (asprintf(&cmd, "rm -rf '%s'", dir) >= 0 && system(cmd) != 0)
 		tap_diag("cannot remove %s", dir);
