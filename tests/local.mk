@@ -73,8 +73,9 @@ EXTRA_DIST += tests/e2e/cli.sh
 TESTS += tests/e2e/progress.sh tests/e2e/keep-going.sh
 EXTRA_DIST += tests/e2e/progress.sh tests/e2e/keep-going.sh
 # the figures, keys, hot selection and memory on hand-computed cases (issue 25)
-check_PROGRAMS += tests/unit/memory_test tests/unit/keys_test
+check_PROGRAMS += tests/unit/memory_test tests/unit/keys_test tests/unit/gates_edge_test
 tests_unit_memory_test_SOURCES = tests/unit/memory_test.c tests/tap.h
 tests_unit_keys_test_SOURCES = tests/unit/keys_test.c tests/tap.h
-TESTS += tests/unit/memory_test tests/unit/keys_test tests/e2e/figures.sh tests/e2e/keys.sh tests/e2e/hot.sh
+tests_unit_gates_edge_test_SOURCES = tests/unit/gates_edge_test.c tests/tap.h
+TESTS += tests/unit/memory_test tests/unit/keys_test tests/unit/gates_edge_test tests/e2e/figures.sh tests/e2e/keys.sh tests/e2e/hot.sh
 EXTRA_DIST += tests/e2e/figures.sh tests/e2e/keys.sh tests/e2e/hot.sh tools/mutate
