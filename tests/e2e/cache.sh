@@ -1,0 +1,89 @@
+#!/bin/sh
+# tests/e2e/cache.sh: the cache and the build log as a user meets them,
+# with the simulated worker (a TEST DOUBLE): a clean build says nothing on
+# stderr; a target named twice is built once; -t query and -t why find
+# every step, the first of the graph too; corrupt action records are
+# reported one by one up to five, then once for the rest, and rebuilt;
+# a corrupt environment file is reported and forgotten; -t gc says how
+# many bytes it freed; the log keeps every run's record of a step. Prints
+# TAP.
+set -eu
+
+. "$top_srcdir/tests/e2e/sim-env.sh" cache
+mkdir models
+printf '# model a\n# sim: kernels 2\n# sim: speedup 1.2\nimport torch\n' > models/a.py
+printf '# model b\n# sim: kernels 1\n# sim: speedup 1.2\nimport torch\n' > models/b.py
+spec() {
+	cat > test.kopt <<SPEC
+device sim { gpus = 1  timeout = 60s }
+agents default { budget = 2  hot = 0.05  seed = 1  backend = builtin }
+gates strict { seeds = 5  gamma = ${GAMMA:-1.03}  repeats = 10 }
+defaults { device = sim  agents = default  gates = strict }
+model a { source = "models/a.py" }
+model b { source = "models/b.py" }
+target all = [a, b]
+default all
+SPEC
+}
+spec
+run() { set +e; "$KOPTMAKE" "$@" > out 2> err; status=$?; set -e; }
+
+run
+check "a fresh build succeeds (exit $status) and prints nothing on stderr" "[ $status -eq 0 ] && [ ! -s err ]"
+[ ! -s err ] || sed 's/^/# /' err
+
+run -n all all
+check "a target named twice: its report is one step" "[ $status -eq 0 ] && [ \$(grep -c '^report all\$' out) -le 1 ] && [ \"\$(cat out)\" = '0 steps would run' ]"
+GAMMA=1.05 spec
+run -n all all
+check "... and listed once when stale ($(grep -c '^report all$' out))" "[ \$(grep -c '^report all\$' out) -eq 1 ]"
+run all all
+check "... and run once" "[ $status -eq 0 ] && [ \$(grep -c '\\] report all\$' out) -eq 1 ]"
+spec
+
+# every step of the graph is found by its kind and path
+run -t query
+steps=$(awk '{ print $2 " " $3 }' out)
+missing=0
+nsteps=0
+for s in $(printf '%s\n' "$steps" | tr ' ' '@'); do
+	s=$(printf '%s' "$s" | tr '@' ' ')
+	nsteps=$((nsteps + 1))
+	"$KOPTMAKE" -t query "$s" > q 2> qe || missing=$((missing + 1))
+	grep -q '^  key  *[0-9a-f]\{32\}$' q || missing=$((missing + 1))
+done
+check "-t query KIND PATH finds each of the $nsteps steps, the first listed ($(printf '%s\n' "$steps" | head -n 1)) too" \
+	"[ $nsteps -gt 10 ] && [ $missing -eq 0 ]"
+
+# corrupt action records: seven, each with a byte of its manifest changed
+cp .kopt/actions actions.good
+awk 'NR > 1 && NR <= 8 { sub(/"kind":"/, "\"kind\":\"x") } { print }' actions.good > .kopt/actions
+run -n
+warned=$(grep -c 'corrupt cache entry ignored (checksum mismatch); the step will run again' err || true)
+more=$(grep -c 'more corrupt entries ignored' err || true)
+check "seven corrupt records: five warnings, then one for the rest ($warned, $more)" "[ $warned -eq 5 ] && [ $more -eq 1 ]"
+check "... and their steps are stale" "! grep -q '^0 steps would run' out"
+run
+check "... and run again (exit $status)" "[ $status -eq 0 ] && grep -q '\\] capture a/default\$' out"
+
+# a corrupt environment file: one byte of its JSON changed, the checksum kept
+sed -i 's/"Simulated GPU"/"Simulated GPX"/' .kopt/env
+run -n
+check "a corrupt environment file is reported and forgotten" \
+	"grep -q \"env' is corrupt; the environment fingerprints are forgotten\" err"
+
+# -t gc after a change: the old verifies, stitches and report go
+GAMMA=1.1 spec
+run
+run -t gc
+freed=$(sed -n 's/.*gc: removed \([0-9]*\) cache entr[a-z]* and \([0-9]*\) objects*, \(.*\) freed$/\1 \3/p' out)
+check "-t gc removes the old entries and says how much it freed ($freed)" \
+	"[ $status -eq 0 ] && [ -n \"$freed\" ] && [ \"\${freed%% *}\" -gt 0 ] && ! printf '%s' \"$freed\" | grep -q ' 0 B\$'"
+
+# the log: one record per run of a step, the earlier runs kept
+runs=$(awk -F'\t' '$4 == "stitch" && $5 == "a" { n++ } END { print n + 0 }' .kopt/log)
+check "the log holds each run of stitch a ($runs)" "[ $runs -ge 2 ]"
+check "the log's durations are the steps' wall time in ms" \
+	"awk -F'\\t' 'NR > 1 && \$3 == \"ok\" && \$4 == \"capture\" && (\$2 < 0 || \$2 > 60000) { bad++ } END { exit bad > 0 }' .kopt/log"
+
+echo "1..$n"
