@@ -51,8 +51,11 @@
  *                               us, from the hash)
  *   # sim: steady               timing pairs without jitter: every figure
  *                               of a report can be worked out by hand
- *   # sim: speedup F            every candidate runs F times faster and
- *                               within tolerance
+ *   # sim: speedup F [F1...]     every candidate runs F times faster and
+ *                               within tolerance; with more factors, kernel
+ *                               i's candidates run Fi times faster (the last
+ *                               factor for the kernels after)
+ *   # sim: clash                a stitch of two or more winners fails (gate 3)
  *   # sim: conv                 the vendor kernel is a cuDNN convolution (half
  *                               the device time, in the profile's vendor
  *                               calls), and variants with cudnn_benchmark run
@@ -426,7 +429,18 @@ static double speedup_of(const struct model *m, const char *kernel, json_t *cand
 	if (f && atof(f + 15) > 0) {
 		if (hx)
 			*hx = x / 11 * 11 + 1; /* within tolerance */
-		return atof(f + 15);
+		/* the factor of this kernel: the ki-th, else the last */
+		int ki = kernel_index(m, kernel);
+		char *p = (char *)f + 15, *e;
+		double v = 0;
+		for (int i = 0; i <= ki || !v; i++) {
+			double w = strtod(p, &e);
+			if (e == p || w <= 0 || (*e != ' ' && *e != '\n' && *e != '\r' && *e != '\0'))
+				break;
+			v = w;
+			p = e;
+		}
+		return v;
 	}
 	const char *w = strstr(m->text, "# sim: wins ");
 	if (w) {
@@ -610,8 +624,12 @@ static json_t *stitch(const struct model *m, json_t *req)
 	json_array_foreach(ws, i, w) {
 		const char *k = json_string_value(json_object_get(w, "kernel"));
 		int ki = k ? kernel_index(m, k) : -1;
-		if (ki < 0)
-			continue;
+		/* as kopt-worker: a winner names a kernel of the model and its candidate */
+		if (ki < 0 || !json_is_object(json_object_get(w, "candidate"))) {
+			fclose(cf);
+			free(code);
+			return NULL;
+		}
 		json_t *cand = json_object_get(w, "candidate");
 		uint64_t cx;
 		double sp = speedup_of(m, k, cand, &cx);
@@ -628,7 +646,7 @@ static json_t *stitch(const struct model *m, json_t *req)
 		opt *= 1.3;
 	}
 	fclose(cf);
-	bool bad = json_array_size(ws) >= 2 && x % 4 == 0;
+	bool bad = json_array_size(ws) >= 2 && (x % 4 == 0 || strstr(m->text, "# sim: clash\n"));
 	json_t *nums = json_object();
 	json_object_set_new(nums, "correctness", correctness(seeds, !bad));
 	if (bad)

@@ -148,6 +148,25 @@ done
 hosts=$(sed -n '/^## Host time$/,/^## /p' $md | sed -n 's/^| \([a-z]*\) | [0-9.]* | [0-9.]* | \([0-9]*\)% |$/\1=\2/p' | sort | tr '\n' ' ')
 check "report.md lists the models whose host takes a fifth or more ($hosts)" "[ '$hosts' = 'one=25 slowat=20 two=25 ' ]"
 
+# A stitch that fails drops the winner with the smallest kernel speedup and
+# tries again: two kernels of 2/5 of the device time each (3T/4), winners
+# 1.2x and 1.5x; with both the stitch fails ("# sim: clash"); without the
+# 1.2x one it passes: T - (3T/4)(2/5)(1 - 1/1.5) = 0.9 T, 1.111x (T = 1 ms:
+# both kernels well under the copy bandwidth, so neither is left alone)
+mkdir clash && cd clash && mkdir models
+printf '# model c\n# sim: steady\n# sim: time 1000000\n# sim: host 0.25\n# sim: kernels 2\n# sim: reductions\n# sim: speedup 1.2 1.5\n# sim: clash\nimport torch\n' > models/c.py
+sed -e '/^model /,$d' ../test.kopt > test.kopt
+printf 'model c { source = "models/c.py" }\ntarget all = [c]\ndefault all\n' >> test.kopt
+set +e
+"$KOPTMAKE" > out 2> err
+status=$?
+set -e
+check "a failing stitch drops its weakest winner (exit $status): 1000 us -> 900 us, 1.111x" \
+	"[ $status -eq 0 ] && grep -qx 'Optimized (variant default): 1000\\.000 us -> 900\\.000 us per call, speedup 1\\.111x\\.' kopt-out/c/report.md"
+check "... in the second attempt, with the 1.5x kernel alone" \
+	"grep -q '^| default | pass | 1000\\.000 | 900\\.000 | 2 | ' kopt-out/c/report.md && [ \$(grep -c '^| triton_red_fused__softmax_[01] | .* | 1\\.[0-9]*x |\$' kopt-out/c/report.md) -eq 1 ] && grep -q '^| triton_red_fused__softmax_1 | .* | 1\\.500x |\$' kopt-out/c/report.md"
+cd ..
+
 # GPU-minutes: the seconds the workers spent on a model's steps (the
 # build log's durations), to a tenth of a minute. Each request of this
 # build takes 550 ms or more, six of them: 3.3 s, 0.1 minutes, and any one
