@@ -112,6 +112,13 @@ NEW=$(printf 'propose k/default/%s/c2;verify k/default/%s/c2;%s%s%s' $K $K "$(vm
 	"$(vm verify "autotune default" 2)" "report all;stitch k;stitch m;" | tr ';' '\n' | sort | tr '\n' ';')
 BUDGET=3 change "budget 2 -> 3" "$NEW" "$NEW"; back budget
 
+# candidate paths count in decimal: budget 11 adds c3 .. c10 of each kernel
+# (c2 ran for budget 3 above)
+BUDGET=11 spec
+paths=$(dry | tr ';' '\n' | sed -n "s|^propose k/default/$K/c||p" | sort -n | tr '\n' ' ')
+check "budget 11: -n lists k's new proposals c3 .. c10 ($paths)" "[ '$paths' = '3 4 5 6 7 8 9 10 ' ]"
+back budget
+
 # the hot selection is made from stored shares: no profile runs
 HOT=0.06 change "hot 0.05 -> 0.06 (the same kernels)" "" ""
 MAXK=1 change "max_kernels 10 -> 1 (the same kernels)" "" ""
