@@ -5,7 +5,8 @@
  * last bit, max_tokens) and the seed change it; the budgets (candidates,
  * LLM calls, tokens, wall time), hot, max_kernels and auto_variants do
  * not. tests/e2e/keys.sh does the same through builds for everything a
- * build without an LLM can reach.
+ * build without an LLM can reach. And keys are equal only when both
+ * halves of their 128 bits are (hash_eq, engine/hash.h).
  */
 #define _GNU_SOURCE
 #include <math.h>
@@ -14,6 +15,7 @@
 #include <string.h>
 
 #include "../../agents/agent.h"
+#include "../../engine/hash.h"
 #include "../tap.h"
 
 static void base(struct kopt_agents *a)
@@ -110,6 +112,10 @@ int main(void)
 	SAME("auto_variants is not in it", b.auto_variants = false);
 	SAME("the key's variable name is not in it (never a secret)", l->key_env = "OTHER_KEY");
 #undef SAME
+
+	kopt_hash h1 = { 1, 2 }, h2 = { 1, 3 }, h3 = { 4, 2 }, h4 = { 1, 2 };
+	TAP_OK(hash_eq(h1, h4) && !hash_eq(h1, h2) && !hash_eq(h1, h3),
+	       "hash_eq: equal when both halves are, not when one half is");
 
 	char *fp = agent_fingerprint(&a);
 	TAP_OK(strstr(fp, AGENT_BUILTIN_VERSION) != NULL, "the built-in agents' version is in it (%s)", fp);
