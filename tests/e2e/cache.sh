@@ -19,7 +19,7 @@ device sim { gpus = 1  timeout = 60s }
 agents default { budget = 2  hot = 0.05  seed = 1  backend = builtin }
 gates strict { seeds = 5  gamma = ${GAMMA:-1.03}  repeats = 10 }
 defaults { device = sim  agents = default  gates = strict }
-model a { source = "models/a.py" }
+model a { source = "models/a.py"  variant default { }  variant autotune { mode = "max-autotune-no-cudagraphs" } }
 model b { source = "models/b.py" }
 target all = [a, b]
 default all
@@ -79,6 +79,14 @@ run -t gc
 freed=$(sed -n 's/.*gc: removed \([0-9]*\) cache entr[a-z]* and \([0-9]*\) objects*, \(.*\) freed$/\1 \3/p' out)
 check "-t gc removes the old entries and says how much it freed ($freed)" \
 	"[ $status -eq 0 ] && [ -n \"$freed\" ] && [ \"\${freed%% *}\" -gt 0 ] && ! printf '%s' \"$freed\" | grep -q ' 0 B\$'"
+
+# -t clean removes every output, a second variant's profile-NAME.* too, and counts them
+nfiles=$(find kopt-out -type f | wc -l)
+run -t clean
+check "-t clean removes all $nfiles output files (profile-autotune.md among them) and says so" \
+	"[ $status -eq 0 ] && [ $nfiles -gt 10 ] && grep -q 'clean: removed $nfiles output files, ' out && [ \$(find kopt-out -type f 2>/dev/null | wc -l) -eq 0 ]"
+run
+check "... and the next build restores them without running a step" "[ $status -eq 0 ] && [ \$(find kopt-out -type f | wc -l) -eq $nfiles ] && [ -f kopt-out/a/profile-autotune.md ]"
 
 # the log: one record per run of a step, the earlier runs kept
 runs=$(awk -F'\t' '$4 == "stitch" && $5 == "a" { n++ } END { print n + 0 }' .kopt/log)
