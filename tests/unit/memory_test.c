@@ -49,22 +49,22 @@ static void test_score(void)
 	char *m = fresh("score.jsonl");
 	const char *cls = "pointwise/flat/b26";
 	/* b: two wins (1.2x, 1.5x) and a loss */
-	memory_append(m, "a.kopt", cls, "b", NULL, 1, 1.2);
-	memory_append(m, "a.kopt", cls, "b", NULL, 1, 1.5);
-	memory_append(m, "a.kopt", cls, "b", NULL, 0, 0);
+	memory_append(m, "a.kopt", cls, "b", NULL, NULL, 1, 1.2);
+	memory_append(m, "a.kopt", cls, "b", NULL, NULL, 1, 1.5);
+	memory_append(m, "a.kopt", cls, "b", NULL, NULL, 0, 0);
 	/* c: two losses */
-	memory_append(m, "a.kopt", cls, "c", NULL, 0, 0);
-	memory_append(m, "a.kopt", cls, "c", NULL, 0, 0);
+	memory_append(m, "a.kopt", cls, "c", NULL, NULL, 0, 0);
+	memory_append(m, "a.kopt", cls, "c", NULL, NULL, 0, 0);
 	/* d: one win at 2x */
-	memory_append(m, "a.kopt", cls, "d", NULL, 1, 2.0);
+	memory_append(m, "a.kopt", cls, "d", NULL, NULL, 1, 2.0);
 	/* e: a win at 1.1x, and a loss that measured 3x (a failed gate's time
 	 * counts for nothing) */
-	memory_append(m, "a.kopt", cls, "e", NULL, 1, 1.1);
-	memory_append(m, "a.kopt", cls, "e", NULL, 0, 3.0);
+	memory_append(m, "a.kopt", cls, "e", NULL, NULL, 1, 1.1);
+	memory_append(m, "a.kopt", cls, "e", NULL, NULL, 0, 3.0);
 	/* another class and the asking spec's own lessons count nowhere */
-	memory_append(m, "a.kopt", "reduction/looped/r14/b26", "b", NULL, 1, 9.0);
-	memory_append(m, "own.kopt", cls, "b", NULL, 1, 9.0);
-	memory_append(m, "own.kopt", cls, "f", NULL, 1, 9.0);
+	memory_append(m, "a.kopt", "reduction/looped/r14/b26", "b", NULL, NULL, 1, 9.0);
+	memory_append(m, "own.kopt", cls, "b", NULL, NULL, 1, 9.0);
+	memory_append(m, "own.kopt", cls, "f", NULL, NULL, 1, 9.0);
 
 	struct memory mem;
 	TAP_OK(memory_load(&mem, m, cls, "own.kopt") == 0, "memory: loads");
@@ -124,7 +124,7 @@ static void test_plan(void)
 
 	/* x-down (4th, prior 0.6 - 0.3 * 3 / 11) won once at 1.5x:
 	 * (1 + 2 * 0.51818) / 3 + 2 log 1.5 = 1.49 beats every prior (0.6 at most) */
-	memory_append(m, "first.kopt", cls, "x-down", NULL, 1, 1.5);
+	memory_append(m, "first.kopt", cls, "x-down", NULL, NULL, 1, 1.5);
 	got = plan_line(&k, m);
 	TAP_IS_STR(got, "x-down x-up warps-up x-up4 warps-down y-up y-down x-up-warps-up y-up-x-down "
 			"x-down-warps-down stages-up evict-first", "plan: a strategy that won moves first");
@@ -140,8 +140,8 @@ static void test_plan(void)
 	 * last strategy's prior (0.6 - 0.3): a tie, and the built-in order
 	 * stays between the two */
 	char *m2 = fresh("tie.jsonl");
-	memory_append(m2, "first.kopt", cls, "x-up", NULL, 0, 0);
-	memory_append(m2, "first.kopt", cls, "x-up", NULL, 0, 0);
+	memory_append(m2, "first.kopt", cls, "x-up", NULL, NULL, 0, 0);
+	memory_append(m2, "first.kopt", cls, "x-up", NULL, NULL, 0, 0);
 	got = plan_line(&k, m2);
 	TAP_IS_STR(got, "warps-up x-up4 x-down warps-down y-up y-down x-up-warps-up y-up-x-down x-down-warps-down "
 			"stages-up x-up evict-first", "plan: a tie keeps the built-in order (x-up before evict-first)");
@@ -151,8 +151,8 @@ static void test_plan(void)
 	char *m3 = fresh("learn.jsonl");
 	json_t *cand = json_loads("{\"source\": null, \"config\": {\"XBLOCK\": 2048, \"num_warps\": 4, \"num_stages\": 1},"
 				  " \"strategy\": \"tuner: x-up (XBLOCK=2048)\"}", 0, NULL);
-	TAP_OK(agent_learn(m3, "first.kopt", &k, cand, false, 1.7) == 0, "learn: a loss is recorded");
-	TAP_OK(agent_learn(m3, "first.kopt", &k, cand, true, 1.25) == 0, "learn: a win is recorded");
+	TAP_OK(agent_learn(m3, "first.kopt", NULL, &k, cand, false, 1.7) == 0, "learn: a loss is recorded");
+	TAP_OK(agent_learn(m3, "first.kopt", NULL, &k, cand, true, 1.25) == 0, "learn: a win is recorded");
 	struct memory mem;
 	memory_load(&mem, m3, cls, NULL);
 	const struct mem_stat *s = memory_get(&mem, "x-up");
@@ -177,12 +177,12 @@ static void move(const struct agent_kernel *k, const char *strategy, const char 
 	char *m = fresh(name);
 	char *cls = agent_builtin_features(k);
 	for (int i = 0; i < 3; i++)
-		memory_append(m, "first.kopt", cls, strategy, NULL, 1, 1.5);
+		memory_append(m, "first.kopt", cls, strategy, NULL, NULL, 1, 1.5);
 	struct kopt_agents cfg;
 	memset(&cfg, 0, sizeof cfg);
 	cfg.budget = 4;
 	cfg.seed = 1;
-	struct agent_request rq = { k, &cfg, 0, NULL, 0, m, "other.kopt" };
+	struct agent_request rq = { k, &cfg, 0, NULL, 0, m, "other.kopt", NULL };
 	struct agent_reply rp;
 	int rc = agent_propose(&rq, &rp);
 	const char *st = json_string_value(json_object_get(rp.candidate, "strategy"));
