@@ -269,7 +269,8 @@ void rule_kernel_info(struct dag *d, struct rule_kernel *k)
 static bool is_output(const char *n)
 {
 	static const char *const exact[] = { "profile.json", "profile.md", "substitutions.json",
-					     "output_code.py", "report.md", "report.json", "speedup.svg" };
+					     "output_code.py", "report.md", "report.json", "speedup.svg",
+					     "roofline.svg" };
 	for (size_t i = 0; i < sizeof exact / sizeof *exact; i++)
 		if (strcmp(n, exact[i]) == 0)
 			return true;

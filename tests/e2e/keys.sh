@@ -6,7 +6,11 @@
 # must run the expected ones (the build log's new records); then the spec
 # goes back and nothing runs. Where a capture runs again, -n cannot know
 # its output yet and lists its dependents up to the report; the build then
-# stops where the output is unchanged (early cutoff). Doubles are keyed to
+# stops where the output is unchanged (early cutoff); so with a profile or a
+# screen (a hot kernel's launch configs timed alone, before its chain). The
+# profile keys the baseline check's seeds and tolerances; a screen keys the
+# model file, the variant, the tolerances, the precision and the seed, and
+# the starts other variants' captures give it. Doubles are keyed to
 # the last bit: gamma 1.0300000000000001 is the double 1.03 and reruns
 # nothing; 1.0300000000000002, the next double, reruns the verifies.
 # Prints TAP.
@@ -30,7 +34,7 @@ default ${TARGET:-all}
 SPEC
 }
 # the steps -n lists and the steps a build ran (the log's records after $1), sorted, joined by ;
-dry() { "$KOPTMAKE" -n 2> err | grep -v ' would run$' | sort | tr '\n' ';'; }
+dry() { "$KOPTMAKE" -n 2> err | grep -v ' would run' | sort | tr '\n' ';'; }
 ran() { tail -n "+$(($1 + 1))" .kopt/log | awk -F'\t' '{ print $4, $5 }' | sort | tr '\n' ';'; }
 # change DESCRIPTION WANT_N WANT_RAN: the spec as the environment now says
 change() {
@@ -65,33 +69,48 @@ vm() { # verifies (or proposals, $1) of m's variants ($2: default autotune) for 
 	for v in $2; do for c in $3; do printf '%s m/%s/%s/c%s;' "$1" "$v" "$K" "$c"; done; done
 }
 V=$(vm verify "autotune default" "0 1")
-# gates: every parameter re-keys the verifies and the stitch, nothing before
-GATE_RUN="report all;stitch k;stitch m;$(printf 'verify k/default/%s/c0;verify k/default/%s/c1;' $K $K)$V"
-GATE_RUN=$(printf '%s' "$GATE_RUN" | tr ';' '\n' | sort | tr '\n' ';')
+srt() { printf '%s' "$1" | tr ';' '\n' | sed '/^$/d' | sort -u | tr '\n' ';'; }
+# gates: every parameter re-keys the verifies and the stitch; gamma,
+# repeats and fp64_fallback nothing before them
+GATE_RUN=$(srt "report all;stitch k;stitch m;$(printf 'verify k/default/%s/c0;verify k/default/%s/c1;' $K $K)$V")
+PROFILES="profile k/default;profile m/autotune;profile m/default;"
+SCREENS="screen k/default/$K;screen m/autotune/$K;screen m/default/$K;"
+PROPOSALS=$(srt "$(printf 'propose k/default/%s/c0;propose k/default/%s/c1;' $K $K)$(vm propose "autotune default" "0 1")")
+# the tolerances: the profiles' baseline check and the screens' check too
+# (-n stops at the profiles: what follows them is not known before they run)
+TOL_N=$(srt "${PROFILES}report all;stitch k;stitch m")
+TOL_RUN=$(srt "$PROFILES$SCREENS$GATE_RUN")
 GAMMA=1.1 change "gamma 1.03 -> 1.1" "$GATE_RUN" "$GATE_RUN"; back gamma
 GAMMA=1.0300000000000001 change "gamma 1.0300000000000001 (the same double as 1.03)" "" ""
 GAMMA=1.0300000000000002 change "gamma 1.0300000000000002 (the next double)" "$GATE_RUN" "$GATE_RUN"; back gamma
-ATOL=2e-4 change "atol" "$GATE_RUN" "$GATE_RUN"; back atol
-RTOL=2e-4 change "rtol" "$GATE_RUN" "$GATE_RUN"; back rtol
-ATOLH=2e-2 change "atol_half" "$GATE_RUN" "$GATE_RUN"; back atol_half
-RTOLH=2e-2 change "rtol_half" "$GATE_RUN" "$GATE_RUN"; back rtol_half
-SEEDS=4 change "seeds" "$GATE_RUN" "$GATE_RUN"; back seeds
+ATOL=2e-4 change "atol" "$TOL_N" "$TOL_RUN"; back atol
+RTOL=2e-4 change "rtol" "$TOL_N" "$TOL_RUN"; back rtol
+ATOLH=2e-2 change "atol_half" "$TOL_N" "$TOL_RUN"; back atol_half
+RTOLH=2e-2 change "rtol_half" "$TOL_N" "$TOL_RUN"; back rtol_half
+# the seeds: the profiles' baseline check, not the screens
+SEEDS=4 change "seeds" "$TOL_N" "$(srt "$PROFILES$GATE_RUN")"; back seeds
 REPEATS=12 change "repeats" "$GATE_RUN" "$GATE_RUN"; back repeats
 FP64=false change "fp64_fallback" "$GATE_RUN" "$GATE_RUN"; back fp64_fallback
-PREC=tf32 change "precision" "$GATE_RUN" "$GATE_RUN"; back precision
+# the precision: the screens' check, not the profiles; -n cannot know the
+# screens' output, which the first proposals follow
+PREC=tf32 change "precision" "$(srt "$SCREENS$PROPOSALS$GATE_RUN")" "$(srt "$SCREENS$GATE_RUN")"; back precision
 
 # a variant's parameters: its capture (whose output is the same here, so
-# its profile and proposals do not run), its verifies, the stitch
-VAR_N="capture m/autotune;profile m/autotune;report all;stitch m;"
-VAR_RUN="capture m/autotune;report all;stitch m;$(vm verify autotune "0 1")"
+# its profile and proposals do not run), its screen, its verifies, the
+# stitch. -n: the first variant's screen starts from the others' captures,
+# so it and its chain are unknown until the capture runs
+VAR_N=$(srt "capture m/autotune;profile m/autotune;report all;stitch m;screen m/default/$K;$(vm propose default "0 1")$(vm verify default "0 1")")
+VAR_RUN=$(srt "capture m/autotune;report all;stitch m;screen m/autotune/$K;$(vm verify autotune "0 1")")
 MODE=max-autotune change "variant mode" "$VAR_N" "$VAR_RUN"; back mode
 VAROPT='options = { "triton.persistent_reductions" = false }' change "variant options" "$VAR_N" "$VAR_RUN"; back options
 VAROPT='aten_fallback = ["aten.add"]' change "variant aten_fallback" "$VAR_N" "$VAR_RUN"; back aten_fallback
 VAROPT='cudnn_benchmark = true' change "variant cudnn_benchmark" "$VAR_N" "$VAR_RUN"; back cudnn_benchmark
 
-# the model's kind is the capture's: the same output here, nothing after it
+# the model's kind is the capture's (the same output here, so no profile
+# runs) and the screen's: a kernel file is not screened, so its first
+# proposals are keyed without a screen and its chain runs again
 KIND=kernel change "k declared a kernel, not a model" "capture k/default;profile k/default;report all;stitch k;" \
-	"capture k/default;"; back kind
+	"$(srt "capture k/default;report all;stitch k;$(printf 'propose k/default/%s/c0;propose k/default/%s/c1;verify k/default/%s/c0;verify k/default/%s/c1;' $K $K $K $K)")"; back kind
 
 # the worker environment (torch's version): the captures run again and
 # emit the same kernels, so nothing after them does. -n keys on the
@@ -100,11 +119,11 @@ KOPT_SIM_TORCH=2.12.0+sim change "the worker's torch version" "" "capture k/defa
 KOPT_TRUST_ENV=1 KOPT_SIM_TORCH=2.13.0+sim change "KOPT_TRUST_ENV=1: the remembered environment" "" ""
 back "the environment"
 
-# the seed keys every step. Candidate i of a kernel has one key in both
-# variants (the same kernel, agents and index): one proposal runs for both
+# the seed keys every step. A kernel's candidate 0 follows its variant's
+# screen; a later candidate has one key in both variants (the same kernel,
+# agents, index and trajectory here): one proposal runs for both
 ALL_N="capture k/default;capture m/autotune;capture m/default;profile k/default;profile m/autotune;profile m/default;report all;stitch k;stitch m;"
-ALL_RUN=$(printf '%s%s%s%s' "$ALL_N" "$GATE_RUN" "$(vm propose default "0 1")" \
-	"$(printf 'propose k/default/%s/c0;propose k/default/%s/c1;' $K $K)" | tr ';' '\n' | sort -u | tr '\n' ';')
+ALL_RUN=$(srt "$ALL_N$SCREENS$GATE_RUN$(vm propose default "0 1")$(vm propose autotune 0)$(printf 'propose k/default/%s/c0;propose k/default/%s/c1;' $K $K)")
 SEED=2 change "agents seed" "$ALL_N" "$ALL_RUN"; back seed
 
 # budget 2 -> 3: the new candidates only
@@ -134,8 +153,7 @@ AGX='llm_calls = 5  tokens = 1000' change "agents llm_calls and tokens" "" ""
 # the model file's bytes: its whole chain (the simulated kernels' sources
 # hold the file's hash), and nothing of k
 printf '# changed\n' >> models/m.py
-MOD_RUN=$(printf 'capture m/autotune;capture m/default;profile m/autotune;profile m/default;report all;stitch m;%s%s' \
-	"$(vm propose default "0 1")" "$V" | tr ';' '\n' | sort | tr '\n' ';')
+MOD_RUN=$(srt "capture m/autotune;capture m/default;profile m/autotune;profile m/default;report all;stitch m;screen m/autotune/$K;screen m/default/$K;$(vm propose default "0 1")$(vm propose autotune 0)$V")
 change "the model file's bytes" "capture m/autotune;capture m/default;profile m/autotune;profile m/default;report all;stitch m;" "$MOD_RUN"
 
 echo "1..$n"
