@@ -16,6 +16,8 @@ echo "# the worker's sandbox: a model opening a socket, one writing outside its 
 bash "$here/sandbox.sh" "$W" "$out/sandbox" || status=1
 echo "# reward-hacking suite"
 bash "$here/cheats.sh" "$W" "$out/cheats" || status=1
+echo "# the compiled baseline against eager: examples/checks"
+bash "$here/baseline.sh" "${KOPTMAKE:-$PWD/koptmake}" "$out/baseline" || status=1
 echo "# examples: capture and profile"
 bash "$here/examples.sh" "$W" "$out/examples" || status=1
 exit $status

@@ -1,0 +1,20 @@
+#!/bin/bash
+# tests/gpu/baseline.sh: the compiled baseline against eager on the GPU
+# (issue 17). Builds examples/checks (floor_div: Inductor's floor(x / y)
+# against ATen's exact floor division) with koptmake and the real worker;
+# the report must call it wrong-baseline and claim no speedup. Prints TAP.
+#   baseline.sh KOPTMAKE OUTDIR
+set -u
+K=$1; O=$2; here=$(cd "$(dirname "$0")" && pwd)
+rm -rf "$O" && mkdir -p "$O" && cp -r "$here/../../examples/checks/." "$O/"
+(cd "$O" && "$K" all >build.log 2>&1)
+rc=$?
+n=0; bad=0
+ok() { n=$((n + 1)); if eval "$2"; then echo "ok $n - $1"; else echo "not ok $n - $1"; bad=1; fi; }
+ok "the build succeeds (exit $rc)" "[ $rc -eq 0 ]"
+ok "floor_div is wrong-baseline with no speedup" \
+	"python3 -c \"import json; m=json.load(open('$O/kopt-out/all/report.json'))['models'][0]; assert m['verdict'] == 'wrong-baseline' and m['speedup'] is None, m\""
+ok "the report's section names it" "grep -q '| floor_div | wrong-baseline |' '$O/kopt-out/all/report.md'"
+ok "its profile says eager matches the float64 reference" "grep -q 'eager matches the float64 reference' '$O/kopt-out/floor_div/profile.md'"
+echo "1..$n"
+exit $bad
