@@ -9,14 +9,16 @@
  * The analyst runs for candidate 0 (a kernel it leaves alone gets none) and
  * the planner's plan travels in candidate 0 (agents/builtin/search.c).
  *
- * LLM roles: the coder writes a whole kernel from a prompt that carries the
- * analyst's diagnosis and the planner's strategy; the debugger repairs a
- * failed LLM candidate with the gate's reason; the tuner proposes a launch
- * config as JSON; the analyst and planner write the text the coder reads.
- * Each LLM candidate records its usage ("llm": {calls, tokens, wall_s}) so
- * that the per-kernel budget (llm_calls, tokens, wall) holds across steps
- * and runs; a proposal that would pass it stops the kernel with the limit's
- * name. Keys never reach a candidate: llm_complete scrubs them.
+ * LLM roles (agents/llm/coder.c): an LLM coder asks the model in rounds,
+ * each for several replies at once, on the best candidate so far and the
+ * attempts with their times; a candidate it makes passes through the
+ * built-in tuner's descent; the built-in search fills the candidates its
+ * budget (llm_calls, tokens, wall) leaves. The debugger repairs a failed
+ * candidate with the gate's reason and the analyst's diagnosis; the tuner
+ * proposes a launch config as JSON; the analyst and planner write the text
+ * the coder reads. Each LLM candidate records its usage ("llm": {calls,
+ * tokens, wall_s, usage}) so that the per-kernel budget holds across steps
+ * and runs. Keys never reach a candidate: llm_complete scrubs them.
  */
 #include <config.h>
 
@@ -56,218 +58,6 @@ static const struct agent_try *repairable(const struct agent_request *req)
 	return t;
 }
 
-/* ---- LLM roles ---- */
-
-struct llm_usage {
-	int calls;
-	long tokens;
-	double wall_s;
-};
-
-static void usage_of(const json_t *cand, struct llm_usage *u)
-{
-	json_t *l = json_object_get(cand, "llm");
-	u->calls += (int)json_integer_value(json_object_get(l, "calls"));
-	u->tokens += (long)json_integer_value(json_object_get(l, "tokens"));
-	u->wall_s += json_number_value(json_object_get(l, "wall_s"));
-}
-
-static void budget_for(const struct agent_request *req, struct llm_budget *b)
-{
-	struct llm_usage u = { 0, 0, 0 };
-	for (size_t i = 0; i < req->ntraj; i++)
-		usage_of(req->traj[i].candidate, &u);
-	llm_budget_init(b, req->cfg);
-	b->calls = u.calls;
-	b->tokens = u.tokens;
-	b->start = kopt_now() - u.wall_s;
-}
-
-static int ask(const struct agent_request *req, enum kopt_role r, const char *system, const char *user,
-	       struct llm_budget *b, struct strbuf *text, struct strbuf *err)
-{
-	struct llm_request q = { 0 };
-	q.system = system;
-	q.user = user;
-	struct llm_reply rep;
-	llm_reply_init(&rep);
-	int rc = llm_complete(&role(req->cfg, r)->llm, &q, b, &rep, err);
-	if (rc == 0)
-		strbuf_addstr(text, rep.text.buf);
-	llm_reply_release(&rep);
-	return rc;
-}
-
-static void fill_prompt(const struct agent_request *req, struct llm_kernel_prompt *p)
-{
-	const struct agent_kernel *k = req->kernel;
-	const json_t *row = k->profile_row;
-	memset(p, 0, sizeof *p);
-	p->kernel_name = k->name;
-	p->source = k->source;
-	double v = json_number_value(json_object_get(row, "ns_per_call"));
-	p->time_us = v > 0 ? v / 1e3 : -1;
-	v = json_number_value(json_object_get(row, "launches_per_call"));
-	p->calls = v > 0 ? lround(v) : -1;
-	v = json_number_value(json_object_get(row, "share"));
-	p->share = v > 0 ? v : -1;
-	v = json_number_value(json_object_get(row, "bytes"));
-	p->bytes = v > 0 ? v : -1;
-	v = json_number_value(json_object_get(row, "achieved_gbps"));
-	p->achieved_gbs = v > 0 ? v : -1;
-	v = json_number_value(json_object_get(row, "frac_peak"));
-	p->peak_gbs = v > 0 && p->achieved_gbs > 0 ? p->achieved_gbs / v : -1;
-}
-
-static json_t *llm_candidate(const char *source, json_t *config, const char *role_name, const char *what,
-			     const struct llm_budget *before, const struct llm_budget *after, double t0)
-{
-	struct agent_candidate ac = { .source = source, .config = config, .role = role_name, .name = "llm",
-				      .strategy = what };
-	json_t *c = agent_candidate_new(&ac);
-	json_decref(config);
-	json_object_set_new(c, "llm", json_pack("{s:i, s:I, s:f}", "calls", after->calls - before->calls,
-						 "tokens", (json_int_t)(after->tokens - before->tokens),
-						 "wall_s", kopt_now() - t0));
-	return c;
-}
-
-/* the analyst's and planner's text for the coder: LLM or built in */
-static void llm_context(const struct agent_request *req, struct llm_budget *b, struct strbuf *diag,
-			struct strbuf *plan, struct strbuf *err)
-{
-	char *why = NULL;
-	agent_builtin_analyze(req->kernel, &why);
-	const json_t *c0 = req->ntraj ? req->traj[0].candidate : NULL;
-	const char *saved = json_string_value(json_object_get(c0, "analysis"));
-	strbuf_addstr(diag, saved ? saved : why);
-	free(why);
-	if (is_llm(req->cfg, KOPT_ROLE_ANALYST) && !saved) {
-		struct strbuf u = STRBUF_INIT;
-		strbuf_addf(&u, "Kernel %s, profile: %s\nSay in two sentences whether it is memory- or compute-bound "
-			    "and what limits it.\n\n```python\n%s```\n", req->kernel->name, diag->buf,
-			    req->kernel->source ? req->kernel->source : "");
-		strbuf_reset(diag);
-		if (ask(req, KOPT_ROLE_ANALYST, "You analyse GPU kernel profiles.", u.buf, b, diag, err) < 0)
-			strbuf_addstr(diag, "(no diagnosis)");
-		strbuf_release(&u);
-	}
-	const char *tried = NULL;
-	struct strbuf t = STRBUF_INIT;
-	for (size_t i = 0; i < req->ntraj; i++)
-		strbuf_addf(&t, "- %s: %s%s%s\n", json_string_value(json_object_get(req->traj[i].candidate, "strategy")),
-			    req->traj[i].verdict, req->traj[i].reason ? ": " : "", req->traj[i].reason ? req->traj[i].reason : "");
-	tried = t.len ? t.buf : "nothing yet";
-	if (is_llm(req->cfg, KOPT_ROLE_PLANNER)) {
-		struct strbuf u = STRBUF_INIT;
-		strbuf_addf(&u, "Diagnosis: %s\nTried so far:\n%s\nName the one rewrite strategy to try next for kernel %s, in one sentence.",
-			    diag->buf, tried, req->kernel->name);
-		if (ask(req, KOPT_ROLE_PLANNER, "You plan GPU kernel optimizations.", u.buf, b, plan, err) < 0)
-			strbuf_addstr(plan, "the fastest correct rewrite you can write");
-		strbuf_release(&u);
-	} else {
-		json_t *p = agent_builtin_plan(req->kernel, req->memory, req->scope, NULL);
-		char *ps = json_dumps(p, JSON_COMPACT);
-		strbuf_addf(plan, "ranked by what paid on similar kernels: %s; already tried:\n%s", ps, tried);
-		free(ps);
-		json_decref(p);
-	}
-	strbuf_release(&t);
-}
-
-static int llm_coder(const struct agent_request *req, const struct agent_try *fix, struct agent_reply *reply)
-{
-	struct llm_budget b, before;
-	struct strbuf err = STRBUF_INIT, diag = STRBUF_INIT, plan = STRBUF_INIT, prompt = STRBUF_INIT;
-	struct strbuf text = STRBUF_INIT, src = STRBUF_INIT;
-	double t0 = kopt_now();
-	budget_for(req, &b);
-	before = b;
-	if (!req->kernel->source) {
-		reply->reason = xstrdup("coder: the kernel's source is not at hand");
-		return 0;
-	}
-	if (llm_budget_check(&b, 0, &err) < 0) {
-		reply->reason = strbuf_detach(&err);
-		return 0;
-	}
-	enum kopt_role r = fix ? KOPT_ROLE_DEBUGGER : KOPT_ROLE_CODER;
-	if (!fix)
-		llm_context(req, &b, &diag, &plan, &err);
-	struct llm_kernel_prompt p;
-	fill_prompt(req, &p);
-	p.diagnosis = diag.len ? diag.buf : NULL;
-	p.strategy = plan.len ? plan.buf : NULL;
-	if (fix) {
-		p.candidate = json_string_value(json_object_get(fix->candidate, "source"));
-		p.gate = fix->gate;
-		p.gate_reason = fix->reason;
-	}
-	llm_prompt_kernel(&p, &prompt);
-	strbuf_reset(&err);
-	int rc = ask(req, r, llm_prompt_system(), prompt.buf, &b, &text, &err);
-	if (rc == 0 && llm_extract_kernel(text.buf, req->kernel->name, &src, &err) == 0) {
-		reply->candidate = llm_candidate(src.buf, NULL, fix ? "debugger" : "coder",
-						 fix ? "llm repair" : "llm rewrite", &before, &b, t0);
-		if (fix)
-			json_object_set_new(reply->candidate, "repair_of", json_integer(fix->index));
-	} else if (strstr(err.buf, "llm budget")) {
-		reply->reason = xasprintf("%s: %s", fix ? "debugger" : "coder", err.buf);
-	} else {
-		/* a malformed or failed reply is a failed candidate, never a crash:
-		 * it goes to the gates as a candidate that does not parse */
-		reply->candidate = llm_candidate("# the model's reply held no kernel\n", NULL, fix ? "debugger" : "coder",
-						 "llm rewrite (no kernel in the reply)", &before, &b, t0);
-		json_object_set_new(reply->candidate, "error", json_string(err.buf));
-	}
-	strbuf_release(&err);
-	strbuf_release(&diag);
-	strbuf_release(&plan);
-	strbuf_release(&prompt);
-	strbuf_release(&text);
-	strbuf_release(&src);
-	return 0;
-}
-
-/* the LLM tuner: a launch config as JSON, given what was tried */
-static int llm_tuner(const struct agent_request *req, struct agent_reply *reply)
-{
-	struct llm_budget b, before;
-	struct strbuf err = STRBUF_INIT, u = STRBUF_INIT, text = STRBUF_INIT;
-	double t0 = kopt_now();
-	budget_for(req, &b);
-	before = b;
-	char *cur = req->kernel->config ? json_dumps(req->kernel->config, JSON_COMPACT | JSON_SORT_KEYS) : xstrdup("{}");
-	strbuf_addf(&u, "Triton kernel %s (%s). Current launch config: %s\nTried:\n", req->kernel->name,
-		    req->kernel->heuristic ? req->kernel->heuristic : "?", cur);
-	free(cur);
-	for (size_t i = 0; i < req->ntraj; i++) {
-		char *c = json_dumps(json_object_get(req->traj[i].candidate, "config"), JSON_COMPACT | JSON_SORT_KEYS);
-		strbuf_addf(&u, "- %s: %s, speedup %.3f\n", c ? c : "null", req->traj[i].verdict, req->traj[i].speedup);
-		free(c);
-	}
-	strbuf_addstr(&u, "Answer with one JSON object with the same keys as the current config, nothing else.");
-	json_t *cfg = NULL;
-	if (ask(req, KOPT_ROLE_TUNER, "You tune Triton launch configs.", u.buf, &b, &text, &err) == 0) {
-		const char *open = strchr(text.buf, '{'), *close = strrchr(text.buf, '}');
-		if (open && close && close > open)
-			cfg = json_loadb(open, (size_t)(close - open + 1), 0, NULL);
-		if (!json_is_object(cfg)) {
-			json_decref(cfg);
-			cfg = NULL;
-			strbuf_addstr(&err, "tuner: the reply held no JSON config");
-		}
-	}
-	if (cfg)
-		reply->candidate = llm_candidate(NULL, cfg, "tuner", "llm launch config", &before, &b, t0);
-	else
-		reply->reason = xasprintf("tuner: %s", err.buf);
-	strbuf_release(&err);
-	strbuf_release(&u);
-	strbuf_release(&text);
-	return 0;
-}
-
 /* an earlier proposal had no candidate: the search of this kernel is over */
 static int stopped(const struct agent_request *req)
 {
@@ -293,20 +83,11 @@ int agent_propose(const struct agent_request *req, struct agent_reply *reply)
 		return 0;
 	}
 	free(why);
+	if (is_llm(cfg, KOPT_ROLE_CODER))
+		return agent_llm_propose(req, reply);
 	const struct agent_try *fix = repairable(req);
 	if (fix && is_llm(cfg, KOPT_ROLE_DEBUGGER))
-		return llm_coder(req, fix, reply);
-	if (is_llm(cfg, KOPT_ROLE_CODER)) {
-		int rc = llm_coder(req, NULL, reply);
-		if (rc == 0 && reply->candidate && req->index == 0) {
-			char *ranked = NULL;
-			json_t *plan = agent_builtin_plan(req->kernel, req->memory, req->scope, &ranked);
-			json_object_set_new(reply->candidate, "plan", plan);
-			json_object_set_new(reply->candidate, "planning", json_string(ranked));
-			free(ranked);
-		}
-		return rc;
-	}
+		return agent_llm_repair(req, fix, reply);
 	int rc = agent_builtin_propose(req, req->memory, reply);
 	/* the LLM tuner takes the built-in tuner's turns, but not a screened
 	 * config: that one was measured */
@@ -314,7 +95,7 @@ int agent_propose(const struct agent_request *req, struct agent_reply *reply)
 	    strcmp(json_string_value(json_object_get(reply->candidate, "role")), "tuner") == 0 &&
 	    strcmp(json_string_value(json_object_get(reply->candidate, "name")), "screen") != 0) {
 		agent_reply_release(reply);
-		return llm_tuner(req, reply);
+		return agent_llm_tune(req, reply);
 	}
 	return rc;
 }
@@ -334,15 +115,8 @@ char *agent_context_digest(const struct agent_request *req)
 	if (!is_llm(req->cfg, KOPT_ROLE_CODER) && !is_llm(req->cfg, KOPT_ROLE_DEBUGGER) &&
 	    !is_llm(req->cfg, KOPT_ROLE_TUNER))
 		return agent_builtin_digest(req);
-	/* LLM roles read the whole trajectory: candidates and verdicts */
-	struct strbuf s = STRBUF_INIT;
-	for (size_t i = 0; i < req->ntraj; i++) {
-		char *c = json_dumps(req->traj[i].candidate, JSON_COMPACT | JSON_SORT_KEYS);
-		strbuf_addf(&s, "%d:%s:%s:%s;", req->traj[i].index, req->traj[i].verdict,
-			    req->traj[i].gate ? req->traj[i].gate : "-", c ? c : "");
-		free(c);
-	}
-	return strbuf_detach(&s);
+	/* LLM roles read the whole trajectory: candidates, verdicts, reasons and times */
+	return agent_llm_digest(req);
 }
 
 /* a keyed field's value in a fingerprint */
@@ -393,6 +167,11 @@ char *agent_fingerprint(const struct kopt_agents *cfg)
 		strbuf_addch(&s, ';');
 	}
 	strbuf_addstr(&s, AGENT_BUILTIN_VERSION);
+	for (int r = 0; r < KOPT_ROLE_COUNT; r++)
+		if (cfg->roles[r].backend == KOPT_BACKEND_LLM) {
+			strbuf_addstr(&s, ";" AGENT_LLM_VERSION);
+			break;
+		}
 	for (size_t i = 0; i < fs->n; i++)
 		if (fs->f[i].type != LANG_F_ROLE && fs->f[i].flags & LANG_KEY) {
 			strbuf_addf(&s, ";%s=", fs->f[i].name);

@@ -27,6 +27,8 @@
 /* bump when the built-in agents propose differently for the same inputs:
  * it is part of every proposal's key (agent_fingerprint) */
 #define AGENT_BUILTIN_VERSION "search-v4"
+/* the same for the LLM roles: part of the fingerprint of agents that have one */
+#define AGENT_LLM_VERSION "llm-v2"
 
 /* the kernel being optimized */
 struct agent_kernel {
@@ -35,7 +37,12 @@ struct agent_kernel {
 	const char *heuristic;      /* "pointwise", "reduction", "persistent_reduction", ... */
 	const char *source;         /* kernel source, or NULL when not at hand */
 	const json_t *config;       /* current launch config {"XBLOCK":..,"num_warps":..}, or NULL */
-	const json_t *profile_row;  /* its row of the profile (times, share, bytes), or NULL */
+	const json_t *profile_row;  /* its row of the profile (times, share, bytes, aten), or NULL */
+	/* what the LLM roles tell the model besides (NULL or 0 when unknown) */
+	const json_t *args;         /* its tensor arguments at its first launch, the capture's
+				     * [{"shape", "dtype", "numel", "bytes"}] */
+	const json_t *env;          /* the worker's environment: {"gpu", "cc", "sms", "memory_gib", ...} */
+	double peak_copy_gbps;      /* the device's measured copy bandwidth (the profile's) */
 };
 
 /*
@@ -70,6 +77,8 @@ struct agent_try {
 	const char *gate;           /* failing gate or NULL */
 	const char *reason;         /* one line */
 	double speedup;             /* kernel-level, 0 when unknown */
+	double base_ns, cand_ns;    /* the kernel's median times per call, the original's and the
+				     * candidate's, measured side by side; 0 when unknown */
 };
 
 struct agent_request {
@@ -138,5 +147,44 @@ int agent_builtin_analyze(const struct agent_kernel *k, char **why);
 json_t *agent_builtin_plan(const struct agent_kernel *k, const char *memory, const char *scope, char **why);
 int agent_builtin_propose(const struct agent_request *req, const char *memory, struct agent_reply *reply);
 char *agent_builtin_digest(const struct agent_request *req);
+
+/* tuner: the next step of the descent around the best passing candidate
+ * (its launch config, on its source), or NULL when every move was tried;
+ * new reference */
+json_t *agent_builtin_descent(const struct agent_request *req);
+
+/* ---- LLM agents (agents/llm/coder.c) ---- */
+
+/* candidate req->index when the coder is an LLM: rounds of the model's
+ * replies, repairs, the built-in tuner on its best, the built-in search
+ * after it (coder.c says in which order) */
+int agent_llm_propose(const struct agent_request *req, struct agent_reply *reply);
+/* the LLM debugger's repair of fix, a candidate of the built-in coder */
+int agent_llm_repair(const struct agent_request *req, const struct agent_try *fix, struct agent_reply *reply);
+/* the LLM tuner: a launch config as JSON, given what was tried */
+int agent_llm_tune(const struct agent_request *req, struct agent_reply *reply);
+/* the context digest of agents with an LLM role: the trajectory as their
+ * prompts and choices read it. Caller frees. */
+char *agent_llm_digest(const struct agent_request *req);
+/* the prompt the coder sends for req's next round (context, then the
+ * round's part: no repair), appended to out; returns the context's length */
+size_t agent_llm_prompt(const struct agent_request *req, struct strbuf *out);
+
+/* LLM use, summed per LLM model over candidates (each candidate's "llm") */
+struct agent_usage_row {
+	char *model;                /* owned */
+	int calls;
+	long in, cached, out;       /* input tokens (of them, read from the provider's cache), output */
+};
+struct agent_usage {
+	struct agent_usage_row *rows;
+	size_t n, cap;
+};
+void agent_usage_add(struct agent_usage *u, const json_t *candidate);
+/* one Markdown line: calls and tokens per LLM model and, where the spec
+ * gives that model's prices (its llm() in cfg), the money; nothing when
+ * no model was called */
+void agent_usage_line(const struct agent_usage *u, const struct kopt_agents *cfg, struct strbuf *md);
+void agent_usage_release(struct agent_usage *u);
 
 #endif

@@ -22,6 +22,7 @@
 #ifndef KOPT_LLM_H
 #define KOPT_LLM_H
 
+#include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -70,6 +71,10 @@ struct llm_request {
 	const struct llm_turn *turns; /* prior turns, oldest first, alternating, starting with a user turn */
 	size_t nturns;
 	const char *user;             /* this turn's user prompt */
+	size_t user_stable;           /* its first user_stable bytes are the same in every round of a
+				       * kernel (the prompt's context): a provider that caches
+				       * prompts explicitly is told so (Anthropic: cache_control);
+				       * 0 for none */
 
 	double timeout_s;         /* per HTTP attempt; 0 means 300 (capped by the wall budget left) */
 	double connect_timeout_s; /* 0 means 10 */
@@ -83,6 +88,8 @@ struct llm_reply {
 	struct strbuf text;   /* the model's text (Anthropic text blocks joined) */
 	long input_tokens;    /* from the reply's usage; estimated (bytes / 4) when absent */
 	long output_tokens;
+	long cached_tokens;   /* of the input tokens, those read from the provider's prompt cache (0 when
+			       * the reply does not say) */
 	bool usage_estimated; /* the server sent no usage: the counts are estimates */
 	int attempts;         /* HTTP attempts made (1 + retries) */
 	long status;          /* HTTP status of the last attempt; 0 when none came */
@@ -112,6 +119,18 @@ void llm_reply_release(struct llm_reply *r);
 int llm_complete(const struct kopt_llm *cfg, const struct llm_request *req,
 		 struct llm_budget *budget, struct llm_reply *out, struct strbuf *err);
 
+/*
+ * n samples of one request at once: up to n calls of llm_complete() in
+ * parallel threads, as many as the budget allows (each call needs a call
+ * and its prompt's tokens plus a reply's share of the tokens left); out[i]
+ * and err[i] are each call's (arrays of n, out[i] initialised). Charges
+ * the calls and tokens to budget. Returns how many calls were made, each
+ * with out[i] filled (0) or err[i] set (-1, its rc in rc[i]); -1 with
+ * err[0] when not even one may start.
+ */
+int llm_complete_many(const struct kopt_llm *cfg, const struct llm_request *req, int n,
+		      struct llm_budget *budget, struct llm_reply *out, struct strbuf *err, int *rc);
+
 /* Replaces every occurrence of secret in s with "[redacted]": its bytes, its
  * base64 (standard and URL-safe, with and without padding, and the part of
  * it that any of the three alignments in a longer encoded text keeps), and
@@ -124,35 +143,89 @@ void llm_scrub(struct strbuf *s, const char *secret);
 /* The system prompt of the kernel-writing roles (static storage). */
 const char *llm_prompt_system(void);
 
+/* A text's tokens, estimated from its bytes (four a token, the budget's rule). */
+long llm_tokens_of(size_t bytes);
+
 /*
- * What the coder (and, on repair, the debugger) knows about one kernel.
- * Strings are not owned; NULL or a negative number means unknown and the
- * line is left out of the prompt.
+ * What the coder (and, on repair, the debugger) knows about one kernel and
+ * its search so far. Strings are not owned; NULL, 0 or a negative number
+ * means unknown (each field says which) and the line is left out.
  */
 struct llm_kernel_prompt {
 	const char *kernel_name; /* e.g. "triton_poi_fused_convolution_0"; required */
 	const char *source;      /* the kernel module as Inductor wrote it; required */
+	const char *heuristic;   /* Inductor's ("pointwise", "reduction", ...), "jit" for a standalone kernel */
+
+	/* the device (the worker's environment and the profile's measurement) */
+	const char *device;      /* e.g. "NVIDIA H200" */
+	const char *device_cc;   /* compute capability, e.g. "9.0" */
+	int sms;                 /* streaming multiprocessors; 0 unknown */
+	double memory_gib;       /* its memory; 0 unknown */
+	double peak_gbs;         /* the device's measured copy bandwidth, GB/s; <= 0 unknown */
+	double peak_tflops;      /* its FP32 peak (datasheet), TFLOP/s; <= 0 unknown */
+
+	/* its launch (the capture) */
+	const char *config;      /* the launch config as JSON text */
+	const char *grid;        /* e.g. "(4096, 1, 1)": programs per axis */
+	const char *args;        /* its tensor arguments, e.g. "in_ptr0 float32[4096, 4096] (67.11 MB), ..." */
+	const char *aten;        /* the ATen ops it implements, e.g. "aten.mul, aten._softmax" */
+	long registers;          /* registers per thread (compile metadata); <= 0 not sent */
+	long spills;             /* bytes spilled per thread; read only with registers */
 
 	/* the profile row */
-	double time_us;      /* time per call in microseconds */
-	long calls;          /* launches per model run */
-	double share;        /* share of the model's GPU time, 0..1 */
-	double bytes;        /* bytes moved per call */
-	double achieved_gbs; /* achieved bandwidth, GB/s */
-	double peak_gbs;     /* the device's measured copy bandwidth, GB/s */
-	const char *device;  /* e.g. "NVIDIA H200" */
+	double time_us;      /* time per call in microseconds; < 0 unknown */
+	long calls;          /* launches per model run; <= 0 unknown */
+	double share;        /* share of the model's GPU time, 0..1; < 0 unknown */
+	double bytes;        /* bytes moved per call; < 0 unknown */
+	double achieved_gbs; /* achieved bandwidth, GB/s; < 0 unknown */
+	double flops;        /* floating-point operations per launch; <= 0 unknown */
+	const char *flops_how; /* how flops was found, e.g. "7 per element x 16.8M elements, counted in the source" */
 
 	const char *diagnosis; /* the analyst's text */
+	const char *lessons;   /* the long-term memory's lessons for the kernel's class, Markdown lines */
 	const char *strategy;  /* the planner's text */
+
+	/* the search so far */
+	const char *best;          /* the best passing candidate's source; NULL when none passed */
+	const char *best_config;   /* its launch config as JSON text; NULL: Inductor's */
+	const char *best_label;    /* which it is, e.g. "c2, llm rewrite" */
+	double best_speedup;       /* its kernel speedup over the original */
+	double best_us;            /* its time per call; <= 0 unknown */
+	double best_base_us;       /* the original's, measured beside it; <= 0 unknown */
+	const char *const *attempts; /* one Markdown line each, newest first */
+	size_t nattempts;
+	const char *notes;         /* what the model wrote last round to avoid and to prioritize */
 
 	/* on repair: the candidate that failed and why */
 	const char *candidate;   /* its source; NULL when this is not a repair */
 	const char *gate;        /* the gate that failed, e.g. "correctness" */
 	const char *gate_reason; /* its numbers and reason, e.g. "max abs error 3.1e-02 > atol 1e-04 (seed 2)" */
+
+	long max_tokens;         /* the whole prompt's size at most (estimated); <= 0 no limit */
 };
 
-/* Appends the user prompt for p to out. */
-void llm_prompt_kernel(const struct llm_kernel_prompt *p, struct strbuf *out);
+/*
+ * The prompt is two parts, the stable one first so that a provider's
+ * prompt cache can hold it (agents/llm/prompt.c gives the sections, their
+ * order, and which are cut first when the prompt is over its budget):
+ *
+ * llm_prompt_context() appends the part that is the same for every round
+ * of a kernel: the kernel, its device, launch and profile, the diagnosis,
+ * the lessons, its source and the rules. It keeps within max_tokens less
+ * room for a round (the source's size again, for a best candidate, and
+ * LLM_ROUND_ROOM).
+ *
+ * llm_prompt_round() appends a round's part: the best so far, the attempts,
+ * the notes carried from the last round, the strategy, the candidate to
+ * repair, and the task with the answer's format; it keeps within what
+ * max_tokens leaves after a context of context_len bytes.
+ *
+ * llm_prompt_kernel() appends both and returns the context's length.
+ */
+#define LLM_ROUND_ROOM 800L
+void llm_prompt_context(const struct llm_kernel_prompt *p, struct strbuf *out);
+void llm_prompt_round(const struct llm_kernel_prompt *p, size_t context_len, struct strbuf *out);
+size_t llm_prompt_kernel(const struct llm_kernel_prompt *p, struct strbuf *out);
 
 /*
  * Takes the kernel module out of a reply: the fenced block (```python, ```py
@@ -163,5 +236,22 @@ void llm_prompt_kernel(const struct llm_kernel_prompt *p, struct strbuf *out);
  */
 int llm_extract_kernel(const char *reply_text, const char *kernel_name,
 		       struct strbuf *out, struct strbuf *err);
+
+/*
+ * Takes a launch config out of a reply: the last fenced ```json block
+ * that holds a JSON object. Returns 1 with *config set (new reference), 0
+ * when the reply has no such block, -1 with a reason in err when the last
+ * json block does not parse as an object.
+ */
+int llm_extract_config(const char *reply_text, json_t **config, struct strbuf *err);
+
+/*
+ * The notes of a reply: the text of its last line outside code blocks that
+ * starts "Avoid:" and of its last that starts "Prioritize:" (either may be
+ * set off as a list item or in bold), each cut to LLM_NOTE_MAX bytes at a
+ * character boundary; appended to avoid and prioritize (nothing when absent).
+ */
+#define LLM_NOTE_MAX 300
+void llm_extract_notes(const char *reply_text, struct strbuf *avoid, struct strbuf *prioritize);
 
 #endif

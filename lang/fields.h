@@ -74,7 +74,12 @@
 	X("key_env", key_env, STR, NULL, 0, 0, 0, "", "the environment variable that holds the API key, never the key") \
 	X("temperature", temperature, REAL, 0.2, 0, 2, LANG_KEY, "", "sampling temperature") \
 	X("max_tokens", max_tokens, LONG, 8192, 1, 1e15, LANG_KEY, "tokens", "tokens per reply") \
-	X("insecure_http", insecure_http, BOOL, false, 0, 0, 0, "", "the key may go over plain http to a host that is not a loopback address")
+	X("insecure_http", insecure_http, BOOL, false, 0, 0, 0, "", "the key may go over plain http to a host that is not a loopback address") \
+	X("beam", beam, INT, 2, 1, 16, LANG_KEY, "samples", "replies asked for at once in a round, each a candidate") \
+	X("prompt_tokens", prompt_tokens, LONG, 12000, 1000, 1e9, LANG_KEY, "tokens", "a prompt's size at most, estimated from its bytes") \
+	X("price_in", price_in, REAL, 0, 0, INFINITY, 0, "USD", "per million input tokens, for the report; 0 = unknown") \
+	X("price_cached", price_cached, REAL, 0, 0, INFINITY, 0, "USD", "per million input tokens read from the provider's cache; 0 = price_in") \
+	X("price_out", price_out, REAL, 0, 0, INFINITY, 0, "USD", "per million output tokens")
 
 /* precision policies: X(NAME, ID) */
 #define KOPT_PRECISIONS(X) \

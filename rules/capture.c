@@ -6,7 +6,8 @@
  * worker environment fingerprint (GPU, driver, CUDA, torch, triton).
  * Stable part: the output code's hash and per kernel its name, kind, source
  * hash, heuristic, config and the object holding its source.
- * Measurements: compile time, input shapes.
+ * Measurements: compile time, input shapes, each kernel's tensor
+ * arguments (shape, dtype, bytes: the LLM agents' prompts show them).
  */
 #include <config.h>
 
@@ -62,7 +63,7 @@ static int capture_reply(struct rule_run *run, json_t *res)
 	if (rule_object(run, "output_code", json_string_value(code), json_string_length(code), &h) < 0)
 		return rule_fail(run, "cannot store the output code in the cache");
 	hash_hex(h, hex);
-	json_t *inv = json_array();
+	json_t *inv = json_array(), *args = json_object();
 	size_t i;
 	json_t *kr;
 	json_array_foreach(kernels, i, kr) {
@@ -70,6 +71,7 @@ static int capture_reply(struct rule_run *run, json_t *res)
 		const char *kind = json_string_value(json_object_get(kr, "kind"));
 		if (!name || !kind) {
 			json_decref(inv);
+			json_decref(args);
 			return rule_fail(run, "capture result: kernel %zu has no name or kind", i);
 		}
 		json_t *e = json_pack("{s:s, s:s, s:O, s:O, s:O}", "name", name, "kind", kind,
@@ -87,11 +89,15 @@ static int capture_reply(struct rule_run *run, json_t *res)
 			free(nm);
 		}
 		json_array_append_new(inv, e);
+		if (json_array_size(json_object_get(kr, "args")))
+			json_object_set(args, name, json_object_get(kr, "args"));
 	}
 	run->stable = json_pack("{s:s, s:o}", "output_code", hex, "kernels", inv);
 	run->meas = json_pack("{s:O, s:O}", "compile_s",
 			      json_object_get(res, "compile_s") ? json_object_get(res, "compile_s") : json_null(),
 			      "inputs", json_object_get(res, "inputs") ? json_object_get(res, "inputs") : json_null());
+	/* the kernels' tensor arguments, for the LLM agents' prompts */
+	json_object_set_new(run->meas, "args", args);
 	return RULE_DONE;
 }
 

@@ -58,6 +58,8 @@ static struct agent_try *trajectory(struct dag *d, struct rule_kernel *k, int i,
 		e->gate = v.gate;
 		e->reason = v.reason;
 		e->speedup = isnan(v.speedup) ? 0 : v.speedup;
+		e->base_ns = isnan(v.base_ns) ? 0 : v.base_ns;
+		e->cand_ns = isnan(v.cand_ns) ? 0 : v.cand_ns;
 	}
 	return t;
 }
@@ -105,6 +107,13 @@ static void fill_request(struct dag *d, struct dag_node *n, struct agent_kernel 
 	ak->heuristic = k->heuristic;
 	ak->config = k->config;
 	ak->profile_row = k->row;
+	/* what an LLM's prompt tells besides: the arguments (the capture's),
+	 * the device (its worker's environment) and its copy bandwidth */
+	json_t *cap = json_object_get(dag_result(d, k->mv->capture), "meas");
+	ak->args = json_object_get(json_object_get(cap, "args"), k->name);
+	ak->env = dag_env(d, m->device);
+	double peak = rule_num(json_object_get(dag_result(d, k->mv->profile), "meas"), "peak_copy_gbps");
+	ak->peak_copy_gbps = isnan(peak) ? 0 : peak;
 	rq->kernel = ak;
 	rq->cfg = m->agents;
 	rq->index = c->index;
@@ -265,3 +274,24 @@ const struct rule rule_propose = {
 	.name = "propose", .version = 3, .worker = false, .timing = false, .secondary = true,
 	.key = propose_key, .start = propose_start, .priority = rule_cand_priority, .done = propose_done,
 };
+
+void rule_llm_usage(struct dag *d, const struct rule_model *dm, struct strbuf *md)
+{
+	struct agent_usage u = { NULL, 0, 0 };
+	for (size_t v = 0; v < dm->nmv; v++)
+		for (size_t ki = 0; ki < dm->mvs[v].nkernels; ki++) {
+			struct rule_kernel *k = &dm->mvs[v].kernels[ki];
+			for (int i = 0; i < k->n; i++) {
+				struct rule_proposal p;
+				rule_proposal_read(d, &k->cands[i], &p);
+				if (p.json)
+					agent_usage_add(&u, p.json);
+			}
+		}
+	struct strbuf line = STRBUF_INIT;
+	agent_usage_line(&u, dm->spec->agents, &line);
+	if (line.len)
+		strbuf_addf(md, "\n%s", line.buf);
+	strbuf_release(&line);
+	agent_usage_release(&u);
+}

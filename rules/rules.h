@@ -170,6 +170,8 @@ struct rule_verdict {
 	const char *gate;           /* the gate that failed it, or NULL */
 	const char *reason;         /* one line, or NULL */
 	double speedup;             /* kernel speedup; NAN when not measured */
+	double base_ns, cand_ns;    /* the kernel's median times, the original's and the candidate's;
+				     * NAN when not measured */
 };
 void rule_verdict_read(struct dag *d, const struct rule_cand *c, struct rule_verdict *v);
 
@@ -348,6 +350,10 @@ json_t *rule_no_candidate(void);
 
 /* the kernel's source, from the object its capture stored; empty when absent */
 void rule_kernel_source(struct dag *d, struct rule_kernel *k, struct strbuf *out);
+
+/* a model's "LLM use:" line for its report (its candidates' calls,
+ * tokens and, at the spec's prices, money); nothing without LLM calls */
+void rule_llm_usage(struct dag *d, const struct rule_model *dm, struct strbuf *md);
 
 /* the agents' long-term memory file in the cache folder; caller frees */
 char *rule_memory_path(struct dag *d);

@@ -715,6 +715,7 @@ static void model_md(struct rule_run *run, struct stitch_priv *p, const struct c
 				    json_string_value(json_object_get(w, "variant")),
 				    json_string_value(json_object_get(w, "reason")));
 	}
+	rule_llm_usage(run->dag, dm, md);
 	add_candidates(run, md);
 }
 

@@ -115,6 +115,9 @@ void rule_verdict_read(struct dag *d, const struct rule_cand *c, struct rule_ver
 	v->gate = json_string_value(json_object_get(st, "gate"));
 	v->reason = json_string_value(json_object_get(me, "reason"));
 	v->speedup = rule_num(me, "speedup");
+	json_t *kt = json_object_get(json_object_get(me, "numbers"), "kernel");
+	v->base_ns = rule_num(kt, "base_median_ns");
+	v->cand_ns = rule_num(kt, "cand_median_ns");
 }
 
 static int verify_reply(struct rule_run *run, json_t *res)
@@ -168,8 +171,8 @@ static void verify_done(struct dag *d, struct dag_node *n)
 	 * reduction's length, read from the source */
 	struct strbuf src = STRBUF_INIT;
 	rule_kernel_source(d, k, &src);
-	struct agent_kernel ak = { k->mv->model->spec->name, k->name, k->heuristic, src.len ? src.buf : NULL,
-				   k->config, k->row };
+	struct agent_kernel ak = { .model = k->mv->model->spec->name, .name = k->name, .heuristic = k->heuristic,
+				   .source = src.len ? src.buf : NULL, .config = k->config, .profile_row = k->row };
 	double x = v.pass && !isnan(v.speedup) ? v.speedup : 0;
 	if (agent_learn(pl->memory, pl->scope, key, &ak, p.json, v.pass, x) < 0)
 		kopt_warn("%s: cannot append to the agents' memory", pl->memory);

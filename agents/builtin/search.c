@@ -676,6 +676,11 @@ static json_t *descent(const struct agent_request *req, int best)
 	return NULL;
 }
 
+json_t *agent_builtin_descent(const struct agent_request *req)
+{
+	return descent(req, best_try(req));
+}
+
 char *agent_builtin_digest(const struct agent_request *req)
 {
 	if (req->index == 0)

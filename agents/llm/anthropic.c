@@ -13,6 +13,13 @@
  *
  * Only text blocks make the reply's text (thinking and tool blocks are
  * skipped). Cached input tokens count as input tokens for the budget.
+ *
+ * Prompt caching: when the request says which leading bytes of the user
+ * prompt are stable (llm_request.user_stable), the user turn is two text
+ * blocks and the first carries "cache_control": {"type": "ephemeral"}: the
+ * system prompt and that block are the prefix the API caches (for five
+ * minutes; a prefix under the model's minimum, 1024 or 2048 tokens, is
+ * simply not cached). Reads from it come back as cache_read_input_tokens.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "provider.h"
@@ -21,6 +28,43 @@
 #include <string.h>
 
 #include <jansson.h>
+
+/* a text block; cached: the cache's breakpoint is at its end */
+static int ant_block(json_t *content, const char *text, size_t n, bool cached, struct strbuf *err)
+{
+	json_t *b = json_pack("{s:s}", "type", "text"), *t = json_stringn(text, n);
+	if (!t) {
+		json_decref(b);
+		strbuf_addstr(err, "llm: anthropic: the user prompt is not valid UTF-8");
+		return -1;
+	}
+	json_object_set_new(b, "text", t);
+	if (cached)
+		json_object_set_new(b, "cache_control", json_pack("{s:s}", "type", "ephemeral"));
+	json_array_append_new(content, b);
+	return 0;
+}
+
+/* the earlier turns, then the user prompt as two blocks: its stable part,
+ * marked as the end of the prefix to cache (the system prompt and the
+ * context, the same in every round of a kernel), and the rest */
+static int ant_cached_turns(json_t *msgs, const struct llm_request *req, struct strbuf *err)
+{
+	for (size_t i = 0; i < req->nturns; i++)
+		if (llm_json_message(msgs, req->turns[i].role == LLM_ASSISTANT ? "assistant" : "user",
+				     req->turns[i].text ? req->turns[i].text : "", "anthropic", "text of an earlier turn",
+				     err) < 0)
+			return -1;
+	json_t *content = json_array();
+	size_t n = strlen(req->user);
+	if (ant_block(content, req->user, req->user_stable, true, err) < 0 ||
+	    (n > req->user_stable && ant_block(content, req->user + req->user_stable, n - req->user_stable, false, err) < 0)) {
+		json_decref(content);
+		return -1;
+	}
+	json_array_append_new(msgs, json_pack("{s:s, s:o}", "role", "user", "content", content));
+	return 0;
+}
 
 static int ant_build(const struct kopt_llm *cfg, const struct llm_request *req, long max_tokens,
 		     struct strbuf *body, struct strbuf *err)
@@ -37,8 +81,12 @@ static int ant_build(const struct kopt_llm *cfg, const struct llm_request *req, 
 	if (cfg->temperature >= 0)
 		json_object_set_new(root, "temperature", json_real(cfg->temperature));
 	json_object_set_new(root, "messages", msgs);
-	if (llm_json_turns(msgs, req, "anthropic", err) < 0)
+	if (req->user_stable == 0 || req->user_stable > strlen(req->user)) {
+		if (llm_json_turns(msgs, req, "anthropic", err) < 0)
+			goto out;
+	} else if (ant_cached_turns(msgs, req, err) < 0) {
 		goto out;
+	}
 	llm_json_body(root, body);
 	rc = 0;
 out:
@@ -133,6 +181,7 @@ static int ant_parse(const char *body, size_t len, struct llm_reply *out, struct
 		bool has_in = json_object_get(usage, "input_tokens") != NULL;
 		bool has_out = json_object_get(usage, "output_tokens") != NULL;
 		out->input_tokens = has_in && in >= 0 && cw >= 0 && cr >= 0 ? in + cw + cr : -1;
+		out->cached_tokens = cr > 0 ? cr : 0;
 		out->output_tokens = has_out && o >= 0 ? o : -1;
 	}
 	rc = 0;

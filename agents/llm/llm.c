@@ -26,6 +26,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -84,6 +85,7 @@ void llm_reply_init(struct llm_reply *r)
 	strbuf_init(&r->text);
 	r->input_tokens = -1;
 	r->output_tokens = -1;
+	r->cached_tokens = 0;
 	r->usage_estimated = false;
 	r->attempts = 0;
 	r->status = 0;
@@ -662,3 +664,98 @@ out:
 	llm_wipe_free(key);
 	return rc;
 }
+
+/* ---- several samples at once ---- */
+
+struct llm_sample {
+	const struct kopt_llm *cfg;
+	const struct llm_request *req;
+	struct llm_budget budget; /* a copy: its share of the tokens left */
+	struct llm_reply *out;
+	struct strbuf *err;
+	int rc;
+};
+
+static void *llm_sample_run(void *arg)
+{
+	struct llm_sample *s = arg;
+	s->rc = llm_complete(s->cfg, s->req, &s->budget, s->out, s->err);
+	return NULL;
+}
+
+/*
+ * How many of n calls the budget lets start: each needs a call and, for
+ * the tokens, what llm_complete asks before it sends (the prompt and the
+ * first 1024 of the reply), and each may use its share of the tokens left.
+ */
+static int llm_startable(const struct kopt_llm *cfg, const struct llm_request *req, int n,
+			 const struct llm_budget *b)
+{
+	long max_out = cfg->max_tokens > 0 ? cfg->max_tokens : LLM_DEFAULT_MAX_TOKENS;
+	long need = llm_estimate_tokens(req) + (max_out < 1024 ? max_out : 1024);
+	int k = n;
+	if (b->max_calls >= 0 && k > b->max_calls - b->calls)
+		k = b->max_calls - b->calls;
+	while (k > 0 && b->max_tokens >= 0 && (b->max_tokens - b->tokens) / k < need)
+		k--;
+	return k > 0 ? k : 0;
+}
+
+int llm_complete_many(const struct kopt_llm *cfg, const struct llm_request *req, int n,
+		      struct llm_budget *budget, struct llm_reply *out, struct strbuf *err, int *rc)
+{
+	int k = budget ? llm_startable(cfg, req, n, budget) : n;
+	if (budget && k <= 0) {
+		long max_out = cfg->max_tokens > 0 ? cfg->max_tokens : LLM_DEFAULT_MAX_TOKENS;
+		if (llm_budget_check(budget, llm_estimate_tokens(req) + (max_out < 1024 ? max_out : 1024), &err[0]) == 0)
+			strbuf_addstr(&err[0], "llm budget: too little left for a sample");
+		rc[0] = -1;
+		return -1;
+	}
+	if (budget && llm_budget_check(budget, 0, &err[0]) < 0) {
+		rc[0] = -1;
+		return -1;
+	}
+	if (k == 1) {
+		rc[0] = llm_complete(cfg, req, budget, &out[0], &err[0]);
+		return 1;
+	}
+	struct llm_sample *s = xcalloc((size_t)k, sizeof *s);
+	pthread_t *th = xcalloc((size_t)k, sizeof *th);
+	bool *started = xcalloc((size_t)k, sizeof *started);
+	http_global_init(); /* before the threads: libcurl's global set-up is not thread-safe */
+	for (int i = 0; i < k; i++) {
+		s[i].cfg = cfg;
+		s[i].req = req;
+		s[i].out = &out[i];
+		s[i].err = &err[i];
+		s[i].rc = -1;
+		if (budget) {
+			s[i].budget = *budget;
+			s[i].budget.max_calls = -1; /* counted above */
+			if (budget->max_tokens >= 0)
+				s[i].budget.max_tokens = budget->tokens + (budget->max_tokens - budget->tokens) / k;
+		} else {
+			llm_budget_init(&s[i].budget, NULL);
+		}
+		started[i] = pthread_create(&th[i], NULL, llm_sample_run, &s[i]) == 0;
+		if (!started[i])
+			llm_sample_run(&s[i]); /* no thread to be had: in turn */
+	}
+	int calls0 = budget ? budget->calls : 0;
+	long tokens0 = budget ? budget->tokens : 0;
+	for (int i = 0; i < k; i++) {
+		if (started[i])
+			pthread_join(th[i], NULL);
+		rc[i] = s[i].rc;
+		if (budget) {
+			budget->calls += s[i].budget.calls - calls0;
+			budget->tokens += s[i].budget.tokens - tokens0;
+		}
+	}
+	free(started);
+	free(th);
+	free(s);
+	return k;
+}
+

@@ -9,7 +9,15 @@
  *            "finish_reason": "stop"|"length"|...}, ...],
  *            "usage": {"prompt_tokens": I, "completion_tokens": O, ...}}
  *
+ *            usage.prompt_tokens_details.cached_tokens: of the prompt's tokens,
+ *            those the server read from its prefix cache (where it says)
+ *
  * vLLM, llama.cpp's server, Ollama and hosted services speak this dialect.
+ * Prompt caching needs nothing in the request: OpenAI caches the longest
+ * prefix it has seen (from 1024 tokens), vLLM with prefix caching and
+ * llama.cpp's server with cache_prompt do the same, so the coder sends the
+ * prompt's stable part first (agents/llm/prompt.c) and this file sends the
+ * user prompt as one message.
  * OpenAI's own endpoint wants max_completion_tokens (its reasoning models
  * refuse max_tokens); the other servers know only max_tokens.
  */
@@ -150,6 +158,8 @@ static int oai_parse(const char *body, size_t len, struct llm_reply *out, struct
 	if (json_is_object(usage)) {
 		out->input_tokens = oai_count(usage, "prompt_tokens");
 		out->output_tokens = oai_count(usage, "completion_tokens");
+		long c = oai_count(json_object_get(usage, "prompt_tokens_details"), "cached_tokens");
+		out->cached_tokens = c > 0 ? c : 0;
 	}
 	rc = 0;
 out:

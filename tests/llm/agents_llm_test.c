@@ -36,8 +36,9 @@ static void use_llm(const struct server *s)
 	cfg.llm_calls = 8;
 	cfg.tokens = 200000;
 	cfg.wall_s = 60;
-	struct kopt_llm llm = { (char *)"openai", (char *)"qwen2.5-coder", xasprintf("%s/v1", s->url),
-				(char *)"KOPT_TEST_KEY", 0.2, 4096 };
+	struct kopt_llm llm = { .provider = (char *)"openai", .model = (char *)"qwen2.5-coder",
+				.url = xasprintf("%s/v1", s->url), .key_env = (char *)"KOPT_TEST_KEY", .temperature = 0.2,
+				.max_tokens = 4096 };
 	cfg.roles[KOPT_ROLE_CODER].backend = KOPT_BACKEND_LLM;
 	cfg.roles[KOPT_ROLE_CODER].llm = llm;
 	cfg.roles[KOPT_ROLE_DEBUGGER].backend = KOPT_BACKEND_LLM;
@@ -90,11 +91,12 @@ int main(void)
 	json_t *row = json_pack("{s:f, s:f, s:f, s:f, s:f}", "ns_per_call", 6100.0, "share", 0.12, "bytes", 262144.0,
 				"achieved_gbps", 1800.0, "frac_peak", 0.43);
 	json_t *config = json_pack("{s:i, s:i, s:i}", "XBLOCK", 1, "num_warps", 4, "num_stages", 1);
-	kernel = (struct agent_kernel){ "softmax", KERNEL, "persistent_reduction", source, config, row };
+	kernel = (struct agent_kernel){ .model = "softmax", .name = KERNEL, .heuristic = "persistent_reduction",
+					.source = source, .config = config, .profile_row = row };
 	http_global_init();
 
 	struct server s;
-	int st = server_start(&s, "openai_ok_x3");
+	int st = server_start(&s, "openai_ok_then_repair");
 	if (st == 1) {
 		printf("1..0 # SKIP %s not found: the replay server cannot run\n", python);
 		return 0;
@@ -120,7 +122,7 @@ int main(void)
 
 	/* debugger: candidate 0 failed correctness; candidate 1 repairs it */
 	struct agent_try t0 = { 0, rp.candidate, "fail", "correctness",
-				"correctness: max abs error 3.1e-02 > atol 1e-04 + rtol 1e-04 * |ref| at seed 2", 0 };
+				"correctness: max abs error 3.1e-02 > atol 1e-04 + rtol 1e-04 * |ref| at seed 2", 0, 0, 0 };
 	struct agent_request rd = { &kernel, &cfg, 1, &t0, 1, NULL, NULL, NULL };
 	struct agent_reply rr;
 	TAP_OK(agent_propose(&rd, &rr) == 0 && rr.candidate &&
@@ -136,11 +138,13 @@ int main(void)
 
 	/* the budget holds across proposals: two calls used of two */
 	cfg.llm_calls = 2;
-	struct agent_try t2[2] = { t0, { 1, rr.candidate, "fail", "perf", "perf: kernel speedup 0.9x", 0.9 } };
+	struct agent_try t2[2] = { t0, { 1, rr.candidate, "fail", "perf", "perf: kernel speedup 0.9x", 0.9, 0, 0 } };
 	struct agent_request rb = { &kernel, &cfg, 2, t2, 2, NULL, NULL, NULL };
 	struct agent_reply rbp;
-	TAP_OK(agent_propose(&rb, &rbp) == 0 && !rbp.candidate && rbp.reason &&
-	       strstr(rbp.reason, "llm budget: 2 calls used of 2"), "the budget stops the kernel and names the limit");
+	TAP_OK(agent_propose(&rb, &rbp) == 0 && rbp.candidate && !json_object_get(rbp.candidate, "llm") &&
+	       strcmp(json_string_value(json_object_get(rbp.candidate, "name")), "llm") != 0 &&
+	       strstr(json_string_value(json_object_get(rbp.candidate, "llm_off")), "llm budget: 2 calls used of 2"),
+	       "the budget stops the LLM and names the limit; the built-in search fills the slot");
 	json_decref(reqs);
 	reqs = server_requests(&s);
 	TAP_IS_INT(json_array_size(reqs), 2, "a refused call reaches no server");
