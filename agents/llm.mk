@@ -14,3 +14,7 @@ check_PROGRAMS += tests/llm/agents_llm_test
 tests_llm_agents_llm_test_SOURCES = tests/llm/agents_llm_test.c tests/llm/replay.h tests/tap.h
 tests_llm_agents_llm_test_CPPFLAGS = $(AM_CPPFLAGS) -DKOPT_TEST_PYTHON='"$(PYTHON)"'
 TESTS += tests/llm/agents_llm_test
+check_PROGRAMS += tests/llm/prompt_golden_test
+tests_llm_prompt_golden_test_SOURCES = tests/llm/prompt_golden_test.c tests/tap.h
+TESTS += tests/llm/prompt_golden_test
+EXTRA_DIST += tests/llm/golden
