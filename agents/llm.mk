@@ -18,3 +18,5 @@ check_PROGRAMS += tests/llm/prompt_golden_test
 tests_llm_prompt_golden_test_SOURCES = tests/llm/prompt_golden_test.c tests/tap.h
 TESTS += tests/llm/prompt_golden_test
 EXTRA_DIST += tests/llm/golden
+TESTS += tests/llm/oracle.sh
+EXTRA_DIST += tests/llm/oracle.sh tests/llm/oracle_server.py tests/llm/oracle-worker.py
