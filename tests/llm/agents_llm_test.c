@@ -70,6 +70,131 @@ static int mentions_secret(const json_t *c)
 	return r;
 }
 
+static const char *sv(const json_t *o, const char *k)
+{
+	const char *v = json_string_value(json_object_get(o, k));
+	return v ? v : "";
+}
+
+/* a beam of 2: the round's head takes reply 1 and keeps both; the next
+ * candidate takes reply 2 without a call; a reply that repeats an earlier
+ * candidate is left out and the next round starts */
+static void t_beam(void)
+{
+	struct server s;
+	int st = server_start(&s, "openai_beam");
+	use_llm(&s);
+	cfg.roles[KOPT_ROLE_CODER].llm.beam = 2;
+	struct agent_request r0 = { &kernel, &cfg, 0, NULL, 0, NULL, NULL };
+	struct agent_reply a0, a1, a2;
+	TAP_OK(st == 0 && agent_propose(&r0, &a0) == 0 && a0.candidate &&
+	       json_array_size(json_object_get(a0.candidate, "beam")) == 2 &&
+	       strcmp(sv(a0.candidate, "source"), sv(json_array_get(json_object_get(a0.candidate, "beam"), 0), "source")) == 0 &&
+	       strcmp(sv(a0.candidate, "strategy"), "llm rewrite (round 1, reply 1 of 2)") == 0,
+	       "beam: the round's first candidate takes reply 1 and keeps both replies");
+	json_t *q = server_requests(&s);
+	TAP_IS_INT(json_array_size(q), 2, "beam: one round, two calls");
+	json_decref(q);
+	TAP_OK(json_integer_value(json_object_get(json_object_get(a0.candidate, "llm"), "calls")) == 2,
+	       "beam: the round's candidate is charged both calls");
+	struct agent_try t0 = { 0, a0.candidate, "fail", "perf", "perf: kernel speedup 0.98x", 0.98, 46000, 46900 };
+	struct agent_request r1 = { &kernel, &cfg, 1, &t0, 1, NULL, NULL };
+	/* the replies come back in no set order: each one is one of the two */
+	const char *s0 = sv(a0.candidate, "source");
+	TAP_OK(agent_propose(&r1, &a1) == 0 && a1.candidate &&
+	       ((strstr(s0, "reuse the exponentials computed") && strstr(sv(a1.candidate, "source"), "divide as the original does")) ||
+		(strstr(s0, "divide as the original does") && strstr(sv(a1.candidate, "source"), "reuse the exponentials computed"))) &&
+	       strcmp(sv(a1.candidate, "strategy"), "llm rewrite (round 1, reply 2 of 2)") == 0 &&
+	       !json_object_get(a1.candidate, "llm") && !json_object_get(a1.candidate, "beam"),
+	       "beam: the next candidate is reply 2, at no cost");
+	q = server_requests(&s);
+	TAP_IS_INT(json_array_size(q), 2, "beam: taking reply 2 sends nothing");
+	json_decref(q);
+	const json_t *rep = strstr(s0, "divide as the original does") ? a0.candidate : a1.candidate;
+	const json_t *other = rep == a0.candidate ? a1.candidate : a0.candidate;
+	TAP_OK(strstr(sv(json_object_get(rep, "notes"), "avoid"), "replacing a division") && !json_object_get(other, "notes"),
+	       "a reply's notes (Avoid:, Prioritize:) go with its candidate");
+	server_stop(&s);
+	unuse_llm();
+
+	/* the same reply twice: the second repeats the first and is no candidate */
+	st = server_start(&s, "openai_same_x3");
+	use_llm(&s);
+	cfg.roles[KOPT_ROLE_CODER].llm.beam = 2;
+	cfg.budget = 2;
+	agent_reply_release(&a0);
+	TAP_OK(st == 0 && agent_propose(&r0, &a0) == 0 && a0.candidate, "beam: a round of two equal replies");
+	t0.candidate = a0.candidate;
+	TAP_OK(agent_propose(&r1, &a2) == 0 && a2.candidate && json_array_size(json_object_get(a2.candidate, "beam")) == 1 &&
+	       json_integer_value(json_object_get(a2.candidate, "round")) == 1,
+	       "beam: a reply that repeats a candidate is left out, and the next round starts");
+	q = server_requests(&s);
+	TAP_IS_INT(json_array_size(q), 3, "beam: the next round is one call: one candidate is left of the budget of 2");
+	json_decref(q);
+	server_stop(&s);
+	unuse_llm();
+	agent_reply_release(&a0);
+	agent_reply_release(&a1);
+	agent_reply_release(&a2);
+}
+
+/* a reply with a kernel and a launch config; a config with other keys */
+static void t_config(void)
+{
+	struct server s;
+	int st = server_start(&s, "openai_config");
+	use_llm(&s);
+	struct agent_request r0 = { &kernel, &cfg, 0, NULL, 0, NULL, NULL };
+	struct agent_reply a;
+	TAP_OK(st == 0 && agent_propose(&r0, &a) == 0 && a.candidate &&
+	       json_integer_value(json_object_get(json_object_get(a.candidate, "config"), "num_warps")) == 8 &&
+	       json_integer_value(json_object_get(json_object_get(a.candidate, "config"), "XBLOCK")) == 1 &&
+	       strcmp(sv(a.candidate, "strategy"), "llm rewrite and launch config (round 1, reply 1 of 1)") == 0,
+	       "a reply's json config rides with its kernel, the kernel's other keys kept");
+	TAP_OK(strcmp(sv(json_object_get(a.candidate, "notes"), "prioritize"),
+		      "fewer warps per row once the row is in registers.") == 0, "notes written as bold list items");
+	agent_reply_release(&a);
+	TAP_OK(agent_propose(&r0, &a) == 0 && a.candidate && json_is_null(json_object_get(a.candidate, "config")) &&
+	       strstr(sv(a.candidate, "config_error"), "FOO_BLOCK is not one of the kernel's"),
+	       "a config with a key the kernel lacks is left out, and the candidate says why");
+	agent_reply_release(&a);
+	server_stop(&s);
+	unuse_llm();
+}
+
+/* the digest holds what the prompt shows of the trajectory, as it rounds it */
+static void t_digest(void)
+{
+	memset(&cfg, 0, sizeof cfg);
+	cfg.roles[KOPT_ROLE_CODER].backend = KOPT_BACKEND_LLM;
+	json_t *c = json_pack("{s:n, s:o, s:s, s:s, s:s}", "source", "config", json_pack("{s:i}", "XBLOCK", 2), "role",
+			      "coder", "name", "llm", "strategy", "llm launch config");
+	struct agent_try a = { 0, c, "pass", NULL, "kernel: 1.123x", 1.12341, 46000, 40940 };
+	struct agent_try b = a;
+	struct agent_request ra = { &kernel, &cfg, 1, &a, 1, NULL, NULL }, rb = { &kernel, &cfg, 1, &b, 1, NULL, NULL };
+	char *da = agent_context_digest(&ra);
+	b.speedup = 1.12344;
+	char *db = agent_context_digest(&rb);
+	TAP_OK(strcmp(da, db) == 0, "digest: a speedup that rounds the same in the prompt keys the same");
+	free(db);
+	b.speedup = 1.1246;
+	db = agent_context_digest(&rb);
+	TAP_OK(strcmp(da, db) != 0, "digest: a speedup the prompt shows otherwise keys otherwise");
+	free(db);
+	b = a;
+	b.cand_ns = 40960;
+	db = agent_context_digest(&rb);
+	TAP_OK(strcmp(da, db) != 0, "digest: so does a time (40.96 us against 40.94 us)");
+	free(db);
+	b = a;
+	b.reason = "kernel: 1.124x";
+	db = agent_context_digest(&rb);
+	TAP_OK(strcmp(da, db) != 0, "digest: and a reason");
+	free(db);
+	free(da);
+	json_decref(c);
+}
+
 int main(void)
 {
 	srcdir = getenv("top_srcdir");
@@ -174,6 +299,10 @@ int main(void)
 	agent_reply_release(&rp);
 	server_stop(&s);
 	unuse_llm();
+
+	t_beam();
+	t_config();
+	t_digest();
 
 	json_decref(row);
 	json_decref(config);

@@ -632,6 +632,106 @@ static void t_http(void)
 	http_response_release(&resp);
 }
 
+/* prompt caching: Anthropic's cache_control on the stable prefix; cached tokens read */
+static void t_cache(void)
+{
+	struct run r;
+	struct llm_request req = req_fast();
+	size_t n = strlen(prompt_user);
+	req.user_stable = n / 2;
+	run_scenario(&r, "anthropic_cached", "anthropic", &req, NULL, "KOPT_TEST_KEY");
+	json_t *body = json_loads(json_string_value(json_object_get(json_array_get(r.requests, 0), "body")), 0, NULL);
+	json_t *content = json_object_get(json_array_get(json_object_get(body, "messages"), 0), "content");
+	json_t *b0 = json_array_get(content, 0), *b1 = json_array_get(content, 1);
+	const char *t0 = json_string_value(json_object_get(b0, "text")), *t1 = json_string_value(json_object_get(b1, "text"));
+	TAP_OK(r.rc == 0 && json_array_size(content) == 2 && t0 && t1 && strlen(t0) == n / 2 &&
+	       strncmp(t0, prompt_user, n / 2) == 0 && strcmp(t1, prompt_user + n / 2) == 0 &&
+	       strcmp(json_string_value(json_object_get(json_object_get(b0, "cache_control"), "type")), "ephemeral") == 0 &&
+	       !json_object_get(b1, "cache_control") && json_is_string(json_object_get(body, "system")),
+	       "anthropic: the stable prefix is a block of its own with cache_control, the rest follows");
+	TAP_OK(r.reply.input_tokens == 342 + 1200 && r.reply.cached_tokens == 1200 && r.reply.output_tokens == 687,
+	       "anthropic: cache reads count as input tokens, and as cached ones");
+	json_decref(body);
+	run_release(&r);
+
+	req.user_stable = n / 2;
+	run_scenario(&r, "openai_cached", "openai", &req, NULL, "KOPT_TEST_KEY");
+	body = json_loads(json_string_value(json_object_get(json_array_get(r.requests, 0), "body")), 0, NULL);
+	json_t *msgs = json_object_get(body, "messages");
+	TAP_OK(r.rc == 0 && json_is_string(json_object_get(json_array_get(msgs, json_array_size(msgs) - 1), "content")) &&
+	       strcmp(json_string_value(json_object_get(json_array_get(msgs, json_array_size(msgs) - 1), "content")), prompt_user) == 0,
+	       "openai: the prompt goes as one message, its stable part first (the server caches prefixes itself)");
+	TAP_OK(r.reply.input_tokens == 1873 && r.reply.cached_tokens == 1024,
+	       "openai: usage.prompt_tokens_details.cached_tokens read");
+	json_decref(body);
+	run_release(&r);
+}
+
+/* several samples of one request at once, within the budget */
+static void t_many(void)
+{
+	struct server s;
+	struct llm_request req = req_fast();
+	struct llm_reply out[3];
+	struct strbuf err[3];
+	int rc[3];
+	for (int i = 0; i < 3; i++) {
+		llm_reply_init(&out[i]);
+		strbuf_init(&err[i]);
+	}
+	if (server_start(&s, "openai_slow_x3") != 0) {
+		TAP_OK(0, "many: the replay server starts");
+		return;
+	}
+	char *url = url_of(&s, "openai");
+	struct kopt_llm cfg = cfg_for("openai", url, "KOPT_TEST_KEY");
+	struct llm_budget b;
+	llm_budget_init(&b, NULL);
+	b.max_calls = 10;
+	b.max_tokens = 100000;
+	double t0 = kopt_now();
+	int k = llm_complete_many(&cfg, &req, 3, &b, out, err, rc);
+	double took = kopt_now() - t0;
+	server_stop(&s);
+	json_t *q = server_requests(&s);
+	TAP_OK(k == 3 && rc[0] == 0 && rc[1] == 0 && rc[2] == 0 && json_array_size(q) == 3 &&
+	       has(out[2].text.buf, "def " KERNEL "("), "many: three samples, three requests, three replies");
+	TAP_OK(took < 1.5, "many: the calls run at once (%.2f s for three replies of 0.6 s each)", took);
+	TAP_OK(b.calls == 3 && b.tokens == 3 * (1873 + 912), "many: the budget is charged each call and its tokens");
+	json_decref(q);
+	for (int i = 0; i < 3; i++) {
+		llm_reply_release(&out[i]);
+		strbuf_reset(&err[i]);
+	}
+
+	/* the budget decides how many start */
+	struct llm_budget two;
+	llm_budget_init(&two, NULL);
+	two.max_calls = 2;
+	two.calls = 1;
+	two.max_tokens = -1;
+	cfg.url = (char *)"http://127.0.0.1:9/v1"; /* nothing listens: each call fails fast */
+	req.max_attempts = 1;
+	k = llm_complete_many(&cfg, &req, 3, &two, out, err, rc);
+	TAP_OK(k == 1 && two.calls == 2 && rc[0] == -1 && has(err[0].buf, "cannot connect"),
+	       "many: one call left of the budget, one call made");
+	strbuf_reset(&err[0]);
+	k = llm_complete_many(&cfg, &req, 3, &two, out, err, rc);
+	TAP_OK(k == -1 && has(err[0].buf, "llm budget: 2 calls used of 2"), "many: none left, none made, the limit named");
+	strbuf_reset(&err[0]);
+	struct llm_budget tok;
+	llm_budget_init(&tok, NULL);
+	tok.max_calls = -1;
+	tok.max_tokens = (long)strlen(prompt_user) / 4 + 1500;
+	k = llm_complete_many(&cfg, &req, 3, &tok, out, err, rc);
+	TAP_OK(k == 1, "many: tokens for one prompt and reply, one call made (%d)", k);
+	for (int i = 0; i < 3; i++) {
+		llm_reply_release(&out[i]);
+		strbuf_release(&err[i]);
+	}
+	free(url);
+}
+
 static char *read_text(const char *rel)
 {
 	char path[1024];
@@ -686,6 +786,8 @@ int main(void)
 	t_budget();
 	t_replies();
 	t_secrets();
+	t_cache();
+	t_many();
 	http_global_cleanup();
 
 	free(prompt_user);

@@ -151,9 +151,88 @@ static void t_extract(void)
 	strbuf_release(&e);
 }
 
+/* a launch config and the notes taken from a reply */
+static void t_reply(void)
+{
+	json_t *c = NULL;
+	struct strbuf e = STRBUF_INIT, a = STRBUF_INIT, z = STRBUF_INIT;
+	TAP_OK(llm_extract_config("```json\n{\"XBLOCK\": 1}\n```\nthen\n```json\n{\"num_warps\": 8}\n```\n", &c, &e) == 1 &&
+	       json_integer_value(json_object_get(c, "num_warps")) == 8 && !json_object_get(c, "XBLOCK"),
+	       "config: the last json block");
+	json_decref(c);
+	TAP_OK(llm_extract_config("```python\nx = {\"a\": 1}\n```\n{\"b\": 2}\n", &c, &e) == 0 && !c,
+	       "config: none outside a json block");
+	TAP_OK(llm_extract_config("```json\n[1, 2]\n```\n", &c, &e) == -1 && !c && has(e.buf, "not a JSON object"),
+	       "config: a json block that is not an object");
+	strbuf_reset(&e);
+	TAP_OK(llm_extract_config("```json\n{\"XBLOCK\": \n```\n", &c, &e) == -1 && has(e.buf, "not a JSON object: "),
+	       "config: a json block that does not parse, with the parser's reason");
+	strbuf_release(&e);
+
+	llm_extract_notes("Avoid: first\n```python\nAvoid: in code\n```\n**Avoid:** the last one\n"
+			  "- Prioritize: shorter rows\n", &a, &z);
+	TAP_OK(strcmp(a.len ? a.buf : "", "the last one") == 0 && strcmp(z.len ? z.buf : "", "shorter rows") == 0,
+	       "notes: the last Avoid and Prioritize lines outside code, bold or listed");
+	strbuf_reset(&a);
+	strbuf_reset(&z);
+	llm_extract_notes("Avoidance: no\nprioritise: British spelling\n", &a, &z);
+	TAP_OK(a.len == 0 && strcmp(z.len ? z.buf : "", "British spelling") == 0, "notes: the word exactly, either spelling");
+	strbuf_reset(&z);
+	struct strbuf longer = STRBUF_INIT;
+	strbuf_addstr(&longer, "Prioritize: ");
+	for (int i = 0; i < 200; i++)
+		strbuf_addstr(&longer, "\xc3\xa9"); /* e with an acute accent: two bytes */
+	llm_extract_notes(longer.buf, &a, &z);
+	TAP_OK(z.len == LLM_NOTE_MAX && (((unsigned char)z.buf[z.len - 1]) & 0xc0) != 0xc0,
+	       "notes: cut to %d bytes, not inside a character", LLM_NOTE_MAX);
+	strbuf_release(&longer);
+	strbuf_release(&a);
+	strbuf_release(&z);
+}
+
+/* a round over its budget: older attempts go first, then the strategy,
+ * then the notes; the best and the task stay */
+static void t_budget(void)
+{
+	const char *lines[6];
+	char buf[6][200];
+	for (int i = 0; i < 6; i++) {
+		snprintf(buf[i], sizeof buf[i], "- c%d, llm rewrite: fail at perf, 0.990x, 46.10 us: perf: kernel speedup 0.990x < gamma 1.030 %s",
+			 5 - i, "padding padding padding padding padding padding padding padding");
+		lines[i] = buf[i];
+	}
+	struct llm_kernel_prompt p = {
+		.kernel_name = K, .source = src, .time_us = -1, .share = -1, .bytes = -1, .achieved_gbs = -1,
+		.best = src, .best_label = "c0, llm rewrite", .best_speedup = 1.2, .attempts = lines, .nattempts = 6,
+		.notes = "Avoid: this\nPrioritize: that\n", .strategy = "a strategy",
+	};
+	struct strbuf all = STRBUF_INIT, cut = STRBUF_INIT;
+	llm_prompt_round(&p, 0, &all);
+	TAP_OK(has(all.buf, "- c0,") && has(all.buf, "## Strategy") && has(all.buf, "## Your notes"), "round: all of it without a budget");
+	p.max_tokens = llm_tokens_of(all.len) - 60;
+	llm_prompt_round(&p, 0, &cut);
+	TAP_OK(has(cut.buf, "- c5,") && has(cut.buf, "- c3,") && !has(cut.buf, "- c2,") &&
+	       has(cut.buf, "- (3 older attempts left out for space)") && has(cut.buf, "## Strategy"),
+	       "round: a little over, the older attempts go and say so");
+	strbuf_reset(&cut);
+	p.max_tokens = llm_tokens_of(all.len) - 120;
+	llm_prompt_round(&p, 0, &cut);
+	TAP_OK(!has(cut.buf, "## Strategy") && has(cut.buf, "## Your notes") && has(cut.buf, "- c5,"),
+	       "round: more over, the strategy goes before the notes and the newest attempts");
+	strbuf_reset(&cut);
+	p.max_tokens = 10;
+	llm_prompt_round(&p, 0, &cut);
+	TAP_OK(!has(cut.buf, "## Attempts") && !has(cut.buf, "## Your notes") && has(cut.buf, "## Best so far") &&
+	       has(cut.buf, "## Task"), "round: far over, the best and the task stay");
+	strbuf_release(&all);
+	strbuf_release(&cut);
+}
+
 int main(void)
 {
 	t_prompt();
 	t_extract();
+	t_reply();
+	t_budget();
 	return tap_done();
 }
