@@ -870,11 +870,10 @@ static int new_round(const struct agent_request *req, const struct llm_state *st
 	run_init(&run, req);
 	struct strbuf err = STRBUF_INIT;
 	const struct kopt_llm *cfg = coder_llm(req);
-	if (!req->kernel->source) {
+	if (!req->kernel->source)
 		strbuf_addstr(&err, "coder: the kernel's source is not at hand");
-	} else if (llm_budget_check(&run.b, 0, &err) == 0) {
-		strbuf_release(&err);
-	}
+	else
+		llm_budget_check(&run.b, 0, &err);
 	if (err.len) {
 		int rc = builtin_slot(req, "llm_off", err.buf, reply);
 		strbuf_release(&err);
