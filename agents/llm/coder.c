@@ -744,13 +744,13 @@ static json_t *checked_config(const json_t *got, const json_t *kernel_cfg, struc
 			strbuf_addf(why, "the launch config's key %s is not one of the kernel's", key);
 			break;
 		}
-		long long x = json_is_integer(v) ? json_integer_value(v) : 0;
+		if (!json_is_integer(v)) {
+			strbuf_addf(why, "the launch config's %s is not a whole number", key);
+			break;
+		}
+		long long x = json_integer_value(v);
 		if ((stages && (x < 1 || x > 8)) || (warps && (!pow2(x) || x > 32)) || (block && (!pow2(x) || x > 65536))) {
-			strbuf_addf(why, "the launch config's %s = %s is out of range", key, json_is_integer(v) ? "a number" : "not a whole number");
-			if (json_is_integer(v)) {
-				strbuf_reset(why);
-				strbuf_addf(why, "the launch config's %s = %lld is out of range", key, x);
-			}
+			strbuf_addf(why, "the launch config's %s = %lld is out of range", key, x);
 			break;
 		}
 		json_object_set(c, key, v);

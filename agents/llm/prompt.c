@@ -311,23 +311,30 @@ void llm_prompt_context(const struct llm_kernel_prompt *p, struct strbuf *out)
 		strbuf_addf(sb, "\n## Device\n\n%s", dev.buf);
 	strbuf_release(&dev);
 
-	bool launch = (p->config && *p->config) || (p->grid && *p->grid);
-	bool more = (p->args && *p->args) || (p->aten && *p->aten) || p->registers > 0;
-	if (launch || more)
-		strbuf_addstr(sb, "\n## Launch\n\n");
+	/* the section's heading goes with its first piece that has lines */
+	static const char launch[] = "\n## Launch\n\n";
+	bool head = false;
+	if ((p->config && *p->config) || (p->grid && *p->grid)) {
+		strbuf_addstr(sb, launch);
+		head = true;
+	}
 	if (p->config && *p->config)
 		strbuf_addf(sb, "- launch config: %s\n", p->config);
 	if (p->grid && *p->grid)
 		strbuf_addf(sb, "- grid: %s programs\n", p->grid);
 	sb = llm_piece(&t, 4);
-	if (p->args && *p->args)
-		strbuf_addf(sb, "- tensor arguments: %s\n", p->args);
-	if (p->aten && *p->aten)
-		strbuf_addf(sb, "- implements the ATen ops: %s\n", p->aten);
+	if ((p->args && *p->args) || (p->aten && *p->aten)) {
+		strbuf_addstr(sb, head ? "" : launch);
+		if (p->args && *p->args)
+			strbuf_addf(sb, "- tensor arguments: %s\n", p->args);
+		if (p->aten && *p->aten)
+			strbuf_addf(sb, "- implements the ATen ops: %s\n", p->aten);
+		head = true;
+	}
 	sb = llm_piece(&t, 1);
 	if (p->registers > 0)
-		strbuf_addf(sb, "- compiled: %ld registers per thread, %ld bytes spilled\n", p->registers,
-			    p->spills > 0 ? p->spills : 0);
+		strbuf_addf(sb, "%s- compiled: %ld registers per thread, %ld bytes spilled\n", head ? "" : launch,
+			    p->registers, p->spills > 0 ? p->spills : 0);
 
 	sb = llm_piece(&t, 0);
 	llm_profile(p, sb);

@@ -228,11 +228,53 @@ static void t_budget(void)
 	strbuf_release(&cut);
 }
 
+/* compile metadata, where the worker sends it, and what is cut first in the context */
+static void t_context(void)
+{
+	struct llm_kernel_prompt p = {
+		.kernel_name = K, .source = src, .heuristic = "pointwise", .config = "{\"XBLOCK\": 1024}",
+		.grid = "(1024, 1, 1)", .args = "in_ptr0 float32[1048576] (4.19 MB)", .aten = "aten.add",
+		.registers = 40, .spills = 16, .time_us = 3.1, .share = 0.5, .bytes = 8.4e6, .achieved_gbs = 2700,
+		.peak_gbs = 4200, .peak_tflops = 67, .flops = 1048576, .flops_how = "1 per element",
+		.lessons = "- the built-in move `x-up`: passed 1 of 1 try, mean 1.050x\n", .diagnosis = "memory-bound",
+	};
+	struct strbuf all = STRBUF_INIT, cut = STRBUF_INIT;
+	llm_prompt_context(&p, &all);
+	TAP_OK(has(all.buf, "## Launch\n\n- launch config: {\"XBLOCK\": 1024}\n- grid: (1024, 1, 1) programs\n") &&
+	       has(all.buf, "- compiled: 40 registers per thread, 16 bytes spilled\n") &&
+	       has(all.buf, "- bound: memory (0.12 FLOP per byte, below the balance); at 64% of the copy bandwidth, at most 1.56x faster there"),
+	       "context: launch, compile metadata where sent, and the bound with how far from it");
+	p.registers = 0;
+	llm_prompt_context(&p, &cut);
+	TAP_OK(!has(cut.buf, "- compiled:") && !has(cut.buf, "registers"), "context: no compile metadata sent, no line");
+	strbuf_reset(&cut);
+	p.registers = 40;
+	/* the source's tokens and the room for a round come off the budget first */
+	long room = llm_tokens_of(strlen(src)) + LLM_ROUND_ROOM;
+	p.max_tokens = room + llm_tokens_of(all.len) - 12;
+	llm_prompt_context(&p, &cut);
+	TAP_OK(!has(cut.buf, "- compiled:") && has(cut.buf, "## Lessons"), "context: a little over, the compile metadata goes first");
+	strbuf_reset(&cut);
+	p.max_tokens = room + llm_tokens_of(all.len) - 40;
+	llm_prompt_context(&p, &cut);
+	TAP_OK(!has(cut.buf, "## Lessons") && has(cut.buf, "- tensor arguments:") && has(cut.buf, "## Diagnosis"),
+	       "context: then the lessons, before the arguments and the diagnosis");
+	strbuf_reset(&cut);
+	p.max_tokens = 1;
+	llm_prompt_context(&p, &cut);
+	TAP_OK(!has(cut.buf, "- tensor arguments:") && !has(cut.buf, "## Diagnosis") && has(cut.buf, "## Launch\n\n- launch config") &&
+	       has(cut.buf, "## Profile") && has(cut.buf, src) && has(cut.buf, "## Rules"),
+	       "context: far over, the device, launch, profile, source and rules stay");
+	strbuf_release(&all);
+	strbuf_release(&cut);
+}
+
 int main(void)
 {
 	t_prompt();
 	t_extract();
 	t_reply();
 	t_budget();
+	t_context();
 	return tap_done();
 }
