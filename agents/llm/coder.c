@@ -862,6 +862,31 @@ static char *strategy_of(struct llm_run *run, const char *diagnosis)
 	return strbuf_detach(&text);
 }
 
+/* the round's candidate: the first of its replies that is new (it keeps
+ * them all), else the built-in search's, with the first reply's error */
+static int take_reply(const struct agent_request *req, const struct llm_state *st, json_t *beam,
+		      struct agent_reply *reply)
+{
+	int rc = 0, take = -1;
+	for (size_t j = 0; j < json_array_size(beam) && take < 0; j++)
+		if (fresh(req, json_array_get(beam, j)))
+			take = (int)j;
+	if (take >= 0) {
+		reply->candidate = from_sample(json_array_get(beam, (size_t)take), st->rounds, take,
+					       (int)json_array_size(beam), "coder");
+	} else {
+		const char *e = NULL;
+		for (size_t j = 0; j < json_array_size(beam) && !e; j++)
+			e = str(json_array_get(beam, j), "error");
+		rc = builtin_slot(req, "error", e ? e : "llm: every reply repeats an earlier candidate or the kernel", reply);
+		if (reply->candidate)
+			json_object_set_new(reply->candidate, "round", json_integer(st->rounds));
+	}
+	if (reply->candidate)
+		json_object_set(reply->candidate, "beam", beam);
+	return rc;
+}
+
 /* a new round: the model's replies to one request, the first usable one
  * the candidate, all of them kept in it */
 static int new_round(const struct agent_request *req, const struct llm_state *st, struct agent_reply *reply)
@@ -900,32 +925,21 @@ static int new_round(const struct agent_request *req, const struct llm_state *st
 		strbuf_init(&errs[i]);
 	}
 	int k = llm_complete_many(cfg, &q, n, &run.b, out, errs, rcs);
-	json_t *beam = json_array();
-	for (int i = 0; i < (k > 0 ? k : 1); i++) {
-		run_note(&run, cfg, &out[i]);
-		json_array_append_new(beam, sample_of(req, k > 0 && rcs[i] == 0 ? out[i].text.buf : NULL, errs[i].buf));
-	}
-	int take = -1;
-	for (size_t j = 0; j < json_array_size(beam) && take < 0; j++)
-		if (fresh(req, json_array_get(beam, j)))
-			take = (int)j;
-	int rc = 0;
-	if (take >= 0) {
-		reply->candidate = from_sample(json_array_get(beam, (size_t)take), st->rounds, take,
-					       (int)json_array_size(beam), "coder");
+	int rc;
+	if (k < 0) {
+		/* not even one call fits what the budget has left: no round */
+		rc = builtin_slot(req, "llm_off", errs[0].buf, reply);
 	} else {
-		const char *e = NULL;
-		for (size_t j = 0; j < json_array_size(beam) && !e; j++)
-			e = str(json_array_get(beam, j), "error");
-		rc = builtin_slot(req, "error", e ? e : "llm: every reply repeats an earlier candidate or the kernel", reply);
-		if (reply->candidate)
-			json_object_set_new(reply->candidate, "round", json_integer(st->rounds));
+		json_t *beam = json_array();
+		for (int i = 0; i < k; i++) {
+			run_note(&run, cfg, &out[i]);
+			json_array_append_new(beam, sample_of(req, rcs[i] == 0 ? out[i].text.buf : NULL, errs[i].buf));
+		}
+		rc = take_reply(req, st, beam, reply);
+		json_decref(beam);
 	}
-	if (reply->candidate)
-		json_object_set(reply->candidate, "beam", beam);
 	keep_for_later(req, reply->candidate, diag, context);
 	run_stamp(&run, reply->candidate);
-	json_decref(beam);
 	for (int i = 0; i < n; i++) {
 		llm_reply_release(&out[i]);
 		strbuf_release(&errs[i]);

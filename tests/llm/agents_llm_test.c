@@ -162,6 +162,23 @@ static void t_config(void)
 	unuse_llm();
 }
 
+/* tokens left for no call: the built-in search takes the slot, no round begins */
+static void t_tokens(void)
+{
+	struct server s = { 0 };
+	snprintf(s.url, sizeof s.url, "http://127.0.0.1:9");
+	use_llm(&s);
+	cfg.tokens = 100;
+	struct agent_request r0 = { &kernel, &cfg, 0, NULL, 0, NULL, NULL };
+	struct agent_reply a;
+	TAP_OK(agent_propose(&r0, &a) == 0 && a.candidate && !json_object_get(a.candidate, "round") &&
+	       !json_object_get(a.candidate, "llm") &&
+	       strstr(sv(a.candidate, "llm_off"), "llm budget: 0 tokens used of 100, this call needs about "),
+	       "tokens for no call: no round, the built-in search's candidate names the limit");
+	agent_reply_release(&a);
+	unuse_llm();
+}
+
 /* the digest holds what the prompt shows of the trajectory, as it rounds it */
 static void t_digest(void)
 {
@@ -302,6 +319,7 @@ int main(void)
 
 	t_beam();
 	t_config();
+	t_tokens();
 	t_digest();
 
 	json_decref(row);
