@@ -48,7 +48,9 @@ void llm_budget_init(struct llm_budget *b, const struct kopt_agents *a);
  * 0 when a call needing about need_tokens more tokens may start; else -1 with
  * the limit hit named in err, e.g. "llm budget: 32 calls used of 32",
  * "llm budget: 199500 tokens used of 200000, this prompt needs about 2100",
- * "llm budget: 1800.2 s of wall time used of 1800.0 s".
+ * "llm budget: 1800.2 s of wall time used of 1800.0 s". A call needs some
+ * wall time: with less than a second, or a twentieth of the wall budget,
+ * left, the wall budget counts as used.
  */
 int llm_budget_check(const struct llm_budget *b, long need_tokens, struct strbuf *err);
 

@@ -363,6 +363,30 @@ static char *lessons_of(const struct agent_kernel *k, const char *memory, const 
 	return strbuf_detach(&sb);
 }
 
+/* a launch config as JSON text, its keys in Inductor's order (the blocks,
+ * then warps and stages), the others after them; caller frees */
+static char *config_json(const json_t *config)
+{
+	static const char *const order[] = { "XBLOCK", "YBLOCK", "ZBLOCK", "R0_BLOCK", "R1_BLOCK", "num_warps",
+					     "num_stages" };
+	json_t *o = json_object();
+	for (size_t i = 0; i < sizeof order / sizeof *order; i++)
+		if (json_object_get(config, order[i]))
+			json_object_set(o, order[i], json_object_get(config, order[i]));
+	json_t *rest = json_deep_copy(config);
+	for (size_t i = 0; i < sizeof order / sizeof *order; i++)
+		json_object_del(rest, order[i]);
+	char *r = json_dumps(rest, JSON_SORT_KEYS);
+	json_decref(rest);
+	json_t *sorted = r ? json_loads(r, 0, NULL) : NULL;
+	free(r);
+	json_object_update(o, sorted);
+	json_decref(sorted);
+	char *s = json_dumps(o, 0);
+	json_decref(o);
+	return s;
+}
+
 /* the facts of a prompt's context, and the strings made for them */
 struct facts {
 	struct llm_kernel_prompt p;
@@ -395,7 +419,7 @@ static void facts_fill(struct facts *f, const struct agent_kernel *k)
 	p->peak_gbs = k->peak_copy_gbps > 0 ? k->peak_copy_gbps : frac > 0 && p->achieved_gbs > 0 ? p->achieved_gbs / frac : -1;
 	p->peak_tflops = peak_tflops(p->device);
 	if (json_is_object(k->config))
-		p->config = f->config = json_dumps(k->config, 0);
+		p->config = f->config = config_json(k->config);
 	p->grid = f->grid = k->source ? grid_of(k->source, k->config) : NULL;
 	p->args = f->args = args_of(k->source, k->name, k->args);
 	struct strbuf sb = STRBUF_INIT;
@@ -685,7 +709,7 @@ static void round_prompt(const struct agent_request *req, const char *context, c
 		const struct agent_try *b = &req->traj[st.best];
 		const json_t *c = json_object_get(b->candidate, "config");
 		p.best = str(b->candidate, "source");
-		p.best_config = bcfg = json_is_object(c) ? json_dumps(c, 0) : NULL;
+		p.best_config = bcfg = json_is_object(c) ? config_json(c) : NULL;
 		p.best_label = label = xasprintf("c%d, %s", b->index, str(b->candidate, "strategy") ? str(b->candidate, "strategy") : "?");
 		p.best_speedup = b->speedup;
 		p.best_us = b->cand_ns / 1e3;

@@ -26,6 +26,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -70,7 +71,10 @@ int llm_budget_check(const struct llm_budget *b, long need_tokens, struct strbuf
 			    b->tokens, b->max_tokens, need_tokens);
 		return -1;
 	}
-	if (b->max_wall_s >= 0 && llm_wall_left(b) <= 0) {
+	/* a call needs some time: with less than a second, or a twentieth
+	 * of the wall budget, left, none starts (a sliver left by a call that
+	 * timed out a few milliseconds early would only time out again) */
+	if (b->max_wall_s >= 0 && llm_wall_left(b) <= fmin(1.0, b->max_wall_s / 20)) {
 		strbuf_addf(err, "llm budget: %.1f s of wall time used of %.1f s",
 			    kopt_now() - b->start, b->max_wall_s);
 		return -1;
