@@ -142,7 +142,8 @@ static char *nothing_to_screen(struct dag *d, struct rule_kernel *k)
 	rule_kernel_info(d, k);
 	if (!json_is_object(k->config))
 		return xstrdup("the kernel has no launch config");
-	struct agent_kernel ak = { k->mv->model->spec->name, k->name, k->heuristic, NULL, k->config, k->row };
+	struct agent_kernel ak = { .model = k->mv->model->spec->name, .name = k->name, .heuristic = k->heuristic,
+				   .config = k->config, .profile_row = k->row };
 	char *why = NULL;
 	if (agent_builtin_analyze(&ak, &why) == 1)
 		return why;

@@ -85,7 +85,7 @@ static void t_beam(void)
 	int st = server_start(&s, "openai_beam");
 	use_llm(&s);
 	cfg.roles[KOPT_ROLE_CODER].llm.beam = 2;
-	struct agent_request r0 = { &kernel, &cfg, 0, NULL, 0, NULL, NULL };
+	struct agent_request r0 = { &kernel, &cfg, 0, NULL, 0, NULL, NULL, NULL };
 	struct agent_reply a0, a1, a2;
 	TAP_OK(st == 0 && agent_propose(&r0, &a0) == 0 && a0.candidate &&
 	       json_array_size(json_object_get(a0.candidate, "beam")) == 2 &&
@@ -98,7 +98,7 @@ static void t_beam(void)
 	TAP_OK(json_integer_value(json_object_get(json_object_get(a0.candidate, "llm"), "calls")) == 2,
 	       "beam: the round's candidate is charged both calls");
 	struct agent_try t0 = { 0, a0.candidate, "fail", "perf", "perf: kernel speedup 0.98x", 0.98, 46000, 46900 };
-	struct agent_request r1 = { &kernel, &cfg, 1, &t0, 1, NULL, NULL };
+	struct agent_request r1 = { &kernel, &cfg, 1, &t0, 1, NULL, NULL, NULL };
 	/* the replies come back in no set order: each one is one of the two */
 	const char *s0 = sv(a0.candidate, "source");
 	TAP_OK(agent_propose(&r1, &a1) == 0 && a1.candidate &&
@@ -144,7 +144,7 @@ static void t_config(void)
 	struct server s;
 	int st = server_start(&s, "openai_config");
 	use_llm(&s);
-	struct agent_request r0 = { &kernel, &cfg, 0, NULL, 0, NULL, NULL };
+	struct agent_request r0 = { &kernel, &cfg, 0, NULL, 0, NULL, NULL, NULL };
 	struct agent_reply a;
 	TAP_OK(st == 0 && agent_propose(&r0, &a) == 0 && a.candidate &&
 	       json_integer_value(json_object_get(json_object_get(a.candidate, "config"), "num_warps")) == 8 &&
@@ -169,7 +169,7 @@ static void t_tokens(void)
 	snprintf(s.url, sizeof s.url, "http://127.0.0.1:9");
 	use_llm(&s);
 	cfg.tokens = 100;
-	struct agent_request r0 = { &kernel, &cfg, 0, NULL, 0, NULL, NULL };
+	struct agent_request r0 = { &kernel, &cfg, 0, NULL, 0, NULL, NULL, NULL };
 	struct agent_reply a;
 	TAP_OK(agent_propose(&r0, &a) == 0 && a.candidate && !json_object_get(a.candidate, "round") &&
 	       !json_object_get(a.candidate, "llm") &&
@@ -188,7 +188,7 @@ static void t_digest(void)
 			      "coder", "name", "llm", "strategy", "llm launch config");
 	struct agent_try a = { 0, c, "pass", NULL, "kernel: 1.123x", 1.12341, 46000, 40940 };
 	struct agent_try b = a;
-	struct agent_request ra = { &kernel, &cfg, 1, &a, 1, NULL, NULL }, rb = { &kernel, &cfg, 1, &b, 1, NULL, NULL };
+	struct agent_request ra = { &kernel, &cfg, 1, &a, 1, NULL, NULL, NULL }, rb = { &kernel, &cfg, 1, &b, 1, NULL, NULL, NULL };
 	char *da = agent_context_digest(&ra);
 	b.speedup = 1.12344;
 	char *db = agent_context_digest(&rb);

@@ -45,7 +45,7 @@ static int run_search(const struct agent_kernel *k, int n, const char *memory, j
 		rp.candidate = NULL;
 		agent_reply_release(&rp);
 		double sp = 0;
-		traj[i] = (struct agent_try){ i, cands[i], verdict(i, &sp), NULL, NULL, sp };
+		traj[i] = (struct agent_try){ i, cands[i], verdict(i, &sp), NULL, NULL, sp, 0, 0 };
 		if (strcmp(traj[i].verdict, "fail") == 0)
 			traj[i].gate = "perf";
 		got++;
@@ -99,7 +99,7 @@ static int search_and_learn(const struct agent_kernel *k, const char *memory, co
 		agent_reply_release(&rp);
 		double x = objective(cands[i]);
 		bool pass = x >= 1.03;
-		traj[i] = (struct agent_try){ i, cands[i], pass ? "pass" : "fail", pass ? NULL : "perf", "", pass ? x : 0 };
+		traj[i] = (struct agent_try){ i, cands[i], pass ? "pass" : "fail", pass ? NULL : "perf", "", pass ? x : 0, 0, 0 };
 		agent_learn(memory, scope, NULL, k, cands[i], pass, x);
 		if (x >= 1.2 && first_best < 0)
 			first_best = i;
@@ -124,15 +124,15 @@ int main(void)
 	json_t *fast_row = J("{\"ns_per_call\":300000,\"share\":1.0,\"bytes\":1342177280,\"frac_peak\":0.98}");
 	json_t *rms_row = J("{\"ns_per_call\":293177,\"share\":1.0,\"bytes\":1073750016,\"frac_peak\":0.92}");
 	json_t *slow_row = J("{\"ns_per_call\":667000,\"share\":1.0,\"bytes\":1342177280,\"frac_peak\":0.39}");
-	struct agent_kernel fast = { "softmax", "triton_red_fused_0", "reduction", NULL, red, fast_row };
-	struct agent_kernel slow = { "avgpool", "triton_red_fused_1", "reduction", NULL, red, slow_row };
+	struct agent_kernel fast = { "softmax", "triton_red_fused_0", "reduction", NULL, red, fast_row, NULL, NULL, 0 };
+	struct agent_kernel slow = { "avgpool", "triton_red_fused_1", "reduction", NULL, red, slow_row, NULL, NULL, 0 };
 	struct agent_request rq = { &fast, &cfg, 0, NULL, 0, memory, "test.kopt", NULL };
 	struct agent_reply rp;
 	TAP_OK(agent_propose(&rq, &rp) == 0 && !rp.candidate && strstr(rp.reason, "98% of the copy bandwidth: left alone"),
 	       "analyst: a kernel at 98%% of the copy bandwidth is left alone, and says why");
 	agent_reply_release(&rp);
 	/* RMS norm's kernel on the H200: 92% of torch's copy, and 1.13x to gain */
-	struct agent_kernel rms = { "rmsnorm", "triton_red_fused_0", "reduction", NULL, red, rms_row };
+	struct agent_kernel rms = { "rmsnorm", "triton_red_fused_0", "reduction", NULL, red, rms_row, NULL, NULL, 0 };
 	rq.kernel = &rms;
 	TAP_OK(agent_propose(&rq, &rp) == 0 && rp.candidate && strstr(json_string_value(json_object_get(rp.candidate, "analysis")), "92% of the copy"),
 	       "analyst: a kernel at 92%% of the copy bandwidth still gets candidates (the gate's 3%% is within reach)");
@@ -140,7 +140,7 @@ int main(void)
 	rq.kernel = &fast;
 	/* the cross-entropy gather of the H200 run: 537 MB of arguments in 9.5 us */
 	json_t *gather_row = J("{\"ns_per_call\":9467,\"share\":0.03,\"bytes\":537133080,\"frac_peak\":13.58}");
-	struct agent_kernel gather = { "cross_entropy", "triton_red_fused_1", "reduction", NULL, red, gather_row };
+	struct agent_kernel gather = { "cross_entropy", "triton_red_fused_1", "reduction", NULL, red, gather_row, NULL, NULL, 0 };
 	rq.kernel = &gather;
 	TAP_OK(agent_propose(&rq, &rp) == 0 && rp.candidate && strstr(json_string_value(json_object_get(rp.candidate, "analysis")), "overstate"),
 	       "analyst: arguments over the copy bandwidth are not the traffic; the kernel is not left alone");
@@ -197,8 +197,8 @@ int main(void)
 	/* digest: plan-phase proposals do not depend on verdicts */
 	struct agent_try t1[3], t2[3];
 	for (int i = 0; i < 3; i++) {
-		t1[i] = (struct agent_try){ i, c[i], "fail", "perf", "perf: slower", 0.98 };
-		t2[i] = (struct agent_try){ i, c[i], "pass", NULL, "passed", 1.05 + i * 0.01 };
+		t1[i] = (struct agent_try){ i, c[i], "fail", "perf", "perf: slower", 0.98, 0, 0 };
+		t2[i] = (struct agent_try){ i, c[i], "pass", NULL, "passed", 1.05 + i * 0.01, 0, 0 };
 	}
 	struct agent_request r1 = { &slow, &cfg, 3, t1, 3, memory, "test.kopt", NULL }, r2 = { &slow, &cfg, 3, t2, 3, memory, "test.kopt", NULL };
 	char *g1 = agent_context_digest(&r1), *g2 = agent_context_digest(&r2);
@@ -211,7 +211,7 @@ int main(void)
 	free(g1);
 
 	/* debugger: a candidate that did not build is repaired once */
-	struct agent_try tb[1] = { { 0, c[0], "fail", "static", "static: does not build: out of resource: shared memory", 0 } };
+	struct agent_try tb[1] = { { 0, c[0], "fail", "static", "static: does not build: out of resource: shared memory", 0, 0, 0 } };
 	struct agent_request rr = { &slow, &cfg, 1, tb, 1, memory, "test.kopt", NULL };
 	TAP_OK(agent_propose(&rr, &rp) == 0 && rp.candidate &&
 	       strcmp(json_string_value(json_object_get(rp.candidate, "role")), "debugger") == 0 &&
@@ -221,7 +221,7 @@ int main(void)
 
 	/* persistent reductions: no R0_BLOCK ever */
 	json_t *per = J("{\"XBLOCK\":1,\"num_warps\":8,\"num_stages\":1}");
-	struct agent_kernel pk = { "ln", "triton_per_fused_0", "persistent_reduction", NULL, per, slow_row };
+	struct agent_kernel pk = { "ln", "triton_per_fused_0", "persistent_reduction", NULL, per, slow_row, NULL, NULL, 0 };
 	json_t *pc[64] = { 0 };
 	int pn = run_search(&pk, 12, memory, pc, all_fail);
 	int has_r = 0;
@@ -254,7 +254,7 @@ int main(void)
 	free(fxp);
 	json_t *smc = J("{\"XBLOCK\":1,\"R0_BLOCK\":2048,\"num_warps\":16,\"num_stages\":1}");
 	struct agent_kernel smk = { "softmax", "triton_red_fused__softmax_exp_prepare_softmax_online_sub_0", "reduction",
-				    fx.buf, smc, slow_row };
+				    fx.buf, smc, slow_row, NULL, NULL, 0 };
 	json_t *pcs[64] = { 0 };
 	int pcn = run_search(&smk, 3, memory, pcs, all_fail);
 	const json_t *pcfg = pcn > 0 ? json_object_get(pcs[0], "config") : NULL;
@@ -325,8 +325,8 @@ int main(void)
 	char *mem2 = xasprintf("%s/memory2.jsonl", dir);
 	json_t *cfg2 = J("{\"XBLOCK\":1,\"R0_BLOCK\":2048,\"num_warps\":8,\"num_stages\":1}");
 	json_t *row2 = J("{\"ns_per_call\":300000,\"share\":0.8,\"bytes\":1073741824,\"frac_peak\":0.5}");
-	struct agent_kernel ka = { "spec1/softmax", "triton_red_fused__softmax_0", "reduction", NULL, cfg2, row2 };
-	struct agent_kernel kb = { "spec2/logsoftmax", "triton_red_fused__log_softmax_0", "reduction", NULL, cfg2, row2 };
+	struct agent_kernel ka = { "spec1/softmax", "triton_red_fused__softmax_0", "reduction", NULL, cfg2, row2, NULL, NULL, 0 };
+	struct agent_kernel kb = { "spec2/logsoftmax", "triton_red_fused__log_softmax_0", "reduction", NULL, cfg2, row2, NULL, NULL, 0 };
 	int first = search_and_learn(&ka, mem2, "spec1.kopt", 8);
 	int again = search_and_learn(&ka, mem2, "spec1.kopt", 8);
 	int second = search_and_learn(&kb, mem2, "spec2.kopt", 8);
@@ -341,10 +341,10 @@ int main(void)
 	 * short reduction) do not rank a long row's plan, as they did on the H200 */
 	struct agent_kernel pool = { "spec1/avgpool", "triton_red_fused_avg_pool2d_0", "reduction",
 				     "def k(in_ptr0, out_ptr0, xnumel, r0_numel, XBLOCK, R0_BLOCK):\n"
-				     "    xnumel = 2214144\n    r0_numel = 121\n    pass\n", cfg2, row2 };
+				     "    xnumel = 2214144\n    r0_numel = 121\n    pass\n", cfg2, row2, NULL, NULL, 0 };
 	struct agent_kernel wide = { "spec2/softmax_wide", "triton_red_fused__softmax_0", "reduction",
 				     "def k(in_ptr0, out_ptr0, xnumel, r0_numel, XBLOCK, R0_BLOCK):\n"
-				     "    xnumel = 4096\n    r0_numel = 32768\n    pass\n", cfg2, row2 };
+				     "    xnumel = 4096\n    r0_numel = 32768\n    pass\n", cfg2, row2, NULL, NULL, 0 };
 	struct agent_kernel rows = wide;
 	rows.source = "def k(in_ptr0, out_ptr0, xnumel, r0_numel, XBLOCK, R0_BLOCK):\n"
 		      "    xnumel = 8192\n    r0_numel = 16384\n    pass\n";
@@ -458,7 +458,7 @@ int main(void)
 		}
 		scand[i] = rp8.candidate;
 		reasons[i] = rp8.reason;
-		st[i] = (struct agent_try){ i, scand[i], i == 1 ? "pass" : "fail", i == 1 ? NULL : "perf", "", i == 1 ? 1.2 : 0.9 };
+		st[i] = (struct agent_try){ i, scand[i], i == 1 ? "pass" : "fail", i == 1 ? NULL : "perf", "", i == 1 ? 1.2 : 0.9, 0, 0 };
 	}
 	TAP_IS_STR(json_string_value(json_object_get(scand[0], "strategy")), "tuner: screen (XBLOCK=2 R0_BLOCK=1024 num_warps=8 num_stages=1)",
 		   "screen: candidate 0 is its fastest config but the kernel's own");
