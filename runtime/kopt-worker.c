@@ -51,6 +51,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "sandbox.h"
@@ -367,6 +368,33 @@ static const char *driver_missing(char *buf, size_t size)
 	return buf;
 }
 
+/*
+ * CUDA's driver loads the nvidia_uvm module and makes /dev/nvidia-uvm on
+ * its first use on a machine, through nvidia-modprobe, a setuid helper
+ * that the sandbox's no_new_privs disarms: confined, cuInit then fails
+ * ("Error 304: OS call failed") until some unconfined process has used
+ * CUDA. So when the GPU's control node is there and that one is not, a
+ * child outside the sandbox starts the driver once and exits; the worker
+ * itself starts CUDA only confined, with no unconfined thread in it.
+ * KOPT_SANDBOX_PREINIT=0 leaves it out.
+ */
+static void driver_nodes(void)
+{
+	const char *pre = getenv("KOPT_SANDBOX_PREINIT");
+	if ((pre && strcmp(pre, "0") == 0) || access("/dev/nvidiactl", F_OK) != 0 ||
+	    access("/dev/nvidia-uvm", F_OK) == 0)
+		return;
+	pid_t pid = fork();
+	if (pid == 0) {
+		void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+		int (*cu_init)(unsigned) = h ? (int (*)(unsigned))dlsym(h, "cuInit") : NULL;
+		_exit(cu_init && cu_init(0) == 0 ? 0 : 1);
+	}
+	if (pid > 0)
+		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+			;
+}
+
 /* kopt.preflight's sentence for what this machine lacks, or NULL when the
  * GPU path can run (or the check itself cannot: the import that follows
  * then says why) */
@@ -421,6 +449,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	struct sandbox_state sb;
+	driver_nodes();
 	if (sandbox_enter(&sb) < 0) {
 		fprintf(stderr, "kopt-worker: cannot start the sandbox: %s\n", sb.note);
 		return 2;
