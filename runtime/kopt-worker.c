@@ -517,8 +517,9 @@ int main(int argc, char **argv)
 	} else {
 		json_t *h = json_loads(hs, 0, NULL);
 		if (json_is_object(h)) {
-			json_object_set_new(h, "sandbox", json_pack("{s:b, s:b, s:i, s:s, s:s}", "fs", sb.fs, "net",
-								   sb.net, "landlock_abi", sb.landlock_abi,
+			json_object_set_new(h, "sandbox", json_pack("{s:b, s:b, s:b, s:b, s:i, s:s, s:s}", "fs", sb.fs,
+								   "net", sb.net, "proc", sb.proc, "caps_dropped", sb.caps,
+								   "landlock_abi", sb.landlock_abi,
 								   "scratch", sb.scratch, "how", sandbox_describe(&sb)));
 			send_json(h);
 		} else {

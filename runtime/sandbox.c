@@ -11,20 +11,24 @@
 #include <ftw.h>
 #include <limits.h>
 #include <pwd.h>
+#include <sched.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #ifdef HAVE_LINUX_LANDLOCK_H
 #include <linux/landlock.h>
 #endif
+#include <linux/capability.h>
 #ifdef HAVE_LINUX_SECCOMP_H
 #include <linux/audit.h>
 #include <linux/filter.h>
@@ -281,6 +285,34 @@ static int allow_path(int rs, const char *path, uint64_t access)
 	close(pb.parent_fd);
 	return r;
 }
+/* the rights a rule on a file (not a folder) may carry */
+static uint64_t file_writes(int abi)
+{
+	return LANDLOCK_ACCESS_FS_WRITE_FILE | (abi >= 3 ? 1ULL << 14 : 0); /* LANDLOCK_ACCESS_FS_TRUNCATE */
+}
+
+/* /dev: /dev/shm, the character devices any program writes, and the GPU's
+ * (/dev/nvidia*, /dev/nvidia-caps); no block device, no new node */
+static int allow_dev(int rs, int abi)
+{
+	static const char *const plain[] = { "/dev/null", "/dev/zero", "/dev/full", "/dev/random",
+					     "/dev/urandom", "/dev/tty", NULL };
+	int bad = allow_path(rs, "/dev/shm", fs_writes(abi)) < 0;
+	for (const char *const *p = plain; *p; p++)
+		bad |= allow_path(rs, *p, file_writes(abi)) < 0;
+	DIR *d = opendir("/dev");
+	struct dirent *e;
+	char path[PATH_MAX];
+	while (d && (e = readdir(d))) {
+		if (strncmp(e->d_name, "nvidia", 6) != 0)
+			continue;
+		snprintf(path, sizeof path, "/dev/%.255s", e->d_name);
+		bad |= allow_path(rs, path, file_writes(abi)) < 0;
+	}
+	if (d)
+		closedir(d);
+	return bad ? -1 : 0;
+}
 #else
 static int landlock_abi(void)
 {
@@ -330,6 +362,95 @@ static int seccomp_filter(void)
 	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0);
 }
 #endif
+
+/* ---- /proc, /dev and root ---- */
+
+/*
+ * A child of the worker must write its own /proc entries: CUDA's driver
+ * names its threads through /proc/self/task/TID/comm, and where that write
+ * is denied, cuInit fails ("Error 304: OS call failed"), which is what
+ * Inductor's compile workers and the memcheck child met. A Landlock rule
+ * is made for inodes that exist when it is made, so /proc/CHILD cannot be
+ * allowed ahead: /proc is allowed as a whole, where that is harmless.
+ *
+ * For a user other than root it is: such a process writes only its own
+ * entries, and Landlock keeps it from ptrace-ing (so from /proc/PID/mem of)
+ * any process outside its domain. Root writes /proc/sys, sysrq-trigger and
+ * the like by owning them, capabilities or not, so for root the worker
+ * first takes a mount namespace of its own where those are read-only bind
+ * mounts (and every other mount below /proc), checks that they are, and
+ * later gives up every capability: no mount can undo it, no module can be
+ * loaded, no device node made. Where that cannot be done, /proc stays
+ * closed but for the worker's own entries, and the note says that its
+ * children cannot start CUDA.
+ */
+static const char *const proc_closed[] = {
+	"/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus", "/proc/fs", "/proc/driver",
+	"/proc/scsi", "/proc/acpi", "/proc/mtrr", "/proc/tty", NULL,
+};
+
+static bool read_only(const char *path)
+{
+	struct statvfs v;
+	return statvfs(path, &v) == 0 && (v.f_flag & ST_RDONLY);
+}
+
+static int remount_ro(const char *path)
+{
+	if (access(path, F_OK) != 0 || read_only(path))
+		return 0;
+	if (mount(path, path, NULL, MS_BIND | MS_REC, NULL) < 0)
+		return -1;
+	return mount(NULL, path, NULL, MS_BIND | MS_REMOUNT | MS_RDONLY, NULL);
+}
+
+/* the mount points below /proc/, from /proc/self/mountinfo (field 5) */
+static int remount_proc_mounts(void)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	if (!f)
+		return -1;
+	char line[4096], mp[PATH_MAX];
+	int bad = 0;
+	while (fgets(line, sizeof line, f)) {
+		if (sscanf(line, "%*s %*s %*s %*s %4095s", mp) == 1 && strncmp(mp, "/proc/", 6) == 0 &&
+		    !read_only(mp))
+			bad |= mount(NULL, mp, NULL, MS_BIND | MS_REMOUNT | MS_RDONLY, NULL) < 0;
+	}
+	fclose(f);
+	return bad ? -1 : 0;
+}
+
+/* whether /proc may be written as a whole (see above); for root, after
+ * making the dangerous part of it read-only in a mount namespace */
+static bool proc_open(void)
+{
+	if (geteuid() != 0)
+		return true;
+	if (unshare(CLONE_NEWNS) == 0 && mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0) {
+		for (const char *const *p = proc_closed; *p; p++)
+			remount_ro(*p);
+		remount_proc_mounts();
+	}
+	for (const char *const *p = proc_closed; *p; p++)
+		if (access(*p, F_OK) == 0 && !read_only(*p))
+			return false;
+	return true;
+}
+
+/* root gives up every capability: bounding set, ambient, then its own */
+static int drop_caps(void)
+{
+	if (geteuid() != 0)
+		return 0;
+	for (int c = 0; c < 64; c++) /* where CAP_SETPCAP is missing, the capset below still holds */
+		prctl(PR_CAPBSET_DROP, c, 0, 0, 0);
+	prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2];
+	memset(d, 0, sizeof d);
+	return (int)syscall(SYS_capset, &h, d);
+}
 
 /* ---- together ---- */
 
@@ -458,15 +579,16 @@ int sandbox_enter(struct sandbox_state *st)
 			mkdirs(writable[i]); /* a cache folder that does not exist yet */
 			bad |= allow_path(rs, writable[i], rights) < 0;
 		}
-		/* device files (the GPU's), /dev/null, /dev/shm */
-		bad |= allow_path(rs, "/dev", rights) < 0;
-		/* this process's own /proc entries: pthread_setname_np names
-		 * another thread by writing /proc/self/task/TID/comm, as the CUDA
-		 * runtime does for its threads; denied, cudaGetDeviceCount failed
-		 * with "Error 304: OS call failed" now and then on the H200 */
+		bad |= allow_dev(rs, abi) < 0;
 		char self[64];
 		snprintf(self, sizeof self, "/proc/%ld", (long)getpid());
-		bad |= allow_path(rs, self, rights) < 0;
+		st->proc = proc_open();
+		bad |= allow_path(rs, st->proc ? "/proc" : self, file_writes(abi)) < 0;
+		if (!st->proc) {
+			setenv("TORCHINDUCTOR_COMPILE_THREADS", "1", 1);
+			note(st, "%s", "root, and /proc/sys cannot be made read-only: children of the worker "
+				       "cannot start CUDA (Inductor compiles in the worker; no memcheck)");
+		}
 		const char *more = getenv("KOPT_SANDBOX_WRITE");
 		for (const char *p = more; p && *p;) {
 			size_t n = strcspn(p, ":");
@@ -497,6 +619,13 @@ int sandbox_enter(struct sandbox_state *st)
 #else
 	note(st, "%s", "no seccomp filter for this architecture: network sockets are not denied");
 #endif
+	if (geteuid() == 0) {
+		if (drop_caps() < 0) {
+			note(st, "root cannot give up its capabilities: %s", strerror(errno));
+			return -1;
+		}
+		st->caps = true;
+	}
 	return 0;
 }
 

@@ -13,7 +13,9 @@
  * - The worker (runtime/kopt-worker.c, and tests/sim-worker.c, its test
  *   double, through the same code) calls sandbox_enter() first thing: it
  *   makes its scratch folder, then Landlock denies writes anywhere but
- *   there, the compile caches it must write and /dev, and a seccomp filter
+ *   there, the compile caches it must write, /dev/shm, the GPU's device
+ *   files and /proc (root: its dangerous part read-only, capabilities
+ *   given up), and a seccomp filter
  *   denies socket() for every address family but AF_UNIX (CUDA's own IPC),
  *   and io_uring. $KOPT_SANDBOX=off turns both off.
  *
@@ -55,6 +57,9 @@ struct sandbox_state {
 	bool fs;              /* writes are confined (Landlock) */
 	bool net;             /* network sockets are denied (seccomp) */
 	bool off;             /* KOPT_SANDBOX=off */
+	bool proc;            /* /proc may be written (its children start CUDA); root: its
+	                       * dangerous part read-only in a mount namespace of its own */
+	bool caps;            /* root, and it gave up every capability */
 	char scratch[4096];   /* the scratch folder ($TMPDIR now points there) */
 	char note[512];       /* one warning line when something is not confined, else "" */
 };

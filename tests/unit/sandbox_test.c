@@ -3,7 +3,9 @@
  * the CPU: the environment a worker starts with, and the confinement,
  * entered in a child process through the same code the workers run, which
  * then tries what an escaped candidate would (sockets of each family, files
- * written outside its scratch folder, a grandchild doing the same). Where
+ * written outside its scratch folder, a grandchild doing the same), and
+ * what CUDA needs in a child (its own /proc entries) without what root could
+ * do with /proc (sysctls, sysrq) or /dev (a block device). Where
  * this kernel lacks Landlock (or seccomp) the cases that need it are
  * skipped, saying so.
  */
@@ -15,7 +17,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <linux/capability.h>
 #include <sys/socket.h>
+#include <sys/statvfs.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -120,14 +126,62 @@ static void test_man(void)
 /* what the confined child found, one byte per try: 'y' done, 'n' denied (EACCES/EPERM), 'e' other error */
 enum try {
 	T_ENTER, T_INET, T_INET6, T_PACKET, T_NETLINK, T_UNIX, T_WRITE_OUT, T_MKDIR_OUT, T_SYMLINK_OUT,
-	T_WRITE_SCRATCH, T_DEVNULL, T_TMPDIR, T_GRANDCHILD_INET, T_GRANDCHILD_WRITE, T_N
+	T_WRITE_SCRATCH, T_DEVNULL, T_TMPDIR, T_GRANDCHILD_INET, T_GRANDCHILD_WRITE, T_GRANDCHILD_COMM,
+	T_SYSCTL, T_SYSRQ, T_BLOCK, T_CAPS, T_N
 };
 
 static char result(int r)
 {
 	if (r >= 0)
 		return 'y';
-	return errno == EACCES || errno == EPERM ? 'n' : 'e';
+	return errno == EACCES || errno == EPERM ? 'n' : errno == EROFS ? 'r' : 'e';
+}
+
+/* opens path for writing and closes it, writing nothing */
+static int open_only(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd >= 0)
+		close(fd);
+	return fd < 0 ? -1 : 0;
+}
+
+/* a block device under /dev, or NULL */
+static const char *block_device(void)
+{
+	static char path[512];
+	DIR *d = opendir("/dev");
+	struct dirent *e;
+	struct stat st;
+	const char *found = NULL;
+	while (d && !found && (e = readdir(d))) {
+		snprintf(path, sizeof path, "/dev/%.255s", e->d_name);
+		if (lstat(path, &st) == 0 && S_ISBLK(st.st_mode))
+			found = path;
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+/* whether this process holds no effective capability */
+static bool no_caps(void)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2];
+	return syscall(SYS_capget, &h, d) == 0 && d[0].effective == 0 && d[1].effective == 0;
+}
+
+/* writes this thread's name the way CUDA's driver names its threads */
+static int name_thread(void)
+{
+	char *p = xasprintf("/proc/self/task/%ld/comm", (long)syscall(SYS_gettid));
+	FILE *f = fopen(p, "w");
+	free(p);
+	if (!f)
+		return -1;
+	fputs("kopt-test", f);
+	return fclose(f) == 0 ? 0 : -1;
 }
 
 static int open_w(const char *dir, const char *name)
@@ -178,13 +232,20 @@ static void confined(const char *outside, char res[T_N], struct sandbox_state *s
 		if (g == 0) {
 			int a = sock(AF_INET, SOCK_STREAM) < 0 ? (errno == EACCES ? 'n' : 'e') : 'y';
 			int b = result(open_w(outside, "grandchild"));
-			_exit((a == 'n' ? 1 : a == 'y' ? 2 : 4) | (b == 'n' ? 8 : b == 'y' ? 16 : 32));
+			int c = name_thread() == 0 ? 64 : 0;
+			_exit((a == 'n' ? 1 : a == 'y' ? 2 : 4) | (b == 'n' ? 8 : b == 'y' ? 16 : 32) | c);
 		}
 		int gs = 0;
 		waitpid(g, &gs, 0);
 		int code = WIFEXITED(gs) ? WEXITSTATUS(gs) : 0;
 		r[T_GRANDCHILD_INET] = code & 1 ? 'n' : code & 2 ? 'y' : 'e';
 		r[T_GRANDCHILD_WRITE] = code & 8 ? 'n' : code & 16 ? 'y' : 'e';
+		r[T_GRANDCHILD_COMM] = code & 64 ? 'y' : 'n';
+		r[T_SYSCTL] = result(open_only("/proc/sys/kernel/hostname"));
+		r[T_SYSRQ] = access("/proc/sysrq-trigger", F_OK) == 0 ? result(open_only("/proc/sysrq-trigger")) : '-';
+		const char *blk = block_device();
+		r[T_BLOCK] = blk ? result(open_only(blk)) : '-';
+		r[T_CAPS] = no_caps() ? 'y' : 'n';
 		ssize_t w1 = write(pfd[1], r, sizeof r), w2 = write(pfd[1], &s, sizeof s);
 		(void)w1;
 		(void)w2;
@@ -207,6 +268,43 @@ static bool exists_in(const char *dir, const char *name)
 	bool r = lstat(p, &st) == 0;
 	free(p);
 	return r;
+}
+
+static bool ro(const char *path)
+{
+	struct statvfs v;
+	return statvfs(path, &v) == 0 && (v.f_flag & ST_RDONLY);
+}
+
+/* what CUDA needs in a child, and nothing of what root could do with it */
+static void test_proc_dev(const char r[T_N], const struct sandbox_state *st)
+{
+	bool root = geteuid() == 0;
+	tap_diag("root: %s; /proc open to children: %s; capabilities given up: %s", root ? "yes" : "no",
+		 st->proc ? "yes" : "no", st->caps ? "yes" : "no");
+	if (!st->fs) {
+		tap_ok(1, "sandbox: a child names its threads through /proc # SKIP no Landlock");
+		tap_ok(1, "sandbox: no sysctl, sysrq or block device # SKIP no Landlock");
+		tap_ok(1, "sandbox: root's capabilities # SKIP no Landlock");
+		return;
+	}
+	if (st->proc)
+		TAP_OK(r[T_GRANDCHILD_COMM] == 'y', "sandbox: a child of the worker names its threads through "
+		       "/proc/self/task/TID/comm, as CUDA's driver does");
+	else
+		TAP_OK(r[T_GRANDCHILD_COMM] == 'n' && strstr(st->note, "cannot start CUDA"),
+		       "sandbox: where /proc stays closed, the note says that children cannot start CUDA");
+	TAP_OK((r[T_SYSCTL] == 'n' || r[T_SYSCTL] == 'r') && r[T_SYSRQ] != 'y' && r[T_BLOCK] != 'y',
+	       "sandbox: no sysctl, /proc/sysrq-trigger or block device opens for writing (got %c %c %c)",
+	       r[T_SYSCTL], r[T_SYSRQ], r[T_BLOCK]);
+	if (root) {
+		TAP_OK(st->caps && r[T_CAPS] == 'y', "sandbox: root gives up every capability");
+		TAP_OK(!ro("/proc/sys") || !st->proc, "sandbox: /proc/sys is read-only in the worker's mount "
+		       "namespace only, not outside it");
+	} else {
+		tap_ok(1, "sandbox: root gives up every capability # SKIP not root");
+		tap_ok(1, "sandbox: /proc/sys read-only in the worker's namespace only # SKIP not root");
+	}
 }
 
 static void test_confined(void)
@@ -249,6 +347,7 @@ static void test_confined(void)
 		tap_ok(1, "sandbox: nor by a child # SKIP this kernel has no Landlock");
 	}
 	TAP_OK(exists_in(scratch, ".kopt-scratch") && exists_in(scratch, "mine"), "sandbox: the scratch folder is marked as ours");
+	test_proc_dev(r, &st);
 
 	/* a second worker on the same slot starts with it empty */
 	confined(outside, r, &st);
