@@ -2,7 +2,10 @@
 # tests/gpu/baseline.sh: the compiled baseline against eager on the GPU
 # (issue 17). Builds examples/checks (floor_div: Inductor's floor(x / y)
 # against ATen's exact floor division) with koptmake and the real worker;
-# the report must call it wrong-baseline and claim no speedup. Prints TAP.
+# the report must call it wrong-baseline and claim no speedup. And
+# floor_div_scaled: its Inductor variant is faster than the ATen baseline
+# and wrong: the check calls it wrong and the model never chooses it.
+# Prints TAP.
 #   baseline.sh KOPTMAKE OUTDIR
 set -u
 K=$1; O=$2; here=$(cd "$(dirname "$0")" && pwd)
@@ -16,5 +19,18 @@ ok "floor_div is wrong-baseline with no speedup" \
 	"python3 -c \"import json; m=json.load(open('$O/kopt-out/all/report.json'))['models'][0]; assert m['verdict'] == 'wrong-baseline' and m['speedup'] is None, m\""
 ok "the report's section names it" "grep -q '| floor_div | wrong-baseline |' '$O/kopt-out/all/report.md'"
 ok "its profile says eager matches the float64 reference" "grep -q 'eager matches the float64 reference' '$O/kopt-out/floor_div/profile.md'"
+ok "floor_div_scaled: its baseline (aten) agrees with eager" "grep -q '| aten | agrees |' '$O/kopt-out/floor_div_scaled/report.md'"
+ok "floor_div_scaled: the faster Inductor variant is wrong" "grep -q '| inductor | wrong |' '$O/kopt-out/floor_div_scaled/report.md'"
+ok "floor_div_scaled: the chosen variant is not the wrong one" \
+	"python3 -c \"import json; m=[m for m in json.load(open('$O/kopt-out/all/report.json'))['models'] if m['model'] == 'floor_div_scaled'][0]; assert m['variant'] != 'inductor' and m['verdict'] != 'wrong-baseline', m\""
+python3 - "$O" <<'PY'
+import json, sys
+for v in ("", "-inductor"):
+    try:
+        p = json.load(open(f"{sys.argv[1]}/kopt-out/floor_div_scaled/profile{v}.json"))
+        print(f"# floor_div_scaled{v or ' (aten)'}: {p['profile']['device_ns_per_call'] / 1e3:.1f} us a call on the device")
+    except (OSError, ValueError, KeyError) as e:
+        print(f"# floor_div_scaled{v}: no profile ({e})")
+PY
 echo "1..$n"
 exit $bad
