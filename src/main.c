@@ -54,6 +54,7 @@ static void usage(FILE *out)
 		"  KOPT_REMOTE_CACHE_AUTH  the remote cache's credentials: user:password, or Bearer TOKEN\n"
 		"  KOPT_SANDBOX=off     run workers without their sandbox\n"
 		"  KOPT_SANDBOX_WRITE   more folders (colon-separated) that workers may write into\n"
+		"  KOPT_SANDBOX_PREINIT 0: no unconfined child starts the driver where /dev/nvidia-uvm is missing\n"
 		"  KOPT_WORKER_ENV      more variables that workers get (names and NAME* prefixes)\n"
 		"\n"
 		"koptmake(1) and kopt(5) say more.\n");
