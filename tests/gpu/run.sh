@@ -2,6 +2,9 @@
 # tests/gpu/run.sh: the GPU tests (make check-gpu), on a machine with an
 # NVIDIA GPU and a Python holding torch. Run from the build folder.
 #   run.sh [OUTDIR]     results and logs go to OUTDIR (default: gpu-results)
+# KOPT_DEPLOY_SPEC=DIR (a spec folder koptmake has built, with models/ and
+# kopt-out/) adds the deployment's first-call check on its model
+# KOPT_DEPLOY_MODEL (default softmax).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -20,4 +23,8 @@ echo "# the compiled baseline against eager: examples/checks"
 bash "$here/baseline.sh" "${KOPTMAKE:-$PWD/koptmake}" "$out/baseline" || status=1
 echo "# examples: capture and profile"
 bash "$here/examples.sh" "$W" "$out/examples" || status=1
+if [ -n "${KOPT_DEPLOY_SPEC:-}" ]; then
+	echo "# the deployment's first-call check: a broken kernel in $KOPT_DEPLOY_SPEC's ${KOPT_DEPLOY_MODEL:-softmax}"
+	python3 "$here/deploy_check.py" "$KOPT_DEPLOY_SPEC" "${KOPT_DEPLOY_MODEL:-softmax}" || status=1
+fi
 exit $status
