@@ -1,0 +1,73 @@
+#!/usr/bin/env python3
+"""bench/beyond/summarize.py KOPT-OUT/all/report.json: the benchmark's
+judgement (README.md) from a build's report, as Markdown.
+
+Per level (the model group: l1, l2, l3): geomean over max-autotune and over
+torch.compile's defaults, problems below 0.97 against either; over the
+problems whose ceiling over max-autotune (its time over the bound) is 1.25x
+or more: geomean over max-autotune and the share of the room captured, in
+log terms (log speedup over max-autotune / log ceiling), on average. Per
+win: the strategies of its deployed kernels (substitutions.json).
+A problem without a figure (failed, no max-autotune variant, wrong
+baseline) is listed and counted nowhere.
+"""
+import json
+import math
+import os
+import sys
+
+
+def geomean(xs):
+    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
+
+
+def main() -> int:
+    path = sys.argv[1]
+    rep = json.load(open(path))
+    out_dir = os.path.dirname(os.path.dirname(os.path.abspath(path)))
+    levels: dict = {}
+    for m in rep["models"]:
+        levels.setdefault(m["model"].split("/")[0], []).append(m)
+    print("| level | problems | with figures | geomean vs torch.compile | geomean vs max-autotune | below 0.97 | "
+          "with room (ceiling >= 1.25) | their geomean vs max-autotune | room captured (log, mean) |")
+    print("| --- | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: |")
+    rows, wins, missing = [], [], []
+    for lv in sorted(levels):
+        ms = levels[lv]
+        fig = [m for m in ms if m.get("speedup") and m.get("speedup_vs_max_autotune")]
+        missing += [f"{m['model']} ({m.get('verdict')})" for m in ms if m not in fig]
+        low = [m["model"].split("/")[-1] for m in fig if min(m["speedup"], m["speedup_vs_max_autotune"]) < 0.97]
+        room = [m for m in fig if (m.get("max_autotune_over_bound") or 0) >= 1.25]
+        cap = [math.log(m["speedup_vs_max_autotune"]) / math.log(m["max_autotune_over_bound"]) for m in room]
+        print(f"| {lv} | {len(ms)} | {len(fig)} | {geomean([m['speedup'] for m in fig]):.3f}x | "
+              f"{geomean([m['speedup_vs_max_autotune'] for m in fig]):.3f}x | {', '.join(low) or 'none'} | "
+              f"{len(room)} | {geomean([m['speedup_vs_max_autotune'] for m in room]):.3f}x | "
+              f"{(sum(cap) / len(cap) if cap else float('nan')):.2f} |")
+        for m in fig:
+            rows.append(m)
+            if m.get("verdict") == "optimized":
+                wins.append(m)
+    print("\n| problem | verdict | variant | vs torch.compile | vs max-autotune | bound (us) | max-autotune over bound | optimized over bound |")
+    print("| --- | --- | --- | ---: | ---: | ---: | ---: | ---: |")
+    for m in rows:
+        b = m.get("bound_ns")
+        print(f"| {m['model']} | {m.get('verdict')} | {m.get('variant')} | {m['speedup']:.3f}x | "
+              f"{m['speedup_vs_max_autotune']:.3f}x | {b / 1e3 if b else float('nan'):.1f} | "
+              f"{m.get('max_autotune_over_bound') or float('nan'):.2f} | {m.get('optimized_over_bound') or float('nan'):.2f} |")
+    print("\n## Wins and their strategies\n")
+    for m in wins:
+        sub = os.path.join(out_dir, m["model"], "substitutions.json")
+        try:
+            ks = json.load(open(sub)).get("kernels", {}).values()
+        except (OSError, ValueError):
+            ks = []
+        what = "; ".join(f"{k.get('kernel')}: {k.get('strategy')} ({k.get('speedup') or 0:.3f}x alone)" for k in ks)
+        print(f"- {m['model']} ({m['speedup_vs_max_autotune']:.3f}x over max-autotune, variant {m.get('variant')}): "
+              f"{what or 'the variant alone'}")
+    if missing:
+        print("\nWithout figures: " + ", ".join(missing))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
