@@ -40,6 +40,8 @@ enum {
 	DAG_NOKEY = 1 << 9,     /* the key cannot be computed yet (no environment fingerprint) */
 	DAG_UPFAIL = 1 << 10,   /* failed because an input failed */
 	DAG_UPWOULD = 1 << 11,  /* -n: would run because an input would */
+	DAG_OPTIONAL = 1 << 12, /* its failure stops no build and fails none: every dependent
+				 * takes it softly (an agents' own compile variant) */
 };
 #define DAG_SETTLED (DAG_DONE | DAG_FAILED | DAG_WOULD)
 

@@ -46,6 +46,7 @@ struct sched {
 	struct job **jobs;      /* running */
 	size_t njobs, jobcap;
 	size_t ndone, nfailed, nwould, nran;
+	size_t noptional;   /* failed steps marked DAG_OPTIONAL: counted apart */
 	size_t nstale;          /* steps found stale so far: the progress line's N, which only grows */
 	double t0;              /* kopt_now() when the run began */
 	bool tty, line_open;
@@ -490,6 +491,9 @@ static void job_failed(struct sched *s, struct job *j, const char *reason, const
 				dag_env_name(node_device(n)), cant);
 		s->nostart = s->stop = true;
 		free(cant);
+	} else if (n->flags & DAG_OPTIONAL) {
+		fprintf(stderr, "%s: warning: %s %s failed (optional: the build goes on without it): %s\n",
+			kopt_progname, n->rule->name, n->path, reason);
 	} else {
 		fprintf(stderr, "%s: error: %s %s failed: %s\n", kopt_progname, n->rule->name, n->path, reason);
 	}
@@ -504,10 +508,15 @@ static void job_failed(struct sched *s, struct job *j, const char *reason, const
 		}
 	}
 	strbuf_release(&sb);
-	s->nfailed++;
 	s->ndone++;
-	if (!s->o->keep_going)
-		s->stop = true;
+	if (n->flags & DAG_OPTIONAL) {
+		/* said above and in the log; its dependents go on without it */
+		s->noptional++;
+	} else {
+		s->nfailed++;
+		if (!s->o->keep_going)
+			s->stop = true;
+	}
 	char *why = xstrdup(reason); /* it may be the run's own error, freed with the job */
 	remove_job(s, j);
 	fail_node(s, n, why);
@@ -852,6 +861,8 @@ static int finish_run(struct sched *s)
 			add_clock(&sb, kopt_now() - s->t0);
 			if (s->nfailed)
 				strbuf_addf(&sb, ", %zu failed", s->nfailed);
+			if (s->noptional)
+				strbuf_addf(&sb, ", %zu optional failed", s->noptional);
 			printf("%s\n", sb.buf);
 			strbuf_release(&sb);
 			if (s->d->rules->closing)
