@@ -507,10 +507,40 @@ double rule_cudnn_share(const json_t *profile_meas)
 	return ns / dev < 1 ? ns / dev : 1;
 }
 
+/* the most torch leaves on the table in a cuDNN call: its time over the
+ * probe's best algorithm's; NAN without a call the probe posed */
+static double cudnn_left(const json_t *profile_meas)
+{
+	double left = NAN;
+	size_t i;
+	json_t *c;
+	json_array_foreach(json_object_get(json_object_get(profile_meas, "vendor"), "calls"), i, c) {
+		const char *lib = json_string_value(json_object_get(c, "lib"));
+		double t = rule_num(c, "torch_ns"), b = rule_num(c, "best_ns");
+		if (lib && strcmp(lib, "cuDNN") == 0 && t > 0 && b > 0 && (isnan(left) || t / b > left))
+			left = t / b;
+	}
+	return left;
+}
+
+/* a whole number of the profile's graph facts, -1 when absent */
+static long fact(const json_t *facts, const char *key)
+{
+	json_t *v = json_object_get(facts, key);
+	return json_is_integer(v) ? (long)json_integer_value(v) : -1;
+}
+
 void rule_summary_space(struct rule_summary *s, const json_t *profile_meas)
 {
 	double cn, en;
 	s->cudnn_share = rule_cudnn_share(profile_meas);
+	s->cudnn_left = cudnn_left(profile_meas);
+	const json_t *facts = json_object_get(profile_meas, "facts");
+	s->facts_known = json_is_object(facts);
+	s->convs = fact(facts, "convolutions");
+	s->gemms = fact(facts, "gemms");
+	s->reductions = fact(facts, "reductions");
+	s->params = fact(facts, "parameters");
 	s->eager_known = true;
 	s->eager_ratio = eager_ratio(profile_meas, &cn, &en);
 	free(s->eager_ops);

@@ -1,6 +1,6 @@
 ## rules/local.mk: included by the top Makefile.am
 libkopt_a_SOURCES += rules/rules.h rules/common.c rules/capture.c rules/profile.c \
-	rules/propose.c rules/verify.c rules/stitch.c rules/report.c rules/plan.c rules/screen.c \
+	rules/propose.c rules/verify.c rules/stitch.c rules/report.c rules/plan.c rules/screen.c rules/space.c \
 	rules/measured.h rules/measured.c
 libkopt_a_SOURCES += rules/svg.h rules/svg.c
 TESTS += tests/e2e/stitch-order.sh
@@ -10,3 +10,5 @@ EXTRA_DIST += tests/e2e/screen.sh
 check_PROGRAMS += tests/unit/screen_test
 tests_unit_screen_test_SOURCES = tests/unit/screen_test.c tests/tap.h
 TESTS += tests/unit/screen_test
+TESTS += tests/e2e/space-search.sh
+EXTRA_DIST += tests/e2e/space-search.sh

@@ -50,8 +50,16 @@ struct rule_mv *rule_plan_variant(struct dag *d, struct rule_model *dm, const st
 	mv->profile->affinity = mv->affinity;
 	mv->profile->prio = RULE_PRIO_REVEAL;
 	dag_add_dep(mv->profile, mv->capture, 0);
-	dag_add_dep(dm->stitch, mv->capture, 0);
-	dag_add_dep(dm->stitch, mv->profile, 0);
+	/* a variant of the agents' own that fails to compile or profile is
+	 * left out of the race with its reason (stitch.c); a declared one
+	 * fails its model */
+	unsigned soft = mv->index >= dm->spec->nvariants ? DAG_EDGE_SOFT : 0;
+	if (soft) {
+		mv->capture->flags |= DAG_OPTIONAL;
+		mv->profile->flags |= DAG_OPTIONAL;
+	}
+	dag_add_dep(dm->stitch, mv->capture, soft);
+	dag_add_dep(dm->stitch, mv->profile, soft);
 	return mv;
 }
 
@@ -75,7 +83,7 @@ static struct rule_model *add_model(struct dag *d, const struct kopt_model *m)
 	if (m->gates)
 		rule_key_gates(&dm->gates_key, m->gates);
 	dm->agent_fp = m->agents ? agent_fingerprint(m->agents) : xstrdup("builtin-default;" AGENT_BUILTIN_VERSION);
-	dm->mvs = xcalloc(m->nvariants + 2, sizeof *dm->mvs); /* + the agents' own */
+	dm->mvs = xcalloc(m->nvariants + RULE_MAX_AUTO, sizeof *dm->mvs); /* + the agents' own */
 	dm->stitch = dag_add(d, RULE_STITCH, m->name, dm);
 	for (size_t v = 0; v < m->nvariants; v++)
 		rule_plan_variant(d, dm, &m->variants[v]);
@@ -194,8 +202,7 @@ static void release(struct dag *d)
 		}
 		free(dm->mvs);
 		for (size_t a = 0; a + dm->spec->nvariants < dm->nmv; a++)
-			if (dm->auto_variants[a].naten_fallback)
-				free(dm->auto_variants[a].aten_fallback);
+			rule_variant_release(&dm->auto_variants[a]);
 		hash_key_release(&dm->gates_key);
 		free(dm->agent_fp);
 		free(dm->file_error);

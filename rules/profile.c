@@ -15,7 +15,13 @@
  *   KIND SHARE IDENT NAME
  * (IDENT: the hash of the kernel's inventory entry, what proposals key on;
  * SHARE: of device time, for the hot selection), then
- *   cudnn SHARE - -        the share of device time in torch's cuDNN calls
+ *   cudnn SHARE - LEFT     the share of device time in torch's cuDNN calls;
+ *                          LEFT, the most torch's time over the vendor
+ *                          probe's best algorithm's in one of them, or "-"
+ *   facts - - conv=N,gemm=N,reduction=N,params=N
+ *                          the model's ATen convolutions, GEMMs and
+ *                          reductions per eager call and its parameters'
+ *                          elements (the implementation-space search)
  *   eager RATIO - OPS      compiled over eager, "-" without a side-by-side
  *                          run; the hot kernels' distinctive ATen ops,
  *                          comma-separated, or "-"
@@ -23,7 +29,8 @@
  *                          float64 reference where they differ) on the
  *                          gates' seeds: agrees, accurate, wrong,
  *                          ill-conditioned or unchecked (gates/baseline.c)
- * Profiles cached before the last three lines existed lack them.
+ * Profiles cached before the eager and baseline lines existed lack them,
+ * and before the facts line and LEFT, those.
  *
  * A variant whose compiled code is wrong or ill-conditioned gets no chain of
  * candidates: the candidates would be compared with a baseline that does not
@@ -104,7 +111,13 @@ char *rule_summary_write(const struct rule_summary *s)
 		hash_hex(k->ident, hex);
 		strbuf_addf(&sb, "%s\t%.9g\t%s\t%s\n", k->kind ? k->kind : "-", k->share, hex, k->name);
 	}
-	strbuf_addf(&sb, "cudnn\t%.6g\t-\t-\n", s->cudnn_share);
+	if (isnan(s->cudnn_left))
+		strbuf_addf(&sb, "cudnn\t%.6g\t-\t-\n", s->cudnn_share);
+	else
+		strbuf_addf(&sb, "cudnn\t%.6g\t-\t%.6g\n", s->cudnn_share, s->cudnn_left);
+	if (s->facts_known)
+		strbuf_addf(&sb, "facts\t-\t-\tconv=%ld,gemm=%ld,reduction=%ld,params=%ld\n", s->convs, s->gemms,
+			    s->reductions, s->params);
 	if (isnan(s->eager_ratio))
 		strbuf_addstr(&sb, "eager\t-\t-\t-\n"); /* known: no side-by-side run */
 	else
@@ -120,6 +133,7 @@ int rule_summary_read(const char *text, struct rule_summary *s)
 {
 	memset(s, 0, sizeof *s);
 	s->eager_ratio = NAN;
+	s->cudnn_left = NAN;
 	s->text = xstrdup(text);
 	size_t nlines = 0;
 	for (const char *c = s->text; *c; c++)
@@ -145,6 +159,10 @@ int rule_summary_read(const char *text, struct rule_summary *s)
 			continue;
 		if (strcmp(f[0], "cudnn") == 0) {
 			s->cudnn_share = strtod(f[1], NULL);
+			s->cudnn_left = strcmp(f[3], "-") == 0 ? NAN : strtod(f[3], NULL);
+		} else if (strcmp(f[0], "facts") == 0) {
+			s->facts_known = sscanf(f[3], "conv=%ld,gemm=%ld,reduction=%ld,params=%ld", &s->convs,
+						&s->gemms, &s->reductions, &s->params) == 4;
 		} else if (strcmp(f[0], "baseline") == 0) {
 			for (int st = GATE_BASE_UNCHECKED; st <= GATE_BASE_WRONG; st++)
 				if (strcmp(f[1], gate_baseline_name((enum gate_baseline_status)st)) == 0)
@@ -256,7 +274,10 @@ static void profile_md(struct strbuf *md, const struct dag_node *n, const json_t
 	const struct kopt_model *m = rule_model_of(n)->spec;
 	double model_ns = rule_num(meas, "model_ns_per_call");
 	double dev_ns = rule_num(meas, "device_ns_per_call");
-	strbuf_addf(md, "# Profile of %s (variant %s)\n\n", m->name, rule_mv_of(n)->variant->name);
+	char *what = rule_variant_what(rule_mv_of(n)->variant);
+	strbuf_addf(md, "# Profile of %s (variant %s)\n\nCompiled with %s.\n\n", m->name, rule_mv_of(n)->variant->name,
+		    what);
+	free(what);
 	rule_measured_md(md, json_object_get(meas, "measured"));
 	strbuf_addstr(md, "Model time per call: ");
 	fmt_num(md, model_ns / 1000.0, "%.3f us");
@@ -330,6 +351,8 @@ static int profile_reply(struct rule_run *run, json_t *res)
 		json_object_set(run->meas, "eager", json_object_get(res, "eager"));
 	if (json_object_get(res, "check"))
 		json_object_set(run->meas, "check", json_object_get(res, "check"));
+	if (json_object_get(res, "facts"))
+		json_object_set(run->meas, "facts", json_object_get(res, "facts"));
 	if (json_object_get(res, "phases"))
 		json_object_set(run->meas, "phases", json_object_get(res, "phases"));
 	rule_measured(run, rule_measured_at(res));
@@ -480,9 +503,12 @@ static size_t expand_chains(struct dag *d, struct rule_mv *mv)
 	return added;
 }
 
-/* a variant of the agents' own, after the declared ones and any other */
+/* a variant of the agents' own, after the declared ones and any other;
+ * its lists become dm's (v's arrays are taken, not copied) */
 static size_t add_auto(struct dag *d, struct rule_model *dm, const struct kopt_variant *v)
 {
+	if (dm->nmv - dm->spec->nvariants >= RULE_MAX_AUTO)
+		kopt_die("more than %d variants of the agents' own", RULE_MAX_AUTO);
 	struct kopt_variant *av = &dm->auto_variants[dm->nmv - dm->spec->nvariants];
 	*av = *v;
 	size_t first_node = d->nnodes;
@@ -496,6 +522,32 @@ static bool declares(const struct kopt_model *m, const char *name)
 		if (strcmp(m->variants[v].name, name) == 0)
 			return true;
 	return false;
+}
+
+/* The implementation-space search (rules/space.c): agents space_variants
+ * of Inductor's options on top of max-autotune-no-cudagraphs, as the
+ * first variant's profile calls for; a name the spec declares is left to
+ * the spec. Returns the number of nodes added. */
+static size_t expand_search(struct dag *d, struct rule_model *dm)
+{
+	const struct kopt_model *m = dm->spec;
+	int want = m->agents ? m->agents->space_variants : 0;
+	if (want <= 0 || !gate_baseline_usable(dm->mvs[0].summary.baseline))
+		return 0; /* off, or no speedup is claimed over the first variant */
+	const struct kopt_variant *base = NULL;
+	for (size_t v = 0; v < m->nvariants && !base; v++)
+		if (m->variants[v].mode && strcmp(m->variants[v].mode, "max-autotune-no-cudagraphs") == 0)
+			base = &m->variants[v];
+	struct kopt_variant found[RULE_SPACE_MAX];
+	size_t n = rule_space_search(&dm->mvs[0].summary, base, (size_t)want, found), added = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (declares(m, found[i].name)) {
+			rule_variant_release(&found[i]);
+			continue;
+		}
+		added += add_auto(d, dm, &found[i]);
+	}
+	return added;
 }
 
 /*
@@ -518,8 +570,10 @@ static size_t expand_space(struct dag *d, struct rule_model *dm)
 		if (!(dm->mvs[v].profile->flags & DAG_DONE))
 			return 0; /* not all known yet, or one failed: no choice */
 	dm->space_done = true;
-	if ((m->agents && !m->agents->auto_variants) || m->kind != KOPT_MODEL_TORCH)
+	if (m->kind != KOPT_MODEL_TORCH)
 		return 0;
+	if (m->agents && !m->agents->auto_variants)
+		return expand_search(d, dm);
 	double gamma = m->gates->gamma;
 	json_t *ops = NULL;
 	double cudnn = 0;
@@ -550,8 +604,10 @@ static size_t expand_space(struct dag *d, struct rule_model *dm)
 	size_t added = 0;
 	if (ops && !declares(m, RULE_AUTO_VARIANT)) {
 		/* the first variant's compile options, those ops kept out of Inductor */
-		struct kopt_variant v = m->variants[0];
+		struct kopt_variant v;
+		rule_variant_copy(&v, &m->variants[0]);
 		v.name = dag_strdup(d, RULE_AUTO_VARIANT);
+		free(v.aten_fallback);
 		v.naten_fallback = json_array_size(ops);
 		v.aten_fallback = xcalloc(v.naten_fallback, sizeof *v.aten_fallback);
 		for (size_t i = 0; i < v.naten_fallback; i++)
@@ -562,13 +618,21 @@ static size_t expand_space(struct dag *d, struct rule_model *dm)
 	bool benchmarked = false;
 	for (size_t v = 0; v < n; v++)
 		benchmarked |= m->variants[v].cudnn_benchmark;
-	if (cudnn >= RULE_CUDNN_SHARE && !benchmarked && !declares(m, RULE_CUDNN_VARIANT)) {
+	/* the vendor probe's finding deployed: where one of torch's cuDNN calls
+	 * leaves gamma on the table against an algorithm cuDNN ranked, the
+	 * way torch can be told to look for it is cudnn.benchmark (which
+	 * times cuDNN's algorithms at each shape and keeps the fastest) */
+	double left = dm->mvs[0].summary.cudnn_left;
+	bool probe_found = !isnan(left) && left >= gamma;
+	if ((cudnn >= RULE_CUDNN_SHARE || probe_found) && !benchmarked && !declares(m, RULE_CUDNN_VARIANT)) {
 		/* the first variant's, cuDNN's algorithms benchmarked at each shape */
-		struct kopt_variant v = m->variants[0];
+		struct kopt_variant v;
+		rule_variant_copy(&v, &m->variants[0]);
 		v.name = dag_strdup(d, RULE_CUDNN_VARIANT);
 		v.cudnn_benchmark = true;
 		added += add_auto(d, dm, &v);
 	}
+	added += expand_search(d, dm);
 	return added;
 }
 

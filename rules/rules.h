@@ -63,6 +63,12 @@ struct rule_summary {
 	struct rule_summary_kernel *kernels; /* owned */
 	size_t nkernels;
 	double cudnn_share;         /* of device time, in torch's cuDNN calls */
+	double cudnn_left;          /* the vendor probe: torch's time over cuDNN's best algorithm's,
+				     * the most over its cuDNN calls; NAN when unknown */
+	bool facts_known;           /* the next four are known (older profiles lack them) */
+	long convs, gemms, reductions; /* the model's ATen convolution, GEMM and reduction calls
+					* per eager call (worker.py graph_facts) */
+	long params;                /* elements of its parameters and buffers */
 	bool eager_known;           /* the next two are known (older profiles lack them) */
 	double eager_ratio;         /* compiled over eager; NAN without a side-by-side run */
 	char *eager_ops;            /* the hot kernels' distinctive ATen ops, "a,b"; NULL: none; owned */
@@ -126,13 +132,17 @@ struct rule_mv {
 	double gain;                /* what its hot kernels can still win, as a log-speedup */
 };
 
+/* the agents' own variants at most: aten-auto, cudnn-auto and the space search's */
+#define RULE_MAX_AUTO 8
+
 struct rule_model {
 	const struct kopt_model *spec;
 	kopt_hash file_hash;        /* content of the model file */
 	char *file_error;           /* why it cannot be read, or NULL */
 	struct rule_mv *mvs;        /* the declared variants, then the agents' own */
 	size_t nmv;
-	struct kopt_variant auto_variants[2]; /* the agents' own: nmv - spec->nvariants of them */
+	struct kopt_variant auto_variants[RULE_MAX_AUTO]; /* the agents' own: nmv - spec->nvariants of
+							     * them, their lists and options owned */
 	bool space_done;            /* the implementation space is decided (profile.c) */
 	struct dag_node *stitch;
 	struct hash_key gates_key;  /* the gates' key ingredients, serialized once */
@@ -282,6 +292,28 @@ extern const char rule_space_header[];
 #define RULE_AUTO_VARIANT "aten-auto"   /* the agents' own variants: ATen fallbacks */
 #define RULE_CUDNN_VARIANT "cudnn-auto" /*   and cudnn.benchmark */
 #define RULE_CUDNN_SHARE 0.25           /* of device time in cuDNN calls: worth benchmarking */
+/*
+ * The implementation-space search (agents space_variants, rules/space.c):
+ * Inductor's options as search dimensions on top of
+ * max-autotune-no-cudagraphs, each dimension one variant named for what it
+ * changes. rule_space_search fills out[] (at most max) with the variants
+ * the first variant's profile summary calls for, in the table's order: a
+ * dimension that needs a convolution, a reduction, a GEMM or parameters is
+ * left out where the profile found none. base is the model's declared
+ * max-autotune-no-cudagraphs variant or NULL; the variants' lists and
+ * options are allocated (rule_variant_release frees them), their strings
+ * static or base's. Returns the count.
+ */
+#define RULE_SPACE_MAX 6
+size_t rule_space_search(const struct rule_summary *s, const struct kopt_variant *base, size_t max,
+			 struct kopt_variant *out);
+/* what a variant is, one line for reports ("max-autotune-no-cudagraphs,
+ * freezing = true"); caller frees */
+char *rule_variant_what(const struct kopt_variant *v);
+/* a copy of v whose aten_fallback and options arrays are its own (their
+ * strings shared); rule_variant_release frees the arrays */
+void rule_variant_copy(struct kopt_variant *dst, const struct kopt_variant *v);
+void rule_variant_release(struct kopt_variant *v);
 int rule_space_rows(struct strbuf *md, const struct kopt_model *m, const json_t *const *meas, size_t n,
 		    double gamma, const char *auto_name);
 /* The agents' implementation-space choice (the profile's expansion): the ATen ops

@@ -68,6 +68,7 @@ struct vres {
 	char *reason;
 	int attempts;
 	bool unusable;       /* its compiled code failed its check against eager: no request */
+	bool failed;         /* an agents' variant whose capture or profile failed: not raced */
 };
 
 struct stitch_priv {
@@ -202,6 +203,22 @@ static int send_current(struct rule_run *run, struct stitch_priv *p)
 {
 	const struct kopt_model *m = rule_model_of(run->node)->spec;
 	struct rule_mv *mv = &rule_model_of(run->node)->mvs[p->vi];
+	if (!(mv->profile->flags & DAG_DONE)) {
+		/* an agents' variant that did not compile or profile (a soft
+		 * input): left out, with the failure's reason */
+		struct vres *vr = &p->vr[p->vi];
+		const struct dag_node *f = rule_failure_of(mv->profile);
+		vr->unusable = vr->failed = true;
+		vr->passed = false;
+		vr->base_ns = vr->opt_ns = NAN;
+		free(vr->reason);
+		vr->reason = xasprintf("%s failed: %s", f->rule->name, f->why ? f->why : "no reason given");
+		for (char *c = vr->reason; *c; c++)
+			if (*c == '\n' || *c == '|')
+				*c = ' ';
+		vr->winners = json_array();
+		return after_variant(run, p);
+	}
 	if (!gate_baseline_usable(mv->summary.baseline)) {
 		/* its compiled code does not compute the model: nothing to stitch,
 		 * no time to claim (profile.c gave it no candidates either) */
@@ -254,7 +271,8 @@ static int send_race(struct rule_run *run, struct stitch_priv *p)
 	struct rule_model *dm = rule_model_of(run->node);
 	json_t *vars = json_array();
 	for (size_t v = 0; v < dm->nmv; v++)
-		json_array_append_new(vars, rule_variant_json(dm->mvs[v].variant));
+		if (!p->vr[v].failed) /* it would fail the race as it failed its own steps */
+			json_array_append_new(vars, rule_variant_json(dm->mvs[v].variant));
 	json_decref(run->request);
 	run->request = json_pack("{s:s, s:o, s:o, s:I, s:o, s:i}", "op", "race", "model", rule_model_json(m),
 				 "variants", vars, "seed", (json_int_t)(m->agents ? m->agents->seed : 0),
@@ -269,11 +287,15 @@ static int handle_reply(struct rule_run *run, json_t *res)
 	p->measured_at = fmax(p->measured_at, rule_measured_at(res));
 	if (p->racing) {
 		json_t *ns = json_object_get(res, "ns");
-		size_t nmv = rule_model_of(run->node)->nmv;
-		if (json_array_size(ns) == nmv) {
+		size_t nmv = rule_model_of(run->node)->nmv, nsent = 0;
+		for (size_t v = 0; v < nmv; v++)
+			nsent += !p->vr[v].failed;
+		if (json_array_size(ns) == nsent) {
 			p->race_ns = xcalloc(nmv, sizeof *p->race_ns);
-			for (size_t v = 0; v < nmv; v++)
-				p->race_ns[v] = json_is_number(json_array_get(ns, v)) ? json_number_value(json_array_get(ns, v)) : NAN;
+			for (size_t v = 0, j = 0; v < nmv; v++) {
+				json_t *t = p->vr[v].failed ? NULL : json_array_get(ns, j++);
+				p->race_ns[v] = json_is_number(t) ? json_number_value(t) : NAN;
+			}
 		} else {
 			/* no race (it failed in the worker, which said why): the
 			 * stitches' own times decide, and the report says so */
@@ -583,6 +605,9 @@ static void result(struct rule_run *run, struct stitch_priv *p, const struct cho
 				      p->vr[v].passed ? "pass" : "fail", "reason",
 				      p->vr[v].reason ? p->vr[v].reason : "", "attempts", p->vr[v].attempts,
 				      "baseline", gate_baseline_name(dm->mvs[v].summary.baseline));
+		char *what = rule_variant_what(dm->mvs[v].variant);
+		json_object_set_new(o, "what", json_string(what));
+		free(what);
 		num_or_null(o, "base_ns", p->vr[v].base_ns);
 		num_or_null(o, "opt_ns", p->vr[v].opt_ns);
 		num_or_null(o, "stitch_base_ns", p->vr[v].stitch_base_ns);
@@ -678,6 +703,15 @@ static void model_md(struct rule_run *run, struct stitch_priv *p, const struct c
 		strbuf_addf(md, "| %s | %s | %.3f | %.3f | %d | %s |\n", dm->mvs[v].variant->name,
 			    p->vr[v].unusable ? "not run" : p->vr[v].passed ? "pass" : "fail", p->vr[v].base_ns / 1000.0,
 			    p->vr[v].opt_ns / 1000.0, p->vr[v].attempts, p->vr[v].reason ? p->vr[v].reason : "");
+	if (dm->nmv > 1) {
+		strbuf_addstr(md, "\n| variant | compiled with |\n| --- | --- |\n");
+		for (size_t v = 0; v < dm->nmv; v++) {
+			char *what = rule_variant_what(dm->mvs[v].variant);
+			strbuf_addf(md, "| %s | %s%s |\n", dm->mvs[v].variant->name, what,
+				    v >= dm->spec->nvariants ? " (added by the agents)" : "");
+			free(what);
+		}
+	}
 	bool any = false;
 	for (size_t v = 0; v < dm->nmv; v++)
 		any |= dm->mvs[v].summary.baseline != GATE_BASE_UNCHECKED;
@@ -788,6 +822,10 @@ static void stitch_why(struct dag *d, struct dag_node *n, FILE *out)
 			json_string_value(json_object_get(v, "verdict")),
 			(long long)json_integer_value(json_object_get(v, "attempts")),
 			json_string_value(json_object_get(v, "reason")));
+	json_array_foreach(json_object_get(me, "variants"), i, v)
+		if (json_string_value(json_object_get(v, "what")))
+			fprintf(out, "  variant %s is %s\n", json_string_value(json_object_get(v, "name")),
+				json_string_value(json_object_get(v, "what")));
 	json_array_foreach(json_object_get(st, "winners"), i, v)
 		fprintf(out, "  winner %s\n", json_string_value(json_object_get(v, "kernel")));
 	/* kept out of report.md: a build resumed after a kill answers from the

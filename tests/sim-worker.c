@@ -38,6 +38,7 @@
  *                               and so does any variant with ATen fallbacks
  *   # sim: fast VARIANT [F]      VARIANT's compiled code runs F (default 3) times faster
  *   # sim: reductions           every Triton kernel is a reduction
+ *   # sim: pointwise            none is
  *   # sim: wins KEY=N           candidates whose launch config sets KEY to N
  *                               run 1.4x faster, every other 0.9x: a kernel
  *                               whose best move is known (long-term memory)
@@ -60,6 +61,18 @@
  *                               the device time, in the profile's vendor
  *                               calls), and variants with cudnn_benchmark run
  *                               1.25x faster
+ *   # sim: cudnn-left F         the vendor probe finds a cuDNN algorithm F times
+ *                               faster than torch's pick for the convolution
+ *                               (a tenth of the device time without "# sim:
+ *                               conv"); variants with cudnn_benchmark run
+ *                               1.25x faster
+ *   # sim: nocompile VARIANT    capturing or profiling VARIANT answers an error,
+ *                               as a compile option torch refuses would
+ *   # sim: params N             the model has N parameter elements (the
+ *                               profile's facts; default 0)
+ * The profile's facts (worker.py graph_facts): one convolution with "# sim:
+ *   conv" or "# sim: cudnn-left", one GEMM (the vendor kernel), one reduction
+ *   per reduction kernel, and "# sim: params"'s parameters.
  *   # sim: baseline S [VARIANT] the profile's check of the compiled baseline
  *                               against eager (sent when the request has
  *                               gates) reads S: agrees (the default),
@@ -207,6 +220,8 @@ static bool is_red(const struct model *m, int i)
 {
 	if (strstr(m->text, "# sim: reductions\n"))
 		return true;
+	if (strstr(m->text, "# sim: pointwise\n"))
+		return false;
 	return ((m->h >> (i % 60)) & 1) != 0;
 }
 
@@ -270,7 +285,8 @@ static double variant_speed(const struct model *m, const json_t *variant)
 	double f = eager_factor(m);
 	if (f > 0 && json_array_size(json_object_get(variant, "aten_fallback")))
 		return f;
-	if (strstr(m->text, "# sim: conv\n") && json_is_true(json_object_get(variant, "cudnn_benchmark")))
+	if ((strstr(m->text, "# sim: conv\n") || strstr(m->text, "# sim: cudnn-left ")) &&
+	    json_is_true(json_object_get(variant, "cudnn_benchmark")))
 		return 1.25;
 	const char *name = json_string_value(json_object_get(variant, "name"));
 	if (!name || !wants(m, "fast", name))
@@ -356,10 +372,25 @@ static json_t *profile(const struct model *m)
 		"frac_peak"));
 	json_t *r = json_pack("{s:i, s:f, s:f, s:f, s:o}", "calls", 20, "model_ns_per_call", model_ns(m),
 			      "device_ns_per_call", dev, "peak_copy_gbps", 4300.0, "kernels", ks);
-	if (strstr(m->text, "# sim: conv\n"))
-		json_object_set_new(r, "vendor", json_pack("{s:[{s:s, s:s, s:s, s:i, s:f}]}", "calls", "lib", "cuDNN",
-							   "op", "convolution", "shape", "simulated", "count", 1,
-							   "torch_ns", 0.5 * dev));
+	const char *left = strstr(m->text, "# sim: cudnn-left ");
+	bool conv = strstr(m->text, "# sim: conv\n") != NULL;
+	if (conv || left) {
+		double tns = (conv ? 0.5 : 0.1) * dev;
+		json_t *call = json_pack("{s:s, s:s, s:s, s:i, s:f}", "lib", "cuDNN", "op", "convolution", "shape",
+					 "simulated", "count", 1, "torch_ns", tns);
+		if (left && atof(left + 18) > 0) {
+			json_object_set_new(call, "best_ns", json_real(tns / atof(left + 18)));
+			json_object_set_new(call, "best_rank", json_integer(3));
+		}
+		json_object_set_new(r, "vendor", json_pack("{s:[o]}", "calls", call));
+	}
+	int nred = 0;
+	for (int i = 0; i < m->nk; i++)
+		nred += is_red(m, i);
+	const char *pp = strstr(m->text, "# sim: params ");
+	json_object_set_new(r, "facts", json_pack("{s:i, s:i, s:i, s:I}", "convolutions", conv || left ? 1 : 0,
+						  "gemms", 1, "reductions", nred, "parameters",
+						  (json_int_t)(pp ? atoll(pp + 14) : 0)));
 	double f = eager_factor(m);
 	if (f > 0)
 		json_object_set_new(r, "eager", json_pack("{s:i, s:f, s:f}", "calls", 10, "compiled_ns", model_ns(m),
@@ -1052,6 +1083,14 @@ int main(void)
 			out(json_pack("{s:I, s:b, s:s, s:s, s:b}", "id", rid, "ok", 0, "error", e, "detail",
 				      "Traceback: simulated", "fatal", 0));
 			free(e);
+			json_decref(req);
+			continue;
+		}
+		const char *vn = json_string_value(json_object_get(json_object_get(req, "variant"), "name"));
+		if (vn && wants(&m, "nocompile", vn) && (strcmp(op, "capture") == 0 || strcmp(op, "profile") == 0)) {
+			out(json_pack("{s:I, s:b, s:s, s:s, s:b}", "id", rid, "ok", 0, "error",
+				      "simulated: the compile of this variant failed", "detail", "Traceback: simulated",
+				      "fatal", 0));
 			json_decref(req);
 			continue;
 		}

@@ -138,12 +138,23 @@ def compile_problem(problem: Problem, variant: dict, reset: bool = True) -> Comp
         return c
     mode = variant.get("mode") or None
     options = dict(variant.get("options") or {})
+    if mode and options:
+        # torch.compile takes a mode or options, not both: the mode is its
+        # options (max-autotune-no-cudagraphs: max_autotune and
+        # coordinate_descent_tuning), the variant's own set on top
+        import torch._inductor
+
+        options = {**torch._inductor.list_mode_options(mode), **options}
+        mode = None
     if variant.get("aten_fallback"):
         # torch.compile wrappers with equal options are one backend to Dynamo,
         # which would hand this variant another variant's compiled code (seen
         # in a race beside the default variant); and Inductor's graph cache
         # does not key on the lowering table
         options["fx_graph_cache"] = False
+    unknown = [k for k in options if not known_option(k)]
+    if unknown:
+        raise ValueError(f"unknown Inductor option(s) {', '.join(sorted(unknown))} in torch {torch.__version__}")
     compiled = torch.compile(problem.model, mode=mode, options=options or None)
     c = Compiled(problem, variant, compiled)
     t0 = time.perf_counter()
@@ -162,6 +173,50 @@ def compile_problem(problem: Problem, variant: dict, reset: bool = True) -> Comp
     for code in codes:
         c.decls.extend(K.split(code))
     return c
+
+
+def known_option(key: str) -> bool:
+    """whether torch._inductor.config has this (dotted) name"""
+    import torch._inductor.config as config
+
+    obj = config
+    for part in key.split("."):
+        if not hasattr(obj, part):
+            return False
+        obj = getattr(obj, part)
+    return True
+
+
+def graph_facts(problem: Problem, inputs) -> dict:
+    """What the implementation-space search reads (rules/space.c): the ATen
+    convolutions, GEMMs and reductions of one eager call, counted as they
+    are dispatched, and the elements of the model's parameters and buffers."""
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    convs = {"convolution", "_convolution", "cudnn_convolution", "convolution_overrideable"}
+    gemms = {"mm", "addmm", "bmm", "baddbmm", "matmul", "linear", "_scaled_mm", "addbmm"}
+    reductions = {"sum", "mean", "amax", "amin", "max", "min", "prod", "var", "std", "var_mean", "std_mean",
+                  "_softmax", "_log_softmax", "softmax", "log_softmax", "logsumexp", "norm", "linalg_vector_norm",
+                  "native_layer_norm", "native_batch_norm", "_native_batch_norm_legit_no_training",
+                  "native_group_norm", "argmax", "argmin", "cumsum", "cumprod", "nll_loss_forward", "all", "any"}
+    counts = {"convolutions": 0, "gemms": 0, "reductions": 0}
+
+    class Count(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            name = func.overloadpacket.__name__
+            if name in convs:
+                counts["convolutions"] += 1
+            elif name in gemms:
+                counts["gemms"] += 1
+            elif name in reductions:
+                counts["reductions"] += 1
+            return func(*args, **(kwargs or {}))
+
+    model = problem.model
+    with torch.no_grad(), Count():
+        model(*inputs)
+    counts["parameters"] = sum(t.numel() for t in list(model.parameters()) + list(model.buffers()))
+    return counts
 
 
 def record_kernel_args(c: Compiled, inputs) -> dict:

@@ -42,7 +42,7 @@ from . import records as R
 from . import screen as SC
 from . import vendor as VD
 from . import verify as V
-from .inductor import Compiled, compile_problem, record_kernel_args
+from .inductor import Compiled, compile_problem, graph_facts, record_kernel_args
 from .loader import load_problem
 
 PROTOCOL = 1
@@ -291,6 +291,13 @@ def op_profile(req):
         check = V.baseline_check(c, req["gates"])
         phases["check_s"] = round(time.perf_counter() - t0, 3)
         t0 = time.perf_counter()
+    facts = None
+    if c.problem.kind == "torch":
+        try:
+            facts = graph_facts(c.problem, inputs)
+        except Exception as exc:  # advice: the search then tries fewer dimensions
+            traceback.print_exc(file=sys.stderr)
+            facts = None
     try:
         vendor = VD.probe(c, inputs, flusher())
     except Exception as exc:  # the vendor view is advice: a profile stands without it
@@ -306,6 +313,7 @@ def op_profile(req):
         "vendor": vendor,
         **({"eager": eager} if eager else {}),
         **({"check": check} if check else {}),
+        **({"facts": facts} if facts else {}),
         "phases": {**phases, "vendor_s": round(time.perf_counter() - t0, 3)},
         **({"raw_calls": raw} if raw else {}),
     }

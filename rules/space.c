@@ -1,0 +1,151 @@
+/*
+ * rules/space.c: the implementation-space search (agents space_variants).
+ *
+ * max-autotune-no-cudagraphs searches launch configs, GEMM templates and
+ * coordinate descent at radius 1; it does not change how Inductor lays out
+ * tensors, folds weights or shapes its reductions. Those are Inductor
+ * options, and each is a search dimension here: one variant per
+ * dimension, max-autotune-no-cudagraphs plus that option, named for what
+ * it changes. A dimension is tried only where the first variant's profile
+ * says it can matter (no convolution, no channels-last variant), and at
+ * most space_variants of them, in the table's order, so that the GPU cost
+ * is a known number of compiles and profiles (kopt(5), agents). Each
+ * variant is then an ordinary variant: captured, profiled, its compiled
+ * code checked against eager (gates/baseline.c), its hot kernels tuned
+ * and raced with the rest by the stitch.
+ */
+#include <config.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "rules.h"
+
+#define MAX_AUTOTUNE "max-autotune-no-cudagraphs"
+
+enum need { NEED_NONE, NEED_PARAMS, NEED_CONV, NEED_REDUCTION, NEED_TEMPLATE };
+
+/* one dimension: its variant's name and the options it sets (JSON text) */
+struct dim {
+	const char *name;
+	enum need need;
+	const char *key[3], *json[3];
+};
+
+/*
+ * In the order they are tried. freezing folds the weights into constants
+ * (conv-batchnorm folded with them), which only an inference model with
+ * parameters gains from; the worker runs every model under no_grad.
+ * force_layout_optimization makes Inductor take channels-last for its
+ * convolutions where its heuristic would not (layout_optimization is on by
+ * default); with parameters, freezing too, or each call converts the
+ * weights again. Coordinate descent at radius 2 moves each launch key by
+ * up to 4x where max-autotune's moves by 2x. The reduction switches and
+ * epilogue fusion are on by default; their variants turn them off.
+ */
+static const struct dim dims[RULE_SPACE_MAX] = {
+	{ "autotune-freezing", NEED_PARAMS, { "freezing" }, { "true" } },
+	{ "autotune-channels-last", NEED_CONV, { "force_layout_optimization", "layout_optimization", "freezing" },
+	  { "true", "true", "true" } },
+	{ "autotune-cd-radius-2", NEED_NONE, { "coordinate_descent_tuning", "coordinate_descent_search_radius" },
+	  { "true", "2" } },
+	{ "autotune-no-persistent-reductions", NEED_REDUCTION, { "triton.persistent_reductions" }, { "false" } },
+	{ "autotune-no-split-reductions", NEED_REDUCTION, { "split_reductions" }, { "false" } },
+	{ "autotune-no-epilogue-fusion", NEED_TEMPLATE, { "epilogue_fusion" }, { "false" } },
+};
+
+void rule_variant_copy(struct kopt_variant *dst, const struct kopt_variant *v)
+{
+	*dst = *v;
+	dst->aten_fallback = NULL;
+	dst->options = NULL;
+	if (v->naten_fallback) {
+		dst->aten_fallback = xcalloc(v->naten_fallback, sizeof *dst->aten_fallback);
+		memcpy(dst->aten_fallback, v->aten_fallback, v->naten_fallback * sizeof *dst->aten_fallback);
+	}
+	if (v->noptions) {
+		dst->options = xcalloc(v->noptions, sizeof *dst->options);
+		memcpy(dst->options, v->options, v->noptions * sizeof *dst->options);
+	}
+}
+
+void rule_variant_release(struct kopt_variant *v)
+{
+	free(v->aten_fallback);
+	free(v->options);
+	v->aten_fallback = NULL;
+	v->options = NULL;
+	v->naten_fallback = v->noptions = 0;
+}
+
+/* sets key to json in v's own options, replacing a value the base set */
+static void set_option(struct kopt_variant *v, const char *key, const char *json)
+{
+	for (size_t i = 0; i < v->noptions; i++)
+		if (strcmp(v->options[i].key, key) == 0) {
+			v->options[i].json = (char *)json;
+			return;
+		}
+	v->options = xrealloc(v->options, (v->noptions + 1) * sizeof *v->options);
+	v->options[v->noptions].key = (char *)key;
+	v->options[v->noptions].json = (char *)json;
+	v->noptions++;
+}
+
+static bool needed(const struct rule_summary *s, enum need need)
+{
+	bool reductions = s->reductions > 0;
+	if (!s->facts_known) /* older profiles: what the kernels' names and the vendor calls say */
+		for (size_t i = 0; i < s->nkernels; i++)
+			reductions |= strncmp(s->kernels[i].name, "triton_red_", 11) == 0 ||
+				      strncmp(s->kernels[i].name, "triton_per_", 11) == 0;
+	switch (need) {
+	case NEED_NONE: return true;
+	case NEED_PARAMS: return s->facts_known && s->params > 0;
+	case NEED_CONV: return s->convs > 0 || s->cudnn_share > 0;
+	case NEED_REDUCTION: return reductions;
+	case NEED_TEMPLATE: return s->convs > 0 || s->gemms > 0 || s->cudnn_share > 0;
+	}
+	return false;
+}
+
+size_t rule_space_search(const struct rule_summary *s, const struct kopt_variant *base, size_t max,
+			 struct kopt_variant *out)
+{
+	size_t n = 0;
+	for (size_t d = 0; d < RULE_SPACE_MAX && n < max; d++) {
+		if (!needed(s, dims[d].need))
+			continue;
+		struct kopt_variant *v = &out[n++];
+		if (base) {
+			rule_variant_copy(v, base);
+		} else {
+			memset(v, 0, sizeof *v);
+			v->mode = (char *)MAX_AUTOTUNE;
+		}
+		v->name = (char *)dims[d].name;
+		memset(&v->loc, 0, sizeof v->loc);
+		for (size_t k = 0; k < 3 && dims[d].key[k]; k++) {
+			if (strcmp(dims[d].key[k], "freezing") == 0 && d > 0 && !needed(s, NEED_PARAMS))
+				continue; /* channels-last without parameters has nothing to fold */
+			set_option(v, dims[d].key[k], dims[d].json[k]);
+		}
+	}
+	return n;
+}
+
+char *rule_variant_what(const struct kopt_variant *v)
+{
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addstr(&sb, v->mode ? v->mode : "default");
+	for (size_t i = 0; i < v->noptions; i++)
+		strbuf_addf(&sb, ", %s = %s", v->options[i].key, v->options[i].json);
+	if (v->naten_fallback) {
+		strbuf_addstr(&sb, ", ATen fallbacks ");
+		for (size_t i = 0; i < v->naten_fallback; i++)
+			strbuf_addf(&sb, "%s%s", i ? " " : "", v->aten_fallback[i]);
+	}
+	if (v->cudnn_benchmark)
+		strbuf_addstr(&sb, ", cudnn_benchmark");
+	return strbuf_detach(&sb);
+}
