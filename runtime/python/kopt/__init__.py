@@ -38,7 +38,8 @@ _named: dict = {}
 def backend_for(options: dict | None = None, mode: str | None = None):
     """The backend that backend="kopt" with these torch.compile options
     stands for: options["dir"] (else $KOPT_DEPLOY_DIR) is koptmake's output
-    folder of the model; options["check"] as in backend(); the other
+    folder of the model; options["check"] and options["cudagraphs"] as in
+    backend() (kopt.deploy says the CUDA graphs' contract); the other
     options are Inductor config settings."""
     opts = dict(options or {})
     outdir = opts.pop("dir", None) or os.environ.get("KOPT_DEPLOY_DIR")
@@ -49,10 +50,11 @@ def backend_for(options: dict | None = None, mode: str | None = None):
         raise ValueError(f"kopt: mode={mode!r}: the compile mode is the one of the variant koptmake chose "
                          "(its substitutions.json); leave mode unset")
     check = opts.pop("check", None)
-    key = (os.path.abspath(outdir), check, repr(sorted(opts.items())))
+    graphs = opts.pop("cudagraphs", None)
+    key = (os.path.abspath(outdir), check, graphs, repr(sorted(opts.items())))
     made = _named.get(key)
     if made is None:
-        made = _named[key] = backend(outdir, check=check, **opts)
+        made = _named[key] = backend(outdir, check=check, cudagraphs=graphs, **opts)
     return made
 
 

@@ -18,6 +18,26 @@ Where they differ, each swapped kernel is tried alone; a kernel whose swap
 changes the outputs goes back to Inductor's with a warning naming it.
 `kopt.backend(dir, check=False)` (or KOPT_DEPLOY_CHECK=0) skips the check,
 for production once a deployment is trusted.
+
+CUDA graphs are a deployment choice, off unless asked for:
+`kopt.backend(dir, cudagraphs="copy")` or `cudagraphs="static"` (by name,
+options={"dir": ..., "cudagraphs": ...}; or KOPT_DEPLOY_CUDAGRAPHS). After
+the first call (and its check), each compiled graph is captured once into a
+CUDA graph and replayed. The contract, the caller's choice:
+
+- "copy": each call's tensor inputs are copied into the graph's own static
+  buffers before the replay (one device copy per input), so any tensors of
+  the captured shapes, dtypes and devices may be passed;
+- "static": the caller passes the very tensors of the first call (the same
+  addresses) every time and changes them in place; nothing is copied, and a
+  call with another tensor raises ValueError.
+
+Either way the outputs are the graph's own buffers, overwritten by the next
+call (clone what is kept), shapes are static (a call with other shapes,
+dtypes or devices runs the compiled code without the graph), and the graph
+holds its memory until the backend is dropped. koptmake never times with
+CUDA graphs: its speedups are the kernels' (tests/gpu/cudagraphs.py measures
+this choice apart, against reduce-overhead and max-autotune).
 """
 
 from __future__ import annotations
@@ -161,10 +181,77 @@ def inductor_options(variant: dict) -> dict:
     return opts
 
 
-def make_backend(outdir: str, check: bool | None = None, **options):
+CUDAGRAPHS = ("copy", "static")
+
+
+class Graphed:
+    """A compiled graph replayed through one CUDA graph, under the contract
+    named (module docstring). run takes the inputs as a list."""
+
+    def __init__(self, run, contract: str, warmup: int = 3):
+        if contract not in CUDAGRAPHS:
+            raise ValueError(f"kopt: cudagraphs={contract!r}: one of {', '.join(CUDAGRAPHS)}")
+        self.run, self.contract, self.warmup = run, contract, warmup
+        self.graph = None
+        self.static: list = []
+        self.sig = None
+        self.outputs = None
+        self.replays = 0
+
+    @staticmethod
+    def signature(args: list):
+        import torch
+
+        return tuple((tuple(a.shape), a.dtype, a.device, a.stride()) if isinstance(a, torch.Tensor) else ("v", a)
+                     for a in args)
+
+    def capture(self, args: list) -> None:
+        import torch
+
+        self.sig = self.signature(args)
+        self.static = [a if self.contract == "static" or not isinstance(a, torch.Tensor) else a.clone()
+                       for a in args]
+        side = torch.cuda.Stream()
+        side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(side), torch.no_grad():
+            for _ in range(self.warmup):
+                self.run(list(self.static))
+        torch.cuda.current_stream().wait_stream(side)
+        g = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g), torch.no_grad():
+            self.outputs = self.run(list(self.static))
+        self.graph = g
+
+    def __call__(self, args: list):
+        import torch
+
+        if self.graph is None:
+            self.capture(args)
+        elif self.signature(args) != self.sig:
+            return self.run(args)   # other shapes: no graph (static shapes only)
+        for s, a in zip(self.static, args):
+            if not isinstance(a, torch.Tensor) or s is a:
+                continue   # the parameters, Dynamo's inputs too, are the same tensors
+            if self.contract == "static":
+                if a.data_ptr() == s.data_ptr():
+                    continue
+                raise ValueError("kopt: cudagraphs='static' was promised the first call's input tensors "
+                                 "(the same addresses) on every call; pass them, or use cudagraphs='copy'")
+            s.copy_(a)
+        self.graph.replay()
+        self.replays += 1
+        return self.outputs
+
+
+def make_backend(outdir: str, check: bool | None = None, cudagraphs: str | None = None, **options):
     table = Table(outdir)
     if check is None:
         check = os.environ.get("KOPT_DEPLOY_CHECK", "1") != "0"
+    if cudagraphs is None:
+        cudagraphs = os.environ.get("KOPT_DEPLOY_CUDAGRAPHS") or None
+    if cudagraphs is not None and cudagraphs not in CUDAGRAPHS:
+        raise ValueError(f"kopt: cudagraphs={cudagraphs!r}: one of {', '.join(CUDAGRAPHS)}, or leave it unset")
+    graphs: list = []
 
     def backend(gm, example_inputs):
         import torch
@@ -186,16 +273,26 @@ def make_backend(outdir: str, check: bool | None = None, **options):
             warnings.warn(f"kopt: {missed} of {len(table.kernels)} optimized kernels in {table.path} "
                           f"matched no kernel Inductor generated here; Inductor's kernels run in their place",
                           stacklevel=2)
-        if not check or len(table.swaps) == before:
+        check_now = check and len(table.swaps) > before
+        if not check_now and cudagraphs is None:
             return compiled
         boxed = getattr(compiled, "_boxed_call", False)
-        checked = [False]
+        checked = [not check_now]
+        plain = (lambda a: compiled(a)) if boxed else (lambda a: compiled(*a))
+        graphed = Graphed(plain, cudagraphs) if cudagraphs else None
+        if graphed:
+            graphs.append(graphed)
 
         def call(*args):
             real = list(args[0]) if boxed else list(args)
             if not checked[0]:
+                # the check runs without the graph, and before it is captured:
+                # a replay would not see the kernels it puts back
                 checked[0] = True
-                check_swaps(table, (lambda a: compiled(a)) if boxed else (lambda a: compiled(*a)), real)
+                check_swaps(table, plain, real)
+                return plain(real)
+            if graphed:
+                return graphed(real)
             return compiled(args[0]) if boxed else compiled(*args)
 
         if boxed:
@@ -203,4 +300,5 @@ def make_backend(outdir: str, check: bool | None = None, **options):
         return call
 
     backend.table = table
+    backend.graphs = graphs
     return backend
