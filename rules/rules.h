@@ -299,7 +299,8 @@ extern const char rule_space_header[];
  * changes. rule_space_search fills out[] (at most max) with the variants
  * the first variant's profile summary calls for, in the table's order: a
  * dimension that needs a convolution, a reduction, a GEMM or parameters is
- * left out where the profile found none. base is the model's declared
+ * left out where the profile found none, and one that base sets already
+ * is no variant. base is the model's declared
  * max-autotune-no-cudagraphs variant or NULL; the variants' lists and
  * options are allocated (rule_variant_release frees them), their strings
  * static or base's. Returns the count.

@@ -78,18 +78,21 @@ void rule_variant_release(struct kopt_variant *v)
 	v->naten_fallback = v->noptions = 0;
 }
 
-/* sets key to json in v's own options, replacing a value the base set */
-static void set_option(struct kopt_variant *v, const char *key, const char *json)
+/* sets key to json in v's own options, replacing a value the base set;
+ * returns whether that changed v */
+static bool set_option(struct kopt_variant *v, const char *key, const char *json)
 {
 	for (size_t i = 0; i < v->noptions; i++)
 		if (strcmp(v->options[i].key, key) == 0) {
+			bool same = strcmp(v->options[i].json, json) == 0;
 			v->options[i].json = (char *)json;
-			return;
+			return !same;
 		}
 	v->options = xrealloc(v->options, (v->noptions + 1) * sizeof *v->options);
 	v->options[v->noptions].key = (char *)key;
 	v->options[v->noptions].json = (char *)json;
 	v->noptions++;
+	return true;
 }
 
 static bool needed(const struct rule_summary *s, enum need need)
@@ -125,11 +128,14 @@ size_t rule_space_search(const struct rule_summary *s, const struct kopt_variant
 		}
 		v->name = (char *)dims[d].name;
 		memset(&v->loc, 0, sizeof v->loc);
+		bool changed = false;
 		for (size_t k = 0; k < 3 && dims[d].key[k]; k++) {
 			if (strcmp(dims[d].key[k], "freezing") == 0 && d > 0 && !needed(s, NEED_PARAMS))
 				continue; /* channels-last without parameters has nothing to fold */
-			set_option(v, dims[d].key[k], dims[d].json[k]);
+			changed |= set_option(v, dims[d].key[k], dims[d].json[k]);
 		}
+		if (!changed) /* the base has it already: the base's own race */
+			rule_variant_release(&out[--n]);
 	}
 	return n;
 }

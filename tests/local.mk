@@ -79,3 +79,6 @@ tests_unit_keys_test_SOURCES = tests/unit/keys_test.c tests/tap.h
 tests_unit_gates_edge_test_SOURCES = tests/unit/gates_edge_test.c tests/tap.h
 TESTS += tests/unit/memory_test tests/unit/keys_test tests/unit/gates_edge_test tests/e2e/figures.sh tests/e2e/keys.sh tests/e2e/hot.sh tests/e2e/cache.sh
 EXTRA_DIST += tests/e2e/figures.sh tests/e2e/keys.sh tests/e2e/hot.sh tests/e2e/cache.sh tools/mutate
+check_PROGRAMS += tests/unit/space_test
+tests_unit_space_test_SOURCES = tests/unit/space_test.c tests/tap.h
+TESTS += tests/unit/space_test

@@ -1,0 +1,141 @@
+/* tests/unit/space_test.c: the implementation-space search's expansion
+ * (rule_space_search, rules/space.c) from a profile summary's facts, its
+ * bound, the base variant's options, and the summary's facts and cuDNN
+ * lines through text (rules/profile.c). */
+#include <config.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../rules/rules.h"
+#include "../tap.h"
+
+/* the names found, space-separated; caller frees */
+static char *names(const struct kopt_variant *v, size_t n)
+{
+	struct strbuf sb = STRBUF_INIT;
+	for (size_t i = 0; i < n; i++)
+		strbuf_addf(&sb, "%s%s", i ? " " : "", v[i].name);
+	return strbuf_detach(&sb);
+}
+
+static char *search(const char *text, const struct kopt_variant *base, size_t max, struct kopt_variant *out,
+		    size_t *n)
+{
+	struct rule_summary s;
+	rule_summary_read(text, &s);
+	*n = rule_space_search(&s, base, max, out);
+	rule_summary_release(&s);
+	return names(out, *n);
+}
+
+static void release(struct kopt_variant *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		rule_variant_release(&v[i]);
+}
+
+int main(void)
+{
+	struct kopt_variant out[RULE_SPACE_MAX];
+	size_t n;
+	char *got;
+
+	got = search("facts\t-\t-\tconv=2,gemm=1,reduction=3,params=4096\n", NULL, 6, out, &n);
+	TAP_IS_STR(got, "autotune-freezing autotune-channels-last autotune-cd-radius-2 "
+			"autotune-no-persistent-reductions autotune-no-split-reductions autotune-no-epilogue-fusion",
+		   "every fact: every dimension, in the table's order");
+	free(got);
+	TAP_IS_STR(out[0].mode, "max-autotune-no-cudagraphs", "on top of max-autotune-no-cudagraphs");
+	char *what = rule_variant_what(&out[1]);
+	TAP_IS_STR(what, "max-autotune-no-cudagraphs, force_layout_optimization = true, layout_optimization = true, "
+			 "freezing = true", "channels-last folds the weights where there are parameters");
+	free(what);
+	what = rule_variant_what(&out[2]);
+	TAP_IS_STR(what, "max-autotune-no-cudagraphs, coordinate_descent_tuning = true, "
+			 "coordinate_descent_search_radius = 2", "coordinate descent at radius 2");
+	free(what);
+	release(out, n);
+
+	got = search("facts\t-\t-\tconv=1,gemm=0,reduction=0,params=0\n", NULL, 6, out, &n);
+	TAP_IS_STR(got, "autotune-channels-last autotune-cd-radius-2 autotune-no-epilogue-fusion",
+		   "a convolution without parameters or reductions");
+	what = rule_variant_what(&out[0]);
+	TAP_IS_STR(what, "max-autotune-no-cudagraphs, force_layout_optimization = true, layout_optimization = true",
+		   "... channels-last without weights to fold");
+	free(what);
+	free(got);
+	release(out, n);
+
+	got = search("facts\t-\t-\tconv=0,gemm=0,reduction=0,params=0\n", NULL, 6, out, &n);
+	TAP_IS_STR(got, "autotune-cd-radius-2", "pointwise only: coordinate descent alone");
+	free(got);
+	release(out, n);
+
+	got = search("facts\t-\t-\tconv=2,gemm=1,reduction=3,params=4096\n", NULL, 2, out, &n);
+	TAP_IS_STR(got, "autotune-freezing autotune-channels-last", "the bound: the first two that apply");
+	free(got);
+	release(out, n);
+	got = search("facts\t-\t-\tconv=2,gemm=1,reduction=3,params=4096\n", NULL, 0, out, &n);
+	TAP_OK(n == 0, "a bound of 0: none (%s)", got);
+	free(got);
+
+	/* a profile cached before the facts: the kernels' names and the cuDNN share */
+	got = search("triton\t0.6\t0123456789abcdef0123456789abcdef\ttriton_red_fused_sum_0\n"
+		     "cudnn\t0.3\t-\t-\n", NULL, 6, out, &n);
+	TAP_IS_STR(got, "autotune-channels-last autotune-cd-radius-2 autotune-no-persistent-reductions "
+			"autotune-no-split-reductions autotune-no-epilogue-fusion",
+		   "no facts: a reduction kernel's name and cuDNN calls stand for them; no freezing without a parameter count");
+	free(got);
+	release(out, n);
+
+	/* on the declared max-autotune variant: its options kept, one replaced */
+	struct kopt_option opts[] = { { "max_fusion_size", "32" }, { "epilogue_fusion", "true" } };
+	char *fb[] = { "aten.avg_pool2d" };
+	struct kopt_variant base = { .name = "autotune", .mode = "max-autotune-no-cudagraphs", .options = opts,
+				     .noptions = 2, .aten_fallback = fb, .naten_fallback = 1 };
+	got = search("facts\t-\t-\tconv=0,gemm=1,reduction=0,params=10\n", &base, 6, out, &n);
+	TAP_IS_STR(got, "autotune-freezing autotune-cd-radius-2 autotune-no-epilogue-fusion", "a GEMM with parameters");
+	free(got);
+	what = rule_variant_what(&out[2]);
+	TAP_IS_STR(what, "max-autotune-no-cudagraphs, max_fusion_size = 32, epilogue_fusion = false, ATen fallbacks "
+			 "aten.avg_pool2d", "the base's options and fallbacks kept, its epilogue_fusion replaced");
+	free(what);
+	TAP_OK(out[2].options != base.options && out[2].aten_fallback != base.aten_fallback,
+	       "... in arrays of the variant's own");
+	TAP_IS_STR(base.options[1].json, "true", "... and the base untouched");
+	release(out, n);
+
+	/* a dimension the base has already is no variant */
+	struct kopt_option off[] = { { "epilogue_fusion", "false" } };
+	struct kopt_variant base2 = { .name = "autotune", .mode = "max-autotune-no-cudagraphs", .options = off,
+				      .noptions = 1 };
+	got = search("facts\t-\t-\tconv=0,gemm=1,reduction=0,params=0\n", &base2, 6, out, &n);
+	TAP_IS_STR(got, "autotune-cd-radius-2", "the base turns epilogue fusion off already: no variant for it");
+	free(got);
+	release(out, n);
+
+	/* the summary's new lines through text */
+	struct rule_summary s, r;
+	memset(&s, 0, sizeof s);
+	s.cudnn_share = 0.1;
+	s.cudnn_left = 1.4;
+	s.eager_ratio = NAN;
+	s.facts_known = true;
+	s.convs = 1;
+	s.gemms = 2;
+	s.reductions = 3;
+	s.params = 540672;
+	char *text = rule_summary_write(&s);
+	rule_summary_read(text, &r);
+	TAP_OK(r.facts_known && r.convs == 1 && r.gemms == 2 && r.reductions == 3 && r.params == 540672,
+	       "the facts line reads back");
+	TAP_OK(fabs(r.cudnn_left - 1.4) < 1e-9 && fabs(r.cudnn_share - 0.1) < 1e-9, "the cuDNN line too");
+	free(text);
+	rule_summary_release(&r);
+	rule_summary_read("cudnn\t0.5\t-\t-\n", &r);
+	TAP_OK(isnan(r.cudnn_left) && !r.facts_known, "an older summary: nothing the probe found, no facts");
+	rule_summary_release(&r);
+	return tap_done();
+}
