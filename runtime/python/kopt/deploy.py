@@ -16,6 +16,11 @@ swapped ones on copies of the same inputs and compares the outputs (atol and
 rtol 1e-4, 1e-2 for half types, or the gates' tolerances the table carries).
 Where they differ, each swapped kernel is tried alone; a kernel whose swap
 changes the outputs goes back to Inductor's with a warning naming it.
+
+A kernel made by source knobs (kopt.knobs: "edit" in the table) is that
+edit applied to the kernel Inductor generates here; the table's source is
+the text the gates passed, and a table whose source is not the edit's text
+on this kernel is not trusted for it (a warning, and Inductor's kernel).
 `kopt.backend(dir, check=False)` (or KOPT_DEPLOY_CHECK=0) skips the check,
 for production once a deployment is trusted.
 
@@ -47,6 +52,7 @@ import os
 import warnings
 
 from . import kernels as K
+from . import knobs as N
 
 
 class Table:
@@ -86,12 +92,37 @@ def swap_into(mod, table: Table) -> None:
         sub = table.kernels.get(d.hash)
         if sub is None or d.var not in mod.__dict__:
             continue
-        obj = K.load_kernel(d.name, sub.get("source") or d.source, f"kopt {d.hash}")
+        source = edited_source(d, sub)
+        if source is False:
+            continue
+        obj = K.load_kernel(d.name, source, f"kopt {d.hash}")
         if sub.get("config"):
             K.force_config(obj, sub["config"])
         table.swaps.append(Swapped(mod, d.var, d.name, mod.__dict__[d.var], obj))
         mod.__dict__[d.var] = obj
         table.hits.add(d.hash)
+
+
+def edited_source(d, sub: dict):
+    """The source to load for kernel declaration d from its table entry: the
+    entry's source; with "edit", the edit applied to d's source, which must
+    be the entry's source where it has one; False (with a warning) when the
+    edit does not apply or gives other text."""
+    source = sub.get("source")
+    edit = sub.get("edit")
+    if not edit:
+        return source or d.source
+    try:
+        text = N.apply(d.source, edit)
+    except N.KnobError as exc:
+        warnings.warn(f"kopt: the source knobs {edit} do not apply to {d.name} here ({exc}); "
+                      f"Inductor's kernel runs instead", stacklevel=3)
+        return False
+    if source and text != source:
+        warnings.warn(f"kopt: the source knobs {edit} give {d.name} another text than the table's; "
+                      f"Inductor's kernel runs instead", stacklevel=3)
+        return False
+    return text
 
 
 def _flat(out) -> list:

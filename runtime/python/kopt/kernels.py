@@ -116,6 +116,8 @@ def config_dict(cfg) -> dict:
     d = dict(cfg.kwargs)
     d["num_warps"] = cfg.num_warps
     d["num_stages"] = cfg.num_stages
+    if getattr(cfg, "maxnreg", None):
+        d["maxnreg"] = int(cfg.maxnreg)
     return d
 
 
@@ -150,13 +152,18 @@ def load_kernel(name: str, source: str, tag: str):
 
 
 def force_config(kernel, config: dict) -> None:
-    """Pins one launch config (private API of torch 2.11's CachingAutotuner)."""
+    """Pins one launch config (private API of torch 2.11's CachingAutotuner).
+    Besides the kernel's constexprs (the block sizes), num_warps and
+    num_stages, a config may set ``maxnreg``, a compile option of Triton 3.6
+    that triton.Config carries (a register budget per thread)."""
     import triton
 
     cfg = dict(config)
     warps = int(cfg.pop("num_warps", 4))
     stages = int(cfg.pop("num_stages", 1))
-    tc = triton.Config(cfg, num_warps=warps, num_stages=stages)
+    maxnreg = cfg.pop("maxnreg", None)
+    tc = triton.Config(cfg, num_warps=warps, num_stages=stages,
+                       maxnreg=int(maxnreg) if maxnreg else None)
     kernel.compile_results = [kernel._precompile_config(tc)]
     kernel.launchers = []
     kernel._make_launchers()

@@ -17,6 +17,16 @@ num_stages up or down) and every paired move (a block traded for another,
 warps with a block), the best improvement taken, until none improves by more
 than the noise or the time budget is spent. Inductor's coordinate descent
 moves one key at a time; the paired moves reach what it cannot.
+
+The source knobs are searched with the launch keys (kopt.knobs): a point of
+the search is a launch config and an edit of the kernel's source (the empty
+edit is Inductor's own), and the moves from a point are its config's moves
+on the same edit, ``maxnreg`` one step along its ladder, and each knob of
+the edit moved to another value on the same config (a load's eviction
+policy or cache modifier, the row loop's pipelining or unrolling). A point
+with an edit is compiled from the edited text; a best one goes back with
+its edit's name and text, so that the candidate it becomes, its verdict,
+the report and the deployment all name the same edit.
 """
 
 from __future__ import annotations
@@ -26,6 +36,7 @@ import time
 import torch
 
 from . import kernels as K
+from . import knobs as N
 from . import measure as M
 
 BLOCK_KEYS = ("XBLOCK", "YBLOCK", "R0_BLOCK", "R1_BLOCK")
@@ -35,6 +46,8 @@ MAX_ELEMS = 1 << 16          # elements per program (blocks multiplied): registe
 PAIRS = (("XBLOCK", 2, "R0_BLOCK", 0.5), ("XBLOCK", 0.5, "R0_BLOCK", 2), ("XBLOCK", 2, "YBLOCK", 0.5),
          ("XBLOCK", 0.5, "YBLOCK", 2), ("num_warps", 2, "R0_BLOCK", 2), ("num_warps", 0.5, "R0_BLOCK", 0.5),
          ("num_warps", 2, "XBLOCK", 2), ("num_warps", 0.5, "XBLOCK", 0.5))
+MAXNREG = (0, 255, 192, 128, 96, 64, 48, 32)  # 0: unset (the compiler's own budget)
+REGS_PER_SM = 65536
 
 
 def _pow2_ceil(n: int) -> int:
@@ -102,23 +115,30 @@ class Screen:
         self.base_work = launch.work()
         self.tried: dict = {}          # key -> row
         self.compiles = 0
+        self.space: dict = {}          # the source knobs searched (kopt.knobs.space)
+        self.maxnreg = False           # whether maxnreg is searched
 
     @staticmethod
-    def key(cfg: dict) -> str:
-        return " ".join(f"{k}={cfg[k]}" for k in sorted(cfg))
+    def key(cfg: dict, edit: str = "") -> str:
+        return " ".join(f"{k}={cfg[k]}" for k in sorted(cfg)) + (f" edit={edit}" if edit else "")
 
-    def measure(self, cfg: dict, source: str | None = None) -> dict:
-        k = self.key(cfg) + (f" src={K.source_hash(source)[:8]}" if source else "")
+    def measure(self, cfg: dict, edit: str = "") -> dict:
+        k = self.key(cfg, edit)
         if k in self.tried:
             return self.tried[k]
-        row = {"config": cfg, "ok": False}
-        if source:
-            row["source_hash"] = K.source_hash(source)
+        row = {"config": cfg, "edit": edit, "ok": False}
         self.tried[k] = row
         try:
+            source = N.apply(self.decl.source, edit) if edit else None
             obj = K.load_kernel(self.decl.name, source or self.decl.source, f"screen {k}")
             K.force_config(obj, cfg)
             self.compiles += 1
+            regs = getattr(obj.launchers[0], "n_regs", None) if obj.launchers else None
+            if regs is not None:
+                row["n_regs"] = int(regs)
+            if cfg.get("maxnreg") and regs is not None and regs > cfg["maxnreg"]:
+                row["error"] = f"maxnreg={cfg['maxnreg']} not applied: the kernel has {regs} registers"
+                return row
             work = self.l.work()
             self.l.launch(obj, work)
             torch.cuda.synchronize()
@@ -159,6 +179,9 @@ class Screen:
             return False
         if not 1 <= cfg.get("num_warps", 4) <= 32:
             return False
+        if "maxnreg" in cfg and (cfg["maxnreg"] not in MAXNREG[1:] or
+                                 cfg["maxnreg"] * 32 * cfg.get("num_warps", 4) > REGS_PER_SM):
+            return False
         return 1 <= cfg.get("num_stages", 1) <= 5
 
     def neighbours(self, cfg: dict) -> list[dict]:
@@ -189,7 +212,23 @@ class Screen:
             d = scaled(d, b, fb) if d else None
             if d:
                 out.append(d)
+        if self.maxnreg:
+            i = MAXNREG.index(cfg.get("maxnreg", 0)) if cfg.get("maxnreg", 0) in MAXNREG else 0
+            for j in (i - 1, i + 1):
+                if 0 <= j < len(MAXNREG):
+                    d = dict(cfg)
+                    d.pop("maxnreg", None)
+                    if MAXNREG[j]:
+                        d["maxnreg"] = MAXNREG[j]
+                    out.append(d)
         return [d for d in out if self.valid(d)]
+
+    def moves(self, cfg: dict, edit: str) -> list[tuple[dict, str]]:
+        """The points one move away: the config's moves on the same edit,
+        then each knob moved on the same config."""
+        out = [(d, edit) for d in self.neighbours(cfg)]
+        out += [(cfg, e) for e in N.neighbours(edit, self.space)]
+        return out
 
 
 def screen(c, req: dict, flush) -> dict:
@@ -208,6 +247,9 @@ def screen(c, req: dict, flush) -> dict:
     if own is None:
         raise RuntimeError(f"{name} has no launch config to start from")
     s = Screen(c, launch, decl, gates, flush, int(req.get("reps", 7)))
+    if req.get("knobs", True) and decl.heuristic in ("pointwise", "reduction", "persistent_reduction"):
+        s.space = N.space(decl.source)
+        s.maxnreg = True
     starts = [own] + [dict(x) for x in (req.get("starts") or []) if isinstance(x, dict)]
     noise = float(req.get("noise", 0.01))
     for start in starts:
@@ -216,10 +258,10 @@ def screen(c, req: dict, flush) -> dict:
         cur = s.measure(start)
         while (time.perf_counter() - t0 < budget and len(s.tried) < max_configs and cur.get("ok")):
             best = cur
-            for d in s.neighbours(cur["config"]):
+            for d, e in s.moves(cur["config"], cur.get("edit", "")):
                 if time.perf_counter() - t0 >= budget or len(s.tried) >= max_configs:
                     break
-                r = s.measure(d)
+                r = s.measure(d, e)
                 if r.get("ok") and r["speedup"] > best["speedup"] * (1 + noise):
                     best = r
             if best is cur:
@@ -228,7 +270,11 @@ def screen(c, req: dict, flush) -> dict:
     rows = list(s.tried.values())
     good = sorted((r for r in rows if r.get("ok")), key=lambda r: -r["speedup"])
     ownkey = Screen.key(own)
-    best = [r for r in good if Screen.key(r["config"]) != ownkey][:keep]
+    best = [dict(r) for r in good if Screen.key(r["config"], r.get("edit", "")) != ownkey][:keep]
+    for r in best:  # the edited text goes with its name: the candidate carries both
+        if r.get("edit"):
+            r["source"] = N.apply(decl.source, r["edit"])
     return {"kernel": name, "own": own, "numel": launch.numel, "tried": rows, "best": best,
+            "knobs": sorted(s.space) + (["maxnreg"] if s.maxnreg else []),
             "compiles": s.compiles, "elapsed_s": round(time.perf_counter() - t0, 3),
             "budget_spent": time.perf_counter() - t0 >= budget or len(s.tried) >= max_configs}

@@ -1,0 +1,276 @@
+"""Source knobs: named edits of an Inductor Triton kernel that screening
+searches together with its launch keys.
+
+A launch config moves XBLOCK, R0_BLOCK, num_warps and num_stages; what the
+kernel does with each load and loop is in its source. A knob is one such
+choice, written as a pure text transform of Inductor's kernel source, with
+a name: the name travels with the config through the screen, the proposal,
+the four gates, the stitch, the report's strategy column, the long-term
+memory and substitutions.json, and ``apply(source, edit)`` gives the same
+text wherever it runs (the screen, the deployment). Standard library only:
+koptmake's tests run it without torch.
+
+Knobs, each ``NAME=VALUE``; an edit is a set of them joined by ``+`` in a
+fixed order ("evict1=first+cache0=cg+rstages=2"); the empty edit is
+Inductor's own source:
+
+- ``evictI=first|last|none``: the eviction policy of the kernel's I-th
+  ``tl.load`` (in source order): ``evict_first`` (streamed once),
+  ``evict_last`` (kept in L2 for a later read) or none (the hint dropped);
+- ``cacheI=ca|cg|cv``: the I-th load's cache modifier (Triton 3.6 accepts
+  ``.ca``, ``.cg`` and ``.cv`` on loads for NVIDIA targets): cache at all
+  levels, in L2 only, or fetch again;
+- ``rstages=K`` and ``runroll=U``: every loop of a looped reduction over
+  its row blocks (``for r0_offset in tl.range(0, r0_numel, R0_BLOCK)``, or
+  ``range``) pipelined K deep (``tl.range(..., num_stages=K)``: loads of
+  the next blocks issued while this one is reduced) and unrolled U times
+  (``loop_unroll_factor=U``).
+
+``maxnreg`` is a knob too, but a compile option rather than an edit: it is
+a key of the launch config (``triton.Config(..., maxnreg=N)``, see
+kernels.force_config), searched with the others.
+
+None of these knobs changes what the kernel computes: an eviction hint or a
+cache modifier changes where a value is kept, not the value; a pipelined or
+unrolled loop runs the same iterations in the same order. Each keeps the
+signature, the decorator and every mask (gate 1, kopt.static_gate).
+"""
+
+from __future__ import annotations
+
+import re
+
+EVICT = {"first": "evict_first", "last": "evict_last", "none": None}
+CACHE = {"ca": ".ca", "cg": ".cg", "cv": ".cv"}
+RSTAGES = (1, 2, 3, 4)
+RUNROLL = (1, 2, 4)
+
+# "    tmp0 = tl.load(ARGS)" and what follows it on the line (".to(tl.float32)")
+LOAD = re.compile(r"tl\.load\(")
+LOOP = re.compile(r"^(?P<ind>\s+)for r0_offset in (?:tl\.)?range\(0, r0_numel, R0_BLOCK(?P<kw>[^)]*)\):$", re.M)
+KNOB = re.compile(r"^(?:(?P<kind>evict|cache)(?P<i>\d+)|(?P<loop>rstages|runroll))=(?P<v>\w+)$")
+
+
+class KnobError(ValueError):
+    """An edit that does not apply to this source (no such load, no loop,
+    an unknown knob or value)."""
+
+
+def _call_end(src: str, open_at: int) -> int:
+    """The index just past the ``)`` closing the call whose ``(`` is at
+    open_at; strings and nested brackets skipped."""
+    depth, i, quote = 0, open_at, None
+    while i < len(src):
+        c = src[i]
+        if quote:
+            if c == "\\":
+                i += 1
+            elif c == quote:
+                quote = None
+        elif c in "'\"":
+            quote = c
+        elif c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        i += 1
+    raise KnobError("an unbalanced tl.load call")
+
+
+def _split_args(inner: str) -> list[str]:
+    """The top-level comma-separated arguments of a call's text."""
+    out, depth, quote, cur = [], 0, None, ""
+    for c in inner:
+        if quote:
+            cur += c
+            if c == quote:
+                quote = None
+            continue
+        if c in "'\"":
+            quote = c
+        elif c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+        elif c == "," and depth == 0:
+            out.append(cur.strip())
+            cur = ""
+            continue
+        cur += c
+    if cur.strip():
+        out.append(cur.strip())
+    return out
+
+
+def loads(src: str) -> list[tuple[int, int]]:
+    """Each ``tl.load(...)`` call of the source: (start, end) of its text."""
+    out = []
+    for m in LOAD.finditer(src):
+        out.append((m.start(), _call_end(src, m.end() - 1)))
+    return out
+
+
+def _keyword(args: list[str], key: str) -> str | None:
+    for a in args:
+        if a.startswith(key + "="):
+            return a[len(key) + 1:]
+    return None
+
+
+def load_knobs(call: str) -> dict:
+    """A load's own settings, as Inductor wrote them: {"evict": first|last|
+    none, "cache": ""|ca|cg|cv}."""
+    args = _split_args(call[len("tl.load("):-1])
+    ev = _keyword(args, "eviction_policy")
+    cm = _keyword(args, "cache_modifier")
+    evict = {"'evict_first'": "first", "'evict_last'": "last"}.get(ev or "", "none")
+    cache = (cm or "").strip("'\"").lstrip(".")
+    return {"evict": evict, "cache": cache}
+
+
+def _set_keyword(call: str, key: str, value: str | None) -> str:
+    """The load call with keyword key set to value (a Python literal's
+    text), or dropped when value is None; a new keyword goes last."""
+    args = _split_args(call[len("tl.load("):-1])
+    kept = [a for a in args if not a.startswith(key + "=")]
+    if value is not None:
+        at = next((i for i, a in enumerate(args) if a.startswith(key + "=")), None)
+        if at is None:
+            kept.append(f"{key}={value}")
+        else:
+            kept.insert(at, f"{key}={value}")
+    return "tl.load(" + ", ".join(kept) + ")"
+
+
+def parse(edit: str) -> dict:
+    """An edit's knobs, {name: value}; "" is none."""
+    out: dict = {}
+    for part in filter(None, (edit or "").split("+")):
+        m = KNOB.match(part)
+        if not m:
+            raise KnobError(f"unknown knob {part!r}")
+        v = m["v"]
+        if m["kind"] == "evict" and v not in EVICT:
+            raise KnobError(f"{part}: the eviction policy is first, last or none")
+        if m["kind"] == "cache" and v not in CACHE:
+            raise KnobError(f"{part}: the cache modifier is ca, cg or cv")
+        if m["loop"]:
+            if not v.isdigit() or int(v) not in (RSTAGES if m["loop"] == "rstages" else RUNROLL):
+                raise KnobError(f"{part}: not one of {RSTAGES if m['loop'] == 'rstages' else RUNROLL}")
+            v = int(v)
+        name = part.split("=")[0]
+        if name in out:
+            raise KnobError(f"knob {name} set twice")
+        out[name] = v
+    return out
+
+
+def _order(name: str) -> tuple:
+    m = re.match(r"(evict|cache|rstages|runroll)(\d*)$", name)
+    kinds = ("evict", "cache", "rstages", "runroll")
+    return (kinds.index(m[1]) if m else 9, int(m[2]) if m and m[2] else 0, name)
+
+
+def name(knobs: dict) -> str:
+    """The canonical text of a set of knobs: "" for none."""
+    return "+".join(f"{k}={knobs[k]}" for k in sorted(knobs, key=_order))
+
+
+def kinds(edit: str) -> list[str]:
+    """The kinds of knob an edit sets, in order: ["evict", "rstages"]."""
+    out: list[str] = []
+    for k in sorted(parse(edit), key=_order):
+        kind = re.match(r"[a-z]+", k)[0]
+        if kind not in out:
+            out.append(kind)
+    return out
+
+
+def apply(src: str, edit: str) -> str:
+    """Inductor's kernel source with the edit's knobs set; the source
+    itself for the empty edit. KnobError when a knob does not apply."""
+    knobs = parse(edit)
+    if not knobs:
+        return src
+    calls = loads(src)
+    per_load: dict = {}
+    for k, v in knobs.items():
+        m = KNOB.match(f"{k}={v}")
+        if m["kind"]:
+            i = int(m["i"])
+            if i >= len(calls):
+                raise KnobError(f"{k}: the kernel has {len(calls)} loads")
+            per_load.setdefault(i, {})[m["kind"]] = v
+    out = src
+    for i in sorted(per_load, reverse=True):  # from the end: earlier offsets hold
+        a, b = calls[i]
+        call = out[a:b]
+        if "evict" in per_load[i]:
+            pol = EVICT[per_load[i]["evict"]]
+            call = _set_keyword(call, "eviction_policy", f"'{pol}'" if pol else None)
+        if "cache" in per_load[i]:
+            call = _set_keyword(call, "cache_modifier", f"'{CACHE[per_load[i]['cache']]}'")
+        out = out[:a] + call + out[b:]
+    loop_kw = []
+    if "rstages" in knobs:
+        loop_kw.append(f"num_stages={knobs['rstages']}")
+    if "runroll" in knobs:
+        loop_kw.append(f"loop_unroll_factor={knobs['runroll']}")
+    if loop_kw:
+        if not LOOP.search(out):
+            raise KnobError("rstages/runroll: the kernel has no loop over its row blocks")
+        for m in LOOP.finditer(out):
+            if m["kw"].strip():
+                raise KnobError("rstages/runroll: the row loop sets its own keywords")
+
+        def loop(m: re.Match) -> str:
+            return f"{m['ind']}for r0_offset in tl.range(0, r0_numel, R0_BLOCK, {', '.join(loop_kw)}):"
+
+        out = LOOP.sub(loop, out)
+    return out
+
+
+def space(src: str) -> dict:
+    """The knobs that apply to a kernel and their values, Inductor's first:
+    {"evict0": ["last", "first", "none"], "cache0": ["", "ca", "cg", "cv"],
+    "rstages": [0, 1, 2, 3, 4], ...} (0: the keyword unset). A value equal to Inductor's first one is
+    the knob left alone (not part of an edit's name)."""
+    out: dict = {}
+    for i, (a, b) in enumerate(loads(src)):
+        own = load_knobs(src[a:b])
+        out[f"evict{i}"] = [own["evict"]] + [v for v in EVICT if v != own["evict"]]
+        out[f"cache{i}"] = [own["cache"]] + [v for v in CACHE if v != own["cache"]]
+    loops = list(LOOP.finditer(src))
+    if loops and not any(m["kw"].strip() for m in loops):
+        out["rstages"] = [0] + list(RSTAGES)  # 0: unset, the kernel's num_stages
+        out["runroll"] = [0] + list(RUNROLL)  # 0: unset, the compiler's choice
+    return out
+
+
+def edit_of(settings: dict, sp: dict) -> str:
+    """The edit's name for knob settings in space sp: the knobs that differ
+    from Inductor's own values."""
+    return name({k: v for k, v in settings.items() if k in sp and v != sp[k][0]})
+
+
+def neighbours(edit: str, sp: dict) -> list[str]:
+    """The edits one knob away: each knob of the space moved to each other
+    value (a load's policy, the loop's depth one step up or down)."""
+    cur = {k: vals[0] for k, vals in sp.items()}
+    cur.update(parse(edit))
+    out = []
+    for k, vals in sp.items():
+        if k in ("rstages", "runroll"):
+            i = vals.index(cur[k])
+            moves = [vals[j] for j in (i - 1, i + 1) if 0 <= j < len(vals)]
+        else:
+            moves = [v for v in vals if v != cur[k]]
+        for v in moves:
+            d = dict(cur)
+            d[k] = v
+            e = edit_of(d, sp)
+            if e not in out and e != edit:
+                out.append(e)
+    return out

@@ -1,0 +1,155 @@
+"""tests/runtime/test_knobs.py: kopt.knobs, the source knobs screening
+searches, on Inductor kernels recorded with torch 2.11 and triton 3.6
+(tests/fixtures/kernels/: looped reductions from the example models; a
+pointwise kernel and a persistent reduction copied from
+../shared/reference/inductor-output-sample.py). Each edit's exact text, that
+gate 1 (kopt.static_gate) passes it against Inductor's kernel, that an edit
+that does not apply says so, and that the deployment (kopt.deploy) loads the
+same text the screen made. Standard library only: no torch. Prints TAP."""
+
+import os
+import sys
+import warnings
+
+top = os.environ.get("top_srcdir") or os.path.join(os.path.dirname(__file__), "..", "..")
+sys.path.insert(0, os.path.join(top, "runtime", "python"))
+from kopt import kernels as K  # noqa: E402
+from kopt import knobs as N  # noqa: E402
+from kopt import static_gate as G  # noqa: E402
+
+FIX = os.path.join(top, "tests", "fixtures", "kernels")
+n = failed = 0
+
+
+def ok(cond, name, diag=""):
+    global n, failed
+    n += 1
+    print(f"{'' if cond else 'not '}ok {n} - {name}")
+    if not cond:
+        failed += 1
+        if diag:
+            print("# " + str(diag).replace("\n", "\n# "))
+
+
+def fixture(name):
+    with open(os.path.join(FIX, name)) as f:
+        return f.read()
+
+
+def changed(a, b):
+    """The lines of a that b changes, and what it changes them to."""
+    la, lb = a.splitlines(), b.splitlines()
+    if len(la) != len(lb):
+        return None
+    return [(x, y) for x, y in zip(la, lb) if x != y]
+
+
+ln = fixture("layernorm.py")
+poi = fixture("poi_conv_relu.py")
+per = fixture("per_gelu_layernorm.py")
+rms = fixture("rmsnorm.py")
+
+# names
+ok(N.parse("") == {} and N.name({}) == "", "the empty edit: no knobs")
+ok(N.name(N.parse("rstages=2+evict1=none+cache0=cg+evict0=first")) == "evict0=first+evict1=none+cache0=cg+rstages=2",
+   "an edit's name is canonical: evictions, cache modifiers, then loop knobs, by load")
+ok(N.kinds("evict2=none+rstages=3+evict0=first") == ["evict", "rstages"], "kinds: each kind once, in order")
+for bad in ("evict0=sometimes", "cache1=wb", "rstages=9", "runroll=3", "unroll=2", "evict0=first+evict0=last"):
+    try:
+        N.parse(bad)
+        ok(False, f"parse rejects {bad}")
+    except N.KnobError:
+        ok(True, f"parse rejects {bad}")
+
+# the space
+sp = N.space(ln)
+ok([k for k in sp if k.startswith("evict")] == ["evict0", "evict1", "evict2", "evict3"],
+   "layernorm: one eviction knob per tl.load (four loads)", sp)
+ok(sp["evict0"][0] == "last" and sp["evict1"][0] == "first", "the space starts from Inductor's own policies",
+   (sp["evict0"], sp["evict1"]))
+ok(sp["rstages"] == [0, 1, 2, 3, 4] and sp["runroll"] == [0, 1, 2, 4], "a looped reduction has the loop knobs")
+ok("rstages" not in N.space(poi) and "rstages" not in N.space(per), "pointwise and persistent kernels have no row loop")
+ok(N.space(poi)["evict1"][0] == "last" and len([k for k in N.space(poi) if k.startswith("cache")]) == 2,
+   "pointwise: its two loads' knobs")
+
+# exact edits
+d = changed(ln, N.apply(ln, "evict0=first"))
+ok(d == [("        tmp0 = tl.load(in_ptr0 + (r0_1 + 4096*x0), r0_mask, eviction_policy='evict_last', other=0.0)",
+          "        tmp0 = tl.load(in_ptr0 + (r0_1 + 4096*x0), r0_mask, eviction_policy='evict_first', other=0.0)")],
+   "evict0=first: the first load's policy and nothing else", d)
+d = changed(ln, N.apply(ln, "evict3=none"))
+ok(d == [("        tmp18 = tl.load(in_ptr2 + (r0_1), r0_mask, eviction_policy='evict_last', other=0.0)",
+          "        tmp18 = tl.load(in_ptr2 + (r0_1), r0_mask, other=0.0)")], "evict3=none: the hint dropped", d)
+d = changed(rms, N.apply(rms, "cache0=cg"))
+ok(d == [("        tmp0 = tl.load(in_ptr0 + (r0_1 + 4096*x0), r0_mask, eviction_policy='evict_last', other=0.0).to(tl.float32)",
+          "        tmp0 = tl.load(in_ptr0 + (r0_1 + 4096*x0), r0_mask, eviction_policy='evict_last', other=0.0, "
+          "cache_modifier='.cg').to(tl.float32)")],
+   "cache0=cg: the modifier added inside the call, the cast after it kept", d)
+d = changed(poi, N.apply(poi, "evict1=first+cache1=ca"))
+ok(d == [("    tmp1 = tl.load(in_ptr1 + (y0), None, eviction_policy='evict_last')",
+          "    tmp1 = tl.load(in_ptr1 + (y0), None, eviction_policy='evict_first', cache_modifier='.ca')")],
+   "pointwise: a load without a mask keeps None", d)
+d = changed(ln, N.apply(ln, "rstages=3+runroll=2"))
+ok(d == [("    for r0_offset in tl.range(0, r0_numel, R0_BLOCK):",
+          "    for r0_offset in tl.range(0, r0_numel, R0_BLOCK, num_stages=3, loop_unroll_factor=2):")] * 2,
+   "rstages=3+runroll=2: both row loops pipelined and unrolled", d)
+old = ln.replace("tl.range(0, r0_numel, R0_BLOCK)", "range(0, r0_numel, R0_BLOCK)")
+d = changed(old, N.apply(old, "rstages=2"))
+ok(d and all(y.endswith("tl.range(0, r0_numel, R0_BLOCK, num_stages=2):") for _, y in d) and len(d) == 2,
+   "a plain range() loop becomes tl.range with the keyword", d)
+ok(N.apply(ln, "") == ln, "the empty edit is Inductor's source")
+ok(N.apply(N.apply(ln, "evict0=first"), "evict0=last") == ln, "an edit undone gives the source back")
+for src, edit, what in ((poi, "rstages=2", "a loop knob on a kernel without a row loop"),
+                        (poi, "evict2=first", "a load the kernel does not have"),
+                        (N.apply(ln, "rstages=2"), "runroll=2", "a row loop that sets its own keywords")):
+    try:
+        N.apply(src, edit)
+        ok(False, f"apply refuses {what}")
+    except N.KnobError:
+        ok(True, f"apply refuses {what}")
+
+# moves
+nb = N.neighbours("", sp)
+ok("evict0=first" in nb and "evict0=none" in nb and "cache3=cv" in nb and "rstages=1" in nb and "runroll=1" in nb
+   and "rstages=2" not in nb, "moves from Inductor's source: each load's other values, the loops one step", nb)
+nb = N.neighbours("evict0=first+rstages=2", sp)
+ok("rstages=2" in nb and "evict0=first+rstages=1" in nb and "evict0=first+rstages=3" in nb
+   and "evict0=first+evict1=last+rstages=2" in nb, "moves from an edit: one knob at a time, back to Inductor's too", nb)
+
+# gate 1 passes every edit one move away, and a few together
+for fname in ("softmax.py", "layernorm.py", "rmsnorm.py", "row_sum.py", "cross_entropy.py", "poi_conv_relu.py",
+              "per_gelu_layernorm.py"):
+    src = fixture(fname)
+    s = N.space(src)
+    edits = N.neighbours("", s)
+    combo = {k: v[-1] for k, v in s.items()}
+    edits.append(N.edit_of(combo, s))
+    bad = []
+    for e in edits:
+        ok_, why = G.check(N.apply(src, e), src)
+        if not ok_:
+            bad.append(f"{e}: {why}")
+    ok(not bad and len(edits) > 3, f"{fname}: gate 1 passes all {len(edits)} edits (each knob moved, and all at once)",
+       "\n".join(bad))
+
+# the deployment loads the screen's text
+from kopt import deploy as D  # noqa: E402
+
+decl = K.KernelDecl("v", "triton_red_fused_native_layer_norm_0", ln, "reduction")
+text = N.apply(ln, "evict0=first+rstages=2")
+ok(D.edited_source(decl, {"source": text, "edit": "evict0=first+rstages=2"}) == text,
+   "deploy: the table's source when the edit gives the same text")
+ok(D.edited_source(decl, {"edit": "evict0=first+rstages=2"}) == text, "deploy: the edit applied where the table has no source")
+with warnings.catch_warnings(record=True) as w:
+    warnings.simplefilter("always")
+    r = D.edited_source(decl, {"source": text, "edit": "evict0=none+rstages=2"})
+ok(r is False and w and "another text" in str(w[0].message), "deploy: a source the edit does not give is not loaded",
+   [str(x.message) for x in w])
+with warnings.catch_warnings(record=True) as w:
+    warnings.simplefilter("always")
+    r = D.edited_source(decl, {"edit": "evict9=first"})
+ok(r is False and w and "do not apply" in str(w[0].message), "deploy: an edit that does not apply here is not loaded")
+ok(D.edited_source(decl, {"config": {"XBLOCK": 1}}) == ln, "deploy: a config alone loads Inductor's source")
+
+print(f"1..{n}")
+sys.exit(1 if failed else 0)
