@@ -93,11 +93,17 @@ int agent_propose(const struct agent_request *req, struct agent_reply *reply)
 	 * config: that one was measured */
 	if (rc == 0 && is_llm(cfg, KOPT_ROLE_TUNER) && reply->candidate &&
 	    strcmp(json_string_value(json_object_get(reply->candidate, "role")), "tuner") == 0 &&
-	    strcmp(json_string_value(json_object_get(reply->candidate, "name")), "screen") != 0) {
+	    !agent_screened(reply->candidate)) {
 		agent_reply_release(reply);
 		return agent_llm_tune(req, reply);
 	}
 	return rc;
+}
+
+bool agent_screened(const json_t *candidate)
+{
+	const char *n = json_string_value(json_object_get(candidate, "name"));
+	return n && strncmp(n, "screen", 6) == 0 && (n[6] == '\0' || n[6] == ':');
 }
 
 bool agent_needs_feedback(const struct kopt_agents *cfg, int index)
@@ -182,9 +188,12 @@ char *agent_fingerprint(const struct kopt_agents *cfg)
 
 json_t *agent_candidate_new(const struct agent_candidate *c)
 {
-	return json_pack("{s:o, s:o, s:s, s:s, s:s}", "source", c->source ? json_string(c->source) : json_null(),
-			 "config", c->config ? json_deep_copy(c->config) : json_null(), "role", c->role, "name",
-			 c->name, "strategy", c->strategy);
+	json_t *j = json_pack("{s:o, s:o, s:s, s:s, s:s}", "source", c->source ? json_string(c->source) : json_null(),
+			      "config", c->config ? json_deep_copy(c->config) : json_null(), "role", c->role, "name",
+			      c->name, "strategy", c->strategy);
+	if (c->edit && *c->edit)
+		json_object_set_new(j, "edit", json_string(c->edit));
+	return j;
 }
 
 static void set_name(struct agent_candidate *c, const char *name, size_t n)
@@ -206,6 +215,7 @@ int agent_candidate_read(const json_t *j, struct agent_candidate *c)
 	c->role = json_string_value(json_object_get(j, "role"));
 	c->strategy = json_string_value(json_object_get(j, "strategy"));
 	c->planning = json_string_value(json_object_get(j, "planning"));
+	c->edit = json_string_value(json_object_get(j, "edit"));
 	const char *name = json_string_value(json_object_get(j, "name"));
 	if (name) {
 		set_name(c, name, strlen(name));

@@ -56,18 +56,24 @@ struct agent_candidate {
 	const char *source;         /* the kernel's new source, or NULL: a launch config alone */
 	const json_t *config;       /* its launch config, or NULL: Inductor's */
 	const char *role;           /* "coder", "tuner", "debugger" */
-	char name[32];              /* the strategy's name, as the long-term memory files it: "r-down" */
+	char name[64];              /* the strategy's name, as the long-term memory files it: "r-down";
+				     * a screened source knob's, "screen:evict+rstages" */
 	const char *strategy;       /* what it is, for people: "coder: r-down (XBLOCK=1 ...)" */
+	const char *edit;           /* the source knobs that made source from Inductor's
+				     * (runtime/python/kopt/knobs.py): "evict0=first+rstages=2", or NULL */
 	const char *planning;       /* candidate 0: what ranked the plan (a sentence), else NULL */
 };
 
-/* {"source","config","role","name","strategy"} from c (config copied);
- * new reference */
+/* {"source","config","role","name","strategy"} from c (config copied),
+ * and "edit" where c has one; new reference */
 json_t *agent_candidate_new(const struct agent_candidate *c);
 /* c's strings from j (borrowed); -1 when j is no candidate. Candidates
  * proposed before they named their strategy get the name their strategy
  * line starts with, after the role. */
 int agent_candidate_read(const json_t *j, struct agent_candidate *c);
+/* whether a candidate is one of its kernel's screened points ("screen", or
+ * "screen:KINDS" with source knobs): measured alone already */
+bool agent_screened(const json_t *candidate);
 
 /* one earlier candidate of this kernel, in index order */
 struct agent_try {
@@ -90,7 +96,8 @@ struct agent_request {
 	const char *memory;         /* the long-term memory file (agents/memory.h), or NULL */
 	const char *scope;          /* who asks (the spec file): its own lessons are left out */
 	/* the kernel's screen (rules/screen.c): its best launch configs timed
-	 * alone, [{"config", "speedup"}...] fastest first; NULL when it was not
+	 * alone, [{"config", "speedup"}...] fastest first, with "edit" and
+	 * "source" where a source knob is part of it; NULL when it was not
 	 * screened or the screen failed. Candidate 0 takes them in and carries
 	 * them ("screen"), so later candidates read them in the trajectory and
 	 * take only the alone-timing from here. */

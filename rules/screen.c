@@ -37,9 +37,15 @@
  * (max-autotune's pick, say), read from their captures; a start from the
  * long-term memory would make the key follow the memory, so there is none.
  * Stable part: {"best": [config...]}, the configs in order, as the worker
- * wrote them. Measurements: the best's times and speedups, every config
- * tried, compiles, seconds: a screen run again that finds the same configs
+ * wrote them, and where any of them goes with source knobs (the worker
+ * searches those with the launch keys: runtime/python/kopt/knobs.py),
+ * "edits": beside each config, {"edit": NAME, "source": TEXT} or null.
+ * Measurements: the best's times and speedups, every config tried,
+ * compiles, seconds: a screen run again that finds the same configs
  * changes no proposal.
+ *
+ * Source knobs are searched for the kernels whose launch keys are (the
+ * request's "knobs"): the kernel's source is in the key already.
  */
 #include <config.h>
 
@@ -50,7 +56,7 @@
 #include "../agents/agent.h"
 #include "rules.h"
 
-#define SCREEN_VERSION 1
+#define SCREEN_VERSION 2 /* 2: source knobs searched with the launch keys */
 #define KEEP 3 /* configs that go on to the gates: with a budget of 4, a reduction's
 		* persistent edit (first in its plan) still gets the fourth */
 #define REPS 7 /* timed pairs per config */
@@ -189,6 +195,7 @@ static int screen_key(struct dag *d, struct dag_node *n, struct hash_key *k, cha
 	hash_key_int(k, "param:screen_configs", ag->screen_configs);
 	hash_key_int(k, "param:keep", KEEP);
 	hash_key_int(k, "param:reps", REPS);
+	hash_key_int(k, "param:knobs", 1);
 	hash_key_int(k, "param:seed", (long long)ag->seed);
 	/* what the worker's check reads of the gates */
 	hash_key_double(k, "param:atol", g->atol);
@@ -211,11 +218,11 @@ static int screen_start(struct rule_run *run)
 		free(why);
 		return RULE_DONE;
 	}
-	run->request = json_pack("{s:s, s:o, s:o, s:I, s:s, s:o, s:o, s:f, s:i, s:i, s:i}", "op", "screen",
+	run->request = json_pack("{s:s, s:o, s:o, s:I, s:s, s:o, s:o, s:f, s:i, s:i, s:i, s:b}", "op", "screen",
 				 "model", rule_model_json(m), "variant", rule_variant_json(k->mv->variant),
 				 "seed", (json_int_t)ag->seed, "kernel", k->name, "gates", rule_gates_json(m->gates),
 				 "starts", rule_screen_starts(run->dag, k), "budget_s", ag->screen_s,
-				 "max_configs", ag->screen_configs, "keep", KEEP, "reps", REPS);
+				 "max_configs", ag->screen_configs, "keep", KEEP, "reps", REPS, "knobs", 1);
 	return RULE_SEND;
 }
 
@@ -252,15 +259,21 @@ static int screen_reply(struct rule_run *run, json_t *res)
 		run->meas = json_pack("{s:s}", "error", err);
 		return RULE_DONE;
 	}
-	json_t *configs = json_array(), *rows = json_array();
+	json_t *configs = json_array(), *rows = json_array(), *edits = json_array();
+	bool any_edit = false;
 	size_t i;
 	json_t *b;
 	json_array_foreach(best, i, b) {
 		json_t *c = json_object_get(b, "config");
-		if (!is_config(c)) {
+		const char *edit = json_string_value(json_object_get(b, "edit"));
+		const char *src = json_string_value(json_object_get(b, "source"));
+		const char *bad = !is_config(c) ? "is no launch config" :
+				  edit && *edit && !src ? "names source knobs without their source" : NULL;
+		if (bad) {
 			json_decref(configs);
 			json_decref(rows);
-			return rule_fail(run, "the screen's best %zu is no launch config", i + 1);
+			json_decref(edits);
+			return rule_fail(run, "the screen's best %zu %s", i + 1, bad);
 		}
 		if (i >= KEEP)
 			break;
@@ -269,11 +282,21 @@ static int screen_reply(struct rule_run *run, json_t *res)
 		static const char *const nums[] = { "speedup", "q25", "ns", "base_ns" };
 		for (size_t j = 0; j < sizeof nums / sizeof *nums; j++)
 			copy_field(row, b, nums[j]);
+		if (edit && *edit) {
+			json_object_set_new(row, "edit", json_string(edit));
+			json_array_append_new(edits, json_pack("{s:s, s:s}", "edit", edit, "source", src));
+			any_edit = true;
+		} else {
+			json_array_append_new(edits, json_null());
+		}
 		json_array_append_new(rows, row);
 	}
 	run->stable = json_pack("{s:o}", "best", configs);
+	if (any_edit)
+		json_object_set(run->stable, "edits", edits);
+	json_decref(edits);
 	run->meas = json_pack("{s:o, s:O}", "best", rows, "tried", tried);
-	static const char *const keep[] = { "own", "numel", "compiles", "elapsed_s", "budget_spent" };
+	static const char *const keep[] = { "own", "numel", "compiles", "elapsed_s", "budget_spent", "knobs" };
 	for (size_t j = 0; j < sizeof keep / sizeof *keep; j++)
 		copy_field(run->meas, res, keep[j]);
 	return RULE_DONE;
@@ -286,6 +309,7 @@ json_t *rule_screen_best(struct dag *d, const struct rule_kernel *k)
 		return NULL;
 	json_t *r = dag_result(d, s);
 	json_t *best = json_object_get(json_object_get(r, "stable"), "best");
+	json_t *edits = json_object_get(json_object_get(r, "stable"), "edits");
 	json_t *rows = json_object_get(json_object_get(r, "meas"), "best");
 	if (!json_is_array(best))
 		return NULL;
@@ -294,8 +318,13 @@ json_t *rule_screen_best(struct dag *d, const struct rule_kernel *k)
 	json_t *c;
 	json_array_foreach(best, i, c) {
 		double sp = rule_num(json_array_get(rows, i), "speedup");
-		json_array_append_new(out, json_pack("{s:O, s:o}", "config", c, "speedup",
-						     isnan(sp) ? json_null() : json_real(sp)));
+		json_t *e = json_pack("{s:O, s:o}", "config", c, "speedup", isnan(sp) ? json_null() : json_real(sp));
+		json_t *ed = json_array_get(edits, i);
+		if (json_is_object(ed)) {
+			json_object_set(e, "edit", json_object_get(ed, "edit"));
+			json_object_set(e, "source", json_object_get(ed, "source"));
+		}
+		json_array_append_new(out, e);
 	}
 	return out;
 }
@@ -349,7 +378,7 @@ static void screen_cands(struct dag *d, const struct rule_kernel *k, struct strb
 	for (int i = 0; i < k->n; i++) {
 		struct rule_proposal p;
 		rule_proposal_read(d, &k->cands[i], &p);
-		if (p.json && strcmp(p.cand.name, "screen") == 0)
+		if (p.json && agent_screened(p.json))
 			strbuf_addf(sb, "%sc%d", sb->len ? ", " : "", i);
 	}
 }
@@ -380,6 +409,9 @@ void rule_screen_md(struct dag *d, const struct rule_kernel *k, struct strbuf *m
 	double secs = rule_num(me, "elapsed_s");
 	strbuf_addf(md, "Screen: %zu launch config%s tried alone", json_array_size(json_object_get(me, "tried")),
 		    json_array_size(json_object_get(me, "tried")) == 1 ? "" : "s");
+	size_t nknobs = json_array_size(json_object_get(me, "knobs"));
+	if (nknobs)
+		strbuf_addf(md, " with %zu source knob%s", nknobs, nknobs == 1 ? "" : "s");
 	if (!isnan(secs))
 		strbuf_addf(md, " in %.1f s", secs);
 	if (!json_array_size(best)) {
@@ -393,6 +425,8 @@ void rule_screen_md(struct dag *d, const struct rule_kernel *k, struct strbuf *m
 		strbuf_addf(md, " %.3fx alone", sp);
 	strbuf_addstr(md, ": ");
 	config_text(md, json_object_get(b0, "config"));
+	if (json_string_value(json_object_get(b0, "edit")))
+		strbuf_addf(md, " with the source knobs %s", json_string_value(json_object_get(b0, "edit")));
 	struct strbuf cs = STRBUF_INIT;
 	screen_cands(d, k, &cs);
 	if (cs.len)
@@ -465,6 +499,8 @@ static void screen_why(struct dag *d, struct dag_node *n, FILE *out)
 	json_array_foreach(best, i, r) {
 		strbuf_reset(&sb);
 		config_text(&sb, json_object_get(r, "config"));
+		if (json_string_value(json_object_get(r, "edit")))
+			strbuf_addf(&sb, " + %s", json_string_value(json_object_get(r, "edit")));
 		fprintf(out, "  best %-17zu %s", i + 1, sb.buf);
 		if (!isnan(rule_num(r, "speedup")))
 			fprintf(out, "  %.3fx alone", rule_num(r, "speedup"));
@@ -475,6 +511,9 @@ static void screen_why(struct dag *d, struct dag_node *n, FILE *out)
 	json_array_foreach(tried, i, r) {
 		strbuf_reset(&sb);
 		config_text(&sb, json_object_get(r, "config"));
+		const char *edit = json_string_value(json_object_get(r, "edit"));
+		if (edit && *edit)
+			strbuf_addf(&sb, " + %s", edit);
 		fprintf(out, "  | %zu | %s | ", i + 1, sb.buf);
 		if (!json_is_true(json_object_get(r, "ok"))) {
 			const char *e = json_string_value(json_object_get(r, "error"));

@@ -641,12 +641,14 @@ static int write_code(struct rule_run *run, struct stitch_priv *p, const struct 
 		const char *sh = json_string_value(json_object_get(w, "source_hash"));
 		struct agent_candidate c;
 		agent_candidate_read(json_object_get(w, "proposal"), &c);
-		json_object_set_new(subs, sh ? sh : json_string_value(json_object_get(w, "kernel")),
-			json_pack("{s:O, s:o, s:o, s:o, s:O}", "kernel", json_object_get(w, "kernel"),
-				  "source", c.source ? json_string(c.source) : json_null(),
-				  "config", c.config ? json_deep_copy(c.config) : json_null(),
-				  "strategy", c.strategy ? json_string(c.strategy) : json_null(),
-				  "speedup", json_object_get(w, "speedup")));
+		json_t *sub = json_pack("{s:O, s:o, s:o, s:o, s:O}", "kernel", json_object_get(w, "kernel"),
+					"source", c.source ? json_string(c.source) : json_null(),
+					"config", c.config ? json_deep_copy(c.config) : json_null(),
+					"strategy", c.strategy ? json_string(c.strategy) : json_null(),
+					"speedup", json_object_get(w, "speedup"));
+		if (c.source && c.edit) /* the source knobs that made it: deploy.py checks it is their text */
+			json_object_set_new(sub, "edit", json_string(c.edit));
+		json_object_set_new(subs, sh ? sh : json_string_value(json_object_get(w, "kernel")), sub);
 	}
 	/* the tolerances the deployment's first-call check compares with (deploy.py) */
 	const struct kopt_gates *g = dm->spec->gates;

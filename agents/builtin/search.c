@@ -18,8 +18,12 @@
  *             read once, kept in registers; persist.c).
  *   tuner     first, where the kernel was screened (rules/screen.c): the
  *             screen's best launch configs, fastest first, each timed
- *             alone on the kernel's real arguments; candidate 0 carries
- *             them. After the plan: coordinate descent around the best
+ *             alone on the kernel's real arguments, each with the source
+ *             knobs screened with it (runtime/python/kopt/knobs.py: an
+ *             edit named "evict0=first+rstages=2", its text from the
+ *             screen; the candidate is named "screen:evict+rstages", so
+ *             memory and the report say which knobs won); candidate 0
+ *             carries them. After the plan: coordinate descent around the best
  *             passing candidate (each parameter x2 and /2; on its source
  *             where that is an edit), then seeded random jumps.
  *   debugger  after a candidate that did not build (too many resources, a
@@ -161,7 +165,8 @@ static json_t *apply(const struct strategy *s, const json_t *base)
 
 static const char *const keys[] = { "XBLOCK", "YBLOCK", "R0_BLOCK", "num_warps", "num_stages" };
 
-/* "XBLOCK=2 R0_BLOCK=1024 num_warps=8 num_stages=1" */
+/* "XBLOCK=2 R0_BLOCK=1024 num_warps=8 num_stages=1", and maxnreg where
+ * the config sets it */
 static void config_text(struct strbuf *sb, const json_t *c)
 {
 	int first = 1;
@@ -172,6 +177,9 @@ static void config_text(struct strbuf *sb, const json_t *c)
 		strbuf_addf(sb, "%s%s=%lld", first ? "" : " ", keys[i], (long long)json_integer_value(v));
 		first = 0;
 	}
+	if (json_is_integer(json_object_get(c, "maxnreg")))
+		strbuf_addf(sb, "%smaxnreg=%lld", first ? "" : " ",
+			    (long long)json_integer_value(json_object_get(c, "maxnreg")));
 }
 
 static int same_config(const json_t *a, const json_t *b)
@@ -446,9 +454,10 @@ static uint64_t splitmix(uint64_t *s)
 	return z ^ (z >> 31);
 }
 
-/* a candidate of strategy name (config stolen): "ROLE: WHAT (CONFIG)" for people */
-static json_t *candidate(json_t *config, const char *source, const char *role, const char *name, const char *what,
-			 const json_t *cfgtext_of)
+/* a candidate of strategy name (config stolen), source made by edit (or
+ * NULL): "ROLE: WHAT (CONFIG)" for people */
+static json_t *candidate_edit(json_t *config, const char *source, const char *edit, const char *role,
+			      const char *name, const char *what, const json_t *cfgtext_of)
 {
 	struct strbuf sb = STRBUF_INIT;
 	strbuf_addf(&sb, "%s: %s", role, what);
@@ -457,7 +466,8 @@ static json_t *candidate(json_t *config, const char *source, const char *role, c
 		config_text(&sb, cfgtext_of);
 		strbuf_addstr(&sb, ")");
 	}
-	struct agent_candidate ac = { .source = source, .config = config, .role = role, .strategy = sb.buf };
+	struct agent_candidate ac = { .source = source, .config = config, .role = role, .strategy = sb.buf,
+				      .edit = edit };
 	snprintf(ac.name, sizeof ac.name, "%s", name);
 	json_t *c = agent_candidate_new(&ac);
 	json_decref(config);
@@ -465,62 +475,134 @@ static json_t *candidate(json_t *config, const char *source, const char *role, c
 	return c;
 }
 
+static json_t *candidate(json_t *config, const char *source, const char *role, const char *name, const char *what,
+			 const json_t *cfgtext_of)
+{
+	return candidate_edit(config, source, NULL, role, name, what, cfgtext_of);
+}
+
 /* ---- the screen's configs (rules/screen.c) ---- */
 
 /* the screen's configs, fastest first: from the screen for candidate 0,
- * from candidate 0 afterwards (it carries them); NULL when none */
-static json_t *screen_configs(const struct agent_request *req)
+ * from candidate 0 afterwards (it carries them); NULL when none. *edits:
+ * beside them, each config's source knobs, {"edit", "source"} or null,
+ * where any has some (candidate 0 carries them as "screen_edits"); else
+ * NULL */
+static json_t *screen_configs(const struct agent_request *req, json_t **edits)
 {
-	if (req->index > 0)
-		return json_incref(req->ntraj ? json_object_get(req->traj[0].candidate, "screen") : NULL);
+	*edits = NULL;
+	if (req->index > 0) {
+		if (!req->ntraj)
+			return NULL;
+		*edits = json_incref(json_object_get(req->traj[0].candidate, "screen_edits"));
+		return json_incref(json_object_get(req->traj[0].candidate, "screen"));
+	}
 	if (!json_array_size(req->screen))
 		return NULL;
-	json_t *out = json_array();
+	json_t *out = json_array(), *ed = json_array();
+	bool any = false;
 	size_t i;
 	json_t *e;
-	json_array_foreach(req->screen, i, e)
-		if (json_is_object(json_object_get(e, "config")))
-			json_array_append(out, json_object_get(e, "config"));
+	json_array_foreach(req->screen, i, e) {
+		if (!json_is_object(json_object_get(e, "config")))
+			continue;
+		json_array_append(out, json_object_get(e, "config"));
+		const char *edit = json_string_value(json_object_get(e, "edit"));
+		const char *src = json_string_value(json_object_get(e, "source"));
+		if (edit && *edit && src) {
+			json_array_append_new(ed, json_pack("{s:s, s:s}", "edit", edit, "source", src));
+			any = true;
+		} else {
+			json_array_append_new(ed, json_null());
+		}
+	}
+	if (any)
+		*edits = ed;
+	else
+		json_decref(ed);
 	return out;
 }
 
-/* the kernel's own config, or one proposed already as a config alone */
-static bool proposed(const struct agent_request *req, const json_t *c)
+/* the kernel's own config, or one proposed already: as a config alone, or
+ * with the same source (src, NULL for Inductor's) */
+static bool proposed(const struct agent_request *req, const json_t *c, const char *src)
 {
-	if (config_equal(c, req->kernel->config))
+	if (!src && config_equal(c, req->kernel->config))
 		return true;
 	for (size_t i = 0; i < req->ntraj; i++) {
 		const json_t *tc = json_object_get(req->traj[i].candidate, "config");
-		if (json_is_null(json_object_get(req->traj[i].candidate, "source")) && config_equal(tc, c))
+		const char *ts = json_string_value(json_object_get(req->traj[i].candidate, "source"));
+		if ((src ? ts && strcmp(ts, src) == 0 : !ts) && config_equal(tc, c))
 			return true;
 	}
 	return false;
 }
 
-/* the first of the screen's configs not proposed yet; *reason (when reason
- * is not NULL) says its time alone, from the screen */
-static json_t *screen_next(const struct agent_request *req, const json_t *configs, char **reason)
+/* "screen:evict+rstages": the kinds of knob an edit "evict0=first+evict2=none+rstages=2" sets */
+static void edit_kinds(struct strbuf *sb, const char *edit)
+{
+	strbuf_addstr(sb, "screen:");
+	size_t start = sb->len;
+	for (const char *p = edit; *p;) {
+		size_t n = strcspn(p, "+"), k = 0;
+		while (k < n && p[k] >= 'a' && p[k] <= 'z')
+			k++;
+		bool seen = false;
+		for (const char *q = sb->buf + start; q < sb->buf + sb->len && !seen;) {
+			size_t m = strcspn(q, "+");
+			seen = m == k && strncmp(q, p, k) == 0;
+			q += m + (q[m] == '+');
+		}
+		if (!seen && k)
+			strbuf_addf(sb, "%s%.*s", sb->len > start ? "+" : "", (int)k, p);
+		p += n + (p[n] == '+');
+	}
+}
+
+/* the first of the screen's configs (with its source knobs) not proposed
+ * yet; *reason (when reason is not NULL) says its time alone, from the
+ * screen */
+static json_t *screen_next(const struct agent_request *req, const json_t *configs, const json_t *edits,
+			   char **reason)
 {
 	size_t i;
 	json_t *c;
 	json_array_foreach(configs, i, c) {
-		if (!json_is_object(c) || proposed(req, c))
+		const json_t *ed = json_array_get(edits, i);
+		const char *edit = json_string_value(json_object_get(ed, "edit"));
+		const char *src = edit ? json_string_value(json_object_get(ed, "source")) : NULL;
+		if (!src)
+			edit = NULL;
+		if (!json_is_object(c) || proposed(req, c, src))
 			continue;
 		if (reason) {
 			struct strbuf sb = STRBUF_INIT;
 			strbuf_addstr(&sb, "screen: ");
+			if (edit)
+				strbuf_addf(&sb, "%s ", edit);
 			config_text(&sb, c);
 			size_t j;
 			json_t *e;
-			json_array_foreach(req->screen, j, e)
+			json_array_foreach(req->screen, j, e) {
+				const char *ee = json_string_value(json_object_get(e, "edit"));
 				if (config_equal(json_object_get(e, "config"), c) &&
+				    (edit ? ee && strcmp(ee, edit) == 0 : !ee || !*ee) &&
 				    json_is_number(json_object_get(e, "speedup"))) {
 					strbuf_addf(&sb, " (%.3fx alone)", json_number_value(json_object_get(e, "speedup")));
 					break;
 				}
+			}
 			*reason = strbuf_detach(&sb);
 		}
-		return candidate(json_deep_copy(c), NULL, "tuner", "screen", "screen", c);
+		if (!edit)
+			return candidate(json_deep_copy(c), NULL, "tuner", "screen", "screen", c);
+		struct strbuf name = STRBUF_INIT;
+		edit_kinds(&name, edit);
+		char *what = xasprintf("screen %s", edit);
+		json_t *out = candidate_edit(json_deep_copy(c), src, edit, "tuner", name.buf, what, c);
+		free(what);
+		strbuf_release(&name);
+		return out;
 	}
 	return NULL;
 }
@@ -659,6 +741,8 @@ static json_t *descent(const struct agent_request *req, int best)
 		base = k->config;
 	const json_t *bsrc = best >= 0 ? json_object_get(req->traj[best].candidate, "source") : NULL;
 	const char *src = json_is_string(bsrc) ? json_string_value(bsrc) : NULL;
+	/* a screened knob's edit goes on with its text (the deployment names it) */
+	const char *edit = src ? json_string_value(json_object_get(req->traj[best].candidate, "edit")) : NULL;
 	bool persistent = persistent_best(req, best);
 	static const char *const moves[] = { "x-up", "x-down", "r-up", "r-down", "y-up", "y-down", "warps-up", "warps-down", "stages-up" };
 	for (size_t i = 0; i < sizeof moves / sizeof *moves; i++) {
@@ -667,7 +751,7 @@ static json_t *descent(const struct agent_request *req, int best)
 		json_t *c = apply(strategy_named(moves[i]), base);
 		if (c && !tried_source(req, c, src)) {
 			char *what = xasprintf("descent %s from %s", moves[i], best >= 0 ? "the best so far" : "the baseline");
-			json_t *out = candidate(c, src, "tuner", "descent", what, c);
+			json_t *out = candidate_edit(c, src, edit, "tuner", "descent", what, c);
 			free(what);
 			return out;
 		}
@@ -703,9 +787,11 @@ char *agent_builtin_digest(const struct agent_request *req)
 		return strbuf_detach(&sb);
 	}
 	/* the screen's configs: what candidate 0 carries and what was tried */
-	json_t *sc = screen_configs(req);
-	r = screen_next(req, sc, NULL);
+	json_t *se;
+	json_t *sc = screen_configs(req, &se);
+	r = screen_next(req, sc, se, NULL);
 	json_decref(sc);
+	json_decref(se);
 	if (r) {
 		strbuf_addstr(&sb, ";screen");
 		json_decref(r);
@@ -733,13 +819,18 @@ int agent_builtin_propose(const struct agent_request *req, const char *memory_pa
 		 * that applies */
 		char *ranked = NULL;
 		json_t *plan = agent_builtin_plan(k, memory_path, req->scope, &ranked);
-		json_t *sc = screen_configs(req);
-		json_t *out = screen_next(req, sc, &reply->reason);
-		if (out)
+		json_t *se;
+		json_t *sc = screen_configs(req, &se);
+		json_t *out = screen_next(req, sc, se, &reply->reason);
+		if (out) {
 			json_object_set(out, "screen", sc);
-		else
+			if (se)
+				json_object_set(out, "screen_edits", se);
+		} else {
 			out = plan_next(req, plan, -1);
+		}
 		json_decref(sc);
+		json_decref(se);
 		if (!out) {
 			reply->reason = xasprintf("%s; planner: no strategy applies to this kernel's config", why);
 			free(why);
@@ -759,9 +850,11 @@ int agent_builtin_propose(const struct agent_request *req, const char *memory_pa
 	int best = best_try(req);
 	if ((reply->candidate = repair(req)))
 		return 0;
-	json_t *sc = screen_configs(req);
-	reply->candidate = screen_next(req, sc, &reply->reason);
+	json_t *se;
+	json_t *sc = screen_configs(req, &se);
+	reply->candidate = screen_next(req, sc, se, &reply->reason);
 	json_decref(sc);
+	json_decref(se);
 	if (reply->candidate)
 		return 0;
 	/* a persistent edit that passed: its warps and stages before the rest

@@ -162,7 +162,7 @@ int main(void)
 	TAP_IS_INT(rule_screen.start(&run), RULE_SEND, "start: a worker request");
 	json_t *rq = run.request;
 	static const char *const fields[] = { "op", "model", "variant", "seed", "kernel", "gates", "starts",
-					      "budget_s", "max_configs", "keep", "reps" };
+					      "budget_s", "max_configs", "keep", "reps", "knobs" };
 	TAP_OK(exactly(rq, fields, sizeof fields / sizeof *fields), "request: exactly PROTOCOL.md's fields");
 	TAP_IS_STR(json_string_value(json_object_get(rq, "op")), "screen", "request: op screen");
 	static const char *const model_fields[] = { "name", "kind", "path" };
@@ -187,6 +187,7 @@ int main(void)
 	TAP_OK(json_is_integer(json_object_get(rq, "keep")) && json_integer_value(json_object_get(rq, "keep")) == 3 &&
 	       json_is_integer(json_object_get(rq, "reps")) && json_integer_value(json_object_get(rq, "reps")) > 0,
 	       "request: keep 3 and reps, whole numbers");
+	TAP_OK(json_is_true(json_object_get(rq, "knobs")), "request: knobs, the source knobs searched with the keys");
 	json_decref(run.request);
 	run.request = NULL;
 
@@ -291,6 +292,50 @@ int main(void)
 	TAP_OK(rule_screen_input(&kern) == NULL, "... nor where there is none");
 	json_decref(run.stable);
 	json_decref(run.meas);
+	json_decref(res);
+	memset(&run, 0, sizeof run);
+	run.dag = &d;
+	run.node = &snode;
+	/* a best point with source knobs: its edit and text in the stable part,
+	 * beside its config; rule_screen_best hands both to the planner */
+	res = json_loads("{\"kernel\":\"k\",\"tried\":[],\"knobs\":[\"evict0\",\"rstages\"],"
+			 "\"best\":[{\"config\":{\"XBLOCK\":2},\"edit\":\"evict0=first+rstages=2\","
+			 "\"source\":\"edited text\",\"speedup\":1.5},{\"config\":{\"XBLOCK\":4},\"edit\":\"\",\"speedup\":1.2}]}",
+			 0, NULL);
+	TAP_IS_INT(rule_screen.reply(&run, res), RULE_DONE, "reply with knobs: done");
+	st = json_dumps(run.stable, JSON_COMPACT | JSON_SORT_KEYS);
+	TAP_IS_STR(st, "{\"best\":[{\"XBLOCK\":2},{\"XBLOCK\":4}],\"edits\":[{\"edit\":\"evict0=first+rstages=2\","
+		   "\"source\":\"edited text\"},null]}",
+		   "reply with knobs: the stable part has each config's edit and its text, null for none");
+	free(st);
+	TAP_OK(json_array_size(json_object_get(run.meas, "knobs")) == 2, "... the knobs searched are a measurement");
+	json_t *manj = json_pack("{s:O, s:O}", "stable", run.stable, "meas", run.meas);
+	char *man = json_dumps(manj, JSON_COMPACT);
+	json_decref(manj);
+	set_result(&snode, man);
+	snode.out = dag_stable_hash(run.stable);
+	snode.flags = DAG_DONE;
+	kern.screen = &snode;
+	json_t *sb = rule_screen_best(&d, &kern);
+	TAP_OK(json_array_size(sb) == 2 &&
+	       strcmp(json_string_value(json_object_get(json_array_get(sb, 0), "edit")), "evict0=first+rstages=2") == 0 &&
+	       strcmp(json_string_value(json_object_get(json_array_get(sb, 0), "source")), "edited text") == 0 &&
+	       !json_object_get(json_array_get(sb, 1), "edit") && rule_num(json_array_get(sb, 0), "speedup") == 1.5,
+	       "rule_screen_best: the planner gets the edit and its text with the config");
+	json_decref(sb);
+	set_result(&snode, NULL);
+	free(man);
+	kern.screen = NULL;
+	snode.flags = 0;
+	json_decref(run.stable);
+	json_decref(run.meas);
+	json_decref(res);
+	memset(&run, 0, sizeof run);
+	run.dag = &d;
+	run.node = &snode;
+	res = json_loads("{\"tried\":[],\"best\":[{\"config\":{\"XBLOCK\":2},\"edit\":\"evict0=first\"}]}", 0, NULL);
+	TAP_IS_INT(rule_screen.reply(&run, res), RULE_FAIL, "reply: a best naming knobs without their source fails the step");
+	free(run.error);
 	json_decref(res);
 	memset(&run, 0, sizeof run);
 	run.dag = &d;
