@@ -25,6 +25,8 @@ echo "# the implementation-space search (space_variants = 6) and CUDA graphs at 
 bash "$here/space.sh" "${KOPTMAKE:-$PWD/koptmake}" "$out/space" || status=1
 echo "# examples: capture and profile"
 bash "$here/examples.sh" "$W" "$out/examples" || status=1
+echo "# source knobs: screened on two examples, each compiles and matches Inductor's kernel"
+python3 "$here/knobs.py" "$W" "$out/knobs" || status=1
 if [ -n "${KOPT_DEPLOY_SPEC:-}" ]; then
 	echo "# the deployment's first-call check: a broken kernel in $KOPT_DEPLOY_SPEC's ${KOPT_DEPLOY_MODEL:-softmax}"
 	python3 "$here/deploy_check.py" "$KOPT_DEPLOY_SPEC" "${KOPT_DEPLOY_MODEL:-softmax}" || status=1
