@@ -21,4 +21,16 @@ for name in softmax rmsnorm layernorm; do
 	*) echo "not ok $n - $name: $out" ;;
 	esac
 done
+# the screen's knob persist=on (runtime/python/kopt/knobs.py) is the same
+# transform: the same text from the same kernel
+for name in softmax rmsnorm layernorm; do
+	n=$((n + 1))
+	if PYTHONPATH=$top_srcdir/runtime/python python3 -c 'import sys; from kopt import knobs
+sys.exit(knobs.persist(open(sys.argv[1]).read())[0] != open(sys.argv[2]).read())' \
+		"$top_srcdir/tests/fixtures/kernels/$name.py" "$tmp/$name.py" 2>/dev/null; then
+		echo "ok $n - $name: kopt.knobs persist=on gives the coder's text"
+	else
+		echo "not ok $n - $name: kopt.knobs persist=on differs from the coder's edit"
+	fi
+done
 echo "1..$n"

@@ -108,6 +108,25 @@ for src, edit, what in ((poi, "rstages=2", "a loop knob on a kernel without a ro
     except N.KnobError:
         ok(True, f"apply refuses {what}")
 
+# persist=on: the coder's persistent edit (persist.c), as a knob
+ok(sp.get("persist") == ["off", "on"] and "persist" in N.space(fixture("softmax.py")),
+   "persist is a knob of the looped reductions that read their row twice")
+ok("persist" not in N.space(fixture("row_sum.py")) and "persist" not in N.space(per) and "persist" not in N.space(poi),
+   "... not of a reduction reading its row once, a persistent one or a pointwise kernel")
+pl = N.apply(ln, "persist=on").split("\n")
+ok(pl[33:35] == ["    if R0_BLOCK >= 4096:", "        r0_offset = 0"] and "        tmp8 = tmp0" in pl and
+   "    else:" in pl and pl[pl.index("    else:") + 1] == "        for r0_offset in tl.range(0, r0_numel, R0_BLOCK):",
+   "persist=on: the row read once under R0_BLOCK >= 4096, the second load a copy, Inductor's loops under else",
+   "\n".join(pl[30:40]))
+both = N.apply(ln, "evict0=first+rstages=2+persist=on")
+ok(both.count("tl.range(0, r0_numel, R0_BLOCK, num_stages=2):") == 2 and "        tmp8 = tmp0" in both and
+   both.count("eviction_policy='evict_first', other=0.0)\n        tmp1 = ") == 1,
+   "persist with other knobs: the loads' and loops' knobs in both branches, the copy kept")
+ok(N.persist_config(ln, {"XBLOCK": 8, "R0_BLOCK": 512, "num_warps": 4, "num_stages": 2})
+   == {"XBLOCK": 1, "R0_BLOCK": 4096, "num_warps": 8, "num_stages": 1}, "persist_config: one row per program, its block")
+ok(N.turns_on_persist("evict0=first", "evict0=first+persist=on") and not N.turns_on_persist("persist=on", "persist=on+rstages=2"),
+   "turns_on_persist: only the move that turns it on")
+
 # moves
 nb = N.neighbours("", sp)
 ok("evict0=first" in nb and "evict0=none" in nb and "cache3=cv" in nb and "rstages=1" in nb and "runroll=1" in nb
@@ -150,6 +169,34 @@ with warnings.catch_warnings(record=True) as w:
     r = D.edited_source(decl, {"edit": "evict9=first"})
 ok(r is False and w and "do not apply" in str(w[0].message), "deploy: an edit that does not apply here is not loaded")
 ok(D.edited_source(decl, {"config": {"XBLOCK": 1}}) == ln, "deploy: a config alone loads Inductor's source")
+
+# the screen's moves (kopt.screen needs torch: a stand-in module, a TEST
+# DOUBLE with nothing in it, lets it import; no move measures anything)
+import types  # noqa: E402
+
+sys.modules.setdefault("torch", types.ModuleType("torch"))
+from kopt import screen as SC  # noqa: E402
+
+s = object.__new__(SC.Screen)
+s.decl = decl
+s.l = types.SimpleNamespace(numel={"xnumel": 64, "r0_numel": 4096})
+s.space, s.maxnreg = N.space(ln), True
+own = {"XBLOCK": 1, "R0_BLOCK": 2048, "num_warps": 16, "num_stages": 1}
+mv = s.moves(own, "")
+ok((own, "evict0=first") in mv and (own, "rstages=1") in mv, "screen: knob moves on the same config")
+ok(({"XBLOCK": 1, "R0_BLOCK": 4096, "num_warps": 8, "num_stages": 1}, "persist=on") in mv,
+   "screen: persist=on moves the config to the one it acts under")
+ok([c["maxnreg"] for c, e in mv if "maxnreg" in c and c["num_warps"] == 16] == [128],
+   "screen: maxnreg's first step under 16 warps, the register file's share (128)", [c for c, e in mv if "maxnreg" in c])
+mv8 = s.moves({**own, "num_warps": 8}, "")
+ok([c["maxnreg"] for c, e in mv8 if "maxnreg" in c and c["num_warps"] == 8] == [255], "... under 8 warps, 255")
+mvr = s.moves({**own, "maxnreg": 128}, "")
+steps = [c.get("maxnreg") for c, e in mvr if not e and {k: v for k, v in c.items() if k != "maxnreg"} == own]
+ok(steps == [96], "... from 128, one step down only (192 is over the register file)", steps)
+ok(all(s.valid(c, e) for c, e in mv) and all(c["R0_BLOCK"] <= 4096 for c, e in mv),
+   "screen: every move valid, no block beyond the row")
+s.space = {}
+ok(all(not e for c, e in s.moves(own, "")), "screen: without knobs, config moves only")
 
 print(f"1..{n}")
 sys.exit(1 if failed else 0)

@@ -24,7 +24,14 @@ Inductor's own source:
   its row blocks (``for r0_offset in tl.range(0, r0_numel, R0_BLOCK)``, or
   ``range``) pipelined K deep (``tl.range(..., num_stages=K)``: loads of
   the next blocks issued while this one is reduced) and unrolled U times
-  (``loop_unroll_factor=U``).
+  (``loop_unroll_factor=U``);
+- ``persist=on``: a looped reduction that reads its row twice (a softmax,
+  a norm) made persistent under a compile-time branch, as the coder's
+  "persistent" edit does (agents/builtin/persist.c, of which this is the
+  same transform): ``if R0_BLOCK >= r0_numel:`` the loops' bodies once at
+  r0_offset = 0, a later load of the same address a copy of the first,
+  ``else:`` Inductor's loops as they were. It acts only under a config whose
+  R0_BLOCK covers the row, which the screen sets with it (persist_config).
 
 ``maxnreg`` is a knob too, but a compile option rather than an edit: it is
 a key of the launch config (``triton.Config(..., maxnreg=N)``, see
@@ -41,6 +48,7 @@ from __future__ import annotations
 import re
 
 EVICT = {"first": "evict_first", "last": "evict_last", "none": None}
+PERSIST_MAX = 16384  # a row of 64 KiB of float32 in registers (persist.c's bound)
 CACHE = {"ca": ".ca", "cg": ".cg", "cv": ".cv"}
 RSTAGES = (1, 2, 3, 4)
 RUNROLL = (1, 2, 4)
@@ -48,7 +56,7 @@ RUNROLL = (1, 2, 4)
 # "    tmp0 = tl.load(ARGS)" and what follows it on the line (".to(tl.float32)")
 LOAD = re.compile(r"tl\.load\(")
 LOOP = re.compile(r"^(?P<ind>\s+)for r0_offset in (?:tl\.)?range\(0, r0_numel, R0_BLOCK(?P<kw>[^)]*)\):$", re.M)
-KNOB = re.compile(r"^(?:(?P<kind>evict|cache)(?P<i>\d+)|(?P<loop>rstages|runroll))=(?P<v>\w+)$")
+KNOB = re.compile(r"^(?:(?P<kind>evict|cache)(?P<i>\d+)|(?P<loop>rstages|runroll)|(?P<persist>persist))=(?P<v>\w+)$")
 
 
 class KnobError(ValueError):
@@ -156,6 +164,8 @@ def parse(edit: str) -> dict:
             raise KnobError(f"{part}: the eviction policy is first, last or none")
         if m["kind"] == "cache" and v not in CACHE:
             raise KnobError(f"{part}: the cache modifier is ca, cg or cv")
+        if m["persist"] and v != "on":
+            raise KnobError(f"{part}: persist is on or left out")
         if m["loop"]:
             if not v.isdigit() or int(v) not in (RSTAGES if m["loop"] == "rstages" else RUNROLL):
                 raise KnobError(f"{part}: not one of {RSTAGES if m['loop'] == 'rstages' else RUNROLL}")
@@ -168,8 +178,8 @@ def parse(edit: str) -> dict:
 
 
 def _order(name: str) -> tuple:
-    m = re.match(r"(evict|cache|rstages|runroll)(\d*)$", name)
-    kinds = ("evict", "cache", "rstages", "runroll")
+    m = re.match(r"(evict|cache|rstages|runroll|persist)(\d*)$", name)
+    kinds = ("evict", "cache", "rstages", "runroll", "persist")
     return (kinds.index(m[1]) if m else 9, int(m[2]) if m and m[2] else 0, name)
 
 
@@ -229,7 +239,106 @@ def apply(src: str, edit: str) -> str:
             return f"{m['ind']}for r0_offset in tl.range(0, r0_numel, R0_BLOCK, {', '.join(loop_kw)}):"
 
         out = LOOP.sub(loop, out)
+    if "persist" in knobs:  # last: both branches get the loads' and loops' knobs
+        out = persist(out)[0]
     return out
+
+
+# ---- persist=on: agents/builtin/persist.c's transform, line for line ----
+
+ROW_LOOP = re.compile(r"^    for r0_offset in (?:tl\.)?range\(0, r0_numel, R0_BLOCK[\w ,=]*\):$")
+
+
+def _indent(s: str) -> int:
+    return len(s) - len(s.lstrip(" "))
+
+
+def _load_key(line: str):
+    """(var, args without eviction hint or cache modifier, pointer) of a
+    "var = tl.load(ARGS)" line, or None."""
+    p = line.lstrip(" ")
+    eq = p.find(" = tl.load(")
+    if eq < 0 or not re.fullmatch(r"\w+", p[:eq]):
+        return None
+    a = p[eq + len(" = tl.load("):]
+    if not a.endswith(")"):
+        return None
+    args = re.sub(r", (?:eviction_policy|cache_modifier)='[^']*'", "", a[:-1])
+    return p[:eq], args, re.split(r"[ +,)\[]", a, maxsplit=1)[0]
+
+
+def persist(src: str) -> tuple[str, int]:
+    """(the persistent text, the R0_BLOCK it needs); KnobError where the
+    kernel is not a looped reduction over one static row of at most
+    PERSIST_MAX elements read twice."""
+    if "r1_" in src or "@triton_heuristics.persistent_reduction" in src:
+        raise KnobError("persist: not a looped reduction over one axis")
+    lines = src.split("\n")
+    numel, nloops = -1, 0
+    for s in lines:
+        m = re.fullmatch(r"    r0_numel = (\d+)", s)
+        if m and numel < 0 and int(m[1]) > 0:
+            numel = int(m[1])
+        if ROW_LOOP.match(s):
+            nloops += 1
+        elif "for " in s and _indent(s) > 4 and " in " in s:
+            nloops += 1000
+    rb = 1
+    while 0 < numel and rb < numel:
+        rb *= 2
+    if numel < 0 or nloops < 2 or nloops >= 1000 or rb > PERSIST_MAX:
+        raise KnobError("persist: no static row of at most %d read in two loops" % PERSIST_MAX)
+    first = next(i for i, s in enumerate(lines) if ROW_LOOP.match(s))
+    end = next((i for i in range(first + 1, len(lines)) if lines[i].strip() and _indent(lines[i]) == 0), len(lines))
+    out = lines[:first] + [f"    if R0_BLOCK >= {numel}:"]
+    frm, in_loop = len(out), False
+    for s in lines[first:end]:
+        if ROW_LOOP.match(s):
+            out.append("        r0_offset = 0")
+            in_loop = True
+            continue
+        if in_loop and s.strip() and _indent(s) < 8:
+            in_loop = False
+        out.append("" if not s.strip() else s if in_loop else "    " + s)
+    to = len(out)
+    out.append("    else:")
+    out += ["" if not s.strip() else "    " + s for s in lines[first:end]]
+    out += lines[end:]
+    seen: list = []  # [var, args, ptr or None]
+    reused = 0
+    for i in range(to):
+        if i == frm - 1:
+            continue
+        line = out[i]
+        st = line.find("tl.store(")
+        if st >= 0:
+            ptr = re.split(r"[ +,)\[]", line[st + len("tl.store("):], maxsplit=1)[0]
+            for e in seen:
+                if e[2] == ptr:
+                    e[2] = None  # written: no longer a copy of memory
+            continue
+        k = _load_key(line)
+        if not k:
+            continue
+        prev = next((e for e in seen if e[2] is not None and e[1] == k[1]), None)
+        if prev:
+            out[i] = " " * _indent(line) + f"{k[0]} = {prev[0]}"
+            reused += 1
+            continue
+        seen.append(list(k))
+    if not reused:
+        raise KnobError("persist: nothing read twice, nothing to gain")
+    return "\n".join(out), rb
+
+
+def persist_config(src: str, config: dict) -> dict:
+    """The launch config persist=on acts under, from config: one row per
+    program, R0_BLOCK the row (a power of two), warps by its length, one
+    stage (persist.c's coder sets the same)."""
+    rb = persist(src)[1]
+    c = dict(config)
+    c.update(XBLOCK=1, R0_BLOCK=rb, num_warps=16 if rb >= 8192 else 8 if rb >= 2048 else 4, num_stages=1)
+    return c
 
 
 def space(src: str) -> dict:
@@ -246,6 +355,11 @@ def space(src: str) -> dict:
     if loops and not any(m["kw"].strip() for m in loops):
         out["rstages"] = [0] + list(RSTAGES)  # 0: unset, the kernel's num_stages
         out["runroll"] = [0] + list(RUNROLL)  # 0: unset, the compiler's choice
+    try:
+        persist(src)
+        out["persist"] = ["off", "on"]
+    except KnobError:
+        pass
     return out
 
 
@@ -253,6 +367,12 @@ def edit_of(settings: dict, sp: dict) -> str:
     """The edit's name for knob settings in space sp: the knobs that differ
     from Inductor's own values."""
     return name({k: v for k, v in settings.items() if k in sp and v != sp[k][0]})
+
+
+def turns_on_persist(old: str, new: str) -> bool:
+    """Whether the move from edit old to edit new turns persist on (the
+    screen then moves the config to persist_config's)."""
+    return "persist" in parse(new) and "persist" not in parse(old)
 
 
 def neighbours(edit: str, sp: dict) -> list[str]:

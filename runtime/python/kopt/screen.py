@@ -23,7 +23,8 @@ the search is a launch config and an edit of the kernel's source (the empty
 edit is Inductor's own), and the moves from a point are its config's moves
 on the same edit, ``maxnreg`` one step along its ladder, and each knob of
 the edit moved to another value on the same config (a load's eviction
-policy or cache modifier, the row loop's pipelining or unrolling). A point
+policy or cache modifier, the row loop's pipelining or unrolling; a
+looped reduction made persistent, with the config it needs). A point
 with an edit is compiled from the edited text; a best one goes back with
 its edit's name and text, so that the candidate it becomes, its verdict,
 the report and the deployment all name the same edit.
@@ -166,12 +167,15 @@ class Screen:
             row["error"] = (str(exc).splitlines() or [repr(exc)])[0][:200]
         return row
 
-    def valid(self, cfg: dict) -> bool:
+    def valid(self, cfg: dict, edit: str = "") -> bool:
         elems = 1
+        # a persistent edit holds its whole row: R0_BLOCK up to persist.c's bound
+        rmax = N.PERSIST_MAX if "persist=" in edit else MAX_BLOCK
         for key in BLOCK_KEYS:
             if key in cfg:
                 v = cfg[key]
-                cap = min(MAX_BLOCK, _pow2_ceil(self.l.numel.get(NUMEL_OF[key], MAX_BLOCK)))
+                top = rmax if key == "R0_BLOCK" else MAX_BLOCK
+                cap = min(top, _pow2_ceil(self.l.numel.get(NUMEL_OF[key], top)))
                 if v < 1 or v > max(1, cap):
                     return False
                 elems *= v
@@ -184,7 +188,7 @@ class Screen:
             return False
         return 1 <= cfg.get("num_stages", 1) <= 5
 
-    def neighbours(self, cfg: dict) -> list[dict]:
+    def neighbours(self, cfg: dict, edit: str = "") -> list[dict]:
         out = []
 
         def scaled(c: dict, key: str, f: float) -> dict | None:
@@ -213,21 +217,29 @@ class Screen:
             if d:
                 out.append(d)
         if self.maxnreg:
-            i = MAXNREG.index(cfg.get("maxnreg", 0)) if cfg.get("maxnreg", 0) in MAXNREG else 0
-            for j in (i - 1, i + 1):
-                if 0 <= j < len(MAXNREG):
-                    d = dict(cfg)
-                    d.pop("maxnreg", None)
-                    if MAXNREG[j]:
-                        d["maxnreg"] = MAXNREG[j]
-                    out.append(d)
-        return [d for d in out if self.valid(d)]
+            # one step along the ladder; from unset, the largest budget the
+            # register file holds at the config's warps
+            cur = cfg.get("maxnreg", 0)
+            fits = [r for r in MAXNREG[1:] if r * 32 * cfg.get("num_warps", 4) <= REGS_PER_SM]
+            steps = fits[:1] if not cur else [MAXNREG[j] for j in (MAXNREG.index(cur) - 1, MAXNREG.index(cur) + 1)
+                                              if cur in MAXNREG and 0 <= j < len(MAXNREG)]
+            for r in steps:
+                d = dict(cfg)
+                d.pop("maxnreg", None)
+                if r:
+                    d["maxnreg"] = r
+                out.append(d)
+        return [d for d in out if self.valid(d, edit)]
 
     def moves(self, cfg: dict, edit: str) -> list[tuple[dict, str]]:
         """The points one move away: the config's moves on the same edit,
         then each knob moved on the same config."""
-        out = [(d, edit) for d in self.neighbours(cfg)]
-        out += [(cfg, e) for e in N.neighbours(edit, self.space)]
+        out = [(d, edit) for d in self.neighbours(cfg, edit)]
+        for e in N.neighbours(edit, self.space):
+            # persist=on acts only where R0_BLOCK covers the row: its config with it
+            c = N.persist_config(self.decl.source, cfg) if N.turns_on_persist(edit, e) else cfg
+            if self.valid(c, e):
+                out.append((c, e))
         return out
 
 
