@@ -538,7 +538,8 @@ static bool proposed(const struct agent_request *req, const json_t *c, const cha
 	return false;
 }
 
-/* "screen:evict+rstages": the kinds of knob an edit "evict0=first+evict2=none+rstages=2" sets */
+/* "screen:evict+rstages": the kinds of knob an edit "evict0=first+evict2=none+rstages=2" sets;
+ * a GEMM template's BLOCK_M, BLOCK_N, BLOCK_K and GROUP_M are of kind "tile" */
 static void edit_kinds(struct strbuf *sb, const char *edit)
 {
 	strbuf_addstr(sb, "screen:");
@@ -547,14 +548,19 @@ static void edit_kinds(struct strbuf *sb, const char *edit)
 		size_t n = strcspn(p, "+"), k = 0;
 		while (k < n && p[k] >= 'a' && p[k] <= 'z')
 			k++;
+		const char *kind = p;
+		if (!k && (strncmp(p, "BLOCK_", 6) == 0 || strncmp(p, "GROUP_", 6) == 0)) {
+			kind = "tile";
+			k = 4;
+		}
 		bool seen = false;
 		for (const char *q = sb->buf + start; q < sb->buf + sb->len && !seen;) {
 			size_t m = strcspn(q, "+");
-			seen = m == k && strncmp(q, p, k) == 0;
+			seen = m == k && strncmp(q, kind, k) == 0;
 			q += m + (q[m] == '+');
 		}
 		if (!seen && k)
-			strbuf_addf(sb, "%s%.*s", sb->len > start ? "+" : "", (int)k, p);
+			strbuf_addf(sb, "%s%.*s", sb->len > start ? "+" : "", (int)k, kind);
 		p += n + (p[n] == '+');
 	}
 }

@@ -7,13 +7,15 @@
 # gates, and be named as the winning strategy by the report, the -t why
 # output, substitutions.json (which the deployment reads) and the long-term
 # memory. A second kernel's screen without knobs still gives config-only
-# candidates named "screen". Prints TAP.
+# candidates named "screen"; a third's tile knobs (a GEMM template's
+# BLOCK_M...) are named "tile". Prints TAP.
 set -eu
 
 . "$top_srcdir/tests/e2e/sim-env.sh" knobs
 mkdir models
 printf '# model knobbed\n# sim: kernels 1\n# sim: reductions\n# sim: knob evict0=first+rstages=2\nimport torch\n' > models/knobbed.py
 printf '# model plain\n# sim: kernels 1\n# sim: reductions\nimport torch\n' > models/plain.py
+printf '# model tiled\n# sim: kernels 1\n# sim: reductions\n# sim: knob evict1=none+BLOCK_M=128+BLOCK_N=64+GROUP_M=4\nimport torch\n' > models/tiled.py
 cat > test.kopt <<SPEC
 device sim { gpus = 1  timeout = 30s }
 agents default { budget = 4  hot = 0.05  seed = 1  backend = builtin }
@@ -21,7 +23,8 @@ gates strict { seeds = 5  atol = 1e-4  rtol = 1e-4  fp64_fallback = true  gamma 
 defaults { device = sim  agents = default  gates = strict }
 model knobbed { source = "models/knobbed.py" }
 model plain { source = "models/plain.py" }
-target all = [knobbed, plain]
+model tiled { source = "models/tiled.py" }
+target all = [knobbed, plain, tiled]
 default all
 SPEC
 "$KOPTMAKE" > out 2> err || { cat err >&2; exit 1; }
@@ -55,4 +58,7 @@ check "a screen without knobs: config-only candidates named screen, no edit" \
 	"grep -q '\"name\": \"screen\"' p0.json && ! grep -q '\"edit\"' p0.json && ! grep -q 'screen_edits' p0.json && grep -q '\"source\": null' p0.json"
 check "... and its substitutions name no edit" \
 	"! grep -q '\"edit\"' kopt-out/plain/substitutions.json"
+prop tiled 0 > t0.json
+check "a template's tile knobs: the candidate is named screen:evict+tile" \
+	"grep -q '\"name\": \"screen:evict+tile\"' t0.json && grep -q '\"edit\": \"evict1=none+BLOCK_M=128+BLOCK_N=64+GROUP_M=4\"' t0.json"
 echo "1..$n"

@@ -3,23 +3,27 @@
 
     knobs.py WORKER OUTDIR
 
-Captures two example models (a layer norm: a looped reduction; an
-elementwise model: a pointwise kernel), then screens every Triton kernel of
+Captures three example models (a layer norm: a looped reduction; an
+elementwise model: a pointwise kernel; a matmul with an epilogue under
+max-autotune with Triton GEMMs only: a GEMM template), then screens every Triton kernel of
 each with the knobs (PROTOCOL.md "screen", "knobs": true) and a budget that
 covers the first round of moves: every knob one move away from Inductor's
 source. Checks, printed as TAP:
 
 - the screen searched every knob the kernel has, and maxnreg;
-- each knob kind (evict, cache, rstages, runroll on a looped reduction,
-  maxnreg) has a point that compiled, ran and matched Inductor's kernel;
+- each knob kind (evict, cache, rstages, runroll and persist on a looped
+  reduction, tile on a GEMM template, maxnreg) has a point that compiled,
+  ran and matched Inductor's kernel;
 - no point with an edit gave other outputs than Inductor's kernel (the
-  knobs do not change what the kernel computes), and none failed to build;
+  knobs do not change what the kernel computes), and none failed to build
+  but for a tile too large for the shared memory;
 - maxnreg took: no point that sets it reads more registers than it allows;
 - each best point with an edit carries the edit's text on the captured
   source (kopt.knobs.apply), and gate 1 passes it.
 
 Replies go to OUTDIR (reply-N-OP.json); the speedups alone of the knobs
-are printed as comments, for the record.
+are printed as comments, for the record. KOPT_KNOBS_BUDGET: seconds per
+screen (default 90; 70 points at most either way).
 """
 
 import json
@@ -36,7 +40,11 @@ from kopt import static_gate as G  # noqa: E402
 V = {"name": "default", "mode": None, "options": {}, "aten_fallback": [], "cudnn_benchmark": False}
 GATES = {"seeds": 3, "atol": 1e-4, "rtol": 1e-4, "atol_half": 1e-2, "rtol_half": 1e-2, "fp64_fallback": True,
          "gamma": 1.03, "repeats": 10, "precision": "strict", "min_pairs": 5}
-MODELS = ("layernorm", "elementwise")
+VT = {"name": "tem", "mode": "max-autotune-no-cudagraphs", "options": {"max_autotune_gemm_backends": "TRITON"},
+      "aten_fallback": [], "cudnn_benchmark": False}
+MODELS = (("layernorm", V), ("elementwise", V), ("matmul_epilogue", VT))
+BUDGET = float(os.environ.get("KOPT_KNOBS_BUDGET", "90"))  # seconds per kernel's screen
+RESOURCES = ("out of resource", "outofresources", "shared memory")
 n = failed = 0
 
 
@@ -88,14 +96,17 @@ def main():
     os.makedirs(outdir, exist_ok=True)
     w = Worker(worker, outdir)
     try:
-        for mname in MODELS:
+        for mname, var in MODELS:
             model = {"name": mname, "kind": "torch", "path": os.path.join(top, "examples", "models", f"{mname}.py")}
-            cap = w.ask({"op": "capture", "model": model, "variant": V, "seed": 0})
+            cap = w.ask({"op": "capture", "model": model, "variant": var, "seed": 0})
             triton = [k for k in cap["kernels"] if k["kind"] == "triton" and k.get("config")]
             ok(bool(triton), f"{mname}: captured Triton kernels with launch configs", [k["name"] for k in cap["kernels"]])
+            if var is VT:
+                ok(any(k["heuristic"] == "template" for k in triton), f"{mname}: a GEMM template among them",
+                   [(k["name"], k["heuristic"]) for k in triton])
             for k in triton:
-                res = w.ask({"op": "screen", "model": model, "variant": V, "seed": 0, "kernel": k["name"],
-                             "gates": GATES, "starts": [], "budget_s": 150, "max_configs": 90, "keep": 3,
+                res = w.ask({"op": "screen", "model": model, "variant": var, "seed": 0, "kernel": k["name"],
+                             "gates": GATES, "starts": [], "budget_s": BUDGET, "max_configs": 70, "keep": 3,
                              "reps": 7, "knobs": True})
                 src = k["source"]
                 space = N.space(src)
@@ -114,7 +125,8 @@ def main():
                 wrong = [r for r in edited if "differ" in (r.get("error") or "")]
                 ok(not wrong, f"{k['name']}: no knob changed the outputs ({len(edited)} points with edits)",
                    [(r["edit"], r["config"]) for r in wrong])
-                broken = [r for r in edited if not r.get("ok") and "differ" not in (r.get("error") or "")]
+                broken = [r for r in edited if not r.get("ok") and "differ" not in (r.get("error") or "")
+                          and not any(x in (r.get("error") or "").lower() for x in RESOURCES)]
                 ok(not broken, f"{k['name']}: every edit built and ran", [(r["edit"], r.get("error")) for r in broken])
                 over = [r for r in rows if r.get("config", {}).get("maxnreg") and
                         (("n_regs" in r and r["n_regs"] > r["config"]["maxnreg"]) or "not applied" in (r.get("error") or ""))]

@@ -2,7 +2,8 @@
 searches, on Inductor kernels recorded with torch 2.11 and triton 3.6
 (tests/fixtures/kernels/: looped reductions from the example models; a
 pointwise kernel and a persistent reduction copied from
-../shared/reference/inductor-output-sample.py). Each edit's exact text, that
+../shared/reference/inductor-output-sample.py; a GEMM template written by
+hand in Inductor's shape, tem_mm.py, which says so). Each edit's exact text, that
 gate 1 (kopt.static_gate) passes it against Inductor's kernel, that an edit
 that does not apply says so, and that the deployment (kopt.deploy) loads the
 same text the screen made. Standard library only: no torch. Prints TAP."""
@@ -127,6 +128,38 @@ ok(N.persist_config(ln, {"XBLOCK": 8, "R0_BLOCK": 512, "num_warps": 4, "num_stag
 ok(N.turns_on_persist("evict0=first", "evict0=first+persist=on") and not N.turns_on_persist("persist=on", "persist=on+rstages=2"),
    "turns_on_persist: only the move that turns it on")
 
+# a GEMM template's tile
+tem = fixture("tem_mm.py")
+ts = N.space(tem)
+ok({k: ts[k][0] for k in N.TILE} == {"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32, "GROUP_M": 8},
+   "template: the tile knobs start from its constexprs", ts)
+ok(N.apply(tem, "BLOCK_M=64+GROUP_M=8") == tem, "template: its own tile is its own source")
+d = changed(tem, N.apply(tem, "GROUP_M=4"))
+ok(d == [("    GROUP_M : tl.constexpr = 8", "    GROUP_M : tl.constexpr = 4")], "GROUP_M=4: one constexpr, no loop", d)
+d = changed(tem, N.apply(tem, "BLOCK_K=64"))
+ok(d == [("    BLOCK_K : tl.constexpr = 32", "    BLOCK_K : tl.constexpr = 64")], "BLOCK_K=64: one constexpr (K = 256)", d)
+tl_ = N.apply(tem, "BLOCK_M=128+BLOCK_N=32").split("\n")
+src_ = tem.split("\n")
+at = tl_.index("    grid_n = (N + BLOCK_N - 1) // BLOCK_N")
+ok("    pid = tl.program_id(0)" not in tl_ and
+   tl_[at + 1] == "    for pid in tl.range(tl.program_id(0), grid_m * grid_n, tl.num_programs(0)):" and
+   "    BLOCK_M : tl.constexpr = 128" in tl_ and "    BLOCK_N : tl.constexpr = 32" in tl_ and
+   "        tl.store(out_ptr0 + (tl.broadcast_to(xindex, acc.shape)), tmp1, mask)" in tl_ and
+   len(tl_) == len(src_) + 1 - 1 and "            acc += tl.dot(a, b, allow_tf32=ALLOW_TF32, out_dtype=ACC_TYPE)" in tl_,
+   "BLOCK_M/BLOCK_N moved: each program loops over the tiles from its id by the grid's size, the body inside",
+   "\n".join(tl_[at - 2:at + 4]))
+ok(N.kinds("BLOCK_M=128+GROUP_M=4+evict0=first") == ["evict", "tile"], "template knobs are of kind tile")
+odd = tem.replace("    K = 256\n", "    K = 96\n")
+ok("BLOCK_K" in N.space(odd) and 64 not in N.space(odd)["BLOCK_K"] and 16 in N.space(odd)["BLOCK_K"],
+   "BLOCK_K: only divisors of a static K under EVEN_K", N.space(odd).get("BLOCK_K"))
+try:
+    N.apply(odd, "BLOCK_K=64")
+    ok(False, "BLOCK_K=64 refused where K = 96")
+except N.KnobError:
+    ok(True, "BLOCK_K=64 refused where K = 96")
+ok(not N.template_tile(ln) and not N.template_tile(tem.replace("    pid = tl.program_id(0)\n", "")),
+   "no tile knobs on a reduction, nor on a template without the one-dimensional grid")
+
 # moves
 nb = N.neighbours("", sp)
 ok("evict0=first" in nb and "evict0=none" in nb and "cache3=cv" in nb and "rstages=1" in nb and "runroll=1" in nb
@@ -137,7 +170,7 @@ ok("rstages=2" in nb and "evict0=first+rstages=1" in nb and "evict0=first+rstage
 
 # gate 1 passes every edit one move away, and a few together
 for fname in ("softmax.py", "layernorm.py", "rmsnorm.py", "row_sum.py", "cross_entropy.py", "poi_conv_relu.py",
-              "per_gelu_layernorm.py"):
+              "per_gelu_layernorm.py", "tem_mm.py"):
     src = fixture(fname)
     s = N.space(src)
     edits = N.neighbours("", s)
@@ -197,6 +230,12 @@ ok(all(s.valid(c, e) for c, e in mv) and all(c["R0_BLOCK"] <= 4096 for c, e in m
    "screen: every move valid, no block beyond the row")
 s.space = {}
 ok(all(not e for c, e in s.moves(own, "")), "screen: without knobs, config moves only")
+s.decl = K.KernelDecl("v", "triton_tem_fused_addmm_0", tem, "template")
+s.space, s.l = N.space(tem), types.SimpleNamespace(numel={})
+tmv = s.moves({"num_warps": 4, "num_stages": 3}, "")
+ok(({"num_warps": 4, "num_stages": 4}, "") in tmv and ({"num_warps": 8, "num_stages": 3}, "") in tmv and
+   ({"num_warps": 4, "num_stages": 3}, "BLOCK_M=128") in tmv,
+   "screen: a template's stages and warps move, and its tile", tmv)
 
 print(f"1..{n}")
 sys.exit(1 if failed else 0)

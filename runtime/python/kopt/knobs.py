@@ -31,7 +31,16 @@ Inductor's own source:
   same transform): ``if R0_BLOCK >= r0_numel:`` the loops' bodies once at
   r0_offset = 0, a later load of the same address a copy of the first,
   ``else:`` Inductor's loops as they were. It acts only under a config whose
-  R0_BLOCK covers the row, which the screen sets with it (persist_config).
+  R0_BLOCK covers the row, which the screen sets with it (persist_config);
+- ``BLOCK_M=``, ``BLOCK_N=``, ``BLOCK_K=``, ``GROUP_M=``: a GEMM template's
+  (triton_tem_*) tile, set in its body as constexprs. The wrapper launches
+  the template on a grid worked out from Inductor's tile, so a new BLOCK_M
+  or BLOCK_N comes with a loop over the tiles (``for pid in
+  tl.range(tl.program_id(0), grid_m * grid_n, tl.num_programs(0))``): each
+  program takes every num_programs-th tile, which covers them all whatever
+  the grid, and is Inductor's kernel again under Inductor's tile. BLOCK_K
+  moves only where it divides a static K (EVEN_K: the loads of A and B are
+  not masked along K). num_warps and num_stages stay launch keys.
 
 ``maxnreg`` is a knob too, but a compile option rather than an edit: it is
 a key of the launch config (``triton.Config(..., maxnreg=N)``, see
@@ -56,7 +65,12 @@ RUNROLL = (1, 2, 4)
 # "    tmp0 = tl.load(ARGS)" and what follows it on the line (".to(tl.float32)")
 LOAD = re.compile(r"tl\.load\(")
 LOOP = re.compile(r"^(?P<ind>\s+)for r0_offset in (?:tl\.)?range\(0, r0_numel, R0_BLOCK(?P<kw>[^)]*)\):$", re.M)
-KNOB = re.compile(r"^(?:(?P<kind>evict|cache)(?P<i>\d+)|(?P<loop>rstages|runroll)|(?P<persist>persist))=(?P<v>\w+)$")
+KNOB = re.compile(r"^(?:(?P<kind>evict|cache)(?P<i>\d+)|(?P<loop>rstages|runroll)|(?P<persist>persist)|"
+                  r"(?P<tile>BLOCK_M|BLOCK_N|BLOCK_K|GROUP_M))=(?P<v>\w+)$")
+TILE = {"BLOCK_M": (16, 32, 64, 128, 256), "BLOCK_N": (16, 32, 64, 128, 256), "BLOCK_K": (16, 32, 64, 128),
+        "GROUP_M": (1, 4, 8, 16)}
+LADDERS = ("rstages", "runroll") + tuple(TILE)  # knobs moved one step at a time
+TILE_LINE = re.compile(r"^    (?P<k>BLOCK_M|BLOCK_N|BLOCK_K|GROUP_M) : tl\.constexpr = (?P<v>\d+)$", re.M)
 
 
 class KnobError(ValueError):
@@ -166,6 +180,10 @@ def parse(edit: str) -> dict:
             raise KnobError(f"{part}: the cache modifier is ca, cg or cv")
         if m["persist"] and v != "on":
             raise KnobError(f"{part}: persist is on or left out")
+        if m["tile"]:
+            if not v.isdigit() or int(v) not in TILE[m["tile"]]:
+                raise KnobError(f"{part}: not one of {TILE[m['tile']]}")
+            v = int(v)
         if m["loop"]:
             if not v.isdigit() or int(v) not in (RSTAGES if m["loop"] == "rstages" else RUNROLL):
                 raise KnobError(f"{part}: not one of {RSTAGES if m['loop'] == 'rstages' else RUNROLL}")
@@ -180,6 +198,8 @@ def parse(edit: str) -> dict:
 def _order(name: str) -> tuple:
     m = re.match(r"(evict|cache|rstages|runroll|persist)(\d*)$", name)
     kinds = ("evict", "cache", "rstages", "runroll", "persist")
+    if name in TILE:
+        return (len(kinds), list(TILE).index(name), name)
     return (kinds.index(m[1]) if m else 9, int(m[2]) if m and m[2] else 0, name)
 
 
@@ -192,7 +212,7 @@ def kinds(edit: str) -> list[str]:
     """The kinds of knob an edit sets, in order: ["evict", "rstages"]."""
     out: list[str] = []
     for k in sorted(parse(edit), key=_order):
-        kind = re.match(r"[a-z]+", k)[0]
+        kind = "tile" if k in TILE else re.match(r"[a-z]+", k)[0]
         if kind not in out:
             out.append(kind)
     return out
@@ -241,7 +261,52 @@ def apply(src: str, edit: str) -> str:
         out = LOOP.sub(loop, out)
     if "persist" in knobs:  # last: both branches get the loads' and loops' knobs
         out = persist(out)[0]
+    tiles = {k: v for k, v in knobs.items() if k in TILE}
+    if tiles:
+        out = tile(out, tiles)
     return out
+
+
+# ---- a GEMM template's tile ----
+
+def template_tile(src: str) -> dict:
+    """A GEMM template's constexpr tile, {"BLOCK_M": 64, ...}; {} where the
+    source is not one whose tiles this can move (a template of another
+    shape: a convolution's two-dimensional grid, say)."""
+    if "@triton_heuristics.template(" not in src or "\n    pid = tl.program_id(0)\n" not in src:
+        return {}
+    if not re.search(r"^    grid_m = .*\n    grid_n = .*$", src, re.M):
+        return {}
+    return {m["k"]: int(m["v"]) for m in TILE_LINE.finditer(src)}
+
+
+def _static_k(src: str) -> int | None:
+    m = re.search(r"^    K = (\d+)$", src, re.M)
+    return int(m[1]) if m else None
+
+
+def tile(src: str, tiles: dict) -> str:
+    """The template with its tile set, and the loop over tiles where BLOCK_M
+    or BLOCK_N moves."""
+    own = template_tile(src)
+    for k in tiles:
+        if k not in own:
+            raise KnobError(f"{k}: not a GEMM template with that constexpr")
+    if "BLOCK_K" in tiles and tiles["BLOCK_K"] != own["BLOCK_K"]:
+        kk = _static_k(src)
+        even = re.search(r"^    EVEN_K : tl\.constexpr = True$", src, re.M)
+        if even and (kk is None or kk % tiles["BLOCK_K"]):
+            raise KnobError(f"BLOCK_K={tiles['BLOCK_K']}: K is not a static multiple of it (EVEN_K)")
+    out = TILE_LINE.sub(lambda m: f"    {m['k']} : tl.constexpr = {tiles.get(m['k'], m['v'])}", src)
+    if tiles.get("BLOCK_M", own["BLOCK_M"]) == own["BLOCK_M"] and tiles.get("BLOCK_N", own["BLOCK_N"]) == own["BLOCK_N"]:
+        return out
+    lines = out.split("\n")
+    at = lines.index("    pid = tl.program_id(0)")
+    gn = next(i for i in range(at, len(lines)) if lines[i].startswith("    grid_n = "))
+    end = next((i for i in range(gn + 1, len(lines)) if lines[i].strip() and not lines[i].startswith(" ")), len(lines))
+    body = ["" if not s.strip() else "    " + s for s in lines[gn + 1:end]]
+    loop = "    for pid in tl.range(tl.program_id(0), grid_m * grid_n, tl.num_programs(0)):"
+    return "\n".join(lines[:at] + lines[at + 1:gn + 1] + [loop] + body + lines[end:])
 
 
 # ---- persist=on: agents/builtin/persist.c's transform, line for line ----
@@ -360,6 +425,11 @@ def space(src: str) -> dict:
         out["persist"] = ["off", "on"]
     except KnobError:
         pass
+    own = template_tile(src)
+    kk = _static_k(src)
+    for k, v in own.items():
+        vals = [x for x in TILE[k] if k != "BLOCK_K" or x == v or (kk is not None and kk % x == 0)]
+        out[k] = [v] + [x for x in vals if x != v]
     return out
 
 
@@ -382,9 +452,10 @@ def neighbours(edit: str, sp: dict) -> list[str]:
     cur.update(parse(edit))
     out = []
     for k, vals in sp.items():
-        if k in ("rstages", "runroll"):
-            i = vals.index(cur[k])
-            moves = [vals[j] for j in (i - 1, i + 1) if 0 <= j < len(vals)]
+        if k in LADDERS:
+            ladder = sorted(vals)
+            i = ladder.index(cur[k])
+            moves = [ladder[j] for j in (i - 1, i + 1) if 0 <= j < len(ladder)]
         else:
             moves = [v for v in vals if v != cur[k]]
         for v in moves:

@@ -24,7 +24,8 @@ edit is Inductor's own), and the moves from a point are its config's moves
 on the same edit, ``maxnreg`` one step along its ladder, and each knob of
 the edit moved to another value on the same config (a load's eviction
 policy or cache modifier, the row loop's pipelining or unrolling; a
-looped reduction made persistent, with the config it needs). A point
+looped reduction made persistent, with the config it needs; a GEMM
+template's tile). A template's num_stages moves as its num_warps does. A point
 with an edit is compiled from the edited text; a best one goes back with
 its edit's name and text, so that the candidate it becomes, its verdict,
 the report and the deployment all name the same edit.
@@ -206,7 +207,7 @@ class Screen:
                 d = scaled(cfg, key, f)
                 if d:
                     out.append(d)
-        if "num_stages" in cfg and "R0_BLOCK" in cfg:
+        if "num_stages" in cfg and ("R0_BLOCK" in cfg or self.decl.heuristic == "template"):
             for dv in (1, -1):
                 d = dict(cfg)
                 d["num_stages"] = cfg["num_stages"] + dv
@@ -259,7 +260,7 @@ def screen(c, req: dict, flush) -> dict:
     if own is None:
         raise RuntimeError(f"{name} has no launch config to start from")
     s = Screen(c, launch, decl, gates, flush, int(req.get("reps", 7)))
-    if req.get("knobs", True) and decl.heuristic in ("pointwise", "reduction", "persistent_reduction"):
+    if req.get("knobs", True) and decl.heuristic in ("pointwise", "reduction", "persistent_reduction", "template"):
         s.space = N.space(decl.source)
         s.maxnreg = True
     starts = [own] + [dict(x) for x in (req.get("starts") or []) if isinstance(x, dict)]
