@@ -309,13 +309,22 @@ def make_backend(outdir: str, check: bool | None = None, cudagraphs: str | None 
             return compiled
         boxed = getattr(compiled, "_boxed_call", False)
         checked = [not check_now]
-        plain = (lambda a: compiled(a)) if boxed else (lambda a: compiled(*a))
+        # the caller's convention, not the attribute, says how compiled is
+        # called: Dynamo (torch 2.11) calls a backend's result with the
+        # inputs as arguments even where compile_fx's marks it boxed (one
+        # list, which the callee empties)
+        seen_boxed = [boxed]
+
+        def plain(a):
+            return compiled(a) if seen_boxed[0] else compiled(*a)
+
         graphed = Graphed(plain, cudagraphs) if cudagraphs else None
         if graphed:
             graphs.append(graphed)
 
         def call(*args):
-            real = list(args[0]) if boxed else list(args)
+            seen_boxed[0] = len(args) == 1 and isinstance(args[0], list)
+            real = list(args[0]) if seen_boxed[0] else list(args)
             if not checked[0]:
                 # the check runs without the graph, and before it is captured:
                 # a replay would not see the kernels it puts back
@@ -324,7 +333,7 @@ def make_backend(outdir: str, check: bool | None = None, cudagraphs: str | None 
                 return plain(real)
             if graphed:
                 return graphed(real)
-            return compiled(args[0]) if boxed else compiled(*args)
+            return compiled(*args)
 
         if boxed:
             call._boxed_call = True

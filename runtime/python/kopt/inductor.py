@@ -142,9 +142,9 @@ def compile_problem(problem: Problem, variant: dict, reset: bool = True) -> Comp
         # torch.compile takes a mode or options, not both: the mode is its
         # options (max-autotune-no-cudagraphs: max_autotune and
         # coordinate_descent_tuning), the variant's own set on top
-        import torch._inductor
+        from torch._inductor import list_mode_options
 
-        options = {**torch._inductor.list_mode_options(mode), **options}
+        options = {**list_mode_options(mode), **options}
         mode = None
     if variant.get("aten_fallback"):
         # torch.compile wrappers with equal options are one backend to Dynamo,
