@@ -242,6 +242,10 @@ def apply(src: str, edit: str) -> str:
             call = _set_keyword(call, "eviction_policy", f"'{pol}'" if pol else None)
         if "cache" in per_load[i]:
             call = _set_keyword(call, "cache_modifier", f"'{CACHE[per_load[i]['cache']]}'")
+        own = load_knobs(call)
+        if not allowed({f"cache{i}": own["cache"], f"evict{i}": own["evict"]}):
+            raise KnobError(f"load {i}: the cache modifier {own['cache']} with eviction policy "
+                            f"evict_{own['evict']} does not compile")
         out = out[:a] + call + out[b:]
     loop_kw = []
     if "rstages" in knobs:
@@ -445,6 +449,20 @@ def turns_on_persist(old: str, new: str) -> bool:
     return "persist" in parse(new) and "persist" not in parse(old)
 
 
+def allowed(knobs: dict) -> bool:
+    """Whether Triton 3.6 compiles the combination: a load with an L1
+    cache modifier (.ca, .cg) and an eviction policy fails in ptxas
+    ("Internal Triton PTX codegen error", seen on the H200 for every load of
+    a looped layer norm, whose loads Inductor gives a policy); .cv with one
+    compiles."""
+    for k, v in knobs.items():
+        m = KNOB.match(f"{k}={v}")
+        if m and m["kind"] == "cache" and v in ("ca", "cg") and \
+                knobs.get(f"evict{m['i']}", "none") in ("first", "last"):
+            return False
+    return True
+
+
 def neighbours(edit: str, sp: dict) -> list[str]:
     """The edits one knob away: each knob of the space moved to each other
     value (a load's policy, the loop's depth one step up or down)."""
@@ -461,6 +479,8 @@ def neighbours(edit: str, sp: dict) -> list[str]:
         for v in moves:
             d = dict(cur)
             d[k] = v
+            if not allowed(d):
+                continue
             e = edit_of(d, sp)
             if e not in out and e != edit:
                 out.append(e)
