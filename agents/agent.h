@@ -43,6 +43,7 @@ struct agent_kernel {
 				     * [{"shape", "dtype", "numel", "bytes"}] */
 	const json_t *env;          /* the worker's environment: {"gpu", "cc", "sms", "memory_gib", ...} */
 	double peak_copy_gbps;      /* the device's measured copy bandwidth (the profile's) */
+	double peak_fp32_gflops;    /* its measured FP32 peak, GFLOP/s (the profile's); 0 unknown */
 };
 
 /*
@@ -137,6 +138,36 @@ void agent_reply_release(struct agent_reply *reply);
  */
 int agent_learn(const char *memory, const char *scope, const char *key, const struct agent_kernel *k,
 		const json_t *candidate, bool pass, double speedup);
+
+/* ---- the roofline (agents/roof.c) ---- */
+
+/* FLOPs per launch of an Inductor kernel, counted in its source (a lower
+ * bound; roof.c says how); 0 when the source does not say. Where how is
+ * not NULL, *how is a phrase on how they were counted, or NULL with 0;
+ * caller frees. */
+double agent_flops(const char *source, char **how);
+/* a constant Inductor writes into the kernel ("    xnumel = 4096"); 0 when absent */
+long long agent_src_const(const char *source, const char *name);
+
+/* what bounds a kernel's time per call */
+struct agent_bound {
+	double ns;          /* the bound per call, at most the measured time; NAN unknown */
+	double mem_ns;      /* its bytes at the copy bandwidth; NAN unknown */
+	double flop_ns;     /* its FLOPs at the FP32 peak; NAN unknown */
+	double intensity;   /* FLOP per byte; NAN unknown */
+	const char *binds;  /* "memory", "compute", "measured" (a vendor or ATen kernel: its
+			     * own time), NULL unknown; static */
+	double frac;        /* the bound's time over the measured time, 1 at the bound,
+			     * above 1 where the bytes overstate the traffic; NAN unknown */
+};
+/* the bound of a kernel (triton: computed, else its measured time ns) that
+ * runs launches times per call, each moving bytes and doing flops; a
+ * quantity <= 0 or NAN is unknown */
+void agent_bound_of(bool triton, double ns, double launches, double bytes, double flops, double copy_gbps,
+		    double peak_gflops, struct agent_bound *b);
+/* the same from a profile row (kind, ns_per_call, launches_per_call,
+ * bytes, flops); flops > 0 stands for the row's */
+void agent_bound(const json_t *row, double flops, double copy_gbps, double peak_gflops, struct agent_bound *b);
 
 /* ---- built-in agents (agents/builtin/search.c) ---- */
 

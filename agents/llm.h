@@ -164,7 +164,8 @@ struct llm_kernel_prompt {
 	int sms;                 /* streaming multiprocessors; 0 unknown */
 	double memory_gib;       /* its memory; 0 unknown */
 	double peak_gbs;         /* the device's measured copy bandwidth, GB/s; <= 0 unknown */
-	double peak_tflops;      /* its FP32 peak (datasheet), TFLOP/s; <= 0 unknown */
+	double peak_tflops;      /* its FP32 peak, TFLOP/s; <= 0 unknown */
+	bool peak_measured;      /* peak_tflops was measured on the device (else the datasheet's) */
 
 	/* its launch (the capture) */
 	const char *config;      /* the launch config as JSON text */
@@ -172,7 +173,8 @@ struct llm_kernel_prompt {
 	const char *args;        /* its tensor arguments, e.g. "in_ptr0 float32[4096, 4096] (67.11 MB), ..." */
 	const char *aten;        /* the ATen ops it implements, e.g. "aten.mul, aten._softmax" */
 	long registers;          /* registers per thread (compile metadata); <= 0 not sent */
-	long spills;             /* bytes spilled per thread; read only with registers */
+	long spills;             /* registers spilled per thread (Triton's n_spills); read only with registers */
+	double occupancy;        /* warps resident per SM over the most an SM holds, 0..1; <= 0 unknown */
 
 	/* the profile row */
 	double time_us;      /* time per call in microseconds; < 0 unknown */

@@ -112,8 +112,10 @@ static void fill_request(struct dag *d, struct dag_node *n, struct agent_kernel 
 	json_t *cap = json_object_get(dag_result(d, k->mv->capture), "meas");
 	ak->args = json_object_get(json_object_get(cap, "args"), k->name);
 	ak->env = dag_env(d, m->device);
-	double peak = rule_num(json_object_get(dag_result(d, k->mv->profile), "meas"), "peak_copy_gbps");
+	json_t *pm = json_object_get(dag_result(d, k->mv->profile), "meas");
+	double peak = rule_num(pm, "peak_copy_gbps"), fpeak = rule_num(pm, "peak_fp32_gflops");
 	ak->peak_copy_gbps = isnan(peak) ? 0 : peak;
+	ak->peak_fp32_gflops = isnan(fpeak) ? 0 : fpeak;
 	rq->kernel = ak;
 	rq->cfg = m->agents;
 	rq->index = c->index;

@@ -3,8 +3,11 @@
  * deterministic for a seed.
  *
  *   analyst   reads the kernel's profile row: a kernel already at 97% or
- *             more of the copy bandwidth is left alone (no candidates, and
- *             the reason says so); otherwise a one-line diagnosis.
+ *             more of its bound is left alone (no candidates, and the
+ *             reason says so); otherwise a one-line diagnosis that names
+ *             the bound and what binds, memory or compute (agents/roof.c).
+ *             Without FLOPs or a measured FP32 peak the bound is the copy
+ *             bandwidth alone, from the row's frac_peak.
  *   planner   ranks the strategies for this kind of kernel: a prior order
  *             from what pays on Inductor's kernels, re-ranked by the
  *             long-term memory (agents/memory.c) for kernels of the same
@@ -48,10 +51,10 @@
 #include "../../common/util.h"
 
 /*
- * Left alone at this fraction of the copy bandwidth: 1/gamma, so below it a
- * kernel can still pass the performance gate without beating the copy,
- * which is not the roof (DESIGN-NOTES.md, "Left alone at 97% of the copy
- * bandwidth, not 90%").
+ * Left alone at this fraction of its bound (the copy bandwidth or the FP32
+ * peak, whichever binds): 1/gamma, so below it a kernel can still pass the
+ * performance gate without beating its bound, which is not the roof
+ * (DESIGN-NOTES.md, "Left alone at 97% of the copy bandwidth, not 90%").
  */
 #define LEAVE_ALONE 0.97
 #define OVERSTATED 1.05 /* above it, argument bytes are not the traffic */
@@ -272,12 +275,49 @@ char *agent_builtin_shape(const json_t *config, const char *source)
 	return strbuf_detach(&sb);
 }
 
+/* "memory-bound (0.25 FLOP per byte), 12.3 us at the copy bandwidth" */
+static char *bound_phrase(const struct agent_bound *b)
+{
+	bool mem = strcmp(b->binds, "memory") == 0;
+	return xasprintf("%s-bound (%.2f FLOP per byte), its bound %.1f us at the %s", mem ? "memory" : "compute",
+			 b->intensity, (mem ? b->mem_ns : b->flop_ns) / 1e3, mem ? "copy bandwidth" : "FP32 peak");
+}
+
 int agent_builtin_analyze(const struct agent_kernel *k, char **why)
 {
 	const json_t *row = k->profile_row;
 	double frac = json_number_value(json_object_get(row, "frac_peak"));
 	double ns = json_number_value(json_object_get(row, "ns_per_call"));
-	/* bytes are the kernel's arguments' sizes: a kernel that touches part
+	/* the bound, where the kernel's FLOPs are known (the row's, else
+	 * counted in its source) and so are both peaks: memory or compute,
+	 * whichever is longer (agents/roof.c) */
+	struct agent_bound b = { .frac = NAN };
+	double flops = json_number_value(json_object_get(row, "flops"));
+	if (!(flops > 0))
+		flops = agent_flops(k->source, NULL);
+	double copy = k->peak_copy_gbps;
+	double gbps = json_number_value(json_object_get(row, "achieved_gbps"));
+	if (!(copy > 0) && frac > 0 && gbps > 0)
+		copy = gbps / frac;
+	if (flops > 0 && copy > 0 && k->peak_fp32_gflops > 0)
+		agent_bound(row, flops, copy, k->peak_fp32_gflops, &b);
+	if (!isnan(b.frac) && b.binds && strcmp(b.binds, "measured") != 0 && !isnan(b.intensity)) {
+		char *bp = bound_phrase(&b);
+		if (b.frac > OVERSTATED && strcmp(b.binds, "memory") == 0)
+			*why = xasprintf("analyst: %.1f us per call; its arguments (%.0f%% of the copy bandwidth) overstate "
+					 "what it moves: launch config first", ns / 1e3, b.frac * 100);
+		else if (b.frac >= LEAVE_ALONE)
+			*why = xasprintf("analyst: %s: already at %.0f%% of its bound: left alone", bp, b.frac * 100);
+		else
+			*why = xasprintf("analyst: %s, %.1f us per call (%.0f%% of its bound): %s", bp, ns / 1e3,
+					 b.frac * 100, strcmp(b.binds, "memory") == 0
+						 ? "launch config and block shape first"
+						 : "fewer operations per element, or its math on tensor cores");
+		free(bp);
+		return b.frac >= LEAVE_ALONE && !(b.frac > OVERSTATED && strcmp(b.binds, "memory") == 0);
+	}
+	/* without FLOPs: the copy bandwidth alone.
+	 * bytes are the kernel's arguments' sizes: a kernel that touches part
 	 * of a large buffer (a gather, a split of a fused projection) seems to
 	 * beat the copy bandwidth. Its traffic is unknown, not at the roof
 	 * (DESIGN-NOTES.md, "Argument bytes are an upper bound on traffic"). */

@@ -183,21 +183,6 @@ static double peak_tflops(const char *gpu)
 	return 0;
 }
 
-/* a constant Inductor writes into the kernel ("    xnumel = 4096"); 0 when absent */
-static long long src_const(const char *src, const char *name)
-{
-	size_t n = strlen(name);
-	for (const char *p = src; p && (p = strstr(p, name)); p += n) {
-		if (p == src || p[-1] != ' ' || strncmp(p + n, " = ", 3) != 0)
-			continue;
-		char *end;
-		long long v = strtoll(p + n + 3, &end, 10);
-		if (end > p + n + 3 && (*end == '\n' || *end == '\r'))
-			return v;
-	}
-	return 0;
-}
-
 static long long cfg_int(const json_t *config, const char *key)
 {
 	json_t *v = json_object_get(config, key);
@@ -207,45 +192,11 @@ static long long cfg_int(const json_t *config, const char *key)
 /* "(4096, 1, 1)": Inductor's grid, the numels over the blocks */
 static char *grid_of(const char *src, const json_t *config)
 {
-	long long x = src_const(src, "xnumel"), y = src_const(src, "ynumel");
+	long long x = agent_src_const(src, "xnumel"), y = agent_src_const(src, "ynumel");
 	long long xb = cfg_int(config, "XBLOCK"), yb = cfg_int(config, "YBLOCK");
 	if (x <= 0 || xb <= 0 || (y > 0 && yb <= 0))
 		return NULL;
 	return xasprintf("(%lld, %lld, 1)", (x + xb - 1) / xb, y > 0 ? (y + yb - 1) / yb : 1);
-}
-
-/* the math in the kernel's body, per element: the operators and math calls
- * of Inductor's "tmpN = ..." lines that compute (not loads, constants,
- * broadcasts or selects) */
-static int ops_per_element(const char *src)
-{
-	static const char *const skip[] = { "tl.load(", "tl.full(", "tl.broadcast_to(", "tl.where(", "tl.zeros(",
-					    "tl.arange(" };
-	static const char *const ops[] = { " + ", " - ", " * ", " / ", "libdevice.", "tl_math.", "tl.sum(",
-					   "tl.max(", "tl.min(", "triton_helpers.max", "triton_helpers.min",
-					   "tl.exp(", "tl.log(", "tl.sqrt(", "tl.rsqrt(" };
-	int n = 0;
-	for (const char *l = src; l && *l;) {
-		const char *nl = strchr(l, '\n');
-		size_t len = nl ? (size_t)(nl - l) : strlen(l);
-		const char *s = l;
-		while (s < l + len && *s == ' ')
-			s++;
-		const char *eq = strstr(s, " = ");
-		if (strncmp(s, "tmp", 3) == 0 && s[3] >= '0' && s[3] <= '9' && eq && eq < l + len) {
-			char *rhs = xasprintf("%.*s", (int)(l + len - eq - 3), eq + 3);
-			bool compute = true;
-			for (size_t i = 0; i < sizeof skip / sizeof *skip; i++)
-				if (strncmp(rhs, skip[i], strlen(skip[i])) == 0)
-					compute = false;
-			for (size_t i = 0; compute && i < sizeof ops / sizeof *ops; i++)
-				for (const char *q = rhs; (q = strstr(q, ops[i])); q += strlen(ops[i]))
-					n++;
-			free(rhs);
-		}
-		l = nl ? nl + 1 : NULL;
-	}
-	return n;
 }
 
 /* whether the l bytes at p name a pointer ("in_ptr0", "x_ptr") */
@@ -417,7 +368,12 @@ static void facts_fill(struct facts *f, const struct agent_kernel *k)
 	p->achieved_gbs = v > 0 ? v : -1;
 	double frac = json_number_value(json_object_get(row, "frac_peak"));
 	p->peak_gbs = k->peak_copy_gbps > 0 ? k->peak_copy_gbps : frac > 0 && p->achieved_gbs > 0 ? p->achieved_gbs / frac : -1;
-	p->peak_tflops = peak_tflops(p->device);
+	if (k->peak_fp32_gflops > 0) {
+		p->peak_tflops = k->peak_fp32_gflops / 1e3;
+		p->peak_measured = true;
+	} else {
+		p->peak_tflops = peak_tflops(p->device);
+	}
 	if (json_is_object(k->config))
 		p->config = f->config = config_json(k->config);
 	p->grid = f->grid = k->source ? grid_of(k->source, k->config) : NULL;
@@ -430,25 +386,13 @@ static void facts_fill(struct facts *f, const struct agent_kernel *k)
 			strbuf_addf(&sb, "%s%s", sb.len ? ", " : "", json_string_value(op));
 	p->aten = f->aten = sb.len ? strbuf_detach(&sb) : NULL;
 	strbuf_release(&sb);
-	/* compile metadata: the worker does not send it yet (PROTOCOL.md, profile) */
+	/* compile metadata, where the worker sent it (PROTOCOL.md, profile) */
 	p->registers = (long)json_integer_value(json_object_get(row, "n_regs"));
 	p->spills = (long)json_integer_value(json_object_get(row, "n_spills"));
-	long long x = src_const(k->source, "xnumel"), r = src_const(k->source, "r0_numel");
-	long long y = src_const(k->source, "ynumel");
-	int ops = k->source ? ops_per_element(k->source) : 0;
-	if (x > 0 && ops > 0) {
-		double elems = (double)x * (double)(r > 0 ? r : 1) * (double)(y > 0 ? y : 1);
-		p->flops = ops * elems;
-		static const char *const unit[] = { "", " K", " M", " G", " T" };
-		double e = elems;
-		size_t u = 0;
-		while (e >= 1000 && u + 1 < sizeof unit / sizeof *unit) {
-			e /= 1000;
-			u++;
-		}
-		f->how = xasprintf(u ? "%d per element x %.1f%s elements, counted in the source: a lower bound"
-				     : "%d per element x %.0f%s elements, counted in the source: a lower bound",
-				   ops, e, unit[u]);
+	p->occupancy = json_number_value(json_object_get(row, "occupancy"));
+	double flops = agent_flops(k->source, &f->how);
+	if (flops > 0) {
+		p->flops = flops;
 		p->flops_how = f->how;
 	}
 }

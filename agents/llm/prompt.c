@@ -15,9 +15,8 @@
  *        measured copy bandwidth, FP32 peak, balance
  *     ## Launch: config and grid                         never
  *        its arguments' shapes and dtypes, ATen ops       4th
- *        compile metadata (registers, spills), where the   1st
- *        worker sends it (it does not yet: the slot stays
- *        empty and the line is left out)
+ *        compile metadata (registers, spills,             1st
+ *        occupancy), where the worker sends it
  *     ## Profile: time, share, bytes, bandwidth, FLOPs,   never
  *        the bound and how far from it
  *     ## Diagnosis (analyst)                              5th
@@ -52,6 +51,7 @@
  * outside the blocks that start "Avoid:" and "Prioritize:".
  */
 #define _POSIX_C_SOURCE 200809L
+#include "../agent.h"
 #include "../llm.h"
 
 #include <ctype.h>
@@ -223,36 +223,34 @@ static void llm_device(const struct llm_kernel_prompt *p, struct strbuf *sb)
 		if (p->peak_gbs > 0)
 			strbuf_addf(sb, " copy bandwidth %.0f GB/s (measured)", p->peak_gbs);
 		if (p->peak_tflops > 0)
-			strbuf_addf(sb, "%s FP32 %.1f TFLOP/s (datasheet)", p->peak_gbs > 0 ? "," : "", p->peak_tflops);
+			strbuf_addf(sb, "%s FP32 %.1f TFLOP/s (%s)", p->peak_gbs > 0 ? "," : "", p->peak_tflops,
+				    p->peak_measured ? "measured" : "datasheet");
 		if (p->peak_gbs > 0 && p->peak_tflops > 0)
 			strbuf_addf(sb, "; balance %.1f FLOP per byte", p->peak_tflops * 1e3 / p->peak_gbs);
 		strbuf_addch(sb, '\n');
 	}
 }
 
-/* the bound: memory or compute, and how far from it */
+/* the bound: memory or compute, and how far from it (agent_bound_of) */
 static void llm_bound(const struct llm_kernel_prompt *p, struct strbuf *sb)
 {
 	if (p->flops <= 0 || p->bytes <= 0 || p->time_us <= 0 || p->peak_gbs <= 0 || p->peak_tflops <= 0)
 		return;
-	double intensity = p->flops / p->bytes, balance = p->peak_tflops * 1e3 / p->peak_gbs;
-	double frac_mem = p->achieved_gbs > 0 ? p->achieved_gbs / p->peak_gbs : -1;
-	if (frac_mem > 1.05) {
+	struct agent_bound b;
+	/* bytes (its arguments') and FLOPs per launch, the time per call */
+	agent_bound_of(true, p->time_us * 1e3, p->calls > 0 ? (double)p->calls : 1, p->bytes, p->flops, p->peak_gbs,
+		       p->peak_tflops * 1e3, &b);
+	if (b.frac > 1.05 && strcmp(b.binds, "memory") == 0) {
 		strbuf_addf(sb, "- bound: not known: its arguments' bytes would move at %.0f%% of the copy "
-			    "bandwidth, so it reads or writes only part of them\n", 100 * frac_mem);
+			    "bandwidth, so it reads or writes only part of them\n", 100 * b.frac);
 		return;
 	}
-	if (intensity < balance) {
-		strbuf_addf(sb, "- bound: memory (%.2f FLOP per byte, below the balance)", intensity);
-		if (frac_mem > 0)
-			strbuf_addf(sb, "; at %.0f%% of the copy bandwidth, at most %.2fx faster there", 100 * frac_mem,
-				    1 / frac_mem);
-	} else {
-		double launch_s = p->time_us * 1e-6 / (double)(p->calls > 0 ? p->calls : 1);
-		double frac = p->flops / launch_s / (p->peak_tflops * 1e12);
+	if (strcmp(b.binds, "memory") == 0)
+		strbuf_addf(sb, "- bound: memory (%.2f FLOP per byte, below the balance); at %.0f%% of the copy "
+			    "bandwidth, at most %.2fx faster there", b.intensity, 100 * b.frac, 1 / b.frac);
+	else
 		strbuf_addf(sb, "- bound: compute (%.2f FLOP per byte, above the balance); at %.0f%% of the FP32 peak",
-			    intensity, 100 * frac);
-	}
+			    b.intensity, 100 * b.frac);
 	strbuf_addch(sb, '\n');
 }
 
@@ -333,8 +331,13 @@ void llm_prompt_context(const struct llm_kernel_prompt *p, struct strbuf *out)
 	}
 	sb = llm_piece(&t, 1);
 	if (p->registers > 0)
-		strbuf_addf(sb, "%s- compiled: %ld registers per thread, %ld bytes spilled\n", head ? "" : launch,
-			    p->registers, p->spills > 0 ? p->spills : 0);
+	{
+		strbuf_addf(sb, "%s- compiled: %ld registers per thread, %ld spilled", head ? "" : launch, p->registers,
+			    p->spills > 0 ? p->spills : 0);
+		if (p->occupancy > 0)
+			strbuf_addf(sb, "; occupancy %.0f%% (resident warps of an SM's most)", 100 * p->occupancy);
+		strbuf_addch(sb, '\n');
+	}
 
 	sb = llm_piece(&t, 0);
 	llm_profile(p, sb);

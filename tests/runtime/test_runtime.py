@@ -189,5 +189,54 @@ ok(shadow == kept[:2], "max-autotune: the two looped reductions are also defined
 nocall = [types.ModuleType("a"), types.ModuleType("b")]
 ok(K.output_modules(nocall) == nocall, "no module with call(): all are kept")
 
+# compile metadata and occupancy (kernels.compile_meta): Hopper's limits,
+# worked by hand; objects shaped as Triton's and Inductor's are (test doubles)
+ok(K.occupancy(32, 4, 0) == 1.0, "occupancy: 32 registers, 4 warps: a full SM (16 blocks of 4 warps)")
+ok(K.occupancy(40, 8, 4096) == 0.75, "occupancy: 40 registers (1280 a warp), 8 warps: 6 blocks, 48 of 64 warps",
+   K.occupancy(40, 8, 4096))
+ok(K.occupancy(255, 8, 0) == 0.125, "occupancy: 255 registers, 8 warps: one block", K.occupancy(255, 8, 0))
+ok(K.occupancy(128, 4, 100000) == 0.125, "occupancy: 100 KB of shared memory a block: two blocks of 4 warps",
+   K.occupancy(128, 4, 100000))
+ok(K.occupancy(None, 4, 0) is None and K.occupancy(32, None, 0) is None, "occupancy: unknown registers or warps: None")
+ok(K.occupancy(64, 4, 0, {"regs": 32768, "threads": 1536, "shared": 102400, "blocks": 16}) == 16 / 48,
+   "occupancy: the device's own limits where torch gives them (32768 registers: 4 blocks of 4 warps, of 48)")
+
+
+class _Meta:
+    num_warps, shared = 8, 4096
+
+
+class _CK:  # a CompiledKernel
+    n_regs, n_spills, metadata = 40, 2, _Meta()
+
+
+class _Res:
+    kernel = _CK()
+
+
+class _Tuner:  # a CachingAutotuner whose launcher lacks the attributes
+    launchers = [types.SimpleNamespace(config=types.SimpleNamespace(num_warps=8))]
+    compile_results = [_Res()]
+
+
+m = K.compile_meta(_Tuner())
+ok(m == {"n_regs": 40, "n_spills": 2, "num_warps": 8, "shared_bytes": 4096, "occupancy": 0.75},
+   "compile_meta: registers, spills, warps and shared memory from the CompiledKernel behind the launcher", m)
+jit = types.SimpleNamespace(device_caches={0: ({"k1": _CK()}, None, None, None)})
+ok(K.compile_meta(jit)["n_regs"] == 40, "compile_meta: a @triton.jit function's last compiled kernel", K.compile_meta(jit))
+
+
+class _Raises:
+    @property
+    def n_regs(self):
+        raise RuntimeError("no handles")
+
+
+none = {"n_regs": None, "n_spills": None, "num_warps": None, "shared_bytes": None, "occupancy": None}
+ok(K.compile_meta(object()) == none and K.compile_meta(None) == none,
+   "compile_meta: an object without metadata: every field None, no exception")
+ok(K.compile_meta(types.SimpleNamespace(launchers=[_Raises()]))["n_regs"] is None,
+   "compile_meta: an attribute that raises reads as None")
+
 print(f"1..{n}")
 sys.exit(1 if failed else 0)

@@ -186,3 +186,88 @@ class Swap:
         for m, k in zip(self.targets, self.saved):
             m.__dict__[self.var] = k
         return False
+
+
+# An SM's limits where torch does not say (Hopper's: H100, H200)
+SM_LIMITS = {"regs": 65536, "threads": 2048, "shared": 233472, "blocks": 32}
+REG_UNIT = 256        # registers are given to a warp in units of this many
+SHARED_RESERVED = 1024  # bytes the driver keeps per block (sm80 and later)
+
+
+def sm_limits(props) -> dict:
+    """An SM's registers, threads, shared memory and blocks from torch's
+    device properties, Hopper's where an attribute is missing."""
+    out = dict(SM_LIMITS)
+    for key, attr in (("regs", "regs_per_multiprocessor"), ("threads", "max_threads_per_multi_processor"),
+                      ("shared", "shared_memory_per_multiprocessor")):
+        v = getattr(props, attr, None)
+        if isinstance(v, int) and v > 0:
+            out[key] = v
+    return out
+
+
+def occupancy(n_regs, num_warps, shared, limits: dict | None = None) -> float | None:
+    """The warps an SM holds of a kernel's blocks over the most it holds,
+    0..1, from its registers per thread, warps per block and shared memory
+    per block; None where registers or warps are unknown."""
+    lim = limits or SM_LIMITS
+    if not isinstance(n_regs, int) or not isinstance(num_warps, int) or n_regs <= 0 or num_warps <= 0:
+        return None
+    max_warps = lim["threads"] // 32
+    per_warp = -(-n_regs * 32 // REG_UNIT) * REG_UNIT
+    blocks = min(lim["blocks"], max_warps // num_warps, (lim["regs"] // per_warp) // num_warps)
+    if isinstance(shared, int) and shared > 0:
+        blocks = min(blocks, lim["shared"] // (shared + SHARED_RESERVED))
+    return max(blocks, 0) * num_warps / max_warps
+
+
+def _int(v):
+    try:
+        return int(v) if v is not None else None
+    except (TypeError, ValueError):
+        return None
+
+
+def _compiled(kernel):
+    """The objects that carry a kernel's compile metadata, most direct
+    first: Inductor's launcher and its CompiledKernel, or the last
+    CompiledKernel a @triton.jit function built."""
+    out = []
+    for launcher in (getattr(kernel, "launchers", None) or [])[:1]:
+        out.append(launcher)
+    for res in (getattr(kernel, "compile_results", None) or [])[:1]:
+        out.append(getattr(res, "kernel", None))
+    caches = getattr(kernel, "device_caches", None)
+    if caches:
+        try:
+            for entry in caches.values():
+                cache = entry[0] if isinstance(entry, tuple) else entry
+                if isinstance(cache, dict) and cache:
+                    out.append(list(cache.values())[-1])
+        except Exception:
+            pass
+    return [o for o in out if o is not None]
+
+
+def compile_meta(kernel, limits: dict | None = None) -> dict:
+    """A compiled kernel's registers per thread, registers spilled, warps,
+    shared memory per block and the occupancy they allow (Triton's
+    CompiledKernel: n_regs, n_spills, metadata.num_warps, shared; Inductor's
+    launcher carries them too). Nothing is compiled; what cannot be read is
+    None."""
+    meta = {"n_regs": None, "n_spills": None, "num_warps": None, "shared_bytes": None}
+    for o in _compiled(kernel):
+        md = getattr(o, "metadata", None)
+        cfg = getattr(o, "config", None)
+        for key, val in (("n_regs", lambda: getattr(o, "n_regs", None)),
+                         ("n_spills", lambda: getattr(o, "n_spills", None)),
+                         ("num_warps", lambda: getattr(md, "num_warps", None) or getattr(cfg, "num_warps", None)),
+                         ("shared_bytes", lambda: getattr(o, "shared", None) if getattr(o, "shared", None) is not None
+                          else getattr(md, "shared", None))):
+            if meta[key] is None:
+                try:
+                    meta[key] = _int(val())
+                except Exception:
+                    meta[key] = None
+    meta["occupancy"] = occupancy(meta["n_regs"], meta["num_warps"], meta["shared_bytes"], limits)
+    return meta

@@ -91,40 +91,92 @@ def median(xs):
     return float(statistics.median(xs)) if xs else 0.0
 
 
-def copy_bandwidth_gbps() -> float:
-    """This GPU's copy bandwidth (read + write), measured once and cached per
-    device in $XDG_CACHE_HOME/kopt/ (or ~/.cache/kopt/)."""
+def _cache_path(what: str) -> str:
+    """$XDG_CACHE_HOME/kopt/WHAT-<device uuid>.json (or ~/.cache/kopt/)."""
     props = torch.cuda.get_device_properties(0)
     uuid = str(getattr(props, "uuid", props.name)).replace("/", "_")
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    path = os.path.join(base, "kopt", f"copy-bw-{uuid}.json")
+    return os.path.join(base, "kopt", f"{what}-{uuid}.json")
+
+
+def _cached(path: str, key: str) -> float | None:
     try:
         with open(path) as f:
-            return float(json.load(f)["copy_gbps"])
-    except (OSError, ValueError, KeyError):
+            v = float(json.load(f)[key])
+        return v if v > 0 else None
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _store(path: str, key: str, value: float) -> None:
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        tmp = f"{path}.{os.getpid()}"
+        with open(tmp, "w") as f:
+            json.dump({key: value, "device": torch.cuda.get_device_properties(0).name}, f)
+        os.replace(tmp, path)
+    except OSError:
         pass
+
+
+def _event_times(fn: Callable, n: int) -> list[float]:
+    """n CUDA-event times of fn, in seconds."""
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    times = []
+    for _ in range(n):
+        torch.cuda.synchronize()
+        start.record()
+        fn()
+        end.record()
+        torch.cuda.synchronize()
+        times.append(start.elapsed_time(end) * 1e-3)
+    return times
+
+
+def copy_bandwidth_gbps() -> float:
+    """This GPU's copy bandwidth (read + write), measured once and cached per
+    device in $XDG_CACHE_HOME/kopt/ (or ~/.cache/kopt/)."""
+    path = _cache_path("copy-bw")
+    v = _cached(path, "copy_gbps")
+    if v is not None:
+        return v
     nbytes = 1 << 30
     x = torch.empty(nbytes // 4, dtype=torch.float32, device="cuda")
     y = torch.empty_like(x)
     for _ in range(3):
         y.copy_(x)
-    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    times = []
-    for _ in range(10):
-        torch.cuda.synchronize()
-        start.record()
-        y.copy_(x)
-        end.record()
-        torch.cuda.synchronize()
-        times.append(start.elapsed_time(end) * 1e-3)
-    gbps = 2 * nbytes / median(times) / 1e9
+    gbps = 2 * nbytes / median(_event_times(lambda: y.copy_(x), 10)) / 1e9
     del x, y
-    try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        tmp = f"{path}.{os.getpid()}"
-        with open(tmp, "w") as f:
-            json.dump({"copy_gbps": gbps, "device": props.name}, f)
-        os.replace(tmp, path)
-    except OSError:
-        pass
+    _store(path, "copy_gbps", gbps)
     return gbps
+
+
+PEAK_N = 8192  # the square fp32 matmul that measures the FP32 peak
+
+
+def peak_fp32_gflops() -> float:
+    """This GPU's FP32 peak (non-tensor-core), GFLOP/s: the best of a few
+    timings of an 8192^3 float32 matmul with TF32 off, 2 n^3 FLOPs each.
+    Measured once and cached per device beside the copy bandwidth. cuBLAS
+    reaches 85-95% of the datasheet's figure, and that is the roof a
+    kernel meets in practice."""
+    path = _cache_path("fp32-peak")
+    v = _cached(path, "fp32_gflops")
+    if v is not None:
+        return v
+    saved = torch.backends.cuda.matmul.allow_tf32
+    torch.backends.cuda.matmul.allow_tf32 = False
+    try:
+        n = PEAK_N
+        a = torch.randn(n, n, dtype=torch.float32, device="cuda")
+        b = torch.randn(n, n, dtype=torch.float32, device="cuda")
+        c = torch.empty(n, n, dtype=torch.float32, device="cuda")
+        for _ in range(2):
+            torch.mm(a, b, out=c)
+        best = min(_event_times(lambda: torch.mm(a, b, out=c), 5))
+        del a, b, c
+    finally:
+        torch.backends.cuda.matmul.allow_tf32 = saved
+    gflops = 2.0 * n ** 3 / best / 1e9
+    _store(path, "fp32_gflops", gflops)
+    return gflops

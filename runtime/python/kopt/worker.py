@@ -56,13 +56,14 @@ FATAL_MARKS = (
 class State:
     """What one worker keeps between requests: the compiled problems it
     served last (KOPT_COMPILED_MAX of them, least recently used out), the
-    L2 flusher and the copy bandwidth. The engine sends every GPU step of a
+    L2 flusher, the copy bandwidth and the FP32 peak. The engine sends every GPU step of a
     model and variant to the worker that served it last, so a verify finds
     its model compiled and its inputs and references on the GPU (state.py)."""
 
     compiled: "OrderedDict[str, Compiled]" = OrderedDict()
     flusher: M.Flusher | None = None
     copy_gbps: float | None = None
+    fp32_gflops: float | None = None
     compiles = 0
 
 
@@ -208,9 +209,23 @@ def op_ping(req):
 
 
 def op_bandwidth(req):
+    """The device's roofs: its copy bandwidth and FP32 peak, each measured
+    once per GPU and cached (measure.py). A peak that cannot be measured is
+    null: the bounds then rest on the copy bandwidth alone."""
     if S.copy_gbps is None:
         S.copy_gbps = M.copy_bandwidth_gbps()
-    return {"copy_gbps": S.copy_gbps}
+    if S.fp32_gflops is None:
+        try:
+            S.fp32_gflops = M.peak_fp32_gflops()
+        except torch.cuda.OutOfMemoryError:
+            raise
+        except Exception:
+            traceback.print_exc(file=sys.stderr)
+    return {"copy_gbps": S.copy_gbps, "fp32_gflops": S.fp32_gflops}
+
+
+def sm_limits() -> dict:
+    return K.sm_limits(torch.cuda.get_device_properties(0))
 
 
 def warm(c: Compiled, inputs, n: int = 3):
@@ -254,8 +269,10 @@ def op_profile(req):
     n = int(req.get("calls", 20))
     calls = M.timed_calls([lambda: c.run(inputs)], n, flusher())[0]
     raw = [{"t0": x.t0, "t1": x.t1, "event_ns": x.event_ns, "records": x.records} for x in calls] if req.get("raw") else None
-    peak = op_bandwidth(req)["copy_gbps"]
+    roofs = op_bandwidth(req)
+    peak = roofs["copy_gbps"]
     ops = K.aten_ops(c.output_code)
+    objs, limits = c.kernel_objects(), sm_limits()
     order, per = R.per_kernel([x.records for x in calls])
     inv = {k["name"]: k for k in inventory(c, order, args)}
     kernel_total = sum(e["ns"] for e in per.values()) / n
@@ -273,6 +290,9 @@ def op_profile(req):
             "bytes": nbytes, "achieved_gbps": gbps,
             "frac_peak": gbps / peak if gbps else None,
             **({"aten": ops[name]} if ops.get(name) else {}),
+            # registers, spills, warps, shared memory and occupancy of the
+            # compiled kernel, read from its metadata (no compile)
+            **(K.compile_meta(objs.get(name), limits) if k["kind"] == "triton" else {}),
         })
     rows.sort(key=lambda r: -r["ns_per_call"])
     phases["measure_s"] = round(time.perf_counter() - t0, 3)
@@ -309,6 +329,7 @@ def op_profile(req):
         "device_ns_per_call": M.median([x.span_ns for x in calls]),
         "kernel_ns_per_call": kernel_total,
         "peak_copy_gbps": peak,
+        "peak_fp32_gflops": roofs["fp32_gflops"],
         "kernels": rows,
         "vendor": vendor,
         **({"eager": eager} if eager else {}),
