@@ -4,3 +4,6 @@ include $(srcdir)/agents/llm.mk
 check_PROGRAMS += tests/unit/agents_test
 tests_unit_agents_test_SOURCES = tests/unit/agents_test.c tests/tap.h
 TESTS += tests/unit/agents_test
+check_PROGRAMS += tests/unit/roof_test
+tests_unit_roof_test_SOURCES = tests/unit/roof_test.c tests/tap.h
+TESTS += tests/unit/roof_test

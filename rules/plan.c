@@ -219,7 +219,10 @@ double rule_kernel_gain(struct dag *d, struct rule_kernel *k)
 {
 	rule_kernel_info(d, k);
 	double peak = rule_num(json_object_get(dag_result(d, k->mv->profile), "meas"), "peak_copy_gbps");
-	double f = rule_num(k->row, "frac_peak"), gbps = rule_num(k->row, "achieved_gbps");
+	/* the bound over the time where the profile has it (agents/roof.c) */
+	double f = rule_num(k->row, "frac_bound"), gbps = rule_num(k->row, "achieved_gbps");
+	if (isnan(f))
+		f = rule_num(k->row, "frac_peak");
 	if (isnan(f) && !isnan(gbps) && peak > 0)
 		f = gbps / peak;
 	f = isnan(f) ? 0.5 : f < 0 ? 0 : f > 1 ? 1 : f;

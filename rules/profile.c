@@ -196,15 +196,59 @@ void rule_summary_release(struct rule_summary *s)
 	memset(s, 0, sizeof *s);
 }
 
+/* a Triton kernel's FLOPs per launch, counted in its source (the
+ * capture's object; agents/roof.c), and how; 0 when unknown */
+static double kernel_flops(struct dag *d, const json_t *ce, char **how)
+{
+	*how = NULL;
+	const char *obj = json_string_value(json_object_get(ce, "source_obj"));
+	kopt_hash h;
+	if (!obj || hash_parse(obj, &h) < 0)
+		return 0;
+	struct strbuf src = STRBUF_INIT;
+	double f = cache_object_get(d->cache, h, &src) == 0 ? agent_flops(src.buf, how) : 0;
+	strbuf_release(&src);
+	return f;
+}
+
+static json_t *num_or_null(double v)
+{
+	return isnan(v) ? json_null() : json_real(v);
+}
+
+/* a row's roofline fields: FLOPs per launch and how they were counted,
+ * FLOP per byte, the bound per call, what binds and the bound over the
+ * time (agents/roof.c); returns the bound, or the measured time where it
+ * is unknown, NAN without either */
+static double row_bound(json_t *row, double flops, const char *how, double copy_gbps, double peak_gflops)
+{
+	struct agent_bound b;
+	agent_bound(row, flops, copy_gbps, peak_gflops, &b);
+	const char *kind = json_string_value(json_object_get(row, "kind"));
+	if (kind && strcmp(kind, "triton") == 0) {
+		json_object_set_new(row, "flops", flops > 0 ? json_real(flops) : json_null());
+		json_object_set_new(row, "flops_how", how ? json_string(how) : json_null());
+		json_object_set_new(row, "intensity", num_or_null(b.intensity));
+	}
+	json_object_set_new(row, "bound_ns", num_or_null(b.ns));
+	json_object_set_new(row, "binds", b.binds ? json_string(b.binds) : json_null());
+	json_object_set_new(row, "frac_bound", num_or_null(b.frac));
+	return isnan(b.ns) ? rule_num(row, "ns_per_call") : b.ns;
+}
+
 /* The inventory (stable) and the rows (measured) from the worker's kernels:
  * each kernel's entry is its capture's (without the source object), its
- * row the worker's with the capture's heuristic. Returns the sum of the
- * kernels' times per call. */
-static double inventory(struct rule_run *run, json_t *kernels, json_t *inv, json_t *rows)
+ * row the worker's with the capture's heuristic and its roofline fields
+ * (row_bound). Returns the sum of the kernels' times per call; *bound_ns,
+ * the sum of their bounds (a kernel without one at its time). */
+static double inventory(struct rule_run *run, json_t *res, json_t *inv, json_t *rows, double *bound_ns)
 {
+	json_t *kernels = json_object_get(res, "kernels");
 	json_t *cap = dag_result(run->dag, rule_mv_of(run->node)->capture);
 	json_t *capk = json_object_get(json_object_get(cap, "stable"), "kernels");
+	double copy = rule_num(res, "peak_copy_gbps"), peak = rule_num(res, "peak_fp32_gflops");
 	double sum_ns = 0;
+	*bound_ns = 0;
 	size_t i;
 	json_t *kr;
 	json_array_foreach(kernels, i, kr) {
@@ -227,10 +271,16 @@ static double inventory(struct rule_run *run, json_t *kernels, json_t *inv, json
 		json_t *row = json_deep_copy(kr);
 		if (ce && json_object_get(ce, "heuristic"))
 			json_object_set(row, "heuristic", json_object_get(ce, "heuristic"));
+		char *how = NULL;
+		double flops = ce ? kernel_flops(run->dag, ce, &how) : 0;
+		double b = row_bound(row, flops, how, copy, peak);
+		free(how);
 		json_array_append_new(rows, row);
 		double ns = rule_num(kr, "ns_per_call");
 		if (!isnan(ns))
 			sum_ns += ns;
+		if (!isnan(b))
+			*bound_ns += b;
 	}
 	return sum_ns;
 }
@@ -291,8 +341,22 @@ static void profile_md(struct strbuf *md, const struct dag_node *n, const json_t
 	if (!isnan(rule_num(eg, "eager_ns")) && !isnan(rule_num(eg, "compiled_ns")))
 		strbuf_addf(md, ".\nSide by side, the same model run eagerly: %.3f us against %.3f us compiled",
 			    rule_num(eg, "eager_ns") / 1000.0, rule_num(eg, "compiled_ns") / 1000.0);
-	strbuf_addstr(md, "\n\n| kernel | kind | heuristic | time/call (us) | launches/call | share | bytes | GB/s | of peak |\n"
-			  "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n");
+	double bound = rule_num(meas, "bound_ns_per_call"), host = rule_num(meas, "host_ns_per_call");
+	double copy = rule_num(meas, "peak_copy_gbps"), peak = rule_num(meas, "peak_fp32_gflops");
+	if (!isnan(bound) && bound > 0 && !isnan(model_ns)) {
+		strbuf_addf(md, ".\nBound: %.3f us (the kernels at their bounds, %.3f us, and the host's %.3f us); "
+			    "the model's time is %.2fx its bound", bound / 1000.0, (bound - host) / 1000.0,
+			    host / 1000.0, model_ns / bound);
+	}
+	if (!isnan(copy) || !isnan(peak)) {
+		strbuf_addstr(md, ".\nMeasured roofs: copy bandwidth ");
+		fmt_num(md, copy, "%.0f GB/s");
+		strbuf_addstr(md, ", FP32 peak ");
+		fmt_num(md, peak / 1000.0, "%.1f TFLOP/s");
+	}
+	strbuf_addstr(md, "\n\n| kernel | kind | heuristic | time/call (us) | launches/call | share | bytes | GB/s | of peak "
+			  "| FLOP/byte | bound (us) | binds | of bound | regs | spills | occupancy |\n"
+			  "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: |\n");
 	size_t i;
 	json_t *kr;
 	json_array_foreach(json_object_get(meas, "rows"), i, kr) {
@@ -311,6 +375,19 @@ static void profile_md(struct strbuf *md, const struct dag_node *n, const json_t
 		fmt_num(md, rule_num(kr, "achieved_gbps"), "%.0f");
 		strbuf_addstr(md, " | ");
 		fmt_num(md, 100.0 * rule_num(kr, "frac_peak"), "%.0f%%");
+		strbuf_addstr(md, " | ");
+		fmt_num(md, rule_num(kr, "intensity"), "%.3g");
+		strbuf_addstr(md, " | ");
+		fmt_num(md, rule_num(kr, "bound_ns") / 1000.0, "%.3f");
+		const char *binds = json_string_value(json_object_get(kr, "binds"));
+		strbuf_addf(md, " | %s | ", binds ? binds : "-");
+		fmt_num(md, rule_num(kr, "frac_bound"), "%.2f");
+		strbuf_addstr(md, " | ");
+		fmt_num(md, rule_num(kr, "n_regs"), "%.0f");
+		strbuf_addstr(md, " | ");
+		fmt_num(md, rule_num(kr, "n_spills"), "%.0f");
+		strbuf_addstr(md, " | ");
+		fmt_num(md, rule_num(kr, "occupancy"), "%.2f");
 		strbuf_addstr(md, " |\n");
 	}
 	const struct kopt_gates *g = m->gates;
@@ -331,7 +408,8 @@ static int profile_reply(struct rule_run *run, json_t *res)
 	if (!json_is_array(kernels))
 		return rule_fail(run, "the profile result lacks kernels");
 	json_t *inv = json_array(), *rows = json_array();
-	double sum_ns = inventory(run, kernels, inv, rows);
+	double kbound_ns;
+	double sum_ns = inventory(run, res, inv, rows, &kbound_ns);
 	/* the compiled code against eager: decided here, kept in the stable
 	 * part (what follows from it must rerun when it changes) */
 	char why[GATE_REASON_MAX];
@@ -345,6 +423,14 @@ static int profile_reply(struct rule_run *run, json_t *res)
 			      "device_ns_per_call", json_object_get(res, "device_ns_per_call") ? json_object_get(res, "device_ns_per_call") : json_null(),
 			      "peak_copy_gbps", json_object_get(res, "peak_copy_gbps") ? json_object_get(res, "peak_copy_gbps") : json_null(),
 			      "sum_kernel_ns_per_call", sum_ns, "rows", rows);
+	/* the model's bound: its kernels' bounds and the host's time, what
+	 * is not a kernel's (the model's time less the kernels') */
+	double model_ns = rule_num(res, "model_ns_per_call");
+	double host_ns = model_ns > 0 ? fmax(model_ns - sum_ns, 0) : NAN;
+	json_object_set_new(run->meas, "peak_fp32_gflops", num_or_null(rule_num(res, "peak_fp32_gflops")));
+	json_object_set_new(run->meas, "host_ns_per_call", num_or_null(host_ns));
+	json_object_set_new(run->meas, "kernel_bound_ns_per_call", json_real(kbound_ns));
+	json_object_set_new(run->meas, "bound_ns_per_call", num_or_null(isnan(host_ns) ? NAN : kbound_ns + host_ns));
 	if (json_object_get(res, "vendor"))
 		json_object_set(run->meas, "vendor", json_object_get(res, "vendor"));
 	if (json_object_get(res, "eager"))
@@ -645,9 +731,43 @@ static void profile_expand(struct dag *d, struct dag_node *n)
 	expand_space(d, mv->model);
 }
 
+/* -t why: the model's time and bound, then each kernel's time against
+ * its bound and what binds, and its compile metadata */
+static void profile_why(struct dag *d, struct dag_node *n, FILE *out)
+{
+	json_t *me = json_object_get(dag_result(d, n), "meas");
+	double model = rule_num(me, "model_ns_per_call"), bound = rule_num(me, "bound_ns_per_call");
+	fprintf(out, "profile %s: %.3f us per call", n->path, model / 1000.0);
+	if (bound > 0)
+		fprintf(out, ", bound %.3f us (host %.3f us): %.2fx its bound", bound / 1000.0,
+			rule_num(me, "host_ns_per_call") / 1000.0, model / bound);
+	fputc('\n', out);
+	fprintf(out, "  roofs                  copy bandwidth %.0f GB/s, FP32 peak %.1f TFLOP/s\n",
+		rule_num(me, "peak_copy_gbps"), rule_num(me, "peak_fp32_gflops") / 1000.0);
+	size_t i;
+	json_t *r;
+	json_array_foreach(json_object_get(me, "rows"), i, r) {
+		const char *binds = json_string_value(json_object_get(r, "binds"));
+		fprintf(out, "  %-22s %.3f us", json_string_value(json_object_get(r, "name")),
+			rule_num(r, "ns_per_call") / 1000.0);
+		if (binds && strcmp(binds, "measured") == 0)
+			fputs(", its own bound (not rewritten)", out);
+		else if (binds)
+			fprintf(out, ", bound %.3f us (%s, %.3g FLOP per byte): %.0f%% of it", rule_num(r, "bound_ns") / 1000.0,
+				binds, rule_num(r, "intensity"), 100 * rule_num(r, "frac_bound"));
+		else
+			fputs(", bound unknown", out);
+		if (!isnan(rule_num(r, "n_regs")))
+			fprintf(out, "; %.0f registers, %.0f spilled, occupancy %.2f", rule_num(r, "n_regs"),
+				rule_num(r, "n_spills"), rule_num(r, "occupancy"));
+		fputc('\n', out);
+	}
+}
+
 const struct rule rule_profile = {
-	.name = "profile", .version = 4, .worker = true, .timing = true,
+	.name = "profile", .version = 5, .worker = true, .timing = true,
 	.device = rule_device,
 	.restore = rule_restore_outputs,
 	.key = profile_key, .start = profile_start, .reply = profile_reply, .expand = profile_expand,
+	.why = profile_why,
 };

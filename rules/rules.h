@@ -234,8 +234,9 @@ void rule_kernel_info(struct dag *d, struct rule_kernel *k);
  * Priorities (engine/rule.h): capture and profile first, they reveal the
  * work (RULE_PRIO_REVEAL). Once a profile is in, what a kernel can still
  * win is t = share * (1 - bound time / time), the bound from its profile
- * row (bound time / time = frac_peak, its achieved bandwidth over the copy
- * bandwidth, clamped to [0, 1]; 0.5 when unknown); a model variant's gain
+ * row (bound time / time = frac_bound, agents/roof.c, or in profiles
+ * without it frac_peak, its achieved bandwidth over the copy bandwidth;
+ * clamped to [0, 1]; 0.5 when unknown); a model variant's gain
  * is the log-speedup its hot kernels can win together, -log(1 - sum t)
  * (the sum held below 0.999). Proposals and verifies of a kernel get the
  * gain plus the kernel's t, the stitch its model's best gain.

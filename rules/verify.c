@@ -195,6 +195,9 @@ static void verify_why(struct dag *d, struct dag_node *n, FILE *out)
 	fprintf(out, "verify %s: %s%s%s\n", n->path, v.verdict, v.gate ? " at gate " : "", v.gate ? v.gate : "");
 	if (p.cand.strategy)
 		fprintf(out, "  candidate              %s\n", p.cand.strategy);
+	const char *an = json_string_value(json_object_get(p.json, "analysis"));
+	if (an) /* candidate 0's: the bound and what binds */
+		fprintf(out, "  analysis               %s\n", an);
 	fprintf(out, "  reason                 %s\n", v.reason);
 	json_t *me = json_object_get(dag_result(d, n), "meas");
 	rule_print_numbers(out, json_object_get(me, "numbers"));

@@ -240,17 +240,20 @@ static void llm_bound(const struct llm_kernel_prompt *p, struct strbuf *sb)
 	/* bytes (its arguments') and FLOPs per launch, the time per call */
 	agent_bound_of(true, p->time_us * 1e3, p->calls > 0 ? (double)p->calls : 1, p->bytes, p->flops, p->peak_gbs,
 		       p->peak_tflops * 1e3, &b);
-	if (b.frac > 1.05 && strcmp(b.binds, "memory") == 0) {
+	bool mem = strcmp(b.binds, "memory") == 0;
+	/* memory: the row's achieved bandwidth over the copy bandwidth, where sent */
+	double frac = mem && p->achieved_gbs > 0 ? p->achieved_gbs / p->peak_gbs : b.frac;
+	if (mem && frac > 1.05) {
 		strbuf_addf(sb, "- bound: not known: its arguments' bytes would move at %.0f%% of the copy "
-			    "bandwidth, so it reads or writes only part of them\n", 100 * b.frac);
+			    "bandwidth, so it reads or writes only part of them\n", 100 * frac);
 		return;
 	}
-	if (strcmp(b.binds, "memory") == 0)
+	if (mem)
 		strbuf_addf(sb, "- bound: memory (%.2f FLOP per byte, below the balance); at %.0f%% of the copy "
-			    "bandwidth, at most %.2fx faster there", b.intensity, 100 * b.frac, 1 / b.frac);
+			    "bandwidth, at most %.2fx faster there", b.intensity, 100 * frac, 1 / frac);
 	else
 		strbuf_addf(sb, "- bound: compute (%.2f FLOP per byte, above the balance); at %.0f%% of the FP32 peak",
-			    b.intensity, 100 * b.frac);
+			    b.intensity, 100 * frac);
 	strbuf_addch(sb, '\n');
 }
 

@@ -241,7 +241,7 @@ static void t_context(void)
 	struct strbuf all = STRBUF_INIT, cut = STRBUF_INIT;
 	llm_prompt_context(&p, &all);
 	TAP_OK(has(all.buf, "## Launch\n\n- launch config: {\"XBLOCK\": 1024}\n- grid: (1024, 1, 1) programs\n") &&
-	       has(all.buf, "- compiled: 40 registers per thread, 16 bytes spilled\n") &&
+	       has(all.buf, "- compiled: 40 registers per thread, 16 spilled\n") &&
 	       has(all.buf, "- bound: memory (0.12 FLOP per byte, below the balance); at 64% of the copy bandwidth, at most 1.56x faster there"),
 	       "context: launch, compile metadata where sent, and the bound with how far from it");
 	p.registers = 0;

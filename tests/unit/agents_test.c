@@ -124,15 +124,15 @@ int main(void)
 	json_t *fast_row = J("{\"ns_per_call\":300000,\"share\":1.0,\"bytes\":1342177280,\"frac_peak\":0.98}");
 	json_t *rms_row = J("{\"ns_per_call\":293177,\"share\":1.0,\"bytes\":1073750016,\"frac_peak\":0.92}");
 	json_t *slow_row = J("{\"ns_per_call\":667000,\"share\":1.0,\"bytes\":1342177280,\"frac_peak\":0.39}");
-	struct agent_kernel fast = { "softmax", "triton_red_fused_0", "reduction", NULL, red, fast_row, NULL, NULL, 0 };
-	struct agent_kernel slow = { "avgpool", "triton_red_fused_1", "reduction", NULL, red, slow_row, NULL, NULL, 0 };
+	struct agent_kernel fast = { "softmax", "triton_red_fused_0", "reduction", NULL, red, fast_row, NULL, NULL, 0, 0 };
+	struct agent_kernel slow = { "avgpool", "triton_red_fused_1", "reduction", NULL, red, slow_row, NULL, NULL, 0, 0 };
 	struct agent_request rq = { &fast, &cfg, 0, NULL, 0, memory, "test.kopt", NULL };
 	struct agent_reply rp;
 	TAP_OK(agent_propose(&rq, &rp) == 0 && !rp.candidate && strstr(rp.reason, "98% of the copy bandwidth: left alone"),
 	       "analyst: a kernel at 98%% of the copy bandwidth is left alone, and says why");
 	agent_reply_release(&rp);
 	/* RMS norm's kernel on the H200: 92% of torch's copy, and 1.13x to gain */
-	struct agent_kernel rms = { "rmsnorm", "triton_red_fused_0", "reduction", NULL, red, rms_row, NULL, NULL, 0 };
+	struct agent_kernel rms = { "rmsnorm", "triton_red_fused_0", "reduction", NULL, red, rms_row, NULL, NULL, 0, 0 };
 	rq.kernel = &rms;
 	TAP_OK(agent_propose(&rq, &rp) == 0 && rp.candidate && strstr(json_string_value(json_object_get(rp.candidate, "analysis")), "92% of the copy"),
 	       "analyst: a kernel at 92%% of the copy bandwidth still gets candidates (the gate's 3%% is within reach)");
@@ -140,7 +140,7 @@ int main(void)
 	rq.kernel = &fast;
 	/* the cross-entropy gather of the H200 run: 537 MB of arguments in 9.5 us */
 	json_t *gather_row = J("{\"ns_per_call\":9467,\"share\":0.03,\"bytes\":537133080,\"frac_peak\":13.58}");
-	struct agent_kernel gather = { "cross_entropy", "triton_red_fused_1", "reduction", NULL, red, gather_row, NULL, NULL, 0 };
+	struct agent_kernel gather = { "cross_entropy", "triton_red_fused_1", "reduction", NULL, red, gather_row, NULL, NULL, 0, 0 };
 	rq.kernel = &gather;
 	TAP_OK(agent_propose(&rq, &rp) == 0 && rp.candidate && strstr(json_string_value(json_object_get(rp.candidate, "analysis")), "overstate"),
 	       "analyst: arguments over the copy bandwidth are not the traffic; the kernel is not left alone");
@@ -221,7 +221,7 @@ int main(void)
 
 	/* persistent reductions: no R0_BLOCK ever */
 	json_t *per = J("{\"XBLOCK\":1,\"num_warps\":8,\"num_stages\":1}");
-	struct agent_kernel pk = { "ln", "triton_per_fused_0", "persistent_reduction", NULL, per, slow_row, NULL, NULL, 0 };
+	struct agent_kernel pk = { "ln", "triton_per_fused_0", "persistent_reduction", NULL, per, slow_row, NULL, NULL, 0, 0 };
 	json_t *pc[64] = { 0 };
 	int pn = run_search(&pk, 12, memory, pc, all_fail);
 	int has_r = 0;
@@ -254,7 +254,7 @@ int main(void)
 	free(fxp);
 	json_t *smc = J("{\"XBLOCK\":1,\"R0_BLOCK\":2048,\"num_warps\":16,\"num_stages\":1}");
 	struct agent_kernel smk = { "softmax", "triton_red_fused__softmax_exp_prepare_softmax_online_sub_0", "reduction",
-				    fx.buf, smc, slow_row, NULL, NULL, 0 };
+				    fx.buf, smc, slow_row, NULL, NULL, 0, 0 };
 	json_t *pcs[64] = { 0 };
 	int pcn = run_search(&smk, 3, memory, pcs, all_fail);
 	const json_t *pcfg = pcn > 0 ? json_object_get(pcs[0], "config") : NULL;
@@ -325,8 +325,8 @@ int main(void)
 	char *mem2 = xasprintf("%s/memory2.jsonl", dir);
 	json_t *cfg2 = J("{\"XBLOCK\":1,\"R0_BLOCK\":2048,\"num_warps\":8,\"num_stages\":1}");
 	json_t *row2 = J("{\"ns_per_call\":300000,\"share\":0.8,\"bytes\":1073741824,\"frac_peak\":0.5}");
-	struct agent_kernel ka = { "spec1/softmax", "triton_red_fused__softmax_0", "reduction", NULL, cfg2, row2, NULL, NULL, 0 };
-	struct agent_kernel kb = { "spec2/logsoftmax", "triton_red_fused__log_softmax_0", "reduction", NULL, cfg2, row2, NULL, NULL, 0 };
+	struct agent_kernel ka = { "spec1/softmax", "triton_red_fused__softmax_0", "reduction", NULL, cfg2, row2, NULL, NULL, 0, 0 };
+	struct agent_kernel kb = { "spec2/logsoftmax", "triton_red_fused__log_softmax_0", "reduction", NULL, cfg2, row2, NULL, NULL, 0, 0 };
 	int first = search_and_learn(&ka, mem2, "spec1.kopt", 8);
 	int again = search_and_learn(&ka, mem2, "spec1.kopt", 8);
 	int second = search_and_learn(&kb, mem2, "spec2.kopt", 8);
@@ -341,10 +341,10 @@ int main(void)
 	 * short reduction) do not rank a long row's plan, as they did on the H200 */
 	struct agent_kernel pool = { "spec1/avgpool", "triton_red_fused_avg_pool2d_0", "reduction",
 				     "def k(in_ptr0, out_ptr0, xnumel, r0_numel, XBLOCK, R0_BLOCK):\n"
-				     "    xnumel = 2214144\n    r0_numel = 121\n    pass\n", cfg2, row2, NULL, NULL, 0 };
+				     "    xnumel = 2214144\n    r0_numel = 121\n    pass\n", cfg2, row2, NULL, NULL, 0, 0 };
 	struct agent_kernel wide = { "spec2/softmax_wide", "triton_red_fused__softmax_0", "reduction",
 				     "def k(in_ptr0, out_ptr0, xnumel, r0_numel, XBLOCK, R0_BLOCK):\n"
-				     "    xnumel = 4096\n    r0_numel = 32768\n    pass\n", cfg2, row2, NULL, NULL, 0 };
+				     "    xnumel = 4096\n    r0_numel = 32768\n    pass\n", cfg2, row2, NULL, NULL, 0, 0 };
 	struct agent_kernel rows = wide;
 	rows.source = "def k(in_ptr0, out_ptr0, xnumel, r0_numel, XBLOCK, R0_BLOCK):\n"
 		      "    xnumel = 8192\n    r0_numel = 16384\n    pass\n";

@@ -112,7 +112,7 @@ static void test_plan(void)
 {
 	json_t *cfg = json_loads("{\"XBLOCK\": 1024, \"num_warps\": 4, \"num_stages\": 1}", 0, NULL);
 	json_t *row = json_loads("{\"ns_per_call\": 50000, \"bytes\": 67108864, \"frac_peak\": 0.4}", 0, NULL);
-	struct agent_kernel k = { "m", "triton_poi_fused_add_0", "pointwise", NULL, cfg, row, NULL, NULL, 0 };
+	struct agent_kernel k = { "m", "triton_poi_fused_add_0", "pointwise", NULL, cfg, row, NULL, NULL, 0, 0 };
 	char *cls = agent_builtin_features(&k);
 	const char *builtin = "x-up warps-up x-up4 x-down warps-down y-up y-down x-up-warps-up y-up-x-down "
 			      "x-down-warps-down stages-up evict-first";
@@ -202,8 +202,8 @@ static void test_moves(void)
 	json_t *pw = json_loads("{\"XBLOCK\": 64, \"YBLOCK\": 32, \"num_warps\": 4, \"num_stages\": 1}", 0, NULL);
 	json_t *red = json_loads("{\"XBLOCK\": 1, \"R0_BLOCK\": 1024, \"num_warps\": 8, \"num_stages\": 1}", 0, NULL);
 	json_t *row = json_loads("{\"ns_per_call\": 50000, \"bytes\": 67108864, \"frac_peak\": 0.4}", 0, NULL);
-	struct agent_kernel p = { "m", "triton_poi_fused_add_0", "pointwise", NULL, pw, row, NULL, NULL, 0 };
-	struct agent_kernel r = { "m", "triton_red_fused_sum_0", "reduction", NULL, red, row, NULL, NULL, 0 };
+	struct agent_kernel p = { "m", "triton_poi_fused_add_0", "pointwise", NULL, pw, row, NULL, NULL, 0, 0 };
+	struct agent_kernel r = { "m", "triton_red_fused_sum_0", "reduction", NULL, red, row, NULL, NULL, 0, 0 };
 	int n = 0;
 	move(&p, "x-up", "{\"XBLOCK\":128,\"YBLOCK\":32,\"num_stages\":1,\"num_warps\":4}", n++);
 	move(&p, "x-down", "{\"XBLOCK\":32,\"YBLOCK\":32,\"num_stages\":1,\"num_warps\":4}", n++);

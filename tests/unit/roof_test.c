@@ -1,0 +1,140 @@
+/*
+ * tests/unit/roof_test.c: a kernel's FLOPs counted in its source and its
+ * bound (agents/roof.c), worked by hand, and the built-in analyst leaving a
+ * kernel alone at its bound, memory or compute, where the copy bandwidth
+ * alone would not.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../agents/agent.h"
+#include "../tap.h"
+
+static json_t *J(const char *t)
+{
+	json_t *j = json_loads(t, 0, NULL);
+	if (!j) {
+		fprintf(stderr, "bad JSON %s\n", t);
+		exit(2);
+	}
+	return j;
+}
+
+static bool near(double a, double b)
+{
+	return fabs(a - b) <= 1e-9 * fmax(fabs(a), fabs(b));
+}
+
+/* an Inductor pointwise kernel: two operations per element (the constant
+ * and the load count none) over 2^20 elements */
+static const char *pointwise =
+	"@triton.jit\n"
+	"def triton_poi_fused_add_mul_0(in_ptr0, out_ptr0, xnumel, XBLOCK : tl.constexpr):\n"
+	"    xnumel = 1048576\n"
+	"    xoffset = tl.program_id(0) * XBLOCK\n"
+	"    x0 = xindex\n"
+	"    tmp0 = tl.load(in_ptr0 + (x0), None)\n"
+	"    tmp1 = 2.0\n"
+	"    tmp2 = tmp0 * tmp1\n"
+	"    tmp3 = tmp2 + tmp0\n"
+	"    tl.store(out_ptr0 + (x0), tmp3, None)\n";
+
+static void t_flops(void)
+{
+	char *how = NULL;
+	double f = agent_flops(pointwise, &how);
+	TAP_OK(f == 2.0 * 1048576, "flops: 2 per element x 2^20 elements (got %.0f)", f);
+	TAP_IS_STR(how, "2 per element x 1.0 M elements, counted in the source: a lower bound", "flops: how they were counted");
+	free(how);
+	/* a reduction: xnumel rows of r0_numel, one sum and one exp per element */
+	const char *red = "def k(in_ptr0, out_ptr0, xnumel, r0_numel):\n    xnumel = 4096\n    r0_numel = 1024\n"
+			  "        tmp0 = tl.load(in_ptr0 + (r0_1 + 1024*x0))\n        tmp1 = tl_math.exp(tmp0)\n"
+			  "    tmp2 = tl.sum(tmp1, 1)[:, None]\n";
+	TAP_OK(agent_flops(red, NULL) == 2.0 * 4096 * 1024, "flops: a reduction counts each line over rows x r0_numel");
+	TAP_OK(agent_flops("def k(x):\n    pass\n", &how) == 0 && how == NULL, "flops: no numel in the source: unknown");
+	TAP_OK(agent_flops(NULL, &how) == 0 && how == NULL, "flops: no source: unknown");
+	TAP_IS_INT(agent_src_const(pointwise, "xnumel"), 1048576, "the source's constants are read where Inductor writes them");
+}
+
+static void t_bound(void)
+{
+	struct agent_bound b;
+	/* 8 MiB at 4000 GB/s: 2097.152 ns; 2 MFLOP at 50 TFLOP/s: 41.94 ns */
+	agent_bound_of(true, 2500, 1, 8388608, 2097152, 4000, 50000, &b);
+	TAP_OK(strcmp(b.binds, "memory") == 0 && near(b.ns, 2097.152) && near(b.frac, 2097.152 / 2500) &&
+	       near(b.intensity, 0.25) && near(b.flop_ns, 2097152 / 50000.0),
+	       "bound: a pointwise kernel is memory-bound, 2097.152 ns, 84%% of its time (0.25 FLOP per byte)");
+	/* a matmul tile kernel twice a call: 3 x 4 MiB and 2 x 512^3 FLOPs each */
+	agent_bound_of(true, 11000, 2, 12582912, 268435456, 4000, 50000, &b);
+	TAP_OK(strcmp(b.binds, "compute") == 0 && near(b.ns, 2 * 268435456 / 50000.0) && near(b.mem_ns, 2 * 12582912 / 4000.0),
+	       "bound: a matmul is compute-bound: its FLOPs at the peak, times its launches (%.3f ns)", b.ns);
+	/* more bytes than the time could move: the bound is the time */
+	agent_bound_of(true, 1000, 1, 8388608, 0, 4000, 50000, &b);
+	TAP_OK(near(b.ns, 1000) && near(b.frac, 2.097152) && strcmp(b.binds, "memory") == 0 && isnan(b.intensity),
+	       "bound: arguments that would beat the copy: the bound is the measured time, frac says by how much");
+	agent_bound_of(false, 5000, 1, 8388608, 1e9, 4000, 50000, &b);
+	TAP_OK(near(b.ns, 5000) && strcmp(b.binds, "measured") == 0 && b.frac == 1,
+	       "bound: a vendor kernel is bound by its own measured time");
+	agent_bound_of(true, 5000, 1, -1, 0, 4000, 50000, &b);
+	TAP_OK(isnan(b.ns) && b.binds == NULL, "bound: a Triton kernel with neither bytes nor FLOPs: unknown");
+	json_t *row = J("{\"kind\":\"triton\",\"ns_per_call\":2500,\"launches_per_call\":1,\"bytes\":8388608,\"flops\":2097152}");
+	agent_bound(row, 0, 4000, 50000, &b);
+	TAP_OK(near(b.ns, 2097.152) && near(b.intensity, 0.25), "bound: from a profile row, its FLOPs the row's");
+	json_decref(row);
+}
+
+static char *analyze(const char *row_text, const char *source, double copy, double peak, int *r)
+{
+	json_t *row = J(row_text);
+	struct agent_kernel k = { .model = "m", .name = "triton_red_fused_0", .heuristic = "reduction",
+				  .source = source, .profile_row = row, .peak_copy_gbps = copy, .peak_fp32_gflops = peak };
+	char *why = NULL;
+	*r = agent_builtin_analyze(&k, &why);
+	json_decref(row);
+	return why;
+}
+
+static void t_analyst(void)
+{
+	int r;
+	/* compute-bound at 97.6% of the FP32 peak, 57% of the copy bandwidth */
+	const char *mm = "{\"kind\":\"triton\",\"ns_per_call\":11000,\"launches_per_call\":2,\"bytes\":12582912,"
+			 "\"flops\":268435456,\"achieved_gbps\":2287.8,\"frac_peak\":0.572}";
+	char *why = analyze(mm, NULL, 4000, 50000, &r);
+	TAP_OK(r == 1 && strstr(why, "compute-bound (21.33 FLOP per byte), its bound 10.7 us at the FP32 peak") &&
+	       strstr(why, "98% of its bound: left alone"),
+	       "analyst: a compute-bound kernel at 98%% of its bound is left alone, at 57%% of the copy bandwidth (%s)", why);
+	free(why);
+	why = analyze(mm, NULL, 4000, 0, &r);
+	TAP_OK(r == 0 && strstr(why, "memory-bound at 57% of the copy bandwidth"),
+	       "analyst: without a measured FP32 peak, today's rule: the copy bandwidth alone (%s)", why);
+	free(why);
+	const char *slow = "{\"kind\":\"triton\",\"ns_per_call\":20000,\"launches_per_call\":2,\"bytes\":12582912,"
+			   "\"flops\":268435456,\"achieved_gbps\":1258.3,\"frac_peak\":0.315}";
+	why = analyze(slow, NULL, 4000, 50000, &r);
+	TAP_OK(r == 0 && strstr(why, "compute-bound") && strstr(why, "54% of its bound") && strstr(why, "tensor cores"),
+	       "analyst: a compute-bound kernel at 54%% of its bound gets candidates, and says what binds (%s)", why);
+	free(why);
+	/* memory-bound, FLOPs counted in its source (no flops in the row) */
+	why = analyze("{\"kind\":\"triton\",\"ns_per_call\":2150,\"launches_per_call\":1,\"bytes\":8388608,"
+		      "\"achieved_gbps\":3901.7,\"frac_peak\":0.975}",
+		      pointwise, 4000, 50000, &r);
+	TAP_OK(r == 1 && strstr(why, "memory-bound (0.25 FLOP per byte), its bound 2.1 us at the copy bandwidth"),
+	       "analyst: FLOPs from the source, memory binds, 97.5%% of its bound: left alone (%s)", why);
+	free(why);
+	why = analyze("{\"kind\":\"triton\",\"ns_per_call\":1000,\"launches_per_call\":1,\"bytes\":8388608,"
+		      "\"achieved_gbps\":8388.6,\"frac_peak\":2.1}",
+		      pointwise, 4000, 50000, &r);
+	TAP_OK(r == 0 && strstr(why, "overstate"), "analyst: arguments beyond the copy bandwidth still overstate the traffic (%s)", why);
+	free(why);
+}
+
+int main(void)
+{
+	t_flops();
+	t_bound();
+	t_analyst();
+	return tap_done();
+}
