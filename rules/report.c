@@ -6,9 +6,14 @@
  * and more than p times faster) at p = 1, the default gamma, 1.5 and 2; where a model
  * also has a compile variant in a max-autotune mode, the speedup over that
  * baseline too (the one a user would pick instead; both baselines are
- * measured in the same run); speedup.svg, a bar per model, and
- * roofline.svg, each Triton kernel's achieved bandwidth against the copy
- * bandwidth before and, for the winners, after (rules/svg.h).
+ * measured in the same run); each variant's bound (its profile's: the
+ * Triton kernels at the copy bandwidth or FP32 peak, the vendor kernels
+ * and the host at their times) and its times over it, the model's bound
+ * the lowest of them, and max-autotune's time over it: how much room the
+ * user's other choice leaves; speedup.svg, a bar per model, and
+ * roofline.svg, the hot Triton kernels' achieved FLOP/s against their
+ * arithmetic intensity under the measured roofs, before and, for the
+ * winners, after (rules/svg.h).
  *
  * Key: the target's name, its models' stitch stable hashes, and the
  * whole results (measurements too) of those stitches and of the models'
@@ -151,46 +156,164 @@ static double autotune_base(const struct dag_node *s, const json_t *meas)
 	return NAN;
 }
 
-/* roofline points: the chosen variant's Triton kernels, and the winners after */
+/* what a report gathers over its models */
+struct report {
+	const char *target;
+	json_t *models;              /* report.json's, one object each */
+	json_t *stable;              /* [path, stitch hash] each */
+	json_t *totals;              /* verdict counts over the models */
+	struct strbuf md;            /* report.md, the model table first */
+	struct strbuf vmd, smd, hmd; /* rows: vendor calls, implementation space, host time */
+	struct strbuf bmd;           /* rows: models whose compiled baseline failed its check */
+	struct strbuf cmd;           /* rows: GPU seconds by step kind */
+	double cost[NCOST];          /* their totals */
+	bool screened;               /* a model's kernels were screened: screens have a column */
+	struct svg_bar *bars;        /* speedup.svg */
+	struct svg_point *pts;       /* roofline.svg */
+	size_t npts, ptscap;
+	double peak;                 /* the copy bandwidth, GB/s */
+	double fpeak;                /* the FP32 peak, GFLOP/s */
+	struct strbuf rmd;           /* rows: each variant's bound and its times over it */
+	double bound_logsum;         /* of max-autotune's time over the bound */
+	size_t nbound;               /* models with that figure */
+	double logsum, at_logsum;    /* of the speedups, over torch.compile and over max-autotune */
+	size_t nsp, nat, nbelow;     /* models with a speedup, with a max-autotune variant, behind it */
+	size_t fast[NP];             /* models faster than fast_p(p) */
+	const json_t *newest;        /* the newest measurement shown (rules/measured.c) */
+	json_t *failed;              /* report.json's models that failed (-k): {model, step, reason} */
+	struct strbuf fmd;           /* their rows */
+	size_t noptimized, nbaseline;
+	const json_t **measured;     /* each model's newest; borrowed */
+};
+
+/* the model variant of dm named name, or NULL */
+static const struct rule_mv *mv_named(const struct rule_model *dm, const char *name)
+{
+	for (size_t v = 0; name && v < dm->nmv; v++)
+		if (strcmp(dm->mvs[v].variant->name, name) == 0)
+			return &dm->mvs[v];
+	return NULL;
+}
+
+static bool is_hot(const struct rule_mv *mv, const char *name)
+{
+	for (size_t k = 0; k < mv->nkernels; k++)
+		if (strcmp(mv->kernels[k].name, name) == 0)
+			return true;
+	return false;
+}
+
+/* roofline points: the chosen variant's hot Triton kernels whose FLOPs
+ * and bytes are known (FLOP per byte across, FLOP per ns = GFLOP/s up),
+ * and the winners after, at the same intensity, their speedup higher; the
+ * device's roofs from its profile */
 static void roofline_points(struct dag *d, const struct dag_node *s, const json_t *st, const json_t *meas,
-			    struct svg_point **pts, size_t *n, size_t *cap, double *peak)
+			    struct report *rp)
 {
 	const char *variant = json_string_value(json_object_get(st, "variant"));
-	const struct rule_model *dm = rule_model_of(s);
-	for (size_t v = 0; v < dm->nmv; v++) {
-		if (variant && strcmp(dm->mvs[v].variant->name, variant) != 0)
+	const struct rule_mv *mv = mv_named(rule_model_of(s), variant);
+	if (!mv)
+		return;
+	json_t *pm = json_object_get(dag_result(d, mv->profile), "meas");
+	double pk = rule_num(pm, "peak_copy_gbps"), fp = rule_num(pm, "peak_fp32_gflops");
+	if (!isnan(pk))
+		rp->peak = pk;
+	if (!isnan(fp))
+		rp->fpeak = fp;
+	json_t *winners = NULL, *vv;
+	size_t i;
+	json_array_foreach(json_object_get(meas, "variants"), i, vv)
+		if (json_string_value(json_object_get(vv, "name")) &&
+		    strcmp(json_string_value(json_object_get(vv, "name")), variant) == 0)
+			winners = json_object_get(vv, "winners");
+	json_t *row;
+	json_array_foreach(json_object_get(pm, "rows"), i, row) {
+		double ns = rule_num(row, "ns_per_call"), fl = rule_num(row, "flops"), by = rule_num(row, "bytes");
+		double l = rule_num(row, "launches_per_call"), f = rule_num(row, "frac_peak");
+		const char *name = json_string_value(json_object_get(row, "name"));
+		/* argument bytes over the copy bandwidth are not traffic
+		 * (agents/builtin/search.c, OVERSTATED): no point */
+		if (!name || !is_hot(mv, name) || !(ns > 0) || !(fl > 0) || !(by > 0) || (!isnan(f) && f > 1.05))
 			continue;
-		json_t *pr = dag_result(d, dm->mvs[v].profile);
-		json_t *pm = json_object_get(pr, "meas");
-		double pk = rule_num(pm, "peak_copy_gbps");
-		if (!isnan(pk))
-			*peak = pk;
-		json_t *winners = NULL, *vv;
-		size_t i;
-		json_array_foreach(json_object_get(meas, "variants"), i, vv)
-			if (variant && json_string_value(json_object_get(vv, "name")) &&
-			    strcmp(json_string_value(json_object_get(vv, "name")), variant) == 0)
-				winners = json_object_get(vv, "winners");
-		json_t *row;
-		json_array_foreach(json_object_get(pm, "rows"), i, row) {
-			double ns = rule_num(row, "ns_per_call"), gb = rule_num(row, "achieved_gbps");
-			const char *name = json_string_value(json_object_get(row, "name"));
-			/* argument bytes over the copy bandwidth are not traffic
-			 * (agents/builtin/search.c, OVERSTATED): no point */
-			if (isnan(ns) || isnan(gb) || !name || (!isnan(pk) && gb > 1.05 * pk))
-				continue;
-			*pts = xgrow(*pts, cap, *n + 2, sizeof **pts);
-			(*pts)[(*n)++] = (struct svg_point){ name, ns / 1000.0, gb, 0 };
-			size_t j;
-			json_t *w;
-			json_array_foreach(winners, j, w) {
-				const char *wk = json_string_value(json_object_get(w, "kernel"));
-				double sp = rule_num(w, "speedup");
-				if (wk && strcmp(wk, name) == 0 && sp > 0)
-					(*pts)[(*n)++] = (struct svg_point){ name, ns / 1000.0 / sp, gb * sp, 1 };
-			}
+		double gflops = fl * (l > 0 ? l : 1) / ns;
+		rp->pts = xgrow(rp->pts, &rp->ptscap, rp->npts + 2, sizeof *rp->pts);
+		rp->pts[rp->npts++] = (struct svg_point){ name, fl / by, gflops, 0 };
+		size_t j;
+		json_t *w;
+		json_array_foreach(winners, j, w) {
+			const char *wk = json_string_value(json_object_get(w, "kernel"));
+			double sp = rule_num(w, "speedup");
+			if (wk && strcmp(wk, name) == 0 && sp > 0)
+				rp->pts[rp->npts++] = (struct svg_point){ name, fl / by, gflops * sp, 1 };
 		}
 	}
+}
+
+static json_t *jnum(double v)
+{
+	return isnan(v) ? json_null() : json_real(v);
+}
+
+static void cell(struct strbuf *md, double v, const char *fmt)
+{
+	if (isnan(v))
+		strbuf_addstr(md, " - |");
+	else
+		strbuf_addf(md, fmt, v);
+}
+
+/*
+ * The bounds of model s: each variant's (its profile's: its kernels'
+ * bounds and its host time, rules/profile.c) with its baseline and
+ * optimized times over it, as rows of the Bounds section and into
+ * o["bounds"]; the model's bound is the lowest of its variants'. Sets
+ * *bound, and *at_ceiling, max-autotune's time over the model's bound
+ * (NAN without that variant).
+ */
+static void model_bounds(struct dag *d, struct report *rp, const struct dag_node *s, const json_t *me, json_t *o,
+			 double *bound, double *at_ceiling)
+{
+	const struct rule_model *dm = rule_model_of(s);
+	json_t *arr = json_array();
+	*bound = *at_ceiling = NAN;
+	double at = NAN;
+	size_t i;
+	json_t *v;
+	json_array_foreach(json_object_get(me, "variants"), i, v) {
+		const char *name = json_string_value(json_object_get(v, "name"));
+		const struct rule_mv *mv = mv_named(dm, name);
+		if (!mv)
+			continue;
+		json_t *pm = json_object_get(dag_result(d, mv->profile), "meas");
+		double b = rule_num(pm, "bound_ns_per_call"), host = rule_num(pm, "host_ns_per_call");
+		double base = rule_num(v, "base_ns"), opt = rule_num(v, "opt_ns");
+		const char *vd = json_string_value(json_object_get(v, "verdict"));
+		if (!(vd && strcmp(vd, "pass") == 0))
+			opt = NAN;
+		bool mat = mv->variant->mode && strstr(mv->variant->mode, "max-autotune");
+		if (!(b > 0))
+			b = NAN;
+		if (!isnan(b) && (isnan(*bound) || b < *bound))
+			*bound = b;
+		if (mat)
+			at = base;
+		json_array_append_new(arr, json_pack("{s:s, s:b, s:o, s:o, s:o, s:o, s:o, s:o}", "variant", name,
+						     "max_autotune", mat, "bound_ns", jnum(b), "host_ns", jnum(host),
+						     "baseline_ns", jnum(base), "baseline_over_bound", jnum(base / b),
+						     "optimized_ns", jnum(opt), "optimized_over_bound", jnum(opt / b)));
+		strbuf_addf(&rp->rmd, "| %s | %s%s |", s->path, name, mat ? " (max-autotune)" : "");
+		cell(&rp->rmd, b / 1000.0, " %.3f |");
+		cell(&rp->rmd, host / 1000.0, " %.3f |");
+		cell(&rp->rmd, base / 1000.0, " %.3f |");
+		cell(&rp->rmd, base / b, " %.2fx |");
+		cell(&rp->rmd, opt / 1000.0, " %.3f |");
+		cell(&rp->rmd, opt / b, " %.2fx |");
+		strbuf_addch(&rp->rmd, '\n');
+	}
+	*at_ceiling = at / *bound;
+	json_object_set_new(o, "bounds", arr);
+	json_object_set_new(o, "bound_ns", jnum(*bound));
+	json_object_set_new(o, "max_autotune_over_bound", jnum(*at_ceiling));
 }
 
 /* the vendor calls (GEMMs, convolutions) of the chosen variant's profile,
@@ -229,7 +352,7 @@ static void svg_output(struct rule_run *run, const char *target, const char *fil
 }
 
 struct bars_ctx { const char *title; struct svg_bar *bars; size_t n; double geo; };
-struct roof_ctx { const char *title; struct svg_point *pts; size_t n; double peak; };
+struct roof_ctx { const char *title; struct svg_point *pts; size_t n; double copy, fpeak; };
 
 static void draw_bars(FILE *f, void *c)
 {
@@ -240,7 +363,7 @@ static void draw_bars(FILE *f, void *c)
 static void draw_roof(FILE *f, void *c)
 {
 	struct roof_ctx *x = c;
-	svg_roofline(f, x->title, x->pts, x->n, x->peak);
+	svg_roofline(f, x->title, x->pts, x->n, x->copy, x->fpeak);
 }
 
 /* the name of the agents' ATen-fallback variant of dm, or NULL */
@@ -252,31 +375,6 @@ static const char *auto_aten(const struct rule_model *dm)
 	return NULL;
 }
 
-/* what a report gathers over its models */
-struct report {
-	const char *target;
-	json_t *models;              /* report.json's, one object each */
-	json_t *stable;              /* [path, stitch hash] each */
-	json_t *totals;              /* verdict counts over the models */
-	struct strbuf md;            /* report.md, the model table first */
-	struct strbuf vmd, smd, hmd; /* rows: vendor calls, implementation space, host time */
-	struct strbuf bmd;           /* rows: models whose compiled baseline failed its check */
-	struct strbuf cmd;           /* rows: GPU seconds by step kind */
-	double cost[NCOST];          /* their totals */
-	bool screened;               /* a model's kernels were screened: screens have a column */
-	struct svg_bar *bars;        /* speedup.svg */
-	struct svg_point *pts;       /* roofline.svg */
-	size_t npts, ptscap;
-	double peak;                 /* the copy bandwidth */
-	double logsum, at_logsum;    /* of the speedups, over torch.compile and over max-autotune */
-	size_t nsp, nat, nbelow;     /* models with a speedup, with a max-autotune variant, behind it */
-	size_t fast[NP];             /* models faster than fast_p(p) */
-	const json_t *newest;        /* the newest measurement shown (rules/measured.c) */
-	json_t *failed;              /* report.json's models that failed (-k): {model, step, reason} */
-	struct strbuf fmd;           /* their rows */
-	size_t noptimized, nbaseline;
-	const json_t **measured;     /* each model's newest; borrowed */
-};
 
 static void report_init(struct report *rp, const char *target, size_t nmodels)
 {
@@ -293,14 +391,18 @@ static void report_init(struct report *rp, const char *target, size_t nmodels)
 	strbuf_init(&rp->hmd);
 	strbuf_init(&rp->bmd);
 	strbuf_init(&rp->cmd);
+	strbuf_init(&rp->rmd);
 	rp->bars = xcalloc(nmodels + 1, sizeof *rp->bars);
 	rp->measured = xcalloc(nmodels + 1, sizeof *rp->measured);
-	rp->peak = NAN;
+	rp->peak = rp->fpeak = NAN;
 	/* the title and the measurements' date go before it (report_head) */
 	strbuf_addstr(&rp->md, "Baseline: torch.compile with Inductor's defaults (the model's first variant). "
 			     "max-autotune: the model's variant in mode max-autotune-no-cudagraphs, where it has one.\n\n"
-			     "| model | variant | baseline (us) | max-autotune (us) | optimized (us) | speedup | vs max-autotune | verdict | candidates | GPU-minutes |\n"
-			     "| --- | --- | ---: | ---: | ---: | ---: | ---: | --- | --- | ---: |\n");
+			     "Bound: the model's time were its Triton kernels at the copy bandwidth or the FP32 peak, "
+			     "whichever binds, its vendor kernels and its host at their measured times (the lowest of "
+			     "its variants'; the Bounds section has each). Over bound: a time over that bound.\n\n"
+			     "| model | variant | baseline (us) | max-autotune (us) | optimized (us) | speedup | vs max-autotune | verdict | candidates | GPU-minutes | bound (us) | optimized over bound | max-autotune over bound |\n"
+			     "| --- | --- | ---: | ---: | ---: | ---: | ---: | --- | --- | ---: | ---: | ---: | ---: |\n");
 }
 
 /* the GPU time table's cells by step kind, screens only where screened:
@@ -330,6 +432,7 @@ static void report_release(struct report *rp)
 	strbuf_release(&rp->hmd);
 	strbuf_release(&rp->bmd);
 	strbuf_release(&rp->cmd);
+	strbuf_release(&rp->rmd);
 	free(rp->bars);
 	free(rp->pts);
 	free(rp->measured);
@@ -399,7 +502,7 @@ static void report_model(struct dag *d, struct report *rp, uint32_t i, const str
 		rp->at_logsum += log(sp_at);
 		rp->nat++;
 	}
-	roofline_points(d, s, st, me, &rp->pts, &rp->npts, &rp->ptscap, &rp->peak);
+	roofline_points(d, s, st, me, rp);
 	/* to a tenth of a minute: what a reader needs, and steady across rebuilds */
 	double cost[NCOST];
 	double gpu_min = round(worker_seconds(d, s, cost) / 6.0) / 10.0;
@@ -432,6 +535,13 @@ static void report_model(struct dag *d, struct report *rp, uint32_t i, const str
 	json_object_set_new(o, "gpu_minutes_by_step", gs);
 	json_object_set_new(o, "speedup_vs_max_autotune", isnan(sp_at) ? json_null() : json_real(sp_at));
 	json_object_set_new(o, "vendor", vendor_calls(d, s, st, gates->gamma, &rp->vmd));
+	double bound, at_ceiling;
+	model_bounds(d, rp, s, me, o, &bound, &at_ceiling);
+	json_object_set_new(o, "optimized_over_bound", jnum(opt / bound));
+	if (at_ceiling > 0) {
+		rp->bound_logsum += log(at_ceiling);
+		rp->nbound++;
+	}
 	const struct rule_model *dm = rule_model_of(s);
 	const json_t *mnew = rule_measured_of(d, (struct dag_node *)s);
 	for (size_t v = 0; v < dm->nmv; v++)
@@ -474,9 +584,13 @@ static void report_model(struct dag *d, struct report *rp, uint32_t i, const str
 		snprintf(ob, sizeof ob, "%.3f", opt / 1000.0);
 	if (!isnan(sp))
 		snprintf(sb, sizeof sb, "%.3fx", sp);
-	strbuf_addf(&rp->md, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %.1f |\n", s->path,
+	strbuf_addf(&rp->md, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %.1f |", s->path,
 		    json_string_value(json_object_get(st, "variant")) ? json_string_value(json_object_get(st, "variant")) : "-",
 		    bb, atb, ob, sb, ats, verdict ? verdict : "-", cs.len ? cs.buf : "-", gpu_min);
+	cell(&rp->md, bound / 1000.0, " %.3f |");
+	cell(&rp->md, opt / bound, " %.2fx |");
+	cell(&rp->md, at_ceiling, " %.2fx |");
+	strbuf_addch(&rp->md, '\n');
 	strbuf_release(&cs);
 }
 
@@ -503,6 +617,10 @@ static json_t *report_summary(struct report *rp, size_t nm, double *geo)
 	if (rp->nat)
 		strbuf_addf(md, "Geometric mean speedup over max-autotune-no-cudagraphs: %.3fx over the %zu models that have that variant.\n",
 			    geo_at, rp->nat);
+	double geo_bound = rp->nbound ? exp(rp->bound_logsum / (double)rp->nbound) : NAN;
+	if (rp->nbound)
+		strbuf_addf(md, "Geometric mean of max-autotune's time over the bound: %.3fx over the %zu models that have "
+				"that variant and a bound.\n", geo_bound, rp->nbound);
 	if (rp->nbelow)
 		strbuf_addstr(md, "\n\\* Behind the max-autotune variant by less than gamma: a variant is chosen over an "
 				  "earlier one only when faster by gamma (inside the noise a compile option is no win, and "
@@ -538,6 +656,14 @@ static json_t *report_summary(struct report *rp, size_t nm, double *geo)
 		gpu_time_columns(md, rp, NULL, rp->cost);
 		strbuf_addf(md, " %.1f |\n", round(total / 6.0) / 10.0);
 	}
+	if (rp->rmd.len)
+		strbuf_addf(md, "\n## Bounds\n\n"
+				"Each variant's bound (its profile): its Triton kernels at the measured copy bandwidth or "
+				"FP32 peak, whichever binds (bytes: their arguments' sizes; FLOPs: counted in their source, "
+				"a lower bound), its vendor kernels at their measured times, and its host's time (the "
+				"model's time less its kernels'); its baseline and optimized times over it.\n\n"
+				"| model | variant | bound (us) | of it, host (us) | baseline (us) | over bound | optimized (us) "
+				"| over bound |\n| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n%s", rp->rmd.buf);
 	if (rp->smd.len)
 		strbuf_addf(md, "\n## Implementation space\n\n"
 				"Models that run faster eagerly than compiled (the first variant's profile, side by side; "
@@ -570,6 +696,7 @@ static json_t *report_summary(struct report *rp, size_t nm, double *geo)
 	json_object_set_new(doc, "gpu_minutes_by_step", gs);
 	json_object_set_new(doc, "geomean_speedup", isnan(*geo) ? json_null() : json_real(*geo));
 	json_object_set_new(doc, "geomean_speedup_vs_max_autotune", isnan(geo_at) ? json_null() : json_real(geo_at));
+	json_object_set_new(doc, "geomean_max_autotune_over_bound", jnum(geo_bound));
 	json_object_set_new(doc, "measured", rule_measured_json(rp->newest));
 	return doc;
 }
@@ -591,8 +718,8 @@ static int report_outputs(struct rule_run *run, struct report *rp, json_t *doc, 
 	struct bars_ctx bc = { title, rp->bars, nm, geo };
 	svg_output(run, rp->target, "speedup.svg", &r, draw_bars, &bc);
 	free(title);
-	title = xasprintf("%s: Triton kernels against the copy bandwidth", rp->target);
-	struct roof_ctx rc = { title, rp->pts, rp->npts, isnan(rp->peak) ? 0 : rp->peak };
+	title = xasprintf("%s: hot Triton kernels under the device's roofs", rp->target);
+	struct roof_ctx rc = { title, rp->pts, rp->npts, isnan(rp->peak) ? 0 : rp->peak, isnan(rp->fpeak) ? 0 : rp->fpeak };
 	svg_output(run, rp->target, "roofline.svg", &r, draw_roof, &rc);
 	free(title);
 	return r;
@@ -674,7 +801,7 @@ static int report_start(struct rule_run *run)
 }
 
 const struct rule rule_report = {
-	.name = "report", .version = 6, .worker = false, .timing = false,
+	.name = "report", .version = 7, .worker = false, .timing = false,
 	.restore = rule_restore_outputs,
 	.key = report_key, .start = report_start,
 };

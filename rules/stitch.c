@@ -714,6 +714,27 @@ static void model_md(struct rule_run *run, struct stitch_priv *p, const struct c
 			free(what);
 		}
 	}
+	/* each variant's bound (its profile's, rules/profile.c) and its times over it */
+	struct strbuf bd = STRBUF_INIT;
+	for (size_t v = 0; v < dm->nmv; v++) {
+		const json_t *pm = json_object_get(dag_result(run->dag, dm->mvs[v].profile), "meas");
+		double bound = rule_num(pm, "bound_ns_per_call");
+		if (!(bound > 0) || p->vr[v].unusable)
+			continue;
+		strbuf_addf(&bd, "| %s | %.3f | %.3f | %.2fx |", dm->mvs[v].variant->name, bound / 1000.0,
+			    rule_num(pm, "host_ns_per_call") / 1000.0, p->vr[v].base_ns / bound);
+		if (p->vr[v].passed)
+			strbuf_addf(&bd, " %.2fx |\n", p->vr[v].opt_ns / bound);
+		else
+			strbuf_addstr(&bd, " - |\n");
+	}
+	if (bd.len)
+		strbuf_addf(md, "\n## Bounds\n\nEach variant's time were its Triton kernels at the copy bandwidth or the "
+				"FP32 peak, whichever binds, and its vendor kernels and host at their measured times "
+				"(its profile); its baseline and optimized times over it.\n\n"
+				"| variant | bound (us) | of it, host (us) | baseline over bound | optimized over bound |\n"
+				"| --- | ---: | ---: | ---: | ---: |\n%s", bd.buf);
+	strbuf_release(&bd);
 	bool any = false;
 	for (size_t v = 0; v < dm->nmv; v++)
 		any |= dm->mvs[v].summary.baseline != GATE_BASE_UNCHECKED;

@@ -2,6 +2,7 @@
 #include "svg.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "../lang/spec.h"
@@ -84,72 +85,123 @@ void svg_bars(FILE *out, const char *title, const struct svg_bar *bars, size_t n
 #undef X
 }
 
-void svg_roofline(FILE *out, const char *title, const struct svg_point *pts, size_t n, double peak_gbps)
+/* "4.3 T", "250 G": a GFLOP/s figure for a tick */
+static void flops_label(FILE *out, double gflops)
 {
-	const int w = 760, h = 460, left = 70, right = 30, top = 40, bottom = 60;
-	double tmin = INFINITY, tmax = -INFINITY;
+	if (gflops >= 1000)
+		fprintf(out, "%g T", gflops / 1000);
+	else if (gflops >= 1)
+		fprintf(out, "%g G", gflops);
+	else
+		fprintf(out, "%g M", gflops * 1000);
+}
+
+static bool drawn(const struct svg_point *p)
+{
+	return p->intensity > 0 && p->gflops > 0 && isfinite(p->intensity) && isfinite(p->gflops);
+}
+
+void svg_roofline(FILE *out, const char *title, const struct svg_point *pts, size_t n, double copy_gbps,
+		  double peak_gflops)
+{
+	const int w = 760, h = 480, left = 80, right = 30, top = 40, bottom = 70;
+	bool mem = copy_gbps > 0 && isfinite(copy_gbps), comp = peak_gflops > 0 && isfinite(peak_gflops);
+	/* the axes' ranges in decades: every point, and the ridge (where the
+	 * roofs meet) with two decades of intensity either side of it */
+	double ilo = INFINITY, ihi = -INFINITY, glo = INFINITY, ghi = -INFINITY;
 	for (size_t i = 0; i < n; i++) {
-		if (!(pts[i].time_us > 0) || !(pts[i].gbps > 0))
+		if (!drawn(&pts[i]))
 			continue;
-		tmin = fmin(tmin, pts[i].time_us);
-		tmax = fmax(tmax, pts[i].time_us);
+		ilo = fmin(ilo, pts[i].intensity);
+		ihi = fmax(ihi, pts[i].intensity);
+		glo = fmin(glo, pts[i].gflops);
+		ghi = fmax(ghi, pts[i].gflops);
 	}
-	if (!isfinite(tmin)) {
-		tmin = 1;
-		tmax = 1000;
+	if (mem && comp) {
+		double ridge = peak_gflops / copy_gbps;
+		ilo = fmin(ilo, ridge / 100);
+		ihi = fmax(ihi, ridge * 10);
 	}
-	double lo = floor(log10(tmin)), hi = ceil(log10(tmax));
-	if (hi <= lo)
-		hi = lo + 1;
-	double ymax = peak_gbps > 0 ? peak_gbps * 1.15 : 5000;
-	for (size_t i = 0; i < n; i++)
-		if (pts[i].gbps * 1.05 > ymax)
-			ymax = pts[i].gbps * 1.05;
+	if (!isfinite(ilo)) {
+		ilo = 0.01;
+		ihi = 100;
+	}
+	if (mem)
+		glo = fmin(glo, copy_gbps * ilo);
+	if (comp)
+		ghi = fmax(ghi, peak_gflops);
+	if (!isfinite(glo)) {
+		glo = 1;
+		ghi = 1e5;
+	}
+	double xlo = floor(log10(ilo)), xhi = ceil(log10(ihi));
+	double ylo = floor(log10(glo)), yhi = ceil(log10(ghi * 1.2));
+	if (xhi <= xlo)
+		xhi = xlo + 1;
+	if (yhi <= ylo)
+		yhi = ylo + 1;
 	double pw = w - left - right, ph = h - top - bottom;
-#define PX(t) (left + (log10(t) - lo) / (hi - lo) * pw)
-#define PY(g) (top + ph - (g) / ymax * ph)
+#define PX(v) (left + (log10(v) - xlo) / (xhi - xlo) * pw)
+#define PY(v) (top + ph - (log10(v) - ylo) / (yhi - ylo) * ph)
 	head(out, w, h, title);
 	fprintf(out, "<rect x=\"%d\" y=\"%d\" width=\"%.0f\" height=\"%.0f\" fill=\"none\" stroke=\"#999\"/>\n",
 		left, top, pw, ph);
-	for (double d = lo; d <= hi + 1e-9; d += 1) {
-		double x = left + (d - lo) / (hi - lo) * pw;
-		fprintf(out, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%.0f\" stroke=\"#eee\"/>\n", x, top, x, top + ph);
-		fprintf(out, "<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\" fill=\"#555\">%g us</text>\n",
-			x, top + ph + 16, pow(10, d));
+	for (double d = xlo; d <= xhi + 1e-9; d += 1) {
+		double x = PX(pow(10, d));
+		fprintf(out, "<line x1=\"%.2f\" y1=\"%d\" x2=\"%.2f\" y2=\"%.0f\" stroke=\"#eee\"/>\n", x, top, x, top + ph);
+		fprintf(out, "<text class=\"tick-x\" data-value=\"%g\" x=\"%.2f\" y=\"%.0f\" text-anchor=\"middle\" "
+			     "fill=\"#555\">%g</text>\n", pow(10, d), x, top + ph + 16, pow(10, d));
 	}
-	double step = pow(10, floor(log10(ymax / 2)));
-	if (ymax / step > 10)
-		step *= 2;
-	for (double g = 0; g <= ymax; g += step) {
-		fprintf(out, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" stroke=\"#eee\"/>\n",
-			left, PY(g), left + pw, PY(g));
-		fprintf(out, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" fill=\"#555\">%.0f</text>\n",
-			left - 6, PY(g) + 4, g);
+	for (double d = ylo; d <= yhi + 1e-9; d += 1) {
+		double y = PY(pow(10, d));
+		fprintf(out, "<line x1=\"%d\" y1=\"%.2f\" x2=\"%.0f\" y2=\"%.2f\" stroke=\"#eee\"/>\n", left, y, left + pw, y);
+		fprintf(out, "<text class=\"tick-y\" data-value=\"%g\" x=\"%d\" y=\"%.2f\" text-anchor=\"end\" "
+			     "dominant-baseline=\"middle\" fill=\"#555\">", pow(10, d), left - 6, y);
+		flops_label(out, pow(10, d));
+		fputs("</text>\n", out);
 	}
-	fprintf(out, "<text transform=\"translate(16 %.0f) rotate(-90)\" text-anchor=\"middle\" fill=\"#555\">achieved GB/s</text>\n",
-		top + ph / 2);
-	if (peak_gbps > 0) {
-		fprintf(out, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" stroke=\"#c62828\" stroke-dasharray=\"6,3\"/>\n",
-			left, PY(peak_gbps), left + pw, PY(peak_gbps));
-		fprintf(out, "<text x=\"%d\" y=\"%.1f\" fill=\"#c62828\">copy bandwidth %.0f GB/s</text>\n",
-			left + 6, PY(peak_gbps) - 5, peak_gbps);
+	fprintf(out, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\" fill=\"#555\">arithmetic intensity "
+		     "(FLOP per byte, log scale)</text>\n", left + pw / 2, top + ph + 36);
+	fprintf(out, "<text transform=\"translate(18 %.0f) rotate(-90)\" text-anchor=\"middle\" fill=\"#555\">"
+		     "achieved FLOP/s (log scale)</text>\n", top + ph / 2);
+	double x0 = pow(10, xlo), x1 = pow(10, xhi), ymax = pow(10, yhi);
+	if (mem) {
+		/* FLOP/s = intensity x bandwidth, up to the peak (or the plot's top) */
+		double cap = comp ? peak_gflops : ymax;
+		double xa = fmax(x0, pow(10, ylo) / copy_gbps), xb = fmin(x1, cap / copy_gbps);
+		fprintf(out, "<line class=\"roof-memory\" data-gbps=\"%.6g\" x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" "
+			     "stroke=\"#c62828\" stroke-width=\"2\"/>\n", copy_gbps, PX(xa), PY(xa * copy_gbps), PX(xb),
+			PY(xb * copy_gbps));
+		fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" fill=\"#c62828\" transform=\"rotate(%.1f %.1f %.1f)\">copy bandwidth "
+			     "%.0f GB/s (measured)</text>\n",
+			PX(xa) + 8, PY(xa * copy_gbps) - 6,
+			-atan2(PY(xa * copy_gbps) - PY(xb * copy_gbps), PX(xb) - PX(xa)) * 45 / atan(1.0), PX(xa) + 8,
+			PY(xa * copy_gbps) - 6, copy_gbps);
+	}
+	if (comp) {
+		double xa = mem ? fmax(x0, peak_gflops / copy_gbps) : x0;
+		fprintf(out, "<line class=\"roof-compute\" data-gflops=\"%.6g\" x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" "
+			     "stroke=\"#c62828\" stroke-width=\"2\"/>\n", peak_gflops, PX(xa), PY(peak_gflops), PX(x1),
+			PY(peak_gflops));
+		fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" fill=\"#c62828\">FP32 peak %.1f TFLOP/s "
+			     "(measured)</text>\n", PX(x1) - 6, PY(peak_gflops) - 6, peak_gflops / 1000);
 	}
 	for (size_t i = 0; i < n; i++) {
-		if (!(pts[i].time_us > 0) || !(pts[i].gbps > 0))
+		if (!drawn(&pts[i]))
 			continue;
 		const char *c = pts[i].after ? "#2e7d32" : "#1565c0";
-		fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"%s\" fill-opacity=\"0.8\"><title>",
-			PX(pts[i].time_us), PY(pts[i].gbps), c);
+		fprintf(out, "<circle class=\"point %s\" data-intensity=\"%.6g\" data-gflops=\"%.6g\" cx=\"%.2f\" cy=\"%.2f\" "
+			     "r=\"4\" fill=\"%s\" fill-opacity=\"0.8\"><title>",
+			pts[i].after ? "after" : "before", pts[i].intensity, pts[i].gflops, PX(pts[i].intensity),
+			PY(pts[i].gflops), c);
 		esc(out, pts[i].label);
-		fprintf(out, ": %.1f us, %.0f GB/s%s</title></circle>\n", pts[i].time_us, pts[i].gbps,
+		fprintf(out, ": %.3g FLOP per byte, %.0f GFLOP/s%s</title></circle>\n", pts[i].intensity, pts[i].gflops,
 			pts[i].after ? " (optimized)" : "");
 	}
-	fprintf(out, "<circle cx=\"%d\" cy=\"%d\" r=\"4\" fill=\"#1565c0\"/><text x=\"%d\" y=\"%d\">baseline</text>\n",
-		left + 10, h - 16, left + 18, h - 12);
-	fprintf(out, "<circle cx=\"%d\" cy=\"%d\" r=\"4\" fill=\"#2e7d32\"/><text x=\"%d\" y=\"%d\">optimized</text>\n",
-		left + 100, h - 16, left + 108, h - 12);
-	fprintf(out, "<text x=\"%.0f\" y=\"%d\" text-anchor=\"middle\" fill=\"#555\">kernel time per call (log scale)</text>\n",
-		left + pw / 2, h - 32);
+	fprintf(out, "<circle cx=\"%d\" cy=\"%d\" r=\"4\" fill=\"#1565c0\"/><text x=\"%d\" y=\"%d\">before koptmake</text>\n",
+		left + 10, h - 12, left + 18, h - 8);
+	fprintf(out, "<circle cx=\"%d\" cy=\"%d\" r=\"4\" fill=\"#2e7d32\"/><text x=\"%d\" y=\"%d\">after</text>\n",
+		left + 150, h - 12, left + 158, h - 8);
 	fputs("</svg>\n", out);
 #undef PX
 #undef PY

@@ -1,6 +1,6 @@
 /* tests/unit/svg_test.c: the report's plots are well-formed SVG with the
- * expected marks (bars, geomean, points, the copy-bandwidth line), and names
- * are escaped. xmllint checks well-formedness when it is installed. Each
+ * expected marks (bars, geomean; the roofline's ticks, roofs and points,
+ * taken apart and read back through its log axes), and names are escaped. xmllint checks well-formedness when it is installed. Each
  * plot is also compared byte for byte with its reviewed copy in
  * tests/golden/svg/ (KOPT_GOLDEN_UPDATE=1 rewrites them: look at the plots
  * before committing). */
@@ -47,6 +47,54 @@ static void golden(const char *name, const char *buf)
 	free(want);
 }
 
+/* one axis from its decade ticks: two of them fix log10(value) = a + b * position */
+struct axis {
+	double a, b, lo, hi;
+};
+
+static double attr(const char *el, const char *name)
+{
+	char key[64];
+	snprintf(key, sizeof key, " %s=\"", name);
+	const char *end = strchr(el, '>');
+	const char *p = strstr(el, key);
+	return p && (!end || p < end) ? strtod(p + strlen(key), NULL) : NAN;
+}
+
+static int axis_read(const char *buf, const char *cls, const char *coord, struct axis *ax)
+{
+	char key[64];
+	snprintf(key, sizeof key, "class=\"%s\"", cls);
+	double v[64], pos[64];
+	int n = 0;
+	for (const char *p = buf; n < 64 && (p = strstr(p, key)); p++) {
+		v[n] = attr(p - 6, "data-value");
+		pos[n] = attr(p - 6, coord);
+		n++;
+	}
+	ax->lo = ax->hi = NAN;
+	if (n < 2)
+		return -1;
+	ax->b = (log10(v[n - 1]) - log10(v[0])) / (pos[n - 1] - pos[0]);
+	ax->a = log10(v[0]) - ax->b * pos[0];
+	ax->lo = v[0];
+	ax->hi = v[n - 1];
+	for (int i = 1; i < n; i++) /* decades, evenly spaced */
+		if (fabs(log10(v[i]) - log10(v[i - 1]) - 1) > 1e-9 || fabs(ax->a + ax->b * pos[i] - log10(v[i])) > 1e-3)
+			return -1;
+	return 0;
+}
+
+static double back(const struct axis *ax, double pos)
+{
+	return pow(10, ax->a + ax->b * pos);
+}
+
+static double rel(double a, double b)
+{
+	return fabs(a - b) / fabs(b);
+}
+
 int main(void)
 {
 	char *buf = NULL;
@@ -77,15 +125,48 @@ int main(void)
 
 	buf = NULL;
 	f = open_memstream(&buf, &len);
+	/* a pointwise kernel (0.25 FLOP per byte) at 3 TB/s, the same after
+	 * 1.3x; a compute-bound one (20 FLOP per byte) at 30 TFLOP/s; one
+	 * without FLOPs is not drawn */
 	struct svg_point pts[] = {
-		{ "triton_red_fused_avg_pool2d_0", 667.3, 1620, 0 }, { "triton_red_fused_avg_pool2d_0", 260.0, 4100, 1 },
-		{ "triton_per_fused_sum", 5.2, 800, 0 }, { "vendor", 10000, 0, 0 },
+		{ "triton_poi_fused<add>", 0.25, 750, 0 }, { "triton_poi_fused<add>", 0.25, 975, 1 },
+		{ "triton_tem_fused_mm", 20, 30000, 0 }, { "triton_red_no_flops", NAN, 0, 0 },
 	};
-	svg_roofline(f, "kernels", pts, 4, 4159);
+	svg_roofline(f, "kernels", pts, 4, 4000, 50000);
 	fclose(f);
-	TAP_IS_INT(tap_count(buf, "<circle cx="), 3 + 2, "roofline: one point per kernel with a bandwidth, plus the legend");
-	TAP_OK(strstr(buf, "copy bandwidth 4159 GB/s"), "roofline: the peak line is labelled");
-	TAP_OK(strstr(buf, "(optimized)"), "roofline: optimized points are marked");
+	TAP_OK(strncmp(buf, "<?xml", 5) == 0 && strstr(buf, "</svg>\n"), "roofline: a complete SVG document");
+	TAP_IS_INT(tap_count(buf, "<circle class=\"point "), 3, "roofline: one point per kernel with FLOPs and bytes");
+	TAP_IS_INT(tap_count(buf, "<circle class=\"point after\""), 1, "roofline: the optimized point is marked after");
+	TAP_OK(strstr(buf, "triton_poi_fused&lt;add&gt;") != NULL, "roofline: kernel names are escaped");
+	TAP_OK(strstr(buf, "copy bandwidth 4000 GB/s (measured)") && strstr(buf, "FP32 peak 50.0 TFLOP/s (measured)"),
+	       "roofline: both roofs are labelled as measured");
+	TAP_OK(strstr(buf, "arithmetic intensity (FLOP per byte, log scale)") && strstr(buf, "achieved FLOP/s (log scale)"),
+	       "roofline: the axes say what they are, both on log scales");
+	/* the plot taken apart: the ticks give each axis' log scale, and every
+	 * mark read back through them lands where its values say */
+	struct axis ax = { NAN, NAN, NAN, NAN }, ay = ax;
+	TAP_OK(axis_read(buf, "tick-x", "x", &ax) == 0 && axis_read(buf, "tick-y", "y", &ay) == 0,
+	       "roofline: decade ticks on both axes (x %g..%g, y %g..%g)", ax.lo, ax.hi, ay.lo, ay.hi);
+	TAP_OK(ax.lo <= 0.25 && ax.hi >= 20 && ax.lo <= 12.5 / 100 && ax.hi >= 125,
+	       "roofline: the intensity axis holds the points and the ridge (12.5 FLOP per byte) with room either side");
+	const char *mem = strstr(buf, "class=\"roof-memory\""), *comp = strstr(buf, "class=\"roof-compute\"");
+	TAP_OK(mem && comp && attr(mem, "data-gbps") == 4000 && attr(comp, "data-gflops") == 50000,
+	       "roofline: the roofs carry the measured copy bandwidth and FP32 peak");
+	double mx1 = back(&ax, attr(mem, "x1")), my1 = back(&ay, attr(mem, "y1"));
+	double mx2 = back(&ax, attr(mem, "x2")), my2 = back(&ay, attr(mem, "y2"));
+	TAP_OK(rel(my1, 4000 * mx1) < 1e-3 && rel(my2, 4000 * mx2) < 1e-3,
+	       "roofline: the memory roof read back is FLOP/s = 4000 GB/s x intensity (%.4g at %.4g, %.4g at %.4g)", my1, mx1,
+	       my2, mx2);
+	double cx1 = back(&ax, attr(comp, "x1")), cy1 = back(&ay, attr(comp, "y1")), cy2 = back(&ay, attr(comp, "y2"));
+	TAP_OK(rel(mx2, 12.5) < 1e-3 && rel(cx1, 12.5) < 1e-3 && rel(cy1, 50000) < 1e-3 && rel(cy2, 50000) < 1e-3,
+	       "roofline: the roofs meet at the ridge, 12.5 FLOP per byte, and the compute roof is flat at 50 TFLOP/s");
+	int good = 0;
+	for (const char *c = buf; (c = strstr(c, "<circle class=\"point ")); c++) {
+		double i = back(&ax, attr(c, "cx")), g = back(&ay, attr(c, "cy"));
+		if (rel(i, attr(c, "data-intensity")) < 1e-3 && rel(g, attr(c, "data-gflops")) < 1e-3)
+			good++;
+	}
+	TAP_IS_INT(good, 3, "roofline: every point read back through the axes lands at its intensity and FLOP/s");
 	golden("roofline.svg", buf);
 	x = fopen("svg_test_roofline.svg", "w");
 	if (x) {
