@@ -190,7 +190,7 @@ void svg_roofline(FILE *out, const char *title, const struct svg_point *pts, siz
 		if (!drawn(&pts[i]))
 			continue;
 		const char *c = pts[i].after ? "#2e7d32" : "#1565c0";
-		fprintf(out, "<circle class=\"point %s\" data-intensity=\"%.6g\" data-gflops=\"%.6g\" cx=\"%.2f\" cy=\"%.2f\" "
+		fprintf(out, "<circle class=\"point %s\" data-intensity=\"%.9g\" data-gflops=\"%.9g\" cx=\"%.2f\" cy=\"%.2f\" "
 			     "r=\"4\" fill=\"%s\" fill-opacity=\"0.8\"><title>",
 			pts[i].after ? "after" : "before", pts[i].intensity, pts[i].gflops, PX(pts[i].intensity),
 			PY(pts[i].gflops), c);

@@ -82,3 +82,6 @@ EXTRA_DIST += tests/e2e/figures.sh tests/e2e/keys.sh tests/e2e/hot.sh tests/e2e/
 check_PROGRAMS += tests/unit/space_test
 tests_unit_space_test_SOURCES = tests/unit/space_test.c tests/tap.h
 TESTS += tests/unit/space_test
+# bounds, leave-alone by the bound, the report's bound columns, roofline.svg
+TESTS += tests/e2e/roofline.sh
+EXTRA_DIST += tests/e2e/roofline.sh

@@ -84,8 +84,15 @@
  *                               gates) reads S: agrees (the default),
  *                               accurate, wrong or ill, for every variant or
  *                               only VARIANT's
+ *   # sim: flops OPS            each Triton kernel's source does OPS operations
+ *                               per element over 2^24 elements (the FLOPs
+ *                               koptmake counts in it: OPS x 2^24 a launch)
+ *   # sim: peak G               the profile's FP32 peak, G GFLOP/s (default
+ *                               50000; 0 sends none, as when it cannot be
+ *                               measured); the copy bandwidth is 4300 GB/s
  * Profile rows name ATen ops: aten._softmax for reductions, aten.add for
- * pointwise kernels.
+ * pointwise kernels, and the compile metadata of a kernel of 32 registers,
+ * no spills, no shared memory, its config's warps: occupancy 1.
  * A screen (one kernel's launch configs searched alone) answers with the
  * configs verify would pass, by the same speedups (screen()).
  * The simulator confines itself through the real worker's sandbox
@@ -241,12 +248,34 @@ static char *kname(const struct model *m, int i)
 	return s;
 }
 
+/* "# sim: flops OPS": OPS, else 0 */
+static int flops_ops(const struct model *m)
+{
+	const char *f = strstr(m->text, "# sim: flops ");
+	int ops = f ? atoi(f + 13) : 0;
+	return ops > 0 && ops <= 4096 ? ops : 0;
+}
+
 static char *ksource(const struct model *m, int i)
 {
 	char *n = kname(m, i), *s;
+	/* with "# sim: flops OPS", Inductor's numel line and OPS lines of math
+	 * per element: agents/roof.c counts OPS x 2^24 FLOPs a launch (a
+	 * reduction: 2^10 rows of its 2^14) */
+	int ops = flops_ops(m);
+	char *math = NULL;
+	size_t mlen = 0;
+	FILE *mf = open_memstream(&math, &mlen);
+	if (ops) {
+		fprintf(mf, "    xnumel = %d\n    tmp0 = tl.load(in_ptr0 + (x0), None)\n", is_red(m, i) ? 1024 : 16777216);
+		for (int k = 1; k <= ops; k++)
+			fprintf(mf, "    tmp%d = tmp%d * tmp0\n", k, k - 1);
+	}
+	fclose(mf);
 	asprintf(&s, "@triton.jit\ndef %s(in_ptr0, out_ptr0, xnumel, XBLOCK: tl.constexpr):\n"
-		     "    # simulated kernel %d of model %016llx\n%s    pass\n", n, i, (unsigned long long)m->h,
-		 is_red(m, i) ? "    r0_numel = 16384\n" : "");
+		     "    # simulated kernel %d of model %016llx\n%s%s    pass\n", n, i, (unsigned long long)m->h,
+		 is_red(m, i) ? "    r0_numel = 16384\n" : "", math);
+	free(math);
 	free(n);
 	return s;
 }
@@ -365,10 +394,13 @@ static json_t *profile(const struct model *m)
 			gbps = 0.98 * 4300.0;
 			bytes = gbps * ns;
 		}
-		json_array_append_new(ks, json_pack("{s:s, s:s, s:s, s:f, s:f, s:f, s:f, s:f, s:f, s:[s]}", "name", n,
-			"kind", "triton", "source_hash", hx, "launches_per_call", 1.0, "ns_per_call", ns,
+		json_t *cfg = kconfig(m, i);
+		json_array_append_new(ks, json_pack("{s:s, s:s, s:s, s:f, s:f, s:f, s:f, s:f, s:f, s:[s], s:i, s:i, s:O, s:i, s:f}",
+			"name", n, "kind", "triton", "source_hash", hx, "launches_per_call", 1.0, "ns_per_call", ns,
 			"share", ns / dev, "bytes", bytes, "achieved_gbps", gbps, "frac_peak", gbps / 4300.0,
-			"aten", is_red(m, i) ? "aten._softmax" : "aten.add"));
+			"aten", is_red(m, i) ? "aten._softmax" : "aten.add", "n_regs", 32, "n_spills", 0,
+			"num_warps", json_object_get(cfg, "num_warps"), "shared_bytes", 0, "occupancy", 1.0));
+		json_decref(cfg);
 		free(n);
 		free(src);
 	}
@@ -376,8 +408,11 @@ static json_t *profile(const struct model *m)
 		"sm90_xmma_gemm_f32f32_tn", "kind", "vendor", "source_hash", "launches_per_call", 1.0,
 		"ns_per_call", kernel_ns(m, -1), "share", kernel_ns(m, -1) / dev, "bytes", "achieved_gbps",
 		"frac_peak"));
-	json_t *r = json_pack("{s:i, s:f, s:f, s:f, s:o}", "calls", 20, "model_ns_per_call", model_ns(m),
-			      "device_ns_per_call", dev, "peak_copy_gbps", 4300.0, "kernels", ks);
+	const char *pk = strstr(m->text, "# sim: peak ");
+	double peak = pk ? atof(pk + 12) : 50000.0;
+	json_t *r = json_pack("{s:i, s:f, s:f, s:f, s:o, s:o}", "calls", 20, "model_ns_per_call", model_ns(m),
+			      "device_ns_per_call", dev, "peak_copy_gbps", 4300.0, "peak_fp32_gflops",
+			      peak > 0 ? json_real(peak) : json_null(), "kernels", ks);
 	const char *left = strstr(m->text, "# sim: cudnn-left ");
 	bool conv = strstr(m->text, "# sim: conv\n") != NULL;
 	if (conv || left) {
