@@ -34,6 +34,21 @@ def get(name):
     return replies.get(name, {}).get("reply", {})
 
 
+# the device's roofs: the copy bandwidth and the FP32 peak, measured once
+bw = get("reply-2-bandwidth.json")
+ok(bw.get("ok"), "bandwidth ok", bw.get("error"))
+roofs = bw.get("result", {})
+ok(isinstance(roofs.get("copy_gbps"), float) and 100 < roofs["copy_gbps"] < 20000,
+   "bandwidth: a copy bandwidth between 0.1 and 20 TB/s", roofs)
+fp = roofs.get("fp32_gflops")
+ok(isinstance(fp, float) and 1000 < fp < 200000, "bandwidth: an FP32 peak between 1 and 200 TFLOP/s (matmul, TF32 off)", roofs)
+if isinstance(fp, float) and "H200" in hello["env"].get("gpu", ""):
+    # the datasheet's 67 TFLOP/s; cuBLAS's SGEMM reaches most of it, TF32 would exceed it
+    ok(0.5 * 67000 < fp < 1.05 * 67000, "bandwidth: on an H200 the FP32 peak is 50-105% of the datasheet's 67 TFLOP/s", fp)
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "runtime", "python"))
+from kopt import kernels as K  # noqa: E402
+
 for cap, prof, label in (("reply-3-capture.json", "reply-4-profile.json", "softmax"),
                          ("reply-5-capture.json", "reply-6-profile.json", "convnet")):
     c, p = get(cap), get(prof)
@@ -53,6 +68,23 @@ for cap, prof, label in (("reply-3-capture.json", "reply-4-profile.json", "softm
        f"{label}: every Triton kernel has an achieved bandwidth")
     names = {k["name"] for k in c["result"]["kernels"]}
     ok(all(k["name"] in names for k in r["kernels"]), f"{label}: every profiled kernel is in the capture inventory")
+    ok(r.get("peak_fp32_gflops") == fp and r.get("peak_copy_gbps") == roofs.get("copy_gbps"),
+       f"{label}: the profile carries the roofs the bandwidth request measured", (r.get("peak_fp32_gflops"), fp))
+    # compile metadata, read from the compiled kernels (no compile)
+    warps = {k["name"]: (k.get("config") or {}).get("num_warps") for k in c["result"]["kernels"]}
+    meta = [(k["name"], k.get("n_regs"), k.get("n_spills"), k.get("num_warps"), k.get("shared_bytes"), k.get("occupancy"))
+            for k in tri]
+    ok(all(isinstance(x[1], int) and 0 < x[1] <= 255 for x in meta), f"{label}: every Triton kernel's registers (1..255)", meta)
+    ok(all(isinstance(x[2], int) and x[2] >= 0 for x in meta), f"{label}: every Triton kernel's spills (0 or more)", meta)
+    ok(all(x[3] == warps.get(x[0]) for x in meta), f"{label}: its warps are its launch config's", (meta, warps))
+    ok(all(isinstance(x[4], int) and x[4] >= 0 for x in meta), f"{label}: its shared memory per block", meta)
+    ok(all(isinstance(x[5], float) and 0 < x[5] <= 1 for x in meta), f"{label}: its occupancy in (0, 1]", meta)
+    if any(g in hello["env"].get("gpu", "") for g in ("H100", "H200")):
+        # Hopper's SM limits are kernels.py's defaults: the figure follows from the other four
+        ok(all(x[5] == K.occupancy(x[1], x[3], x[4]) for x in meta),
+           f"{label}: its occupancy follows from registers, warps and shared memory (Hopper's limits)", meta)
+    nonpt = [k for k in r["kernels"] if k["kind"] != "triton"]
+    ok(all("n_regs" not in k for k in nonpt), f"{label}: vendor and ATen rows carry no compile metadata")
     if label == "convnet":
         ok(any(k["kind"] == "vendor" for k in r["kernels"]), "convnet: cuDNN/cuBLAS kernels profiled as vendor")
 bad = get("reply-7-capture.json")
