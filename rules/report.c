@@ -398,9 +398,9 @@ static void report_init(struct report *rp, const char *target, size_t nmodels)
 	/* the title and the measurements' date go before it (report_head) */
 	strbuf_addstr(&rp->md, "Baseline: torch.compile with Inductor's defaults (the model's first variant). "
 			     "max-autotune: the model's variant in mode max-autotune-no-cudagraphs, where it has one.\n\n"
-			     "Bound: the model's time were its Triton kernels at the copy bandwidth or the FP32 peak, "
-			     "whichever binds, its vendor kernels and its host at their measured times (the lowest of "
-			     "its variants'; the Bounds section has each). Over bound: a time over that bound.\n\n"
+			     "Bound: the model's time if its Triton kernels ran at the copy bandwidth or the FP32 peak, "
+			     "whichever binds, and its vendor kernels and its host took their measured times (the lowest "
+			     "over its variants; the Bounds section has each). Over bound: a time over that bound.\n\n"
 			     "| model | variant | baseline (us) | max-autotune (us) | optimized (us) | speedup | vs max-autotune | verdict | candidates | GPU-minutes | bound (us) | optimized over bound | max-autotune over bound |\n"
 			     "| --- | --- | ---: | ---: | ---: | ---: | ---: | --- | --- | ---: | ---: | ---: | ---: |\n");
 }

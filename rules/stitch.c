@@ -729,8 +729,8 @@ static void model_md(struct rule_run *run, struct stitch_priv *p, const struct c
 			strbuf_addstr(&bd, " - |\n");
 	}
 	if (bd.len)
-		strbuf_addf(md, "\n## Bounds\n\nEach variant's time were its Triton kernels at the copy bandwidth or the "
-				"FP32 peak, whichever binds, and its vendor kernels and host at their measured times "
+		strbuf_addf(md, "\n## Bounds\n\nEach variant's time if its Triton kernels ran at the copy bandwidth or the "
+				"FP32 peak, whichever binds, and its vendor kernels and host took their measured times "
 				"(its profile); its baseline and optimized times over it.\n\n"
 				"| variant | bound (us) | of it, host (us) | baseline over bound | optimized over bound |\n"
 				"| --- | ---: | ---: | ---: | ---: |\n%s", bd.buf);

@@ -244,6 +244,18 @@ static void t_context(void)
 	       has(all.buf, "- compiled: 40 registers per thread, 16 spilled\n") &&
 	       has(all.buf, "- bound: memory (0.12 FLOP per byte, below the balance); at 64% of the copy bandwidth, at most 1.56x faster there"),
 	       "context: launch, compile metadata where sent, and the bound with how far from it");
+	TAP_OK(has(all.buf, "FP32 67.0 TFLOP/s (datasheet)"), "context: a peak not measured is the datasheet's, and says so");
+	p.peak_measured = true;
+	p.peak_tflops = 51.2;
+	p.occupancy = 0.75;
+	llm_prompt_context(&p, &cut);
+	TAP_OK(has(cut.buf, "FP32 51.2 TFLOP/s (measured); balance 12.2 FLOP per byte") &&
+	       has(cut.buf, "- compiled: 40 registers per thread, 16 spilled; occupancy 75% (resident warps of an SM's most)\n"),
+	       "context: the measured FP32 peak and the occupancy, where the worker sent them");
+	strbuf_reset(&cut);
+	p.peak_measured = false;
+	p.peak_tflops = 67;
+	p.occupancy = 0;
 	p.registers = 0;
 	llm_prompt_context(&p, &cut);
 	TAP_OK(!has(cut.buf, "- compiled:") && !has(cut.buf, "registers"), "context: no compile metadata sent, no line");
