@@ -742,8 +742,16 @@ static void profile_why(struct dag *d, struct dag_node *n, FILE *out)
 		fprintf(out, ", bound %.3f us (host %.3f us): %.2fx its bound", bound / 1000.0,
 			rule_num(me, "host_ns_per_call") / 1000.0, model / bound);
 	fputc('\n', out);
-	fprintf(out, "  roofs                  copy bandwidth %.0f GB/s, FP32 peak %.1f TFLOP/s\n",
-		rule_num(me, "peak_copy_gbps"), rule_num(me, "peak_fp32_gflops") / 1000.0);
+	double copy = rule_num(me, "peak_copy_gbps"), peak = rule_num(me, "peak_fp32_gflops");
+	fputs("  roofs                  copy bandwidth ", out);
+	if (isnan(copy))
+		fputs("unknown", out);
+	else
+		fprintf(out, "%.0f GB/s", copy);
+	if (isnan(peak))
+		fputs(", FP32 peak unknown\n", out);
+	else
+		fprintf(out, ", FP32 peak %.1f TFLOP/s\n", peak / 1000.0);
 	size_t i;
 	json_t *r;
 	json_array_foreach(json_object_get(me, "rows"), i, r) {

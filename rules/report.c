@@ -229,11 +229,13 @@ static void roofline_points(struct dag *d, const struct dag_node *s, const json_
 	json_t *row;
 	json_array_foreach(json_object_get(pm, "rows"), i, row) {
 		double ns = rule_num(row, "ns_per_call"), fl = rule_num(row, "flops"), by = rule_num(row, "bytes");
-		double l = rule_num(row, "launches_per_call"), f = rule_num(row, "frac_peak");
+		double l = rule_num(row, "launches_per_call"), f = rule_num(row, "frac_peak"), fb = rule_num(row, "frac_bound");
 		const char *name = json_string_value(json_object_get(row, "name"));
-		/* argument bytes over the copy bandwidth are not traffic
-		 * (agents/builtin/search.c, OVERSTATED): no point */
-		if (!name || !is_hot(mv, name) || !(ns > 0) || !(fl > 0) || !(by > 0) || (!isnan(f) && f > 1.05))
+		/* argument bytes over the copy bandwidth are not traffic, nor
+		 * FLOPs over the peak work (agents/builtin/search.c,
+		 * OVERSTATED): no point */
+		if (!name || !is_hot(mv, name) || !(ns > 0) || !(fl > 0) || !(by > 0) || (!isnan(f) && f > 1.05) ||
+		    (!isnan(fb) && fb > 1.05))
 			continue;
 		double gflops = fl * (l > 0 ? l : 1) / ns;
 		rp->pts = xgrow(rp->pts, &rp->ptscap, rp->npts + 2, sizeof *rp->pts);

@@ -301,6 +301,10 @@ int agent_builtin_analyze(const struct agent_kernel *k, char **why)
 		copy = gbps / frac;
 	if (flops > 0 && copy > 0 && k->peak_fp32_gflops > 0)
 		agent_bound(row, flops, copy, k->peak_fp32_gflops, &b);
+	/* FLOPs the time could not hold: the count took per-row lines for
+	 * per-element ones; the copy bandwidth alone decides */
+	if (b.binds && strcmp(b.binds, "compute") == 0 && b.frac > OVERSTATED)
+		b.frac = NAN;
 	if (!isnan(b.frac) && b.binds && strcmp(b.binds, "measured") != 0 && !isnan(b.intensity)) {
 		char *bp = bound_phrase(&b);
 		if (b.frac > OVERSTATED && strcmp(b.binds, "memory") == 0)

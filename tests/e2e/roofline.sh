@@ -16,6 +16,9 @@ mkdir models
 # heavy: 146 operations per element: compute-bound at 98% of its bound,
 # though at 31% of the copy bandwidth; light: 2 per element, memory-bound
 printf '# model heavy\n# sim: steady\n# sim: time 100000\n# sim: kernels 1\n# sim: host 0.25\n# sim: flops 146\n# sim: speedup 1.5\nimport torch\n' > models/heavy.py
+# over: 4000 per element, more than the time could hold at the peak: the
+# count overstates its FLOPs, so the copy bandwidth alone decides
+printf '# model over\n# sim: steady\n# sim: time 100000\n# sim: kernels 1\n# sim: host 0.25\n# sim: flops 4000\n# sim: speedup 1.5\nimport torch\n' > models/over.py
 printf '# model light\n# sim: steady\n# sim: time 100000\n# sim: kernels 1\n# sim: host 0.25\n# sim: flops 2\n# sim: speedup 1.5\n# sim: fast autotune 2\nimport torch\n' > models/light.py
 cat > test.kopt <<'SPEC'
 device sim { gpus = 1  timeout = 60s }
@@ -23,8 +26,9 @@ agents default { budget = 1  hot = 0.05  seed = 1  backend = builtin }
 gates strict { seeds = 5  atol = 1e-4  rtol = 1e-4  fp64_fallback = true  gamma = 1.03  repeats = 10  precision = strict }
 defaults { device = sim  agents = default  gates = strict }
 model heavy { source = "models/heavy.py" }
+model over { source = "models/over.py" }
 model light { source = "models/light.py"  variant default { }  variant autotune { mode = "max-autotune-no-cudagraphs" } }
-target all = [heavy, light]
+target all = [heavy, over, light]
 default all
 SPEC
 
@@ -55,7 +59,7 @@ eval "$(awk 'BEGIN {
 close() { awk -v a="$1" -v b="$2" 'BEGIN { d = a - b; if (d < 0) d = -d; s = b < 0 ? -b : b; exit !(a != "" && b != "" && d <= 1e-6 * s + 1e-9) }'; }
 
 # profile.json: each row's FLOPs and bound, what binds, the model's bound
-python3 - kopt-out/heavy/profile.json kopt-out/light/profile.json > got <<'EOF'
+python3 - kopt-out/heavy/profile.json kopt-out/light/profile.json kopt-out/over/profile.json > got <<'EOF'
 import json, sys
 for path in sys.argv[1:]:
     p = json.load(open(path))["profile"]
@@ -85,6 +89,11 @@ check "the profile keeps the measured peak and the compile metadata" \
 	"close '$(get light model peak_fp32_gflops)' 50000 && [ '$(get light triton n_regs)' = 32 ] && close '$(get light triton occupancy)' 1"
 check "profile.md has the bound line and columns" \
 	"grep -q '^Bound: 98.989 us (the kernels at their bounds, 73.989 us, and the host.s 25.000 us); the model.s time is 1.01x its bound' kopt-out/heavy/profile.md && grep -q '| FLOP/byte | bound (us) | binds | of bound | regs | spills | occupancy |' kopt-out/heavy/profile.md"
+
+check "over: FLOPs the time cannot hold: its bound is its time, $(get over triton frac_bound) times over" \
+	"[ '$(get over triton binds)' = compute ] && close '$(get over triton bound_ns)' 50000 && close '$(get over model bound_ns_per_call)' 100000"
+check "over: its kernel is not left alone, the copy bandwidth decides" \
+	"grep -q '^verify over' sim.log"
 
 # leave alone by the bound: heavy's kernel (31% of the copy bandwidth) gets
 # no candidate; light's (at 31% of its memory bound) does
@@ -151,5 +160,7 @@ lp=$(grep '^point before 0.5 ' svg | awk '{ print $4 }')
 la=$(grep '^point after 0.5 ' svg | awk '{ print $4 }')
 check "roofline.svg: heavy's kernel at 36.5 FLOP per byte, $heavy_gflops GFLOP/s ($pts)" "close '$hp' $heavy_gflops"
 check "roofline.svg: light's (its autotune variant, chosen) at 0.5, before and after its 1.5x winner" \
-	"close '$lp' $light_gflops && close '$la' $(awk "BEGIN { printf \"%.17g\", $light_gflops * 1.5 }") && [ \$(grep -c '^point' svg) -eq 3 ]"
+	"close '$lp' $light_gflops && close '$la' $(awk "BEGIN { printf \"%.17g\", $light_gflops * 1.5 }")"
+check "roofline.svg: no point for over's kernel, its FLOPs over the peak: three points in all" \
+	"! grep -q '^point [a-z]* 1000 ' svg && [ \$(grep -c '^point' svg) -eq 3 ]"
 echo "1..$n"
