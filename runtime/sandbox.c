@@ -476,6 +476,85 @@ static const char *env_or_home(char *buf, size_t n, const char *var, const char 
 	return buf;
 }
 
+#ifdef HAVE_LANDLOCK
+/* Landlock: writes only where a worker must write (sandbox_enter) */
+static int landlock_confine(struct sandbox_state *st)
+{
+	int abi = st->landlock_abi;
+	struct ll_attr attr = { fs_writes(abi), 0, 0 };
+	size_t size = sizeof attr.fs;
+	if (abi >= 4) {
+		attr.net = LANDLOCK_ACCESS_NET_BIND_TCP | LANDLOCK_ACCESS_NET_CONNECT_TCP;
+		size = offsetof(struct ll_attr, scoped);
+	}
+	if (abi >= 6) {
+		attr.scoped = 1ULL << 1; /* LANDLOCK_SCOPE_SIGNAL */
+		size = sizeof attr;
+	}
+	int rs = (int)syscall(SYS_landlock_create_ruleset, &attr, size, 0);
+	if (rs < 0) {
+		note(st, "cannot make a Landlock ruleset: %s", strerror(errno));
+		return -1;
+	}
+	char buf[PATH_MAX];
+	const char *writable[16];
+	int nw = 0;
+	writable[nw++] = st->scratch;
+	writable[nw++] = getenv("TORCHINDUCTOR_CACHE_DIR");
+	static char triton[PATH_MAX], nv[PATH_MAX], kc[PATH_MAX], tc[PATH_MAX];
+	const char *th = getenv("TRITON_HOME") && *getenv("TRITON_HOME") ? getenv("TRITON_HOME") : getenv("HOME");
+	if (th && *th) {
+		snprintf(triton, sizeof triton, "%s/.triton", th);
+		writable[nw++] = triton;
+	}
+	writable[nw++] = getenv("TRITON_CACHE_DIR");
+	if (env_or_home(nv, sizeof nv, "CUDA_CACHE_PATH", ".nv/ComputeCache"))
+		writable[nw++] = nv;
+	if (env_or_home(buf, sizeof buf, "XDG_CACHE_HOME", ".cache")) {
+		snprintf(kc, sizeof kc, "%.4000s/kopt", buf);
+		snprintf(tc, sizeof tc, "%.4000s/torch", buf);
+		writable[nw++] = kc;
+		writable[nw++] = tc;
+	}
+	uint64_t rights = fs_writes(abi);
+	int bad = 0;
+	for (int i = 0; i < nw; i++) {
+		if (!writable[i] || !*writable[i])
+			continue;
+		mkdirs(writable[i]); /* a cache folder that does not exist yet */
+		bad |= allow_path(rs, writable[i], rights) < 0;
+	}
+	bad |= allow_dev(rs, abi) < 0;
+	char self[64];
+	snprintf(self, sizeof self, "/proc/%ld", (long)getpid());
+	st->proc = proc_open();
+	bad |= allow_path(rs, st->proc ? "/proc" : self, file_writes(abi)) < 0;
+	if (!st->proc) {
+		setenv("TORCHINDUCTOR_COMPILE_THREADS", "1", 1);
+		note(st, "%s", "root, and /proc/sys cannot be made read-only: children of the worker "
+			       "cannot start CUDA (Inductor compiles in the worker; no memcheck)");
+	}
+	const char *more = getenv("KOPT_SANDBOX_WRITE");
+	for (const char *p = more; p && *p;) {
+		size_t n = strcspn(p, ":");
+		if (n && n < sizeof buf) {
+			memcpy(buf, p, n);
+			buf[n] = '\0';
+			bad |= allow_path(rs, buf, rights) < 0;
+		}
+		p += n + (p[n] == ':');
+	}
+	if (bad || syscall(SYS_landlock_restrict_self, rs, 0) < 0) {
+		note(st, "cannot apply the Landlock ruleset: %s", strerror(errno));
+		close(rs);
+		return -1;
+	}
+	close(rs);
+	st->fs = true;
+	return 0;
+}
+#endif
+
 int sandbox_enter(struct sandbox_state *st)
 {
 	memset(st, 0, sizeof *st);
@@ -534,79 +613,8 @@ int sandbox_enter(struct sandbox_state *st)
 	}
 
 #ifdef HAVE_LANDLOCK
-	if (st->landlock_abi > 0) {
-		int abi = st->landlock_abi;
-		struct ll_attr attr = { fs_writes(abi), 0, 0 };
-		size_t size = sizeof attr.fs;
-		if (abi >= 4) {
-			attr.net = LANDLOCK_ACCESS_NET_BIND_TCP | LANDLOCK_ACCESS_NET_CONNECT_TCP;
-			size = offsetof(struct ll_attr, scoped);
-		}
-		if (abi >= 6) {
-			attr.scoped = 1ULL << 1; /* LANDLOCK_SCOPE_SIGNAL */
-			size = sizeof attr;
-		}
-		int rs = (int)syscall(SYS_landlock_create_ruleset, &attr, size, 0);
-		if (rs < 0) {
-			note(st, "cannot make a Landlock ruleset: %s", strerror(errno));
-			return -1;
-		}
-		char buf[PATH_MAX];
-		const char *writable[16];
-		int nw = 0;
-		writable[nw++] = st->scratch;
-		writable[nw++] = getenv("TORCHINDUCTOR_CACHE_DIR");
-		static char triton[PATH_MAX], nv[PATH_MAX], kc[PATH_MAX], tc[PATH_MAX];
-		const char *th = getenv("TRITON_HOME") && *getenv("TRITON_HOME") ? getenv("TRITON_HOME") : getenv("HOME");
-		if (th && *th) {
-			snprintf(triton, sizeof triton, "%s/.triton", th);
-			writable[nw++] = triton;
-		}
-		writable[nw++] = getenv("TRITON_CACHE_DIR");
-		if (env_or_home(nv, sizeof nv, "CUDA_CACHE_PATH", ".nv/ComputeCache"))
-			writable[nw++] = nv;
-		if (env_or_home(buf, sizeof buf, "XDG_CACHE_HOME", ".cache")) {
-			snprintf(kc, sizeof kc, "%.4000s/kopt", buf);
-			snprintf(tc, sizeof tc, "%.4000s/torch", buf);
-			writable[nw++] = kc;
-			writable[nw++] = tc;
-		}
-		uint64_t rights = fs_writes(abi);
-		int bad = 0;
-		for (int i = 0; i < nw; i++) {
-			if (!writable[i] || !*writable[i])
-				continue;
-			mkdirs(writable[i]); /* a cache folder that does not exist yet */
-			bad |= allow_path(rs, writable[i], rights) < 0;
-		}
-		bad |= allow_dev(rs, abi) < 0;
-		char self[64];
-		snprintf(self, sizeof self, "/proc/%ld", (long)getpid());
-		st->proc = proc_open();
-		bad |= allow_path(rs, st->proc ? "/proc" : self, file_writes(abi)) < 0;
-		if (!st->proc) {
-			setenv("TORCHINDUCTOR_COMPILE_THREADS", "1", 1);
-			note(st, "%s", "root, and /proc/sys cannot be made read-only: children of the worker "
-				       "cannot start CUDA (Inductor compiles in the worker; no memcheck)");
-		}
-		const char *more = getenv("KOPT_SANDBOX_WRITE");
-		for (const char *p = more; p && *p;) {
-			size_t n = strcspn(p, ":");
-			if (n && n < sizeof buf) {
-				memcpy(buf, p, n);
-				buf[n] = '\0';
-				bad |= allow_path(rs, buf, rights) < 0;
-			}
-			p += n + (p[n] == ':');
-		}
-		if (bad || syscall(SYS_landlock_restrict_self, rs, 0) < 0) {
-			note(st, "cannot apply the Landlock ruleset: %s", strerror(errno));
-			close(rs);
-			return -1;
-		}
-		close(rs);
-		st->fs = true;
-	}
+	if (st->landlock_abi > 0 && landlock_confine(st) < 0)
+		return -1;
 #endif
 	if (!st->fs)
 		note(st, "%s", "this kernel has no Landlock: writes outside the scratch folder are not denied");
