@@ -128,6 +128,10 @@ def compile_problem(problem: Problem, variant: dict, reset: bool = True) -> Comp
     if reset:
         torch._dynamo.reset()
     torch.backends.cudnn.benchmark = bool(variant.get("cudnn_benchmark", False))
+    if problem.kind == "helion":
+        from . import helion
+
+        return helion.compile_problem(problem)
     if problem.kind == "triton":
         # a standalone Triton file is its own output code: nothing to compile
         c = Compiled(problem, variant, problem.fn)

@@ -1,4 +1,5 @@
-"""Loading problems: KernelBench-format models and standalone Triton kernels.
+"""Loading problems: KernelBench-format models, standalone Triton kernels
+and Helion kernel files (helion.py says their form).
 
 A KernelBench-format file defines ``Model`` (an nn.Module), ``get_inputs()``
 and ``get_init_inputs()``; both run with torch's default device set to the
@@ -75,7 +76,7 @@ RNG: dict = {}
 
 @dataclass
 class Problem:
-    kind: str                      # "torch" or "triton"
+    kind: str                      # "torch", "triton" or "helion"
     path: str
     module: Any
     fn: Callable                   # what is compiled (torch) or launched (triton)
@@ -113,6 +114,10 @@ class Problem:
 
 def load_problem(req: dict, seed: int) -> Problem:
     kind, path = req["kind"], req["path"]
+    if kind == "helion":
+        from . import helion
+
+        helion.import_helion()   # before the file's own import of it
     mod = load_module(path)
     digest = file_digest(path)
     if kind == "torch":
@@ -134,4 +139,8 @@ def load_problem(req: dict, seed: int) -> Problem:
             if not hasattr(mod, name):
                 raise AttributeError(f"{path} has no {name} (a standalone Triton file wants launch, reference, get_inputs)")
         return Problem("triton", path, mod, mod.launch, reference=mod.reference, digest=digest, seed=seed)
+    if kind == "helion":
+        from . import helion
+
+        return helion.load(path, mod, digest, seed)
     raise ValueError(f"{kind} problems are not supported by this runtime")

@@ -145,7 +145,7 @@ def rmse(ref: list, outs: list) -> float:
 
 def fp64_reference(c: Compiled, inputs):
     prob = c.problem
-    if prob.kind == "triton":
+    if prob.kind in ("triton", "helion"):
         return flat(prob.reference(*[x.double() if isinstance(x, torch.Tensor) and x.is_floating_point() else x for x in inputs]))
     tf32 = (torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32)
     torch.backends.cuda.matmul.allow_tf32 = False
@@ -175,6 +175,10 @@ class Swaps:
 
 
 def build_candidate(c: Compiled, kernel: str, cand: dict, tag: str):
+    if c.problem.kind == "helion":
+        from . import helion
+
+        return helion.candidate(c, kernel, cand)
     decl = next((d for d in c.decls if d.name == kernel), None)
     if decl is None:
         raise KeyError(f"no Triton kernel {kernel} in the output code")

@@ -40,6 +40,7 @@ from . import measure as M
 from . import state as ST
 from . import records as R
 from . import screen as SC
+from . import helion as H
 from . import vendor as VD
 from . import verify as V
 from .inductor import Compiled, compile_problem, graph_facts, record_kernel_args
@@ -184,6 +185,8 @@ def flusher() -> M.Flusher:
 
 
 def inventory(c: Compiled, names_seen: list[str], args: dict) -> list[dict]:
+    if c.problem.kind == "helion":
+        return H.inventory(c, names_seen, args)
     decls = {d.name: d for d in c.decls}
     objs = c.kernel_objects()
     out, seen = [], set()
@@ -202,6 +205,12 @@ def inventory(c: Compiled, names_seen: list[str], args: dict) -> list[dict]:
         out.append({"name": n, "kind": kind, "source_hash": None, "source": None,
                     "heuristic": None, "config": None, "args": []})
     return out
+
+
+def kernel_args(c: Compiled, inputs) -> dict:
+    if c.problem.kind == "helion":
+        return H.record_args(c, inputs)
+    return record_kernel_args(c, inputs)
 
 
 def op_ping(req):
@@ -240,7 +249,7 @@ def op_capture(req):
     c = get_compiled(req)
     inputs = c.problem.inputs(0)
     warm(c, inputs)
-    args = record_kernel_args(c, inputs)
+    args = kernel_args(c, inputs)
     M.need_cupti()
     M.drain()
     c.run(inputs)
@@ -265,7 +274,7 @@ def op_profile(req):
     room_for(c)
     inputs = c.problem.inputs(0)
     warm(c, inputs, int(req.get("warmup", 3)))
-    args = record_kernel_args(c, inputs)
+    args = kernel_args(c, inputs)
     n = int(req.get("calls", 20))
     calls = M.timed_calls([lambda: c.run(inputs)], n, flusher())[0]
     raw = [{"t0": x.t0, "t1": x.t1, "event_ns": x.event_ns, "records": x.records} for x in calls] if req.get("raw") else None
@@ -323,6 +332,20 @@ def op_profile(req):
     except Exception as exc:  # the vendor view is advice: a profile stands without it
         traceback.print_exc(file=sys.stderr)
         vendor = {"calls": [], "error": str(exc).splitlines()[0][:300] if str(exc) else repr(exc)}
+    phases["vendor_s"] = round(time.perf_counter() - t0, 3)
+    helion = None
+    if c.problem.kind == "helion":
+        # the baselines a Helion user would pick: the kernels' own configs,
+        # Helion's quick autotune and, asked for, its full effort
+        t0 = time.perf_counter()
+        try:
+            helion = H.baselines(c, req, flusher())
+        except Exception as exc:
+            if is_fatal(exc) or isinstance(exc, torch.cuda.OutOfMemoryError):
+                raise
+            traceback.print_exc(file=sys.stderr)
+            helion = {"kernels": [], "error": (str(exc).splitlines() or [repr(exc)])[0][:300]}
+        phases["helion_s"] = round(time.perf_counter() - t0, 3)
     return {
         "calls": n,
         "model_ns_per_call": M.median([x.event_ns for x in calls]),
@@ -335,7 +358,8 @@ def op_profile(req):
         **({"eager": eager} if eager else {}),
         **({"check": check} if check else {}),
         **({"facts": facts} if facts else {}),
-        "phases": {**phases, "vendor_s": round(time.perf_counter() - t0, 3)},
+        "phases": phases,
+        **({"helion": helion} if helion is not None else {}),
         **({"raw_calls": raw} if raw else {}),
     }
 
