@@ -32,6 +32,13 @@
  * Profiles cached before the eager and baseline lines existed lack them,
  * and before the facts line and LEFT, those.
  *
+ * A Helion kernel file's profile also holds its baselines (the worker's
+ * "helion": each kernel's own config, Helion's quick autotune and, with the
+ * agents' helion_full, its full effort, each timed and with its search's
+ * wall time); the quick autotune's config goes into the kernel's inventory
+ * entry as "helion_start", where the built-in agents start from
+ * (agents/builtin/helion.c), so it is part of the proposals' keys.
+ *
  * A variant whose compiled code is wrong or ill-conditioned gets no chain of
  * candidates: the candidates would be compared with a baseline that does not
  * compute the model (kopt(5), "The reference").
@@ -69,6 +76,9 @@ static int profile_key(struct dag *d, struct dag_node *n, struct hash_key *k, ch
 	hash_key_double(k, "param:rtol", g->rtol);
 	hash_key_double(k, "param:atol_half", g->atol_half);
 	hash_key_double(k, "param:rtol_half", g->rtol_half);
+	const struct kopt_model *m = rule_model_of(n)->spec;
+	if (m->kind == KOPT_MODEL_HELION)
+		hash_key_int(k, "param:helion_full", m->agents && m->agents->helion_full);
 	return 0;
 }
 
@@ -80,6 +90,8 @@ static int profile_start(struct rule_run *run)
 				 "variant", rule_variant_json(rule_mv_of(run->node)->variant),
 				 "seed", (json_int_t)(m->agents ? m->agents->seed : 0),
 				 "warmup", WARMUP, "calls", CALLS, "gates", rule_gates_json(m->gates));
+	if (m->kind == KOPT_MODEL_HELION)
+		json_object_set_new(run->request, "helion_full", json_boolean(m->agents && m->agents->helion_full));
 	return RULE_SEND;
 }
 
@@ -285,6 +297,76 @@ static double inventory(struct rule_run *run, json_t *res, json_t *inv, json_t *
 	return sum_ns;
 }
 
+/* each Helion kernel's quick-autotune config into its launched kernels'
+ * inventory entries and rows, as "helion_start" */
+static void helion_starts(const json_t *helion, json_t *inv, json_t *rows)
+{
+	size_t i, j, r;
+	json_t *hk, *nm, *e;
+	json_array_foreach(json_object_get(helion, "kernels"), i, hk) {
+		json_t *start = json_object_get(json_object_get(hk, "quick"), "config");
+		if (!json_is_object(start))
+			continue;
+		json_array_foreach(json_object_get(hk, "names"), j, nm) {
+			json_t *lists[2] = { inv, rows };
+			for (int l = 0; l < 2; l++)
+				json_array_foreach(lists[l], r, e)
+					if (json_is_string(nm) && json_equal(json_object_get(e, "name"), nm))
+						json_object_set(e, "helion_start", start);
+		}
+	}
+}
+
+/* a Helion baseline's cell: the time in us, or why there is none */
+static void helion_cell(struct strbuf *md, const json_t *b)
+{
+	const char *err = json_string_value(json_object_get(b, "error"));
+	if (err)
+		strbuf_addf(md, "failed: %s", err);
+	else
+		fmt_num(md, rule_num(b, "ns") / 1000.0, "%.3f");
+}
+
+/* profile.md's Helion section: per kernel, its own config's time, the
+ * autotuner's and the autotuner's wall time, and the line to paste */
+static void helion_md(struct strbuf *md, const json_t *helion)
+{
+	if (!helion)
+		return;
+	strbuf_addstr(md, "\n## Helion baselines\n\nEach Helion kernel at its own config (the decorator's, else Helion's "
+			  "default) and at the configs Helion's autotuner found, timed in the file's launch side by side; "
+			  "the autotuner's wall time beside.\n\n");
+	const char *err = json_string_value(json_object_get(helion, "error"));
+	if (err)
+		strbuf_addf(md, "The baselines could not run: %s\n", err);
+	strbuf_addstr(md, "| kernel | own config (us) | quick autotune (us) | quick wall (s) | full autotune (us) | full wall (s) |\n"
+			  "| --- | ---: | ---: | ---: | ---: | ---: |\n");
+	size_t i;
+	json_t *hk;
+	json_array_foreach(json_object_get(helion, "kernels"), i, hk) {
+		strbuf_addf(md, "| %s | ", json_string_value(json_object_get(hk, "kernel")));
+		helion_cell(md, json_object_get(hk, "default"));
+		strbuf_addstr(md, " | ");
+		helion_cell(md, json_object_get(hk, "quick"));
+		strbuf_addstr(md, " | ");
+		fmt_num(md, rule_num(json_object_get(hk, "quick"), "wall_s"), "%.1f");
+		strbuf_addstr(md, " | ");
+		if (json_object_get(hk, "full")) {
+			helion_cell(md, json_object_get(hk, "full"));
+			strbuf_addstr(md, " | ");
+			fmt_num(md, rule_num(json_object_get(hk, "full"), "wall_s"), "%.1f");
+		} else {
+			strbuf_addstr(md, "not run (agents: helion_full) | -");
+		}
+		strbuf_addstr(md, " |\n");
+	}
+	json_array_foreach(json_object_get(helion, "kernels"), i, hk) {
+		const char *dq = json_string_value(json_object_get(json_object_get(hk, "quick"), "decorator"));
+		if (dq)
+			strbuf_addf(md, "\nQuick autotune's config of %s:\n\n    %s\n", json_string_value(json_object_get(hk, "kernel")), dq);
+	}
+}
+
 /* the summary of an inventory, its rows and the measurements */
 static char *summary_of(const json_t *inv, const json_t *rows, const json_t *meas,
 			enum gate_baseline_status baseline, const char *why)
@@ -400,6 +482,7 @@ static void profile_md(struct strbuf *md, const struct dag_node *n, const json_t
 		strbuf_addf(md, "\n## Vendor calls\n\n%s", rule_vendor_header);
 		rule_vendor_rows(md, m->name, vcalls, g->gamma);
 	}
+	helion_md(md, json_object_get(meas, "helion"));
 }
 
 static int profile_reply(struct rule_run *run, json_t *res)
@@ -410,6 +493,7 @@ static int profile_reply(struct rule_run *run, json_t *res)
 	json_t *inv = json_array(), *rows = json_array();
 	double kbound_ns;
 	double sum_ns = inventory(run, res, inv, rows, &kbound_ns);
+	helion_starts(json_object_get(res, "helion"), inv, rows);
 	/* the compiled code against eager: decided here, kept in the stable
 	 * part (what follows from it must rerun when it changes) */
 	char why[GATE_REASON_MAX];
@@ -441,6 +525,8 @@ static int profile_reply(struct rule_run *run, json_t *res)
 		json_object_set(run->meas, "facts", json_object_get(res, "facts"));
 	if (json_object_get(res, "phases"))
 		json_object_set(run->meas, "phases", json_object_get(res, "phases"));
+	if (json_object_get(res, "helion"))
+		json_object_set(run->meas, "helion", json_object_get(res, "helion"));
 	rule_measured(run, rule_measured_at(res));
 	char *sum = summary_of(inv, rows, run->meas, bs, why);
 	run->summary = json_string(sum);

@@ -33,6 +33,9 @@
  *             bad block shape): the same change, halved, once; otherwise
  *             the failure is recorded and the search moves on.
  *
+ * A Helion kernel (heuristic "helion") is searched over its helion.Config
+ * instead (helion.c).
+ *
  * A proposal depends on: the kernel, the plan and the screen's configs
  * (candidate 0's), and in the tuner phase the best passing candidate so
  * far and the set tried.
@@ -42,6 +45,7 @@
 
 #include "../agent.h"
 #include "../memory.h"
+#include "helion.h"
 #include "persist.h"
 
 #include <math.h>
@@ -257,8 +261,15 @@ char *agent_builtin_features(const struct agent_kernel *k)
 			 b / 2 * 2);
 }
 
+static bool is_helion(const struct agent_kernel *k)
+{
+	return k->heuristic && strcmp(k->heuristic, "helion") == 0;
+}
+
 char *agent_builtin_shape(const json_t *config, const char *source)
 {
+	if (helion_is_config(config))
+		return helion_shape(config);
 	long long rn = reduction_numel(source);
 	struct strbuf sb = STRBUF_INIT;
 	for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
@@ -819,6 +830,8 @@ char *agent_builtin_digest(const struct agent_request *req)
 {
 	if (req->index == 0)
 		return xstrdup("");
+	if (is_helion(req->kernel))
+		return helion_digest(req);
 	const json_t *plan = plan_of(req);
 	int best = best_try(req);
 	struct strbuf sb = STRBUF_INIT;
@@ -860,6 +873,8 @@ int agent_builtin_propose(const struct agent_request *req, const char *memory_pa
 {
 	const struct agent_kernel *k = req->kernel;
 	char *why = NULL;
+	if (is_helion(k))
+		return helion_propose(req, memory_path, reply);
 	if (req->index == 0 && agent_builtin_analyze(k, &why)) {
 		reply->reason = why;
 		return 0;

@@ -1,0 +1,27 @@
+/*
+ * agents/builtin/helion.h: the built-in agents' moves over a Helion
+ * kernel's helion.Config (helion.c says which). Returned JSON and strings
+ * are new references or the caller's to free.
+ */
+#ifndef KOPT_HELION_H
+#define KOPT_HELION_H
+
+#include <jansson.h>
+#include <stdbool.h>
+
+#include "../agent.h"
+
+/* whether config is a helion.Config (it has block_sizes) */
+bool helion_is_config(const json_t *config);
+/* move applied to base, or NULL when it does not apply */
+json_t *helion_apply(const char *move, const json_t *base);
+/* the config in the long-term memory's terms: "block_sizes=64,128 num_warps=4 ..." */
+char *helion_shape(const json_t *config);
+/* the moves, ranked by the long-term memory; *why says what ranked them */
+json_t *helion_plan(const struct agent_kernel *k, const char *memory, const char *scope, char **why);
+/* agent_builtin_propose for a Helion kernel */
+int helion_propose(const struct agent_request *req, const char *memory, struct agent_reply *reply);
+/* agent_builtin_digest for a Helion kernel (index > 0) */
+char *helion_digest(const struct agent_request *req);
+
+#endif
