@@ -78,6 +78,10 @@ static int capture_reply(struct rule_run *run, json_t *res)
 				      "source_hash", json_object_get(kr, "source_hash") ? json_object_get(kr, "source_hash") : json_null(),
 				      "heuristic", json_object_get(kr, "heuristic") ? json_object_get(kr, "heuristic") : json_null(),
 				      "config", json_object_get(kr, "config") ? json_object_get(kr, "config") : json_null());
+		/* a Helion kernel's launched Triton kernel: the global name of
+		 * its @helion.kernel (the deployment's) */
+		if (json_is_string(json_object_get(kr, "helion_kernel")))
+			json_object_set(e, "helion_kernel", json_object_get(kr, "helion_kernel"));
 		json_t *src = json_object_get(kr, "source");
 		if (json_is_string(src)) {
 			kopt_hash sh;

@@ -280,7 +280,7 @@ static bool is_output(const char *n)
 {
 	static const char *const exact[] = { "profile.json", "profile.md", "substitutions.json",
 					     "output_code.py", "report.md", "report.json", "speedup.svg",
-					     "roofline.svg" };
+					     "roofline.svg", "helion.json" };
 	for (size_t i = 0; i < sizeof exact / sizeof *exact; i++)
 		if (strcmp(n, exact[i]) == 0)
 			return true;

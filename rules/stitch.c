@@ -2,7 +2,9 @@
  * rules/stitch.c: put the verified winners of a model together and check
  * the whole model (gates 3 and 4) in a worker, once per compile variant;
  * keep the best variant. Writes kopt-out/<model>/substitutions.json,
- * output_code.py and report.md.
+ * output_code.py and report.md, and for a Helion kernel file helion.json:
+ * per @helion.kernel, the winning helion.Config and the decorator line to
+ * paste (kopt.helion_config() reads it).
  *
  * Winners: per hot kernel, the passing candidate with the best measured
  * kernel speedup. When the stitched model fails, the winner with the
@@ -627,6 +629,110 @@ static void result(struct rule_run *run, struct stitch_priv *p, const struct cho
 		rule_measured(run, p->measured_at);
 }
 
+/* a Helion config value as a Python literal */
+static void py_literal(struct strbuf *sb, const json_t *v)
+{
+	size_t i;
+	json_t *e;
+	const char *k;
+	switch (json_typeof(v)) {
+	case JSON_TRUE: strbuf_addstr(sb, "True"); break;
+	case JSON_FALSE: strbuf_addstr(sb, "False"); break;
+	case JSON_NULL: strbuf_addstr(sb, "None"); break;
+	case JSON_INTEGER: strbuf_addf(sb, "%lld", (long long)json_integer_value(v)); break;
+	case JSON_REAL: strbuf_addf(sb, "%.17g", json_real_value(v)); break;
+	case JSON_STRING: {
+		char *t = json_dumps(v, JSON_ENCODE_ANY);
+		strbuf_addstr(sb, t ? t : "''");
+		free(t);
+		break;
+	}
+	case JSON_ARRAY:
+		strbuf_addch(sb, '[');
+		json_array_foreach(v, i, e) {
+			if (i)
+				strbuf_addstr(sb, ", ");
+			py_literal(sb, e);
+		}
+		strbuf_addch(sb, ']');
+		break;
+	case JSON_OBJECT:
+		strbuf_addch(sb, '{');
+		i = 0;
+		json_object_foreach((json_t *)v, k, e) {
+			json_t *ks = json_string(k);
+			strbuf_addstr(sb, i++ ? ", " : "");
+			py_literal(sb, ks);
+			strbuf_addstr(sb, ": ");
+			py_literal(sb, e);
+			json_decref(ks);
+		}
+		strbuf_addch(sb, '}');
+		break;
+	}
+}
+
+/* @helion.kernel(config=helion.Config(KEY=VALUE, ...)) */
+static void helion_decorator(struct strbuf *sb, const json_t *config)
+{
+	strbuf_addstr(sb, "@helion.kernel(config=helion.Config(");
+	const char *k;
+	json_t *v;
+	int first = 1;
+	json_object_foreach((json_t *)config, k, v) {
+		strbuf_addf(sb, "%s%s=", first ? "" : ", ", k);
+		py_literal(sb, v);
+		first = 0;
+	}
+	strbuf_addstr(sb, "))");
+}
+
+/* the global name of the @helion.kernel that launches Triton kernel name
+ * (the capture's inventory of mv), else name itself */
+static const char *helion_var(struct dag *d, const struct rule_mv *mv, const char *name)
+{
+	json_t *cap = dag_result(d, mv->capture);
+	size_t i;
+	json_t *e;
+	json_array_foreach(json_object_get(json_object_get(cap, "stable"), "kernels"), i, e)
+		if (name && json_is_string(json_object_get(e, "name")) &&
+		    strcmp(json_string_value(json_object_get(e, "name")), name) == 0)
+			return json_string_value(json_object_get(e, "helion_kernel"));
+	return name;
+}
+
+/* helion.json: per @helion.kernel of a Helion kernel file, its winning
+ * config, the line to paste and the kernel speedup; the kernels without a
+ * winner keep their own config and are not listed. 0 or -1 */
+static int write_helion(struct rule_run *run, const struct vres *b, bool optimized)
+{
+	struct rule_model *dm = rule_model_of(run->node);
+	json_t *ks = json_object();
+	size_t i;
+	json_t *w;
+	json_array_foreach(optimized ? b->winners : NULL, i, w) {
+		struct agent_candidate c;
+		if (agent_candidate_read(json_object_get(w, "proposal"), &c) < 0 || !json_is_object(c.config))
+			continue;
+		const char *tk = json_string_value(json_object_get(w, "kernel"));
+		const char *var = helion_var(run->dag, &dm->mvs[0], tk);
+		struct strbuf dec = STRBUF_INIT;
+		helion_decorator(&dec, c.config);
+		json_object_set_new(ks, var ? var : "?", json_pack("{s:O, s:s, s:s, s:O, s:s}", "config", c.config,
+			"decorator", dec.buf, "triton_kernel", tk ? tk : "", "speedup", json_object_get(w, "speedup"),
+			"strategy", c.strategy ? c.strategy : ""));
+		strbuf_release(&dec);
+	}
+	json_t *doc = json_pack("{s:s, s:o}", "model", dm->spec->name, "kernels", ks);
+	char *js = json_dumps(doc, JSON_INDENT(2) | JSON_SORT_KEYS);
+	json_decref(doc);
+	char *rel = xasprintf("%s/helion.json", rule_model_dir(dm->spec));
+	int r = rule_output(run, rel, js, strlen(js));
+	free(rel);
+	free(js);
+	return r;
+}
+
 /* substitutions.json: Inductor kernel source hash -> optimized source and
  * config, the format kopt.backend() reads (runtime/python/kopt/deploy.py);
  * output_code.py: the stitched code, or the baseline's. 0 or -1 */
@@ -673,6 +779,8 @@ static int write_code(struct rule_run *run, struct stitch_priv *p, const struct 
 	}
 	rel = xasprintf("%s/output_code.py", rule_model_dir(dm->spec));
 	if (rule_output(run, rel, code.buf, code.len) < 0)
+		r = -1;
+	if (dm->spec->kind == KOPT_MODEL_HELION && write_helion(run, b, ch->optimized && b->passed) < 0)
 		r = -1;
 	free(rel);
 	strbuf_release(&code);
@@ -757,6 +865,20 @@ static void model_md(struct rule_run *run, struct stitch_priv *p, const struct c
 			agent_candidate_read(json_object_get(w, "proposal"), &c);
 			strbuf_addf(md, "| %s | %s | %.3fx |\n", json_string_value(json_object_get(w, "kernel")),
 				    c.strategy ? c.strategy : "-", rule_num(w, "speedup"));
+		}
+	}
+	if (ch->optimized && dm->spec->kind == KOPT_MODEL_HELION) {
+		strbuf_addstr(md, "\n## Deployment\n\nPaste each line above its kernel in the file (or load "
+				  "`kopt.helion_config(\"kopt-out/MODEL\", \"NAME\")` from helion.json):\n\n");
+		json_array_foreach(b->winners, i, w) {
+			struct agent_candidate c;
+			if (agent_candidate_read(json_object_get(w, "proposal"), &c) < 0 || !json_is_object(c.config))
+				continue;
+			const char *tk = json_string_value(json_object_get(w, "kernel"));
+			const char *var = helion_var(run->dag, &dm->mvs[0], tk);
+			strbuf_addf(md, "    # %s (%s, %.3fx)\n    ", var ? var : "?", tk ? tk : "?", rule_num(w, "speedup"));
+			helion_decorator(md, c.config);
+			strbuf_addch(md, '\n');
 		}
 	}
 	strbuf_addstr(md, "\nVerdicts of all candidates:");

@@ -93,6 +93,14 @@
  * Profile rows name ATen ops: aten._softmax for reductions, aten.add for
  * pointwise kernels, and the compile metadata of a kernel of 32 registers,
  * no spills, no shared memory, its config's warps: occupancy 1.
+ * A Helion kernel file (model kind "helion") is simulated as kopt-worker's
+ * runtime/python/kopt/helion.py answers: kernel i is the @helion.kernel
+ * hk<i>, launching Triton kernel _helion_hk<i>, heuristic "helion", its
+ * config a helion.Config as JSON, no vendor kernel; the profile adds
+ * "helion", the baselines (own config, Helion's quick autotune and, with
+ * "helion_full" in the request, its full effort, each with a time and a
+ * simulated wall time); a verify of a candidate without block_sizes in its
+ * config fails gate 1 as "does not build", as the real one does.
  * A screen (one kernel's launch configs searched alone) answers with the
  * configs verify would pass, by the same speedups (screen()).
  * The simulator confines itself through the real worker's sandbox
@@ -157,6 +165,7 @@ struct model {
 	double w[64];      /* # sim: weights: the kernels' weights */
 	bool weighted;
 	char text[4096];   /* the model file's first bytes, for directives */
+	bool helion;       /* model kind "helion": a Helion kernel file */
 };
 
 static void out(json_t *msg)
@@ -176,7 +185,9 @@ static uint64_t h64(const char *s)
 static int load_model(json_t *req, struct model *m)
 {
 	const char *path = json_string_value(json_object_get(json_object_get(req, "model"), "path"));
+	const char *kind = json_string_value(json_object_get(json_object_get(req, "model"), "kind"));
 	memset(m, 0, sizeof *m);
+	m->helion = kind && strcmp(kind, "helion") == 0;
 	FILE *f = path ? fopen(path, "rb") : NULL;
 	if (!f)
 		return -1;
@@ -241,7 +252,9 @@ static bool is_red(const struct model *m, int i)
 static char *kname(const struct model *m, int i)
 {
 	char *s;
-	if (is_red(m, i))
+	if (m->helion)
+		asprintf(&s, "_helion_hk%d", i);
+	else if (is_red(m, i))
 		asprintf(&s, "triton_red_fused__softmax_%d", i);
 	else
 		asprintf(&s, "triton_poi_fused_add_mul_%d", i);
@@ -282,6 +295,9 @@ static char *ksource(const struct model *m, int i)
 
 static json_t *kconfig(const struct model *m, int i)
 {
+	if (m->helion)
+		return json_pack("{s:[i,i], s:i, s:i, s:s, s:s, s:[[i,i]]}", "block_sizes", 64, 32, "num_warps", 4,
+				 "num_stages", 2, "indexing", "pointer", "pid_type", "flat", "loop_orders", 0, 1);
 	if (is_red(m, i))
 		return json_pack("{s:i, s:i, s:i, s:i}", "XBLOCK", 1, "R0_BLOCK", 2048, "num_warps", 16, "num_stages", 1);
 	return json_pack("{s:i, s:i, s:i}", "XBLOCK", 1024, "num_warps", 4, "num_stages", 1);
@@ -344,7 +360,7 @@ static double weight(const struct model *m, int i)
 
 static double kernel_ns(const struct model *m, int i)
 {
-	double sum = weight(m, -1);
+	double sum = m->helion ? 0 : weight(m, -1);
 	for (int k = 0; k < m->nk; k++)
 		sum += weight(m, k);
 	/* the rest of a call is the host's: 5%, or "# sim: host F" */
@@ -362,22 +378,52 @@ static json_t *capture(const struct model *m, json_t *req)
 	for (int i = 0; i < m->nk; i++) {
 		char *n = kname(m, i), *src = ksource(m, i), hx[17];
 		snprintf(hx, sizeof hx, "%016llx", (unsigned long long)h64(src));
-		json_array_append_new(ks, json_pack("{s:s, s:s, s:s, s:s, s:s, s:o, s:[{s:[i,i], s:s, s:i, s:i}]}",
+		json_t *e = json_pack("{s:s, s:s, s:s, s:s, s:s, s:o, s:[{s:[i,i], s:s, s:i, s:i}]}",
 			"name", n, "kind", "triton", "source_hash", hx, "source", src,
-			"heuristic", is_red(m, i) ? "reduction" : "pointwise", "config", kconfig(m, i),
-			"args", "shape", 4096, 4096, "dtype", "float32", "numel", 16777216, "bytes", 67108864));
+			"heuristic", m->helion ? "helion" : is_red(m, i) ? "reduction" : "pointwise", "config", kconfig(m, i),
+			"args", "shape", 4096, 4096, "dtype", "float32", "numel", 16777216, "bytes", 67108864);
+		if (m->helion)
+			json_object_set_new(e, "helion_kernel", json_string(n + 8));
+		json_array_append_new(ks, e);
 		fprintf(cf, "%s\n", src);
 		free(n);
 		free(src);
 	}
-	json_array_append_new(ks, json_pack("{s:s, s:s, s:n}", "name", "sm90_xmma_gemm_f32f32_tn", "kind",
-					    "vendor", "source_hash"));
+	if (!m->helion)
+		json_array_append_new(ks, json_pack("{s:s, s:s, s:n}", "name", "sm90_xmma_gemm_f32f32_tn", "kind",
+						    "vendor", "source_hash"));
 	fprintf(cf, "def call(args):\n    pass\n");
 	fclose(cf);
 	json_t *r = json_pack("{s:s, s:f, s:[{s:[i,i], s:s}], s:o}", "output_code", code, "compile_s", 1.5,
 			      "inputs", "shape", 4096, 4096, "dtype", "float32", "kernels", ks);
 	free(code);
 	return r;
+}
+
+/* the profile's "helion": per kernel its own config's time, Helion's
+ * quick autotune's (a config with the first block doubled, 1.2x faster,
+ * 40 s of wall time) and with full, its full effort's (1.3x, 900 s) */
+static json_t *helion_baselines(const struct model *m, bool full)
+{
+	json_t *ks = json_array();
+	for (int i = 0; i < m->nk; i++) {
+		char *n = kname(m, i);
+		double ns = model_ns(m);
+		json_t *quick = kconfig(m, i);
+		json_array_set_new(json_object_get(quick, "block_sizes"), 0, json_integer(128));
+		json_t *row = json_pack("{s:s, s:[s], s:{s:o, s:f}, s:{s:o, s:f, s:f, s:s}}", "kernel", n + 8,
+			"names", n, "default", "config", kconfig(m, i), "ns", ns, "quick", "config", quick, "ns",
+			ns / 1.2, "wall_s", 40.0, "decorator", "@helion.kernel(config=helion.Config(...))");
+		if (full) {
+			json_t *fc = kconfig(m, i);
+			json_object_set_new(fc, "num_warps", json_integer(8));
+			json_object_set_new(row, "full", json_pack("{s:o, s:f, s:f}", "config", fc, "ns", ns / 1.3,
+								  "wall_s", 900.0));
+		}
+		json_array_append_new(ks, row);
+		free(n);
+	}
+	return json_pack("{s:o, s:[s]}", "kernels", ks, "efforts", "quick");
 }
 
 static json_t *profile(const struct model *m)
@@ -404,10 +450,11 @@ static json_t *profile(const struct model *m)
 		free(n);
 		free(src);
 	}
-	json_array_append_new(ks, json_pack("{s:s, s:s, s:n, s:f, s:f, s:f, s:n, s:n, s:n}", "name",
-		"sm90_xmma_gemm_f32f32_tn", "kind", "vendor", "source_hash", "launches_per_call", 1.0,
-		"ns_per_call", kernel_ns(m, -1), "share", kernel_ns(m, -1) / dev, "bytes", "achieved_gbps",
-		"frac_peak"));
+	if (!m->helion)
+		json_array_append_new(ks, json_pack("{s:s, s:s, s:n, s:f, s:f, s:f, s:n, s:n, s:n}", "name",
+			"sm90_xmma_gemm_f32f32_tn", "kind", "vendor", "source_hash", "launches_per_call", 1.0,
+			"ns_per_call", kernel_ns(m, -1), "share", kernel_ns(m, -1) / dev, "bytes", "achieved_gbps",
+			"frac_peak"));
 	const char *pk = strstr(m->text, "# sim: peak ");
 	double peak = pk ? atof(pk + 12) : 50000.0;
 	json_t *r = json_pack("{s:i, s:f, s:f, s:f, s:o, s:o}", "calls", 20, "model_ns_per_call", model_ns(m),
@@ -658,6 +705,11 @@ static json_t *verify(const struct model *m, json_t *req)
 		json_object_set_new(nums, "static", json_pack("{s:b, s:s}", "ok", 0, "reason", "imports os"));
 		return json_pack("{s:s, s:s, s:s, s:o}", "verdict", "fail", "gate", "static", "reason",
 				 "the candidate imports os", "numbers", nums);
+	}
+	if (m->helion && (src || !json_is_array(json_object_get(json_object_get(cand, "config"), "block_sizes")))) {
+		json_object_set_new(nums, "static", json_pack("{s:b, s:s}", "ok", 0, "reason",
+			"does not build: ValueError: a Helion kernel takes helion.Config candidates, not source"));
+		return json_pack("{s:o}", "numbers", nums);
 	}
 	json_object_set_new(nums, "static", json_pack("{s:b, s:s}", "ok", 1, "reason",
 						      src ? "same name and signature" : "config only"));
@@ -1176,8 +1228,11 @@ int main(void)
 		g_steady = strstr(m.text, "# sim: steady\n") != NULL;
 		if (strcmp(op, "capture") == 0)
 			res = capture(&m, req);
-		else if (strcmp(op, "profile") == 0)
+		else if (strcmp(op, "profile") == 0) {
 			res = profile(&m);
+			if (m.helion)
+				json_object_set_new(res, "helion", helion_baselines(&m, json_is_true(json_object_get(req, "helion_full"))));
+		}
 		if (res && strcmp(op, "profile") == 0 && json_is_object(json_object_get(req, "gates")))
 			json_object_set_new(res, "check", baseline_check(&m, req));
 		else if (strcmp(op, "verify") == 0)
