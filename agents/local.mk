@@ -7,3 +7,6 @@ TESTS += tests/unit/agents_test
 check_PROGRAMS += tests/unit/roof_test
 tests_unit_roof_test_SOURCES = tests/unit/roof_test.c tests/tap.h
 TESTS += tests/unit/roof_test
+check_PROGRAMS += tests/unit/helion_agents_test
+tests_unit_helion_agents_test_SOURCES = tests/unit/helion_agents_test.c tests/tap.h
+TESTS += tests/unit/helion_agents_test

@@ -8,6 +8,8 @@ EXTRA_DIST += examples/examples.kopt examples/README.md \
 	examples/models/row_sum.py examples/models/softmax.py \
 	examples/models/transformer_block.py \
 	examples/kernels/vadd.py examples/kernels/softmax_rows.py \
+	examples/helion/helion.kopt examples/helion/softmax.py \
+	examples/helion/layernorm.py examples/helion/matmul_epilogue.py \
 	examples/checks/baseline.kopt examples/checks/models/floor_div.py
 
 # the examples are well formed (parsed with Python's ast; no torch needed)

@@ -2,9 +2,12 @@
 # tests/examples.sh: the example problems are well formed, without torch:
 # every file parses; a model file has class Model with __init__ and forward,
 # get_inputs() and get_init_inputs(); a kernel file has a @triton.jit kernel,
-# launch(), reference() and get_inputs(); get_inputs() makes CPU tensors (no
-# .cuda(), no device=); every file is declared in examples.kopt and listed in
-# examples/local.mk. One TAP line per file.
+# launch(), reference() and get_inputs(); a Helion kernel file (helion/) has
+# a @helion.kernel function, reference() and get_inputs(), and launch()
+# where it has several kernels; get_inputs() makes CPU tensors (no .cuda(),
+# no device=, no .to(); a dtype= is allowed); every file is declared in
+# examples.kopt (helion/helion.kopt) and listed in examples/local.mk. One
+# TAP line per file.
 set -u
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
 PYTHON=${PYTHON:-python3}
@@ -18,7 +21,7 @@ import os
 import sys
 
 root = sys.argv[1]
-spec = open(os.path.join(root, "examples.kopt"), encoding="utf-8").read()
+specs = {"models": "examples.kopt", "kernels": "examples.kopt", "helion": "helion/helion.kopt"}
 mk = open(os.path.join(root, "local.mk"), encoding="utf-8").read()
 n = failed = 0
 
@@ -42,6 +45,12 @@ def problems(path, kind):
             methods = functions(model[0])
             out += [f"Model has no {m}" for m in ("__init__", "forward") if m not in methods]
         need = ("get_inputs", "get_init_inputs")
+    elif kind == "helion":
+        kern = [f for f in funcs.values()
+                if any(ast.unparse(d).startswith("helion.kernel") for d in f.decorator_list)]
+        if not kern:
+            out.append("no @helion.kernel function")
+        need = ("reference", "get_inputs") + (("launch",) if len(kern) > 1 else ())
     else:
         jit = [f for f in funcs.values()
                if any(ast.unparse(d).startswith("triton.jit") for d in f.decorator_list)]
@@ -54,14 +63,15 @@ def problems(path, kind):
         if ".cuda(" in body or "device=" in body or ".to(" in body:
             out.append("get_inputs() must make CPU tensors")
     rel = os.path.relpath(path, root)
-    if f'"{rel}"' not in spec:
-        out.append(f"not declared in examples.kopt")
+    spec = open(os.path.join(root, specs[kind]), encoding="utf-8").read()
+    if f'"{os.path.relpath(path, os.path.dirname(os.path.join(root, specs[kind])))}"' not in spec:
+        out.append(f"not declared in {specs[kind]}")
     if f"examples/{rel}" not in mk:
         out.append(f"not in EXTRA_DIST (examples/local.mk)")
     return out
 
 
-for kind in ("models", "kernels"):
+for kind in ("models", "kernels", "helion"):
     for name in sorted(os.listdir(os.path.join(root, kind))):
         if not name.endswith(".py"):
             continue

@@ -153,7 +153,21 @@ json_t *helion_apply(const char *move, const json_t *base)
 	return c;
 }
 
-/* "block_sizes=64,128 num_warps=4 num_stages=2 indexing=pointer pid_type=flat" */
+/* a scalar as the shape writes it: a string without its quotes */
+static void shape_scalar(struct strbuf *sb, const json_t *v)
+{
+	if (json_is_string(v)) {
+		strbuf_addstr(sb, json_string_value(v));
+		return;
+	}
+	char *t = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+	strbuf_addstr(sb, t ? t : "?");
+	free(t);
+}
+
+/* "block_sizes=64,128 num_warps=4 num_stages=2 indexing=pointer pid_type=flat
+ * loop_orders=[[0,1]]": a list of scalars comma-separated, a nested list as
+ * JSON */
 char *helion_shape(const json_t *config)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -162,17 +176,22 @@ char *helion_shape(const json_t *config)
 		json_t *v = json_object_get(config, keys[k]);
 		if (!v)
 			continue;
-		char *t = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
-		/* [64,128] -> 64,128; "pointer" -> pointer */
-		size_t n = t ? strlen(t) : 0;
-		const char *s = t ? t : "";
-		if (n >= 2 && ((s[0] == '[' && s[n - 1] == ']' && json_is_array(v) && !json_is_array(json_array_get(v, 0))) ||
-			       s[0] == '"')) {
-			s++;
-			n -= 2;
+		strbuf_addf(&sb, "%s%s=", sb.len ? " " : "", keys[k]);
+		if (json_is_array(v) && !json_is_array(json_array_get(v, 0))) {
+			size_t i;
+			json_t *e;
+			json_array_foreach(v, i, e) {
+				if (i)
+					strbuf_addch(&sb, ',');
+				shape_scalar(&sb, e);
+			}
+		} else if (json_is_array(v)) {
+			char *t = json_dumps(v, JSON_COMPACT);
+			strbuf_addstr(&sb, t ? t : "?");
+			free(t);
+		} else {
+			shape_scalar(&sb, v);
 		}
-		strbuf_addf(&sb, "%s%s=%.*s", sb.len ? " " : "", keys[k], (int)n, s);
-		free(t);
 	}
 	return strbuf_detach(&sb);
 }

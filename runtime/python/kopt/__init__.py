@@ -10,8 +10,9 @@ through torch's `torch_dynamo_backends` entry point):
 
     torch.compile(model, backend="kopt", options={"dir": "kopt-out/mymodel"})
 
-(KOPT_DEPLOY_DIR=kopt-out/mymodel stands for options={"dir": ...}). Importing
-kopt imports no torch.
+(KOPT_DEPLOY_DIR=kopt-out/mymodel stands for options={"dir": ...}). For a
+Helion kernel file, kopt.helion_config() reads the config koptmake chose.
+Importing kopt imports no torch.
 """
 
 import os
@@ -27,6 +28,26 @@ def backend(outdir: str, **options):
     from .deploy import make_backend
 
     return make_backend(outdir, **options)
+
+
+def helion_config(outdir: str, name: str):
+    """The helion.Config koptmake chose for the @helion.kernel `name` of a
+    Helion kernel file (OUTDIR/helion.json), or None where none beat the
+    kernel's own config (keep that one then: with config=None and no
+    configs, Helion autotunes on the first call):
+
+        @helion.kernel(config=kopt.helion_config("kopt-out/softmax", "softmax"))
+
+    Imports helion."""
+    import json
+
+    with open(os.path.join(outdir, "helion.json"), encoding="utf-8") as f:
+        entry = (json.load(f).get("kernels") or {}).get(name)
+    if entry is None:
+        return None
+    import helion
+
+    return helion.Config(**entry["config"])
 
 
 # the backends made for backend="kopt", one per table and options: the

@@ -1,0 +1,146 @@
+/*
+ * tests/unit/helion_agents_test.c: the built-in agents on a Helion kernel
+ * (agents/builtin/helion.c), with no worker: each move changes the keys it
+ * names and no other, moves out of range do not apply, the shape the
+ * long-term memory files, candidate 0 from the quick autotune's config or
+ * from the plan, no candidate twice, and no candidate for a kernel whose
+ * config is not a helion.Config.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../agents/agent.h"
+#include "../../agents/builtin/helion.h"
+#include "../tap.h"
+
+static json_t *J(const char *t)
+{
+	json_t *j = json_loads(t, 0, NULL);
+	if (!j) {
+		fprintf(stderr, "bad JSON %s\n", t);
+		exit(2);
+	}
+	return j;
+}
+
+/* whether move on base gives want (NULL: does not apply) */
+static int moves_to(const char *move, const char *base, const char *want)
+{
+	json_t *b = J(base), *got = helion_apply(move, b);
+	json_t *w = want ? J(want) : NULL;
+	int ok = want ? got && json_equal(got, w) : got == NULL;
+	if (!ok) {
+		char *t = got ? json_dumps(got, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+		printf("# %s on %s gave %s\n", move, base, t ? t : "NULL");
+		free(t);
+	}
+	json_decref(b);
+	json_decref(got);
+	json_decref(w);
+	return ok;
+}
+
+int main(void)
+{
+	struct kopt_agents cfg;
+	memset(&cfg, 0, sizeof cfg);
+	cfg.budget = 16;
+	cfg.seed = 1;
+	const char *c = "{\"block_sizes\":[64,32],\"num_warps\":4,\"num_stages\":2,\"indexing\":[\"pointer\",\"pointer\"],"
+			"\"pid_type\":\"flat\",\"loop_orders\":[[0,1]]}";
+	TAP_OK(moves_to("b1-down", c, "{\"block_sizes\":[64,16],\"num_warps\":4,\"num_stages\":2,\"indexing\":[\"pointer\",\"pointer\"],"
+			"\"pid_type\":\"flat\",\"loop_orders\":[[0,1]]}"), "b1-down halves the second block and nothing else");
+	TAP_OK(moves_to("b0-up-warps-up", c, "{\"block_sizes\":[128,32],\"num_warps\":8,\"num_stages\":2,\"indexing\":[\"pointer\",\"pointer\"],"
+			"\"pid_type\":\"flat\",\"loop_orders\":[[0,1]]}"), "b0-up-warps-up doubles both");
+	TAP_OK(moves_to("b2-up", c, NULL), "a block the config does not have: the move does not apply");
+	TAP_OK(moves_to("warps-up", "{\"block_sizes\":[1],\"num_warps\":32}", NULL), "warps-up stops at 32");
+	TAP_OK(moves_to("stages-down", "{\"block_sizes\":[1],\"num_stages\":1}", NULL), "stages-down stops at 1");
+	TAP_OK(moves_to("stages-up", "{\"block_sizes\":[1]}", "{\"block_sizes\":[1],\"num_stages\":2}"),
+	       "stages-up from an absent num_stages (1)");
+	TAP_OK(moves_to("indexing-block_ptr", c, "{\"block_sizes\":[64,32],\"num_warps\":4,\"num_stages\":2,"
+			"\"indexing\":[\"block_ptr\",\"block_ptr\"],\"pid_type\":\"flat\",\"loop_orders\":[[0,1]]}"),
+	       "indexing-block_ptr sets every entry of a list");
+	TAP_OK(moves_to("indexing-pointer", c, NULL), "an indexing move that changes nothing does not apply");
+	TAP_OK(moves_to("indexing-pointer", "{\"block_sizes\":[1]}", NULL), "nor one on a config without indexing");
+	TAP_OK(moves_to("pid-persistent_blocked", c, "{\"block_sizes\":[64,32],\"num_warps\":4,\"num_stages\":2,"
+			"\"indexing\":[\"pointer\",\"pointer\"],\"pid_type\":\"persistent_blocked\",\"loop_orders\":[[0,1]]}"),
+	       "pid-persistent_blocked sets pid_type");
+	TAP_OK(moves_to("loop-swap", c, "{\"block_sizes\":[64,32],\"num_warps\":4,\"num_stages\":2,\"indexing\":[\"pointer\",\"pointer\"],"
+			"\"pid_type\":\"flat\",\"loop_orders\":[[1,0]]}"), "loop-swap swaps the first loop order's dimensions");
+	TAP_OK(moves_to("loop-swap", "{\"block_sizes\":[8],\"loop_orders\":[[0]]}", NULL), "... and needs two of them");
+	TAP_OK(moves_to("warps-up", "{\"XBLOCK\":64,\"num_warps\":4}", NULL), "a Triton launch config is no helion.Config");
+
+	json_t *cj = J(c);
+	char *shape = helion_shape(cj);
+	TAP_OK(strcmp(shape, "block_sizes=64,32 num_warps=4 num_stages=2 indexing=pointer,pointer pid_type=flat "
+			     "loop_orders=[[0,1]]") == 0, "the shape the long-term memory files: %s", shape);
+	free(shape);
+	char *bshape = agent_builtin_shape(cj, NULL);
+	TAP_OK(strstr(bshape, "block_sizes=64,32 ") == bshape, "agent_builtin_shape gives a helion.Config's shape");
+	free(bshape);
+
+	/* candidate 0: the quick autotune's config, else the plan's first move */
+	json_t *row = J("{\"ns_per_call\":500000,\"share\":1.0,\"frac_peak\":0.5,"
+			"\"helion_start\":{\"block_sizes\":[8,32],\"num_warps\":8,\"num_stages\":2}}");
+	struct agent_kernel k = { "softmax", "_helion_softmax", "helion", NULL, cj, row, NULL, NULL, 0 };
+	struct agent_request rq = { &k, &cfg, 0, NULL, 0, NULL, "test.kopt", NULL };
+	struct agent_reply rp;
+	TAP_OK(agent_propose(&rq, &rp) == 0 && rp.candidate &&
+	       json_equal(json_object_get(rp.candidate, "config"), json_object_get(row, "helion_start")) &&
+	       strcmp(json_string_value(json_object_get(rp.candidate, "name")), "helion-quick") == 0,
+	       "candidate 0 is the quick autotune's config where the profile has one");
+	agent_reply_release(&rp);
+	json_object_del(row, "helion_start");
+	TAP_OK(agent_propose(&rq, &rp) == 0 && rp.candidate && json_is_array(json_object_get(rp.candidate, "plan")) &&
+	       json_integer_value(json_array_get(json_object_get(json_object_get(rp.candidate, "config"), "block_sizes"), 0)) == 128,
+	       "without one, the plan's first move (b0-up) from the kernel's own config");
+	agent_reply_release(&rp);
+
+	/* twelve candidates, all failing: twelve distinct helion.Configs */
+	struct agent_try traj[12];
+	json_t *cands[12] = { 0 };
+	int n = 0, distinct = 1;
+	for (int i = 0; i < 12; i++) {
+		struct agent_request r = { &k, &cfg, i, traj, (size_t)i, NULL, "test.kopt", NULL };
+		if (agent_propose(&r, &rp) < 0 || !rp.candidate)
+			break;
+		cands[i] = rp.candidate;
+		free(rp.reason);
+		traj[i] = (struct agent_try){ .index = i, .candidate = cands[i], .verdict = "fail", .gate = "perf",
+					      .reason = "slower", .speedup = 0.9 };
+		for (int j = 0; j < i; j++)
+			distinct &= !json_equal(json_object_get(cands[j], "config"), json_object_get(cands[i], "config"));
+		distinct &= helion_is_config(json_object_get(cands[i], "config")) &&
+			    !json_equal(json_object_get(cands[i], "config"), cj);
+		n++;
+	}
+	TAP_OK(n == 12 && distinct, "12 candidates, each a new helion.Config (got %d)", n);
+	/* a pass: the next candidate moves from it */
+	traj[3].verdict = "pass";
+	traj[3].speedup = 1.2;
+	struct agent_request r = { &k, &cfg, 12, traj, 12, NULL, "test.kopt", NULL };
+	char *d1 = agent_context_digest(&r);
+	TAP_OK(agent_propose(&r, &rp) == 0 && rp.candidate && strstr(json_string_value(json_object_get(rp.candidate, "strategy")), "from the best so far"),
+	       "after a pass, the tuner moves from the best so far");
+	agent_reply_release(&rp);
+	traj[3].verdict = "fail";
+	char *d2 = agent_context_digest(&r);
+	TAP_OK(strcmp(d1, d2) != 0, "the context digest changes with the best passing candidate");
+	free(d1);
+	free(d2);
+	for (int i = 0; i < n; i++)
+		json_decref(cands[i]);
+
+	json_t *tc = J("{\"XBLOCK\":64,\"num_warps\":4}");
+	k.config = tc;
+	rq.kernel = &k;
+	TAP_OK(agent_propose(&rq, &rp) == 0 && !rp.candidate && rp.reason && strstr(rp.reason, "without its config"),
+	       "a Helion kernel without a helion.Config gets no candidate, and says why");
+	agent_reply_release(&rp);
+	json_decref(tc);
+	json_decref(cj);
+	json_decref(row);
+	return tap_done();
+}
