@@ -10,7 +10,8 @@ EXTRA_DIST += tests/runtime/run.sh tests/runtime/test_runtime.py tests/runtime/i
 	tests/gpu/acceptance.sh tests/gpu/cost.py tests/gpu/baseline.sh tests/gpu/space.sh tests/gpu/cudagraphs.py tests/gpu/manifest.py tests/gpu/record-modules.py \
 	tests/gpu/models/small_softmax.py tests/gpu/models/small_convnet.py \
 	tests/gpu/models/small_triton.py tests/gpu/models/bad_import.py \
-	tests/gpu/sandbox.sh tests/gpu/models/escape_socket.py tests/gpu/models/escape_write.py
+	tests/gpu/sandbox.sh tests/gpu/models/escape_socket.py tests/gpu/models/escape_write.py \
+	tests/gpu/helion.sh
 # GPU tests: make check-gpu on a machine with an NVIDIA GPU (tests/gpu/run.sh)
 noinst_PROGRAMS += tests/gpu/gate-decide
 tests_gpu_gate_decide_SOURCES = tests/gpu/gate-decide.c

@@ -31,4 +31,6 @@ if [ -n "${KOPT_DEPLOY_SPEC:-}" ]; then
 	echo "# the deployment's first-call check: a broken kernel in $KOPT_DEPLOY_SPEC's ${KOPT_DEPLOY_MODEL:-softmax}"
 	python3 "$here/deploy_check.py" "$KOPT_DEPLOY_SPEC" "${KOPT_DEPLOY_MODEL:-softmax}" || status=1
 fi
+echo "# Helion kernels (examples/helion) built by koptmake; needs helion (KOPT_HELION_PATH)"
+bash "$here/helion.sh" "${KOPTMAKE:-$PWD/koptmake}" "$out/helion" || status=1
 exit $status
