@@ -42,7 +42,7 @@ const char *const sandbox_env_keep[] = {
 	"TMPDIR", "XDG_CACHE_HOME", "LD_LIBRARY_PATH",
 	"CUDA_*", "NVIDIA_*", "CUBLAS_*", "CUBLASLT_*", "CUDNN_*",
 	"PYTHON*", "VIRTUAL_ENV", "CONDA_PREFIX",
-	"TORCH*", "PYTORCH_*", "TRITON_*", "KOPT_*",
+	"TORCH*", "PYTORCH_*", "TRITON_*", "HELION_*", "KOPT_*",
 	"OMP_*", "MKL_*", "SLURM_*", "PMI_*", "PMIX_*",
 	"ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS",
 	NULL,

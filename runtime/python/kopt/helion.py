@@ -93,9 +93,17 @@ def own_config(k):
 
 
 def settings_of(k, **changes):
+    """A copy of k's settings with changes: the autotuner's effort, whether
+    a given config is autotuned anyway."""
     import copy
+    import dataclasses
 
-    s = copy.copy(k.settings)
+    try:
+        s = copy.copy(k.settings)
+    except Exception:  # a Settings that does not copy: made anew from its fields
+        helion = import_helion()
+        s = helion.Settings(**{f.name: getattr(k.settings, f.name)
+                               for f in dataclasses.fields(k.settings) if f.init})
     for name, value in changes.items():
         setattr(s, name, value)
     return s
