@@ -99,8 +99,10 @@
  * config a helion.Config as JSON, no vendor kernel; the profile adds
  * "helion", the baselines (own config, Helion's quick autotune and, with
  * "helion_full" in the request, its full effort, each with a time and a
- * simulated wall time); a verify of a candidate without block_sizes in its
- * config fails gate 1 as "does not build", as the real one does.
+ * simulated wall time); a verify of a config-only candidate without
+ * block_sizes in its config fails gate 1 as "does not build", as the real
+ * one does (a source candidate, an edit of the generated Triton, is
+ * verified as any).
  * A screen (one kernel's launch configs searched alone) answers with the
  * configs verify would pass, by the same speedups (screen()).
  * The simulator confines itself through the real worker's sandbox
@@ -706,9 +708,9 @@ static json_t *verify(const struct model *m, json_t *req)
 		return json_pack("{s:s, s:s, s:s, s:o}", "verdict", "fail", "gate", "static", "reason",
 				 "the candidate imports os", "numbers", nums);
 	}
-	if (m->helion && (src || !json_is_array(json_object_get(json_object_get(cand, "config"), "block_sizes")))) {
+	if (m->helion && !src && !json_is_array(json_object_get(json_object_get(cand, "config"), "block_sizes"))) {
 		json_object_set_new(nums, "static", json_pack("{s:b, s:s}", "ok", 0, "reason",
-			"does not build: ValueError: a Helion kernel takes helion.Config candidates, not source"));
+			"does not build: ValueError: a Helion candidate needs a helion.Config or an edit of the generated code"));
 		return json_pack("{s:o}", "numbers", nums);
 	}
 	json_object_set_new(nums, "static", json_pack("{s:b, s:s}", "ok", 1, "reason",

@@ -6,7 +6,9 @@ defines, as module globals:
 - one or more ``@helion.kernel`` functions: what the agents tune. A
   candidate is a ``helion.Config`` for one of them (a dict of its keys:
   block_sizes, num_warps, num_stages, loop_orders, indexing, pid_type,
-  range_*...), never a change of the Python around them;
+  range_*...), or an edit of the Triton code Helion generates for the
+  config in use (what no config expresses); never a change of the Python
+  around them;
 - ``reference(*inputs)``: the same result in plain PyTorch (the
   correctness gate's float64 reference runs it on float64 copies);
 - ``get_inputs()``: the inputs, as in KernelBench files;
@@ -243,21 +245,45 @@ def record_args(c: HelionCompiled, inputs) -> dict:
     return {d.name: seen.get(d.var, []) for d in c.decls}
 
 
+def spliced(code: str, source: str) -> str:
+    """The generated module code with the top-level functions source
+    defines (the @triton.jit kernels an edit rewrote) put in place of the
+    ones of the same names; source itself where it is a whole module (it
+    defines every function code does)."""
+    import ast
+
+    mod, new = ast.parse(code), ast.parse(source)
+    defs = {n.name: n for n in new.body if isinstance(n, ast.FunctionDef)}
+    names = {n.name for n in mod.body if isinstance(n, ast.FunctionDef)}
+    if names and names <= set(defs):
+        return source
+    unknown = set(defs) - names
+    if not defs or unknown:
+        raise ValueError(f"the edit defines no function of the generated code ({', '.join(sorted(unknown)) or 'none'})")
+    mod.body = [defs.get(n.name, n) if isinstance(n, ast.FunctionDef) else n for n in mod.body]
+    return ast.unparse(mod)
+
+
 def candidate(c: HelionCompiled, kernel: str, cand: dict):
-    """(decl, Kernel) for a candidate of the Triton kernel named kernel: its
-    Helion kernel with the candidate's config pinned, for K.Swap on the
-    module global."""
+    """(decl, callable) for a candidate of the Triton kernel named kernel,
+    for K.Swap on the module global: a config alone is its Helion kernel
+    with that config pinned; a source is an edit of the generated Triton
+    code (what a helion.Config cannot express), loaded as a module whose
+    host function, of the kernel's signature, takes the kernel's place."""
     decl = next((d for d in c.decls if d.name == kernel), None)
     if decl is None:
         raise KeyError(f"no Helion kernel launches {kernel}")
+    k = c.kernels[decl.var]
     if cand.get("source"):
-        raise ValueError("a Helion kernel takes helion.Config candidates, not source")
+        from torch._inductor.codecache import PyCodeCache
+
+        mod = PyCodeCache.load(spliced(c.codes[decl.var], cand["source"]))
+        return decl, getattr(mod, k.name)
     cfg = cand.get("config")
     if not isinstance(cfg, dict):
-        raise ValueError("a Helion candidate needs a config")
+        raise ValueError("a Helion candidate needs a helion.Config or an edit of the generated code")
     helion = import_helion()
-    obj = pinned(c.kernels[decl.var], helion.Config(**cfg))
-    return decl, obj
+    return decl, pinned(k, helion.Config(**cfg))
 
 
 def _time(c: HelionCompiled, swaps: list[dict], inputs, flush, n: int) -> list[float]:
