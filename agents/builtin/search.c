@@ -245,13 +245,17 @@ static long long reduction_numel(const char *src)
  * heuristic, looped or flat, the reduction's length (bucket of 4x, where
  * the source gives it) and the bytes (bucket of 4x). Lessons do not carry
  * across reduction lengths (DESIGN-NOTES.md, "Lessons are filed by the
- * reduction's length too").
+ * reduction's length too"). A Helion kernel's: "helion", its number of
+ * block sizes and the bytes ("helion/2d/b28").
  */
 char *agent_builtin_features(const struct agent_kernel *k)
 {
 	double bytes = json_number_value(json_object_get(k->profile_row, "bytes"));
 	int b = bytes > 0 ? (int)floor(log2(bytes)) : 0;
 	const json_t *c = k->config;
+	/* a Helion kernel: by how many tiled dimensions its config has */
+	if (helion_is_config(c))
+		return xasprintf("helion/%zud/b%d", json_array_size(json_object_get(c, "block_sizes")), b / 2 * 2);
 	json_t *r = json_object_get(c, "R0_BLOCK");
 	long long rn = reduction_numel(k->source);
 	char rbuf[24] = "";

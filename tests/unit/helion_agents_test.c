@@ -80,6 +80,12 @@ int main(void)
 	char *bshape = agent_builtin_shape(cj, NULL);
 	TAP_OK(strstr(bshape, "block_sizes=64,32 ") == bshape, "agent_builtin_shape gives a helion.Config's shape");
 	free(bshape);
+	json_t *frow = J("{\"bytes\":268435456}");
+	struct agent_kernel fk = { "softmax", "_helion_softmax", "helion", NULL, cj, frow, NULL, NULL, 0 };
+	char *feat = agent_builtin_features(&fk);
+	TAP_OK(strcmp(feat, "helion/2d/b28") == 0, "a Helion kernel's feature class: its block sizes and bytes (%s)", feat);
+	free(feat);
+	json_decref(frow);
 
 	/* candidate 0: the quick autotune's config, else the plan's first move */
 	json_t *row = J("{\"ns_per_call\":500000,\"share\":1.0,\"frac_peak\":0.5,"
