@@ -114,7 +114,7 @@ _TL_ATTRS = {
     "sum", "max", "min", "argmax", "argmin", "reduce", "xor_sum", "associative_scan", "cumsum",
     "cumprod", "sort", "histogram", "dot", "dot_scaled",
     # math
-    "maximum", "minimum", "clamp", "abs", "exp", "exp2", "log", "log2", "sqrt", "sqrt_rn", "rsqrt",
+    "maximum", "minimum", "clamp", "abs", "exp", "exp2", "log", "log2", "sqrt", "sqrt_rn", "rsqrt", "cast",
     "sin", "cos", "erf", "floor", "ceil", "fma", "fdiv", "div_rn", "umulhi", "sigmoid", "softmax",
     "math", "extra", "PropagateNan",
     # random numbers
@@ -1268,6 +1268,50 @@ def report(candidate: str, original: str) -> dict:
     noun = "kernel" if len(orig_kernels) == 1 else "kernels"
     reason = f"{noun} {names} keep{'s' if len(orig_kernels) == 1 else ''} name, signature and decorators"
     return {"ok": True, "reason": reason, "memcheck": checker.memcheck}
+
+
+def _helion_host(node: ast.stmt, aliases: _Aliases) -> bool:
+    """Whether a top-level statement of Helion's generated module is its
+    host code (what the gate does not judge, and an edit must not change):
+    the host function, and the imports of torch, helion and __future__ it
+    needs."""
+    if isinstance(node, ast.FunctionDef):
+        return not _is_jit(node, aliases)
+    if isinstance(node, ast.Import):
+        return all(a.name.split(".")[0] in ("torch", "helion") for a in node.names)
+    if isinstance(node, ast.ImportFrom):
+        return (node.module or "").split(".")[0] in ("helion", "__future__")
+    return False
+
+
+def helion_sources(candidate: str, generated: str) -> tuple[str, str]:
+    """Gate 1 for an edit of the Triton module Helion generated: the
+    module's host code (the host function that launches the kernels, and
+    its torch and helion imports) is Helion's and must come back unchanged,
+    statement for statement; the rest (the @triton.jit kernels, their
+    constants and Triton imports) is what check() judges, as for any
+    kernel. Returns (candidate, original) without the host code. Reject
+    when the edit changes it."""
+    cand, gen = _parse(candidate, "candidate"), _parse(generated, "original")
+    ac, ag = _Aliases(cand), _Aliases(gen)
+    host_c = [ast.dump(n) for n in cand.body if _helion_host(n, ac)]
+    host_g = [ast.dump(n) for n in gen.body if _helion_host(n, ag)]
+    if host_c != host_g:
+        raise Reject("a Helion edit changes only the @triton.jit kernels: its host code (the launching "
+                     "function and the torch and helion imports) differs from Helion's")
+
+    def rest(m: ast.Module, al: _Aliases) -> str:
+        return ast.unparse(ast.Module(body=[n for n in m.body if not _helion_host(n, al)], type_ignores=[]))
+    return rest(cand, ac), rest(gen, ag)
+
+
+def report_helion(candidate: str, generated: str) -> dict:
+    """report() for an edit of Helion's generated module (helion_sources)."""
+    try:
+        cand, orig = helion_sources(candidate, generated)
+    except Reject as e:
+        return {"ok": False, "reason": str(e), "memcheck": []}
+    return report(cand, orig)
 
 
 def check(candidate: str, original: str) -> tuple[bool, str]:

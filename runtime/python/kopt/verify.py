@@ -462,7 +462,8 @@ def static_check(c: Compiled, kernel: str, cand: dict, req: dict) -> dict:
     from . import memcheck, static_gate
 
     decl = next((d for d in c.decls if d.name == kernel), None)
-    r = static_gate.report(cand["source"], decl.source if decl else "")
+    gate = static_gate.report_helion if c.problem.kind == "helion" else static_gate.report
+    r = gate(cand["source"], decl.source if decl else "")
     out = {"ok": bool(r["ok"]), "reason": str(r["reason"])}
     if r["ok"] and r["memcheck"]:
         m = memcheck.run(req, kernel, cand, r["memcheck"])
