@@ -230,47 +230,176 @@ static const char *sev_name(enum kopt_severity s)
 	}
 }
 
-void kopt_diag_print_src(FILE *out, const struct kopt_diag *d, const char *src, size_t srclen)
+/* A source file's text and where its lines start (built on first use). */
+struct kopt_diag_src {
+	char *path;
+	struct strbuf text;
+	int ok;              /* read */
+	size_t *lines;       /* byte offset of each line's start */
+	size_t nlines;
+};
+
+static void index_lines(struct kopt_diag_src *s)
+{
+	size_t cap = 0;
+	s->lines = xgrow(NULL, &cap, 1, sizeof *s->lines);
+	s->lines[s->nlines++] = 0;
+	for (const char *p = s->text.buf, *end = s->text.buf + s->text.len;
+	     (p = memchr(p, '\n', (size_t)(end - p))) != NULL;) {
+		p++;
+		s->lines = xgrow(s->lines, &cap, s->nlines + 1, sizeof *s->lines);
+		s->lines[s->nlines++] = (size_t)(p - s->text.buf);
+	}
+}
+
+static int utf8_tail(const char *p)
+{
+	return ((unsigned char)*p & 0xc0) == 0x80;
+}
+
+/* the diagnostic d, its line (p .. e) cut around the column, into sb */
+static void format_diag(struct strbuf *sb, const struct kopt_diag *d, const char *p, const char *e)
 {
 	const struct kopt_loc *l = &d->loc;
 	if (l->file && l->line > 0)
-		fprintf(out, "%s:%d:%d: %s: %s\n", l->file, l->line, l->col, sev_name(d->severity), d->message);
+		strbuf_addf(sb, "%s:%d:%d: %s: %s\n", l->file, l->line, l->col, sev_name(d->severity), d->message);
 	else if (l->file)
-		fprintf(out, "%s: %s: %s\n", l->file, sev_name(d->severity), d->message);
+		strbuf_addf(sb, "%s: %s: %s\n", l->file, sev_name(d->severity), d->message);
 	else
-		fprintf(out, "%s: %s: %s\n", kopt_progname, sev_name(d->severity), d->message);
-	if (!src || l->line <= 0)
+		strbuf_addf(sb, "%s: %s: %s\n", kopt_progname, sev_name(d->severity), d->message);
+	if (!p)
 		return;
-	/* find the line */
-	const char *p = src, *end = src + srclen;
-	for (int ln = 1; ln < l->line && p < end; p++)
-		if (*p == '\n')
-			ln++;
-	if (p >= end && l->line > 1)
-		return;
-	const char *e = p;
-	while (e < end && *e != '\n')
-		e++;
-	fprintf(out, "%.*s\n", (int)(e - p), p);
-	int col = l->col > 0 ? l->col : 1;
-	int width = 1;
-	if (l->end_line == l->line && l->end_col >= col)
-		width = l->end_col - col + 1;
-	for (int i = 1; i < col; i++)
-		fputc(p + i - 1 < e && p[i - 1] == '\t' ? '\t' : ' ', out);
-	fputc('^', out);
-	for (int i = 1; i < width; i++)
-		fputc('~', out);
-	fputc('\n', out);
+	size_t len = (size_t)(e - p);
+	size_t col = l->col > 0 ? (size_t)l->col - 1 : 0; /* bytes before the caret */
+	size_t width = 1;
+	if (l->end_line == l->line && l->end_col > l->col)
+		width = (size_t)(l->end_col - l->col) + 1;
+	/* the window: KOPT_DIAG_WIDTH bytes, the column in the middle, never
+	 * splitting a UTF-8 character */
+	size_t from = 0, to = len;
+	if (len > KOPT_DIAG_WIDTH) {
+		from = col > KOPT_DIAG_WIDTH / 2 ? col - KOPT_DIAG_WIDTH / 2 : 0;
+		if (from > len - KOPT_DIAG_WIDTH)
+			from = len - KOPT_DIAG_WIDTH;
+		to = from + KOPT_DIAG_WIDTH;
+		while (from > 0 && from < len && utf8_tail(p + from))
+			from--;
+		while (to < len && utf8_tail(p + to))
+			to--;
+	}
+	if (from)
+		strbuf_addstr(sb, "...");
+	const char *nul = memchr(p + from, '\0', to - from); /* the line shows up to a NUL */
+	strbuf_add(sb, p + from, nul ? (size_t)(nul - (p + from)) : to - from);
+	if (to < len)
+		strbuf_addstr(sb, "...");
+	strbuf_addch(sb, '\n');
+	if (from)
+		strbuf_addstr(sb, "   ");
+	for (size_t i = from; i < col; i++)
+		strbuf_addch(sb, i < len && p[i] == '\t' ? '\t' : ' ');
+	strbuf_addch(sb, '^');
+	size_t stop = col + width;
+	if (to < len && stop > to)
+		stop = to; /* the span's part inside the window */
+	for (size_t i = col + 1; i < stop; i++)
+		strbuf_addch(sb, '~');
+	strbuf_addch(sb, '\n');
+}
+
+/* writes the formatted diagnostic in one go */
+static void put_diag(FILE *out, const struct strbuf *sb)
+{
+	fwrite(sb->buf, 1, sb->len, out);
+	fflush(out);
+}
+
+void kopt_diag_print_src(FILE *out, const struct kopt_diag *d, const char *src, size_t srclen)
+{
+	const struct kopt_loc *l = &d->loc;
+	const char *p = NULL, *e = NULL;
+	if (src && l->line > 0) {
+		const char *end = src + srclen;
+		p = src;
+		for (int ln = 1; ln < l->line && p; ln++) {
+			p = memchr(p, '\n', (size_t)(end - p));
+			if (p)
+				p++;
+		}
+		if (p && p >= end && l->line > 1)
+			p = NULL;
+		if (p) {
+			e = memchr(p, '\n', (size_t)(end - p));
+			if (!e)
+				e = end;
+		}
+	}
+	struct strbuf sb = STRBUF_INIT;
+	format_diag(&sb, d, p, e);
+	put_diag(out, &sb);
+	strbuf_release(&sb);
+}
+
+void kopt_diag_printer_init(struct kopt_diag_printer *pr, FILE *out)
+{
+	memset(pr, 0, sizeof *pr);
+	pr->out = out ? out : stderr;
+}
+
+static struct kopt_diag_src *diag_src(struct kopt_diag_printer *pr, const char *path)
+{
+	for (size_t i = 0; i < pr->nsrcs; i++)
+		if (strcmp(pr->srcs[i].path, path) == 0)
+			return &pr->srcs[i];
+	pr->srcs = xgrow(pr->srcs, &pr->cap, pr->nsrcs + 1, sizeof *pr->srcs);
+	struct kopt_diag_src *s = &pr->srcs[pr->nsrcs++];
+	memset(s, 0, sizeof *s);
+	s->path = xstrdup(path);
+	strbuf_init(&s->text);
+	s->ok = strbuf_read_file(&s->text, path) == 0;
+	if (s->ok)
+		index_lines(s);
+	return s;
+}
+
+void kopt_diag_printer_print(void *ctx, const struct kopt_diag *d)
+{
+	struct kopt_diag_printer *pr = ctx;
+	const struct kopt_loc *l = &d->loc;
+	const char *p = NULL, *e = NULL;
+	if (l->file && l->line > 0) {
+		struct kopt_diag_src *s = diag_src(pr, l->file);
+		size_t ln = (size_t)l->line - 1;
+		/* a last line without its newline is a line; the end of a file
+		 * that ends in one is not */
+		if (s->ok && ln < s->nlines && (ln == 0 || s->lines[ln] < s->text.len)) {
+			p = s->text.buf + s->lines[ln];
+			e = ln + 1 < s->nlines ? s->text.buf + s->lines[ln + 1] - 1 : s->text.buf + s->text.len;
+		}
+	}
+	struct strbuf sb = STRBUF_INIT;
+	format_diag(&sb, d, p, e);
+	put_diag(pr->out, &sb);
+	strbuf_release(&sb);
+}
+
+void kopt_diag_printer_release(struct kopt_diag_printer *pr)
+{
+	for (size_t i = 0; i < pr->nsrcs; i++) {
+		free(pr->srcs[i].path);
+		strbuf_release(&pr->srcs[i].text);
+		free(pr->srcs[i].lines);
+	}
+	free(pr->srcs);
+	memset(pr, 0, sizeof *pr);
 }
 
 void kopt_diag_print(void *ctx, const struct kopt_diag *d)
 {
-	FILE *out = ctx ? ctx : stderr;
-	struct strbuf sb = STRBUF_INIT;
-	int have = d->loc.file && d->loc.line > 0 && strbuf_read_file(&sb, d->loc.file) == 0;
-	kopt_diag_print_src(out, d, have ? sb.buf : NULL, have ? sb.len : 0);
-	strbuf_release(&sb);
+	struct kopt_diag_printer pr;
+	kopt_diag_printer_init(&pr, ctx);
+	kopt_diag_printer_print(&pr, d);
+	kopt_diag_printer_release(&pr);
 }
 
 double kopt_now(void)

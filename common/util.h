@@ -78,11 +78,30 @@ typedef void kopt_diag_fn(void *ctx, const struct kopt_diag *d);
 /*
  * The default reporter: prints `file:line:col: error: message`, then the
  * source line and a caret under the span, to the FILE * passed as ctx
- * (stderr when ctx is NULL). It reads the source line from the file.
+ * (stderr when ctx is NULL). A line longer than KOPT_DIAG_WIDTH bytes is
+ * cut to that many, half on either side of the column, `...` marking each
+ * cut (a spec line is short; a generated one may be megabytes). Each
+ * diagnostic goes out in one write. It reads the source line from the file:
+ * a batch of diagnostics uses a kopt_diag_printer, which reads each file
+ * once.
  */
+#define KOPT_DIAG_WIDTH 160
 void kopt_diag_print(void *ctx, const struct kopt_diag *d);
 /* same, with the source text given (for in-memory specs) */
 void kopt_diag_print_src(FILE *out, const struct kopt_diag *d, const char *src, size_t srclen);
+
+/* A reporter for a batch of diagnostics (one spec's): each file is read
+ * once, on its first diagnostic, and its lines indexed. */
+struct kopt_diag_src;
+struct kopt_diag_printer {
+	FILE *out;                   /* where the diagnostics go */
+	struct kopt_diag_src *srcs;  /* the files read so far, owned */
+	size_t nsrcs, cap;
+};
+void kopt_diag_printer_init(struct kopt_diag_printer *p, FILE *out);
+/* a kopt_diag_fn: ctx is the printer */
+void kopt_diag_printer_print(void *ctx, const struct kopt_diag *d);
+void kopt_diag_printer_release(struct kopt_diag_printer *p);
 
 /* ---- small helpers ---- */
 double kopt_now(void);              /* monotonic seconds */

@@ -63,6 +63,7 @@ static void usage(FILE *out)
 /* the spec's diagnostics, printed and counted for the closing line */
 struct diag_count {
 	int errors, warnings;
+	struct kopt_diag_printer pr; /* reads each file once */
 };
 
 static void count_diag(void *ctx, const struct kopt_diag *d)
@@ -70,7 +71,7 @@ static void count_diag(void *ctx, const struct kopt_diag *d)
 	struct diag_count *c = ctx;
 	c->errors += d->severity == KOPT_ERROR;
 	c->warnings += d->severity == KOPT_WARNING;
-	kopt_diag_print(stderr, d);
+	kopt_diag_printer_print(&c->pr, d);
 }
 
 /* The spec file rule: -f, else ./Koptfile, else the only *.kopt in the folder. */
@@ -274,8 +275,11 @@ int main(int argc, char **argv)
 	if (!path)
 		return 2;
 	kopt_spec *spec = NULL;
-	struct diag_count dc = { 0, 0 };
-	if (lang_load(path, count_diag, &dc, &spec) < 0) {
+	struct diag_count dc = { 0, 0, { 0 } };
+	kopt_diag_printer_init(&dc.pr, stderr);
+	int loaded = lang_load(path, count_diag, &dc, &spec);
+	kopt_diag_printer_release(&dc.pr);
+	if (loaded < 0) {
 		/* the closing count, as a compiler gives it: nothing ran */
 		if (dc.errors) {
 			char w[48] = "";

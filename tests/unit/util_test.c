@@ -2,8 +2,104 @@
 /* tests/unit/util_test.c: strbuf, edit distance, suggestions, diagnostics */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "../../common/util.h"
 #include "../tap.h"
+
+/* issue 24: a long line is cut to a window around the column */
+static void test_diag_window(void)
+{
+	size_t n = 1000000;
+	char *src = xmalloc(n + 2);
+	memset(src, 'a', n);
+	memcpy(src + n - 3, "bad", 3);
+	src[n] = '\n';
+	src[n + 1] = '\0';
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct kopt_diag d = { KOPT_ERROR, { "long.kopt", 1, (int)n - 2, 1, (int)n } , "unexpected 'bad'" };
+	kopt_diag_print_src(f, &d, src, n + 1);
+	fclose(f);
+	char *l2 = strchr(buf, '\n') + 1, *l3 = strchr(l2, '\n') + 1;
+	TAP_IS_INT(l3 - l2 - 1, 3 + KOPT_DIAG_WIDTH, "a 1 MB line shows as '...' and the last KOPT_DIAG_WIDTH bytes");
+	TAP_OK(strncmp(l2, "...aaa", 6) == 0 && strncmp(l3 - 4, "bad\n", 4) == 0, "the cut is marked, the end shown");
+	TAP_IS_INT(strlen(l3), 3 + KOPT_DIAG_WIDTH + 1, "the caret line as long as the window");
+	TAP_OK(strcmp(l3 + 3 + KOPT_DIAG_WIDTH - 3, "^~~\n") == 0, "the caret and span under 'bad'");
+	free(buf);
+
+	/* the middle of a line: cut on both sides, the column in the middle */
+	d.loc.col = 500001;
+	d.loc.end_col = 500001;
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	kopt_diag_print_src(f, &d, src, n + 1);
+	fclose(f);
+	l2 = strchr(buf, '\n') + 1;
+	l3 = strchr(l2, '\n') + 1;
+	TAP_IS_INT(l3 - l2 - 1, 3 + KOPT_DIAG_WIDTH + 3, "the middle of a line: a window with a cut on either side");
+	TAP_OK(strncmp(l3 - 4, "...\n", 4) == 0, "the right cut is marked");
+	TAP_IS_INT(strchr(l3, '^') - l3, 3 + KOPT_DIAG_WIDTH / 2, "the caret in the middle of the window");
+	free(buf);
+
+	/* a cut never splits a UTF-8 character */
+	for (size_t i = 0; i + 2 < n; i += 3)
+		memcpy(src + i, "\xe2\x86\x90", 3);
+	d.loc.col = 500001;
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	kopt_diag_print_src(f, &d, src, n + 1);
+	fclose(f);
+	l2 = strchr(buf, '\n') + 1;
+	l3 = strchr(l2, '\n');
+	TAP_OK(strncmp(l2, "...\xe2", 4) == 0 && strncmp(l3 - 4, "\x90...", 4) == 0,
+	       "UTF-8: the window starts and ends on a character's boundary");
+	free(buf);
+	free(src);
+
+	/* a short line is shown whole */
+	const char *s2 = "device d { gpus = x }\n";
+	struct kopt_diag d2 = { KOPT_ERROR, { "s.kopt", 1, 19, 1, 19 }, "expected a number" };
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	kopt_diag_print_src(f, &d2, s2, strlen(s2));
+	fclose(f);
+	TAP_IS_STR(buf, "s.kopt:1:19: error: expected a number\ndevice d { gpus = x }\n                  ^\n",
+		   "a short line whole");
+	free(buf);
+}
+
+/* issue 24: a batch of diagnostics reads each file once */
+static void test_diag_printer(void)
+{
+	char path[] = "/tmp/kopt-util-test-XXXXXX";
+	int fd = mkstemp(path);
+	const char *text = "line one\nline two\nlast line, no newline";
+	TAP_OK(fd >= 0 && write(fd, text, strlen(text)) == (ssize_t)strlen(text), "a spec file written");
+	close(fd);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct kopt_diag_printer pr;
+	kopt_diag_printer_init(&pr, f);
+	struct kopt_diag d = { KOPT_ERROR, { path, 2, 6, 2, 8 }, "first" };
+	kopt_diag_printer_print(&pr, &d);
+	unlink(path); /* a printer that read the file again would show no line now */
+	d.loc = (struct kopt_loc){ path, 3, 1, 3, 4 };
+	d.message = "second";
+	kopt_diag_printer_print(&pr, &d);
+	d.loc = (struct kopt_loc){ path, 4, 1, 4, 1 };
+	d.message = "past the end";
+	kopt_diag_printer_print(&pr, &d);
+	kopt_diag_printer_release(&pr);
+	fclose(f);
+	char *want = xasprintf("%s:2:6: error: first\nline two\n     ^~~\n"
+			       "%s:3:1: error: second\nlast line, no newline\n^~~~\n"
+			       "%s:4:1: error: past the end\n", path, path, path);
+	TAP_IS_STR(buf, want, "the printer read the file once: its lines after it is gone, the last without a newline");
+	free(want);
+	free(buf);
+}
 
 int main(void)
 {
@@ -29,6 +125,9 @@ int main(void)
 	kopt_diag_print_src(f, &d, src, 26);
 	fclose(f);
 	TAP_IS_STR(buf, "s.kopt:2:11: error: expected a number\n  gamma = x\n          ^\n", "diagnostic with caret");
+
+	test_diag_window();
+	test_diag_printer();
 
 	/* remote cache URLs (issue 20) */
 	TAP_OK(kopt_url_problem("http://127.0.0.1:8080/kopt") == NULL, "url: http with a port and a path");
