@@ -43,6 +43,9 @@ void lang_pdecl_release(struct pdecl *pd)
 	free(pd->source);
 	free(pd->path);
 	free(pd->remote_cache);
+	for (size_t i = 0; i < pd->npublic_env; i++)
+		free(pd->public_env[i]);
+	free(pd->public_env);
 }
 
 static void ref_copy(struct ref *dst, const struct ref *src)
@@ -145,13 +148,16 @@ static void do_gates(struct loader *L, const struct ast_stmt *s, const char *dir
 }
 
 #define PDECL_ROW(...) LANG_ROW(struct pdecl, __VA_ARGS__)
-/* the defaults block: what a model names, and the shared cache's URL
- * (engine/remote.c) */
+/* the defaults block: what a model names, the shared cache's URL
+ * (engine/remote.c), and the variables env() may read although they look
+ * like secrets (lang_check_env) */
 static const struct lang_field defaults_fields[] = {
 	KOPT_MODEL_REFS(PDECL_ROW)
 	PDECL_ROW("remote_cache", remote_cache, STR, NULL, 0, 0, 0, "", "the shared cache's URL; none = no remote")
+	PDECL_ROW("public_env", public_env, ENVNAMES, NULL, 0, 0, 0, "", "variables env() may read though their names look like secrets")
 };
 #define NDEFAULTS (sizeof defaults_fields / sizeof defaults_fields[0])
+#define REMOTE_CACHE (NDEFAULTS - 2)
 
 static void do_defaults(struct loader *L, const struct ast_stmt *s, const char *dir)
 {
@@ -167,7 +173,7 @@ static void do_defaults(struct loader *L, const struct ast_stmt *s, const char *
 	lang_apply(L, "the defaults block", defaults_fields, NDEFAULTS, &pd, items, n, seen, NULL, dir);
 	const char *bad = pd.remote_cache ? kopt_url_problem(pd.remote_cache) : NULL;
 	if (bad)
-		lang_err(&L->D, &seen[NDEFAULTS - 1]->value->loc, "remote_cache: %s", bad);
+		lang_err(&L->D, &seen[REMOTE_CACHE]->value->loc, "remote_cache: %s", bad);
 	if (L->have_defaults) {
 		lang_pdecl_release(&pd);
 		return;
@@ -178,6 +184,8 @@ static void do_defaults(struct loader *L, const struct ast_stmt *s, const char *
 	L->defaults.agents = pd.agents;
 	L->defaults.gates = pd.gates;
 	L->remote_cache = pd.remote_cache;
+	L->public_env = pd.public_env;
+	L->npublic_env = pd.npublic_env;
 }
 
 size_t lang_add_model(struct loader *L, struct kopt_model *m, const struct pdecl *pd, bool report)

@@ -4,6 +4,8 @@
  */
 #include "load.h"
 
+#include "../runtime/sandbox.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,6 +79,10 @@ static struct ast_value *eval_env(struct loader *L, const struct ast_value *v)
 	}
 	struct ast_value *r = NULL;
 	if (ok) {
+		/* the name is checked once every file is read (lang_check_env) */
+		L->envs = xgrow(L->envs, &L->envcap, L->nenvs + 1, sizeof *L->envs);
+		L->envs[L->nenvs].name = xstrdup(args[0]->str);
+		L->envs[L->nenvs++].loc = v->loc;
 		const char *val = getenv(args[0]->str);
 		r = ast_value_new(AST_STR, &v->loc);
 		r->str = xstrdup(val ? val : args[1] ? args[1]->str : "");
@@ -84,6 +90,40 @@ static struct ast_value *eval_env(struct loader *L, const struct ast_value *v)
 	ast_value_free(args[0]);
 	ast_value_free(args[1]);
 	return r;
+}
+
+/*
+ * A value env() reads goes wherever the field it sets goes: step keys and
+ * the action map, substitutions.json, reports, messages. So env() of a
+ * variable that a key_env names, or whose name looks like a secret's
+ * (runtime/sandbox.c's rule, the one that keeps it from workers), is an
+ * error unless the defaults' public_env names it: that says the value is
+ * meant to be kept. Checked once every file is read, since key_env and the
+ * defaults may come after the env().
+ */
+void lang_check_env(struct loader *L)
+{
+	struct smap keys = { 0 }, public = { 0 };
+	for (size_t i = 0; i < L->nagents; i++)
+		for (int r = 0; r < KOPT_ROLE_COUNT; r++) {
+			const struct kopt_role_cfg *c = &L->agents[i].roles[r];
+			if (c->backend == KOPT_BACKEND_LLM && c->llm.key_env)
+				lang_smap_put(&keys, c->llm.key_env, 0);
+		}
+	for (size_t i = 0; i < L->npublic_env; i++)
+		lang_smap_put(&public, L->public_env[i], 0);
+	for (size_t i = 0; i < L->nenvs; i++) {
+		const struct envuse *e = &L->envs[i];
+		if (lang_smap_get(&public, e->name))
+			continue;
+		const char *why = lang_smap_get(&keys, e->name) ? "a key_env names it"
+				  : sandbox_env_secret(e->name, strlen(e->name)) ? "its name looks like one"
+				  : NULL;
+		if (why)
+			lang_err(&L->D, &e->loc, "env(\"%s\") would keep a secret in the cache: %s (public_env in defaults allows it)", e->name, why);
+	}
+	lang_smap_release(&keys);
+	lang_smap_release(&public);
 }
 
 char *lang_unset_env(const struct ast_value *v)

@@ -63,6 +63,7 @@ static const char *type_phrase(enum lang_ftype t)
 	case LANG_F_BOOL: return "true or false";
 	case LANG_F_OPTIONS: return "a map { \"key\" = value ... }";
 	case LANG_F_STRLIST: return "a list of strings";
+	case LANG_F_ENVNAMES: return "a list of variable names";
 	default: return "a string";
 	}
 }
@@ -237,6 +238,31 @@ static void add_aten(struct loader *L, const struct lang_field *d, struct kopt_v
 	v->aten_fallback[v->naten_fallback++] = xstrdup(x->str);
 }
 
+/* a name of an environment variable, added to the list at d's place */
+static void add_envname(struct loader *L, const struct lang_field *d, void *base, const struct ast_value *x0)
+{
+	const struct ast_value *x = lang_deref(L, x0);
+	char buf[64];
+	if (!x)
+		return;
+	if (x->kind != AST_STR) {
+		lang_err(&L->D, &x0->loc, "'%s' wants %s, not %s", d->name, type_phrase(d->type), lang_what(x, buf));
+		return;
+	}
+	const char *s = x->str;
+	bool ok = (*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || *s == '_';
+	for (; ok && *s; s++)
+		ok = (*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '_';
+	if (!ok) {
+		lang_err(&L->D, &x0->loc, "'%s' is not an environment variable's name", x->str);
+		return;
+	}
+	char ***v = (char ***)((char *)base + d->off);
+	size_t *n = (size_t *)((char *)base + d->noff);
+	*v = xrealloc(*v, (*n + 1) * sizeof(char *));
+	(*v)[(*n)++] = xstrdup(x->str);
+}
+
 static void set_source(struct loader *L, struct pdecl *pd, const struct ast_value *x, const char *dir)
 {
 	struct stat st;
@@ -360,6 +386,16 @@ static void set_field(struct loader *L, const struct lang_field *d, void *base, 
 		if (x->kind != AST_STR)
 			break;
 		add_aten(L, d, base, x);
+		return;
+	case LANG_F_ENVNAMES:
+		if (x->kind == AST_LIST) {
+			for (size_t i = 0; i < x->nelems; i++)
+				add_envname(L, d, base, x->elems[i].value);
+			return;
+		}
+		if (x->kind != AST_STR)
+			break;
+		add_envname(L, d, base, x);
 		return;
 	default:
 		return;

@@ -104,6 +104,12 @@ static void loader_release(struct loader *L)
 	lang_smap_release(&L->names);
 	lang_smap_release(&L->seen);
 	free(L->remote_cache);
+	for (size_t i = 0; i < L->npublic_env; i++)
+		free(L->public_env[i]);
+	free(L->public_env);
+	for (size_t i = 0; i < L->nenvs; i++)
+		free(L->envs[i].name);
+	free(L->envs);
 	/* the rest is always released */
 }
 
@@ -147,6 +153,7 @@ static int load(const char *name, const char *dir, const char *src, size_t len, 
 	L.topfile = name;
 	lang_load_text(&L, name, dir, src, len, key);
 	L.topfile = L.files[0];
+	lang_check_env(&L);
 	struct kopt_target *def = NULL;
 	if (!L.syntax_errors) {
 		lang_resolve_models(&L);

@@ -57,6 +57,8 @@ struct pdecl {
 	struct ref device, agents, gates;
 	char *source, *path;
 	char *remote_cache;  /* defaults only */
+	char **public_env;   /* defaults only: env() may read these though they look secret */
+	size_t npublic_env;
 	bool has_source;
 };
 
@@ -134,6 +136,13 @@ struct loader {
 	bool have_defaults;
 	struct kopt_loc defaults_loc;
 	char *remote_cache;      /* the defaults' remote_cache */
+	char **public_env;       /* the defaults' public_env, owned */
+	size_t npublic_env;
+	struct envuse {
+		char *name;          /* the variable an env() read, owned */
+		struct kopt_loc loc; /* the call */
+	} *envs;                 /* every env() evaluated, in order */
+	size_t nenvs, envcap;
 	struct ref default_target;
 
 	bool syntax_errors;
@@ -150,6 +159,9 @@ const char *lang_what(const struct ast_value *x, char buf[64]); /* "a string", "
 const struct var *lang_find_var(const struct loader *L, const char *name);
 const struct ast_value *lang_deref(struct loader *L, const struct ast_value *x); /* a name's variable */
 struct ast_value *lang_eval(struct loader *L, const struct ast_value *v);
+/* once every file is read: an env() of a secret is an error unless the
+ * defaults' public_env names it */
+void lang_check_env(struct loader *L);
 
 /* fields.c */
 void lang_apply(struct loader *L, const char *in, const struct lang_field *tab, size_t ntab, void *base,
