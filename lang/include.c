@@ -1,6 +1,8 @@
 /*
  * lang/include.c: include "FILE": read in place, once per file (by device
- * and inode, as #pragma once), an include cycle an error.
+ * and inode, as #pragma once), an include cycle an error, and at most
+ * INCLUDE_DEPTH files deep (as GCC's #include): each level is a few
+ * frames of C stack, and a chain of 20,000 files overflowed it.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "load.h"
@@ -10,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+
+#define INCLUDE_DEPTH 200
 
 char *lang_file_key(const char *path, const struct stat *st)
 {
@@ -46,6 +50,11 @@ void lang_do_include(struct loader *L, const struct ast_stmt *s, const char *dir
 		goto out;
 	}
 	if (lang_smap_get(&L->seen, key)) { /* read once, like #pragma once */
+		free(key);
+		goto out;
+	}
+	if (L->depth >= INCLUDE_DEPTH) {
+		lang_err(&L->D, &v->loc, "include '%s' nested too deeply: more than %d files", path, INCLUDE_DEPTH);
 		free(key);
 		goto out;
 	}

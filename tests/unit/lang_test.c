@@ -222,6 +222,64 @@ static void test_writes_nothing(void)
 	free(path);
 }
 
+/* issue 24: a chain of 20,000 includes overflowed the stack; at most 200
+ * files deep, with an error naming where the chain went too deep */
+static int write_chain(const char *dir, int n)
+{
+	for (int k = 0; k <= n; k++) {
+		char *p = xasprintf("%s/%d.kopt", dir, k);
+		FILE *f = fopen(p, "w");
+		free(p);
+		if (!f)
+			return -1;
+		if (k < n)
+			fprintf(f, "include \"%d.kopt\"\n", k + 1);
+		else
+			fputs("device d { gpus = 1 }\n", f);
+		fclose(f);
+	}
+	return 0;
+}
+
+static void remove_chain(const char *dir, int n)
+{
+	for (int k = 0; k <= n; k++) {
+		char *p = xasprintf("%s/%d.kopt", dir, k);
+		unlink(p);
+		free(p);
+	}
+	rmdir(dir);
+}
+
+static void test_include_chain(void)
+{
+	char dir[] = "/tmp/lang_test.XXXXXX";
+	if (!mkdtemp(dir) || write_chain(dir, 20000) < 0) {
+		TAP_OK(0, "a chain of 20,000 include files written");
+		return;
+	}
+	char *top = xasprintf("%s/0.kopt", dir);
+	struct seen s = { 0 };
+	kopt_spec *spec = NULL;
+	TAP_IS_INT(lang_load(top, collect, &s, &spec), -1, "a chain of 20,000 includes fails, and does not crash");
+	char *want = xasprintf("include '%s/200.kopt' nested too deeply: more than 200 files", dir);
+	TAP_IS_STR(s.last, want, "it says where the chain went too deep");
+	TAP_IS_INT(s.errors, 1, "once");
+	free(want);
+	/* the last file 199 includes: 200 files deep is allowed */
+	char *last = xasprintf("%s/199.kopt", dir);
+	FILE *f = fopen(last, "w");
+	fputs("device d { gpus = 1 }\n", f);
+	fclose(f);
+	memset(&s, 0, sizeof s);
+	TAP_IS_INT(lang_load(top, collect, &s, &spec), 0, "a chain of 200 files loads");
+	TAP_IS_INT(spec ? (long long)spec->nfiles : -1, 200, "all 200 read");
+	kopt_spec_free(spec);
+	free(last);
+	free(top);
+	remove_chain(dir, 20000);
+}
+
 int main(void)
 {
 	test_errors_without_text();
@@ -230,5 +288,6 @@ int main(void)
 	test_errors_and_warnings();
 	test_long_target_chain();
 	test_writes_nothing();
+	test_include_chain();
 	return tap_done();
 }
