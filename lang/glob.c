@@ -26,6 +26,12 @@ static void add_member(struct loader *L, const struct ast_stmt *s, size_t gi, co
 {
 	struct pgroup *g = &L->groups[gi];
 	char *stem = stem_of(path);
+	if (strcmp(stem, ".") == 0 || strcmp(stem, "..") == 0) {
+		/* GROUP/.. would be the outputs' folder itself */
+		lang_err(&L->D, at, "file '%s' has the stem '%s', which cannot name a model", path, stem);
+		free(stem);
+		return;
+	}
 	char *name = xasprintf("%s/%s", s->name, stem);
 	free(stem);
 	size_t *code = lang_smap_get(&L->names, name);
