@@ -19,6 +19,11 @@
  * starts a new log. Compaction (at close, when the log holds more than 4096
  * records and three times as many as distinct steps) keeps the last record
  * of each step: written to log.tmp, fsync()ed, renamed over the log.
+ *
+ * The log is read when a step's last run is first asked about, and opened
+ * for writing (trimmed, or begun) only when a step is about to run: -n
+ * writes nothing. A log that cannot be read or written is an error, said
+ * once; the build runs nothing more and fails (blog_ready, blog_failed).
  */
 #define _GNU_SOURCE
 #include <config.h>
@@ -45,8 +50,10 @@ struct blog_ent {
 
 struct kopt_blog {
 	char *path;
-	int fd;               /* -1 until first use */
-	bool loaded, failed;
+	int fd;               /* open for appending; -1 until a step is about to run */
+	bool loaded, failed;  /* read; reading or writing it failed (said once) */
+	size_t len, good_len; /* its bytes when read, and those before a torn or corrupt tail */
+	bool bad_header;      /* not a log of this version: begun anew when written */
 	struct blog_ent *ents; /* open-addressed by step */
 	size_t cap, n;
 	size_t nrecords;
@@ -194,24 +201,52 @@ static int blog_load(kopt_blog *b)
 	if (b->loaded)
 		return b->failed ? -1 : 0;
 	b->loaded = true;
-	b->fd = open(b->path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 	struct strbuf sb = STRBUF_INIT;
-	if (b->fd < 0 || strbuf_read_file(&sb, b->path) < 0) {
-		kopt_error("cannot open the build log '%s': %s", b->path, strerror(errno));
+	struct stat st;
+	const char *why = NULL;
+	if (stat(b->path, &st) < 0)
+		why = errno == ENOENT ? NULL : strerror(errno); /* none yet: an empty log */
+	else if (!S_ISREG(st.st_mode))
+		why = "not a regular file";
+	else if (strbuf_read_file(&sb, b->path) < 0)
+		why = strerror(errno);
+	if (why) {
+		kopt_error("cannot read the build log '%s': %s", b->path, why);
+		b->failed = true;
+		strbuf_release(&sb);
+		return -1;
+	}
+	size_t ncorrupt;
+	b->len = sb.len;
+	b->nrecords = parse_buf(b, b->path, sb.buf, sb.len, &ncorrupt, &b->good_len, &b->bad_header);
+	strbuf_release(&sb);
+	return 0;
+}
+
+int blog_ready(kopt_blog *b)
+{
+	if (b->fd >= 0)
+		return 0;
+	if (blog_load(b) < 0)
+		return -1;
+	b->fd = open(b->path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	bool fresh = b->bad_header || b->len == 0;
+	if (b->fd < 0 || (fresh && (ftruncate(b->fd, 0) < 0 ||
+				    kopt_write_all(b->fd, LOG_HEADER, strlen(LOG_HEADER)) < 0)) ||
+	    (!fresh && b->good_len < b->len && ftruncate(b->fd, (off_t)b->good_len) < 0)) {
+		kopt_error("cannot write the build log '%s': %s", b->path, strerror(errno));
+		if (b->fd >= 0)
+			close(b->fd);
+		b->fd = -1;
 		b->failed = true;
 		return -1;
 	}
-	size_t ncorrupt, good_len;
-	bool bad;
-	b->nrecords = parse_buf(b, b->path, sb.buf, sb.len, &ncorrupt, &good_len, &bad);
-	if (bad || sb.len == 0) {
-		if (ftruncate(b->fd, 0) < 0 || write(b->fd, LOG_HEADER, strlen(LOG_HEADER)) < 0)
-			kopt_warn("cannot write '%s': %s", b->path, strerror(errno));
-	} else if (good_len < sb.len && ftruncate(b->fd, (off_t)good_len) < 0) {
-		kopt_warn("cannot trim '%s': %s", b->path, strerror(errno));
-	}
-	strbuf_release(&sb);
 	return 0;
+}
+
+bool blog_failed(const kopt_blog *b)
+{
+	return b->failed;
 }
 
 static void add_field(struct strbuf *sb, const char *s)
@@ -223,7 +258,7 @@ static void add_field(struct strbuf *sb, const char *s)
 
 int blog_append(kopt_blog *b, const struct blog_record *r)
 {
-	if (blog_load(b) < 0)
+	if (b->failed || blog_ready(b) < 0)
 		return -1;
 	struct strbuf sb = STRBUF_INIT;
 	char kh[HASH_HEX];
@@ -239,7 +274,9 @@ int blog_append(kopt_blog *b, const struct blog_record *r)
 	ssize_t w = write(b->fd, sb.buf, sb.len);
 	int ret = 0;
 	if (w != (ssize_t)sb.len) {
-		kopt_warn("cannot append to the build log '%s': %s", b->path, strerror(errno));
+		kopt_error("cannot append to the build log '%s': %s", b->path,
+			   w < 0 ? strerror(errno) : "a short write");
+		b->failed = true;
 		ret = -1;
 	} else {
 		char *step = xasprintf("%s %s", r->kind, r->path);
@@ -291,7 +328,7 @@ void blog_close(kopt_blog *b)
 {
 	if (!b)
 		return;
-	if (b->loaded && !b->failed && b->nrecords > 4096 && b->nrecords > 3 * b->n)
+	if (b->fd >= 0 && !b->failed && b->nrecords > 4096 && b->nrecords > 3 * b->n)
 		compact(b);
 	if (b->fd >= 0)
 		close(b->fd);

@@ -53,6 +53,7 @@ struct sched {
 	bool stop;              /* a step failed without -k: start nothing new */
 	bool restart;
 	bool nostart;           /* a worker said it cannot start here: nothing runs */
+	bool nolog;             /* the build log cannot be written: nothing more runs */
 	const struct kopt_device **devs; /* pool device index -> device */
 	int ndevs;
 	struct hash_key hk;     /* the key being built (its buffer is reused) */
@@ -433,6 +434,9 @@ static void evaluate(struct sched *s, struct dag_node *n)
 		return;
 	}
 	explain_print(s, n);
+	/* a step runs only where the log can record it (said once) */
+	if (blog_ready(d->blog) < 0)
+		s->nolog = s->stop = true;
 	if (r->priority)
 		n->prio = r->priority(d, n);
 	s->nstale++;
@@ -447,7 +451,8 @@ static void log_step(struct sched *s, struct job *j, const char *outcome)
 		.kind = n->rule->name, .path = n->path, .key = n->key,
 		.why = n->why ? n->why : "", .ingredients = n->ingredients ? n->ingredients : "",
 	};
-	blog_append(s->d->blog, &r);
+	if (blog_append(s->d->blog, &r) < 0)
+		s->nolog = s->stop = true;
 }
 
 static void remove_job(struct sched *s, struct job *j)
@@ -832,7 +837,7 @@ static void dry_closing(struct sched *s)
 static int finish_run(struct sched *s)
 {
 	end_line(s);
-	int status = s->nfailed || s->nostart ? 1 : 0;
+	int status = s->nfailed || s->nostart || s->nolog ? 1 : 0;
 	if (s->mode == SCHED_BUILD && interrupted) {
 		size_t n = s->njobs;
 		wpool_kill_all(s->pool);
@@ -847,10 +852,13 @@ static int finish_run(struct sched *s)
 	} else if (s->mode == SCHED_DRY) {
 		dry_closing(s);
 	} else if (s->mode == SCHED_BUILD) {
-		if (s->nran == 0 && s->nfailed == 0 && !s->nostart)
+		if (s->nran == 0 && s->nfailed == 0 && !s->nostart && !s->nolog)
 			printf("%s: nothing to do\n", kopt_progname);
 		size_t left = s->runq.len + s->localq.len;
-		if (s->stop && left && !s->nostart) {
+		if (s->nolog && left)
+			fprintf(stderr, "%s: %zu ready step%s not started: the build log cannot record them\n",
+				kopt_progname, left, left == 1 ? "" : "s");
+		else if (s->stop && left && !s->nostart) {
 			fprintf(stderr, "%s: stopped after a failure; %zu ready step%s not started (use -k to keep going)\n",
 				kopt_progname, left, left == 1 ? "" : "s");
 		}

@@ -3,6 +3,10 @@
 #   - a spec with a 1 MB line and an error at its end: the diagnostic shows
 #     a window of the line and goes out in a few write() calls (counted
 #     with strace where there is one; 1,048,729 before);
+#   - a build log that cannot be written (read-only; as root, where modes
+#     do not hold, a folder in its place) is an error: nothing runs and
+#     the build exits 1 (it said so and exited 0); a null build, which
+#     writes nothing to it, still succeeds;
 # Prints TAP.
 set -eu
 . "$top_srcdir/tests/e2e/sim-env.sh" i24-input
@@ -23,5 +27,42 @@ if command -v strace > /dev/null 2>&1 && strace -o /dev/null true 2> /dev/null; 
 else
 	n=$((n + 1)); echo "ok $n - a diagnostic goes out in a write or two # SKIP no strace here"
 fi
+
+# a build log that cannot be written
+mkdir -p ro/models
+printf '# model\nimport torch\n# sim: kernels 1\n' > ro/models/a.py
+cat > ro/Koptfile <<'SPEC'
+device sim { gpus = 1  timeout = 30s }
+agents default { budget = 1  hot = 0.05  seed = 1  screen = 0 }
+defaults { device = sim  agents = default }
+model a { source = "models/a.py" }
+target all = [a]
+SPEC
+cd ro
+rc=0
+"$KOPTMAKE" all > out 2> err || rc=$?
+check "a first build succeeds" "[ $rc -eq 0 ] && [ -s .kopt/log ]"
+printf '# sim: host 0.1\n' >> models/a.py
+if [ "$(id -u)" -eq 0 ]; then
+	rm .kopt/log && mkdir .kopt/log
+	what="a folder where the log goes (root ignores modes)"
+else
+	chmod a-w .kopt/log
+	what="a read-only log"
+fi
+: > "$KOPT_SIM_LOG"
+rc=0
+"$KOPTMAKE" all > out 2> err || rc=$?
+check "$what: exit 1" "[ $rc -eq 1 ]"
+check "with an error naming the log" "grep -q \"error: cannot \\(read\\|write\\) the build log '.*\\.kopt/log'\" err"
+check "said once" "[ \$(grep -c 'the build log' err) -eq 2 ] && grep -q 'not started: the build log cannot record them' err"
+check "and nothing ran" "[ ! -s '$KOPT_SIM_LOG' ] && ! grep -q 'nothing to do' out"
+if [ "$(id -u)" -eq 0 ]; then rmdir .kopt/log; else chmod u+w .kopt/log; fi
+"$KOPTMAKE" all > /dev/null 2>&1
+if [ "$(id -u)" -eq 0 ]; then rm .kopt/log && mkdir .kopt/log; else chmod a-w .kopt/log; fi
+rc=0
+"$KOPTMAKE" all > out 2> err || rc=$?
+check "a null build writes nothing to the log: exit 0, nothing to do" "[ $rc -eq 0 ] && grep -q 'nothing to do' out && [ ! -s err ]"
+cd ..
 
 echo "1..$n"
