@@ -485,11 +485,75 @@ static void profile_md(struct strbuf *md, const struct dag_node *n, const json_t
 	helion_md(md, json_object_get(meas, "helion"));
 }
 
+/* An hour a call: beyond it a clock or a unit went wrong. */
+#define MAX_NS_PER_CALL 3.6e12
+
+/* Whether o's key, a time per call in ns, is absent, null (not measured) or
+ * a number from 0 to MAX_NS_PER_CALL; else why not, into why. */
+static bool time_ok(const json_t *o, const char *key, const char *where, struct strbuf *why)
+{
+	json_t *v = json_object_get(o, key);
+	if (!v || json_is_null(v))
+		return true;
+	if (!json_is_number(v)) {
+		char *s = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+		strbuf_addf(why, "%s%s is %.40s, not a number", where, key, s ? s : "?");
+		free(s);
+		return false;
+	}
+	double x = json_number_value(v);
+	if (isfinite(x) && x >= 0 && x <= MAX_NS_PER_CALL)
+		return true;
+	strbuf_addf(why, "%s%s is %g ns, %s", where, key, x,
+		    x < 0 ? "below zero" : "more than an hour a call");
+	return false;
+}
+
+/* The times of a profile reply, checked before any is kept: a negative,
+ * non-numeric or absurd one would rank kernels and report speedups. */
+static bool profile_times_ok(const json_t *res, struct strbuf *why)
+{
+	static const char *const top[] = { "model_ns_per_call", "device_ns_per_call" };
+	static const char *const eager[] = { "compiled_ns", "eager_ns", "compiled_device_ns", "eager_device_ns" };
+	for (size_t i = 0; i < sizeof top / sizeof *top; i++)
+		if (!time_ok(res, top[i], "", why))
+			return false;
+	for (size_t i = 0; i < sizeof eager / sizeof *eager; i++)
+		if (!time_ok(json_object_get(res, "eager"), eager[i], "eager.", why))
+			return false;
+	size_t i;
+	json_t *kr;
+	json_array_foreach(json_object_get(res, "kernels"), i, kr) {
+		char where[48];
+		snprintf(where, sizeof where, "kernels[%zu].", i);
+		if (!time_ok(kr, "ns_per_call", where, why))
+			return false;
+		double share = rule_num(kr, "share"), launches = rule_num(kr, "launches_per_call");
+		if (json_object_get(kr, "share") && !json_is_null(json_object_get(kr, "share")) &&
+		    !(share >= 0 && share <= 1.5)) {
+			strbuf_addf(why, "%sshare is %g, not a share of device time", where, share);
+			return false;
+		}
+		if (json_object_get(kr, "launches_per_call") && !json_is_null(json_object_get(kr, "launches_per_call")) &&
+		    !(launches >= 0 && isfinite(launches))) {
+			strbuf_addf(why, "%slaunches_per_call is %g", where, launches);
+			return false;
+		}
+	}
+	return true;
+}
+
 static int profile_reply(struct rule_run *run, json_t *res)
 {
 	json_t *kernels = json_object_get(res, "kernels");
 	if (!json_is_array(kernels))
 		return rule_fail(run, "the profile result lacks kernels");
+	struct strbuf why_times = STRBUF_INIT;
+	if (!profile_times_ok(res, &why_times)) {
+		rule_fail(run, "the worker's profile is not believable: %s", why_times.buf);
+		strbuf_release(&why_times);
+		return RULE_FAIL;
+	}
 	json_t *inv = json_array(), *rows = json_array();
 	double kbound_ns;
 	double sum_ns = inventory(run, res, inv, rows, &kbound_ns);

@@ -24,6 +24,10 @@
  *   # sim: slow OP MS           take MS milliseconds more over OP (a step to
  *                               cancel while it runs)
  *   # sim: garbage OP           answer OP with a line that is not JSON
+ *   # sim: badtime WHAT         the profile's times are wrong: WHAT is negative
+ *                               (a kernel's -1000 ns), nan (the string "NaN",
+ *                               as a worker that formats its own numbers
+ *                               would send) or huge (a model call of 2 hours)
  *   # sim: fatal OP             answer OP with a fatal (sticky device) error
  *   # sim: error OP             answer OP with a plain error
  *   # sim: softfail race         answer the race with no times and an error, as
@@ -485,6 +489,13 @@ static json_t *profile(const struct model *m)
 	if (f > 0)
 		json_object_set_new(r, "eager", json_pack("{s:i, s:f, s:f}", "calls", 10, "compiled_ns", model_ns(m),
 							  "eager_ns", model_ns(m) * g_speed / f));
+	json_t *k0 = json_array_get(ks, 0);
+	if (strstr(m->text, "# sim: badtime negative\n"))
+		json_object_set_new(k0, "ns_per_call", json_real(-1000.0));
+	if (strstr(m->text, "# sim: badtime nan\n"))
+		json_object_set_new(k0, "ns_per_call", json_string("NaN"));
+	if (strstr(m->text, "# sim: badtime huge\n"))
+		json_object_set_new(r, "model_ns_per_call", json_real(7.2e12));
 	return r;
 }
 

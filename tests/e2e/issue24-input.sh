@@ -7,6 +7,9 @@
 #     do not hold, a folder in its place) is an error: nothing runs and
 #     the build exits 1 (it said so and exited 0); a null build, which
 #     writes nothing to it, still succeeds;
+#   - a profile reply with a negative, non-numeric or absurd time (more
+#     than an hour a call) fails its step with the reason, and nothing of
+#     it is kept (it was taken as measured);
 # Prints TAP.
 set -eu
 . "$top_srcdir/tests/e2e/sim-env.sh" i24-input
@@ -63,6 +66,36 @@ if [ "$(id -u)" -eq 0 ]; then rm .kopt/log && mkdir .kopt/log; else chmod a-w .k
 rc=0
 "$KOPTMAKE" all > out 2> err || rc=$?
 check "a null build writes nothing to the log: exit 0, nothing to do" "[ $rc -eq 0 ] && grep -q 'nothing to do' out && [ ! -s err ]"
+cd ..
+
+# worker replies with times that cannot be
+mkdir -p bt/models
+for w in negative nan huge; do
+	printf '# model\nimport torch\n# sim: kernels 2\n# sim: badtime %s\n' $w > bt/models/$w.py
+done
+printf '# model\nimport torch\n# sim: kernels 2\n' > bt/models/fine.py
+cat > bt/Koptfile <<'SPEC'
+device sim { gpus = 1  timeout = 30s }
+agents default { budget = 1  hot = 0.05  seed = 1  screen = 0 }
+defaults { device = sim  agents = default }
+models m = glob("models/*.py")
+target all = [m]
+SPEC
+cd bt
+rc=0
+"$KOPTMAKE" -k all > out 2> err || rc=$?
+check "profiles with bad times: the build fails (exit $rc)" "[ $rc -eq 1 ]"
+check "a negative kernel time is refused, saying which" \
+	"grep -q \"profile m/negative/default failed: the worker's profile is not believable: kernels\\[0\\].ns_per_call is -1000 ns, below zero\" err"
+check "a time that is not a number is refused" \
+	"grep -q \"profile m/nan/default failed: .*kernels\\[0\\].ns_per_call is \\\"NaN\\\", not a number\" err"
+check "more than an hour a call is refused" \
+	"grep -q 'profile m/huge/default failed: .*model_ns_per_call is 7.2e+12 ns, more than an hour a call' err"
+check "no profile of theirs is written; the good model's is" \
+	"[ ! -e kopt-out/m/negative/profile.json ] && [ ! -e kopt-out/m/huge/profile.json ] && [ -s kopt-out/m/fine/profile.json ]"
+: > "$KOPT_SIM_LOG"
+"$KOPTMAKE" -k all > out 2> err || true
+check "nothing of them was cached: the next build asks again" "[ \$(grep -c '^profile m/' '$KOPT_SIM_LOG') -eq 3 ]"
 cd ..
 
 echo "1..$n"
