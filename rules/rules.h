@@ -177,8 +177,11 @@ struct rule_verdict {
 				     * the verify failed, or it is not done) */
 	bool pass;
 	bool error;                 /* the verify step failed: no verdict */
+	const char *failure;        /* error: why the step whose own failure it was failed */
+	const char *failed_kind;    /* error: that step's kind when it is not the verify
+				     * ("propose"), else NULL */
 	const char *gate;           /* the gate that failed it, or NULL */
-	const char *reason;         /* one line, or NULL */
+	const char *reason;         /* the verdict's: one line, or NULL */
 	double speedup;             /* kernel speedup; NAN when not measured */
 	double base_ns, cand_ns;    /* the kernel's median times, the original's and the candidate's;
 				     * NAN when not measured */

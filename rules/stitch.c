@@ -111,10 +111,19 @@ static int stitch_key(struct dag *d, struct dag_node *n, struct hash_key *k, cha
 		struct dag_node *dep = n->deps[i].node;
 		if (dep->kind == RULE_PROFILE)
 			continue;
-		if (dep->kind == RULE_VERIFY && next < nver)
-			rule_key_input(k, ver[next++]);
-		else if (dep->kind != RULE_VERIFY)
+		if (dep->kind == RULE_VERIFY && next < nver) {
+			struct dag_node *vn = ver[next++];
+			rule_key_input(k, vn);
+			/* a failed verify's reason is in the report: a new one rewrites it */
+			if (vn->flags & DAG_FAILED) {
+				const struct dag_node *f = rule_failure_of(vn);
+				char *name = xasprintf("failed:%s", vn->path);
+				hash_key_str(k, name, f->why ? f->why : "");
+				free(name);
+			}
+		} else if (dep->kind != RULE_VERIFY) {
 			rule_key_input(k, dep);
+		}
 	}
 	free(ver);
 	for (size_t v = 0; v < dm->nmv; v++) {
@@ -513,8 +522,12 @@ static void add_candidates(struct rule_run *run, struct strbuf *md)
 					strbuf_addstr(md, "- | ");
 				else
 					strbuf_addf(md, "%.3fx | ", vd.speedup);
-				/* a pass's reason is the gates' numbers, in -t why; a table cell is one line */
-				for (const char *c = vd.pass ? "" : vd.reason ? vd.reason : ""; *c; c++)
+				/* a pass's reason is the gates' numbers, in -t why; a table cell
+				 * is one line; an error's is why its step failed */
+				const char *why = vd.pass ? "" : vd.error ? vd.failure : vd.reason ? vd.reason : "";
+				if (vd.error && vd.failed_kind)
+					strbuf_addf(md, "%s failed: ", vd.failed_kind);
+				for (const char *c = why; *c; c++)
 					strbuf_addch(md, *c == '|' ? '/' : *c == '\n' ? ' ' : *c);
 				strbuf_addstr(md, " |\n");
 			}

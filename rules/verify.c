@@ -108,6 +108,11 @@ void rule_verdict_read(struct dag *d, const struct rule_cand *c, struct rule_ver
 	memset(v, 0, sizeof *v);
 	v->speedup = NAN;
 	v->error = (c->verify->flags & DAG_FAILED) != 0;
+	if (v->error) {
+		const struct dag_node *f = rule_failure_of(c->verify);
+		v->failure = f->why ? f->why : "no reason given";
+		v->failed_kind = f != c->verify ? f->rule->name : NULL;
+	}
 	json_t *r = dag_result(d, c->verify);
 	json_t *st = json_object_get(r, "stable"), *me = json_object_get(r, "meas");
 	v->verdict = json_string_value(json_object_get(st, "verdict"));

@@ -10,6 +10,8 @@
 #   - a profile reply with a negative, non-numeric or absurd time (more
 #     than an hour a call) fails its step with the reason, and nothing of
 #     it is kept (it was taken as measured);
+#   - a verify that fails shows as an error in the model's report.md with
+#     why (the reason was empty);
 # Prints TAP.
 set -eu
 . "$top_srcdir/tests/e2e/sim-env.sh" i24-input
@@ -96,6 +98,22 @@ check "no profile of theirs is written; the good model's is" \
 : > "$KOPT_SIM_LOG"
 "$KOPTMAKE" -k all > out 2> err || true
 check "nothing of them was cached: the next build asks again" "[ \$(grep -c '^profile m/' '$KOPT_SIM_LOG') -eq 3 ]"
+cd ..
+
+# an error verdict's reason in report.md
+mkdir -p ev/models
+printf '# model\nimport torch\n# sim: kernels 1\n# sim: error verify\n' > ev/models/e.py
+cat > ev/Koptfile <<'SPEC'
+device sim { gpus = 1  timeout = 30s }
+agents default { budget = 1  hot = 0.05  seed = 1  screen = 0 }
+defaults { device = sim  agents = default }
+model e { source = "models/e.py" }
+target all = [e]
+SPEC
+cd ev
+"$KOPTMAKE" -k all > out 2> err || true
+check "a failed verify's row in report.md: error, and why" \
+	"grep -q '^| 0 | .* | error | - | worker error: simulated failure in verify |\$' kopt-out/e/report.md"
 cd ..
 
 echo "1..$n"
