@@ -55,6 +55,7 @@ struct sched {
 	bool nostart;           /* a worker said it cannot start here: nothing runs */
 	bool nolog;             /* the build log cannot be written: nothing more runs */
 	const struct kopt_device **devs; /* pool device index -> device */
+	char **wrong_gpu;       /* per device: its worker is not on the GPU its spec names (why) */
 	int ndevs;
 	struct hash_key hk;     /* the key being built (its buffer is reused) */
 };
@@ -271,6 +272,8 @@ static int dev_index(struct sched *s, const struct kopt_device *dev)
 	int di = s->ndevs++;
 	s->devs = xrealloc(s->devs, (size_t)s->ndevs * sizeof *s->devs);
 	s->devs[di] = dev;
+	s->wrong_gpu = xrealloc(s->wrong_gpu, (size_t)s->ndevs * sizeof *s->wrong_gpu);
+	s->wrong_gpu[di] = NULL; /* known once its environment is */
 	if (s->pool) {
 		const char *launcher = dev && dev->launcher ? dev->launcher : getenv("KOPT_LAUNCHER");
 		int pi = wpool_device(s->pool, dag_env_name(dev), dev ? dev->gpus : 1, launcher,
@@ -613,6 +616,13 @@ static bool start_worker_step(struct sched *s, struct dag_node *node)
 {
 	const struct rule *r = node->rule;
 	int di = dev_index(s, node_device(node));
+	if (di >= 0 && s->wrong_gpu[di]) {
+		/* every step of the device would measure the wrong GPU: said once, nothing runs */
+		if (!s->nostart)
+			fprintf(stderr, "%s: error: %s\n", kopt_progname, s->wrong_gpu[di]);
+		s->nostart = s->stop = true;
+		return false;
+	}
 	int wid = di >= 0 ? wpool_acquire(s->pool, di, r->timing, node->affinity) : -1;
 	if (wid < 0)
 		return false;
@@ -652,6 +662,8 @@ static bool start_steps(struct sched *s)
 	return false;
 }
 
+static void cancel_all(struct sched *s, const char *why);
+
 static int on_event(void *ctx, const struct wpool_event *ev)
 {
 	struct sched *s = ctx;
@@ -660,6 +672,14 @@ static int on_event(void *ctx, const struct wpool_event *ev)
 	if (ev->kind == WPOOL_HELLO) {
 		const struct kopt_device *dev = s->devs[ev->dev];
 		const char *name = dag_env_name(dev);
+		free(s->wrong_gpu[ev->dev]);
+		if ((s->wrong_gpu[ev->dev] = witness_gpu_mismatch(dev, ev->msg))) {
+			fprintf(stderr, "%s: error: %s\n", kopt_progname, s->wrong_gpu[ev->dev]);
+			s->nostart = s->stop = true;
+			wpool_kill_all(s->pool);
+			cancel_all(s, "cancelled: the worker is not on the device's GPU");
+			return 1;
+		}
 		json_t *old = cache_env_get(s->d->cache, name);
 		if (ev->msg && (!old || !json_equal(old, ev->msg))) {
 			if (old)
@@ -737,8 +757,11 @@ static void env_failed(void *ctx, const char *name, const char *why)
 /* each device's worker environment, checked (engine/witness.h) */
 static void probe_envs(struct sched *s)
 {
-	if (s->mode == SCHED_BUILD)
-		witness_check_envs(s->d, s->pool, s->devs, s->ndevs, env_failed, s);
+	if (s->mode != SCHED_BUILD)
+		return;
+	witness_check_envs(s->d, s->pool, s->devs, s->ndevs, env_failed, s);
+	for (int i = 0; i < s->ndevs; i++)
+		s->wrong_gpu[i] = witness_gpu_mismatch(s->devs[i], cache_env_get(s->d->cache, dag_env_name(s->devs[i])));
 }
 
 struct handlers {
@@ -914,6 +937,9 @@ int sched_run(struct dag *d, wpool *pool, enum sched_mode mode)
 	free(s.runq.v);
 	free(s.localq.v);
 	free(s.jobs);
+	for (int i = 0; i < s.ndevs; i++)
+		free(s.wrong_gpu[i]);
+	free(s.wrong_gpu);
 	free(s.devs);
 	return status;
 }

@@ -162,6 +162,17 @@ bool witness_fresh(const json_t *record, char **why)
  * files) or with KOPT_CHECK_ENV=1, one worker is started to read its
  * hello; it stays for the first step. KOPT_TRUST_ENV=1 skips the check and
  * keys on the remembered fingerprint, as -n always does. */
+char *witness_gpu_mismatch(const struct kopt_device *dev, const json_t *env)
+{
+	if (!dev || !dev->gpu || !*dev->gpu || !json_is_object(env))
+		return NULL;
+	const char *gpu = json_string_value(json_object_get(env, "gpu"));
+	if (gpu && strcasestr(gpu, dev->gpu))
+		return NULL;
+	return xasprintf("device '%s' wants a GPU named like '%s', and its worker runs on %s%s%s", dag_env_name(dev),
+			 dev->gpu, gpu ? "'" : "", gpu ? gpu : "an unnamed one", gpu ? "'" : "");
+}
+
 void witness_check_envs(struct dag *d, wpool *pool, const struct kopt_device *const *devs, int ndevs,
 			void (*on_fail)(void *ctx, const char *device, const char *why), void *ctx)
 {

@@ -45,4 +45,10 @@ typedef struct wpool wpool;
 void witness_check_envs(struct dag *d, wpool *pool, const struct kopt_device *const *devs, int ndevs,
 			void (*on_fail)(void *ctx, const char *device, const char *why), void *ctx);
 
+/* Whether a device's worker runs on the GPU its spec names (`gpu`, found
+ * in the environment's "gpu" in any case: "H200" in "NVIDIA H200"): NULL
+ * when it does, when the device names none or the environment is not
+ * known; else the one-line error, which the caller frees. */
+char *witness_gpu_mismatch(const struct kopt_device *dev, const json_t *env);
+
 #endif

@@ -38,7 +38,7 @@
 
 /* a string: NULL when absent (an empty string in a spec means absent) */
 #define KOPT_DEVICE_FIELDS(X) \
-	X("gpu", gpu, STR, NULL, 0, 0, 0, "", "the GPU model expected, e.g. \"H200\"; none = any") \
+	X("gpu", gpu, STR, NULL, 0, 0, 0, "", "the GPU model expected, e.g. \"H200\", in the worker's GPU name; none = any") \
 	X("gpus", gpus, INT, 1, 1, 65536, 0, "GPUs", "GPUs per host to use") \
 	X("timeout", timeout_s, DURATION, 600, 0, INFINITY, LANG_LO_OPEN, "s", "per-step timeout") \
 	X("launcher", launcher, STR, NULL, 0, 0, 0, "", "a command prefix for workers, e.g. an srun line; none = direct exec")

@@ -12,6 +12,9 @@
 #     it is kept (it was taken as measured);
 #   - a verify that fails shows as an error in the model's report.md with
 #     why (the reason was empty);
+#   - device.gpu is compared with the GPU the worker reports, in any case
+#     and as a part of its name: a mismatch is one error, nothing runs and
+#     the build exits 1 (it ran, and reported the other GPU's numbers);
 # Prints TAP.
 set -eu
 . "$top_srcdir/tests/e2e/sim-env.sh" i24-input
@@ -114,6 +117,36 @@ cd ev
 "$KOPTMAKE" -k all > out 2> err || true
 check "a failed verify's row in report.md: error, and why" \
 	"grep -q '^| 0 | .* | error | - | worker error: simulated failure in verify |\$' kopt-out/e/report.md"
+cd ..
+
+# device.gpu against the worker's GPU
+mkdir -p gpu/models
+printf '# model\nimport torch\n# sim: kernels 1\n' > gpu/models/g.py
+cat > gpu/Koptfile <<'SPEC'
+device sim { gpu = "h200"  gpus = 1  timeout = 30s }
+agents default { budget = 1  hot = 0.05  seed = 1  screen = 0 }
+defaults { device = sim  agents = default }
+model g { source = "models/g.py" }
+target all = [g]
+SPEC
+cd gpu
+: > "$KOPT_SIM_LOG"
+rc=0
+KOPT_SIM_GPU="NVIDIA A100-SXM4-80GB" "$KOPTMAKE" -k all > out 2> err || rc=$?
+check "a worker on another GPU: exit 1" "[ $rc -eq 1 ]"
+check "one error naming both GPUs" \
+	"[ \$(grep -c error: err) -eq 1 ] && grep -q \"error: device 'sim' wants a GPU named like 'h200', and its worker runs on 'NVIDIA A100-SXM4-80GB'\" err"
+check "and nothing ran on it" "[ ! -s '$KOPT_SIM_LOG' ] && [ ! -e kopt-out/g ]"
+rc=0
+"$KOPTMAKE" all > out 2> err || rc=$?
+check "'h200' matches 'NVIDIA H200 (simulated)': the build runs" "[ $rc -eq 0 ] && [ -s kopt-out/g/report.md ]"
+# the remembered environment trusted, a worker that says otherwise when it starts
+printf '# sim: host 0.06\n' >> models/g.py
+: > "$KOPT_SIM_LOG"
+rc=0
+KOPT_TRUST_ENV=1 KOPT_SIM_GPU="NVIDIA A100-SXM4-80GB" "$KOPTMAKE" all > out 2> err || rc=$?
+check "a worker that starts on another GPU mid-build: exit 1, one error, its step cancelled" \
+	"[ $rc -eq 1 ] && [ \$(grep -c error: err) -eq 1 ] && grep -q \"runs on 'NVIDIA A100-SXM4-80GB'\" err && [ ! -s '$KOPT_SIM_LOG' ]"
 cd ..
 
 echo "1..$n"

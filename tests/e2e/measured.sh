@@ -41,19 +41,19 @@ spec "$d"
 r=$d/kopt-out/all/report.md
 line=$(sed -n 3p "$r")
 check "report.md says the newest measurement's date and what measured it ($line)" \
-	"[ \"$line\" = 'Measured on 2025-12-06 (UTC) on Simulated GPU (compute capability 0.0): driver sim, CUDA sim, torch 2.11.0+sim, triton 3.6.0+sim, koptmake $version.' ]" "$d/out"
+	"[ \"$line\" = 'Measured on 2025-12-06 (UTC) on NVIDIA H200 (simulated) (compute capability 0.0): driver sim, CUDA sim, torch 2.11.0+sim, triton 3.6.0+sim, koptmake $version.' ]" "$d/out"
 python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
 m = d["measured"]
-assert m == {"date": "2025-12-06", "gpu": "Simulated GPU", "cc": "0.0", "driver": "sim", "cuda": "sim",
+assert m == {"date": "2025-12-06", "gpu": "NVIDIA H200 (simulated)", "cc": "0.0", "driver": "sim", "cuda": "sim",
              "torch": "2.11.0+sim", "triton": "3.6.0+sim", "koptmake": sys.argv[2]}, m
 dates = {x["model"]: x["measured"]["date"] for x in d["models"]}
 assert dates == {"m/a": "2000-01-01", "m/b": "2025-12-06"}, dates
 print("ok")' "$d/kopt-out/all/report.json" "$version" > "$tmp/py" 2>&1 || true
 check "report.json: the same, and each model's own date" "grep -qx ok $tmp/py" "$tmp/py"
 check "a model's report and profile say theirs" \
-	"grep -qx 'Measured on 2000-01-01 (UTC) on Simulated GPU .*' $d/kopt-out/m/a/report.md && grep -qx 'Measured on 2025-12-06 (UTC) on Simulated GPU .*' $d/kopt-out/m/b/profile.md"
+	"grep -qx 'Measured on 2000-01-01 (UTC) on NVIDIA H200 (simulated) .*' $d/kopt-out/m/a/report.md && grep -qx 'Measured on 2025-12-06 (UTC) on NVIDIA H200 (simulated) .*' $d/kopt-out/m/b/profile.md"
 check "profile.json keeps the stamp and the environment" \
 	"grep -q '\"at\": 1764979200' $d/kopt-out/m/b/profile.json && grep -q '\"torch\": \"2.11.0+sim\"' $d/kopt-out/m/b/profile.json"
 cp "$r" "$tmp/report.md"
