@@ -35,6 +35,23 @@ struct heap {
 	size_t len, cap;
 };
 
+/* The stale steps of a build by key. Two steps of one key (two models of
+ * the same bytes share their captures' and screens' keys) run once: the
+ * second waits for the first and takes its result from the cache. Both
+ * running wrote two results under one key, and the next build found one of
+ * them stale (issue 24). */
+struct twin {
+	kopt_hash key;
+	struct dag_node *first;    /* the one that runs; NULL: a free slot */
+	struct dag_node **waiting; /* its twins */
+	size_t n, cap;
+};
+
+struct twins {
+	struct twin *v;            /* open-addressed by key */
+	size_t cap, n;
+};
+
 struct sched {
 	struct dag *d;
 	const struct engine_opts *o;
@@ -56,6 +73,7 @@ struct sched {
 	bool nolog;             /* the build log cannot be written: nothing more runs */
 	const struct kopt_device **devs; /* pool device index -> device */
 	char **wrong_gpu;       /* per device: its worker is not on the GPU its spec names (why) */
+	struct twins twins;     /* stale steps by key */
 	int ndevs;
 	struct hash_key hk;     /* the key being built (its buffer is reused) */
 };
@@ -234,8 +252,89 @@ static void end_line(struct sched *s)
 	}
 }
 
+static struct twin *twin_slot(struct twins *t, kopt_hash key)
+{
+	size_t i = key.lo & (t->cap - 1);
+	while (t->v[i].first && (t->v[i].key.lo != key.lo || t->v[i].key.hi != key.hi))
+		i = (i + 1) & (t->cap - 1);
+	return &t->v[i];
+}
+
+/* n is stale: true when a step of its key is already to run (n waits) */
+static bool twin_wait(struct twins *t, struct dag_node *n)
+{
+	if ((t->n + 1) * 2 > t->cap) {
+		struct twins g = { xcalloc(t->cap ? 2 * t->cap : 256, sizeof *g.v), t->cap ? 2 * t->cap : 256, t->n };
+		for (size_t i = 0; i < t->cap; i++)
+			if (t->v[i].first)
+				*twin_slot(&g, t->v[i].key) = t->v[i];
+		free(t->v);
+		*t = g;
+	}
+	struct twin *w = twin_slot(t, n->key);
+	if (!w->first) {
+		w->key = n->key;
+		w->first = n;
+		t->n++;
+		return false;
+	}
+	if (w->first->flags & (DAG_DONE | DAG_FAILED))
+		return false; /* settled: n takes its result (twins_settled) or runs */
+	w->waiting = xgrow(w->waiting, &w->cap, w->n + 1, sizeof *w->waiting);
+	w->waiting[w->n++] = n;
+	return true;
+}
+
+static void twins_release(struct twins *t)
+{
+	for (size_t i = 0; i < t->cap; i++)
+		free(t->v[i].waiting);
+	free(t->v);
+}
+
+static bool cache_hit(struct sched *s, struct dag_node *n, bool *corrupt_restore);
+static void enqueue(struct sched *s, struct dag_node *n);
+static void settle(struct sched *s, struct dag_node *n);
+
+/* A twin's result, run in this build (-B runs each key once too) */
+static bool twin_ran(struct sched *s, struct dag_node *n)
+{
+	if (!s->twins.cap)
+		return false;
+	struct twin *w = twin_slot(&s->twins, n->key);
+	bool corrupt = false;
+	return w->first && w->first != n && (w->first->flags & DAG_RAN) && cache_hit(s, n, &corrupt);
+}
+
+/* n, which ran, has settled: its twins take its result, or run themselves */
+static void twins_settled(struct sched *s, struct dag_node *n)
+{
+	if (!s->twins.cap || (n->flags & DAG_NOKEY))
+		return;
+	struct twin *w = twin_slot(&s->twins, n->key);
+	if (w->first != n || !w->n)
+		return;
+	struct dag_node **waiting = w->waiting;
+	size_t nw = w->n;
+	w->waiting = NULL;
+	w->n = w->cap = 0;
+	for (size_t i = 0; i < nw; i++) {
+		bool corrupt = false;
+		struct dag_node *x = waiting[i];
+		if ((n->flags & DAG_DONE) && cache_hit(s, x, &corrupt)) {
+			x->flags &= (uint16_t)~DAG_STALE;
+			settle(s, x);
+		} else {
+			enqueue(s, x);
+		}
+	}
+	free(waiting);
+}
+
 static void settle(struct sched *s, struct dag_node *n)
 {
+	if (n->flags & DAG_STALE)
+		twins_settled(s, n);
 	n->flags &= (uint16_t)~DAG_QUEUED;
 	/* users the expansion adds found n settled and never counted it */
 	uint32_t nusers = n->nusers;
@@ -415,7 +514,7 @@ static void evaluate(struct sched *s, struct dag_node *n)
 	else
 		n->key = hash_key_final(&hk);
 	bool corrupt_restore = false;
-	if (!(n->flags & DAG_NOKEY) && !s->o->force && cache_hit(s, n, &corrupt_restore)) {
+	if (!(n->flags & DAG_NOKEY) && ((!s->o->force && cache_hit(s, n, &corrupt_restore)) || twin_ran(s, n))) {
 		s->hk = hk;
 		free(nokey);
 		settle(s, n);
@@ -436,14 +535,22 @@ static void evaluate(struct sched *s, struct dag_node *n)
 		would_run(s, n);
 		return;
 	}
+	if (!(n->flags & DAG_NOKEY) && twin_wait(&s->twins, n))
+		return;
+	enqueue(s, n);
+}
+
+/* a stale step, to run */
+static void enqueue(struct sched *s, struct dag_node *n)
+{
 	explain_print(s, n);
 	/* a step runs only where the log can record it (said once) */
-	if (blog_ready(d->blog) < 0)
+	if (blog_ready(s->d->blog) < 0)
 		s->nolog = s->stop = true;
-	if (r->priority)
-		n->prio = r->priority(d, n);
+	if (n->rule->priority)
+		n->prio = n->rule->priority(s->d, n);
 	s->nstale++;
-	heap_push(r->worker ? &s->runq : &s->localq, n);
+	heap_push(n->rule->worker ? &s->runq : &s->localq, n);
 }
 
 static void log_step(struct sched *s, struct job *j, const char *outcome)
@@ -940,6 +1047,7 @@ int sched_run(struct dag *d, wpool *pool, enum sched_mode mode)
 	for (int i = 0; i < s.ndevs; i++)
 		free(s.wrong_gpu[i]);
 	free(s.wrong_gpu);
+	twins_release(&s.twins);
 	free(s.devs);
 	return status;
 }

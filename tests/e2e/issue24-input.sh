@@ -12,6 +12,9 @@
 #     it is kept (it was taken as measured);
 #   - a verify that fails shows as an error in the model's report.md with
 #     why (the reason was empty);
+#   - two models of the same bytes: each keeps its own outputs, the steps
+#     they share a key for run once, and a null build runs nothing (19
+#     steps ran again: both wrote their result under the one key);
 #   - device.gpu is compared with the GPU the worker reports, in any case
 #     and as a part of its name: a mismatch is one error, nothing runs and
 #     the build exits 1 (it ran, and reported the other GPU's numbers);
@@ -117,6 +120,33 @@ cd ev
 "$KOPTMAKE" -k all > out 2> err || true
 check "a failed verify's row in report.md: error, and why" \
 	"grep -q '^| 0 | .* | error | - | worker error: simulated failure in verify |\$' kopt-out/e/report.md"
+cd ..
+
+# two models of the same bytes
+mkdir -p twins/models
+printf '# model\nimport torch\n# sim: kernels 3\n' > twins/models/a.py
+cp twins/models/a.py twins/models/b.py
+cat > twins/Koptfile <<'SPEC'
+device sim { gpus = 2  timeout = 30s }
+agents default { budget = 3  hot = 0.05  seed = 1  screen = 5s }
+defaults { device = sim  agents = default }
+model a { source = "models/a.py" }
+model b { source = "models/b.py" }
+target all = [a, b]
+SPEC
+cd twins
+: > "$KOPT_SIM_LOG"
+rc=0
+"$KOPTMAKE" -j 4 all > out 2> err || rc=$?
+check "two models of the same bytes build" "[ $rc -eq 0 ] && [ -s kopt-out/a/report.md ] && [ -s kopt-out/b/report.md ]"
+check "each with its own outputs" "head -n 1 kopt-out/a/report.md | grep -qx '# a' && head -n 1 kopt-out/b/report.md | grep -qx '# b' && [ -s kopt-out/b/profile.json ]"
+check "the capture they share a key for ran once" "[ \$(grep -c '^capture ' '$KOPT_SIM_LOG') -eq 1 ]"
+rc=0
+"$KOPTMAKE" -d explain all > out 2> err || rc=$?
+check "a null build after them runs nothing" "[ $rc -eq 0 ] && grep -q 'nothing to do' out && [ ! -s err ]"
+"$KOPTMAKE" -B -j 4 all > /dev/null 2>&1 || true
+"$KOPTMAKE" all > out 2> err || true
+check "nor after -B" "grep -q 'nothing to do' out"
 cd ..
 
 # device.gpu against the worker's GPU
