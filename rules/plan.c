@@ -66,9 +66,12 @@ struct rule_mv *rule_plan_variant(struct dag *d, struct rule_model *dm, const st
 static struct rule_model *add_model(struct dag *d, const struct kopt_model *m)
 {
 	struct rule_plan *pl = d->plan;
-	for (size_t i = 0; i < pl->nmodels; i++)
-		if (pl->models[i].spec == m)
-			return &pl->models[i];
+	size_t si = (size_t)(m - d->spec->models);
+	if (si >= d->spec->nmodels)
+		kopt_die("internal: a model that is not the spec's");
+	if (pl->model_at[si])
+		return &pl->models[pl->model_at[si] - 1];
+	pl->model_at[si] = pl->nmodels + 1;
 	struct rule_model *dm = &pl->models[pl->nmodels++];
 	memset(dm, 0, sizeof *dm);
 	dm->spec = m;
@@ -143,6 +146,7 @@ static int plan(struct dag *d, char *const *targets, int ntargets)
 	struct rule_plan *pl = xcalloc(1, sizeof *pl);
 	d->plan = pl;
 	pl->models = xcalloc(spec->nmodels ? spec->nmodels : 1, sizeof *pl->models);
+	pl->model_at = xcalloc(spec->nmodels + 1, sizeof *pl->model_at);
 	const void **want_t = xcalloc(spec->ntargets + 1, sizeof *want_t);
 	const void **want_m = xcalloc(spec->nmodels + 1, sizeof *want_m);
 	size_t nwant_t = 0, nwant_m = 0;
@@ -208,6 +212,7 @@ static void release(struct dag *d)
 		free(dm->file_error);
 	}
 	free(pl->models);
+	free(pl->model_at);
 	free(pl->memory);
 	free(pl->scope);
 	memory_seen_release(&pl->seen);

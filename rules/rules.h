@@ -151,8 +151,11 @@ struct rule_model {
 
 /* the rules' part of a dag (d->plan) */
 struct rule_plan {
-	struct rule_model *models;  /* the models of the build, spec order */
+	struct rule_model *models;  /* the models of the build, in the order they were added */
 	size_t nmodels;
+	size_t *model_at;           /* per model of the spec (its index there): 1 + its index in
+				     * models, 0 when not added (a lookup was linear: a graph of
+				     * 100,000 models took 30 s) */
 	char *memory, *scope;       /* the agents' memory and this spec's scope in it, once a
 				     * verdict is to be learned (rules/verify.c) */
 	struct memory_seen seen;    /* the verdicts it holds */
