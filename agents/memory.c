@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
 #include <unistd.h>
 #include <xxhash.h>
 
@@ -43,87 +45,233 @@ static void count(struct memory *m, const char *key, bool pass, double x)
 	}
 }
 
-/* one lesson of the file, parsed */
-struct lesson {
-	const char *features, *strategy, *scope, *shape;
+/*
+ * The index: the lessons of one file, read once and then only its new
+ * lines. A build asks for one feature class per hot kernel; reading the
+ * whole file each time made a build quadratic in the memory's size (a
+ * 1,000-model build with a 200,000-line memory took over 500 s against
+ * 13.7 s). Strings are interned; each class lists its lessons in file
+ * order, and keeps the stats it last gave with how many of its lessons
+ * they counted, so a later question reads only the lessons since
+ * (counted in file order, the sums are those of a full read). A lesson
+ * whose verdict (k) came before is counted once.
+ */
+struct ix_lesson {
+	uint32_t features, strategy, scope, shape; /* interned; scope, shape NONE without one */
 	bool pass;
 	double x;
 };
 
-/*
- * Calls fn for each well-formed lesson of the file at path; a torn last line
- * is ignored. Returns 0, 1 when the file is missing, -1 when it cannot be
- * read (errno says why), -2 when it is not a memory file of version 1.
- */
-static int each_lesson(const char *path, void (*fn)(void *, const struct lesson *), void *ctx)
+struct ix_class {
+	uint32_t *lessons;   /* indices into index.lessons, file order */
+	size_t n, cap;
+	struct memory memo;  /* the stats last given, for scope memo_exclude */
+	uint32_t memo_exclude;
+	size_t memo_counted; /* of lessons */
+	bool memo_ok;
+};
+
+#define NONE UINT32_MAX
+
+struct intern {
+	char **s;            /* by id */
+	uint32_t *slot;      /* open addressing: id + 1, 0 = empty */
+	size_t n, cap, scap;
+};
+
+static struct index {
+	char *path;
+	dev_t dev;
+	ino_t ino;
+	off_t off;           /* read up to here: the end of the last whole line */
+	char tail[64];       /* the bytes before off: the file was only appended to */
+	size_t ntail;
+	int state;           /* 0 no file, 1 lessons, -2 not version 1 (said once) */
+	struct intern str;
+	struct ix_lesson *lessons;
+	size_t n, cap;
+	struct ix_class *cls;  /* by the features' interned id */
+	size_t ncls;
+	struct memory_seen keys; /* verdicts seen */
+} *ix;
+
+static uint32_t intern(struct intern *t, const char *s, bool add)
 {
-	FILE *f = path ? fopen(path, "r") : NULL;
-	if (!f)
-		return path && errno == ENOENT ? 1 : -1;
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t len;
-	int first = 1, rc = 0;
-	while ((len = getline(&line, &cap, f)) > 0) {
-		if (line[len - 1] != '\n')
-			break; /* torn tail: ignored */
-		json_t *o = json_loads(line, 0, NULL);
-		if (first) {
-			first = 0;
-			if (!o || json_integer_value(json_object_get(o, "kopt-memory")) != 1) {
-				json_decref(o);
-				rc = -2;
-				break;
-			}
-			json_decref(o);
-			continue;
+	if ((t->n + 1) * 2 > t->cap && add) {
+		size_t ncap = t->cap ? 2 * t->cap : 256;
+		uint32_t *ns = xcalloc(ncap, sizeof *ns);
+		for (size_t i = 0; i < t->n; i++) {
+			size_t j = (size_t)XXH3_64bits(t->s[i], strlen(t->s[i])) & (ncap - 1);
+			while (ns[j])
+				j = (j + 1) & (ncap - 1);
+			ns[j] = (uint32_t)i + 1;
 		}
-		struct lesson l = {
-			json_string_value(json_object_get(o, "f")), json_string_value(json_object_get(o, "s")),
-			json_string_value(json_object_get(o, "p")), json_string_value(json_object_get(o, "c")),
-			false, json_number_value(json_object_get(o, "x")),
-		};
-		const char *v = json_string_value(json_object_get(o, "v"));
-		l.pass = v && strcmp(v, "pass") == 0;
-		if (l.features && l.strategy && v)
-			fn(ctx, &l);
-		json_decref(o);
+		free(t->slot);
+		t->slot = ns;
+		t->cap = ncap;
 	}
-	free(line);
-	fclose(f);
-	return rc;
+	if (!t->cap)
+		return NONE;
+	size_t j = (size_t)XXH3_64bits(s, strlen(s)) & (t->cap - 1);
+	for (; t->slot[j]; j = (j + 1) & (t->cap - 1))
+		if (strcmp(t->s[t->slot[j] - 1], s) == 0)
+			return t->slot[j] - 1;
+	if (!add)
+		return NONE;
+	t->s = xgrow(t->s, &t->scap, t->n + 1, sizeof *t->s);
+	t->s[t->n] = xstrdup(s);
+	t->slot[j] = (uint32_t)++t->n;
+	return (uint32_t)t->n - 1;
 }
 
-/* counts l under its strategy and, with a shape, under "=" + shape */
-static void count_lesson(struct memory *m, const struct lesson *l)
+static void index_free(struct index *x)
 {
-	count(m, l->strategy, l->pass, l->x);
-	if (l->shape) {
-		char *key = xasprintf("=%s", l->shape);
+	if (!x)
+		return;
+	for (size_t i = 0; i < x->str.n; i++)
+		free(x->str.s[i]);
+	free(x->str.s);
+	free(x->str.slot);
+	for (size_t i = 0; i < x->ncls; i++) {
+		free(x->cls[i].lessons);
+		memory_release(&x->cls[i].memo);
+	}
+	free(x->cls);
+	free(x->lessons);
+	memory_seen_release(&x->keys);
+	free(x->path);
+	free(x);
+}
+
+/* one line of the file (without its newline) into the index */
+static void index_line(struct index *x, const char *line, size_t len)
+{
+	json_t *o = json_loadb(line, len, 0, NULL);
+	if (x->state == 0) {
+		x->state = o && json_integer_value(json_object_get(o, "kopt-memory")) == 1 ? 1 : -2;
+		if (x->state == -2)
+			kopt_warn("%s: not a memory file of version 1; ignored", x->path);
+		json_decref(o);
+		return;
+	}
+	const char *f = json_string_value(json_object_get(o, "f"));
+	const char *st = json_string_value(json_object_get(o, "s"));
+	const char *v = json_string_value(json_object_get(o, "v"));
+	const char *k = json_string_value(json_object_get(o, "k"));
+	if (x->state != 1 || !f || !st || !v || (k && memory_seen_has(&x->keys, k))) {
+		json_decref(o);
+		return;
+	}
+	if (k)
+		memory_seen_add(&x->keys, k);
+	const char *p = json_string_value(json_object_get(o, "p"));
+	const char *c = json_string_value(json_object_get(o, "c"));
+	uint32_t fi = intern(&x->str, f, true);
+	struct ix_lesson l = { fi, intern(&x->str, st, true), p ? intern(&x->str, p, true) : NONE,
+			       c ? intern(&x->str, c, true) : NONE, strcmp(v, "pass") == 0,
+			       json_number_value(json_object_get(o, "x")) };
+	json_decref(o);
+	if (fi >= x->ncls) {
+		size_t ncap = x->ncls;
+		x->cls = xgrow(x->cls, &ncap, (size_t)fi + 1, sizeof *x->cls);
+		memset(x->cls + x->ncls, 0, (ncap - x->ncls) * sizeof *x->cls);
+		x->ncls = ncap;
+	}
+	x->lessons = xgrow(x->lessons, &x->cap, x->n + 1, sizeof *x->lessons);
+	x->lessons[x->n] = l;
+	struct ix_class *cl = &x->cls[fi];
+	cl->lessons = xgrow(cl->lessons, &cl->cap, cl->n + 1, sizeof *cl->lessons);
+	cl->lessons[cl->n++] = (uint32_t)x->n++;
+}
+
+/* The index of path, brought up to date: read anew when the file is
+ * another (a new inode, shorter, or other bytes where the last read
+ * ended: -t gc, a removed memory), else its new whole lines. NULL when the
+ * file is missing or cannot be read. */
+static struct index *index_sync(const char *path)
+{
+	int fd = path ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	char tail[64];
+	bool same = ix && strcmp(ix->path, path) == 0 && ix->dev == st.st_dev && ix->ino == st.st_ino &&
+		    st.st_size >= ix->off &&
+		    pread(fd, tail, ix->ntail, ix->off - (off_t)ix->ntail) == (ssize_t)ix->ntail &&
+		    memcmp(tail, ix->tail, ix->ntail) == 0;
+	if (!same) {
+		index_free(ix);
+		ix = xcalloc(1, sizeof *ix);
+		ix->path = xstrdup(path);
+		ix->dev = st.st_dev;
+		ix->ino = st.st_ino;
+	}
+	if (st.st_size > ix->off) {
+		size_t len = (size_t)(st.st_size - ix->off);
+		char *buf = xmalloc(len + 1);
+		ssize_t r = pread(fd, buf, len, ix->off);
+		size_t got = r > 0 ? (size_t)r : 0, pos = 0;
+		for (char *nl; pos < got && (nl = memchr(buf + pos, '\n', got - pos)); pos = (size_t)(nl - buf) + 1)
+			index_line(ix, buf + pos, (size_t)(nl - buf) - pos);
+		/* a torn last line waits for its end */
+		ix->off += (off_t)pos;
+		ix->ntail = ix->off < (off_t)sizeof ix->tail ? (size_t)ix->off : sizeof ix->tail;
+		if (pread(fd, ix->tail, ix->ntail, ix->off - (off_t)ix->ntail) != (ssize_t)ix->ntail)
+			ix->ntail = 0, ix->off = 0; /* read it all again next time */
+		free(buf);
+	}
+	close(fd);
+	return ix;
+}
+
+/* counts a lesson under its strategy and, with a shape, under "=" + shape */
+static void count_ix(struct memory *m, const struct index *x, const struct ix_lesson *l)
+{
+	count(m, x->str.s[l->strategy], l->pass, l->x);
+	if (l->shape != NONE) {
+		char *key = xasprintf("=%s", x->str.s[l->shape]);
 		count(m, key, l->pass, l->x);
 		free(key);
 	}
 }
 
-struct load_ctx {
-	struct memory *m;
-	const char *features, *exclude;
-};
-
-static void load_one(void *c, const struct lesson *l)
+static void memory_copy(struct memory *dst, const struct memory *src)
 {
-	struct load_ctx *x = c;
-	bool own = x->exclude && l->scope && strcmp(l->scope, x->exclude) == 0;
-	if (!own && strcmp(l->features, x->features) == 0)
-		count_lesson(x->m, l);
+	memset(dst, 0, sizeof *dst);
+	dst->stats = xgrow(NULL, &dst->cap, src->n + 1, sizeof *dst->stats);
+	for (size_t i = 0; i < src->n; i++) {
+		dst->stats[i] = src->stats[i];
+		dst->stats[i].strategy = xstrdup(src->stats[i].strategy);
+	}
+	dst->n = src->n;
 }
 
 int memory_load(struct memory *m, const char *path, const char *features, const char *exclude)
 {
 	memset(m, 0, sizeof *m);
-	struct load_ctx x = { m, features, exclude };
-	if (each_lesson(path, load_one, &x) == -2)
-		kopt_warn("%s: not a memory file of version 1; ignored", path);
+	struct index *x = index_sync(path);
+	if (!x || x->state != 1)
+		return 0;
+	uint32_t fi = intern(&x->str, features, false);
+	if (fi == NONE || fi >= x->ncls)
+		return 0;
+	struct ix_class *cl = &x->cls[fi];
+	uint32_t ex = exclude ? intern(&x->str, exclude, false) : NONE;
+	if (!cl->memo_ok || cl->memo_exclude != ex) {
+		memory_release(&cl->memo);
+		cl->memo_exclude = ex;
+		cl->memo_counted = 0;
+		cl->memo_ok = true;
+	}
+	for (; cl->memo_counted < cl->n; cl->memo_counted++) {
+		const struct ix_lesson *l = &x->lessons[cl->lessons[cl->memo_counted]];
+		if (ex == NONE || l->scope != ex)
+			count_ix(&cl->memo, x, l);
+	}
+	memory_copy(m, &cl->memo);
 	return 0;
 }
 
@@ -255,6 +403,79 @@ double memory_score(const struct memory *m, const char *strategy, double prior)
 	return rate + 2.0 * gain;
 }
 
+int memory_compact(const char *path, size_t *kept, size_t *dropped)
+{
+	*kept = *dropped = 0;
+	struct strbuf sb = STRBUF_INIT, outb = STRBUF_INIT;
+	if (strbuf_read_file(&sb, path) < 0) {
+		strbuf_release(&sb);
+		if (errno == ENOENT)
+			return 1;
+		kopt_error("cannot read %s: %s", path, strerror(errno));
+		return -1;
+	}
+	struct memory_seen seen = { 0 };
+	int rc = 0;
+	size_t pos = 0;
+	for (char *nl; pos < sb.len && (nl = memchr(sb.buf + pos, '\n', sb.len - pos)); pos = (size_t)(nl - sb.buf) + 1) {
+		const char *line = sb.buf + pos;
+		size_t len = (size_t)(nl - line);
+		json_t *o = json_loadb(line, len, 0, NULL);
+		if (pos == 0) {
+			if (!o || json_integer_value(json_object_get(o, "kopt-memory")) != 1) {
+				kopt_error("%s: not a memory file of version 1; left as it is", path);
+				rc = -1;
+			}
+			strbuf_add(&outb, line, len + 1);
+			json_decref(o);
+			if (rc < 0)
+				break;
+			continue;
+		}
+		const char *k = json_string_value(json_object_get(o, "k"));
+		bool ok = json_is_string(json_object_get(o, "f")) && json_is_string(json_object_get(o, "s")) &&
+			  json_is_string(json_object_get(o, "v")) && !(k && memory_seen_has(&seen, k));
+		if (ok) {
+			if (k)
+				memory_seen_add(&seen, k);
+			strbuf_add(&outb, line, len + 1);
+			++*kept;
+		} else {
+			++*dropped;
+		}
+		json_decref(o);
+	}
+	if (pos < sb.len)
+		++*dropped; /* a torn last line */
+	memory_seen_release(&seen);
+	if (rc == 0 && *dropped) {
+		char *tmp = xasprintf("%s.tmp", path);
+		int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+		if (fd < 0 || kopt_write_all(fd, outb.buf, outb.len) < 0 || fsync(fd) < 0 || close(fd) < 0 ||
+		    (fd = -1, rename(tmp, path) < 0)) {
+			kopt_error("cannot compact %s: %s", path, strerror(errno));
+			if (fd >= 0)
+				close(fd);
+			unlink(tmp);
+			rc = -1;
+		} else {
+			char *dir = xstrdup(path), *slash = strrchr(dir, '/');
+			if (slash)
+				*slash = '\0';
+			int dfd = open(slash ? dir : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+			if (dfd >= 0) {
+				fsync(dfd);
+				close(dfd);
+			}
+			free(dir);
+		}
+		free(tmp);
+	}
+	strbuf_release(&sb);
+	strbuf_release(&outb);
+	return rc;
+}
+
 /* one feature class's stats, for memory_summary */
 struct mem_class {
 	char *features;
@@ -295,41 +516,11 @@ static void print_stats(FILE *out, const struct memory *m, bool shapes)
 	}
 }
 
-struct summary_ctx {
-	struct mem_class *cls;
-	size_t n, cap;
-	const char *only;
-};
-
-static void summary_one(void *c, const struct lesson *l)
-{
-	struct summary_ctx *x = c;
-	if (x->only && strcmp(l->features, x->only) != 0)
-		return;
-	struct mem_class *k = NULL;
-	for (size_t i = 0; i < x->n && !k; i++)
-		if (strcmp(x->cls[i].features, l->features) == 0)
-			k = &x->cls[i];
-	if (!k) {
-		x->cls = xgrow(x->cls, &x->cap, x->n + 1, sizeof *x->cls);
-		k = &x->cls[x->n++];
-		memset(k, 0, sizeof *k);
-		k->features = xstrdup(l->features);
-	}
-	count_lesson(&k->m, l);
-	k->lessons++;
-	const char *scope = l->scope ? l->scope : "";
-	for (size_t i = 0; i < k->nscopes; i++)
-		if (strcmp(k->scopes[i], scope) == 0)
-			return;
-	k->scopes = xgrow(k->scopes, &k->scap, k->nscopes + 1, sizeof *k->scopes);
-	k->scopes[k->nscopes++] = xstrdup(scope);
-}
-
 int memory_summary(const char *path, const char *only, FILE *out)
 {
-	struct summary_ctx x = { NULL, 0, 0, only };
-	int rc = each_lesson(path, summary_one, &x);
+	errno = 0;
+	struct index *x = index_sync(path);
+	int rc = x ? (x->state == -2 ? -2 : 0) : errno == ENOENT ? 1 : -1;
 	if (rc == -1)
 		kopt_error("cannot read %s: %s", path, strerror(errno));
 	else if (rc == -2)
@@ -338,8 +529,33 @@ int memory_summary(const char *path, const char *only, FILE *out)
 		fprintf(out, "%s: no lessons yet\n", path);
 		return 0;
 	}
-	struct mem_class *cls = x.cls;
-	size_t ncls = x.n;
+	/* each class's stats and specs, from the index */
+	struct mem_class *cls = NULL;
+	size_t ncls = 0, ccap = 0, *at = rc == 0 ? xcalloc(x->ncls + 1, sizeof *at) : NULL;
+	for (size_t i = 0; rc == 0 && i < x->n; i++) {
+		const struct ix_lesson *l = &x->lessons[i];
+		const char *f = x->str.s[l->features];
+		if (only && strcmp(f, only) != 0)
+			continue;
+		if (!at[l->features]) {
+			cls = xgrow(cls, &ccap, ncls + 1, sizeof *cls);
+			memset(&cls[ncls], 0, sizeof *cls);
+			cls[ncls].features = xstrdup(f);
+			at[l->features] = ++ncls;
+		}
+		struct mem_class *k = &cls[at[l->features] - 1];
+		count_ix(&k->m, x, l);
+		k->lessons++;
+		const char *scope = l->scope == NONE ? "" : x->str.s[l->scope];
+		bool known = false;
+		for (size_t j = 0; j < k->nscopes && !known; j++)
+			known = strcmp(k->scopes[j], scope) == 0;
+		if (!known) {
+			k->scopes = xgrow(k->scopes, &k->scap, k->nscopes + 1, sizeof *k->scopes);
+			k->scopes[k->nscopes++] = xstrdup(scope);
+		}
+	}
+	free(at);
 	if (rc == 0 && only && !ncls)
 		fprintf(out, "%s: no lessons for %s\n", path, only);
 	if (ncls)

@@ -14,7 +14,12 @@
  * reduction block as a fraction of the reduction's length), present for
  * config-only candidates, k = what the verdict was (its verify step's key),
  * so that each verdict is learned once (lessons written before k existed
- * lack it). A torn last line is ignored.
+ * lack it). A torn last line is ignored, and a lesson whose k came before
+ * is counted once. `koptmake -t gc` compacts the file (memory_compact).
+ *
+ * A build reads the file once into an index (memory.c) and then only the
+ * lines appended since; every question of a planner reads its feature
+ * class's lessons from there.
  *
  * Loaded stats are kept per strategy name and, for lessons with a shape,
  * per "=" + shape too: a relative move (r-down) means different configs on
@@ -64,6 +69,12 @@ int memory_seen_load(struct memory_seen *s, const char *path);
 bool memory_seen_has(const struct memory_seen *s, const char *key);
 void memory_seen_add(struct memory_seen *s, const char *key);
 void memory_seen_release(struct memory_seen *s);
+/* -t gc: rewrites path with its version line and each lesson once, in
+ * order: a verdict's lesson after its first, torn and unreadable lines
+ * are dropped (a temp file, fsync, rename, fsync of the folder). *kept and
+ * *dropped count lines. 0; 1 when there is no file; -1 after an error
+ * (said), the file as it was. */
+int memory_compact(const char *path, size_t *kept, size_t *dropped);
 /* prints, per feature class (only: that one class, or NULL for all), the
  * lessons' count and specs, each strategy's and each launch config's tries,
  * passes and mean speedup of the passes, most passes first; 0 or -1 */

@@ -315,6 +315,8 @@ int engine_tool_gc(const kopt_spec *spec, const struct engine_opts *o, char *con
 	else
 		printf("%s: gc: removed %zu cache entr%s and %zu object%s, %s freed\n", kopt_progname, ne,
 	       ne == 1 ? "y" : "ies", no, no == 1 ? "" : "s", h);
+	if (cache_exists(ss.cache) && d->rules->gc && d->rules->gc(d, stdout) < 0)
+		r = -1;
 	dag_free(d);
 	session_close(&ss);
 	return r < 0 ? 1 : 0;

@@ -102,6 +102,9 @@ struct rule_set {
 	/* optional: after a build that ran steps, the rules' closing lines
 	 * (koptmake's: each target's verdicts, geomean and report) */
 	void (*closing)(struct dag *d, FILE *out);
+	/* optional: -t gc of the rules' own files in the cache folder (the
+	 * agents' memory), saying what it did on out; 0 or -1 */
+	int (*gc)(struct dag *d, FILE *out);
 };
 
 #endif

@@ -310,6 +310,19 @@ int rule_tool_memory(const kopt_spec *spec, const struct engine_opts *o, char *c
 	return r < 0 ? 1 : 0;
 }
 
+/* -t gc: the agents' long-term memory compacted */
+static int gc(struct dag *d, FILE *out)
+{
+	char *path = rule_memory_path(d);
+	size_t kept, dropped;
+	int r = memory_compact(path, &kept, &dropped);
+	if (r == 0)
+		fprintf(out, "%s: gc: %s: %zu lesson%s kept, %zu line%s removed (repeated verdicts, torn or unreadable lines)\n",
+			kopt_progname, path, kept, kept == 1 ? "" : "s", dropped, dropped == 1 ? "" : "s");
+	free(path);
+	return r < 0 ? -1 : 0;
+}
+
 /* -d explain's names of the ingredients the rules add to keys */
 static const char *const words[] = {
 	"env", "environment", "model", "model file", "context", "agent context", NULL,
@@ -331,5 +344,5 @@ static void closing(struct dag *d, FILE *out)
 
 const struct rule_set rule_pipeline = {
 	.rules = table, .nrules = RULE_NKINDS,
-	.plan = plan, .release = release, .is_output = is_output, .words = words, .closing = closing,
+	.plan = plan, .release = release, .is_output = is_output, .words = words, .closing = closing, .gc = gc,
 };

@@ -127,7 +127,7 @@ static const struct tool tools[] = {
 	{ "check", "parse and check the spec, run nothing", TOOL_AFTER_LOAD, tool_check },
 	{ "dump", "print the checked spec in canonical form", TOOL_AFTER_LOAD, tool_dump },
 	{ "clean", "remove the outputs in kopt-out", TOOL_AFTER_LOAD, engine_tool_clean },
-	{ "gc", "remove cache entries no step of this spec reaches, and remembered stitch measurements",
+	{ "gc", "remove cache entries no step of this spec reaches and remembered stitch measurements; compact the agents' memory",
 	  TOOL_AFTER_LOAD, engine_tool_gc },
 	{ "why", "PATH: a step's verdict, gates, numbers and reason (e.g. verify M/V/K/c3, stitch M)",
 	  TOOL_AFTER_LOAD, engine_tool_why },

@@ -150,6 +150,16 @@ check "a null build after them runs nothing" "[ $rc -eq 0 ] && grep -q 'nothing 
 "$KOPTMAKE" -B -j 4 all > /dev/null 2>&1 || true
 "$KOPTMAKE" all > out 2> err || true
 check "nor after -B" "grep -q 'nothing to do' out"
+# -t gc compacts the agents' memory: each verdict once, the version line kept
+nl=$(wc -l < .kopt/memory.jsonl)
+sed 1d .kopt/memory.jsonl >> .kopt/memory.jsonl
+printf '{"torn' >> .kopt/memory.jsonl
+"$KOPTMAKE" -t memory > mem.before 2>&1
+"$KOPTMAKE" -t gc > out 2> err || true
+check "-t gc compacts memory.jsonl: $((nl - 1)) lessons kept, $((nl - 1)) repeats and a torn line removed" \
+	"grep -q 'gc: .*memory.jsonl: $((nl - 1)) lessons kept, $nl lines removed' out && [ \$(wc -l < .kopt/memory.jsonl) -eq $nl ] && head -n 1 .kopt/memory.jsonl | grep -qx '{\"kopt-memory\":1}'"
+"$KOPTMAKE" -t memory > mem.after 2>&1
+check "and the memory says what it said" "cmp -s mem.before mem.after"
 cd ..
 
 # -n over big globs
