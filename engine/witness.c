@@ -154,14 +154,6 @@ bool witness_fresh(const json_t *record, char **why)
 	return true;
 }
 
-/* Checks each device's worker environment (part of some keys). Where the
- * files its last worker named as the environment's witnesses are unchanged
- * (engine/witness.h), the remembered fingerprint stands and no worker
- * starts: a null build runs nothing on the GPU and no Python. Otherwise,
- * and always for workers started through a launcher (another machine's
- * files) or with KOPT_CHECK_ENV=1, one worker is started to read its
- * hello; it stays for the first step. KOPT_TRUST_ENV=1 skips the check and
- * keys on the remembered fingerprint, as -n always does. */
 char *witness_gpu_mismatch(const struct kopt_device *dev, const json_t *env)
 {
 	if (!dev || !dev->gpu || !*dev->gpu || !json_is_object(env))
@@ -173,6 +165,17 @@ char *witness_gpu_mismatch(const struct kopt_device *dev, const json_t *env)
 			 dev->gpu, gpu ? "'" : "", gpu ? gpu : "an unnamed one", gpu ? "'" : "");
 }
 
+/* Checks each device's worker environment (part of some keys). Where the
+ * files its last worker named as the environment's witnesses are unchanged
+ * (engine/witness.h), the remembered fingerprint stands and no worker
+ * starts: a null build runs nothing on the GPU and no Python. Otherwise,
+ * and always for workers started through a launcher (another machine's
+ * files) or with KOPT_CHECK_ENV=1, one worker is started to read its
+ * hello; it stays for the first step. A remembered fingerprint of another
+ * GPU than the device names is checked again too: the project may have
+ * moved to the right machine, and trusted, it would refuse every build
+ * there. KOPT_TRUST_ENV=1 skips the check and keys on the remembered
+ * fingerprint, as -n always does. */
 void witness_check_envs(struct dag *d, wpool *pool, const struct kopt_device *const *devs, int ndevs,
 			void (*on_fail)(void *ctx, const char *device, const char *why), void *ctx)
 {
@@ -183,8 +186,11 @@ void witness_check_envs(struct dag *d, wpool *pool, const struct kopt_device *co
 	for (int di = 0; di < ndevs; di++) {
 		const char *name = dag_env_name(devs[di]);
 		char *wkey = xasprintf("witness:%s", name);
-		if (!full && !wpool_launched(pool, di) && cache_env_get(d->cache, name) &&
-		    witness_fresh(cache_env_get(d->cache, wkey), NULL)) {
+		char *wrong = witness_gpu_mismatch(devs[di], cache_env_get(d->cache, name));
+		bool trusted = !full && !wrong && !wpool_launched(pool, di) && cache_env_get(d->cache, name) &&
+			       witness_fresh(cache_env_get(d->cache, wkey), NULL);
+		free(wrong);
+		if (trusted) {
 			free(wkey);
 			continue;
 		}

@@ -21,6 +21,8 @@
 #   - device.gpu is compared with the GPU the worker reports, in any case
 #     and as a part of its name: a mismatch is one error, nothing runs and
 #     the build exits 1 (it ran, and reported the other GPU's numbers);
+#     a remembered environment of another GPU is read again (trusted, it
+#     refused every build once the project was on the right GPU);
 # Prints TAP.
 set -eu
 . "$top_srcdir/tests/e2e/sim-env.sh" i24-input
@@ -218,6 +220,18 @@ rc=0
 KOPT_TRUST_ENV=1 KOPT_SIM_GPU="NVIDIA A100-SXM4-80GB" "$KOPTMAKE" all > out 2> err || rc=$?
 check "a worker that starts on another GPU mid-build: exit 1, one error, its step cancelled" \
 	"[ $rc -eq 1 ] && [ \$(grep -c error: err) -eq 1 ] && grep -q \"runs on 'NVIDIA A100-SXM4-80GB'\" err && [ ! -s '$KOPT_SIM_LOG' ]"
+# a worker that names witnesses, unchanged: a remembered environment of the
+# wrong GPU is checked again, so the project works once on the right one
+# (it was trusted, and every build refused to start a worker)
+echo 'torch 2.11' > version.txt
+rc=0
+KOPT_SIM_WITNESS="$PWD/version.txt" KOPT_SIM_GPU="NVIDIA A100-SXM4-80GB" "$KOPTMAKE" all > out 2> err || rc=$?
+check "witnesses named, another GPU: exit 1" "[ $rc -eq 1 ] && grep -q \"runs on 'NVIDIA A100-SXM4-80GB'\" err && grep -q 'witness:sim' .kopt/env"
+: > "$KOPT_SIM_LOG"
+rc=0
+KOPT_SIM_WITNESS="$PWD/version.txt" "$KOPTMAKE" all > out 2> err || rc=$?
+check "the same witnesses on the right GPU: the environment is read again and the build runs" \
+	"[ $rc -eq 0 ] && ! grep -q error: err && [ -s '$KOPT_SIM_LOG' ]"
 cd ..
 
 echo "1..$n"
