@@ -216,11 +216,16 @@ static struct index *index_sync(const char *path)
 		size_t got = r > 0 ? (size_t)r : 0, pos = 0;
 		for (char *nl; pos < got && (nl = memchr(buf + pos, '\n', got - pos)); pos = (size_t)(nl - buf) + 1)
 			index_line(ix, buf + pos, (size_t)(nl - buf) - pos);
-		/* a torn last line waits for its end */
+		/* a torn last line waits for its end; the bytes before the new
+		 * end are the old tail's and the whole lines just read */
 		ix->off += (off_t)pos;
-		ix->ntail = ix->off < (off_t)sizeof ix->tail ? (size_t)ix->off : sizeof ix->tail;
-		if (pread(fd, ix->tail, ix->ntail, ix->off - (off_t)ix->ntail) != (ssize_t)ix->ntail)
-			ix->ntail = 0, ix->off = 0; /* read it all again next time */
+		size_t keep = sizeof ix->tail, old = pos < keep ? keep - pos : 0;
+		if (old > ix->ntail)
+			old = ix->ntail;
+		memmove(ix->tail, ix->tail + ix->ntail - old, old);
+		size_t take = pos < keep ? pos : keep;
+		memcpy(ix->tail + old, buf + pos - take, take);
+		ix->ntail = old + take;
 		free(buf);
 	}
 	close(fd);
