@@ -756,13 +756,16 @@ static bool start_steps(struct sched *s)
 	if (local || !s->pool)
 		return local;
 	/* a step that cannot have a worker now (its GPU busy) lets the next
-	 * one try */
-	struct dag_node **later = xcalloc(s->runq.len + 1, sizeof *later);
-	size_t nlater = 0;
+	 * one try, until every worker is held: trying the whole queue at each
+	 * event made a build quadratic in its ready steps (issue 24) */
+	struct dag_node **later = NULL;
+	size_t nlater = 0, cap = 0;
 	struct dag_node *node;
-	while (!s->stop && !interrupted && !s->restart && (node = heap_pop(&s->runq)))
-		if (!start_worker_step(s, node))
+	while (!s->stop && !interrupted && !s->restart && !wpool_full(s->pool) && (node = heap_pop(&s->runq)))
+		if (!start_worker_step(s, node)) {
+			later = xgrow(later, &cap, nlater + 1, sizeof *later);
 			later[nlater++] = node;
+		}
 	for (size_t i = 0; i < nlater; i++)
 		heap_push(&s->runq, later[i]);
 	free(later);

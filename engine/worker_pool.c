@@ -505,6 +505,11 @@ int wpool_held(const wpool *p)
 	return n;
 }
 
+bool wpool_full(const wpool *p)
+{
+	return wpool_held(p) >= p->nw;
+}
+
 /* a worker that says (hello's "sandbox") it is not fully confined: once per pool */
 static void sandbox_said(wpool *p, const json_t *sb)
 {

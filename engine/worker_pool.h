@@ -81,6 +81,8 @@ json_t *wpool_witness(wpool *p, int dev);
 bool wpool_launched(const wpool *p, int dev);
 /* jobs holding a worker */
 int wpool_held(const wpool *p);
+/* whether every worker slot is held: wpool_acquire would fail for any job */
+bool wpool_full(const wpool *p);
 /* kills every worker now (SIGINT); no events */
 void wpool_kill_all(wpool *p);
 /* forgets every job: workers with a request in flight are killed, the

@@ -89,3 +89,6 @@ TESTS += tests/unit/space_test
 # bounds, leave-alone by the bound, the report's bound columns, roofline.svg
 TESTS += tests/e2e/roofline.sh
 EXTRA_DIST += tests/e2e/roofline.sh
+check_PROGRAMS += tests/unit/wpool_test
+tests_unit_wpool_test_SOURCES = tests/unit/wpool_test.c tests/tap.h
+TESTS += tests/unit/wpool_test
