@@ -67,7 +67,7 @@ run
 check "... and run again (exit $status)" "[ $status -eq 0 ] && grep -q '\\] capture a/default\$' out"
 
 # a corrupt environment file: one byte of its JSON changed, the checksum kept
-sed -i 's/"Simulated GPU"/"Simulated GPX"/' .kopt/env
+sed -i 's/"NVIDIA H200 (simulated)"/"NVIDIA H200 (simulatex)"/' .kopt/env
 run -n
 check "a corrupt environment file is reported and forgotten" \
 	"grep -q \"env' is corrupt; the environment fingerprints are forgotten\" err"
