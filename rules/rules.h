@@ -159,6 +159,11 @@ struct rule_plan {
 	char *memory, *scope;       /* the agents' memory and this spec's scope in it, once a
 				     * verdict is to be learned (rules/verify.c) */
 	struct memory_seen seen;    /* the verdicts it holds */
+	const struct kopt_gates *gates_of;   /* the gates block gates_key serializes, or NULL */
+	struct hash_key gates_key;           /* its key ingredients: a model that names the
+					      * same block copies them */
+	const struct kopt_agents *agents_of; /* the agents block agent_fp is of, or NULL */
+	char *agent_fp;                      /* its agent_fingerprint() */
 };
 
 /* A proposal's result, as the propose rule writes it and the others read

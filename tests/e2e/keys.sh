@@ -27,8 +27,9 @@ device sim { gpus = ${GPUS:-1}  timeout = ${TIMEOUT:-60s} }
 agents default { budget = ${BUDGET:-2}  hot = ${HOT:-0.05}  max_kernels = ${MAXK:-10}  seed = ${SEED:-1}  backend = builtin ${AGX:-} }
 gates strict { seeds = ${SEEDS:-5}  atol = ${ATOL:-1e-4}  rtol = ${RTOL:-1e-4}  atol_half = ${ATOLH:-1e-2}  rtol_half = ${RTOLH:-1e-2}  fp64_fallback = ${FP64:-true}  gamma = ${GAMMA:-1.03}  repeats = ${REPEATS:-10}  precision = ${PREC:-strict} }
 defaults { device = sim  agents = default  gates = strict }
+${KGATESBLOCK:-}
 model m { source = "models/m.py"  variant default { }  variant autotune { mode = "${MODE:-max-autotune-no-cudagraphs}" ${VAROPT:-} } }
-${KIND:-model} k { source = "models/k.py" }
+${KIND:-model} k { source = "models/k.py" ${KGATES:-} }
 target ${TARGET:-all} = [m, k]
 default ${TARGET:-all}
 SPEC
@@ -81,6 +82,12 @@ PROPOSALS=$(srt "$(printf 'propose k/default/%s/c0;propose k/default/%s/c1;' $K 
 TOL_N=$(srt "${PROFILES}report all;stitch k;stitch m")
 TOL_RUN=$(srt "$PROFILES$SCREENS$GATE_RUN")
 GAMMA=1.1 change "gamma 1.03 -> 1.1" "$GATE_RUN" "$GATE_RUN"; back gamma
+# a gates block of k's own, strict's but for gamma: k's verifies and
+# stitch only (the planner serializes a block once and copies it to each
+# model that names the same one)
+K_RUN=$(srt "report all;stitch k;$(printf 'verify k/default/%s/c0;verify k/default/%s/c1;' $K $K)")
+KGATESBLOCK='gates other { seeds = 5  atol = 1e-4  rtol = 1e-4  atol_half = 1e-2  rtol_half = 1e-2  fp64_fallback = true  gamma = 1.2  repeats = 10  precision = strict }' \
+	KGATES='gates = other' change "k names a gates block of its own (gamma 1.2)" "$K_RUN" "$K_RUN"; back "k's gates"
 GAMMA=1.0300000000000001 change "gamma 1.0300000000000001 (the same double as 1.03)" "" ""
 GAMMA=1.0300000000000002 change "gamma 1.0300000000000002 (the next double)" "$GATE_RUN" "$GATE_RUN"; back gamma
 ATOL=2e-4 change "atol" "$TOL_N" "$TOL_RUN"; back atol
