@@ -14,7 +14,10 @@
 #           10,000 models (target: no more per step than 1,000, within
 #           1.5x). bench/scale/build.sh does each build.
 # Wall times are the best of RUNS (default 3) for parse, plan and memory,
-# one run for a build; RSS is koptmake's peak (GNU time's %M).
+# with that run's CPU time (user + system) beside it: on a shared machine
+# the wall time is the load's as much as koptmake's. A build is one run.
+# RSS is koptmake's peak (GNU time's %M). The last line gives the load
+# average before and after.
 # Run from a build folder: `sh bench/scale/run.sh > figures.md`.
 # Not a test: the times depend on the machine and its load.
 set -eu
@@ -33,8 +36,8 @@ cd "$work"
 unset KOPT_SIM_LOG KOPT_SIM_DELAY_MS KOPT_LAUNCHER KOPT_WORKER 2>/dev/null || true
 
 # timed NAME CMD...: runs CMD RUNS times (any exit status), keeping the
-# fastest wall time in $NAME.s, the peak RSS of that run in $NAME.mb and
-# the exit status in $NAME.rc
+# fastest wall time in $NAME.s, that run's CPU seconds in $NAME.cpu and
+# peak RSS in $NAME.mb, and the exit status in $NAME.rc
 timed() {
 	name=$1
 	shift
@@ -42,12 +45,13 @@ timed() {
 	for r in $(seq 1 "$runs"); do
 		rc=0
 		t0=$(date +%s%N)
-		/usr/bin/time -f %M -o "$name.rss" "$@" > "$name.out" 2> "$name.err" || rc=$?
+		/usr/bin/time -f '%M %U %S' -o "$name.rss" "$@" > "$name.out" 2> "$name.err" || rc=$?
 		t1=$(date +%s%N)
 		t=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')
 		if [ -z "$best" ] || awk -v t="$t" -v b="$best" 'BEGIN { exit !(t < b) }'; then
 			best=$t
 			awk '{ m = $1 } END { printf "%.0f", m / 1024 }' "$name.rss" > "$name.mb"
+			awk '{ c = $2 + $3 } END { printf "%.2f", c }' "$name.rss" > "$name.cpu"
 		fi
 	done
 	echo "$best" > "$name.s"
@@ -64,6 +68,7 @@ under() {
 	awk -v x="$1" -v l="$2" 'BEGIN { print (x < l ? "met" : "MISSED") }'
 }
 
+load0=$(cut -d' ' -f1-3 /proc/loadavg)
 echo "| figure | measured | target (issue 24) | |"
 echo "| --- | --- | --- | --- |"
 
@@ -87,7 +92,7 @@ for part in $parts; do
 		nl=$(wc -l < parse/big.kopt)
 		timed spec "$top/koptmake" -C parse -f big.kopt -t check
 		row "-t check of a ${nl}-line spec (40,000 models, $(($(wc -c < parse/big.kopt) / 1024)) KB)" \
-			"$(cat spec.s) s, $(cat spec.mb) MB, exit $(cat spec.rc)" "-" \
+			"$(cat spec.s) s (CPU $(cat spec.cpu) s), $(cat spec.mb) MB, exit $(cat spec.rc)" "-" \
 			"$([ "$(cat spec.rc)" -eq 0 ] && echo ok || echo FAILED)"
 
 		awk 'BEGIN { printf "X = \""; for (i = 0; i < 16384; i++) printf "%064d", 0; print "\"  Y = nosuchvar" }' > parse/long.kopt
@@ -98,7 +103,7 @@ for part in $parts; do
 			w=", $(grep -c 'write(' writes.log) write() calls"
 		fi
 		row "-t check of a 1 MB line with an error at its end" \
-			"$(cat long.s) s$w, $(sed -n 2p long.err | wc -c) bytes shown, exit $(cat long.rc)" \
+			"$(cat long.s) s (CPU $(cat long.cpu) s)$w, $(sed -n 2p long.err | wc -c) bytes shown, exit $(cat long.rc)" \
 			"a window, few writes (26 million write() calls before)" \
 			"$([ "$(cat long.rc)" -eq 2 ] && [ "$(sed -n 2p long.err | wc -c)" -le 170 ] && echo met || echo MISSED)"
 
@@ -107,7 +112,7 @@ for part in $parts; do
 			print "device d { gpus = 1 }" > "chain/20000.kopt" }'
 		timed chain "$top/koptmake" -C chain -f 0.kopt -t check
 		row "-t check of a chain of 20,000 includes" \
-			"$(cat chain.s) s, exit $(cat chain.rc): $(grep -o 'nested too deeply.*' chain.err | head -n 1)" \
+			"$(cat chain.s) s (CPU $(cat chain.cpu) s), exit $(cat chain.rc): $(grep -o 'nested too deeply.*' chain.err | head -n 1)" \
 			"an error, no SIGSEGV" "$([ "$(cat chain.rc)" -eq 2 ] && echo met || echo MISSED)"
 		rm -rf parse chain
 		;;
@@ -125,10 +130,10 @@ SPEC
 			timed plan$size "$top/koptmake" -C glob$size -n
 			steps=$(sed -n 's/^\([0-9]*\) steps* would run.*/\1/p' plan$size.out)
 			if [ $size -eq 100000 ]; then
-				row "-n over a glob of 100,000 files ($steps steps)" "$(cat plan$size.s) s, $(cat plan$size.mb) MB" \
+				row "-n over a glob of 100,000 files ($steps steps)" "$(cat plan$size.s) s (CPU $(cat plan$size.cpu) s), $(cat plan$size.mb) MB" \
 					"under 2 s (35 s before)" "$(under "$(cat plan$size.s)" 2)"
 			else
-				row "-n over a glob of 10,000 files ($steps steps)" "$(cat plan$size.s) s, $(cat plan$size.mb) MB" "-" \
+				row "-n over a glob of 10,000 files ($steps steps)" "$(cat plan$size.s) s (CPU $(cat plan$size.cpu) s), $(cat plan$size.mb) MB" "-" \
 					"$([ "$(cat plan$size.rc)" -eq 0 ] && echo ok || echo FAILED)"
 			fi
 			rm -rf glob$size
@@ -149,13 +154,13 @@ SPEC
 			}
 		}' > mem/.kopt/memory.jsonl
 		timed memsum "$top/koptmake" -C mem -t memory
-		row "-t memory of a 200,000-line memory.jsonl (500 classes)" "$(cat memsum.s) s, $(cat memsum.mb) MB" "-" \
+		row "-t memory of a 200,000-line memory.jsonl (500 classes)" "$(cat memsum.s) s (CPU $(cat memsum.cpu) s), $(cat memsum.mb) MB" "-" \
 			"$([ "$(cat memsum.rc)" -eq 0 ] && echo ok || echo FAILED)"
 		runs_was=$runs
 		runs=1
 		timed memgc "$top/koptmake" -C mem -t gc
 		runs=$runs_was
-		row "-t gc of it (a tenth repeats)" "$(cat memgc.s) s, $(cat memgc.mb) MB; $(wc -l < mem/.kopt/memory.jsonl) lines left" \
+		row "-t gc of it (a tenth repeats)" "$(cat memgc.s) s (CPU $(cat memgc.cpu) s), $(cat memgc.mb) MB; $(wc -l < mem/.kopt/memory.jsonl) lines left" \
 			"-" "$([ "$(cat memgc.rc)" -eq 0 ] && [ "$(wc -l < mem/.kopt/memory.jsonl)" -eq 180001 ] && echo ok || echo FAILED)"
 		rm -rf mem
 		;;
@@ -182,4 +187,4 @@ SPEC
 	esac
 done
 echo
-echo "machine: $(nproc) cores, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1), $(uname -sr); koptmake $(cd "$top" && git describe --always --dirty 2>/dev/null || echo '?'); $(date -u '+%Y-%m-%d %H:%M UTC')"
+echo "machine: $(nproc) cores, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1), $(uname -sr); koptmake $(cd "$top" && git describe --always --dirty 2>/dev/null || echo '?'); $(date -u '+%Y-%m-%d %H:%M UTC'); load average $load0 before, $(cut -d' ' -f1-3 /proc/loadavg) after"
