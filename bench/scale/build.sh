@@ -36,15 +36,20 @@ SPEC
 export KOPT_WORKER="$top/tests/sim-worker"
 unset KOPT_SIM_LOG KOPT_SIM_DELAY_MS KOPT_LAUNCHER 2>/dev/null || true
 
-# build: NAME; prints "NAME: STEPS steps, WALL s, PER ms a step, RSS MB"
+# build: NAME; prints "NAME: STEPS steps, WALL s, PER ms a step, CPU s
+# CPU, CPUPER ms CPU a step, RSS MB": CPU is user + system time of
+# koptmake and the workers it waited for (on a shared machine the wall
+# time follows the load)
 build() {
 	t0=$(date +%s%N)
-	/usr/bin/time -f %M -o "$1.rss" "$top/koptmake" -j "$jobs" all > "$1.out" 2> "$1.err" ||
+	/usr/bin/time -f '%M %U %S' -o "$1.rss" "$top/koptmake" -j "$jobs" all > "$1.out" 2> "$1.err" ||
 		{ echo "$1: the build failed" >&2; tail "$1.err" >&2; exit 1; }
 	t1=$(date +%s%N)
 	steps=$(sed -n 's/^koptmake: \([0-9]*\) steps\{0,1\} ran.*/\1/p' "$1.out")
-	awk -v n="$1" -v s="$steps" -v a="$t0" -v b="$t1" -v m="$(tail -n 1 "$1.rss")" \
-		'BEGIN { w = (b - a) / 1e9; printf "%s: %d steps, %.1f s, %.3f ms a step, %.0f MB\n", n, s, w, 1000 * w / s, m / 1024 }'
+	tail -n 1 "$1.rss" | awk -v n="$1" -v s="$steps" -v a="$t0" -v b="$t1" \
+		'{ w = (b - a) / 1e9; c = $2 + $3
+		   printf "%s: %d steps, %.1f s, %.3f ms a step, %.1f s CPU, %.3f ms CPU a step, %.0f MB\n",
+			n, s, w, 1000 * w / s, c, 1000 * c / s, $1 / 1024 }'
 }
 
 rm -rf .kopt kopt-out
