@@ -191,7 +191,7 @@ char *agent_builtin_digest(const struct agent_request *req);
  * new reference */
 json_t *agent_builtin_descent(const struct agent_request *req);
 
-/* ---- LLM agents (agents/llm/coder.c) ---- */
+/* ---- LLM agents (agents/llm/coder.c; the usage: agents/llm/run.c) ---- */
 
 /* candidate req->index when the coder is an LLM: rounds of the model's
  * replies, repairs, the built-in tuner on its best, the built-in search

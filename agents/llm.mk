@@ -2,7 +2,9 @@
 ## prompts) and their tests against a local replay server (a test double).
 libkopt_a_SOURCES += agents/llm.h \
 	agents/llm/provider.h agents/llm/llm.c agents/llm/openai.c \
-	agents/llm/anthropic.c agents/llm/prompt.c agents/llm/coder.c
+	agents/llm/anthropic.c agents/llm/prompt.c \
+	agents/llm/coder.c agents/llm/run.h agents/llm/run.c \
+	agents/llm/facts.h agents/llm/facts.c agents/llm/trajectory.h agents/llm/trajectory.c
 
 check_PROGRAMS += tests/llm/prompt_test tests/llm/llm_test
 tests_llm_prompt_test_SOURCES = tests/llm/prompt_test.c tests/tap.h
