@@ -169,7 +169,7 @@ void agent_bound_of(bool triton, double ns, double launches, double bytes, doubl
  * bytes, flops); flops > 0 stands for the row's */
 void agent_bound(const json_t *row, double flops, double copy_gbps, double peak_gflops, struct agent_bound *b);
 
-/* ---- built-in agents (agents/builtin/search.c) ---- */
+/* ---- built-in agents (agents/builtin/: search.c, plan.c, launch.c) ---- */
 
 /* the kernel's feature class for the long-term memory, e.g. "reduction/looped/b26". Caller frees. */
 char *agent_builtin_features(const struct agent_kernel *k);

@@ -1,5 +1,8 @@
 ## agents/local.mk: included by the top Makefile.am
-libkopt_a_SOURCES += agents/agent.h agents/agent.c agents/memory.h agents/memory.c agents/roof.c agents/builtin/search.c agents/builtin/persist.h agents/builtin/persist.c agents/builtin/helion.h agents/builtin/helion.c
+libkopt_a_SOURCES += agents/agent.h agents/agent.c agents/memory.h agents/memory.c agents/roof.c \
+	agents/builtin/search.c agents/builtin/plan.c agents/builtin/launch.h agents/builtin/launch.c \
+	agents/builtin/screened.h agents/builtin/screened.c agents/builtin/persist.h agents/builtin/persist.c \
+	agents/builtin/helion.h agents/builtin/helion.c
 include $(srcdir)/agents/llm.mk
 check_PROGRAMS += tests/unit/agents_test
 tests_unit_agents_test_SOURCES = tests/unit/agents_test.c tests/tap.h

@@ -232,7 +232,7 @@ static void roofline_points(struct dag *d, const struct dag_node *s, const json_
 		double l = rule_num(row, "launches_per_call"), f = rule_num(row, "frac_peak"), fb = rule_num(row, "frac_bound");
 		const char *name = json_string_value(json_object_get(row, "name"));
 		/* argument bytes over the copy bandwidth are not traffic, nor
-		 * FLOPs over the peak work (agents/builtin/search.c,
+		 * FLOPs over the peak work (agents/builtin/plan.c,
 		 * OVERSTATED): no point */
 		if (!name || !is_hot(mv, name) || !(ns > 0) || !(fl > 0) || !(by > 0) || (!isnan(f) && f > 1.05) ||
 		    (!isnan(fb) && fb > 1.05))

@@ -7,7 +7,7 @@
  * kernel on copies of the same arguments and times the two side by side;
  * the reply lists every config tried and the KEEP fastest correct ones.
  * Screening decides nothing: the planner proposes those configs first
- * (agents/builtin/search.c) and the four gates judge them as any other
+ * (agents/builtin/screened.c) and the four gates judge them as any other
  * candidate. The budget counts gated candidates; screening is bounded by
  * time (agents: screen) and by configs (screen_configs).
  *

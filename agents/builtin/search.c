@@ -36,6 +36,10 @@
  * A Helion kernel (heuristic "helion") is searched over its helion.Config
  * instead (helion.c).
  *
+ * The analyst and the planner are in plan.c, the configs and the moves on
+ * them in launch.c, the screen's configs in screened.c; this file has the
+ * coder, the tuner and the debugger, and the order of their proposals.
+ *
  * A proposal depends on: the kernel, the plan and the screen's configs
  * (candidate 0's), and in the tuner phase the best passing candidate so
  * far and the set tried.
@@ -44,430 +48,31 @@
 #include <config.h>
 
 #include "../agent.h"
-#include "../memory.h"
 #include "helion.h"
+#include "launch.h"
 #include "persist.h"
+#include "screened.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../../common/util.h"
 
-/*
- * Left alone at this fraction of its bound (the copy bandwidth or the FP32
- * peak, whichever binds): 1/gamma, so below it a kernel can still pass the
- * performance gate without beating its bound, which is not the roof
- * (DESIGN-NOTES.md, "Left alone at 97% of the copy bandwidth, not 90%").
- */
-#define LEAVE_ALONE 0.97
-#define OVERSTATED 1.05 /* above it, argument bytes are not the traffic */
 #define MAX_PERSISTENT_RBLOCK 16384 /* a row of 64 KiB of float32 in registers */
-
-struct strategy {
-	const char *name;
-	const char *param[2]; /* parameters it moves */
-	double factor[2];     /* their factors (0 = set num_stages) */
-};
-
-static const struct strategy strategies[] = {
-	{ "warps-down", { "num_warps" }, { 0.5 } },
-	{ "warps-up", { "num_warps" }, { 2 } },
-	{ "x-up", { "XBLOCK" }, { 2 } },
-	{ "x-down", { "XBLOCK" }, { 0.5 } },
-	{ "x-up4", { "XBLOCK" }, { 4 } },
-	{ "y-up", { "YBLOCK" }, { 2 } },
-	{ "y-down", { "YBLOCK" }, { 0.5 } },
-	{ "r-up", { "R0_BLOCK" }, { 2 } },
-	{ "r-down", { "R0_BLOCK" }, { 0.5 } },
-	{ "r-down4", { "R0_BLOCK" }, { 0.25 } },
-	{ "stages-up", { "num_stages" }, { 2 } },
-	{ "x-up-warps-up", { "XBLOCK", "num_warps" }, { 2, 2 } },
-	{ "x-down-warps-down", { "XBLOCK", "num_warps" }, { 0.5, 0.5 } },
-	{ "r-down-warps-down", { "R0_BLOCK", "num_warps" }, { 0.5, 0.5 } },
-	{ "r-up-warps-up", { "R0_BLOCK", "num_warps" }, { 2, 2 } },
-	{ "y-up-x-down", { "YBLOCK", "XBLOCK" }, { 2, 0.5 } },
-	{ "evict-first", { NULL }, { 0 } }, /* source edit */
-	{ "persistent", { NULL }, { 0 } },  /* source edit with its own config (persist.c) */
-};
-#define NSTRAT (sizeof strategies / sizeof *strategies)
-
-/* prior order per heuristic: earlier is tried first */
-static const char *const prior_pointwise[] = {
-	"x-up", "warps-up", "x-up4", "x-down", "warps-down", "y-up", "y-down", "x-up-warps-up",
-	"y-up-x-down", "x-down-warps-down", "stages-up", "evict-first",
-};
-static const char *const prior_reduction[] = {
-	"persistent", "r-down", "warps-down", "r-down-warps-down", "r-down4", "x-up", "r-up", "warps-up",
-	"r-up-warps-up", "stages-up", "x-up-warps-up", "evict-first",
-};
-static const char *const prior_persistent[] = {
-	"warps-down", "x-up", "warps-up", "x-down", "x-up-warps-up", "x-down-warps-down", "evict-first",
-};
-
-static const struct strategy *strategy_named(const char *name)
-{
-	for (size_t i = 0; i < NSTRAT; i++)
-		if (strcmp(strategies[i].name, name) == 0)
-			return &strategies[i];
-	return NULL;
-}
-
-static const char *const *prior_for(const char *h, size_t *n)
-{
-	if (h && strcmp(h, "persistent_reduction") == 0) {
-		*n = sizeof prior_persistent / sizeof *prior_persistent;
-		return prior_persistent;
-	}
-	if (h && strstr(h, "reduction")) {
-		*n = sizeof prior_reduction / sizeof *prior_reduction;
-		return prior_reduction;
-	}
-	*n = sizeof prior_pointwise / sizeof *prior_pointwise;
-	return prior_pointwise;
-}
-
-/* the ranges a launch config's parameters are kept in: at most 32 warps
- * (1024 threads, a CUDA block's limit), 4 stages, blocks of 8192 */
-static int clamp_param(const char *p, double v, int *out)
-{
-	long x = lround(v);
-	if (strcmp(p, "num_warps") == 0) {
-		if (x < 1 || x > 32)
-			return -1;
-	} else if (strcmp(p, "num_stages") == 0) {
-		if (x < 1 || x > 4)
-			return -1;
-	} else {
-		if (x < 1 || x > 8192)
-			return -1;
-	}
-	*out = (int)x;
-	return 0;
-}
-
-/* applies s to base; NULL when it does not apply (a missing key, a bound) */
-static json_t *apply(const struct strategy *s, const json_t *base)
-{
-	if (!s->param[0] || !json_is_object(base))
-		return NULL;
-	json_t *c = json_deep_copy(base);
-	for (int i = 0; i < 2 && s->param[i]; i++) {
-		json_t *v = json_object_get(c, s->param[i]);
-		int x;
-		if (strcmp(s->param[i], "num_stages") == 0) {
-			long cur = v ? (long)json_integer_value(v) : 1;
-			if (clamp_param("num_stages", (double)(cur + 1), &x) < 0) {
-				json_decref(c);
-				return NULL;
-			}
-		} else if (!json_is_integer(v) || clamp_param(s->param[i], (double)json_integer_value(v) * s->factor[i], &x) < 0) {
-			json_decref(c);
-			return NULL;
-		}
-		json_object_set_new(c, s->param[i], json_integer(x));
-	}
-	return c;
-}
-
-static const char *const keys[] = { "XBLOCK", "YBLOCK", "R0_BLOCK", "num_warps", "num_stages" };
-
-/* "XBLOCK=2 R0_BLOCK=1024 num_warps=8 num_stages=1", and maxnreg where
- * the config sets it */
-static void config_text(struct strbuf *sb, const json_t *c)
-{
-	int first = 1;
-	for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
-		json_t *v = json_object_get(c, keys[i]);
-		if (!v)
-			continue;
-		strbuf_addf(sb, "%s%s=%lld", first ? "" : " ", keys[i], (long long)json_integer_value(v));
-		first = 0;
-	}
-	if (json_is_integer(json_object_get(c, "maxnreg")))
-		strbuf_addf(sb, "%smaxnreg=%lld", first ? "" : " ",
-			    (long long)json_integer_value(json_object_get(c, "maxnreg")));
-}
-
-static int same_config(const json_t *a, const json_t *b)
-{
-	if (!a || !b)
-		return a == b;
-	for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
-		json_t *x = json_object_get(a, keys[i]), *y = json_object_get(b, keys[i]);
-		long long vx = x ? json_integer_value(x) : (strcmp(keys[i], "num_stages") == 0 ? 1 : -1);
-		long long vy = y ? json_integer_value(y) : (strcmp(keys[i], "num_stages") == 0 ? 1 : -1);
-		if (vx != vy)
-			return 0;
-	}
-	return 1;
-}
-
-static bool five_key(const char *key)
-{
-	for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
-		if (strcmp(key, keys[i]) == 0)
-			return true;
-	return false;
-}
-
-/* same_config, and every other key alike: a screened config may set keys
- * beyond the five (R1_BLOCK) */
-static int config_equal(const json_t *a, const json_t *b)
-{
-	if (!json_is_object(a) || !json_is_object(b) || !same_config(a, b))
-		return 0;
-	const char *key;
-	json_t *v;
-	json_object_foreach((json_t *)a, key, v)
-		if (!five_key(key) && !json_equal(v, json_object_get(b, key)))
-			return 0;
-	json_object_foreach((json_t *)b, key, v)
-		if (!five_key(key) && !json_equal(v, json_object_get(a, key)))
-			return 0;
-	return 1;
-}
-
-/* a reduction's length: Inductor writes it into the kernel as
- * "r0_numel = N" (a constant for static shapes); 0 when not found */
-static long long reduction_numel(const char *src)
-{
-	const char *p = src ? strstr(src, "r0_numel = ") : NULL;
-	if (!p)
-		return 0;
-	char *end;
-	long long n = strtoll(p + 11, &end, 10);
-	return end > p + 11 && (*end == '\n' || *end == '\r') ? n : 0;
-}
-
-/*
- * The feature class that long-term memory files a kernel's lessons under:
- * heuristic, looped or flat, the reduction's length (bucket of 4x, where
- * the source gives it) and the bytes (bucket of 4x). Lessons do not carry
- * across reduction lengths (DESIGN-NOTES.md, "Lessons are filed by the
- * reduction's length too"). A Helion kernel's: "helion", its number of
- * block sizes and the bytes ("helion/2d/b28").
- */
-char *agent_builtin_features(const struct agent_kernel *k)
-{
-	double bytes = json_number_value(json_object_get(k->profile_row, "bytes"));
-	int b = bytes > 0 ? (int)floor(log2(bytes)) : 0;
-	const json_t *c = k->config;
-	/* a Helion kernel: by how many tiled dimensions its config has */
-	if (helion_is_config(c))
-		return xasprintf("helion/%zud/b%d", json_array_size(json_object_get(c, "block_sizes")), b / 2 * 2);
-	json_t *r = json_object_get(c, "R0_BLOCK");
-	long long rn = reduction_numel(k->source);
-	char rbuf[24] = "";
-	if (rn > 0)
-		snprintf(rbuf, sizeof rbuf, "/r%d", (int)floor(log2((double)rn)) / 2 * 2);
-	return xasprintf("%s/%s%s/b%d", k->heuristic ? k->heuristic : "unknown", r ? "looped" : "flat", rbuf,
-			 b / 2 * 2);
-}
 
 static bool is_helion(const struct agent_kernel *k)
 {
 	return k->heuristic && strcmp(k->heuristic, "helion") == 0;
 }
 
-char *agent_builtin_shape(const json_t *config, const char *source)
-{
-	if (helion_is_config(config))
-		return helion_shape(config);
-	long long rn = reduction_numel(source);
-	struct strbuf sb = STRBUF_INIT;
-	for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
-		json_t *v = json_object_get(config, keys[i]);
-		if (!json_is_integer(v) && strcmp(keys[i], "num_stages") != 0)
-			continue;
-		long long x = v ? json_integer_value(v) : 1;
-		strbuf_addf(&sb, "%s%s=", sb.len ? " " : "", keys[i]);
-		if (strcmp(keys[i], "R0_BLOCK") == 0 && rn > 0 && x > 0)
-			strbuf_addf(&sb, x >= rn ? "1" : "1/%lld", rn / x);
-		else
-			strbuf_addf(&sb, "%lld", x);
-	}
-	return strbuf_detach(&sb);
-}
-
-/* "memory-bound (0.25 FLOP per byte), 12.3 us at the copy bandwidth" */
-static char *bound_phrase(const struct agent_bound *b)
-{
-	bool mem = strcmp(b->binds, "memory") == 0;
-	return xasprintf("%s-bound (%.2f FLOP per byte), its bound %.1f us at the %s", mem ? "memory" : "compute",
-			 b->intensity, (mem ? b->mem_ns : b->flop_ns) / 1e3, mem ? "copy bandwidth" : "FP32 peak");
-}
-
-int agent_builtin_analyze(const struct agent_kernel *k, char **why)
-{
-	const json_t *row = k->profile_row;
-	double frac = json_number_value(json_object_get(row, "frac_peak"));
-	double ns = json_number_value(json_object_get(row, "ns_per_call"));
-	/* the bound, where the kernel's FLOPs are known (the row's, else
-	 * counted in its source) and so are both peaks: memory or compute,
-	 * whichever is longer (agents/roof.c) */
-	struct agent_bound b = { .frac = NAN };
-	double flops = json_number_value(json_object_get(row, "flops"));
-	if (!(flops > 0))
-		flops = agent_flops(k->source, NULL);
-	double copy = k->peak_copy_gbps;
-	double gbps = json_number_value(json_object_get(row, "achieved_gbps"));
-	if (!(copy > 0) && frac > 0 && gbps > 0)
-		copy = gbps / frac;
-	if (flops > 0 && copy > 0 && k->peak_fp32_gflops > 0)
-		agent_bound(row, flops, copy, k->peak_fp32_gflops, &b);
-	/* FLOPs the time could not hold: the count took per-row lines for
-	 * per-element ones; the copy bandwidth alone decides */
-	if (b.binds && strcmp(b.binds, "compute") == 0 && b.frac > OVERSTATED)
-		b.frac = NAN;
-	if (!isnan(b.frac) && b.binds && strcmp(b.binds, "measured") != 0 && !isnan(b.intensity)) {
-		char *bp = bound_phrase(&b);
-		if (b.frac > OVERSTATED && strcmp(b.binds, "memory") == 0)
-			*why = xasprintf("analyst: %.1f us per call; its arguments (%.0f%% of the copy bandwidth) overstate "
-					 "what it moves: launch config first", ns / 1e3, b.frac * 100);
-		else if (b.frac >= LEAVE_ALONE)
-			*why = xasprintf("analyst: %s: already at %.0f%% of its bound: left alone", bp, b.frac * 100);
-		else
-			*why = xasprintf("analyst: %s, %.1f us per call (%.0f%% of its bound): %s", bp, ns / 1e3,
-					 b.frac * 100, strcmp(b.binds, "memory") == 0
-						 ? "launch config and block shape first"
-						 : "fewer operations per element, or its math on tensor cores");
-		free(bp);
-		return b.frac >= LEAVE_ALONE && !(b.frac > OVERSTATED && strcmp(b.binds, "memory") == 0);
-	}
-	/* without FLOPs: the copy bandwidth alone.
-	 * bytes are the kernel's arguments' sizes: a kernel that touches part
-	 * of a large buffer (a gather, a split of a fused projection) seems to
-	 * beat the copy bandwidth. Its traffic is unknown, not at the roof
-	 * (DESIGN-NOTES.md, "Argument bytes are an upper bound on traffic"). */
-	if (frac > OVERSTATED) {
-		*why = xasprintf("analyst: %.1f us per call; its arguments (%.0f%% of the copy bandwidth) overstate what it "
-				 "moves: launch config first", ns / 1e3, frac * 100);
-		return 0;
-	}
-	if (frac >= LEAVE_ALONE) {
-		*why = xasprintf("analyst: memory-bound and already at %.0f%% of the copy bandwidth: left alone", frac * 100);
-		return 1;
-	}
-	if (k->heuristic && strcmp(k->heuristic, "jit") == 0 && !k->source) {
-		*why = xstrdup("analyst: a standalone kernel without its source: nothing to rewrite");
-		return 1;
-	}
-	if (frac > 0)
-		*why = xasprintf("analyst: memory-bound at %.0f%% of the copy bandwidth, %.1f us per call: launch config and block shape first",
-				 frac * 100, ns / 1e3);
-	else
-		*why = xasprintf("analyst: %.1f us per call; no byte count: launch config first", ns / 1e3);
-	return 0;
-}
-
-/* one ranked strategy's reason, for the planner's sentence */
-static void plan_reason(struct strbuf *sb, const char *name, const char *shape, const struct mem_stat *st)
-{
-	strbuf_addstr(sb, name);
-	if (!st) {
-		strbuf_addstr(sb, " (no lesson: the built-in order)");
-		return;
-	}
-	if (shape)
-		strbuf_addf(sb, " (the config it leads to, %s, passed %d of %d", shape, st->wins, st->tries);
-	else
-		strbuf_addf(sb, " (passed %d of %d", st->wins, st->tries);
-	if (st->wins)
-		strbuf_addf(sb, ", %.3fx on average", exp(st->gain / st->wins));
-	strbuf_addch(sb, ')');
-}
-
-/*
- * The planner: strategies in ranked order, as a JSON array of names; *why
- * (when why is not NULL) says what ranked the first three that apply.
- */
-json_t *agent_builtin_plan(const struct agent_kernel *k, const char *memory_path, const char *scope, char **why)
-{
-	size_t n;
-	const char *const *prior = prior_for(k->heuristic, &n);
-	char *features = agent_builtin_features(k);
-	struct memory mem;
-	memory_load(&mem, memory_path, features, scope);
-	double score[32];
-	size_t order[32];
-	char *shapes[32] = { 0 };
-	const struct mem_stat *basis[32] = { 0 };
-	bool applies[32];
-	for (size_t i = 0; i < n && i < 32; i++) {
-		/* prior: from 0.6 for the first down to 0.3 for the last */
-		double p = 0.6 - 0.3 * (double)i / (double)(n > 1 ? n - 1 : 1);
-		/* a config move is ranked by what the config it leads to did on
-		 * other kernels of the class, where memory has that shape; else
-		 * by what the move did: moves are relative, shapes are not
-		 * (DESIGN-NOTES.md, "Lessons keep the config a move led to"). */
-		const struct strategy *s = strategy_named(prior[i]);
-		json_t *c = s ? apply(s, k->config) : NULL;
-		applies[i] = !s || !s->param[0] || c;
-		char *shape = c ? agent_builtin_shape(c, k->source) : NULL;
-		char *key = shape ? xasprintf("=%s", shape) : NULL;
-		if (key && memory_get(&mem, key)) {
-			basis[i] = memory_get(&mem, key);
-			shapes[i] = shape;
-			shape = NULL;
-		} else {
-			basis[i] = memory_get(&mem, prior[i]);
-		}
-		score[i] = memory_score(&mem, shapes[i] ? key : prior[i], p);
-		free(key);
-		free(shape);
-		json_decref(c);
-		order[i] = i;
-	}
-	/* stable insertion sort by score, descending */
-	for (size_t i = 1; i < n; i++) {
-		size_t o = order[i];
-		size_t j = i;
-		while (j > 0 && score[order[j - 1]] < score[o]) {
-			order[j] = order[j - 1];
-			j--;
-		}
-		order[j] = o;
-	}
-	if (why) {
-		int lessons = 0;
-		for (size_t i = 0; i < mem.n; i++)
-			lessons += mem.stats[i].strategy[0] != '=' ? mem.stats[i].tries : 0;
-		struct strbuf sb = STRBUF_INIT;
-		if (!lessons) {
-			strbuf_addf(&sb, "planner: the built-in order (no lessons from other specs for %s)", features);
-		} else {
-			strbuf_addf(&sb, "planner: %d lesson%s from other specs for %s; first: ", lessons,
-				    lessons == 1 ? "" : "s", features);
-			for (size_t i = 0, shown = 0; i < n && shown < 3; i++) {
-				size_t o = order[i];
-				if (!applies[o])
-					continue;
-				if (shown++)
-					strbuf_addstr(&sb, ", ");
-				plan_reason(&sb, prior[o], shapes[o], basis[o]);
-			}
-		}
-		*why = strbuf_detach(&sb);
-	}
-	for (size_t i = 0; i < n && i < 32; i++)
-		free(shapes[i]);
-	free(features);
-	json_t *plan = json_array();
-	for (size_t i = 0; i < n; i++)
-		json_array_append_new(plan, json_string(prior[order[i]]));
-	memory_release(&mem);
-	return plan;
-}
-
 static int tried(const struct agent_request *req, const json_t *cfg)
 {
-	if (same_config(cfg, req->kernel->config))
+	if (launch_same(cfg, req->kernel->config))
 		return 1;
 	for (size_t i = 0; i < req->ntraj; i++) {
 		const json_t *c = json_object_get(req->traj[i].candidate, "config");
 		const json_t *src = json_object_get(req->traj[i].candidate, "source");
-		if (c && json_is_null(src) && same_config(c, cfg))
+		if (c && json_is_null(src) && launch_same(c, cfg))
 			return 1;
 	}
 	return 0;
@@ -481,7 +86,7 @@ static int tried_source(const struct agent_request *req, const json_t *cfg, cons
 	for (size_t i = 0; i < req->ntraj; i++) {
 		const json_t *c = json_object_get(req->traj[i].candidate, "config");
 		const char *s = json_string_value(json_object_get(req->traj[i].candidate, "source"));
-		if (c && s && strcmp(s, src) == 0 && same_config(c, cfg))
+		if (c && s && strcmp(s, src) == 0 && launch_same(c, cfg))
 			return 1;
 	}
 	return 0;
@@ -511,165 +116,6 @@ static uint64_t splitmix(uint64_t *s)
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
 	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
 	return z ^ (z >> 31);
-}
-
-/* a candidate of strategy name (config stolen), source made by edit (or
- * NULL): "ROLE: WHAT (CONFIG)" for people */
-static json_t *candidate_edit(json_t *config, const char *source, const char *edit, const char *role,
-			      const char *name, const char *what, const json_t *cfgtext_of)
-{
-	struct strbuf sb = STRBUF_INIT;
-	strbuf_addf(&sb, "%s: %s", role, what);
-	if (cfgtext_of) {
-		strbuf_addstr(&sb, " (");
-		config_text(&sb, cfgtext_of);
-		strbuf_addstr(&sb, ")");
-	}
-	struct agent_candidate ac = { .source = source, .config = config, .role = role, .strategy = sb.buf,
-				      .edit = edit };
-	snprintf(ac.name, sizeof ac.name, "%s", name);
-	json_t *c = agent_candidate_new(&ac);
-	json_decref(config);
-	strbuf_release(&sb);
-	return c;
-}
-
-static json_t *candidate(json_t *config, const char *source, const char *role, const char *name, const char *what,
-			 const json_t *cfgtext_of)
-{
-	return candidate_edit(config, source, NULL, role, name, what, cfgtext_of);
-}
-
-/* ---- the screen's configs (rules/screen.c) ---- */
-
-/* the screen's configs, fastest first: from the screen for candidate 0,
- * from candidate 0 afterwards (it carries them); NULL when none. *edits:
- * beside them, each config's source knobs, {"edit", "source"} or null,
- * where any has some (candidate 0 carries them as "screen_edits"); else
- * NULL */
-static json_t *screen_configs(const struct agent_request *req, json_t **edits)
-{
-	*edits = NULL;
-	if (req->index > 0) {
-		if (!req->ntraj)
-			return NULL;
-		*edits = json_incref(json_object_get(req->traj[0].candidate, "screen_edits"));
-		return json_incref(json_object_get(req->traj[0].candidate, "screen"));
-	}
-	if (!json_array_size(req->screen))
-		return NULL;
-	json_t *out = json_array(), *ed = json_array();
-	bool any = false;
-	size_t i;
-	json_t *e;
-	json_array_foreach(req->screen, i, e) {
-		if (!json_is_object(json_object_get(e, "config")))
-			continue;
-		json_array_append(out, json_object_get(e, "config"));
-		const char *edit = json_string_value(json_object_get(e, "edit"));
-		const char *src = json_string_value(json_object_get(e, "source"));
-		if (edit && *edit && src) {
-			json_array_append_new(ed, json_pack("{s:s, s:s}", "edit", edit, "source", src));
-			any = true;
-		} else {
-			json_array_append_new(ed, json_null());
-		}
-	}
-	if (any)
-		*edits = ed;
-	else
-		json_decref(ed);
-	return out;
-}
-
-/* the kernel's own config, or one proposed already: as a config alone, or
- * with the same source (src, NULL for Inductor's) */
-static bool proposed(const struct agent_request *req, const json_t *c, const char *src)
-{
-	if (!src && config_equal(c, req->kernel->config))
-		return true;
-	for (size_t i = 0; i < req->ntraj; i++) {
-		const json_t *tc = json_object_get(req->traj[i].candidate, "config");
-		const char *ts = json_string_value(json_object_get(req->traj[i].candidate, "source"));
-		if ((src ? ts && strcmp(ts, src) == 0 : !ts) && config_equal(tc, c))
-			return true;
-	}
-	return false;
-}
-
-/* "screen:evict+rstages": the kinds of knob an edit "evict0=first+evict2=none+rstages=2" sets;
- * a GEMM template's BLOCK_M, BLOCK_N, BLOCK_K and GROUP_M are of kind "tile" */
-static void edit_kinds(struct strbuf *sb, const char *edit)
-{
-	strbuf_addstr(sb, "screen:");
-	size_t start = sb->len;
-	for (const char *p = edit; *p;) {
-		size_t n = strcspn(p, "+"), k = 0;
-		while (k < n && p[k] >= 'a' && p[k] <= 'z')
-			k++;
-		const char *kind = p;
-		if (!k && (strncmp(p, "BLOCK_", 6) == 0 || strncmp(p, "GROUP_", 6) == 0)) {
-			kind = "tile";
-			k = 4;
-		}
-		bool seen = false;
-		for (const char *q = sb->buf + start; q < sb->buf + sb->len && !seen;) {
-			size_t m = strcspn(q, "+");
-			seen = m == k && strncmp(q, kind, k) == 0;
-			q += m + (q[m] == '+');
-		}
-		if (!seen && k)
-			strbuf_addf(sb, "%s%.*s", sb->len > start ? "+" : "", (int)k, kind);
-		p += n + (p[n] == '+');
-	}
-}
-
-/* the first of the screen's configs (with its source knobs) not proposed
- * yet; *reason (when reason is not NULL) says its time alone, from the
- * screen */
-static json_t *screen_next(const struct agent_request *req, const json_t *configs, const json_t *edits,
-			   char **reason)
-{
-	size_t i;
-	json_t *c;
-	json_array_foreach(configs, i, c) {
-		const json_t *ed = json_array_get(edits, i);
-		const char *edit = json_string_value(json_object_get(ed, "edit"));
-		const char *src = edit ? json_string_value(json_object_get(ed, "source")) : NULL;
-		if (!src)
-			edit = NULL;
-		if (!json_is_object(c) || proposed(req, c, src))
-			continue;
-		if (reason) {
-			struct strbuf sb = STRBUF_INIT;
-			strbuf_addstr(&sb, "screen: ");
-			if (edit)
-				strbuf_addf(&sb, "%s ", edit);
-			config_text(&sb, c);
-			size_t j;
-			json_t *e;
-			json_array_foreach(req->screen, j, e) {
-				const char *ee = json_string_value(json_object_get(e, "edit"));
-				if (config_equal(json_object_get(e, "config"), c) &&
-				    (edit ? ee && strcmp(ee, edit) == 0 : !ee || !*ee) &&
-				    json_is_number(json_object_get(e, "speedup"))) {
-					strbuf_addf(&sb, " (%.3fx alone)", json_number_value(json_object_get(e, "speedup")));
-					break;
-				}
-			}
-			*reason = strbuf_detach(&sb);
-		}
-		if (!edit)
-			return candidate(json_deep_copy(c), NULL, "tuner", "screen", "screen", c);
-		struct strbuf name = STRBUF_INIT;
-		edit_kinds(&name, edit);
-		char *what = xasprintf("screen %s", edit);
-		json_t *out = candidate_edit(json_deep_copy(c), src, edit, "tuner", name.buf, what, c);
-		free(what);
-		strbuf_release(&name);
-		return out;
-	}
-	return NULL;
 }
 
 /* evict-first: the loads Inductor marks evict_last become evict_first */
@@ -705,16 +151,16 @@ static json_t *repair(const struct agent_request *req)
 		return NULL;
 	json_t *c = json_deep_copy(lc);
 	for (size_t i = 0; i < 3; i++) {
-		json_t *v = json_object_get(c, keys[i]);
+		json_t *v = json_object_get(c, launch_keys[i]);
 		if (json_is_integer(v) && json_integer_value(v) > 1)
-			json_object_set_new(c, keys[i], json_integer(json_integer_value(v) / 2));
+			json_object_set_new(c, launch_keys[i], json_integer(json_integer_value(v) / 2));
 	}
 	json_object_set_new(c, "num_stages", json_integer(1));
 	if (tried(req, c)) {
 		json_decref(c);
 		return NULL;
 	}
-	json_t *out = candidate(c, NULL, "debugger", "repair", "repair: halved blocks, one stage", c);
+	json_t *out = launch_candidate(c, NULL, "debugger", "repair", "repair: halved blocks, one stage", c);
 	json_object_set_new(out, "repair_of", json_integer(last->index));
 	return out;
 }
@@ -741,13 +187,13 @@ static json_t *plan_next(const struct agent_request *req, const json_t *plan, in
 {
 	const struct agent_kernel *k = req->kernel;
 	for (size_t i = 0; plan && i < json_array_size(plan); i++) {
-		const struct strategy *s = strategy_named(json_string_value(json_array_get(plan, i)));
+		const struct strategy *s = launch_strategy(json_string_value(json_array_get(plan, i)));
 		if (!s || strategy_used(req, s->name))
 			continue;
 		if (s->param[0]) {
-			json_t *c = apply(s, k->config);
+			json_t *c = launch_apply(s, k->config);
 			if (c && !tried(req, c))
-				return candidate(c, NULL, "coder", s->name, s->name, c);
+				return launch_candidate(c, NULL, "coder", s->name, s->name, c);
 			json_decref(c);
 			continue;
 		}
@@ -761,7 +207,7 @@ static json_t *plan_next(const struct agent_request *req, const json_t *plan, in
 			json_object_set_new(c, "R0_BLOCK", json_integer(rb));
 			json_object_set_new(c, "num_warps", json_integer(rb >= 8192 ? 16 : rb >= 2048 ? 8 : 4));
 			json_object_set_new(c, "num_stages", json_integer(1));
-			json_t *out = candidate(c, ps, "coder", s->name, s->name, c);
+			json_t *out = launch_candidate(c, ps, "coder", s->name, s->name, c);
 			free(ps);
 			return out;
 		}
@@ -769,8 +215,8 @@ static json_t *plan_next(const struct agent_request *req, const json_t *plan, in
 		if (!src)
 			continue;
 		const json_t *bc = best >= 0 ? json_object_get(req->traj[best].candidate, "config") : NULL;
-		json_t *out = candidate(json_is_object(bc) ? json_deep_copy(bc) : NULL, src, "coder", s->name, s->name,
-					json_is_object(bc) ? bc : NULL);
+		json_t *out = launch_candidate(json_is_object(bc) ? json_deep_copy(bc) : NULL, src, "coder", s->name,
+					       s->name, json_is_object(bc) ? bc : NULL);
 		free(src);
 		return out;
 	}
@@ -813,10 +259,10 @@ static json_t *descent(const struct agent_request *req, int best)
 	for (size_t i = 0; i < sizeof moves / sizeof *moves; i++) {
 		if (persistent && moves[i][0] != 'w' && moves[i][0] != 's')
 			continue;
-		json_t *c = apply(strategy_named(moves[i]), base);
+		json_t *c = launch_apply(launch_strategy(moves[i]), base);
 		if (c && !tried_source(req, c, src)) {
 			char *what = xasprintf("descent %s from %s", moves[i], best >= 0 ? "the best so far" : "the baseline");
-			json_t *out = candidate_edit(c, src, edit, "tuner", "descent", what, c);
+			json_t *out = launch_candidate_edit(c, src, edit, "tuner", "descent", what, c);
 			free(what);
 			return out;
 		}
@@ -855,8 +301,8 @@ char *agent_builtin_digest(const struct agent_request *req)
 	}
 	/* the screen's configs: what candidate 0 carries and what was tried */
 	json_t *se;
-	json_t *sc = screen_configs(req, &se);
-	r = screen_next(req, sc, se, NULL);
+	json_t *sc = screened_configs(req, &se);
+	r = screened_next(req, sc, se, NULL);
 	json_decref(sc);
 	json_decref(se);
 	if (r) {
@@ -889,8 +335,8 @@ int agent_builtin_propose(const struct agent_request *req, const char *memory_pa
 		char *ranked = NULL;
 		json_t *plan = agent_builtin_plan(k, memory_path, req->scope, &ranked);
 		json_t *se;
-		json_t *sc = screen_configs(req, &se);
-		json_t *out = screen_next(req, sc, se, &reply->reason);
+		json_t *sc = screened_configs(req, &se);
+		json_t *out = screened_next(req, sc, se, &reply->reason);
 		if (out) {
 			json_object_set(out, "screen", sc);
 			if (se)
@@ -920,8 +366,8 @@ int agent_builtin_propose(const struct agent_request *req, const char *memory_pa
 	if ((reply->candidate = repair(req)))
 		return 0;
 	json_t *se;
-	json_t *sc = screen_configs(req, &se);
-	reply->candidate = screen_next(req, sc, se, &reply->reason);
+	json_t *sc = screened_configs(req, &se);
+	reply->candidate = screened_next(req, sc, se, &reply->reason);
 	json_decref(sc);
 	json_decref(se);
 	if (reply->candidate)
@@ -938,25 +384,25 @@ int agent_builtin_propose(const struct agent_request *req, const char *memory_pa
 	uint64_t st = req->cfg ? req->cfg->seed * 1000003u + (uint64_t)req->index : (uint64_t)req->index;
 	for (int attempt = 0; attempt < 64 && json_is_object(k->config); attempt++) {
 		json_t *c = json_deep_copy(k->config);
-		for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
-			json_t *v = json_object_get(c, keys[i]);
+		for (size_t i = 0; i < LAUNCH_NKEYS; i++) {
+			json_t *v = json_object_get(c, launch_keys[i]);
 			if (!json_is_integer(v))
 				continue;
 			int x;
-			if (strcmp(keys[i], "num_stages") == 0)
+			if (strcmp(launch_keys[i], "num_stages") == 0)
 				x = 1 + (int)(splitmix(&st) % 3);
-			else if (strcmp(keys[i], "num_warps") == 0)
+			else if (strcmp(launch_keys[i], "num_warps") == 0)
 				x = 1 << (1 + (int)(splitmix(&st) % 4));
 			else {
 				long cur = (long)json_integer_value(v);
 				int shift = (int)(splitmix(&st) % 5) - 2;
-				if (clamp_param(keys[i], shift >= 0 ? cur << shift : cur >> -shift, &x) < 0)
+				if (launch_clamp(launch_keys[i], shift >= 0 ? cur << shift : cur >> -shift, &x) < 0)
 					x = (int)cur;
 			}
-			json_object_set_new(c, keys[i], json_integer(x));
+			json_object_set_new(c, launch_keys[i], json_integer(x));
 		}
 		if (!tried(req, c)) {
-			reply->candidate = candidate(c, NULL, "tuner", "random", "random jump", c);
+			reply->candidate = launch_candidate(c, NULL, "tuner", "random", "random jump", c);
 			return 0;
 		}
 		json_decref(c);
