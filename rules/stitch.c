@@ -4,7 +4,7 @@
  * keep the best variant. Writes kopt-out/<model>/substitutions.json,
  * output_code.py and report.md, and for a Helion kernel file helion.json:
  * per @helion.kernel, the winning helion.Config and the decorator line to
- * paste (kopt.helion_config() reads it).
+ * paste (kopt.helion_config() reads it); rules/stitch_out.c writes them.
  *
  * Winners: per hot kernel, the passing candidate with the best measured
  * kernel speedup. When the stitched model fails, the winner with the
@@ -46,6 +46,7 @@
 #include "../engine/outdir.h"
 #include "measured.h"
 #include "rules.h"
+#include "stitch.h"
 
 #define STITCH_VERSION 8
 /* the memos' own version: bump it when the worker's stitch or race changes
@@ -59,35 +60,6 @@ struct winner {
 	struct agent_candidate cand; /* read from it */
 	double gain;        /* kernel speedup measured by verify */
 	char cand_hex[HASH_HEX];
-};
-
-struct vres {
-	bool passed;
-	double base_ns, opt_ns;            /* in the first variant's terms (finish) */
-	double stitch_base_ns, stitch_opt_ns; /* as the variant's own stitch measured them */
-	json_t *output_code; /* string, when passed */
-	json_t *winners;     /* what was kept: [{kernel, candidate, speedup, source_hash}] */
-	char *reason;
-	int attempts;
-	bool unusable;       /* its compiled code failed its check against eager: no request */
-	bool failed;         /* an agents' variant whose capture or profile failed: not raced */
-};
-
-struct stitch_priv {
-	bool racing;        /* the race request (variants side by side) is out */
-	double *race_ns;    /* its medians, per variant */
-	char *race_error;   /* why there are none */
-	size_t vi;
-	struct winner *w;
-	size_t nw;
-	struct vres *vr;
-	json_t *counts;
-	json_t *alone;      /* kernels the agents made no candidate for: [{kernel, variant, reason}] */
-	kopt_hash pending;  /* the memo key of the request out */
-	double t_sent;      /* when it went out */
-	int sent, replayed; /* requests sent to the worker, answered from the memo */
-	double replayed_s;  /* the worker seconds the remembered requests took when measured */
-	double measured_at; /* the newest stamp of the replies (rules/measured.c) */
 };
 
 static int stitch_key(struct dag *d, struct dag_node *n, struct hash_key *k, char **why)
@@ -463,90 +435,10 @@ static int stitch_reply(struct rule_run *run, json_t *res)
 	return replay(run, handle_reply(run, res));
 }
 
-/* the model's candidates, kernel by kernel, in the order the agents made
- * them: what was tried, the verdict and why (each kernel's short-term
- * memory), and where its best came */
-static void add_candidates(struct rule_run *run, struct strbuf *md)
-{
-	struct rule_model *dm = rule_model_of(run->node);
-	bool head = false;
-	for (size_t v = 0; v < dm->nmv; v++)
-		for (size_t ki = 0; ki < dm->mvs[v].nkernels; ki++) {
-			struct rule_kernel *k = &dm->mvs[v].kernels[ki];
-			int best = -1, made = 0;
-			double bx = 0;
-			for (int i = 0; i < k->n; i++) {
-				struct rule_proposal pr;
-				struct rule_verdict vd;
-				rule_proposal_read(run->dag, &k->cands[i], &pr);
-				if (!pr.done || pr.none)
-					continue;
-				rule_verdict_read(run->dag, &k->cands[i], &vd);
-				made++;
-				if (vd.pass && !isnan(vd.speedup) && vd.speedup > bx) {
-					bx = vd.speedup;
-					best = i;
-				}
-			}
-			if (!made)
-				continue;
-			if (!head) {
-				strbuf_addstr(md, "\n## Candidates\n");
-				head = true;
-			}
-			strbuf_addf(md, "\n%s (variant %s): %d candidate%s, ", k->name, dm->mvs[v].variant->name, made,
-				    made == 1 ? "" : "s");
-			if (best >= 0)
-				strbuf_addf(md, "the best at c%d (%.3fx).\n\n", best, bx);
-			else
-				strbuf_addstr(md, "none passed.\n\n");
-			/* what ranked the plan: the long-term memory, or the built-in order */
-			struct rule_proposal p0;
-			rule_proposal_read(run->dag, &k->cands[0], &p0);
-			const char *planning = p0.cand.planning;
-			if (planning)
-				strbuf_addf(md, "%c%s.\n\n", toupper((unsigned char)planning[0]), planning + 1);
-			rule_screen_md(run->dag, k, md);
-			strbuf_addstr(md, "| # | strategy | verdict | kernel speedup | reason |\n| ---: | --- | --- | ---: | --- |\n");
-			for (int i = 0; i < k->n; i++) {
-				struct rule_proposal pr;
-				struct rule_verdict vd;
-				rule_proposal_read(run->dag, &k->cands[i], &pr);
-				if (!pr.done || pr.none)
-					continue;
-				rule_verdict_read(run->dag, &k->cands[i], &vd);
-				strbuf_addf(md, "| %d | %s | %s%s%s | ", i, pr.cand.strategy ? pr.cand.strategy : "-",
-					    vd.error ? "error" : vd.verdict ? vd.verdict : "-", vd.gate ? " at " : "",
-					    vd.gate ? vd.gate : "");
-				if (isnan(vd.speedup))
-					strbuf_addstr(md, "- | ");
-				else
-					strbuf_addf(md, "%.3fx | ", vd.speedup);
-				/* a pass's reason is the gates' numbers, in -t why; a table cell
-				 * is one line; an error's is why its step failed */
-				const char *why = vd.pass ? "" : vd.error ? vd.failure : vd.reason ? vd.reason : "";
-				if (vd.error && vd.failed_kind)
-					strbuf_addf(md, "%s failed: ", vd.failed_kind);
-				for (const char *c = why; *c; c++)
-					strbuf_addch(md, *c == '|' ? '/' : *c == '\n' ? ' ' : *c);
-				strbuf_addstr(md, " |\n");
-			}
-		}
-}
-
 static void num_or_null(json_t *o, const char *k, double v)
 {
 	json_object_set_new(o, k, isnan(v) ? json_null() : json_real(v));
 }
-
-/* the choice across the variants */
-struct choice {
-	size_t best;        /* the variant chosen */
-	bool optimized;     /* winners, or another variant than the first */
-	double base, opt;   /* the first variant's baseline, the chosen time (first variant's terms) */
-	double speedup;
-	enum gate_baseline_status withheld; /* the first variant's check failed: no claim (else 0) */
-};
 
 /* Puts each variant's times in the first variant's terms, the race's ratio
  * of the baselines times the variant's own stitch ratio, both measured side
@@ -642,283 +534,14 @@ static void result(struct rule_run *run, struct stitch_priv *p, const struct cho
 		rule_measured(run, p->measured_at);
 }
 
-/* a Helion config value as a Python literal */
-static void py_literal(struct strbuf *sb, const json_t *v)
-{
-	size_t i;
-	json_t *e;
-	const char *k;
-	switch (json_typeof(v)) {
-	case JSON_TRUE: strbuf_addstr(sb, "True"); break;
-	case JSON_FALSE: strbuf_addstr(sb, "False"); break;
-	case JSON_NULL: strbuf_addstr(sb, "None"); break;
-	case JSON_INTEGER: strbuf_addf(sb, "%lld", (long long)json_integer_value(v)); break;
-	case JSON_REAL: strbuf_addf(sb, "%.17g", json_real_value(v)); break;
-	case JSON_STRING: {
-		char *t = json_dumps(v, JSON_ENCODE_ANY);
-		strbuf_addstr(sb, t ? t : "''");
-		free(t);
-		break;
-	}
-	case JSON_ARRAY:
-		strbuf_addch(sb, '[');
-		json_array_foreach(v, i, e) {
-			if (i)
-				strbuf_addstr(sb, ", ");
-			py_literal(sb, e);
-		}
-		strbuf_addch(sb, ']');
-		break;
-	case JSON_OBJECT:
-		strbuf_addch(sb, '{');
-		i = 0;
-		json_object_foreach((json_t *)v, k, e) {
-			json_t *ks = json_string(k);
-			strbuf_addstr(sb, i++ ? ", " : "");
-			py_literal(sb, ks);
-			strbuf_addstr(sb, ": ");
-			py_literal(sb, e);
-			json_decref(ks);
-		}
-		strbuf_addch(sb, '}');
-		break;
-	}
-}
-
-/* @helion.kernel(config=helion.Config(KEY=VALUE, ...)) */
-static void helion_decorator(struct strbuf *sb, const json_t *config)
-{
-	strbuf_addstr(sb, "@helion.kernel(config=helion.Config(");
-	const char *k;
-	json_t *v;
-	int first = 1;
-	json_object_foreach((json_t *)config, k, v) {
-		strbuf_addf(sb, "%s%s=", first ? "" : ", ", k);
-		py_literal(sb, v);
-		first = 0;
-	}
-	strbuf_addstr(sb, "))");
-}
-
-/* the global name of the @helion.kernel that launches Triton kernel name
- * (the capture's inventory of mv), else name itself */
-static const char *helion_var(struct dag *d, const struct rule_mv *mv, const char *name)
-{
-	json_t *cap = dag_result(d, mv->capture);
-	size_t i;
-	json_t *e;
-	json_array_foreach(json_object_get(json_object_get(cap, "stable"), "kernels"), i, e)
-		if (name && json_is_string(json_object_get(e, "name")) &&
-		    strcmp(json_string_value(json_object_get(e, "name")), name) == 0)
-			return json_string_value(json_object_get(e, "helion_kernel"));
-	return name;
-}
-
-/* helion.json: per @helion.kernel of a Helion kernel file, its winning
- * config, the line to paste and the kernel speedup; the kernels without a
- * winner keep their own config and are not listed. 0 or -1 */
-static int write_helion(struct rule_run *run, const struct vres *b, bool optimized)
-{
-	struct rule_model *dm = rule_model_of(run->node);
-	json_t *ks = json_object();
-	size_t i;
-	json_t *w;
-	json_array_foreach(optimized ? b->winners : NULL, i, w) {
-		struct agent_candidate c;
-		if (agent_candidate_read(json_object_get(w, "proposal"), &c) < 0 || !json_is_object(c.config))
-			continue;
-		const char *tk = json_string_value(json_object_get(w, "kernel"));
-		const char *var = helion_var(run->dag, &dm->mvs[0], tk);
-		struct strbuf dec = STRBUF_INIT;
-		helion_decorator(&dec, c.config);
-		json_object_set_new(ks, var ? var : "?", json_pack("{s:O, s:s, s:s, s:O, s:s}", "config", c.config,
-			"decorator", dec.buf, "triton_kernel", tk ? tk : "", "speedup", json_object_get(w, "speedup"),
-			"strategy", c.strategy ? c.strategy : ""));
-		strbuf_release(&dec);
-	}
-	json_t *doc = json_pack("{s:s, s:o}", "model", dm->spec->name, "kernels", ks);
-	char *js = json_dumps(doc, JSON_INDENT(2) | JSON_SORT_KEYS);
-	json_decref(doc);
-	char *rel = xasprintf("%s/helion.json", rule_model_dir(dm->spec));
-	int r = rule_output(run, rel, js, strlen(js));
-	free(rel);
-	free(js);
-	return r;
-}
-
-/* substitutions.json: Inductor kernel source hash -> optimized source and
- * config, the format kopt.backend() reads (runtime/python/kopt/deploy.py);
- * output_code.py: the stitched code, or the baseline's. 0 or -1 */
-static int write_code(struct rule_run *run, struct stitch_priv *p, const struct choice *ch)
-{
-	struct rule_model *dm = rule_model_of(run->node);
-	struct vres *b = &p->vr[ch->best];
-	json_t *subs = json_object();
-	size_t i;
-	json_t *w;
-	json_array_foreach(ch->optimized ? b->winners : NULL, i, w) {
-		const char *sh = json_string_value(json_object_get(w, "source_hash"));
-		struct agent_candidate c;
-		agent_candidate_read(json_object_get(w, "proposal"), &c);
-		json_t *sub = json_pack("{s:O, s:o, s:o, s:o, s:O}", "kernel", json_object_get(w, "kernel"),
-					"source", c.source ? json_string(c.source) : json_null(),
-					"config", c.config ? json_deep_copy(c.config) : json_null(),
-					"strategy", c.strategy ? json_string(c.strategy) : json_null(),
-					"speedup", json_object_get(w, "speedup"));
-		if (c.source && c.edit) /* the source knobs that made it: deploy.py checks it is their text */
-			json_object_set_new(sub, "edit", json_string(c.edit));
-		json_object_set_new(subs, sh ? sh : json_string_value(json_object_get(w, "kernel")), sub);
-	}
-	/* the tolerances the deployment's first-call check compares with (deploy.py) */
-	const struct kopt_gates *g = dm->spec->gates;
-	json_t *sdoc = json_pack("{s:s, s:o, s:o, s:{s:f, s:f, s:f, s:f}}", "model", dm->spec->name, "variant",
-				 rule_variant_json(dm->mvs[ch->best].variant), "kernels", subs, "gates", "atol", g->atol,
-				 "rtol", g->rtol, "atol_half", g->atol_half, "rtol_half", g->rtol_half);
-	char *js = json_dumps(sdoc, JSON_INDENT(2) | JSON_SORT_KEYS);
-	json_decref(sdoc);
-	char *rel = xasprintf("%s/substitutions.json", rule_model_dir(dm->spec));
-	int r = rule_output(run, rel, js, strlen(js));
-	free(rel);
-	free(js);
-	struct strbuf code = STRBUF_INIT;
-	if (ch->optimized && b->passed && b->output_code) {
-		strbuf_add(&code, json_string_value(b->output_code), json_string_length(b->output_code));
-	} else {
-		json_t *cr = dag_result(run->dag, dm->mvs[0].capture);
-		kopt_hash h;
-		const char *hex = json_string_value(json_object_get(json_object_get(cr, "stable"), "output_code"));
-		if (!hex || hash_parse(hex, &h) < 0 || cache_object_get(run->dag->cache, h, &code) < 0)
-			strbuf_addstr(&code, "# the baseline output code is missing from the cache\n");
-	}
-	rel = xasprintf("%s/output_code.py", rule_model_dir(dm->spec));
-	if (rule_output(run, rel, code.buf, code.len) < 0)
-		r = -1;
-	if (dm->spec->kind == KOPT_MODEL_HELION && write_helion(run, b, ch->optimized && b->passed) < 0)
-		r = -1;
-	free(rel);
-	strbuf_release(&code);
-	return r;
-}
-
-/* the model's report.md */
-static void model_md(struct rule_run *run, struct stitch_priv *p, const struct choice *ch, struct strbuf *md)
-{
-	struct rule_model *dm = rule_model_of(run->node);
-	struct vres *b = &p->vr[ch->best];
-	strbuf_addf(md, "# %s\n\n", dm->spec->name);
-	rule_measured_md(md, json_object_get(run->meas, "measured"));
-	if (ch->withheld)
-		strbuf_addf(md, "Not optimized, no speedup claimed: %s.\n\n", p->vr[0].reason);
-	else if (ch->optimized)
-		strbuf_addf(md, "Optimized (variant %s%s): %.3f us -> %.3f us per call, speedup %.3fx.\n\n",
-			    dm->mvs[ch->best].variant->name, b->passed ? "" : ", its compiled code alone",
-			    ch->base / 1000.0, ch->opt / 1000.0, ch->speedup);
-	else
-		strbuf_addf(md, "Baseline kept: no verified winner survived stitching (%.3f us per call).\n\n",
-			    ch->base / 1000.0);
-	if (p->race_ns)
-		strbuf_addstr(md, "Times in the first variant's terms: the variants' baselines were raced side by side.\n\n");
-	else if (p->race_error)
-		strbuf_addf(md, "The variants could not be raced side by side (%s): each variant's times are its own "
-				"stitch's, measured apart.\n\n", p->race_error);
-	strbuf_addstr(md, "| variant | stitch | baseline (us) | optimized (us) | attempts | reason |\n| --- | --- | ---: | ---: | ---: | --- |\n");
-	for (size_t v = 0; v < dm->nmv; v++)
-		strbuf_addf(md, "| %s | %s | %.3f | %.3f | %d | %s |\n", dm->mvs[v].variant->name,
-			    p->vr[v].unusable ? "not run" : p->vr[v].passed ? "pass" : "fail", p->vr[v].base_ns / 1000.0,
-			    p->vr[v].opt_ns / 1000.0, p->vr[v].attempts, p->vr[v].reason ? p->vr[v].reason : "");
-	if (dm->nmv > 1) {
-		strbuf_addstr(md, "\n| variant | compiled with |\n| --- | --- |\n");
-		for (size_t v = 0; v < dm->nmv; v++) {
-			char *what = rule_variant_what(dm->mvs[v].variant);
-			strbuf_addf(md, "| %s | %s%s |\n", dm->mvs[v].variant->name, what,
-				    v >= dm->spec->nvariants ? " (added by the agents)" : "");
-			free(what);
-		}
-	}
-	/* each variant's bound (its profile's, rules/profile.c) and its times over it */
-	struct strbuf bd = STRBUF_INIT;
-	for (size_t v = 0; v < dm->nmv; v++) {
-		const json_t *pm = json_object_get(dag_result(run->dag, dm->mvs[v].profile), "meas");
-		double bound = rule_num(pm, "bound_ns_per_call");
-		if (!(bound > 0) || p->vr[v].unusable)
-			continue;
-		strbuf_addf(&bd, "| %s | %.3f | %.3f | %.2fx |", dm->mvs[v].variant->name, bound / 1000.0,
-			    rule_num(pm, "host_ns_per_call") / 1000.0, p->vr[v].base_ns / bound);
-		if (p->vr[v].passed)
-			strbuf_addf(&bd, " %.2fx |\n", p->vr[v].opt_ns / bound);
-		else
-			strbuf_addstr(&bd, " - |\n");
-	}
-	if (bd.len)
-		strbuf_addf(md, "\n## Bounds\n\nEach variant's time if its Triton kernels ran at the copy bandwidth or the "
-				"FP32 peak, whichever binds, and its vendor kernels and host took their measured times "
-				"(its profile); its baseline and optimized times over it.\n\n"
-				"| variant | bound (us) | of it, host (us) | baseline over bound | optimized over bound |\n"
-				"| --- | ---: | ---: | ---: | ---: |\n%s", bd.buf);
-	strbuf_release(&bd);
-	bool any = false;
-	for (size_t v = 0; v < dm->nmv; v++)
-		any |= dm->mvs[v].summary.baseline != GATE_BASE_UNCHECKED;
-	if (any) {
-		strbuf_addstr(md, "\n## Compiled baselines against eager\n\n"
-				  "Each variant's compiled code on the gates' seeds against eager PyTorch, and against the "
-				  "float64 reference where they differ; a variant that fails claims no speedup and gets no "
-				  "candidates.\n\n| variant | check | why |\n| --- | --- | --- |\n");
-		for (size_t v = 0; v < dm->nmv; v++)
-			strbuf_addf(md, "| %s | %s | %s |\n", dm->mvs[v].variant->name,
-				    gate_baseline_name(dm->mvs[v].summary.baseline),
-				    dm->mvs[v].summary.baseline_why ? dm->mvs[v].summary.baseline_why : "-");
-	}
-	size_t i;
-	json_t *w;
-	if (ch->optimized) {
-		strbuf_addstr(md, "\n| kernel | strategy | kernel speedup |\n| --- | --- | ---: |\n");
-		json_array_foreach(b->winners, i, w) {
-			struct agent_candidate c;
-			agent_candidate_read(json_object_get(w, "proposal"), &c);
-			strbuf_addf(md, "| %s | %s | %.3fx |\n", json_string_value(json_object_get(w, "kernel")),
-				    c.strategy ? c.strategy : "-", rule_num(w, "speedup"));
-		}
-	}
-	if (ch->optimized && dm->spec->kind == KOPT_MODEL_HELION) {
-		strbuf_addstr(md, "\n## Deployment\n\nPaste each line above its kernel in the file (or load "
-				  "`kopt.helion_config(\"kopt-out/MODEL\", \"NAME\")` from helion.json):\n\n");
-		json_array_foreach(b->winners, i, w) {
-			struct agent_candidate c;
-			if (agent_candidate_read(json_object_get(w, "proposal"), &c) < 0 || !json_is_object(c.config))
-				continue;
-			const char *tk = json_string_value(json_object_get(w, "kernel"));
-			const char *var = helion_var(run->dag, &dm->mvs[0], tk);
-			strbuf_addf(md, "    # %s (%s, %.3fx)\n    ", var ? var : "?", tk ? tk : "?", rule_num(w, "speedup"));
-			helion_decorator(md, c.config);
-			strbuf_addch(md, '\n');
-		}
-	}
-	strbuf_addstr(md, "\nVerdicts of all candidates:");
-	const char *gk;
-	json_t *gv;
-	json_object_foreach(p->counts, gk, gv)
-		strbuf_addf(md, " %s %lld;", gk, (long long)json_integer_value(gv));
-	strbuf_addch(md, '\n');
-	if (json_array_size(p->alone)) {
-		strbuf_addstr(md, "\nKernels without candidates:\n\n");
-		json_array_foreach(p->alone, i, w)
-			strbuf_addf(md, "- %s (variant %s): %s\n", json_string_value(json_object_get(w, "kernel")),
-				    json_string_value(json_object_get(w, "variant")),
-				    json_string_value(json_object_get(w, "reason")));
-	}
-	rule_llm_usage(run->dag, dm, md);
-	add_candidates(run, md);
-}
-
 static int finish(struct rule_run *run, struct stitch_priv *p)
 {
 	struct choice ch;
 	choose(run, p, &ch);
 	result(run, p, &ch);
-	int r = write_code(run, p, &ch);
+	int r = stitch_write_code(run, p, &ch);
 	struct strbuf md = STRBUF_INIT;
-	model_md(run, p, &ch, &md);
+	stitch_model_md(run, p, &ch, &md);
 	char *rel = xasprintf("%s/report.md", rule_model_dir(rule_model_of(run->node)->spec));
 	if (rule_output(run, rel, md.buf, md.len) < 0)
 		r = -1;
