@@ -13,6 +13,9 @@
 #include <unistd.h>
 
 #include "explain.h"
+#include "interrupt.h"
+#include "queue.h"
+#include "twins.h"
 #include "witness.h"
 
 struct job {
@@ -21,35 +24,6 @@ struct job {
 	int wid;          /* -1 for local steps */
 	double t0;        /* kopt_now() at start */
 	double wall0;     /* wall clock at start */
-};
-
-struct queue {
-	struct dag_node **v;
-	size_t head, len, cap;
-};
-
-/* stale steps waiting to start: a binary heap, highest priority first,
- * ties in creation order (a build stays deterministic) */
-struct heap {
-	struct dag_node **v;
-	size_t len, cap;
-};
-
-/* The stale steps of a build by key. Two steps of one key (two models of
- * the same bytes share their captures' and screens' keys) run once: the
- * second waits for the first and takes its result from the cache. Both
- * running wrote two results under one key, and the next build found one of
- * them stale (issue 24). */
-struct twin {
-	kopt_hash key;
-	struct dag_node *first;    /* the one that runs; NULL: a free slot */
-	struct dag_node **waiting; /* its twins */
-	size_t n, cap;
-};
-
-struct twins {
-	struct twin *v;            /* open-addressed by key */
-	size_t cap, n;
 };
 
 struct sched {
@@ -101,90 +75,12 @@ static void run_release(struct rule_run *run)
 	memset(run, 0, sizeof *run);
 }
 
-static volatile sig_atomic_t interrupted;
-static int sigpipe_fds[2] = { -1, -1 };
-
-static void on_signal(int sig)
-{
-	int e = errno;
-	interrupted = sig;
-	if (sigpipe_fds[1] >= 0) {
-		ssize_t r = write(sigpipe_fds[1], "x", 1);
-		(void)r;
-	}
-	errno = e;
-}
-
-static void q_push(struct queue *q, struct dag_node *n)
-{
-	if (q->head + q->len + 1 > q->cap) {
-		if (q->head > q->cap / 2) {
-			memmove(q->v, q->v + q->head, q->len * sizeof *q->v);
-			q->head = 0;
-		}
-		if (q->head + q->len + 1 > q->cap) {
-			q->cap = q->cap ? q->cap * 2 : 256;
-			q->v = xrealloc(q->v, q->cap * sizeof *q->v);
-		}
-	}
-	q->v[q->head + q->len++] = n;
-}
-
-static struct dag_node *q_pop(struct queue *q)
-{
-	if (!q->len)
-		return NULL;
-	q->len--;
-	return q->v[q->head++];
-}
-
-/* whether a starts before b */
-static bool before(const struct dag_node *a, const struct dag_node *b)
-{
-	if (a->prio != b->prio)
-		return a->prio > b->prio;
-	return a->seq < b->seq;
-}
-
-static void heap_push(struct heap *h, struct dag_node *n)
-{
-	h->v = xgrow(h->v, &h->cap, h->len + 1, sizeof *h->v);
-	size_t i = h->len++;
-	while (i > 0 && before(n, h->v[(i - 1) / 2])) {
-		h->v[i] = h->v[(i - 1) / 2];
-		i = (i - 1) / 2;
-	}
-	h->v[i] = n;
-}
-
-static struct dag_node *heap_pop(struct heap *h)
-{
-	if (!h->len)
-		return NULL;
-	struct dag_node *top = h->v[0], *last = h->v[--h->len];
-	size_t i = 0;
-	for (;;) {
-		size_t c = 2 * i + 1;
-		if (c >= h->len)
-			break;
-		if (c + 1 < h->len && before(h->v[c + 1], h->v[c]))
-			c++;
-		if (!before(h->v[c], last))
-			break;
-		h->v[i] = h->v[c];
-		i = c;
-	}
-	if (h->len)
-		h->v[i] = last;
-	return top;
-}
-
 static void on_new(void *ctx, struct dag_node *n)
 {
 	struct sched *s = ctx;
 	if (n->npending == 0 && !(n->flags & (DAG_QUEUED | DAG_SETTLED))) {
 		n->flags |= DAG_QUEUED;
-		q_push(&s->ready, n);
+		queue_push(&s->ready, n);
 	}
 }
 
@@ -252,46 +148,6 @@ static void end_line(struct sched *s)
 	}
 }
 
-static struct twin *twin_slot(struct twins *t, kopt_hash key)
-{
-	size_t i = key.lo & (t->cap - 1);
-	while (t->v[i].first && (t->v[i].key.lo != key.lo || t->v[i].key.hi != key.hi))
-		i = (i + 1) & (t->cap - 1);
-	return &t->v[i];
-}
-
-/* n is stale: true when a step of its key is already to run (n waits) */
-static bool twin_wait(struct twins *t, struct dag_node *n)
-{
-	if ((t->n + 1) * 2 > t->cap) {
-		struct twins g = { xcalloc(t->cap ? 2 * t->cap : 256, sizeof *g.v), t->cap ? 2 * t->cap : 256, t->n };
-		for (size_t i = 0; i < t->cap; i++)
-			if (t->v[i].first)
-				*twin_slot(&g, t->v[i].key) = t->v[i];
-		free(t->v);
-		*t = g;
-	}
-	struct twin *w = twin_slot(t, n->key);
-	if (!w->first) {
-		w->key = n->key;
-		w->first = n;
-		t->n++;
-		return false;
-	}
-	if (w->first->flags & (DAG_DONE | DAG_FAILED))
-		return false; /* settled: n takes its result (twins_settled) or runs */
-	w->waiting = xgrow(w->waiting, &w->cap, w->n + 1, sizeof *w->waiting);
-	w->waiting[w->n++] = n;
-	return true;
-}
-
-static void twins_release(struct twins *t)
-{
-	for (size_t i = 0; i < t->cap; i++)
-		free(t->v[i].waiting);
-	free(t->v);
-}
-
 static bool cache_hit(struct sched *s, struct dag_node *n, bool *corrupt_restore);
 static void enqueue(struct sched *s, struct dag_node *n);
 static void settle(struct sched *s, struct dag_node *n);
@@ -301,7 +157,7 @@ static bool twin_ran(struct sched *s, struct dag_node *n)
 {
 	if (!s->twins.cap)
 		return false;
-	struct twin *w = twin_slot(&s->twins, n->key);
+	struct twin *w = twins_slot(&s->twins, n->key);
 	bool corrupt = false;
 	return w->first && w->first != n && (w->first->flags & DAG_RAN) && cache_hit(s, n, &corrupt);
 }
@@ -311,7 +167,7 @@ static void twins_settled(struct sched *s, struct dag_node *n)
 {
 	if (!s->twins.cap || (n->flags & DAG_NOKEY))
 		return;
-	struct twin *w = twin_slot(&s->twins, n->key);
+	struct twin *w = twins_slot(&s->twins, n->key);
 	if (w->first != n || !w->n)
 		return;
 	struct dag_node **waiting = w->waiting;
@@ -351,7 +207,7 @@ static void settle(struct sched *s, struct dag_node *n)
 		struct dag_node *u = n->users[i];
 		if (u->npending && --u->npending == 0 && !(u->flags & (DAG_QUEUED | DAG_SETTLED))) {
 			u->flags |= DAG_QUEUED;
-			q_push(&s->ready, u);
+			queue_push(&s->ready, u);
 		}
 	}
 }
@@ -535,7 +391,7 @@ static void evaluate(struct sched *s, struct dag_node *n)
 		would_run(s, n);
 		return;
 	}
-	if (!(n->flags & DAG_NOKEY) && twin_wait(&s->twins, n))
+	if (!(n->flags & DAG_NOKEY) && twins_wait(&s->twins, n))
 		return;
 	enqueue(s, n);
 }
@@ -747,7 +603,7 @@ static bool start_steps(struct sched *s)
 	 * step is placed: a local step that finishes may make a worker step
 	 * ready for the worker that holds its model */
 	size_t n = s->localq.len;
-	for (size_t i = 0; i < n && !s->stop && !interrupted && !s->restart; i++) {
+	for (size_t i = 0; i < n && !s->stop && !interrupt_caught && !s->restart; i++) {
 		struct dag_node *node = heap_pop(&s->localq);
 		struct job *j = new_job(s, node, -1);
 		advance(s, j, node->rule->start(&j->run));
@@ -761,7 +617,7 @@ static bool start_steps(struct sched *s)
 	struct dag_node **later = NULL;
 	size_t nlater = 0, cap = 0;
 	struct dag_node *node;
-	while (!s->stop && !interrupted && !s->restart && !wpool_full(s->pool) && (node = heap_pop(&s->runq)))
+	while (!s->stop && !interrupt_caught && !s->restart && !wpool_full(s->pool) && (node = heap_pop(&s->runq)))
 		if (!start_worker_step(s, node)) {
 			later = xgrow(later, &cap, nlater + 1, sizeof *later);
 			later[nlater++] = node;
@@ -874,48 +730,15 @@ static void probe_envs(struct sched *s)
 		s->wrong_gpu[i] = witness_gpu_mismatch(s->devs[i], cache_env_get(s->d->cache, dag_env_name(s->devs[i])));
 }
 
-struct handlers {
-	bool set;
-	struct sigaction old_int, old_term;
-};
-
-/* SIGINT and SIGTERM interrupt a build through a self-pipe */
-static void handlers_set(struct handlers *h)
-{
-	struct sigaction sa;
-	h->set = true;
-	interrupted = 0;
-	if (pipe2(sigpipe_fds, O_CLOEXEC | O_NONBLOCK) < 0)
-		sigpipe_fds[0] = sigpipe_fds[1] = -1;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &h->old_int);
-	sigaction(SIGTERM, &sa, &h->old_term);
-}
-
-static void handlers_restore(struct handlers *h)
-{
-	if (!h->set)
-		return;
-	sigaction(SIGINT, &h->old_int, NULL);
-	sigaction(SIGTERM, &h->old_term, NULL);
-	if (sigpipe_fds[0] >= 0) {
-		close(sigpipe_fds[0]);
-		close(sigpipe_fds[1]);
-	}
-	sigpipe_fds[0] = sigpipe_fds[1] = -1;
-}
-
 /* evaluates what is ready and, in a build, runs what is stale until
  * nothing more can run or the build is interrupted or planned again */
 static void run_loop(struct sched *s)
 {
 	for (;;) {
 		struct dag_node *n;
-		while ((n = q_pop(&s->ready)))
+		while ((n = queue_pop(&s->ready)))
 			evaluate(s, n);
-		if (s->mode != SCHED_BUILD || interrupted || s->restart)
+		if (s->mode != SCHED_BUILD || interrupt_caught || s->restart)
 			break;
 		if (start_steps(s) || s->ready.len)
 			continue;
@@ -931,10 +754,10 @@ static void run_loop(struct sched *s)
 			break;
 		}
 		cache_sync(s->d->cache, false);
-		wpool_poll(s->pool, sigpipe_fds[0], 3600.0, on_event, s);
-		if (sigpipe_fds[0] >= 0) {
+		wpool_poll(s->pool, interrupt_pipe[0], 3600.0, on_event, s);
+		if (interrupt_pipe[0] >= 0) {
 			char buf[16];
-			while (read(sigpipe_fds[0], buf, sizeof buf) > 0)
+			while (read(interrupt_pipe[0], buf, sizeof buf) > 0)
 				;
 		}
 	}
@@ -971,13 +794,13 @@ static int finish_run(struct sched *s)
 {
 	end_line(s);
 	int status = s->nfailed || s->nostart || s->nolog ? 1 : 0;
-	if (s->mode == SCHED_BUILD && interrupted) {
+	if (s->mode == SCHED_BUILD && interrupt_caught) {
 		size_t n = s->njobs;
 		wpool_kill_all(s->pool);
 		cancel_all(s, "cancelled");
 		fprintf(stderr, "%s: interrupted: %zu running step%s cancelled, finished steps kept\n",
 			kopt_progname, n, n == 1 ? "" : "s");
-		status = 128 + (int)interrupted; /* as a shell says a command the signal ended: 130 for ^C */
+		status = 128 + (int)interrupt_caught; /* as a shell says a command the signal ended: 130 for ^C */
 	} else if (s->restart) {
 		wpool_cancel_jobs(s->pool); /* idle workers stay for the next plan */
 		cancel_all(s, NULL);
@@ -1035,12 +858,12 @@ int sched_run(struct dag *d, wpool *pool, enum sched_mode mode)
 	d->on_new_ctx = &s;
 	for (size_t i = 0; i < d->nnodes; i++)
 		on_new(&s, d->all[i]);
-	struct handlers h = { 0 };
+	struct interrupt_handlers h = { 0 };
 	if (mode == SCHED_BUILD)
-		handlers_set(&h);
+		interrupt_set(&h);
 	run_loop(&s);
 	int status = finish_run(&s);
-	handlers_restore(&h);
+	interrupt_restore(&h);
 	d->on_new = NULL;
 	hash_key_release(&s.hk);
 	free(s.ready.v);
