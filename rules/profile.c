@@ -10,27 +10,8 @@
  * `hot` runs no profile again.
  *
  * The summary (struct rule_summary) is what planning reads without parsing
- * the whole result; this file writes it into the manifest and reads it
- * back. As text, one line per kernel, fields separated by tabs:
- *   KIND SHARE IDENT NAME
- * (IDENT: the hash of the kernel's inventory entry, what proposals key on;
- * SHARE: of device time, for the hot selection), then
- *   cudnn SHARE - LEFT     the share of device time in torch's cuDNN calls;
- *                          LEFT, the most torch's time over the vendor
- *                          probe's best algorithm's in one of them, or "-"
- *   facts - - conv=N,gemm=N,reduction=N,params=N
- *                          the model's ATen convolutions, GEMMs and
- *                          reductions per eager call and its parameters'
- *                          elements (the implementation-space search)
- *   eager RATIO - OPS      compiled over eager, "-" without a side-by-side
- *                          run; the hot kernels' distinctive ATen ops,
- *                          comma-separated, or "-"
- *   baseline STATUS - WHY  the compiled code checked against eager (and the
- *                          float64 reference where they differ) on the
- *                          gates' seeds: agrees, accurate, wrong,
- *                          ill-conditioned or unchecked (gates/baseline.c)
- * Profiles cached before the eager and baseline lines existed lack them,
- * and before the facts line and LEFT, those.
+ * the whole result: this rule writes it into the manifest, in the text
+ * format rules/summary.c owns, and its expansion reads it back.
  *
  * A Helion kernel file's profile also holds its baselines (the worker's
  * "helion": each kernel's own config, Helion's quick autotune and, with the
@@ -110,102 +91,6 @@ static char *profile_rel(const struct dag_node *n, const char *ext)
 	if (rule_mv_of(n)->index == 0)
 		return xasprintf("%s/profile.%s", dir, ext);
 	return xasprintf("%s/profile-%s.%s", dir, rule_mv_of(n)->variant->name, ext);
-}
-
-char *rule_summary_write(const struct rule_summary *s)
-{
-	struct strbuf sb = STRBUF_INIT;
-	for (size_t i = 0; i < s->nkernels; i++) {
-		const struct rule_summary_kernel *k = &s->kernels[i];
-		char hex[HASH_HEX];
-		if (strpbrk(k->name, "\t\n") || isnan(k->share))
-			continue;
-		hash_hex(k->ident, hex);
-		strbuf_addf(&sb, "%s\t%.9g\t%s\t%s\n", k->kind ? k->kind : "-", k->share, hex, k->name);
-	}
-	if (isnan(s->cudnn_left))
-		strbuf_addf(&sb, "cudnn\t%.6g\t-\t-\n", s->cudnn_share);
-	else
-		strbuf_addf(&sb, "cudnn\t%.6g\t-\t%.6g\n", s->cudnn_share, s->cudnn_left);
-	if (s->facts_known)
-		strbuf_addf(&sb, "facts\t-\t-\tconv=%ld,gemm=%ld,reduction=%ld,params=%ld\n", s->convs, s->gemms,
-			    s->reductions, s->params);
-	if (isnan(s->eager_ratio))
-		strbuf_addstr(&sb, "eager\t-\t-\t-\n"); /* known: no side-by-side run */
-	else
-		strbuf_addf(&sb, "eager\t%.9g\t-\t%s\n", s->eager_ratio, s->eager_ops ? s->eager_ops : "-");
-	strbuf_addf(&sb, "baseline\t%s\t-\t", gate_baseline_name(s->baseline));
-	for (const char *c = s->baseline_why ? s->baseline_why : "-"; *c; c++)
-		strbuf_addch(&sb, *c == '\t' || *c == '\n' ? ' ' : *c);
-	strbuf_addch(&sb, '\n');
-	return strbuf_detach(&sb);
-}
-
-int rule_summary_read(const char *text, struct rule_summary *s)
-{
-	memset(s, 0, sizeof *s);
-	s->eager_ratio = NAN;
-	s->cudnn_left = NAN;
-	s->text = xstrdup(text);
-	size_t nlines = 0;
-	for (const char *c = s->text; *c; c++)
-		nlines += *c == '\n';
-	s->kernels = xcalloc(nlines + 1, sizeof *s->kernels);
-	for (char *line = s->text, *next; line && *line; line = next) {
-		next = strchr(line, '\n');
-		if (next)
-			*next++ = '\0';
-		char *f[4];
-		int nf = 0;
-		for (char *p = line; nf < 4; nf++) {
-			f[nf] = p;
-			char *t = nf < 3 ? strchr(p, '\t') : NULL;
-			if (nf < 3 && !t)
-				break;
-			if (t) {
-				*t = '\0';
-				p = t + 1;
-			}
-		}
-		if (nf < 4)
-			continue;
-		if (strcmp(f[0], "cudnn") == 0) {
-			s->cudnn_share = strtod(f[1], NULL);
-			s->cudnn_left = strcmp(f[3], "-") == 0 ? NAN : strtod(f[3], NULL);
-		} else if (strcmp(f[0], "facts") == 0) {
-			s->facts_known = sscanf(f[3], "conv=%ld,gemm=%ld,reduction=%ld,params=%ld", &s->convs,
-						&s->gemms, &s->reductions, &s->params) == 4;
-		} else if (strcmp(f[0], "baseline") == 0) {
-			for (int st = GATE_BASE_UNCHECKED; st <= GATE_BASE_WRONG; st++)
-				if (strcmp(f[1], gate_baseline_name((enum gate_baseline_status)st)) == 0)
-					s->baseline = (enum gate_baseline_status)st;
-			free(s->baseline_why);
-			s->baseline_why = xstrdup(f[3]);
-		} else if (strcmp(f[0], "eager") == 0) {
-			s->eager_known = true;
-			s->eager_ratio = strcmp(f[1], "-") == 0 ? NAN : strtod(f[1], NULL);
-			free(s->eager_ops);
-			s->eager_ops = strcmp(f[3], "-") == 0 ? NULL : xstrdup(f[3]);
-		} else {
-			struct rule_summary_kernel *k = &s->kernels[s->nkernels];
-			if (hash_parse(f[2], &k->ident) < 0)
-				continue;
-			k->kind = f[0];
-			k->share = strtod(f[1], NULL);
-			k->name = f[3];
-			s->nkernels++;
-		}
-	}
-	return 0;
-}
-
-void rule_summary_release(struct rule_summary *s)
-{
-	free(s->kernels);
-	free(s->eager_ops);
-	free(s->baseline_why);
-	free(s->text);
-	memset(s, 0, sizeof *s);
 }
 
 /* a Triton kernel's FLOPs per launch, counted in its source (the
