@@ -76,6 +76,10 @@ TESTS += tests/e2e/cli.sh
 EXTRA_DIST += tests/e2e/cli.sh
 TESTS += tests/e2e/progress.sh tests/e2e/keep-going.sh
 EXTRA_DIST += tests/e2e/progress.sh tests/e2e/keep-going.sh
+# the size convention: files of at most 900 lines, functions of at most 120
+# (issue 18), and the checker on files of known sizes
+TESTS += tests/size.sh tests/size-self.sh
+EXTRA_DIST += tests/size.sh tests/size-self.sh
 # the figures, keys, hot selection and memory on hand-computed cases (issue 25)
 check_PROGRAMS += tests/unit/memory_test tests/unit/keys_test tests/unit/gates_edge_test
 tests_unit_memory_test_SOURCES = tests/unit/memory_test.c tests/tap.h
