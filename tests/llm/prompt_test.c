@@ -73,6 +73,16 @@ static void t_prompt(void)
 	       has(sb.buf, "```python\ndef " K "(x):\n    pass\n```"), "repair prompt: gate, numbers and the failing candidate");
 	TAP_OK(!has(sb.buf, "## Profile") && !has(sb.buf, "## Diagnosis"), "repair prompt: unknown fields left out");
 
+	/* a kernel that moves nothing: its 0 GB/s is a measurement, not an unknown */
+	struct llm_kernel_prompt z = {
+		.kernel_name = K, .source = src,
+		.time_us = 3, .calls = 1, .share = 0.01, .bytes = 0, .achieved_gbs = 0, .peak_gbs = 4250,
+	};
+	strbuf_reset(&sb);
+	llm_prompt_kernel(&z, &sb);
+	TAP_OK(has(sb.buf, "- achieved bandwidth: 0 GB/s of a measured peak of 4250 GB/s (0%)\n"),
+	       "prompt: an achieved bandwidth of 0 GB/s is stated");
+
 	/* a source holding ``` gets a longer fence, and extraction gets it back whole */
 	static const char tricky[] = "def " K "(x):\n    s = '```'\n    return s\n";
 	struct llm_kernel_prompt t = { .kernel_name = K, .source = tricky, .time_us = -1, .share = -1,
@@ -145,6 +155,28 @@ static void t_extract(void)
 	strbuf_reset(&reply);
 	strbuf_addstr(&reply, "```python\nclass X:\n    def " K "(self):\n        pass\n```");
 	TAP_OK(ex(reply.buf, &out, &e) == -1, "an indented (nested) def is not the kernel");
+
+	strbuf_reset(&reply);
+	strbuf_addf(&reply, "```sh\n%s```\n", src);
+	TAP_OK(ex(reply.buf, &out, &e) == -1 && has(e.buf, "no fenced python block in the reply defines"),
+	       "a ```sh block (two letters, not py) is not taken");
+	strbuf_reset(&reply);
+	strbuf_addf(&reply, "```pycon\n%s```\n", src);
+	TAP_OK(ex(reply.buf, &out, &e) == -1 && has(e.buf, "no fenced python block in the reply defines"),
+	       "a ```pycon block (py, then more) is not taken");
+
+	/* a call of the kernel is no definition of it */
+	strbuf_reset(&reply);
+	strbuf_addstr(&reply, "```python\ny = " K "(x)\n```\n");
+	TAP_OK(ex(reply.buf, &out, &e) == -1 && has(e.buf, "no fenced python block in the reply defines"),
+	       "`y = " K "(x)` does not define the kernel");
+
+	/* backticks in the block's first line belong to the code, not to the fence */
+	strbuf_reset(&reply);
+	static const char ticked[] = "# `tmp0` is loaded once\n";
+	strbuf_addf(&reply, "```python\n%s%s```\n", ticked, src);
+	TAP_OK(ex(reply.buf, &out, &e) == 0 && strncmp(out.buf, ticked, strlen(ticked)) == 0 &&
+	       strcmp(out.buf + strlen(ticked), src) == 0, "a first line holding backticks stays in the block");
 
 	strbuf_release(&reply);
 	strbuf_release(&out);
