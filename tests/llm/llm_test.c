@@ -732,6 +732,107 @@ static void t_many(void)
 	free(url);
 }
 
+/* ---- edges: what a user reads at the limits of the excerpts, the status classes, keys and budgets ---- */
+
+static int ends_with(const char *s, const char *suffix)
+{
+	size_t n = s ? strlen(s) : 0, m = strlen(suffix);
+	return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+static void t_edges(void)
+{
+	struct run r;
+	struct llm_request req = req_fast();
+
+	/* an API error's message is quoted up to 300 characters, whole at exactly 300 */
+	run_scenario(&r, "openai_400_long", "openai", &req, NULL, "KOPT_TEST_KEY");
+	TAP_OK(r.rc == -1 && r.reply.status == 400 && has(r.err.buf, "request id req_8f2c1e9a7b3d4f60") &&
+	       ends_with(r.err.buf, "d4f5a6b7c88f2c1e9a7b3d) (invalid_request_error)"),
+	       "an error message of 300 characters is quoted whole, then its type");
+	run_release(&r);
+
+	/* a reply that is not JSON is quoted up to 120 bytes: whole at exactly 120 */
+	run_scenario(&r, "openai_not_json_120", "openai", &req, NULL, "KOPT_TEST_KEY");
+	TAP_OK(r.rc == -1 && has(r.err.buf, "openai reply is not JSON") &&
+	       ends_with(r.err.buf, "far too early</p></body></html> "), "a 120-byte page that is not JSON is quoted whole");
+	run_release(&r);
+
+	/* a refusal is quoted up to 200 characters: whole at exactly 200 */
+	run_scenario(&r, "openai_refusal_200", "openai", &req, NULL, "KOPT_TEST_KEY");
+	TAP_OK(r.rc == -1 && has(r.err.buf, "openai reply is a refusal: I can't help with this rewrite") &&
+	       ends_with(r.err.buf, "2c1e9a7b3d4f60a1c2e3d4f5a6b7c)"), "a refusal of 200 characters is quoted whole");
+	run_release(&r);
+
+	/* content parts of which none is text: no text at all */
+	run_scenario(&r, "openai_parts_no_text", "openai", &req, NULL, "KOPT_TEST_KEY");
+	TAP_OK(r.rc == -1 && has(r.err.buf, "choices[0].message.content is not text"),
+	       "content parts without any text part: clean error");
+	run_release(&r);
+
+	/* any 2xx is a success */
+	run_scenario(&r, "openai_299", "openai", &req, NULL, "KOPT_TEST_KEY");
+	TAP_OK(r.rc == 0 && r.reply.status == 299 && r.reply.attempts == 1 && has(r.reply.text.buf, "def " KERNEL "("),
+	       "status 299 is a success");
+	run_release(&r);
+
+	/* '~' is a printable key character; DEL is a control character */
+	setenv("KOPT_TEST_TILDE_KEY", "sk-proj~Tilde~1234", 1);
+	run_scenario(&r, "openai_ok", "openai", &req, NULL, "KOPT_TEST_TILDE_KEY");
+	const char *auth = req_header(json_array_get(r.requests, 0), "Authorization");
+	TAP_OK(r.rc == 0 && auth && strcmp(auth, "Bearer sk-proj~Tilde~1234") == 0, "a key holding '~' is sent as it is");
+	run_release(&r);
+	setenv("KOPT_TEST_TILDE_KEY", "sk-proj\x7f" "1234", 1);
+	struct kopt_llm dc = cfg_for("openai", (char *)"http://127.0.0.1:9/v1", "KOPT_TEST_TILDE_KEY");
+	struct llm_reply dr;
+	struct strbuf de = STRBUF_INIT;
+	llm_reply_init(&dr);
+	TAP_OK(llm_complete(&dc, &req, NULL, &dr, &de) == -1 && dr.attempts == 0 &&
+	       has(de.buf, "KOPT_TEST_TILDE_KEY contains a control character"), "a key holding DEL is refused");
+	llm_reply_release(&dr);
+	strbuf_release(&de);
+	unsetenv("KOPT_TEST_TILDE_KEY");
+
+	/* without usage in the reply, the prompt's tokens are estimated: a quarter
+	 * of its characters, plus 8 for the request around them */
+	run_scenario(&r, "vllm_no_usage", "openai", &req, NULL, NULL);
+	long chars = (long)(strlen(req.user) + strlen(req.system));
+	TAP_OK(r.rc == 0 && r.reply.usage_estimated && r.reply.input_tokens == chars / 4 + 8,
+	       "estimated input tokens: %ld characters, %ld tokens", chars, r.reply.input_tokens);
+	run_release(&r);
+
+	/* the reply's max_tokens is what the budget has left: 100 tokens more
+	 * used, 100 fewer asked for */
+	struct kopt_agents a = { .llm_calls = -1, .tokens = 6000, .wall_s = -1 };
+	struct llm_budget b;
+	json_int_t mt[2];
+	for (int i = 0; i < 2; i++) {
+		llm_budget_init(&b, &a);
+		b.tokens = 3000 + 100 * i;
+		run_scenario(&r, "openai_ok", "openai", &req, &b, "KOPT_TEST_KEY");
+		json_t *body = json_loads(json_string_value(json_object_get(json_array_get(r.requests, 0), "body")), 0, NULL);
+		mt[i] = r.rc == 0 ? json_integer_value(json_object_get(body, "max_tokens")) : -1;
+		json_decref(body);
+		run_release(&r);
+	}
+	TAP_OK(mt[0] > 0 && mt[0] < 4096 && mt[0] - mt[1] == 100,
+	       "budget by tokens: max_tokens %lld with 3000 used, %lld with 3100", (long long)mt[0], (long long)mt[1]);
+
+	/* retries back off 1 s, then 2 s: with 1.8 s of wall time, the second
+	 * wait does not fit and the call gives up after two attempts */
+	struct llm_request slow = req_fast();
+	slow.backoff_ms = 1000;
+	slow.backoff_max_ms = 60000;
+	slow.max_attempts = 5;
+	struct kopt_agents w = { .llm_calls = -1, .tokens = -1, .wall_s = 1.8 };
+	llm_budget_init(&b, &w);
+	run_scenario(&r, "openai_500_forever", "openai", &slow, &b, "KOPT_TEST_KEY");
+	TAP_OK(r.rc == -1 && r.reply.attempts == 2 && json_array_size(r.requests) == 2 &&
+	       has(r.err.buf, "too little left to retry after 2 attempts") && r.elapsed >= 0.95,
+	       "back-off of 1 s then 2 s: two attempts in 1.8 s of wall time (%.2f s)", r.elapsed);
+	run_release(&r);
+}
+
 static char *read_text(const char *rel)
 {
 	char path[1024];
@@ -788,6 +889,7 @@ int main(void)
 	t_secrets();
 	t_cache();
 	t_many();
+	t_edges();
 	http_global_cleanup();
 
 	free(prompt_user);
