@@ -75,6 +75,19 @@ int main(void)
 		save("softmax", ed);
 	}
 	TAP_OK(persist_edit(src, 8192, &rb) == NULL, "a row longer than the cap: no edit");
+	/* Inductor writes range( where tl.range( has no keywords to carry */
+	struct strbuf plain = STRBUF_INIT;
+	for (const char *p = src, *q; (q = strstr(p, "tl.range(")); p = q + 3) {
+		strbuf_add(&plain, p, (size_t)(q - p));
+		if (!strstr(q + 3, "tl.range("))
+			strbuf_addstr(&plain, q + 3);
+	}
+	char *pe = persist_edit(plain.buf, 16384, &rb);
+	TAP_OK(count(plain.buf, "    for r0_offset in range(0, r0_numel, R0_BLOCK):\n") == 2 && pe && rb == 16384 &&
+	       count(pe, "        r0_offset = 0\n") == 2 && count(pe, "        for r0_offset in range(0, r0_numel, R0_BLOCK):\n") == 2,
+	       "row loops over range( rather than tl.range(: edited the same way");
+	free(pe);
+	strbuf_release(&plain);
 	free(ed);
 	free(src);
 
