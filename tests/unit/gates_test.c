@@ -173,6 +173,11 @@ static void test_tolerance(void)
 	TAP_OK(!run_corr(corr(3, 1), &v, &tol) && !tol, "3 seeds when 5 are asked fails");
 	TAP_IS_STR(v.reason, "correctness: 3 seeds checked, gates ask for 5", "seed count reason");
 	TAP_OK(!run_corr(corr(0, 1), &v, &tol), "no seeds fails");
+	cfg.seeds = 1;
+	TAP_OK(run_corr(corr(1, 1), &v, &tol), "seeds = 1: one clean seed passes");
+	TAP_OK(v.seeds == 1 && strstr(v.reason, "max abs error 2e-06, max rel error 3e-06, within atol 1e-04"),
+	       "seeds = 1: one seed counted, its figures in the reason (%s)", v.reason);
+	cfg.seeds = 5;
 	TAP_OK(!run_corr(corr(5, 0), &v, &tol), "no outputs fails");
 	TAP_IS_STR(v.reason, "correctness: no outputs compared at seed 0", "no outputs reason");
 }
