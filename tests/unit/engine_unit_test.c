@@ -2,12 +2,14 @@
  * tests/unit/engine_unit_test.c: keys (hash.h), -d explain reasons
  * (explain.h), and a fuzz-style
  * test of the state-file loaders (action map, build log) on torn, mutated
- * and garbage inputs.
+ * and garbage inputs; the build log's last ok ingredients of a step.
  */
+#define _POSIX_C_SOURCE 200809L
 #include <config.h>
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../../engine/blog.h"
 #include "../../engine/cache.h"
@@ -170,6 +172,38 @@ static void test_fuzz(void)
 	free(img);
 }
 
+/* the log answers -d explain with the ingredients of a step's last
+ * successful run, those appended in this process included */
+static void test_blog_last(void)
+{
+	char dir[] = "/tmp/kopt-blog-XXXXXX";
+	if (!mkdtemp(dir)) {
+		TAP_OK(0, "build log: a scratch folder");
+		return;
+	}
+	char *path = xasprintf("%s/log", dir);
+	kopt_blog *b = blog_open(path);
+	struct blog_record r = { .start = 1.7e9, .dur = 2, .outcome = "ok", .kind = "verify", .path = "all/m/k",
+				 .key = { 0x5a5a5a5a, 0xa5a5a5a5 }, .why = "new step", .ingredients = "rule=3,gates=5f1c0a9e" };
+	TAP_OK(blog_last_ingredients(b, "verify", "all/m/k") == NULL, "build log: no run of a new step");
+	int rc1 = blog_append(b, &r);
+	const char *a = blog_last_ingredients(b, "verify", "all/m/k");
+	TAP_OK(rc1 == 0 && a && strcmp(a, "rule=3,gates=5f1c0a9e") == 0, "build log: an ok run's ingredients, read back at once");
+	r.outcome = "failed: correctness";
+	r.ingredients = "rule=3,gates=77b2e4d1";
+	blog_append(b, &r);
+	a = blog_last_ingredients(b, "verify", "all/m/k");
+	TAP_OK(a && strcmp(a, "rule=3,gates=5f1c0a9e") == 0, "build log: a failed run leaves the last ok run's ingredients");
+	blog_close(b);
+	b = blog_open(path);
+	a = blog_last_ingredients(b, "verify", "all/m/k");
+	TAP_OK(a && strcmp(a, "rule=3,gates=5f1c0a9e") == 0, "build log: and so does the log read again");
+	blog_close(b);
+	unlink(path);
+	rmdir(dir);
+	free(path);
+}
+
 int main(void)
 {
 	/* the loaders warn about every bad input: keep the TAP stream readable */
@@ -178,5 +212,6 @@ int main(void)
 	test_hash();
 	test_explain();
 	test_fuzz();
+	test_blog_last();
 	return tap_done();
 }
