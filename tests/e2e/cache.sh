@@ -75,10 +75,12 @@ check "a corrupt environment file is reported and forgotten" \
 # -t gc after a change: the old verifies, stitches and report go
 GAMMA=1.1 spec
 run
+recs_before=$(($(wc -l < .kopt/actions) - 1))
 run -t gc
+recs_after=$(($(wc -l < .kopt/actions) - 1))
 freed=$(sed -n 's/.*gc: removed \([0-9]*\) cache entr[a-z]* and \([0-9]*\) objects*, \(.*\) freed$/\1 \3/p' out)
-check "-t gc removes the old entries and says how much it freed ($freed)" \
-	"[ $status -eq 0 ] && [ -n \"$freed\" ] && [ \"\${freed%% *}\" -gt 0 ] && ! printf '%s' \"$freed\" | grep -q ' 0 B\$'"
+check "-t gc removes the old entries and says how many, and how much it freed ($freed; $recs_before records, then $recs_after)" \
+	"[ $status -eq 0 ] && [ -n \"$freed\" ] && [ \"\${freed%% *}\" -eq $((recs_before - recs_after)) ] && [ $recs_after -gt 0 ] && ! printf '%s' \"$freed\" | grep -q ' 0 B\$'"
 
 # -t clean removes every output, a second variant's profile-NAME.* too, and counts them
 nfiles=$(find kopt-out -type f | wc -l)
@@ -86,7 +88,7 @@ run -t clean
 check "-t clean removes all $nfiles output files (profile-autotune.md among them) and says so" \
 	"[ $status -eq 0 ] && [ $nfiles -gt 10 ] && grep -q 'clean: removed $nfiles output files, ' out && [ \$(find kopt-out -type f 2>/dev/null | wc -l) -eq 0 ]"
 run
-check "... and the next build restores them without running a step" "[ $status -eq 0 ] && [ \$(find kopt-out -type f | wc -l) -eq $nfiles ] && [ -f kopt-out/a/profile-autotune.md ]"
+check "... and the next build restores them without running a step" "[ $status -eq 0 ] && [ \$(find kopt-out -type f | wc -l) -eq $nfiles ] && [ -f kopt-out/a/profile-autotune.md ] && [ \"\$(cat out)\" = 'koptmake: nothing to do' ]"
 
 # the log: one record per run of a step, the earlier runs kept
 runs=$(awk -F'\t' '$4 == "stitch" && $5 == "a" { n++ } END { print n + 0 }' .kopt/log)
