@@ -75,12 +75,18 @@ check "a corrupt environment file is reported and forgotten" \
 # -t gc after a change: the old verifies, stitches and report go
 GAMMA=1.1 spec
 run
+cache_bytes() { find .kopt/objects .kopt/actions -type f -printf '%s\n' | awk '{ s += $1 } END { print s + 0 }'; }
 recs_before=$(($(wc -l < .kopt/actions) - 1))
+bytes_before=$(cache_bytes)
 run -t gc
 recs_after=$(($(wc -l < .kopt/actions) - 1))
+bytes_after=$(cache_bytes)
 freed=$(sed -n 's/.*gc: removed \([0-9]*\) cache entr[a-z]* and \([0-9]*\) objects*, \(.*\) freed$/\1 \3/p' out)
 check "-t gc removes the old entries and says how many, and how much it freed ($freed; $recs_before records, then $recs_after)" \
 	"[ $status -eq 0 ] && [ -n \"$freed\" ] && [ \"\${freed%% *}\" -eq $((recs_before - recs_after)) ] && [ $recs_after -gt 0 ] && ! printf '%s' \"$freed\" | grep -q ' 0 B\$'"
+# what it says it freed is what the objects and the action map shrank by, to the tenth of a unit
+check "... and the bytes it says it freed are those the cache lost ($bytes_before, then $bytes_after)" \
+	"printf '%s\n' \"\${freed#* }\" | awk -v d=$((bytes_before - bytes_after)) '{ u = \$2 == \"KiB\" ? 1024 : \$2 == \"MiB\" ? 1048576 : 1; x = \$1 * u; exit !(d > 0 && x - d <= 0.05 * u + 0.5 && d - x <= 0.05 * u + 0.5) }'"
 
 # -t clean removes every output, a second variant's profile-NAME.* too, and counts them
 nfiles=$(find kopt-out -type f | wc -l)
