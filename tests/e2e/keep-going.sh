@@ -7,7 +7,8 @@
 # build exits 1. A model's report.md from an earlier build is marked stale
 # when its build fails (with -k or without), and is whole again once it
 # builds. A target with no models, and one whose every model failed, say
-# so and exit non-zero; no report says "nanx". Prints TAP.
+# so and exit non-zero; no report says "nanx". A worker whose step
+# failed serves the next steps. Prints TAP.
 set -eu
 : "${KOPTMAKE:=$top_builddir/koptmake}"
 KOPT_WORKER=$top_builddir/tests/sim-worker
@@ -74,4 +75,14 @@ check "... and the target's report lists no failure" "! grep -q '## Failed' $r &
 km empty
 check "a target with no models: exit 1, saying so, and no report" \
 	"[ $rc -eq 1 ] && grep -q \"target 'empty' has no models\" $d/err && [ ! -e $d/kopt-out/empty ]" "$d/err"
+# a fresh build on one GPU whose first step fails: the worker goes on to
+# the other models' steps
+d=$tmp/fresh
+mkdir -p "$d/models"
+printf '# model a\n# sim: error capture\nimport torch\n' > "$d/models/a.py"
+for m in b c; do printf '# model %s\nimport torch\n' "$m" > "$d/models/$m.py"; done
+sed '/^models none\|^target empty\|^target just_b/d' "$tmp/p/s.kopt" > "$d/s.kopt"
+km -k all
+check "-k, one GPU, the first capture fails: the worker builds the others (exit 1, b and c reported)" \
+	"[ $rc -eq 1 ] && grep -q 'capture m/a/default failed: worker error: simulated failure in capture' $d/err && grep -q '^koptmake: all: 3 models: 2 optimized, 0 baseline kept, 1 failed' $d/out" "$d/out"
 echo "1..$n"
