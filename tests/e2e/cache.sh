@@ -84,6 +84,20 @@ bytes_after=$(cache_bytes)
 freed=$(sed -n 's/.*gc: removed \([0-9]*\) cache entr[a-z]* and \([0-9]*\) objects*, \(.*\) freed$/\1 \3/p' out)
 check "-t gc removes the old entries and says how many, and how much it freed ($freed; $recs_before records, then $recs_after)" \
 	"[ $status -eq 0 ] && [ -n \"$freed\" ] && [ \"\${freed%% *}\" -eq $((recs_before - recs_after)) ] && [ $recs_after -gt 0 ] && ! printf '%s' \"$freed\" | grep -q ' 0 B\$'"
+# every object a record kept by -t gc names is still in the store
+missing_objs=$(python3 -c '
+import json, os, sys
+n = 0
+with open(".kopt/actions") as f:
+    next(f)
+    for line in f:
+        m = json.loads(line.split(" ", 2)[2].rsplit(" ", 1)[0])
+        for field in ("objects", "outputs"):
+            for v in (m.get(field) or {}).values():
+                h = v["hash"] if isinstance(v, dict) else v
+                n += not os.path.exists(".kopt/objects/%s/%s" % (h[:2], h[2:]))
+print(n)')
+check "... and keeps every object a kept record names ($missing_objs missing)" "[ \"$missing_objs\" = 0 ]"
 # what it says it freed is what the objects and the action map shrank by, to the tenth of a unit
 check "... and the bytes it says it freed are those the cache lost ($bytes_before, then $bytes_after)" \
 	"printf '%s\n' \"\${freed#* }\" | awk -v d=$((bytes_before - bytes_after)) '{ u = \$2 == \"KiB\" ? 1024 : \$2 == \"MiB\" ? 1048576 : 1; x = \$1 * u; exit !(d > 0 && x - d <= 0.05 * u + 0.5 && d - x <= 0.05 * u + 0.5) }'"
