@@ -11,7 +11,8 @@
 # geometric mean over max-autotune (only the models that have that
 # variant), fast_p at each p (strictly faster than p), the host-time list
 # (a fifth of a call or more) and GPU-minutes (the workers' seconds per
-# model, to a tenth of a minute). Prints TAP.
+# model, to a tenth of a minute). A winner at exactly gamma = 1 has its
+# point on the roofline. Prints TAP.
 set -eu
 
 . "$top_srcdir/tests/e2e/sim-env.sh" figures
@@ -197,6 +198,23 @@ status=$?
 set -e
 check "a report.md that cannot be written: exit 1, the report step says so" \
 	"[ $status -eq 1 ] && grep -q 'report all failed: cannot write the report' err"
+cd ..
+
+# gamma = 1: a winner exactly as fast as the baseline (speedup 1.000x) is a
+# winner, and the roofline shows it on its kernel's baseline point (flops:
+# a kernel's FLOPs place it on the roofline)
+mkdir even && cd even && mkdir models
+printf '# model e\n# sim: steady\n# sim: kernels 1\n# sim: flops 8\n# sim: speedup 1.0\nimport torch\n' > models/e.py
+sed -e 's/gamma = [0-9.]*/gamma = 1.0/' -e '/^model /,$d' ../test.kopt > test.kopt
+printf 'model e { source = "models/e.py" }\ntarget all = [e]\ndefault all\n' >> test.kopt
+set +e
+"$KOPTMAKE" > out 2> err
+status=$?
+set -e
+check "gamma 1.0, a candidate exactly as fast: a winner at 1.000x (exit $status)" \
+	"[ $status -eq 0 ] && grep -q '^| triton_red_fused__softmax_0 | .* | 1\\.000x |\$' kopt-out/e/report.md"
+check "... and the roofline has its point, marked optimized" \
+	"[ \$(grep -c '<circle class=\"point after\"' kopt-out/all/roofline.svg) -eq 1 ] && grep -q '<title>triton_red_fused__softmax_0: .* (optimized)</title>' kopt-out/all/roofline.svg"
 cd ..
 
 echo "1..$n"
