@@ -28,7 +28,7 @@ agents default { budget = ${BUDGET:-2}  hot = ${HOT:-0.05}  max_kernels = ${MAXK
 gates strict { seeds = ${SEEDS:-5}  atol = ${ATOL:-1e-4}  rtol = ${RTOL:-1e-4}  atol_half = ${ATOLH:-1e-2}  rtol_half = ${RTOLH:-1e-2}  fp64_fallback = ${FP64:-true}  gamma = ${GAMMA:-1.03}  repeats = ${REPEATS:-10}  precision = ${PREC:-strict} }
 defaults { device = sim  agents = default  gates = strict }
 ${KGATESBLOCK:-}
-model m { source = "models/m.py"  variant default { }  variant autotune { mode = "${MODE:-max-autotune-no-cudagraphs}" ${VAROPT:-} } }
+model m { source = "models/m.py"  variant default { ${DEFOPT:-} }  variant autotune { mode = "${MODE:-max-autotune-no-cudagraphs}" ${VAROPT:-} } }
 ${KIND:-model} k { source = "models/k.py" ${KGATES:-} }
 target ${TARGET:-all} = [m, k]
 default ${TARGET:-all}
@@ -112,6 +112,14 @@ MODE=max-autotune change "variant mode" "$VAR_N" "$VAR_RUN"; back mode
 VAROPT='options = { "triton.persistent_reductions" = false }' change "variant options" "$VAR_N" "$VAR_RUN"; back options
 VAROPT='aten_fallback = ["aten.add"]' change "variant aten_fallback" "$VAR_N" "$VAR_RUN"; back aten_fallback
 VAROPT='cudnn_benchmark = true' change "variant cudnn_benchmark" "$VAR_N" "$VAR_RUN"; back cudnn_benchmark
+# the first variant's parameters the same way: its capture, screen and
+# verifies, and the stitch, which keys every variant's parameters. -n: the
+# other variant's screen starts from this capture, so it and its chain are
+# listed until the capture has run; the build then stops where they are
+# unchanged
+DEF_N=$(srt "capture m/default;profile m/default;report all;stitch m;screen m/autotune/$K;$(vm propose autotune "0 1")$(vm verify autotune "0 1")")
+DEF_RUN=$(srt "capture m/default;report all;stitch m;screen m/default/$K;$(vm verify default "0 1")")
+DEFOPT='cudnn_benchmark = true' change "the first variant's cudnn_benchmark" "$DEF_N" "$DEF_RUN"; back "the first variant's cudnn_benchmark"
 
 # the model's kind is the capture's (the same output here, so no profile
 # runs) and the screen's: a kernel file is not screened, so its first
