@@ -23,7 +23,8 @@
  *   # sim: hang OP              never answer OP
  *   # sim: slow OP MS           take MS milliseconds more over OP (a step to
  *                               cancel while it runs)
- *   # sim: garbage OP           answer OP with a line that is not JSON
+ *   # sim: garbage OP [TEXT]    answer OP with a line that is not JSON (TEXT,
+ *                               to the end of the line, if given)
  *   # sim: badtime WHAT         the profile's times are wrong: WHAT is negative
  *                               (a kernel's -1000 ns), nan (the string "NaN",
  *                               as a worker that formats its own numbers
@@ -1210,7 +1211,16 @@ int main(void)
 				pause();
 		}
 		if (wants(&m, "garbage", op)) {
-			printf("Traceback (most recent call last): this is not json {{{\n");
+			/* "# sim: garbage OP TEXT": that line; else a fixed one */
+			char pat[64];
+			snprintf(pat, sizeof pat, "# sim: garbage %s ", op);
+			const char *t = strstr(m.text, pat);
+			if (t) {
+				t += strlen(pat);
+				printf("%.*s\n", (int)strcspn(t, "\n"), t);
+			} else {
+				printf("Traceback (most recent call last): this is not json {{{\n");
+			}
 			fflush(stdout);
 			json_decref(req);
 			continue;

@@ -92,6 +92,11 @@ int main(void)
 	      "worker did not answer verify within 1s (timeout); killed", "simulated hang during verify");
 	check("garbage", "# sim: garbage profile\n", "profile m0/default failed",
 	      "worker answered a line that is not a JSON object during profile: 'Traceback", NULL);
+	/* a garbage line is quoted up to 60 bytes, then "...": this one has 61 */
+	check("garbage61", "# sim: garbage profile Traceback (most recent call last): MemoryError: out of memory\n",
+	      "profile m0/default failed",
+	      "worker answered a line that is not a JSON object during profile: "
+	      "'Traceback (most recent call last): MemoryError: out of memor...'", NULL);
 	check("fatal", "# sim: fatal stitch\n", "stitch m0 failed",
 	      "fatal worker error (worker replaced): CUDA error: an illegal memory access", NULL);
 	check("fatalverify", "# sim: fatal verify\n", "verify m0/default/",
