@@ -26,6 +26,7 @@ check_PROGRAMS += tests/unit/svg_test
 tests_unit_svg_test_SOURCES = tests/unit/svg_test.c tests/tap.h
 TESTS += tests/unit/svg_test
 CLEANFILES += svg_test_bars.svg svg_test_roofline.svg
+EXTRA_DIST += tests/golden/svg
 TESTS += tests/e2e/replay.sh
 EXTRA_DIST += tests/e2e/replay.sh tests/replay-worker.py
 TESTS += tests/kernelbench-spec.sh
