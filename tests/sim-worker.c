@@ -140,6 +140,10 @@
  *                        results (default 946684800, 2000-01-01 UTC: a fixed
  *                        time, so that separate builds give the same reports);
  *                        "# sim: measured T" in a model file says it for that model
+ *   KOPT_SIM_DIE=hello   exit with status 3 before the hello, after a line on
+ *                        stderr (a worker whose CUDA cannot start)
+ *   KOPT_SIM_DIE=MS      die by SIGALRM MS milliseconds after the hello, idle
+ *                        or not (a worker the kernel's OOM killer takes)
  *   KOPT_SIM_HOSTSKEW=1  model-level candidate times read 8% of the baseline
  *                        low on the host's side only; the device spans, sent
  *                        with every model-level time, say otherwise
@@ -151,6 +155,7 @@
 #include <fcntl.h>
 #include <jansson.h>
 #include <math.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -159,6 +164,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <xxhash.h>
 
 #include "../runtime/sandbox.h"
@@ -1142,6 +1148,11 @@ int main(void)
 		struct timespec ts = { atol(start) / 1000, (atol(start) % 1000) * 1000000L };
 		nanosleep(&ts, NULL);
 	}
+	const char *die = getenv("KOPT_SIM_DIE");
+	if (die && strcmp(die, "hello") == 0) {
+		fprintf(stderr, "sim-worker: no CUDA device (KOPT_SIM_DIE=hello)\n");
+		return 3;
+	}
 	json_t *witness = json_array();
 	for (const char *w = getenv("KOPT_SIM_WITNESS"); w && *w;) {
 		size_t len = strcspn(w, ":");
@@ -1155,6 +1166,11 @@ int main(void)
 		      "sim", "cuda", "sim", "torch", torch ? torch : "2.11.0+sim", "triton", "3.6.0+sim", "python",
 		      "sim", "sandbox", "fs", sb.fs, "net", sb.net, "landlock_abi", sb.landlock_abi, "scratch",
 		      sb.scratch, "how", sandbox_describe(&sb)));
+	if (die && atol(die) > 0) {
+		struct itimerval it = { { 0, 0 }, { atol(die) / 1000, (atol(die) % 1000) * 1000L } };
+		signal(SIGALRM, SIG_DFL);
+		setitimer(ITIMER_REAL, &it, NULL);
+	}
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t n;

@@ -6,14 +6,65 @@
  * quadratic in its ready steps, issue 24). A pool with a free slot may
  * still refuse a job (a timing job holds its GPU alone): the scheduler
  * must go on trying the others then.
+ * Also: a request larger than a pipe's buffer, a step cancelled while its
+ * worker runs it, a signal during the wait before a worker's death, and
+ * the environment probe of a worker that dies before its hello (the
+ * simulator's KOPT_SIM_DIE).
  */
+#define _GNU_SOURCE
 #include <config.h>
 
+#include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/wait.h>
 
 #include "../../common/util.h"
 #include "../../engine/worker_pool.h"
 #include "../tap.h"
+
+struct seen {
+	int hello, reply, fail;
+	void *job;            /* the last reply's job */
+	json_t *result;       /* the last reply's result */
+	char reason[256];     /* the last failure's */
+};
+
+static int on_event(void *ctx, const struct wpool_event *ev)
+{
+	struct seen *s = ctx;
+	if (ev->kind == WPOOL_HELLO)
+		s->hello++;
+	else if (ev->kind == WPOOL_REPLY) {
+		s->reply++;
+		s->job = ev->job;
+		json_decref(s->result);
+		s->result = json_incref(json_object_get(ev->msg, "result"));
+	} else {
+		s->fail++;
+		snprintf(s->reason, sizeof s->reason, "%s", ev->reason ? ev->reason : "");
+	}
+	return 0;
+}
+
+/* polls as the scheduler does (with its interrupt pipe as the extra fd)
+ * until *count reaches want or seconds pass */
+static void poll_until(wpool *p, int fd, struct seen *s, const int *count, int want, double seconds)
+{
+	double end = kopt_now() + seconds;
+	while (*count < want && kopt_now() < end)
+		wpool_poll(p, fd, end - kopt_now(), on_event, s);
+}
+
+static int sigs;
+static void on_usr1(int sig)
+{
+	(void)sig;
+	sigs++;
+}
 
 int main(void)
 {
@@ -46,6 +97,124 @@ int main(void)
 	TAP_IS_INT(wpool_acquire(q, dev, false, 2), -1, "yet no job has a worker: the GPU is the timing job's");
 	wpool_release(q, t);
 	TAP_OK(wpool_acquire(q, dev, false, 2) >= 0, "the GPU given back: a job has one");
+
+	/* a request larger than a pipe's buffer is written as the worker
+	 * reads it, between polls, and answered whole */
+	int pp[2];
+	if (pipe(pp) < 0)
+		return 1;
+	struct seen ev = { 0 };
+	wpool *r = wpool_new(sim, 1);
+	dev = wpool_device(r, "sim", 1, NULL, 30);
+	int w = wpool_acquire(r, dev, false, 1);
+	size_t big = 256 * 1024;
+	char *pad = xmalloc(big + 1);
+	memset(pad, 'x', big);
+	pad[big] = '\0';
+	json_t *req = json_pack("{s:s, s:s}", "op", "ping", "pad", pad);
+	int job = 7;
+	wpool_send(r, w, req, &job);
+	json_decref(req);
+	free(pad);
+	poll_until(r, pp[0], &ev, &ev.reply, 1, 20);
+	TAP_OK(ev.hello == 1 && ev.reply == 1 && ev.fail == 0 && ev.job == &job && json_is_object(ev.result),
+	       "a 256 KiB request reaches the worker whole and is answered");
+	wpool_release(r, w);
+	wpool_free(r);
+
+	/* a step cancelled while its worker runs the request: that worker is
+	 * killed, and its late answer is nobody's (the next job's worker
+	 * answers the next job) */
+	setenv("KOPT_SIM_DELAY_MS", "1500", 1);
+	json_decref(ev.result);
+	memset(&ev, 0, sizeof ev);
+	r = wpool_new(sim, 1);
+	dev = wpool_device(r, "sim", 1, NULL, 30);
+	w = wpool_acquire(r, dev, false, 1);
+	req = json_pack("{s:s}", "op", "ping");
+	wpool_send(r, w, req, &job);
+	poll_until(r, pp[0], &ev, &ev.hello, 1, 20);
+	TAP_IS_INT(ev.hello, 1, "the worker said hello: the ping runs");
+	wpool_cancel_jobs(r);
+	TAP_IS_INT(wpool_held(r), 0, "cancelled: no worker is held");
+	poll_until(r, pp[0], &ev, &ev.reply, 1, 2.5);
+	TAP_IS_INT(ev.reply, 0, "the cancelled ping's answer never comes");
+	unsetenv("KOPT_SIM_DELAY_MS");
+	int job2 = 8;
+	w = wpool_acquire(r, dev, false, 1);
+	wpool_send(r, w, req, &job2);
+	json_decref(req);
+	poll_until(r, pp[0], &ev, &ev.reply, 1, 20);
+	TAP_OK(ev.reply == 1 && ev.job == &job2 && ev.fail == 0, "the next job's ping is answered, to that job");
+	wpool_release(r, w);
+	wpool_free(r);
+
+	/* a signal caught during the wait (koptmake's SIGINT and SIGTERM
+	 * handlers do not restart calls), then the worker dies during a
+	 * request: its death is told, and the pool does not spin on the
+	 * closed pipe (errno still says EINTR when read(2) then returns 0) */
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_usr1;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGUSR1, &sa, NULL);
+	setenv("KOPT_SIM_DELAY_MS", "3000", 1);
+	setenv("KOPT_SIM_DIE", "800", 1);
+	json_decref(ev.result);
+	memset(&ev, 0, sizeof ev);
+	r = wpool_new(sim, 1);
+	dev = wpool_device(r, "sim", 1, NULL, 30);
+	w = wpool_acquire(r, dev, false, 1);
+	req = json_pack("{s:s}", "op", "ping");
+	wpool_send(r, w, req, &job);
+	json_decref(req);
+	poll_until(r, pp[0], &ev, &ev.hello, 1, 20);
+	pid_t kid = fork();
+	if (kid == 0) {
+		struct timespec ts = { 0, 200 * 1000 * 1000 };
+		nanosleep(&ts, NULL);
+		kill(getppid(), SIGUSR1);
+		_exit(0);
+	}
+	alarm(15); /* a pool that spins fails the test here */
+	int woke, e;
+	double until = kopt_now() + 10;
+	do { /* the worker's stderr may wake it first */
+		woke = wpool_poll(r, pp[0], 10, on_event, &ev);
+		e = errno;
+	} while (!sigs && !ev.fail && kopt_now() < until);
+	int fail_then = ev.fail;
+	waitpid(kid, NULL, 0);
+	poll_until(r, pp[0], &ev, &ev.fail, 1, 10);
+	alarm(0);
+	TAP_OK(ev.hello == 1 && sigs == 1 && woke == 0 && fail_then == 0 && e == EINTR,
+	       "a signal ends the wait, nothing told");
+	tap_diag("hello %d, signals %d, woke %d, failures %d, errno %d", ev.hello, sigs, woke, fail_then, e);
+	TAP_OK(ev.fail == 1 && ev.reply == 0 && strstr(ev.reason, "killed by signal") && strstr(ev.reason, "during ping"),
+	       "then the worker's death during its request is told");
+	tap_diag("%s", ev.reason);
+	TAP_IS_INT(wpool_held(r), 0, "and its slot is free");
+	wpool_free(r);
+	unsetenv("KOPT_SIM_DELAY_MS");
+
+	/* the environment probe of a worker that exits before its hello: no
+	 * environment, and why, with the worker's last words */
+	setenv("KOPT_SIM_DIE", "hello", 1);
+	r = wpool_new(sim, 1);
+	dev = wpool_device(r, "sim", 1, NULL, 30);
+	char *why = NULL;
+	json_t *env = wpool_probe(r, dev, &why);
+	TAP_OK(!env && why && strstr(why, "exited with status 3 before its hello") && strstr(why, "no CUDA device"),
+	       "a worker that dies before its hello: the probe says so");
+	if (why)
+		tap_diag("%s", why);
+	json_decref(env);
+	free(why);
+	wpool_free(r);
+	unsetenv("KOPT_SIM_DIE");
+	json_decref(ev.result);
+	close(pp[0]);
+	close(pp[1]);
 
 	wpool_free(p);
 	wpool_free(q);
