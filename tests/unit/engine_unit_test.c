@@ -2,7 +2,9 @@
  * tests/unit/engine_unit_test.c: keys (hash.h), -d explain reasons
  * (explain.h), and a fuzz-style
  * test of the state-file loaders (action map, build log) on torn, mutated
- * and garbage inputs; the build log's last ok ingredients of a step.
+ * and garbage inputs; the build log's last ok ingredients of a step;
+ * -t gc's live objects (every marked record's, the first record's too); the
+ * shortest action record read back as written.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <config.h>
@@ -204,6 +206,73 @@ static void test_blog_last(void)
 	free(path);
 }
 
+/* -t gc keeps every object a marked record names, whichever record comes
+ * first in the map, and removes the one only an unmarked record named */
+static void test_gc(void)
+{
+	char dir[] = "/tmp/kopt-gc-XXXXXX";
+	if (!mkdtemp(dir)) {
+		TAP_OK(0, "gc: a scratch folder");
+		return;
+	}
+	char *cd = xasprintf("%s/cache", dir);
+	kopt_cache *c = cache_open(cd);
+	kopt_hash obj[3], key[3];
+	const char *data[3] = { "first record's output\n", "second record's output\n", "a stale record's output\n" };
+	int ok = c != NULL;
+	for (int i = 0; ok && i < 3; i++) {
+		char hex[HASH_HEX], *m;
+		ok = cache_object_put(c, data[i], strlen(data[i]), &obj[i]) == 0;
+		hash_hex(obj[i], hex);
+		m = xasprintf("{\"kind\":\"capture\",\"path\":\"m%d\",\"objects\":{\"out.txt\":\"%s\"}}", i, hex);
+		key[i] = hash_str(data[i]);
+		ok = ok && cache_put(c, key[i], hash_str(m), m) == 0;
+		free(m);
+	}
+	TAP_OK(ok && cache_sync(c, true) == 0, "gc: three records, each with its own object");
+	cache_close(c);
+	c = cache_open(cd);
+	uint64_t freed = 0;
+	size_t nents = 0, nobjs = 0;
+	if (c) {
+		cache_mark(c, key[0]);
+		cache_mark(c, key[1]);
+		ok = cache_gc(c, &freed, &nents, &nobjs) == 0;
+	}
+	TAP_OK(c && ok && nents == 1 && nobjs == 1, "gc: the unmarked record and its object go");
+	struct strbuf sb = STRBUF_INIT;
+	int got[3];
+	for (int i = 0; i < 3; i++) {
+		strbuf_reset(&sb);
+		got[i] = c && cache_object_get(c, obj[i], &sb) == 0 && strcmp(sb.buf, data[i]) == 0;
+	}
+	TAP_OK(got[0] && got[1], "gc: both marked records' objects stay, the first record's too");
+	TAP_OK(!got[2], "gc: the unmarked record's object is gone");
+	TAP_OK(c && cache_get(c, key[0]) && cache_get(c, key[1]) && !cache_get(c, key[2]), "gc: the map keeps the marked records");
+	strbuf_release(&sb);
+	cache_close(c);
+	char *rm = xasprintf("rm -rf '%s'", dir);
+	if (system(rm) != 0)
+		TAP_OK(0, "gc: the scratch folder removed");
+	free(rm);
+	free(cd);
+}
+
+/* the shortest record the writer makes (an empty manifest) is read back */
+static void test_record_min(void)
+{
+	struct strbuf sb = STRBUF_INIT;
+	kopt_hash k = hash_str("k"), st = hash_str("s"), k2, st2;
+	const char *js;
+	size_t jl;
+	cache_record_format(&sb, k, st, "{}", 2);
+	int r = sb.len > 0 ? cache_record_parse(sb.buf, sb.len - 1, &k2, &st2, &js, &jl) : -1;
+	TAP_OK(r == 0 && hash_eq(k, k2) && hash_eq(st, st2) && jl == 2 && memcmp(js, "{}", 2) == 0,
+	       "an action record with the manifest {} is read back as written");
+	TAP_IS_INT(cache_record_parse(sb.buf, sb.len - 2, &k2, &st2, &js, &jl), -1, "one byte shorter, it is refused");
+	strbuf_release(&sb);
+}
+
 int main(void)
 {
 	/* the loaders warn about every bad input: keep the TAP stream readable */
@@ -213,5 +282,7 @@ int main(void)
 	test_explain();
 	test_fuzz();
 	test_blog_last();
+	test_gc();
+	test_record_min();
 	return tap_done();
 }
