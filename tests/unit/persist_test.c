@@ -133,5 +133,11 @@ int main(void)
 			     "    for r0_offset in tl.range(0, r0_numel, R0_BLOCK):\n        for j in range(4):\n            a = tl.load(in_ptr0)\n"
 			     "    for r0_offset in tl.range(0, r0_numel, R0_BLOCK):\n        b = tl.load(in_ptr0)\n";
 	TAP_OK(persist_edit(nested, 16384, &rb) == NULL, "a loop inside the row loop: no edit");
+	/* no row loop (already persistent), a loop inside a block, a load read
+	 * twice: an edit would be two empty branches, not Python */
+	const char *noloop = "@triton.jit\ndef k(in_ptr0, out_ptr0, r0_numel, R0_BLOCK : tl.constexpr):\n    r0_numel = 64\n"
+			     "    a = tl.load(in_ptr0 + (x0), xmask)\n    b = tl.load(in_ptr0 + (x0), xmask)\n"
+			     "    if a > 0:\n        for j in range(4):\n            tl.store(out_ptr0 + (j), a + b)\n";
+	TAP_OK(persist_edit(noloop, 16384, &rb) == NULL, "no row loop, a loop inside an if: no edit");
 	return tap_done();
 }
