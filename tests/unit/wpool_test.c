@@ -59,7 +59,7 @@ static void poll_until(wpool *p, int fd, struct seen *s, const int *count, int w
 		wpool_poll(p, fd, end - kopt_now(), on_event, s);
 }
 
-static int sigs;
+static volatile sig_atomic_t sigs;
 static void on_usr1(int sig)
 {
 	(void)sig;
