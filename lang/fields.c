@@ -162,12 +162,21 @@ static void json_str(struct strbuf *sb, const char *s)
 	strbuf_addch(sb, '"');
 }
 
-static int to_json(struct loader *L, struct strbuf *sb, const struct ast_value *x0)
+/* how deep an option value may nest: a variable whose map names the
+ * variable itself would nest without end */
+#define OPTION_DEPTH 64
+
+static int to_json(struct loader *L, struct strbuf *sb, const struct ast_value *x0, int depth)
 {
 	const struct ast_value *x = lang_deref(L, x0);
 	char buf[64];
 	if (!x)
 		return -1;
+	if (depth > OPTION_DEPTH) {
+		lang_err(&L->D, &x0->loc, "an option value nested more than %d deep (does a variable hold itself?)",
+			 OPTION_DEPTH);
+		return -1;
+	}
 	switch (x->kind) {
 	case AST_STR: json_str(sb, x->str); return 0;
 	case AST_NUM: lang_fmt_num(sb, x->num); return 0;
@@ -183,8 +192,10 @@ static int to_json(struct loader *L, struct strbuf *sb, const struct ast_value *
 				json_str(sb, x->elems[i].name);
 				strbuf_addstr(sb, ": ");
 			}
-			if (to_json(L, sb, x->elems[i].value) < 0)
+			if (to_json(L, sb, x->elems[i].value, depth + 1) < 0) {
 				r = -1;
+				break;
+			}
 		}
 		strbuf_addch(sb, x->kind == AST_LIST ? ']' : '}');
 		return r;
@@ -208,7 +219,7 @@ static void set_options(struct loader *L, struct kopt_variant *v, const struct a
 		}
 		lang_smap_put(&keys, f->name, i);
 		struct strbuf sb = STRBUF_INIT;
-		if (to_json(L, &sb, f->value) < 0) {
+		if (to_json(L, &sb, f->value, 1) < 0) {
 			strbuf_release(&sb);
 			continue;
 		}
