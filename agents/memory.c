@@ -585,3 +585,25 @@ int memory_summary(const char *path, const char *only, FILE *out)
 	free(cls);
 	return rc;
 }
+
+int memory_lessons(const struct memory *m)
+{
+	int lessons = 0;
+	for (size_t i = 0; i < m->n; i++)
+		lessons += m->stats[i].strategy[0] != '=' ? m->stats[i].tries : 0;
+	return lessons;
+}
+
+void memory_rank(size_t *order, const double *score, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		order[i] = i;
+	for (size_t i = 1; i < n; i++) {
+		size_t o = order[i], j = i;
+		while (j > 0 && score[order[j - 1]] < score[o]) {
+			order[j] = order[j - 1];
+			j--;
+		}
+		order[j] = o;
+	}
+}

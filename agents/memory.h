@@ -54,6 +54,11 @@ struct memory {
  * exclude learned (NULL: nothing left out); a missing file is empty */
 int memory_load(struct memory *m, const char *path, const char *features, const char *exclude);
 void memory_release(struct memory *m);
+/* how many candidates m's lessons count (shape rows, "=...", are not lessons) */
+int memory_lessons(const struct memory *m);
+/* order[0..n) = 0..n-1 ranked by score, highest first; ties keep their
+ * order (a stable insertion sort) */
+void memory_rank(size_t *order, const double *score, size_t n);
 const struct mem_stat *memory_get(const struct memory *m, const char *strategy);
 /* appends one outcome (shape, key: NULL for none); 0 or -1 */
 int memory_append(const char *path, const char *scope, const char *features, const char *strategy,

@@ -231,8 +231,10 @@ static void set_options(struct loader *L, struct kopt_variant *v, const struct a
 	lang_smap_release(&keys);
 }
 
-static void add_aten(struct loader *L, const struct lang_field *d, struct kopt_variant *v, const struct ast_value *x0)
+/* an ATen operator's name, added to the variant at base */
+static void add_aten(struct loader *L, const struct lang_field *d, void *base, const struct ast_value *x0)
 {
+	struct kopt_variant *v = base;
 	const struct ast_value *x = lang_deref(L, x0);
 	char buf[64];
 	if (!x)
@@ -389,25 +391,20 @@ static void set_field(struct loader *L, const struct lang_field *d, void *base, 
 		set_options(L, base, x);
 		return;
 	case LANG_F_STRLIST:
+	case LANG_F_ENVNAMES: {
+		/* a string, or a list of them, each added by the field's kind */
+		void (*add)(struct loader *, const struct lang_field *, void *, const struct ast_value *) =
+			d->type == LANG_F_STRLIST ? add_aten : add_envname;
 		if (x->kind == AST_LIST) {
 			for (size_t i = 0; i < x->nelems; i++)
-				add_aten(L, d, base, x->elems[i].value);
+				add(L, d, base, x->elems[i].value);
 			return;
 		}
 		if (x->kind != AST_STR)
 			break;
-		add_aten(L, d, base, x);
+		add(L, d, base, x);
 		return;
-	case LANG_F_ENVNAMES:
-		if (x->kind == AST_LIST) {
-			for (size_t i = 0; i < x->nelems; i++)
-				add_envname(L, d, base, x->elems[i].value);
-			return;
-		}
-		if (x->kind != AST_STR)
-			break;
-		add_envname(L, d, base, x);
-		return;
+	}
 	default:
 		return;
 	}

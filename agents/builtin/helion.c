@@ -255,20 +255,10 @@ json_t *helion_plan(const struct agent_kernel *k, const char *memory_path, const
 		free(key);
 		free(shape);
 		json_decref(c);
-		order[i] = i;
 	}
-	for (size_t i = 1; i < NPRIOR; i++) {
-		size_t o = order[i], j = i;
-		while (j > 0 && score[order[j - 1]] < score[o]) {
-			order[j] = order[j - 1];
-			j--;
-		}
-		order[j] = o;
-	}
+	memory_rank(order, score, NPRIOR);
 	if (why) {
-		int lessons = 0;
-		for (size_t i = 0; i < mem.n; i++)
-			lessons += mem.stats[i].strategy[0] != '=' ? mem.stats[i].tries : 0;
+		int lessons = memory_lessons(&mem);
 		*why = lessons ? xasprintf("planner: %d lesson%s from other specs for %s; first: %s", lessons,
 					   lessons == 1 ? "" : "s", features, prior[order[0]])
 			       : xasprintf("planner: the built-in order of Helion config moves (no lessons from other "

@@ -180,22 +180,10 @@ json_t *agent_builtin_plan(const struct agent_kernel *k, const char *memory_path
 		free(key);
 		free(shape);
 		json_decref(c);
-		order[i] = i;
 	}
-	/* stable insertion sort by score, descending */
-	for (size_t i = 1; i < n; i++) {
-		size_t o = order[i];
-		size_t j = i;
-		while (j > 0 && score[order[j - 1]] < score[o]) {
-			order[j] = order[j - 1];
-			j--;
-		}
-		order[j] = o;
-	}
+	memory_rank(order, score, n < 32 ? n : 32);
 	if (why) {
-		int lessons = 0;
-		for (size_t i = 0; i < mem.n; i++)
-			lessons += mem.stats[i].strategy[0] != '=' ? mem.stats[i].tries : 0;
+		int lessons = memory_lessons(&mem);
 		struct strbuf sb = STRBUF_INIT;
 		if (!lessons) {
 			strbuf_addf(&sb, "planner: the built-in order (no lessons from other specs for %s)", features);
