@@ -9,6 +9,9 @@
 # nothing is added. "# sim: conv" puts half the device time in a cuDNN
 # convolution, and variants with cudnn_benchmark run 1.25x faster: the
 # build adds "cudnn-auto" unless a declared variant benchmarks already.
+# "# sim: baseline wrong aten-auto" makes the added aten-auto change the
+# results (wrong against eager, eager right by float64): twice as fast, it
+# is never chosen.
 # A second build does no worker work. Prints TAP.
 set -eu
 
@@ -23,6 +26,7 @@ mk plain ''
 mk convnet '# sim: conv\n'
 mk convbench '# sim: conv\n'
 mk both '# sim: eager 2\n# sim: conv\n'
+mk semantic '# sim: eager 2\n# sim: baseline wrong aten-auto\n'
 cat > test.kopt <<SPEC
 device sim { gpus = 1  timeout = 30s }
 agents default { budget = 2  hot = 0.05  seed = 1  backend = builtin }
@@ -48,7 +52,8 @@ model convbench {
   variant bench { cudnn_benchmark = true }
 }
 model both { source = "models/both.py" }
-target all = [pooled, tuned, manual, plain, convnet, convbench, both]
+model semantic { source = "models/semantic.py" }
+target all = [pooled, tuned, manual, plain, convnet, convbench, both, semantic]
 default all
 SPEC
 
@@ -77,6 +82,10 @@ check "... and its 1.25x wins the race" "grep -q '\"name\": \"cudnn-auto\"' kopt
 check "a declared variant that benchmarks cuDNN already: nothing added" "! grep -q '^capture convbench cudnn-auto' sim.log"
 check "both reasons: both variants, raced together" \
 	"grep -q '^capture both aten-auto' sim.log && grep -q '^capture both cudnn-auto' sim.log && grep -q '^| aten-auto |' kopt-out/both/report.md && grep -q '^| cudnn-auto |' kopt-out/both/report.md"
+check "an aten-auto that changes the results: added and checked against eager" \
+	"grep -q '^profile semantic aten-auto' sim.log && grep -q '^| aten-auto | wrong |' kopt-out/semantic/report.md"
+check "... and never chosen, twice as fast as it is" \
+	"! grep -q '\"name\": \"aten-auto\"' kopt-out/semantic/substitutions.json 2>/dev/null && ! grep -q '^verify semantic aten-auto' sim.log"
 check "no cuDNN calls: no cudnn-auto" "! grep -q '^capture plain cudnn-auto' sim.log && ! grep -q '^capture pooled cudnn-auto' sim.log"
 : > sim.log
 "$KOPTMAKE" > out2 2> err2 || { cat err2 >&2; true; }
