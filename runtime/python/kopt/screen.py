@@ -49,7 +49,12 @@ PAIRS = (("XBLOCK", 2, "R0_BLOCK", 0.5), ("XBLOCK", 0.5, "R0_BLOCK", 2), ("XBLOC
          ("XBLOCK", 0.5, "YBLOCK", 2), ("num_warps", 2, "R0_BLOCK", 2), ("num_warps", 0.5, "R0_BLOCK", 0.5),
          ("num_warps", 2, "XBLOCK", 2), ("num_warps", 0.5, "XBLOCK", 0.5))
 MAXNREG = (0, 255, 192, 128, 96, 64, 48, 32)  # 0: unset (the compiler's own budget)
-REGS_PER_SM = 65536
+
+
+def _fits(maxnreg: int, cfg: dict) -> bool:
+    """Whether a budget of maxnreg registers per thread fits an SM's
+    register file at cfg's warps."""
+    return maxnreg * 32 * cfg.get("num_warps", 4) <= K.SM_LIMITS["regs"]
 
 
 def _pow2_ceil(n: int) -> int:
@@ -184,8 +189,7 @@ class Screen:
             return False
         if not 1 <= cfg.get("num_warps", 4) <= 32:
             return False
-        if "maxnreg" in cfg and (cfg["maxnreg"] not in MAXNREG[1:] or
-                                 cfg["maxnreg"] * 32 * cfg.get("num_warps", 4) > REGS_PER_SM):
+        if "maxnreg" in cfg and (cfg["maxnreg"] not in MAXNREG[1:] or not _fits(cfg["maxnreg"], cfg)):
             return False
         return 1 <= cfg.get("num_stages", 1) <= 5
 
@@ -221,7 +225,7 @@ class Screen:
             # one step along the ladder; from unset, the largest budget the
             # register file holds at the config's warps
             cur = cfg.get("maxnreg", 0)
-            fits = [r for r in MAXNREG[1:] if r * 32 * cfg.get("num_warps", 4) <= REGS_PER_SM]
+            fits = [r for r in MAXNREG[1:] if _fits(r, cfg)]
             steps = fits[:1] if not cur else [MAXNREG[j] for j in (MAXNREG.index(cur) - 1, MAXNREG.index(cur) + 1)
                                               if cur in MAXNREG and 0 <= j < len(MAXNREG)]
             for r in steps:
