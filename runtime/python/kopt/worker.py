@@ -324,9 +324,8 @@ def op_profile(req):
     if c.problem.kind == "torch":
         try:
             facts = graph_facts(c.problem, inputs)
-        except Exception as exc:  # advice: the search then tries fewer dimensions
+        except Exception:  # advice: the search then tries fewer dimensions
             traceback.print_exc(file=sys.stderr)
-            facts = None
     try:
         vendor = VD.probe(c, inputs, flusher())
     except Exception as exc:  # the vendor view is advice: a profile stands without it
