@@ -132,7 +132,7 @@ def bound_of(k):
 
 
 def config_dict(cfg) -> dict:
-    return {key: value for key, value in dict(cfg).items()}
+    return dict(cfg)
 
 
 def launches(code: str) -> list[dict]:
