@@ -41,6 +41,7 @@ from . import kernels as K
 from . import measure as M
 from .inductor import Compiled
 from .loader import Problem
+from .verify import Swaps
 
 LAUNCH = re.compile(r"_launcher\((?P<name>\w+),(?P<rest>.*)\)\s*$", re.M)
 WARPS = re.compile(r"\bnum_warps=(\d+)")
@@ -222,7 +223,6 @@ def record_args(c: HelionCompiled, inputs) -> dict:
     as the arguments of an Inductor kernel give them."""
     seen: dict = {}
     mod = c.problem.module
-    saved = {var: getattr(mod, var) for var in c.kernels}
 
     def wrap(var, k):
         def call(*args):
@@ -234,14 +234,9 @@ def record_args(c: HelionCompiled, inputs) -> dict:
             return out
         return call
 
-    try:
-        for var, k in saved.items():
-            setattr(mod, var, wrap(var, k))
+    with Swaps(c, {var: wrap(var, getattr(mod, var)) for var in c.kernels}):
         c.run(inputs)
         torch.cuda.synchronize()
-    finally:
-        for var, k in saved.items():
-            setattr(mod, var, k)
     return {d.name: seen.get(d.var, []) for d in c.decls}
 
 
@@ -289,18 +284,11 @@ def candidate(c: HelionCompiled, kernel: str, cand: dict):
 def _time(c: HelionCompiled, swaps: list[dict], inputs, flush, n: int) -> list[float]:
     """Median model times (CUDA events, L2 flushed, interleaved) with each
     {global: Kernel} of swaps in place."""
-    mod = c.problem.module
 
     def runner(sw):
         def go():
-            saved = {v: getattr(mod, v) for v in sw}
-            try:
-                for v, k in sw.items():
-                    setattr(mod, v, k)
+            with Swaps(c, sw):
                 c.run(inputs)
-            finally:
-                for v, k in saved.items():
-                    setattr(mod, v, k)
         return go
     fns = [runner(sw) for sw in swaps]
     for f in fns:
@@ -370,12 +358,9 @@ def _args_of(c: HelionCompiled, var: str, inputs) -> list:
         if not seen:
             seen.append([a.clone() if isinstance(a, torch.Tensor) else a for a in args])
         return k(*args)
-    setattr(mod, var, call)
-    try:
+    with Swaps(c, {var: call}):
         c.run(inputs)
         torch.cuda.synchronize()
-    finally:
-        setattr(mod, var, k)
     if not seen:
         raise RuntimeError(f"Helion kernel {var} did not run in a call of launch")
     return seen[0]
