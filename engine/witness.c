@@ -186,8 +186,9 @@ void witness_check_envs(struct dag *d, wpool *pool, const struct kopt_device *co
 	for (int di = 0; di < ndevs; di++) {
 		const char *name = dag_env_name(devs[di]);
 		char *wkey = xasprintf("witness:%s", name);
-		char *wrong = witness_gpu_mismatch(devs[di], cache_env_get(d->cache, name));
-		bool trusted = !full && !wrong && !wpool_launched(pool, di) && cache_env_get(d->cache, name) &&
+		json_t *old = cache_env_get(d->cache, name); /* the remembered fingerprint */
+		char *wrong = witness_gpu_mismatch(devs[di], old);
+		bool trusted = !full && !wrong && !wpool_launched(pool, di) && old &&
 			       witness_fresh(cache_env_get(d->cache, wkey), NULL);
 		free(wrong);
 		if (trusted) {
@@ -196,7 +197,6 @@ void witness_check_envs(struct dag *d, wpool *pool, const struct kopt_device *co
 		}
 		char *why = NULL;
 		json_t *env = wpool_probe(pool, di, &why);
-		json_t *old = cache_env_get(d->cache, name);
 		if (env && (!old || !json_equal(old, env))) {
 			if (old)
 				fprintf(stderr, "%s: the worker environment of device '%s' changed; steps keyed on it are keyed anew\n",
