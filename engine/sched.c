@@ -435,16 +435,22 @@ static void remove_job(struct sched *s, struct job *j)
 }
 
 /* The worker's own word that it cannot run on this machine (no driver, no
- * GPU, no torch: runtime/kopt-worker.c), found in its stderr lines: the
- * rest of that line, or NULL. Shown alone: the lines around it add nothing. */
-static char *cannot_start(const char *text)
+ * GPU, no torch: runtime/kopt-worker.c), looked for in its stderr lines
+ * text. Found, the rest of that line is said alone (the lines around it add
+ * nothing), once per build: every step of every device would fail alike,
+ * so the build stops, -k or not. Returns whether it was found. */
+static bool cannot_start(struct sched *s, const char *device, const char *text)
 {
 	static const char mark[] = "kopt-worker: cannot start: ";
 	const char *p = text ? strstr(text, mark) : NULL;
 	if (!p)
-		return NULL;
+		return false;
 	p += sizeof mark - 1;
-	return xstrndup(p, strcspn(p, "\n"));
+	if (!s->nostart)
+		fprintf(stderr, "%s: error: the worker of device '%s' cannot start: %.*s\n", kopt_progname, device,
+			(int)strcspn(p, "\n"), p);
+	s->nostart = s->stop = true;
+	return true;
 }
 
 static void job_failed(struct sched *s, struct job *j, const char *reason, const char *tail)
@@ -454,14 +460,8 @@ static void job_failed(struct sched *s, struct job *j, const char *reason, const
 	end_line(s);
 	strbuf_addf(&sb, "failed: %s", reason);
 	log_step(s, j, sb.buf);
-	char *cant = cannot_start(tail);
-	if (cant) {
-		/* every step of the device would fail alike: said once, and the build stops, -k or not */
-		if (!s->nostart)
-			fprintf(stderr, "%s: error: the worker of device '%s' cannot start: %s\n", kopt_progname,
-				dag_env_name(node_device(n)), cant);
-		s->nostart = s->stop = true;
-		free(cant);
+	if (cannot_start(s, dag_env_name(node_device(n)), tail)) {
+		/* said once, and the build stops */
 	} else if (n->flags & DAG_OPTIONAL) {
 		fprintf(stderr, "%s: warning: %s %s failed (optional: the build goes on without it): %s\n",
 			kopt_progname, n->rule->name, n->path, reason);
@@ -709,15 +709,8 @@ static void cancel_all(struct sched *s, const char *why)
  * (the other devices' workers say the same) */
 static void env_failed(void *ctx, const char *name, const char *why)
 {
-	struct sched *s = ctx;
-	char *cant = cannot_start(why);
-	if (!cant)
+	if (!cannot_start(ctx, name, why))
 		kopt_warn("cannot check the worker environment of device '%s': %s", name, why);
-	else if (!s->nostart)
-		fprintf(stderr, "%s: error: the worker of device '%s' cannot start: %s\n", kopt_progname, name, cant);
-	if (cant)
-		s->nostart = s->stop = true;
-	free(cant);
 }
 
 /* each device's worker environment, checked (engine/witness.h) */
