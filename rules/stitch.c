@@ -182,38 +182,40 @@ static int send_race(struct rule_run *run, struct stitch_priv *p);
 static int finish(struct rule_run *run, struct stitch_priv *p);
 static int after_variant(struct rule_run *run, struct stitch_priv *p);
 
+/* the current variant is left out, for why (taken): no request, no time
+ * to claim, no winners */
+static int leave_out(struct rule_run *run, struct stitch_priv *p, char *why)
+{
+	struct vres *vr = &p->vr[p->vi];
+	vr->unusable = true;
+	vr->passed = false;
+	vr->base_ns = vr->opt_ns = NAN;
+	free(vr->reason);
+	vr->reason = why;
+	vr->winners = json_array();
+	return after_variant(run, p);
+}
+
 static int send_current(struct rule_run *run, struct stitch_priv *p)
 {
 	const struct kopt_model *m = rule_model_of(run->node)->spec;
 	struct rule_mv *mv = &rule_model_of(run->node)->mvs[p->vi];
 	if (!(mv->profile->flags & DAG_DONE)) {
 		/* an agents' variant that did not compile or profile (a soft
-		 * input): left out, with the failure's reason */
-		struct vres *vr = &p->vr[p->vi];
+		 * input): left out, with the failure's reason, and out of the race */
 		const struct dag_node *f = rule_failure_of(mv->profile);
-		vr->unusable = vr->failed = true;
-		vr->passed = false;
-		vr->base_ns = vr->opt_ns = NAN;
-		free(vr->reason);
-		vr->reason = xasprintf("%s failed: %s", f->rule->name, f->why ? f->why : "no reason given");
-		for (char *c = vr->reason; *c; c++)
+		char *why = xasprintf("%s failed: %s", f->rule->name, f->why ? f->why : "no reason given");
+		for (char *c = why; *c; c++)
 			if (*c == '\n' || *c == '|')
 				*c = ' ';
-		vr->winners = json_array();
-		return after_variant(run, p);
+		p->vr[p->vi].failed = true;
+		return leave_out(run, p, why);
 	}
-	if (!gate_baseline_usable(mv->summary.baseline)) {
+	if (!gate_baseline_usable(mv->summary.baseline))
 		/* its compiled code does not compute the model: nothing to stitch,
 		 * no time to claim (profile.c gave it no candidates either) */
-		struct vres *vr = &p->vr[p->vi];
-		vr->unusable = true;
-		vr->passed = false;
-		vr->base_ns = vr->opt_ns = NAN;
-		free(vr->reason);
-		vr->reason = xstrdup(mv->summary.baseline_why ? mv->summary.baseline_why : "compiled baseline not usable");
-		vr->winners = json_array();
-		return after_variant(run, p);
-	}
+		return leave_out(run, p, xstrdup(mv->summary.baseline_why ? mv->summary.baseline_why :
+						 "compiled baseline not usable"));
 	json_t *ws = json_array();
 	for (size_t i = 0; i < p->nw; i++) {
 		const struct agent_candidate *c = &p->w[i].cand;
