@@ -341,6 +341,18 @@ double rule_num(const json_t *o, const char *key)
 	return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
+json_t *rule_inventory_entry(const json_t *res, const char *name)
+{
+	size_t i;
+	json_t *e;
+	json_array_foreach(json_object_get(json_object_get(res, "stable"), "kernels"), i, e) {
+		const char *nm = json_string_value(json_object_get(e, "name"));
+		if (name && nm && strcmp(nm, name) == 0)
+			return e;
+	}
+	return NULL;
+}
+
 bool rule_pick_variant(const double *base, const double *opt, const bool *passed, size_t n, double gamma,
 		       size_t *best)
 {

@@ -276,18 +276,13 @@ void rule_kernel_info(struct dag *d, struct rule_kernel *k)
 		return;
 	k->loaded = true;
 	json_t *res = dag_result(d, k->mv->profile);
-	json_t *inv = json_object_get(json_object_get(res, "stable"), "kernels");
 	json_t *rows = json_object_get(json_object_get(res, "meas"), "rows");
 	size_t i;
-	json_t *e;
-	json_array_foreach(inv, i, e) {
-		const char *nm = json_string_value(json_object_get(e, "name"));
-		if (nm && strcmp(nm, k->name) == 0) {
-			k->heuristic = json_string_value(json_object_get(e, "heuristic"));
-			k->source_hash = json_string_value(json_object_get(e, "source_hash"));
-			k->config = json_object_get(e, "config");
-			break;
-		}
+	json_t *e = rule_inventory_entry(res, k->name);
+	if (e) {
+		k->heuristic = json_string_value(json_object_get(e, "heuristic"));
+		k->source_hash = json_string_value(json_object_get(e, "source_hash"));
+		k->config = json_object_get(e, "config");
 	}
 	json_array_foreach(rows, i, e) {
 		const char *nm = json_string_value(json_object_get(e, "name"));

@@ -289,6 +289,9 @@ const char *rule_model_dir(const struct kopt_model *m);
 void rule_print_numbers(FILE *out, json_t *nums);
 /* a number from an object, NAN when absent */
 double rule_num(const json_t *o, const char *key);
+/* the first entry named name in a capture's or profile's kernel inventory
+ * (res["stable"]["kernels"]), or NULL; borrowed */
+json_t *rule_inventory_entry(const json_t *res, const char *name);
 /* Markdown rows for a profile's vendor calls (runtime/python/kopt/vendor.py):
  * torch's time against the vendor heuristic's first pick and its best, and
  * whether torch's pick leaves more than gamma on the table */

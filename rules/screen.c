@@ -95,15 +95,7 @@ static const json_t *captured_config(struct dag *d, struct dag_node *capture, co
 {
 	if (!(capture->flags & DAG_DONE))
 		return NULL;
-	json_t *ks = json_object_get(json_object_get(dag_result(d, capture), "stable"), "kernels");
-	size_t i;
-	json_t *e;
-	json_array_foreach(ks, i, e) {
-		const char *nm = json_string_value(json_object_get(e, "name"));
-		if (nm && strcmp(nm, name) == 0)
-			return json_object_get(e, "config");
-	}
-	return NULL;
+	return json_object_get(rule_inventory_entry(dag_result(d, capture), name), "config");
 }
 
 /* whether a and b are configs with the same keys */

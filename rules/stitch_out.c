@@ -150,14 +150,8 @@ static void helion_decorator(struct strbuf *sb, const json_t *config)
  * (the capture's inventory of mv), else name itself */
 static const char *helion_var(struct dag *d, const struct rule_mv *mv, const char *name)
 {
-	json_t *cap = dag_result(d, mv->capture);
-	size_t i;
-	json_t *e;
-	json_array_foreach(json_object_get(json_object_get(cap, "stable"), "kernels"), i, e)
-		if (name && json_is_string(json_object_get(e, "name")) &&
-		    strcmp(json_string_value(json_object_get(e, "name")), name) == 0)
-			return json_string_value(json_object_get(e, "helion_kernel"));
-	return name;
+	json_t *e = rule_inventory_entry(dag_result(d, mv->capture), name);
+	return e ? json_string_value(json_object_get(e, "helion_kernel")) : name;
 }
 
 /* helion.json: per @helion.kernel of a Helion kernel file, its winning
