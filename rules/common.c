@@ -341,6 +341,11 @@ double rule_num(const json_t *o, const char *key)
 	return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
+json_t *rule_num_json(double v)
+{
+	return isnan(v) ? json_null() : json_real(v);
+}
+
 json_t *rule_inventory_entry(const json_t *res, const char *name)
 {
 	size_t i;

@@ -108,11 +108,6 @@ static double kernel_flops(struct dag *d, const json_t *ce, char **how)
 	return f;
 }
 
-static json_t *num_or_null(double v)
-{
-	return isnan(v) ? json_null() : json_real(v);
-}
-
 /* a row's roofline fields: FLOPs per launch and how they were counted,
  * FLOP per byte, the bound per call, what binds and the bound over the
  * time (agents/roof.c); returns the bound, or the measured time where it
@@ -125,11 +120,11 @@ static double row_bound(json_t *row, double flops, const char *how, double copy_
 	if (kind && strcmp(kind, "triton") == 0) {
 		json_object_set_new(row, "flops", flops > 0 ? json_real(flops) : json_null());
 		json_object_set_new(row, "flops_how", how ? json_string(how) : json_null());
-		json_object_set_new(row, "intensity", num_or_null(b.intensity));
+		json_object_set_new(row, "intensity", rule_num_json(b.intensity));
 	}
-	json_object_set_new(row, "bound_ns", num_or_null(b.ns));
+	json_object_set_new(row, "bound_ns", rule_num_json(b.ns));
 	json_object_set_new(row, "binds", b.binds ? json_string(b.binds) : json_null());
-	json_object_set_new(row, "frac_bound", num_or_null(b.frac));
+	json_object_set_new(row, "frac_bound", rule_num_json(b.frac));
 	return isnan(b.ns) ? rule_num(row, "ns_per_call") : b.ns;
 }
 
@@ -460,10 +455,10 @@ static int profile_reply(struct rule_run *run, json_t *res)
 	 * is not a kernel's (the model's time less the kernels') */
 	double model_ns = rule_num(res, "model_ns_per_call");
 	double host_ns = model_ns > 0 ? fmax(model_ns - sum_ns, 0) : NAN;
-	json_object_set_new(run->meas, "peak_fp32_gflops", num_or_null(rule_num(res, "peak_fp32_gflops")));
-	json_object_set_new(run->meas, "host_ns_per_call", num_or_null(host_ns));
+	json_object_set_new(run->meas, "peak_fp32_gflops", rule_num_json(rule_num(res, "peak_fp32_gflops")));
+	json_object_set_new(run->meas, "host_ns_per_call", rule_num_json(host_ns));
 	json_object_set_new(run->meas, "kernel_bound_ns_per_call", json_real(kbound_ns));
-	json_object_set_new(run->meas, "bound_ns_per_call", num_or_null(isnan(host_ns) ? NAN : kbound_ns + host_ns));
+	json_object_set_new(run->meas, "bound_ns_per_call", rule_num_json(isnan(host_ns) ? NAN : kbound_ns + host_ns));
 	if (json_object_get(res, "vendor"))
 		json_object_set(run->meas, "vendor", json_object_get(res, "vendor"));
 	if (json_object_get(res, "eager"))

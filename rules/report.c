@@ -251,11 +251,6 @@ static void roofline_points(struct dag *d, const struct dag_node *s, const json_
 	}
 }
 
-static json_t *jnum(double v)
-{
-	return isnan(v) ? json_null() : json_real(v);
-}
-
 static void cell(struct strbuf *md, double v, const char *fmt)
 {
 	if (isnan(v))
@@ -300,9 +295,11 @@ static void model_bounds(struct dag *d, struct report *rp, const struct dag_node
 		if (mat)
 			at = base;
 		json_array_append_new(arr, json_pack("{s:s, s:b, s:o, s:o, s:o, s:o, s:o, s:o}", "variant", name,
-						     "max_autotune", mat, "bound_ns", jnum(b), "host_ns", jnum(host),
-						     "baseline_ns", jnum(base), "baseline_over_bound", jnum(base / b),
-						     "optimized_ns", jnum(opt), "optimized_over_bound", jnum(opt / b)));
+						     "max_autotune", mat, "bound_ns", rule_num_json(b),
+						     "host_ns", rule_num_json(host), "baseline_ns", rule_num_json(base),
+						     "baseline_over_bound", rule_num_json(base / b),
+						     "optimized_ns", rule_num_json(opt),
+						     "optimized_over_bound", rule_num_json(opt / b)));
 		strbuf_addf(&rp->rmd, "| %s | %s%s |", s->path, name, mat ? " (max-autotune)" : "");
 		cell(&rp->rmd, b / 1000.0, " %.3f |");
 		cell(&rp->rmd, host / 1000.0, " %.3f |");
@@ -314,8 +311,8 @@ static void model_bounds(struct dag *d, struct report *rp, const struct dag_node
 	}
 	*at_ceiling = at / *bound;
 	json_object_set_new(o, "bounds", arr);
-	json_object_set_new(o, "bound_ns", jnum(*bound));
-	json_object_set_new(o, "max_autotune_over_bound", jnum(*at_ceiling));
+	json_object_set_new(o, "bound_ns", rule_num_json(*bound));
+	json_object_set_new(o, "max_autotune_over_bound", rule_num_json(*at_ceiling));
 }
 
 /* the vendor calls (GEMMs, convolutions) of the chosen variant's profile,
@@ -471,7 +468,7 @@ static void profile_parts(struct dag *d, struct report *rp, const struct dag_nod
 	json_t *p0 = (json_t *)meas[0];
 	double mns = rule_num(p0, "model_ns_per_call"), dns = rule_num(p0, "device_ns_per_call");
 	double host = mns > 0 && dns > 0 ? fmax(mns - dns, 0) / mns : NAN;
-	json_object_set_new(o, "host_share", isnan(host) ? json_null() : json_real(host));
+	json_object_set_new(o, "host_share", rule_num_json(host));
 	if (!isnan(host) && host >= HOST_SHARE)
 		strbuf_addf(&rp->hmd, "| %s | %.3f | %.3f | %.0f%% |\n", s->path, mns / 1000.0, dns / 1000.0,
 			    100.0 * host);
@@ -515,10 +512,10 @@ static void report_model(struct dag *d, struct report *rp, uint32_t i, const str
 	json_t *o = json_pack("{s:s, s:O, s:s}", "model", s->path, "variant",
 			      json_object_get(st, "variant"), "verdict", verdict ? verdict : "-");
 	json_object_set_new(o, "verdicts", counts ? json_incref(counts) : json_object());
-	json_object_set_new(o, "baseline_ns", isnan(base) ? json_null() : json_real(base));
-	json_object_set_new(o, "optimized_ns", isnan(opt) ? json_null() : json_real(opt));
-	json_object_set_new(o, "speedup", isnan(sp) ? json_null() : json_real(sp));
-	json_object_set_new(o, "max_autotune_ns", isnan(at) ? json_null() : json_real(at));
+	json_object_set_new(o, "baseline_ns", rule_num_json(base));
+	json_object_set_new(o, "optimized_ns", rule_num_json(opt));
+	json_object_set_new(o, "speedup", rule_num_json(sp));
+	json_object_set_new(o, "max_autotune_ns", rule_num_json(at));
 	json_object_set_new(o, "gpu_minutes", json_real(gpu_min));
 	/* GPU-minutes by step kind, to a tenth as the total (steady across
 	 * rebuilds and machines; bench/cost/summarize.py reads the build log
@@ -535,11 +532,11 @@ static void report_model(struct dag *d, struct report *rp, uint32_t i, const str
 	}
 	strbuf_addf(&rp->cmd, " %.1f |\n", gpu_min);
 	json_object_set_new(o, "gpu_minutes_by_step", gs);
-	json_object_set_new(o, "speedup_vs_max_autotune", isnan(sp_at) ? json_null() : json_real(sp_at));
+	json_object_set_new(o, "speedup_vs_max_autotune", rule_num_json(sp_at));
 	json_object_set_new(o, "vendor", vendor_calls(d, s, st, gates->gamma, &rp->vmd));
 	double bound, at_ceiling;
 	model_bounds(d, rp, s, me, o, &bound, &at_ceiling);
-	json_object_set_new(o, "optimized_over_bound", jnum(opt / bound));
+	json_object_set_new(o, "optimized_over_bound", rule_num_json(opt / bound));
 	if (at_ceiling > 0) {
 		rp->bound_logsum += log(at_ceiling);
 		rp->nbound++;
@@ -696,9 +693,9 @@ static json_t *report_summary(struct report *rp, size_t nm, double *geo)
 		if (k != COST_SCREEN || rp->screened)
 			json_object_set_new(gs, cost_kinds[k], json_real(round(rp->cost[k] / 6.0) / 10.0));
 	json_object_set_new(doc, "gpu_minutes_by_step", gs);
-	json_object_set_new(doc, "geomean_speedup", isnan(*geo) ? json_null() : json_real(*geo));
-	json_object_set_new(doc, "geomean_speedup_vs_max_autotune", isnan(geo_at) ? json_null() : json_real(geo_at));
-	json_object_set_new(doc, "geomean_max_autotune_over_bound", jnum(geo_bound));
+	json_object_set_new(doc, "geomean_speedup", rule_num_json(*geo));
+	json_object_set_new(doc, "geomean_speedup_vs_max_autotune", rule_num_json(geo_at));
+	json_object_set_new(doc, "geomean_max_autotune_over_bound", rule_num_json(geo_bound));
 	json_object_set_new(doc, "measured", rule_measured_json(rp->newest));
 	return doc;
 }

@@ -289,6 +289,8 @@ const char *rule_model_dir(const struct kopt_model *m);
 void rule_print_numbers(FILE *out, json_t *nums);
 /* a number from an object, NAN when absent */
 double rule_num(const json_t *o, const char *key);
+/* a number as JSON, null for NAN; new reference */
+json_t *rule_num_json(double v);
 /* the first entry named name in a capture's or profile's kernel inventory
  * (res["stable"]["kernels"]), or NULL; borrowed */
 json_t *rule_inventory_entry(const json_t *res, const char *name);

@@ -314,7 +314,7 @@ json_t *rule_screen_best(struct dag *d, const struct rule_kernel *k)
 	json_t *c;
 	json_array_foreach(best, i, c) {
 		double sp = rule_num(json_array_get(rows, i), "speedup");
-		json_t *e = json_pack("{s:O, s:o}", "config", c, "speedup", isnan(sp) ? json_null() : json_real(sp));
+		json_t *e = json_pack("{s:O, s:o}", "config", c, "speedup", rule_num_json(sp));
 		json_t *ed = json_array_get(edits, i);
 		if (json_is_object(ed)) {
 			json_object_set(e, "edit", json_object_get(ed, "edit"));

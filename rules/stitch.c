@@ -439,7 +439,7 @@ static int stitch_reply(struct rule_run *run, json_t *res)
 
 static void num_or_null(json_t *o, const char *k, double v)
 {
-	json_object_set_new(o, k, isnan(v) ? json_null() : json_real(v));
+	json_object_set_new(o, k, rule_num_json(v));
 }
 
 /* Puts each variant's times in the first variant's terms, the race's ratio
