@@ -171,6 +171,14 @@ void rule_key_gates(struct hash_key *k, const struct kopt_gates *g)
 	key_fields(k, &lang_gates_fields, g);
 }
 
+void rule_key_tolerances(struct hash_key *k, const struct kopt_gates *g)
+{
+	hash_key_double(k, "param:atol", g->atol);
+	hash_key_double(k, "param:rtol", g->rtol);
+	hash_key_double(k, "param:atol_half", g->atol_half);
+	hash_key_double(k, "param:rtol_half", g->rtol_half);
+}
+
 void rule_key_input(struct hash_key *k, const struct dag_node *dep)
 {
 	char buf[512];

@@ -53,10 +53,7 @@ static int profile_key(struct dag *d, struct dag_node *n, struct hash_key *k, ch
 	 * a new gamma reruns no profile) */
 	const struct kopt_gates *g = rule_model_of(n)->spec->gates;
 	hash_key_int(k, "param:seeds", g->seeds);
-	hash_key_double(k, "param:atol", g->atol);
-	hash_key_double(k, "param:rtol", g->rtol);
-	hash_key_double(k, "param:atol_half", g->atol_half);
-	hash_key_double(k, "param:rtol_half", g->rtol_half);
+	rule_key_tolerances(k, g);
 	const struct kopt_model *m = rule_model_of(n)->spec;
 	if (m->kind == KOPT_MODEL_HELION)
 		hash_key_int(k, "param:helion_full", m->agents && m->agents->helion_full);

@@ -269,6 +269,10 @@ json_t *rule_gates_json(const struct kopt_gates *g);
 /* key ingredients for a variant and for gates, one per parameter */
 void rule_key_variant(struct hash_key *k, const struct kopt_variant *v);
 void rule_key_gates(struct hash_key *k, const struct kopt_gates *g);
+/* the gates' tolerances alone (atol, rtol and their half-precision pair):
+ * what a worker's own check against eager reads, for a step that must not
+ * rerun when gamma or the repeats change */
+void rule_key_tolerances(struct hash_key *k, const struct kopt_gates *g);
 /* adds "input:KIND PATH" = the dep's stable hash */
 void rule_key_input(struct hash_key *k, const struct dag_node *dep);
 /* stores bytes as an object and records it under name in run->objects */

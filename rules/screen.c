@@ -194,10 +194,7 @@ static int screen_key(struct dag *d, struct dag_node *n, struct hash_key *k, cha
 	hash_key_int(k, "param:knobs", 1);
 	hash_key_int(k, "param:seed", (long long)ag->seed);
 	/* what the worker's check reads of the gates */
-	hash_key_double(k, "param:atol", g->atol);
-	hash_key_double(k, "param:rtol", g->rtol);
-	hash_key_double(k, "param:atol_half", g->atol_half);
-	hash_key_double(k, "param:rtol_half", g->rtol_half);
+	rule_key_tolerances(k, g);
 	hash_key_str(k, "param:precision", lang_precision_names[g->precision < KOPT_PRECISION_COUNT ? g->precision : 0]);
 	return 0;
 }
