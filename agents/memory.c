@@ -490,15 +490,6 @@ struct mem_class {
 	int lessons;
 };
 
-static int cmp_stat(const void *a, const void *b)
-{
-	const struct mem_stat *x = a, *y = b;
-	if (x->wins != y->wins)
-		return y->wins - x->wins;
-	if (x->tries != y->tries)
-		return y->tries - x->tries;
-	return strcmp(x->strategy, y->strategy);
-}
 
 static int cmp_class(const void *a, const void *b)
 {
@@ -567,7 +558,7 @@ int memory_summary(const char *path, const char *only, FILE *out)
 		qsort(cls, ncls, sizeof *cls, cmp_class);
 	for (size_t i = 0; i < ncls; i++) {
 		struct mem_class *c = &cls[i];
-		qsort(c->m.stats, c->m.n, sizeof *c->m.stats, cmp_stat);
+		memory_sort(&c->m);
 		fprintf(out, "%s%s: %d lesson%s from %zu spec%s\n", i ? "\n" : "", c->features, c->lessons,
 			c->lessons == 1 ? "" : "s", c->nscopes, c->nscopes == 1 ? "" : "s");
 		print_stats(out, &c->m, false);
@@ -584,6 +575,22 @@ int memory_summary(const char *path, const char *only, FILE *out)
 	}
 	free(cls);
 	return rc;
+}
+
+static int cmp_stat(const void *a, const void *b)
+{
+	const struct mem_stat *x = a, *y = b;
+	if (x->wins != y->wins)
+		return y->wins - x->wins;
+	if (x->tries != y->tries)
+		return y->tries - x->tries;
+	return strcmp(x->strategy, y->strategy);
+}
+
+void memory_sort(struct memory *m)
+{
+	if (m->n)
+		qsort(m->stats, m->n, sizeof *m->stats, cmp_stat);
 }
 
 int memory_lessons(const struct memory *m)

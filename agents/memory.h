@@ -54,6 +54,8 @@ struct memory {
  * exclude learned (NULL: nothing left out); a missing file is empty */
 int memory_load(struct memory *m, const char *path, const char *features, const char *exclude);
 void memory_release(struct memory *m);
+/* m's stats most passes first, then most tries, then by name */
+void memory_sort(struct memory *m);
 /* how many candidates m's lessons count (shape rows, "=...", are not lessons) */
 int memory_lessons(const struct memory *m);
 /* order[0..n) = 0..n-1 ranked by score, highest first; ties keep their

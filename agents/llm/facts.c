@@ -121,16 +121,6 @@ static char *args_of(const char *src, const char *name, const json_t *args)
 	return strbuf_detach(&sb);
 }
 
-static int cmp_stat(const void *a, const void *b)
-{
-	const struct mem_stat *x = *(const struct mem_stat *const *)a, *y = *(const struct mem_stat *const *)b;
-	if (x->wins != y->wins)
-		return y->wins - x->wins;
-	if (x->tries != y->tries)
-		return y->tries - x->tries;
-	return strcmp(x->strategy, y->strategy);
-}
-
 #define MAX_LESSONS 8
 
 /* what the long-term memory holds for k's class from other specs, as
@@ -147,15 +137,12 @@ static char *lessons_of(const struct agent_kernel *k, const char *memory, const 
 		memory_release(&m);
 		return NULL;
 	}
-	const struct mem_stat **v = xcalloc(m.n, sizeof *v);
-	for (size_t i = 0; i < m.n; i++)
-		v[i] = &m.stats[i];
-	qsort(v, m.n, sizeof *v, cmp_stat);
+	memory_sort(&m);
 	struct strbuf sb = STRBUF_INIT;
 	strbuf_addf(&sb, "What candidates of other specs did on kernels of this class (`%s`; a launch config "
 		    "gives R0_BLOCK as a fraction of the reduction's length):\n", features);
 	for (size_t i = 0; i < m.n && i < MAX_LESSONS; i++) {
-		const struct mem_stat *st = v[i];
+		const struct mem_stat *st = &m.stats[i];
 		if (st->strategy[0] == '=')
 			strbuf_addf(&sb, "- launch config %s", st->strategy + 1);
 		else if (strcmp(st->strategy, "llm") == 0)
@@ -167,7 +154,6 @@ static char *lessons_of(const struct agent_kernel *k, const char *memory, const 
 			strbuf_addf(&sb, ", mean %.3fx", exp(st->gain / st->wins));
 		strbuf_addch(&sb, '\n');
 	}
-	free(v);
 	free(features);
 	memory_release(&m);
 	return strbuf_detach(&sb);
