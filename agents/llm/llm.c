@@ -463,6 +463,19 @@ static long llm_estimate_tokens(const struct llm_request *req)
 	return (long)(n / 4) + 8 + 4 * (long)req->nturns;
 }
 
+static long llm_max_out(const struct kopt_llm *cfg)
+{
+	return cfg->max_tokens > 0 ? cfg->max_tokens : LLM_DEFAULT_MAX_TOKENS;
+}
+
+/* the tokens a call needs left before it is sent: its prompt's (est_in)
+ * and the first 1024 of its reply */
+static long llm_call_need(const struct kopt_llm *cfg, long est_in)
+{
+	long max_out = llm_max_out(cfg);
+	return est_in + (max_out < 1024 ? max_out : 1024);
+}
+
 static const struct llm_provider *llm_provider_of(const char *name)
 {
 	for (size_t i = 0; i < sizeof llm_providers / sizeof llm_providers[0]; i++)
@@ -596,10 +609,9 @@ int llm_complete(const struct kopt_llm *cfg, const struct llm_request *req,
 		return -1;
 
 	long est_in = llm_estimate_tokens(req);
-	long max_out = cfg->max_tokens > 0 ? cfg->max_tokens : LLM_DEFAULT_MAX_TOKENS;
+	long max_out = llm_max_out(cfg);
 	if (budget) {
-		long need = est_in + (max_out < 1024 ? max_out : 1024);
-		if (llm_budget_check(budget, need, err) < 0)
+		if (llm_budget_check(budget, llm_call_need(cfg, est_in), err) < 0)
 			goto out;
 		/* the reply may not outrun the tokens left */
 		if (budget->max_tokens >= 0 && max_out > budget->max_tokens - budget->tokens - est_in)
@@ -695,8 +707,7 @@ static void *llm_sample_run(void *arg)
 static int llm_startable(const struct kopt_llm *cfg, const struct llm_request *req, int n,
 			 const struct llm_budget *b)
 {
-	long max_out = cfg->max_tokens > 0 ? cfg->max_tokens : LLM_DEFAULT_MAX_TOKENS;
-	long need = llm_estimate_tokens(req) + (max_out < 1024 ? max_out : 1024);
+	long need = llm_call_need(cfg, llm_estimate_tokens(req));
 	int k = n;
 	if (b->max_calls >= 0 && k > b->max_calls - b->calls)
 		k = b->max_calls - b->calls;
@@ -710,8 +721,7 @@ int llm_complete_many(const struct kopt_llm *cfg, const struct llm_request *req,
 {
 	int k = budget ? llm_startable(cfg, req, n, budget) : n;
 	if (budget && k <= 0) {
-		long max_out = cfg->max_tokens > 0 ? cfg->max_tokens : LLM_DEFAULT_MAX_TOKENS;
-		if (llm_budget_check(budget, llm_estimate_tokens(req) + (max_out < 1024 ? max_out : 1024), &err[0]) == 0)
+		if (llm_budget_check(budget, llm_call_need(cfg, llm_estimate_tokens(req)), &err[0]) == 0)
 			strbuf_addstr(&err[0], "llm budget: too little left for a sample");
 		rc[0] = -1;
 		return -1;
