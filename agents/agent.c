@@ -32,15 +32,15 @@
 #include "llm.h"
 #include "memory.h"
 
-static const struct kopt_role_cfg *role(const struct kopt_agents *cfg, enum kopt_role r)
+const struct kopt_role_cfg *agent_role(const struct kopt_agents *cfg, enum kopt_role r)
 {
 	static const struct kopt_role_cfg builtin = { KOPT_BACKEND_BUILTIN, { 0 } };
 	return cfg ? &cfg->roles[r] : &builtin;
 }
 
-static bool is_llm(const struct kopt_agents *cfg, enum kopt_role r)
+bool agent_role_is_llm(const struct kopt_agents *cfg, enum kopt_role r)
 {
-	return role(cfg, r)->backend == KOPT_BACKEND_LLM;
+	return agent_role(cfg, r)->backend == KOPT_BACKEND_LLM;
 }
 
 /* the last candidate failed a gate a repair can address */
@@ -83,15 +83,15 @@ int agent_propose(const struct agent_request *req, struct agent_reply *reply)
 		return 0;
 	}
 	free(why);
-	if (is_llm(cfg, KOPT_ROLE_CODER))
+	if (agent_role_is_llm(cfg, KOPT_ROLE_CODER))
 		return agent_llm_propose(req, reply);
 	const struct agent_try *fix = repairable(req);
-	if (fix && is_llm(cfg, KOPT_ROLE_DEBUGGER))
+	if (fix && agent_role_is_llm(cfg, KOPT_ROLE_DEBUGGER))
 		return agent_llm_repair(req, fix, reply);
 	int rc = agent_builtin_propose(req, req->memory, reply);
 	/* the LLM tuner takes the built-in tuner's turns, but not a screened
 	 * config: that one was measured */
-	if (rc == 0 && is_llm(cfg, KOPT_ROLE_TUNER) && reply->candidate &&
+	if (rc == 0 && agent_role_is_llm(cfg, KOPT_ROLE_TUNER) && reply->candidate &&
 	    strcmp(json_string_value(json_object_get(reply->candidate, "role")), "tuner") == 0 &&
 	    !agent_screened(reply->candidate)) {
 		agent_reply_release(reply);
@@ -118,8 +118,8 @@ char *agent_context_digest(const struct agent_request *req)
 		return xstrdup("");
 	if (stopped(req) >= 0)
 		return xasprintf("stopped at %d", stopped(req));
-	if (!is_llm(req->cfg, KOPT_ROLE_CODER) && !is_llm(req->cfg, KOPT_ROLE_DEBUGGER) &&
-	    !is_llm(req->cfg, KOPT_ROLE_TUNER))
+	if (!agent_role_is_llm(req->cfg, KOPT_ROLE_CODER) && !agent_role_is_llm(req->cfg, KOPT_ROLE_DEBUGGER) &&
+	    !agent_role_is_llm(req->cfg, KOPT_ROLE_TUNER))
 		return agent_builtin_digest(req);
 	/* LLM roles read the whole trajectory: candidates, verdicts, reasons and times */
 	return agent_llm_digest(req);

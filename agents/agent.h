@@ -119,6 +119,11 @@ struct agent_reply {
  */
 int agent_propose(const struct agent_request *req, struct agent_reply *reply);
 
+/* role r of cfg; the built-in's when cfg is NULL */
+const struct kopt_role_cfg *agent_role(const struct kopt_agents *cfg, enum kopt_role r);
+/* whether role r of cfg is played by a model */
+bool agent_role_is_llm(const struct kopt_agents *cfg, enum kopt_role r);
+
 /* whether candidate index needs the verdicts of earlier candidates */
 bool agent_needs_feedback(const struct kopt_agents *cfg, int index);
 

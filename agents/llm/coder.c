@@ -90,7 +90,7 @@ static void keep_for_later(const struct agent_request *req, json_t *c, const cha
 static char *strategy_of(struct llm_run *run, const char *diagnosis)
 {
 	const struct agent_request *req = run->req;
-	if (!llm_role_is_llm(req->cfg, KOPT_ROLE_PLANNER))
+	if (!agent_role_is_llm(req->cfg, KOPT_ROLE_PLANNER))
 		return llm_builtin_strategy(req);
 	struct strbuf u = STRBUF_INIT, text = STRBUF_INIT, err = STRBUF_INIT;
 	strbuf_addf(&u, "Diagnosis: %s\nTried so far:\n", diagnosis);
@@ -220,7 +220,7 @@ static json_t *next_sample(const struct agent_request *req, const struct llm_sta
  * replies that failed gate 1, 2 or 3 (once per round); NULL otherwise */
 static const struct agent_try *round_fix(const struct agent_request *req, const struct llm_state *st)
 {
-	if (st->head < 0 || !st->open || !llm_role_is_llm(req->cfg, KOPT_ROLE_DEBUGGER))
+	if (st->head < 0 || !st->open || !agent_role_is_llm(req->cfg, KOPT_ROLE_DEBUGGER))
 		return NULL;
 	const struct agent_try *fix = NULL;
 	for (size_t i = (size_t)st->head; i < req->ntraj; i++) {
@@ -258,7 +258,7 @@ static int repair(const struct agent_request *req, const struct agent_try *fix, 
 		llm_run_release(&run);
 		return rc;
 	}
-	const struct kopt_llm *cfg = &llm_role_of(req->cfg, KOPT_ROLE_DEBUGGER)->llm;
+	const struct kopt_llm *cfg = &agent_role(req->cfg, KOPT_ROLE_DEBUGGER)->llm;
 	char *diag = llm_diagnosis_of(&run, false);
 	char *context = llm_context_of(&run, diag);
 	llm_round_prompt(req, context, NULL, fix, cfg->prompt_tokens, &user);
@@ -352,7 +352,7 @@ int agent_llm_propose(const struct agent_request *req, struct agent_reply *reply
 	if (fix)
 		return repair(req, fix, st.round, reply);
 	if (tune_due(req, &st)) {
-		if (llm_role_is_llm(req->cfg, KOPT_ROLE_TUNER))
+		if (agent_role_is_llm(req->cfg, KOPT_ROLE_TUNER))
 			return agent_llm_tune(req, reply);
 		if ((reply->candidate = agent_builtin_descent(req)))
 			return 0;

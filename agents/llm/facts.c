@@ -261,7 +261,7 @@ char *llm_diagnosis_of(struct llm_run *run, bool call)
 		return xstrdup(saved);
 	char *why = NULL;
 	agent_builtin_analyze(req->kernel, &why);
-	if (!call || !llm_role_is_llm(req->cfg, KOPT_ROLE_ANALYST) || req->index > 0)
+	if (!call || !agent_role_is_llm(req->cfg, KOPT_ROLE_ANALYST) || req->index > 0)
 		return why;
 	struct strbuf u = STRBUF_INIT, text = STRBUF_INIT, err = STRBUF_INIT;
 	strbuf_addf(&u, "Kernel %s, profile: %s\nSay in two sentences whether it is memory- or compute-bound "

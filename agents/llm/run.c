@@ -16,20 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-const struct kopt_role_cfg *llm_role_of(const struct kopt_agents *cfg, enum kopt_role r)
-{
-	static const struct kopt_role_cfg builtin = { KOPT_BACKEND_BUILTIN, { 0 } };
-	return cfg ? &cfg->roles[r] : &builtin;
-}
-
-bool llm_role_is_llm(const struct kopt_agents *cfg, enum kopt_role r)
-{
-	return llm_role_of(cfg, r)->backend == KOPT_BACKEND_LLM;
-}
-
 const struct kopt_llm *llm_coder_cfg(const struct agent_request *req)
 {
-	return &llm_role_of(req->cfg, KOPT_ROLE_CODER)->llm;
+	return &agent_role(req->cfg, KOPT_ROLE_CODER)->llm;
 }
 
 /* ---- one proposal's calls: the budget and the usage ---- */
@@ -96,7 +85,7 @@ void llm_run_release(struct llm_run *run)
 int llm_run_ask(struct llm_run *run, enum kopt_role r, const char *system, const char *user, size_t stable,
 		struct strbuf *text, struct strbuf *err)
 {
-	const struct kopt_llm *cfg = &llm_role_of(run->req->cfg, r)->llm;
+	const struct kopt_llm *cfg = &agent_role(run->req->cfg, r)->llm;
 	struct llm_request q = { 0 };
 	q.system = system;
 	q.user = user;

@@ -12,9 +12,6 @@
 #include <jansson.h>
 #include <stdbool.h>
 
-/* role r of cfg; the built-in's when cfg is NULL */
-const struct kopt_role_cfg *llm_role_of(const struct kopt_agents *cfg, enum kopt_role r);
-bool llm_role_is_llm(const struct kopt_agents *cfg, enum kopt_role r);
 /* the coder's llm() of req's agents */
 const struct kopt_llm *llm_coder_cfg(const struct agent_request *req);
 
