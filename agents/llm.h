@@ -148,6 +148,9 @@ const char *llm_prompt_system(void);
 /* A text's tokens, estimated from its bytes (four a token, the budget's rule). */
 long llm_tokens_of(size_t bytes);
 
+/* b bytes as people read them: "512 B", "1.05 MB" (powers of 1000) */
+void llm_add_bytes(struct strbuf *out, double b);
+
 /*
  * What the coder (and, on repair, the debugger) knows about one kernel and
  * its search so far. Strings are not owned; NULL, 0 or a negative number

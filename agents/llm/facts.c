@@ -109,13 +109,9 @@ static char *args_of(const char *src, const char *name, const json_t *args)
 		double b = json_number_value(json_object_get(a, "bytes"));
 		strbuf_addch(&sb, ']');
 		if (b > 0) {
-			static const char *const unit[] = { "B", "KB", "MB", "GB", "TB" };
-			size_t u = 0;
-			while (b >= 1000 && u + 1 < sizeof unit / sizeof *unit) {
-				b /= 1000;
-				u++;
-			}
-			strbuf_addf(&sb, u ? " (%.2f %s)" : " (%.0f %s)", b, unit[u]);
+			strbuf_addstr(&sb, " (");
+			llm_add_bytes(&sb, b);
+			strbuf_addch(&sb, ')');
 		}
 	}
 	return strbuf_detach(&sb);

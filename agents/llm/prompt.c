@@ -108,7 +108,7 @@ static void llm_add_fenced(struct strbuf *out, const char *code)
 	strbuf_addch(out, '\n');
 }
 
-static void llm_add_bytes(struct strbuf *out, double b)
+void llm_add_bytes(struct strbuf *out, double b)
 {
 	static const char *const unit[] = { "B", "KB", "MB", "GB", "TB" };
 	size_t u = 0;
