@@ -101,6 +101,9 @@ static void sandbox_pool(wpool *pool, const kopt_spec *spec, const char *cache_d
 	char *compile = xasprintf("%s/compile", real ? real : cache_dir);
 	setenv("KOPT_COMPILE_CACHE", compile, 0);
 	free(compile);
+	char *logs = xasprintf("%s/workers", real ? real : cache_dir);
+	wpool_log(pool, logs);
+	free(logs);
 	free(scratch);
 	free(real);
 	free(deny);

@@ -13,6 +13,7 @@ void tail_init(struct tail *t)
 {
 	memset(t, 0, sizeof *t);
 	strbuf_init(&t->part);
+	t->log = -1;
 }
 
 static void add_line(struct tail *t, const char *s, size_t n)
@@ -45,6 +46,8 @@ int tail_read(struct tail *t, int fd)
 			strbuf_reset(&t->part);
 			return 1;
 		}
+		if (t->log >= 0 && kopt_write_all(t->log, buf, (size_t)r) < 0)
+			t->log = -1; /* a full disk loses the copy, not the worker */
 		strbuf_add(&t->part, buf, (size_t)r);
 		char *s = t->part.buf, *nl;
 		while ((nl = memchr(s, '\n', t->part.len - (size_t)(s - t->part.buf)))) {

@@ -15,11 +15,12 @@ struct tail {
 	struct strbuf part;       /* bytes not yet a full line */
 	char *lines[TAIL_LINES];  /* a ring, oldest at head */
 	int head, n;
+	int log;                  /* every byte read is also written here; -1: none */
 };
 
 void tail_init(struct tail *t);
-/* reads what the non-blocking fd has; returns 1 at its end (the unfinished
- * line then kept as a line), else 0 */
+/* reads what the non-blocking fd has (a copy of it to t->log where that is
+ * set); returns 1 at its end (the unfinished line then kept as a line), else 0 */
 int tail_read(struct tail *t, int fd);
 /* the lines kept, oldest first, '\n'-separated ("" for none); caller frees */
 char *tail_text(const struct tail *t);

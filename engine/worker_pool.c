@@ -43,6 +43,8 @@ struct worker {
 	struct strbuf wbuf;  /* bytes for stdin not yet written */
 	size_t woff;
 	struct tail etail;   /* the last lines of its stderr */
+	int log;             /* its stderr's copy (wpool_log), -1: none */
+	bool logged;         /* the copy was started in this run: append to it */
 	double deadline;     /* 0 = none */
 	long id;             /* id of the request in flight */
 	bool waiting;        /* a request is in flight */
@@ -80,6 +82,7 @@ struct wpool {
 	int ndevs;
 	long next_id;
 	char *scratch;       /* worker i's scratch folder is scratch/i; NULL: its own */
+	char *log_dir;       /* worker i's stderr is copied to log_dir/worker-i.log; NULL: not */
 	char **deny;         /* variables no worker gets (key_env names), NULL-terminated */
 	bool sandbox_warned; /* a worker's hello said it is not fully confined */
 	unsigned long ticks;  /* acquires so far */
@@ -92,13 +95,19 @@ wpool *wpool_new(const char *program, int max_workers)
 	p->nw = max_workers > 0 ? max_workers : 1;
 	p->w = xcalloc((size_t)p->nw, sizeof *p->w);
 	for (int i = 0; i < p->nw; i++) {
-		p->w[i].in = p->w[i].out = p->w[i].err = -1;
+		p->w[i].in = p->w[i].out = p->w[i].err = p->w[i].log = -1;
 		strbuf_init(&p->w[i].rbuf);
 		strbuf_init(&p->w[i].wbuf);
 		tail_init(&p->w[i].etail);
 	}
 	p->next_id = 1;
 	return p;
+}
+
+void wpool_log(wpool *p, const char *dir)
+{
+	free(p->log_dir);
+	p->log_dir = dir && kopt_mkdirs(dir) == 0 ? xstrdup(dir) : NULL;
 }
 
 void wpool_sandbox(wpool *p, const char *scratch, const char *const *deny)
@@ -155,6 +164,8 @@ static void clear_worker(struct worker *w)
 	close_fd(&w->in);
 	close_fd(&w->out);
 	close_fd(&w->err);
+	close_fd(&w->log);
+	w->etail.log = -1;
 	strbuf_reset(&w->rbuf);
 	strbuf_reset(&w->wbuf);
 	tail_clear(&w->etail);
@@ -312,6 +323,24 @@ static void send_now(wpool *p, struct worker *w, json_t *req)
 	flush_writes(w);
 }
 
+/* w's stderr copied to log_dir/worker-SLOT.log: emptied at the slot's first
+ * worker of this run, appended to by the workers that take the slot later */
+static void open_log(wpool *p, struct worker *w, pid_t pid)
+{
+	if (!p->log_dir)
+		return;
+	char *path = xasprintf("%s/worker-%d.log", p->log_dir, (int)(w - p->w));
+	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | (w->logged ? O_APPEND : O_TRUNC), 0644);
+	free(path);
+	if (fd < 0)
+		return; /* the copy is a help, not a need */
+	w->logged = true;
+	char *head = xasprintf("koptmake: worker %ld started on GPU %d\n", (long)pid, w->gpu);
+	(void)kopt_write_all(fd, head, strlen(head));
+	free(head);
+	w->log = w->etail.log = fd;
+}
+
 static int spawn(wpool *p, struct worker *w)
 {
 	struct device *d = &p->devs[w->dev];
@@ -346,6 +375,7 @@ static int spawn(wpool *p, struct worker *w)
 	sandbox_env_free(env);
 	if (pid < 0)
 		return -1;
+	open_log(p, w, pid);
 	w->srun = d->srun ? d->launcher[0] : NULL;
 	w->pid = pid;
 	w->state = W_STARTING;
@@ -869,6 +899,7 @@ void wpool_free(wpool *p)
 	free(p->devs);
 	free(p->w);
 	free(p->program);
+	free(p->log_dir);
 	if (p->scratch)
 		sandbox_scratch_remove(p->scratch);
 	wpool_sandbox(p, NULL, NULL);

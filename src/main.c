@@ -56,6 +56,7 @@ static void usage(FILE *out)
 		"  KOPT_SANDBOX_WRITE   more folders (colon-separated) that workers may write into\n"
 		"  KOPT_SANDBOX_PREINIT 0: no unconfined child starts the driver where /dev/nvidia-uvm is missing\n"
 		"  KOPT_WORKER_ENV      more variables that workers get (names and NAME* prefixes)\n"
+		"  KOPT_WORKER_STACKS=S every S seconds, each worker's Python stacks into .kopt/workers/\n"
 		"\n"
 		"koptmake(1) and kopt(5) say more.\n");
 }

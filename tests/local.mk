@@ -75,8 +75,8 @@ TESTS += tests/help.sh
 EXTRA_DIST += tests/help.sh
 TESTS += tests/e2e/cli.sh
 EXTRA_DIST += tests/e2e/cli.sh
-TESTS += tests/e2e/progress.sh tests/e2e/keep-going.sh
-EXTRA_DIST += tests/e2e/progress.sh tests/e2e/keep-going.sh
+TESTS += tests/e2e/progress.sh tests/e2e/keep-going.sh tests/e2e/worker-log.sh
+EXTRA_DIST += tests/e2e/progress.sh tests/e2e/keep-going.sh tests/e2e/worker-log.sh
 # the size convention: files of at most 900 lines, functions of at most 120
 # (issue 18), and the checker on files of known sizes
 TESTS += tests/size.sh tests/size-self.sh
