@@ -28,6 +28,8 @@ KOPT_PY_FILES = \
 	runtime/python/kopt/loader.py \
 	runtime/python/kopt/state.py \
 	runtime/python/kopt/screen.py \
+	runtime/python/kopt/stacks.py \
+	runtime/python/kopt/helion.py \
 	runtime/python/kopt/inductor.py \
 	runtime/python/kopt/measure.py \
 	runtime/python/kopt/kernels.py \

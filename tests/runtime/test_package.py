@@ -212,5 +212,13 @@ ok("kopt/preflight.py" in names and not [x for x in names if "_build" in x or x.
 import shutil  # noqa: E402
 
 shutil.rmtree(tmp)
+# make install and make dist ship runtime/local.mk's list: every module of
+# the package must be on it (helion.py was not, and an installed worker
+# failed at its import)
+mk = open(os.path.join(top, "runtime", "local.mk")).read()
+listed = {ln.strip().rstrip("\\").strip() for ln in mk.split("KOPT_PY_FILES =", 1)[1].split("\n\n")[0].splitlines()}
+mods = {f"runtime/python/kopt/{f}" for f in os.listdir(os.path.join(SRC, "kopt")) if f.endswith(".py")}
+ok(mods <= listed, "runtime/local.mk's KOPT_PY_FILES lists every kopt/*.py", sorted(mods - listed))
+
 print(f"1..{n}")
 sys.exit(1 if failed else 0)

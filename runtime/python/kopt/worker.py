@@ -8,7 +8,6 @@ fd 1 at stderr anyway).
 
 from __future__ import annotations
 
-import faulthandler
 import gc
 import json
 import os
@@ -17,6 +16,8 @@ import sys
 import time
 import traceback
 from collections import OrderedDict
+
+from .stacks import stack_dumps
 
 
 def _compile_caches() -> None:
@@ -30,20 +31,8 @@ def _compile_caches() -> None:
         os.environ.setdefault("TRITON_CACHE_DIR", os.path.join(base, "triton"))
 
 
-def _stack_dumps() -> None:
-    """KOPT_WORKER_STACKS=S: every S seconds, every thread's stack on
-    stderr (koptmake keeps it in .kopt/workers/), to see what a slow step
-    waits on."""
-    every = os.environ.get("KOPT_WORKER_STACKS")
-    try:
-        if every and float(every) > 0:
-            faulthandler.dump_traceback_later(float(every), repeat=True, file=sys.stderr)
-    except ValueError:
-        print(f"kopt-worker: warning: KOPT_WORKER_STACKS={every!r} is not a number of seconds", file=sys.stderr)
-
-
 _compile_caches()
-_stack_dumps()
+stack_dumps(os.environ.get("KOPT_WORKER_STACKS"))
 
 import torch  # noqa: E402
 
