@@ -274,7 +274,13 @@ bool gate_correctness(const json_t *num, const struct kopt_gates *cfg,
 	 * final, which the checks below name; with none, too few is the failure */
 	bool short_run = cfg->seeds > 0 && nseeds < (size_t)cfg->seeds;
 	if (nseeds == 0) {
-		gate_reason(v, "correctness: %zu seeds checked, gates ask for %d", nseeds, cfg->seeds);
+		/* the candidate did not run: the worker's error says why (out of
+		 * shared memory, a launch that failed) */
+		const char *err = json_string_value(json_object_get(num, "error"));
+		if (err && *err)
+			gate_reason(v, "correctness: the candidate did not run: %s", err);
+		else
+			gate_reason(v, "correctness: %zu seeds checked, gates ask for %d", nseeds, cfg->seeds);
 		return false;
 	}
 	bool multi = overall_figures(seeds, v);

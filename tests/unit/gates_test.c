@@ -173,6 +173,12 @@ static void test_tolerance(void)
 	TAP_OK(!run_corr(corr(3, 1), &v, &tol) && !tol, "3 seeds when 5 are asked fails");
 	TAP_IS_STR(v.reason, "correctness: 3 seeds checked, gates ask for 5", "seed count reason");
 	TAP_OK(!run_corr(corr(0, 1), &v, &tol), "no seeds fails");
+	TAP_IS_STR(v.reason, "correctness: 0 seeds checked, gates ask for 5", "no seeds, no error: the count");
+	c = corr(0, 1);
+	json_object_set_new(c, "error", json_string("OutOfResources: out of resource: shared memory, Required: 262144"));
+	TAP_OK(!run_corr(c, &v, &tol), "a candidate that did not run fails");
+	TAP_IS_STR(v.reason, "correctness: the candidate did not run: OutOfResources: out of resource: shared memory, "
+		   "Required: 262144", "... and the worker's error is the reason");
 	cfg.seeds = 1;
 	TAP_OK(run_corr(corr(1, 1), &v, &tol), "seeds = 1: one clean seed passes");
 	TAP_OK(v.seeds == 1 && strstr(v.reason, "max abs error 2e-06, max rel error 3e-06, within atol 1e-04"),
