@@ -62,9 +62,31 @@ struct winner {
 	char cand_hex[HASH_HEX];
 };
 
+/* A Helion kernel file's stitch also times, side by side with the
+ * winners, the configs Helion's autotuner found in the profile: the
+ * request's "helion_baselines", [{kernel, quick, full}] (configs or null);
+ * NULL where the profile has none */
+static json_t *helion_baselines(struct dag *d, const struct rule_mv *mv)
+{
+	const json_t *h = json_object_get(json_object_get(dag_result(d, mv->profile), "meas"), "helion");
+	json_t *out = json_array(), *hk;
+	size_t i;
+	json_array_foreach(json_object_get(h, "kernels"), i, hk) {
+		json_t *q = json_object_get(json_object_get(hk, "quick"), "config");
+		json_t *f = json_object_get(json_object_get(hk, "full"), "config");
+		if (json_is_string(json_object_get(hk, "kernel")) && (json_is_object(q) || json_is_object(f)))
+			json_array_append_new(out, json_pack("{s:O, s:O, s:O}", "kernel", json_object_get(hk, "kernel"),
+				"quick", json_is_object(q) ? q : json_null(), "full", json_is_object(f) ? f : json_null()));
+	}
+	if (json_array_size(out) == 0) {
+		json_decref(out);
+		return NULL;
+	}
+	return out;
+}
+
 static int stitch_key(struct dag *d, struct dag_node *n, struct hash_key *k, char **why)
 {
-	(void)d;
 	(void)why;
 	struct rule_model *dm = rule_model_of(n);
 	const struct kopt_model *m = dm->spec;
@@ -102,6 +124,16 @@ static int stitch_key(struct dag *d, struct dag_node *n, struct hash_key *k, cha
 		hash_key_splice(k, &dm->mvs[v].variant_key);
 		/* its compiled code's check decides whether it may be chosen */
 		hash_key_str(k, "baseline", gate_baseline_name(dm->mvs[v].summary.baseline));
+		/* the autotuner's configs it races (a profile with helion_full
+		 * finds one more) */
+		json_t *hb = m->kind == KOPT_MODEL_HELION && (dm->mvs[v].profile->flags & DAG_DONE) ?
+			     helion_baselines(d, &dm->mvs[v]) : NULL;
+		if (hb) {
+			char *js = json_dumps(hb, JSON_COMPACT | JSON_SORT_KEYS);
+			hash_key_str(k, "helion_baselines", js ? js : "");
+			free(js);
+			json_decref(hb);
+		}
 	}
 	hash_key_int(k, "param:seed", m->agents ? (long long)m->agents->seed : 0);
 	hash_key_splice(k, &rule_model_of(n)->gates_key);
@@ -228,6 +260,9 @@ static int send_current(struct rule_run *run, struct stitch_priv *p)
 				 "model", rule_model_json(m), "variant", rule_variant_json(mv->variant),
 				 "seed", (json_int_t)(m->agents ? m->agents->seed : 0), "winners", ws,
 				 "gates", rule_gates_json(m->gates));
+	json_t *hb = m->kind == KOPT_MODEL_HELION ? helion_baselines(run->dag, mv) : NULL;
+	if (hb)
+		json_object_set_new(run->request, "helion_baselines", hb);
 	p->vr[p->vi].attempts++;
 	return RULE_SEND;
 }
@@ -291,6 +326,9 @@ static int handle_reply(struct rule_run *run, json_t *res)
 	}
 	struct vres *vr = &p->vr[p->vi];
 	double base = rule_num(res, "base_ns_per_call"), opt = rule_num(res, "opt_ns_per_call");
+	json_t *hr = json_object_get(res, "helion_race");
+	json_decref(vr->helion_race);
+	vr->helion_race = json_is_object(hr) ? json_incref(hr) : NULL;
 	/* the worker measures, koptmake decides: gates 2, 3 and 4 on the whole model */
 	struct gate_verdict v;
 	gate_decide(json_object_get(res, "numbers"), rule_model_of(run->node)->spec->gates, &v);
@@ -528,6 +566,8 @@ static void result(struct rule_run *run, struct stitch_priv *p, const struct cho
 	json_object_set_new(run->meas, "variants", vars);
 	if (p->race_error)
 		json_object_set_new(run->meas, "race_error", json_string(p->race_error));
+	if (p->vr[ch->best].helion_race)
+		json_object_set(run->meas, "helion_race", p->vr[ch->best].helion_race);
 	/* replayed_s: the remembered requests' worker time, which the model's
 	 * GPU-minutes go on counting (rules/report.c) */
 	json_object_set_new(run->meas, "requests", json_pack("{s:i, s:i, s:f}", "sent", p->sent, "replayed",
@@ -563,6 +603,7 @@ static void stitch_release(struct rule_run *run)
 		for (size_t v = 0; v < rule_model_of(run->node)->nmv; v++) {
 			json_decref(p->vr[v].output_code);
 			json_decref(p->vr[v].winners);
+			json_decref(p->vr[v].helion_race);
 			free(p->vr[v].reason);
 		}
 	}

@@ -22,6 +22,7 @@ struct vres {
 	int attempts;
 	bool unusable;       /* its compiled code failed its check against eager: no request */
 	bool failed;         /* an agents' variant whose capture or profile failed: not raced */
+	json_t *helion_race; /* a Helion file's stitch: own, koptmake's and the autotuner's configs side by side */
 };
 
 struct stitch_priv {

@@ -240,6 +240,56 @@ int stitch_write_code(struct rule_run *run, struct stitch_priv *p, const struct 
 	return r;
 }
 
+/* the wall time Helion's autotuner took at effort over the file's kernels
+ * (the profile's baselines), NAN where it did not run */
+static double helion_wall(struct dag *d, const struct rule_mv *mv, const char *effort)
+{
+	const json_t *h = json_object_get(json_object_get(dag_result(d, mv->profile), "meas"), "helion");
+	double wall = NAN;
+	size_t i;
+	json_t *hk;
+	json_array_foreach(json_object_get(h, "kernels"), i, hk) {
+		json_t *w = json_object_get(json_object_get(hk, effort), "wall_s");
+		if (json_is_number(w))
+			wall = (isnan(wall) ? 0 : wall) + json_number_value(w);
+	}
+	return wall;
+}
+
+/* a Helion kernel file: its launch with the kernels' own configs, with
+ * Helion's autotuner's and with koptmake's, side by side in the stitch
+ * (runtime/python/kopt/helion.py: race) */
+static void helion_race_md(struct rule_run *run, const struct rule_mv *mv, const json_t *race, struct strbuf *md)
+{
+	if (!race)
+		return;
+	strbuf_addstr(md, "\n## Against Helion's autotuner\n\n");
+	const char *err = json_string_value(json_object_get(race, "error"));
+	double own = rule_num(race, "own_ns");
+	if (err || !(own > 0)) {
+		strbuf_addf(md, "Not measured: %s.\n", err ? err : "no time for the own configs");
+		return;
+	}
+	strbuf_addstr(md, "The file's launch with each set of configs, timed side by side in the stitch (interleaved, "
+			  "L2 flushed); the autotuner's wall time is its search's, in the profile.\n\n"
+			  "| configs | us per call | vs own configs | search wall (s) |\n| --- | ---: | ---: | ---: |\n");
+	static const char *const rows[][3] = { { "the kernels' own", "own_ns", NULL },
+					       { "Helion's quick autotune", "quick_ns", "quick" },
+					       { "Helion's full autotune", "full_ns", "full" },
+					       { "koptmake's", "koptmake_ns", NULL } };
+	for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
+		double ns = rule_num(race, rows[r][1]);
+		if (!(ns > 0))
+			continue;
+		double wall = rows[r][2] ? helion_wall(run->dag, mv, rows[r][2]) : NAN;
+		strbuf_addf(md, "| %s | %.3f | %.3fx | ", rows[r][0], ns / 1000.0, own / ns);
+		if (isnan(wall))
+			strbuf_addstr(md, "- |\n");
+		else
+			strbuf_addf(md, "%.1f |\n", wall);
+	}
+}
+
 /* the model's report.md */
 void stitch_model_md(struct rule_run *run, struct stitch_priv *p, const struct choice *ch, struct strbuf *md)
 {
@@ -334,6 +384,8 @@ void stitch_model_md(struct rule_run *run, struct stitch_priv *p, const struct c
 			strbuf_addch(md, '\n');
 		}
 	}
+	if (dm->spec->kind == KOPT_MODEL_HELION)
+		helion_race_md(run, &dm->mvs[ch->best], b->helion_race, md);
 	strbuf_addstr(md, "\nVerdicts of all candidates:");
 	const char *gk;
 	json_t *gv;

@@ -107,7 +107,8 @@
  * simulated wall time); a verify of a config-only candidate without
  * block_sizes in its config fails gate 1 as "does not build", as the real
  * one does (a source candidate, an edit of the generated Triton, is
- * verified as any).
+ * verified as any); its stitch answers "helion_race" where the request has
+ * "helion_baselines" (stitch()).
  * A screen (one kernel's launch configs searched alone) answers with the
  * configs verify would pass, by the same speedups (screen()).
  * The simulator confines itself through the real worker's sandbox
@@ -826,6 +827,24 @@ static json_t *stitch(const struct model *m, json_t *req)
 			      "output_code", code, "base_ns_per_call", base, "opt_ns_per_call", opt,
 			      "speedup", base / opt, "numbers", nums);
 	json_object_set_new(r, "gate", bad ? json_string("fp64") : json_null());
+	/* a Helion file's configs side by side (helion.py's race): the
+	 * autotuner's quick config 1.2x faster than the own, its full one 1.3x,
+	 * koptmake's winners as the stitch measured them (where they passed) */
+	json_t *hb = json_object_get(req, "helion_baselines"), *b;
+	if (m->helion && json_array_size(hb)) {
+		json_t *hr = json_pack("{s:f}", "own_ns", base);
+		json_array_foreach(hb, i, b) {
+			json_t *q = json_object_get(b, "quick");
+			if (json_is_object(q)) /* faster only with the profile's own quick config */
+				json_object_set_new(hr, "quick_ns", json_real(json_integer_value(json_array_get(
+					json_object_get(q, "block_sizes"), 0)) == 128 ? base / 1.2 : base));
+			if (json_is_object(json_object_get(b, "full")))
+				json_object_set_new(hr, "full_ns", json_real(base / 1.3));
+		}
+		if (json_array_size(ws) && !bad)
+			json_object_set_new(hr, "koptmake_ns", json_real(opt));
+		json_object_set_new(r, "helion_race", hr);
+	}
 	free(code);
 	return r;
 }

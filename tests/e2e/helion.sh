@@ -38,13 +38,17 @@ check "helion.json: the winning config under the kernel's global name" \
 	"tr -d ' \n' < kopt-out/soft/helion.json | grep -q '\"kernels\":{\"hk0\":{\"config\":{\"block_sizes\":\[[0-9]*,32\],.*\"num_warps\":8,'"
 check "the long-term memory files a lesson by its helion.Config" \
 	"grep -q '\"f\":\"helion/[^\"]*\",\"s\":\"warps-up\",\"v\":\"pass\",\"x\":1.[0-9]*,\"c\":\"block_sizes=64,32 num_warps=8 num_stages=2 indexing=pointer pid_type=flat' .kopt/memory.jsonl"
+check "report.md: own, quick autotune (its config passed on from the profile) and koptmake's configs side by side, the quick search's wall time, no full row" \
+	"grep -q '^| the kernels. own | [0-9.]* | 1.000x | - |$' kopt-out/soft/report.md && grep -q '^| Helion.s quick autotune | [0-9.]* | 1.200x | 40.0 |$' kopt-out/soft/report.md && grep -q '^| koptmake.s | [0-9.]* | 1.[0-9]*x | - |$' kopt-out/soft/report.md && ! grep -q 'full autotune |' kopt-out/soft/report.md"
 
 : > sim.log
 "$KOPTMAKE" -f h.kopt > out 2> err || cat err >&2
 check "a null build reruns nothing" "[ ! -s sim.log ]"
 spec true
 "$KOPTMAKE" -f h.kopt > out 2> err || cat err >&2
-check "helion_full = true reruns the profile" "grep -q '^profile soft default' sim.log"
+check "helion_full = true reruns the profile, and the stitch that races its config" "grep -q '^profile soft default' sim.log && grep -q '^stitch soft default' sim.log"
 check "... and profile.md has the full effort's time and wall time" \
 	"grep -q '^| hk0 | [0-9.]* | [0-9.]* | 40.0 | [0-9.]* | 900.0 |$' kopt-out/soft/profile.md"
+check "... and report.md its row beside the others, with its wall time" \
+	"grep -q '^| Helion.s full autotune | [0-9.]* | 1.300x | 900.0 |$' kopt-out/soft/report.md"
 echo "1..$n"

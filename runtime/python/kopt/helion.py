@@ -348,6 +348,25 @@ def baselines(c: HelionCompiled, req: dict, flush, n: int = 20) -> dict:
     return {"kernels": out, "efforts": efforts}
 
 
+def race(c: HelionCompiled, winners: dict, baselines: list, flush, n: int = 20) -> dict:
+    """The file's launch, side by side (interleaved, L2 flushed): with the
+    kernels' own configs, with the configs Helion's autotuner found in the
+    profile (baselines: [{kernel, quick, full}], configs or None) and with
+    koptmake's winners ({global: callable}, the stitch's swaps; none: no
+    row). The stitch asks for it, so that the report compares them in one
+    measurement rather than across the profile's and the stitch's."""
+    sets = {"own_ns": {}}
+    for effort in ("quick", "full"):
+        sw = {b["kernel"]: pinned(c.kernels[b["kernel"]], b[effort]) for b in baselines
+              if b.get(effort) and b.get("kernel") in c.kernels}
+        if sw:
+            sets[f"{effort}_ns"] = sw
+    if winners:
+        sets["koptmake_ns"] = winners
+    ns = _time(c, list(sets.values()), c.problem.inputs(0), flush, n)
+    return dict(zip(sets, ns))
+
+
 def _args_of(c: HelionCompiled, var: str, inputs) -> list:
     """The arguments of var's first call in a run of the problem."""
     mod = c.problem.module

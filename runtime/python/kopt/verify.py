@@ -529,5 +529,15 @@ def stitch(c: Compiled, req: dict, flush) -> dict:
     base = sorted(perf.get("model_base_ns") or [0.0])
     opt = sorted(perf.get("model_cand_ns") or [0.0])
     b, o = base[len(base) // 2], opt[len(opt) // 2]
-    return {"numbers": numbers, "output_code": code, "base_ns_per_call": b, "opt_ns_per_call": o,
-            "speedup": b / o if o else None}
+    out = {"numbers": numbers, "output_code": code, "base_ns_per_call": b, "opt_ns_per_call": o,
+           "speedup": b / o if o else None}
+    if c.problem.kind == "helion" and req.get("helion_baselines"):
+        from . import helion as H
+
+        try:  # a figure for the report: its failure fails no stitch
+            out["helion_race"] = H.race(c, swaps if "perf" in numbers else {}, req["helion_baselines"], flush)
+        except Exception as exc:
+            if is_sticky(exc):
+                raise
+            out["helion_race"] = {"error": f"{type(exc).__name__}: {exc}"[:300]}
+    return out
