@@ -5,6 +5,7 @@
 #include "tail.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -46,8 +47,10 @@ int tail_read(struct tail *t, int fd)
 			strbuf_reset(&t->part);
 			return 1;
 		}
-		if (t->log >= 0 && kopt_write_all(t->log, buf, (size_t)r) < 0)
-			t->log = -1; /* a full disk loses the copy, not the worker */
+		if (t->log >= 0 && kopt_write_all(t->log, buf, (size_t)r) < 0) {
+			close(t->log); /* a full disk loses the copy, not the worker */
+			t->log = -1;
+		}
 		strbuf_add(&t->part, buf, (size_t)r);
 		char *s = t->part.buf, *nl;
 		while ((nl = memchr(s, '\n', t->part.len - (size_t)(s - t->part.buf)))) {
@@ -77,8 +80,23 @@ char *tail_text(const struct tail *t)
 	return strbuf_detach(&sb);
 }
 
+int tail_copy_to(struct tail *t, const char *path, bool append, const char *head)
+{
+	if (t->log >= 0)
+		close(t->log);
+	t->log = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | (append ? O_APPEND : O_TRUNC), 0644);
+	if (t->log >= 0 && head && kopt_write_all(t->log, head, strlen(head)) < 0) {
+		close(t->log);
+		t->log = -1;
+	}
+	return t->log >= 0 ? 0 : -1;
+}
+
 void tail_clear(struct tail *t)
 {
+	if (t->log >= 0)
+		close(t->log);
+	t->log = -1;
 	strbuf_reset(&t->part);
 	for (int i = 0; i < TAIL_LINES; i++) {
 		free(t->lines[i]);

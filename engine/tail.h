@@ -8,6 +8,8 @@
 
 #include "../common/util.h"
 
+#include <stdbool.h>
+
 #define TAIL_LINES 8  /* lines kept */
 #define TAIL_LINE 300 /* bytes kept of each */
 
@@ -24,7 +26,11 @@ void tail_init(struct tail *t);
 int tail_read(struct tail *t, int fd);
 /* the lines kept, oldest first, '\n'-separated ("" for none); caller frees */
 char *tail_text(const struct tail *t);
-/* forgets every line (a new stream) */
+/* from now on a copy of every byte read also goes to the file at path,
+ * emptied first, or appended to with append, after the line head; until
+ * tail_clear. 0, or -1 where it cannot be opened (the ring goes on) */
+int tail_copy_to(struct tail *t, const char *path, bool append, const char *head);
+/* forgets every line (a new stream), and stops the copy */
 void tail_clear(struct tail *t);
 void tail_release(struct tail *t);
 

@@ -43,8 +43,7 @@ struct worker {
 	struct strbuf wbuf;  /* bytes for stdin not yet written */
 	size_t woff;
 	struct tail etail;   /* the last lines of its stderr */
-	int log;             /* its stderr's copy (wpool_log), -1: none */
-	bool logged;         /* the copy was started in this run: append to it */
+	bool logged;         /* its slot's stderr copy (wpool_log) was started in this run: append */
 	double deadline;     /* 0 = none */
 	long id;             /* id of the request in flight */
 	bool waiting;        /* a request is in flight */
@@ -95,7 +94,7 @@ wpool *wpool_new(const char *program, int max_workers)
 	p->nw = max_workers > 0 ? max_workers : 1;
 	p->w = xcalloc((size_t)p->nw, sizeof *p->w);
 	for (int i = 0; i < p->nw; i++) {
-		p->w[i].in = p->w[i].out = p->w[i].err = p->w[i].log = -1;
+		p->w[i].in = p->w[i].out = p->w[i].err = -1;
 		strbuf_init(&p->w[i].rbuf);
 		strbuf_init(&p->w[i].wbuf);
 		tail_init(&p->w[i].etail);
@@ -107,7 +106,7 @@ wpool *wpool_new(const char *program, int max_workers)
 void wpool_log(wpool *p, const char *dir)
 {
 	free(p->log_dir);
-	p->log_dir = dir && kopt_mkdirs(dir) == 0 ? xstrdup(dir) : NULL;
+	p->log_dir = dir ? xstrdup(dir) : NULL;
 }
 
 void wpool_sandbox(wpool *p, const char *scratch, const char *const *deny)
@@ -164,8 +163,6 @@ static void clear_worker(struct worker *w)
 	close_fd(&w->in);
 	close_fd(&w->out);
 	close_fd(&w->err);
-	close_fd(&w->log);
-	w->etail.log = -1;
 	strbuf_reset(&w->rbuf);
 	strbuf_reset(&w->wbuf);
 	tail_clear(&w->etail);
@@ -327,18 +324,13 @@ static void send_now(wpool *p, struct worker *w, json_t *req)
  * worker of this run, appended to by the workers that take the slot later */
 static void open_log(wpool *p, struct worker *w, pid_t pid)
 {
-	if (!p->log_dir)
-		return;
-	char *path = xasprintf("%s/worker-%d.log", p->log_dir, (int)(w - p->w));
-	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | (w->logged ? O_APPEND : O_TRUNC), 0644);
-	free(path);
-	if (fd < 0)
+	if (!p->log_dir || kopt_mkdirs(p->log_dir) < 0)
 		return; /* the copy is a help, not a need */
-	w->logged = true;
+	char *path = xasprintf("%s/worker-%d.log", p->log_dir, (int)(w - p->w));
 	char *head = xasprintf("koptmake: worker %ld started on GPU %d\n", (long)pid, w->gpu);
-	(void)kopt_write_all(fd, head, strlen(head));
+	w->logged |= tail_copy_to(&w->etail, path, w->logged, head) == 0;
+	free(path);
 	free(head);
-	w->log = w->etail.log = fd;
 }
 
 static int spawn(wpool *p, struct worker *w)

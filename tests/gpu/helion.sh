@@ -113,6 +113,8 @@ for m in $T; do
 		"grep -q '^| [A-Za-z0-9_]* | [0-9.]* | [0-9.]* | [0-9.]* |' '$B/kopt-out/$m/profile.md'"
 	ok "$m: candidates were tried, each a helion.Config" \
 		"grep -q '^| [0-9]* | ' '$B/kopt-out/$m/report.md' && ! grep '^| [0-9]* | ' '$B/kopt-out/$m/report.md' | grep -qv 'block_sizes='"
+	ok "$m: report.md times the own, the quick autotune's and koptmake's configs side by side" \
+		"grep -q '^| Helion.s quick autotune | [0-9.]* | [0-9.]*x | [0-9.]* |$' '$B/kopt-out/$m/report.md'"
 done
 echo "1..$n"
 
@@ -134,8 +136,27 @@ except (OSError, ValueError, KeyError) as e:
     rep = {}
     print(f"# no report.json: {e}")
 us = lambda x: f"{x / 1e3:.1f}" if isinstance(x, (int, float)) else "-"
-print("\n| kernel | own config us | quick us | quick wall s | full us | full wall s | koptmake best us "
-      "| (its own-config us) | best vs own | best vs quick | search GPU s | with quick autotune s | verdict |")
+vs = lambda x, y: f"{x / y:.3f}x" if isinstance(x, (int, float)) and isinstance(y, (int, float)) and y else "-"
+ROWS = {"the kernels' own": "own", "Helion's quick autotune": "quick", "Helion's full autotune": "full", "koptmake's": "kopt"}
+
+
+def race(m):
+    """report.md's 'Against Helion's autotuner': the stitch's side-by-side times (ns) and wall times"""
+    try:
+        md = open(os.path.join(b, "kopt-out", m, "report.md")).read()
+    except OSError:
+        return {}, ""
+    out, verdict = {}, ("optimized" if "\nOptimized" in md else "baseline kept" if "Baseline kept" in md else "-")
+    sec = md.split("## Against Helion's autotuner", 1)
+    for ln in (sec[1].splitlines() if len(sec) > 1 else []):
+        f = [x.strip() for x in ln.strip("|").split("|")]
+        if len(f) == 4 and f[0] in ROWS:
+            out[ROWS[f[0]]] = (float(f[1]) * 1e3, None if f[3] == "-" else float(f[3]))
+    return out, verdict
+
+
+print("\n| model | own configs us | quick us | quick wall s | full us | full wall s | koptmake us | koptmake vs own "
+      "| vs quick | vs full | koptmake search GPU s | with the quick autotune s | verdict |")
 print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
 for prof in sorted(glob.glob(os.path.join(b, "kopt-out/*/profile.json"))):
     m = os.path.basename(os.path.dirname(prof))
@@ -144,34 +165,22 @@ for prof in sorted(glob.glob(os.path.join(b, "kopt-out/*/profile.json"))):
     s = secs.get(m, {})
     helion_s = (p.get("phases") or {}).get("helion_s") or 0.0
     search = sum(s.get(k, 0.0) for k in ("capture", "profile", "verify", "stitch")) - helion_s
-    r = rep.get(m, {})
-    if not r:  # a build of single models writes no report.json: the model's report.md says
-        import re
-        try:
-            md = open(os.path.join(b, "kopt-out", m, "report.md")).read()
-        except OSError:
-            md = ""
-        o = re.search(r"([0-9.]+) us -> ([0-9.]+) us per call", md)
-        k = re.search(r"Baseline kept: .*\(([0-9.]+) us per call\)", md)
-        if o:
-            r = {"baseline_ns": float(o[1]) * 1e3, "optimized_ns": float(o[2]) * 1e3, "verdict": "optimized"}
-        elif k:
-            r = {"baseline_ns": float(k[1]) * 1e3, "optimized_ns": float(k[1]) * 1e3, "verdict": "baseline kept"}
+    r, verdict = race(m)
+    t = {k: v[0] for k, v in r.items()}
+    wall = {k: v[1] for k, v in r.items()}
+    kopt = t.get("kopt", t.get("own"))  # no winner: the own configs stay
+    print(f"| {m} | {us(t.get('own'))} | {us(t.get('quick'))} | {wall.get('quick') or '-'} | {us(t.get('full'))} "
+          f"| {wall.get('full') or '-'} | {us(kopt)} | {vs(t.get('own'), kopt)} | {vs(t.get('quick'), kopt)} "
+          f"| {vs(t.get('full'), kopt)} | {search:.1f} | {search + (wall.get('quick') or 0):.1f} | {verdict} |")
     for k in h.get("kernels", []):
-        d, q, fl = k.get("default", {}), k.get("quick", {}), k.get("full", {})
-        best, base = r.get("optimized_ns"), r.get("baseline_ns")
-        vs = lambda x, y: f"{x / y:.3f}x" if isinstance(x, (int, float)) and isinstance(y, (int, float)) and y else "-"
-        print(f"| {m}/{k['kernel']} | {us(d.get('ns'))} | {us(q.get('ns'))} | {q.get('wall_s', '-')} | {us(fl.get('ns'))} "
-              f"| {fl.get('wall_s', '-')} | {us(best)} | {us(base)} | {vs(base, best)} | {vs(q.get('ns'), best)} "
-              f"| {search:.1f} | {search + (q.get('wall_s') or 0):.1f} | {r.get('verdict', '-')} |")
         for e in ("quick", "full"):
             if k.get(e, {}).get("error"):
-                print(f"#   {e} autotune failed: {k[e]['error']}")
+                print(f"#   {m}/{k['kernel']}: {e} autotune failed: {k[e]['error']}")
     if h.get("error"):
         print(f"# {m}: the Helion baselines failed: {h['error']}")
-print("\n(koptmake best: the stitch's model time with the winning configs; its own-config time is the stitch's")
-print("baseline, measured beside it; the Helion baselines are the profile's, measured side by side there.")
-print("Search GPU s: the build's worker seconds less the profile's Helion autotune baselines; the agents")
+print("\n(All times are the stitch's, side by side in one measurement: the file's launch with the kernels' own")
+print("configs, Helion's autotuner's and koptmake's. Wall s: the autotuner's search, in the profile. koptmake")
+print("search GPU s: the build's worker seconds for the model less the profile's autotune baselines; its agents")
 print("start from the quick autotune's config, so the column after it adds the quick autotune's wall time.)")
 for hj in sorted(glob.glob(os.path.join(b, "kopt-out/*/helion.json"))):
     for name, k in json.load(open(hj)).get("kernels", {}).items():

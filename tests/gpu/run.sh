@@ -21,6 +21,8 @@ echo "# reward-hacking suite"
 bash "$here/cheats.sh" "$W" "$out/cheats" || status=1
 echo "# the compiled baseline against eager: examples/checks"
 bash "$here/baseline.sh" "${KOPTMAKE:-$PWD/koptmake}" "$out/baseline" || status=1
+echo "# an ATen-fallback variant that changes the results (a test double changes the fallback)"
+bash "$here/aten_auto.sh" "${KOPTMAKE:-$PWD/koptmake}" "$out/aten_auto" || status=1
 echo "# the implementation-space search (space_variants = 6) and CUDA graphs at deployment"
 bash "$here/space.sh" "${KOPTMAKE:-$PWD/koptmake}" "$out/space" || status=1
 echo "# examples: capture and profile"
