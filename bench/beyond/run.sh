@@ -3,8 +3,10 @@
 # the GPU machine, from the project root, resumable: the cache of earlier
 # slices comes from $OUT/../beyond.tgz or .device/beyond.tgz when there,
 # and this slice's cache goes to $OUT/beyond.tgz. koptmake is stopped with
-# SIGINT after SECONDS (default 480), so finished steps are kept. SAMPLE is
-# what sample.sh made (on this machine: ../shared does not travel).
+# SIGINT after SECONDS (default 480), so finished steps are kept. The
+# levels are built one after the other (TARGETS, default "level1 level2
+# level3 all"), each summarized once its report is there. SAMPLE is what
+# sample.sh made (on this machine: ../shared does not travel).
 set -u
 sample=$(cd "$1" && pwd); secs=${2:-480}
 top=$PWD
@@ -13,9 +15,23 @@ mkdir -p "$work"
 [ -f "$top/.device/beyond.tgz" ] && tar xzf "$top/.device/beyond.tgz" -C "$work"
 rm -rf "$work/sample" && cp -r "$sample" "$work/sample"
 cd "$work" && cp "$top/bench/beyond/beyond.kopt" Koptfile
-t0=$(date +%s)
-BEYOND=sample timeout -s INT "$secs" koptmake -k -j1 all >build.log 2>&1
-echo "koptmake exit $?, $(( $(date +%s) - t0 )) s"
+# level by level, so that a slice that runs out of time leaves whole levels
+# (a build does every capture and profile of its target before the rest)
+t0=$(date +%s); rc=0
+: > build.log
+for t in ${TARGETS:-level1 level2 level3 all}; do
+	left=$(( secs - ($(date +%s) - t0) ))
+	[ "$left" -gt 5 ] || { rc=124; break; }
+	echo "== $t ($left s left)" >>build.log
+	BEYOND=sample timeout -s INT "$left" koptmake -k -j1 "$t" >>build.log 2>&1
+	rc=$?
+	[ $rc -eq 124 ] && break
+done
+echo "koptmake exit $rc, $(( $(date +%s) - t0 )) s"
 tail -3 build.log
-python3 "$top/bench/beyond/summarize.py" kopt-out/all/report.json > summary.md 2>&1 && cat summary.md
+: > summary.md
+for r in kopt-out/level1 kopt-out/level2 kopt-out/level3 kopt-out/all; do
+	[ -f "$r/report.json" ] && python3 "$top/bench/beyond/summarize.py" "$r/report.json" >> summary.md 2>&1
+done
+cat summary.md
 tar czf "${OUT:-/tmp}/beyond.tgz" --exclude=.kopt/compile .kopt kopt-out build.log summary.md
