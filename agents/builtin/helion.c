@@ -28,6 +28,10 @@
  * class, as for Triton launch configs, and a lesson's shape is the config
  * itself (agent_builtin_shape).
  *
+ * A config that failed for want of shared memory or registers rules out
+ * every config that asks at least as much (larger or equal blocks and
+ * stages, the rest the same but the warps): they are not proposed.
+ *
  * Where a helion.Config cannot express a change, no candidate is made: the
  * worker rejects source candidates for Helion kernels.
  */
@@ -201,13 +205,51 @@ static bool same(const json_t *a, const json_t *b)
 	return json_is_object(a) && json_is_object(b) && json_equal((json_t *)a, (json_t *)b);
 }
 
+/* whether a try failed for want of the GPU's shared memory or registers
+ * (Triton's OutOfResources, in the correctness gate's reason) */
+static bool too_big(const struct agent_try *t)
+{
+	return t->reason && t->verdict && strcmp(t->verdict, "pass") != 0 &&
+	       (strstr(t->reason, "out of resource") || strstr(t->reason, "OutOfResources"));
+}
+
+/* whether c asks at least as much of the SM as big: each block size and
+ * num_stages no smaller, every other key but num_warps the same. Shared
+ * memory grows with tiles and stages, so c cannot fit where big did not. */
+static bool needs_more(const json_t *c, const json_t *big)
+{
+	const json_t *cb = json_object_get(c, "block_sizes"), *bb = json_object_get(big, "block_sizes");
+	if (!json_is_array(cb) || !json_is_array(bb) || json_array_size(cb) != json_array_size(bb))
+		return false;
+	for (size_t i = 0; i < json_array_size(cb); i++)
+		if (json_integer_value(json_array_get(cb, i)) < json_integer_value(json_array_get(bb, i)))
+			return false;
+	json_int_t cs = json_integer_value(json_object_get(c, "num_stages"));
+	json_int_t bs = json_integer_value(json_object_get(big, "num_stages"));
+	if ((cs ? cs : 1) < (bs ? bs : 1))
+		return false;
+	const char *key;
+	json_t *v;
+	json_object_foreach((json_t *)c, key, v)
+		if (strcmp(key, "block_sizes") && strcmp(key, "num_stages") && strcmp(key, "num_warps") &&
+		    !json_equal(v, json_object_get(big, key)))
+			return false;
+	json_object_foreach((json_t *)big, key, v)
+		if (!json_object_get(c, key))
+			return false;
+	return true;
+}
+
+/* tried, or sure to fail as a tried one did for want of resources */
 static bool tried(const struct agent_request *req, const json_t *c)
 {
 	if (same(c, req->kernel->config))
 		return true;
-	for (size_t i = 0; i < req->ntraj; i++)
-		if (same(json_object_get(req->traj[i].candidate, "config"), c))
+	for (size_t i = 0; i < req->ntraj; i++) {
+		const json_t *tc = json_object_get(req->traj[i].candidate, "config");
+		if (same(tc, c) || (too_big(&req->traj[i]) && json_is_object(tc) && needs_more(c, tc)))
 			return true;
+	}
 	return false;
 }
 

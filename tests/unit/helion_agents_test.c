@@ -7,6 +7,7 @@
  * config is not a helion.Config.
  */
 #define _GNU_SOURCE
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +41,28 @@ static int moves_to(const char *move, const char *base, const char *want)
 	json_decref(got);
 	json_decref(w);
 	return ok;
+}
+
+/* the test's own reading of "asks at least as much": blocks and stages no
+ * smaller, everything else but the warps equal */
+static bool needs_more(const json_t *c, const json_t *big)
+{
+	const json_t *cb = json_object_get(c, "block_sizes"), *bb = json_object_get(big, "block_sizes");
+	for (size_t i = 0; i < json_array_size(bb); i++)
+		if (json_integer_value(json_array_get(cb, i)) < json_integer_value(json_array_get(bb, i)))
+			return false;
+	if (json_integer_value(json_object_get(c, "num_stages")) < json_integer_value(json_object_get(big, "num_stages")))
+		return false;
+	json_t *a = json_deep_copy(c), *b = json_deep_copy(big);
+	const char *const keys[] = { "block_sizes", "num_stages", "num_warps" };
+	for (int i = 0; i < 3; i++) {
+		json_object_del(a, keys[i]);
+		json_object_del(b, keys[i]);
+	}
+	bool eq = json_equal(a, b);
+	json_decref(a);
+	json_decref(b);
+	return eq;
 }
 
 int main(void)
@@ -138,6 +161,42 @@ int main(void)
 	free(d2);
 	for (int i = 0; i < n; i++)
 		json_decref(cands[i]);
+
+	/* a config out of shared memory rules out those that ask as much */
+	json_t *mm = J("{\"block_sizes\":[128,256,64],\"num_warps\":8,\"num_stages\":4,\"indexing\":[\"pointer\"],"
+		       "\"pid_type\":\"flat\"}");
+	struct agent_kernel mk = { "matmul", "_helion_matmul", "helion", NULL, mm, row, NULL, NULL, 0 };
+	struct agent_try mt[16];
+	json_t *mc[16] = { 0 };
+	int got = 0, big_after = 0, small_after = 0;
+	json_t *big = NULL;
+	for (int i = 0; i < 16; i++) {
+		struct agent_request mr = { &mk, &cfg, i, mt, (size_t)i, NULL, "test.kopt", NULL };
+		if (agent_propose(&mr, &rp) < 0 || !rp.candidate)
+			break;
+		mc[i] = rp.candidate;
+		free(rp.reason);
+		const json_t *cc = json_object_get(mc[i], "config");
+		/* the first config with a larger first block runs out of shared memory */
+		bool oom = !big && json_integer_value(json_array_get(json_object_get(cc, "block_sizes"), 0)) > 128;
+		if (big && needs_more(cc, big))
+			big_after++;
+		else if (big)
+			small_after++;
+		if (oom)
+			big = (json_t *)cc;
+		mt[i] = (struct agent_try){ .index = i, .candidate = mc[i], .verdict = "fail", .gate = "correctness",
+					    .reason = oom ? "correctness: the candidate did not run: OutOfResources: out of resource: "
+							    "shared memory, Required: 262144, Hardware limit: 232448"
+							  : "perf: slower", .speedup = 0.9 };
+		got++;
+	}
+	TAP_OK(big && got >= 8 && big_after == 0 && small_after >= 6,
+	       "after a config out of shared memory, none that asks as much is proposed (%d of %d after it; %d others)",
+	       big_after, got, small_after);
+	for (int i = 0; i < got; i++)
+		json_decref(mc[i]);
+	json_decref(mm);
 
 	json_t *tc = J("{\"XBLOCK\":64,\"num_warps\":4}");
 	k.config = tc;
