@@ -409,7 +409,8 @@ char *helion_digest(const struct agent_request *req)
 	strbuf_addstr(&sb, "helion;tried=");
 	for (size_t i = 0; i < req->ntraj; i++) {
 		char *c = json_dumps(json_object_get(req->traj[i].candidate, "config"), JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
-		strbuf_addf(&sb, "%s%s", i ? "," : "", c ? c : "null");
+		/* a failure for want of resources rules configs out (tried) */
+		strbuf_addf(&sb, "%s%s%s", i ? "," : "", c ? c : "null", too_big(&req->traj[i]) ? "!" : "");
 		free(c);
 	}
 	char *p = json_dumps(plan_of(req), JSON_COMPACT | JSON_ENCODE_ANY);

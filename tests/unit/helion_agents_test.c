@@ -194,6 +194,14 @@ int main(void)
 	TAP_OK(big && got >= 8 && big_after == 0 && small_after >= 6,
 	       "after a config out of shared memory, none that asks as much is proposed (%d of %d after it; %d others)",
 	       big_after, got, small_after);
+	struct agent_request dr = { &mk, &cfg, got, mt, (size_t)got, NULL, "test.kopt", NULL };
+	char *with = agent_context_digest(&dr);
+	for (int i = 0; i < got; i++)
+		mt[i].reason = "perf: slower";
+	char *without = agent_context_digest(&dr);
+	TAP_OK(strcmp(with, without) != 0, "the context digest says which tries ran out of resources");
+	free(with);
+	free(without);
 	for (int i = 0; i < got; i++)
 		json_decref(mc[i]);
 	json_decref(mm);
