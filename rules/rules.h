@@ -326,7 +326,7 @@ extern const char rule_space_header[];
  * options are allocated (rule_variant_release frees them), their strings
  * static or base's. Returns the count.
  */
-#define RULE_SPACE_MAX 6
+#define RULE_SPACE_MAX 14
 size_t rule_space_search(const struct rule_summary *s, const struct kopt_variant *base, size_t max,
 			 struct kopt_variant *out);
 /* what a variant is, one line for reports ("max-autotune-no-cudagraphs,

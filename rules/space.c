@@ -23,7 +23,7 @@
 
 #define MAX_AUTOTUNE "max-autotune-no-cudagraphs"
 
-enum need { NEED_NONE, NEED_PARAMS, NEED_CONV, NEED_REDUCTION, NEED_TEMPLATE };
+enum need { NEED_NONE, NEED_PARAMS, NEED_CONV, NEED_REDUCTION, NEED_TEMPLATE, NEED_GEMM, NEED_FUSION };
 
 /* one dimension: its variant's name and the options it sets (JSON text) */
 struct dim {
@@ -42,6 +42,17 @@ struct dim {
  * weights again. Coordinate descent at radius 2 moves each launch key by
  * up to 4x where max-autotune's moves by 2x. The reduction switches and
  * epilogue fusion are on by default; their variants turn them off.
+ * Then what max-autotune leaves at its defaults: GEMM and convolution
+ * templates searched exhaustively rather than over the default configs;
+ * Hopper's persistent TMA matmul templates among the GEMM choices;
+ * higher-dimensional tiles, reductions tiled too (transposes, reductions
+ * over a strided axis); cooperative reductions (a small output over many
+ * blocks, synchronised across them, in place of split reductions); the
+ * persistent and the looped form of each reduction compiled both and
+ * picked by timing (multi_kernel); 1x1 convolutions as matmuls; fusion
+ * decisions timed rather than guessed; and fusion without shared reads.
+ * An option the installed torch does not know fails that variant's
+ * capture, which leaves it out of the race, as any failed variant.
  */
 static const struct dim dims[RULE_SPACE_MAX] = {
 	{ "autotune-freezing", NEED_PARAMS, { "freezing" }, { "true" } },
@@ -52,6 +63,14 @@ static const struct dim dims[RULE_SPACE_MAX] = {
 	{ "autotune-no-persistent-reductions", NEED_REDUCTION, { "triton.persistent_reductions" }, { "false" } },
 	{ "autotune-no-split-reductions", NEED_REDUCTION, { "split_reductions" }, { "false" } },
 	{ "autotune-no-epilogue-fusion", NEED_TEMPLATE, { "epilogue_fusion" }, { "false" } },
+	{ "autotune-gemm-exhaustive", NEED_TEMPLATE, { "max_autotune_gemm_search_space" }, { "\"EXHAUSTIVE\"" } },
+	{ "autotune-tma-matmul", NEED_GEMM, { "triton.enable_persistent_tma_matmul" }, { "true" } },
+	{ "autotune-nd-tiling", NEED_NONE, { "triton.prefer_nd_tiling", "triton.tile_reductions" }, { "true", "true" } },
+	{ "autotune-cooperative-reductions", NEED_REDUCTION, { "triton.cooperative_reductions" }, { "true" } },
+	{ "autotune-multi-kernel", NEED_REDUCTION, { "triton.multi_kernel" }, { "1" } },
+	{ "autotune-conv-1x1-as-mm", NEED_CONV, { "conv_1x1_as_mm" }, { "true" } },
+	{ "autotune-benchmark-fusion", NEED_FUSION, { "benchmark_fusion" }, { "true" } },
+	{ "autotune-aggressive-fusion", NEED_FUSION, { "aggressive_fusion" }, { "true" } },
 };
 
 void rule_variant_copy(struct kopt_variant *dst, const struct kopt_variant *v)
@@ -108,6 +127,8 @@ static bool needed(const struct rule_summary *s, enum need need)
 	case NEED_CONV: return s->convs > 0 || s->cudnn_share > 0;
 	case NEED_REDUCTION: return reductions;
 	case NEED_TEMPLATE: return s->convs > 0 || s->gemms > 0 || s->cudnn_share > 0;
+	case NEED_GEMM: return s->gemms > 0;
+	case NEED_FUSION: return s->nkernels >= 2; /* two kernels or more: something fusion could change */
 	}
 	return false;
 }

@@ -8,12 +8,14 @@
 # its reason. Then tests/gpu/cudagraphs.py measures the deployment with
 # CUDA graphs against reduce-overhead and max-autotune, apart. Prints TAP.
 #   space.sh KOPTMAKE OUTDIR
+# SPACE_ALL=1: space_variants = 14, every dimension (the model has two
+# Triton kernels or more, so the fusion ones apply too): longer.
 set -u
 K=$1; O=$2; here=$(cd "$(dirname "$0")" && pwd)
 rm -rf "$O" && mkdir -p "$O/models" && cp "$here/models/small_convnet.py" "$O/models/"
 cat > "$O/space.kopt" <<'SPEC'
 device h200 { gpus = 1  timeout = 20m }
-agents space { budget = 0  screen = 0  space_variants = 6 }
+agents space { budget = 0  screen = 0  space_variants = SPACE_N }
 gates strict { seeds = 3  atol = 1e-4  rtol = 1e-4  gamma = 1.03  repeats = 10 }
 defaults { device = h200  agents = space  gates = strict }
 model small_convnet {
@@ -24,6 +26,7 @@ model small_convnet {
 target all = [small_convnet]
 default all
 SPEC
+sed -i "s/SPACE_N/$([ "${SPACE_ALL:-}" = 1 ] && echo 14 || echo 6)/" "$O/space.kopt"
 start=$(date +%s)
 (cd "$O" && "$K" -f space.kopt all >build.log 2>&1)
 rc=$?
@@ -33,6 +36,7 @@ n=0; bad=0
 ok() { n=$((n + 1)); if eval "$2"; then echo "ok $n - $1"; else echo "not ok $n - $1"; bad=1; fi; }
 ok "the build succeeds (exit $rc)" "[ $rc -eq 0 ]"
 expected="autotune-freezing autotune-channels-last autotune-cd-radius-2 autotune-no-persistent-reductions autotune-no-split-reductions autotune-no-epilogue-fusion"
+[ "${SPACE_ALL:-}" = 1 ] && expected="$expected autotune-gemm-exhaustive autotune-tma-matmul autotune-nd-tiling autotune-cooperative-reductions autotune-multi-kernel autotune-conv-1x1-as-mm autotune-benchmark-fusion autotune-aggressive-fusion"
 for v in $expected; do
 	ok "$v: compiled and profiled" "[ -f '$O/kopt-out/small_convnet/profile-$v.json' ]"
 	ok "$v: its profile says what it is" "grep -q '^Compiled with max-autotune-no-cudagraphs, ' '$O/kopt-out/small_convnet/profile-$v.md'"

@@ -59,7 +59,8 @@ int main(void)
 	release(out, n);
 
 	got = search("facts\t-\t-\tconv=1,gemm=0,reduction=0,params=0\n", NULL, 6, out, &n);
-	TAP_IS_STR(got, "autotune-channels-last autotune-cd-radius-2 autotune-no-epilogue-fusion",
+	TAP_IS_STR(got, "autotune-channels-last autotune-cd-radius-2 autotune-no-epilogue-fusion autotune-gemm-exhaustive "
+			"autotune-nd-tiling autotune-conv-1x1-as-mm",
 		   "a convolution without parameters or reductions");
 	what = rule_variant_what(&out[0]);
 	TAP_IS_STR(what, "max-autotune-no-cudagraphs, force_layout_optimization = true, layout_optimization = true",
@@ -69,7 +70,7 @@ int main(void)
 	release(out, n);
 
 	got = search("facts\t-\t-\tconv=0,gemm=0,reduction=0,params=0\n", NULL, 6, out, &n);
-	TAP_IS_STR(got, "autotune-cd-radius-2", "pointwise only: coordinate descent alone");
+	TAP_IS_STR(got, "autotune-cd-radius-2 autotune-nd-tiling", "pointwise only: coordinate descent and tiling");
 	free(got);
 	release(out, n);
 
@@ -85,7 +86,7 @@ int main(void)
 	got = search("triton\t0.6\t0123456789abcdef0123456789abcdef\ttriton_red_fused_sum_0\n"
 		     "cudnn\t0.3\t-\t-\n", NULL, 6, out, &n);
 	TAP_IS_STR(got, "autotune-channels-last autotune-cd-radius-2 autotune-no-persistent-reductions "
-			"autotune-no-split-reductions autotune-no-epilogue-fusion",
+			"autotune-no-split-reductions autotune-no-epilogue-fusion autotune-gemm-exhaustive",
 		   "no facts: a reduction kernel's name and cuDNN calls stand for them; no freezing without a parameter count");
 	free(got);
 	release(out, n);
@@ -96,7 +97,8 @@ int main(void)
 	struct kopt_variant base = { .name = "autotune", .mode = "max-autotune-no-cudagraphs", .options = opts,
 				     .noptions = 2, .aten_fallback = fb, .naten_fallback = 1 };
 	got = search("facts\t-\t-\tconv=0,gemm=1,reduction=0,params=10\n", &base, 6, out, &n);
-	TAP_IS_STR(got, "autotune-freezing autotune-cd-radius-2 autotune-no-epilogue-fusion", "a GEMM with parameters");
+	TAP_IS_STR(got, "autotune-freezing autotune-cd-radius-2 autotune-no-epilogue-fusion autotune-gemm-exhaustive "
+			"autotune-tma-matmul autotune-nd-tiling", "a GEMM with parameters");
 	free(got);
 	what = rule_variant_what(&out[2]);
 	TAP_IS_STR(what, "max-autotune-no-cudagraphs, max_fusion_size = 32, epilogue_fusion = false, ATen fallbacks "
@@ -112,7 +114,44 @@ int main(void)
 	struct kopt_variant base2 = { .name = "autotune", .mode = "max-autotune-no-cudagraphs", .options = off,
 				      .noptions = 1 };
 	got = search("facts\t-\t-\tconv=0,gemm=1,reduction=0,params=0\n", &base2, 6, out, &n);
-	TAP_IS_STR(got, "autotune-cd-radius-2", "the base turns epilogue fusion off already: no variant for it");
+	TAP_IS_STR(got, "autotune-cd-radius-2 autotune-gemm-exhaustive autotune-tma-matmul autotune-nd-tiling",
+		   "the base turns epilogue fusion off already: no variant for it");
+	free(got);
+	release(out, n);
+
+	/* every dimension: every fact, and two Triton kernels */
+	got = search("facts\t-\t-\tconv=2,gemm=1,reduction=3,params=4096\n"
+		     "triton\t0.5\t0123456789abcdef0123456789abcdef\ttriton_red_fused_sum_0\n"
+		     "triton\t0.3\t0123456789abcdef0123456789abcdee\ttriton_poi_fused_add_1\n", NULL, RULE_SPACE_MAX, out, &n);
+	TAP_IS_STR(got, "autotune-freezing autotune-channels-last autotune-cd-radius-2 autotune-no-persistent-reductions "
+			"autotune-no-split-reductions autotune-no-epilogue-fusion autotune-gemm-exhaustive "
+			"autotune-tma-matmul autotune-nd-tiling autotune-cooperative-reductions autotune-multi-kernel "
+			"autotune-conv-1x1-as-mm autotune-benchmark-fusion autotune-aggressive-fusion",
+		   "every fact and two kernels: every dimension, in the table's order");
+	TAP_OK(n == RULE_SPACE_MAX, "... all %d of them (%zu)", RULE_SPACE_MAX, n);
+	const char *const want[][2] = {
+		{ "autotune-gemm-exhaustive", "max-autotune-no-cudagraphs, max_autotune_gemm_search_space = \"EXHAUSTIVE\"" },
+		{ "autotune-tma-matmul", "max-autotune-no-cudagraphs, triton.enable_persistent_tma_matmul = true" },
+		{ "autotune-nd-tiling", "max-autotune-no-cudagraphs, triton.prefer_nd_tiling = true, triton.tile_reductions = true" },
+		{ "autotune-cooperative-reductions", "max-autotune-no-cudagraphs, triton.cooperative_reductions = true" },
+		{ "autotune-multi-kernel", "max-autotune-no-cudagraphs, triton.multi_kernel = 1" },
+		{ "autotune-conv-1x1-as-mm", "max-autotune-no-cudagraphs, conv_1x1_as_mm = true" },
+		{ "autotune-benchmark-fusion", "max-autotune-no-cudagraphs, benchmark_fusion = true" },
+		{ "autotune-aggressive-fusion", "max-autotune-no-cudagraphs, aggressive_fusion = true" },
+	};
+	for (size_t w = 0; w < sizeof want / sizeof want[0]; w++) {
+		char *wt = NULL;
+		for (size_t i = 0; i < n && !wt; i++)
+			if (strcmp(out[i].name, want[w][0]) == 0)
+				wt = rule_variant_what(&out[i]);
+		TAP_OK(wt && strcmp(wt, want[w][1]) == 0, "%s sets its options (%s)", want[w][0], wt ? wt : "none");
+		free(wt);
+	}
+	free(got);
+	release(out, n);
+	got = search("facts\t-\t-\tconv=0,gemm=0,reduction=0,params=0\n"
+		     "triton\t0.9\t0123456789abcdef0123456789abcdef\ttriton_poi_fused_add_0\n", NULL, RULE_SPACE_MAX, out, &n);
+	TAP_IS_STR(got, "autotune-cd-radius-2 autotune-nd-tiling", "one Triton kernel: no fusion dimension");
 	free(got);
 	release(out, n);
 
