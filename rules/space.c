@@ -23,7 +23,7 @@
 
 #define MAX_AUTOTUNE "max-autotune-no-cudagraphs"
 
-enum need { NEED_NONE, NEED_PARAMS, NEED_CONV, NEED_REDUCTION, NEED_TEMPLATE, NEED_GEMM, NEED_FUSION };
+enum need { NEED_NONE, NEED_PARAMS, NEED_CONV, NEED_REDUCTION, NEED_TEMPLATE, NEED_GEMM, NEED_FUSION, NEED_TCONV };
 
 /* one dimension: its variant's name and the options it sets (JSON text) */
 struct dim {
@@ -33,7 +33,10 @@ struct dim {
 };
 
 /*
- * In the order they are tried. freezing folds the weights into constants
+ * In the order they are tried. First koptmake's own rewrite
+ * (runtime/python/kopt/rewrites.py): a transposed convolution of stride 1
+ * as the forward convolution it equals, where the model has one; cuDNN's
+ * data-gradient engines for 3-D are far from the FP32 peak. freezing folds the weights into constants
  * (conv-batchnorm folded with them), which only an inference model with
  * parameters gains from; the worker runs every model under no_grad.
  * force_layout_optimization makes Inductor take channels-last for its
@@ -55,6 +58,7 @@ struct dim {
  * capture, which leaves it out of the race, as any failed variant.
  */
 static const struct dim dims[RULE_SPACE_MAX] = {
+	{ "autotune-conv-transpose-as-conv", NEED_TCONV, { "kopt.conv_transpose_as_conv" }, { "true" } },
 	{ "autotune-freezing", NEED_PARAMS, { "freezing" }, { "true" } },
 	{ "autotune-channels-last", NEED_CONV, { "force_layout_optimization", "layout_optimization", "freezing" },
 	  { "true", "true", "true" } },
@@ -129,6 +133,7 @@ static bool needed(const struct rule_summary *s, enum need need)
 	case NEED_TEMPLATE: return s->convs > 0 || s->gemms > 0 || s->cudnn_share > 0;
 	case NEED_GEMM: return s->gemms > 0;
 	case NEED_FUSION: return s->nkernels >= 2; /* two kernels or more: something fusion could change */
+	case NEED_TCONV: return s->facts_known && s->tconvs > 0;
 	}
 	return false;
 }
@@ -151,7 +156,8 @@ size_t rule_space_search(const struct rule_summary *s, const struct kopt_variant
 		memset(&v->loc, 0, sizeof v->loc);
 		bool changed = false;
 		for (size_t k = 0; k < 3 && dims[d].key[k]; k++) {
-			if (strcmp(dims[d].key[k], "freezing") == 0 && d > 0 && !needed(s, NEED_PARAMS))
+			if (strcmp(dims[d].key[k], "freezing") == 0 && dims[d].need != NEED_PARAMS &&
+			    !needed(s, NEED_PARAMS))
 				continue; /* channels-last without parameters has nothing to fold */
 			changed |= set_option(v, dims[d].key[k], dims[d].json[k]);
 		}

@@ -30,6 +30,7 @@ KOPT_PY_FILES = \
 	runtime/python/kopt/screen.py \
 	runtime/python/kopt/stacks.py \
 	runtime/python/kopt/helion.py \
+	runtime/python/kopt/rewrites.py \
 	runtime/python/kopt/inductor.py \
 	runtime/python/kopt/measure.py \
 	runtime/python/kopt/kernels.py \

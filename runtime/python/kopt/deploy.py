@@ -202,14 +202,18 @@ def swapping(table: Table):
     return on_output_module(lambda mod: swap_into(mod, table))
 
 
-def inductor_options(variant: dict) -> dict:
+def inductor_options(variant: dict) -> tuple[dict, dict]:
+    """(Inductor's options, koptmake's rewrites) of a variant: its mode's
+    options with its own on top, the kopt.NAME ones apart (rewrites.py)."""
     import torch._inductor
+
+    from . import rewrites
 
     opts = {}
     if variant.get("mode"):
         opts.update(torch._inductor.list_mode_options(variant["mode"]))
     opts.update(variant.get("options") or {})
-    return opts
+    return rewrites.split(opts)
 
 
 CUDAGRAPHS = ("copy", "static")
@@ -289,15 +293,16 @@ def make_backend(outdir: str, check: bool | None = None, cudagraphs: str | None 
         from torch._inductor import config
         from torch._inductor.compile_fx import compile_fx
 
-        opts = inductor_options(table.variant)
+        opts, own = inductor_options(table.variant)
         opts.update(options)
         if table.variant.get("cudnn_benchmark"):
             torch.backends.cudnn.benchmark = True
+        from . import rewrites
         from .inductor import aten_fallbacks
 
         before = len(table.swaps)
         fallbacks = list(table.variant.get("aten_fallback") or [])
-        with config.patch(opts), aten_fallbacks(fallbacks), swapping(table):
+        with config.patch(opts), aten_fallbacks(fallbacks), rewrites.applied(own), swapping(table):
             compiled = compile_fx(gm, example_inputs)
         missed = len(table.kernels) - len(table.hits)
         if missed > 0:

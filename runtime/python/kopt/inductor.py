@@ -140,8 +140,10 @@ def compile_problem(problem: Problem, variant: dict, reset: bool = True) -> Comp
         with open(problem.path) as f:
             c.output_code = f.read()
         return c
+    from . import rewrites
+
     mode = variant.get("mode") or None
-    options = dict(variant.get("options") or {})
+    options, own = rewrites.split(dict(variant.get("options") or {}))
     if mode and options:
         # torch.compile takes a mode or options, not both: the mode is its
         # options (max-autotune-no-cudagraphs: max_autotune and
@@ -150,7 +152,7 @@ def compile_problem(problem: Problem, variant: dict, reset: bool = True) -> Comp
 
         options = {**list_mode_options(mode), **options}
         mode = None
-    if variant.get("aten_fallback"):
+    if variant.get("aten_fallback") or own:
         # torch.compile wrappers with equal options are one backend to Dynamo,
         # which would hand this variant another variant's compiled code (seen
         # in a race beside the default variant); and Inductor's graph cache
@@ -162,7 +164,8 @@ def compile_problem(problem: Problem, variant: dict, reset: bool = True) -> Comp
     compiled = torch.compile(problem.model, mode=mode, options=options or None)
     c = Compiled(problem, variant, compiled)
     t0 = time.perf_counter()
-    with catch_output_modules(c.modules), aten_fallbacks(list(variant.get("aten_fallback") or [])):
+    with catch_output_modules(c.modules), aten_fallbacks(list(variant.get("aten_fallback") or [])), \
+            rewrites.applied(own):
         c.run(problem.inputs(0))
         torch.cuda.synchronize()
     c.compile_s = time.perf_counter() - t0
@@ -193,8 +196,9 @@ def known_option(key: str) -> bool:
 
 def graph_facts(problem: Problem, inputs) -> dict:
     """What the implementation-space search reads (rules/space.c): the ATen
-    convolutions, GEMMs and reductions of one eager call, counted as they
-    are dispatched, and the elements of the model's parameters and buffers."""
+    convolutions (and of those the transposed ones of stride 1), GEMMs and
+    reductions of one eager call, counted as they are dispatched, and the
+    elements of the model's parameters and buffers."""
     from torch.utils._python_dispatch import TorchDispatchMode
 
     convs = {"convolution", "_convolution", "cudnn_convolution", "convolution_overrideable"}
@@ -203,13 +207,17 @@ def graph_facts(problem: Problem, inputs) -> dict:
                   "_softmax", "_log_softmax", "softmax", "log_softmax", "logsumexp", "norm", "linalg_vector_norm",
                   "native_layer_norm", "native_batch_norm", "_native_batch_norm_legit_no_training",
                   "native_group_norm", "argmax", "argmin", "cumsum", "cumprod", "nll_loss_forward", "all", "any"}
-    counts = {"convolutions": 0, "gemms": 0, "reductions": 0}
+    counts = {"convolutions": 0, "gemms": 0, "reductions": 0, "unit_stride_transposed_convolutions": 0}
 
     class Count(TorchDispatchMode):
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):
             name = func.overloadpacket.__name__
             if name in convs:
                 counts["convolutions"] += 1
+                # convolution(input, weight, bias, stride, padding, dilation, transposed, ...):
+                # what rewrites.conv_transpose_as_conv turns into a forward convolution
+                if len(args) > 6 and args[6] is True and all(int(v) == 1 for v in args[3]):
+                    counts["unit_stride_transposed_convolutions"] += 1
             elif name in gemms:
                 counts["gemms"] += 1
             elif name in reductions:

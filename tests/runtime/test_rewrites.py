@@ -1,0 +1,85 @@
+"""tests/runtime/test_rewrites.py: koptmake's own graph rewrites
+(runtime/python/kopt/rewrites.py). Without torch: the variant options are
+split into Inductor's and koptmake's, an unknown kopt.NAME is named, a
+rewrite turned off is left out. With torch (any version with torch.ops.aten,
+CPU is enough; make check-gpu runs it on the GPU machine too): the
+transposed convolution of stride 1, rewritten as a forward convolution,
+equals torch's own in 1-D, 2-D and 3-D, with groups, dilation, padding,
+output_padding and bias, and the cases it does not cover (stride 2, padding
+wider than the kernel reaches, a forward convolution) return
+NotImplemented. Prints TAP."""
+import os
+import sys
+
+top = os.environ.get("top_srcdir") or os.path.join(os.path.dirname(__file__), "..", "..")
+sys.path.insert(0, os.path.join(top, "runtime", "python"))
+from kopt import rewrites  # noqa: E402
+
+n = failed = 0
+
+
+def ok(cond, name, diag=""):
+    global n, failed
+    n += 1
+    print(f"{'' if cond else 'not '}ok {n} - {name}")
+    if not cond:
+        failed += 1
+        if diag:
+            print("# " + str(diag).replace("\n", "\n# "))
+
+
+ind, own = rewrites.split({"freezing": True, "kopt.conv_transpose_as_conv": True, "triton.max_tiles": 3})
+ok(ind == {"freezing": True, "triton.max_tiles": 3} and own == {"conv_transpose_as_conv": True},
+   "split: Inductor's options and koptmake's rewrites apart", (ind, own))
+ind, own = rewrites.split({"kopt.conv_transpose_as_conv": False})
+ok(ind == {} and own == {}, "a rewrite turned off is left out", (ind, own))
+try:
+    rewrites.split({"kopt.nonesuch": True, "kopt.conv_transpose_as_conv": True})
+    ok(False, "an unknown kopt.NAME is an error")
+except ValueError as e:
+    ok("kopt.nonesuch" in str(e) and "known: kopt.conv_transpose_as_conv" in str(e),
+       "an unknown kopt.NAME is an error that names it and the known ones", e)
+
+try:
+    import torch
+    import torch.nn.functional as F
+except ImportError:
+    print(f"# no torch here: the rewrite's numbers are checked where torch is (make check-gpu)")
+    print(f"1..{n}")
+    sys.exit(1 if failed else 0)
+
+torch.manual_seed(0)
+ct = {1: F.conv_transpose1d, 2: F.conv_transpose2d, 3: F.conv_transpose3d}
+cases = [
+    # nd, N, Cin, Cout, spatial, kernel, padding, output_padding, dilation, groups, bias
+    (1, 2, 4, 6, (17,), (3,), (0,), (0,), (1,), 1, True),
+    (1, 2, 4, 6, (17,), (5,), (2,), (1,), (2,), 2, False),
+    (2, 2, 6, 4, (9, 11), (3, 3), (1, 1), (0, 0), (1, 1), 1, True),
+    (2, 1, 6, 9, (8, 7), (3, 5), (0, 2), (0, 0), (1, 1), 3, True),
+    (2, 2, 4, 4, (10, 10), (3, 3), (1, 0), (1, 1), (2, 2), 4, False),
+    (3, 2, 4, 6, (5, 6, 7), (3, 3, 3), (0, 0, 0), (0, 0, 0), (1, 1, 1), 1, True),
+    (3, 1, 4, 8, (6, 5, 4), (3, 5, 2), (1, 2, 0), (0, 0, 0), (1, 1, 1), 2, True),
+    (3, 1, 2, 2, (5, 5, 5), (3, 3, 3), (2, 1, 0), (1, 0, 1), (2, 2, 2), 1, False),
+]
+for nd, N, cin, cout, sp, k, p, op, d, g, b in cases:
+    x = torch.randn(N, cin, *sp, dtype=torch.float64)
+    w = torch.randn(cin, cout // g, *k, dtype=torch.float64)
+    bias = torch.randn(cout, dtype=torch.float64) if b else None
+    want = ct[nd](x, w, bias, stride=1, padding=p, output_padding=op, groups=g, dilation=d)
+    got = rewrites.conv_transpose_as_conv(x, w, bias, [1] * nd, list(p), list(d), True, list(op), g)
+    same = got is not NotImplemented and got.shape == want.shape and torch.allclose(got, want, rtol=1e-10, atol=1e-10)
+    ok(same, f"{nd}-D, kernel {k}, padding {p}, output_padding {op}, dilation {d}, groups {g}, bias {b}: "
+       "the forward convolution equals conv_transpose",
+       "NotImplemented" if got is NotImplemented else f"shape {tuple(got.shape)} want {tuple(want.shape)}; "
+       f"max diff {float((got - want).abs().max()) if got.shape == want.shape else 'n/a'}")
+
+x = torch.randn(1, 4, 6, 6)
+w = torch.randn(4, 4, 3, 3)
+ok(rewrites.conv_transpose_as_conv(x, w, None, [2, 2], [0, 0], [1, 1], True, [0, 0], 1) is NotImplemented,
+   "stride 2: not rewritten")
+ok(rewrites.conv_transpose_as_conv(x, w, None, [1, 1], [3, 0], [1, 1], True, [0, 0], 1) is NotImplemented,
+   "padding wider than the kernel reaches: not rewritten")
+ok(rewrites.conv_transpose_as_conv(x, w, None, [1, 1], [1, 1], [1, 1], False, [0, 0], 1) is NotImplemented,
+   "a forward convolution: not rewritten")
+print(f"1..{n}")
+sys.exit(1 if failed else 0)
