@@ -568,6 +568,8 @@ void rule_summary_space(struct rule_summary *s, const json_t *profile_meas)
 	s->params = fact(facts, "parameters");
 	s->tconvs = json_is_integer(json_object_get(facts, "unit_stride_transposed_convolutions")) ?
 		    fact(facts, "unit_stride_transposed_convolutions") : 0;
+	s->dconvs = json_is_integer(json_object_get(facts, "depthwise_convolutions")) ?
+		    fact(facts, "depthwise_convolutions") : 0;
 	s->eager_known = true;
 	s->eager_ratio = eager_ratio(profile_meas, &cn, &en);
 	free(s->eager_ops);

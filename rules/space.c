@@ -23,7 +23,7 @@
 
 #define MAX_AUTOTUNE "max-autotune-no-cudagraphs"
 
-enum need { NEED_NONE, NEED_PARAMS, NEED_CONV, NEED_REDUCTION, NEED_TEMPLATE, NEED_GEMM, NEED_FUSION, NEED_TCONV };
+enum need { NEED_NONE, NEED_PARAMS, NEED_CONV, NEED_REDUCTION, NEED_TEMPLATE, NEED_GEMM, NEED_FUSION, NEED_TCONV, NEED_DWCONV };
 
 /* one dimension: its variant's name and the options it sets (JSON text) */
 struct dim {
@@ -36,7 +36,9 @@ struct dim {
  * In the order they are tried. First koptmake's own rewrite
  * (runtime/python/kopt/rewrites.py): a transposed convolution of stride 1
  * as the forward convolution it equals, where the model has one; cuDNN's
- * data-gradient engines for 3-D are far from the FP32 peak. freezing folds the weights into constants
+ * data-gradient engines for 3-D are far from the FP32 peak. Then a
+ * depthwise convolution as pointwise arithmetic over its shifted windows,
+ * which Inductor fuses into one kernel at the copy bandwidth. freezing folds the weights into constants
  * (conv-batchnorm folded with them), which only an inference model with
  * parameters gains from; the worker runs every model under no_grad.
  * force_layout_optimization makes Inductor take channels-last for its
@@ -59,6 +61,7 @@ struct dim {
  */
 static const struct dim dims[RULE_SPACE_MAX] = {
 	{ "autotune-conv-transpose-as-conv", NEED_TCONV, { "kopt.conv_transpose_as_conv" }, { "true" } },
+	{ "autotune-depthwise-as-pointwise", NEED_DWCONV, { "kopt.depthwise_as_pointwise" }, { "true" } },
 	{ "autotune-freezing", NEED_PARAMS, { "freezing" }, { "true" } },
 	{ "autotune-channels-last", NEED_CONV, { "force_layout_optimization", "layout_optimization", "freezing" },
 	  { "true", "true", "true" } },
@@ -134,6 +137,7 @@ static bool needed(const struct rule_summary *s, enum need need)
 	case NEED_GEMM: return s->gemms > 0;
 	case NEED_FUSION: return s->nkernels >= 2; /* two kernels or more: something fusion could change */
 	case NEED_TCONV: return s->facts_known && s->tconvs > 0;
+	case NEED_DWCONV: return s->facts_known && s->dconvs > 0;
 	}
 	return false;
 }

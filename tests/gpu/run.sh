@@ -25,8 +25,8 @@ echo "# an ATen-fallback variant that changes the results (a test double changes
 bash "$here/aten_auto.sh" "${KOPTMAKE:-$PWD/koptmake}" "$out/aten_auto" || status=1
 echo "# the implementation-space search (space_variants = 6) and CUDA graphs at deployment"
 bash "$here/space.sh" "${KOPTMAKE:-$PWD/koptmake}" "$out/space" || status=1
-echo "# koptmake's conv-transpose-as-conv rewrite: its numbers, and a model built with it"
-bash "$here/tconv.sh" "${KOPTMAKE:-$PWD/koptmake}" "$out/tconv" || status=1
+echo "# koptmake's own rewrites (transposed and depthwise convolutions): their numbers, and models built with them"
+bash "$here/rewrites.sh" "${KOPTMAKE:-$PWD/koptmake}" "$out/rewrites" || status=1
 echo "# examples: capture and profile"
 bash "$here/examples.sh" "$W" "$out/examples" || status=1
 echo "# source knobs: screened on two examples, each compiles and matches Inductor's kernel"

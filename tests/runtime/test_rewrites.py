@@ -5,9 +5,10 @@ rewrite turned off is left out. With torch (any version with torch.ops.aten,
 CPU is enough; make check-gpu runs it on the GPU machine too): the
 transposed convolution of stride 1, rewritten as a forward convolution,
 equals torch's own in 1-D, 2-D and 3-D, with groups, dilation, padding,
-output_padding and bias, and the cases it does not cover (stride 2, padding
-wider than the kernel reaches, a forward convolution) return
-NotImplemented. Prints TAP."""
+output_padding and bias; a depthwise convolution rewritten as the sum of
+its shifted windows equals torch's own in 1-D, 2-D and 3-D, with channel
+multipliers, strides, padding, dilation and bias; the cases they do not
+cover return NotImplemented. Prints TAP."""
 import os
 import sys
 
@@ -72,6 +73,43 @@ for nd, N, cin, cout, sp, k, p, op, d, g, b in cases:
        "the forward convolution equals conv_transpose",
        "NotImplemented" if got is NotImplemented else f"shape {tuple(got.shape)} want {tuple(want.shape)}; "
        f"max diff {float((got - want).abs().max()) if got.shape == want.shape else 'n/a'}")
+
+cf = {1: F.conv1d, 2: F.conv2d, 3: F.conv3d}
+dw = [
+    # nd, N, C, multiplier, spatial, kernel, stride, padding, dilation, bias
+    (1, 2, 5, 1, (23,), (3,), (1,), (1,), (1,), True),
+    (1, 2, 3, 2, (20,), (5,), (2,), (0,), (2,), False),
+    (2, 2, 4, 1, (12, 15), (3, 3), (1, 1), (0, 0), (1, 1), True),
+    (2, 1, 3, 3, (11, 9), (3, 5), (2, 1), (1, 2), (1, 1), True),
+    (2, 2, 6, 1, (16, 16), (3, 3), (2, 2), (2, 2), (2, 2), False),
+    (2, 1, 2, 1, (9, 9), (7, 7), (1, 1), (3, 3), (1, 1), True),
+    (3, 1, 3, 1, (7, 8, 9), (3, 3, 3), (1, 1, 1), (1, 1, 1), (1, 1, 1), True),
+    (3, 1, 2, 2, (6, 7, 8), (2, 3, 2), (2, 1, 1), (0, 1, 0), (1, 1, 2), False),
+]
+for nd, N, C, m, sp, k, st, p, d, b in dw:
+    x = torch.randn(N, C, *sp, dtype=torch.float64)
+    w = torch.randn(C * m, 1, *k, dtype=torch.float64)
+    bias = torch.randn(C * m, dtype=torch.float64) if b else None
+    want = cf[nd](x, w, bias, stride=st, padding=p, dilation=d, groups=C)
+    got = rewrites.depthwise_as_pointwise(x, w, bias, list(st), list(p), list(d), False, [0] * nd, C)
+    same = got is not NotImplemented and got.shape == want.shape and torch.allclose(got, want, rtol=1e-10, atol=1e-10)
+    ok(same, f"depthwise {nd}-D, {C} channels x {m}, kernel {k}, stride {st}, padding {p}, dilation {d}, bias {b}: "
+       "the sum of shifted windows equals the convolution",
+       "NotImplemented" if got is NotImplemented else f"shape {tuple(got.shape)} want {tuple(want.shape)}; "
+       f"max diff {float((got - want).abs().max()) if got.shape == want.shape else 'n/a'}")
+x = torch.randn(1, 4, 16, 16)
+ok(rewrites.depthwise_as_pointwise(x, torch.randn(8, 2, 3, 3), None, [1, 1], [0, 0], [1, 1], False, [0, 0], 2)
+   is NotImplemented, "grouped but not depthwise (two channels a group): not rewritten")
+ok(rewrites.depthwise_as_pointwise(x, torch.randn(4, 4, 3, 3), None, [1, 1], [0, 0], [1, 1], False, [0, 0], 1)
+   is NotImplemented, "an ordinary convolution: not rewritten")
+ok(rewrites.depthwise_as_pointwise(x, torch.randn(4, 1, 9, 9), None, [1, 1], [4, 4], [1, 1], False, [0, 0], 4)
+   is NotImplemented, "81 taps, more than 64: not rewritten")
+ok(rewrites.depthwise_as_pointwise(x, torch.randn(4, 1, 3, 3), None, [1, 1], [0, 0], [1, 1], True, [0, 0], 4)
+   is NotImplemented, "a transposed depthwise convolution: not this rewrite")
+both = rewrites._first([rewrites.conv_transpose_as_conv, rewrites.depthwise_as_pointwise])
+xd, wd = torch.randn(1, 4, 10, 10, dtype=torch.float64), torch.randn(4, 1, 3, 3, dtype=torch.float64)
+ok(torch.allclose(both(xd, wd, None, [1, 1], [1, 1], [1, 1], False, [0, 0], 4), F.conv2d(xd, wd, padding=1, groups=4)),
+   "both rewrites on: the depthwise one takes a depthwise convolution the other declines")
 
 x = torch.randn(1, 4, 6, 6)
 w = torch.randn(4, 4, 3, 3)

@@ -196,7 +196,8 @@ def known_option(key: str) -> bool:
 
 def graph_facts(problem: Problem, inputs) -> dict:
     """What the implementation-space search reads (rules/space.c): the ATen
-    convolutions (and of those the transposed ones of stride 1), GEMMs and
+    convolutions (and of those the transposed ones of stride 1 and the
+    depthwise ones), GEMMs and
     reductions of one eager call, counted as they are dispatched, and the
     elements of the model's parameters and buffers."""
     from torch.utils._python_dispatch import TorchDispatchMode
@@ -207,7 +208,8 @@ def graph_facts(problem: Problem, inputs) -> dict:
                   "_softmax", "_log_softmax", "softmax", "log_softmax", "logsumexp", "norm", "linalg_vector_norm",
                   "native_layer_norm", "native_batch_norm", "_native_batch_norm_legit_no_training",
                   "native_group_norm", "argmax", "argmin", "cumsum", "cumprod", "nll_loss_forward", "all", "any"}
-    counts = {"convolutions": 0, "gemms": 0, "reductions": 0, "unit_stride_transposed_convolutions": 0}
+    counts = {"convolutions": 0, "gemms": 0, "reductions": 0, "unit_stride_transposed_convolutions": 0,
+              "depthwise_convolutions": 0}
 
     class Count(TorchDispatchMode):
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):
@@ -218,6 +220,10 @@ def graph_facts(problem: Problem, inputs) -> dict:
                 # what rewrites.conv_transpose_as_conv turns into a forward convolution
                 if len(args) > 6 and args[6] is True and all(int(v) == 1 for v in args[3]):
                     counts["unit_stride_transposed_convolutions"] += 1
+                # ... and what rewrites.depthwise_as_pointwise takes (groups = input channels)
+                elif len(args) > 8 and args[6] is False and int(args[8]) > 1 and \
+                        int(args[8]) == int(args[0].shape[1]) and int(args[1].shape[1]) == 1:
+                    counts["depthwise_convolutions"] += 1
             elif name in gemms:
                 counts["gemms"] += 1
             elif name in reductions:

@@ -1,0 +1,50 @@
+#!/bin/bash
+# tests/gpu/rewrites.sh: koptmake's own rewrites on the GPU (issue 22,
+# item 4; runtime/python/kopt/rewrites.py). First their numbers against
+# torch's own convolutions (tests/runtime/test_rewrites.py, on this torch);
+# then two models built with space_variants = 1 and the real worker, each
+# getting its rewrite as the search's first dimension: a 3-D transposed
+# convolution of stride 1 (models/small_tconv.py: its variant has no
+# data-gradient kernel) and a depthwise 2-D convolution
+# (models/small_depthwise.py: its variant has no vendor convolution, only
+# Inductor's kernels). Each variant compiles, agrees with eager and is
+# raced; the race's times are printed. Prints TAP.
+#   rewrites.sh KOPTMAKE OUTDIR
+set -u
+K=$1; O=$2; here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+n=0; bad=0
+ok() { n=$((n + 1)); if eval "$2"; then echo "ok $n - $1"; else echo "not ok $n - $1"; bad=1; fi; }
+rm -rf "$O" && mkdir -p "$O/models" && cp "$here/models/small_tconv.py" "$here/models/small_depthwise.py" "$O/models/"
+top_srcdir=$top python3 "$top/tests/runtime/test_rewrites.py" > "$O/numbers.tap" 2>&1
+nr=$?
+grep -v '^ok' "$O/numbers.tap" | sed 's/^/# /'
+ok "the rewrites equal torch's convolutions ($(grep -c '^ok' "$O/numbers.tap") ok)" "[ $nr -eq 0 ] && ! grep -q '^# no torch' '$O/numbers.tap'"
+cat > "$O/rewrites.kopt" <<'SPEC'
+device h200 { gpus = 1  timeout = 20m }
+agents space { budget = 0  screen = 0  space_variants = 1 }
+gates strict { seeds = 3  atol = 1e-4  rtol = 1e-4  gamma = 1.03  repeats = 10  precision = strict }
+defaults { device = h200  agents = space  gates = strict }
+models m = glob("models/*.py") {
+  variant default { }
+  variant autotune { mode = "max-autotune-no-cudagraphs" }
+}
+target all = [m]
+SPEC
+(cd "$O" && "$K" all >build.log 2>&1)
+rc=$?
+ok "the build succeeds (exit $rc)" "[ $rc -eq 0 ]"
+for pair in small_tconv:autotune-conv-transpose-as-conv small_depthwise:autotune-depthwise-as-pointwise; do
+	m=${pair%%:*}; v=${pair#*:}; R=$O/kopt-out/m/$m
+	ok "$m: the search added $v, compiled and profiled" "[ -f '$R/profile-$v.json' ]"
+	ok "$m: its compiled code agrees with eager" "grep -q '| $v | agrees |' '$R/report.md'"
+	grep -E "^\| (default|autotune|$v) \| (pass|fail|not run) " "$R/report.md" | sed 's/^/# /'
+	grep -E '^Optimized|^Baseline kept' "$R/report.md" | sed 's/^/# /'
+done
+ok "small_tconv: the rewrite's profile has no data-gradient (dgrad) kernel; the first variant's has" \
+	"! grep -qi 'dgrad' '$O/kopt-out/m/small_tconv/profile-autotune-conv-transpose-as-conv.md' && grep -qi 'dgrad' '$O/kopt-out/m/small_tconv/profile.md'"
+ok "small_depthwise: the rewrite's profile has no vendor kernel, only Inductor's" \
+	"! grep -q '| vendor |' '$O/kopt-out/m/small_depthwise/profile-autotune-depthwise-as-pointwise.md' && grep -q '| triton |' '$O/kopt-out/m/small_depthwise/profile-autotune-depthwise-as-pointwise.md'"
+[ $bad -eq 0 ] || tail -15 "$O/build.log" | sed 's/^/# /'
+echo "1..$n"
+exit $bad
