@@ -70,6 +70,7 @@ struct rule_summary {
 					* per eager call (worker.py graph_facts) */
 	long tconvs;                /* of the convolutions, the transposed ones of stride 1 (0: none or unknown) */
 	long dconvs;                /* ... and the depthwise ones (groups = input channels) */
+	long pools;                 /* the 2-D and 3-D average and max poolings */
 	long params;                /* elements of its parameters and buffers */
 	bool eager_known;           /* the next two are known (older profiles lack them) */
 	double eager_ratio;         /* compiled over eager; NAN without a side-by-side run */
@@ -328,7 +329,7 @@ extern const char rule_space_header[];
  * options are allocated (rule_variant_release frees them), their strings
  * static or base's. Returns the count.
  */
-#define RULE_SPACE_MAX 16
+#define RULE_SPACE_MAX 17
 size_t rule_space_search(const struct rule_summary *s, const struct kopt_variant *base, size_t max,
 			 struct kopt_variant *out);
 /* what a variant is, one line for reports ("max-autotune-no-cudagraphs,

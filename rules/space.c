@@ -23,7 +23,7 @@
 
 #define MAX_AUTOTUNE "max-autotune-no-cudagraphs"
 
-enum need { NEED_NONE, NEED_PARAMS, NEED_CONV, NEED_REDUCTION, NEED_TEMPLATE, NEED_GEMM, NEED_FUSION, NEED_TCONV, NEED_DWCONV };
+enum need { NEED_NONE, NEED_PARAMS, NEED_CONV, NEED_REDUCTION, NEED_TEMPLATE, NEED_GEMM, NEED_FUSION, NEED_TCONV, NEED_DWCONV, NEED_POOL };
 
 /* one dimension: its variant's name and the options it sets (JSON text) */
 struct dim {
@@ -38,7 +38,8 @@ struct dim {
  * as the forward convolution it equals, where the model has one; cuDNN's
  * data-gradient engines for 3-D are far from the FP32 peak. Then a
  * depthwise convolution as pointwise arithmetic over its shifted windows,
- * which Inductor fuses into one kernel at the copy bandwidth. freezing folds the weights into constants
+ * which Inductor fuses into one kernel at the copy bandwidth, and pooling
+ * likewise (ATen's 3-D pooling kernels are far from it). freezing folds the weights into constants
  * (conv-batchnorm folded with them), which only an inference model with
  * parameters gains from; the worker runs every model under no_grad.
  * force_layout_optimization makes Inductor take channels-last for its
@@ -62,6 +63,7 @@ struct dim {
 static const struct dim dims[RULE_SPACE_MAX] = {
 	{ "autotune-conv-transpose-as-conv", NEED_TCONV, { "kopt.conv_transpose_as_conv" }, { "true" } },
 	{ "autotune-depthwise-as-pointwise", NEED_DWCONV, { "kopt.depthwise_as_pointwise" }, { "true" } },
+	{ "autotune-pool-as-pointwise", NEED_POOL, { "kopt.pool_as_pointwise" }, { "true" } },
 	{ "autotune-freezing", NEED_PARAMS, { "freezing" }, { "true" } },
 	{ "autotune-channels-last", NEED_CONV, { "force_layout_optimization", "layout_optimization", "freezing" },
 	  { "true", "true", "true" } },
@@ -138,6 +140,7 @@ static bool needed(const struct rule_summary *s, enum need need)
 	case NEED_FUSION: return s->nkernels >= 2; /* two kernels or more: something fusion could change */
 	case NEED_TCONV: return s->facts_known && s->tconvs > 0;
 	case NEED_DWCONV: return s->facts_known && s->dconvs > 0;
+	case NEED_POOL: return s->facts_known && s->pools > 0;
 	}
 	return false;
 }

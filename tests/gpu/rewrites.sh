@@ -7,7 +7,8 @@
 # convolution of stride 1 (models/small_tconv.py: its variant has no
 # data-gradient kernel) and a depthwise 2-D convolution
 # (models/small_depthwise.py: its variant has no vendor convolution, only
-# Inductor's kernels). Each variant compiles, agrees with eager and is
+# Inductor's kernels), and a 3-D average pooling (models/small_avgpool3d.py:
+# no ATen pooling kernel in its variant). Each variant compiles, agrees with eager and is
 # raced; the race's times are printed. Prints TAP.
 #   rewrites.sh KOPTMAKE OUTDIR
 set -u
@@ -15,7 +16,8 @@ K=$1; O=$2; here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 n=0; bad=0
 ok() { n=$((n + 1)); if eval "$2"; then echo "ok $n - $1"; else echo "not ok $n - $1"; bad=1; fi; }
-rm -rf "$O" && mkdir -p "$O/models" && cp "$here/models/small_tconv.py" "$here/models/small_depthwise.py" "$O/models/"
+rm -rf "$O" && mkdir -p "$O/models" && cp "$here/models/small_tconv.py" "$here/models/small_depthwise.py" \
+	"$here/models/small_avgpool3d.py" "$O/models/"
 top_srcdir=$top python3 "$top/tests/runtime/test_rewrites.py" > "$O/numbers.tap" 2>&1
 nr=$?
 grep -v '^ok' "$O/numbers.tap" | sed 's/^/# /'
@@ -34,7 +36,8 @@ SPEC
 (cd "$O" && "$K" all >build.log 2>&1)
 rc=$?
 ok "the build succeeds (exit $rc)" "[ $rc -eq 0 ]"
-for pair in small_tconv:autotune-conv-transpose-as-conv small_depthwise:autotune-depthwise-as-pointwise; do
+for pair in small_tconv:autotune-conv-transpose-as-conv small_depthwise:autotune-depthwise-as-pointwise \
+	small_avgpool3d:autotune-pool-as-pointwise; do
 	m=${pair%%:*}; v=${pair#*:}; R=$O/kopt-out/m/$m
 	ok "$m: the search added $v, compiled and profiled" "[ -f '$R/profile-$v.json' ]"
 	ok "$m: its compiled code agrees with eager" "grep -q '| $v | agrees |' '$R/report.md'"
@@ -45,6 +48,8 @@ ok "small_tconv: the rewrite's profile has no data-gradient (dgrad) kernel; the 
 	"! grep -qi 'dgrad' '$O/kopt-out/m/small_tconv/profile-autotune-conv-transpose-as-conv.md' && grep -qi 'dgrad' '$O/kopt-out/m/small_tconv/profile.md'"
 ok "small_depthwise: the rewrite's profile has no vendor kernel, only Inductor's" \
 	"! grep -q '| vendor |' '$O/kopt-out/m/small_depthwise/profile-autotune-depthwise-as-pointwise.md' && grep -q '| triton |' '$O/kopt-out/m/small_depthwise/profile-autotune-depthwise-as-pointwise.md'"
+ok "small_avgpool3d: the rewrite's profile has no ATen pooling kernel, only Inductor's" \
+	"! grep -q '| vendor |' '$O/kopt-out/m/small_avgpool3d/profile-autotune-pool-as-pointwise.md' && grep -q '| triton |' '$O/kopt-out/m/small_avgpool3d/profile-autotune-pool-as-pointwise.md'"
 [ $bad -eq 0 ] || tail -15 "$O/build.log" | sed 's/^/# /'
 echo "1..$n"
 exit $bad

@@ -7,8 +7,10 @@ transposed convolution of stride 1, rewritten as a forward convolution,
 equals torch's own in 1-D, 2-D and 3-D, with groups, dilation, padding,
 output_padding and bias; a depthwise convolution rewritten as the sum of
 its shifted windows equals torch's own in 1-D, 2-D and 3-D, with channel
-multipliers, strides, padding, dilation and bias; the cases they do not
-cover return NotImplemented. Prints TAP."""
+multipliers, strides, padding, dilation and bias; average and max
+pooling rewritten as pointwise arithmetic over the windows give torch's
+values and max pooling's indices (ties and NaN included); the cases they
+do not cover return NotImplemented. Prints TAP."""
 import os
 import sys
 
@@ -110,6 +112,43 @@ both = rewrites._first([rewrites.conv_transpose_as_conv, rewrites.depthwise_as_p
 xd, wd = torch.randn(1, 4, 10, 10, dtype=torch.float64), torch.randn(4, 1, 3, 3, dtype=torch.float64)
 ok(torch.allclose(both(xd, wd, None, [1, 1], [1, 1], [1, 1], False, [0, 0], 4), F.conv2d(xd, wd, padding=1, groups=4)),
    "both rewrites on: the depthwise one takes a depthwise convolution the other declines")
+
+# pooling: values (and max pooling's indices) as torch's own
+pools = [
+    # nd, shape, kernel, stride, padding, dilation (max only)
+    (2, (2, 3, 13, 11), (3, 3), (2, 2), (1, 1), (1, 1)),
+    (2, (1, 2, 12, 12), (2, 3), (1, 2), (0, 1), (2, 1)),
+    (2, (2, 2, 9, 16), (4, 4), (4, 4), (0, 0), (1, 1)),
+    (3, (1, 2, 9, 10, 11), (3, 3, 3), (2, 2, 2), (1, 1, 1), (1, 1, 1)),
+    (3, (2, 1, 8, 7, 6), (2, 3, 2), (1, 2, 1), (1, 1, 0), (2, 1, 1)),
+]
+mp = {2: F.max_pool2d, 3: F.max_pool3d}
+ap = {2: F.avg_pool2d, 3: F.avg_pool3d}
+for nd, shape, k, st, p, d in pools:
+    x = torch.randn(*shape, dtype=torch.float64)
+    x.view(-1)[::7] = x.view(-1)[3]  # ties: the first maximum's index must win
+    wv, wi = mp[nd](x, k, st, p, d, return_indices=True)
+    gv, gi = rewrites._max_pool(nd)(x, list(k), list(st), list(p), list(d), False)
+    ok(gv.shape == wv.shape and torch.equal(gv, wv) and torch.equal(gi, wi),
+       f"max pool {nd}-D, kernel {k}, stride {st}, padding {p}, dilation {d}: values and indices as torch's",
+       f"values equal {gv.shape == wv.shape and torch.equal(gv, wv)}, indices equal "
+       f"{gi.shape == wi.shape and torch.equal(gi, wi)}")
+    for cip, div in ((True, None), (True, 5)):
+        want = ap[nd](x, k, st, p, False, cip, div)
+        got = rewrites._avg_pool(nd)(x, list(k), list(st), list(p), False, cip, div)
+        ok(got is not NotImplemented and torch.allclose(got, want, rtol=1e-12, atol=1e-12),
+           f"avg pool {nd}-D, kernel {k}, stride {st}, padding {p}, divisor {div or 'taps'}: as torch's",
+           "NotImplemented" if got is NotImplemented else float((got - want).abs().max()))
+x = torch.randn(1, 2, 6, 6, dtype=torch.float64)
+x[0, 0, 1, 1] = float("nan")
+x[0, 0, 1, 2] = float("nan")
+wv, wi = F.max_pool2d(x, 3, 1, 1, return_indices=True)
+gv, gi = rewrites._max_pool(2)(x, [3, 3], [1, 1], [1, 1], [1, 1], False)
+ok(torch.equal(torch.isnan(gv), torch.isnan(wv)) and torch.equal(gv.nan_to_num(), wv.nan_to_num()) and torch.equal(gi, wi),
+   "max pool with NaN in windows: NaN wins, and its index is torch's", (gi[0, 0, :3, :4], wi[0, 0, :3, :4]))
+ok(rewrites._avg_pool(2)(x, [3, 3], [1, 1], [1, 1], False, False, None) is NotImplemented,
+   "average pooling without the padding in its count: not rewritten")
+ok(rewrites._max_pool(2)(x, [3, 3], [2, 2], [1, 1], [1, 1], True) is NotImplemented, "ceil_mode: not rewritten")
 
 x = torch.randn(1, 4, 6, 6)
 w = torch.randn(4, 4, 3, 3)

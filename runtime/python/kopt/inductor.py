@@ -197,7 +197,7 @@ def known_option(key: str) -> bool:
 def graph_facts(problem: Problem, inputs) -> dict:
     """What the implementation-space search reads (rules/space.c): the ATen
     convolutions (and of those the transposed ones of stride 1 and the
-    depthwise ones), GEMMs and
+    depthwise ones), poolings, GEMMs and
     reductions of one eager call, counted as they are dispatched, and the
     elements of the model's parameters and buffers."""
     from torch.utils._python_dispatch import TorchDispatchMode
@@ -209,7 +209,8 @@ def graph_facts(problem: Problem, inputs) -> dict:
                   "native_layer_norm", "native_batch_norm", "_native_batch_norm_legit_no_training",
                   "native_group_norm", "argmax", "argmin", "cumsum", "cumprod", "nll_loss_forward", "all", "any"}
     counts = {"convolutions": 0, "gemms": 0, "reductions": 0, "unit_stride_transposed_convolutions": 0,
-              "depthwise_convolutions": 0}
+              "depthwise_convolutions": 0, "poolings": 0}
+    pools = {"avg_pool2d", "avg_pool3d", "max_pool2d_with_indices", "max_pool3d_with_indices"}
 
     class Count(TorchDispatchMode):
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):
@@ -224,6 +225,8 @@ def graph_facts(problem: Problem, inputs) -> dict:
                 elif len(args) > 8 and args[6] is False and int(args[8]) > 1 and \
                         int(args[8]) == int(args[0].shape[1]) and int(args[1].shape[1]) == 1:
                     counts["depthwise_convolutions"] += 1
+            elif name in pools:  # what rewrites.pool_as_pointwise takes
+                counts["poolings"] += 1
             elif name in gemms:
                 counts["gemms"] += 1
             elif name in reductions:

@@ -27,6 +27,16 @@ any variant, so a rewrite that is wrong or slower is never chosen.
   channels-last, cuDNN's kernel and a transpose back, 3.3x its bytes'
   time at the copy bandwidth (2026-12-01-h200-beyond).
 
+- pool_as_pointwise: average and max pooling (2-D and 3-D; 1-D runs as
+  2-D) as pointwise arithmetic over the same shifted windows: the sum
+  over the taps divided by their count, or the running maximum with the
+  first maximum's index (a NaN wins), as ATen's kernels give them. Where
+  Inductor falls back to ATen's pooling kernel (3-D average pooling ran
+  at 3.7x its bytes' time at the copy bandwidth, 2026-12-01-h200-beyond)
+  this makes one fused kernel; where Inductor lowers the pooling itself
+  the race says which is faster. Not for ceil_mode, nor for an average
+  without the padding in its count (its divisor changes at the borders).
+
 Two rewrites of the same op, both on, apply in NAMES' order.
 """
 
@@ -105,15 +115,126 @@ def depthwise_as_pointwise(x, weight, bias, stride, padding, dilation, transpose
     return acc
 
 
+def _windows(x, k, s, d, out):
+    """(tap, the input's window for it) for each tap of a kernel k over the
+    last len(k) axes of x (already padded), stride s, dilation d, out
+    positions per axis: x's shifted, strided views."""
+    import itertools
+
+    import torch
+
+    aten = torch.ops.aten
+    nd = len(k)
+    lead = x.dim() - nd
+    for tap in itertools.product(*(range(v) for v in k)):
+        win = x
+        for i, t in enumerate(tap):
+            start = t * d[i]
+            win = aten.slice.Tensor(win, lead + i, start, start + (out[i] - 1) * s[i] + 1, s[i])
+        yield tap, win
+
+
+def _pool_geometry(x, kernel_size, stride, padding, dilation, ceil_mode, nd):
+    """(k, s, p, d, out) of a pooling over x's last nd axes in ATen's
+    conventions (an empty stride is the kernel; one number is every axis),
+    or None where it is not a plain window (ceil_mode, too many taps)."""
+    def each(v, default):
+        v = [int(e) for e in (v if v else default)]
+        return v * nd if len(v) == 1 else v
+    k = each(kernel_size, [1])
+    s, p, d = each(stride, k), each(padding, [0]), each(dilation, [1])
+    if ceil_mode or len(k) != nd:
+        return None
+    taps = 1
+    for v in k:
+        taps *= v
+    size = [int(v) for v in x.shape[x.dim() - nd:]]
+    out = [(size[i] + 2 * p[i] - d[i] * (k[i] - 1) - 1) // s[i] + 1 for i in range(nd)]
+    if taps > DEPTHWISE_MAX_TAPS or min(out) < 1:
+        return None
+    return k, s, p, d, out
+
+
+def _avg_pool(nd):
+    def avg_pool_as_pointwise(x, kernel_size, stride=(), padding=0, ceil_mode=False, count_include_pad=True,
+                              divisor_override=None):
+        import torch
+
+        aten = torch.ops.aten
+        g = _pool_geometry(x, kernel_size, stride, padding, [1], ceil_mode, nd)
+        if g is None or (not count_include_pad and any(g[2])):
+            return NotImplemented  # a divisor that changes with the position at the borders
+        k, s, p, d, out = g
+        if any(p):
+            x = aten.constant_pad_nd.default(x, [v for i in reversed(range(nd)) for v in (p[i], p[i])], 0.0)
+        acc = None
+        for _, win in _windows(x, k, s, d, out):
+            acc = win if acc is None else aten.add.Tensor(acc, win)
+        taps = 1
+        for v in k:
+            taps *= v
+        return aten.div.Tensor(acc, float(divisor_override or taps))
+    return avg_pool_as_pointwise
+
+
+def _max_pool(nd):
+    def max_pool_as_pointwise(x, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+        """(values, indices) as max_pool*_with_indices gives them: the first
+        maximum in the window's scan order (a NaN wins, the last one),
+        indices into the unpadded input's flattened spatial axes."""
+        import torch
+
+        aten = torch.ops.aten
+        g = _pool_geometry(x, kernel_size, stride, padding, dilation, ceil_mode, nd)
+        if g is None or not x.dtype.is_floating_point:
+            return NotImplemented
+        k, s, p, d, out = g
+        size = [int(v) for v in x.shape[x.dim() - nd:]]
+        if any(p):
+            x = aten.constant_pad_nd.default(x, [v for i in reversed(range(nd)) for v in (p[i], p[i])],
+                                             float("-inf"))
+        # each output position's first input coordinate, per axis, broadcast
+        base = []
+        for i in range(nd):
+            shape = [1] * (x.dim() - nd) + [1] * nd
+            shape[x.dim() - nd + i] = out[i]
+            base.append(aten.reshape.default(aten.mul.Tensor(aten.arange.default(out[i], dtype=torch.int64,
+                                                                                device=x.device), s[i]), shape))
+        best = idx = None
+        for tap, win in _windows(x, k, s, d, out):
+            flat = None  # the tap's index into the unpadded input, row-major over the spatial axes
+            for i in range(nd):
+                coord = aten.add.Tensor(base[i], tap[i] * d[i] - p[i])
+                flat = coord if flat is None else aten.add.Tensor(aten.mul.Tensor(flat, size[i]), coord)
+            if best is None:
+                best, idx = win, aten.expand.default(flat, list(win.shape))
+                continue
+            # ATen's rule: a greater value or a NaN takes the place (so the last NaN's index)
+            take = aten.logical_or.default(aten.gt.Tensor(win, best), aten.isnan.default(win))
+            best = aten.where.self(take, win, best)
+            idx = aten.where.self(take, flat, idx)
+        return best, idx
+    return max_pool_as_pointwise
+
+
 def _table():
     import torch
 
-    conv = torch.ops.aten.convolution.default
+    aten = torch.ops.aten
+    conv = aten.convolution.default
+    pools = {}
+    for nd, name in ((2, "avg_pool2d"), (3, "avg_pool3d")):
+        if hasattr(aten, name):
+            pools[getattr(aten, name).default] = _avg_pool(nd)
+    for nd, name in ((2, "max_pool2d_with_indices"), (3, "max_pool3d_with_indices")):
+        if hasattr(aten, name):
+            pools[getattr(aten, name).default] = _max_pool(nd)
     return {"conv_transpose_as_conv": {conv: conv_transpose_as_conv},
-            "depthwise_as_pointwise": {conv: depthwise_as_pointwise}}
+            "depthwise_as_pointwise": {conv: depthwise_as_pointwise},
+            "pool_as_pointwise": pools}
 
 
-NAMES = ("conv_transpose_as_conv", "depthwise_as_pointwise")
+NAMES = ("conv_transpose_as_conv", "depthwise_as_pointwise", "pool_as_pointwise")
 
 
 def split(options: dict) -> tuple[dict, dict]:
