@@ -161,7 +161,12 @@ def compile_problem(problem: Problem, variant: dict, reset: bool = True) -> Comp
     unknown = [k for k in options if not known_option(k)]
     if unknown:
         raise ValueError(f"unknown Inductor option(s) {', '.join(sorted(unknown))} in torch {torch.__version__}")
-    compiled = torch.compile(problem.model, mode=mode, options=options or None)
+    if own:
+        # a backend of its own: two variants whose Inductor options are
+        # equal (two rewrites on top of max-autotune) are two backends
+        compiled = torch.compile(problem.model, backend=rewriting_backend(mode, options, own))
+    else:
+        compiled = torch.compile(problem.model, mode=mode, options=options or None)
     c = Compiled(problem, variant, compiled)
     t0 = time.perf_counter()
     with catch_output_modules(c.modules), aten_fallbacks(list(variant.get("aten_fallback") or [])), \
@@ -180,6 +185,22 @@ def compile_problem(problem: Problem, variant: dict, reset: bool = True) -> Comp
     for code in codes:
         c.decls.extend(K.split(code))
     return c
+
+
+def rewriting_backend(mode, options: dict, own: dict):
+    """A Dynamo backend: Inductor with mode's and options' settings and
+    koptmake's rewrites own (rewrites.py) in its decomposition tables."""
+    from torch._inductor import list_mode_options
+    from torch._inductor.compile_fx import compile_fx
+
+    from . import rewrites
+
+    patches = {**(list_mode_options(mode) if mode else {}), **options}
+
+    def backend(gm, example_inputs):
+        with rewrites.applied(own):
+            return compile_fx(gm, example_inputs, config_patches=patches)
+    return backend
 
 
 def known_option(key: str) -> bool:
