@@ -17,19 +17,12 @@ sys.path.insert(0, os.path.join(top, "runtime", "python"))
 from kopt import kernels as K  # noqa: E402
 from kopt import knobs as N  # noqa: E402
 from kopt import static_gate as G  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tap import ok, done  # noqa: E402
 
 FIX = os.path.join(top, "tests", "fixtures", "kernels")
-n = failed = 0
 
 
-def ok(cond, name, diag=""):
-    global n, failed
-    n += 1
-    print(f"{'' if cond else 'not '}ok {n} - {name}")
-    if not cond:
-        failed += 1
-        if diag:
-            print("# " + str(diag).replace("\n", "\n# "))
 
 
 def fixture(name):
@@ -228,6 +221,7 @@ import types  # noqa: E402
 sys.modules.setdefault("torch", types.ModuleType("torch"))
 from kopt import screen as SC  # noqa: E402
 
+
 s = object.__new__(SC.Screen)
 s.decl = decl
 s.l = types.SimpleNamespace(numel={"xnumel": 64, "r0_numel": 4096})
@@ -255,5 +249,4 @@ ok(({"num_warps": 4, "num_stages": 4}, "") in tmv and ({"num_warps": 8, "num_sta
    ({"num_warps": 4, "num_stages": 3}, "BLOCK_M=128") in tmv,
    "screen: a template's stages and warps move, and its tile", tmv)
 
-print(f"1..{n}")
-sys.exit(1 if failed else 0)
+done()

@@ -11,18 +11,12 @@ top = os.environ.get("top_srcdir") or os.path.join(os.path.dirname(__file__), ".
 sys.path.insert(0, os.path.join(top, "runtime", "python"))
 from kopt import memcheck as MC  # noqa: E402
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tap import ok, done  # noqa: E402
+
 FAKE = os.path.join(top, "tests", "runtime", "fake-compute-sanitizer")
-n = failed = 0
 
 
-def ok(cond, name, diag=""):
-    global n, failed
-    n += 1
-    print(f"{'' if cond else 'not '}ok {n} - {name}")
-    if not cond:
-        failed += 1
-        if diag:
-            print("# " + str(diag).replace("\n", "\n# "))
 
 
 req = {"model": {"name": "m", "kind": "torch", "path": "/nonexistent/m.py"}, "variant": {"name": "default"}, "seed": 0}
@@ -77,5 +71,4 @@ r = MC.run(req, "k", cand, why)
 ok("out of bounds" not in r["reason"] and "Invalid __global__ write" in r["reason"], "the reason quotes the first error", r)
 with_env()
 
-print(f"1..{n}")
-sys.exit(1 if failed else 0)
+done()

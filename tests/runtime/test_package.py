@@ -21,26 +21,15 @@ import subprocess
 import sys
 import tempfile
 import zipfile
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tap import ok, skip, done  # noqa: E402
 
 top = os.environ.get("top_srcdir") or os.path.join(os.path.dirname(__file__), "..", "..")
 SRC = os.path.abspath(os.path.join(top, "runtime", "python"))
-n = failed = 0
 
 
-def ok(cond, name, diag=""):
-    global n, failed
-    n += 1
-    print(f"{'' if cond else 'not '}ok {n} - {name}")
-    if not cond:
-        failed += 1
-        if diag:
-            print("# " + str(diag).replace("\n", "\n# "))
 
 
-def skip(name, why):
-    global n
-    n += 1
-    print(f"ok {n} # SKIP {name}: {why}")
 
 
 def py(code, path, env=None, *args):
@@ -211,6 +200,7 @@ ok("kopt/preflight.py" in names and not [x for x in names if "_build" in x or x.
 
 import shutil  # noqa: E402
 
+
 shutil.rmtree(tmp)
 # make install and make dist ship runtime/local.mk's list: every module of
 # the package must be on it (helion.py was not, and an installed worker
@@ -220,5 +210,4 @@ listed = {ln.strip().rstrip("\\").strip() for ln in mk.split("KOPT_PY_FILES =", 
 mods = {f"runtime/python/kopt/{f}" for f in os.listdir(os.path.join(SRC, "kopt")) if f.endswith(".py")}
 ok(mods <= listed, "runtime/local.mk's KOPT_PY_FILES lists every kopt/*.py", sorted(mods - listed))
 
-print(f"1..{n}")
-sys.exit(1 if failed else 0)
+done()

@@ -10,19 +10,13 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tap import ok, done  # noqa: E402
+
 top = os.environ.get("top_srcdir") or os.path.join(os.path.dirname(__file__), "..", "..")
 PY = os.path.join(top, "runtime", "python")
-n = failed = 0
 
 
-def ok(cond, name, diag=""):
-    global n, failed
-    n += 1
-    print(f"{'' if cond else 'not '}ok {n} - {name}")
-    if not cond:
-        failed += 1
-        if diag:
-            print("# " + str(diag).replace("\n", "\n# "))
 
 
 def fake_torch(d, version="2.11.0", cuda="13.0", available=True, broken=None):
@@ -115,5 +109,4 @@ r = subprocess.run([sys.executable, "-S", "-c", "import sys; sys.path.insert(0, 
                     "print('torch' in sys.modules)", PY], capture_output=True, text=True)
 ok(r.stdout.strip() == "False", "importing kopt.preflight imports no torch", r.stdout or r.stderr)
 
-print(f"1..{n}")
-sys.exit(1 if failed else 0)
+done()

@@ -18,17 +18,11 @@ top = os.environ.get("top_srcdir") or os.path.join(os.path.dirname(__file__), ".
 sys.path.insert(0, os.path.join(top, "runtime", "python"))
 from kopt import rewrites  # noqa: E402
 
-n = failed = 0
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tap import ok, done  # noqa: E402
 
 
-def ok(cond, name, diag=""):
-    global n, failed
-    n += 1
-    print(f"{'' if cond else 'not '}ok {n} - {name}")
-    if not cond:
-        failed += 1
-        if diag:
-            print("# " + str(diag).replace("\n", "\n# "))
+
 
 
 ind, own = rewrites.split({"freezing": True, "kopt.conv_transpose_as_conv": True, "triton.max_tiles": 3})
@@ -48,8 +42,7 @@ try:
     import torch.nn.functional as F
 except ImportError:
     print(f"# no torch here: the rewrite's numbers are checked where torch is (make check-gpu)")
-    print(f"1..{n}")
-    sys.exit(1 if failed else 0)
+    done()
 
 torch.manual_seed(0)
 ct = {1: F.conv_transpose1d, 2: F.conv_transpose2d, 3: F.conv_transpose3d}
@@ -158,5 +151,4 @@ ok(rewrites.conv_transpose_as_conv(x, w, None, [1, 1], [3, 0], [1, 1], True, [0,
    "padding wider than the kernel reaches: not rewritten")
 ok(rewrites.conv_transpose_as_conv(x, w, None, [1, 1], [1, 1], [1, 1], False, [0, 0], 1) is NotImplemented,
    "a forward convolution: not rewritten")
-print(f"1..{n}")
-sys.exit(1 if failed else 0)
+done()
