@@ -566,8 +566,8 @@ void rule_summary_space(struct rule_summary *s, const json_t *profile_meas)
 	s->gemms = fact(facts, "gemms");
 	s->reductions = fact(facts, "reductions");
 	s->params = fact(facts, "parameters");
-	s->tconvs = json_is_integer(json_object_get(facts, "unit_stride_transposed_convolutions")) ?
-		    fact(facts, "unit_stride_transposed_convolutions") : 0;
+	s->tconvs = json_is_integer(json_object_get(facts, "transposed_convolutions")) ?
+		    fact(facts, "transposed_convolutions") : 0;
 	s->dconvs = json_is_integer(json_object_get(facts, "depthwise_convolutions")) ?
 		    fact(facts, "depthwise_convolutions") : 0;
 	s->pools = json_is_integer(json_object_get(facts, "poolings")) ? fact(facts, "poolings") : 0;

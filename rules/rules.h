@@ -68,7 +68,7 @@ struct rule_summary {
 	bool facts_known;           /* the next four are known (older profiles lack them) */
 	long convs, gemms, reductions; /* the model's ATen convolution, GEMM and reduction calls
 					* per eager call (worker.py graph_facts) */
-	long tconvs;                /* of the convolutions, the transposed ones of stride 1 (0: none or unknown) */
+	long tconvs;                /* of the convolutions, the transposed ones (0: none or unknown) */
 	long dconvs;                /* ... and the depthwise ones (groups = input channels) */
 	long pools;                 /* the 2-D and 3-D average and max poolings */
 	long params;                /* elements of its parameters and buffers */

@@ -34,9 +34,9 @@ struct dim {
 
 /*
  * In the order they are tried. First koptmake's own rewrite
- * (runtime/python/kopt/rewrites.py): a transposed convolution of stride 1
- * as the forward convolution it equals, where the model has one; cuDNN's
- * data-gradient engines for 3-D are far from the FP32 peak. Then a
+ * (runtime/python/kopt/rewrites.py): a transposed convolution as forward
+ * convolutions, one per phase of its output, where the model has one;
+ * cuDNN's data-gradient engines for 3-D are far from the FP32 peak. Then a
  * depthwise convolution as pointwise arithmetic over its shifted windows,
  * which Inductor fuses into one kernel at the copy bandwidth, and pooling
  * likewise (ATen's 3-D pooling kernels are far from it). freezing folds the weights into constants

@@ -5,7 +5,8 @@
 # then two models built with space_variants = 1 and the real worker, each
 # getting its rewrite as the search's first dimension: a 3-D transposed
 # convolution of stride 1 (models/small_tconv.py: its variant has no
-# data-gradient kernel) and a depthwise 2-D convolution
+# data-gradient kernel) and a grouped one of stride 2
+# (models/small_tconv_strided.py: eight phases) and a depthwise 2-D convolution
 # (models/small_depthwise.py: its variant has no vendor convolution, only
 # Inductor's kernels), and a 3-D average pooling (models/small_avgpool3d.py:
 # no ATen pooling kernel in its variant). Each variant compiles, agrees with eager and is
@@ -17,7 +18,7 @@ top=$(cd "$here/../.." && pwd)
 n=0; bad=0
 ok() { n=$((n + 1)); if eval "$2"; then echo "ok $n - $1"; else echo "not ok $n - $1"; bad=1; fi; }
 rm -rf "$O" && mkdir -p "$O/models" && cp "$here/models/small_tconv.py" "$here/models/small_depthwise.py" \
-	"$here/models/small_avgpool3d.py" "$O/models/"
+	"$here/models/small_avgpool3d.py" "$here/models/small_tconv_strided.py" "$O/models/"
 top_srcdir=$top python3 "$top/tests/runtime/test_rewrites.py" > "$O/numbers.tap" 2>&1
 nr=$?
 grep -v '^ok' "$O/numbers.tap" | sed 's/^/# /'
@@ -37,7 +38,7 @@ SPEC
 rc=$?
 ok "the build succeeds (exit $rc)" "[ $rc -eq 0 ]"
 for pair in small_tconv:autotune-conv-transpose-as-conv small_depthwise:autotune-depthwise-as-pointwise \
-	small_avgpool3d:autotune-pool-as-pointwise; do
+	small_avgpool3d:autotune-pool-as-pointwise small_tconv_strided:autotune-conv-transpose-as-conv; do
 	m=${pair%%:*}; v=${pair#*:}; R=$O/kopt-out/m/$m
 	ok "$m: the search added $v, compiled and profiled" "[ -f '$R/profile-$v.json' ]"
 	ok "$m: its compiled code agrees with eager" "grep -q '| $v | agrees |' '$R/report.md'"

@@ -2,10 +2,11 @@
 (runtime/python/kopt/rewrites.py). Without torch: the variant options are
 split into Inductor's and koptmake's, an unknown kopt.NAME is named, a
 rewrite turned off is left out. With torch (any version with torch.ops.aten,
-CPU is enough; make check-gpu runs it on the GPU machine too): the
-transposed convolution of stride 1, rewritten as a forward convolution,
-equals torch's own in 1-D, 2-D and 3-D, with groups, dilation, padding,
-output_padding and bias; a depthwise convolution rewritten as the sum of
+CPU is enough; make check-gpu runs it on the GPU machine too): a
+transposed convolution rewritten as forward convolutions (one, at stride
+1; one per phase of the output, interleaved, at larger strides) equals
+torch's own in 1-D, 2-D and 3-D, with groups, dilation, padding,
+output_padding and bias, phases no tap reaches and padding that crops; a depthwise convolution rewritten as the sum of
 its shifted windows equals torch's own in 1-D, 2-D and 3-D, with channel
 multipliers, strides, padding, dilation and bias; average and max
 pooling rewritten as pointwise arithmetic over the windows give torch's
@@ -143,12 +144,32 @@ ok(rewrites._avg_pool(2)(x, [3, 3], [1, 1], [1, 1], False, False, None) is NotIm
    "average pooling without the padding in its count: not rewritten")
 ok(rewrites._max_pool(2)(x, [3, 3], [2, 2], [1, 1], [1, 1], True) is NotImplemented, "ceil_mode: not rewritten")
 
+# strided: one forward convolution per phase of the output, interleaved
+strided = [
+    # nd, N, Cin, Cout, spatial, kernel, stride, padding, output_padding, dilation, groups, bias
+    (1, 2, 4, 6, (9,), (3,), (2,), (0,), (0,), (1,), 1, True),
+    (1, 1, 4, 4, (8,), (5,), (3,), (2,), (1,), (2,), 2, False),
+    (1, 1, 2, 2, (6,), (2,), (4,), (0,), (3,), (1,), 1, True),  # phases no tap reaches: the bias alone
+    (2, 2, 4, 6, (7, 9), (3, 3), (2, 2), (1, 1), (1, 1), (1, 1), 2, True),
+    (2, 1, 3, 3, (6, 5), (4, 3), (2, 3), (1, 0), (0, 2), (1, 2), 3, False),
+    (2, 1, 2, 4, (5, 5), (3, 3), (2, 2), (3, 0), (0, 0), (2, 1), 1, True),  # padding crops
+    (3, 1, 4, 4, (4, 5, 6), (3, 3, 3), (2, 2, 2), (1, 1, 1), (1, 0, 1), (1, 1, 1), 4, True),
+    (3, 2, 2, 4, (3, 4, 5), (3, 2, 3), (2, 1, 3), (1, 0, 2), (0, 0, 1), (2, 1, 1), 2, False),
+    (2, 1, 2, 2, (6, 6), (3, 3), (1, 1), (3, 0), (0, 0), (1, 1), 1, True),  # stride 1, padding past the kernel
+]
+for nd, N, cin, cout, sp, k, st, p, op, d, g, b in strided:
+    x = torch.randn(N, cin, *sp, dtype=torch.float64)
+    w = torch.randn(cin, cout // g, *k, dtype=torch.float64)
+    bias = torch.randn(cout, dtype=torch.float64) if b else None
+    want = ct[nd](x, w, bias, stride=st, padding=p, output_padding=op, groups=g, dilation=d)
+    got = rewrites.conv_transpose_as_conv(x, w, bias, list(st), list(p), list(d), True, list(op), g)
+    same = got is not NotImplemented and got.shape == want.shape and torch.allclose(got, want, rtol=1e-10, atol=1e-10)
+    ok(same, f"{nd}-D, kernel {k}, stride {st}, padding {p}, output_padding {op}, dilation {d}, groups {g}: "
+       "the phases' forward convolutions, interleaved, equal conv_transpose",
+       "NotImplemented" if got is NotImplemented else f"shape {tuple(got.shape)} want {tuple(want.shape)}; "
+       f"max diff {float((got - want).abs().max()) if got.shape == want.shape else 'n/a'}")
 x = torch.randn(1, 4, 6, 6)
 w = torch.randn(4, 4, 3, 3)
-ok(rewrites.conv_transpose_as_conv(x, w, None, [2, 2], [0, 0], [1, 1], True, [0, 0], 1) is NotImplemented,
-   "stride 2: not rewritten")
-ok(rewrites.conv_transpose_as_conv(x, w, None, [1, 1], [3, 0], [1, 1], True, [0, 0], 1) is NotImplemented,
-   "padding wider than the kernel reaches: not rewritten")
 ok(rewrites.conv_transpose_as_conv(x, w, None, [1, 1], [1, 1], [1, 1], False, [0, 0], 1) is NotImplemented,
    "a forward convolution: not rewritten")
 done()

@@ -217,8 +217,8 @@ def known_option(key: str) -> bool:
 
 def graph_facts(problem: Problem, inputs) -> dict:
     """What the implementation-space search reads (rules/space.c): the ATen
-    convolutions (and of those the transposed ones of stride 1 and the
-    depthwise ones), poolings, GEMMs and
+    convolutions (and of those the transposed and the depthwise ones),
+    poolings, GEMMs and
     reductions of one eager call, counted as they are dispatched, and the
     elements of the model's parameters and buffers."""
     from torch.utils._python_dispatch import TorchDispatchMode
@@ -229,7 +229,7 @@ def graph_facts(problem: Problem, inputs) -> dict:
                   "_softmax", "_log_softmax", "softmax", "log_softmax", "logsumexp", "norm", "linalg_vector_norm",
                   "native_layer_norm", "native_batch_norm", "_native_batch_norm_legit_no_training",
                   "native_group_norm", "argmax", "argmin", "cumsum", "cumprod", "nll_loss_forward", "all", "any"}
-    counts = {"convolutions": 0, "gemms": 0, "reductions": 0, "unit_stride_transposed_convolutions": 0,
+    counts = {"convolutions": 0, "gemms": 0, "reductions": 0, "transposed_convolutions": 0,
               "depthwise_convolutions": 0, "poolings": 0}
     pools = {"avg_pool2d", "avg_pool3d", "max_pool2d_with_indices", "max_pool3d_with_indices"}
 
@@ -239,9 +239,9 @@ def graph_facts(problem: Problem, inputs) -> dict:
             if name in convs:
                 counts["convolutions"] += 1
                 # convolution(input, weight, bias, stride, padding, dilation, transposed, ...):
-                # what rewrites.conv_transpose_as_conv turns into a forward convolution
-                if len(args) > 6 and args[6] is True and all(int(v) == 1 for v in args[3]):
-                    counts["unit_stride_transposed_convolutions"] += 1
+                # what rewrites.conv_transpose_as_conv turns into forward convolutions
+                if len(args) > 6 and args[6] is True:
+                    counts["transposed_convolutions"] += 1
                 # ... and what rewrites.depthwise_as_pointwise takes (groups = input channels)
                 elif len(args) > 8 and args[6] is False and int(args[8]) > 1 and \
                         int(args[8]) == int(args[0].shape[1]) and int(args[1].shape[1]) == 1:

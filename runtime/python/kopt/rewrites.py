@@ -9,11 +9,14 @@ NotImplemented where it does not apply, and the op stays as it was. A
 variant with a rewrite is checked against eager and float64 and raced like
 any variant, so a rewrite that is wrong or slower is never chosen.
 
-- conv_transpose_as_conv: a transposed convolution of stride 1 as the
-  ordinary convolution it equals: the weights' spatial axes flipped and
-  their two channel axes swapped within each group, the input padded by
-  dilation * (kernel - 1) - padding on each side (plus output_padding on
-  the far side). cuDNN runs transposed convolutions as the data gradient
+- conv_transpose_as_conv: a transposed convolution as ordinary
+  convolutions: its weights' two channel axes swapped within each group,
+  and for each phase of the output (the positions o = q*stride + r along
+  each axis) the taps that reach it, flipped, as a forward convolution of
+  the input (zero-padded or cropped to the window it reads) whose results
+  are interleaved; with stride 1, one forward convolution with the whole
+  kernel. No multiplication by an inserted zero. cuDNN runs transposed
+  convolutions as the data gradient
   of a convolution, and for 3-D ones it often has only a generic engine
   for that (bench/results/2026-12-01-h200-beyond: 185 ms for a problem
   whose FLOPs take 27 ms at the FP32 peak); the forward convolution has
@@ -47,28 +50,90 @@ import contextlib
 PREFIX = "kopt."
 
 
+def _phase(r, s, p, d, k, size, out_len):
+    """One axis of a transposed convolution's output positions o = q*s + r:
+    (the taps that reach them, first tap, tap step, dilation of the forward
+    convolution over the input, the first input index it reads, how many
+    positions), or None where no tap reaches them or there are none."""
+    taps = [j for j in range(k) if (r + p - j * d) % s == 0]
+    count = (out_len - r + s - 1) // s if r < out_len else 0
+    if not taps or count == 0:
+        return None
+    step = taps[1] - taps[0] if len(taps) > 1 else 1
+    e = step * d // s if len(taps) > 1 else 1  # input positions between consecutive taps
+    first = (r + p - taps[-1] * d) // s  # the last tap reads the lowest input index
+    return taps[0], step, len(taps), e, first, count
+
+
 def conv_transpose_as_conv(x, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
+    import itertools
+
     import torch
 
     aten = torch.ops.aten
     nd = weight.dim() - 2
-    if not transposed or nd < 1 or any(int(s) != 1 for s in stride):
+    if not transposed or nd < 1:
         return NotImplemented
-    k = [int(v) for v in weight.shape[2:]]
-    lo = [int(dilation[i]) * (k[i] - 1) - int(padding[i]) for i in range(nd)]
-    hi = [lo[i] + int(output_padding[i]) for i in range(nd)]
-    if min(lo + hi) < 0:
-        return NotImplemented  # padding wider than the kernel reaches: not a plain padding
+    s, p, d = [int(v) for v in stride], [int(v) for v in padding], [int(v) for v in dilation]
+    op, k = [int(v) for v in output_padding], [int(v) for v in weight.shape[2:]]
+    size = [int(v) for v in x.shape[2:]]
+    out = [(size[i] - 1) * s[i] - 2 * p[i] + d[i] * (k[i] - 1) + op[i] + 1 for i in range(nd)]
+    if min(out) < 1:
+        return NotImplemented
     cin, cout_g = int(weight.shape[0]), int(weight.shape[1])
-    w = weight.reshape(groups, cin // groups, cout_g, *k).transpose(1, 2).reshape(groups * cout_g, cin // groups, *k)
-    w = aten.flip.default(w, list(range(2, 2 + nd)))
-    if lo == hi:
-        pad = lo
-    else:
-        # constant_pad_nd takes the last axis first, (low, high) for each
-        x = aten.constant_pad_nd.default(x, [p for i in reversed(range(nd)) for p in (lo[i], hi[i])], 0.0)
-        pad = [0] * nd
-    return aten.convolution.default(x, w, bias, [1] * nd, pad, [int(d) for d in dilation], False, [0] * nd, groups)
+    cout = groups * cout_g
+    # a forward convolution's weights: the two channel axes swapped within each group
+    w = weight.reshape(groups, cin // groups, cout_g, *k).transpose(1, 2).reshape(cout, cin // groups, *k)
+    phases = 1
+    for v in s:
+        phases *= v
+    result = None
+    for r in itertools.product(*(range(v) for v in s)):
+        axes = [_phase(r[i], s[i], p[i], d[i], k[i], size[i], out[i]) for i in range(nd)]
+        if any(a is None for a in axes):
+            continue  # nothing reaches these positions: zero, then the bias
+        # the input window the phase reads, padded with zeros (a negative
+        # padding crops): from its first index to its last
+        xs = x
+        pads = []
+        if any(a[4] > size[i] - 1 or a[4] + a[5] - 1 + (a[2] - 1) * a[3] < 0 for i, a in enumerate(axes)):
+            continue  # it reads only padding: zero
+        for i in reversed(range(nd)):
+            first, last = axes[i][4], axes[i][4] + axes[i][5] - 1 + (axes[i][2] - 1) * axes[i][3]
+            pads += [-first, last - (size[i] - 1)]
+        ws = w
+        for i, a in enumerate(axes):
+            ws = aten.slice.Tensor(ws, 2 + i, a[0], a[0] + (a[2] - 1) * a[1] + 1, a[1])
+        ws = aten.flip.default(ws, list(range(2, 2 + nd)))
+        if all(pads[2 * j] == pads[2 * j + 1] >= 0 for j in range(nd)):
+            conv_pad = [pads[2 * (nd - 1 - i)] for i in range(nd)]
+        else:
+            xs = aten.constant_pad_nd.default(xs, pads, 0.0)
+            conv_pad = [0] * nd
+        y = aten.convolution.default(xs, ws, bias if phases == 1 else None, [1] * nd, conv_pad,
+                                     [a[3] for a in axes], False, [0] * nd, groups)
+        if phases == 1:
+            return y
+        if result is None:
+            result = aten.new_zeros.default(x, [int(x.shape[0]), cout] + out)
+        result = _place(result, y, r, s, 2)
+    if result is None:
+        result = aten.new_zeros.default(x, [int(x.shape[0]), cout] + out)
+    if bias is not None:
+        result = aten.add.Tensor(result, aten.reshape.default(bias, [1, cout] + [1] * nd))
+    return result
+
+
+def _place(base, y, r, s, dim):
+    """base with y written at positions r[i] + j*s[i] of its axes dim, dim+1, ..."""
+    import torch
+
+    aten = torch.ops.aten
+    if not r:
+        return y
+    length = int(base.shape[dim])
+    sub = aten.slice.Tensor(base, dim, r[0], length, s[0])
+    return aten.slice_scatter.default(base, _place(sub, y, r[1:], s[1:], dim + 1), dim, r[0], length, s[0])
 
 
 DEPTHWISE_MAX_TAPS = 64  # kernel elements at most: each is one load of the fused kernel
