@@ -172,4 +172,36 @@ x = torch.randn(1, 4, 6, 6)
 w = torch.randn(4, 4, 3, 3)
 ok(rewrites.conv_transpose_as_conv(x, w, None, [1, 1], [1, 1], [1, 1], False, [0, 0], 1) is NotImplemented,
    "a forward convolution: not rewritten")
+
+# traced as Inductor traces (make_fx with the decomposition table, fake
+# tensors): the op is gone from the graph and the graph computes the same
+from torch.fx.experimental.proxy_tensor import make_fx  # noqa: E402
+
+table = {}
+for name in rewrites.NAMES:
+    for op, fn in rewrites._table()[name].items():
+        table.setdefault(op, []).append(fn)
+table = {op: rewrites._first(fns) for op, fns in table.items()}
+traced = [
+    ("a strided grouped 3-D transposed convolution", lambda n: "convolution" in str(n.target) and n.args[6],
+     lambda x, w, b: F.conv_transpose3d(x, w, b, stride=2, padding=1, output_padding=1, groups=2),
+     (torch.randn(1, 4, 4, 5, 6), torch.randn(4, 3, 3, 3, 3), torch.randn(6))),
+    ("a depthwise convolution with a channel multiplier", lambda n: "convolution" in str(n.target),
+     lambda x, w, b: F.conv2d(x, w, b, padding=1, groups=4),
+     (torch.randn(2, 4, 9, 9), torch.randn(8, 1, 3, 3), torch.randn(8))),
+    ("a 3-D average pooling", lambda n: "avg_pool3d" in str(n.target), lambda x: F.avg_pool3d(x, 3, 2, 1), (torch.randn(1, 2, 7, 8, 9),)),
+    ("a 2-D max pooling with indices", lambda n: "max_pool2d" in str(n.target), lambda x: F.max_pool2d(x, 3, 2, 1, return_indices=True),
+     (torch.randn(1, 2, 9, 8),)),
+]
+for what, stays, fn, args in traced:
+    try:
+        g = make_fx(fn, decomposition_table=table, tracing_mode="fake")(*args)
+        left = [n for n in g.graph.nodes if n.op == "call_function" and stays(n)]
+        got, want = g(*args), fn(*args)
+        pairs = zip(got, want) if isinstance(want, tuple) else [(got, want)]
+        same = all(torch.allclose(a.double(), b.double(), atol=1e-5) for a, b in pairs)
+        ok(not left and same, f"{what}: traced with fake tensors, the op is gone and the values are torch's",
+           f"left: {left}, same: {same}")
+    except Exception as e:
+        ok(False, f"{what}: traced with fake tensors", f"{type(e).__name__}: {e}")
 done()

@@ -162,8 +162,11 @@ def depthwise_as_pointwise(x, weight, bias, stride, padding, dilation, transpose
     if min(out) < 1:
         return NotImplemented
     mult = cout // cin
-    if mult > 1:  # output channel c * mult + j reads input channel c
-        x = aten.repeat_interleave.self_int(x, mult, 1)
+    if mult > 1:  # output channel c * mult + j reads input channel c (a static shape, unlike repeat_interleave)
+        n = int(x.shape[0])
+        x = aten.unsqueeze.default(x, 2)
+        x = aten.expand.default(x, [n, cin, mult] + size)
+        x = aten.reshape.default(x, [n, cin * mult] + size)
     if any(p):
         x = aten.constant_pad_nd.default(x, [v for i in reversed(range(nd)) for v in (p[i], p[i])], 0.0)
     acc = None
@@ -204,6 +207,8 @@ def _pool_geometry(x, kernel_size, stride, padding, dilation, ceil_mode, nd):
     conventions (an empty stride is the kernel; one number is every axis),
     or None where it is not a plain window (ceil_mode, too many taps)."""
     def each(v, default):
+        if isinstance(v, int):
+            v = [v]
         v = [int(e) for e in (v if v else default)]
         return v * nd if len(v) == 1 else v
     k = each(kernel_size, [1])
