@@ -13,16 +13,8 @@ top = os.environ.get("top_srcdir") or os.path.join(os.path.dirname(__file__), ".
 sys.path.insert(0, os.path.join(top, "runtime", "python"))
 from kopt import static_gate as G  # noqa: E402
 
-n = bad = 0
-
-
-def ok(cond, what, diag=""):
-    global n, bad
-    n += 1
-    print(f"{'' if cond else 'not '}ok {n} - {what}")
-    if not cond:
-        bad += 1
-        print(f"# {diag}")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tap import ok, done  # noqa: E402
 
 
 gen = json.load(open(os.path.join(top, "tests", "fixtures", "helion", "softmax-capture.json")))["kernel"]["source"]
@@ -48,5 +40,4 @@ st = gen.replace("tl.store(out + (indices_0[:, None] * 4096", "tl.store(out + (i
 r = G.report_helion(st, gen)
 ok(st != gen and r["ok"] and r["memcheck"] and "store" in r["memcheck"][0],
    "a store whose index differs from Helion's is not proven in bounds: it goes to the memcheck", r)
-print(f"1..{n}")
-sys.exit(1 if bad else 0)
+done()

@@ -12,8 +12,10 @@ from kopt import kernels as K  # noqa: E402
 from kopt import records as R  # noqa: E402
 from kopt import vendor_plan as VP  # noqa: E402
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tap import ok, done  # noqa: E402
+
 FIX = os.path.join(top, "tests", "fixtures", "gpu")
-n = failed = 0
 
 # the recordings are what the manifest says the GPU machine wrote
 sys.path.insert(0, os.path.join(top, "tests", "gpu"))
@@ -22,16 +24,6 @@ _bad = manifest.check(FIX)
 if _bad:
     print("Bail out! the GPU fixtures do not match their manifest: " + "; ".join(_bad))
     sys.exit(1)
-
-
-def ok(cond, name, diag=""):
-    global n, failed
-    n += 1
-    print(f"{'' if cond else 'not '}ok {n} - {name}")
-    if not cond:
-        failed += 1
-        if diag:
-            print("# " + str(diag).replace("\n", "\n# "))
 
 
 def load(name):
@@ -238,5 +230,4 @@ ok(K.compile_meta(object()) == none and K.compile_meta(None) == none,
 ok(K.compile_meta(types.SimpleNamespace(launchers=[_Raises()]))["n_regs"] is None,
    "compile_meta: an attribute that raises reads as None")
 
-print(f"1..{n}")
-sys.exit(1 if failed else 0)
+done()
