@@ -133,6 +133,16 @@ for nd, shape, k, st, p, d in pools:
         ok(got is not NotImplemented and torch.allclose(got, want, rtol=1e-12, atol=1e-12),
            f"avg pool {nd}-D, kernel {k}, stride {st}, padding {p}, divisor {div or 'taps'}: as torch's",
            "NotImplemented" if got is NotImplemented else float((got - want).abs().max()))
+for nd, shape, k, st, p in ((2, (2, 3, 40, 37), (11, 11), (11, 11), (0, 0)), (2, (1, 2, 30, 33), (9, 10), (3, 4), (4, 5)),
+                            (3, (1, 2, 12, 13, 14), (5, 4, 5), (2, 3, 1), (2, 2, 1))):
+    x = torch.randn(*shape, dtype=torch.float64)
+    want = ap[nd](x, k, st, p)
+    got = rewrites._avg_pool(nd)(x, list(k), list(st), list(p), False, True, None)
+    ok(got is not NotImplemented and torch.allclose(got, want, rtol=1e-12, atol=1e-12),
+       f"avg pool {nd}-D over {k} (more than 64 taps), stride {st}, padding {p}: summed an axis at a time, as torch's",
+       "NotImplemented" if got is NotImplemented else float((got - want).abs().max()))
+ok(rewrites._max_pool(2)(torch.randn(1, 1, 30, 30), [9, 9], [1, 1], [0, 0], [1, 1], False) is NotImplemented,
+   "max pooling over 81 taps: not rewritten (its indices are not separable)")
 x = torch.randn(1, 2, 6, 6, dtype=torch.float64)
 x[0, 0, 1, 1] = float("nan")
 x[0, 0, 1, 2] = float("nan")
@@ -190,6 +200,8 @@ traced = [
      lambda x, w, b: F.conv2d(x, w, b, padding=1, groups=4),
      (torch.randn(2, 4, 9, 9), torch.randn(8, 1, 3, 3), torch.randn(8))),
     ("a 3-D average pooling", lambda n: "avg_pool3d" in str(n.target), lambda x: F.avg_pool3d(x, 3, 2, 1), (torch.randn(1, 2, 7, 8, 9),)),
+    ("a 2-D average pooling over 11 x 11", lambda n: "avg_pool2d" in str(n.target), lambda x: F.avg_pool2d(x, 11, 11),
+     (torch.randn(1, 2, 33, 44),)),
     ("a 2-D max pooling with indices", lambda n: "max_pool2d" in str(n.target), lambda x: F.max_pool2d(x, 3, 2, 1, return_indices=True),
      (torch.randn(1, 2, 9, 8),)),
 ]

@@ -37,8 +37,10 @@ any variant, so a rewrite that is wrong or slower is never chosen.
   Inductor falls back to ATen's pooling kernel (3-D average pooling ran
   at 3.7x its bytes' time at the copy bandwidth, 2026-12-01-h200-beyond)
   this makes one fused kernel; where Inductor lowers the pooling itself
-  the race says which is faster. Not for ceil_mode, nor for an average
-  without the padding in its count (its divisor changes at the borders).
+  the race says which is faster. An average over more than 64 taps is
+  summed one axis at a time (k + k taps, not k * k). Not for ceil_mode,
+  nor for an average without the padding in its count (its divisor
+  changes at the borders).
 
 Two rewrites of the same op, both on, apply in NAMES' order.
 """
@@ -202,10 +204,11 @@ def _windows(x, k, s, d, out):
         yield tap, win
 
 
-def _pool_geometry(x, kernel_size, stride, padding, dilation, ceil_mode, nd):
+def _pool_geometry(x, kernel_size, stride, padding, dilation, ceil_mode, nd, per_axis=False):
     """(k, s, p, d, out) of a pooling over x's last nd axes in ATen's
     conventions (an empty stride is the kernel; one number is every axis),
-    or None where it is not a plain window (ceil_mode, too many taps)."""
+    or None where it is not a plain window (ceil_mode, too many taps: in
+    all, or per_axis, on one axis)."""
     def each(v, default):
         if isinstance(v, int):
             v = [v]
@@ -220,7 +223,7 @@ def _pool_geometry(x, kernel_size, stride, padding, dilation, ceil_mode, nd):
         taps *= v
     size = [int(v) for v in x.shape[x.dim() - nd:]]
     out = [(size[i] + 2 * p[i] - d[i] * (k[i] - 1) - 1) // s[i] + 1 for i in range(nd)]
-    if taps > DEPTHWISE_MAX_TAPS or min(out) < 1:
+    if (max(k) if per_axis else taps) > DEPTHWISE_MAX_TAPS or min(out) < 1:
         return None
     return k, s, p, d, out
 
@@ -231,18 +234,31 @@ def _avg_pool(nd):
         import torch
 
         aten = torch.ops.aten
-        g = _pool_geometry(x, kernel_size, stride, padding, [1], ceil_mode, nd)
+        g = _pool_geometry(x, kernel_size, stride, padding, [1], ceil_mode, nd, per_axis=True)
         if g is None or (not count_include_pad and any(g[2])):
             return NotImplemented  # a divisor that changes with the position at the borders
         k, s, p, d, out = g
         if any(p):
             x = aten.constant_pad_nd.default(x, [v for i in reversed(range(nd)) for v in (p[i], p[i])], 0.0)
-        acc = None
-        for _, win in _windows(x, k, s, d, out):
-            acc = win if acc is None else aten.add.Tensor(acc, win)
         taps = 1
         for v in k:
             taps *= v
+        if taps <= DEPTHWISE_MAX_TAPS:
+            passes = [(k, s, out)]
+        else:  # a sum is separable: one axis at a time, k[0] + k[1] + ... taps, not their product
+            cur = [int(v) for v in x.shape[x.dim() - nd:]]
+            passes = []
+            for i in range(nd):
+                kk, ss = [1] * nd, [1] * nd
+                kk[i], ss[i] = k[i], s[i]
+                cur = cur[:i] + [out[i]] + cur[i + 1:]
+                passes.append((kk, ss, list(cur)))
+        acc = x
+        for kk, ss, oo in passes:
+            part = None
+            for _, win in _windows(acc, kk, ss, d, oo):
+                part = win if part is None else aten.add.Tensor(part, win)
+            acc = part
         return aten.div.Tensor(acc, float(divisor_override or taps))
     return avg_pool_as_pointwise
 
