@@ -183,6 +183,32 @@ w = torch.randn(4, 4, 3, 3)
 ok(rewrites.conv_transpose_as_conv(x, w, None, [1, 1], [1, 1], [1, 1], False, [0, 0], 1) is NotImplemented,
    "a forward convolution: not rewritten")
 
+# the profile's graph facts count what the rewrites take (rules/space.c
+# adds a rewrite's variant only where they do)
+import types  # noqa: E402
+
+from kopt.inductor import graph_facts  # noqa: E402
+
+
+class Facts(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.t = torch.nn.ConvTranspose2d(4, 4, 3, stride=2)
+        self.d = torch.nn.Conv2d(4, 8, 3, groups=4)
+        self.g = torch.nn.Conv2d(8, 8, 3, groups=2)
+        self.c = torch.nn.Conv2d(8, 8, 1)
+
+    def forward(self, x):
+        y = self.c(self.g(self.d(self.t(x))))
+        y = F.max_pool2d(y, 2) + 0
+        return F.avg_pool3d(y.unsqueeze(0), 2).sum()
+
+
+facts = graph_facts(types.SimpleNamespace(model=Facts()), [torch.randn(1, 4, 8, 8)])
+ok(facts["convolutions"] == 4 and facts["transposed_convolutions"] == 1 and facts["depthwise_convolutions"] == 1
+   and facts["poolings"] == 2, "graph facts: 4 convolutions, of them 1 transposed and 1 depthwise (a grouped one is "
+   "not), 2 poolings", facts)
+
 # traced as Inductor traces (make_fx with the decomposition table, fake
 # tensors): the op is gone from the graph and the graph computes the same
 from torch.fx.experimental.proxy_tensor import make_fx  # noqa: E402

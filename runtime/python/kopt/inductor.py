@@ -240,10 +240,11 @@ def graph_facts(problem: Problem, inputs) -> dict:
                 counts["convolutions"] += 1
                 # convolution(input, weight, bias, stride, padding, dilation, transposed, ...):
                 # what rewrites.conv_transpose_as_conv turns into forward convolutions
-                if len(args) > 6 and args[6] is True:
+                # (aten.convolution's schema only: cudnn_convolution's 7th is another flag)
+                if name == "convolution" and len(args) > 6 and args[6] is True:
                     counts["transposed_convolutions"] += 1
                 # ... and what rewrites.depthwise_as_pointwise takes (groups = input channels)
-                elif len(args) > 8 and args[6] is False and int(args[8]) > 1 and \
+                elif name == "convolution" and len(args) > 8 and args[6] is False and int(args[8]) > 1 and \
                         int(args[8]) == int(args[0].shape[1]) and int(args[1].shape[1]) == 1:
                     counts["depthwise_convolutions"] += 1
             elif name in pools:  # what rewrites.pool_as_pointwise takes
