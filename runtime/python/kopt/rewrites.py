@@ -48,23 +48,36 @@ Two rewrites of the same op, both on, apply in NAMES' order.
 from __future__ import annotations
 
 import contextlib
+from typing import NamedTuple
 
 PREFIX = "kopt."
 
 
-def _phase(r, s, p, d, k, size, out_len):
-    """One axis of a transposed convolution's output positions o = q*s + r:
-    (the taps that reach them, first tap, tap step, dilation of the forward
-    convolution over the input, the first input index it reads, how many
-    positions), or None where no tap reaches them or there are none."""
+class _Phase(NamedTuple):
+    """One axis of a transposed convolution's output positions o = q*s + r."""
+    tap: int       # the first kernel tap that reaches them
+    step: int      # between the taps that do
+    taps: int      # how many do
+    dilation: int  # input positions between consecutive taps: the forward convolution's dilation
+    start: int     # the lowest input index they read (the last tap's)
+    count: int     # how many such positions the output has
+
+    @property
+    def end(self) -> int:
+        """the highest input index they read"""
+        return self.start + self.count - 1 + (self.taps - 1) * self.dilation
+
+
+def _phase(r, s, p, d, k, out_len):
+    """The phase r of an axis (stride s, padding p, dilation d, kernel k,
+    out_len outputs), or None where no tap reaches it or it has no position."""
     taps = [j for j in range(k) if (r + p - j * d) % s == 0]
     count = (out_len - r + s - 1) // s if r < out_len else 0
     if not taps or count == 0:
         return None
     step = taps[1] - taps[0] if len(taps) > 1 else 1
-    e = step * d // s if len(taps) > 1 else 1  # input positions between consecutive taps
-    first = (r + p - taps[-1] * d) // s  # the last tap reads the lowest input index
-    return taps[0], step, len(taps), e, first, count
+    return _Phase(taps[0], step, len(taps), step * d // s if len(taps) > 1 else 1, (r + p - taps[-1] * d) // s,
+                  count)
 
 
 def conv_transpose_as_conv(x, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
@@ -91,29 +104,26 @@ def conv_transpose_as_conv(x, weight, bias, stride, padding, dilation, transpose
         phases *= v
     result = None
     for r in itertools.product(*(range(v) for v in s)):
-        axes = [_phase(r[i], s[i], p[i], d[i], k[i], size[i], out[i]) for i in range(nd)]
+        axes = [_phase(r[i], s[i], p[i], d[i], k[i], out[i]) for i in range(nd)]
         if any(a is None for a in axes):
             continue  # nothing reaches these positions: zero, then the bias
-        # the input window the phase reads, padded with zeros (a negative
-        # padding crops): from its first index to its last
-        xs = x
-        pads = []
-        if any(a[4] > size[i] - 1 or a[4] + a[5] - 1 + (a[2] - 1) * a[3] < 0 for i, a in enumerate(axes)):
-            continue  # it reads only padding: zero
-        for i in reversed(range(nd)):
-            first, last = axes[i][4], axes[i][4] + axes[i][5] - 1 + (axes[i][2] - 1) * axes[i][3]
-            pads += [-first, last - (size[i] - 1)]
+        if any(a.start > size[i] - 1 or a.end < 0 for i, a in enumerate(axes)):
+            continue  # they read only padding: zero
+        # the input window the phase reads, padded with zeros where it
+        # reaches past the input (a negative padding crops), last axis first
+        pads = [v for i in reversed(range(nd)) for v in (-axes[i].start, axes[i].end - (size[i] - 1))]
         ws = w
         for i, a in enumerate(axes):
-            ws = aten.slice.Tensor(ws, 2 + i, a[0], a[0] + (a[2] - 1) * a[1] + 1, a[1])
+            ws = aten.slice.Tensor(ws, 2 + i, a.tap, a.tap + (a.taps - 1) * a.step + 1, a.step)
         ws = aten.flip.default(ws, list(range(2, 2 + nd)))
+        xs = x
         if all(pads[2 * j] == pads[2 * j + 1] >= 0 for j in range(nd)):
             conv_pad = [pads[2 * (nd - 1 - i)] for i in range(nd)]
         else:
             xs = aten.constant_pad_nd.default(xs, pads, 0.0)
             conv_pad = [0] * nd
         y = aten.convolution.default(xs, ws, bias if phases == 1 else None, [1] * nd, conv_pad,
-                                     [a[3] for a in axes], False, [0] * nd, groups)
+                                     [a.dilation for a in axes], False, [0] * nd, groups)
         if phases == 1:
             return y
         if result is None:
