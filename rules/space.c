@@ -23,7 +23,7 @@
 
 #define MAX_AUTOTUNE "max-autotune-no-cudagraphs"
 
-enum need { NEED_NONE, NEED_PARAMS, NEED_CONV, NEED_REDUCTION, NEED_TEMPLATE, NEED_GEMM, NEED_FUSION, NEED_TCONV, NEED_DWCONV, NEED_POOL };
+enum need { NEED_NONE, NEED_PARAMS, NEED_CONV, NEED_REDUCTION, NEED_TEMPLATE, NEED_GEMM, NEED_FUSION, NEED_TCONV, NEED_DWCONV, NEED_POOL, NEED_CONV3D };
 
 /* one dimension: its variant's name and the options it sets (JSON text) */
 struct dim {
@@ -39,7 +39,10 @@ struct dim {
  * cuDNN's data-gradient engines for 3-D are far from the FP32 peak. Then a
  * depthwise convolution as pointwise arithmetic over its shifted windows,
  * which Inductor fuses into one kernel at the copy bandwidth, and pooling
- * likewise (ATen's 3-D pooling kernels are far from it). freezing folds the weights into constants
+ * likewise (ATen's 3-D pooling kernels are far from it), and a 3-D
+ * convolution as 2-D ones per depth tap (cuDNN's float32 3-D kernels are
+ * generic ones; the transposed rewrite's 3-D forward convolutions go the
+ * same way). freezing folds the weights into constants
  * (conv-batchnorm folded with them), which only an inference model with
  * parameters gains from; the worker runs every model under no_grad.
  * force_layout_optimization makes Inductor take channels-last for its
@@ -61,9 +64,11 @@ struct dim {
  * capture, which leaves it out of the race, as any failed variant.
  */
 static const struct dim dims[RULE_SPACE_MAX] = {
-	{ "autotune-conv-transpose-as-conv", NEED_TCONV, { "kopt.conv_transpose_as_conv" }, { "true" } },
+	{ "autotune-conv-transpose-as-conv", NEED_TCONV, { "kopt.conv_transpose_as_conv", "kopt.conv3d_as_conv2d" },
+	  { "true", "true" } },
 	{ "autotune-depthwise-as-pointwise", NEED_DWCONV, { "kopt.depthwise_as_pointwise" }, { "true" } },
 	{ "autotune-pool-as-pointwise", NEED_POOL, { "kopt.pool_as_pointwise" }, { "true" } },
+	{ "autotune-conv3d-as-conv2d", NEED_CONV3D, { "kopt.conv3d_as_conv2d" }, { "true" } },
 	{ "autotune-freezing", NEED_PARAMS, { "freezing" }, { "true" } },
 	{ "autotune-channels-last", NEED_CONV, { "force_layout_optimization", "layout_optimization", "freezing" },
 	  { "true", "true", "true" } },
@@ -141,6 +146,7 @@ static bool needed(const struct rule_summary *s, enum need need)
 	case NEED_TCONV: return s->facts_known && s->tconvs > 0;
 	case NEED_DWCONV: return s->facts_known && s->dconvs > 0;
 	case NEED_POOL: return s->facts_known && s->pools > 0;
+	case NEED_CONV3D: return s->facts_known && s->c3ds > 0;
 	}
 	return false;
 }

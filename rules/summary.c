@@ -50,8 +50,9 @@ char *rule_summary_write(const struct rule_summary *s)
 	else
 		strbuf_addf(&sb, "cudnn\t%.6g\t-\t%.6g\n", s->cudnn_share, s->cudnn_left);
 	if (s->facts_known)
-		strbuf_addf(&sb, "facts\t-\t-\tconv=%ld,gemm=%ld,reduction=%ld,params=%ld,tconv=%ld,dconv=%ld,pool=%ld\n",
-			    s->convs, s->gemms, s->reductions, s->params, s->tconvs, s->dconvs, s->pools);
+		strbuf_addf(&sb, "facts\t-\t-\tconv=%ld,gemm=%ld,reduction=%ld,params=%ld,tconv=%ld,dconv=%ld,pool=%ld,"
+			    "c3d=%ld\n", s->convs, s->gemms, s->reductions, s->params, s->tconvs, s->dconvs, s->pools,
+			    s->c3ds);
 	if (isnan(s->eager_ratio))
 		strbuf_addstr(&sb, "eager\t-\t-\t-\n"); /* known: no side-by-side run */
 	else
@@ -95,11 +96,12 @@ int rule_summary_read(const char *text, struct rule_summary *s)
 			s->cudnn_share = strtod(f[1], NULL);
 			s->cudnn_left = strcmp(f[3], "-") == 0 ? NAN : strtod(f[3], NULL);
 		} else if (strcmp(f[0], "facts") == 0) {
-			/* tconv, dconv and pool came later: a summary without them has none */
-			s->tconvs = s->dconvs = s->pools = 0;
-			s->facts_known = sscanf(f[3], "conv=%ld,gemm=%ld,reduction=%ld,params=%ld,tconv=%ld,dconv=%ld,pool=%ld",
+			/* tconv, dconv, pool and c3d came later: a summary without them has none */
+			s->tconvs = s->dconvs = s->pools = s->c3ds = 0;
+			s->facts_known = sscanf(f[3],
+						"conv=%ld,gemm=%ld,reduction=%ld,params=%ld,tconv=%ld,dconv=%ld,pool=%ld,c3d=%ld",
 						&s->convs, &s->gemms, &s->reductions, &s->params, &s->tconvs,
-						&s->dconvs, &s->pools) >= 4;
+						&s->dconvs, &s->pools, &s->c3ds) >= 4;
 		} else if (strcmp(f[0], "baseline") == 0) {
 			for (int st = GATE_BASE_UNCHECKED; st <= GATE_BASE_WRONG; st++)
 				if (strcmp(f[1], gate_baseline_name((enum gate_baseline_status)st)) == 0)

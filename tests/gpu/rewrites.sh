@@ -9,7 +9,9 @@
 # (models/small_tconv_strided.py: eight phases) and a depthwise 2-D convolution
 # (models/small_depthwise.py: its variant has no vendor convolution, only
 # Inductor's kernels), and a 3-D average pooling (models/small_avgpool3d.py:
-# no ATen pooling kernel in its variant). Each variant compiles, agrees with eager and is
+# no ATen pooling kernel in its variant), and a forward 3-D convolution
+# (models/small_conv3d.py: 2-D convolutions per depth tap, no "Nd" kernel).
+# Each variant compiles, agrees with eager and is
 # raced; the race's times are printed. Prints TAP.
 #   rewrites.sh KOPTMAKE OUTDIR
 set -u
@@ -18,7 +20,7 @@ top=$(cd "$here/../.." && pwd)
 n=0; bad=0
 ok() { n=$((n + 1)); if eval "$2"; then echo "ok $n - $1"; else echo "not ok $n - $1"; bad=1; fi; }
 rm -rf "$O" && mkdir -p "$O/models" && cp "$here/models/small_tconv.py" "$here/models/small_depthwise.py" \
-	"$here/models/small_avgpool3d.py" "$here/models/small_tconv_strided.py" "$O/models/"
+	"$here/models/small_avgpool3d.py" "$here/models/small_tconv_strided.py" "$here/models/small_conv3d.py" "$O/models/"
 top_srcdir=$top python3 "$top/tests/runtime/test_rewrites.py" > "$O/numbers.tap" 2>&1
 nr=$?
 grep -v '^ok' "$O/numbers.tap" | sed 's/^/# /'
@@ -38,7 +40,8 @@ SPEC
 rc=$?
 ok "the build succeeds (exit $rc)" "[ $rc -eq 0 ]"
 for pair in small_tconv:autotune-conv-transpose-as-conv small_depthwise:autotune-depthwise-as-pointwise \
-	small_avgpool3d:autotune-pool-as-pointwise small_tconv_strided:autotune-conv-transpose-as-conv; do
+	small_avgpool3d:autotune-pool-as-pointwise small_tconv_strided:autotune-conv-transpose-as-conv \
+	small_conv3d:autotune-conv3d-as-conv2d; do
 	m=${pair%%:*}; v=${pair#*:}; R=$O/kopt-out/m/$m
 	ok "$m: the search added $v, compiled and profiled" "[ -f '$R/profile-$v.json' ]"
 	ok "$m: its compiled code agrees with eager" "grep -q '| $v | agrees |' '$R/report.md'"
@@ -51,6 +54,9 @@ ok "small_depthwise: the rewrite's profile has no vendor kernel, only Inductor's
 	"! grep -q '| vendor |' '$O/kopt-out/m/small_depthwise/profile-autotune-depthwise-as-pointwise.md' && grep -q '| triton |' '$O/kopt-out/m/small_depthwise/profile-autotune-depthwise-as-pointwise.md'"
 ok "small_avgpool3d: the rewrite's profile has no ATen pooling kernel, only Inductor's" \
 	"! grep -q '| vendor |' '$O/kopt-out/m/small_avgpool3d/profile-autotune-pool-as-pointwise.md' && grep -q '| triton |' '$O/kopt-out/m/small_avgpool3d/profile-autotune-pool-as-pointwise.md'"
+ok "small_conv3d: the rewrite's profile has no cuDNN N-d (3-D) kernel" \
+	"! grep -q 'Nd' '$O/kopt-out/m/small_conv3d/profile-autotune-conv3d-as-conv2d.md'"
+grep '| vendor |' "$O/kopt-out/m/small_conv3d/profile.md" "$O/kopt-out/m/small_conv3d/profile-autotune-conv3d-as-conv2d.md" | cut -c1-160 | sed 's/^/# /'
 [ $bad -eq 0 ] || tail -15 "$O/build.log" | sed 's/^/# /'
 echo "1..$n"
 exit $bad

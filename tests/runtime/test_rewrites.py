@@ -8,7 +8,8 @@ transposed convolution rewritten as forward convolutions (one, at stride
 torch's own in 1-D, 2-D and 3-D, with groups, dilation, padding,
 output_padding and bias, phases no tap reaches and padding that crops; a depthwise convolution rewritten as the sum of
 its shifted windows equals torch's own in 1-D, 2-D and 3-D, with channel
-multipliers, strides, padding, dilation and bias; average and max
+multipliers, strides, padding, dilation and bias; a 3-D convolution as
+2-D ones per depth tap equals torch's; average and max
 pooling rewritten as pointwise arithmetic over the windows give torch's
 values and max pooling's indices (ties and NaN included); the cases they
 do not cover return NotImplemented. Prints TAP."""
@@ -107,6 +108,42 @@ xd, wd = torch.randn(1, 4, 10, 10, dtype=torch.float64), torch.randn(4, 1, 3, 3,
 ok(torch.allclose(both(xd, wd, None, [1, 1], [1, 1], [1, 1], False, [0, 0], 4), F.conv2d(xd, wd, padding=1, groups=4)),
    "both rewrites on: the depthwise one takes a depthwise convolution the other declines")
 
+# 3-D convolutions as 2-D ones per depth tap
+c3 = [
+    # N, Cin, Cout, spatial, kernel, stride, padding, dilation, groups, bias
+    (2, 4, 6, (7, 8, 9), (3, 3, 3), (1, 1, 1), (1, 1, 1), (1, 1, 1), 1, True),
+    (1, 4, 4, (9, 7, 8), (3, 2, 3), (2, 1, 2), (2, 0, 1), (2, 1, 1), 2, False),
+    (1, 3, 6, (5, 6, 7), (1, 3, 3), (1, 2, 1), (0, 1, 1), (1, 1, 2), 3, True),
+    (2, 2, 2, (4, 4, 4), (4, 1, 1), (3, 1, 1), (1, 0, 0), (1, 1, 1), 1, True),
+]
+for N, cin, cout, sp, k, st, p, d, g, b in c3:
+    x = torch.randn(N, cin, *sp, dtype=torch.float64)
+    w = torch.randn(cout, cin // g, *k, dtype=torch.float64)
+    bias = torch.randn(cout, dtype=torch.float64) if b else None
+    want = F.conv3d(x, w, bias, st, p, d, g)
+    got = rewrites.conv3d_as_conv2d(x, w, bias, list(st), list(p), list(d), False, [0, 0, 0], g)
+    same = got is not NotImplemented and got.shape == want.shape and torch.allclose(got, want, rtol=1e-10, atol=1e-10)
+    ok(same and got.is_contiguous(), f"3-D convolution, kernel {k}, stride {st}, padding {p}, dilation {d}, groups {g}: "
+       "2-D ones per depth tap, summed, equal it (contiguous)",
+       "NotImplemented" if got is NotImplemented else f"shape {tuple(got.shape)} want {tuple(want.shape)}")
+ok(rewrites.conv3d_as_conv2d(torch.randn(1, 2, 5, 5), torch.randn(2, 2, 3, 3), None, [1, 1], [0, 0], [1, 1], False,
+                             [0, 0], 1) is NotImplemented, "a 2-D convolution: not this rewrite")
+both = rewrites._first([rewrites.conv_transpose_as_conv, rewrites.conv3d_as_conv2d])
+x, w = torch.randn(1, 4, 4, 5, 6, dtype=torch.float64), torch.randn(4, 2, 3, 3, 3, dtype=torch.float64)
+want = F.conv_transpose3d(x, w, stride=2, padding=1, output_padding=1, groups=2)
+fx = None
+try:
+    from torch.fx.experimental.proxy_tensor import make_fx as fx
+except ImportError:
+    pass
+if fx is not None:
+    g3 = fx(lambda a, b: F.conv_transpose3d(a, b, stride=2, padding=1, output_padding=1, groups=2),
+            decomposition_table={torch.ops.aten.convolution.default: both}, tracing_mode="fake")(x, w)
+    convs = [n for n in g3.graph.nodes if n.op == "call_function" and "convolution" in str(n.target)]
+    ok(convs and all(len(n.args[1].meta["val"].shape) == 4 and not n.args[6] for n in convs)
+       and torch.allclose(g3(x, w), want, atol=1e-9),
+       f"a strided 3-D transposed convolution with both rewrites: {len(convs)} 2-D forward convolutions, torch's values")
+
 # pooling: values (and max pooling's indices) as torch's own
 pools = [
     # nd, shape, kernel, stride, padding, dilation (max only)
@@ -193,21 +230,22 @@ from kopt.inductor import graph_facts  # noqa: E402
 class Facts(torch.nn.Module):
     def __init__(self):
         super().__init__()
+        self.c3 = torch.nn.Conv3d(4, 4, 1)
         self.t = torch.nn.ConvTranspose2d(4, 4, 3, stride=2)
         self.d = torch.nn.Conv2d(4, 8, 3, groups=4)
         self.g = torch.nn.Conv2d(8, 8, 3, groups=2)
         self.c = torch.nn.Conv2d(8, 8, 1)
 
     def forward(self, x):
-        y = self.c(self.g(self.d(self.t(x))))
+        y = self.c(self.g(self.d(self.t(self.c3(x.unsqueeze(2)).squeeze(2)))))
         y = F.max_pool2d(y, 2) + 0
         return F.avg_pool3d(y.unsqueeze(0), 2).sum()
 
 
 facts = graph_facts(types.SimpleNamespace(model=Facts()), [torch.randn(1, 4, 8, 8)])
-ok(facts["convolutions"] == 4 and facts["transposed_convolutions"] == 1 and facts["depthwise_convolutions"] == 1
-   and facts["poolings"] == 2, "graph facts: 4 convolutions, of them 1 transposed and 1 depthwise (a grouped one is "
-   "not), 2 poolings", facts)
+ok(facts["convolutions"] == 5 and facts["transposed_convolutions"] == 1 and facts["depthwise_convolutions"] == 1
+   and facts["convolutions_3d"] == 1 and facts["poolings"] == 2, "graph facts: 5 convolutions, of them 1 transposed, "
+   "1 depthwise (a grouped one is not) and 1 forward 3-D, 2 poolings", facts)
 
 # traced as Inductor traces (make_fx with the decomposition table, fake
 # tensors): the op is gone from the graph and the graph computes the same

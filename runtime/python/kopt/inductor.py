@@ -217,8 +217,8 @@ def known_option(key: str) -> bool:
 
 def graph_facts(problem: Problem, inputs) -> dict:
     """What the implementation-space search reads (rules/space.c): the ATen
-    convolutions (and of those the transposed and the depthwise ones),
-    poolings, GEMMs and
+    convolutions (and of those the transposed, the depthwise and the
+    forward 3-D ones), poolings, GEMMs and
     reductions of one eager call, counted as they are dispatched, and the
     elements of the model's parameters and buffers."""
     from torch.utils._python_dispatch import TorchDispatchMode
@@ -230,7 +230,7 @@ def graph_facts(problem: Problem, inputs) -> dict:
                   "native_layer_norm", "native_batch_norm", "_native_batch_norm_legit_no_training",
                   "native_group_norm", "argmax", "argmin", "cumsum", "cumprod", "nll_loss_forward", "all", "any"}
     counts = {"convolutions": 0, "gemms": 0, "reductions": 0, "transposed_convolutions": 0,
-              "depthwise_convolutions": 0, "poolings": 0}
+              "depthwise_convolutions": 0, "convolutions_3d": 0, "poolings": 0}
     pools = {"avg_pool2d", "avg_pool3d", "max_pool2d_with_indices", "max_pool3d_with_indices"}
 
     class Count(TorchDispatchMode):
@@ -247,6 +247,9 @@ def graph_facts(problem: Problem, inputs) -> dict:
                 elif name == "convolution" and len(args) > 8 and args[6] is False and int(args[8]) > 1 and \
                         int(args[8]) == int(args[0].shape[1]) and int(args[1].shape[1]) == 1:
                     counts["depthwise_convolutions"] += 1
+                # ... and rewrites.conv3d_as_conv2d (a forward one over 3-D)
+                elif name == "convolution" and len(args) > 6 and args[6] is False and args[1].dim() == 5:
+                    counts["convolutions_3d"] += 1
             elif name in pools:  # what rewrites.pool_as_pointwise takes
                 counts["poolings"] += 1
             elif name in gemms:

@@ -30,6 +30,11 @@ any variant, so a rewrite that is wrong or slower is never chosen.
   channels-last, cuDNN's kernel and a transpose back, 3.3x its bytes'
   time at the copy bandwidth (2026-12-01-h200-beyond).
 
+- conv3d_as_conv2d: a 3-D convolution as 2-D ones, one per tap of its
+  kernel's depth: the input's depth slices that tap reads, moved into the
+  batch, convolved with that tap's 2-D weights, the results summed. cuDNN
+  has implicit-GEMM kernels for 2-D convolutions in float32; for 3-D it
+  ran its generic implicit_convolveNd_sgemm (2026-12-01-h200-beyond).
 - pool_as_pointwise: average and max pooling (2-D and 3-D; 1-D runs as
   2-D) as pointwise arithmetic over the same shifted windows: the sum
   over the taps divided by their count, or the running maximum with the
@@ -42,7 +47,8 @@ any variant, so a rewrite that is wrong or slower is never chosen.
   nor for an average without the padding in its count (its divisor
   changes at the borders).
 
-Two rewrites of the same op, both on, apply in NAMES' order.
+Rewrites of the same op, all on, are tried in NAMES' order, and what one
+makes goes through the table again.
 """
 
 from __future__ import annotations
@@ -134,6 +140,37 @@ def conv_transpose_as_conv(x, weight, bias, stride, padding, dilation, transpose
     if bias is not None:
         result = aten.add.Tensor(result, aten.reshape.default(bias, [1, cout] + [1] * nd))
     return result
+
+
+def conv3d_as_conv2d(x, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
+    import torch
+
+    aten = torch.ops.aten
+    if transposed or weight.dim() != 5:
+        return NotImplemented
+    s, p, d = [int(v) for v in stride], [int(v) for v in padding], [int(v) for v in dilation]
+    n, c, depth = int(x.shape[0]), int(x.shape[1]), int(x.shape[2])
+    kd, cout = int(weight.shape[2]), int(weight.shape[0])
+    dout = (depth + 2 * p[0] - d[0] * (kd - 1) - 1) // s[0] + 1
+    if dout < 1:
+        return NotImplemented
+    if p[0]:
+        x = aten.constant_pad_nd.default(x, [0, 0, 0, 0, p[0], p[0]], 0.0)
+    # depth next to the batch, once: each tap's slices are then a batch of 2-D images
+    xd = aten.permute.default(x, [0, 2, 1, 3, 4])
+    acc = None
+    for t in range(kd):
+        xt = aten.slice.Tensor(xd, 1, t * d[0], t * d[0] + (dout - 1) * s[0] + 1, s[0])
+        xt = aten.reshape.default(aten.clone.default(xt, memory_format=torch.contiguous_format),
+                                  [n * dout, c] + [int(v) for v in x.shape[3:]])
+        wt = aten.select.int(weight, 2, t)
+        y = aten.convolution.default(xt, wt, None, s[1:], p[1:], d[1:], False, [0, 0], groups)
+        acc = y if acc is None else aten.add.Tensor(acc, y)
+    ho, wo = int(acc.shape[2]), int(acc.shape[3])
+    out = aten.permute.default(aten.reshape.default(acc, [n, dout, cout, ho, wo]), [0, 2, 1, 3, 4])
+    if bias is not None:
+        out = aten.add.Tensor(out, aten.reshape.default(bias, [1, cout, 1, 1, 1]))
+    return aten.clone.default(out, memory_format=torch.contiguous_format)
 
 
 def _place(base, y, r, s, dim):
@@ -327,10 +364,13 @@ def _table():
             pools[getattr(aten, name).default] = _max_pool(nd)
     return {"conv_transpose_as_conv": {conv: conv_transpose_as_conv},
             "depthwise_as_pointwise": {conv: depthwise_as_pointwise},
+            "conv3d_as_conv2d": {conv: conv3d_as_conv2d},
             "pool_as_pointwise": pools}
 
 
-NAMES = ("conv_transpose_as_conv", "depthwise_as_pointwise", "pool_as_pointwise")
+# in the order they are tried on one op: a transposed convolution's
+# forward ones go through the table again, so a 3-D one can become 2-D
+NAMES = ("conv_transpose_as_conv", "depthwise_as_pointwise", "conv3d_as_conv2d", "pool_as_pointwise")
 
 
 def split(options: dict) -> tuple[dict, dict]:
