@@ -572,6 +572,7 @@ void rule_summary_space(struct rule_summary *s, const json_t *profile_meas)
 		    fact(facts, "depthwise_convolutions") : 0;
 	s->pools = json_is_integer(json_object_get(facts, "poolings")) ? fact(facts, "poolings") : 0;
 	s->c3ds = json_is_integer(json_object_get(facts, "convolutions_3d")) ? fact(facts, "convolutions_3d") : 0;
+	s->lreds = json_is_integer(json_object_get(facts, "linear_reductions")) ? fact(facts, "linear_reductions") : 0;
 	s->eager_known = true;
 	s->eager_ratio = eager_ratio(profile_meas, &cn, &en);
 	free(s->eager_ops);

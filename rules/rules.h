@@ -72,6 +72,7 @@ struct rule_summary {
 	long dconvs;                /* ... and the depthwise ones (groups = input channels) */
 	long pools;                 /* the 2-D and 3-D average and max poolings */
 	long c3ds;                  /* the forward 3-D convolutions (not depthwise) */
+	long lreds;                 /* sums or means over a matrix product's features */
 	long params;                /* elements of its parameters and buffers */
 	bool eager_known;           /* the next two are known (older profiles lack them) */
 	double eager_ratio;         /* compiled over eager; NAN without a side-by-side run */
@@ -330,7 +331,7 @@ extern const char rule_space_header[];
  * options are allocated (rule_variant_release frees them), their strings
  * static or base's. Returns the count.
  */
-#define RULE_SPACE_MAX 18
+#define RULE_SPACE_MAX 19
 size_t rule_space_search(const struct rule_summary *s, const struct kopt_variant *base, size_t max,
 			 struct kopt_variant *out);
 /* what a variant is, one line for reports ("max-autotune-no-cudagraphs,

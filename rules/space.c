@@ -23,7 +23,7 @@
 
 #define MAX_AUTOTUNE "max-autotune-no-cudagraphs"
 
-enum need { NEED_NONE, NEED_PARAMS, NEED_CONV, NEED_REDUCTION, NEED_TEMPLATE, NEED_GEMM, NEED_FUSION, NEED_TCONV, NEED_DWCONV, NEED_POOL, NEED_CONV3D };
+enum need { NEED_NONE, NEED_PARAMS, NEED_CONV, NEED_REDUCTION, NEED_TEMPLATE, NEED_GEMM, NEED_FUSION, NEED_TCONV, NEED_DWCONV, NEED_POOL, NEED_CONV3D, NEED_LRED };
 
 /* one dimension: its variant's name and the options it sets (JSON text) */
 struct dim {
@@ -42,7 +42,8 @@ struct dim {
  * likewise (ATen's 3-D pooling kernels are far from it), and a 3-D
  * convolution as 2-D ones per depth tap (cuDNN's float32 3-D kernels are
  * generic ones; the transposed rewrite's 3-D forward convolutions go the
- * same way). freezing folds the weights into constants
+ * same way), and a sum over a matrix product's features as a
+ * matrix-vector product with the weights summed first. freezing folds the weights into constants
  * (conv-batchnorm folded with them), which only an inference model with
  * parameters gains from; the worker runs every model under no_grad.
  * force_layout_optimization makes Inductor take channels-last for its
@@ -69,6 +70,7 @@ static const struct dim dims[RULE_SPACE_MAX] = {
 	{ "autotune-depthwise-as-pointwise", NEED_DWCONV, { "kopt.depthwise_as_pointwise" }, { "true" } },
 	{ "autotune-pool-as-pointwise", NEED_POOL, { "kopt.pool_as_pointwise" }, { "true" } },
 	{ "autotune-conv3d-as-conv2d", NEED_CONV3D, { "kopt.conv3d_as_conv2d" }, { "true" } },
+	{ "autotune-linear-reduction-fold", NEED_LRED, { "kopt.linear_reduction_fold" }, { "true" } },
 	{ "autotune-freezing", NEED_PARAMS, { "freezing" }, { "true" } },
 	{ "autotune-channels-last", NEED_CONV, { "force_layout_optimization", "layout_optimization", "freezing" },
 	  { "true", "true", "true" } },
@@ -147,6 +149,7 @@ static bool needed(const struct rule_summary *s, enum need need)
 	case NEED_DWCONV: return s->facts_known && s->dconvs > 0;
 	case NEED_POOL: return s->facts_known && s->pools > 0;
 	case NEED_CONV3D: return s->facts_known && s->c3ds > 0;
+	case NEED_LRED: return s->facts_known && s->lreds > 0;
 	}
 	return false;
 }

@@ -51,8 +51,8 @@ char *rule_summary_write(const struct rule_summary *s)
 		strbuf_addf(&sb, "cudnn\t%.6g\t-\t%.6g\n", s->cudnn_share, s->cudnn_left);
 	if (s->facts_known)
 		strbuf_addf(&sb, "facts\t-\t-\tconv=%ld,gemm=%ld,reduction=%ld,params=%ld,tconv=%ld,dconv=%ld,pool=%ld,"
-			    "c3d=%ld\n", s->convs, s->gemms, s->reductions, s->params, s->tconvs, s->dconvs, s->pools,
-			    s->c3ds);
+			    "c3d=%ld,lred=%ld\n", s->convs, s->gemms, s->reductions, s->params, s->tconvs, s->dconvs,
+			    s->pools, s->c3ds, s->lreds);
 	if (isnan(s->eager_ratio))
 		strbuf_addstr(&sb, "eager\t-\t-\t-\n"); /* known: no side-by-side run */
 	else
@@ -96,12 +96,13 @@ int rule_summary_read(const char *text, struct rule_summary *s)
 			s->cudnn_share = strtod(f[1], NULL);
 			s->cudnn_left = strcmp(f[3], "-") == 0 ? NAN : strtod(f[3], NULL);
 		} else if (strcmp(f[0], "facts") == 0) {
-			/* tconv, dconv, pool and c3d came later: a summary without them has none */
-			s->tconvs = s->dconvs = s->pools = s->c3ds = 0;
+			/* tconv, dconv, pool, c3d and lred came later: a summary without them has none */
+			s->tconvs = s->dconvs = s->pools = s->c3ds = s->lreds = 0;
 			s->facts_known = sscanf(f[3],
-						"conv=%ld,gemm=%ld,reduction=%ld,params=%ld,tconv=%ld,dconv=%ld,pool=%ld,c3d=%ld",
+						"conv=%ld,gemm=%ld,reduction=%ld,params=%ld,tconv=%ld,dconv=%ld,pool=%ld,c3d=%ld,"
+						"lred=%ld",
 						&s->convs, &s->gemms, &s->reductions, &s->params, &s->tconvs,
-						&s->dconvs, &s->pools, &s->c3ds) >= 4;
+						&s->dconvs, &s->pools, &s->c3ds, &s->lreds) >= 4;
 		} else if (strcmp(f[0], "baseline") == 0) {
 			for (int st = GATE_BASE_UNCHECKED; st <= GATE_BASE_WRONG; st++)
 				if (strcmp(f[1], gate_baseline_name((enum gate_baseline_status)st)) == 0)

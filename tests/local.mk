@@ -7,7 +7,7 @@ EXTRA_DIST += tests/runtime/tap.py tests/runtime/rewrites.sh tests/runtime/test_
 	tests/runtime/memcheck.sh tests/runtime/test_memcheck.py tests/runtime/fake-compute-sanitizer \
 	tests/gpu/run.sh tests/gpu/smoke.sh tests/gpu/smoke2.sh tests/gpu/cheats.sh tests/gpu/examples.sh \
 	tests/gpu/wclient.py tests/gpu/knobs.py tests/gpu/deploy_check.py tests/gpu/cheats.py tests/gpu/check_smoke.py tests/gpu/deploy.py tests/gpu/record-fixtures.sh \
-	tests/gpu/acceptance.sh tests/gpu/cost.py tests/gpu/baseline.sh tests/gpu/aten_auto.sh tests/gpu/aten_auto tests/gpu/rewrites.sh tests/gpu/models/small_tconv.py tests/gpu/models/small_depthwise.py tests/gpu/models/small_avgpool3d.py tests/gpu/models/small_tconv_strided.py tests/gpu/models/small_conv3d.py tests/gpu/space.sh tests/gpu/cudagraphs.py tests/gpu/manifest.py tests/gpu/record-modules.py \
+	tests/gpu/acceptance.sh tests/gpu/cost.py tests/gpu/baseline.sh tests/gpu/aten_auto.sh tests/gpu/aten_auto tests/gpu/rewrites.sh tests/gpu/models/small_tconv.py tests/gpu/models/small_depthwise.py tests/gpu/models/small_avgpool3d.py tests/gpu/models/small_tconv_strided.py tests/gpu/models/small_conv3d.py tests/gpu/models/small_linear_sum.py tests/gpu/space.sh tests/gpu/cudagraphs.py tests/gpu/manifest.py tests/gpu/record-modules.py \
 	tests/gpu/models/small_softmax.py tests/gpu/models/small_convnet.py \
 	tests/gpu/models/small_triton.py tests/gpu/models/bad_import.py \
 	tests/gpu/sandbox.sh tests/gpu/models/escape_socket.py tests/gpu/models/escape_write.py \

@@ -10,7 +10,9 @@
 # (models/small_depthwise.py: its variant has no vendor convolution, only
 # Inductor's kernels), and a 3-D average pooling (models/small_avgpool3d.py:
 # no ATen pooling kernel in its variant), and a forward 3-D convolution
-# (models/small_conv3d.py: 2-D convolutions per depth tap, no "Nd" kernel).
+# (models/small_conv3d.py: 2-D convolutions per depth tap, no "Nd" kernel),
+# and a linear layer summed over its features (models/small_linear_sum.py:
+# no GEMM left).
 # Each variant compiles, agrees with eager and is
 # raced; the race's times are printed. Prints TAP.
 #   rewrites.sh KOPTMAKE OUTDIR
@@ -20,7 +22,8 @@ top=$(cd "$here/../.." && pwd)
 n=0; bad=0
 ok() { n=$((n + 1)); if eval "$2"; then echo "ok $n - $1"; else echo "not ok $n - $1"; bad=1; fi; }
 rm -rf "$O" && mkdir -p "$O/models" && cp "$here/models/small_tconv.py" "$here/models/small_depthwise.py" \
-	"$here/models/small_avgpool3d.py" "$here/models/small_tconv_strided.py" "$here/models/small_conv3d.py" "$O/models/"
+	"$here/models/small_avgpool3d.py" "$here/models/small_tconv_strided.py" "$here/models/small_conv3d.py" \
+	"$here/models/small_linear_sum.py" "$O/models/"
 top_srcdir=$top python3 "$top/tests/runtime/test_rewrites.py" > "$O/numbers.tap" 2>&1
 nr=$?
 grep -v '^ok' "$O/numbers.tap" | sed 's/^/# /'
@@ -41,7 +44,7 @@ rc=$?
 ok "the build succeeds (exit $rc)" "[ $rc -eq 0 ]"
 for pair in small_tconv:autotune-conv-transpose-as-conv small_depthwise:autotune-depthwise-as-pointwise \
 	small_avgpool3d:autotune-pool-as-pointwise small_tconv_strided:autotune-conv-transpose-as-conv \
-	small_conv3d:autotune-conv3d-as-conv2d; do
+	small_conv3d:autotune-conv3d-as-conv2d small_linear_sum:autotune-linear-reduction-fold; do
 	m=${pair%%:*}; v=${pair#*:}; R=$O/kopt-out/m/$m
 	ok "$m: the search added $v, compiled and profiled" "[ -f '$R/profile-$v.json' ]"
 	ok "$m: its compiled code agrees with eager" "grep -q '| $v | agrees |' '$R/report.md'"
@@ -56,6 +59,8 @@ ok "small_avgpool3d: the rewrite's profile has no ATen pooling kernel, only Indu
 	"! grep -q '| vendor |' '$O/kopt-out/m/small_avgpool3d/profile-autotune-pool-as-pointwise.md' && grep -q '| triton |' '$O/kopt-out/m/small_avgpool3d/profile-autotune-pool-as-pointwise.md'"
 ok "small_conv3d: the rewrite's profile has no cuDNN N-d (3-D) kernel" \
 	"! grep -q 'Nd' '$O/kopt-out/m/small_conv3d/profile-autotune-conv3d-as-conv2d.md'"
+ok "small_linear_sum: the fold's profile has no GEMM kernel; the first variant's has" \
+	"! grep '| vendor |' '$O/kopt-out/m/small_linear_sum/profile-autotune-linear-reduction-fold.md' | grep -qi gemm && grep '| vendor |' '$O/kopt-out/m/small_linear_sum/profile.md' | grep -qi gemm"
 grep '| vendor |' "$O/kopt-out/m/small_conv3d/profile.md" "$O/kopt-out/m/small_conv3d/profile-autotune-conv3d-as-conv2d.md" | cut -c1-160 | sed 's/^/# /'
 [ $bad -eq 0 ] || tail -15 "$O/build.log" | sed 's/^/# /'
 echo "1..$n"

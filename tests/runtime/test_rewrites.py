@@ -220,6 +220,42 @@ w = torch.randn(4, 4, 3, 3)
 ok(rewrites.conv_transpose_as_conv(x, w, None, [1, 1], [1, 1], [1, 1], False, [0, 0], 1) is NotImplemented,
    "a forward convolution: not rewritten")
 
+# the linear-reduction fold, an FX pass, on ATen graphs as make_fx traces them
+from torch.fx.experimental.proxy_tensor import make_fx  # noqa: E402
+
+
+def folded(fn, *args):
+    g = make_fx(fn, tracing_mode="fake")(*args)
+    n = rewrites.fold_linear_reductions(g.graph)
+    g.recompile()
+    left = sorted({str(x.target) for x in g.graph.nodes if x.op == "call_function"})
+    # Inductor lowers by each node's fake value: the new nodes carry theirs
+    assert all("val" in x.meta for x in g.graph.nodes if x.op == "call_function"), "a node without meta['val']"
+    return n, left, g(*args), fn(*args)
+
+
+x, w, b = (torch.randn(5, 8, dtype=torch.float64), torch.randn(6, 8, dtype=torch.float64),
+           torch.randn(6, dtype=torch.float64))
+cases = [
+    ("a linear layer's output divided, summed over its features (keepdim), scaled", 1,
+     lambda x, w, b: torch.sum(F.linear(x, w, b) / 2, dim=1, keepdim=True) * 1.5),
+    ("a product without bias, summed over the last axis", 1, lambda x, w, b: (x @ w.t()).sum(-1)),
+    ("a linear layer's output, its mean over the features", 1, lambda x, w, b: F.linear(x, w, b).mean(dim=1)),
+    ("a product used twice: not folded", 0, lambda x, w, b: (lambda y: (y.sum(1), y))(x @ w.t())),
+    ("a sum over the batch: not folded", 0, lambda x, w, b: F.linear(x, w, b).sum(0)),
+    ("a nonlinearity between: not folded", 0, lambda x, w, b: torch.relu(F.linear(x, w, b)).sum(1)),
+]
+for what, want_n, fn in cases:
+    try:
+        n_, left, got, want = folded(fn, x, w, b)
+        got, want = (got, want) if isinstance(want, tuple) else ((got,), (want,))
+        same = all(torch.allclose(a, c, rtol=1e-10, atol=1e-10) for a, c in zip(got, want))
+        mm_left = any(t.endswith(("mm.default", "addmm.default")) for t in left)
+        ok(n_ == want_n and same and (mm_left if want_n == 0 else not mm_left and "aten.mv.default" in left),
+           f"linear-reduction fold: {what}", f"folded {n_}, ops {left}, same {same}")
+    except Exception as e:
+        ok(False, f"linear-reduction fold: {what}", f"{type(e).__name__}: {e}")
+
 # the profile's graph facts count what the rewrites take (rules/space.c
 # adds a rewrite's variant only where they do)
 import types  # noqa: E402
@@ -235,17 +271,20 @@ class Facts(torch.nn.Module):
         self.d = torch.nn.Conv2d(4, 8, 3, groups=4)
         self.g = torch.nn.Conv2d(8, 8, 3, groups=2)
         self.c = torch.nn.Conv2d(8, 8, 1)
+        self.fc = torch.nn.Linear(8, 6)
 
     def forward(self, x):
         y = self.c(self.g(self.d(self.t(self.c3(x.unsqueeze(2)).squeeze(2)))))
         y = F.max_pool2d(y, 2) + 0
-        return F.avg_pool3d(y.unsqueeze(0), 2).sum()
+        z = self.fc(y.mean((2, 3)))
+        return F.avg_pool3d(y.unsqueeze(0), 2).sum() + (z / 2).sum(dim=1).sum() + z.sum(0).sum()
 
 
 facts = graph_facts(types.SimpleNamespace(model=Facts()), [torch.randn(1, 4, 8, 8)])
 ok(facts["convolutions"] == 5 and facts["transposed_convolutions"] == 1 and facts["depthwise_convolutions"] == 1
-   and facts["convolutions_3d"] == 1 and facts["poolings"] == 2, "graph facts: 5 convolutions, of them 1 transposed, "
-   "1 depthwise (a grouped one is not) and 1 forward 3-D, 2 poolings", facts)
+   and facts["convolutions_3d"] == 1 and facts["poolings"] == 2 and facts["linear_reductions"] == 1,
+   "graph facts: 5 convolutions, of them 1 transposed, 1 depthwise (a grouped one is not) and 1 forward 3-D, "
+   "2 poolings, 1 sum over a linear layer's features (not the one over its batch)", facts)
 
 # traced as Inductor traces (make_fx with the decomposition table, fake
 # tensors): the op is gone from the graph and the graph computes the same
@@ -253,7 +292,7 @@ from torch.fx.experimental.proxy_tensor import make_fx  # noqa: E402
 
 table = {}
 for name in rewrites.NAMES:
-    for op, fn in rewrites._table()[name].items():
+    for op, fn in rewrites._table().get(name, {}).items():
         table.setdefault(op, []).append(fn)
 table = {op: rewrites._first(fns) for op, fns in table.items()}
 traced = [

@@ -120,11 +120,11 @@ int main(void)
 	release(out, n);
 
 	/* every dimension: every fact, and two Triton kernels */
-	got = search("facts\t-\t-\tconv=2,gemm=1,reduction=3,params=4096,tconv=1,dconv=1,pool=2,c3d=1\n"
+	got = search("facts\t-\t-\tconv=2,gemm=1,reduction=3,params=4096,tconv=1,dconv=1,pool=2,c3d=1,lred=1\n"
 		     "triton\t0.5\t0123456789abcdef0123456789abcdef\ttriton_red_fused_sum_0\n"
 		     "triton\t0.3\t0123456789abcdef0123456789abcdee\ttriton_poi_fused_add_1\n", NULL, RULE_SPACE_MAX, out, &n);
 	TAP_IS_STR(got, "autotune-conv-transpose-as-conv autotune-depthwise-as-pointwise autotune-pool-as-pointwise "
-			"autotune-conv3d-as-conv2d autotune-freezing "
+			"autotune-conv3d-as-conv2d autotune-linear-reduction-fold autotune-freezing "
 			"autotune-channels-last autotune-cd-radius-2 "
 			"autotune-no-persistent-reductions autotune-no-split-reductions autotune-no-epilogue-fusion "
 			"autotune-gemm-exhaustive autotune-tma-matmul autotune-nd-tiling autotune-cooperative-reductions autotune-multi-kernel "
@@ -135,6 +135,7 @@ int main(void)
 		{ "autotune-conv-transpose-as-conv", "max-autotune-no-cudagraphs, kopt.conv_transpose_as_conv = true, "
 						     "kopt.conv3d_as_conv2d = true" },
 		{ "autotune-conv3d-as-conv2d", "max-autotune-no-cudagraphs, kopt.conv3d_as_conv2d = true" },
+		{ "autotune-linear-reduction-fold", "max-autotune-no-cudagraphs, kopt.linear_reduction_fold = true" },
 		{ "autotune-depthwise-as-pointwise", "max-autotune-no-cudagraphs, kopt.depthwise_as_pointwise = true" },
 		{ "autotune-pool-as-pointwise", "max-autotune-no-cudagraphs, kopt.pool_as_pointwise = true" },
 		{ "autotune-gemm-exhaustive", "max-autotune-no-cudagraphs, max_autotune_gemm_search_space = \"EXHAUSTIVE\"" },
@@ -177,16 +178,17 @@ int main(void)
 	s.dconvs = 2;
 	s.pools = 3;
 	s.c3ds = 4;
+	s.lreds = 5;
 	char *text = rule_summary_write(&s);
 	rule_summary_read(text, &r);
 	TAP_OK(r.facts_known && r.convs == 1 && r.gemms == 2 && r.reductions == 3 && r.params == 540672 && r.tconvs == 1 &&
-	       r.dconvs == 2 && r.pools == 3 && r.c3ds == 4,
+	       r.dconvs == 2 && r.pools == 3 && r.c3ds == 4 && r.lreds == 5,
 	       "the facts line reads back");
 
 	TAP_OK(fabs(r.cudnn_left - 1.4) < 1e-9 && fabs(r.cudnn_share - 0.1) < 1e-9, "the cuDNN line too");
 	rule_summary_release(&r);
 	rule_summary_read("facts\t-\t-\tconv=3,gemm=0,reduction=0,params=0\n", &r);
-	TAP_OK(r.facts_known && r.convs == 3 && r.tconvs == 0 && r.dconvs == 0 && r.pools == 0 && r.c3ds == 0,
+	TAP_OK(r.facts_known && r.convs == 3 && r.tconvs == 0 && r.dconvs == 0 && r.pools == 0 && r.c3ds == 0 && r.lreds == 0,
 	       "a facts line from before tconv and dconv: known, no transposed or depthwise ones");
 	struct kopt_variant o1[RULE_SPACE_MAX];
 	size_t n1 = rule_space_search(&r, NULL, RULE_SPACE_MAX, o1);

@@ -218,7 +218,8 @@ def known_option(key: str) -> bool:
 def graph_facts(problem: Problem, inputs) -> dict:
     """What the implementation-space search reads (rules/space.c): the ATen
     convolutions (and of those the transposed, the depthwise and the
-    forward 3-D ones), poolings, GEMMs and
+    forward 3-D ones), poolings, GEMMs (and sums or means over a matrix
+    product's features), and
     reductions of one eager call, counted as they are dispatched, and the
     elements of the model's parameters and buffers."""
     from torch.utils._python_dispatch import TorchDispatchMode
@@ -230,7 +231,8 @@ def graph_facts(problem: Problem, inputs) -> dict:
                   "native_layer_norm", "native_batch_norm", "_native_batch_norm_legit_no_training",
                   "native_group_norm", "argmax", "argmin", "cumsum", "cumprod", "nll_loss_forward", "all", "any"}
     counts = {"convolutions": 0, "gemms": 0, "reductions": 0, "transposed_convolutions": 0,
-              "depthwise_convolutions": 0, "convolutions_3d": 0, "poolings": 0}
+              "depthwise_convolutions": 0, "convolutions_3d": 0, "poolings": 0, "linear_reductions": 0}
+    linear = set()  # ids of matrix products' outputs (and of those times a number)
     pools = {"avg_pool2d", "avg_pool3d", "max_pool2d_with_indices", "max_pool3d_with_indices"}
 
     class Count(TorchDispatchMode):
@@ -256,7 +258,17 @@ def graph_facts(problem: Problem, inputs) -> dict:
                 counts["gemms"] += 1
             elif name in reductions:
                 counts["reductions"] += 1
-            return func(*args, **(kwargs or {}))
+                # what rewrites.fold_linear_reductions takes: a sum or mean over
+                # the features of a matrix product
+                if name in ("sum", "mean") and args and id(args[0]) in linear and len(args) > 1 and \
+                        isinstance(args[1], (list, tuple)) and len(args[1]) == 1 and int(args[1][0]) in (1, -1):
+                    counts["linear_reductions"] += 1
+            out = func(*args, **(kwargs or {}))
+            if name in ("mm", "addmm") and out.dim() == 2 or \
+                    name in ("mul", "div") and len(args) > 1 and id(args[0]) in linear and \
+                    (isinstance(args[1], (int, float)) or isinstance(args[1], torch.Tensor) and args[1].dim() == 0):
+                linear.add(id(out))
+            return out
 
     model = problem.model
     with torch.no_grad(), Count():

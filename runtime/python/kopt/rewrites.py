@@ -47,6 +47,13 @@ any variant, so a rewrite that is wrong or slower is never chosen.
   nor for an average without the padding in its count (its divisor
   changes at the borders).
 
+- linear_reduction_fold: a sum or mean over the output features of a
+  matrix product (through multiplications and divisions by numbers) as
+  the product with the weights summed first: a matrix-vector product in
+  place of a matrix product (x @ W summed over j is x @ (W summed over
+  j)). An FX pass after Inductor's own post-grad passes, not a
+  decomposition: it sees two ops.
+
 Rewrites of the same op, all on, are tried in NAMES' order, and what one
 makes goes through the table again.
 """
@@ -350,6 +357,95 @@ def _max_pool(nd):
     return max_pool_as_pointwise
 
 
+def _fake_call(op, *args):
+    """op on the nodes' fake values (their meta "val"), for a new node's
+    meta; None where a value is missing"""
+    import torch
+
+    vals = []
+    for a in args:
+        if isinstance(a, torch.fx.Node):
+            if "val" not in a.meta:
+                return None
+            vals.append(a.meta["val"])
+        else:
+            vals.append(a)
+    try:
+        return op(*vals)
+    except Exception:
+        return None
+
+
+def _call(graph, op, *args):
+    node = graph.call_function(op, tuple(args))
+    val = _fake_call(op, *args)
+    if val is not None:
+        node.meta["val"] = val
+    return node
+
+
+def fold_linear_reductions(graph) -> int:
+    """An FX pass over an ATen graph: sum (or mean) over the output features
+    of a matrix product, through multiplications and divisions by numbers,
+    as the product with the weights summed first,
+        sum_j (x @ W + b)[i, j] * c = (x @ sum_j W[:, j] + sum_j b[j]) * c,
+    a matrix-vector product in place of a matrix product. Only where each
+    intermediate has that one use. Returns how many it folded."""
+    import torch
+
+    aten = torch.ops.aten
+    folded = 0
+    for red in list(graph.nodes):
+        if red.op != "call_function" or red.target not in (aten.sum.dim_IntList, aten.mean.dim):
+            continue
+        dims = red.args[1] if len(red.args) > 1 else None
+        keep = bool(red.args[2]) if len(red.args) > 2 else bool(red.kwargs.get("keepdim", False))
+        if red.kwargs.get("dtype") is not None or not isinstance(dims, (list, tuple)) or len(dims) != 1 \
+                or int(dims[0]) not in (1, -1):
+            continue
+        scalars, node = [], red.args[0]
+        while isinstance(node, torch.fx.Node) and node.op == "call_function" and \
+                node.target in (aten.mul.Tensor, aten.div.Tensor) and len(node.users) == 1 and \
+                isinstance(node.args[1], (int, float)) and not isinstance(node.args[1], bool):
+            scalars.append((node.target, node.args[1]))
+            node = node.args[0]
+        if not isinstance(node, torch.fx.Node) or node.op != "call_function" or len(node.users) != 1:
+            continue
+        if node.target == aten.mm.default:
+            bias, x, w = None, node.args[0], node.args[1]
+        elif node.target == aten.addmm.default and len(node.args) == 3 and not node.kwargs:
+            bias, x, w = node.args
+        else:
+            continue
+        wv, xv = w.meta.get("val"), x.meta.get("val")
+        bv = bias.meta.get("val") if isinstance(bias, torch.fx.Node) else None
+        if wv is None or xv is None or wv.dim() != 2 or xv.dim() != 2 or \
+                (bias is not None and (bv is None or bv.dim() != 1)):
+            continue
+        n = int(wv.shape[1])
+        with graph.inserting_before(red):
+            v = _call(graph, aten.mv.default, x, _call(graph, aten.sum.dim_IntList, w, [1]))
+            if bias is not None:
+                v = _call(graph, aten.add.Tensor, v, _call(graph, aten.sum.default, bias))
+            for op, c in reversed(scalars):
+                v = _call(graph, op, v, c)
+            if red.target == aten.mean.dim:
+                v = _call(graph, aten.div.Tensor, v, n)
+            if keep:
+                v = _call(graph, aten.unsqueeze.default, v, 1)
+        red.replace_all_uses_with(v)
+        folded += 1
+    if folded:
+        graph.eliminate_dead_code()
+    return folded
+
+
+# the FX passes among the rewrites, by name: run on the post-grad graph
+# before Inductor's own passes there (config.post_grad_custom_pre_pass),
+# which may split an addmm
+GRAPH_PASSES = {"linear_reduction_fold": fold_linear_reductions}
+
+
 def _table():
     import torch
 
@@ -369,8 +465,10 @@ def _table():
 
 
 # in the order they are tried on one op: a transposed convolution's
-# forward ones go through the table again, so a 3-D one can become 2-D
-NAMES = ("conv_transpose_as_conv", "depthwise_as_pointwise", "conv3d_as_conv2d", "pool_as_pointwise")
+# forward ones go through the table again, so a 3-D one can become 2-D;
+# then the graph passes
+NAMES = ("conv_transpose_as_conv", "depthwise_as_pointwise", "conv3d_as_conv2d", "pool_as_pointwise",
+         "linear_reduction_fold")
 
 
 def split(options: dict) -> tuple[dict, dict]:
@@ -383,6 +481,17 @@ def split(options: dict) -> tuple[dict, dict]:
         raise ValueError("unknown koptmake rewrite(s) " + ", ".join(PREFIX + k for k in unknown) +
                          " (known: " + ", ".join(PREFIX + k for k in NAMES) + ")")
     return inductor, {k: v for k, v in own.items() if v}
+
+
+def _graph_pass(before, passes):
+    """Inductor's post-grad custom pass: the one set before (a user's), then
+    ours, on the graph"""
+    def run(graph):
+        if before is not None:
+            before(graph)
+        for p in passes:
+            p(graph)
+    return run
 
 
 def _first(fns):
@@ -402,9 +511,9 @@ def _first(fns):
 
 @contextlib.contextmanager
 def applied(rewrites: dict):
-    """The rewrites in Inductor's decomposition tables while the context
-    lasts (compile inside it); its graph caches off, since they do not key
-    on the tables."""
+    """The rewrites in Inductor's decomposition tables, and the graph passes
+    as its post-grad custom pass, while the context lasts (compile inside
+    it); its graph caches off, since they do not key on either.""" 
     if not rewrites:
         yield
         return
@@ -423,10 +532,15 @@ def applied(rewrites: dict):
         stack.enter_context(fconfig.patch(enable_autograd_cache=False))
     try:
         chains: dict = {}
+        table = _table()
         for name in NAMES:
-            if name in rewrites:
-                for op, fn in _table()[name].items():
+            if name in rewrites and name in table:
+                for op, fn in table[name].items():
                     chains.setdefault(op, []).append(fn)
+        passes = [GRAPH_PASSES[name] for name in NAMES if name in rewrites and name in GRAPH_PASSES]
+        if passes:
+            stack.enter_context(config.patch(post_grad_custom_pre_pass=_graph_pass(config.post_grad_custom_pre_pass,
+                                                                                    passes)))
         for op, fns in chains.items():
             for t in tables:
                 saved.append((t, op, t.get(op)))
