@@ -15,17 +15,8 @@ import sys
 top = os.environ.get("top_srcdir") or os.path.join(os.path.dirname(__file__), "..", "..")
 VSC = os.path.join(top, "tools", "editors", "vscode")
 HERE = os.path.join(top, "tests", "conventions")
-n = failed = 0
-
-
-def ok(cond, name, diag=""):
-    global n, failed
-    n += 1
-    print(f"{'' if cond else 'not '}ok {n} - {name}")
-    if not cond:
-        failed += 1
-        if diag:
-            print("# " + str(diag).replace("\n", "\n# "))
+sys.path.insert(0, os.path.join(top, "tests", "runtime"))
+from tap import ok, done  # noqa: E402
 
 
 class Grammar:
@@ -198,8 +189,7 @@ def main():
             continue
         got = {klass(toks[line - 1][i]) for i in range(at, at + len(t))}
         ok(got == {want}, f"line {line}: '{t}' is {want}", f"got {got}: {[toks[line - 1][i] for i in range(at, at + len(t))]}")
-    print(f"1..{n}")
-    return 1 if failed else 0
+    done()
 
 
 if __name__ == "__main__":
