@@ -384,13 +384,26 @@ def _call(graph, op, *args):
     return node
 
 
+def _feature_bias(b, node) -> bool:
+    """whether b, added to node's other operand, is a vector over its
+    features (its last axis) alone"""
+    import torch
+
+    if not isinstance(b, torch.fx.Node) or "val" not in b.meta or "val" not in node.meta:
+        return False
+    bv, nv = b.meta["val"], node.meta["val"]
+    return bv.dim() == 1 and nv.dim() >= 1 and int(bv.shape[0]) == int(nv.shape[-1])
+
+
 def fold_linear_reductions(graph) -> int:
     """An FX pass over an ATen graph: sum (or mean) over the output features
     of a matrix product, through multiplications and divisions by numbers,
     as the product with the weights summed first,
         sum_j (x @ W + b)[i, j] * c = (x @ sum_j W[:, j] + sum_j b[j]) * c,
-    a matrix-vector product in place of a matrix product. Only where each
-    intermediate has that one use. Returns how many it folded."""
+    a matrix-vector product in place of a matrix product; views between
+    that keep the features last are followed (a linear layer on a 3-D
+    input). Only where each intermediate has that one use. Returns how
+    many it folded."""
     import torch
 
     aten = torch.ops.aten
@@ -399,15 +412,27 @@ def fold_linear_reductions(graph) -> int:
         if red.op != "call_function" or red.target not in (aten.sum.dim_IntList, aten.mean.dim):
             continue
         dims = red.args[1] if len(red.args) > 1 else None
-        keep = bool(red.args[2]) if len(red.args) > 2 else bool(red.kwargs.get("keepdim", False))
+        src = red.args[0].meta.get("val") if isinstance(red.args[0], torch.fx.Node) else None
+        out = red.meta.get("val")
         if red.kwargs.get("dtype") is not None or not isinstance(dims, (list, tuple)) or len(dims) != 1 \
-                or int(dims[0]) not in (1, -1):
-            continue
-        scalars, node = [], red.args[0]
-        while isinstance(node, torch.fx.Node) and node.op == "call_function" and \
-                node.target in (aten.mul.Tensor, aten.div.Tensor) and len(node.users) == 1 and \
-                isinstance(node.args[1], (int, float)) and not isinstance(node.args[1], bool):
-            scalars.append((node.target, node.args[1]))
+                or src is None or out is None or int(dims[0]) % src.dim() != src.dim() - 1:
+            continue  # over the last axis only: the features
+        # numbers multiplied or divided by, and views that keep the features
+        # last (a linear layer on a 3-D input is a view, a product, a view)
+        chain, node = [], red.args[0]
+        while isinstance(node, torch.fx.Node) and node.op == "call_function" and len(node.users) == 1:
+            if node.target in (aten.mul.Tensor, aten.div.Tensor) and isinstance(node.args[1], (int, float)) \
+                    and not isinstance(node.args[1], bool):
+                chain.append((node.target, node.args[1]))
+            elif node.target == aten.add.Tensor and len(node.args) == 2 and not node.kwargs and \
+                    _feature_bias(node.args[1], node):
+                chain.append((aten.add.Tensor, node.args[1]))  # a bias added after the product: its sum
+            elif node.target in (aten.view.default, aten._unsafe_view.default, aten.reshape.default) and \
+                    isinstance(node.args[0], torch.fx.Node) and "val" in node.args[0].meta and "val" in node.meta \
+                    and int(node.args[0].meta["val"].shape[-1]) == int(node.meta["val"].shape[-1]):
+                pass
+            else:
+                break
             node = node.args[0]
         if not isinstance(node, torch.fx.Node) or node.op != "call_function" or len(node.users) != 1:
             continue
@@ -427,12 +452,12 @@ def fold_linear_reductions(graph) -> int:
             v = _call(graph, aten.mv.default, x, _call(graph, aten.sum.dim_IntList, w, [1]))
             if bias is not None:
                 v = _call(graph, aten.add.Tensor, v, _call(graph, aten.sum.default, bias))
-            for op, c in reversed(scalars):
-                v = _call(graph, op, v, c)
+            for op, c in reversed(chain):
+                v = _call(graph, op, v, _call(graph, aten.sum.default, c) if op == aten.add.Tensor else c)
             if red.target == aten.mean.dim:
                 v = _call(graph, aten.div.Tensor, v, n)
-            if keep:
-                v = _call(graph, aten.unsqueeze.default, v, 1)
+            if list(out.shape) != [int(xv.shape[0])]:  # the reduction's own shape (views, keepdim)
+                v = _call(graph, aten.reshape.default, v, [int(e) for e in out.shape])
         red.replace_all_uses_with(v)
         folded += 1
     if folded:
