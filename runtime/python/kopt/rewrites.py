@@ -456,8 +456,9 @@ def fold_linear_reductions(graph) -> int:
                 v = _call(graph, op, v, _call(graph, aten.sum.default, c) if op == aten.add.Tensor else c)
             if red.target == aten.mean.dim:
                 v = _call(graph, aten.div.Tensor, v, n)
-            if list(out.shape) != [int(xv.shape[0])]:  # the reduction's own shape (views, keepdim)
-                v = _call(graph, aten.reshape.default, v, [int(e) for e in out.shape])
+            if list(out.shape) != [int(xv.shape[0])]:  # the reduction's own shape (views, keepdim);
+                # a view (post-grad graphs hold no reshape), of the contiguous vector mv made
+                v = _call(graph, aten.view.default, v, [int(e) for e in out.shape])
         red.replace_all_uses_with(v)
         folded += 1
     if folded:
