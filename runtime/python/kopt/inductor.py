@@ -264,11 +264,22 @@ def graph_facts(problem: Problem, inputs) -> dict:
                         isinstance(args[1], (list, tuple)) and len(args[1]) == 1 and int(args[1][0]) in (1, -1):
                     counts["linear_reductions"] += 1
             out = func(*args, **(kwargs or {}))
-            if name in ("mm", "addmm") and out.dim() == 2 or \
-                    name in ("mul", "div") and len(args) > 1 and id(args[0]) in linear and \
-                    (isinstance(args[1], (int, float)) or isinstance(args[1], torch.Tensor) and args[1].dim() == 0):
+            if name in ("mm", "addmm") and out.dim() == 2 or args and id(args[0]) in linear and \
+                    isinstance(out, torch.Tensor) and out.dim() >= 1 and follows(name, args, out):
                 linear.add(id(out))
             return out
+
+    def follows(name, args, out) -> bool:
+        """whether out carries a matrix product's features on as
+        rewrites.fold_linear_reductions follows them: times or over a
+        number, plus a vector over the features, a view keeping them last"""
+        other = args[1] if len(args) > 1 else None
+        if name in ("mul", "div"):
+            return isinstance(other, (int, float)) or isinstance(other, torch.Tensor) and other.dim() == 0
+        if name == "add":
+            return isinstance(other, torch.Tensor) and other.dim() == 1 and other.shape[0] == out.shape[-1]
+        return name in ("view", "_unsafe_view", "reshape", "_reshape_alias") and \
+            args[0].shape[-1] == out.shape[-1]
 
     model = problem.model
     with torch.no_grad(), Count():
