@@ -493,6 +493,14 @@ const char *kopt_url_problem(const char *url)
 	return NULL;
 }
 
+uint64_t kopt_splitmix64(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
 int kopt_write_all(int fd, const void *buf, size_t n)
 {
 	const char *p = buf;

@@ -10,6 +10,7 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #if defined(__GNUC__)
@@ -108,6 +109,8 @@ double kopt_now(void);              /* monotonic seconds */
 int kopt_mkdirs(const char *path);  /* mkdir -p; 0 or -1 */
 /* writes all n bytes of p to fd, again after EINTR; 0 or -1 (errno) */
 int kopt_write_all(int fd, const void *p, size_t n);
+/* the next of a deterministic sequence (SplitMix64) from *state, which it advances */
+uint64_t kopt_splitmix64(uint64_t *state);
 /* Levenshtein distance with a cap; for did-you-mean hints */
 int kopt_edit_distance(const char *a, const char *b, int cap);
 /* best match of name among cands (n of them) within distance 2, or NULL */

@@ -349,6 +349,11 @@ double rule_num(const json_t *o, const char *key)
 	return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
+json_t *rule_profile_meas(struct dag *d, const struct rule_mv *mv)
+{
+	return json_object_get(dag_result(d, mv->profile), "meas");
+}
+
 json_t *rule_num_json(double v)
 {
 	return isnan(v) ? json_null() : json_real(v);
@@ -548,11 +553,11 @@ static double cudnn_left(const json_t *profile_meas)
 	return left;
 }
 
-/* a whole number of the profile's graph facts, -1 when absent */
-static long fact(const json_t *facts, const char *key)
+/* a whole number of the profile's graph facts, absent when it has none */
+static long fact(const json_t *facts, const char *key, long absent)
 {
 	json_t *v = json_object_get(facts, key);
-	return json_is_integer(v) ? (long)json_integer_value(v) : -1;
+	return json_is_integer(v) ? (long)json_integer_value(v) : absent;
 }
 
 void rule_summary_space(struct rule_summary *s, const json_t *profile_meas)
@@ -562,17 +567,16 @@ void rule_summary_space(struct rule_summary *s, const json_t *profile_meas)
 	s->cudnn_left = cudnn_left(profile_meas);
 	const json_t *facts = json_object_get(profile_meas, "facts");
 	s->facts_known = json_is_object(facts);
-	s->convs = fact(facts, "convolutions");
-	s->gemms = fact(facts, "gemms");
-	s->reductions = fact(facts, "reductions");
-	s->params = fact(facts, "parameters");
-	s->tconvs = json_is_integer(json_object_get(facts, "transposed_convolutions")) ?
-		    fact(facts, "transposed_convolutions") : 0;
-	s->dconvs = json_is_integer(json_object_get(facts, "depthwise_convolutions")) ?
-		    fact(facts, "depthwise_convolutions") : 0;
-	s->pools = json_is_integer(json_object_get(facts, "poolings")) ? fact(facts, "poolings") : 0;
-	s->c3ds = json_is_integer(json_object_get(facts, "convolutions_3d")) ? fact(facts, "convolutions_3d") : 0;
-	s->lreds = json_is_integer(json_object_get(facts, "linear_reductions")) ? fact(facts, "linear_reductions") : 0;
+	s->convs = fact(facts, "convolutions", -1);
+	s->gemms = fact(facts, "gemms", -1);
+	s->reductions = fact(facts, "reductions", -1);
+	s->params = fact(facts, "parameters", -1);
+	/* facts that came later: a profile without them has none */
+	s->tconvs = fact(facts, "transposed_convolutions", 0);
+	s->dconvs = fact(facts, "depthwise_convolutions", 0);
+	s->pools = fact(facts, "poolings", 0);
+	s->c3ds = fact(facts, "convolutions_3d", 0);
+	s->lreds = fact(facts, "linear_reductions", 0);
 	s->eager_known = true;
 	s->eager_ratio = eager_ratio(profile_meas, &cn, &en);
 	free(s->eager_ops);

@@ -241,7 +241,7 @@ static void release(struct dag *d)
 double rule_kernel_gain(struct dag *d, struct rule_kernel *k)
 {
 	rule_kernel_info(d, k);
-	double peak = rule_num(json_object_get(dag_result(d, k->mv->profile), "meas"), "peak_copy_gbps");
+	double peak = rule_num(rule_profile_meas(d, k->mv), "peak_copy_gbps");
 	/* the bound over the time where the profile has it (agents/roof.c) */
 	double f = rule_num(k->row, "frac_bound"), gbps = rule_num(k->row, "achieved_gbps");
 	if (isnan(f))

@@ -702,13 +702,13 @@ static size_t expand_space(struct dag *d, struct rule_model *dm)
 		cudnn = dm->mvs[0].summary.cudnn_share;
 	} else { /* profiles cached before the summary had the lines */
 		const json_t **meas = xcalloc(n, sizeof *meas);
-		meas[0] = json_object_get(dag_result(d, dm->mvs[0].profile), "meas");
+		meas[0] = rule_profile_meas(d, &dm->mvs[0]);
 		cudnn = rule_cudnn_share(meas[0]);
 		/* the first profile alone settles most models: parse the rest only then */
 		json_t *first = rule_space_pick(m, meas, 1, gamma);
 		if (first) {
 			for (size_t v = 1; v < n; v++)
-				meas[v] = json_object_get(dag_result(d, dm->mvs[v].profile), "meas");
+				meas[v] = rule_profile_meas(d, &dm->mvs[v]);
 			ops = n > 1 ? rule_space_pick(m, meas, n, gamma) : json_incref(first);
 			json_decref(first);
 		}

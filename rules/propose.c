@@ -112,7 +112,7 @@ static void fill_request(struct dag *d, struct dag_node *n, struct agent_kernel 
 	json_t *cap = json_object_get(dag_result(d, k->mv->capture), "meas");
 	ak->args = json_object_get(json_object_get(cap, "args"), k->name);
 	ak->env = dag_env(d, m->device);
-	json_t *pm = json_object_get(dag_result(d, k->mv->profile), "meas");
+	json_t *pm = rule_profile_meas(d, k->mv);
 	double peak = rule_num(pm, "peak_copy_gbps"), fpeak = rule_num(pm, "peak_fp32_gflops");
 	ak->peak_copy_gbps = isnan(peak) ? 0 : peak;
 	ak->peak_fp32_gflops = isnan(fpeak) ? 0 : fpeak;

@@ -214,7 +214,7 @@ static void roofline_points(struct dag *d, const struct dag_node *s, const json_
 	const struct rule_mv *mv = mv_named(rule_model_of(s), variant);
 	if (!mv)
 		return;
-	json_t *pm = json_object_get(dag_result(d, mv->profile), "meas");
+	json_t *pm = rule_profile_meas(d, mv);
 	double pk = rule_num(pm, "peak_copy_gbps"), fp = rule_num(pm, "peak_fp32_gflops");
 	if (!isnan(pk))
 		rp->peak = pk;
@@ -281,7 +281,7 @@ static void model_bounds(struct dag *d, struct report *rp, const struct dag_node
 		const struct rule_mv *mv = mv_named(dm, name);
 		if (!mv)
 			continue;
-		json_t *pm = json_object_get(dag_result(d, mv->profile), "meas");
+		json_t *pm = rule_profile_meas(d, mv);
 		double b = rule_num(pm, "bound_ns_per_call"), host = rule_num(pm, "host_ns_per_call");
 		double base = rule_num(v, "base_ns"), opt = rule_num(v, "opt_ns");
 		const char *vd = json_string_value(json_object_get(v, "verdict"));
@@ -325,7 +325,7 @@ static json_t *vendor_calls(struct dag *d, const struct dag_node *s, const json_
 	json_t *calls = NULL;
 	for (size_t v = 0; v < dm->nmv && !calls; v++)
 		if (!variant || strcmp(dm->mvs[v].variant->name, variant) == 0)
-			calls = json_object_get(json_object_get(json_object_get(dag_result(d, dm->mvs[v].profile), "meas"),
+			calls = json_object_get(json_object_get(rule_profile_meas(d, &dm->mvs[v]),
 								"vendor"), "calls");
 	rule_vendor_rows(md, s->path, calls, gamma);
 	return calls ? json_deep_copy(calls) : json_array();
@@ -464,7 +464,7 @@ static void profile_parts(struct dag *d, struct report *rp, const struct dag_nod
 	const struct rule_model *dm = rule_model_of(s);
 	const json_t **meas = xcalloc(dm->nmv + 1, sizeof *meas);
 	for (size_t v = 0; v < dm->nmv; v++)
-		meas[v] = json_object_get(dag_result(d, dm->mvs[v].profile), "meas");
+		meas[v] = rule_profile_meas(d, &dm->mvs[v]);
 	json_t *p0 = (json_t *)meas[0];
 	double mns = rule_num(p0, "model_ns_per_call"), dns = rule_num(p0, "device_ns_per_call");
 	double host = mns > 0 && dns > 0 ? fmax(mns - dns, 0) / mns : NAN;

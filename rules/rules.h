@@ -298,6 +298,8 @@ const char *rule_model_dir(const struct kopt_model *m);
 void rule_print_numbers(FILE *out, json_t *nums);
 /* a number from an object, NAN when absent */
 double rule_num(const json_t *o, const char *key);
+/* the measured part of mv's profile (its result's "meas"), NULL when not done */
+json_t *rule_profile_meas(struct dag *d, const struct rule_mv *mv);
 /* a number as JSON, null for NAN; new reference */
 json_t *rule_num_json(double v);
 /* the first entry named name in a capture's or profile's kernel inventory

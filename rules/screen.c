@@ -141,7 +141,7 @@ static char *nothing_to_screen(struct dag *d, struct rule_kernel *k)
 	if (!json_is_object(k->config))
 		return xstrdup("the kernel has no launch config");
 	/* the roofs the propose step's analyst reads too (rules/propose.c) */
-	json_t *pm = json_object_get(dag_result(d, k->mv->profile), "meas");
+	json_t *pm = rule_profile_meas(d, k->mv);
 	double copy = rule_num(pm, "peak_copy_gbps"), peak = rule_num(pm, "peak_fp32_gflops");
 	struct agent_kernel ak = { .model = k->mv->model->spec->name, .name = k->name, .heuristic = k->heuristic,
 				   .config = k->config, .profile_row = k->row,

@@ -68,7 +68,7 @@ struct winner {
  * NULL where the profile has none */
 static json_t *helion_baselines(struct dag *d, const struct rule_mv *mv)
 {
-	const json_t *h = json_object_get(json_object_get(dag_result(d, mv->profile), "meas"), "helion");
+	const json_t *h = json_object_get(rule_profile_meas(d, mv), "helion");
 	json_t *out = json_array(), *hk;
 	size_t i;
 	json_array_foreach(json_object_get(h, "kernels"), i, hk) {

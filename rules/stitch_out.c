@@ -244,7 +244,7 @@ int stitch_write_code(struct rule_run *run, struct stitch_priv *p, const struct 
  * (the profile's baselines), NAN where it did not run */
 static double helion_wall(struct dag *d, const struct rule_mv *mv, const char *effort)
 {
-	const json_t *h = json_object_get(json_object_get(dag_result(d, mv->profile), "meas"), "helion");
+	const json_t *h = json_object_get(rule_profile_meas(d, mv), "helion");
 	double wall = NAN;
 	size_t i;
 	json_t *hk;
@@ -328,7 +328,7 @@ void stitch_model_md(struct rule_run *run, struct stitch_priv *p, const struct c
 	/* each variant's bound (its profile's, rules/profile.c) and its times over it */
 	struct strbuf bd = STRBUF_INIT;
 	for (size_t v = 0; v < dm->nmv; v++) {
-		const json_t *pm = json_object_get(dag_result(run->dag, dm->mvs[v].profile), "meas");
+		const json_t *pm = rule_profile_meas(run->dag, &dm->mvs[v]);
 		double bound = rule_num(pm, "bound_ns_per_call");
 		if (!(bound > 0) || p->vr[v].unusable)
 			continue;

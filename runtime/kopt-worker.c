@@ -340,10 +340,6 @@ static int serve(PyObject *handle)
 	return 0;
 }
 
-/*
- * Where the kopt package is: $KOPT_PYTHONPATH; else, for the copy in the
- * build tree, the source tree's runtime/python; else the installed one.
- */
 /* what the worker finds missing below Python: the driver, or a GPU it
  * sees; "" when both are there. libcuda is opened the way CUPTI and torch
  * open it; cuInit(0) says CUDA_ERROR_NO_DEVICE (100) on a machine without
@@ -413,6 +409,10 @@ static char *preflight(const char *driver)
 	return out;
 }
 
+/*
+ * Where the kopt package is: $KOPT_PYTHONPATH; else, for the copy in the
+ * build tree, the source tree's runtime/python; else the installed one.
+ */
 static const char *pick_pythonpath(void)
 {
 	const char *p = getenv("KOPT_PYTHONPATH");

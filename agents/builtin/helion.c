@@ -339,14 +339,6 @@ static json_t *descend(const struct agent_request *req, const json_t *plan, cons
 	return NULL;
 }
 
-static uint64_t splitmix(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
 int helion_propose(const struct agent_request *req, const char *memory_path, struct agent_reply *reply)
 {
 	const struct agent_kernel *k = req->kernel;
@@ -389,8 +381,8 @@ int helion_propose(const struct agent_request *req, const char *memory_path, str
 	uint64_t st = (req->cfg ? req->cfg->seed : 0) * 1000003u + (uint64_t)req->index;
 	const json_t *from = base ? base : k->config;
 	for (int attempt = 0; attempt < 64; attempt++) {
-		json_t *a = helion_apply(prior[splitmix(&st) % NPRIOR], from);
-		json_t *c = a ? helion_apply(prior[splitmix(&st) % NPRIOR], a) : NULL;
+		json_t *a = helion_apply(prior[kopt_splitmix64(&st) % NPRIOR], from);
+		json_t *c = a ? helion_apply(prior[kopt_splitmix64(&st) % NPRIOR], a) : NULL;
 		json_decref(a);
 		if (c && !tried(req, c)) {
 			reply->candidate = cand(c, "tuner", "random", "two random moves");

@@ -110,14 +110,6 @@ static int best_try(const struct agent_request *req)
 	return best;
 }
 
-static uint64_t splitmix(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
 /* evict-first: the loads Inductor marks evict_last become evict_first */
 static char *evict_edit(const char *src)
 {
@@ -390,12 +382,12 @@ int agent_builtin_propose(const struct agent_request *req, const char *memory_pa
 				continue;
 			int x;
 			if (strcmp(launch_keys[i], "num_stages") == 0)
-				x = 1 + (int)(splitmix(&st) % 3);
+				x = 1 + (int)(kopt_splitmix64(&st) % 3);
 			else if (strcmp(launch_keys[i], "num_warps") == 0)
-				x = 1 << (1 + (int)(splitmix(&st) % 4));
+				x = 1 << (1 + (int)(kopt_splitmix64(&st) % 4));
 			else {
 				long cur = (long)json_integer_value(v);
-				int shift = (int)(splitmix(&st) % 5) - 2;
+				int shift = (int)(kopt_splitmix64(&st) % 5) - 2;
 				if (launch_clamp(launch_keys[i], shift >= 0 ? cur << shift : cur >> -shift, &x) < 0)
 					x = (int)cur;
 			}

@@ -61,9 +61,24 @@ makes goes through the table again.
 from __future__ import annotations
 
 import contextlib
+import math
 from typing import NamedTuple
 
 PREFIX = "kopt."
+
+
+def _out_len(size, k, s, p, d):
+    """positions along an axis of a window k (stride s, padding p each
+    side, dilation d) over size inputs"""
+    return (size + 2 * p - d * (k - 1) - 1) // s + 1
+
+
+def _pad_both(x, p, value=0.0):
+    """x padded by p[i] on both sides of each of its last len(p) axes"""
+    import torch
+
+    return torch.ops.aten.constant_pad_nd.default(x, [v for i in reversed(range(len(p))) for v in (p[i], p[i])],
+                                                  value)
 
 
 class _Phase(NamedTuple):
@@ -112,9 +127,7 @@ def conv_transpose_as_conv(x, weight, bias, stride, padding, dilation, transpose
     cout = groups * cout_g
     # a forward convolution's weights: the two channel axes swapped within each group
     w = weight.reshape(groups, cin // groups, cout_g, *k).transpose(1, 2).reshape(cout, cin // groups, *k)
-    phases = 1
-    for v in s:
-        phases *= v
+    phases = math.prod(s)
     result = None
     for r in itertools.product(*(range(v) for v in s)):
         axes = [_phase(r[i], s[i], p[i], d[i], k[i], out[i]) for i in range(nd)]
@@ -158,11 +171,11 @@ def conv3d_as_conv2d(x, weight, bias, stride, padding, dilation, transposed, out
     s, p, d = [int(v) for v in stride], [int(v) for v in padding], [int(v) for v in dilation]
     n, c, depth = int(x.shape[0]), int(x.shape[1]), int(x.shape[2])
     kd, cout = int(weight.shape[2]), int(weight.shape[0])
-    dout = (depth + 2 * p[0] - d[0] * (kd - 1) - 1) // s[0] + 1
+    dout = _out_len(depth, kd, s[0], p[0], d[0])
     if dout < 1:
         return NotImplemented
     if p[0]:
-        x = aten.constant_pad_nd.default(x, [0, 0, 0, 0, p[0], p[0]], 0.0)
+        x = _pad_both(x, [p[0], 0, 0])
     # depth next to the batch, once: each tap's slices are then a batch of 2-D images
     xd = aten.permute.default(x, [0, 2, 1, 3, 4])
     acc = None
@@ -196,8 +209,6 @@ DEPTHWISE_MAX_TAPS = 64  # kernel elements at most: each is one load of the fuse
 
 
 def depthwise_as_pointwise(x, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
-    import itertools
-
     import torch
 
     aten = torch.ops.aten
@@ -207,14 +218,11 @@ def depthwise_as_pointwise(x, weight, bias, stride, padding, dilation, transpose
         return NotImplemented
     cout = int(weight.shape[0])
     k = [int(v) for v in weight.shape[2:]]
-    taps = 1
-    for v in k:
-        taps *= v
-    if cout % cin or taps > DEPTHWISE_MAX_TAPS:
+    if cout % cin or math.prod(k) > DEPTHWISE_MAX_TAPS:
         return NotImplemented
     s, d, p = [int(v) for v in stride], [int(v) for v in dilation], [int(v) for v in padding]
     size = [int(v) for v in x.shape[2:]]
-    out = [(size[i] + 2 * p[i] - d[i] * (k[i] - 1) - 1) // s[i] + 1 for i in range(nd)]
+    out = [_out_len(size[i], k[i], s[i], p[i], d[i]) for i in range(nd)]
     if min(out) < 1:
         return NotImplemented
     mult = cout // cin
@@ -224,13 +232,9 @@ def depthwise_as_pointwise(x, weight, bias, stride, padding, dilation, transpose
         x = aten.expand.default(x, [n, cin, mult] + size)
         x = aten.reshape.default(x, [n, cin * mult] + size)
     if any(p):
-        x = aten.constant_pad_nd.default(x, [v for i in reversed(range(nd)) for v in (p[i], p[i])], 0.0)
+        x = _pad_both(x, p)
     acc = None
-    for tap in itertools.product(*(range(v) for v in k)):
-        win = x
-        for i, t in enumerate(tap):
-            start = t * d[i]
-            win = aten.slice.Tensor(win, 2 + i, start, start + (out[i] - 1) * s[i] + 1, s[i])
+    for tap, win in _windows(x, k, s, d, out):
         w = aten.reshape.default(weight[(slice(None), 0) + tap], [1, cout] + [1] * nd)
         term = aten.mul.Tensor(win, w)
         acc = term if acc is None else aten.add.Tensor(acc, term)
@@ -272,12 +276,9 @@ def _pool_geometry(x, kernel_size, stride, padding, dilation, ceil_mode, nd, per
     s, p, d = each(stride, k), each(padding, [0]), each(dilation, [1])
     if ceil_mode or len(k) != nd:
         return None
-    taps = 1
-    for v in k:
-        taps *= v
     size = [int(v) for v in x.shape[x.dim() - nd:]]
-    out = [(size[i] + 2 * p[i] - d[i] * (k[i] - 1) - 1) // s[i] + 1 for i in range(nd)]
-    if (max(k) if per_axis else taps) > DEPTHWISE_MAX_TAPS or min(out) < 1:
+    out = [_out_len(size[i], k[i], s[i], p[i], d[i]) for i in range(nd)]
+    if (max(k) if per_axis else math.prod(k)) > DEPTHWISE_MAX_TAPS or min(out) < 1:
         return None
     return k, s, p, d, out
 
@@ -293,10 +294,8 @@ def _avg_pool(nd):
             return NotImplemented  # a divisor that changes with the position at the borders
         k, s, p, d, out = g
         if any(p):
-            x = aten.constant_pad_nd.default(x, [v for i in reversed(range(nd)) for v in (p[i], p[i])], 0.0)
-        taps = 1
-        for v in k:
-            taps *= v
+            x = _pad_both(x, p)
+        taps = math.prod(k)
         if taps <= DEPTHWISE_MAX_TAPS:
             passes = [(k, s, out)]
         else:  # a sum is separable: one axis at a time, k[0] + k[1] + ... taps, not their product
@@ -331,8 +330,7 @@ def _max_pool(nd):
         k, s, p, d, out = g
         size = [int(v) for v in x.shape[x.dim() - nd:]]
         if any(p):
-            x = aten.constant_pad_nd.default(x, [v for i in reversed(range(nd)) for v in (p[i], p[i])],
-                                             float("-inf"))
+            x = _pad_both(x, p, float("-inf"))
         # each output position's first input coordinate, per axis, broadcast
         base = []
         for i in range(nd):
