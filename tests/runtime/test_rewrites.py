@@ -264,6 +264,27 @@ for what, want_n, fn in cases:
     except Exception as e:
         ok(False, f"linear-reduction fold: {what}", f"{type(e).__name__}: {e}")
 
+# what torch.compile gets for a variant: never a mode and options both
+from kopt.inductor import compile_settings  # noqa: E402
+
+MODE = {"max-autotune-no-cudagraphs": {"max_autotune": True, "coordinate_descent_tuning": True}}
+for what, variant, want in [
+    ("a mode alone stays a mode", {"mode": "max-autotune-no-cudagraphs"}, ("max-autotune-no-cudagraphs", {}, {})),
+    ("a mode with ATen fallbacks: the mode's options, the graph cache off",
+     {"mode": "max-autotune-no-cudagraphs", "aten_fallback": ["aten.sum"]},
+     (None, {"max_autotune": True, "coordinate_descent_tuning": True, "fx_graph_cache": False}, {})),
+    ("a mode with a rewrite alone: the mode's options, the rewrite apart",
+     {"mode": "max-autotune-no-cudagraphs", "options": {"kopt.pool_as_pointwise": True}},
+     (None, {"max_autotune": True, "coordinate_descent_tuning": True, "fx_graph_cache": False},
+      {"pool_as_pointwise": True})),
+    ("a mode with options: the variant's own on top",
+     {"mode": "max-autotune-no-cudagraphs", "options": {"coordinate_descent_tuning": False, "freezing": True}},
+     (None, {"max_autotune": True, "coordinate_descent_tuning": False, "freezing": True}, {})),
+    ("options alone", {"options": {"freezing": True}}, (None, {"freezing": True}, {})),
+]:
+    got = compile_settings(variant, lambda m: dict(MODE[m]))
+    ok(got == want and not (got[0] and got[1]), f"compile settings: {what}", got)
+
 # the profile's graph facts count what the rewrites take (rules/space.c
 # adds a rewrite's variant only where they do)
 import types  # noqa: E402

@@ -140,31 +140,16 @@ def compile_problem(problem: Problem, variant: dict, reset: bool = True) -> Comp
         with open(problem.path) as f:
             c.output_code = f.read()
         return c
-    from . import rewrites
+    from torch._inductor import list_mode_options
 
-    mode = variant.get("mode") or None
-    options, own = rewrites.split(dict(variant.get("options") or {}))
-    if mode and options:
-        # torch.compile takes a mode or options, not both: the mode is its
-        # options (max-autotune-no-cudagraphs: max_autotune and
-        # coordinate_descent_tuning), the variant's own set on top
-        from torch._inductor import list_mode_options
-
-        options = {**list_mode_options(mode), **options}
-        mode = None
-    if variant.get("aten_fallback") or own:
-        # torch.compile wrappers with equal options are one backend to Dynamo,
-        # which would hand this variant another variant's compiled code (seen
-        # in a race beside the default variant); and Inductor's graph cache
-        # does not key on the lowering table
-        options["fx_graph_cache"] = False
+    mode, options, own = compile_settings(variant, list_mode_options)
     unknown = [k for k in options if not known_option(k)]
     if unknown:
         raise ValueError(f"unknown Inductor option(s) {', '.join(sorted(unknown))} in torch {torch.__version__}")
     if own:
         # a backend of its own: two variants whose Inductor options are
         # equal (two rewrites on top of max-autotune) are two backends
-        compiled = torch.compile(problem.model, backend=rewriting_backend(mode, options, own))
+        compiled = torch.compile(problem.model, backend=rewriting_backend(options, own))
     else:
         compiled = torch.compile(problem.model, mode=mode, options=options or None)
     c = Compiled(problem, variant, compiled)
@@ -187,19 +172,39 @@ def compile_problem(problem: Problem, variant: dict, reset: bool = True) -> Comp
     return c
 
 
-def rewriting_backend(mode, options: dict, own: dict):
-    """A Dynamo backend: Inductor with mode's and options' settings and
-    koptmake's rewrites own (rewrites.py) in its decomposition tables."""
-    from torch._inductor import list_mode_options
+def compile_settings(variant: dict, mode_options) -> tuple:
+    """(mode, Inductor's options, koptmake's rewrites) that torch.compile
+    gets for variant; mode_options(mode) gives a mode's options
+    (torch._inductor.list_mode_options). torch.compile takes a mode or
+    options, never both: where the variant needs options, its mode becomes
+    them (max-autotune-no-cudagraphs: max_autotune and
+    coordinate_descent_tuning) with its own set on top."""
+    from . import rewrites
+
+    mode = variant.get("mode") or None
+    options, own = rewrites.split(dict(variant.get("options") or {}))
+    if variant.get("aten_fallback") or own:
+        # torch.compile wrappers with equal options are one backend to Dynamo,
+        # which would hand this variant another variant's compiled code (seen
+        # in a race beside the default variant); and Inductor's graph cache
+        # does not key on the lowering table
+        options["fx_graph_cache"] = False
+    if mode and options:
+        options = {**mode_options(mode), **options}
+        mode = None
+    return mode, options, own
+
+
+def rewriting_backend(options: dict, own: dict):
+    """A Dynamo backend: Inductor with options set and koptmake's rewrites
+    own (rewrites.py) in its decomposition tables."""
     from torch._inductor.compile_fx import compile_fx
 
     from . import rewrites
 
-    patches = {**(list_mode_options(mode) if mode else {}), **options}
-
     def backend(gm, example_inputs):
         with rewrites.applied(own):
-            return compile_fx(gm, example_inputs, config_patches=patches)
+            return compile_fx(gm, example_inputs, config_patches=options)
     return backend
 
 
@@ -261,7 +266,8 @@ def graph_facts(problem: Problem, inputs) -> dict:
                 # what rewrites.fold_linear_reductions takes: a sum or mean over
                 # the features of a matrix product
                 if name in ("sum", "mean") and args and id(args[0]) in linear and len(args) > 1 and \
-                        isinstance(args[1], (list, tuple)) and len(args[1]) == 1 and int(args[1][0]) in (1, -1):
+                        isinstance(args[1], (list, tuple)) and len(args[1]) == 1 and \
+                        int(args[1][0]) in (1, -1):
                     counts["linear_reductions"] += 1
             out = func(*args, **(kwargs or {}))
             if name in ("mm", "addmm") and out.dim() == 2 or args and id(args[0]) in linear and \
