@@ -307,14 +307,16 @@ class Facts(torch.nn.Module):
         y = F.max_pool2d(y, 2) + 0
         z = self.fc(y.mean((2, 3)))
         z3 = self.fc(y.mean(3).transpose(1, 2).contiguous())  # a linear layer on a 3-D input: views, a product, a bias
-        return F.avg_pool3d(y.unsqueeze(0), 2).sum() + (z / 2).sum(dim=1).sum() + z.sum(0).sum() + z3.sum(-1).sum()
+        return F.avg_pool3d(y.unsqueeze(0), 2).sum() + (z / 2).sum(dim=1).sum() + z.sum(0).sum() + z3.sum(2).sum() \
+            + z3.sum(1).sum() + z3.mean(1).sum()
 
 
 facts = graph_facts(types.SimpleNamespace(model=Facts()), [torch.randn(1, 4, 8, 8)])
 ok(facts["convolutions"] == 5 and facts["transposed_convolutions"] == 1 and facts["depthwise_convolutions"] == 1
    and facts["convolutions_3d"] == 1 and facts["poolings"] == 2 and facts["linear_reductions"] == 2,
    "graph facts: 5 convolutions, of them 1 transposed, 1 depthwise (a grouped one is not) and 1 forward 3-D, "
-   "2 poolings, 2 sums over a linear layer's features (one on a 3-D input; not the one over its batch)", facts)
+   "2 poolings, 2 sums over a linear layer's features (one on a 3-D input; not those over its batch or its middle "
+   "axis)", facts)
 
 # traced as Inductor traces (make_fx with the decomposition table, fake
 # tensors): the op is gone from the graph and the graph computes the same

@@ -267,7 +267,7 @@ def graph_facts(problem: Problem, inputs) -> dict:
                 # the features of a matrix product
                 if name in ("sum", "mean") and args and id(args[0]) in linear and len(args) > 1 and \
                         isinstance(args[1], (list, tuple)) and len(args[1]) == 1 and \
-                        int(args[1][0]) in (1, -1):
+                        int(args[1][0]) % args[0].dim() == args[0].dim() - 1:  # the last axis, as the fold
                     counts["linear_reductions"] += 1
             out = func(*args, **(kwargs or {}))
             if name in ("mm", "addmm") and out.dim() == 2 or args and id(args[0]) in linear and \
