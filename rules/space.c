@@ -23,7 +23,10 @@
 
 #define MAX_AUTOTUNE "max-autotune-no-cudagraphs"
 
-enum need { NEED_NONE, NEED_PARAMS, NEED_CONV, NEED_REDUCTION, NEED_TEMPLATE, NEED_GEMM, NEED_FUSION, NEED_TCONV, NEED_DWCONV, NEED_POOL, NEED_CONV3D, NEED_LRED };
+enum need {
+	NEED_NONE, NEED_PARAMS, NEED_CONV, NEED_REDUCTION, NEED_TEMPLATE, NEED_GEMM, NEED_FUSION,
+	NEED_TCONV, NEED_DWCONV, NEED_POOL, NEED_CONV3D, NEED_LRED
+};
 
 /* one dimension: its variant's name and the options it sets (JSON text) */
 struct dim {
@@ -43,9 +46,9 @@ struct dim {
  * convolution as 2-D ones per depth tap (cuDNN's float32 3-D kernels are
  * generic ones; the transposed rewrite's 3-D forward convolutions go the
  * same way), and a sum over a matrix product's features as a
- * matrix-vector product with the weights summed first. freezing folds the weights into constants
- * (conv-batchnorm folded with them), which only an inference model with
- * parameters gains from; the worker runs every model under no_grad.
+ * matrix-vector product with the weights summed first. freezing folds the
+ * weights into constants (conv-batchnorm folded with them), which only an
+ * inference model with parameters gains from; the worker runs every model under no_grad.
  * force_layout_optimization makes Inductor take channels-last for its
  * convolutions where its heuristic would not (layout_optimization is on by
  * default); with parameters, freezing too, or each call converts the
