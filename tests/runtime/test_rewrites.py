@@ -12,7 +12,11 @@ multipliers, strides, padding, dilation and bias; a 3-D convolution as
 2-D ones per depth tap equals torch's; average and max
 pooling rewritten as pointwise arithmetic over the windows give torch's
 values and max pooling's indices (ties and NaN included); the cases they
-do not cover return NotImplemented. Prints TAP."""
+do not cover return NotImplemented; the linear-reduction fold turns a sum
+or mean over the features of an mm, addmm or bmm into x times the summed
+weights, summed (no matrix product and no aten.mv left), with the
+unfolded graph's values, and leaves alone what it cannot take. Prints
+TAP."""
 import os
 import sys
 
@@ -228,14 +232,21 @@ def folded(fn, *args):
     g = make_fx(fn, tracing_mode="fake")(*args)
     n = rewrites.fold_linear_reductions(g.graph)
     g.recompile()
-    left = sorted({str(x.target) for x in g.graph.nodes if x.op == "call_function"})
+    calls = [x for x in g.graph.nodes if x.op == "call_function"]
+    left = sorted({str(x.target) for x in calls})
     # Inductor lowers by each node's fake value: the new nodes carry theirs
-    assert all("val" in x.meta for x in g.graph.nodes if x.op == "call_function"), "a node without meta['val']"
-    return n, left, g(*args), fn(*args)
+    assert all("val" in x.meta for x in calls), "a node without meta['val']"
+    # the folded form: a sum over the last axis of x times the summed weights (two tensors)
+    aten = torch.ops.aten
+    mul_sum = any(x.target == aten.sum.dim_IntList and isinstance(x.args[0], torch.fx.Node)
+                  and x.args[0].target == aten.mul.Tensor
+                  and all(isinstance(a, torch.fx.Node) for a in x.args[0].args) for x in calls)
+    return n, left, mul_sum, g(*args), fn(*args)
 
 
 x, w, b = (torch.randn(5, 8, dtype=torch.float64), torch.randn(6, 8, dtype=torch.float64),
            torch.randn(6, dtype=torch.float64))
+x3 = torch.randn(4, 3, 8, dtype=torch.float64)
 cases = [
     ("a linear layer's output divided, summed over its features (keepdim), scaled", 1,
      lambda x, w, b: torch.sum(F.linear(x, w, b) / 2, dim=1, keepdim=True) * 1.5),
@@ -253,14 +264,39 @@ cases = [
     ("a sum over the batch: not folded", 0, lambda x, w, b: F.linear(x, w, b).sum(0)),
     ("a nonlinearity between: not folded", 0, lambda x, w, b: torch.relu(F.linear(x, w, b)).sum(1)),
 ]
-for what, want_n, fn in cases:
+# the batched product (x3 [4, 3, 8] bmm [4, 8, 6]), as torch 2.11 traces a
+# linear layer on a 3-D input it cannot fold into one matrix product
+bmm_cases = [
+    ("a batched product, summed over its features", 1,
+     lambda x3, w, b: torch.bmm(x3, w.t().expand(4, 8, 6)).sum(-1)),
+    ("a batched product plus a bias, summed over its features, scaled", 1,
+     lambda x3, w, b: (torch.bmm(x3, w.t().expand(4, 8, 6)) + b).sum(-1) * 1.5),
+    ("a batched product divided, plus a bias, its mean over the features (keepdim)", 1,
+     lambda x3, w, b: (torch.bmm(x3, w.t().expand(4, 8, 6)) / 2 + b).mean(2, keepdim=True)),
+    ("a batched product plus a bias viewed 2-D, summed over its features", 1,
+     lambda x3, w, b: (torch.bmm(x3, w.t().expand(4, 8, 6)) + b).reshape(12, 6).sum(1) / 3),
+    ("a linear layer on a 3-D input as torch 2.11 traces it (expand, bmm, _unsafe_view, bias), summed, divided", 1,
+     lambda x3, w, b: (torch.ops.aten._unsafe_view.default(torch.bmm(x3[:, :1].expand(4, 3, 8), w.t().expand(4, 8, 6)),
+                                                           [4, 3, 6]) + b).sum(-1) / 4),
+    ("a batched product with each batch's own weights (x3 @ x3^T), summed over the last axis", 1,
+     lambda x3, w, b: torch.bmm(x3, x3.transpose(1, 2)).sum(2)),
+    ("a batched product used twice: not folded", 0,
+     lambda x3, w, b: (lambda y: (y.sum(-1), y))(torch.bmm(x3, w.t().expand(4, 8, 6)))),
+    ("a batched product summed over its middle axis: not folded", 0,
+     lambda x3, w, b: torch.bmm(x3, w.t().expand(4, 8, 6)).sum(1)),
+]
+gemms = ("aten.mm.default", "aten.addmm.default", "aten.bmm.default")
+for what, want_n, fn, args in [c + ((x, w, b),) for c in cases] + [c + ((x3, w, b),) for c in bmm_cases]:
     try:
-        n_, left, got, want = folded(fn, x, w, b)
+        n_, left, mul_sum, got, want = folded(fn, *args)
         got, want = (got, want) if isinstance(want, tuple) else ((got,), (want,))
-        same = all(torch.allclose(a, c, rtol=1e-10, atol=1e-10) for a, c in zip(got, want))
-        mm_left = any(t.endswith(("mm.default", "addmm.default")) for t in left)
-        ok(n_ == want_n and same and (mm_left if want_n == 0 else not mm_left and "aten.mv.default" in left),
-           f"linear-reduction fold: {what}", f"folded {n_}, ops {left}, same {same}")
+        same = all(a.shape == c.shape and torch.allclose(a, c, rtol=1e-10, atol=1e-10) for a, c in zip(got, want))
+        mm_left = any(t in gemms for t in left)
+        # folded: no matrix product left, nor aten.mv (Inductor cannot lower it
+        # after its decompositions), but x times the summed weights, summed
+        ok(n_ == want_n and same and (mm_left if want_n == 0 else
+                                      not mm_left and "aten.mv.default" not in left and mul_sum),
+           f"linear-reduction fold: {what}", f"folded {n_}, ops {left}, mul and sum {mul_sum}, same {same}")
     except Exception as e:
         ok(False, f"linear-reduction fold: {what}", f"{type(e).__name__}: {e}")
 

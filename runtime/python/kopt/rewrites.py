@@ -48,11 +48,13 @@ any variant, so a rewrite that is wrong or slower is never chosen.
   changes at the borders).
 
 - linear_reduction_fold: a sum or mean over the output features of a
-  matrix product (through multiplications and divisions by numbers) as
-  the product with the weights summed first: a matrix-vector product in
-  place of a matrix product (x @ W summed over j is x @ (W summed over
-  j)). An FX pass after Inductor's own post-grad passes, not a
-  decomposition: it sees two ops.
+  matrix product (mm, addmm or bmm, through a bias, multiplications and
+  divisions by numbers and views) as the product with the weights summed
+  first: x times the summed weights, summed over x's last axis (x @ W
+  summed over j is the sum over k of x[..., k] * (W summed over j)[k]),
+  one reduction reading x once in place of a matrix product. An FX pass
+  on the post-grad graph (after Inductor's decompositions, before its
+  own post-grad passes), not a decomposition: it sees several ops.
 
 Rewrites of the same op, all on, are tried in NAMES' order, and what one
 makes goes through the table again.
@@ -397,14 +399,23 @@ def fold_linear_reductions(graph) -> int:
     """An FX pass over an ATen graph: sum (or mean) over the output features
     of a matrix product, through multiplications and divisions by numbers,
     as the product with the weights summed first,
-        sum_j (x @ W + b)[i, j] * c = (x @ sum_j W[:, j] + sum_j b[j]) * c,
-    a matrix-vector product in place of a matrix product; views between
-    that keep the features last are followed (a linear layer on a 3-D
-    input). Only where each intermediate has that one use. Returns how
-    many it folded."""
+        sum_j (x @ W + b)[i, j] * c = (sum_k x[i, k] * sum_j W[k, j] + sum_j b[j]) * c,
+    that is x times the summed weights (broadcast), summed over x's last
+    axis (aten.mul, then aten.sum): one reduction that reads x once in
+    place of a matrix product. Not aten.mv: it is in Inductor's
+    decomposition table, and Inductor has no lowering for it in a
+    post-grad graph. The product is an mm or addmm (x [M, K], W [K, N]:
+    [M]) or a bmm (x [B, S, K], W [B, K, N], its weights summed to
+    [B, 1, K]: [B, S]); a bias added after it is a vector over the
+    features, and views between that keep the features last are followed
+    (a linear layer on a 3-D input). Only where each intermediate has that
+    one use. Returns how many it folded."""
     import torch
 
     aten = torch.ops.aten
+    views = {aten.view.default, aten._unsafe_view.default, aten.reshape.default}
+    if hasattr(aten, "_reshape_alias"):  # a reshape as older make_fx traces it (a view with its strides)
+        views.add(aten._reshape_alias.default)
     folded = 0
     for red in list(graph.nodes):
         if red.op != "call_function" or red.target not in (aten.sum.dim_IntList, aten.mean.dim):
@@ -425,7 +436,7 @@ def fold_linear_reductions(graph) -> int:
             elif node.target == aten.add.Tensor and len(node.args) == 2 and not node.kwargs and \
                     _feature_bias(node.args[1], node):
                 chain.append((aten.add.Tensor, node.args[1]))  # a bias added after the product: its sum
-            elif node.target in (aten.view.default, aten._unsafe_view.default, aten.reshape.default) and \
+            elif node.target in views and \
                     isinstance(node.args[0], torch.fx.Node) and "val" in node.args[0].meta and "val" in node.meta \
                     and int(node.args[0].meta["val"].shape[-1]) == int(node.meta["val"].shape[-1]):
                 pass
@@ -438,25 +449,37 @@ def fold_linear_reductions(graph) -> int:
             bias, x, w = None, node.args[0], node.args[1]
         elif node.target == aten.addmm.default and len(node.args) == 3 and not node.kwargs:
             bias, x, w = node.args
+        elif node.target == aten.bmm.default and len(node.args) == 2 and not node.kwargs:
+            bias, x, w = None, node.args[0], node.args[1]
         else:
+            continue
+        if not isinstance(x, torch.fx.Node) or not isinstance(w, torch.fx.Node):
             continue
         wv, xv = w.meta.get("val"), x.meta.get("val")
         bv = bias.meta.get("val") if isinstance(bias, torch.fx.Node) else None
-        if wv is None or xv is None or wv.dim() != 2 or xv.dim() != 2 or \
+        d = 3 if node.target == aten.bmm.default else 2
+        if wv is None or xv is None or wv.dim() != d or xv.dim() != d or \
                 (bias is not None and (bv is None or bv.dim() != 1)):
             continue
-        n = int(wv.shape[1])
+        n = int(wv.shape[-1])
         with graph.inserting_before(red):
-            v = _call(graph, aten.mv.default, x, _call(graph, aten.sum.dim_IntList, w, [1]))
+            # x times the weights summed over the features, summed over x's
+            # last axis: a reduction Inductor lowers (it has no lowering for
+            # aten.mv after its decompositions), reading x once
+            ws = _call(graph, aten.sum.dim_IntList, w, [d - 1])  # [K], or [B, K] for bmm
+            if d == 3:
+                ws = _call(graph, aten.view.default, ws, [int(wv.shape[0]), 1, int(wv.shape[1])])
+            v = _call(graph, aten.sum.dim_IntList, _call(graph, aten.mul.Tensor, x, ws), [d - 1])
             if bias is not None:
                 v = _call(graph, aten.add.Tensor, v, _call(graph, aten.sum.default, bias))
             for op, c in reversed(chain):
                 v = _call(graph, op, v, _call(graph, aten.sum.default, c) if op == aten.add.Tensor else c)
             if red.target == aten.mean.dim:
                 v = _call(graph, aten.div.Tensor, v, n)
-            if list(out.shape) != [int(xv.shape[0])]:  # the reduction's own shape (views, keepdim);
-                # a view (post-grad graphs hold no reshape), of the contiguous vector mv made
-                v = _call(graph, aten.view.default, v, [int(e) for e in out.shape])
+            shape = [int(e) for e in out.shape]
+            if shape != [int(e) for e in xv.shape[:-1]]:  # the reduction's own shape (views, keepdim):
+                # a view (post-grad graphs hold no reshape) of the contiguous sum made
+                v = _call(graph, aten.view.default, v, shape)
         red.replace_all_uses_with(v)
         folded += 1
     if folded:
