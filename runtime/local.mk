@@ -29,6 +29,7 @@ KOPT_PY_FILES = \
 	runtime/python/kopt/state.py \
 	runtime/python/kopt/screen.py \
 	runtime/python/kopt/stacks.py \
+	runtime/python/kopt/errors.py \
 	runtime/python/kopt/helion.py \
 	runtime/python/kopt/rewrites.py \
 	runtime/python/kopt/inductor.py \

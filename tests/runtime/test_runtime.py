@@ -230,4 +230,23 @@ ok(K.compile_meta(object()) == none and K.compile_meta(None) == none,
 ok(K.compile_meta(types.SimpleNamespace(launchers=[_Raises()]))["n_regs"] is None,
    "compile_meta: an attribute that raises reads as None")
 
+# a failed step's one line: the error, not torch's advice after it (the
+# message below is the one a capture on the GPU machine gave, torch 2.11)
+from kopt.errors import error_line  # noqa: E402
+
+
+class BackendCompilerFailed(Exception):
+    pass
+
+
+_msg = ("backend='kopt_rewriting' raised:\nInductorError: AssertionError: both a fallback and a decomp for same op: "
+        "aten.mv.default\n\nSet TORCHDYNAMO_VERBOSE=1 for the internal stack trace (please do this especially if "
+        "you're reporting a bug to PyTorch). For even more developer context, set TORCH_LOGS=\"+dynamo\"\n")
+_line = error_line(BackendCompilerFailed(_msg))
+ok(_line == "BackendCompilerFailed: backend='kopt_rewriting' raised: InductorError: AssertionError: both a fallback "
+   "and a decomp for same op: aten.mv.default", "error_line: a compile error's own lines, torch's advice left out",
+   _line)
+ok(error_line(ValueError("bad shape")) == "ValueError: bad shape", "error_line: a one-line error as it is")
+ok(error_line(KeyError()) == "KeyError", "error_line: an error without a message: its type")
+
 done()

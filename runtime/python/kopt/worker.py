@@ -17,6 +17,7 @@ import time
 import traceback
 from collections import OrderedDict
 
+from .errors import error_line
 from .stacks import stack_dumps
 
 
@@ -484,7 +485,7 @@ def handle(line: str) -> str:
         return json.dumps({"ok": True, "result": result}, allow_nan=False, default=str)
     except Exception as exc:  # every failure becomes a reply; the C side adds the id
         tb = traceback.format_exc().rstrip().splitlines()
-        last = tb[-1] if tb else repr(exc)
+        last = error_line(exc)
         fatal = is_fatal(exc)
         if isinstance(exc, torch.cuda.OutOfMemoryError) or fatal:
             try:
