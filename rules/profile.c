@@ -799,8 +799,21 @@ static void profile_why(struct dag *d, struct dag_node *n, FILE *out)
 	}
 }
 
+/*
+ * The rule's version: bumped whenever what the worker writes into a profile
+ * for the same capture changes, so that older profiles are made again (a
+ * profile is seconds; the capture it reads stays). 6: the graph facts
+ * transposed_convolutions, depthwise_convolutions, convolutions_3d,
+ * poolings and linear_reductions beside convolutions, gemms, reductions
+ * and parameters (profiles of version 5 lacked them, and the
+ * implementation-space search read them as none: it never tried a
+ * rewrite there). tests/runtime/test_rewrites.py checks that every fact
+ * the worker writes is named here.
+ */
+#define PROFILE_VERSION 6
+
 const struct rule rule_profile = {
-	.name = "profile", .version = 5, .worker = true, .timing = true,
+	.name = "profile", .version = PROFILE_VERSION, .worker = true, .timing = true,
 	.device = rule_device,
 	.restore = rule_restore_outputs,
 	.key = profile_key, .start = profile_start, .reply = profile_reply, .expand = profile_expand,

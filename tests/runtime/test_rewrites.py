@@ -354,6 +354,15 @@ ok(facts["convolutions"] == 5 and facts["transposed_convolutions"] == 1 and fact
    "2 poolings, 2 sums over a linear layer's features (one on a 3-D input; not those over its batch or its middle "
    "axis)", facts)
 
+# a fact the worker writes that the profile rule's version does not name:
+# profiles cached before it would be read as having none of it
+with open(os.path.join(top, "rules", "profile.c")) as f:
+    _prof = f.read()
+_ver = _prof[_prof.index("The rule's version"):_prof.index("#define PROFILE_VERSION")]
+_missing = sorted(k for k in facts if k not in _ver)
+ok(not _missing, "graph facts: each is named at the profile rule's version (rules/profile.c), which a new one bumps",
+   _missing)
+
 # traced as Inductor traces (make_fx with the decomposition table, fake
 # tensors): the op is gone from the graph and the graph computes the same
 from torch.fx.experimental.proxy_tensor import make_fx  # noqa: E402
