@@ -142,6 +142,15 @@ def forget(key: str | None = None) -> None:
     torch.cuda.empty_cache()
 
 
+def forget_others(req: dict) -> None:
+    """Drops every compiled problem but the request's (their models'
+    weights are on the GPU): the request ran out of memory."""
+    mine = compiled_key(req["model"], req.get("variant") or {"name": "default"}, int(req.get("seed", 0))) \
+        if isinstance(req.get("model"), dict) else None
+    for k in [k for k in S.compiled if k != mine]:
+        forget(k)
+
+
 def compiled_key(model: dict, variant: dict, seed: int) -> str:
     return json.dumps([model["path"], model["kind"], variant, seed], sort_keys=True)
 
@@ -477,6 +486,7 @@ def handle(line: str) -> str:
             # memory (or are dropped) and the request runs once more
             traceback.print_exc(file=sys.stderr)
             ST.store().shrink()
+            forget_others(req)
             gc.collect()
             torch.cuda.empty_cache()
             result = op(req)
