@@ -2,7 +2,9 @@
 # bench/beyond/run.sh SAMPLE [SECONDS]: one slice of the benchmark on
 # the GPU machine, from the project root, resumable: the cache of earlier
 # slices comes from $OUT/../beyond.tgz or .device/beyond.tgz when there,
-# and this slice's cache goes to $OUT/beyond.tgz. koptmake is stopped with
+# and this slice's cache goes to $OUT/beyond.tgz (Inductor's cache of
+# compiled graphs and autotuning to $OUT/compile-cache.tgz, read back from
+# .device/compile-cache.tgz). koptmake is stopped with
 # SIGINT after SECONDS (default 480), so finished steps are kept. The
 # levels are built one after the other (TARGETS, default "level1 level2
 # level3 all"), each summarized once its report is there. SAMPLE is what
@@ -13,6 +15,10 @@ top=$PWD
 work=/tmp/beyond-work
 mkdir -p "$work"
 [ -f "$top/.device/beyond.tgz" ] && tar xzf "$top/.device/beyond.tgz" -C "$work"
+# Inductor's caches of earlier slices (.kopt/compile/inductor: compiled
+# graphs and max-autotune's picks), so that a fresh machine's worker does
+# not compile and autotune each model again before its first verify
+[ -f "$top/.device/compile-cache.tgz" ] && tar xzf "$top/.device/compile-cache.tgz" -C "$work"
 rm -rf "$work/sample" && cp -r "$sample" "$work/sample"
 cd "$work" && cp "$top/bench/beyond/beyond.kopt" Koptfile
 # level by level, so that a slice that runs out of time leaves whole levels
@@ -35,3 +41,15 @@ for r in kopt-out/level1 kopt-out/level2 kopt-out/level3 kopt-out/all; do
 done
 cat summary.md
 tar czf "${OUT:-/tmp}/beyond.tgz" --exclude=.kopt/compile .kopt kopt-out build.log summary.md
+# the compile cache, whole where it fits what a call brings back (16 MiB a
+# file), else max-autotune's picks alone (the autotuning is most of a
+# compile's time)
+c="${OUT:-/tmp}/compile-cache.tgz"
+if [ -d .kopt/compile/inductor ]; then
+	tar czf "$c" .kopt/compile/inductor
+	if [ "$(stat -c %s "$c")" -gt 15000000 ]; then
+		find .kopt/compile/inductor \( -name '*.best_config' -o -path '*/cache/*' \) -type f >picks.txt
+		tar czf "$c" -T picks.txt
+	fi
+	echo "compile cache: $(stat -c %s "$c") bytes"
+fi
