@@ -41,6 +41,26 @@
 #define WARMUP 3
 #define CALLS 20
 
+/*
+ * The rule's version: bumped whenever what the worker writes into a profile
+ * for the same capture changes, so that older profiles are made again (the
+ * capture it reads stays, but the worker compiles the variant again for
+ * it, which is a capture's time under max-autotune).
+ *
+ * The graph facts have a version of their own, FACTS_VERSION, in the key
+ * of a model's first variant's profile alone: the implementation-space
+ * search reads the facts from that profile only (rules/space.c), and the
+ * first variant is commonly Inductor's defaults, quick to compile, so new
+ * facts make only those profiles again. 2: transposed_convolutions,
+ * depthwise_convolutions, convolutions_3d, poolings and linear_reductions
+ * beside convolutions, gemms, reductions and parameters (profiles of
+ * version 1 lacked them, and the search read them as none: it never tried
+ * a rewrite there). tests/runtime/test_rewrites.py checks that every fact
+ * the worker writes is named here.
+ */
+#define PROFILE_VERSION 5
+#define FACTS_VERSION 2
+
 static int profile_key(struct dag *d, struct dag_node *n, struct hash_key *k, char **why)
 {
 	(void)d;
@@ -57,6 +77,8 @@ static int profile_key(struct dag *d, struct dag_node *n, struct hash_key *k, ch
 	const struct kopt_model *m = rule_model_of(n)->spec;
 	if (m->kind == KOPT_MODEL_HELION)
 		hash_key_int(k, "param:helion_full", m->agents && m->agents->helion_full);
+	if (rule_mv_of(n) == &rule_model_of(n)->mvs[0])
+		hash_key_int(k, "param:facts", FACTS_VERSION);
 	return 0;
 }
 
@@ -799,18 +821,6 @@ static void profile_why(struct dag *d, struct dag_node *n, FILE *out)
 	}
 }
 
-/*
- * The rule's version: bumped whenever what the worker writes into a profile
- * for the same capture changes, so that older profiles are made again (a
- * profile is seconds; the capture it reads stays). 6: the graph facts
- * transposed_convolutions, depthwise_convolutions, convolutions_3d,
- * poolings and linear_reductions beside convolutions, gemms, reductions
- * and parameters (profiles of version 5 lacked them, and the
- * implementation-space search read them as none: it never tried a
- * rewrite there). tests/runtime/test_rewrites.py checks that every fact
- * the worker writes is named here.
- */
-#define PROFILE_VERSION 6
 
 const struct rule rule_profile = {
 	.name = "profile", .version = PROFILE_VERSION, .worker = true, .timing = true,

@@ -64,6 +64,11 @@ st=$?
 set -e
 check "the first build succeeds (exit $st)" "[ $st -eq 0 ] && [ -s kopt-out/all/report.json ]"
 check "a second build runs nothing" "[ '$(dry)' = '' ]"
+# the graph facts' version keys the first variant's profile alone (the one
+# the implementation-space search reads): new facts profile it again only
+pkey() { awk -F'\t' -v p="$1" '$4 == "profile" && $5 == p { print $8 }' .kopt/log | tail -1; }
+check "the facts' version is in m's first variant's profile key, not in the second's" \
+	"pkey m/default | grep -q 'param:facts=' && ! pkey m/autotune | grep -q 'param:facts='"
 
 K=triton_red_fused__softmax_0
 vm() { # verifies (or proposals, $1) of m's variants ($2: default autotune) for candidates $3

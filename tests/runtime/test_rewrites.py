@@ -358,9 +358,9 @@ ok(facts["convolutions"] == 5 and facts["transposed_convolutions"] == 1 and fact
 # profiles cached before it would be read as having none of it
 with open(os.path.join(top, "rules", "profile.c")) as f:
     _prof = f.read()
-_ver = _prof[_prof.index("The rule's version"):_prof.index("#define PROFILE_VERSION")]
+_ver = _prof[_prof.index("The rule's version"):_prof.index("#define FACTS_VERSION")]
 _missing = sorted(k for k in facts if k not in _ver)
-ok(not _missing, "graph facts: each is named at the profile rule's version (rules/profile.c), which a new one bumps",
+ok(not _missing, "graph facts: each is named at the facts' version (rules/profile.c), which a new one bumps",
    _missing)
 
 # traced as Inductor traces (make_fx with the decomposition table, fake
