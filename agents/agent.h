@@ -103,6 +103,11 @@ struct agent_request {
 	 * them ("screen"), so later candidates read them in the trajectory and
 	 * take only the alone-timing from here. */
 	const json_t *screen;
+	/* the launch configs the screen timed alone and found no faster than
+	 * the kernel's own (or wrong), [config...]; NULL as screen. Candidate 0
+	 * carries them ("screen_slower"); the built-in agents send none of
+	 * them to the gates, and no random jumps after a screen. */
+	const json_t *screen_slower;
 };
 
 struct agent_reply {

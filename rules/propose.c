@@ -232,6 +232,8 @@ static int propose_start(struct rule_run *run)
 	rq.scope = scope;
 	json_t *screen = rule_screen_best(run->dag, c->k);
 	rq.screen = screen;
+	json_t *slower = rule_screen_slower(run->dag, c->k);
+	rq.screen_slower = slower;
 	struct agent_try *t = NULL;
 	if (rq.cfg && agent_needs_feedback(rq.cfg, c->index)) {
 		t = trajectory(run->dag, c->k, c->index, &rq.ntraj);
@@ -239,6 +241,7 @@ static int propose_start(struct rule_run *run)
 	}
 	int r = agent_propose(&rq, &rp);
 	json_decref(screen);
+	json_decref(slower);
 	free(t);
 	free(memory);
 	free(scope);

@@ -36,8 +36,13 @@
  * model's other declared variants gave a kernel of the same name
  * (max-autotune's pick, say), read from their captures; a start from the
  * long-term memory would make the key follow the memory, so there is none.
- * Stable part: {"best": [config...]}, the configs in order, as the worker
- * wrote them, and where any of them goes with source knobs (the worker
+ * Stable part: {"best": [config...], "slower": [config...]}: the best,
+ * the configs in order, as the worker wrote them, those faster than the
+ * kernel's own alone; "slower", the launch configs (without source knobs)
+ * the screen timed and found no faster than the kernel's own alone, or
+ * wrong, or not building: the built-in agents do not send them to the
+ * gates (agents/builtin/search.c), since a kernel no faster alone cannot
+ * make its model gamma faster. And where any of the best goes with source knobs (the worker
  * searches those with the launch keys: runtime/python/kopt/knobs.py),
  * "edits": beside each config, {"edit": NAME, "source": TEXT} or null.
  * Measurements: the best's times and speedups, every config tried,
@@ -56,7 +61,7 @@
 #include "../agents/agent.h"
 #include "rules.h"
 
-#define SCREEN_VERSION 2 /* 2: source knobs searched with the launch keys */
+#define SCREEN_VERSION 3 /* 2: source knobs searched with the launch keys; 3: "slower" */
 #define KEEP 3 /* configs that go on to the gates: with a budget of 4, a reduction's
 		* persistent edit (first in its plan) still gets the fourth */
 #define REPS 7 /* timed pairs per config */
@@ -155,8 +160,9 @@ static char *nothing_to_screen(struct dag *d, struct rule_kernel *k)
 
 static json_t *empty_best(void)
 {
-	return json_pack("{s:[]}", "best");
+	return json_pack("{s:[], s:[]}", "best", "slower");
 }
+
 
 const struct dag_node *rule_screen_input(const struct rule_kernel *k)
 {
@@ -241,6 +247,36 @@ static void copy_field(json_t *to, const json_t *from, const char *key)
 		json_object_set(to, key, v);
 }
 
+/* a config the screen found no faster than the kernel's own alone (its
+ * median ratio of times under this), or wrong, or not building */
+#define SLOWER 1.0
+
+static bool slower(const json_t *row)
+{
+	return !json_is_true(json_object_get(row, "ok")) || !(rule_num(row, "speedup") >= SLOWER);
+}
+
+/* the screen's tried rows that are slower(), launch configs alone (a
+ * source knob's row is another kernel), each once */
+static json_t *slower_configs(const json_t *tried)
+{
+	json_t *out = json_array();
+	size_t i, j;
+	json_t *r, *o;
+	json_array_foreach(tried, i, r) {
+		const json_t *c = json_object_get(r, "config");
+		const char *edit = json_string_value(json_object_get(r, "edit"));
+		if (!is_config(c) || (edit && *edit) || !slower(r))
+			continue;
+		bool dup = false;
+		json_array_foreach(out, j, o)
+			dup |= json_equal(o, c);
+		if (!dup)
+			json_array_append(out, (json_t *)c);
+	}
+	return out;
+}
+
 static int screen_reply(struct rule_run *run, json_t *res)
 {
 	json_t *best = json_object_get(res, "best"), *tried = json_object_get(res, "tried");
@@ -254,7 +290,7 @@ static int screen_reply(struct rule_run *run, json_t *res)
 	}
 	json_t *configs = json_array(), *rows = json_array(), *edits = json_array();
 	bool any_edit = false;
-	size_t i;
+	size_t i, kept = 0;
 	json_t *b;
 	json_array_foreach(best, i, b) {
 		json_t *c = json_object_get(b, "config");
@@ -268,8 +304,12 @@ static int screen_reply(struct rule_run *run, json_t *res)
 			json_decref(edits);
 			return rule_fail(run, "the screen's best %zu %s", i + 1, bad);
 		}
-		if (i >= KEEP)
+		if (kept >= KEEP)
 			break;
+		const json_t *sp = json_object_get(b, "speedup");
+		if (json_is_number(sp) && json_number_value(sp) < SLOWER)
+			continue; /* the fastest of the rest, and still not faster: among "slower" */
+		kept++;
 		json_array_append(configs, c);
 		json_t *row = json_pack("{s:O}", "config", c);
 		static const char *const nums[] = { "speedup", "q25", "ns", "base_ns" };
@@ -284,7 +324,7 @@ static int screen_reply(struct rule_run *run, json_t *res)
 		}
 		json_array_append_new(rows, row);
 	}
-	run->stable = json_pack("{s:o}", "best", configs);
+	run->stable = json_pack("{s:o, s:o}", "best", configs, "slower", slower_configs(tried));
 	if (any_edit)
 		json_object_set(run->stable, "edits", edits);
 	json_decref(edits);
@@ -320,6 +360,15 @@ json_t *rule_screen_best(struct dag *d, const struct rule_kernel *k)
 		json_array_append_new(out, e);
 	}
 	return out;
+}
+
+json_t *rule_screen_slower(struct dag *d, const struct rule_kernel *k)
+{
+	struct dag_node *s = (struct dag_node *)rule_screen_input(k);
+	if (!s)
+		return NULL;
+	json_t *sl = json_object_get(json_object_get(dag_result(d, s), "stable"), "slower");
+	return json_is_array(sl) ? json_incref(sl) : NULL;
 }
 
 static int cmp_str(const void *a, const void *b)

@@ -26,9 +26,12 @@
  *             edit named "evict0=first+rstages=2", its text from the
  *             screen; the candidate is named "screen:evict+rstages", so
  *             memory and the report say which knobs won); candidate 0
- *             carries them. After the plan: coordinate descent around the best
+ *             carries them, and the launch configs the screen found no
+ *             faster than the kernel's own alone, which no strategy
+ *             proposes again. After the plan: coordinate descent around the best
  *             passing candidate (each parameter x2 and /2; on its source
- *             where that is an edit), then seeded random jumps.
+ *             where that is an edit), then, where the kernel was not
+ *             screened, seeded random jumps.
  *   debugger  after a candidate that did not build (too many resources, a
  *             bad block shape): the same change, halved, once; otherwise
  *             the failure is recorded and the search moves on.
@@ -65,10 +68,35 @@ static bool is_helion(const struct agent_kernel *k)
 	return k->heuristic && strcmp(k->heuristic, "helion") == 0;
 }
 
+/* the launch configs the screen found no faster alone (rules/screen.c):
+ * from the request for candidate 0, from candidate 0 afterwards (it
+ * carries them); NULL where the kernel was not screened */
+static const json_t *screen_slower(const struct agent_request *req)
+{
+	if (req->index == 0)
+		return req->screen_slower;
+	return req->ntraj ? json_object_get(req->traj[0].candidate, "screen_slower") : NULL;
+}
+
+/* whether the kernel was screened: its chain has the screen's verdicts */
+static bool screened(const struct agent_request *req)
+{
+	return json_is_array(screen_slower(req)) ||
+	       (req->index > 0 && req->ntraj && json_object_get(req->traj[0].candidate, "screen"));
+}
+
+/* a config proposed already, the kernel's own, or one the screen timed
+ * alone and found no faster: a kernel no faster alone cannot make the
+ * model gamma faster, and the gates would spend a model's verify on it */
 static int tried(const struct agent_request *req, const json_t *cfg)
 {
 	if (launch_same(cfg, req->kernel->config))
 		return 1;
+	size_t j;
+	json_t *sc;
+	json_array_foreach(screen_slower(req), j, sc)
+		if (launch_same(sc, cfg))
+			return 1;
 	for (size_t i = 0; i < req->ntraj; i++) {
 		const json_t *c = json_object_get(req->traj[i].candidate, "config");
 		const json_t *src = json_object_get(req->traj[i].candidate, "source");
@@ -338,8 +366,14 @@ int agent_builtin_propose(const struct agent_request *req, const char *memory_pa
 		}
 		json_decref(sc);
 		json_decref(se);
+		if (out && json_array_size(req->screen_slower))
+			json_object_set(out, "screen_slower", (json_t *)req->screen_slower);
 		if (!out) {
-			reply->reason = xasprintf("%s; planner: no strategy applies to this kernel's config", why);
+			size_t ns = json_array_size(req->screen_slower);
+			reply->reason = ns ? xasprintf("%s; planner: the screen found none of %zu launch config%s faster than "
+						       "the kernel's own alone, and no other strategy applies", why, ns,
+						       ns == 1 ? "" : "s")
+					   : xasprintf("%s; planner: no strategy applies to this kernel's config", why);
 			free(why);
 			free(ranked);
 			json_decref(plan);
@@ -372,6 +406,13 @@ int agent_builtin_propose(const struct agent_request *req, const char *memory_pa
 		return 0;
 	if ((reply->candidate = descent(req, best)))
 		return 0;
+	/* the screen searched the launch configs alone, at a fraction of a
+	 * verify's cost: random jumps are left to it */
+	if (screened(req)) {
+		reply->reason = xstrdup("tuner: the plan and the descent are done, and the screen searched the launch "
+					"configs alone: no random jumps");
+		return 0;
+	}
 	/* tuner: seeded random jumps over the grid of the kernel's own keys */
 	uint64_t st = req->cfg ? req->cfg->seed * 1000003u + (uint64_t)req->index : (uint64_t)req->index;
 	for (int attempt = 0; attempt < 64 && json_is_object(k->config); attempt++) {

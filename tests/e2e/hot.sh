@@ -68,7 +68,7 @@ printf '# model lose\n# sim: kernels 1\n# sim: speedup 0.9\nimport torch\n' > mo
 printf '# model win\n# sim: kernels 1\n# sim: speedup 1.25\nimport torch\n' > models/win.py
 cat > test.kopt <<'SPEC'
 device sim { gpus = 1  timeout = 60s }
-agents default { budget = 3  hot = 0.05  seed = 1  backend = builtin }
+agents default { budget = 3  hot = 0.05  seed = 1  backend = builtin  screen = 0 }
 gates strict { seeds = 5  gamma = 1.03  repeats = 10 }
 defaults { device = sim  agents = default  gates = strict }
 model lose { source = "models/lose.py" }

@@ -142,4 +142,25 @@ rc=0
 check "the next build screens again (status $rc), and the chain it left is fresh" \
 	"[ $rc -eq 1 ] && grep -q 'screen broken/default/.* failed' broken/err && [ \$(grep -c '^verify ' sim.log) -eq 0 ]"
 check "... and the screen that could not run is not asked again" "! grep -q '^screen soft ' sim.log"
+
+# every config is slower than the kernel's own (the simulated speedup is
+# 0.9 for all): the screen times them alone and none goes to the gates
+cd "$tmp" && mkdir slower && cd slower && mkdir models
+printf '# model slow\n# sim: kernels 1\n# sim: reductions\n# sim: speedup 0.9\nimport torch\n' > models/slow.py
+cat > test.kopt <<SPEC
+device sim { gpus = 1  timeout = 30s }
+agents default { budget = 8  hot = 0.05  seed = 1  backend = builtin }
+gates strict { seeds = 5  atol = 1e-4  rtol = 1e-4  fp64_fallback = true  gamma = 1.03  repeats = 10  precision = strict }
+defaults { device = sim  agents = default  gates = strict }
+model slow { source = "models/slow.py" }
+target all = [slow]
+default all
+SPEC
+: > ../sim.log
+"$KOPTMAKE" > out 2> err || { cat err >&2; exit 1; }
+cd ..
+check "a kernel whose screened configs are all slower: screened once, no candidate gated" \
+	"[ \$(grep -c '^screen slow ' sim.log) -eq 1 ] && [ \$(grep -c '^verify slow ' sim.log) -eq 0 ]"
+check "... and the report says why" \
+	"grep -q 'planner: the screen found none of [0-9]* launch configs faster than the kernel.s own alone, and no other strategy applies' slower/kopt-out/slow/report.md"
 echo "1..$n"

@@ -501,6 +501,41 @@ int main(void)
 	       !json_object_get(rp0.candidate, "screen") &&
 	       strncmp(json_string_value(json_object_get(rp0.candidate, "strategy")), "coder: ", 7) == 0,
 	       "not screened: candidate 0 is the plan's, as it was");
+	/* the configs the screen found no faster alone: no strategy proposes
+	 * them, candidate 0 carries them, and no random jumps follow the plan
+	 * and the descent */
+	json_t *slowc = J("[]");
+	json_array_append(slowc, json_object_get(rp0.candidate, "config"));
+	struct agent_try sl[32];
+	json_t *slcand[32] = { 0 };
+	char *slast = NULL;
+	int nsl = 0, resent = 0, jumps = 0;
+	for (int i = 0; i < 32; i++) {
+		struct agent_request sr = { &slow, &cfg, i, sl, (size_t)i, memory, "test.kopt", NULL, i == 0 ? slowc : NULL };
+		struct agent_reply rps;
+		if (agent_propose(&sr, &rps) < 0 || !rps.candidate) {
+			slast = rps.reason;
+			rps.reason = NULL;
+			agent_reply_release(&rps);
+			break;
+		}
+		slcand[nsl++] = rps.candidate;
+		free(rps.reason);
+		resent += json_is_null(json_object_get(rps.candidate, "source")) &&
+			 json_equal(json_object_get(rps.candidate, "config"), json_array_get(slowc, 0));
+		jumps += strcmp(json_string_value(json_object_get(rps.candidate, "name")), "random") == 0;
+		sl[i] = (struct agent_try){ i, rps.candidate, "fail", "perf", "", 0.9, 0, 0 };
+	}
+	TAP_OK(nsl > 0 && json_equal(json_object_get(slcand[0], "screen_slower"), slowc),
+	       "screen slower: candidate 0 carries the configs the screen found no faster");
+	TAP_IS_INT(resent, 0, "... and no candidate proposes one of them again (the plan's first move was)");
+	TAP_OK(jumps == 0, "... and no random jumps after a screen (%d candidates, %d jumps)", nsl, jumps);
+	TAP_OK(nsl < 32 && slast && strstr(slast, "no random jumps"), "... the chain ends, saying why (%s)",
+	       slast ? slast : "no reason");
+	free(slast);
+	for (int i = 0; i < nsl; i++)
+		json_decref(slcand[i]);
+	json_decref(slowc);
 	agent_reply_release(&rp0);
 	for (int i = 0; i < 8; i++) {
 		json_decref(scand[i]);

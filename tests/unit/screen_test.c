@@ -245,7 +245,7 @@ int main(void)
 	run.node = &snode;
 	TAP_IS_INT(rule_screen.start(&run), RULE_DONE, "start: a kernel the analyst leaves alone (98%%) sends nothing");
 	char *sk = json_dumps(run.stable, JSON_COMPACT);
-	TAP_IS_STR(sk, "{\"best\":[]}", "... its best is empty");
+	TAP_IS_STR(sk, "{\"best\":[],\"slower\":[]}", "... its best is empty, and so is its slower");
 	TAP_OK(strstr(json_string_value(json_object_get(run.meas, "skipped")), "left alone") != NULL,
 	       "... and the measurements say why");
 	free(sk);
@@ -276,8 +276,8 @@ int main(void)
 	run.node = &snode;
 	TAP_IS_INT(rule_screen.reply(&run, res), RULE_DONE, "reply: done");
 	char *st = json_dumps(run.stable, JSON_COMPACT | JSON_SORT_KEYS);
-	TAP_IS_STR(st, "{\"best\":[{\"XBLOCK\":2},{\"XBLOCK\":4},{\"XBLOCK\":8}]}",
-		   "reply: the stable part is the best configs alone, three at most");
+	TAP_IS_STR(st, "{\"best\":[{\"XBLOCK\":2},{\"XBLOCK\":4},{\"XBLOCK\":8}],\"slower\":[]}",
+		   "reply: the stable part is the best configs alone, three at most (the kernel's own is not slower)");
 	free(st);
 	TAP_OK(rule_num(json_array_get(json_object_get(run.meas, "best"), 0), "speedup") == 1.4 &&
 	       json_array_size(json_object_get(run.meas, "tried")) == 1 && rule_num(run.meas, "elapsed_s") == 2.5,
@@ -305,7 +305,7 @@ int main(void)
 	TAP_IS_INT(rule_screen.reply(&run, res), RULE_DONE, "reply with knobs: done");
 	st = json_dumps(run.stable, JSON_COMPACT | JSON_SORT_KEYS);
 	TAP_IS_STR(st, "{\"best\":[{\"XBLOCK\":2},{\"XBLOCK\":4}],\"edits\":[{\"edit\":\"evict0=first+rstages=2\","
-		   "\"source\":\"edited text\"},null]}",
+		   "\"source\":\"edited text\"},null],\"slower\":[]}",
 		   "reply with knobs: the stable part has each config's edit and its text, null for none");
 	free(st);
 	TAP_OK(json_array_size(json_object_get(run.meas, "knobs")) == 2, "... the knobs searched are a measurement");
@@ -323,6 +323,46 @@ int main(void)
 	       !json_object_get(json_array_get(sb, 1), "edit") && rule_num(json_array_get(sb, 0), "speedup") == 1.5,
 	       "rule_screen_best: the planner gets the edit and its text with the config");
 	json_decref(sb);
+	set_result(&snode, NULL);
+	free(man);
+	kern.screen = NULL;
+	snode.flags = 0;
+	json_decref(run.stable);
+	json_decref(run.meas);
+	json_decref(res);
+	memset(&run, 0, sizeof run);
+	run.dag = &d;
+	run.node = &snode;
+	/* what the screen found no faster alone: launch configs without source
+	 * knobs, slower, wrong or not building, each once; a best point that
+	 * is not faster is among them, not among the best */
+	res = json_loads("{\"kernel\":\"k\",\"tried\":["
+			 "{\"config\":{\"XBLOCK\":1},\"ok\":true,\"speedup\":1.0},"
+			 "{\"config\":{\"XBLOCK\":32},\"ok\":true,\"speedup\":0.8},"
+			 "{\"config\":{\"XBLOCK\":64},\"ok\":false,\"error\":\"outputs differ from the baseline kernel's\"},"
+			 "{\"config\":{\"XBLOCK\":2},\"edit\":\"evict0=first\",\"ok\":true,\"speedup\":0.5},"
+			 "{\"config\":{\"XBLOCK\":32},\"ok\":true,\"speedup\":0.7},"
+			 "{\"config\":{\"XBLOCK\":4},\"ok\":true,\"speedup\":0.95},"
+			 "{\"config\":{\"XBLOCK\":8},\"ok\":true,\"speedup\":1.2}],"
+			 "\"best\":[{\"config\":{\"XBLOCK\":8},\"ok\":true,\"speedup\":1.2},"
+			 "{\"config\":{\"XBLOCK\":4},\"ok\":true,\"speedup\":0.95}]}", 0, NULL);
+	TAP_IS_INT(rule_screen.reply(&run, res), RULE_DONE, "reply with slower configs: done");
+	st = json_dumps(run.stable, JSON_COMPACT | JSON_SORT_KEYS);
+	TAP_IS_STR(st, "{\"best\":[{\"XBLOCK\":8}],\"slower\":[{\"XBLOCK\":32},{\"XBLOCK\":64},{\"XBLOCK\":4}]}",
+		   "reply: the slower, wrong and not-faster launch configs are in the stable part, once each; no edited one");
+	free(st);
+	manj = json_pack("{s:O, s:O}", "stable", run.stable, "meas", run.meas);
+	man = json_dumps(manj, JSON_COMPACT);
+	json_decref(manj);
+	set_result(&snode, man);
+	snode.out = dag_stable_hash(run.stable);
+	snode.flags = DAG_DONE;
+	kern.screen = &snode;
+	sb = rule_screen_slower(&d, &kern);
+	TAP_IS_INT((int)json_array_size(sb), 3, "rule_screen_slower: the planner gets them");
+	json_decref(sb);
+	snode.flags = DAG_FAILED;
+	TAP_OK(rule_screen_slower(&d, &kern) == NULL, "... not from a screen that failed");
 	set_result(&snode, NULL);
 	free(man);
 	kern.screen = NULL;
