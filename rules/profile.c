@@ -674,7 +674,7 @@ static size_t expand_search(struct dag *d, struct rule_model *dm)
 		if (m->variants[v].mode && strcmp(m->variants[v].mode, "max-autotune-no-cudagraphs") == 0)
 			base = &m->variants[v];
 	struct kopt_variant found[RULE_SPACE_MAX];
-	size_t n = rule_space_search(&dm->mvs[0].summary, base, (size_t)want, found), added = 0;
+	size_t n = rule_space_search(&dm->mvs[0].summary, base, (size_t)want, m->gates->gamma, found), added = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (declares(m, found[i].name)) {
 			rule_variant_release(&found[i]);

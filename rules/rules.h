@@ -327,14 +327,15 @@ extern const char rule_space_header[];
  * changes. rule_space_search fills out[] (at most max) with the variants
  * the first variant's profile summary calls for, in the table's order: a
  * dimension that needs a convolution, a reduction, a GEMM or parameters is
- * left out where the profile found none, and one that base sets already
+ * left out where the profile found none (one that needs eager to beat the
+ * first variant, where it does not by gamma), and one that base sets already
  * is no variant. base is the model's declared
  * max-autotune-no-cudagraphs variant or NULL; the variants' lists and
  * options are allocated (rule_variant_release frees them), their strings
  * static or base's. Returns the count.
  */
-#define RULE_SPACE_MAX 19
-size_t rule_space_search(const struct rule_summary *s, const struct kopt_variant *base, size_t max,
+#define RULE_SPACE_MAX 20
+size_t rule_space_search(const struct rule_summary *s, const struct kopt_variant *base, size_t max, double gamma,
 			 struct kopt_variant *out);
 /* what a variant is, one line for reports ("max-autotune-no-cudagraphs,
  * freezing = true"); caller frees */

@@ -25,7 +25,7 @@
 
 enum need {
 	NEED_NONE, NEED_PARAMS, NEED_CONV, NEED_REDUCTION, NEED_TEMPLATE, NEED_GEMM, NEED_FUSION,
-	NEED_TCONV, NEED_DWCONV, NEED_POOL, NEED_CONV3D, NEED_LRED
+	NEED_TCONV, NEED_DWCONV, NEED_POOL, NEED_CONV3D, NEED_LRED, NEED_CONV_EAGER
 };
 
 /* one dimension: its variant's name and the options it sets (JSON text) */
@@ -46,7 +46,12 @@ struct dim {
  * convolution as 2-D ones per depth tap (cuDNN's float32 3-D kernels are
  * generic ones; the transposed rewrite's 3-D forward convolutions go the
  * same way), and a sum over a matrix product's features as a
- * matrix-vector product with the weights summed first. freezing folds the
+ * matrix-vector product with the weights summed first. Where eager runs
+ * a model with convolutions faster than the first variant's compiled code
+ * by gamma, Inductor's own layout for them is the first suspect (it
+ * converts them to channels-last, around cuDNN kernels that can be slower
+ * than eager's on the model's layout, and pays the transposes): the model's
+ * layout kept (layout_optimization off). freezing folds the
  * weights into constants (conv-batchnorm folded with them), which only an
  * inference model with parameters gains from; the worker runs every model under no_grad.
  * force_layout_optimization makes Inductor take channels-last for its
@@ -74,6 +79,7 @@ static const struct dim dims[RULE_SPACE_MAX] = {
 	{ "autotune-pool-as-pointwise", NEED_POOL, { "kopt.pool_as_pointwise" }, { "true" } },
 	{ "autotune-conv3d-as-conv2d", NEED_CONV3D, { "kopt.conv3d_as_conv2d" }, { "true" } },
 	{ "autotune-linear-reduction-fold", NEED_LRED, { "kopt.linear_reduction_fold" }, { "true" } },
+	{ "autotune-model-layout", NEED_CONV_EAGER, { "layout_optimization" }, { "false" } },
 	{ "autotune-freezing", NEED_PARAMS, { "freezing" }, { "true" } },
 	{ "autotune-channels-last", NEED_CONV, { "force_layout_optimization", "layout_optimization", "freezing" },
 	  { "true", "true", "true" } },
@@ -133,7 +139,7 @@ static bool set_option(struct kopt_variant *v, const char *key, const char *json
 	return true;
 }
 
-static bool needed(const struct rule_summary *s, enum need need)
+static bool needed(const struct rule_summary *s, enum need need, double gamma)
 {
 	bool reductions = s->reductions > 0;
 	if (!s->facts_known) /* older profiles: what the kernels' names and the vendor calls say */
@@ -153,16 +159,18 @@ static bool needed(const struct rule_summary *s, enum need need)
 	case NEED_POOL: return s->facts_known && s->pools > 0;
 	case NEED_CONV3D: return s->facts_known && s->c3ds > 0;
 	case NEED_LRED: return s->facts_known && s->lreds > 0;
+	case NEED_CONV_EAGER: /* compiled over eager, gamma or more */
+		return (s->convs > 0 || s->cudnn_share > 0) && s->eager_known && s->eager_ratio >= gamma;
 	}
 	return false;
 }
 
-size_t rule_space_search(const struct rule_summary *s, const struct kopt_variant *base, size_t max,
+size_t rule_space_search(const struct rule_summary *s, const struct kopt_variant *base, size_t max, double gamma,
 			 struct kopt_variant *out)
 {
 	size_t n = 0;
 	for (size_t d = 0; d < RULE_SPACE_MAX && n < max; d++) {
-		if (!needed(s, dims[d].need))
+		if (!needed(s, dims[d].need, gamma))
 			continue;
 		struct kopt_variant *v = &out[n++];
 		if (base) {
@@ -176,7 +184,7 @@ size_t rule_space_search(const struct rule_summary *s, const struct kopt_variant
 		bool changed = false;
 		for (size_t k = 0; k < 3 && dims[d].key[k]; k++) {
 			if (strcmp(dims[d].key[k], "freezing") == 0 && dims[d].need != NEED_PARAMS &&
-			    !needed(s, NEED_PARAMS))
+			    !needed(s, NEED_PARAMS, gamma))
 				continue; /* channels-last without parameters has nothing to fold */
 			changed |= set_option(v, dims[d].key[k], dims[d].json[k]);
 		}

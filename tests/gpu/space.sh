@@ -37,6 +37,12 @@ ok() { n=$((n + 1)); if eval "$2"; then echo "ok $n - $1"; else echo "not ok $n 
 ok "the build succeeds (exit $rc)" "[ $rc -eq 0 ]"
 expected="autotune-freezing autotune-channels-last autotune-cd-radius-2 autotune-no-persistent-reductions autotune-no-split-reductions autotune-no-epilogue-fusion"
 [ "${SPACE_ALL:-}" = 1 ] && expected="$expected autotune-gemm-exhaustive autotune-tma-matmul autotune-nd-tiling autotune-cooperative-reductions autotune-multi-kernel autotune-conv-1x1-as-mm autotune-benchmark-fusion autotune-aggressive-fusion"
+# the model's own layout comes first where eager beat the first variant's
+# compiled convolution by gamma on this run, and the last one drops out
+if [ -f "$O/kopt-out/small_convnet/profile-autotune-model-layout.json" ]; then
+	echo "# eager beat the compiled convolution: autotune-model-layout first"
+	expected="autotune-model-layout ${expected% *}"
+fi
 for v in $expected; do
 	ok "$v: compiled and profiled" "[ -f '$O/kopt-out/small_convnet/profile-$v.json' ]"
 	ok "$v: its profile says what it is" "grep -q '^Compiled with max-autotune-no-cudagraphs, ' '$O/kopt-out/small_convnet/profile-$v.md'"

@@ -25,7 +25,7 @@ static char *search(const char *text, const struct kopt_variant *base, size_t ma
 {
 	struct rule_summary s;
 	rule_summary_read(text, &s);
-	*n = rule_space_search(&s, base, max, out);
+	*n = rule_space_search(&s, base, max, 1.03, out);
 	rule_summary_release(&s);
 	return names(out, *n);
 }
@@ -121,10 +121,11 @@ int main(void)
 
 	/* every dimension: every fact, and two Triton kernels */
 	got = search("facts\t-\t-\tconv=2,gemm=1,reduction=3,params=4096,tconv=1,dconv=1,pool=2,c3d=1,lred=1\n"
+		     "eager\t1.2\t-\t-\n"
 		     "triton\t0.5\t0123456789abcdef0123456789abcdef\ttriton_red_fused_sum_0\n"
 		     "triton\t0.3\t0123456789abcdef0123456789abcdee\ttriton_poi_fused_add_1\n", NULL, RULE_SPACE_MAX, out, &n);
 	TAP_IS_STR(got, "autotune-conv-transpose-as-conv autotune-depthwise-as-pointwise autotune-pool-as-pointwise "
-			"autotune-conv3d-as-conv2d autotune-linear-reduction-fold autotune-freezing "
+			"autotune-conv3d-as-conv2d autotune-linear-reduction-fold autotune-model-layout autotune-freezing "
 			"autotune-channels-last autotune-cd-radius-2 "
 			"autotune-no-persistent-reductions autotune-no-split-reductions autotune-no-epilogue-fusion "
 			"autotune-gemm-exhaustive autotune-tma-matmul autotune-nd-tiling autotune-cooperative-reductions autotune-multi-kernel "
@@ -138,6 +139,7 @@ int main(void)
 		{ "autotune-linear-reduction-fold", "max-autotune-no-cudagraphs, kopt.linear_reduction_fold = true" },
 		{ "autotune-depthwise-as-pointwise", "max-autotune-no-cudagraphs, kopt.depthwise_as_pointwise = true" },
 		{ "autotune-pool-as-pointwise", "max-autotune-no-cudagraphs, kopt.pool_as_pointwise = true" },
+		{ "autotune-model-layout", "max-autotune-no-cudagraphs, layout_optimization = false" },
 		{ "autotune-gemm-exhaustive", "max-autotune-no-cudagraphs, max_autotune_gemm_search_space = \"EXHAUSTIVE\"" },
 		{ "autotune-tma-matmul", "max-autotune-no-cudagraphs, triton.enable_persistent_tma_matmul = true" },
 		{ "autotune-nd-tiling", "max-autotune-no-cudagraphs, triton.prefer_nd_tiling = true, triton.tile_reductions = true" },
@@ -162,6 +164,25 @@ int main(void)
 	TAP_IS_STR(got, "autotune-cd-radius-2 autotune-nd-tiling", "one Triton kernel: no fusion dimension");
 	free(got);
 	release(out, n);
+
+	/* the model's layout kept: a model with a convolution that eager runs
+	 * faster than its compiled code by gamma, and no other */
+	const char *const lay[][3] = {
+		{ "facts\t-\t-\tconv=1,gemm=0,reduction=0,params=64\neager\t1.24\t-\t-\n", "1",
+		  "eager 1.24x faster than the compiled convolution: the model's layout first, before freezing" },
+		{ "facts\t-\t-\tconv=1,gemm=0,reduction=0,params=64\neager\t1.02\t-\t-\n", "0",
+		  "eager faster, by less than gamma: no model-layout variant" },
+		{ "facts\t-\t-\tconv=1,gemm=0,reduction=0,params=64\neager\t-\t-\t-\n", "0",
+		  "no side-by-side run with eager: none" },
+		{ "facts\t-\t-\tconv=0,gemm=1,reduction=0,params=64\neager\t1.5\t-\t-\n", "0",
+		  "eager faster but no convolution: none" },
+	};
+	for (size_t i = 0; i < sizeof lay / sizeof lay[0]; i++) {
+		got = search(lay[i][0], NULL, 1, out, &n);
+		TAP_OK((strcmp(got, "autotune-model-layout") == 0) == (lay[i][1][0] == '1'), "%s (%s)", lay[i][2], got);
+		free(got);
+		release(out, n);
+	}
 
 	/* the summary's new lines through text */
 	struct rule_summary s, r;
@@ -191,7 +212,7 @@ int main(void)
 	TAP_OK(r.facts_known && r.convs == 3 && r.tconvs == 0 && r.dconvs == 0 && r.pools == 0 && r.c3ds == 0 && r.lreds == 0,
 	       "a facts line from before tconv and dconv: known, no transposed or depthwise ones");
 	struct kopt_variant o1[RULE_SPACE_MAX];
-	size_t n1 = rule_space_search(&r, NULL, RULE_SPACE_MAX, o1);
+	size_t n1 = rule_space_search(&r, NULL, RULE_SPACE_MAX, 1.03, o1);
 	TAP_OK(n1 > 0 && strcmp(o1[0].name, "autotune-channels-last") == 0, "... and no rewrite of them (%s first)",
 	       n1 ? o1[0].name : "none");
 	release(o1, n1);
