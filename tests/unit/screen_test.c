@@ -89,6 +89,35 @@ static bool exactly(const json_t *o, const char *const *keys, size_t n)
 	return true;
 }
 
+static char *installed_man; /* the manifest set_result points into */
+
+/* the reply in run as the screen's result, done, and kern's screen */
+static void installed(struct rule_run *run)
+{
+	json_t *manj = json_pack("{s:O, s:O}", "stable", run->stable, "meas", run->meas);
+	installed_man = json_dumps(manj, JSON_COMPACT);
+	json_decref(manj);
+	set_result(&snode, installed_man);
+	snode.out = dag_stable_hash(run->stable);
+	snode.flags = DAG_DONE;
+	kern.screen = &snode;
+}
+
+/* ... undone, and run cleared for the next reply */
+static void uninstalled(struct rule_run *run)
+{
+	set_result(&snode, NULL);
+	free(installed_man);
+	installed_man = NULL;
+	kern.screen = NULL;
+	snode.flags = 0;
+	json_decref(run->stable);
+	json_decref(run->meas);
+	memset(run, 0, sizeof *run);
+	run->dag = &d;
+	run->node = &snode;
+}
+
 int main(void)
 {
 	char tmpl[] = "/tmp/kopt-screen-test-XXXXXX";
@@ -309,13 +338,7 @@ int main(void)
 		   "reply with knobs: the stable part has each config's edit and its text, null for none");
 	free(st);
 	TAP_OK(json_array_size(json_object_get(run.meas, "knobs")) == 2, "... the knobs searched are a measurement");
-	json_t *manj = json_pack("{s:O, s:O}", "stable", run.stable, "meas", run.meas);
-	char *man = json_dumps(manj, JSON_COMPACT);
-	json_decref(manj);
-	set_result(&snode, man);
-	snode.out = dag_stable_hash(run.stable);
-	snode.flags = DAG_DONE;
-	kern.screen = &snode;
+	installed(&run);
 	json_t *sb = rule_screen_best(&d, &kern);
 	TAP_OK(json_array_size(sb) == 2 &&
 	       strcmp(json_string_value(json_object_get(json_array_get(sb, 0), "edit")), "evict0=first+rstages=2") == 0 &&
@@ -323,16 +346,8 @@ int main(void)
 	       !json_object_get(json_array_get(sb, 1), "edit") && rule_num(json_array_get(sb, 0), "speedup") == 1.5,
 	       "rule_screen_best: the planner gets the edit and its text with the config");
 	json_decref(sb);
-	set_result(&snode, NULL);
-	free(man);
-	kern.screen = NULL;
-	snode.flags = 0;
-	json_decref(run.stable);
-	json_decref(run.meas);
+	uninstalled(&run);
 	json_decref(res);
-	memset(&run, 0, sizeof run);
-	run.dag = &d;
-	run.node = &snode;
 	/* what the screen found no faster alone: launch configs without source
 	 * knobs, slower, wrong or not building, each once; a best point that
 	 * is not faster is among them, not among the best */
@@ -351,28 +366,14 @@ int main(void)
 	TAP_IS_STR(st, "{\"best\":[{\"XBLOCK\":8}],\"slower\":[{\"XBLOCK\":32},{\"XBLOCK\":64},{\"XBLOCK\":4}]}",
 		   "reply: the slower, wrong and not-faster launch configs are in the stable part, once each; no edited one");
 	free(st);
-	manj = json_pack("{s:O, s:O}", "stable", run.stable, "meas", run.meas);
-	man = json_dumps(manj, JSON_COMPACT);
-	json_decref(manj);
-	set_result(&snode, man);
-	snode.out = dag_stable_hash(run.stable);
-	snode.flags = DAG_DONE;
-	kern.screen = &snode;
+	installed(&run);
 	sb = rule_screen_slower(&d, &kern);
 	TAP_IS_INT((int)json_array_size(sb), 3, "rule_screen_slower: the planner gets them");
 	json_decref(sb);
 	snode.flags = DAG_FAILED;
 	TAP_OK(rule_screen_slower(&d, &kern) == NULL, "... not from a screen that failed");
-	set_result(&snode, NULL);
-	free(man);
-	kern.screen = NULL;
-	snode.flags = 0;
-	json_decref(run.stable);
-	json_decref(run.meas);
+	uninstalled(&run);
 	json_decref(res);
-	memset(&run, 0, sizeof run);
-	run.dag = &d;
-	run.node = &snode;
 	res = json_loads("{\"tried\":[],\"best\":[{\"config\":{\"XBLOCK\":2},\"edit\":\"evict0=first\"}]}", 0, NULL);
 	TAP_IS_INT(rule_screen.reply(&run, res), RULE_FAIL, "reply: a best naming knobs without their source fails the step");
 	free(run.error);
