@@ -36,15 +36,16 @@
  * model's other declared variants gave a kernel of the same name
  * (max-autotune's pick, say), read from their captures; a start from the
  * long-term memory would make the key follow the memory, so there is none.
- * Stable part: {"best": [config...], "slower": [config...]}: the best,
- * the configs in order, as the worker wrote them, those faster than the
- * kernel's own alone; "slower", the launch configs (without source knobs)
- * the screen timed and found no faster than the kernel's own alone, or
- * wrong, or not building: the built-in agents do not send them to the
- * gates (agents/builtin/search.c), since a kernel no faster alone cannot
- * make its model gamma faster. And where any of the best goes with source knobs (the worker
- * searches those with the launch keys: runtime/python/kopt/knobs.py),
- * "edits": beside each config, {"edit": NAME, "source": TEXT} or null.
+ * Stable part: {"best": [config...], "slower": [config...]}. best: the
+ * configs faster than the kernel's own alone, in order, as the worker
+ * wrote them. slower: the launch configs (without source knobs) the
+ * screen timed and found no faster than the kernel's own alone, or wrong,
+ * or not building; the built-in agents send none of them to the gates
+ * (agents/builtin/search.c), since a kernel no faster alone cannot make
+ * its model gamma faster. Where any of the best goes with source knobs
+ * (the worker searches those with the launch keys:
+ * runtime/python/kopt/knobs.py), "edits": beside each config, {"edit":
+ * NAME, "source": TEXT} or null.
  * Measurements: the best's times and speedups, every config tried,
  * compiles, seconds: a screen run again that finds the same configs
  * changes no proposal.
@@ -162,7 +163,6 @@ static json_t *empty_best(void)
 {
 	return json_pack("{s:[], s:[]}", "best", "slower");
 }
-
 
 const struct dag_node *rule_screen_input(const struct rule_kernel *k)
 {

@@ -78,7 +78,8 @@ static const json_t *screen_slower(const struct agent_request *req)
 	return req->ntraj ? json_object_get(req->traj[0].candidate, "screen_slower") : NULL;
 }
 
-/* whether the kernel was screened: its chain has the screen's verdicts */
+/* whether the kernel was screened: candidate 0 carries the screen's best
+ * configs or its slower ones */
 static bool screened(const struct agent_request *req)
 {
 	return json_is_array(screen_slower(req)) ||
