@@ -821,7 +821,6 @@ static void profile_why(struct dag *d, struct dag_node *n, FILE *out)
 	}
 }
 
-
 const struct rule rule_profile = {
 	.name = "profile", .version = PROFILE_VERSION, .worker = true, .timing = true,
 	.device = rule_device,

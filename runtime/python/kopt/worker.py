@@ -479,12 +479,18 @@ def handle(line: str) -> str:
     if op is None:
         return json.dumps({"ok": False, "error": f"unknown op {req.get('op')!r}", "fatal": False})
     try:
+        result = out_of_memory = None
         try:
             result = op(req)
         except torch.cuda.OutOfMemoryError:
-            # the references and inputs kept for other steps go to host
-            # memory (or are dropped) and the request runs once more
             traceback.print_exc(file=sys.stderr)
+            out_of_memory = True
+        if out_of_memory:
+            # the references and inputs kept for other steps go to host
+            # memory (or are dropped), the other compiled models too, and
+            # the request runs once more: out of the except clause, whose
+            # traceback held the failed attempt's tensors (a screen's
+            # copies of its arguments) through the second
             ST.store().shrink()
             forget_others(req)
             gc.collect()
