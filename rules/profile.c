@@ -55,11 +55,11 @@
  * depthwise_convolutions, convolutions_3d, poolings and linear_reductions
  * beside convolutions, gemms, reductions and parameters (profiles of
  * version 1 lacked them, and the search read them as none: it never tried
- * a rewrite there). tests/runtime/test_rewrites.py checks that every fact
- * the worker writes is named here.
+ * a rewrite there). 3: strided_reductions. tests/runtime/test_rewrites.py
+ * checks that every fact the worker writes is named here.
  */
 #define PROFILE_VERSION 5
-#define FACTS_VERSION 2
+#define FACTS_VERSION 3
 
 static int profile_key(struct dag *d, struct dag_node *n, struct hash_key *k, char **why)
 {

@@ -73,6 +73,7 @@ struct rule_summary {
 	long pools;                 /* the 2-D and 3-D average and max poolings */
 	long c3ds;                  /* the forward 3-D convolutions (not depthwise) */
 	long lreds;                 /* sums or means over a matrix product's features */
+	long sreds;                 /* reductions over axes that leave a contiguous last one out */
 	long params;                /* elements of its parameters and buffers */
 	bool eager_known;           /* the next two are known (older profiles lack them) */
 	double eager_ratio;         /* compiled over eager; NAN without a side-by-side run */

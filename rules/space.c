@@ -25,7 +25,7 @@
 
 enum need {
 	NEED_NONE, NEED_PARAMS, NEED_CONV, NEED_REDUCTION, NEED_TEMPLATE, NEED_GEMM, NEED_FUSION,
-	NEED_TCONV, NEED_DWCONV, NEED_POOL, NEED_CONV3D, NEED_LRED, NEED_CONV_EAGER
+	NEED_TCONV, NEED_DWCONV, NEED_POOL, NEED_CONV3D, NEED_LRED, NEED_CONV_EAGER, NEED_SRED
 };
 
 /* one dimension: its variant's name and the options it sets (JSON text) */
@@ -51,7 +51,11 @@ struct dim {
  * by gamma, Inductor's own layout for them is the first suspect (it
  * converts them to channels-last, around cuDNN kernels that can be slower
  * than eager's on the model's layout, and pays the transposes): the model's
- * layout kept (layout_optimization off). freezing folds the
+ * layout kept (layout_optimization off). Where the model reduces over
+ * axes that leave a contiguous last one out (a sum over the channels of
+ * NCHW, an argmin over the middle axis), Inductor's tiled reductions load
+ * along the contiguous axis: that dimension comes early there, and in its
+ * place further down elsewhere. freezing folds the
  * weights into constants (conv-batchnorm folded with them), which only an
  * inference model with parameters gains from; the worker runs every model under no_grad.
  * force_layout_optimization makes Inductor take channels-last for its
@@ -72,7 +76,7 @@ struct dim {
  * An option the installed torch does not know fails that variant's
  * capture, which leaves it out of the race, as any failed variant.
  */
-static const struct dim dims[RULE_SPACE_MAX] = {
+static const struct dim dims[] = {
 	{ "autotune-conv-transpose-as-conv", NEED_TCONV, { "kopt.conv_transpose_as_conv", "kopt.conv3d_as_conv2d" },
 	  { "true", "true" } },
 	{ "autotune-depthwise-as-pointwise", NEED_DWCONV, { "kopt.depthwise_as_pointwise" }, { "true" } },
@@ -80,6 +84,7 @@ static const struct dim dims[RULE_SPACE_MAX] = {
 	{ "autotune-conv3d-as-conv2d", NEED_CONV3D, { "kopt.conv3d_as_conv2d" }, { "true" } },
 	{ "autotune-linear-reduction-fold", NEED_LRED, { "kopt.linear_reduction_fold" }, { "true" } },
 	{ "autotune-model-layout", NEED_CONV_EAGER, { "layout_optimization" }, { "false" } },
+	{ "autotune-nd-tiling", NEED_SRED, { "triton.prefer_nd_tiling", "triton.tile_reductions" }, { "true", "true" } },
 	{ "autotune-freezing", NEED_PARAMS, { "freezing" }, { "true" } },
 	{ "autotune-channels-last", NEED_CONV, { "force_layout_optimization", "layout_optimization", "freezing" },
 	  { "true", "true", "true" } },
@@ -159,6 +164,7 @@ static bool needed(const struct rule_summary *s, enum need need, double gamma)
 	case NEED_POOL: return s->facts_known && s->pools > 0;
 	case NEED_CONV3D: return s->facts_known && s->c3ds > 0;
 	case NEED_LRED: return s->facts_known && s->lreds > 0;
+	case NEED_SRED: return s->facts_known && s->sreds > 0;
 	case NEED_CONV_EAGER: /* compiled over eager, gamma or more */
 		return (s->convs > 0 || s->cudnn_share > 0) && s->eager_known && s->eager_ratio >= gamma;
 	}
@@ -169,8 +175,13 @@ size_t rule_space_search(const struct rule_summary *s, const struct kopt_variant
 			 struct kopt_variant *out)
 {
 	size_t n = 0;
-	for (size_t d = 0; d < RULE_SPACE_MAX && n < max; d++) {
+	for (size_t d = 0; d < sizeof dims / sizeof *dims && n < max; d++) {
 		if (!needed(s, dims[d].need, gamma))
+			continue;
+		bool again = false; /* a dimension the diagnosis put early is not added twice */
+		for (size_t i = 0; i < n; i++)
+			again |= strcmp(out[i].name, dims[d].name) == 0;
+		if (again)
 			continue;
 		struct kopt_variant *v = &out[n++];
 		if (base) {

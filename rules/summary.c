@@ -11,10 +11,14 @@
  *   cudnn SHARE - LEFT     the share of device time in torch's cuDNN calls;
  *                          LEFT, the most torch's time over the vendor
  *                          probe's best algorithm's in one of them, or "-"
- *   facts - - conv=N,gemm=N,reduction=N,params=N
+ *   facts - - conv=N,gemm=N,reduction=N,params=N,tconv=N,dconv=N,pool=N,c3d=N,lred=N,sred=N
  *                          the model's ATen convolutions, GEMMs and
  *                          reductions per eager call and its parameters'
- *                          elements (the implementation-space search)
+ *                          elements, then of those the transposed,
+ *                          depthwise and forward 3-D convolutions, the
+ *                          poolings, the sums over a linear layer's
+ *                          features and the reductions over a strided
+ *                          axis (the implementation-space search)
  *   eager RATIO - OPS      compiled over eager, "-" without a side-by-side
  *                          run; the hot kernels' distinctive ATen ops,
  *                          comma-separated, or "-"
@@ -51,8 +55,8 @@ char *rule_summary_write(const struct rule_summary *s)
 		strbuf_addf(&sb, "cudnn\t%.6g\t-\t%.6g\n", s->cudnn_share, s->cudnn_left);
 	if (s->facts_known)
 		strbuf_addf(&sb, "facts\t-\t-\tconv=%ld,gemm=%ld,reduction=%ld,params=%ld,tconv=%ld,dconv=%ld,pool=%ld,"
-			    "c3d=%ld,lred=%ld\n", s->convs, s->gemms, s->reductions, s->params, s->tconvs, s->dconvs,
-			    s->pools, s->c3ds, s->lreds);
+			    "c3d=%ld,lred=%ld,sred=%ld\n", s->convs, s->gemms, s->reductions, s->params, s->tconvs,
+			    s->dconvs, s->pools, s->c3ds, s->lreds, s->sreds);
 	if (isnan(s->eager_ratio))
 		strbuf_addstr(&sb, "eager\t-\t-\t-\n"); /* known: no side-by-side run */
 	else
@@ -96,13 +100,13 @@ int rule_summary_read(const char *text, struct rule_summary *s)
 			s->cudnn_share = strtod(f[1], NULL);
 			s->cudnn_left = strcmp(f[3], "-") == 0 ? NAN : strtod(f[3], NULL);
 		} else if (strcmp(f[0], "facts") == 0) {
-			/* tconv, dconv, pool, c3d and lred came later: a summary without them has none */
-			s->tconvs = s->dconvs = s->pools = s->c3ds = s->lreds = 0;
+			/* tconv, dconv, pool, c3d, lred and sred came later: a summary without them has none */
+			s->tconvs = s->dconvs = s->pools = s->c3ds = s->lreds = s->sreds = 0;
 			s->facts_known = sscanf(f[3],
 						"conv=%ld,gemm=%ld,reduction=%ld,params=%ld,tconv=%ld,dconv=%ld,pool=%ld,c3d=%ld,"
-						"lred=%ld",
+						"lred=%ld,sred=%ld",
 						&s->convs, &s->gemms, &s->reductions, &s->params, &s->tconvs,
-						&s->dconvs, &s->pools, &s->c3ds, &s->lreds) >= 4;
+						&s->dconvs, &s->pools, &s->c3ds, &s->lreds, &s->sreds) >= 4;
 		} else if (strcmp(f[0], "baseline") == 0) {
 			for (int st = GATE_BASE_UNCHECKED; st <= GATE_BASE_WRONG; st++)
 				if (strcmp(f[1], gate_baseline_name((enum gate_baseline_status)st)) == 0)

@@ -349,10 +349,12 @@ class Facts(torch.nn.Module):
 
 facts = graph_facts(types.SimpleNamespace(model=Facts()), [torch.randn(1, 4, 8, 8)])
 ok(facts["convolutions"] == 5 and facts["transposed_convolutions"] == 1 and facts["depthwise_convolutions"] == 1
-   and facts["convolutions_3d"] == 1 and facts["poolings"] == 2 and facts["linear_reductions"] == 2,
+   and facts["convolutions_3d"] == 1 and facts["poolings"] == 2 and facts["linear_reductions"] == 2
+   and facts["strided_reductions"] == 3,
    "graph facts: 5 convolutions, of them 1 transposed, 1 depthwise (a grouped one is not) and 1 forward 3-D, "
    "2 poolings, 2 sums over a linear layer's features (one on a 3-D input; not those over its batch or its middle "
-   "axis)", facts)
+   "axis), 3 reductions over axes that leave the last out (over the batch, over the middle axis twice; not those "
+   "over the last axes or over everything)", facts)
 
 # a fact the worker writes that the profile rule's version does not name:
 # profiles cached before it would be read as having none of it

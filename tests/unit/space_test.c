@@ -184,6 +184,26 @@ int main(void)
 		release(out, n);
 	}
 
+	/* a reduction over a strided axis: Inductor's tiled reductions early,
+	 * and once */
+	got = search("facts\t-\t-\tconv=0,gemm=0,reduction=1,params=0,tconv=0,dconv=0,pool=0,c3d=0,lred=0,sred=1\n",
+		     NULL, 1, out, &n);
+	TAP_IS_STR(got, "autotune-nd-tiling", "a reduction over a strided axis: tiled reductions first");
+	free(got);
+	release(out, n);
+	got = search("facts\t-\t-\tconv=0,gemm=0,reduction=1,params=0,tconv=0,dconv=0,pool=0,c3d=0,lred=0,sred=1\n",
+		     NULL, RULE_SPACE_MAX, out, &n);
+	TAP_IS_STR(got, "autotune-nd-tiling autotune-cd-radius-2 autotune-no-persistent-reductions "
+			"autotune-no-split-reductions autotune-cooperative-reductions autotune-multi-kernel",
+		   "... once, not again in its place");
+	free(got);
+	release(out, n);
+	got = search("facts\t-\t-\tconv=0,gemm=0,reduction=1,params=0,tconv=0,dconv=0,pool=0,c3d=0,lred=0,sred=0\n",
+		     NULL, 1, out, &n);
+	TAP_IS_STR(got, "autotune-cd-radius-2", "reductions over the last axis alone: coordinate descent first, as before");
+	free(got);
+	release(out, n);
+
 	/* the summary's new lines through text */
 	struct rule_summary s, r;
 	memset(&s, 0, sizeof s);
@@ -200,10 +220,11 @@ int main(void)
 	s.pools = 3;
 	s.c3ds = 4;
 	s.lreds = 5;
+	s.sreds = 6;
 	char *text = rule_summary_write(&s);
 	rule_summary_read(text, &r);
 	TAP_OK(r.facts_known && r.convs == 1 && r.gemms == 2 && r.reductions == 3 && r.params == 540672 && r.tconvs == 1 &&
-	       r.dconvs == 2 && r.pools == 3 && r.c3ds == 4 && r.lreds == 5,
+	       r.dconvs == 2 && r.pools == 3 && r.c3ds == 4 && r.lreds == 5 && r.sreds == 6,
 	       "the facts line reads back");
 
 	TAP_OK(fabs(r.cudnn_left - 1.4) < 1e-9 && fabs(r.cudnn_share - 0.1) < 1e-9, "the cuDNN line too");

@@ -225,7 +225,8 @@ def graph_facts(problem: Problem, inputs) -> dict:
     convolutions (and of those the transposed, the depthwise and the
     forward 3-D ones), poolings, GEMMs (and sums or means over a matrix
     product's features), and
-    reductions of one eager call, counted as they are dispatched, and the
+    reductions (and those over axes that leave a contiguous last axis out)
+    of one eager call, counted as they are dispatched, and the
     elements of the model's parameters and buffers."""
     from torch.utils._python_dispatch import TorchDispatchMode
 
@@ -236,9 +237,13 @@ def graph_facts(problem: Problem, inputs) -> dict:
                   "native_layer_norm", "native_batch_norm", "_native_batch_norm_legit_no_training",
                   "native_group_norm", "argmax", "argmin", "cumsum", "cumprod", "nll_loss_forward", "all", "any"}
     counts = {"convolutions": 0, "gemms": 0, "reductions": 0, "transposed_convolutions": 0,
-              "depthwise_convolutions": 0, "convolutions_3d": 0, "poolings": 0, "linear_reductions": 0}
+              "depthwise_convolutions": 0, "convolutions_3d": 0, "poolings": 0, "linear_reductions": 0,
+              "strided_reductions": 0}
     linear = set()  # ids of matrix products' outputs (and of those times a number)
     pools = {"avg_pool2d", "avg_pool3d", "max_pool2d_with_indices", "max_pool3d_with_indices"}
+    # the reductions whose second argument is their axes
+    strided = {"sum", "mean", "amax", "amin", "max", "min", "prod", "var", "std", "var_mean", "std_mean",
+               "_softmax", "_log_softmax", "logsumexp", "argmax", "argmin", "all", "any"}
 
     class Count(TorchDispatchMode):
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):
@@ -263,6 +268,10 @@ def graph_facts(problem: Problem, inputs) -> dict:
                 counts["gemms"] += 1
             elif name in reductions:
                 counts["reductions"] += 1
+                # ... over axes that leave the contiguous last one out: what
+                # Inductor's tiled reductions (triton.tile_reductions) are for
+                if strided_reduction(name, args):
+                    counts["strided_reductions"] += 1
                 # what rewrites.fold_linear_reductions takes: a sum or mean over
                 # the features of a matrix product
                 if name in ("sum", "mean") and args and id(args[0]) in linear and len(args) > 1 and \
@@ -274,6 +283,20 @@ def graph_facts(problem: Problem, inputs) -> dict:
                     isinstance(out, torch.Tensor) and out.dim() >= 1 and follows(name, args, out):
                 linear.add(id(out))
             return out
+
+    def strided_reduction(name, args) -> bool:
+        """whether a reduction (its axes as args[1], an int or a list)
+        reduces a contiguous tensor of two axes or more over axes that
+        leave out its last, which is longer than one"""
+        x = args[0] if args else None
+        if name not in strided or not isinstance(x, torch.Tensor) or x.dim() < 2 or len(args) < 2 or \
+                x.shape[-1] <= 1 or x.stride(-1) != 1:
+            return False
+        dims = args[1]
+        dims = [dims] if isinstance(dims, int) else dims
+        if not isinstance(dims, (list, tuple)) or not dims or not all(isinstance(d, int) for d in dims):
+            return False
+        return all(d % x.dim() != x.dim() - 1 for d in dims)
 
     def follows(name, args, out) -> bool:
         """whether out carries a matrix product's features on as
