@@ -186,23 +186,22 @@ int main(void)
 
 	/* a reduction over a strided axis: Inductor's tiled reductions early,
 	 * and once */
-	got = search("facts\t-\t-\tconv=0,gemm=0,reduction=1,params=0,tconv=0,dconv=0,pool=0,c3d=0,lred=0,sred=1\n",
-		     NULL, 1, out, &n);
-	TAP_IS_STR(got, "autotune-nd-tiling", "a reduction over a strided axis: tiled reductions first");
-	free(got);
-	release(out, n);
-	got = search("facts\t-\t-\tconv=0,gemm=0,reduction=1,params=0,tconv=0,dconv=0,pool=0,c3d=0,lred=0,sred=1\n",
-		     NULL, RULE_SPACE_MAX, out, &n);
-	TAP_IS_STR(got, "autotune-nd-tiling autotune-cd-radius-2 autotune-no-persistent-reductions "
-			"autotune-no-split-reductions autotune-cooperative-reductions autotune-multi-kernel",
-		   "... once, not again in its place");
-	free(got);
-	release(out, n);
-	got = search("facts\t-\t-\tconv=0,gemm=0,reduction=1,params=0,tconv=0,dconv=0,pool=0,c3d=0,lred=0,sred=0\n",
-		     NULL, 1, out, &n);
-	TAP_IS_STR(got, "autotune-cd-radius-2", "reductions over the last axis alone: coordinate descent first, as before");
-	free(got);
-	release(out, n);
+	const struct { int sred; size_t max; const char *want, *what; } sred[] = {
+		{ 1, 1, "autotune-nd-tiling", "a reduction over a strided axis: tiled reductions first" },
+		{ 1, RULE_SPACE_MAX, "autotune-nd-tiling autotune-cd-radius-2 autotune-no-persistent-reductions "
+				     "autotune-no-split-reductions autotune-cooperative-reductions autotune-multi-kernel",
+		  "... once, not again in its place" },
+		{ 0, 1, "autotune-cd-radius-2", "reductions over the last axis alone: coordinate descent first, as before" },
+	};
+	for (size_t i = 0; i < sizeof sred / sizeof sred[0]; i++) {
+		char *text = xasprintf("facts\t-\t-\tconv=0,gemm=0,reduction=1,params=0,tconv=0,dconv=0,pool=0,c3d=0,"
+				       "lred=0,sred=%d\n", sred[i].sred);
+		got = search(text, NULL, sred[i].max, out, &n);
+		TAP_IS_STR(got, sred[i].want, sred[i].what);
+		free(got);
+		free(text);
+		release(out, n);
+	}
 
 	/* the summary's new lines through text */
 	struct rule_summary s, r;
