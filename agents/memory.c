@@ -490,7 +490,6 @@ struct mem_class {
 	int lessons;
 };
 
-
 static int cmp_class(const void *a, const void *b)
 {
 	return strcmp(((const struct mem_class *)a)->features, ((const struct mem_class *)b)->features);

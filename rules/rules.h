@@ -65,7 +65,7 @@ struct rule_summary {
 	double cudnn_share;         /* of device time, in torch's cuDNN calls */
 	double cudnn_left;          /* the vendor probe: torch's time over cuDNN's best algorithm's,
 				     * the most over its cuDNN calls; NAN when unknown */
-	bool facts_known;           /* the next four are known (older profiles lack them) */
+	bool facts_known;           /* the facts below are known (older profiles lack them) */
 	long convs, gemms, reductions; /* the model's ATen convolution, GEMM and reduction calls
 					* per eager call (worker.py graph_facts) */
 	long tconvs;                /* of the convolutions, the transposed ones (0: none or unknown) */

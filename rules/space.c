@@ -45,8 +45,8 @@ struct dim {
  * likewise (ATen's 3-D pooling kernels are far from it), and a 3-D
  * convolution as 2-D ones per depth tap (cuDNN's float32 3-D kernels are
  * generic ones; the transposed rewrite's 3-D forward convolutions go the
- * same way), and a sum over a matrix product's features as a
- * matrix-vector product with the weights summed first. Where eager runs
+ * same way), and a sum over a matrix product's features as one reduction
+ * of the input times the weights summed first. Where eager runs
  * a model with convolutions faster than the first variant's compiled code
  * by gamma, Inductor's own layout for them is the first suspect (it
  * converts them to channels-last, around cuDNN kernels that can be slower

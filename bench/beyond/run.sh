@@ -1,7 +1,7 @@
 #!/bin/bash
 # bench/beyond/run.sh SAMPLE [SECONDS]: one slice of the benchmark on
 # the GPU machine, from the project root, resumable: the cache of earlier
-# slices comes from $OUT/../beyond.tgz or .device/beyond.tgz when there,
+# slices comes from .device/beyond.tgz when there,
 # and this slice's cache goes to $OUT/beyond.tgz (Inductor's cache of
 # compiled graphs and autotuning to $OUT/compile-cache.tgz, read back from
 # .device/compile-cache.tgz). koptmake is stopped with

@@ -16,11 +16,11 @@ any variant, so a rewrite that is wrong or slower is never chosen.
   the input (zero-padded or cropped to the window it reads) whose results
   are interleaved; with stride 1, one forward convolution with the whole
   kernel. No multiplication by an inserted zero. cuDNN runs transposed
-  convolutions as the data gradient
-  of a convolution, and for 3-D ones it often has only a generic engine
-  for that (bench/results/2026-12-01-h200-beyond: 185 ms for a problem
-  whose FLOPs take 27 ms at the FP32 peak); the forward convolution has
-  implicit-GEMM kernels, and Inductor's convolution templates.
+  convolutions as the data gradient of a convolution, and for 3-D ones it
+  often has only a generic engine for that (the beyond benchmark's
+  profiles, bench/beyond/README.md: 185 ms for a problem whose FLOPs take
+  27 ms at the FP32 peak); the forward convolution has implicit-GEMM
+  kernels, and Inductor's convolution templates.
 - depthwise_as_pointwise: a depthwise convolution (groups = input
   channels, any channel multiplier, 1-3 D, at most 64 kernel elements) as
   the sum over the kernel's taps of the input's shifted window times that
@@ -28,19 +28,19 @@ any variant, so a rewrite that is wrong or slower is never chosen.
   reading the input once (the taps hit the caches) and writing the output
   once. Under max-autotune a depthwise convolution ran as a transpose to
   channels-last, cuDNN's kernel and a transpose back, 3.3x its bytes'
-  time at the copy bandwidth (2026-12-01-h200-beyond).
+  time at the copy bandwidth (bench/beyond/README.md).
 
 - conv3d_as_conv2d: a 3-D convolution as 2-D ones, one per tap of its
   kernel's depth: the input's depth slices that tap reads, moved into the
   batch, convolved with that tap's 2-D weights, the results summed. cuDNN
   has implicit-GEMM kernels for 2-D convolutions in float32; for 3-D it
-  ran its generic implicit_convolveNd_sgemm (2026-12-01-h200-beyond).
+  ran its generic implicit_convolveNd_sgemm (bench/beyond/README.md).
 - pool_as_pointwise: average and max pooling (2-D and 3-D; 1-D runs as
   2-D) as pointwise arithmetic over the same shifted windows: the sum
   over the taps divided by their count, or the running maximum with the
   first maximum's index (a NaN wins), as ATen's kernels give them. Where
   Inductor falls back to ATen's pooling kernel (3-D average pooling ran
-  at 3.7x its bytes' time at the copy bandwidth, 2026-12-01-h200-beyond)
+  at 3.7x its bytes' time at the copy bandwidth, bench/beyond/README.md)
   this makes one fused kernel; where Inductor lowers the pooling itself
   the race says which is faster. An average over more than 64 taps is
   summed one axis at a time (k + k taps, not k * k). Not for ceil_mode,

@@ -107,9 +107,7 @@ def _close(a: torch.Tensor, b: torch.Tensor, gates: dict) -> bool:
         return False
     if not a.is_floating_point():
         return bool(torch.equal(a, b))
-    half = a.dtype in (torch.float16, torch.bfloat16)
-    atol = float(gates["atol_half" if half else "atol"])  # the request's, as the gates have them
-    rtol = float(gates["rtol_half" if half else "rtol"])
+    atol, rtol = V.tolerance(gates, str(a.dtype).removeprefix("torch."))  # the request's, as the gates have them
     return V.allclose64(b, a, atol, rtol)  # in chunks: a kernel's 8 GB output is 16 GB in float64
 
 

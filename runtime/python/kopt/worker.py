@@ -145,8 +145,7 @@ def forget(key: str | None = None) -> None:
 def forget_others(req: dict) -> None:
     """Drops every compiled problem but the request's (their models'
     weights are on the GPU): the request ran out of memory."""
-    mine = compiled_key(req["model"], req.get("variant") or {"name": "default"}, int(req.get("seed", 0))) \
-        if isinstance(req.get("model"), dict) else None
+    mine = compiled_key(*request_parts(req)) if isinstance(req.get("model"), dict) else None
     for k in [k for k in S.compiled if k != mine]:
         forget(k)
 
@@ -155,9 +154,13 @@ def compiled_key(model: dict, variant: dict, seed: int) -> str:
     return json.dumps([model["path"], model["kind"], variant, seed], sort_keys=True)
 
 
+def request_parts(req: dict) -> tuple[dict, dict, int]:
+    """(model, variant, seed) of a request, as its compiled problem is kept"""
+    return req["model"], req.get("variant") or {"name": "default"}, int(req.get("seed", 0))
+
+
 def get_compiled(req: dict) -> Compiled:
-    model, variant = req["model"], req.get("variant") or {"name": "default"}
-    seed = int(req.get("seed", 0))
+    model, variant, seed = request_parts(req)
     key = compiled_key(model, variant, seed)
     c = S.compiled.get(key)
     if c is not None and c.problem.digest == L.file_digest(model["path"]):
@@ -479,7 +482,7 @@ def handle(line: str) -> str:
     if op is None:
         return json.dumps({"ok": False, "error": f"unknown op {req.get('op')!r}", "fatal": False})
     try:
-        result = out_of_memory = None
+        out_of_memory = False
         try:
             result = op(req)
         except torch.cuda.OutOfMemoryError:
