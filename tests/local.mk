@@ -2,8 +2,8 @@ check_PROGRAMS += tests/unit/util_test
 tests_unit_util_test_SOURCES = tests/unit/util_test.c tests/tap.h
 TESTS += tests/unit/util_test
 EXTRA_DIST += tests/run
-TESTS += tests/runtime/rewrites.sh tests/runtime/worker.sh tests/runtime/stacks.sh tests/runtime/run.sh tests/runtime/imports.sh tests/runtime/helion_gate.sh tests/runtime/loader.sh tests/runtime/memcheck.sh tests/runtime/knobs.sh
-EXTRA_DIST += tests/runtime/tap.py tests/runtime/rewrites.sh tests/runtime/test_rewrites.py tests/runtime/worker.sh tests/runtime/test_worker.py tests/runtime/stacks.sh tests/runtime/test_stacks.py tests/runtime/run.sh tests/runtime/test_runtime.py tests/runtime/imports.sh tests/runtime/test_imports.py tests/runtime/helion_gate.sh tests/runtime/test_helion_gate.py tests/fixtures/helion tests/runtime/knobs.sh tests/runtime/test_knobs.py tests/runtime/loader.sh tests/runtime/test_loader.py tests/fixtures/gpu \
+TESTS += tests/runtime/rewrites.sh tests/runtime/worker.sh tests/runtime/stacks.sh tests/runtime/run.sh tests/runtime/imports.sh tests/runtime/helion_gate.sh tests/runtime/loader.sh tests/runtime/memcheck.sh tests/runtime/knobs.sh tests/runtime/kernels_load.sh
+EXTRA_DIST += tests/runtime/tap.py tests/runtime/rewrites.sh tests/runtime/test_rewrites.py tests/runtime/worker.sh tests/runtime/test_worker.py tests/runtime/stacks.sh tests/runtime/test_stacks.py tests/runtime/run.sh tests/runtime/test_runtime.py tests/runtime/imports.sh tests/runtime/test_imports.py tests/runtime/helion_gate.sh tests/runtime/test_helion_gate.py tests/fixtures/helion tests/runtime/knobs.sh tests/runtime/test_knobs.py tests/runtime/kernels_load.sh tests/runtime/test_kernels_load.py tests/runtime/loader.sh tests/runtime/test_loader.py tests/fixtures/gpu \
 	tests/runtime/memcheck.sh tests/runtime/test_memcheck.py tests/runtime/fake-compute-sanitizer \
 	tests/gpu/run.sh tests/gpu/smoke.sh tests/gpu/smoke2.sh tests/gpu/cheats.sh tests/gpu/examples.sh \
 	tests/gpu/wclient.py tests/gpu/knobs.py tests/gpu/deploy_check.py tests/gpu/cheats.py tests/gpu/check_smoke.py tests/gpu/deploy.py tests/gpu/record-fixtures.sh \

@@ -95,9 +95,7 @@ def swap_into(mod, table: Table) -> None:
         source = edited_source(d, sub)
         if source is False:
             continue
-        obj = K.load_kernel(d.name, source, f"kopt {d.hash}")
-        if sub.get("config"):
-            K.force_config(obj, sub["config"])
+        obj = K.load_kernel(d.name, source, f"kopt {d.hash}", sub.get("config") or None)
         table.swaps.append(Swapped(mod, d.var, d.name, mod.__dict__[d.var], obj))
         mod.__dict__[d.var] = obj
         table.hits.add(d.hash)

@@ -128,13 +128,24 @@ def current_config(kernel) -> dict | None:
     return None
 
 
-def load_kernel(name: str, source: str, tag: str):
+def load_kernel(name: str, source: str, tag: str, config: dict | None = None):
     """A fresh kernel object from source. ``tag`` makes the text unique so
-    that Inductor's kernel cache does not hand back a shared object."""
-    from torch._inductor import config
+    that Inductor's kernel cache does not hand back a shared object.
+
+    With ``config``, the kernel is built at that launch config alone
+    (force_config). Inductor's own load compiles every config its heuristic
+    lists before any is pinned (several under max-autotune), and an edited
+    source is a new key in Triton's cache: each point of a screen with a
+    source knob paid for all of them, to throw them away."""
+    text = source.rstrip("\n") + f"\n# kopt variant: {tag}\n"
+    if config is not None:
+        obj = _uncompiled(name, text)
+        if obj is not None:
+            force_config(obj, config)
+            return obj
+    from torch._inductor import config as ind
     from torch._inductor.codecache import PyCodeCache
 
-    text = source.rstrip("\n") + f"\n# kopt variant: {tag}\n"
     mod_src = (
         "from torch._inductor.async_compile import AsyncCompile\n"
         "async_compile = AsyncCompile()\n"
@@ -146,16 +157,52 @@ def load_kernel(name: str, source: str, tag: str):
     # without its Python function, and then cannot take another config
     # (DESIGN-NOTES.md, "Candidate kernels are built in the worker's own
     # process")
-    with config.patch(compile_threads=1):
+    with ind.patch(compile_threads=1):
         mod = PyCodeCache.load(mod_src)
-    return getattr(mod, name)
+    obj = getattr(mod, name)
+    if config is not None:
+        force_config(obj, config)
+    return obj
+
+
+UNCOMPILED_NEEDS = ("_precompile_config", "_make_launchers", "launchers")
+
+
+def _uncompiled(name: str, text: str):
+    """The kernel's autotuner from its module text, nothing compiled: what
+    torch 2.11's AsyncCompile.triton does before its precompile (the
+    ptxas and libdevice paths set, the module loaded, the compile info
+    cleared). None where this torch lacks one of those steps: the caller
+    then loads it Inductor's way."""
+    try:
+        from torch._inductor.codecache import PyCodeCache
+        from torch._inductor.runtime import compile_tasks
+    except ImportError:
+        return None
+    for step in ("_set_triton_ptxas_path", "_set_triton_libdevice_path"):
+        f = getattr(compile_tasks, step, None)
+        if f is not None:
+            f()
+    obj = getattr(PyCodeCache.load(text), name, None)
+    if obj is None or not all(hasattr(obj, a) for a in UNCOMPILED_NEEDS):
+        return None
+    if hasattr(obj, "set_compile_info"):
+        obj.set_compile_info(None, False)
+    return obj
 
 
 def force_config(kernel, config: dict) -> None:
     """Pins one launch config (private API of torch 2.11's CachingAutotuner).
     Besides the kernel's constexprs (the block sizes), num_warps and
     num_stages, a config may set ``maxnreg``, a compile option of Triton 3.6
-    that triton.Config carries (a register budget per thread)."""
+    that triton.Config carries (a register budget per thread).
+
+    The config is marked as coordinate descent's own finding: a kernel
+    compiled under max-autotune carries ``coordinate_descent_tuning`` in
+    its inductor_meta, and CachingAutotuner.run tunes a pinned config that
+    lacks the mark at its first launch, so that a screen would time, the
+    gates judge and a deployment run whatever the tuner moved it to, not
+    the config chosen (and pay for the tuner's compiles each time)."""
     import triton
 
     cfg = dict(config)
@@ -164,6 +211,7 @@ def force_config(kernel, config: dict) -> None:
     maxnreg = cfg.pop("maxnreg", None)
     tc = triton.Config(cfg, num_warps=warps, num_stages=stages,
                        maxnreg=int(maxnreg) if maxnreg else None)
+    tc.found_by_coordesc = True
     kernel.compile_results = [kernel._precompile_config(tc)]
     kernel.launchers = []
     kernel._make_launchers()

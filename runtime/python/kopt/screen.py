@@ -136,8 +136,7 @@ class Screen:
         self.tried[k] = row
         try:
             source = N.apply(self.decl.source, edit) if edit else None
-            obj = K.load_kernel(self.decl.name, source or self.decl.source, f"screen {k}")
-            K.force_config(obj, cfg)
+            obj = K.load_kernel(self.decl.name, source or self.decl.source, f"screen {k}", cfg)
             self.compiles += 1
             regs = getattr(obj.launchers[0], "n_regs", None) if obj.launchers else None
             if regs is not None:

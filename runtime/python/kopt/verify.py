@@ -187,10 +187,7 @@ def build_candidate(c: Compiled, kernel: str, cand: dict, tag: str):
         if cand.get("config"):
             raise ValueError("a standalone Triton kernel takes source candidates, not launch configs")
         return decl, K.load_jit(decl.name, src, c.problem.module)
-    obj = K.load_kernel(decl.name, src, tag)
-    if cand.get("config"):
-        K.force_config(obj, cand["config"])
-    return decl, obj
+    return decl, K.load_kernel(decl.name, src, tag, cand.get("config") or None)
 
 
 class Refs:

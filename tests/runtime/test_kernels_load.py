@@ -1,0 +1,152 @@
+"""tests/runtime/test_kernels_load.py: how kopt.kernels builds a kernel at
+one launch config (load_kernel with a config, force_config), on the CPU.
+
+Test doubles stand in for torch 2.11's Inductor and Triton 3.6: a
+CachingAutotuner that counts its compiles and runs coordinate descent on a
+pinned config the way CachingAutotuner.run does (torch 2.11,
+runtime/triton_heuristics.py: ``if not getattr(self.launchers[0].config,
+"found_by_coordesc", False) and self.inductor_meta.get(
+"coordinate_descent_tuning", False)``), PyCodeCache.load (a module text to a
+module; AsyncCompile.triton's precompile compiles every config the
+heuristic lists), compile_tasks and triton.Config. What is checked: a
+kernel loaded with a config compiles that config alone, runs it as pinned
+under max-autotune's inductor_meta (the tuner does not move it), and a torch
+without the steps of the uncompiled load still gets the config pinned,
+Inductor's way. Needs no torch. Prints TAP."""
+
+import os
+import re
+import sys
+import types
+
+top = os.environ.get("top_srcdir") or os.path.join(os.path.dirname(__file__), "..", "..")
+sys.path.insert(0, os.path.join(top, "runtime", "python"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tap import ok, done  # noqa: E402
+
+HEURISTIC_CONFIGS = 6  # what max-autotune's pointwise heuristic might list
+compiled = []  # (kernel text id, config kwargs) per compile
+
+
+class Config:  # triton.Config (a test double)
+    def __init__(self, kwargs, num_warps=4, num_stages=1, maxnreg=None):
+        self.kwargs, self.num_warps, self.num_stages, self.maxnreg = dict(kwargs), num_warps, num_stages, maxnreg
+
+
+class Launcher:
+    def __init__(self, cfg):
+        self.config = cfg
+
+
+class Result:
+    def __init__(self, cfg):
+        self.config = cfg
+
+    def make_launcher(self):
+        return Launcher(self.config)
+
+
+class Autotuner:  # torch 2.11's CachingAutotuner (a test double)
+    def __init__(self, text):
+        self.text = text
+        self.inductor_meta = {"coordinate_descent_tuning": "coordinate_descent_tuning': True" in text}
+        self.configs = [Config({"XBLOCK": 64 << i}) for i in range(HEURISTIC_CONFIGS)]
+        self.compile_results, self.launchers = [], []
+        self.tuned = 0
+
+    def set_compile_info(self, *a):
+        pass
+
+    def _precompile_config(self, cfg):
+        compiled.append((id(self), dict(cfg.kwargs)))
+        return Result(cfg)
+
+    def _make_launchers(self):
+        self.launchers = [r.make_launcher() for r in self.compile_results]
+
+    def precompile(self, warm_cache_only=False):
+        self.compile_results = [self._precompile_config(c) for c in self.configs]
+        self._make_launchers()
+
+    def run(self, *args, **kw):
+        if not getattr(self.launchers[0].config, "found_by_coordesc", False) and \
+                self.inductor_meta.get("coordinate_descent_tuning", False):
+            self.tuned += 1
+            moved = Config({"XBLOCK": 999})
+            moved.found_by_coordesc = True
+            self.launchers = [Launcher(moved)]
+        return self.launchers[0].config
+
+
+def load(text):  # PyCodeCache.load (a test double)
+    m = re.search(r"async_compile\.triton\('(\w+)', (.*), device_str", text, re.S)
+    mod = types.ModuleType("kopt_test_kernel")
+    if m:  # Inductor's way: AsyncCompile.triton loads, then precompiles
+        obj = Autotuner(eval(m.group(2)))
+        obj.precompile()
+        setattr(mod, m.group(1), obj)
+    else:
+        name = re.search(r"def (\w+)\(", text).group(1)
+        setattr(mod, name, Autotuner(text))
+    return mod
+
+
+class Patch:
+    def __init__(self, **kw):
+        pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *a):
+        return False
+
+
+steps = []
+fakes = {
+    "triton": types.SimpleNamespace(Config=Config),
+    "torch": types.ModuleType("torch"),
+    "torch._inductor": types.ModuleType("torch._inductor"),
+    "torch._inductor.codecache": types.SimpleNamespace(PyCodeCache=types.SimpleNamespace(load=load)),
+    "torch._inductor.runtime": types.ModuleType("torch._inductor.runtime"),
+    "torch._inductor.runtime.compile_tasks": types.SimpleNamespace(
+        _set_triton_ptxas_path=lambda: steps.append("ptxas"),
+        _set_triton_libdevice_path=lambda: steps.append("libdevice")),
+}
+fakes["torch._inductor"].config = types.SimpleNamespace(patch=Patch)
+sys.modules.update(fakes)
+
+from kopt import kernels as K  # noqa: E402
+
+SRC = ("@triton_heuristics.pointwise(size_hints={'x': 1024}, inductor_meta={'coordinate_descent_tuning': True})\n"
+       "@triton.jit\ndef triton_poi_fused_add_0(in_ptr0, out_ptr0, xnumel, XBLOCK : tl.constexpr):\n    pass\n")
+CFG = {"XBLOCK": 128, "num_warps": 2, "num_stages": 1}
+
+compiled.clear()
+obj = K.load_kernel("triton_poi_fused_add_0", SRC, "screen a", CFG)
+ok(len(compiled) == 1 and compiled[0][1] == {"XBLOCK": 128},
+   "a kernel loaded at a config compiles that config alone, not the heuristic's list", compiled)
+ok(steps == ["ptxas", "libdevice"], "... after the ptxas and libdevice paths are set, as Inductor's load does", steps)
+ran = obj.run()
+ok(obj.tuned == 0 and ran.kwargs == {"XBLOCK": 128} and ran.num_warps == 2,
+   "under max-autotune's inductor_meta the pinned config runs as chosen: coordinate descent does not move it",
+   (obj.tuned, ran.kwargs))
+other = K.load_kernel("triton_poi_fused_add_0", SRC, "screen b", CFG)
+ok(other is not obj, "two tags, two kernel objects")
+
+compiled.clear()
+plain = K.load_kernel("triton_poi_fused_add_0", SRC, "cand 1")
+ok(len(compiled) == HEURISTIC_CONFIGS, "without a config, Inductor's load: every config of the heuristic", len(compiled))
+plain.launchers = plain.launchers[:1]
+plain.run()
+ok(plain.tuned == 1, "... and Inductor's own tuning, as in its compiled model", plain.tuned)
+
+# a torch without the uncompiled load's steps: Inductor's load, then the pin
+del sys.modules["torch._inductor.runtime.compile_tasks"]  # not a package: the import fails
+compiled.clear()
+old = K.load_kernel("triton_poi_fused_add_0", SRC, "screen c", CFG)
+ok(len(compiled) == HEURISTIC_CONFIGS + 1 and compiled[-1][1] == {"XBLOCK": 128},
+   "without compile_tasks: Inductor's load, then the config pinned", compiled)
+ran = old.run()
+ok(old.tuned == 0 and ran.kwargs == {"XBLOCK": 128}, "... and run as chosen", (old.tuned, ran.kwargs))
+done()
