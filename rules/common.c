@@ -179,6 +179,26 @@ void rule_key_tolerances(struct hash_key *k, const struct kopt_gates *g)
 	hash_key_double(k, "param:rtol_half", g->rtol_half);
 }
 
+#define PINNED_VERSION 2
+
+/* whether torch tunes a pinned config of this variant's Triton kernels at
+ * its first launch: every max-autotune mode turns coordinate descent on,
+ * and so does the option itself */
+static bool tunes_pinned(const struct kopt_variant *v)
+{
+	bool on = v->mode && strncmp(v->mode, "max-autotune", 12) == 0;
+	for (size_t i = 0; i < v->noptions; i++)
+		if (strcmp(v->options[i].key, "coordinate_descent_tuning") == 0)
+			on = strcmp(v->options[i].json, "true") == 0;
+	return on;
+}
+
+void rule_key_pinned(struct hash_key *k, const struct kopt_variant *v)
+{
+	if (tunes_pinned(v))
+		hash_key_int(k, "param:pinned", PINNED_VERSION);
+}
+
 void rule_key_input(struct hash_key *k, const struct dag_node *dep)
 {
 	char buf[512];

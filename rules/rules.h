@@ -279,6 +279,12 @@ void rule_key_gates(struct hash_key *k, const struct kopt_gates *g);
  * what a worker's own check against eager reads, for a step that must not
  * rerun when gamma or the repeats change */
 void rule_key_tolerances(struct hash_key *k, const struct kopt_gates *g);
+/* for a step that runs a kernel at a pinned launch config (screen, verify):
+ * where the variant compiles with coordinate descent on, the version of
+ * how a config is pinned (runtime/python/kopt/kernels.py force_config; 2:
+ * marked as the tuner's own, which until then moved it at its first
+ * launch); nothing for other variants, whose results did not change */
+void rule_key_pinned(struct hash_key *k, const struct kopt_variant *v);
 /* adds "input:KIND PATH" = the dep's stable hash */
 void rule_key_input(struct hash_key *k, const struct dag_node *dep);
 /* stores bytes as an object and records it under name in run->objects */

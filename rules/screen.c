@@ -28,7 +28,8 @@
  * model file and the variant (the arguments come from a call of this model
  * compiled this way, and whether there is anything to screen from its
  * profile: two variants or models with the same kernel would otherwise
- * write one entry with two results), the starts, the screen's parameters
+ * write one entry with two results; where it tunes with coordinate
+ * descent, how a config is pinned: rule_key_pinned), the starts, the screen's parameters
  * (time, configs, KEEP, REPS), the gates' tolerances and precision (what
  * the worker's check reads), the agents' seed. Not the budget, so a budget
  * raise screens nothing again; not the memory, not a timing (keys are
@@ -188,6 +189,7 @@ static int screen_key(struct dag *d, struct dag_node *n, struct hash_key *k, cha
 	hash_key_hash(k, "kernel", kn->ident);
 	hash_key_hash(k, "model", kn->mv->model->file_hash);
 	hash_key_splice(k, &kn->mv->variant_key);
+	rule_key_pinned(k, kn->mv->variant);
 	json_t *starts = rule_screen_starts(d, kn);
 	char *s = json_dumps(starts, JSON_COMPACT | JSON_SORT_KEYS);
 	hash_key_str(k, "param:starts", s);

@@ -6,7 +6,8 @@
  * on the reply's numbers; the worker's own verdict is kept as advice.
  *
  * Key: the capture's and the proposal's stable hashes, the kernel, the
- * variant, the seed and every gate parameter. Stable part: verdict, failing
+ * variant (and, where it tunes with coordinate descent, how a config is
+ * pinned: rule_key_pinned), the seed and every gate parameter. Stable part: verdict, failing
  * gate and the candidate's identity. Measurements: the reason, the decided
  * numbers (medians, quartiles, errors) and the kernel speedup. The raw
  * timing arrays are not kept (the decision's statistics are). verdict_write
@@ -34,6 +35,7 @@ static int verify_key(struct dag *d, struct dag_node *n, struct hash_key *k, cha
 	rule_key_input(k, c->propose);
 	hash_key_hash(k, "kernel", c->k->ident);
 	hash_key_splice(k, &mv->variant_key);
+	rule_key_pinned(k, mv->variant);
 	hash_key_int(k, "param:seed", m->agents ? (long long)m->agents->seed : 0);
 	hash_key_splice(k, &mv->model->gates_key);
 	return 0;

@@ -69,6 +69,14 @@ check "a second build runs nothing" "[ '$(dry)' = '' ]"
 pkey() { awk -F'\t' -v p="$1" '$4 == "profile" && $5 == p { print $8 }' .kopt/log | tail -1; }
 check "the facts' version is in m's first variant's profile key, not in the second's" \
 	"pkey m/default | grep -q 'param:facts=' && ! pkey m/autotune | grep -q 'param:facts='"
+# how a config is pinned keys the screens and verifies of a variant that
+# compiles with coordinate descent on (max-autotune), not the others'
+skey() { awk -F'\t' -v k="$1" -v p="$2" '$4 == k && $5 == p { print $8 }' .kopt/log | tail -1; }
+check "the pinning's version is in max-autotune's screen and verify keys, not in the default variant's" \
+	"skey screen m/autotune/triton_red_fused__softmax_0 | grep -q 'param:pinned=' &&
+	 skey verify m/autotune/triton_red_fused__softmax_0/c0 | grep -q 'param:pinned=' &&
+	 ! skey screen m/default/triton_red_fused__softmax_0 | grep -q 'param:pinned=' &&
+	 ! skey verify m/default/triton_red_fused__softmax_0/c0 | grep -q 'param:pinned='"
 
 K=triton_red_fused__softmax_0
 vm() { # verifies (or proposals, $1) of m's variants ($2: default autotune) for candidates $3
