@@ -331,7 +331,7 @@ static int screen_reply(struct rule_run *run, json_t *res)
 		json_object_set(run->stable, "edits", edits);
 	json_decref(edits);
 	run->meas = json_pack("{s:o, s:O}", "best", rows, "tried", tried);
-	static const char *const keep[] = { "own", "numel", "compiles", "elapsed_s", "budget_spent", "knobs" };
+	static const char *const keep[] = { "own", "numel", "compiles", "prefetched", "elapsed_s", "budget_spent", "knobs" };
 	for (size_t j = 0; j < sizeof keep / sizeof *keep; j++)
 		copy_field(run->meas, res, keep[j]);
 	return RULE_DONE;
@@ -532,8 +532,11 @@ static void screen_why(struct dag *d, struct dag_node *n, FILE *out)
 	if (!isnan(secs))
 		fprintf(out, "  seconds                %.1f%s\n", secs,
 			json_is_true(json_object_get(me, "budget_spent")) ? " (its budget spent)" : "");
+	double pre = rule_num(me, "prefetched");
 	if (!isnan(compiles))
 		fprintf(out, "  compiles               %.0f\n", compiles);
+	if (!isnan(compiles) && !isnan(pre) && pre > 0)
+		fprintf(out, "  compiled ahead         %.0f (by the compile children)\n", pre);
 	if (json_is_object(json_object_get(me, "own"))) {
 		config_text(&sb, json_object_get(me, "own"));
 		fprintf(out, "  own config             %s\n", sb.buf);

@@ -19,7 +19,10 @@ source. Checks, printed as TAP:
   but for a tile too large for the shared memory;
 - maxnreg took: no point that sets it reads more registers than it allows;
 - each best point with an edit carries the edit's text on the captured
-  source (kopt.knobs.apply), and gate 1 passes it.
+  source (kopt.knobs.apply), and gate 1 passes it;
+- with compile children (kopt.precompile, KOPT_COMPILE_JOBS), some points
+  were compiled ahead, and such a point loads faster (Triton's cache) than
+  one the worker compiled itself (each kernel's figures printed).
 
 Replies go to OUTDIR (reply-N-OP.json); the speedups alone of the knobs
 are printed as comments, for the record. KOPT_KNOBS_BUDGET: seconds per
@@ -35,6 +38,7 @@ here = os.path.dirname(os.path.abspath(__file__))
 top = os.path.join(here, "..", "..")
 sys.path.insert(0, os.path.join(top, "runtime", "python"))
 from kopt import knobs as N  # noqa: E402
+from kopt import precompile as P  # noqa: E402
 from kopt import static_gate as G  # noqa: E402
 
 V = {"name": "default", "mode": None, "options": {}, "aten_fallback": [], "cudnn_benchmark": False}
@@ -132,6 +136,18 @@ def main():
                         (("n_regs" in r and r["n_regs"] > r["config"]["maxnreg"]) or "not applied" in (r.get("error") or ""))]
                 ok(not over, f"{k['name']}: maxnreg took (no point over its register budget)",
                    [(r["config"], r.get("n_regs"), r.get("error")) for r in over])
+                ahead = [r["load_s"] for r in rows if r.get("prefetched") and "load_s" in r]
+                own = [r["load_s"] for r in rows if not r.get("prefetched") and "load_s" in r]
+                med = lambda xs: sorted(xs)[len(xs) // 2] if xs else float("nan")  # noqa: E731
+                print(f"# {k['name']}: {len(rows)} points in {res.get('elapsed_s')} s, {res.get('compiles')} compiles, "
+                      f"{len(ahead)} compiled ahead by the children (load {med(ahead):.3f} s, median) and "
+                      f"{len(own)} by the worker ({med(own):.3f} s)", flush=True)
+                if P.default_jobs() > 0:
+                    ok(ahead, f"{k['name']}: the compile children compiled points ahead ({len(ahead)})",
+                       res.get("prefetched"))
+                    if ahead and own:
+                        ok(med(ahead) < med(own), f"{k['name']}: a point compiled ahead loads from Triton's cache, "
+                           f"faster than a compile of the worker's own", (med(ahead), med(own)))
                 for b in res["best"]:
                     if not b.get("edit"):
                         continue

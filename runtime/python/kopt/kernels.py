@@ -203,18 +203,33 @@ def force_config(kernel, config: dict) -> None:
     lacks the mark at its first launch, so that a screen would time, the
     gates judge and a deployment run whatever the tuner moved it to, not
     the config chosen (and pay for the tuner's compiles each time)."""
+    tc = triton_config(config)
+    tc.found_by_coordesc = True
+    kernel.compile_results = [kernel._precompile_config(tc)]
+    kernel.launchers = []
+    kernel._make_launchers()
+
+
+def triton_config(config: dict):
+    """A launch config as a triton.Config"""
     import triton
 
     cfg = dict(config)
     warps = int(cfg.pop("num_warps", 4))
     stages = int(cfg.pop("num_stages", 1))
     maxnreg = cfg.pop("maxnreg", None)
-    tc = triton.Config(cfg, num_warps=warps, num_stages=stages,
-                       maxnreg=int(maxnreg) if maxnreg else None)
-    tc.found_by_coordesc = True
-    kernel.compile_results = [kernel._precompile_config(tc)]
-    kernel.launchers = []
-    kernel._make_launchers()
+    return triton.Config(cfg, num_warps=warps, num_stages=stages, maxnreg=int(maxnreg) if maxnreg else None)
+
+
+def compile_only(name: str, source: str, config: dict) -> None:
+    """Compiles a kernel at one launch config into Triton's on-disk cache,
+    loading nothing onto the GPU (a compile child of kopt.precompile): the
+    same function text, constants and options as load_kernel's compile of
+    that config, so that it finds the entry there."""
+    obj = _uncompiled(name, source.rstrip("\n") + "\n# kopt precompile\n")
+    if obj is None:
+        raise RuntimeError("this torch lacks the steps of a load without Inductor's precompile")
+    obj._precompile_config(triton_config(config))
 
 
 class Swap:

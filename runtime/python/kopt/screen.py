@@ -40,6 +40,7 @@ import torch
 from . import kernels as K
 from . import knobs as N
 from . import measure as M
+from . import precompile as P
 from . import verify as V
 
 BLOCK_KEYS = ("XBLOCK", "YBLOCK", "R0_BLOCK", "R1_BLOCK")
@@ -49,6 +50,7 @@ MAX_ELEMS = 1 << 16          # elements per program (blocks multiplied): registe
 PAIRS = (("XBLOCK", 2, "R0_BLOCK", 0.5), ("XBLOCK", 0.5, "R0_BLOCK", 2), ("XBLOCK", 2, "YBLOCK", 0.5),
          ("XBLOCK", 0.5, "YBLOCK", 2), ("num_warps", 2, "R0_BLOCK", 2), ("num_warps", 0.5, "R0_BLOCK", 0.5),
          ("num_warps", 2, "XBLOCK", 2), ("num_warps", 0.5, "XBLOCK", 0.5))
+PREFETCH_WAIT = 60.0  # seconds a point waits for its compile child at most
 MAXNREG = (0, 255, 192, 128, 96, 64, 48, 32)  # 0: unset (the compiler's own budget)
 
 
@@ -121,8 +123,12 @@ class Screen:
         self.base_work = launch.work()
         self.tried: dict = {}          # key -> row
         self.compiles = 0
+        self.prefetched = 0            # points whose compile a child had done
         self.space: dict = {}          # the source knobs searched (kopt.knobs.space)
         self.maxnreg = False           # whether maxnreg is searched
+        self.pool = P.pool()           # compile children (kopt.precompile), or None
+        self.pending: dict = {}        # key -> precompile.Point sent to them
+        self.deadline = float("inf")   # when the screen's time is up (screen() sets it)
 
     @staticmethod
     def key(cfg: dict, edit: str = "") -> str:
@@ -133,10 +139,17 @@ class Screen:
         if k in self.tried:
             return self.tried[k]
         row = {"config": cfg, "edit": edit, "ok": False}
+        pt = self.pending.pop(k, None)
+        if pt is not None:  # a child is compiling it: its cache entry, not a compile of our own
+            pt.done.wait(max(0.0, min(PREFETCH_WAIT, self.deadline - time.perf_counter())))
+            self.prefetched += pt.ok
+            row["prefetched"] = pt.ok
         self.tried[k] = row
         try:
             source = N.apply(self.decl.source, edit) if edit else None
+            t = time.perf_counter()
             obj = K.load_kernel(self.decl.name, source or self.decl.source, f"screen {k}", cfg)
+            row["load_s"] = round(time.perf_counter() - t, 4)  # the compile, or the cache's read
             self.compiles += 1
             regs = getattr(obj.launchers[0], "n_regs", None) if obj.launchers else None
             if regs is not None:
@@ -237,6 +250,21 @@ class Screen:
                 out.append(d)
         return [d for d in out if self.valid(d, edit)]
 
+    def prefetch(self, points: list[tuple[dict, str]]) -> None:
+        """Sends the points not measured yet to the compile children, in
+        the order they will be measured."""
+        if self.pool is None:
+            return
+        out = []
+        for cfg, edit in points:
+            k = self.key(cfg, edit)
+            if k in self.tried or k in self.pending:
+                continue
+            src = N.apply(self.decl.source, edit) if edit else self.decl.source
+            self.pending[k] = P.Point(self.decl.name, src, cfg)
+            out.append(self.pending[k])
+        self.pool.submit(out)
+
     def moves(self, cfg: dict, edit: str) -> list[tuple[dict, str]]:
         """The points one move away: the config's moves on the same edit,
         then each knob moved on the same config."""
@@ -265,6 +293,7 @@ def screen(c, req: dict, flush) -> dict:
     if own is None:
         raise RuntimeError(f"{name} has no launch config to start from")
     s = Screen(c, launch, decl, gates, flush, int(req.get("reps", 7)))
+    s.deadline = t0 + budget
     if req.get("knobs", True) and decl.heuristic in ("pointwise", "reduction", "persistent_reduction", "template"):
         s.space = N.space(decl.source)
         s.maxnreg = True
@@ -276,7 +305,9 @@ def screen(c, req: dict, flush) -> dict:
         cur = s.measure(start)
         while (time.perf_counter() - t0 < budget and len(s.tried) < max_configs and cur.get("ok")):
             best = cur
-            for d, e in s.moves(cur["config"], cur.get("edit", "")):
+            moves = s.moves(cur["config"], cur.get("edit", ""))
+            s.prefetch(moves[:max(0, max_configs - len(s.tried))])
+            for d, e in moves:
                 if time.perf_counter() - t0 >= budget or len(s.tried) >= max_configs:
                     break
                 r = s.measure(d, e)
@@ -285,6 +316,8 @@ def screen(c, req: dict, flush) -> dict:
             if best is cur:
                 break
             cur = best
+    if s.pool is not None:  # what the children have not started is not needed
+        s.pool.drop()
     rows = list(s.tried.values())
     good = sorted((r for r in rows if r.get("ok")), key=lambda r: -r["speedup"])
     ownkey = Screen.key(own)
@@ -294,5 +327,5 @@ def screen(c, req: dict, flush) -> dict:
             r["source"] = N.apply(decl.source, r["edit"])
     return {"kernel": name, "own": own, "numel": launch.numel, "tried": rows, "best": best,
             "knobs": sorted(s.space) + (["maxnreg"] if s.maxnreg else []),
-            "compiles": s.compiles, "elapsed_s": round(time.perf_counter() - t0, 3),
+            "compiles": s.compiles, "prefetched": s.prefetched, "elapsed_s": round(time.perf_counter() - t0, 3),
             "budget_spent": time.perf_counter() - t0 >= budget or len(s.tried) >= max_configs}

@@ -1,0 +1,185 @@
+"""Compiling a screen's next points in parallel.
+
+A screen point's cost is mostly its Triton compile (LLVM and ptxas, in
+the worker's own process, one point at a time), not its timing. The pool
+here is child processes that compile kernels at given launch configs into
+Triton's on-disk cache and load nothing onto the GPU; the worker's own
+compile of the same point (kernels.load_kernel) then finds it there. A
+point is sent to the pool when the search knows it will measure it (the
+moves from the current point, all at once); the worker waits for that
+point alone before it measures it, while the children compile the next.
+
+Nothing depends on the pool for correctness: a child that fails, dies or
+is late leaves the worker to compile the point itself, as without a pool.
+Triton's cache key is the kernel function's text, its constants and the
+compile options, so a child compiling the same text at the same config
+writes the entry that the worker reads.
+
+KOPT_COMPILE_JOBS: the children (default: half the CPUs less one, at
+most 8; 0: no pool). Each child imports torch once and serves requests
+until its stdin closes (the worker's exit). Standard library only in the
+parent; the child (``python -m kopt.precompile``) uses kopt.kernels.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import subprocess
+import sys
+import threading
+
+MAX_JOBS = 8
+
+
+def default_jobs() -> int:
+    v = os.environ.get("KOPT_COMPILE_JOBS")
+    if v is not None and v.strip():
+        try:
+            return max(0, int(v))
+        except ValueError:
+            return 0
+    return max(0, min(MAX_JOBS, (os.cpu_count() or 1) // 2 - 1))
+
+
+class Point:
+    """One kernel at one launch config, sent to the pool; done is set when
+    a child has answered (ok: whether it compiled) or the pool gave up."""
+
+    def __init__(self, name: str, source: str, config: dict):
+        self.name, self.source, self.config = name, source, config
+        self.done = threading.Event()
+        self.ok = False
+        self.error = ""
+
+
+class Pool:
+    def __init__(self, jobs: int, command: list[str] | None = None, env: dict | None = None):
+        self.jobs = jobs
+        self.command = command or [sys.executable or "python3", "-m", "kopt.precompile"]
+        self.env = env
+        self.todo: queue.Queue = queue.Queue()
+        self.procs: list = []
+        self.threads: list = []
+        self.lock = threading.Lock()
+        self.served = 0
+        self.alive = 0
+
+    def start(self) -> "Pool":
+        env = dict(os.environ if self.env is None else self.env)
+        here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        env["PYTHONPATH"] = here + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+        for _ in range(self.jobs):
+            try:
+                p = subprocess.Popen(self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.DEVNULL, env=env, text=True, bufsize=1)
+            except OSError:
+                break
+            self.procs.append(p)
+            t = threading.Thread(target=self._serve, args=(p,), daemon=True)
+            self.threads.append(t)
+            self.alive += 1
+            t.start()
+        return self
+
+    def _serve(self, p) -> None:
+        """One child's thread: takes points from the queue, one at a time."""
+        while True:
+            pt = self.todo.get()
+            if pt is None:
+                break
+            try:
+                p.stdin.write(json.dumps({"name": pt.name, "source": pt.source, "config": pt.config}) + "\n")
+                p.stdin.flush()
+                line = p.stdout.readline()
+            except (OSError, ValueError):
+                line = ""
+            if not line:  # the child is gone: the point is the worker's, and so is the rest
+                pt.error = "the compile child exited"
+                pt.done.set()
+                break
+            try:
+                rep = json.loads(line)
+            except ValueError:
+                rep = {"ok": False, "error": line.strip()[:200]}
+            pt.ok, pt.error = bool(rep.get("ok")), str(rep.get("error", ""))
+            with self.lock:
+                self.served += 1
+            pt.done.set()
+        with self.lock:
+            self.alive -= 1
+        if self.alive == 0:  # no child left: whatever waits is released
+            self.drop()
+
+    def submit(self, points: list[Point]) -> list[Point]:
+        if self.alive == 0:
+            for pt in points:
+                pt.done.set()
+            return points
+        for pt in points:
+            self.todo.put(pt)
+        return points
+
+    def drop(self) -> None:
+        """Forgets the points not yet taken (a screen that stops early)."""
+        while True:
+            try:
+                pt = self.todo.get_nowait()
+            except queue.Empty:
+                return
+            if pt is None:
+                self.todo.put(None)
+                return
+            pt.error = "dropped"
+            pt.done.set()
+
+    def close(self) -> None:
+        self.drop()
+        for _ in self.threads:
+            self.todo.put(None)
+        for p in self.procs:
+            try:
+                p.stdin.close()
+            except OSError:
+                pass
+        for p in self.procs:
+            try:
+                p.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                p.kill()
+
+
+_pool: Pool | None = None
+
+
+def pool() -> Pool | None:
+    """The worker's pool, started at its first use; None without one."""
+    global _pool
+    if _pool is None:
+        jobs = default_jobs()
+        if jobs <= 0:
+            return None
+        _pool = Pool(jobs).start()
+    return _pool if _pool.alive else None
+
+
+def child() -> int:
+    """A compile child: one JSON request per line on stdin, one reply per
+    line on stdout, until stdin closes."""
+    from . import kernels as K
+
+    for line in sys.stdin:
+        try:
+            req = json.loads(line)
+            K.compile_only(req["name"], req["source"], req["config"])
+            rep = {"ok": True}
+        except Exception as exc:  # a config that does not build is the worker's to report
+            rep = {"ok": False, "error": (str(exc).splitlines() or [repr(exc)])[0][:200]}
+        sys.stdout.write(json.dumps(rep) + "\n")
+        sys.stdout.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(child())

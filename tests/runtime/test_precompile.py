@@ -1,0 +1,108 @@
+"""tests/runtime/test_precompile.py: the screen's compile children
+(kopt.precompile) on the CPU. The children here are test doubles (a
+script that answers each request after a pause, one that exits, one that
+answers garbage), but for the last check, which runs the real child
+(``python -m kopt.precompile``) without a torch that can compile: its
+reply says why. Needs no torch. Prints TAP."""
+
+import json
+import os
+import sys
+import tempfile
+import time
+
+top = os.environ.get("top_srcdir") or os.path.join(os.path.dirname(__file__), "..", "..")
+sys.path.insert(0, os.path.join(top, "runtime", "python"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tap import ok, done  # noqa: E402
+
+from kopt import precompile as P  # noqa: E402
+
+tmp = tempfile.mkdtemp(prefix="kopt-precompile-")
+log = os.path.join(tmp, "log")
+
+
+def child_script(body: str) -> list:
+    path = os.path.join(tmp, f"child{abs(hash(body))}.py")
+    with open(path, "w") as f:
+        f.write("import json, os, sys, time\n" + body)
+    return [sys.executable, path]
+
+
+# a child double: answers each request after 0.3 s, logging its pid and the point
+GOOD = child_script(f"""
+for line in sys.stdin:
+    req = json.loads(line)
+    time.sleep(0.3)
+    with open({log!r}, 'a') as f:
+        f.write('%d %s\\n' % (os.getpid(), req['config']['XBLOCK']))
+    print(json.dumps({{'ok': req['config']['XBLOCK'] != 13, 'error': 'bad config' if req['config']['XBLOCK'] == 13 else ''}}), flush=True)
+""")
+EXITS = child_script("sys.stdin.readline()\nsys.exit(3)\n")
+GARBAGE = child_script("for line in sys.stdin:\n    print('Traceback: not json', flush=True)\n")
+
+
+def points(n, first=1):
+    return [P.Point("triton_poi_fused_add_0", "def k(): pass\n", {"XBLOCK": first + i, "num_warps": 4}) for i in range(n)]
+
+
+pool = P.Pool(3, GOOD).start()
+ok(pool.alive == 3, "a pool of three children starts", pool.alive)
+pts = pool.submit(points(9))
+t0 = time.time()
+waited = all(pt.done.wait(20) for pt in pts)
+ok(waited and all(pt.ok for pt in pts), "every point sent is answered, compiled", [(pt.ok, pt.error) for pt in pts])
+with open(log) as f:
+    rows = [line.split() for line in f]
+ok(sorted(int(r[1]) for r in rows) == list(range(1, 10)), "... each once", rows)
+ok(len({r[0] for r in rows}) == 3, "... spread over the three children", rows)
+bad = pool.submit(points(1, 13))[0]
+ok(bad.done.wait(20) and not bad.ok and bad.error == "bad config", "a point that does not build: not ok, the child's reason",
+   (bad.ok, bad.error))
+
+# drop: what no child has taken yet is released at once
+many = pool.submit(points(30, 100))
+pool.drop()
+released = [pt for pt in many if pt.error == "dropped"]
+ok(len(released) >= 20 and all(pt.done.is_set() for pt in released),
+   "a screen that stops early drops the points no child has taken", len(released))
+ok(all(pt.done.wait(20) for pt in many), "... and the taken ones still finish")
+pool.close()
+ok(all(p.poll() is not None for p in pool.procs), "closing the pool ends its children", [p.poll() for p in pool.procs])
+
+# children that exit: nothing waits forever, and the pool says it has none
+dead = P.Pool(2, EXITS).start()
+pts = dead.submit(points(5))
+ok(all(pt.done.wait(20) for pt in pts) and not any(pt.ok for pt in pts),
+   "children that exit: every point is released, none ok (the worker compiles them itself)",
+   [(pt.ok, pt.error) for pt in pts])
+deadline = time.time() + 10
+while dead.alive and time.time() < deadline:
+    time.sleep(0.05)
+ok(dead.alive == 0, "... and the pool has no child left", dead.alive)
+late = dead.submit(points(2, 50))
+ok(all(pt.done.is_set() and not pt.ok for pt in late), "a pool without children releases what is sent at once")
+dead.close()
+
+junk = P.Pool(1, GARBAGE).start()
+pt = junk.submit(points(1))[0]
+ok(pt.done.wait(20) and not pt.ok and "not json" in pt.error, "a reply that is not JSON: not ok, its text kept", pt.error)
+junk.close()
+
+# KOPT_COMPILE_JOBS
+os.environ["KOPT_COMPILE_JOBS"] = "0"
+ok(P.default_jobs() == 0 and P.pool() is None, "KOPT_COMPILE_JOBS=0: no pool")
+os.environ["KOPT_COMPILE_JOBS"] = "5"
+ok(P.default_jobs() == 5, "KOPT_COMPILE_JOBS=5: five children", P.default_jobs())
+del os.environ["KOPT_COMPILE_JOBS"]
+ok(0 <= P.default_jobs() <= P.MAX_JOBS, "by default, at most eight", P.default_jobs())
+
+# the real child, where nothing can compile (no torch 2.11 here): it answers why
+real = P.Pool(1).start()
+pt = real.submit(points(1))[0]
+ok(pt.done.wait(120) and not pt.ok and pt.error, "the real compile child answers a point it cannot build, with why",
+   (pt.ok, pt.error))
+real.close()
+ok(real.procs and real.procs[0].returncode == 0, "... and exits when its stdin closes",
+   [p.returncode for p in real.procs])
+done()
