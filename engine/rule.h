@@ -68,8 +68,9 @@ struct rule {
 	int (*start)(struct rule_run *run);
 	int (*reply)(struct rule_run *run, json_t *result);  /* worker rules */
 	void (*release)(struct rule_run *run);                /* optional */
-	/* optional: n is done (in every mode): adds the nodes its result
-	 * reveals (ninja's dyndep). The engine announces them afterwards. */
+	/* optional: n is done (in every mode), or failed: adds the nodes its
+	 * result reveals (ninja's dyndep), or that waited for it to settle;
+	 * n->flags says which. The engine announces them afterwards. */
 	void (*expand)(struct dag *d, struct dag_node *n);
 	/* optional, builds only (not -n, not the tools): n is done, run now
 	 * or found in the cache; called once per node and build */

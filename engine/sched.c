@@ -196,8 +196,9 @@ static void settle(struct sched *s, struct dag_node *n)
 	uint32_t nusers = n->nusers;
 	if (n->rule->done && (n->flags & DAG_DONE) && s->mode == SCHED_BUILD)
 		n->rule->done(s->d, n);
-	if (n->rule->expand && (n->flags & DAG_DONE)) {
-		/* before the users: they may gain inputs */
+	if (n->rule->expand && (n->flags & (DAG_DONE | DAG_FAILED))) {
+		/* before the users: they may gain inputs (a failed step's rule
+		 * may add what waited for it to settle) */
 		size_t first = s->d->nnodes;
 		n->rule->expand(s->d, n);
 		for (size_t i = first; i < s->d->nnodes; i++)

@@ -1,13 +1,13 @@
 ## rules/local.mk: included by the top Makefile.am
 libkopt_a_SOURCES += rules/rules.h rules/common.c rules/capture.c rules/profile.c rules/summary.c \
 	rules/propose.c rules/verify.c rules/stitch.h rules/stitch.c rules/stitch_out.c \
-	rules/report.c rules/plan.c rules/screen.c rules/space.c \
+	rules/report.c rules/plan.c rules/screen.c rules/space.c rules/chains.c \
 	rules/measured.h rules/measured.c
 libkopt_a_SOURCES += rules/svg.h rules/svg.c
 TESTS += tests/e2e/stitch-order.sh
 EXTRA_DIST += tests/e2e/stitch-order.sh
-TESTS += tests/e2e/screen.sh tests/e2e/knobs.sh
-EXTRA_DIST += tests/e2e/screen.sh tests/e2e/knobs.sh
+TESTS += tests/e2e/screen.sh tests/e2e/knobs.sh tests/e2e/chains.sh
+EXTRA_DIST += tests/e2e/screen.sh tests/e2e/knobs.sh tests/e2e/chains.sh
 check_PROGRAMS += tests/unit/screen_test
 tests_unit_screen_test_SOURCES = tests/unit/screen_test.c tests/tap.h
 TESTS += tests/unit/screen_test

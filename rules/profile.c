@@ -281,18 +281,23 @@ static char *summary_of(const json_t *inv, const json_t *rows, const json_t *mea
 		k->name = json_string_value(json_object_get(kr, "name"));
 		k->kind = json_string_value(json_object_get(kr, "kind"));
 		k->share = NAN;
+		k->frac = NAN;
 		size_t j;
 		json_t *row;
 		json_array_foreach(rows, j, row) {
 			const char *rn = json_string_value(json_object_get(row, "name"));
-			if (rn && strcmp(rn, k->name) == 0)
+			if (rn && strcmp(rn, k->name) == 0) {
 				k->share = rule_num(row, "share");
+				k->frac = rule_row_frac(row, rule_num(meas, "peak_copy_gbps"));
+			}
 		}
 		char *canon = json_dumps(kr, JSON_COMPACT | JSON_SORT_KEYS);
 		k->ident = hash_str(canon);
 		free(canon);
 	}
 	rule_summary_space(&s, meas);
+	s.model_ns = rule_num(meas, "model_ns_per_call");
+	s.device_ns = rule_num(meas, "device_ns_per_call");
 	s.baseline_why = xstrdup(why);
 	char *text = rule_summary_write(&s);
 	rule_summary_release(&s);
@@ -519,125 +524,6 @@ static int profile_reply(struct rule_run *run, json_t *res)
 	return RULE_DONE;
 }
 
-/* "<model>/<variant>/<kernel>/c<i>" without printf */
-static char *cand_path(const char *mvpath, const char *kernel, int i)
-{
-	size_t a = strlen(mvpath), b = strlen(kernel);
-	char num[16], *q = num + sizeof num;
-	unsigned u = (unsigned)i;
-	do
-		*--q = (char)('0' + u % 10);
-	while ((u /= 10));
-	size_t c = (size_t)(num + sizeof num - q);
-	char *p = xmalloc(a + b + c + 4);
-	memcpy(p, mvpath, a);
-	p[a] = '/';
-	memcpy(p + a + 1, kernel, b);
-	p[a + 1 + b] = '/';
-	p[a + 2 + b] = 'c';
-	memcpy(p + a + 3 + b, q, c);
-	p[a + 3 + b + c] = '\0';
-	return p;
-}
-
-struct hot {
-	double share;
-	const char *name;
-	kopt_hash ident;
-};
-
-static int cmp_hot(const void *a, const void *b)
-{
-	const struct hot *x = a, *y = b;
-	if (x->share != y->share)
-		return x->share > y->share ? -1 : 1;
-	return strcmp(x->name, y->name);
-}
-
-/* adds the chains of a finished profile's hot kernels (agents hot and
- * max_kernels, most time first); returns the new nodes' count */
-static size_t expand_chains(struct dag *d, struct rule_mv *mv)
-{
-	if (mv->expanded)
-		return 0;
-	mv->expanded = true;
-	struct dag_node *pn = mv->profile;
-	json_t *sum = pn->result ? json_incref(json_object_get(pn->result, "summary"))
-				 : dag_manifest_field(pn->manifest, pn->manifest_len, "summary");
-	if (!json_is_string(sum)) {
-		kopt_warn("the cached result of profile %s has no kernel summary; no kernel is optimized", pn->path);
-		json_decref(sum);
-		return 0;
-	}
-	rule_summary_read(json_string_value(sum), &mv->summary);
-	json_decref(sum);
-	if (!gate_baseline_usable(mv->summary.baseline))
-		return 0; /* the baseline does not compute the model: nothing to compare with */
-	const struct kopt_agents *ag = mv->model->spec->agents;
-	struct hot *hot = xcalloc(mv->summary.nkernels + 1, sizeof *hot);
-	size_t nhot = 0;
-	double thresh = ag->hot;
-	for (size_t i = 0; i < mv->summary.nkernels; i++) {
-		const struct rule_summary_kernel *k = &mv->summary.kernels[i];
-		if (strcmp(k->kind, "triton") != 0 || k->share < thresh)
-			continue;
-		hot[nhot].share = k->share;
-		hot[nhot].name = k->name;
-		hot[nhot].ident = k->ident;
-		nhot++;
-	}
-	qsort(hot, nhot, sizeof *hot, cmp_hot);
-	size_t maxk = ag->max_kernels >= 0 ? (size_t)ag->max_kernels : 0;
-	if (nhot > maxk)
-		nhot = maxk;
-	int budget = ag->budget;
-	if (budget < 0)
-		budget = 0;
-	mv->kernels = xcalloc(nhot + 1, sizeof *mv->kernels);
-	size_t added = 0;
-	struct dag_node *stitch = mv->model->stitch;
-	for (size_t h = 0; h < nhot; h++) {
-		struct rule_kernel *k = &mv->kernels[mv->nkernels++];
-		k->mv = mv;
-		k->name = hot[h].name;
-		k->ident = hot[h].ident;
-		k->share = hot[h].share;
-		k->n = budget;
-		k->cands = xcalloc((size_t)budget + 1, sizeof *k->cands);
-		struct dag_node *screen = rule_screen_add(d, k);
-		for (int i = 0; i < budget; i++) {
-			struct rule_cand *c = &k->cands[i];
-			c->k = k;
-			c->index = i;
-			char *path = cand_path(mv->capture->path, k->name, i);
-			struct dag_node *p = dag_add(d, RULE_PROPOSE, path, c);
-			free(path);
-			dag_add_dep(p, mv->profile, 0);
-			/* its configs first; a failed screen leaves the plan alone */
-			if (i == 0 && screen)
-				dag_add_dep(p, screen, DAG_EDGE_SOFT);
-			/* the previous candidate: proposed after its verdict, keyed on
-			 * its verify's key; a failed verify stops the chain unless the
-			 * agent does not read verdicts */
-			if (i > 0)
-				dag_add_dep(p, k->cands[i - 1].verify,
-					    DAG_EDGE_ORDER | (agent_needs_feedback(ag, i) ? 0 : DAG_EDGE_SOFT));
-			struct dag_node *v = dag_add_at(d, RULE_VERIFY, p->path, c);
-			v->affinity = mv->affinity;
-			dag_add_dep(v, p, 0);
-			dag_add_dep(v, mv->capture, 0);
-			/* a failed verify fails its candidate, not the model: the
-			 * stitch goes on without it (and it runs again next time) */
-			dag_add_dep(stitch, v, DAG_EDGE_SOFT);
-			c->propose = p;
-			c->verify = v;
-			added += 2;
-		}
-	}
-	free(hot);
-	return added;
-}
-
 /* a variant of the agents' own, after the declared ones and any other;
  * its lists become dm's (v's arrays are taken, not copied) */
 static size_t add_auto(struct dag *d, struct rule_model *dm, const struct kopt_variant *v)
@@ -771,13 +657,16 @@ static size_t expand_space(struct dag *d, struct rule_model *dm)
 	return added;
 }
 
-/* the hot kernels' chains, and the agents' own variants once every
- * declared variant is profiled */
+/* a profile settled: its summary read; the agents' own variants once
+ * every declared variant is profiled; the chains once every variant is
+ * (the engine calls this for a failed profile too) */
 static void profile_expand(struct dag *d, struct dag_node *n)
 {
 	struct rule_mv *mv = rule_mv_of(n);
-	expand_chains(d, mv); /* before the users: stitch gains its verify inputs */
+	if (n->flags & DAG_DONE)
+		rule_read_summary(mv);
 	expand_space(d, mv->model);
+	rule_expand_chains(d, mv->model);
 }
 
 /* -t why: the model's time and bound, then each kernel's time against

@@ -57,6 +57,7 @@ struct rule_summary_kernel {
 	double share;               /* of device time */
 	kopt_hash ident;            /* the hash of its inventory entry, what proposals key on */
 	const char *name;
+	double frac;                /* its bound over its time (agents/roof.c), 0..1; NAN: unknown */
 };
 
 struct rule_summary {
@@ -81,6 +82,7 @@ struct rule_summary {
 	enum gate_baseline_status baseline; /* the compiled code against eager (gates/baseline.c);
 					       profiles cached before the check: unchecked */
 	char *baseline_why;         /* its reason, one line; owned */
+	double model_ns, device_ns; /* a call's time and its kernels'; NAN: unknown (older profiles) */
 	char *text;                 /* read: the text, owned; kinds and names point into it */
 };
 
@@ -134,6 +136,9 @@ struct rule_mv {
 	struct rule_kernel *kernels;
 	size_t nkernels;
 	bool expanded;
+	const char *pruned;         /* why its kernels get no candidates (another variant is faster
+				     * than it can become), or NULL; the dag's */
+	bool summary_read;          /* summary holds its profile's */
 	bool gain_known;            /* gain is computed (rule_gain) */
 	double gain;                /* what its hot kernels can still win, as a log-speedup */
 };
@@ -150,6 +155,7 @@ struct rule_model {
 	struct kopt_variant auto_variants[RULE_MAX_AUTO]; /* the agents' own: nmv - spec->nvariants of
 							     * them, their lists and options owned */
 	bool space_done;            /* the implementation space is decided (profile.c) */
+	bool chains_done;           /* its variants' chains are added, or left out (profile.c) */
 	struct dag_node *stitch;
 	struct hash_key gates_key;  /* the gates' key ingredients, serialized once */
 	char *agent_fp;             /* agent_fingerprint() of its agents */
@@ -261,6 +267,14 @@ void rule_kernel_info(struct dag *d, struct rule_kernel *k);
 #define RULE_PRIO_REVEAL HUGE_VAL
 double rule_kernel_gain(struct dag *d, struct rule_kernel *k);
 double rule_gain(struct dag *d, struct rule_mv *mv);
+/* rules/chains.c: a finished profile's summary read into mv (once); the
+ * chains of dm's variants' hot kernels, once every variant is profiled or
+ * failed (a no-op before, and after the first time) */
+void rule_read_summary(struct rule_mv *mv);
+void rule_expand_chains(struct dag *d, struct rule_model *dm);
+/* a profile row's bound over its time, 0..1 (frac_bound, else frac_peak,
+ * else its bandwidth over peak_gbps); NAN when none is known */
+double rule_row_frac(const json_t *row, double peak_gbps);
 /* the priority hook of propose and verify */
 double rule_cand_priority(struct dag *d, struct dag_node *n);
 

@@ -339,7 +339,10 @@ static int handle_reply(struct rule_run *run, json_t *res)
 	}
 	const char *verdict = v.pass && p->nw > 0 ? "pass" : "fail";
 	free(vr->reason);
-	vr->reason = xstrdup(p->nw == 0 ? "no winner: the compiled baseline" : v.reason);
+	const char *pruned = rule_model_of(run->node)->mvs[p->vi].pruned;
+	vr->reason = p->nw > 0 ? xstrdup(v.reason)
+		     : pruned ? xasprintf("no winner: the compiled baseline (%s)", pruned)
+			      : xstrdup("no winner: the compiled baseline");
 	if (strcmp(verdict, "pass") == 0) {
 		vr->passed = true;
 		vr->base_ns = base;

@@ -5,9 +5,11 @@
  * The summary is what planning reads without parsing the whole profile;
  * rules/profile.c writes it into the manifest. As text, one line per
  * kernel, fields separated by tabs:
- *   KIND SHARE IDENT NAME
+ *   KIND SHARE IDENT NAME[ FRAC]
  * (IDENT: the hash of the kernel's inventory entry, what proposals key on;
- * SHARE: of device time, for the hot selection), then
+ * SHARE: of device time, for the hot selection; FRAC: its bound over its
+ * time, 0 to 1, where the profile knows it), then
+ *   time MODEL DEVICE -    a call's time and its kernels', ns
  *   cudnn SHARE - LEFT     the share of device time in torch's cuDNN calls;
  *                          LEFT, the most torch's time over the vendor
  *                          probe's best algorithm's in one of them, or "-"
@@ -27,7 +29,8 @@
  *                          gates' seeds: agrees, accurate, wrong,
  *                          ill-conditioned or unchecked (gates/baseline.c)
  * Profiles cached before the eager and baseline lines existed lack them,
- * and before the facts line and LEFT, those.
+ * and before the facts line and LEFT, those, and before the time line and
+ * FRAC, those.
  */
 #include <config.h>
 
@@ -47,8 +50,13 @@ char *rule_summary_write(const struct rule_summary *s)
 		if (strpbrk(k->name, "\t\n") || isnan(k->share))
 			continue;
 		hash_hex(k->ident, hex);
-		strbuf_addf(&sb, "%s\t%.9g\t%s\t%s\n", k->kind ? k->kind : "-", k->share, hex, k->name);
+		strbuf_addf(&sb, "%s\t%.9g\t%s\t%s", k->kind ? k->kind : "-", k->share, hex, k->name);
+		if (!isnan(k->frac))
+			strbuf_addf(&sb, "\t%.6g", k->frac);
+		strbuf_addch(&sb, '\n');
 	}
+	if (s->model_ns > 0 && s->device_ns > 0)
+		strbuf_addf(&sb, "time\t%.9g\t%.9g\t-\n", s->model_ns, s->device_ns);
 	if (isnan(s->cudnn_left))
 		strbuf_addf(&sb, "cudnn\t%.6g\t-\t-\n", s->cudnn_share);
 	else
@@ -73,6 +81,7 @@ int rule_summary_read(const char *text, struct rule_summary *s)
 	memset(s, 0, sizeof *s);
 	s->eager_ratio = NAN;
 	s->cudnn_left = NAN;
+	s->model_ns = s->device_ns = NAN;
 	s->text = xstrdup(text);
 	size_t nlines = 0;
 	for (const char *c = s->text; *c; c++)
@@ -107,6 +116,9 @@ int rule_summary_read(const char *text, struct rule_summary *s)
 						"lred=%ld,sred=%ld",
 						&s->convs, &s->gemms, &s->reductions, &s->params, &s->tconvs,
 						&s->dconvs, &s->pools, &s->c3ds, &s->lreds, &s->sreds) >= 4;
+		} else if (strcmp(f[0], "time") == 0) {
+			s->model_ns = strtod(f[1], NULL);
+			s->device_ns = strtod(f[2], NULL);
 		} else if (strcmp(f[0], "baseline") == 0) {
 			for (int st = GATE_BASE_UNCHECKED; st <= GATE_BASE_WRONG; st++)
 				if (strcmp(f[1], gate_baseline_name((enum gate_baseline_status)st)) == 0)
@@ -125,6 +137,12 @@ int rule_summary_read(const char *text, struct rule_summary *s)
 			k->kind = f[0];
 			k->share = strtod(f[1], NULL);
 			k->name = f[3];
+			char *t = strchr(f[3], '\t'); /* FRAC, where the profile knew it */
+			k->frac = NAN;
+			if (t) {
+				*t = '\0';
+				k->frac = strtod(t + 1, NULL);
+			}
 			s->nkernels++;
 		}
 	}

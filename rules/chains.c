@@ -1,0 +1,244 @@
+/*
+ * rules/chains.c: the hot kernels' chains of candidates (a screen, then
+ * proposals and verifies, one after the other), added to the graph once a
+ * model's variants are all profiled (rules/profile.c's expand hook), and
+ * the variants that get none: those that another variant already beats by
+ * gamma with their hot kernels at their bounds (agents/roof.c), where no
+ * candidate can make them the race's winner.
+ */
+#include <config.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../agents/agent.h"
+#include "rules.h"
+
+/* "<model>/<variant>/<kernel>/c<i>" without printf */
+static char *cand_path(const char *mvpath, const char *kernel, int i)
+{
+	size_t a = strlen(mvpath), b = strlen(kernel);
+	char num[16], *q = num + sizeof num;
+	unsigned u = (unsigned)i;
+	do
+		*--q = (char)('0' + u % 10);
+	while ((u /= 10));
+	size_t c = (size_t)(num + sizeof num - q);
+	char *p = xmalloc(a + b + c + 4);
+	memcpy(p, mvpath, a);
+	p[a] = '/';
+	memcpy(p + a + 1, kernel, b);
+	p[a + 1 + b] = '/';
+	p[a + 2 + b] = 'c';
+	memcpy(p + a + 3 + b, q, c);
+	p[a + 3 + b + c] = '\0';
+	return p;
+}
+
+struct hot {
+	double share, frac;
+	const char *name;
+	kopt_hash ident;
+};
+
+static int cmp_hot(const void *a, const void *b)
+{
+	const struct hot *x = a, *y = b;
+	if (x->share != y->share)
+		return x->share > y->share ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+void rule_read_summary(struct rule_mv *mv)
+{
+	if (mv->summary_read)
+		return;
+	mv->summary_read = true;
+	struct dag_node *pn = mv->profile;
+	json_t *sum = pn->result ? json_incref(json_object_get(pn->result, "summary"))
+				 : dag_manifest_field(pn->manifest, pn->manifest_len, "summary");
+	if (json_is_string(sum)) {
+		rule_summary_read(json_string_value(sum), &mv->summary);
+	} else {
+		kopt_warn("the cached result of profile %s has no kernel summary; no kernel is optimized", pn->path);
+		rule_summary_read("", &mv->summary);
+	}
+	json_decref(sum);
+}
+
+/* the kernels a variant's chains work on (agents hot and max_kernels,
+ * most time first): *out, which the caller frees; returns their count */
+static size_t hot_kernels(const struct rule_mv *mv, struct hot **out)
+{
+	const struct kopt_agents *ag = mv->model->spec->agents;
+	struct hot *hot = xcalloc(mv->summary.nkernels + 1, sizeof *hot);
+	size_t nhot = 0;
+	for (size_t i = 0; i < mv->summary.nkernels; i++) {
+		const struct rule_summary_kernel *k = &mv->summary.kernels[i];
+		if (strcmp(k->kind, "triton") != 0 || k->share < ag->hot)
+			continue;
+		hot[nhot].share = k->share;
+		hot[nhot].frac = k->frac;
+		hot[nhot].name = k->name;
+		hot[nhot].ident = k->ident;
+		nhot++;
+	}
+	qsort(hot, nhot, sizeof *hot, cmp_hot);
+	size_t maxk = ag->max_kernels >= 0 ? (size_t)ag->max_kernels : 0;
+	*out = hot;
+	return nhot > maxk ? maxk : nhot;
+}
+
+/*
+ * A variant's time per call at best: its model time less what its chains
+ * could win, each hot kernel at its bound (agents/roof.c; a kernel whose
+ * bound is unknown counted as if it could vanish). NAN where the profile
+ * lacks the times. *model: the model time. Profiles cached before the
+ * summary had the times are read whole.
+ */
+static double variant_floor(struct dag *d, struct rule_mv *mv, double *model)
+{
+	double t = mv->summary.model_ns, dev = mv->summary.device_ns;
+	const json_t *meas = NULL;
+	if (isnan(t) || isnan(dev)) {
+		meas = rule_profile_meas(d, mv);
+		t = rule_num(meas, "model_ns_per_call");
+		dev = rule_num(meas, "device_ns_per_call");
+	}
+	*model = t;
+	if (!(t > 0) || !(dev > 0))
+		return NAN;
+	struct hot *hot;
+	size_t nhot = hot_kernels(mv, &hot);
+	double room = 0;
+	for (size_t h = 0; h < nhot; h++) {
+		double f = hot[h].frac;
+		if (isnan(f) && meas) { /* an older summary: the row's */
+			size_t i;
+			json_t *row;
+			json_array_foreach(json_object_get(meas, "rows"), i, row)
+				if (strcmp(json_string_value(json_object_get(row, "name")) ?: "", hot[h].name) == 0)
+					f = rule_row_frac(row, rule_num(meas, "peak_copy_gbps"));
+		}
+		room += hot[h].share * dev * (1 - (isnan(f) ? 0 : f));
+	}
+	free(hot);
+	return t - room;
+}
+
+/* adds the chains of a finished profile's hot kernels; returns the new
+ * nodes' count */
+static size_t expand_chains(struct dag *d, struct rule_mv *mv)
+{
+	if (mv->expanded)
+		return 0;
+	mv->expanded = true;
+	if (!gate_baseline_usable(mv->summary.baseline))
+		return 0; /* the baseline does not compute the model: nothing to compare with */
+	const struct kopt_agents *ag = mv->model->spec->agents;
+	struct hot *hot;
+	size_t nhot = hot_kernels(mv, &hot);
+	int budget = ag->budget;
+	if (budget < 0)
+		budget = 0;
+	mv->kernels = xcalloc(nhot + 1, sizeof *mv->kernels);
+	size_t added = 0;
+	struct dag_node *stitch = mv->model->stitch;
+	for (size_t h = 0; h < nhot; h++) {
+		struct rule_kernel *k = &mv->kernels[mv->nkernels++];
+		k->mv = mv;
+		k->name = hot[h].name;
+		k->ident = hot[h].ident;
+		k->share = hot[h].share;
+		k->n = budget;
+		k->cands = xcalloc((size_t)budget + 1, sizeof *k->cands);
+		struct dag_node *screen = rule_screen_add(d, k);
+		for (int i = 0; i < budget; i++) {
+			struct rule_cand *c = &k->cands[i];
+			c->k = k;
+			c->index = i;
+			char *path = cand_path(mv->capture->path, k->name, i);
+			struct dag_node *p = dag_add(d, RULE_PROPOSE, path, c);
+			free(path);
+			dag_add_dep(p, mv->profile, 0);
+			/* its configs first; a failed screen leaves the plan alone */
+			if (i == 0 && screen)
+				dag_add_dep(p, screen, DAG_EDGE_SOFT);
+			/* the previous candidate: proposed after its verdict, keyed on
+			 * its verify's key; a failed verify stops the chain unless the
+			 * agent does not read verdicts */
+			if (i > 0)
+				dag_add_dep(p, k->cands[i - 1].verify,
+					    DAG_EDGE_ORDER | (agent_needs_feedback(ag, i) ? 0 : DAG_EDGE_SOFT));
+			struct dag_node *v = dag_add_at(d, RULE_VERIFY, p->path, c);
+			v->affinity = mv->affinity;
+			dag_add_dep(v, p, 0);
+			dag_add_dep(v, mv->capture, 0);
+			/* a failed verify fails its candidate, not the model: the
+			 * stitch goes on without it (and it runs again next time) */
+			dag_add_dep(stitch, v, DAG_EDGE_SOFT);
+			c->propose = p;
+			c->verify = v;
+			added += 2;
+		}
+	}
+	free(hot);
+	return added;
+}
+
+/*
+ * The chains of a model's variants, once every variant is known and
+ * profiled (or failed): a variant that another one already beats by gamma
+ * even with its hot kernels at their bounds gets none, since no candidate
+ * of its kernels can make it the race's winner (mv->pruned says why, and
+ * the stitch's report with it). The chains wait for the last of the
+ * variants' profiles to settle, which the scheduler runs first anyway
+ * (they reveal the graph).
+ */
+void rule_expand_chains(struct dag *d, struct rule_model *dm)
+{
+	if (dm->chains_done)
+		return;
+	bool declared_failed = false;
+	for (size_t v = 0; v < dm->nmv; v++) {
+		unsigned f = dm->mvs[v].profile->flags;
+		if (!(f & (DAG_DONE | DAG_FAILED)))
+			return; /* not all known yet */
+		declared_failed |= v < dm->spec->nvariants && (f & DAG_FAILED);
+	}
+	if (!dm->space_done && !declared_failed && !dm->file_error)
+		return; /* the agents' own variants are still to come */
+	dm->chains_done = true;
+	double best = INFINITY;
+	const struct rule_mv *winner = NULL;
+	for (size_t v = 0; v < dm->nmv; v++) {
+		struct rule_mv *mv = &dm->mvs[v];
+		double t = NAN;
+		if ((mv->profile->flags & DAG_DONE) && gate_baseline_usable(mv->summary.baseline)) {
+			variant_floor(d, mv, &t);
+			if (t < best) {
+				best = t;
+				winner = mv;
+			}
+		}
+	}
+	double gamma = dm->spec->gates->gamma;
+	for (size_t v = 0; v < dm->nmv; v++) {
+		struct rule_mv *mv = &dm->mvs[v];
+		if (!(mv->profile->flags & DAG_DONE))
+			continue;
+		double t, floor = variant_floor(d, mv, &t);
+		if (winner && mv != winner && floor > gamma * best) {
+			char *why = xasprintf("no candidates: with its hot kernels at their bounds it would take %.1f us per "
+					      "call, and %s takes %.1f us (over gamma %.2f)", floor / 1e3,
+					      winner->variant->name, best / 1e3, gamma);
+			mv->pruned = dag_strdup(d, why);
+			free(why);
+			mv->expanded = true;
+			continue;
+		}
+		expand_chains(d, mv); /* before the users: stitch gains its verify inputs */
+	}
+}
+

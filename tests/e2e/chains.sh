@@ -1,0 +1,68 @@
+#!/bin/sh
+# tests/e2e/chains.sh: when the hot kernels' chains of candidates are added
+# (rules/chains.c), with the simulated worker (a TEST DOUBLE): once every
+# variant of the model is profiled or failed, the last one to settle being
+# a variant of the agents' own that fails to compile; and which variants
+# get none (a variant that another beats by gamma even with its hot
+# kernels at their bounds). Prints TAP.
+set -eu
+
+. "$top_srcdir/tests/e2e/sim-env.sh" chains
+mkdir models
+# two declared variants at the same speed; the search's one variant
+# (coordinate descent at radius 2) does not compile
+printf '# model lastfail\n# sim: kernels 2\n# sim: steady\n# sim: reductions\n# sim: nocompile autotune-cd-radius-2\nimport torch\n' > models/lastfail.py
+# max-autotune three times as fast as the default variant, whose kernels
+# run at their bounds already (a call of 10 us: the copy bandwidth caps them)
+printf '# model capped\n# sim: kernels 2\n# sim: steady\n# sim: time 10000\n# sim: fast autotune 3\nimport torch\n' > models/capped.py
+# the same three times, but the default variant's kernels far from their
+# bounds (a call of 1 ms): with them at their bounds it could win
+printf '# model roomy\n# sim: kernels 2\n# sim: steady\n# sim: time 1000000\n# sim: fast autotune 3\nimport torch\n' > models/roomy.py
+cat > test.kopt <<'SPEC'
+device sim { gpus = 1  timeout = 30s }
+agents search { budget = 2  hot = 0.05  seed = 1  backend = builtin  space_variants = 1 }
+agents plain { budget = 2  hot = 0.05  seed = 1  backend = builtin }
+gates strict { seeds = 3  atol = 1e-4  rtol = 1e-4  gamma = 1.03  repeats = 10  precision = strict }
+defaults { device = sim  agents = plain  gates = strict }
+model lastfail {
+  source = "models/lastfail.py"  agents = search
+  variant default { }
+  variant autotune { mode = "max-autotune-no-cudagraphs" }
+}
+model capped {
+  source = "models/capped.py"
+  variant default { }
+  variant autotune { mode = "max-autotune-no-cudagraphs" }
+}
+model roomy {
+  source = "models/roomy.py"
+  variant default { }
+  variant autotune { mode = "max-autotune-no-cudagraphs" }
+}
+target all = [lastfail, capped, roomy]
+default all
+SPEC
+
+rc=0
+"$KOPTMAKE" -j1 > out 2> err || rc=$?
+check "the build succeeds (exit $rc): a failed variant of the agents' own fails nothing" "[ $rc -eq 0 ] && [ -f kopt-out/all/report.json ]"
+check "lastfail: the search's variant was tried and failed to compile" \
+	"grep -q '^| autotune-cd-radius-2 | not run | .*capture failed: worker error: simulated: the compile of this variant failed' kopt-out/lastfail/report.md"
+check "lastfail: the declared variants' kernels got their chains after it settled" \
+	"grep -q '^verify lastfail default ' sim.log && grep -q '^verify lastfail autotune ' sim.log"
+# koptmake's log: the failed capture's record comes before the first chain step's
+first_chain=$(awk -F'\t' '$4 == "screen" && $5 ~ /^lastfail\// { print NR; exit }' .kopt/log)
+failed_at=$(awk -F'\t' '$4 == "capture" && $5 == "lastfail/autotune-cd-radius-2" && $3 ~ /^failed/ { print NR; exit }' .kopt/log)
+check "lastfail: no chain step ran before the last variant settled (log line $first_chain after $failed_at)" \
+	"[ -n '$first_chain' ] && [ -n '$failed_at' ] && [ '$first_chain' -gt '$failed_at' ]"
+check "capped: the slower variant's kernels get no candidates, and its report row says why" \
+	"! grep -q '^\(screen\|verify\) capped default ' sim.log &&
+	 grep -q '^| default | fail | .*no candidates: with its hot kernels at their bounds it would take [0-9.]* us per call, and autotune takes' kopt-out/capped/report.md"
+check "roomy: a slower variant whose kernels could still make it win keeps its chains" \
+	"grep -q '^verify roomy default ' sim.log && grep -q '^verify roomy autotune ' sim.log && ! grep -q 'no candidates: with its hot kernels' kopt-out/roomy/report.md"
+lines=$(wc -l < sim.log)
+rc=0
+"$KOPTMAKE" -j1 > out2 2> err2 || rc=$?
+check "a second build runs nothing (exit $rc): the chains and the variants left without are the same" \
+	"[ $rc -eq 0 ] && [ \$(wc -l < sim.log) -eq $lines ]"
+echo "1..$n"
