@@ -239,7 +239,30 @@ int main(void)
 	free(text);
 	rule_summary_release(&r);
 	rule_summary_read("cudnn\t0.5\t-\t-\n", &r);
-	TAP_OK(isnan(r.cudnn_left) && !r.facts_known, "an older summary: nothing the probe found, no facts");
+	TAP_OK(isnan(r.cudnn_left) && !r.facts_known && isnan(r.model_ns) && isnan(r.device_ns),
+	       "an older summary: nothing the probe found, no facts, no times");
+	rule_summary_release(&r);
+
+	/* what the chains read (rules/chains.c): a call's time, its kernels',
+	 * and each kernel's bound over its time, where known */
+	struct rule_summary_kernel ks[2] = {
+		{ .kind = "triton", .share = 0.5, .name = "triton_red_fused_sum_0", .frac = 0.25 },
+		{ .kind = "vendor", .share = 0.25, .name = "sm90_xmma_gemm", .frac = NAN },
+	};
+	struct rule_summary t;
+	memset(&t, 0, sizeof t);
+	t.kernels = ks;
+	t.nkernels = 2;
+	t.model_ns = 120000;
+	t.device_ns = 100000;
+	t.cudnn_left = t.eager_ratio = NAN;
+	text = rule_summary_write(&t);
+	rule_summary_read(text, &r);
+	TAP_OK(r.nkernels == 2 && fabs(r.kernels[0].frac - 0.25) < 1e-9 && isnan(r.kernels[1].frac) &&
+	       strcmp(r.kernels[0].name, "triton_red_fused_sum_0") == 0 && strcmp(r.kernels[1].name, "sm90_xmma_gemm") == 0,
+	       "a kernel's bound fraction reads back, its name whole; none where unknown");
+	TAP_OK(r.model_ns == 120000 && r.device_ns == 100000, "the times read back");
+	free(text);
 	rule_summary_release(&r);
 	return tap_done();
 }
