@@ -29,17 +29,20 @@ def child_script(body: str) -> list:
     return [sys.executable, path]
 
 
-# a child double: answers each request after 0.3 s, logging its pid and the point
+# a child double: answers each request after 0.3 s, logging its pid and the
+# point, after a line that is not JSON and a reply that is not this point's
 GOOD = child_script(f"""
 for line in sys.stdin:
     req = json.loads(line)
     time.sleep(0.3)
     with open({log!r}, 'a') as f:
         f.write('%d %s\\n' % (os.getpid(), req['config']['XBLOCK']))
-    print(json.dumps({{'ok': req['config']['XBLOCK'] != 13, 'error': 'bad config' if req['config']['XBLOCK'] == 13 else ''}}), flush=True)
+    print('a library says something on stdout', flush=True)
+    print(json.dumps({{'id': req['id'] - 1, 'ok': True}}), flush=True)  # not this point's
+    print(json.dumps({{'id': req['id'], 'ok': req['config']['XBLOCK'] != 13, 'error': 'bad config' if req['config']['XBLOCK'] == 13 else ''}}), flush=True)
 """)
 EXITS = child_script("sys.stdin.readline()\nsys.exit(3)\n")
-GARBAGE = child_script("for line in sys.stdin:\n    print('Traceback: not json', flush=True)\n")
+GARBAGE = child_script("for line in sys.stdin:\n    for i in range(1000):\n        print('Traceback: not json')\n    sys.stdout.flush()\n")
 
 
 def points(n, first=1):
@@ -86,7 +89,8 @@ dead.close()
 
 junk = P.Pool(1, GARBAGE).start()
 pt = junk.submit(points(1))[0]
-ok(pt.done.wait(20) and not pt.ok and "not json" in pt.error, "a reply that is not JSON: not ok, its text kept", pt.error)
+ok(pt.done.wait(60) and not pt.ok and pt.error == "no reply for this point",
+   "a child that answers no line of JSON: the point is released, not ok", pt.error)
 junk.close()
 
 # KOPT_COMPILE_JOBS

@@ -31,6 +31,7 @@ import sys
 import threading
 
 MAX_JOBS = 8
+MAX_SKIPPED = 1000  # lines a child may print before a point's reply
 
 
 def default_jobs() -> int:
@@ -64,6 +65,7 @@ class Pool:
         self.threads: list = []
         self.lock = threading.Lock()
         self.served = 0
+        self.sent = 0
         self.alive = 0
 
     def start(self) -> "Pool":
@@ -89,20 +91,34 @@ class Pool:
             pt = self.todo.get()
             if pt is None:
                 break
+            with self.lock:
+                self.sent += 1
+                ident = self.sent
+            rep = None
             try:
-                p.stdin.write(json.dumps({"name": pt.name, "source": pt.source, "config": pt.config}) + "\n")
+                p.stdin.write(json.dumps({"id": ident, "name": pt.name, "source": pt.source,
+                                          "config": pt.config}) + "\n")
                 p.stdin.flush()
-                line = p.stdout.readline()
+                # its reply: a line that is not, or not this point's, is skipped
+                for _ in range(MAX_SKIPPED):
+                    line = p.stdout.readline()
+                    if not line:
+                        break
+                    try:
+                        got = json.loads(line)
+                    except ValueError:
+                        continue
+                    if isinstance(got, dict) and got.get("id") == ident:
+                        rep = got
+                        break
+                else:
+                    rep = {"ok": False, "error": "no reply for this point"}
             except (OSError, ValueError):
-                line = ""
-            if not line:  # the child is gone: the point is the worker's, and so is the rest
+                pass
+            if rep is None:  # the child is gone: the point is the worker's, and so is the rest
                 pt.error = "the compile child exited"
                 pt.done.set()
                 break
-            try:
-                rep = json.loads(line)
-            except ValueError:
-                rep = {"ok": False, "error": line.strip()[:200]}
             pt.ok, pt.error = bool(rep.get("ok")), str(rep.get("error", ""))
             with self.lock:
                 self.served += 1
@@ -167,17 +183,24 @@ def pool() -> Pool | None:
 def child() -> int:
     """A compile child: one JSON request per line on stdin, one reply per
     line on stdout, until stdin closes."""
+    # the replies go to the first stdout alone: what the libraries print
+    # (Python's or C's) goes to stderr
+    out = os.fdopen(os.dup(1), "w", buffering=1)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
     from . import kernels as K
 
     for line in sys.stdin:
+        req = {}
         try:
             req = json.loads(line)
             K.compile_only(req["name"], req["source"], req["config"])
             rep = {"ok": True}
         except Exception as exc:  # a config that does not build is the worker's to report
             rep = {"ok": False, "error": (str(exc).splitlines() or [repr(exc)])[0][:200]}
-        sys.stdout.write(json.dumps(rep) + "\n")
-        sys.stdout.flush()
+        rep["id"] = req.get("id") if isinstance(req, dict) else None
+        out.write(json.dumps(rep) + "\n")
+        out.flush()
     return 0
 
 
