@@ -127,15 +127,14 @@ static double variant_floor(struct dag *d, struct rule_mv *mv, double *model)
 	return t - room;
 }
 
-/* adds the chains of a finished profile's hot kernels; returns the new
- * nodes' count */
-static size_t expand_chains(struct dag *d, struct rule_mv *mv)
+/* adds the chains of a finished profile's hot kernels */
+static void expand_chains(struct dag *d, struct rule_mv *mv)
 {
 	if (mv->expanded)
-		return 0;
+		return;
 	mv->expanded = true;
 	if (!gate_baseline_usable(mv->summary.baseline))
-		return 0; /* the baseline does not compute the model: nothing to compare with */
+		return; /* the baseline does not compute the model: nothing to compare with */
 	const struct kopt_agents *ag = mv->model->spec->agents;
 	struct hot *hot;
 	size_t nhot = hot_kernels(mv, &hot);
@@ -143,7 +142,6 @@ static size_t expand_chains(struct dag *d, struct rule_mv *mv)
 	if (budget < 0)
 		budget = 0;
 	mv->kernels = xcalloc(nhot + 1, sizeof *mv->kernels);
-	size_t added = 0;
 	struct dag_node *stitch = mv->model->stitch;
 	for (size_t h = 0; h < nhot; h++) {
 		struct rule_kernel *k = &mv->kernels[mv->nkernels++];
@@ -180,11 +178,9 @@ static size_t expand_chains(struct dag *d, struct rule_mv *mv)
 			dag_add_dep(stitch, v, DAG_EDGE_SOFT);
 			c->propose = p;
 			c->verify = v;
-			added += 2;
 		}
 	}
 	free(hot);
-	return added;
 }
 
 /*
