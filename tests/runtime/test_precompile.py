@@ -93,6 +93,29 @@ ok(pt.done.wait(60) and not pt.ok and pt.error == "no reply for this point",
    "a child that answers no line of JSON: the point is released, not ok", pt.error)
 junk.close()
 
+# children still starting (a torch import): a point no child has taken is
+# the worker's at once, and no child compiles it afterwards
+open(log, "w").close()
+SLOW = child_script(f"""
+time.sleep(1.5)
+for line in sys.stdin:
+    req = json.loads(line)
+    with open({log!r}, 'a') as f:
+        f.write('%d %s\\n' % (os.getpid(), req['config']['XBLOCK']))
+    print(json.dumps({{'id': req['id'], 'ok': True}}), flush=True)
+""")
+slow = P.Pool(1, SLOW).start()
+first, second = slow.submit(points(2, 70))
+t0 = time.time()
+got = first.wait(10)
+ok(not got and time.time() - t0 < 0.5, "a point no child has taken yet: the worker does not wait for it",
+   (got, time.time() - t0))
+second.wait(10)  # left to the worker too
+ok(first.done.wait(10) and first.error == "skipped", "... and the child skips it", first.error)
+slow.close()
+with open(log) as f:
+    ok("70" not in f.read().split(), "... compiling nothing for it")
+
 # KOPT_COMPILE_JOBS
 os.environ["KOPT_COMPILE_JOBS"] = "0"
 ok(P.default_jobs() == 0 and P.pool() is None, "KOPT_COMPILE_JOBS=0: no pool")

@@ -51,8 +51,21 @@ class Point:
     def __init__(self, name: str, source: str, config: dict):
         self.name, self.source, self.config = name, source, config
         self.done = threading.Event()
+        self.taken = threading.Event()  # a child has it
+        self.skip = False               # the worker compiles it itself: no child takes it
         self.ok = False
         self.error = ""
+
+    def wait(self, seconds: float) -> bool:
+        """Waits for the point's compile where a child has taken it (at
+        most seconds); one still queued is left to the caller, and no child
+        takes it after this. Returns whether a child compiled it."""
+        if not self.taken.is_set():
+            self.skip = True
+            if not self.taken.is_set():
+                return False
+        self.done.wait(seconds)
+        return self.ok
 
 
 class Pool:
@@ -91,6 +104,11 @@ class Pool:
             pt = self.todo.get()
             if pt is None:
                 break
+            pt.taken.set()
+            if pt.skip:  # the worker did not wait for it
+                pt.error = "skipped"
+                pt.done.set()
+                continue
             with self.lock:
                 self.sent += 1
                 ident = self.sent

@@ -50,7 +50,7 @@ MAX_ELEMS = 1 << 16          # elements per program (blocks multiplied): registe
 PAIRS = (("XBLOCK", 2, "R0_BLOCK", 0.5), ("XBLOCK", 0.5, "R0_BLOCK", 2), ("XBLOCK", 2, "YBLOCK", 0.5),
          ("XBLOCK", 0.5, "YBLOCK", 2), ("num_warps", 2, "R0_BLOCK", 2), ("num_warps", 0.5, "R0_BLOCK", 0.5),
          ("num_warps", 2, "XBLOCK", 2), ("num_warps", 0.5, "XBLOCK", 0.5))
-PREFETCH_WAIT = 60.0  # seconds a point waits for its compile child at most
+PREFETCH_WAIT = 30.0  # seconds a point waits at most for the compile child that has it
 MAXNREG = (0, 255, 192, 128, 96, 64, 48, 32)  # 0: unset (the compiler's own budget)
 
 
@@ -141,9 +141,9 @@ class Screen:
         row = {"config": cfg, "edit": edit, "ok": False}
         pt = self.pending.pop(k, None)
         if pt is not None:  # a child is compiling it: its cache entry, not a compile of our own
-            pt.done.wait(max(0.0, min(PREFETCH_WAIT, self.deadline - time.perf_counter())))
-            self.prefetched += pt.ok
-            row["prefetched"] = pt.ok
+            done = pt.wait(max(0.0, min(PREFETCH_WAIT, self.deadline - time.perf_counter())))
+            self.prefetched += done
+            row["prefetched"] = done
         self.tried[k] = row
         try:
             source = N.apply(self.decl.source, edit) if edit else None
