@@ -159,6 +159,14 @@ double agent_flops(const char *source, char **how);
 /* a constant Inductor writes into the kernel ("    xnumel = 4096"); 0 when absent */
 long long agent_src_const(const char *source, const char *name);
 
+/* a bound over the measured time above this: the kernel's argument bytes
+ * overstate what it moves, and its bound is not known (DESIGN-NOTES.md,
+ * "Argument bytes are an upper bound on traffic") */
+#define AGENT_OVERSTATED 1.05
+/* the built-in analyst leaves a kernel alone at this fraction of its
+ * bound (agents/builtin/plan.c says why) */
+#define AGENT_LEAVE_ALONE 0.97
+
 /* what bounds a kernel's time per call */
 struct agent_bound {
 	double ns;          /* the bound per call, at most the measured time; NAN unknown */

@@ -91,13 +91,15 @@ static size_t hot_kernels(const struct rule_mv *mv, struct hot **out)
 }
 
 /*
- * A variant's time per call at best: its model time less what its chains
- * could win, each hot kernel at its bound (agents/roof.c; a kernel whose
- * bound is unknown counted as if it could vanish). NAN where the profile
- * lacks the times. *model: the model time. Profiles cached before the
- * summary had the times are read whole.
+ * A variant's times and what each of its hot kernels could win, at its
+ * bound (agents/roof.c; a kernel whose bound is unknown counted as if it
+ * could vanish): room[h] for hot[h], ns per call, and its bound over its
+ * time in frac[h] (NAN unknown). Returns the model time, NAN where the
+ * profile lacks the times. Profiles cached before the summary had the
+ * times are read whole.
  */
-static double variant_floor(struct dag *d, struct rule_mv *mv, double *model)
+static double variant_room(struct dag *d, struct rule_mv *mv, const struct hot *hot, size_t nhot, double *room,
+			   double *frac)
 {
 	double t = mv->summary.model_ns, dev = mv->summary.device_ns;
 	const json_t *meas = NULL;
@@ -106,12 +108,8 @@ static double variant_floor(struct dag *d, struct rule_mv *mv, double *model)
 		t = rule_num(meas, "model_ns_per_call");
 		dev = rule_num(meas, "device_ns_per_call");
 	}
-	*model = t;
 	if (!(t > 0) || !(dev > 0))
 		return NAN;
-	struct hot *hot;
-	size_t nhot = hot_kernels(mv, &hot);
-	double room = 0;
 	for (size_t h = 0; h < nhot; h++) {
 		double f = hot[h].frac;
 		if (isnan(f) && meas) { /* an older summary: the row's */
@@ -121,10 +119,29 @@ static double variant_floor(struct dag *d, struct rule_mv *mv, double *model)
 				if (strcmp(json_string_value(json_object_get(row, "name")) ?: "", hot[h].name) == 0)
 					f = rule_row_frac(row, rule_num(meas, "peak_copy_gbps"));
 		}
-		room += hot[h].share * dev * (1 - (isnan(f) ? 0 : f));
+		if (f > AGENT_OVERSTATED)
+			f = NAN; /* its bytes overstate its traffic: its bound is not known */
+		room[h] = hot[h].share * dev * (1 - (isnan(f) ? 0 : f > 1 ? 1 : f));
+		frac[h] = f;
 	}
+	return t;
+}
+
+/* a variant's time per call at best: its model time less what its hot
+ * kernels could win at their bounds; NAN where unknown. *model: the model
+ * time. */
+static double variant_floor(struct dag *d, struct rule_mv *mv, double *model)
+{
+	struct hot *hot;
+	size_t nhot = hot_kernels(mv, &hot);
+	double *room = xcalloc(2 * nhot + 1, sizeof *room);
+	double t = variant_room(d, mv, hot, nhot, room, room + nhot), floor = t;
+	for (size_t h = 0; h < nhot; h++)
+		floor -= room[h];
+	free(room);
 	free(hot);
-	return t - room;
+	*model = t;
+	return floor;
 }
 
 /* adds the chains of a finished profile's hot kernels */
@@ -138,6 +155,8 @@ static void expand_chains(struct dag *d, struct rule_mv *mv)
 	const struct kopt_agents *ag = mv->model->spec->agents;
 	struct hot *hot;
 	size_t nhot = hot_kernels(mv, &hot);
+	double *room = xcalloc(2 * nhot + 1, sizeof *room), *frac = room + nhot;
+	double t = variant_room(d, mv, hot, nhot, room, frac), gamma = mv->model->spec->gates->gamma;
 	int budget = ag->budget;
 	if (budget < 0)
 		budget = 0;
@@ -150,9 +169,21 @@ static void expand_chains(struct dag *d, struct rule_mv *mv)
 		k->ident = hot[h].ident;
 		k->share = hot[h].share;
 		k->n = budget;
-		k->cands = xcalloc((size_t)budget + 1, sizeof *k->cands);
+		/* a candidate passes the performance gate on the whole model: a
+		 * kernel that cannot make it gamma faster even at its bound gets
+		 * none (one at its bound is the analyst's to leave alone, with
+		 * its own reason) */
+		if (t > 0 && !isnan(frac[h]) && frac[h] < AGENT_LEAVE_ALONE && t / (t - room[h]) < gamma) {
+			char *why = xasprintf("left alone: even at its bound it would make the model at most %.1f%% faster "
+					      "(%.1f us of %.1f us per call), under gamma %.2f", (t / (t - room[h]) - 1) * 100,
+					      room[h] / 1e3, t / 1e3, gamma);
+			k->left = dag_strdup(d, why);
+			free(why);
+			k->n = 0;
+		}
+		k->cands = xcalloc((size_t)k->n + 1, sizeof *k->cands);
 		struct dag_node *screen = rule_screen_add(d, k);
-		for (int i = 0; i < budget; i++) {
+		for (int i = 0; i < k->n; i++) {
 			struct rule_cand *c = &k->cands[i];
 			c->k = k;
 			c->index = i;
@@ -180,6 +211,7 @@ static void expand_chains(struct dag *d, struct rule_mv *mv)
 			c->verify = v;
 		}
 	}
+	free(room);
 	free(hot);
 }
 

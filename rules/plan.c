@@ -246,14 +246,14 @@ double rule_row_frac(const json_t *row, double peak_gbps)
 		f = rule_num(row, "frac_peak");
 	if (isnan(f) && !isnan(gbps) && peak_gbps > 0)
 		f = gbps / peak_gbps;
-	return isnan(f) ? NAN : f < 0 ? 0 : f > 1 ? 1 : f;
+	return isnan(f) ? NAN : f < 0 ? 0 : f;
 }
 
 double rule_kernel_gain(struct dag *d, struct rule_kernel *k)
 {
 	rule_kernel_info(d, k);
 	double f = rule_row_frac(k->row, rule_num(rule_profile_meas(d, k->mv), "peak_copy_gbps"));
-	return k->share * (1 - (isnan(f) ? 0.5 : f));
+	return k->share * (1 - (isnan(f) ? 0.5 : f > 1 ? 1 : f));
 }
 
 double rule_gain(struct dag *d, struct rule_mv *mv)

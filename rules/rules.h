@@ -117,7 +117,8 @@ struct rule_kernel {
 	const json_t *config;       /* current launch config, or NULL */
 	const json_t *row;          /* profile row, or NULL */
 	struct rule_cand *cands;    /* the budget's */
-	int n;
+	int n;                      /* 0 where left alone (left says why) */
+	const char *left;           /* why it gets no candidates (rules/chains.c), or NULL; the dag's */
 	struct dag_node *screen;    /* its launch configs screened alone (rules/screen.c), or NULL */
 	struct rule_memo **memos;   /* per candidate, the proposal's context its key derived for
 				     * want of a memo: the memo to write once it is done
@@ -272,8 +273,9 @@ double rule_gain(struct dag *d, struct rule_mv *mv);
  * failed (a no-op before, and after the first time) */
 void rule_read_summary(struct rule_mv *mv);
 void rule_expand_chains(struct dag *d, struct rule_model *dm);
-/* a profile row's bound over its time, 0..1 (frac_bound, else frac_peak,
- * else its bandwidth over peak_gbps); NAN when none is known */
+/* a profile row's bound over its time (frac_bound, else frac_peak, else
+ * its bandwidth over peak_gbps), 0 or more: over 1 where the argument
+ * bytes overstate the traffic; NAN when none is known */
 double rule_row_frac(const json_t *row, double peak_gbps);
 /* the priority hook of propose and verify */
 double rule_cand_priority(struct dag *d, struct dag_node *n);

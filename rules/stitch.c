@@ -174,6 +174,8 @@ static void collect(struct rule_run *run, struct rule_mv *mv, struct stitch_priv
 /* why the agents made no candidate for k, or NULL when they made one */
 static const char *no_candidate_reason(struct rule_run *run, const struct rule_kernel *k)
 {
+	if (k->left)
+		return k->left;
 	const char *why = NULL;
 	for (int i = 0; i < k->n; i++) {
 		struct rule_proposal p;

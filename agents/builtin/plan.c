@@ -23,8 +23,7 @@
  * performance gate without beating its bound, which is not the roof
  * (DESIGN-NOTES.md, "Left alone at 97% of the copy bandwidth, not 90%").
  */
-#define LEAVE_ALONE 0.97
-#define OVERSTATED 1.05 /* above it, argument bytes are not the traffic */
+#define LEAVE_ALONE AGENT_LEAVE_ALONE
 
 /* prior order per heuristic: earlier is tried first */
 static const char *const prior_pointwise[] = {
@@ -81,11 +80,11 @@ int agent_builtin_analyze(const struct agent_kernel *k, char **why)
 		agent_bound(row, flops, copy, k->peak_fp32_gflops, &b);
 	/* FLOPs the time could not hold: the count took per-row lines for
 	 * per-element ones; the copy bandwidth alone decides */
-	if (b.binds && strcmp(b.binds, "compute") == 0 && b.frac > OVERSTATED)
+	if (b.binds && strcmp(b.binds, "compute") == 0 && b.frac > AGENT_OVERSTATED)
 		b.frac = NAN;
 	if (!isnan(b.frac) && b.binds && strcmp(b.binds, "measured") != 0 && !isnan(b.intensity)) {
 		char *bp = bound_phrase(&b);
-		if (b.frac > OVERSTATED && strcmp(b.binds, "memory") == 0)
+		if (b.frac > AGENT_OVERSTATED && strcmp(b.binds, "memory") == 0)
 			*why = xasprintf("analyst: %.1f us per call; its arguments (%.0f%% of the copy bandwidth) overstate "
 					 "what it moves: launch config first", ns / 1e3, b.frac * 100);
 		else if (b.frac >= LEAVE_ALONE)
@@ -96,14 +95,14 @@ int agent_builtin_analyze(const struct agent_kernel *k, char **why)
 						 ? "launch config and block shape first"
 						 : "fewer operations per element, or its math on tensor cores");
 		free(bp);
-		return b.frac >= LEAVE_ALONE && !(b.frac > OVERSTATED && strcmp(b.binds, "memory") == 0);
+		return b.frac >= LEAVE_ALONE && !(b.frac > AGENT_OVERSTATED && strcmp(b.binds, "memory") == 0);
 	}
 	/* without FLOPs: the copy bandwidth alone.
 	 * bytes are the kernel's arguments' sizes: a kernel that touches part
 	 * of a large buffer (a gather, a split of a fused projection) seems to
 	 * beat the copy bandwidth. Its traffic is unknown, not at the roof
 	 * (DESIGN-NOTES.md, "Argument bytes are an upper bound on traffic"). */
-	if (frac > OVERSTATED) {
+	if (frac > AGENT_OVERSTATED) {
 		*why = xasprintf("analyst: %.1f us per call; its arguments (%.0f%% of the copy bandwidth) overstate what it "
 				 "moves: launch config first", ns / 1e3, frac * 100);
 		return 0;

@@ -4,7 +4,8 @@
 # variant of the model is profiled or failed, the last one to settle being
 # a variant of the agents' own that fails to compile; and which variants
 # get none (a variant that another beats by gamma even with its hot
-# kernels at their bounds). Prints TAP.
+# kernels at their bounds), and which kernels get none (one that could not
+# make the model gamma faster even at its bound). Prints TAP.
 set -eu
 
 . "$top_srcdir/tests/e2e/sim-env.sh" chains
@@ -18,6 +19,10 @@ printf '# model capped\n# sim: kernels 2\n# sim: steady\n# sim: time 10000\n# si
 # the same three times, but the default variant's kernels far from their
 # bounds (a call of 1 ms): with them at their bounds it could win
 printf '# model roomy\n# sim: kernels 2\n# sim: steady\n# sim: time 1000000\n# sim: fast autotune 3\nimport torch\n' > models/roomy.py
+# a call of 300 us whose first kernel takes 2/33 of the device time, at 90%
+# of its bound: even at it, the model would not be gamma faster; the second
+# kernel could make it so
+printf '# model small\n# sim: weights 2 30\n# sim: reductions\n# sim: steady\n# sim: time 300000\nimport torch\n' > models/small.py
 cat > test.kopt <<'SPEC'
 device sim { gpus = 1  timeout = 30s }
 agents search { budget = 2  hot = 0.05  seed = 1  backend = builtin  space_variants = 1 }
@@ -39,7 +44,8 @@ model roomy {
   variant default { }
   variant autotune { mode = "max-autotune-no-cudagraphs" }
 }
-target all = [lastfail, capped, roomy]
+model small { source = "models/small.py" }
+target all = [lastfail, capped, roomy, small]
 default all
 SPEC
 
@@ -60,6 +66,10 @@ check "capped: the slower variant's kernels get no candidates, and its report ro
 	 grep -q '^| default | fail | .*no candidates: with its hot kernels at their bounds it would take [0-9.]* us per call, and autotune takes' kopt-out/capped/report.md"
 check "roomy: a slower variant whose kernels could still make it win keeps its chains" \
 	"grep -q '^verify roomy default ' sim.log && grep -q '^verify roomy autotune ' sim.log && ! grep -q 'no candidates: with its hot kernels' kopt-out/roomy/report.md"
+check "small: the kernel that cannot make the model gamma faster gets no candidates, and the report says why" \
+	"! grep -q '^\(screen\|verify\) small default triton_red_fused__softmax_0 ' sim.log &&
+	 grep -q '^verify small default triton_red_fused__softmax_1 ' sim.log &&
+	 grep -q '^- triton_red_fused__softmax_0 (variant default): left alone: even at its bound it would make the model at most [0-9.]*% faster ([0-9.]* us of 300.0 us per call), under gamma 1.03\$' kopt-out/small/report.md"
 lines=$(wc -l < sim.log)
 rc=0
 "$KOPTMAKE" -j1 > out2 2> err2 || rc=$?
