@@ -24,9 +24,10 @@
  * candidates: the candidates would be compared with a baseline that does not
  * compute the model (kopt(5), "The reference").
  *
- * Its expand hook adds, once the profile is in, the hot kernels' chains of
- * candidates and, once every declared variant of the model is profiled,
- * the agents' own variants.
+ * Its expand hook adds, once every declared variant of the model is
+ * profiled, the agents' own variants and, once every variant is profiled
+ * or failed (the engine calls the hook for a failed profile too), the hot
+ * kernels' chains of candidates (rules/chains.c).
  */
 #include <config.h>
 
