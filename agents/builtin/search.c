@@ -235,7 +235,13 @@ static json_t *plan_next(const struct agent_request *req, const json_t *plan, in
 		char *src = evict_edit(k->source);
 		if (!src)
 			continue;
+		/* at the best config so far, else the kernel's own: pinned, so that
+		 * the gates and the deployment run the same config (unpinned, the
+		 * edited kernel is autotuned again at its first launch, and under
+		 * max-autotune moved by coordinate descent) */
 		const json_t *bc = best >= 0 ? json_object_get(req->traj[best].candidate, "config") : NULL;
+		if (!json_is_object(bc))
+			bc = k->config;
 		json_t *out = launch_candidate(json_is_object(bc) ? json_deep_copy(bc) : NULL, src, "coder", s->name,
 					       s->name, json_is_object(bc) ? bc : NULL);
 		free(src);

@@ -248,11 +248,16 @@ int main(void)
 	sk.source = "@triton.jit\ndef triton_red_fused_1(in_ptr0):\n    x = tl.load(in_ptr0, eviction_policy='evict_last')\n";
 	json_t *sc[64] = { 0 };
 	int sn = run_search(&sk, 16, memory, sc, all_fail);
-	int edits = 0;
-	for (int i = 0; i < sn; i++)
-		edits += json_is_string(json_object_get(sc[i], "source")) &&
+	int edits = 0, pinned = 0;
+	for (int i = 0; i < sn; i++) {
+		bool e = json_is_string(json_object_get(sc[i], "source")) &&
 			 strstr(json_string_value(json_object_get(sc[i], "source")), "evict_first") != NULL;
+		edits += e;
+		/* nothing passed: at the kernel's own config */
+		pinned += e && json_equal(json_object_get(sc[i], "config"), sk.config);
+	}
 	TAP_IS_INT(edits, 1, "coder: one eviction-hint rewrite of the source");
+	TAP_IS_INT(pinned, 1, "... pinned at the kernel's own config where no candidate passed");
 	for (int i = 0; i < sn; i++)
 		json_decref(sc[i]);
 
