@@ -11,8 +11,8 @@ module; AsyncCompile.triton's precompile compiles every config the
 heuristic lists), compile_tasks and triton.Config. What is checked: a
 kernel loaded with a config compiles that config alone, runs it as pinned
 under max-autotune's inductor_meta (the tuner does not move it), and a torch
-without the steps of the uncompiled load still gets the config pinned,
-Inductor's way. Needs no torch. Prints TAP."""
+without the steps of the uncompiled load, or whose autotuner cannot be
+pinned before its precompile, still gets the config pinned, Inductor's way. Needs no torch. Prints TAP."""
 
 import os
 import re
@@ -149,4 +149,40 @@ ok(len(compiled) == HEURISTIC_CONFIGS + 1 and compiled[-1][1] == {"XBLOCK": 128}
    "without compile_tasks: Inductor's load, then the config pinned", compiled)
 ran = old.run()
 ok(old.tuned == 0 and ran.kwargs == {"XBLOCK": 128}, "... and run as chosen", (old.tuned, ran.kwargs))
+sys.modules["torch._inductor.runtime.compile_tasks"] = fakes["torch._inductor.runtime.compile_tasks"]
+
+# an autotuner that cannot be pinned before Inductor's precompile (a torch
+# whose launchers need what the precompile sets up): Inductor's load, and
+# from then on only that
+real_make = Autotuner._make_launchers
+
+
+def needs_precompile(self):
+    if not getattr(self, "precompiled", False):
+        raise AttributeError("'Autotuner' object has no attribute '_reload_kernel' (a test double)")
+    real_make(self)
+
+
+real_pre = Autotuner.precompile
+
+
+def precompile(self, warm_cache_only=False):
+    self.precompiled = True
+    real_pre(self, warm_cache_only)
+
+
+Autotuner._make_launchers, Autotuner.precompile = needs_precompile, precompile
+import io  # noqa: E402
+err, sys.stderr = sys.stderr, io.StringIO()
+compiled.clear()
+fell = K.load_kernel("triton_poi_fused_add_0", SRC, "screen d", CFG)
+said, sys.stderr = sys.stderr.getvalue(), err
+ok(fell.run().kwargs == {"XBLOCK": 128} and len(compiled) == 1 + HEURISTIC_CONFIGS + 1,
+   "an autotuner that cannot be pinned before its precompile: Inductor's load, then the pin", compiled)
+ok("loading kernels Inductor's way" in said, "... said once in the worker's log", said)
+compiled.clear()
+K.load_kernel("triton_poi_fused_add_0", SRC, "screen e", CFG)
+ok(len(compiled) == HEURISTIC_CONFIGS + 1, "... and from then on Inductor's load alone", len(compiled))
+Autotuner._make_launchers, Autotuner.precompile = real_make, real_pre
+
 done()

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import sys
 from dataclasses import dataclass
 
 DECL = re.compile(
@@ -138,11 +139,18 @@ def load_kernel(name: str, source: str, tag: str, config: dict | None = None):
     source is a new key in Triton's cache: each point of a screen with a
     source knob paid for all of them, to throw them away."""
     text = source.rstrip("\n") + f"\n# kopt variant: {tag}\n"
-    if config is not None:
+    if config is not None and not _uncompiled_broken:
         obj = _uncompiled(name, text)
         if obj is not None:
-            force_config(obj, config)
-            return obj
+            try:
+                force_config(obj, config)
+                return obj
+            except (AttributeError, TypeError, KeyError) as exc:
+                # this torch's autotuner wants what its precompile sets up:
+                # Inductor's load from now on, said once in the worker's log
+                _uncompiled_broken.append(repr(exc))
+                print(f"kopt: a kernel loaded without Inductor's precompile could not be pinned ({exc!r}); "
+                      "loading kernels Inductor's way", file=sys.stderr)
     from torch._inductor import config as ind
     from torch._inductor.codecache import PyCodeCache
 
@@ -166,6 +174,7 @@ def load_kernel(name: str, source: str, tag: str, config: dict | None = None):
 
 
 UNCOMPILED_NEEDS = ("_precompile_config", "_make_launchers", "launchers")
+_uncompiled_broken: list = []  # why the load without precompile failed in this process, once
 
 
 def _uncompiled(name: str, text: str):
