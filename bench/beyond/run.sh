@@ -23,7 +23,7 @@ rm -rf "$work/sample" && cp -r "$sample" "$work/sample"
 cd "$work" && cp "$top/bench/beyond/beyond.kopt" Koptfile
 # level by level, so that a slice that runs out of time leaves whole levels
 # (a build does every capture and profile of its target before the rest)
-t0=$(date +%s); rc=0
+t0=$(date +%s); t0ms=$(date +%s%3N); rc=0
 : > build.log
 for t in ${TARGETS:-level1 level2 level3 all}; do
 	left=$(( secs - ($(date +%s) - t0) ))
@@ -40,7 +40,11 @@ for r in kopt-out/level1 kopt-out/level2 kopt-out/level3 kopt-out/all; do
 	[ -f "$r/report.json" ] && python3 "$top/bench/beyond/summarize.py" "$r/report.json" >> summary.md 2>&1
 done
 cat summary.md
-tar czf "${OUT:-/tmp}/beyond.tgz" --exclude=.kopt/compile .kopt kopt-out build.log summary.md
+# where this slice's time went (costs.py: per kind of step, the screens' rates)
+python3 "$top/bench/beyond/costs.py" .kopt "$t0ms" > costs.md 2>&1 || true
+cat costs.md
+cp costs.md "${OUT:-/tmp}/costs.md" 2>/dev/null || true
+tar czf "${OUT:-/tmp}/beyond.tgz" --exclude=.kopt/compile .kopt kopt-out build.log summary.md costs.md
 # the compile cache, whole where it fits what a call brings back (16 MiB a
 # file), else max-autotune's picks alone (the autotuning is most of a
 # compile's time)

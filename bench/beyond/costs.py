@@ -1,0 +1,97 @@
+#!/usr/bin/env python3
+"""bench/beyond/costs.py KOPT_DIR [SINCE_MS]: where a benchmark slice's
+device time went, as Markdown, from koptmake's own records in KOPT_DIR
+(the .kopt folder): its log (one line per step run: when, milliseconds,
+status, kind, path) and its actions (each step's result).
+
+- per kind of step: how many ran, their seconds in all and on average;
+- the screens: configs tried per second, for the variants that compile
+  with max-autotune ("autotune" and the agents' "autotune-*") and for the
+  others, and the share of points the compile children had compiled
+  ahead (kopt.precompile).
+
+SINCE_MS: only the steps the log records from that time on (ms since the
+epoch, the log's first column), e.g. one slice's.
+"""
+import json
+import os
+import statistics
+import sys
+
+
+def log_rows(path: str, since: int) -> list:
+    rows = []
+    with open(path) as f:
+        for line in f:
+            if line.startswith("#"):
+                continue
+            p = line.rstrip("\n").split("\t")
+            if len(p) < 5 or not p[0].isdigit() or int(p[0]) < since:
+                continue
+            rows.append({"at": int(p[0]), "ms": int(p[1]), "status": p[2], "kind": p[3], "path": p[4]})
+    return rows
+
+
+def screens(path: str) -> list:
+    """each screen's latest result in the actions file: (path, its
+    measurements)"""
+    out = []
+    if not os.path.exists(path):
+        return out
+    with open(path) as f:
+        for line in f:
+            parts = line.split(" ", 2)
+            if len(parts) < 3 or not parts[2].startswith("{"):
+                continue
+            try:
+                j = json.loads(parts[2].rstrip("\n").rsplit(" ", 1)[0])
+            except ValueError:
+                continue
+            if isinstance(j, dict) and j.get("kind") == "screen":
+                out.append((j.get("path", ""), j.get("meas") or {}))
+    last = dict(out)  # a path screened again: its latest result
+    return list(last.items())
+
+
+def tunes(path: str) -> bool:
+    """whether the screen's variant compiles with max-autotune"""
+    parts = path.split("/")
+    return len(parts) > 2 and (parts[-2] == "autotune" or parts[-2].startswith("autotune-"))
+
+
+def main() -> int:
+    top = sys.argv[1]
+    since = int(sys.argv[2]) if len(sys.argv) > 2 else 0
+    rows = log_rows(os.path.join(top, "log"), since)
+    kinds: dict = {}
+    for r in rows:
+        k = kinds.setdefault(r["kind"], [0, 0])
+        k[0] += 1
+        k[1] += r["ms"]
+    total = sum(v[1] for v in kinds.values())
+    print(f"Steps: {len(rows)}, {total / 1000:.0f} s in all.\n")
+    print("| step | ran | seconds | mean s | share |")
+    print("| --- | ---: | ---: | ---: | ---: |")
+    for kind, (n, ms) in sorted(kinds.items(), key=lambda kv: -kv[1][1]):
+        print(f"| {kind} | {n} | {ms / 1000:.1f} | {ms / 1000 / n:.2f} | {ms / total * 100 if total else 0:.0f}% |")
+    ran = {r["path"] for r in rows if r["kind"] == "screen"}
+    rate = {True: [], False: []}
+    ahead = points = 0
+    for path, m in screens(os.path.join(top, "actions")):
+        if path not in ran or not m.get("elapsed_s") or not isinstance(m.get("compiles"), (int, float)):
+            continue
+        rate[tunes(path)].append(m["compiles"] / m["elapsed_s"])
+        ahead += int(m.get("prefetched") or 0)
+        points += int(m["compiles"])
+    print("\n| screens of variants | screens | configs per second (median) |")
+    print("| --- | ---: | ---: |")
+    for t, name in ((True, "max-autotune"), (False, "the others")):
+        xs = rate[t]
+        print(f"| {name} | {len(xs)} | {statistics.median(xs):.2f} |" if xs else f"| {name} | 0 | - |")
+    if points:
+        print(f"\nPoints compiled ahead by the compile children: {ahead} of {points} ({ahead / points * 100:.0f}%).")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,42 @@
+#!/bin/sh
+# tests/e2e/beyond-costs.sh: bench/beyond/costs.py, where a slice's time
+# went, on the records of a build with the simulated worker (a TEST
+# DOUBLE): per kind of step its count and seconds, worked out again from
+# .kopt/log by hand; the screens' configs per second for the max-autotune
+# variant and the others, from the screens' results; and a slice (SINCE_MS)
+# counts only the steps from then on. Prints TAP.
+set -eu
+
+. "$top_srcdir/tests/e2e/sim-env.sh" beyond-costs
+mkdir models
+printf '# model m\n# sim: kernels 2\n# sim: reductions\n# sim: time 1000000\nimport torch\n' > models/m.py
+spec() {
+	cat > test.kopt <<SPEC
+device sim { gpus = 1  timeout = 60s }
+agents default { budget = 2  hot = 0.05  seed = 1  backend = builtin  screen = 1s }
+gates strict { seeds = 3  atol = 1e-4  rtol = 1e-4  gamma = $1  repeats = 10  precision = strict }
+defaults { device = sim  agents = default  gates = strict }
+model m { source = "models/m.py"  variant default { }  variant autotune { mode = "max-autotune-no-cudagraphs" } }
+target all = [m]
+default all
+SPEC
+}
+spec 1.03
+KOPT_SIM_DELAY_MS=40 "$KOPTMAKE" > out 2> err  # each worker op takes 40 ms or more: seconds to count
+python3 "$top_srcdir/bench/beyond/costs.py" .kopt > costs.md
+# by hand: each kind's count and seconds from the log
+want() { awk -F'\t' -v k="$1" '$4 == k { n++; ms += $2 } END { printf "| %s | %d | %.1f |", k, n, ms / 1000 }' .kopt/log; }
+for k in capture profile screen verify stitch; do
+	check "$k: $(want $k)" "grep -qF '$(want $k)' costs.md && ! grep -qF '| $k | 0 |' costs.md"
+done
+check "the steps take time: verify's seconds are not 0.0" "! grep -q '^| verify | [0-9]* | 0.0 |' costs.md"
+check "screens per kind of variant: two each (two hot kernels), at a median of configs per second" \
+	"grep -q '^| max-autotune | 2 | [0-9.]* |\$' costs.md && grep -q '^| the others | 2 | [0-9.]* |\$' costs.md"
+since=$(date +%s%3N)
+spec 1.05
+"$KOPTMAKE" > out 2> err
+python3 "$top_srcdir/bench/beyond/costs.py" .kopt "$since" > slice.md
+nv=$(awk -F'\t' -v s="$since" '$1 >= s && $4 == "verify" { n++ } END { print n + 0 }' .kopt/log)
+check "a slice counts its own steps: $nv verifies, no capture" \
+	"grep -q '^| verify | $nv | ' slice.md && ! grep -q '^| capture |' slice.md"
+echo "1..$n"
