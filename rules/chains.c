@@ -127,36 +127,37 @@ static double variant_room(struct dag *d, struct rule_mv *mv, const struct hot *
 	return t;
 }
 
-/* a variant's time per call at best: its model time less what its hot
- * kernels could win at their bounds; NAN where unknown. *model: the model
- * time. */
-static double variant_floor(struct dag *d, struct rule_mv *mv, double *model)
-{
+/* what the chains of a variant depend on, worked out once: its hot
+ * kernels, what each could win at its bound and its bound over its time,
+ * its model time and its time at best (the model time less all of that;
+ * NAN unknown) */
+struct sizing {
 	struct hot *hot;
-	size_t nhot = hot_kernels(mv, &hot);
-	double *room = xcalloc(2 * nhot + 1, sizeof *room);
-	double t = variant_room(d, mv, hot, nhot, room, room + nhot), floor = t;
-	for (size_t h = 0; h < nhot; h++)
-		floor -= room[h];
-	free(room);
-	free(hot);
-	*model = t;
-	return floor;
+	size_t nhot;
+	double *room, *frac;
+	double t, floor;
+};
+
+static void size_variant(struct dag *d, struct rule_mv *mv, struct sizing *z)
+{
+	z->nhot = hot_kernels(mv, &z->hot);
+	z->room = xcalloc(2 * z->nhot + 1, sizeof *z->room);
+	z->frac = z->room + z->nhot;
+	z->t = z->floor = variant_room(d, mv, z->hot, z->nhot, z->room, z->frac);
+	for (size_t h = 0; h < z->nhot; h++)
+		z->floor -= z->room[h];
 }
 
-/* adds the chains of a finished profile's hot kernels */
-static void expand_chains(struct dag *d, struct rule_mv *mv)
+/* adds the chains of a finished profile's hot kernels (z: its sizing) */
+static void expand_chains(struct dag *d, struct rule_mv *mv, const struct sizing *z)
 {
-	if (mv->expanded)
-		return;
-	mv->expanded = true;
 	if (!gate_baseline_usable(mv->summary.baseline))
 		return; /* the baseline does not compute the model: nothing to compare with */
 	const struct kopt_agents *ag = mv->model->spec->agents;
-	struct hot *hot;
-	size_t nhot = hot_kernels(mv, &hot);
-	double *room = xcalloc(2 * nhot + 1, sizeof *room), *frac = room + nhot;
-	double t = variant_room(d, mv, hot, nhot, room, frac), gamma = mv->model->spec->gates->gamma;
+	const struct hot *hot = z->hot;
+	size_t nhot = z->nhot;
+	const double *room = z->room, *frac = z->frac;
+	double t = z->t, gamma = mv->model->spec->gates->gamma;
 	int budget = ag->budget;
 	if (budget < 0)
 		budget = 0;
@@ -211,8 +212,6 @@ static void expand_chains(struct dag *d, struct rule_mv *mv)
 			c->verify = v;
 		}
 	}
-	free(room);
-	free(hot);
 }
 
 /*
@@ -238,17 +237,17 @@ void rule_expand_chains(struct dag *d, struct rule_model *dm)
 	if (!dm->space_done && !declared_failed && !dm->file_error)
 		return; /* the agents' own variants are still to come */
 	dm->chains_done = true;
+	struct sizing *z = xcalloc(dm->nmv + 1, sizeof *z);
 	double best = INFINITY;
 	const struct rule_mv *winner = NULL;
 	for (size_t v = 0; v < dm->nmv; v++) {
 		struct rule_mv *mv = &dm->mvs[v];
-		double t = NAN;
-		if ((mv->profile->flags & DAG_DONE) && gate_baseline_usable(mv->summary.baseline)) {
-			variant_floor(d, mv, &t);
-			if (t < best) {
-				best = t;
-				winner = mv;
-			}
+		if (!(mv->profile->flags & DAG_DONE))
+			continue;
+		size_variant(d, mv, &z[v]);
+		if (gate_baseline_usable(mv->summary.baseline) && z[v].t < best) {
+			best = z[v].t;
+			winner = mv;
 		}
 	}
 	double gamma = dm->spec->gates->gamma;
@@ -256,17 +255,18 @@ void rule_expand_chains(struct dag *d, struct rule_model *dm)
 		struct rule_mv *mv = &dm->mvs[v];
 		if (!(mv->profile->flags & DAG_DONE))
 			continue;
-		double t, floor = variant_floor(d, mv, &t);
-		if (winner && mv != winner && floor > gamma * best) {
+		if (winner && mv != winner && z[v].floor > gamma * best) {
 			char *why = xasprintf("no candidates: with its hot kernels at their bounds it would take %.1f us per "
-					      "call, and %s takes %.1f us (over gamma %.2f)", floor / 1e3,
+					      "call, and %s takes %.1f us (over gamma %.2f)", z[v].floor / 1e3,
 					      winner->variant->name, best / 1e3, gamma);
 			mv->pruned = dag_strdup(d, why);
 			free(why);
-			mv->expanded = true;
-			continue;
+		} else {
+			expand_chains(d, mv, &z[v]); /* before the users: stitch gains its verify inputs */
 		}
-		expand_chains(d, mv); /* before the users: stitch gains its verify inputs */
+		free(z[v].room);
+		free(z[v].hot);
 	}
+	free(z);
 }
 

@@ -275,6 +275,7 @@ static char *summary_of(const json_t *inv, const json_t *rows, const json_t *mea
 	memset(&s, 0, sizeof s);
 	s.baseline = baseline;
 	s.kernels = xcalloc(json_array_size(inv) + 1, sizeof *s.kernels);
+	double peak = rule_num(meas, "peak_copy_gbps");
 	size_t i;
 	json_t *kr;
 	json_array_foreach(inv, i, kr) {
@@ -289,7 +290,7 @@ static char *summary_of(const json_t *inv, const json_t *rows, const json_t *mea
 			const char *rn = json_string_value(json_object_get(row, "name"));
 			if (rn && strcmp(rn, k->name) == 0) {
 				k->share = rule_num(row, "share");
-				k->frac = rule_row_frac(row, rule_num(meas, "peak_copy_gbps"));
+				k->frac = rule_row_frac(row, peak);
 			}
 		}
 		char *canon = json_dumps(kr, JSON_COMPACT | JSON_SORT_KEYS);

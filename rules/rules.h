@@ -136,7 +136,6 @@ struct rule_mv {
 	uint64_t affinity;          /* its worker steps' (the model file and the variant) */
 	struct rule_kernel *kernels;
 	size_t nkernels;
-	bool expanded;
 	const char *pruned;         /* why its kernels get no candidates (another variant is faster
 				     * than it can become), or NULL; the dag's */
 	bool summary_read;          /* summary holds its profile's */

@@ -535,7 +535,7 @@ static void screen_why(struct dag *d, struct dag_node *n, FILE *out)
 	double pre = rule_num(me, "prefetched");
 	if (!isnan(compiles))
 		fprintf(out, "  compiles               %.0f\n", compiles);
-	if (!isnan(compiles) && !isnan(pre) && pre > 0)
+	if (pre > 0)
 		fprintf(out, "  compiled ahead         %.0f (by the compile children)\n", pre);
 	if (json_is_object(json_object_get(me, "own"))) {
 		config_text(&sb, json_object_get(me, "own"));

@@ -8,7 +8,8 @@
  *   KIND SHARE IDENT NAME[ FRAC]
  * (IDENT: the hash of the kernel's inventory entry, what proposals key on;
  * SHARE: of device time, for the hot selection; FRAC: its bound over its
- * time, 0 to 1, where the profile knows it), then
+ * time (rule_row_frac: over 1 where its argument bytes overstate its
+ * traffic), where the profile knows it), then
  *   time MODEL DEVICE -    a call's time and its kernels', ns
  *   cudnn SHARE - LEFT     the share of device time in torch's cuDNN calls;
  *                          LEFT, the most torch's time over the vendor

@@ -77,7 +77,6 @@ class Pool:
         self.procs: list = []
         self.threads: list = []
         self.lock = threading.Lock()
-        self.served = 0
         self.sent = 0
         self.alive = 0
 
@@ -138,8 +137,6 @@ class Pool:
                 pt.done.set()
                 break
             pt.ok, pt.error = bool(rep.get("ok")), str(rep.get("error", ""))
-            with self.lock:
-                self.served += 1
             pt.done.set()
         with self.lock:
             self.alive -= 1
