@@ -140,8 +140,11 @@ static double worker_seconds(struct dag *d, const struct dag_node *s, double *co
 	return sum;
 }
 
-/* the baseline time of the model's max-autotune variant, NAN when none */
-static double autotune_base(const struct dag_node *s, const json_t *meas)
+/* the name of the model's max-autotune variant, the baseline a user gets
+ * with one keyword: the first of the stitch's variants (meas) in that
+ * mode. The others in it (the agents' rewrites, a wider radius) are
+ * candidates, never the baseline. NULL when none. */
+static const char *autotune_name(const struct dag_node *s, const json_t *meas)
 {
 	const struct kopt_model *m = rule_model_of(s)->spec;
 	size_t i;
@@ -151,8 +154,20 @@ static double autotune_base(const struct dag_node *s, const json_t *meas)
 		for (size_t j = 0; name && j < m->nvariants; j++)
 			if (strcmp(m->variants[j].name, name) == 0 && m->variants[j].mode &&
 			    strstr(m->variants[j].mode, "max-autotune"))
-				return rule_num(v, "base_ns");
+				return name;
 	}
+	return NULL;
+}
+
+/* the baseline time of the model's max-autotune variant, NAN when none */
+static double autotune_base(const struct dag_node *s, const json_t *meas)
+{
+	const char *at = autotune_name(s, meas);
+	size_t i;
+	json_t *v;
+	json_array_foreach(json_object_get(meas, "variants"), i, v)
+		if (at && strcmp(json_string_value(json_object_get(v, "name")), at) == 0)
+			return rule_num(v, "base_ns");
 	return NAN;
 }
 
@@ -274,6 +289,7 @@ static void model_bounds(struct dag *d, struct report *rp, const struct dag_node
 	json_t *arr = json_array();
 	*bound = *at_ceiling = NAN;
 	double at = NAN;
+	const char *at_name = autotune_name(s, me);
 	size_t i;
 	json_t *v;
 	json_array_foreach(json_object_get(me, "variants"), i, v) {
@@ -287,7 +303,7 @@ static void model_bounds(struct dag *d, struct report *rp, const struct dag_node
 		const char *vd = json_string_value(json_object_get(v, "verdict"));
 		if (!(vd && strcmp(vd, "pass") == 0))
 			opt = NAN;
-		bool mat = mv->variant->mode && strstr(mv->variant->mode, "max-autotune");
+		bool mat = at_name && strcmp(name, at_name) == 0;
 		if (!(b > 0))
 			b = NAN;
 		if (!isnan(b) && (isnan(*bound) || b < *bound))
@@ -800,7 +816,7 @@ static int report_start(struct rule_run *run)
 }
 
 const struct rule rule_report = {
-	.name = "report", .version = 7, .worker = false, .timing = false,
+	.name = "report", .version = 8, .worker = false, .timing = false,
 	.restore = rule_restore_outputs,
 	.key = report_key, .start = report_start,
 };

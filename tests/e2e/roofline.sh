@@ -20,6 +20,9 @@ printf '# model heavy\n# sim: steady\n# sim: time 100000\n# sim: kernels 1\n# si
 # count overstates its FLOPs, so the copy bandwidth alone decides
 printf '# model over\n# sim: steady\n# sim: time 100000\n# sim: kernels 1\n# sim: host 0.25\n# sim: flops 4000\n# sim: speedup 1.5\nimport torch\n' > models/over.py
 printf '# model light\n# sim: steady\n# sim: time 100000\n# sim: kernels 1\n# sim: host 0.25\n# sim: flops 2\n# sim: speedup 1.5\n# sim: fast autotune 2\nimport torch\n' > models/light.py
+# twin: a second variant in max-autotune's mode (as the agents' rewrites
+# are) runs four times as fast: a candidate, never max-autotune's baseline
+printf '# model twin\n# sim: steady\n# sim: time 100000\n# sim: kernels 1\n# sim: host 0.25\n# sim: flops 2\n# sim: speedup 1.5\n# sim: fast autotune 2\n# sim: fast quick 4\nimport torch\n' > models/twin.py
 cat > test.kopt <<'SPEC'
 device sim { gpus = 1  timeout = 60s }
 agents default { budget = 1  hot = 0.05  seed = 1  backend = builtin }
@@ -28,12 +31,15 @@ defaults { device = sim  agents = default  gates = strict }
 model heavy { source = "models/heavy.py" }
 model over { source = "models/over.py" }
 model light { source = "models/light.py"  variant default { }  variant autotune { mode = "max-autotune-no-cudagraphs" } }
+model twin { source = "models/twin.py"  variant default { }  variant autotune { mode = "max-autotune-no-cudagraphs" }
+  variant quick { mode = "max-autotune-no-cudagraphs"  options = { "triton.persistent_reductions" = false } } }
 target all = [heavy, over, light]
+target twins = [twin]
 default all
 SPEC
 
 set +e
-"$KOPTMAKE" > out 2> err
+"$KOPTMAKE" all twins > out 2> err
 status=$?
 set -e
 check "the build succeeds (exit $status)" "[ $status -eq 0 ] && [ -s kopt-out/all/report.json ]"
@@ -124,6 +130,16 @@ for m in d["models"]:
         print(m["model"], b["variant"] + ".max_autotune", b["max_autotune"])
 print("all geomean_max_autotune_over_bound", d["geomean_max_autotune_over_bound"])
 EOF
+python3 - kopt-out/twins/report.json >> rep <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for m in d["models"]:
+    for k in ("bound_ns", "max_autotune_over_bound", "speedup_vs_max_autotune", "max_autotune_ns"):
+        print(m["model"], k, m[k])
+    for b in m["bounds"]:
+        print(m["model"], b["variant"] + ".max_autotune", b["max_autotune"])
+        print(m["model"], b["variant"] + ".baseline_ns", b["baseline_ns"])
+EOF
 r() { awk -v m="$1" -v k="$2" '$1 == m && $2 == k { print $3 }' rep; }
 check "report.json: heavy's bound $(r heavy bound_ns), no max-autotune variant" \
 	"close '$(r heavy bound_ns)' $heavy_bound && [ '$(r heavy max_autotune_over_bound)' = None ] && close '$(r heavy default.baseline_over_bound)' $(awk "BEGIN { printf \"%.17g\", 100000 / $heavy_bound }")"
@@ -131,6 +147,13 @@ check "report.json: light's variants' bounds ($(r light default.bound_ns), $(r l
 	"close '$(r light default.bound_ns)' $light_bound && close '$(r light autotune.bound_ns)' $at_bound && [ '$(r light autotune.max_autotune)' = True ] && [ '$(r light default.max_autotune)' = False ]"
 check "report.json: light's bound is its variants' lowest, max-autotune at $(r light max_autotune_over_bound)x it (by hand $at_over)" \
 	"close '$(r light bound_ns)' $at_bound && close '$(r light max_autotune_over_bound)' $at_over && close '$(r all geomean_max_autotune_over_bound)' $at_over"
+# twin's bound is quick's (its variants' lowest); max-autotune's time over
+# it is autotune's, not quick's, whose own time is the optimized one
+check "report.json: twin's max-autotune is autotune, not the faster variant in its mode ($(r twin quick.max_autotune))" \
+	"[ '$(r twin autotune.max_autotune)' = True ] && [ '$(r twin quick.max_autotune)' = False ] && close '$(r twin max_autotune_ns)' '$(r twin autotune.baseline_ns)'"
+check "report.json: twin's ceiling is autotune's time over quick's bound ($(r twin max_autotune_over_bound))" \
+	"close '$(r twin max_autotune_over_bound)' $(awk -v a="$(r twin autotune.baseline_ns)" -v b="$(r twin bound_ns)" 'BEGIN { printf "%.17g", a / b }') &&
+	 awk -v x='$(r twin max_autotune_over_bound)' 'BEGIN { exit !(x > 1.9) }'"
 at2=$(awk -v x="$at_over" 'BEGIN { printf "%.2f", x }')
 check "report.md: light's row ends with its bound and max-autotune over it (${at2}x)" \
 	"grep '^| light | ' kopt-out/all/report.md | grep -q \"| $(awk -v x="$at_bound" 'BEGIN { printf "%.3f", x / 1000 }') | [0-9.]*x | ${at2}x |\$\""
