@@ -18,7 +18,12 @@ mkdir -p "$work"
 # Inductor's caches of earlier slices (.kopt/compile/inductor: compiled
 # graphs and max-autotune's picks), so that a fresh machine's worker does
 # not compile and autotune each model again before its first verify
+# (in parts of at most 15 MB, compile-cache.tgz.NN, as they came back; an
+# older single compile-cache.tgz too)
 [ -f "$top/.device/compile-cache.tgz" ] && tar xzf "$top/.device/compile-cache.tgz" -C "$work"
+if ls "$top"/.device/compile-cache.tgz.[0-9]* >/dev/null 2>&1; then
+	cat "$top"/.device/compile-cache.tgz.[0-9]* | tar xzf - -C "$work"
+fi
 rm -rf "$work/sample" && cp -r "$sample" "$work/sample"
 cd "$work" && cp "$top/bench/beyond/beyond.kopt" Koptfile
 # level by level, so that a slice that runs out of time leaves whole levels
@@ -45,15 +50,28 @@ python3 "$top/bench/beyond/costs.py" .kopt "$t0ms" > costs.md 2>&1 || true
 cat costs.md
 cp costs.md "${OUT:-/tmp}/costs.md" 2>/dev/null || true
 tar czf "${OUT:-/tmp}/beyond.tgz" --exclude=.kopt/compile .kopt kopt-out build.log summary.md costs.md
-# the compile cache, whole where it fits what a call brings back (16 MiB a
-# file), else max-autotune's picks alone (the autotuning is most of a
-# compile's time)
+# the compile cache in parts of 15 MB (a call brings back files of at most
+# 16 MiB each), at most PARTS of them (default 3): whole where it fits,
+# else max-autotune's picks and the newest compiled graphs that fit (a
+# stitch compiles every variant of its model in a fresh worker: the graphs
+# spare it the compiles, the picks the autotuning)
 c="${OUT:-/tmp}/compile-cache.tgz"
+rm -f "$c" "$c".[0-9]*
 if [ -d .kopt/compile/inductor ]; then
-	tar czf "$c" .kopt/compile/inductor
-	if [ "$(stat -c %s "$c")" -gt 15000000 ]; then
+	parts=${PARTS:-3}
+	tar czf cc.tgz .kopt/compile/inductor
+	# the graphs, newest first, to three times the parts' size uncompressed
+	# (they compress about 4.5 to 1), then half that, ..., then none
+	max=$((parts * 15000000 * 3))
+	while [ "$(stat -c %s cc.tgz)" -gt $((parts * 15000000)) ]; do
 		find .kopt/compile/inductor \( -name '*.best_config' -o -path '*/cache/*' \) -type f >picks.txt
-		tar czf "$c" -T picks.txt
-	fi
-	echo "compile cache: $(stat -c %s "$c") bytes"
+		find .kopt/compile/inductor -type f ! -name '*.best_config' ! -path '*/cache/*' -printf '%T@ %s %p\n' |
+			sort -rn | awk -v max=$max '{ t += $2; if (t > max) exit; print $3 }' >>picks.txt
+		tar czf cc.tgz -T picks.txt
+		[ "$max" -gt 0 ] || break
+		max=$((max / 2 > 1000000 ? max / 2 : 0))
+	done
+	split -b 15000000 -d cc.tgz "$c."
+	rm -f cc.tgz
+	echo "compile cache: $(cat "$c".[0-9]* | wc -c) bytes in $(ls "$c".[0-9]* | wc -l) parts"
 fi

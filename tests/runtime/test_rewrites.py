@@ -15,8 +15,9 @@ values and max pooling's indices (ties and NaN included); the cases they
 do not cover return NotImplemented; the linear-reduction fold turns a sum
 or mean over the features of an mm, addmm or bmm into x times the summed
 weights, summed (no matrix product and no aten.mv left), with the
-unfolded graph's values, and leaves alone what it cannot take. Prints
-TAP."""
+unfolded graph's values, and leaves alone what it cannot take. The graph passes are Inductor's custom pass with a uuid where torch
+has CustomGraphPass (its graph cache keys on them), a plain function
+where not. Prints TAP."""
 import os
 import sys
 
@@ -42,6 +43,66 @@ try:
 except ValueError as e:
     ok("kopt.nonesuch" in str(e) and "known: kopt.conv_transpose_as_conv" in str(e),
        "an unknown kopt.NAME is an error that names it and the known ones", e)
+
+# the graph passes as Inductor's custom pass (_graph_pass), in a child
+# with a stand-in torch (a TEST DOUBLE: torch._inductor.custom_graph_pass's
+# CustomGraphPass, an abstract class with __call__ and uuid, as torch 2.11
+# has it; or no such module, as older torch)
+import subprocess  # noqa: E402
+
+CHILD = r"""
+import abc, json, sys, types
+sys.path.insert(0, sys.argv[1])
+if sys.argv[2] == "with":
+    for name in ("torch", "torch._inductor"):
+        sys.modules[name] = types.ModuleType(name)
+    cgp = types.ModuleType("torch._inductor.custom_graph_pass")
+    class CustomGraphPass(abc.ABC):
+        @abc.abstractmethod
+        def __call__(self, graph): ...
+        @abc.abstractmethod
+        def uuid(self): ...
+    cgp.CustomGraphPass = CustomGraphPass
+    sys.modules["torch._inductor.custom_graph_pass"] = cgp
+else:
+    sys.modules["torch"] = types.ModuleType("torch")
+from kopt import rewrites as R
+seen = []
+p1 = lambda g: seen.append(("fold", g))
+out = {}
+p, keyed = R._graph_pass(None, [p1], ["linear_reduction_fold"])
+p("G")
+out["keyed"], out["seen"], out["kind"] = keyed, list(seen), type(p).__name__
+if keyed:
+    out["uuid"] = list(p.uuid())
+    out["other"] = list(R._graph_pass(None, [p1], ["other"])[0].uuid())
+    class Mine(sys.modules["torch._inductor.custom_graph_pass"].CustomGraphPass):
+        def __call__(self, g): seen.append(("mine", g))
+        def uuid(self): return "mine-1"
+    q, _ = R._graph_pass(Mine(), [p1], ["linear_reduction_fold"])
+    seen.clear(); q("H")
+    out["before"], out["before_uuid"] = list(map(list, seen)), list(q.uuid())
+    out["plain_before_uuid"] = R._graph_pass(lambda g: None, [p1], ["linear_reduction_fold"])[0].uuid()
+print(json.dumps(out))
+"""
+runtime_py = os.path.join(top, "runtime", "python")
+import json  # noqa: E402
+
+w = json.loads(subprocess.run([sys.executable, "-c", CHILD, runtime_py, "with"], capture_output=True, text=True,
+                              check=True).stdout)
+ok(w["keyed"] and w["kind"] == "RewritePass" and w["seen"] == [["fold", "G"]],
+   "graph pass: with CustomGraphPass, one that runs the rewrites on the graph, keyed", w)
+ok(w["uuid"][:2] == ["kopt.rewrites", ["linear_reduction_fold"]] and len(w["uuid"][2]) == 64
+   and w["uuid"][3] is None and w["other"][1] == ["other"] and w["other"] != w["uuid"],
+   "graph pass: its uuid names the rewrites and this file's hash (another rewrite, another uuid)", w)
+ok(w["before"] == [["mine", "H"], ["fold", "H"]] and w["before_uuid"][3] == "mine-1",
+   "graph pass: a user's pass runs first, and its uuid is in ours", w)
+ok(w["plain_before_uuid"] is None,
+   "graph pass: a user's pass without a uuid leaves ours none (Inductor compiles without its cache)", w)
+wo = json.loads(subprocess.run([sys.executable, "-c", CHILD, runtime_py, "without"], capture_output=True,
+                               text=True, check=True).stdout)
+ok(not wo["keyed"] and wo["kind"] == "function" and wo["seen"] == [["fold", "G"]],
+   "graph pass: without CustomGraphPass, a plain function, not keyed (the cache goes off)", wo)
 
 try:
     import torch
@@ -309,10 +370,9 @@ for what, variant, want in [
     ("a mode with ATen fallbacks: the mode's options, the graph cache off",
      {"mode": "max-autotune-no-cudagraphs", "aten_fallback": ["aten.sum"]},
      (None, {"max_autotune": True, "coordinate_descent_tuning": True, "fx_graph_cache": False}, {})),
-    ("a mode with a rewrite alone: the mode's options, the rewrite apart",
+    ("a mode with a rewrite alone: the mode's options, the rewrite apart, the graph cache on",
      {"mode": "max-autotune-no-cudagraphs", "options": {"kopt.pool_as_pointwise": True}},
-     (None, {"max_autotune": True, "coordinate_descent_tuning": True, "fx_graph_cache": False},
-      {"pool_as_pointwise": True})),
+     (None, {"max_autotune": True, "coordinate_descent_tuning": True}, {"pool_as_pointwise": True})),
     ("a mode with options: the variant's own on top",
      {"mode": "max-autotune-no-cudagraphs", "options": {"coordinate_descent_tuning": False, "freezing": True}},
      (None, {"max_autotune": True, "coordinate_descent_tuning": False, "freezing": True}, {})),

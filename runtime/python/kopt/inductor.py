@@ -183,13 +183,17 @@ def compile_settings(variant: dict, mode_options) -> tuple:
 
     mode = variant.get("mode") or None
     options, own = rewrites.split(dict(variant.get("options") or {}))
-    if variant.get("aten_fallback") or own:
+    if variant.get("aten_fallback"):
         # torch.compile wrappers with equal options are one backend to Dynamo,
         # which would hand this variant another variant's compiled code (seen
         # in a race beside the default variant); and Inductor's graph cache
-        # does not key on the lowering table
+        # does not key on the lowering table. (A rewrite's variant has a
+        # backend of its own, and the cache keys on what the rewrites do:
+        # rewrites.applied.)
         options["fx_graph_cache"] = False
-    if mode and options:
+    if mode and (options or own):
+        # (a rewrite's variant compiles through a backend of its own, which
+        # takes options, not a mode)
         options = {**mode_options(mode), **options}
         mode = None
     return mode, options, own

@@ -530,15 +530,44 @@ def split(options: dict) -> tuple[dict, dict]:
     return inductor, {k: v for k, v in own.items() if v}
 
 
-def _graph_pass(before, passes):
-    """Inductor's post-grad custom pass: the one set before (a user's), then
-    ours, on the graph"""
+def _source_hash() -> str:
+    """this file's hash: the graph passes' code, in their cache key"""
+    import hashlib
+
+    with open(__file__, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+def _graph_pass(before, passes, names=()):
+    """(Inductor's post-grad custom pass: the one set before (a user's), then
+    ours, on the graph; whether Inductor's graph cache keys on it). Where
+    torch has CustomGraphPass, the pass is one, its uuid the rewrites'
+    names, this file's hash and the pass before's uuid, so that the cache
+    keys on what it does; a pass before that has no uuid makes it None,
+    and Inductor then compiles without the cache. Without the class the
+    pass is a plain function and the cache must be off."""
     def run(graph):
         if before is not None:
             before(graph)
         for p in passes:
             p(graph)
-    return run
+    try:
+        from torch._inductor.custom_graph_pass import CustomGraphPass
+    except ImportError:
+        return run, False
+
+    class RewritePass(CustomGraphPass):
+        def __call__(self, graph):
+            run(graph)
+
+        def uuid(self):
+            prior = None
+            if before is not None:
+                prior = before.uuid() if isinstance(before, CustomGraphPass) else None
+                if prior is None:
+                    return None
+            return ("kopt.rewrites", tuple(names), _source_hash(), prior)
+    return RewritePass(), True
 
 
 def _first(fns):
@@ -560,7 +589,11 @@ def _first(fns):
 def applied(rewrites: dict):
     """The rewrites in Inductor's decomposition tables, and the graph passes
     as its post-grad custom pass, while the context lasts (compile inside
-    it); its graph caches off, since they do not key on either.""" 
+    it). AOTAutograd's cache is off: it keys on the graph before the
+    decompositions. Inductor's graph cache stays on: it keys on the graph
+    after them, where the rewrites show, and on the custom pass's uuid
+    (_graph_pass; off where the pass has none): a fresh worker compiling a
+    rewrite's variant again (a stitch, a later build) finds it there.""" 
     if not rewrites:
         yield
         return
@@ -574,7 +607,6 @@ def applied(rewrites: dict):
         tables.append(sel)
     saved = []
     stack = contextlib.ExitStack()
-    stack.enter_context(config.patch(fx_graph_cache=False, fx_graph_remote_cache=False))
     if hasattr(fconfig, "enable_autograd_cache"):
         stack.enter_context(fconfig.patch(enable_autograd_cache=False))
     try:
@@ -584,10 +616,13 @@ def applied(rewrites: dict):
             if name in rewrites and name in table:
                 for op, fn in table[name].items():
                     chains.setdefault(op, []).append(fn)
-        passes = [GRAPH_PASSES[name] for name in NAMES if name in rewrites and name in GRAPH_PASSES]
-        if passes:
-            stack.enter_context(config.patch(post_grad_custom_pre_pass=_graph_pass(config.post_grad_custom_pre_pass,
-                                                                                    passes)))
+        names = [name for name in NAMES if name in rewrites and name in GRAPH_PASSES]
+        keyed = True
+        if names:
+            pass_, keyed = _graph_pass(config.post_grad_custom_pre_pass, [GRAPH_PASSES[n] for n in names], names)
+            stack.enter_context(config.patch(post_grad_custom_pre_pass=pass_))
+        if not keyed:
+            stack.enter_context(config.patch(fx_graph_cache=False, fx_graph_remote_cache=False))
         for op, fns in chains.items():
             for t in tables:
                 saved.append((t, op, t.get(op)))
