@@ -22,7 +22,12 @@ source. Checks, printed as TAP:
   source (kopt.knobs.apply), and gate 1 passes it;
 - with compile children (kopt.precompile, KOPT_COMPILE_JOBS), some points
   were compiled ahead, and such a point loads faster (Triton's cache) than
-  one the worker compiled itself (each kernel's figures printed).
+  one the worker compiled itself (each kernel's figures printed, with
+  where the loads' time went: Triton's compile or cache read, the
+  launchers' build).
+
+A knob kind that no point tried before a short budget ran out is skipped
+(TAP's SKIP), not failed.
 
 Replies go to OUTDIR (reply-N-OP.json); the speedups alone of the knobs
 are printed as comments, for the record. KOPT_KNOBS_BUDGET: seconds per
@@ -88,6 +93,12 @@ class Worker:
         self.p.wait(timeout=60)
 
 
+def skip(name):
+    global n
+    n += 1
+    print(f"ok {n} - {name} # SKIP", flush=True)
+
+
 def kind_of(row):
     kinds = N.kinds(row.get("edit") or "")
     if row.get("config", {}).get("maxnreg"):
@@ -121,6 +132,10 @@ def main():
                 for kind in sorted(want):
                     mine = [r for r in rows if kind in kind_of(r)]
                     good = [r for r in mine if r.get("ok")]
+                    if not mine and res.get("budget_spent"):
+                        # a short budget (KOPT_KNOBS_BUDGET) ended the screen first
+                        skip(f"{k['name']}: {kind}: no point tried before the budget of {BUDGET:g} s ran out")
+                        continue
                     ok(good, f"{k['name']}: {kind}: {len(good)} of {len(mine)} points compiled, ran and matched "
                              f"Inductor's kernel", [(r.get("edit"), r.get("config"), r.get("error")) for r in mine])
                     for r in sorted(good, key=lambda r: -r["speedup"])[:2]:
@@ -142,6 +157,11 @@ def main():
                 print(f"# {k['name']}: {len(rows)} points in {res.get('elapsed_s')} s, {res.get('compiles')} compiles, "
                       f"{len(ahead)} compiled ahead by the children (load {med(ahead):.3f} s, median) and "
                       f"{len(own)} by the worker ({med(own):.3f} s)", flush=True)
+                for who, pre in (("ahead", True), ("own", False)):
+                    parts = [r["load_parts"] for r in rows if bool(r.get("prefetched")) == pre and "load_parts" in r]
+                    if parts:
+                        print(f"#   {who}: Triton's compile or cache read {med([x['compile_s'] for x in parts]):.3f} s, "
+                              f"launchers {med([x['launchers_s'] for x in parts]):.3f} s (medians)", flush=True)
                 if P.default_jobs() > 0:
                     ok(ahead, f"{k['name']}: the compile children compiled points ahead ({len(ahead)})",
                        res.get("prefetched"))

@@ -131,6 +131,9 @@ ran = obj.run()
 ok(obj.tuned == 0 and ran.kwargs == {"XBLOCK": 128} and ran.num_warps == 2,
    "under max-autotune's inductor_meta the pinned config runs as chosen: coordinate descent does not move it",
    (obj.tuned, ran.kwargs))
+parts = getattr(obj, "kopt_load_parts", None)
+ok(isinstance(parts, dict) and set(parts) == {"compile_s", "launchers_s"} and all(v >= 0 for v in parts.values()),
+   "the load says where its time went: the compile and the launchers' build", parts)
 other = K.load_kernel("triton_poi_fused_add_0", SRC, "screen b", CFG)
 ok(other is not obj, "two tags, two kernel objects")
 

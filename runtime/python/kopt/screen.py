@@ -150,6 +150,8 @@ class Screen:
             t = time.perf_counter()
             obj = K.load_kernel(self.decl.name, source or self.decl.source, f"screen {k}", cfg)
             row["load_s"] = round(time.perf_counter() - t, 4)  # the compile, or the cache's read
+            if isinstance(getattr(obj, "kopt_load_parts", None), dict):
+                row["load_parts"] = obj.kopt_load_parts
             self.compiles += 1
             regs = getattr(obj.launchers[0], "n_regs", None) if obj.launchers else None
             if regs is not None:
