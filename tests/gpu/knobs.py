@@ -11,8 +11,8 @@ covers the first round of moves: every knob one move away from Inductor's
 source. Checks, printed as TAP:
 
 - the screen searched every knob the kernel has, and maxnreg;
-- each knob kind (evict, cache, rstages, runroll and persist on a looped
-  reduction, tile on a GEMM template, maxnreg) has a point that compiled,
+- each knob kind (evict, cache, rstages, runroll, persist and grid on a
+  looped reduction, tile on a GEMM template, maxnreg) has a point that compiled,
   ran and matched Inductor's kernel;
 - no point with an edit gave other outputs than Inductor's kernel (the
   knobs do not change what the kernel computes), and none failed to build
@@ -54,6 +54,7 @@ VT = {"name": "tem", "mode": "max-autotune-no-cudagraphs", "options": {"max_auto
 MODELS = (("layernorm", V), ("elementwise", V), ("matmul_epilogue", VT))
 BUDGET = float(os.environ.get("KOPT_KNOBS_BUDGET", "90"))  # seconds per kernel's screen
 RESOURCES = ("out of resource", "outofresources", "shared memory")
+SMS = 0
 n = failed = 0
 
 
@@ -107,6 +108,10 @@ def kind_of(row):
 
 
 def main():
+    global SMS
+    import torch
+
+    SMS = torch.cuda.get_device_properties(0).multi_processor_count  # the screen's grid=G values
     worker, outdir = sys.argv[1], sys.argv[2]
     os.makedirs(outdir, exist_ok=True)
     w = Worker(worker, outdir)
@@ -124,7 +129,7 @@ def main():
                              "gates": GATES, "starts": [], "budget_s": BUDGET, "max_configs": 70, "keep": 3,
                              "reps": 7, "knobs": True})
                 src = k["source"]
-                space = N.space(src)
+                space = N.space(src, SMS)
                 want = {N.kinds(f"{x}={space[x][1]}")[0] for x in space} | {"maxnreg"}
                 ok(set(res.get("knobs") or []) == set(space) | {"maxnreg"},
                    f"{k['name']}: the screen searched every knob it has ({len(space)}) and maxnreg", res.get("knobs"))

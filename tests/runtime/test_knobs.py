@@ -171,6 +171,56 @@ except N.KnobError:
 ok(not N.template_tile(ln) and not N.template_tile(tem.replace("    pid = tl.program_id(0)\n", "")),
    "no tile knobs on a reduction, nor on a template without the one-dimensional grid")
 
+# grid=G: a persistent grid
+ok("grid" not in N.space(ln), "grid: not offered without the device's SM count")
+gs = N.space(ln, 132)
+ok(gs.get("grid") == [0, 132, 264, 528, 1056], "grid: Inductor's grid, then 1, 2, 4 and 8 times the SMs", gs.get("grid"))
+g = N.apply(ln, "grid=132").split("\n")
+src_ = ln.split("\n")
+at = src_.index("    xoffset = tl.program_id(0) * XBLOCK")
+ok(g[:at] == src_[:at] and g[at:at + 4] == [
+    "    kopt_pid = tl.program_id(0)",
+    "    if kopt_pid < 132:",
+    "        for kopt_tile in range(kopt_pid, tl.cdiv(xnumel, XBLOCK), 132):",
+    "            xoffset = kopt_tile * XBLOCK"] and
+   g[at + 4:] == ["" if not x.strip() else "        " + x for x in src_[at + 1:]],
+   "grid=132: the first 132 programs loop over the tiles, the body from xoffset on inside, as it was",
+   "\n".join(g[at - 1:at + 6]))
+passed, why = G.check(N.apply(ln, "grid=132"), ln)
+ok(passed, "grid=132: gate 1 passes it", why)
+both = N.apply(ln, "evict0=first+persist=on+grid=264")
+passed, why = G.check(both, ln)
+ok(passed and "    if kopt_pid < 264:" in both and "            if R0_BLOCK >= 4096:" in both and
+   both.count("eviction_policy='evict_first', other=0.0)") >= 2,
+   "grid with persist and an eviction hint: each in place, the grid's loop around the rest, gate 1 passes", why)
+wide = ln.replace("tl.program_id(0) * XBLOCK", "tl.program_id(0).to(tl.int64) * XBLOCK")
+ok("            xoffset = kopt_tile.to(tl.int64) * XBLOCK" in N.apply(wide, "grid=132"),
+   "grid: a 64-bit xoffset stays 64-bit")
+pg = N.apply(per, "grid=132")
+ok(G.check(pg, per)[0] and "    if kopt_pid < 132:" in pg, "grid: on a persistent reduction too",
+   G.check(pg, per)[1])
+small = ln.replace("    xnumel = 32768\n", "    xnumel = 300\n")
+ok(N.space(small, 132).get("grid") == [0, 132, 264], "grid: only counts under a static xnumel", N.space(small, 132).get("grid"))
+for what, src, edit in (("a two-dimensional grid", poi, "grid=132"), ("a GEMM template", tem, "grid=132")):
+    try:
+        N.apply(src, edit)
+        ok(False, f"grid refused on {what}")
+    except N.KnobError as e:
+        ok("grid" not in N.space(src, 132), f"grid refused on {what}, and not in its space", e)
+for bad in ("grid=0", "grid=x", "grid=70000"):
+    try:
+        N.parse(bad)
+        ok(False, f"parse rejects {bad}")
+    except N.KnobError:
+        ok(True, f"parse rejects {bad}")
+nbg = N.neighbours("grid=264", gs)
+ok("grid=132" in nbg and "grid=528" in nbg and "grid=1056" not in nbg and "" not in nbg and
+   "grid=132" in N.neighbours("", gs) and "grid=264" not in N.neighbours("", gs),
+   "grid moves one step along its ladder", nbg)
+ok(N.kinds("evict0=first+grid=132") == ["evict", "grid"] and
+   N.name(N.parse("grid=132+persist=on+evict1=none")) == "evict1=none+persist=on+grid=132",
+   "grid: its kind, and its place in an edit's name")
+
 # moves
 nb = N.neighbours("", sp)
 ok("evict0=first" in nb and "evict0=none" in nb and "cache3=cv" in nb and "rstages=1" in nb and "runroll=1" in nb

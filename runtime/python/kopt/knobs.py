@@ -42,6 +42,17 @@ Inductor's own source:
   moves only where it divides a static K (EVEN_K: the loads of A and B are
   not masked along K). num_warps and num_stages stay launch keys.
 
+- ``grid=G``: a persistent grid for a kernel on a one-dimensional grid
+  (Inductor's Grid1D: its pointwise kernels and reductions): the first G
+  programs loop over the tiles (``for kopt_tile in range(kopt_pid,
+  tl.cdiv(xnumel, XBLOCK), G)``), the body inside with ``xoffset`` at the
+  tile, and the other programs of Inductor's grid, which the wrapper still
+  launches, take none. Every tile is still taken once, by one program. At
+  most G tiles are in flight: where a reduction reads its rows twice and
+  the rows of the whole grid do not fit in L2, G rows that do fit turn the
+  second read into L2 hits (the norms' looped kernels). G comes as a
+  multiple of the device's SMs (space's sms), written out as a number.
+
 ``maxnreg`` is a knob too, but a compile option rather than an edit: it is
 a key of the launch config (``triton.Config(..., maxnreg=N)``, see
 kernels.force_config), searched with the others.
@@ -66,10 +77,12 @@ RUNROLL = (1, 2, 4)
 LOAD = re.compile(r"tl\.load\(")
 LOOP = re.compile(r"^(?P<ind>\s+)for r0_offset in (?:tl\.)?range\(0, r0_numel, R0_BLOCK(?P<kw>[^)]*)\):$", re.M)
 KNOB = re.compile(r"^(?:(?P<kind>evict|cache)(?P<i>\d+)|(?P<loop>rstages|runroll)|(?P<persist>persist)|"
-                  r"(?P<tile>BLOCK_M|BLOCK_N|BLOCK_K|GROUP_M))=(?P<v>\w+)$")
+                  r"(?P<grid>grid)|(?P<tile>BLOCK_M|BLOCK_N|BLOCK_K|GROUP_M))=(?P<v>\w+)$")
 TILE = {"BLOCK_M": (16, 32, 64, 128, 256), "BLOCK_N": (16, 32, 64, 128, 256), "BLOCK_K": (16, 32, 64, 128),
         "GROUP_M": (1, 4, 8, 16)}
-LADDERS = ("rstages", "runroll") + tuple(TILE)  # knobs moved one step at a time
+LADDERS = ("rstages", "runroll", "grid") + tuple(TILE)  # knobs moved one step at a time
+GRID_TIMES = (1, 2, 4, 8)  # grid=G: G this many times the device's SMs
+GRID_MAX = 1 << 16
 TILE_LINE = re.compile(r"^    (?P<k>BLOCK_M|BLOCK_N|BLOCK_K|GROUP_M) : tl\.constexpr = (?P<v>\d+)$", re.M)
 
 
@@ -180,6 +193,10 @@ def parse(edit: str) -> dict:
             raise KnobError(f"{part}: the cache modifier is ca, cg or cv")
         if m["persist"] and v != "on":
             raise KnobError(f"{part}: persist is on or left out")
+        if m["grid"]:
+            if not v.isdigit() or not 1 <= int(v) <= GRID_MAX:
+                raise KnobError(f"{part}: a number of programs from 1 to {GRID_MAX}")
+            v = int(v)
         if m["tile"]:
             if not v.isdigit() or int(v) not in TILE[m["tile"]]:
                 raise KnobError(f"{part}: not one of {TILE[m['tile']]}")
@@ -196,8 +213,8 @@ def parse(edit: str) -> dict:
 
 
 def _order(name: str) -> tuple:
-    m = re.match(r"(evict|cache|rstages|runroll|persist)(\d*)$", name)
-    kinds = ("evict", "cache", "rstages", "runroll", "persist")
+    m = re.match(r"(evict|cache|rstages|runroll|persist|grid)(\d*)$", name)
+    kinds = ("evict", "cache", "rstages", "runroll", "persist", "grid")
     if name in TILE:
         return (len(kinds), list(TILE).index(name), name)
     return (kinds.index(m[1]) if m else 9, int(m[2]) if m and m[2] else 0, name)
@@ -268,7 +285,48 @@ def apply(src: str, edit: str) -> str:
     tiles = {k: v for k, v in knobs.items() if k in TILE}
     if tiles:
         out = tile(out, tiles)
+    if "grid" in knobs:  # last: the whole body, whatever the others did to it, in the loop
+        out = grid(out, knobs["grid"])
     return out
+
+
+# ---- grid=G: a persistent grid ----
+
+XOFFSET = re.compile(r"^    xoffset = tl\.program_id\(0\)(?P<cast>\.to\(tl\.int64\))? \* XBLOCK$", re.M)
+
+
+def _grid_site(src: str) -> re.Match:
+    """The xoffset line of a kernel on a one-dimensional grid; KnobError
+    where the kernel is not one (a template, a two-dimensional grid, a
+    loop over programs of its own)."""
+    if "'grid_type': 'Grid1D'" not in src or "@triton_heuristics.template(" in src:
+        raise KnobError("grid: not a kernel on a one-dimensional grid")
+    if re.search(r"tl\.program_id\([12]\)|num_programs|kopt_tile", src):
+        raise KnobError("grid: the kernel has more than one program axis, or loops over programs already")
+    sites = list(XOFFSET.finditer(src))
+    if len(sites) != 1 or src.count("tl.program_id(0)") != 1:
+        raise KnobError("grid: no single xoffset = tl.program_id(0) * XBLOCK")
+    return sites[0]
+
+
+def grid(src: str, g: int) -> str:
+    """The kernel with its first g programs looping over the tiles, the rest
+    taking none (the body from xoffset on in the loop)."""
+    m = _grid_site(src)
+    lines = src.split("\n")
+    at = lines.index(m[0])
+    end = next((i for i in range(at + 1, len(lines)) if lines[i].strip() and _indent(lines[i]) == 0), len(lines))
+    head = ["    kopt_pid = tl.program_id(0)",
+            f"    if kopt_pid < {g}:",
+            f"        for kopt_tile in range(kopt_pid, tl.cdiv(xnumel, XBLOCK), {g}):",
+            f"            xoffset = kopt_tile{m['cast'] or ''} * XBLOCK"]
+    body = ["" if not s.strip() else "        " + s for s in lines[at + 1:end]]
+    return "\n".join(lines[:at] + head + body + lines[end:])
+
+
+def _static_xnumel(src: str) -> int | None:
+    m = re.search(r"^    xnumel = (\d+)$", src, re.M)
+    return int(m[1]) if m else None
 
 
 # ---- a GEMM template's tile ----
@@ -410,11 +468,14 @@ def persist_config(src: str, config: dict) -> dict:
     return c
 
 
-def space(src: str) -> dict:
+def space(src: str, sms: int = 0) -> dict:
     """The knobs that apply to a kernel and their values, Inductor's first:
     {"evict0": ["last", "first", "none"], "cache0": ["", "ca", "cg", "cv"],
     "rstages": [0, 1, 2, 3, 4], ...} (0: the keyword unset). A value equal to Inductor's first one is
-    the knob left alone (not part of an edit's name)."""
+    the knob left alone (not part of an edit's name). With the device's SM
+    count, grid too (0: Inductor's grid; then GRID_TIMES that many
+    programs, those under a static xnumel: with as many tiles or fewer it
+    would change nothing)."""
     out: dict = {}
     for i, (a, b) in enumerate(loads(src)):
         own = load_knobs(src[a:b])
@@ -429,6 +490,15 @@ def space(src: str) -> dict:
         out["persist"] = ["off", "on"]
     except KnobError:
         pass
+    if sms > 0:
+        try:
+            _grid_site(src)
+            xn = _static_xnumel(src)
+            gs = [sms * t for t in GRID_TIMES if sms * t <= GRID_MAX and (xn is None or sms * t < xn)]
+            if gs:
+                out["grid"] = [0] + gs
+        except KnobError:
+            pass
     own = template_tile(src)
     kk = _static_k(src)
     for k, v in own.items():

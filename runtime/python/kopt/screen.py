@@ -297,7 +297,7 @@ def screen(c, req: dict, flush) -> dict:
     s = Screen(c, launch, decl, gates, flush, int(req.get("reps", 7)))
     s.deadline = t0 + budget
     if req.get("knobs", True) and decl.heuristic in ("pointwise", "reduction", "persistent_reduction", "template"):
-        s.space = N.space(decl.source)
+        s.space = N.space(decl.source, torch.cuda.get_device_properties(torch.cuda.current_device()).multi_processor_count)
         s.maxnreg = True
     starts = [own] + [dict(x) for x in (req.get("starts") or []) if isinstance(x, dict)]
     noise = float(req.get("noise", 0.01))
