@@ -27,6 +27,8 @@ echo "# the implementation-space search (space_variants = 6) and CUDA graphs at 
 bash "$here/space.sh" "${KOPTMAKE:-$PWD/koptmake}" "$out/space" || status=1
 echo "# koptmake's own rewrites (transposed and depthwise convolutions): their numbers, and models built with them"
 bash "$here/rewrites.sh" "${KOPTMAKE:-$PWD/koptmake}" "$out/rewrites" || status=1
+echo "# a rewrite's variant through Inductor's graph cache: a fresh worker compiles it again from there"
+python3 "$here/rewrite_cache.py" "$W" "$out/rewrite_cache" || status=1
 echo "# examples: capture and profile"
 bash "$here/examples.sh" "$W" "$out/examples" || status=1
 echo "# source knobs: screened on two examples, each compiles and matches Inductor's kernel"
