@@ -64,7 +64,7 @@
 	X("tokens", tokens, LONG, 200000, 0, 1e15, 0, "tokens", "LLM tokens per kernel") \
 	X("wall", wall_s, DURATION, 1800, 0, INFINITY, LANG_LO_OPEN, "s", "wall time per kernel") \
 	X("auto_variants", auto_variants, BOOL, true, 0, 0, 0, "", "the agents may add a compile variant of their own (aten-auto, cudnn-auto)") \
-	X("space_variants", space_variants, INT, 0, 0, 20, 0, "variants", "at most this many variants searching Inductor's options on top of max-autotune-no-cudagraphs, chosen from the profile; 0 = off") \
+	X("space_variants", space_variants, INT, 0, 0, 21, 0, "variants", "at most this many variants searching Inductor's options on top of max-autotune-no-cudagraphs, chosen from the profile; 0 = off") \
 	X("helion_full", helion_full, BOOL, false, 0, 0, 0, "", "Helion kernels: Helion's full-effort autotune is a baseline too (minutes to hours a kernel: give the device a timeout that allows it)")
 
 /* the arguments of llm(...), a role's backend; the first is positional.

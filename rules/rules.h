@@ -356,7 +356,7 @@ extern const char rule_space_header[];
  * options are allocated (rule_variant_release frees them), their strings
  * static or base's. Returns the count.
  */
-#define RULE_SPACE_MAX 20
+#define RULE_SPACE_MAX 21
 size_t rule_space_search(const struct rule_summary *s, const struct kopt_variant *base, size_t max, double gamma,
 			 struct kopt_variant *out);
 /* what a variant is, one line for reports ("max-autotune-no-cudagraphs,

@@ -25,18 +25,42 @@
 
 enum need {
 	NEED_NONE, NEED_PARAMS, NEED_CONV, NEED_REDUCTION, NEED_TEMPLATE, NEED_GEMM, NEED_FUSION,
-	NEED_TCONV, NEED_DWCONV, NEED_POOL, NEED_CONV3D, NEED_LRED, NEED_CONV_EAGER, NEED_SRED
+	NEED_TCONV, NEED_DWCONV, NEED_POOL, NEED_CONV3D, NEED_LRED, NEED_CONV_EAGER, NEED_SRED,
+	NEED_ANY_CONV3D, /* a forward 3-D convolution, or a transposed one (whose rewrite makes forward ones) */
+	NEED_REWRITES    /* two kinds of op or more that koptmake's rewrites take */
 };
+
+#define DIM_KEYS 5
 
 /* one dimension: its variant's name and the options it sets (JSON text) */
 struct dim {
 	const char *name;
 	enum need need;
-	const char *key[3], *json[3];
+	const char *key[DIM_KEYS], *json[DIM_KEYS];
 };
 
+/* what a rewrite's option needs in the model (all the rewrites at once set
+ * each only where that holds) */
+static enum need rewrite_need(const char *key)
+{
+	static const struct { const char *key; enum need need; } map[] = {
+		{ "kopt.conv_transpose_as_conv", NEED_TCONV }, { "kopt.conv3d_as_conv2d", NEED_ANY_CONV3D },
+		{ "kopt.depthwise_as_pointwise", NEED_DWCONV }, { "kopt.pool_as_pointwise", NEED_POOL },
+		{ "kopt.linear_reduction_fold", NEED_LRED },
+	};
+	for (size_t i = 0; i < sizeof map / sizeof *map; i++)
+		if (strcmp(map[i].key, key) == 0)
+			return map[i].need;
+	return NEED_NONE;
+}
+
 /*
- * In the order they are tried. First koptmake's own rewrite
+ * In the order they are tried. First, where the model has two kinds of op
+ * or more that koptmake's rewrites take (a transposed convolution and a
+ * pooling after it, say), all of those rewrites at once: each declines
+ * where it does not apply, and one variant that takes every such op
+ * reaches what single rewrites would only between them. Then each
+ * koptmake's own rewrite
  * (runtime/python/kopt/rewrites.py): a transposed convolution as forward
  * convolutions, one per phase of its output, where the model has one;
  * cuDNN's data-gradient engines for 3-D are far from the FP32 peak. Then a
@@ -77,6 +101,10 @@ struct dim {
  * capture, which leaves it out of the race, as any failed variant.
  */
 static const struct dim dims[] = {
+	{ "autotune-rewrites", NEED_REWRITES,
+	  { "kopt.conv_transpose_as_conv", "kopt.conv3d_as_conv2d", "kopt.depthwise_as_pointwise",
+	    "kopt.pool_as_pointwise", "kopt.linear_reduction_fold" },
+	  { "true", "true", "true", "true", "true" } },
 	{ "autotune-conv-transpose-as-conv", NEED_TCONV, { "kopt.conv_transpose_as_conv", "kopt.conv3d_as_conv2d" },
 	  { "true", "true" } },
 	{ "autotune-depthwise-as-pointwise", NEED_DWCONV, { "kopt.depthwise_as_pointwise" }, { "true" } },
@@ -165,6 +193,10 @@ static bool needed(const struct rule_summary *s, enum need need, double gamma)
 	case NEED_CONV3D: return s->facts_known && s->c3ds > 0;
 	case NEED_LRED: return s->facts_known && s->lreds > 0;
 	case NEED_SRED: return s->facts_known && s->sreds > 0;
+	case NEED_ANY_CONV3D: return s->facts_known && (s->c3ds > 0 || s->tconvs > 0);
+	case NEED_REWRITES:
+		return s->facts_known && (s->tconvs > 0) + (s->dconvs > 0) + (s->pools > 0) +
+					 (s->c3ds > 0) + (s->lreds > 0) >= 2;
 	case NEED_CONV_EAGER: /* compiled over eager, gamma or more */
 		return (s->convs > 0 || s->cudnn_share > 0) && s->eager_known && s->eager_ratio >= gamma;
 	}
@@ -193,10 +225,12 @@ size_t rule_space_search(const struct rule_summary *s, const struct kopt_variant
 		v->name = (char *)dims[d].name;
 		memset(&v->loc, 0, sizeof v->loc);
 		bool changed = false;
-		for (size_t k = 0; k < 3 && dims[d].key[k]; k++) {
+		for (size_t k = 0; k < DIM_KEYS && dims[d].key[k]; k++) {
 			if (strcmp(dims[d].key[k], "freezing") == 0 && dims[d].need != NEED_PARAMS &&
 			    !needed(s, NEED_PARAMS, gamma))
 				continue; /* channels-last without parameters has nothing to fold */
+			if (dims[d].need == NEED_REWRITES && !needed(s, rewrite_need(dims[d].key[k]), gamma))
+				continue; /* a rewrite of an op the model does not have */
 			changed |= set_option(v, dims[d].key[k], dims[d].json[k]);
 		}
 		if (!changed) /* the base has it already: the base's own race */

@@ -124,7 +124,8 @@ int main(void)
 		     "eager\t1.2\t-\t-\n"
 		     "triton\t0.5\t0123456789abcdef0123456789abcdef\ttriton_red_fused_sum_0\n"
 		     "triton\t0.3\t0123456789abcdef0123456789abcdee\ttriton_poi_fused_add_1\n", NULL, RULE_SPACE_MAX, out, &n);
-	TAP_IS_STR(got, "autotune-conv-transpose-as-conv autotune-depthwise-as-pointwise autotune-pool-as-pointwise "
+	TAP_IS_STR(got, "autotune-rewrites autotune-conv-transpose-as-conv autotune-depthwise-as-pointwise "
+			"autotune-pool-as-pointwise "
 			"autotune-conv3d-as-conv2d autotune-linear-reduction-fold autotune-model-layout autotune-freezing "
 			"autotune-channels-last autotune-cd-radius-2 "
 			"autotune-no-persistent-reductions autotune-no-split-reductions autotune-no-epilogue-fusion "
@@ -133,6 +134,9 @@ int main(void)
 		   "every fact and two kernels: every dimension, in the table's order");
 	TAP_OK(n == RULE_SPACE_MAX, "... all %d of them (%zu)", RULE_SPACE_MAX, n);
 	const char *const want[][2] = {
+		{ "autotune-rewrites", "max-autotune-no-cudagraphs, kopt.conv_transpose_as_conv = true, "
+				       "kopt.conv3d_as_conv2d = true, kopt.depthwise_as_pointwise = true, "
+				       "kopt.pool_as_pointwise = true, kopt.linear_reduction_fold = true" },
 		{ "autotune-conv-transpose-as-conv", "max-autotune-no-cudagraphs, kopt.conv_transpose_as_conv = true, "
 						     "kopt.conv3d_as_conv2d = true" },
 		{ "autotune-conv3d-as-conv2d", "max-autotune-no-cudagraphs, kopt.conv3d_as_conv2d = true" },
@@ -164,6 +168,38 @@ int main(void)
 	TAP_IS_STR(got, "autotune-cd-radius-2 autotune-nd-tiling", "one Triton kernel: no fusion dimension");
 	free(got);
 	release(out, n);
+
+	/* koptmake's rewrites all at once: where two kinds of op or more take
+	 * one, first, with the rewrites of the ops the model has alone */
+	const struct { const char *facts; const char *names, *what, *why; } rw[] = {
+		{ "tconv=1,dconv=0,pool=1,c3d=0,lred=0",
+		  "autotune-rewrites autotune-conv-transpose-as-conv autotune-pool-as-pointwise",
+		  "max-autotune-no-cudagraphs, kopt.conv_transpose_as_conv = true, kopt.conv3d_as_conv2d = true, "
+		  "kopt.pool_as_pointwise = true",
+		  "a transposed convolution and a pooling: both rewrites at once first, then each" },
+		{ "tconv=0,dconv=0,pool=2,c3d=1,lred=0",
+		  "autotune-rewrites autotune-pool-as-pointwise autotune-conv3d-as-conv2d",
+		  "max-autotune-no-cudagraphs, kopt.conv3d_as_conv2d = true, kopt.pool_as_pointwise = true",
+		  "a 3-D convolution and poolings: those two, no transposed or depthwise rewrite" },
+		{ "tconv=0,dconv=1,pool=0,c3d=0,lred=1",
+		  "autotune-rewrites autotune-depthwise-as-pointwise autotune-linear-reduction-fold",
+		  "max-autotune-no-cudagraphs, kopt.depthwise_as_pointwise = true, kopt.linear_reduction_fold = true",
+		  "a depthwise convolution and a linear layer summed: those two" },
+		{ "tconv=0,dconv=0,pool=3,c3d=0,lred=0", "autotune-pool-as-pointwise", NULL,
+		  "poolings alone (three of one kind): the single rewrite, no combined variant" },
+	};
+	for (size_t i = 0; i < sizeof rw / sizeof rw[0]; i++) {
+		char *text = xasprintf("facts\t-\t-\tconv=1,gemm=0,reduction=0,params=0,%s,sred=0\n", rw[i].facts);
+		got = search(text, NULL, 3, out, &n);
+		char *first = n ? rule_variant_what(&out[0]) : NULL;
+		bool names = strncmp(got, rw[i].names, strlen(rw[i].names)) == 0;
+		TAP_OK(names && (!rw[i].what || (first && strcmp(first, rw[i].what) == 0)), "%s (%s; %s)", rw[i].why, got,
+		       first ? first : "-");
+		free(first);
+		free(got);
+		free(text);
+		release(out, n);
+	}
 
 	/* the model's layout kept: a model with a convolution that eager runs
 	 * faster than its compiled code by gamma, and no other */
