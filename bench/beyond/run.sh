@@ -45,6 +45,20 @@ for r in kopt-out/level1 kopt-out/level2 kopt-out/level3 kopt-out/all; do
 	[ -f "$r/report.json" ] && python3 "$top/bench/beyond/summarize.py" "$r/report.json" >> summary.md 2>&1
 done
 cat summary.md
+# DEPLOY="level1 ...": the deployment's check on those levels' reports
+# (tests/gpu/deploy.py: kopt.backend against torch.compile in a plain
+# process, each optimized problem's speedup within 5% of the report's,
+# outputs within KernelBench's 1e-2), with the slices' compile caches
+for t in ${DEPLOY:-}; do
+	[ -f "kopt-out/$t/report.json" ] || continue
+	TORCHINDUCTOR_CACHE_DIR=$work/.kopt/compile/inductor TRITON_CACHE_DIR=$work/.kopt/compile/triton \
+		timeout -s INT "${DEPLOY_SECS:-300}" python3 "$top/tests/gpu/deploy.py" "$work" --report "kopt-out/$t/report.json" \
+		--sources l1=sample/level1,l2=sample/level2,l3=sample/level3 --within 0.05 --tol 1e-2 \
+		${DEPLOY_MODELS:-} > "deploy-$t.md" 2>&1
+	echo "deploy $t: exit $?"
+	grep -E "^(not )?ok|^\|" "deploy-$t.md"
+	cp "deploy-$t.md" "${OUT:-/tmp}/" 2>/dev/null || true
+done
 # where this slice's time went (costs.py: per kind of step, the screens' rates)
 python3 "$top/bench/beyond/costs.py" .kopt "$t0ms" > costs.md 2>&1 || true
 cat costs.md
