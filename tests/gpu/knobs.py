@@ -45,6 +45,9 @@ sys.path.insert(0, os.path.join(top, "runtime", "python"))
 from kopt import knobs as N  # noqa: E402
 from kopt import precompile as P  # noqa: E402
 from kopt import static_gate as G  # noqa: E402
+sys.path.insert(0, os.path.join(here, "..", "runtime"))
+import tap  # noqa: E402
+from tap import ok  # noqa: E402
 
 V = {"name": "default", "mode": None, "options": {}, "aten_fallback": [], "cudnn_benchmark": False}
 GATES = {"seeds": 3, "atol": 1e-4, "rtol": 1e-4, "atol_half": 1e-2, "rtol_half": 1e-2, "fp64_fallback": True,
@@ -55,17 +58,6 @@ MODELS = (("layernorm", V), ("elementwise", V), ("matmul_epilogue", VT))
 BUDGET = float(os.environ.get("KOPT_KNOBS_BUDGET", "90"))  # seconds per kernel's screen
 RESOURCES = ("out of resource", "outofresources", "shared memory")
 SMS = 0
-n = failed = 0
-
-
-def ok(cond, name, diag=""):
-    global n, failed
-    n += 1
-    print(f"{'' if cond else 'not '}ok {n} - {name}", flush=True)
-    if not cond:
-        failed += 1
-        if diag:
-            print("# " + str(diag).replace("\n", "\n# "), flush=True)
 
 
 class Worker:
@@ -92,12 +84,6 @@ class Worker:
     def close(self):
         self.p.stdin.close()
         self.p.wait(timeout=60)
-
-
-def skip(name):
-    global n
-    n += 1
-    print(f"ok {n} - {name} # SKIP", flush=True)
 
 
 def kind_of(row):
@@ -139,7 +125,7 @@ def main():
                     good = [r for r in mine if r.get("ok")]
                     if not mine and res.get("budget_spent"):
                         # a short budget (KOPT_KNOBS_BUDGET) ended the screen first
-                        skip(f"{k['name']}: {kind}: no point tried before the budget of {BUDGET:g} s ran out")
+                        tap.skip(f"{k['name']}: {kind}", f"no point tried before the budget of {BUDGET:g} s ran out")
                         continue
                     ok(good, f"{k['name']}: {kind}: {len(good)} of {len(mine)} points compiled, ran and matched "
                              f"Inductor's kernel", [(r.get("edit"), r.get("config"), r.get("error")) for r in mine])
@@ -181,9 +167,8 @@ def main():
                     ok(same and passed, f"{k['name']}: best {b['edit']} carries its text and gate 1 passes it", why)
     finally:
         w.close()
-    print(f"1..{n}")
-    return 1 if failed else 0
+    tap.done()
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

@@ -9,18 +9,18 @@ n = failed = 0
 def ok(cond, name, diag=""):
     global n, failed
     n += 1
-    print(f"{'' if cond else 'not '}ok {n} - {name}")
+    print(f"{'' if cond else 'not '}ok {n} - {name}", flush=True)
     if not cond:
         failed += 1
         if diag:
-            print("# " + str(diag).replace("\n", "\n# "))
+            print("# " + str(diag).replace("\n", "\n# "), flush=True)
     return bool(cond)
 
 
 def skip(name, why):
     global n
     n += 1
-    print(f"ok {n} # SKIP {name}: {why}")
+    print(f"ok {n} # SKIP {name}: {why}", flush=True)
 
 
 def done():
