@@ -103,10 +103,12 @@ static double variant_room(struct dag *d, struct rule_mv *mv, const struct hot *
 {
 	double t = mv->summary.model_ns, dev = mv->summary.device_ns;
 	const json_t *meas = NULL;
+	double peak = NAN;
 	if (isnan(t) || isnan(dev)) {
 		meas = rule_profile_meas(d, mv);
 		t = rule_num(meas, "model_ns_per_call");
 		dev = rule_num(meas, "device_ns_per_call");
+		peak = rule_num(meas, "peak_copy_gbps");
 	}
 	if (!(t > 0) || !(dev > 0))
 		return NAN;
@@ -117,7 +119,7 @@ static double variant_room(struct dag *d, struct rule_mv *mv, const struct hot *
 			json_t *row;
 			json_array_foreach(json_object_get(meas, "rows"), i, row)
 				if (strcmp(json_string_value(json_object_get(row, "name")) ?: "", hot[h].name) == 0)
-					f = rule_row_frac(row, rule_num(meas, "peak_copy_gbps"));
+					f = rule_row_frac(row, peak);
 		}
 		if (f > AGENT_OVERSTATED)
 			f = NAN; /* its bytes overstate its traffic: its bound is not known */

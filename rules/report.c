@@ -140,11 +140,11 @@ static double worker_seconds(struct dag *d, const struct dag_node *s, double *co
 	return sum;
 }
 
-/* the name of the model's max-autotune variant, the baseline a user gets
- * with one keyword: the first of the stitch's variants (meas) in that
+/* the stitch's entry (meas) of the model's max-autotune variant, the
+ * baseline a user gets with one keyword: the first of its variants in that
  * mode. The others in it (the agents' rewrites, a wider radius) are
  * candidates, never the baseline. NULL when none. */
-static const char *autotune_name(const struct dag_node *s, const json_t *meas)
+static const json_t *autotune_variant(const struct dag_node *s, const json_t *meas)
 {
 	const struct kopt_model *m = rule_model_of(s)->spec;
 	size_t i;
@@ -154,21 +154,9 @@ static const char *autotune_name(const struct dag_node *s, const json_t *meas)
 		for (size_t j = 0; name && j < m->nvariants; j++)
 			if (strcmp(m->variants[j].name, name) == 0 && m->variants[j].mode &&
 			    strstr(m->variants[j].mode, "max-autotune"))
-				return name;
+				return v;
 	}
 	return NULL;
-}
-
-/* the baseline time of the model's max-autotune variant, NAN when none */
-static double autotune_base(const struct dag_node *s, const json_t *meas)
-{
-	const char *at = autotune_name(s, meas);
-	size_t i;
-	json_t *v;
-	json_array_foreach(json_object_get(meas, "variants"), i, v)
-		if (at && strcmp(json_string_value(json_object_get(v, "name")), at) == 0)
-			return rule_num(v, "base_ns");
-	return NAN;
 }
 
 /* what a report gathers over its models */
@@ -289,7 +277,7 @@ static void model_bounds(struct dag *d, struct report *rp, const struct dag_node
 	json_t *arr = json_array();
 	*bound = *at_ceiling = NAN;
 	double at = NAN;
-	const char *at_name = autotune_name(s, me);
+	const char *at_name = json_string_value(json_object_get(autotune_variant(s, me), "name"));
 	size_t i;
 	json_t *v;
 	json_array_foreach(json_object_get(me, "variants"), i, v) {
@@ -512,7 +500,7 @@ static void report_model(struct dag *d, struct report *rp, uint32_t i, const str
 	} else {
 		chosen_variant(s, me, &base, &opt, &sp, &verdict);
 	}
-	double at = withheld ? NAN : autotune_base(s, me), sp_at = at > 0 && opt > 0 ? at / opt : NAN;
+	double at = withheld ? NAN : rule_num(autotune_variant(s, me), "base_ns"), sp_at = at > 0 && opt > 0 ? at / opt : NAN;
 	if (!isnan(sp_at)) {
 		rp->at_logsum += log(sp_at);
 		rp->nat++;

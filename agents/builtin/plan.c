@@ -18,12 +18,11 @@
 #include "../../common/util.h"
 
 /*
- * Left alone at this fraction of its bound (the copy bandwidth or the FP32
- * peak, whichever binds): 1/gamma, so below it a kernel can still pass the
- * performance gate without beating its bound, which is not the roof
+ * Left alone at AGENT_LEAVE_ALONE of its bound (the copy bandwidth or the
+ * FP32 peak, whichever binds): 1/gamma, so below it a kernel can still pass
+ * the performance gate without beating its bound, which is not the roof
  * (DESIGN-NOTES.md, "Left alone at 97% of the copy bandwidth, not 90%").
  */
-#define LEAVE_ALONE AGENT_LEAVE_ALONE
 
 /* prior order per heuristic: earlier is tried first */
 static const char *const prior_pointwise[] = {
@@ -87,7 +86,7 @@ int agent_builtin_analyze(const struct agent_kernel *k, char **why)
 		if (b.frac > AGENT_OVERSTATED && strcmp(b.binds, "memory") == 0)
 			*why = xasprintf("analyst: %.1f us per call; its arguments (%.0f%% of the copy bandwidth) overstate "
 					 "what it moves: launch config first", ns / 1e3, b.frac * 100);
-		else if (b.frac >= LEAVE_ALONE)
+		else if (b.frac >= AGENT_LEAVE_ALONE)
 			*why = xasprintf("analyst: %s: already at %.0f%% of its bound: left alone", bp, b.frac * 100);
 		else
 			*why = xasprintf("analyst: %s, %.1f us per call (%.0f%% of its bound): %s", bp, ns / 1e3,
@@ -95,7 +94,7 @@ int agent_builtin_analyze(const struct agent_kernel *k, char **why)
 						 ? "launch config and block shape first"
 						 : "fewer operations per element, or its math on tensor cores");
 		free(bp);
-		return b.frac >= LEAVE_ALONE && !(b.frac > AGENT_OVERSTATED && strcmp(b.binds, "memory") == 0);
+		return b.frac >= AGENT_LEAVE_ALONE && !(b.frac > AGENT_OVERSTATED && strcmp(b.binds, "memory") == 0);
 	}
 	/* without FLOPs: the copy bandwidth alone.
 	 * bytes are the kernel's arguments' sizes: a kernel that touches part
@@ -107,7 +106,7 @@ int agent_builtin_analyze(const struct agent_kernel *k, char **why)
 				 "moves: launch config first", ns / 1e3, frac * 100);
 		return 0;
 	}
-	if (frac >= LEAVE_ALONE) {
+	if (frac >= AGENT_LEAVE_ALONE) {
 		*why = xasprintf("analyst: memory-bound and already at %.0f%% of the copy bandwidth: left alone", frac * 100);
 		return 1;
 	}

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import re
 import sys
+import time
 from dataclasses import dataclass
 
 DECL = re.compile(
@@ -138,7 +139,7 @@ def load_kernel(name: str, source: str, tag: str, config: dict | None = None):
     lists before any is pinned (several under max-autotune), and an edited
     source is a new key in Triton's cache: each point of a screen with a
     source knob paid for all of them, to throw them away."""
-    text = source.rstrip("\n") + f"\n# kopt variant: {tag}\n"
+    text = tagged(source, tag)
     if config is not None and not _uncompiled_broken:
         obj = _uncompiled(name, text)
         if obj is not None:
@@ -171,6 +172,13 @@ def load_kernel(name: str, source: str, tag: str, config: dict | None = None):
     if config is not None:
         force_config(obj, config)
     return obj
+
+
+def tagged(source: str, tag: str) -> str:
+    """The kernel's module text with a line naming its load: distinct texts
+    are distinct modules to Inductor's code cache (Triton's cache keys on
+    the function alone, so the tag does not split its entries)."""
+    return source.rstrip("\n") + f"\n# kopt variant: {tag}\n"
 
 
 UNCOMPILED_NEEDS = ("_precompile_config", "_make_launchers", "launchers")
@@ -212,8 +220,6 @@ def force_config(kernel, config: dict) -> None:
     lacks the mark at its first launch, so that a screen would time, the
     gates judge and a deployment run whatever the tuner moved it to, not
     the config chosen (and pay for the tuner's compiles each time)."""
-    import time
-
     tc = triton_config(config)
     tc.found_by_coordesc = True
     t0 = time.perf_counter()
@@ -242,7 +248,7 @@ def compile_only(name: str, source: str, config: dict) -> None:
     loading nothing onto the GPU (a compile child of kopt.precompile): the
     same function text, constants and options as load_kernel's compile of
     that config, so that it finds the entry there."""
-    obj = _uncompiled(name, source.rstrip("\n") + "\n# kopt precompile\n")
+    obj = _uncompiled(name, tagged(source, "precompile"))
     if obj is None:
         raise RuntimeError("this torch lacks the steps of a load without Inductor's precompile")
     obj._precompile_config(triton_config(config))

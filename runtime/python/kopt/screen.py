@@ -129,6 +129,17 @@ class Screen:
         self.pool = P.pool()           # compile children (kopt.precompile), or None
         self.pending: dict = {}        # key -> precompile.Point sent to them
         self.deadline = float("inf")   # when the screen's time is up (screen() sets it)
+        self.sources: dict = {}        # edit -> its text (kopt.knobs.apply), made once
+
+    def source(self, edit: str) -> str:
+        """Inductor's kernel source with the edit's knobs set, each edit's
+        text made once (the prefetch, the measure and the best's source
+        all want it)."""
+        if not edit:
+            return self.decl.source
+        if edit not in self.sources:
+            self.sources[edit] = N.apply(self.decl.source, edit)
+        return self.sources[edit]
 
     @staticmethod
     def key(cfg: dict, edit: str = "") -> str:
@@ -146,9 +157,9 @@ class Screen:
             row["prefetched"] = done
         self.tried[k] = row
         try:
-            source = N.apply(self.decl.source, edit) if edit else None
+            source = self.source(edit)
             t = time.perf_counter()
-            obj = K.load_kernel(self.decl.name, source or self.decl.source, f"screen {k}", cfg)
+            obj = K.load_kernel(self.decl.name, source, f"screen {k}", cfg)
             row["load_s"] = round(time.perf_counter() - t, 4)  # the compile, or the cache's read
             if isinstance(getattr(obj, "kopt_load_parts", None), dict):
                 row["load_parts"] = obj.kopt_load_parts
@@ -262,8 +273,7 @@ class Screen:
             k = self.key(cfg, edit)
             if k in self.tried or k in self.pending:
                 continue
-            src = N.apply(self.decl.source, edit) if edit else self.decl.source
-            self.pending[k] = P.Point(self.decl.name, src, cfg)
+            self.pending[k] = P.Point(self.decl.name, self.source(edit), cfg)
             out.append(self.pending[k])
         self.pool.submit(out)
 
@@ -326,7 +336,7 @@ def screen(c, req: dict, flush) -> dict:
     best = [dict(r) for r in good if Screen.key(r["config"], r.get("edit", "")) != ownkey][:keep]
     for r in best:  # the edited text goes with its name: the candidate carries both
         if r.get("edit"):
-            r["source"] = N.apply(decl.source, r["edit"])
+            r["source"] = s.source(r["edit"])
     return {"kernel": name, "own": own, "numel": launch.numel, "tried": rows, "best": best,
             "knobs": sorted(s.space) + (["maxnreg"] if s.maxnreg else []),
             "compiles": s.compiles, "prefetched": s.prefetched, "elapsed_s": round(time.perf_counter() - t0, 3),
