@@ -76,13 +76,20 @@ def main() -> int:
         print(f"| {kind} | {n} | {ms / 1000:.1f} | {ms / 1000 / n:.2f} | {ms / total * 100 if total else 0:.0f}% |")
     ran = {r["path"] for r in rows if r["kind"] == "screen"}
     rate = {True: [], False: []}
-    ahead = points = 0
+    ahead = points = told = hits = 0
     for path, m in screens(os.path.join(top, "actions")):
         if path not in ran or not m.get("elapsed_s") or not isinstance(m.get("compiles"), (int, float)):
             continue
         rate[tunes(path)].append(m["compiles"] / m["elapsed_s"])
         ahead += int(m.get("prefetched") or 0)
         points += int(m["compiles"])
+        # the points compiled ahead whose load says whether Triton's cache
+        # answered it (its compilation listener)
+        for r in m.get("tried") or []:
+            hit = (r.get("load_parts") or {}).get("cache_hit") if isinstance(r, dict) and r.get("prefetched") else None
+            if isinstance(hit, bool):
+                told += 1
+                hits += hit
     print("\n| screens of variants | screens | configs per second (median) |")
     print("| --- | ---: | ---: |")
     for t, name in ((True, "max-autotune"), (False, "the others")):
@@ -90,6 +97,8 @@ def main() -> int:
         print(f"| {name} | {len(xs)} | {statistics.median(xs):.2f} |" if xs else f"| {name} | 0 | - |")
     if points:
         print(f"\nPoints compiled ahead by the compile children: {ahead} of {points} ({ahead / points * 100:.0f}%).")
+    if told:
+        print(f"Of those whose load says, Triton's cache answered {hits} of {told}.")
     return 0
 
 

@@ -32,6 +32,35 @@ done
 check "the steps take time: verify's seconds are not 0.0" "! grep -q '^| verify | [0-9]* | 0.0 |' costs.md"
 check "screens per kind of variant: two each (two hot kernels), at a median of configs per second" \
 	"grep -q '^| max-autotune | 2 | [0-9.]* |\$' costs.md && grep -q '^| the others | 2 | [0-9.]* |\$' costs.md"
+# the points compiled ahead, and how many of them Triton's cache answered,
+# counted again from the screens' rows (the simulated worker marks them)
+counts=$(python3 - <<'PY'
+import json
+ahead = points = told = hits = 0
+seen = {}
+for line in open(".kopt/actions"):
+    parts = line.split(" ", 2)
+    if len(parts) < 3 or not parts[2].startswith("{"):
+        continue
+    try:
+        j = json.loads(parts[2].rstrip("\n").rsplit(" ", 1)[0])
+    except ValueError:
+        continue
+    if isinstance(j, dict) and j.get("kind") == "screen":
+        seen[j.get("path", "")] = j.get("meas") or {}
+for m in seen.values():
+    ahead += int(m.get("prefetched") or 0)
+    points += int(m.get("compiles") or 0)
+    for r in m.get("tried") or []:
+        if r.get("prefetched") and isinstance((r.get("load_parts") or {}).get("cache_hit"), bool):
+            told += 1
+            hits += r["load_parts"]["cache_hit"]
+print(ahead, points, hits, told)
+PY
+)
+set -- $counts
+check "points compiled ahead: $1 of $2" "[ $1 -gt 0 ] && grep -q '^Points compiled ahead by the compile children: $1 of $2 ' costs.md"
+check "Triton's cache answered $3 of $4 of them" "[ $4 -gt 0 ] && grep -qx \"Of those whose load says, Triton's cache answered $3 of $4.\" costs.md"
 since=$(date +%s%3N)
 spec 1.05
 "$KOPTMAKE" > out 2> err

@@ -12,7 +12,12 @@ heuristic lists), compile_tasks and triton.Config. What is checked: a
 kernel loaded with a config compiles that config alone, runs it as pinned
 under max-autotune's inductor_meta (the tuner does not move it), and a torch
 without the steps of the uncompiled load, or whose autotuner cannot be
-pinned before its precompile, still gets the config pinned, Inductor's way. Needs no torch. Prints TAP."""
+pinned before its precompile, still gets the config pinned, Inductor's way.
+Triton's compilation listener is a test double too (a cache keyed on the
+function's text, the config and a compile option): a load says whether
+the cache answered, a compile child's compile returns its key, and a miss
+on a point compiled ahead names the option that differed. Needs no torch.
+Prints TAP."""
 
 import os
 import re
@@ -187,5 +192,59 @@ compiled.clear()
 K.load_kernel("triton_poi_fused_add_0", SRC, "screen e", CFG)
 ok(len(compiled) == HEURISTIC_CONFIGS + 1, "... and from then on Inductor's load alone", len(compiled))
 Autotuner._make_launchers, Autotuner.precompile = real_make, real_pre
+
+# Triton's compilation listener (knobs.compilation.listener, Triton 3.4 and
+# later; a test double): triton.compile tells it whether its cache answered
+# and the key; the double's cache keys on the function's text without the
+# load's tag line, the config and an option of the process
+cache: dict = {}
+option = {"enable_fp_fusion": True}
+fakes["triton"].knobs = types.SimpleNamespace(compilation=types.SimpleNamespace(listener=None))
+
+
+def listened_compile(self, cfg):
+    compiled.append((id(self), dict(cfg.kwargs)))
+    fn = re.sub(r"\n# kopt variant: .*\n$", "\n", self.text)
+    meta = {"num_warps": cfg.num_warps, **option}
+    key = repr((fn, sorted(cfg.kwargs.items()), sorted(meta.items())))
+    hit = key in cache
+    cache[key] = True
+    knobs = getattr(fakes["triton"], "knobs", None)
+    listener = knobs.compilation.listener if knobs else None
+    if listener:
+        src = types.SimpleNamespace(hash=lambda: str(hash(fn)))
+        listener(src=src, metadata={"hash": str(hash(key)), **meta}, metadata_group={}, times=None, cache_hit=hit)
+    return Result(cfg)
+
+
+Autotuner._precompile_config = listened_compile
+K._uncompiled_broken.clear()  # the load without Inductor's precompile again
+theirs = []
+fakes["triton"].knobs.compilation.listener = lambda **kw: theirs.append(kw["cache_hit"])
+first = K.load_kernel("triton_poi_fused_add_0", SRC, "screen f", {"XBLOCK": 96})
+ok(first.kopt_load_parts.get("cache_hit") is False and first.kopt_triton_key["hash"],
+   "a load says whether Triton's cache answered (a compile of its own here), and the key", first.kopt_load_parts)
+ok(theirs == [False] and fakes["triton"].knobs.compilation.listener is not None and
+   fakes["triton"].knobs.compilation.listener(cache_hit=True, src=None, metadata={}, metadata_group={}, times=None) is None
+   and theirs == [False, True], "... a listener already there still hears the compile, and is there again after", theirs)
+child = K.compile_only("triton_poi_fused_add_0", SRC, {"XBLOCK": 192})
+ok(isinstance(child, dict) and child["cache_hit"] is False and child["meta"].get("enable_fp_fusion") == "True",
+   "a compile child's compile returns its key, with the options", child)
+again = K.load_kernel("triton_poi_fused_add_0", SRC, "screen g", {"XBLOCK": 192})
+ok(again.kopt_load_parts.get("cache_hit") is True and again.kopt_triton_key["hash"] == child["hash"],
+   "the worker's load of a point the child compiled: a cache hit, on the child's key", again.kopt_load_parts)
+ok(K.key_difference(child, again.kopt_triton_key) is None, "... and nothing to explain")
+child = K.compile_only("triton_poi_fused_add_0", SRC, {"XBLOCK": 384})
+option["enable_fp_fusion"] = False  # the worker compiles under another option than the child
+missed = K.load_kernel("triton_poi_fused_add_0", SRC, "screen h", {"XBLOCK": 384})
+why = K.key_difference(child, missed.kopt_triton_key)
+ok(missed.kopt_load_parts.get("cache_hit") is False and why == {
+    "same_src": True, "fields": {"enable_fp_fusion": ["True", "False"]}, "more": 0},
+   "a point compiled ahead under another option: a miss, and the field that differs", why)
+ok(K.key_difference({**missed.kopt_triton_key}, missed.kopt_triton_key) == {"same_key": True},
+   "a miss on the child's own key: the entry was not where the worker looked")
+del fakes["triton"].knobs  # a Triton before 3.4
+plain_parts = K.load_kernel("triton_poi_fused_add_0", SRC, "screen i", {"XBLOCK": 2048}).kopt_load_parts
+ok("cache_hit" not in plain_parts, "a Triton without the listener: the load's parts alone", plain_parts)
 
 done()

@@ -223,13 +223,72 @@ def force_config(kernel, config: dict) -> None:
     tc = triton_config(config)
     tc.found_by_coordesc = True
     t0 = time.perf_counter()
-    kernel.compile_results = [kernel._precompile_config(tc)]
+    with triton_compiles() as seen:
+        kernel.compile_results = [kernel._precompile_config(tc)]
     t1 = time.perf_counter()
     kernel.launchers = []
     kernel._make_launchers()
     # where a load's time went (a screen's rows carry it): Triton's compile
-    # or its cache's read, and the launchers' build
+    # or its cache's read, and the launchers' build; whether Triton read its
+    # cache, and the key it looked up
     kernel.kopt_load_parts = {"compile_s": round(t1 - t0, 4), "launchers_s": round(time.perf_counter() - t1, 4)}
+    kernel.kopt_triton_key = seen[-1] if seen else None
+    if seen:
+        kernel.kopt_load_parts["cache_hit"] = seen[-1]["cache_hit"]
+
+
+class triton_compiles:
+    """Context manager: the Triton compiles inside it, as a list of
+    {"cache_hit", "hash", "src", "meta"} (Triton's compilation listener,
+    knobs.compilation.listener of Triton 3.4 and later: whether its cache
+    answered, the key's hash, the source's part of the key, and the
+    metadata, which holds the compile options and the environment's part).
+    An empty list where this Triton has no listener."""
+
+    def __enter__(self) -> list:
+        self.seen: list = []
+        try:
+            from triton import knobs
+            self.comp = knobs.compilation
+            self.old = self.comp.listener
+        except (ImportError, AttributeError):
+            self.comp = None
+            return self.seen
+
+        def listener(*, src, metadata, metadata_group, times, cache_hit):
+            try:
+                src_key = src.hash()
+            except Exception:  # an IR source, or a Triton whose source hashes otherwise
+                src_key = ""
+            meta = dict(metadata) if isinstance(metadata, dict) else {}
+            self.seen.append({"cache_hit": bool(cache_hit), "hash": str(meta.pop("hash", "")), "src": src_key,
+                              "meta": {k: repr(v)[:120] for k, v in sorted(meta.items())}})
+            if self.old is not None:
+                self.old(src=src, metadata=metadata, metadata_group=metadata_group, times=times,
+                         cache_hit=cache_hit)
+
+        self.comp.listener = listener
+        return self.seen
+
+    def __exit__(self, *exc) -> None:
+        if self.comp is not None:
+            self.comp.listener = self.old
+
+
+def key_difference(ahead: dict | None, own: dict | None, most: int = 8) -> dict | None:
+    """Why a point a compile child built ahead was not in Triton's cache
+    for the worker: the two compiles' keys side by side (whether the
+    sources' parts agree, the metadata fields that differ), or, where the
+    keys agree, same_key (the entry was not where the worker looked). None
+    where either side is unknown or the cache answered."""
+    if not ahead or not own or own.get("cache_hit"):
+        return None
+    if ahead.get("hash") == own.get("hash"):
+        return {"same_key": True}
+    a, o = ahead.get("meta") or {}, own.get("meta") or {}
+    diff = {k: [a.get(k), o.get(k)] for k in sorted(set(a) | set(o)) if a.get(k) != o.get(k)}
+    return {"same_src": ahead.get("src") == own.get("src"), "fields": dict(list(diff.items())[:most]),
+            "more": max(0, len(diff) - most)}
 
 
 def triton_config(config: dict):
@@ -243,15 +302,18 @@ def triton_config(config: dict):
     return triton.Config(cfg, num_warps=warps, num_stages=stages, maxnreg=int(maxnreg) if maxnreg else None)
 
 
-def compile_only(name: str, source: str, config: dict) -> None:
+def compile_only(name: str, source: str, config: dict) -> dict | None:
     """Compiles a kernel at one launch config into Triton's on-disk cache,
     loading nothing onto the GPU (a compile child of kopt.precompile): the
     same function text, constants and options as load_kernel's compile of
-    that config, so that it finds the entry there."""
+    that config, so that it finds the entry there. Returns the compile's
+    key (triton_compiles), where this Triton says it."""
     obj = _uncompiled(name, tagged(source, "precompile"))
     if obj is None:
         raise RuntimeError("this torch lacks the steps of a load without Inductor's precompile")
-    obj._precompile_config(triton_config(config))
+    with triton_compiles() as seen:
+        obj._precompile_config(triton_config(config))
+    return seen[-1] if seen else None
 
 
 class Swap:

@@ -55,6 +55,7 @@ class Point:
         self.skip = False               # the worker compiles it itself: no child takes it
         self.ok = False
         self.error = ""
+        self.key = None                 # the child's compile key (kernels.triton_compiles)
 
     def wait(self, seconds: float) -> bool:
         """Waits for the point's compile where a child has taken it (at
@@ -137,6 +138,7 @@ class Pool:
                 pt.done.set()
                 break
             pt.ok, pt.error = bool(rep.get("ok")), str(rep.get("error", ""))
+            pt.key = rep.get("key") if isinstance(rep.get("key"), dict) else None
             pt.done.set()
         with self.lock:
             self.alive -= 1
@@ -209,8 +211,8 @@ def child() -> int:
         req = {}
         try:
             req = json.loads(line)
-            K.compile_only(req["name"], req["source"], req["config"])
-            rep = {"ok": True}
+            key = K.compile_only(req["name"], req["source"], req["config"])
+            rep = {"ok": True, "key": key}
         except Exception as exc:  # a config that does not build is the worker's to report
             rep = {"ok": False, "error": (str(exc).splitlines() or [repr(exc)])[0][:200]}
         rep["id"] = req.get("id") if isinstance(req, dict) else None

@@ -163,6 +163,11 @@ class Screen:
             row["load_s"] = round(time.perf_counter() - t, 4)  # the compile, or the cache's read
             if isinstance(getattr(obj, "kopt_load_parts", None), dict):
                 row["load_parts"] = obj.kopt_load_parts
+            # a point compiled ahead that Triton's cache did not answer: the
+            # child's key and ours, where they differ (what the cache missed on)
+            missed = K.key_difference(pt.key, getattr(obj, "kopt_triton_key", None)) if pt is not None and pt.ok else None
+            if missed:
+                row["ahead_missed"] = missed
             self.compiles += 1
             regs = getattr(obj.launchers[0], "n_regs", None) if obj.launchers else None
             if regs is not None:
