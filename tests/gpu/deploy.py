@@ -7,8 +7,14 @@ For each model of SPEC_DIR/kopt-out/all/report.json (--report: another
 report, relative to SPEC_DIR) that koptmake optimized:
 torch.compile(model) (Inductor's defaults, the report's baseline) against
 torch.compile(model, backend=kopt.backend("kopt-out/<model>")), timed side by
-side (interleaved, L2 flushed, median of 30 CUDA-event timings), outputs
-compared with the strict tolerances (--tol: the spec's, KernelBench's 1e-2).
+side (interleaved, L2 flushed, median of 30 CUDA-event timings, each call
+from an idle GPU as koptmake's race times it: the host's time before the
+first kernel counts), outputs compared with the strict tolerances (--tol:
+the spec's, KernelBench's 1e-2). Beside it, each call's device time (queued
+behind a GPU spin, so that the host's launches are hidden), and for a model
+whose speedup is off, its kernels as the profiler sees them against the
+variant's profile (kopt-out/<model>/profile-<variant>.json): whether the
+host, other kernels or other configs made the difference.
 A model's source is SPEC_DIR/models/<model>.py, or, for a model named
 P/NAME with --sources P=DIR, SPEC_DIR/DIR/NAME.py (the beyond benchmark:
 l1=sample/level1,...). A model passes when its outputs are close and the
@@ -21,6 +27,7 @@ import json
 import os
 import statistics
 import sys
+import time
 
 import torch
 
@@ -48,6 +55,66 @@ def source_of(name):
     if rest and prefix in sources:
         return os.path.join(spec_dir, sources[prefix], rest + ".py")
     return os.path.join(spec_dir, "models", name + ".py")
+
+def host_seconds(fn, inputs, n=5):
+    """the host's time to enqueue a call (no synchronize inside)"""
+    ts = []
+    for _ in range(n):
+        torch.cuda.synchronize()
+        t = time.perf_counter()
+        fn(*inputs)
+        ts.append(time.perf_counter() - t)
+    torch.cuda.synchronize()
+    return statistics.median(ts)
+
+
+def device_times(fns, inputs, n=30):
+    """per fn, the median of its calls' device times (ms): each call queued
+    behind a GPU spin longer than the host takes to enqueue it, so that the
+    events bracket the kernels alone"""
+    spins = [int(max(4 * host_seconds(fn, inputs), 2e-4) * 2.0e9) for fn in fns]  # cycles, at about 2 GHz
+    out = [[] for _ in fns]
+    s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    for _ in range(n):
+        for i, fn in enumerate(fns):
+            flush.zero_()
+            torch.cuda.synchronize()
+            torch.cuda._sleep(spins[i])
+            s.record()
+            fn(*inputs)
+            e.record()
+            torch.cuda.synchronize()
+            out[i].append(s.elapsed_time(e))
+    return [statistics.median(x) for x in out]
+
+
+def kernel_table(fn, inputs, n=10):
+    """the kernels of a call as the profiler sees them: name -> us per call"""
+    from torch.profiler import ProfilerActivity, profile
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for _ in range(n):
+            fn(*inputs)
+        torch.cuda.synchronize()
+    per = {}
+    for ev in prof.events():
+        if ev.device_type == torch.autograd.DeviceType.CUDA:
+            per[ev.name] = per.get(ev.name, 0.0) + ev.device_time_total / n
+    return per
+
+
+def profiled_kernels(outdir, variant):
+    """the variant's kernels in koptmake's profile: name -> us per call"""
+    for name in (f"profile-{variant}.json", "profile.json"):
+        path = os.path.join(outdir, name)
+        if not os.path.exists(path):
+            continue
+        prof = json.load(open(path))
+        if prof.get("variant") not in (None, variant):
+            continue
+        rows = (prof.get("profile") or {}).get("rows") or []
+        return {r["name"]: r.get("ns_per_call", 0) / 1e3 for r in rows if isinstance(r, dict) and "name" in r}
+    return {}
+
 
 torch.backends.cuda.matmul.allow_tf32 = False
 torch.backends.cudnn.allow_tf32 = False
@@ -93,6 +160,8 @@ for m in report["models"]:
                 torch.cuda.synchronize()
                 acc.append(s.elapsed_time(e))
     measured = statistics.median(tb) / statistics.median(to)
+    with torch.no_grad():
+        db, do = device_times([base, opt], inputs)
     claimed = m.get("speedup") or 0
     hits = len(backend.table.hits)
     n += 1
@@ -104,9 +173,22 @@ for m in report["models"]:
     how = f"variant {backend.table.variant.get('name', '?')} alone" if variant_only else f"{hits} kernels swapped"
     print(f"{'' if good else 'not '}ok {n} - {name}: {how}, outputs close {close}, "
           f"measured {measured:.3f}x vs reported {claimed:.3f}x", flush=True)
-    rows.append(f"| {name} | {hits} | {close} | {statistics.median(tb)*1e3:.1f} | {statistics.median(to)*1e3:.1f} | {measured:.3f}x | {claimed:.3f}x |")
+    rows.append(f"| {name} | {hits} | {close} | {statistics.median(tb)*1e3:.1f} | {statistics.median(to)*1e3:.1f} | "
+                f"{measured:.3f}x | {claimed:.3f}x | {db*1e3:.1f} | {do*1e3:.1f} | {db/do:.3f}x |")
+    if not good:
+        # where the difference is: the deployed kernels against the profile's
+        variant = backend.table.variant.get("name", "")
+        with torch.no_grad():
+            seen = kernel_table(opt, inputs)
+            host = host_seconds(opt, inputs)
+        want = profiled_kernels(outdir, variant)
+        print(f"# {name}: the host takes {host*1e6:.1f} us to enqueue a call; kernels deployed against the "
+              f"profile of {variant} (us per call):")
+        for k in sorted(set(seen) | set(want), key=lambda k: -max(seen.get(k, 0), want.get(k, 0)))[:12]:
+            print(f"#   {k[:90]}: deployed {seen.get(k, float('nan')):.1f}, profiled {want.get(k, float('nan')):.1f}")
 print(f"1..{n}")
-print("| model | kernels swapped | outputs close | torch.compile (us) | kopt.backend (us) | measured | reported |")
-print("|---|---|---|---|---|---|---|")
+print("| model | kernels swapped | outputs close | torch.compile (us) | kopt.backend (us) | measured | reported "
+      "| torch.compile, device (us) | kopt.backend, device (us) | device |")
+print("|---|---|---|---|---|---|---|---|---|---|")
 print("\n".join(rows))
 sys.exit(1 if bad else 0)
