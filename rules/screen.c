@@ -63,7 +63,7 @@
 #include "../agents/agent.h"
 #include "rules.h"
 
-#define SCREEN_VERSION 4 /* 2: source knobs searched with the launch keys; 3: "slower"; 4: grid=G */
+#define SCREEN_VERSION 5 /* 2: source knobs searched with the launch keys; 3: "slower"; 4: grid=G; 5: the kernel's own blocks bound its moves */
 #define KEEP 3 /* configs that go on to the gates: with a budget of 4, a reduction's
 		* persistent edit (first in its plan) still gets the fourth */
 #define REPS 7 /* timed pairs per config */

@@ -273,7 +273,7 @@ from kopt import screen as SC  # noqa: E402
 
 
 s = object.__new__(SC.Screen)
-s.decl = decl
+s.decl, s.own = decl, {}
 s.l = types.SimpleNamespace(numel={"xnumel": 64, "r0_numel": 4096})
 s.space, s.maxnreg = N.space(ln), True
 own = {"XBLOCK": 1, "R0_BLOCK": 2048, "num_warps": 16, "num_stages": 1}
@@ -292,6 +292,18 @@ ok(all(s.valid(c, e) for c, e in mv) and all(c["R0_BLOCK"] <= 4096 for c, e in m
    "screen: every move valid, no block beyond the row")
 s.space = {}
 ok(all(not e for c, e in s.moves(own, "")), "screen: without knobs, config moves only")
+# a long row's reduction, whose own R0_BLOCK is over the screen's block
+# bound (Inductor's 16384 on rows of 16384): its moves down are in bounds
+s.l = types.SimpleNamespace(numel={"xnumel": 8192, "r0_numel": 16384})
+big = {"XBLOCK": 1, "R0_BLOCK": 16384, "num_warps": 32, "num_stages": 1}
+s.own = big
+bmv = [c for c, e in s.moves(big, "")]
+ok({**big, "R0_BLOCK": 8192} in bmv and {**big, "num_warps": 16} in bmv and
+   {**big, "R0_BLOCK": 8192, "num_warps": 16} in bmv and all(c["R0_BLOCK"] <= 16384 for c in bmv),
+   "screen: a kernel whose own R0_BLOCK is over the bound moves from it: blocks down, warps down, both", bmv)
+s.own = {}
+ok(not [c for c, e in s.moves(big, "")], "... (without its own config as the bound, no move at all: the bug "
+   "that left such a screen two points)")
 s.decl = K.KernelDecl("v", "triton_tem_fused_addmm_0", tem, "template")
 s.space, s.l = N.space(tem), types.SimpleNamespace(numel={})
 tmv = s.moves({"num_warps": 4, "num_stages": 3}, "")

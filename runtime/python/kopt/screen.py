@@ -130,6 +130,7 @@ class Screen:
         self.pending: dict = {}        # key -> precompile.Point sent to them
         self.deadline = float("inf")   # when the screen's time is up (screen() sets it)
         self.sources: dict = {}        # edit -> its text (kopt.knobs.apply), made once
+        self.own: dict = {}            # the kernel's own launch config (screen() sets it)
 
     def source(self, edit: str) -> str:
         """Inductor's kernel source with the edit's knobs set, each edit's
@@ -212,7 +213,10 @@ class Screen:
         for key in BLOCK_KEYS:
             if key in cfg:
                 v = cfg[key]
-                top = rmax if key == "R0_BLOCK" else MAX_BLOCK
+                # the kernel's own config is in bounds, whatever its blocks
+                # (Inductor gives a long row's reduction R0_BLOCK 16384):
+                # its moves down are too
+                top = max(rmax if key == "R0_BLOCK" else MAX_BLOCK, self.own.get(key, 0))
                 cap = min(top, _pow2_ceil(self.l.numel.get(NUMEL_OF[key], top)))
                 if v < 1 or v > max(1, cap):
                     return False
@@ -310,7 +314,7 @@ def screen(c, req: dict, flush) -> dict:
     if own is None:
         raise RuntimeError(f"{name} has no launch config to start from")
     s = Screen(c, launch, decl, gates, flush, int(req.get("reps", 7)))
-    s.deadline = t0 + budget
+    s.deadline, s.own = t0 + budget, own
     if req.get("knobs", True) and decl.heuristic in ("pointwise", "reduction", "persistent_reduction", "template"):
         s.space = N.space(decl.source, torch.cuda.get_device_properties(torch.cuda.current_device()).multi_processor_count)
         s.maxnreg = True
