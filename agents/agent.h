@@ -108,6 +108,11 @@ struct agent_request {
 	 * carries them ("screen_slower"); the built-in agents send none of
 	 * them to the gates, and no random jumps after a screen. */
 	const json_t *screen_slower;
+	/* the configs at which the screen timed the persistent transform
+	 * alone and found it no faster, [config...]; NULL where none. Carried
+	 * as screen_slower ("screen_slower_persist"); the coder's "persistent"
+	 * strategy is not sent at one of them. */
+	const json_t *screen_slower_persist;
 };
 
 struct agent_reply {

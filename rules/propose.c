@@ -232,8 +232,10 @@ static int propose_start(struct rule_run *run)
 	rq.scope = scope;
 	json_t *screen = rule_screen_best(run->dag, c->k);
 	rq.screen = screen;
-	json_t *slower = rule_screen_slower(run->dag, c->k);
+	json_t *slower = rule_screen_slower(run->dag, c->k, "slower");
 	rq.screen_slower = slower;
+	json_t *slower_persist = rule_screen_slower(run->dag, c->k, "slower_persist");
+	rq.screen_slower_persist = slower_persist;
 	struct agent_try *t = NULL;
 	if (rq.cfg && agent_needs_feedback(rq.cfg, c->index)) {
 		t = trajectory(run->dag, c->k, c->index, &rq.ntraj);
@@ -242,6 +244,7 @@ static int propose_start(struct rule_run *run)
 	int r = agent_propose(&rq, &rp);
 	json_decref(screen);
 	json_decref(slower);
+	json_decref(slower_persist);
 	free(t);
 	free(memory);
 	free(scope);

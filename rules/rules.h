@@ -414,8 +414,10 @@ bool rule_pick_variant(const double *base, const double *opt, const bool *passed
 struct dag_node *rule_screen_add(struct dag *d, struct rule_kernel *k);
 json_t *rule_screen_best(struct dag *d, const struct rule_kernel *k);
 /* the launch configs the screen found no faster than the kernel's own
- * alone, [config...], or NULL where rule_screen_input is (new reference) */
-json_t *rule_screen_slower(struct dag *d, const struct rule_kernel *k);
+ * alone (which: "slower"), or those at which the persistent transform
+ * alone was no faster ("slower_persist"), [config...], or NULL where
+ * rule_screen_input is or the screen has none (new reference) */
+json_t *rule_screen_slower(struct dag *d, const struct rule_kernel *k, const char *which);
 /* k's screen where it found configs, the input candidate 0 keys on; NULL
  * where there is no screen, or it found none, was skipped or failed (the
  * plan alone, keyed as without a screen) */

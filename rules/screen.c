@@ -43,7 +43,10 @@
  * screen timed and found no faster than the kernel's own alone, or wrong,
  * or not building; the built-in agents send none of them to the gates
  * (agents/builtin/search.c), since a kernel no faster alone cannot make
- * its model gamma faster. Where any of the best goes with source knobs
+ * its model gamma faster. slower_persist, where there are any: the
+ * configs at which the persistent transform alone (persist=on) was timed
+ * no faster; the coder's "persistent" strategy is that transform at such
+ * a config, and is not sent either. Where any of the best goes with source knobs
  * (the worker searches those with the launch keys:
  * runtime/python/kopt/knobs.py), "edits": beside each config, {"edit":
  * NAME, "source": TEXT} or null.
@@ -279,6 +282,30 @@ static json_t *slower_configs(const json_t *tried)
 	return out;
 }
 
+/* the configs at which the screen timed the persistent transform alone
+ * (the knob persist=on, no other: agents/builtin/persist.c's edit, which
+ * the coder's "persistent" strategy proposes) and found it slower(), each
+ * once; the coder then does not send that edit at that config to the
+ * gates */
+static json_t *slower_persist(const json_t *tried)
+{
+	json_t *out = json_array();
+	size_t i, j;
+	json_t *r, *o;
+	json_array_foreach(tried, i, r) {
+		const json_t *c = json_object_get(r, "config");
+		const char *edit = json_string_value(json_object_get(r, "edit"));
+		if (!is_config(c) || !edit || strcmp(edit, "persist=on") != 0 || !slower(r))
+			continue;
+		bool dup = false;
+		json_array_foreach(out, j, o)
+			dup |= json_equal(o, c);
+		if (!dup)
+			json_array_append(out, (json_t *)c);
+	}
+	return out;
+}
+
 static int screen_reply(struct rule_run *run, json_t *res)
 {
 	json_t *best = json_object_get(res, "best"), *tried = json_object_get(res, "tried");
@@ -327,6 +354,10 @@ static int screen_reply(struct rule_run *run, json_t *res)
 		json_array_append_new(rows, row);
 	}
 	run->stable = json_pack("{s:o, s:o}", "best", configs, "slower", slower_configs(tried));
+	json_t *sp = slower_persist(tried);
+	if (json_array_size(sp))
+		json_object_set(run->stable, "slower_persist", sp);
+	json_decref(sp);
 	if (any_edit)
 		json_object_set(run->stable, "edits", edits);
 	json_decref(edits);
@@ -364,12 +395,12 @@ json_t *rule_screen_best(struct dag *d, const struct rule_kernel *k)
 	return out;
 }
 
-json_t *rule_screen_slower(struct dag *d, const struct rule_kernel *k)
+json_t *rule_screen_slower(struct dag *d, const struct rule_kernel *k, const char *which)
 {
 	struct dag_node *s = (struct dag_node *)rule_screen_input(k);
 	if (!s)
 		return NULL;
-	json_t *sl = json_object_get(json_object_get(dag_result(d, s), "stable"), "slower");
+	json_t *sl = json_object_get(json_object_get(dag_result(d, s), "stable"), which);
 	return json_is_array(sl) ? json_incref(sl) : NULL;
 }
 

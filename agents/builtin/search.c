@@ -78,6 +78,15 @@ static const json_t *screen_slower(const struct agent_request *req)
 	return req->ntraj ? json_object_get(req->traj[0].candidate, "screen_slower") : NULL;
 }
 
+/* the configs at which the screen found the persistent transform alone
+ * no faster (rules/screen.c's slower_persist), as screen_slower() */
+static const json_t *screen_slower_persist(const struct agent_request *req)
+{
+	if (req->index == 0)
+		return req->screen_slower_persist;
+	return req->ntraj ? json_object_get(req->traj[0].candidate, "screen_slower_persist") : NULL;
+}
+
 /* whether the kernel was screened: candidate 0 carries the screen's best
  * configs or its slower ones */
 static bool screened(const struct agent_request *req)
@@ -228,6 +237,17 @@ static json_t *plan_next(const struct agent_request *req, const json_t *plan, in
 			json_object_set_new(c, "R0_BLOCK", json_integer(rb));
 			json_object_set_new(c, "num_warps", json_integer(rb >= 8192 ? 16 : rb >= 2048 ? 8 : 4));
 			json_object_set_new(c, "num_stages", json_integer(1));
+			/* the screen timed this edit at this config alone: no faster */
+			size_t j;
+			json_t *sc;
+			bool slow = false;
+			json_array_foreach(screen_slower_persist(req), j, sc)
+				slow |= launch_same(sc, c) != 0;
+			if (slow) {
+				free(ps);
+				json_decref(c);
+				continue;
+			}
 			json_t *out = launch_candidate(c, ps, "coder", s->name, s->name, c);
 			free(ps);
 			return out;
@@ -375,6 +395,8 @@ int agent_builtin_propose(const struct agent_request *req, const char *memory_pa
 		json_decref(se);
 		if (out && json_array_size(req->screen_slower))
 			json_object_set(out, "screen_slower", (json_t *)req->screen_slower);
+		if (out && json_array_size(req->screen_slower_persist))
+			json_object_set(out, "screen_slower_persist", (json_t *)req->screen_slower_persist);
 		if (!out) {
 			size_t ns = json_array_size(req->screen_slower);
 			reply->reason = ns ? xasprintf("%s; planner: the screen found none of %zu launch config%s faster than "

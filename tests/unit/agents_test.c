@@ -285,6 +285,42 @@ int main(void)
 	for (int i = 1; i < pcn; i++)
 		later += json_is_string(json_object_get(pcs[i], "source"));
 	TAP_OK(pcn == 3 && later == 0, "... once: the next candidates are config moves on Inductor's source");
+	/* the screen timed the same transform (persist=on) at that config and
+	 * found it no faster: the coder does not send it; at another config it
+	 * would */
+	json_t *psl = json_array();
+	json_array_append(psl, (json_t *)pcfg);
+	json_t *other = J("[{\"XBLOCK\":1,\"R0_BLOCK\":16384,\"num_warps\":8,\"num_stages\":1}]");
+	const json_t *lists[2] = { psl, other };
+	bool sent[2] = { false, false };
+	json_t *carried = NULL;
+	for (int v = 0; v < 2; v++) {
+		struct agent_try pt[4];
+		int np = 0;
+		for (int i = 0; i < 4; i++) {
+			struct agent_request rq = { &smk, &cfg, i, pt, (size_t)i, memory, "test.kopt", NULL, NULL,
+						    i == 0 ? lists[v] : NULL };
+			struct agent_reply rp;
+			if (agent_propose(&rq, &rp) < 0 || !rp.candidate) {
+				agent_reply_release(&rp);
+				break;
+			}
+			sent[v] |= json_is_string(json_object_get(rp.candidate, "source"));
+			if (v == 0 && i == 0)
+				carried = json_incref(json_object_get(rp.candidate, "screen_slower_persist"));
+			pt[np++] = (struct agent_try){ i, rp.candidate, "fail", "perf", NULL, 0.9, 0, 0 };
+			rp.candidate = NULL;
+			agent_reply_release(&rp);
+		}
+		for (int i = 0; i < np; i++)
+			json_decref((json_t *)pt[i].candidate);
+	}
+	TAP_OK(!sent[0], "coder: the persistent edit the screen found no faster at its config is not sent");
+	TAP_OK(carried && json_equal(carried, psl), "... candidate 0 carries those configs for the rest");
+	TAP_OK(sent[1], "... found no faster at another config only: it is sent");
+	json_decref(carried);
+	json_decref(psl);
+	json_decref(other);
 	for (int i = 0; i < pcn; i++)
 		json_decref(pcs[i]);
 	/* when it passes, the tuner tries its warps and stages on its source

@@ -367,11 +367,33 @@ int main(void)
 		   "reply: the slower, wrong and not-faster launch configs are in the stable part, once each; no edited one");
 	free(st);
 	installed(&run);
-	sb = rule_screen_slower(&d, &kern);
+	sb = rule_screen_slower(&d, &kern, "slower");
 	TAP_IS_INT((int)json_array_size(sb), 3, "rule_screen_slower: the planner gets them");
 	json_decref(sb);
+	TAP_OK(rule_screen_slower(&d, &kern, "slower_persist") == NULL, "... and no slower_persist where no persist=on was timed");
 	snode.flags = DAG_FAILED;
-	TAP_OK(rule_screen_slower(&d, &kern) == NULL, "... not from a screen that failed");
+	TAP_OK(rule_screen_slower(&d, &kern, "slower") == NULL, "... not from a screen that failed");
+	uninstalled(&run);
+	json_decref(res);
+	/* the persistent transform alone (persist=on) timed no faster at a
+	 * config: slower_persist has that config, once; with another knob, or
+	 * faster, it is not there */
+	res = json_loads("{\"kernel\":\"k\",\"tried\":["
+			 "{\"config\":{\"XBLOCK\":1},\"ok\":true,\"speedup\":1.0},"
+			 "{\"config\":{\"XBLOCK\":1,\"R0_BLOCK\":16384},\"edit\":\"persist=on\",\"ok\":true,\"speedup\":0.6},"
+			 "{\"config\":{\"XBLOCK\":1,\"R0_BLOCK\":16384},\"edit\":\"persist=on\",\"ok\":true,\"speedup\":0.62},"
+			 "{\"config\":{\"XBLOCK\":1,\"R0_BLOCK\":8192},\"edit\":\"persist=on+evict0=first\",\"ok\":true,\"speedup\":0.5},"
+			 "{\"config\":{\"XBLOCK\":1,\"R0_BLOCK\":4096},\"edit\":\"persist=on\",\"ok\":true,\"speedup\":1.3}],"
+			 "\"best\":[]}", 0, NULL);
+	TAP_IS_INT(rule_screen.reply(&run, res), RULE_DONE, "reply with persist=on rows: done");
+	st = json_dumps(json_object_get(run.stable, "slower_persist"), JSON_COMPACT | JSON_SORT_KEYS);
+	TAP_IS_STR(st ? st : "(none)", "[{\"R0_BLOCK\":16384,\"XBLOCK\":1}]",
+		   "reply: slower_persist, the configs where persist=on alone was no faster, once");
+	free(st);
+	installed(&run);
+	sb = rule_screen_slower(&d, &kern, "slower_persist");
+	TAP_IS_INT((int)json_array_size(sb), 1, "rule_screen_slower: the planner gets them");
+	json_decref(sb);
 	uninstalled(&run);
 	json_decref(res);
 	res = json_loads("{\"tried\":[],\"best\":[{\"config\":{\"XBLOCK\":2},\"edit\":\"evict0=first\"}]}", 0, NULL);
