@@ -52,6 +52,21 @@ def flat(out) -> list:
     return []
 
 
+def kept(t):
+    """A copy of output t with t's own strides. clone() gives a tensor that
+    is not dense (a slice of a larger buffer: a model returning its final
+    state, new_states[:, -1]) contiguous strides, and the correctness gate
+    then read the baseline's copy against each candidate as a stride
+    mismatch, a structural failure no seed undoes. An overlapping output
+    (an expanded one) has no copy with its strides: clone() then."""
+    out = torch.empty_strided(t.size(), t.stride(), dtype=t.dtype, device=t.device)
+    try:
+        out.copy_(t)
+    except RuntimeError:  # more than one element at one address
+        return t.clone()
+    return out
+
+
 def poison(like: list) -> None:
     blocks = [torch.full_like(t, float("nan")) if t.is_floating_point() else torch.full_like(t, -1)
               for t in like]
@@ -209,7 +224,7 @@ class Refs:
         c = self.c
 
         def make():
-            out = [t.clone() for t in flat(c.run(c.problem.inputs(seed)))]
+            out = [kept(t) for t in flat(c.run(c.problem.inputs(seed)))]
             c.problem.extra["out_bytes"] = ST.nbytes(out)
             return out
         out, hit = ST.store().fetch(("base", c.key, self.code, seed), make)
