@@ -261,41 +261,21 @@ static bool slower(const json_t *row)
 	return !json_is_true(json_object_get(row, "ok")) || !(rule_num(row, "speedup") >= SLOWER);
 }
 
-/* the screen's tried rows that are slower(), launch configs alone (a
- * source knob's row is another kernel), each once */
-static json_t *slower_configs(const json_t *tried)
+/* the configs of the screen's tried rows that are slower() and whose
+ * source knobs are exactly edit, each once. With edit "": launch configs
+ * alone (a source knob's row is another kernel). With "persist=on": the
+ * configs at which the persistent transform alone (agents/builtin/
+ * persist.c's edit, which the coder's "persistent" strategy proposes) was
+ * no faster; the coder then does not send that edit at that config */
+static json_t *slower_configs(const json_t *tried, const char *edit)
 {
 	json_t *out = json_array();
 	size_t i, j;
 	json_t *r, *o;
 	json_array_foreach(tried, i, r) {
 		const json_t *c = json_object_get(r, "config");
-		const char *edit = json_string_value(json_object_get(r, "edit"));
-		if (!is_config(c) || (edit && *edit) || !slower(r))
-			continue;
-		bool dup = false;
-		json_array_foreach(out, j, o)
-			dup |= json_equal(o, c);
-		if (!dup)
-			json_array_append(out, (json_t *)c);
-	}
-	return out;
-}
-
-/* the configs at which the screen timed the persistent transform alone
- * (the knob persist=on, no other: agents/builtin/persist.c's edit, which
- * the coder's "persistent" strategy proposes) and found it slower(), each
- * once; the coder then does not send that edit at that config to the
- * gates */
-static json_t *slower_persist(const json_t *tried)
-{
-	json_t *out = json_array();
-	size_t i, j;
-	json_t *r, *o;
-	json_array_foreach(tried, i, r) {
-		const json_t *c = json_object_get(r, "config");
-		const char *edit = json_string_value(json_object_get(r, "edit"));
-		if (!is_config(c) || !edit || strcmp(edit, "persist=on") != 0 || !slower(r))
+		const char *e = json_string_value(json_object_get(r, "edit"));
+		if (!is_config(c) || strcmp(e ? e : "", edit) != 0 || !slower(r))
 			continue;
 		bool dup = false;
 		json_array_foreach(out, j, o)
@@ -353,8 +333,8 @@ static int screen_reply(struct rule_run *run, json_t *res)
 		}
 		json_array_append_new(rows, row);
 	}
-	run->stable = json_pack("{s:o, s:o}", "best", configs, "slower", slower_configs(tried));
-	json_t *sp = slower_persist(tried);
+	run->stable = json_pack("{s:o, s:o}", "best", configs, "slower", slower_configs(tried, ""));
+	json_t *sp = slower_configs(tried, "persist=on");
 	if (json_array_size(sp))
 		json_object_set(run->stable, "slower_persist", sp);
 	json_decref(sp);

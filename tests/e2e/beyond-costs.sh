@@ -34,21 +34,12 @@ check "screens per kind of variant: two each (two hot kernels), at a median of c
 	"grep -q '^| max-autotune | 2 | [0-9.]* |\$' costs.md && grep -q '^| the others | 2 | [0-9.]* |\$' costs.md"
 # the points compiled ahead, and how many of them Triton's cache answered,
 # counted again from the screens' rows (the simulated worker marks them)
-counts=$(python3 - <<'PY'
-import json
+counts=$(top_srcdir="$top_srcdir" python3 - <<'PY'
+import os, sys
+sys.path.insert(0, os.path.join(os.environ["top_srcdir"], "bench", "beyond"))
+from costs import screens  # each screen's latest result (its parsing is the rates' checks above)
 ahead = points = told = hits = 0
-seen = {}
-for line in open(".kopt/actions"):
-    parts = line.split(" ", 2)
-    if len(parts) < 3 or not parts[2].startswith("{"):
-        continue
-    try:
-        j = json.loads(parts[2].rstrip("\n").rsplit(" ", 1)[0])
-    except ValueError:
-        continue
-    if isinstance(j, dict) and j.get("kind") == "screen":
-        seen[j.get("path", "")] = j.get("meas") or {}
-for m in seen.values():
+for _, m in screens(".kopt/actions"):
     ahead += int(m.get("prefetched") or 0)
     points += int(m.get("compiles") or 0)
     for r in m.get("tried") or []:
