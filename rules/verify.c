@@ -98,6 +98,9 @@ static void verdict_write(struct rule_run *run, const struct gate_verdict *v, js
 	json_t *ref = json_object_get(nums, "reference");
 	if (json_is_object(ref))
 		json_object_set(run->meas, "reference", ref);
+	json_t *ph = json_object_get(res, "phases"); /* where the request's time went */
+	if (json_is_object(ph))
+		json_object_set(run->meas, "phases", ph);
 	const char *cs = json_string_value(json_object_get(json_object_get(nums, "correctness"), "stopped"));
 	const char *ps = json_string_value(json_object_get(json_object_get(nums, "perf"), "stopped"));
 	if (cs || ps)
@@ -216,6 +219,16 @@ static void verify_why(struct dag *d, struct dag_node *n, FILE *out)
 			json_string_value(json_object_get(ref, "key")) ? json_string_value(json_object_get(ref, "key")) : "-");
 	if (json_string_value(json_object_get(me, "stopped")))
 		fprintf(out, "  stopped early          %s\n", json_string_value(json_object_get(me, "stopped")));
+	json_t *ph = json_object_get(me, "phases");
+	if (json_is_object(ph)) {
+		fprintf(out, "  seconds                model %.1f (%s)", rule_num(ph, "model_s"),
+			json_is_true(json_object_get(ph, "compiled")) ? "compiled" : "kept from an earlier request");
+		if (!isnan(rule_num(ph, "build_s")))
+			fprintf(out, ", candidate built %.1f", rule_num(ph, "build_s"));
+		if (!isnan(rule_num(ph, "gates_s")))
+			fprintf(out, ", gates %.1f", rule_num(ph, "gates_s"));
+		fprintf(out, "\n");
+	}
 	json_t *w = json_object_get(me, "worker");
 	if (json_string_value(json_object_get(w, "reason")))
 		fprintf(out, "  worker said            %s\n", json_string_value(json_object_get(w, "reason")));

@@ -8,7 +8,9 @@ status, kind, path) and its actions (each step's result).
 - the screens: configs tried per second, for the variants that compile
   with max-autotune ("autotune" and the agents' "autotune-*") and for the
   others, and the share of points the compile children had compiled
-  ahead (kopt.precompile).
+  ahead (kopt.precompile), and how many of those Triton's cache answered;
+- the verifies: where their seconds went (the model's compile, the
+  candidates' builds, the gates).
 
 SINCE_MS: only the steps the log records from that time on (ms since the
 epoch, the log's first column), e.g. one slice's.
@@ -32,9 +34,9 @@ def log_rows(path: str, since: int) -> list:
     return rows
 
 
-def screens(path: str) -> list:
-    """each screen's latest result in the actions file: (path, its
-    measurements)"""
+def screens(path: str, kind: str = "screen") -> list:
+    """each screen's (or each step of another kind's) latest result in the
+    actions file: (path, its measurements)"""
     out = []
     if not os.path.exists(path):
         return out
@@ -47,7 +49,7 @@ def screens(path: str) -> list:
                 j = json.loads(parts[2].rstrip("\n").rsplit(" ", 1)[0])
             except ValueError:
                 continue
-            if isinstance(j, dict) and j.get("kind") == "screen":
+            if isinstance(j, dict) and j.get("kind") == kind:
                 out.append((j.get("path", ""), j.get("meas") or {}))
     last = dict(out)  # a path screened again: its latest result
     return list(last.items())
@@ -99,6 +101,18 @@ def main() -> int:
         print(f"\nPoints compiled ahead by the compile children: {ahead} of {points} ({ahead / points * 100:.0f}%).")
     if told:
         print(f"Of those whose load says, Triton's cache answered {hits} of {told}.")
+    # the verifies' seconds by part (kopt-worker's phases): the model
+    # compiled for the request or kept from an earlier one, the candidate's
+    # build, the gates
+    ran = {r["path"] for r in rows if r["kind"] == "verify"}
+    ph = [m["phases"] for path, m in screens(os.path.join(top, "actions"), "verify")
+          if path in ran and isinstance(m.get("phases"), dict)]
+    if ph:
+        compiled = [p for p in ph if p.get("compiled")]
+        total = lambda key, xs=ph: sum(float(p.get(key) or 0) for p in xs)  # noqa: E731
+        print(f"\nVerifies that say where their time went: {len(ph)}; the model compiled in {len(compiled)} of them "
+              f"({total('model_s', compiled):.1f} s), kept in the rest; candidates built {total('build_s'):.1f} s; "
+              f"gates {total('gates_s'):.1f} s.")
     return 0
 
 

@@ -46,4 +46,7 @@ k=$(awk '$1 == "verify" && $2 == "slowv" { print $4; exit }' sim.log)
 check "-t why verify names the references each verdict used" \
 	"grep -q 'references  *baseline outputs cached [0-9]*, computed [0-9]*; float64 cached' why0 &&
 	 grep -q 'references  *baseline outputs cached [0-9]*, computed [0-9]*; float64 cached' why1"
+check "-t why verify says where the request's seconds went (the model compiled or kept, the build, the gates)" \
+	"grep -Eq '^  seconds +model [0-9.]+ \((compiled|kept from an earlier request)\), candidate built 0\.2, gates 1\.5\$' why0 &&
+	 grep -Eq '^  seconds +model 0\.0 \(kept from an earlier request\)' why1"
 echo "1..$n"

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import copy
 import math
+import time
 
 import torch
 
@@ -514,9 +515,12 @@ def measure(c: Compiled, swaps: dict, gates: dict, flush, kernel: str | None, nu
 def verify(c: Compiled, req: dict, flush) -> dict:
     gates = req["gates"]
     kernel, cand = req["kernel"], req.get("candidate") or {}
+    t0 = time.perf_counter()
     numbers = {"static": static_check(c, kernel, cand, req)}
+    phases = {"static_s": round(time.perf_counter() - t0, 3)}
     if not numbers["static"]["ok"]:
-        return {"numbers": numbers}
+        return {"numbers": numbers, "phases": phases}
+    t0 = time.perf_counter()
     try:
         decl, obj = build_candidate(c, kernel, cand, req.get("tag") or "candidate")
     except Exception as exc:
@@ -524,8 +528,12 @@ def verify(c: Compiled, req: dict, flush) -> dict:
         if isinstance(exc, PermissionError):
             why += " (the worker's sandbox denies the network and writes outside its scratch folder)"
         numbers["static"] = {"ok": False, "reason": why[:400]}
-        return {"numbers": numbers}
-    return {"numbers": measure(c, {decl.var: obj}, gates, flush, kernel, numbers)}
+        return {"numbers": numbers, "phases": phases}
+    phases["build_s"] = round(time.perf_counter() - t0, 3)
+    t0 = time.perf_counter()
+    numbers = measure(c, {decl.var: obj}, gates, flush, kernel, numbers)
+    phases["gates_s"] = round(time.perf_counter() - t0, 3)
+    return {"numbers": numbers, "phases": phases}
 
 
 def stitch(c: Compiled, req: dict, flush) -> dict:

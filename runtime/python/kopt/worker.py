@@ -405,9 +405,15 @@ def eager_vs_compiled(c: Compiled, inputs, flush, n: int = 10) -> dict | None:
 
 def op_verify(req):
     set_precision(req["gates"]["precision"])
+    t0, n0 = time.perf_counter(), S.compiles
     c = get_compiled(req)
+    model_s = time.perf_counter() - t0
     room_for(c)
-    return V.verify(c, req, flusher())
+    out = V.verify(c, req, flusher())
+    # where the request's time went: the model (compiled here, or kept from
+    # an earlier request), then the candidate's build and the gates (verify)
+    out.setdefault("phases", {}).update(model_s=round(model_s, 3), compiled=S.compiles > n0)
+    return out
 
 
 def op_race(req):
