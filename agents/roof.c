@@ -12,8 +12,9 @@
  * lower bound: a line inside a loop counts once per element of the loop,
  * a line outside it as if it were inside.
  *
- * A Triton kernel's bound is its bytes (its arguments' sizes) at the
- * measured copy bandwidth or its FLOPs at the measured FP32 peak,
+ * A Triton kernel's bound is its bytes (its arguments' sizes, one read and
+ * written in place twice) at the measured copy bandwidth or its FLOPs at
+ * the measured FP32 peak,
  * whichever is longer, per launch, times its launches; a vendor or ATen
  * kernel's is its measured time (koptmake does not rewrite it).
  */

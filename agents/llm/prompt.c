@@ -271,7 +271,7 @@ static void llm_profile(const struct llm_kernel_prompt *p, struct strbuf *sb)
 	if (p->bytes >= 0) {
 		strbuf_addstr(&prof, "- bytes moved per call: ");
 		llm_add_bytes(&prof, p->bytes);
-		strbuf_addstr(&prof, p->bytes > 0 ? " (its arguments' sizes)\n" : "\n");
+		strbuf_addstr(&prof, p->bytes > 0 ? " (its arguments' sizes, one read and written in place twice)\n" : "\n");
 	}
 	if (p->achieved_gbs >= 0) {
 		strbuf_addf(&prof, "- achieved bandwidth: %.0f GB/s", p->achieved_gbs);

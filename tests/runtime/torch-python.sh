@@ -15,3 +15,14 @@ torch_python() {
 torch_said() {
 	echo "# $1, torch $("$1" -c 'import torch; print(torch.__version__)' 2>/dev/null)"
 }
+
+# torch_test FILE: runs tests/runtime/FILE with the Python torch_python
+# finds, or says the test is skipped where there is none
+torch_test() {
+	if py=$(torch_python); then
+		torch_said "$py"
+		exec "$py" "${top_srcdir:-.}/tests/runtime/$1"
+	fi
+	echo "ok 1 # SKIP no Python with torch"
+	echo "1..1"
+}

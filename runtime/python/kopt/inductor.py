@@ -321,21 +321,32 @@ def graph_facts(problem: Problem, inputs) -> dict:
     return counts
 
 
+def moved_bytes(args: list) -> int:
+    """The bytes a kernel moves at least, from record_kernel_args' entry:
+    each tensor argument once, an in_out one (read and written in place)
+    twice."""
+    return sum(a["bytes"] * (2 if a.get("in_out") else 1) for a in args)
+
+
 def record_kernel_args(c: Compiled, inputs) -> dict:
     """Runs once with every Triton kernel's run() wrapped; returns, per kernel
-    name, the tensor arguments of its first launch (shape, dtype, bytes)."""
+    name, the tensor arguments of its first launch (shape, dtype, bytes;
+    in_out where the kernel's parameter is an in_out_ptr: Inductor's buffer
+    read and written in place, whose bytes move twice)."""
     seen: dict = {}
     objs = c.kernel_objects()
     saved = {}
     for name, k in objs.items():
         orig = k.run
+        names = list(getattr(getattr(k, "fn", None), "arg_names", None) or [])
 
-        def run(*args, _orig=orig, _name=name, **kw):
+        def run(*args, _orig=orig, _name=name, _names=names, **kw):
             if _name not in seen:
                 seen[_name] = [
                     {"shape": list(a.shape), "dtype": str(a.dtype).removeprefix("torch."),
-                     "numel": a.numel(), "bytes": a.numel() * a.element_size()}
-                    for a in args if isinstance(a, torch.Tensor)
+                     "numel": a.numel(), "bytes": a.numel() * a.element_size(),
+                     **({"in_out": True} if i < len(_names) and _names[i].startswith("in_out_ptr") else {})}
+                    for i, a in enumerate(args) if isinstance(a, torch.Tensor)
                 ]
             return _orig(*args, **kw)
 

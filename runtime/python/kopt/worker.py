@@ -47,7 +47,7 @@ from . import screen as SC
 from . import helion as H
 from . import vendor as VD
 from . import verify as V
-from .inductor import Compiled, compile_problem, graph_facts, record_kernel_args
+from .inductor import Compiled, compile_problem, graph_facts, moved_bytes, record_kernel_args
 from .loader import load_problem
 
 PROTOCOL = 1
@@ -306,7 +306,7 @@ def op_profile(req):
         e, k = per[name], inv[name]
         ns = e["ns"] / n
         launches = e["launches"] / n
-        nbytes = sum(a["bytes"] for a in k["args"]) if k["kind"] == "triton" and k["args"] else None
+        nbytes = moved_bytes(k["args"]) if k["kind"] == "triton" and k["args"] else None
         gbps = nbytes * launches / ns if nbytes and ns > 0 else None   # bytes per ns = GB/s
         rows.append({
             "name": name, "kind": k["kind"], "source_hash": k["source_hash"],
