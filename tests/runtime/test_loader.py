@@ -38,6 +38,26 @@ class Tensor:
     def to(self, device, copy=False, non_blocking=False):
         return Tensor(self.vals, device) if copy or device != self.device else self
 
+    dtype = "float32"
+
+    @property
+    def shape(self):
+        return (len(self.vals),)
+
+    def size(self):
+        return self.shape
+
+    def stride(self):
+        return (1,)
+
+    def copy_(self, src):
+        self.vals = list(src.vals)
+        return self
+
+
+def empty_strided(size, stride, dtype=None, device="cpu"):
+    return Tensor([0.0] * size[0], device)
+
 
 default_device = ["cpu"]
 
@@ -60,7 +80,7 @@ def randn(n):
     return Tensor([gen.random() for _ in range(n)], default_device[0])
 
 
-torch.Tensor, torch.randn, torch.device = Tensor, randn, device
+torch.Tensor, torch.randn, torch.device, torch.empty_strided = Tensor, randn, device, empty_strided
 torch.manual_seed = gen.seed
 torch.get_rng_state = gen.getstate
 torch.set_rng_state = gen.setstate

@@ -5,7 +5,9 @@ returning its final state, x[:, -1]) kept its strides, where clone() made
 it contiguous and every candidate then failed on strides; a dense
 permuted output keeps its order; an expanded output (overlapping) is
 cloned; the values are the same. compare_output then finds no stride
-mismatch between a baseline kept so and the same output. Prints TAP."""
+mismatch between a baseline kept so and the same output; the worker's
+store (state.move) keeps the strides when it moves entries to host memory
+and back, and counts a slice's span. Prints TAP."""
 import os
 import sys
 
@@ -43,4 +45,19 @@ if hasattr(torch.Tensor, "untyped_storage"):  # torch 2: the gate's own comparis
 else:  # an older torch (Debian's 1.13) has no untyped_storage: compare_output's stride test itself
     ok(V.kept(out).stride() == out.stride(), "the kept baseline's strides are the output's (compare_output's test)")
     ok(out.clone().stride() != out.stride(), "... a clone()'s are not")
+# the worker's store moves entries to host memory and back (state.move):
+# strides kept there too; its sizes count a kept slice's span
+from kopt import state as ST  # noqa: E402
+
+src = torch.randn(4, 6, 5)
+sl = src[:, 2]
+back = ST.move(ST.move([sl], "cpu"), "cpu")[0]
+ok(back.stride() == sl.stride() and torch.equal(back, sl), "the store's moves keep a slice's strides and values",
+   back.stride())
+ok(ST.nbytes(sl) == (1 + 3 * 30 + 4 * 1) * 4, "the store counts a slice's span: (1 + 3*30 + 4*1) floats",
+   ST.nbytes(sl))
+ok(ST.nbytes(torch.randn(3, 4)) == 48 and ST.nbytes(torch.randn(3, 1).expand(3, 4)) == 48
+   and ST.nbytes(torch.randn(0, 4)) == 0, "... a dense one's, an expanded one's as its dense copy, an empty one's")
+moved = ST.move(torch.randn(3, 1).expand(3, 4), "cpu")
+ok(moved.shape == (3, 4) and moved.is_contiguous(), "an expanded tensor moves as a dense copy", moved.stride())
 done()

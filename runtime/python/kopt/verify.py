@@ -54,18 +54,11 @@ def flat(out) -> list:
 
 
 def kept(t):
-    """A copy of output t with t's own strides. clone() gives a tensor that
-    is not dense (a slice of a larger buffer: a model returning its final
-    state, new_states[:, -1]) contiguous strides, and the correctness gate
-    then read the baseline's copy against each candidate as a stride
-    mismatch, a structural failure no seed undoes. An overlapping output
-    (an expanded one) has no copy with its strides: clone() then."""
-    out = torch.empty_strided(t.size(), t.stride(), dtype=t.dtype, device=t.device)
-    try:
-        out.copy_(t)
-    except RuntimeError:  # more than one element at one address
-        return t.clone()
-    return out
+    """A copy of output t with t's own strides (state.copy_strided): the
+    compiled baseline's outputs, which the correctness gate compares with
+    each candidate's, strides and all (clone() made a slice of a larger
+    buffer contiguous, and every candidate of such a model failed)."""
+    return ST.copy_strided(t, t.device)
 
 
 def poison(like: list) -> None:
