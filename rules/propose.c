@@ -272,7 +272,8 @@ static int propose_start(struct rule_run *run)
 	rq.scope = scope;
 	json_t *screen = rule_screen_best(run->dag, c->k);
 	json_t *slower = rule_screen_slower(run->dag, c->k, "slower");
-	screen_by_gamma(&screen, &slower, c->k->mv->model->spec->gates->gamma);
+	if (c->index == 0) /* the later ones read what candidate 0 carries */
+		screen_by_gamma(&screen, &slower, c->k->mv->model->spec->gates->gamma);
 	rq.screen = screen;
 	rq.screen_slower = slower;
 	json_t *slower_persist = rule_screen_slower(run->dag, c->k, "slower_persist");

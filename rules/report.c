@@ -663,8 +663,9 @@ static json_t *report_summary(struct report *rp, size_t nm, double *geo)
 		strbuf_addf(md, "\n## Bounds\n\n"
 				"Each variant's bound (its profile): its Triton kernels at the measured copy bandwidth or "
 				"FP32 peak, whichever binds (bytes: their arguments' sizes, one read and written in place "
-				"twice; FLOPs: counted in their source, a lower bound), its vendor kernels at their measured times, and its host's time (the "
-				"model's time less its kernels'); its baseline and optimized times over it.\n\n"
+				"twice; FLOPs: counted in their source, a lower bound), its vendor kernels at their "
+				"measured times, and its host's time (the model's time less its kernels'); its baseline "
+				"and optimized times over it.\n\n"
 				"| model | variant | bound (us) | of it, host (us) | baseline (us) | over bound | optimized (us) "
 				"| over bound |\n| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n%s", rp->rmd.buf);
 	if (rp->smd.len)
