@@ -34,9 +34,9 @@ def log_rows(path: str, since: int) -> list:
     return rows
 
 
-def screens(path: str, kind: str = "screen") -> list:
-    """each screen's (or each step of another kind's) latest result in the
-    actions file: (path, its measurements)"""
+def latest(path: str, kind: str) -> list:
+    """each step of that kind (a screen, a verify): its latest result in the
+    actions file, (path, its measurements)"""
     out = []
     if not os.path.exists(path):
         return out
@@ -79,7 +79,7 @@ def main() -> int:
     ran = {r["path"] for r in rows if r["kind"] == "screen"}
     rate = {True: [], False: []}
     ahead = points = told = hits = 0
-    for path, m in screens(os.path.join(top, "actions")):
+    for path, m in latest(os.path.join(top, "actions"), "screen"):
         if path not in ran or not m.get("elapsed_s") or not isinstance(m.get("compiles"), (int, float)):
             continue
         rate[tunes(path)].append(m["compiles"] / m["elapsed_s"])
@@ -105,7 +105,7 @@ def main() -> int:
     # compiled for the request or kept from an earlier one, the candidate's
     # build, the gates
     ran = {r["path"] for r in rows if r["kind"] == "verify"}
-    ph = [m["phases"] for path, m in screens(os.path.join(top, "actions"), "verify")
+    ph = [m["phases"] for path, m in latest(os.path.join(top, "actions"), "verify")
           if path in ran and isinstance(m.get("phases"), dict)]
     if ph:
         compiled = [p for p in ph if p.get("compiled")]

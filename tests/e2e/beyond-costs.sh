@@ -37,9 +37,9 @@ check "screens per kind of variant: two each (two hot kernels), at a median of c
 counts=$(top_srcdir="$top_srcdir" python3 - <<'PY'
 import os, sys
 sys.path.insert(0, os.path.join(os.environ["top_srcdir"], "bench", "beyond"))
-from costs import screens  # each screen's latest result (its parsing is the rates' checks above)
+from costs import latest  # each step's latest result (its parsing is the rates' checks above)
 ahead = points = told = hits = 0
-for _, m in screens(".kopt/actions"):
+for _, m in latest(".kopt/actions", "screen"):
     ahead += int(m.get("prefetched") or 0)
     points += int(m.get("compiles") or 0)
     for r in m.get("tried") or []:
@@ -58,8 +58,8 @@ check "Triton's cache answered $3 of $4 of them" "[ $4 -gt 0 ] && grep -qx \"Of 
 vph=$(top_srcdir="$top_srcdir" python3 - <<'PY'
 import os, sys
 sys.path.insert(0, os.path.join(os.environ["top_srcdir"], "bench", "beyond"))
-from costs import screens
-ph = [m["phases"] for _, m in screens(".kopt/actions", "verify") if "phases" in m]
+from costs import latest
+ph = [m["phases"] for _, m in latest(".kopt/actions", "verify") if "phases" in m]
 c = [p for p in ph if p["compiled"]]
 print(len(ph), len(c), "%.1f" % sum(p["model_s"] for p in c), "%.1f" % sum(p["build_s"] for p in ph),
       "%.1f" % sum(p["gates_s"] for p in ph))
