@@ -51,7 +51,7 @@ def latest(path: str, kind: str) -> list:
                 continue
             if isinstance(j, dict) and j.get("kind") == kind:
                 out.append((j.get("path", ""), j.get("meas") or {}))
-    last = dict(out)  # a path screened again: its latest result
+    last = dict(out)  # a step run again: its latest result
     return list(last.items())
 
 
