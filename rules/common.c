@@ -573,6 +573,26 @@ static double cudnn_left(const json_t *profile_meas)
 	return left;
 }
 
+/* whether the profile has a pooling kernel that is not Inductor's own (a
+ * kernel not of kind "triton" whose name says pool or Pool: ATen's 3-D average
+ * pooling, a window over Inductor's limit), or knows nothing of its
+ * kernels (no rows) */
+static bool aten_pool(const json_t *profile_meas)
+{
+	const json_t *rows = json_object_get(profile_meas, "rows");
+	if (!json_array_size(rows))
+		return true;
+	size_t i;
+	json_t *row;
+	json_array_foreach(rows, i, row) {
+		const char *name = json_string_value(json_object_get(row, "name"));
+		const char *kind = json_string_value(json_object_get(row, "kind"));
+		if (name && (strstr(name, "pool") || strstr(name, "Pool")) && !(kind && strcmp(kind, "triton") == 0))
+			return true;
+	}
+	return false;
+}
+
 /* a whole number of the profile's graph facts, absent when it has none */
 static long fact(const json_t *facts, const char *key, long absent)
 {
@@ -594,7 +614,11 @@ void rule_summary_space(struct rule_summary *s, const json_t *profile_meas)
 	/* facts that came later: a profile without them has none */
 	s->tconvs = fact(facts, "transposed_convolutions", 0);
 	s->dconvs = fact(facts, "depthwise_convolutions", 0);
-	s->pools = fact(facts, "poolings", 0);
+	/* the poolings pool_as_pointwise can improve on: those the compiled
+	 * code leaves to ATen's kernels (level 1's 3-D average pooling, 3.00x);
+	 * where Inductor lowers them itself, the rewrite lost (level 1's 1-D
+	 * max pooling, 1.75x slower) and took the variant's place */
+	s->pools = aten_pool(profile_meas) ? fact(facts, "poolings", 0) : 0;
 	s->c3ds = fact(facts, "convolutions_3d", 0);
 	s->lreds = fact(facts, "linear_reductions", 0);
 	s->sreds = fact(facts, "strided_reductions", 0);

@@ -71,7 +71,8 @@ struct rule_summary {
 					* per eager call (worker.py graph_facts) */
 	long tconvs;                /* of the convolutions, the transposed ones (0: none or unknown) */
 	long dconvs;                /* ... and the depthwise ones (groups = input channels) */
-	long pools;                 /* the 2-D and 3-D average and max poolings */
+	long pools;                 /* the 2-D and 3-D average and max poolings, where the compiled
+				     * code runs one in ATen's kernel (else 0) */
 	long c3ds;                  /* the forward 3-D convolutions (not depthwise) */
 	long lreds;                 /* sums or means over a matrix product's features */
 	long sreds;                 /* reductions over axes that leave a contiguous last one out */

@@ -66,7 +66,9 @@ static enum need rewrite_need(const char *key)
  * cuDNN's data-gradient engines for 3-D are far from the FP32 peak. Then a
  * depthwise convolution as pointwise arithmetic over its shifted windows,
  * which Inductor fuses into one kernel at the copy bandwidth, and pooling
- * likewise (ATen's 3-D pooling kernels are far from it), and a 3-D
+ * likewise where the compiled code leaves it to ATen's kernels (ATen's 3-D
+ * pooling kernels are far from it; where Inductor makes its own pooling
+ * kernel the rewrite lost: rule_summary_space counts no pooling there), and a 3-D
  * convolution as 2-D ones per depth tap (cuDNN's float32 3-D kernels are
  * generic ones; the transposed rewrite's 3-D forward convolutions go the
  * same way), and a sum over a matrix product's features as one reduction

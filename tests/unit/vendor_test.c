@@ -121,6 +121,24 @@ int main(void)
 	double r4[] = { NAN, 1.1 };
 	TAP_OK(rule_space_pick_lines(&m, r4, 2, "aten.sum", 1.03) == NULL, "... a variant without an eager run: nothing added");
 	TAP_OK(rule_space_pick_lines(&m, r3, 2, "-", 1.03) == NULL, "... no op: nothing added");
+	/* poolings count for the pool rewrite only where the compiled code runs
+	 * one in ATen's kernel: level 1's 3-D average pooling (ATen's
+	 * AveragePool3d, 3.00x with the rewrite) against its 1-D max pooling
+	 * (Inductor's own kernel, 1.75x slower with it) */
+	json_t *apool = json_pack("{s:{s:i}, s:[{s:s, s:s, s:f}]}", "facts", "poolings", 1, "rows", "name",
+				  "_ZN2at6native49_GLOBAL__N__be2cb936_16_AveragePool3d_cu_a8ea", "kind", "aten",
+				  "share", 1.0);
+	json_t *tpool = json_pack("{s:{s:i}, s:[{s:s, s:s, s:f}]}", "facts", "poolings", 1, "rows", "name",
+				  "triton_poi_fused_max_pool2d_with_indices_unsqueeze_0", "kind", "triton", "share", 1.0);
+	line = rule_space_line(apool);
+	TAP_OK(strstr(line, ",pool=1,") != NULL, "facts: a pooling in ATen's kernel counts for the pool rewrite (%s)",
+	       strstr(line, "facts") ? strstr(line, "facts") : line);
+	free(line);
+	line = rule_space_line(tpool);
+	TAP_OK(strstr(line, ",pool=0,") != NULL, "facts: one Inductor lowers itself does not");
+	free(line);
+	json_decref(apool);
+	json_decref(tpool);
 	json_t *noe = json_pack("{s:[]}", "rows");
 	line = rule_space_line(noe);
 	TAP_IS_STR(line, "cudnn\t0\t-\t-\neager\t-\t-\t-\nbaseline\tunchecked\t-\t-\n", "summary lines of a profile without an eager run");
