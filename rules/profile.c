@@ -56,15 +56,17 @@
  * depthwise_convolutions, convolutions_3d, poolings and linear_reductions
  * beside convolutions, gemms, reductions and parameters (profiles of
  * version 1 lacked them, and the search read them as none: it never tried
- * a rewrite there). 3: strided_reductions. tests/runtime/test_rewrites.py
- * checks that every fact the worker writes is named here.
+ * a rewrite there). 3: strided_reductions. 4: linear_reductions through a
+ * vector over the features subtracted or a number added or subtracted, as
+ * the fold now takes them. tests/runtime/test_rewrites.py checks that
+ * every fact the worker writes is named here.
  *
  * 6: a kernel's bytes count an in_out argument (Inductor's buffer read and
  * written in place) twice; level 3's in-place softmax read as 42% of its
  * bound at 84%.
  */
 #define PROFILE_VERSION 6
-#define FACTS_VERSION 3
+#define FACTS_VERSION 4
 
 static int profile_key(struct dag *d, struct dag_node *n, struct hash_key *k, char **why)
 {

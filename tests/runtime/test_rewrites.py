@@ -317,6 +317,11 @@ cases = [
      lambda x, w, b: F.linear(x.reshape(5, 1, 8).expand(5, 3, 8), w, b).sum(-1) / 4),
     ("a linear layer on a 3-D input, keepdim", 1,
      lambda x, w, b: F.linear(x.reshape(5, 1, 8).expand(5, 3, 8) * 2, w, b).sum(2, keepdim=True)),
+    ("a linear layer's output less a vector over the features, its mean (keepdim)", 1,
+     lambda x, w, b: torch.mean(F.linear(x, w, b) - w[:, 0], dim=1, keepdim=True)),
+    ("a number added and subtracted to a product, summed over the features, scaled", 1,
+     lambda x, w, b: ((x @ w.t() + 2.5) * 3 - 1.0).sum(-1)),
+    ("a product less a matrix: not folded", 0, lambda x, w, b: (x @ w.t() - x[:, :6]).sum(1)),
     ("a 3-D linear layer summed over its middle axis: not folded", 0,
      lambda x, w, b: F.linear(x.reshape(5, 1, 8).expand(5, 3, 8), w, b).sum(1)),
     ("a product plus a matrix, not a vector over the features: not folded", 0,
@@ -403,17 +408,18 @@ class Facts(torch.nn.Module):
         y = F.max_pool2d(y, 2) + 0
         z = self.fc(y.mean((2, 3)))
         z3 = self.fc(y.mean(3).transpose(1, 2).contiguous())  # a linear layer on a 3-D input: views, a product, a bias
+        zs = (self.fc(y.amax((2, 3))) - self.fc.bias + 1.5).mean(1)  # less a vector, plus a number
         return F.avg_pool3d(y.unsqueeze(0), 2).sum() + (z / 2).sum(dim=1).sum() + z.sum(0).sum() + z3.sum(2).sum() \
-            + z3.sum(1).sum() + z3.mean(1).sum()
+            + z3.sum(1).sum() + z3.mean(1).sum() + zs.sum()
 
 
 facts = graph_facts(types.SimpleNamespace(model=Facts()), [torch.randn(1, 4, 8, 8)])
 ok(facts["convolutions"] == 5 and facts["transposed_convolutions"] == 1 and facts["depthwise_convolutions"] == 1
-   and facts["convolutions_3d"] == 1 and facts["poolings"] == 2 and facts["linear_reductions"] == 2
+   and facts["convolutions_3d"] == 1 and facts["poolings"] == 2 and facts["linear_reductions"] == 3
    and facts["strided_reductions"] == 3,
    "graph facts: 5 convolutions, of them 1 transposed, 1 depthwise (a grouped one is not) and 1 forward 3-D, "
-   "2 poolings, 2 sums over a linear layer's features (one on a 3-D input; not those over its batch or its middle "
-   "axis), 3 reductions over axes that leave the last out (over the batch, over the middle axis twice; not those "
+   "2 poolings, 3 sums over a linear layer's features (one on a 3-D input, one less a vector plus a number; not "
+   "those over its batch or its middle axis), 3 reductions over axes that leave the last out (over the batch, over the middle axis twice; not those "
    "over the last axes or over everything)", facts)
 
 # a fact the worker writes that the profile rule's version does not name:

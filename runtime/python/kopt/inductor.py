@@ -305,12 +305,14 @@ def graph_facts(problem: Problem, inputs) -> dict:
     def follows(name, args, out) -> bool:
         """whether out carries a matrix product's features on as
         rewrites.fold_linear_reductions follows them: times or over a
-        number, plus a vector over the features, a view keeping them last"""
+        number, plus or less a vector over the features or a number, a view
+        keeping them last"""
         other = args[1] if len(args) > 1 else None
+        number = isinstance(other, (int, float)) or isinstance(other, torch.Tensor) and other.dim() == 0
         if name in ("mul", "div"):
-            return isinstance(other, (int, float)) or isinstance(other, torch.Tensor) and other.dim() == 0
-        if name == "add":
-            return isinstance(other, torch.Tensor) and other.dim() == 1 and other.shape[0] == out.shape[-1]
+            return number
+        if name in ("add", "sub"):
+            return number or isinstance(other, torch.Tensor) and other.dim() == 1 and other.shape[0] == out.shape[-1]
         return name in ("view", "_unsafe_view", "reshape", "_reshape_alias") and \
             args[0].shape[-1] == out.shape[-1]
 

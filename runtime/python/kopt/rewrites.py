@@ -48,7 +48,8 @@ any variant, so a rewrite that is wrong or slower is never chosen.
   changes at the borders).
 
 - linear_reduction_fold: a sum or mean over the output features of a
-  matrix product (mm, addmm or bmm, through a bias, multiplications and
+  matrix product (mm, addmm or bmm, through a bias, a vector over the
+  features or a number added or subtracted, multiplications and
   divisions by numbers and views) as the product with the weights summed
   first: x times the summed weights, summed over x's last axis (x @ W
   summed over j is the sum over k of x[..., k] * (W summed over j)[k]),
@@ -406,10 +407,11 @@ def fold_linear_reductions(graph) -> int:
     decomposition table, and Inductor has no lowering for it in a
     post-grad graph. The product is an mm or addmm (x [M, K], W [K, N]:
     [M]) or a bmm (x [B, S, K], W [B, K, N], its weights summed to
-    [B, 1, K]: [B, S]); a bias added after it is a vector over the
-    features, and views between that keep the features last are followed
-    (a linear layer on a 3-D input). Only where each intermediate has that
-    one use. Returns how many it folded."""
+    [B, 1, K]: [B, S]); a bias added (or a vector subtracted) after it is
+    a vector over the features, whose sum the sum takes; a number added or
+    subtracted, n times it over n features; views between that keep the
+    features last are followed (a linear layer on a 3-D input). Only where
+    each intermediate has that one use. Returns how many it folded."""
     import torch
 
     aten = torch.ops.aten
@@ -426,16 +428,22 @@ def fold_linear_reductions(graph) -> int:
         if red.kwargs.get("dtype") is not None or not isinstance(dims, (list, tuple)) or len(dims) != 1 \
                 or src is None or out is None or int(dims[0]) % src.dim() != src.dim() - 1:
             continue  # over the last axis only: the features
-        # numbers multiplied or divided by, and views that keep the features
-        # last (a linear layer on a 3-D input is a view, a product, a view)
+        # numbers multiplied or divided by, vectors over the features and
+        # numbers added or subtracted, and views that keep the features
+        # last (a linear layer on a 3-D input is a view, a product, a view):
+        # (op, operand, how the sum takes it: "as is", "its sum", "times n")
         chain, node = [], red.args[0]
+        number = lambda a: isinstance(a, (int, float)) and not isinstance(a, bool)  # noqa: E731
         while isinstance(node, torch.fx.Node) and node.op == "call_function" and len(node.users) == 1:
-            if node.target in (aten.mul.Tensor, aten.div.Tensor) and isinstance(node.args[1], (int, float)) \
-                    and not isinstance(node.args[1], bool):
-                chain.append((node.target, node.args[1]))
-            elif node.target == aten.add.Tensor and len(node.args) == 2 and not node.kwargs and \
-                    _feature_bias(node.args[1], node):
-                chain.append((aten.add.Tensor, node.args[1]))  # a bias added after the product: its sum
+            if node.target in (aten.mul.Tensor, aten.div.Tensor) and number(node.args[1]):
+                chain.append((node.target, node.args[1], "as is"))
+            elif node.target in (aten.add.Tensor, aten.sub.Tensor) and len(node.args) == 2 and not node.kwargs \
+                    and _feature_bias(node.args[1], node):
+                chain.append((node.target, node.args[1], "its sum"))  # a bias added after the product: its sum
+            elif node.target in (aten.add.Tensor, aten.sub.Tensor) and len(node.args) == 2 and not node.kwargs \
+                    and number(node.args[1]) and "val" in node.meta:
+                # a number added to each of n features: n times it
+                chain.append((node.target, node.args[1] * int(node.meta["val"].shape[-1]), "times n"))
             elif node.target in views and \
                     isinstance(node.args[0], torch.fx.Node) and "val" in node.args[0].meta and "val" in node.meta \
                     and int(node.args[0].meta["val"].shape[-1]) == int(node.meta["val"].shape[-1]):
@@ -472,8 +480,8 @@ def fold_linear_reductions(graph) -> int:
             v = _call(graph, aten.sum.dim_IntList, _call(graph, aten.mul.Tensor, x, ws), [d - 1])
             if bias is not None:
                 v = _call(graph, aten.add.Tensor, v, _call(graph, aten.sum.default, bias))
-            for op, c in reversed(chain):
-                v = _call(graph, op, v, _call(graph, aten.sum.default, c) if op == aten.add.Tensor else c)
+            for op, c, how in reversed(chain):
+                v = _call(graph, op, v, _call(graph, aten.sum.default, c) if how == "its sum" else c)
             if red.target == aten.mean.dim:
                 v = _call(graph, aten.div.Tensor, v, n)
             shape = [int(e) for e in out.shape]
