@@ -55,7 +55,9 @@ static enum need rewrite_need(const char *key)
 }
 
 /*
- * In the order they are tried. First, where the model has two kinds of op
+ * In the order they are tried. First the linear-reduction fold, where a
+ * sum over a matrix product's features or a mean over an unpadded
+ * transposed convolution's spatial axes is there to fold. Then, where the model has two kinds of op
  * or more that koptmake's rewrites take (a transposed convolution and a
  * pooling after it, say), all of those rewrites at once: each declines
  * where it does not apply, and one variant that takes every such op
@@ -103,6 +105,11 @@ static enum need rewrite_need(const char *key)
  * capture, which leaves it out of the race, as any failed variant.
  */
 static const struct dim dims[] = {
+	/* first: a fold removes its matrix product or transposed convolution
+	 * outright (level 2's 14: 18x), and in autotune-rewrites the
+	 * transposed-convolution rewrite, a decomposition, takes the
+	 * convolution before the fold's graph pass could see it */
+	{ "autotune-linear-reduction-fold", NEED_LRED, { "kopt.linear_reduction_fold" }, { "true" } },
 	{ "autotune-rewrites", NEED_REWRITES,
 	  { "kopt.conv_transpose_as_conv", "kopt.conv3d_as_conv2d", "kopt.depthwise_as_pointwise",
 	    "kopt.pool_as_pointwise", "kopt.linear_reduction_fold" },
@@ -112,7 +119,6 @@ static const struct dim dims[] = {
 	{ "autotune-depthwise-as-pointwise", NEED_DWCONV, { "kopt.depthwise_as_pointwise" }, { "true" } },
 	{ "autotune-pool-as-pointwise", NEED_POOL, { "kopt.pool_as_pointwise" }, { "true" } },
 	{ "autotune-conv3d-as-conv2d", NEED_CONV3D, { "kopt.conv3d_as_conv2d" }, { "true" } },
-	{ "autotune-linear-reduction-fold", NEED_LRED, { "kopt.linear_reduction_fold" }, { "true" } },
 	{ "autotune-model-layout", NEED_CONV_EAGER, { "layout_optimization" }, { "false" } },
 	{ "autotune-nd-tiling", NEED_SRED, { "triton.prefer_nd_tiling", "triton.tile_reductions" }, { "true", "true" } },
 	{ "autotune-freezing", NEED_PARAMS, { "freezing" }, { "true" } },

@@ -366,6 +366,61 @@ for what, want_n, fn, args in [c + ((x, w, b),) for c in cases] + [c + ((x3, w, 
     except Exception as e:
         ok(False, f"linear-reduction fold: {what}", f"{type(e).__name__}: {e}")
 
+# the transposed convolution's spatial mean folded (fold_conv_transpose_means,
+# the same variant option): values against the unfolded graph's, no
+# convolution left where it folds, the convolution kept where it does not
+def tfolded(fn, *args):
+    g = make_fx(fn, tracing_mode="fake")(*args)
+    n = rewrites.fold_linear_ops(g.graph)
+    g.recompile()
+    calls = [x for x in g.graph.nodes if x.op == "call_function"]
+    assert all("val" in x.meta for x in calls), "a node without meta['val']"
+    return n, any("convolution" in str(x.target) for x in calls), g(*args), fn(*args)
+
+
+t2 = torch.randn(2, 4, 5, 6, dtype=torch.float64)
+t3 = torch.randn(2, 4, 3, 4, 5, dtype=torch.float64)
+t1 = torch.randn(2, 4, 7, dtype=torch.float64)
+w2, w2g = torch.randn(4, 3, 3, 3, dtype=torch.float64), torch.randn(4, 3, 3, 2, dtype=torch.float64)
+w3, w1 = torch.randn(4, 6, 2, 3, 2, dtype=torch.float64), torch.randn(4, 5, 3, dtype=torch.float64)
+cb, c6 = torch.randn(3, dtype=torch.float64), torch.randn(6, 1, 1, 1, dtype=torch.float64)
+rm, rv = torch.randn(6, dtype=torch.float64), torch.rand(6, dtype=torch.float64) + 0.5
+tcases = [
+    ("a 2-D transposed convolution with bias, its mean over H and W (keepdim), plus a [C, 1, 1] bias, scaled", 1,
+     lambda x, w, b: (F.conv_transpose2d(x, w, b).mean((2, 3), keepdim=True) + b.view(3, 1, 1)) * 10.0,
+     (t2, w2, cb)),
+    ("... strided, dilated, output_padding, grouped, scaled before the mean, twice a mean", 1,
+     lambda x, w: (F.conv_transpose2d(x, w, None, stride=2, output_padding=1, groups=2, dilation=2) * 0.5)
+     .mean([2, 3], keepdim=True).mean([2, 3], keepdim=True), (t2, w2g)),
+    # a batch norm's inference form as Inductor's decomposition leaves it
+    # in the post-grad graph: less the mean, times rsqrt(var + eps), times
+    # the weight, the parameters unsqueezed to [C, 1, 1, 1]
+    ("a 3-D one, times a scale, a batch norm's inference form, then its sum over D, H and W", 1,
+     lambda x, w, m, v, g: ((F.conv_transpose3d(x, w) * 2.0 - m[:, None, None, None])
+                            * torch.rsqrt(v + 1e-5)[:, None, None, None] * g[:, None, None, None]).sum((2, 3, 4)),
+     (t3, w3, rm, rv, c6.view(6))),
+    ("a 1-D one less a number, its mean over the length (no keepdim)", 1,
+     lambda x, w: (F.conv_transpose1d(x, w, stride=3) - 1.5).mean(-1), (t1, w1)),
+    ("a 3-D one plus a per-channel tensor, its sum over the spatial axes", 1,
+     lambda x, w, c: (F.conv_transpose3d(x, w) + c).sum([2, 3, 4]), (t3, w3, c6)),
+    ("with padding (its cropped border): not folded", 0,
+     lambda x, w, b: F.conv_transpose2d(x, w, b, padding=1).mean((2, 3)), (t2, w2, cb)),
+    ("a nonlinearity between: not folded", 0,
+     lambda x, w, b: torch.relu(F.conv_transpose2d(x, w, b)).mean((2, 3)), (t2, w2, cb)),
+    ("a mean over H alone: not folded", 0, lambda x, w, b: F.conv_transpose2d(x, w, b).mean(2), (t2, w2, cb)),
+    ("a forward convolution: not folded", 0, lambda x, w: F.conv2d(x, w).mean((2, 3)), (t2, w2.transpose(0, 1))),
+    ("plus a tensor that varies over W: not folded", 0,
+     lambda x, w, b, r: (F.conv_transpose2d(x, w, b) + r).mean((2, 3)), (t2, w2, cb, torch.randn(8, dtype=torch.float64))),
+]
+for what, want_n, fn, targs in tcases:
+    try:
+        n_, conv_left, got, want = tfolded(fn, *targs)
+        same = got.shape == want.shape and torch.allclose(got, want, rtol=1e-10, atol=1e-10)
+        ok(n_ == want_n and same and conv_left == (want_n == 0),
+           f"transposed-convolution mean fold: {what}", f"folded {n_}, convolution left {conv_left}, same {same}")
+    except Exception as e:
+        ok(False, f"transposed-convolution mean fold: {what}", f"{type(e).__name__}: {e}")
+
 # what torch.compile gets for a variant: never a mode and options both
 from kopt.inductor import compile_settings  # noqa: E402
 
@@ -402,6 +457,7 @@ class Facts(torch.nn.Module):
         self.g = torch.nn.Conv2d(8, 8, 3, groups=2)
         self.c = torch.nn.Conv2d(8, 8, 1)
         self.fc = torch.nn.Linear(8, 6)
+        self.tp = torch.nn.ConvTranspose2d(4, 4, 3, padding=1)
 
     def forward(self, x):
         y = self.c(self.g(self.d(self.t(self.c3(x.unsqueeze(2)).squeeze(2)))))
@@ -409,17 +465,21 @@ class Facts(torch.nn.Module):
         z = self.fc(y.mean((2, 3)))
         z3 = self.fc(y.mean(3).transpose(1, 2).contiguous())  # a linear layer on a 3-D input: views, a product, a bias
         zs = (self.fc(y.amax((2, 3))) - self.fc.bias + 1.5).mean(1)  # less a vector, plus a number
+        # an unpadded transposed convolution's spatial mean, through a scale
+        # and a per-channel bias; a padded one's is not counted
+        zs = zs + (self.t(x) * 2 + self.t.bias.view(4, 1, 1)).mean((2, 3)).sum() + self.tp(x).mean((2, 3)).sum()
         return F.avg_pool3d(y.unsqueeze(0), 2).sum() + (z / 2).sum(dim=1).sum() + z.sum(0).sum() + z3.sum(2).sum() \
             + z3.sum(1).sum() + z3.mean(1).sum() + zs.sum()
 
 
 facts = graph_facts(types.SimpleNamespace(model=Facts()), [torch.randn(1, 4, 8, 8)])
-ok(facts["convolutions"] == 5 and facts["transposed_convolutions"] == 1 and facts["depthwise_convolutions"] == 1
-   and facts["convolutions_3d"] == 1 and facts["poolings"] == 2 and facts["linear_reductions"] == 3
+ok(facts["convolutions"] == 7 and facts["transposed_convolutions"] == 3 and facts["depthwise_convolutions"] == 1
+   and facts["convolutions_3d"] == 1 and facts["poolings"] == 2 and facts["linear_reductions"] == 4
    and facts["strided_reductions"] == 3,
-   "graph facts: 5 convolutions, of them 1 transposed, 1 depthwise (a grouped one is not) and 1 forward 3-D, "
+   "graph facts: 7 convolutions, of them 3 transposed, 1 depthwise (a grouped one is not) and 1 forward 3-D, "
    "2 poolings, 3 sums over a linear layer's features (one on a 3-D input, one less a vector plus a number; not "
-   "those over its batch or its middle axis), 3 reductions over axes that leave the last out (over the batch, over the middle axis twice; not those "
+   "those over its batch or its middle axis) and 1 mean over an unpadded transposed convolution's spatial axes "
+   "(not a padded one's), 3 reductions over axes that leave the last out (over the batch, over the middle axis twice; not those "
    "over the last axes or over everything)", facts)
 
 # a fact the worker writes that the profile rule's version does not name:

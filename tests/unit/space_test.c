@@ -124,9 +124,9 @@ int main(void)
 		     "eager\t1.2\t-\t-\n"
 		     "triton\t0.5\t0123456789abcdef0123456789abcdef\ttriton_red_fused_sum_0\n"
 		     "triton\t0.3\t0123456789abcdef0123456789abcdee\ttriton_poi_fused_add_1\n", NULL, RULE_SPACE_MAX, out, &n);
-	TAP_IS_STR(got, "autotune-rewrites autotune-conv-transpose-as-conv autotune-depthwise-as-pointwise "
-			"autotune-pool-as-pointwise "
-			"autotune-conv3d-as-conv2d autotune-linear-reduction-fold autotune-model-layout autotune-freezing "
+	TAP_IS_STR(got, "autotune-linear-reduction-fold autotune-rewrites autotune-conv-transpose-as-conv "
+			"autotune-depthwise-as-pointwise autotune-pool-as-pointwise "
+			"autotune-conv3d-as-conv2d autotune-model-layout autotune-freezing "
 			"autotune-channels-last autotune-cd-radius-2 "
 			"autotune-no-persistent-reductions autotune-no-split-reductions autotune-no-epilogue-fusion "
 			"autotune-gemm-exhaustive autotune-tma-matmul autotune-nd-tiling autotune-cooperative-reductions autotune-multi-kernel "
@@ -182,9 +182,10 @@ int main(void)
 		  "max-autotune-no-cudagraphs, kopt.conv3d_as_conv2d = true, kopt.pool_as_pointwise = true",
 		  "a 3-D convolution and poolings: those two, no transposed or depthwise rewrite" },
 		{ "tconv=0,dconv=1,pool=0,c3d=0,lred=1",
-		  "autotune-rewrites autotune-depthwise-as-pointwise autotune-linear-reduction-fold",
-		  "max-autotune-no-cudagraphs, kopt.depthwise_as_pointwise = true, kopt.linear_reduction_fold = true",
-		  "a depthwise convolution and a linear layer summed: those two" },
+		  "autotune-linear-reduction-fold autotune-rewrites autotune-depthwise-as-pointwise",
+		  "max-autotune-no-cudagraphs, kopt.linear_reduction_fold = true",
+		  "a depthwise convolution and a linear layer summed: the fold first (it removes an op), then both, "
+		  "then the depthwise rewrite" },
 		{ "tconv=0,dconv=0,pool=3,c3d=0,lred=0", "autotune-pool-as-pointwise", NULL,
 		  "poolings alone (three of one kind): the single rewrite, no combined variant" },
 	};

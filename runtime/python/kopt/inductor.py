@@ -243,7 +243,11 @@ def graph_facts(problem: Problem, inputs) -> dict:
     counts = {"convolutions": 0, "gemms": 0, "reductions": 0, "transposed_convolutions": 0,
               "depthwise_convolutions": 0, "convolutions_3d": 0, "poolings": 0, "linear_reductions": 0,
               "strided_reductions": 0}
-    linear = set()  # ids of matrix products' outputs (and of those times a number)
+    # by id, the tensors kept so that no later tensor takes a freed one's id:
+    # matrix products' outputs (and those times a number, ...), unpadded
+    # transposed convolutions' outputs (and those through per-channel operands)
+    linear: dict = {}
+    spatial: dict = {}
     pools = {"avg_pool2d", "avg_pool3d", "max_pool2d_with_indices", "max_pool3d_with_indices"}
     # the reductions whose second argument is their axes
     strided = {"sum", "mean", "amax", "amin", "max", "min", "prod", "var", "std", "var_mean", "std_mean",
@@ -252,6 +256,7 @@ def graph_facts(problem: Problem, inputs) -> dict:
     class Count(TorchDispatchMode):
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):
             name = func.overloadpacket.__name__
+            tconv = False  # an unpadded transposed convolution
             if name in convs:
                 counts["convolutions"] += 1
                 # convolution(input, weight, bias, stride, padding, dilation, transposed, ...):
@@ -259,6 +264,7 @@ def graph_facts(problem: Problem, inputs) -> dict:
                 # (aten.convolution's schema only: cudnn_convolution's 7th is another flag)
                 if name == "convolution" and len(args) > 6 and args[6] is True:
                     counts["transposed_convolutions"] += 1
+                    tconv = len(args) > 4 and all(int(p) == 0 for p in args[4])
                 # ... and what rewrites.depthwise_as_pointwise takes (groups = input channels)
                 elif name == "convolution" and len(args) > 8 and args[6] is False and int(args[8]) > 1 and \
                         int(args[8]) == int(args[0].shape[1]) and int(args[1].shape[1]) == 1:
@@ -282,10 +288,19 @@ def graph_facts(problem: Problem, inputs) -> dict:
                         isinstance(args[1], (list, tuple)) and len(args[1]) == 1 and \
                         int(args[1][0]) % args[0].dim() == args[0].dim() - 1:  # the last axis, as the fold
                     counts["linear_reductions"] += 1
+            # ... and rewrites.fold_conv_transpose_means: a mean or sum over
+            # every spatial axis of an unpadded transposed convolution
+            if name in ("sum", "mean") and args and id(args[0]) in spatial and len(args) > 1 and \
+                    isinstance(args[1], (list, tuple)) and \
+                    sorted(int(a) % args[0].dim() for a in args[1]) == list(range(2, args[0].dim())):
+                counts["linear_reductions"] += 1
             out = func(*args, **(kwargs or {}))
             if name in ("mm", "addmm") and out.dim() == 2 or args and id(args[0]) in linear and \
                     isinstance(out, torch.Tensor) and out.dim() >= 1 and follows(name, args, out):
-                linear.add(id(out))
+                linear[id(out)] = out
+            if name == "convolution" and tconv or args and id(args[0]) in spatial and \
+                    isinstance(out, torch.Tensor) and per_channel(name, args, out):
+                spatial[id(out)] = out
             return out
 
     def strided_reduction(name, args) -> bool:
@@ -301,6 +316,19 @@ def graph_facts(problem: Problem, inputs) -> dict:
         if not isinstance(dims, (list, tuple)) or not dims or not all(isinstance(d, int) for d in dims):
             return False
         return all(d % x.dim() != x.dim() - 1 for d in dims)
+
+    def per_channel(name, args, out) -> bool:
+        """whether out carries a transposed convolution's output on as
+        rewrites.fold_conv_transpose_means follows it: times, over, plus or
+        less a number or a tensor the same over the spatial axes"""
+        other = args[1] if len(args) > 1 else None
+        if name not in ("mul", "div", "add", "sub"):
+            return False
+        if isinstance(other, (int, float)):
+            return True
+        n = out.dim() - 2
+        return isinstance(other, torch.Tensor) and other.dim() <= out.dim() and \
+            all(int(e) == 1 for e in list(other.shape)[max(0, other.dim() - n):])
 
     def follows(name, args, out) -> bool:
         """whether out carries a matrix product's features on as

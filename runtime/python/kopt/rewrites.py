@@ -53,9 +53,14 @@ any variant, so a rewrite that is wrong or slower is never chosen.
   divisions by numbers and views) as the product with the weights summed
   first: x times the summed weights, summed over x's last axis (x @ W
   summed over j is the sum over k of x[..., k] * (W summed over j)[k]),
-  one reduction reading x once in place of a matrix product. An FX pass
-  on the post-grad graph (after Inductor's decompositions, before its
-  own post-grad passes), not a decomposition: it sees several ops.
+  one reduction reading x once in place of a matrix product; and a mean
+  or sum over every spatial axis of a transposed convolution without
+  padding, through numbers and per-channel tensors (a bias, a scale, a
+  batch norm's inference form), as the input summed over its spatial
+  axes times the weights summed over their taps (every input element
+  meets every tap once inside an unpadded output). FX passes on the
+  post-grad graph (after Inductor's decompositions, before its own
+  post-grad passes), not decompositions: they see several ops.
 
 Rewrites of the same op, all on, are tried in NAMES' order, and what one
 makes goes through the table again.
@@ -495,10 +500,112 @@ def fold_linear_reductions(graph) -> int:
     return folded
 
 
+def _per_channel(o, y) -> bool:
+    """whether operand o, beside y [B, C, *L], is the same over y's spatial
+    axes: a number, or a tensor whose last len(L) axes (aligned to y's) are
+    of size 1 (a [C, 1, 1] bias, a batch norm's unsqueezed parameters)"""
+    import torch
+
+    if isinstance(o, (int, float)) and not isinstance(o, bool):
+        return True
+    if not isinstance(o, torch.fx.Node) or "val" not in o.meta or "val" not in y.meta:
+        return False
+    ov, yv = o.meta["val"], y.meta["val"]
+    n = yv.dim() - 2
+    return ov.dim() <= yv.dim() and all(int(e) == 1 for e in list(ov.shape)[max(0, ov.dim() - n):])
+
+
+def fold_conv_transpose_means(graph) -> int:
+    """An FX pass over an ATen graph: the mean (or sum) over every spatial
+    axis of a transposed convolution without padding, through operands the
+    same over those axes (numbers, per-channel tensors: a bias, a scale, a
+    batch norm's inference form), as the input summed over its spatial axes
+    times the weights summed over their taps:
+        sum_o y[b, co, o] = sum_ci (sum_i x[b, ci, i]) (sum_t w[ci, co, t]) + L_out b[co],
+    since without padding every input element meets every tap once inside
+    the output (output_padding only adds positions no tap reaches). One
+    reduction of the input and a product of [B, C_in] by [C_in, C_out] in
+    place of the convolution. Only where each intermediate has that one
+    use; padding other than 0 is left alone (its cropped border would need
+    the input's edges apart). Returns how many it folded."""
+    import torch
+
+    aten = torch.ops.aten
+    folded = 0
+    for red in list(graph.nodes):
+        if red.op != "call_function" or red.target not in (aten.sum.dim_IntList, aten.mean.dim):
+            continue
+        y0 = red.args[0]
+        dims = red.args[1] if len(red.args) > 1 else None
+        if not isinstance(y0, torch.fx.Node) or "val" not in y0.meta or red.kwargs.get("dtype") is not None \
+                or not isinstance(dims, (list, tuple)) or "val" not in red.meta:
+            continue
+        nd = y0.meta["val"].dim()
+        if nd < 3 or sorted(int(a) % nd for a in dims) != list(range(2, nd)):
+            continue  # over every spatial axis, and those alone
+        keep = bool(red.args[2]) if len(red.args) > 2 else bool(red.kwargs.get("keepdim", False))
+        chain, node = [], y0
+        while isinstance(node, torch.fx.Node) and node.op == "call_function" and len(node.users) == 1 and \
+                node.target in (aten.mul.Tensor, aten.div.Tensor, aten.add.Tensor, aten.sub.Tensor) and \
+                len(node.args) == 2 and not node.kwargs and isinstance(node.args[0], torch.fx.Node) and \
+                _per_channel(node.args[1], node.args[0]):
+            chain.append((node.target, node.args[1]))
+            node = node.args[0]
+        conv = node
+        if not isinstance(conv, torch.fx.Node) or conv.target != aten.convolution.default or len(conv.users) != 1 \
+                or len(conv.args) < 9 or conv.args[6] is not True or "val" not in conv.meta:
+            continue
+        x, w, b, stride, padding, dilation, _, output_padding, groups = conv.args[:9]
+        if any(int(p) != 0 for p in padding) or not isinstance(x, torch.fx.Node) or not isinstance(w, torch.fx.Node):
+            continue
+        xv, wv, yv = x.meta.get("val"), w.meta.get("val"), conv.meta["val"]
+        if xv is None or wv is None or xv.dim() != nd or wv.dim() != nd:
+            continue
+        B, cin, cout, g = int(xv.shape[0]), int(xv.shape[1]), int(yv.shape[1]), int(groups)
+        space = list(range(2, nd))
+        positions = 1
+        for e in yv.shape[2:]:
+            positions *= int(e)
+        with graph.inserting_before(red):
+            xs = _call(graph, aten.sum.dim_IntList, x, space)                      # [B, Cin]
+            ws = _call(graph, aten.sum.dim_IntList, w, space)                      # [Cin, Cout/g]
+            xs = _call(graph, aten.view.default, xs, [B, g, cin // g, 1])
+            ws = _call(graph, aten.view.default, ws, [1, g, cin // g, cout // g])
+            v = _call(graph, aten.sum.dim_IntList, _call(graph, aten.mul.Tensor, xs, ws), [2])  # [B, g, Cout/g]
+            v = _call(graph, aten.view.default, v, [B, cout] + [1] * (nd - 2))
+            if red.target == aten.mean.dim:
+                v = _call(graph, aten.div.Tensor, v, positions)
+            if isinstance(b, torch.fx.Node):
+                bb = _call(graph, aten.view.default, b, [cout] + [1] * (nd - 2))
+                v = _call(graph, aten.add.Tensor, v, bb if red.target == aten.mean.dim else
+                          _call(graph, aten.mul.Tensor, bb, positions))
+            # the operands, innermost first: a sum takes an added one
+            # positions times
+            for op, o in reversed(chain):
+                if red.target != aten.mean.dim and op in (aten.add.Tensor, aten.sub.Tensor):
+                    o = o * positions if not isinstance(o, torch.fx.Node) else _call(graph, aten.mul.Tensor, o, positions)
+                v = _call(graph, op, v, o)
+            shape = [int(e) for e in red.meta["val"].shape]
+            if not keep or [int(e) for e in v.meta.get("val", yv).shape] != shape:
+                v = _call(graph, aten.view.default, v, shape)
+        red.replace_all_uses_with(v)
+        folded += 1
+    if folded:
+        graph.eliminate_dead_code()
+    return folded
+
+
+def fold_linear_ops(graph) -> int:
+    """The linear-reduction fold's passes: a reduction over a matrix
+    product's features, a mean over a transposed convolution's spatial
+    axes."""
+    return fold_linear_reductions(graph) + fold_conv_transpose_means(graph)
+
+
 # the FX passes among the rewrites, by name: run on the post-grad graph
 # before Inductor's own passes there (config.post_grad_custom_pre_pass),
 # which may split an addmm
-GRAPH_PASSES = {"linear_reduction_fold": fold_linear_reductions}
+GRAPH_PASSES = {"linear_reduction_fold": fold_linear_ops}
 
 
 def _table():
