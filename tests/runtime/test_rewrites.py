@@ -403,8 +403,19 @@ tcases = [
      lambda x, w: (F.conv_transpose1d(x, w, stride=3) - 1.5).mean(-1), (t1, w1)),
     ("a 3-D one plus a per-channel tensor, its sum over the spatial axes", 1,
      lambda x, w, c: (F.conv_transpose3d(x, w) + c).sum([2, 3, 4]), (t3, w3, c6)),
-    ("with padding (its cropped border): not folded", 0,
+    ("with padding (its cropped border), its mean over H and W", 1,
      lambda x, w, b: F.conv_transpose2d(x, w, b, padding=1).mean((2, 3)), (t2, w2, cb)),
+    ("strided, padded, output_padding (the common upsampling), scaled, its mean (keepdim) twice", 1,
+     lambda x, w: (F.conv_transpose2d(x, w, None, stride=2, padding=1, output_padding=1) * 0.5)
+     .mean([2, 3], keepdim=True).mean([2, 3], keepdim=True), (t2, w2)),
+    ("a 3-D one, grouped, dilated, padded more than a tap reaches on one axis, plus a per-channel tensor, summed", 1,
+     lambda x, w, c: (F.conv_transpose3d(x, w, None, stride=(1, 2, 3), padding=(1, 1, 3), dilation=(1, 2, 1),
+                                         groups=2) + c).sum([2, 3, 4]),
+     (t3, torch.randn(4, 3, 2, 3, 2, dtype=torch.float64), c6)),
+    ("a 1-D one whose crop leaves a tap no input (length 2, stride 4, padding 2), its sum", 1,
+     lambda x, w: F.conv_transpose1d(x, w, stride=4, padding=2).sum(-1), (torch.randn(2, 4, 2, dtype=torch.float64), w1)),
+    ("a 1-D one, stride 3, padding 2, output_padding 2, less a number, its mean", 1,
+     lambda x, w: (F.conv_transpose1d(x, w, stride=3, padding=2, output_padding=2) - 1.5).mean(-1), (t1, w1)),
     ("a nonlinearity between: not folded", 0,
      lambda x, w, b: torch.relu(F.conv_transpose2d(x, w, b)).mean((2, 3)), (t2, w2, cb)),
     ("a mean over H alone: not folded", 0, lambda x, w, b: F.conv_transpose2d(x, w, b).mean(2), (t2, w2, cb)),
@@ -465,8 +476,8 @@ class Facts(torch.nn.Module):
         z = self.fc(y.mean((2, 3)))
         z3 = self.fc(y.mean(3).transpose(1, 2).contiguous())  # a linear layer on a 3-D input: views, a product, a bias
         zs = (self.fc(y.amax((2, 3))) - self.fc.bias + 1.5).mean(1)  # less a vector, plus a number
-        # an unpadded transposed convolution's spatial mean, through a scale
-        # and a per-channel bias; a padded one's is not counted
+        # a transposed convolution's spatial mean, through a scale and a
+        # per-channel bias, and a padded one's
         zs = zs + (self.t(x) * 2 + self.t.bias.view(4, 1, 1)).mean((2, 3)).sum() + self.tp(x).mean((2, 3)).sum()
         return F.avg_pool3d(y.unsqueeze(0), 2).sum() + (z / 2).sum(dim=1).sum() + z.sum(0).sum() + z3.sum(2).sum() \
             + z3.sum(1).sum() + z3.mean(1).sum() + zs.sum()
@@ -474,12 +485,12 @@ class Facts(torch.nn.Module):
 
 facts = graph_facts(types.SimpleNamespace(model=Facts()), [torch.randn(1, 4, 8, 8)])
 ok(facts["convolutions"] == 7 and facts["transposed_convolutions"] == 3 and facts["depthwise_convolutions"] == 1
-   and facts["convolutions_3d"] == 1 and facts["poolings"] == 2 and facts["linear_reductions"] == 4
+   and facts["convolutions_3d"] == 1 and facts["poolings"] == 2 and facts["linear_reductions"] == 5
    and facts["strided_reductions"] == 3,
    "graph facts: 7 convolutions, of them 3 transposed, 1 depthwise (a grouped one is not) and 1 forward 3-D, "
    "2 poolings, 3 sums over a linear layer's features (one on a 3-D input, one less a vector plus a number; not "
-   "those over its batch or its middle axis) and 1 mean over an unpadded transposed convolution's spatial axes "
-   "(not a padded one's), 3 reductions over axes that leave the last out (over the batch, over the middle axis twice; not those "
+   "those over its batch or its middle axis) and 2 means over a transposed convolution's spatial axes "
+   "(one padded), 3 reductions over axes that leave the last out (over the batch, over the middle axis twice; not those "
    "over the last axes or over everything)", facts)
 
 # a fact the worker writes that the profile rule's version does not name:

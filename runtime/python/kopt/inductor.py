@@ -244,8 +244,8 @@ def graph_facts(problem: Problem, inputs) -> dict:
               "depthwise_convolutions": 0, "convolutions_3d": 0, "poolings": 0, "linear_reductions": 0,
               "strided_reductions": 0}
     # by id, the tensors kept so that no later tensor takes a freed one's id:
-    # matrix products' outputs (and those times a number, ...), unpadded
-    # transposed convolutions' outputs (and those through per-channel operands)
+    # matrix products' outputs (and those times a number, ...), transposed
+    # convolutions' outputs (and those through per-channel operands)
     linear: dict = {}
     spatial: dict = {}
     pools = {"avg_pool2d", "avg_pool3d", "max_pool2d_with_indices", "max_pool3d_with_indices"}
@@ -256,7 +256,7 @@ def graph_facts(problem: Problem, inputs) -> dict:
     class Count(TorchDispatchMode):
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):
             name = func.overloadpacket.__name__
-            tconv = False  # an unpadded transposed convolution
+            tconv = False  # a transposed convolution
             if name in convs:
                 counts["convolutions"] += 1
                 # convolution(input, weight, bias, stride, padding, dilation, transposed, ...):
@@ -264,7 +264,7 @@ def graph_facts(problem: Problem, inputs) -> dict:
                 # (aten.convolution's schema only: cudnn_convolution's 7th is another flag)
                 if name == "convolution" and len(args) > 6 and args[6] is True:
                     counts["transposed_convolutions"] += 1
-                    tconv = len(args) > 4 and all(int(p) == 0 for p in args[4])
+                    tconv = True
                 # ... and what rewrites.depthwise_as_pointwise takes (groups = input channels)
                 elif name == "convolution" and len(args) > 8 and args[6] is False and int(args[8]) > 1 and \
                         int(args[8]) == int(args[0].shape[1]) and int(args[1].shape[1]) == 1:
@@ -289,7 +289,7 @@ def graph_facts(problem: Problem, inputs) -> dict:
                         int(args[1][0]) % args[0].dim() == args[0].dim() - 1:  # the last axis, as the fold
                     counts["linear_reductions"] += 1
             # ... and rewrites.fold_conv_transpose_means: a mean or sum over
-            # every spatial axis of an unpadded transposed convolution
+            # every spatial axis of a transposed convolution
             if name in ("sum", "mean") and args and id(args[0]) in spatial and len(args) > 1 and \
                     isinstance(args[1], (list, tuple)) and \
                     sorted(int(a) % args[0].dim() for a in args[1]) == list(range(2, args[0].dim())):

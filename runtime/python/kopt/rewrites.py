@@ -54,11 +54,12 @@ any variant, so a rewrite that is wrong or slower is never chosen.
   first: x times the summed weights, summed over x's last axis (x @ W
   summed over j is the sum over k of x[..., k] * (W summed over j)[k]),
   one reduction reading x once in place of a matrix product; and a mean
-  or sum over every spatial axis of a transposed convolution without
-  padding, through numbers and per-channel tensors (a bias, a scale, a
-  batch norm's inference form), as the input summed over its spatial
-  axes times the weights summed over their taps (every input element
-  meets every tap once inside an unpadded output). FX passes on the
+  or sum over every spatial axis of a transposed convolution, through
+  numbers and per-channel tensors (a bias, a scale, a batch norm's
+  inference form), as the input summed over its spatial axes times the
+  weights summed over their taps (every input element meets every tap
+  once inside an unpadded output; with padding, per tap over the input
+  indices that land inside the cropped one). FX passes on the
   post-grad graph (after Inductor's decompositions, before its own
   post-grad passes), not decompositions: they see several ops.
 
@@ -368,16 +369,17 @@ def _fake_call(op, *args):
     meta; None where a value is missing"""
     import torch
 
-    vals = []
-    for a in args:
+    def val(a):
         if isinstance(a, torch.fx.Node):
             if "val" not in a.meta:
-                return None
-            vals.append(a.meta["val"])
-        else:
-            vals.append(a)
+                raise KeyError("val")
+            return a.meta["val"]
+        if isinstance(a, (list, tuple)):  # a list of nodes (aten.cat's)
+            return type(a)(val(e) for e in a)
+        return a
+
     try:
-        return op(*vals)
+        return op(*[val(a) for a in args])
     except Exception:
         return None
 
@@ -515,19 +517,49 @@ def _per_channel(o, y) -> bool:
     return ov.dim() <= yv.dim() and all(int(e) == 1 for e in list(ov.shape)[max(0, ov.dim() - n):])
 
 
+def _tap_sums(graph, x, axis: int, n: int, k: int, s: int, p: int, d: int, out_len: int):
+    """x summed over axis, once per tap t of a transposed convolution's
+    kernel along it: over the input indices i whose product lands inside
+    the cropped output (p <= i*s + t*d < out_len + p), each as the whole
+    axis less the indices before and after that range (a few rows: the
+    padding's reach), the k sums on a new last axis."""
+    import torch
+
+    aten = torch.ops.aten
+    whole = _call(graph, aten.sum.dim_IntList, x, [axis])
+    per_tap = []
+    for t in range(k):
+        lo = max(0, -((t * d - p) // s))                 # ceil((p - t*d) / s)
+        hi = min(n - 1, (out_len + p - 1 - t * d) // s)
+        if lo > hi:
+            v = _call(graph, aten.mul.Tensor, whole, 0.0)
+        else:
+            v = whole
+            if lo > 0:
+                v = _call(graph, aten.sub.Tensor, v,
+                          _call(graph, aten.sum.dim_IntList, _call(graph, aten.slice.Tensor, x, axis, 0, lo), [axis]))
+            if hi < n - 1:
+                v = _call(graph, aten.sub.Tensor, v, _call(
+                    graph, aten.sum.dim_IntList, _call(graph, aten.slice.Tensor, x, axis, hi + 1, n), [axis]))
+        per_tap.append(_call(graph, aten.unsqueeze.default, v, -1))
+    return _call(graph, aten.cat.default, per_tap, -1)
+
+
 def fold_conv_transpose_means(graph) -> int:
     """An FX pass over an ATen graph: the mean (or sum) over every spatial
-    axis of a transposed convolution without padding, through operands the
-    same over those axes (numbers, per-channel tensors: a bias, a scale, a
-    batch norm's inference form), as the input summed over its spatial axes
-    times the weights summed over their taps:
+    axis of a transposed convolution, through operands the same over those
+    axes (numbers, per-channel tensors: a bias, a scale, a batch norm's
+    inference form), as the input summed over its spatial axes times the
+    weights summed over their taps:
         sum_o y[b, co, o] = sum_ci (sum_i x[b, ci, i]) (sum_t w[ci, co, t]) + L_out b[co],
     since without padding every input element meets every tap once inside
-    the output (output_padding only adds positions no tap reaches). One
-    reduction of the input and a product of [B, C_in] by [C_in, C_out] in
-    place of the convolution. Only where each intermediate has that one
-    use; padding other than 0 is left alone (its cropped border would need
-    the input's edges apart). Returns how many it folded."""
+    the output (output_padding only adds positions no tap reaches). With
+    padding the output is cropped, and each tap meets the input indices
+    whose product lands inside it: per tap the input summed over those
+    (_tap_sums: the whole axis less a few edge rows), times that tap's
+    weights. One reduction of the input and a small product in place of
+    the convolution. Only where each intermediate has that one use.
+    Returns how many it folded."""
     import torch
 
     aten = torch.ops.aten
@@ -556,7 +588,7 @@ def fold_conv_transpose_means(graph) -> int:
                 or len(conv.args) < 9 or conv.args[6] is not True or "val" not in conv.meta:
             continue
         x, w, b, stride, padding, dilation, _, output_padding, groups = conv.args[:9]
-        if any(int(p) != 0 for p in padding) or not isinstance(x, torch.fx.Node) or not isinstance(w, torch.fx.Node):
+        if not isinstance(x, torch.fx.Node) or not isinstance(w, torch.fx.Node):
             continue
         xv, wv, yv = x.meta.get("val"), w.meta.get("val"), conv.meta["val"]
         if xv is None or wv is None or xv.dim() != nd or wv.dim() != nd:
@@ -566,12 +598,33 @@ def fold_conv_transpose_means(graph) -> int:
         positions = 1
         for e in yv.shape[2:]:
             positions *= int(e)
+        pads = [int(e) for e in padding]
         with graph.inserting_before(red):
-            xs = _call(graph, aten.sum.dim_IntList, x, space)                      # [B, Cin]
-            ws = _call(graph, aten.sum.dim_IntList, w, space)                      # [Cin, Cout/g]
-            xs = _call(graph, aten.view.default, xs, [B, g, cin // g, 1])
-            ws = _call(graph, aten.view.default, ws, [1, g, cin // g, cout // g])
-            v = _call(graph, aten.sum.dim_IntList, _call(graph, aten.mul.Tensor, xs, ws), [2])  # [B, g, Cout/g]
+            if not any(pads):
+                # every input element meets every tap once inside the output
+                xs = _call(graph, aten.sum.dim_IntList, x, space)                      # [B, Cin]
+                ws = _call(graph, aten.sum.dim_IntList, w, space)                      # [Cin, Cout/g]
+                xs = _call(graph, aten.view.default, xs, [B, g, cin // g, 1])
+                ws = _call(graph, aten.view.default, ws, [1, g, cin // g, cout // g])
+                taps = 1
+            else:
+                # with padding the output is cropped: per tap, the input
+                # indices whose products land inside it, summed axis by
+                # axis (the whole axis less its thin edges)
+                xs = x
+                for a in range(2, nd):  # each axis in turn comes to position 2, its taps go last
+                    xs = _tap_sums(graph, xs, 2, int(xv.shape[a]), int(wv.shape[a]), int(stride[a - 2]),
+                                   pads[a - 2], int(dilation[a - 2]), int(yv.shape[a]))
+                # xs: [B, Cin, k1, ..., kN]; the weights [Cin, Cout/g, k1, ..., kN]
+                taps = 1
+                for e in wv.shape[2:]:
+                    taps *= int(e)
+                xs = _call(graph, aten.view.default, xs, [B, g, cin // g, 1, taps])
+                ws = _call(graph, aten.view.default, w, [1, g, cin // g, cout // g, taps])
+                xs = _call(graph, aten.sum.dim_IntList, _call(graph, aten.mul.Tensor, xs, ws), [4])
+                ws = None
+            v = xs if ws is None else _call(graph, aten.mul.Tensor, xs, ws)
+            v = _call(graph, aten.sum.dim_IntList, v, [2])  # [B, g, Cout/g]
             v = _call(graph, aten.view.default, v, [B, cout] + [1] * (nd - 2))
             if red.target == aten.mean.dim:
                 v = _call(graph, aten.div.Tensor, v, positions)
