@@ -56,8 +56,9 @@ static enum need rewrite_need(const char *key)
 
 /*
  * In the order they are tried. First the linear-reduction fold, where a
- * sum over a matrix product's features or a mean over a transposed
- * convolution's spatial axes is there to fold. Then, where the model has two kinds of op
+ * sum over a matrix product's features, a mean over a transposed
+ * convolution's spatial axes or a sum over a convolution's channels is
+ * there to fold. Then, where the model has two kinds of op
  * or more that koptmake's rewrites take (a transposed convolution and a
  * pooling after it, say), all of those rewrites at once: each declines
  * where it does not apply, and one variant that takes every such op

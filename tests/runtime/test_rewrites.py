@@ -423,6 +423,38 @@ tcases = [
     ("plus a tensor that varies over W: not folded", 0,
      lambda x, w, b, r: (F.conv_transpose2d(x, w, b) + r).mean((2, 3)), (t2, w2, cb, torch.randn(8, dtype=torch.float64))),
 ]
+# ... and the sum over a convolution's channels (fold_conv_channel_sums): a
+# convolution stays, of one output channel per group
+ccases = [
+    ("a 3-D transposed convolution's mean over the channels (keepdim), plus a bias of one channel", 1,
+     lambda x, w, b, c: F.conv_transpose3d(x, w, b, stride=2, padding=1).mean(1, keepdim=True) + c,
+     (t3, w3, c6.view(6), torch.randn(1, 1, 1, 1, dtype=torch.float64))),
+    ("a grouped transposed one, scaled and less a number, its sum over the channels", 1,
+     lambda x, w: (F.conv_transpose2d(x, w, None, stride=2, groups=2) * 3.0 - 0.5).sum(1), (t2, w2g)),
+    ("a forward convolution, grouped, padded, plus a tensor of one channel, its mean over the channels", 1,
+     lambda x, w, b, r: (F.conv2d(x, w, b, padding=1, groups=2) + r).mean(dim=1),
+     (t2, torch.randn(6, 2, 3, 3, dtype=torch.float64), torch.randn(6, dtype=torch.float64),
+      torch.randn(2, 1, 5, 6, dtype=torch.float64))),
+    ("plus a tensor that varies over the channels: not folded", 0,
+     lambda x, w, c: (F.conv_transpose3d(x, w) + c).mean(1), (t3, w3, c6)),
+    ("a sum over the channels and the depth: not folded", 0,
+     lambda x, w: F.conv_transpose3d(x, w).sum((1, 2)), (t3, w3)),
+]
+for what, want_n, fn, targs in ccases:
+    try:
+        g = make_fx(fn, tracing_mode="fake")(*targs)
+        n_ = rewrites.fold_linear_ops(g.graph)
+        g.recompile()
+        convs = [x for x in g.graph.nodes if x.op == "call_function" and "convolution" in str(x.target)]
+        got, want = g(*targs), fn(*targs)
+        same = got.shape == want.shape and torch.allclose(got, want, rtol=1e-10, atol=1e-10)
+        narrow = [int(c.meta["val"].shape[1]) for c in convs]
+        groups = [int(c.args[8]) for c in convs]
+        ok(n_ == want_n and same and len(convs) == 1 and (narrow[0] == groups[0]) == (want_n == 1),
+           f"convolution channel-sum fold: {what}", f"folded {n_}, output channels {narrow}, groups {groups}, same {same}")
+    except Exception as e:
+        ok(False, f"convolution channel-sum fold: {what}", f"{type(e).__name__}: {e}")
+
 for what, want_n, fn, targs in tcases:
     try:
         n_, conv_left, got, want = tfolded(fn, *targs)
@@ -479,18 +511,21 @@ class Facts(torch.nn.Module):
         # a transposed convolution's spatial mean, through a scale and a
         # per-channel bias, and a padded one's
         zs = zs + (self.t(x) * 2 + self.t.bias.view(4, 1, 1)).mean((2, 3)).sum() + self.tp(x).mean((2, 3)).sum()
+        # a convolution's mean over its channels; over its channels and H, not
+        zs = zs + (self.c(y) - 1).mean(1).sum() + self.c(y).mean((1, 2)).sum()
         return F.avg_pool3d(y.unsqueeze(0), 2).sum() + (z / 2).sum(dim=1).sum() + z.sum(0).sum() + z3.sum(2).sum() \
             + z3.sum(1).sum() + z3.mean(1).sum() + zs.sum()
 
 
 facts = graph_facts(types.SimpleNamespace(model=Facts()), [torch.randn(1, 4, 8, 8)])
-ok(facts["convolutions"] == 7 and facts["transposed_convolutions"] == 3 and facts["depthwise_convolutions"] == 1
-   and facts["convolutions_3d"] == 1 and facts["poolings"] == 2 and facts["linear_reductions"] == 5
-   and facts["strided_reductions"] == 3,
-   "graph facts: 7 convolutions, of them 3 transposed, 1 depthwise (a grouped one is not) and 1 forward 3-D, "
+ok(facts["convolutions"] == 9 and facts["transposed_convolutions"] == 3 and facts["depthwise_convolutions"] == 1
+   and facts["convolutions_3d"] == 1 and facts["poolings"] == 2 and facts["linear_reductions"] == 6
+   and facts["strided_reductions"] == 5,
+   "graph facts: 9 convolutions, of them 3 transposed, 1 depthwise (a grouped one is not) and 1 forward 3-D, "
    "2 poolings, 3 sums over a linear layer's features (one on a 3-D input, one less a vector plus a number; not "
-   "those over its batch or its middle axis) and 2 means over a transposed convolution's spatial axes "
-   "(one padded), 3 reductions over axes that leave the last out (over the batch, over the middle axis twice; not those "
+   "those over its batch or its middle axis), 2 means over a transposed convolution's spatial axes (one padded) "
+   "and 1 over a convolution's channels (not one over its channels and H), 5 reductions over axes that leave the "
+   "last out (over the batch, over the middle axis twice, over the channels, over the channels and H; not those "
    "over the last axes or over everything)", facts)
 
 # a fact the worker writes that the profile rule's version does not name:

@@ -248,6 +248,7 @@ def graph_facts(problem: Problem, inputs) -> dict:
     # convolutions' outputs (and those through per-channel operands)
     linear: dict = {}
     spatial: dict = {}
+    channels: dict = {}  # convolutions' outputs (and those through operands the same over the channels)
     pools = {"avg_pool2d", "avg_pool3d", "max_pool2d_with_indices", "max_pool3d_with_indices"}
     # the reductions whose second argument is their axes
     strided = {"sum", "mean", "amax", "amin", "max", "min", "prod", "var", "std", "var_mean", "std_mean",
@@ -294,7 +295,16 @@ def graph_facts(problem: Problem, inputs) -> dict:
                     isinstance(args[1], (list, tuple)) and \
                     sorted(int(a) % args[0].dim() for a in args[1]) == list(range(2, args[0].dim())):
                 counts["linear_reductions"] += 1
+            # ... and rewrites.fold_conv_channel_sums: a sum or mean over the
+            # channels of a convolution
+            if name in ("sum", "mean") and args and id(args[0]) in channels and len(args) > 1 and \
+                    isinstance(args[1], (list, tuple, int)) and \
+                    [int(a) % args[0].dim() for a in (args[1] if isinstance(args[1], (list, tuple)) else [args[1]])] == [1]:
+                counts["linear_reductions"] += 1
             out = func(*args, **(kwargs or {}))
+            if name in convs and isinstance(out, torch.Tensor) and out.dim() >= 3 or args and \
+                    id(args[0]) in channels and isinstance(out, torch.Tensor) and same_over(name, args, out, 1):
+                channels[id(out)] = out
             if name in ("mm", "addmm") and out.dim() == 2 or args and id(args[0]) in linear and \
                     isinstance(out, torch.Tensor) and out.dim() >= 1 and follows(name, args, out):
                 linear[id(out)] = out
@@ -317,18 +327,24 @@ def graph_facts(problem: Problem, inputs) -> dict:
             return False
         return all(d % x.dim() != x.dim() - 1 for d in dims)
 
-    def per_channel(name, args, out) -> bool:
-        """whether out carries a transposed convolution's output on as
-        rewrites.fold_conv_transpose_means follows it: times, over, plus or
-        less a number or a tensor the same over the spatial axes"""
+    def same_over(name, args, out, first: int) -> bool:
+        """whether out carries a convolution's output on as the folds follow
+        it: times, over, plus or less a number or a tensor the same over
+        out's axes from first on (2: the spatial axes, for
+        rewrites.fold_conv_transpose_means) or over its axis 1 alone (1:
+        the channels, for rewrites.fold_conv_channel_sums)"""
         other = args[1] if len(args) > 1 else None
         if name not in ("mul", "div", "add", "sub"):
             return False
         if isinstance(other, (int, float)):
             return True
-        n = out.dim() - 2
-        return isinstance(other, torch.Tensor) and other.dim() <= out.dim() and \
-            all(int(e) == 1 for e in list(other.shape)[max(0, other.dim() - n):])
+        if not isinstance(other, torch.Tensor) or other.dim() > out.dim():
+            return False
+        shape = [1] * (out.dim() - other.dim()) + [int(e) for e in other.shape]  # aligned to out's
+        return all(e == 1 for e in shape[first:]) if first == 2 else shape[1] == 1
+
+    def per_channel(name, args, out) -> bool:
+        return same_over(name, args, out, 2)
 
     def follows(name, args, out) -> bool:
         """whether out carries a matrix product's features on as

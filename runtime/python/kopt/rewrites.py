@@ -59,7 +59,10 @@ any variant, so a rewrite that is wrong or slower is never chosen.
   inference form), as the input summed over its spatial axes times the
   weights summed over their taps (every input element meets every tap
   once inside an unpadded output; with padding, per tap over the input
-  indices that land inside the cropped one). FX passes on the
+  indices that land inside the cropped one); and a sum or mean over the
+  channels of a convolution, forward or transposed, through numbers and
+  tensors of one channel, as the convolution with its output channels'
+  weights summed first (one output channel per group). FX passes on the
   post-grad graph (after Inductor's decompositions, before its own
   post-grad passes), not decompositions: they see several ops.
 
@@ -648,11 +651,99 @@ def fold_conv_transpose_means(graph) -> int:
     return folded
 
 
+def _per_position(o, y) -> bool:
+    """whether operand o, beside y [B, C, *L], is the same over y's
+    channels: a number, or a tensor of size 1 (or none) on y's channel axis
+    (aligned to y's)"""
+    import torch
+
+    if isinstance(o, (int, float)) and not isinstance(o, bool):
+        return True
+    if not isinstance(o, torch.fx.Node) or "val" not in o.meta or "val" not in y.meta:
+        return False
+    ov, yv = o.meta["val"], y.meta["val"]
+    at = ov.dim() - (yv.dim() - 1)  # the channel axis in o's own numbering
+    return ov.dim() <= yv.dim() and (at < 0 or int(ov.shape[at]) == 1)
+
+
+def fold_conv_channel_sums(graph) -> int:
+    """An FX pass over an ATen graph: the sum (or mean) over the channels of
+    a convolution, forward or transposed, through operands the same over
+    the channels (numbers, tensors of one channel), as the convolution with
+    its output channels' weights summed first:
+        sum_co conv(x, w)[b, co] = conv(x, sum_co w[co])[b] + sum_co b[co],
+    one output channel per group in place of C_out / groups (a forward
+    convolution's weights [C_out, C_in/g, *k] summed within each group, a
+    transposed one's [C_in, C_out/g, *k] over their second axis; the groups'
+    outputs then summed). Only where each intermediate has that one use.
+    Returns how many it folded."""
+    import torch
+
+    aten = torch.ops.aten
+    folded = 0
+    for red in list(graph.nodes):
+        if red.op != "call_function" or red.target not in (aten.sum.dim_IntList, aten.mean.dim):
+            continue
+        y0 = red.args[0]
+        dims = red.args[1] if len(red.args) > 1 else None
+        if not isinstance(y0, torch.fx.Node) or "val" not in y0.meta or red.kwargs.get("dtype") is not None \
+                or not isinstance(dims, (list, tuple)) or "val" not in red.meta:
+            continue
+        nd = y0.meta["val"].dim()
+        if nd < 3 or [int(a) % nd for a in dims] != [1]:
+            continue  # over the channels alone
+        keep = bool(red.args[2]) if len(red.args) > 2 else bool(red.kwargs.get("keepdim", False))
+        chain, node = [], y0
+        while isinstance(node, torch.fx.Node) and node.op == "call_function" and len(node.users) == 1 and \
+                node.target in (aten.mul.Tensor, aten.div.Tensor, aten.add.Tensor, aten.sub.Tensor) and \
+                len(node.args) == 2 and not node.kwargs and isinstance(node.args[0], torch.fx.Node) and \
+                _per_position(node.args[1], node.args[0]):
+            chain.append((node.target, node.args[1]))
+            node = node.args[0]
+        conv = node
+        if not isinstance(conv, torch.fx.Node) or conv.target != aten.convolution.default or len(conv.users) != 1 \
+                or len(conv.args) < 9 or "val" not in conv.meta:
+            continue
+        x, w, b, stride, padding, dilation, transposed, output_padding, groups = conv.args[:9]
+        wv, yv = w.meta.get("val") if isinstance(w, torch.fx.Node) else None, conv.meta["val"]
+        if wv is None or not isinstance(x, torch.fx.Node) or wv.dim() != nd:
+            continue
+        g, cout = int(groups), int(yv.shape[1])
+        k = [int(e) for e in wv.shape[2:]]
+        with graph.inserting_before(red):
+            if transposed:  # [C_in, C_out/g, *k]: one output channel per group
+                ws = _call(graph, aten.sum.dim_IntList, w, [1], True)
+            else:  # [C_out, C_in/g, *k], the output channels group by group
+                cin_g = int(wv.shape[1])
+                ws = _call(graph, aten.view.default, w, [g, cout // g, cin_g] + k)
+                ws = _call(graph, aten.sum.dim_IntList, ws, [1])
+            v = _call(graph, aten.convolution.default, x, ws, None, stride, padding, dilation, transposed,
+                      output_padding, groups)                                   # [B, g, *L]
+            if g > 1:
+                v = _call(graph, aten.sum.dim_IntList, v, [1], True)
+            if isinstance(b, torch.fx.Node):
+                v = _call(graph, aten.add.Tensor, v, _call(graph, aten.sum.default, b))
+            if red.target == aten.mean.dim:
+                v = _call(graph, aten.div.Tensor, v, cout)
+            for op, o in reversed(chain):
+                if red.target != aten.mean.dim and op in (aten.add.Tensor, aten.sub.Tensor):
+                    o = o * cout if not isinstance(o, torch.fx.Node) else _call(graph, aten.mul.Tensor, o, cout)
+                v = _call(graph, op, v, o)
+            shape = [int(e) for e in red.meta["val"].shape]
+            if not keep or [int(e) for e in v.meta.get("val", yv).shape] != shape:
+                v = _call(graph, aten.view.default, v, shape)
+        red.replace_all_uses_with(v)
+        folded += 1
+    if folded:
+        graph.eliminate_dead_code()
+    return folded
+
+
 def fold_linear_ops(graph) -> int:
     """The linear-reduction fold's passes: a reduction over a matrix
     product's features, a mean over a transposed convolution's spatial
-    axes."""
-    return fold_linear_reductions(graph) + fold_conv_transpose_means(graph)
+    axes, a sum over a convolution's channels."""
+    return fold_linear_reductions(graph) + fold_conv_transpose_means(graph) + fold_conv_channel_sums(graph)
 
 
 # the FX passes among the rewrites, by name: run on the post-grad graph
