@@ -12,7 +12,10 @@
 # no ATen pooling kernel in its variant), and a forward 3-D convolution
 # (models/small_conv3d.py: 2-D convolutions per depth tap, no "Nd" kernel),
 # and a linear layer summed over its features (models/small_linear_sum.py:
-# no GEMM left).
+# no GEMM left), a strided padded transposed convolution's spatial mean
+# (models/small_tconv_mean.py: no convolution left) and a 3-D transposed
+# convolution's mean over its channels (models/small_conv_chansum.py: its
+# convolution has one output channel: no 64-channel kernel's time).
 # Each variant compiles, agrees with eager and is
 # raced; the race's times are printed. Prints TAP.
 #   rewrites.sh KOPTMAKE OUTDIR
@@ -22,7 +25,7 @@ top=$(cd "$here/../.." && pwd)
 n=0; bad=0
 ok() { n=$((n + 1)); if eval "$2"; then echo "ok $n - $1"; else echo "not ok $n - $1"; bad=1; fi; }
 # MODELS="small_linear_sum ...": those alone (the checks of the others skip)
-all="small_tconv small_depthwise small_avgpool3d small_tconv_strided small_conv3d small_linear_sum"
+all="small_tconv small_depthwise small_avgpool3d small_tconv_strided small_conv3d small_linear_sum small_tconv_mean small_conv_chansum"
 models=${MODELS:-$all}
 rm -rf "$O" && mkdir -p "$O/models" && for m in $models; do cp "$here/models/$m.py" "$O/models/"; done
 has() { case " $models " in *" $1 "*) return 0;; *) return 1;; esac; }
@@ -46,7 +49,8 @@ rc=$?
 ok "the build succeeds (exit $rc)" "[ $rc -eq 0 ]"
 for pair in small_tconv:autotune-conv-transpose-as-conv small_depthwise:autotune-depthwise-as-pointwise \
 	small_avgpool3d:autotune-pool-as-pointwise small_tconv_strided:autotune-conv-transpose-as-conv \
-	small_conv3d:autotune-conv3d-as-conv2d small_linear_sum:autotune-linear-reduction-fold; do
+	small_conv3d:autotune-conv3d-as-conv2d small_linear_sum:autotune-linear-reduction-fold \
+	small_tconv_mean:autotune-linear-reduction-fold small_conv_chansum:autotune-linear-reduction-fold; do
 	m=${pair%%:*}; v=${pair#*:}; R=$O/kopt-out/m/$m
 	has "$m" || continue
 	ok "$m: the search added $v, compiled and profiled" "[ -f '$R/profile-$v.json' ]"
@@ -64,6 +68,13 @@ has small_conv3d && ok "small_conv3d: the rewrite's profile has no cuDNN N-d (3-
 	"! grep -q 'Nd' '$O/kopt-out/m/small_conv3d/profile-autotune-conv3d-as-conv2d.md'"
 has small_linear_sum && ok "small_linear_sum: the fold's profile has no GEMM kernel; the first variant's has" \
 	"! grep '| vendor |' '$O/kopt-out/m/small_linear_sum/profile-autotune-linear-reduction-fold.md' | grep -qi gemm && grep '| vendor |' '$O/kopt-out/m/small_linear_sum/profile.md' | grep -qi gemm"
+has small_tconv_mean && ok "small_tconv_mean: the fold's profile has no convolution kernel; the first variant's has" \
+	"! grep '| vendor |' '$O/kopt-out/m/small_tconv_mean/profile-autotune-linear-reduction-fold.md' | grep -qiE 'conv|dgrad|gemm' && grep '| vendor |' '$O/kopt-out/m/small_tconv_mean/profile.md' | grep -qiE 'conv|dgrad|gemm'"
+has small_conv_chansum && ok "small_conv_chansum: the fold's variant runs faster than max-autotune's (its one-channel convolution)" \
+	"python3 -c \"import json,sys; r=json.load(open('$O/kopt-out/all/report.json')); m=[x for x in r['models'] if x['model'].endswith('small_conv_chansum')][0]; b={v['variant']: v['baseline_ns'] for v in m['bounds']}; sys.exit(0 if b['autotune-linear-reduction-fold'] < b['autotune'] else 1)\""
+for m in small_tconv_mean small_conv_chansum; do
+	has $m && grep '| vendor |' "$O/kopt-out/m/$m/profile.md" "$O/kopt-out/m/$m/profile-autotune-linear-reduction-fold.md" | cut -c1-160 | sed 's/^/# /'
+done
 has small_conv3d && grep '| vendor |' "$O/kopt-out/m/small_conv3d/profile.md" "$O/kopt-out/m/small_conv3d/profile-autotune-conv3d-as-conv2d.md" | cut -c1-160 | sed 's/^/# /'
 [ $bad -eq 0 ] || tail -15 "$O/build.log" | sed 's/^/# /'
 echo "1..$n"
