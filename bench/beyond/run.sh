@@ -7,7 +7,8 @@
 # .device/compile-cache.tgz). koptmake is stopped with
 # SIGINT after SECONDS (default 480), so finished steps are kept. The
 # levels are built one after the other (TARGETS, default "level1 level2
-# level3 all"), each summarized once its report is there. SAMPLE is what
+# level3 all"; set and empty: none, for DEPLOY alone), each summarized once
+# its report is there. SAMPLE is what
 # sample.sh made (on this machine: ../shared does not travel).
 set -u
 sample=$(cd "$1" && pwd); secs=${2:-480}
@@ -30,7 +31,7 @@ cd "$work" && cp "$top/bench/beyond/beyond.kopt" Koptfile
 # (a build does every capture and profile of its target before the rest)
 t0=$(date +%s); t0ms=$(date +%s%3N); rc=0
 : > build.log
-for t in ${TARGETS:-level1 level2 level3 all}; do
+for t in ${TARGETS-level1 level2 level3 all}; do
 	left=$(( secs - ($(date +%s) - t0) ))
 	[ "$left" -gt 5 ] || { rc=124; break; }
 	echo "== $t ($left s left)" >>build.log
