@@ -548,6 +548,56 @@ def _tap_sums(graph, x, axis: int, n: int, k: int, s: int, p: int, d: int, out_l
     return _call(graph, aten.cat.default, per_tap, -1)
 
 
+def _conv_reduction(red, axes, operand_ok):
+    """(chain, conv, keep) where red is a sum or mean over exactly axes(nd)
+    of a convolution's output, through multiplications, divisions,
+    additions and subtractions whose operand operand_ok(operand, input)
+    takes (chain: (op, operand), outermost first), each intermediate of
+    that one use; None where not."""
+    import torch
+
+    aten = torch.ops.aten
+    if red.op != "call_function" or red.target not in (aten.sum.dim_IntList, aten.mean.dim):
+        return None
+    y0 = red.args[0]
+    dims = red.args[1] if len(red.args) > 1 else None
+    if not isinstance(y0, torch.fx.Node) or "val" not in y0.meta or red.kwargs.get("dtype") is not None \
+            or not isinstance(dims, (list, tuple)) or "val" not in red.meta:
+        return None
+    nd = y0.meta["val"].dim()
+    if nd < 3 or sorted(int(a) % nd for a in dims) != axes(nd):
+        return None
+    keep = bool(red.args[2]) if len(red.args) > 2 else bool(red.kwargs.get("keepdim", False))
+    chain, node = [], y0
+    while isinstance(node, torch.fx.Node) and node.op == "call_function" and len(node.users) == 1 and \
+            node.target in (aten.mul.Tensor, aten.div.Tensor, aten.add.Tensor, aten.sub.Tensor) and \
+            len(node.args) == 2 and not node.kwargs and isinstance(node.args[0], torch.fx.Node) and \
+            operand_ok(node.args[1], node.args[0]):
+        chain.append((node.target, node.args[1]))
+        node = node.args[0]
+    if not isinstance(node, torch.fx.Node) or node.target != aten.convolution.default or len(node.users) != 1 \
+            or len(node.args) < 9 or "val" not in node.meta:
+        return None
+    return chain, node, keep
+
+
+def _conv_reduction_done(graph, red, v, chain, count: int, keep: bool):
+    """The folded value v (red's reduction of the convolution alone, with
+    keepdim's shape) through chain, an added operand count times where red
+    sums over count elements, then in red's shape; red's uses to it."""
+    import torch
+
+    aten = torch.ops.aten
+    for op, o in reversed(chain):
+        if red.target != aten.mean.dim and op in (aten.add.Tensor, aten.sub.Tensor):
+            o = o * count if not isinstance(o, torch.fx.Node) else _call(graph, aten.mul.Tensor, o, count)
+        v = _call(graph, op, v, o)
+    shape = [int(e) for e in red.meta["val"].shape]
+    if not keep or "val" not in v.meta or [int(e) for e in v.meta["val"].shape] != shape:
+        v = _call(graph, aten.view.default, v, shape)
+    red.replace_all_uses_with(v)
+
+
 def fold_conv_transpose_means(graph) -> int:
     """An FX pass over an ATen graph: the mean (or sum) over every spatial
     axis of a transposed convolution, through operands the same over those
@@ -568,28 +618,11 @@ def fold_conv_transpose_means(graph) -> int:
     aten = torch.ops.aten
     folded = 0
     for red in list(graph.nodes):
-        if red.op != "call_function" or red.target not in (aten.sum.dim_IntList, aten.mean.dim):
-            continue
-        y0 = red.args[0]
-        dims = red.args[1] if len(red.args) > 1 else None
-        if not isinstance(y0, torch.fx.Node) or "val" not in y0.meta or red.kwargs.get("dtype") is not None \
-                or not isinstance(dims, (list, tuple)) or "val" not in red.meta:
-            continue
-        nd = y0.meta["val"].dim()
-        if nd < 3 or sorted(int(a) % nd for a in dims) != list(range(2, nd)):
-            continue  # over every spatial axis, and those alone
-        keep = bool(red.args[2]) if len(red.args) > 2 else bool(red.kwargs.get("keepdim", False))
-        chain, node = [], y0
-        while isinstance(node, torch.fx.Node) and node.op == "call_function" and len(node.users) == 1 and \
-                node.target in (aten.mul.Tensor, aten.div.Tensor, aten.add.Tensor, aten.sub.Tensor) and \
-                len(node.args) == 2 and not node.kwargs and isinstance(node.args[0], torch.fx.Node) and \
-                _per_channel(node.args[1], node.args[0]):
-            chain.append((node.target, node.args[1]))
-            node = node.args[0]
-        conv = node
-        if not isinstance(conv, torch.fx.Node) or conv.target != aten.convolution.default or len(conv.users) != 1 \
-                or len(conv.args) < 9 or conv.args[6] is not True or "val" not in conv.meta:
-            continue
+        found = _conv_reduction(red, lambda nd: list(range(2, nd)), _per_channel)
+        if found is None or found[1].args[6] is not True:
+            continue  # over every spatial axis of a transposed convolution
+        chain, conv, keep = found
+        nd = conv.meta["val"].dim()
         x, w, b, stride, padding, dilation, _, output_padding, groups = conv.args[:9]
         if not isinstance(x, torch.fx.Node) or not isinstance(w, torch.fx.Node):
             continue
@@ -604,29 +637,28 @@ def fold_conv_transpose_means(graph) -> int:
         pads = [int(e) for e in padding]
         with graph.inserting_before(red):
             if not any(pads):
-                # every input element meets every tap once inside the output
-                xs = _call(graph, aten.sum.dim_IntList, x, space)                      # [B, Cin]
-                ws = _call(graph, aten.sum.dim_IntList, w, space)                      # [Cin, Cout/g]
+                # every input element meets every tap once inside the output:
+                # the input summed [B, Cin] times the taps summed [Cin, Cout/g]
+                xs = _call(graph, aten.sum.dim_IntList, x, space)
+                ws = _call(graph, aten.sum.dim_IntList, w, space)
                 xs = _call(graph, aten.view.default, xs, [B, g, cin // g, 1])
                 ws = _call(graph, aten.view.default, ws, [1, g, cin // g, cout // g])
-                taps = 1
+                v = _call(graph, aten.mul.Tensor, xs, ws)
             else:
                 # with padding the output is cropped: per tap, the input
                 # indices whose products land inside it, summed axis by
-                # axis (the whole axis less its thin edges)
+                # axis (the whole axis less its thin edges), [B, Cin, k1..kN],
+                # times that tap's weights [Cin, Cout/g, k1..kN]
                 xs = x
                 for a in range(2, nd):  # each axis in turn comes to position 2, its taps go last
                     xs = _tap_sums(graph, xs, 2, int(xv.shape[a]), int(wv.shape[a]), int(stride[a - 2]),
                                    pads[a - 2], int(dilation[a - 2]), int(yv.shape[a]))
-                # xs: [B, Cin, k1, ..., kN]; the weights [Cin, Cout/g, k1, ..., kN]
                 taps = 1
                 for e in wv.shape[2:]:
                     taps *= int(e)
                 xs = _call(graph, aten.view.default, xs, [B, g, cin // g, 1, taps])
                 ws = _call(graph, aten.view.default, w, [1, g, cin // g, cout // g, taps])
-                xs = _call(graph, aten.sum.dim_IntList, _call(graph, aten.mul.Tensor, xs, ws), [4])
-                ws = None
-            v = xs if ws is None else _call(graph, aten.mul.Tensor, xs, ws)
+                v = _call(graph, aten.sum.dim_IntList, _call(graph, aten.mul.Tensor, xs, ws), [4])
             v = _call(graph, aten.sum.dim_IntList, v, [2])  # [B, g, Cout/g]
             v = _call(graph, aten.view.default, v, [B, cout] + [1] * (nd - 2))
             if red.target == aten.mean.dim:
@@ -635,16 +667,7 @@ def fold_conv_transpose_means(graph) -> int:
                 bb = _call(graph, aten.view.default, b, [cout] + [1] * (nd - 2))
                 v = _call(graph, aten.add.Tensor, v, bb if red.target == aten.mean.dim else
                           _call(graph, aten.mul.Tensor, bb, positions))
-            # the operands, innermost first: a sum takes an added one
-            # positions times
-            for op, o in reversed(chain):
-                if red.target != aten.mean.dim and op in (aten.add.Tensor, aten.sub.Tensor):
-                    o = o * positions if not isinstance(o, torch.fx.Node) else _call(graph, aten.mul.Tensor, o, positions)
-                v = _call(graph, op, v, o)
-            shape = [int(e) for e in red.meta["val"].shape]
-            if not keep or [int(e) for e in v.meta.get("val", yv).shape] != shape:
-                v = _call(graph, aten.view.default, v, shape)
-        red.replace_all_uses_with(v)
+            _conv_reduction_done(graph, red, v, chain, positions, keep)
         folded += 1
     if folded:
         graph.eliminate_dead_code()
@@ -682,28 +705,11 @@ def fold_conv_channel_sums(graph) -> int:
     aten = torch.ops.aten
     folded = 0
     for red in list(graph.nodes):
-        if red.op != "call_function" or red.target not in (aten.sum.dim_IntList, aten.mean.dim):
-            continue
-        y0 = red.args[0]
-        dims = red.args[1] if len(red.args) > 1 else None
-        if not isinstance(y0, torch.fx.Node) or "val" not in y0.meta or red.kwargs.get("dtype") is not None \
-                or not isinstance(dims, (list, tuple)) or "val" not in red.meta:
-            continue
-        nd = y0.meta["val"].dim()
-        if nd < 3 or [int(a) % nd for a in dims] != [1]:
+        found = _conv_reduction(red, lambda nd: [1], _per_position)
+        if found is None:
             continue  # over the channels alone
-        keep = bool(red.args[2]) if len(red.args) > 2 else bool(red.kwargs.get("keepdim", False))
-        chain, node = [], y0
-        while isinstance(node, torch.fx.Node) and node.op == "call_function" and len(node.users) == 1 and \
-                node.target in (aten.mul.Tensor, aten.div.Tensor, aten.add.Tensor, aten.sub.Tensor) and \
-                len(node.args) == 2 and not node.kwargs and isinstance(node.args[0], torch.fx.Node) and \
-                _per_position(node.args[1], node.args[0]):
-            chain.append((node.target, node.args[1]))
-            node = node.args[0]
-        conv = node
-        if not isinstance(conv, torch.fx.Node) or conv.target != aten.convolution.default or len(conv.users) != 1 \
-                or len(conv.args) < 9 or "val" not in conv.meta:
-            continue
+        chain, conv, keep = found
+        nd = conv.meta["val"].dim()
         x, w, b, stride, padding, dilation, transposed, output_padding, groups = conv.args[:9]
         wv, yv = w.meta.get("val") if isinstance(w, torch.fx.Node) else None, conv.meta["val"]
         if wv is None or not isinstance(x, torch.fx.Node) or wv.dim() != nd:
@@ -725,14 +731,7 @@ def fold_conv_channel_sums(graph) -> int:
                 v = _call(graph, aten.add.Tensor, v, _call(graph, aten.sum.default, b))
             if red.target == aten.mean.dim:
                 v = _call(graph, aten.div.Tensor, v, cout)
-            for op, o in reversed(chain):
-                if red.target != aten.mean.dim and op in (aten.add.Tensor, aten.sub.Tensor):
-                    o = o * cout if not isinstance(o, torch.fx.Node) else _call(graph, aten.mul.Tensor, o, cout)
-                v = _call(graph, op, v, o)
-            shape = [int(e) for e in red.meta["val"].shape]
-            if not keep or [int(e) for e in v.meta.get("val", yv).shape] != shape:
-                v = _call(graph, aten.view.default, v, shape)
-        red.replace_all_uses_with(v)
+            _conv_reduction_done(graph, red, v, chain, cout, keep)
         folded += 1
     if folded:
         graph.eliminate_dead_code()
