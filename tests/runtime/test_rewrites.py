@@ -528,6 +528,21 @@ ok(facts["convolutions"] == 9 and facts["transposed_convolutions"] == 3 and fact
    "last out (over the batch, over the middle axis twice, over the channels, over the channels and H; not those "
    "over the last axes or over everything)", facts)
 
+# the facts' tracked tensors: by identity, none kept alive
+import gc  # noqa: E402
+import weakref  # noqa: E402
+
+from kopt.inductor import Tracked  # noqa: E402
+
+tr, a, b_ = Tracked(), torch.zeros(3), torch.zeros(3)
+tr.add(a)
+alive = weakref.ref(a)
+ok(tr.has(a) and not tr.has(b_), "graph facts: a tracked tensor is known by itself, another is not")
+del a
+gc.collect()
+ok(alive() is None and not any(r() is not None for r in tr.refs.values()),
+   "... and tracking keeps none alive (a freed one's id, taken by a later tensor, is not taken for it)")
+
 # a fact the worker writes that the profile rule's version does not name:
 # profiles cached before it would be read as having none of it
 with open(os.path.join(top, "rules", "profile.c")) as f:

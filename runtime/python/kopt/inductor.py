@@ -224,6 +224,23 @@ def known_option(key: str) -> bool:
     return True
 
 
+class Tracked:
+    """A set of tensors by weak reference: has(t) only for t itself, not for
+    a later tensor that took a freed one's id; keeps none alive."""
+
+    def __init__(self):
+        self.refs: dict = {}
+
+    def add(self, t) -> None:
+        import weakref
+
+        self.refs[id(t)] = weakref.ref(t)
+
+    def has(self, t) -> bool:
+        r = self.refs.get(id(t))
+        return r is not None and r() is t
+
+
 def graph_facts(problem: Problem, inputs) -> dict:
     """What the implementation-space search reads (rules/space.c): the ATen
     convolutions (and of those the transposed, the depthwise and the
@@ -243,12 +260,13 @@ def graph_facts(problem: Problem, inputs) -> dict:
     counts = {"convolutions": 0, "gemms": 0, "reductions": 0, "transposed_convolutions": 0,
               "depthwise_convolutions": 0, "convolutions_3d": 0, "poolings": 0, "linear_reductions": 0,
               "strided_reductions": 0}
-    # by id, the tensors kept so that no later tensor takes a freed one's id:
-    # matrix products' outputs (and those times a number, ...), transposed
-    # convolutions' outputs (and those through per-channel operands)
-    linear: dict = {}
-    spatial: dict = {}
-    channels: dict = {}  # convolutions' outputs (and those through operands the same over the channels)
+    # weak references by id, so that a later tensor that takes a freed
+    # one's id is not taken for it, and nothing is kept alive: matrix
+    # products' outputs (and those times a number, ...), transposed
+    # convolutions' outputs (and those through per-channel operands),
+    # convolutions' outputs (and those through operands the same over the
+    # channels)
+    linear, spatial, channels = Tracked(), Tracked(), Tracked()
     pools = {"avg_pool2d", "avg_pool3d", "max_pool2d_with_indices", "max_pool3d_with_indices"}
     # the reductions whose second argument is their axes
     strided = {"sum", "mean", "amax", "amin", "max", "min", "prod", "var", "std", "var_mean", "std_mean",
@@ -285,32 +303,32 @@ def graph_facts(problem: Problem, inputs) -> dict:
                     counts["strided_reductions"] += 1
                 # what rewrites.fold_linear_reductions takes: a sum or mean over
                 # the features of a matrix product
-                if name in ("sum", "mean") and args and id(args[0]) in linear and len(args) > 1 and \
+                if name in ("sum", "mean") and args and linear.has(args[0]) and len(args) > 1 and \
                         isinstance(args[1], (list, tuple)) and len(args[1]) == 1 and \
                         int(args[1][0]) % args[0].dim() == args[0].dim() - 1:  # the last axis, as the fold
                     counts["linear_reductions"] += 1
             # ... and rewrites.fold_conv_transpose_means: a mean or sum over
             # every spatial axis of a transposed convolution
-            if name in ("sum", "mean") and args and id(args[0]) in spatial and len(args) > 1 and \
+            if name in ("sum", "mean") and args and spatial.has(args[0]) and len(args) > 1 and \
                     isinstance(args[1], (list, tuple)) and \
                     sorted(int(a) % args[0].dim() for a in args[1]) == list(range(2, args[0].dim())):
                 counts["linear_reductions"] += 1
             # ... and rewrites.fold_conv_channel_sums: a sum or mean over the
             # channels of a convolution
-            if name in ("sum", "mean") and args and id(args[0]) in channels and len(args) > 1 and \
+            if name in ("sum", "mean") and args and channels.has(args[0]) and len(args) > 1 and \
                     isinstance(args[1], (list, tuple, int)) and \
                     [int(a) % args[0].dim() for a in (args[1] if isinstance(args[1], (list, tuple)) else [args[1]])] == [1]:
                 counts["linear_reductions"] += 1
             out = func(*args, **(kwargs or {}))
             if name in convs and isinstance(out, torch.Tensor) and out.dim() >= 3 or args and \
-                    id(args[0]) in channels and isinstance(out, torch.Tensor) and same_over(name, args, out, 1):
-                channels[id(out)] = out
-            if name in ("mm", "addmm") and out.dim() == 2 or args and id(args[0]) in linear and \
+                    channels.has(args[0]) and isinstance(out, torch.Tensor) and same_over(name, args, out, 1):
+                channels.add(out)
+            if name in ("mm", "addmm") and out.dim() == 2 or args and linear.has(args[0]) and \
                     isinstance(out, torch.Tensor) and out.dim() >= 1 and follows(name, args, out):
-                linear[id(out)] = out
-            if name == "convolution" and tconv or args and id(args[0]) in spatial and \
+                linear.add(out)
+            if name == "convolution" and tconv or args and spatial.has(args[0]) and \
                     isinstance(out, torch.Tensor) and per_channel(name, args, out):
-                spatial[id(out)] = out
+                spatial.add(out)
             return out
 
     def strided_reduction(name, args) -> bool:
