@@ -56,10 +56,12 @@
  * depthwise_convolutions, convolutions_3d, poolings and linear_reductions
  * beside convolutions, gemms, reductions and parameters (profiles of
  * version 1 lacked them, and the search read them as none: it never tried
- * a rewrite there). 3: strided_reductions. 4: linear_reductions through a
- * vector over the features subtracted or a number added or subtracted, as
- * the fold now takes them. tests/runtime/test_rewrites.py checks that
- * every fact the worker writes is named here.
+ * a rewrite there). 3: strided_reductions. 4: linear_reductions counts
+ * every form the fold now takes: through a vector over the features
+ * subtracted or a number added or subtracted, a mean over a transposed
+ * convolution's spatial axes, a sum over a convolution's channels.
+ * tests/runtime/test_rewrites.py checks that every fact the worker writes
+ * is named here.
  *
  * 6: a kernel's bytes count an in_out argument (Inductor's buffer read and
  * written in place) twice; level 3's in-place softmax read as 42% of its

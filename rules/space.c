@@ -74,8 +74,7 @@ static enum need rewrite_need(const char *key)
  * kernel the rewrite lost: rule_summary_space counts no pooling there), and a 3-D
  * convolution as 2-D ones per depth tap (cuDNN's float32 3-D kernels are
  * generic ones; the transposed rewrite's 3-D forward convolutions go the
- * same way), and a sum over a matrix product's features as one reduction
- * of the input times the weights summed first. Where eager runs
+ * same way). Where eager runs
  * a model with convolutions faster than the first variant's compiled code
  * by gamma, Inductor's own layout for them is the first suspect (it
  * converts them to channels-last, around cuDNN kernels that can be slower
@@ -107,7 +106,8 @@ static enum need rewrite_need(const char *key)
  */
 static const struct dim dims[] = {
 	/* first: a fold removes its matrix product or transposed convolution
-	 * outright (level 2's 14: 18x), and in autotune-rewrites the
+	 * outright, or shrinks a convolution to a channel per group (level 2's
+	 * 14: 18x), and in autotune-rewrites the
 	 * transposed-convolution rewrite, a decomposition, takes the
 	 * convolution before the fold's graph pass could see it */
 	{ "autotune-linear-reduction-fold", NEED_LRED, { "kopt.linear_reduction_fold" }, { "true" } },

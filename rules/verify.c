@@ -236,8 +236,8 @@ static void verify_why(struct dag *d, struct dag_node *n, FILE *out)
 
 /* 2: the compiled baseline's outputs kept with their own strides (a slice
  * of a larger buffer had been kept contiguous, and every candidate of such
- * a model failed correctness on strides: runtime/python/kopt/verify.py,
- * kept) */
+ * a model failed correctness on strides: runtime/python/kopt/state.py,
+ * copy_strided) */
 #define VERIFY_VERSION 2
 
 const struct rule rule_verify = {

@@ -68,23 +68,26 @@ static bool is_helion(const struct agent_kernel *k)
 	return k->heuristic && strcmp(k->heuristic, "helion") == 0;
 }
 
-/* the launch configs the screen found no faster alone (rules/screen.c):
- * from the request for candidate 0, from candidate 0 afterwards (it
- * carries them); NULL where the kernel was not screened */
-static const json_t *screen_slower(const struct agent_request *req)
+/* what the screen found no faster alone (rules/screen.c): from the
+ * request for candidate 0 (own), from candidate 0 afterwards, which
+ * carries it under key; NULL where the kernel was not screened */
+static const json_t *screen_carried(const struct agent_request *req, const json_t *own, const char *key)
 {
 	if (req->index == 0)
-		return req->screen_slower;
-	return req->ntraj ? json_object_get(req->traj[0].candidate, "screen_slower") : NULL;
+		return own;
+	return req->ntraj ? json_object_get(req->traj[0].candidate, key) : NULL;
 }
 
-/* the configs at which the screen found the persistent transform alone
- * no faster (rules/screen.c's slower_persist), as screen_slower() */
+/* the launch configs alone */
+static const json_t *screen_slower(const struct agent_request *req)
+{
+	return screen_carried(req, req->screen_slower, "screen_slower");
+}
+
+/* the configs at which the persistent transform alone was (slower_persist) */
 static const json_t *screen_slower_persist(const struct agent_request *req)
 {
-	if (req->index == 0)
-		return req->screen_slower_persist;
-	return req->ntraj ? json_object_get(req->traj[0].candidate, "screen_slower_persist") : NULL;
+	return screen_carried(req, req->screen_slower_persist, "screen_slower_persist");
 }
 
 /* whether the kernel was screened: candidate 0 carries the screen's best

@@ -68,18 +68,22 @@ def host_seconds(fn, inputs, n=5):
     return statistics.median(ts)
 
 
-def device_times(fns, inputs, n=30):
-    """per fn, the median of its calls' device times (ms): each call queued
-    behind a GPU spin longer than the host takes to enqueue it, so that the
-    events bracket the kernels alone"""
-    spins = [int(max(4 * host_seconds(fn, inputs), 2e-4) * 2.0e9) for fn in fns]  # cycles, at about 2 GHz
+def timed(fns, inputs, n=30, device=False):
+    """per fn, the median of its calls' CUDA-event times (ms), interleaved,
+    the L2 flushed before each: each call from an idle GPU (the host's time
+    before its first kernel counts, as in koptmake's race), or with device,
+    queued behind a GPU spin longer than the host takes to enqueue it, so
+    that the events bracket the kernels alone"""
+    spins = [int(max(4 * host_seconds(fn, inputs), 2e-4) * 2.0e9) if device else 0  # cycles, at about 2 GHz
+             for fn in fns]
     out = [[] for _ in fns]
     s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     for _ in range(n):
         for i, fn in enumerate(fns):
             flush.zero_()
             torch.cuda.synchronize()
-            torch.cuda._sleep(spins[i])
+            if spins[i]:
+                torch.cuda._sleep(spins[i])
             s.record()
             fn(*inputs)
             e.record()
@@ -144,24 +148,13 @@ for m in report["models"]:
     half = any(t.dtype in (torch.float16, torch.bfloat16) for t in rb)
     tol = args.tol if args.tol is not None else 1e-2 if half else 1e-4
     close = all(torch.allclose(a.double(), b.double(), atol=tol, rtol=tol) for a, b in zip(rb, ro))
-    tb, to = [], []
-    s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     with torch.no_grad():
         for _ in range(3):
             base(*inputs)
             opt(*inputs)
-        for _ in range(30):
-            for fn, acc in ((base, tb), (opt, to)):
-                flush.zero_()
-                torch.cuda.synchronize()
-                s.record()
-                fn(*inputs)
-                e.record()
-                torch.cuda.synchronize()
-                acc.append(s.elapsed_time(e))
-    measured = statistics.median(tb) / statistics.median(to)
-    with torch.no_grad():
-        db, do = device_times([base, opt], inputs)
+        tb, to = timed([base, opt], inputs)
+        db, do = timed([base, opt], inputs, device=True)
+    measured = tb / to
     claimed = m.get("speedup") or 0
     hits = len(backend.table.hits)
     n += 1
@@ -173,7 +166,7 @@ for m in report["models"]:
     how = f"variant {backend.table.variant.get('name', '?')} alone" if variant_only else f"{hits} kernels swapped"
     print(f"{'' if good else 'not '}ok {n} - {name}: {how}, outputs close {close}, "
           f"measured {measured:.3f}x vs reported {claimed:.3f}x", flush=True)
-    rows.append(f"| {name} | {hits} | {close} | {statistics.median(tb)*1e3:.1f} | {statistics.median(to)*1e3:.1f} | "
+    rows.append(f"| {name} | {hits} | {close} | {tb*1e3:.1f} | {to*1e3:.1f} | "
                 f"{measured:.3f}x | {claimed:.3f}x | {db*1e3:.1f} | {do*1e3:.1f} | {db/do:.3f}x |")
     if not good:
         # where the difference is: the deployed kernels against the profile's

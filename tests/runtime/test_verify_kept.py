@@ -1,6 +1,6 @@
 """tests/runtime/test_verify_kept.py: the copy the correctness gate keeps of
-the compiled baseline's outputs (kopt.verify.kept) has the outputs' own
-strides, on the CPU with any torch: a slice of a larger buffer (a model
+the compiled baseline's outputs (kopt.state.copy_strided, as
+verify.Refs.baseline makes it) has the outputs' own strides, on the CPU with any torch: a slice of a larger buffer (a model
 returning its final state, x[:, -1]) kept its strides, where clone() made
 it contiguous and every candidate then failed on strides; a dense
 permuted output keeps its order; an expanded output (overlapping) is
@@ -18,36 +18,41 @@ from tap import ok, done  # noqa: E402
 
 import torch  # noqa: E402
 
+from kopt import state as ST  # noqa: E402
 from kopt import verify as V  # noqa: E402
+
+
+def kept(t):
+    """the copy Refs.baseline keeps of an output (state.copy_strided)"""
+    return ST.copy_strided(t, t.device)
 
 big = torch.randn(2, 5, 3)
 last = big[:, -1]  # not dense: strides (15, 1)
-k = V.kept(last)
+k = kept(last)
 ok(k.stride() == last.stride() and torch.equal(k, last), "a slice of a larger buffer keeps its strides and values",
    (k.stride(), last.stride()))
 ok(last.clone().stride() != last.stride(), "... where clone() does not (why kept exists)", last.clone().stride())
 big.zero_()
 ok(not torch.equal(k, last), "... and it is a copy: the buffer written again does not change it")
 perm = torch.randn(4, 6).t()
-ok(V.kept(perm).stride() == perm.stride(), "a dense permuted output keeps its order", V.kept(perm).stride())
+ok(kept(perm).stride() == perm.stride(), "a dense permuted output keeps its order", kept(perm).stride())
 exp = torch.randn(3, 1).expand(3, 4)
-ke = V.kept(exp)
+ke = kept(exp)
 ok(torch.equal(ke, exp), "an expanded (overlapping) output: a copy with its values", ke.stride())
 gates = {"atol": 1e-4, "rtol": 1e-4, "atol_half": 1e-2, "rtol_half": 1e-2}
 src = torch.randn(2, 5, 3)
 out = src[:, -1]
 if hasattr(torch.Tensor, "untyped_storage"):  # torch 2: the gate's own comparison
-    r = V.compare_output(0, V.kept(out), out, [], gates)
+    r = V.compare_output(0, kept(out), out, [], gates)
     ok(not r["stride_mismatch"] and r["allclose"], "compare_output: the kept baseline against the same output: "
        "no mismatch", r)
     r = V.compare_output(0, out.clone(), out, [], gates)
     ok(r["stride_mismatch"], "... a clone() of it would have read as one", r)
 else:  # an older torch (Debian's 1.13) has no untyped_storage: compare_output's stride test itself
-    ok(V.kept(out).stride() == out.stride(), "the kept baseline's strides are the output's (compare_output's test)")
+    ok(kept(out).stride() == out.stride(), "the kept baseline's strides are the output's (compare_output's test)")
     ok(out.clone().stride() != out.stride(), "... a clone()'s are not")
 # the worker's store moves entries to host memory and back (state.move):
 # strides kept there too; its sizes count a kept slice's span
-from kopt import state as ST  # noqa: E402
 
 src = torch.randn(4, 6, 5)
 sl = src[:, 2]

@@ -301,35 +301,35 @@ def graph_facts(problem: Problem, inputs) -> dict:
                 # Inductor's tiled reductions (triton.tile_reductions) are for
                 if strided_reduction(name, args):
                     counts["strided_reductions"] += 1
-                # what rewrites.fold_linear_reductions takes: a sum or mean over
-                # the features of a matrix product
-                if name in ("sum", "mean") and args and linear.has(args[0]) and len(args) > 1 and \
-                        isinstance(args[1], (list, tuple)) and len(args[1]) == 1 and \
-                        int(args[1][0]) % args[0].dim() == args[0].dim() - 1:  # the last axis, as the fold
-                    counts["linear_reductions"] += 1
-            # ... and rewrites.fold_conv_transpose_means: a mean or sum over
-            # every spatial axis of a transposed convolution
-            if name in ("sum", "mean") and args and spatial.has(args[0]) and len(args) > 1 and \
-                    isinstance(args[1], (list, tuple)) and \
-                    sorted(int(a) % args[0].dim() for a in args[1]) == list(range(2, args[0].dim())):
-                counts["linear_reductions"] += 1
-            # ... and rewrites.fold_conv_channel_sums: a sum or mean over the
-            # channels of a convolution
-            if name in ("sum", "mean") and args and channels.has(args[0]) and len(args) > 1 and \
-                    isinstance(args[1], (list, tuple, int)) and \
-                    [int(a) % args[0].dim() for a in (args[1] if isinstance(args[1], (list, tuple)) else [args[1]])] == [1]:
+            # what the linear-reduction fold takes (rewrites.fold_linear_ops):
+            # a sum or mean over the features (the last axis) of a matrix
+            # product, over every spatial axis of a transposed convolution,
+            # over the channels of a convolution
+            axes = reduced_axes(name, args)
+            if axes and (linear.has(args[0]) and axes == [args[0].dim() - 1] or
+                         spatial.has(args[0]) and axes == list(range(2, args[0].dim())) or
+                         channels.has(args[0]) and axes == [1]):
                 counts["linear_reductions"] += 1
             out = func(*args, **(kwargs or {}))
-            if name in convs and isinstance(out, torch.Tensor) and out.dim() >= 3 or args and \
-                    channels.has(args[0]) and isinstance(out, torch.Tensor) and same_over(name, args, out, 1):
+            if not isinstance(out, torch.Tensor):
+                return out
+            if name in convs and out.dim() >= 3 or args and channels.has(args[0]) and same_over(name, args, out, [1]):
                 channels.add(out)
             if name in ("mm", "addmm") and out.dim() == 2 or args and linear.has(args[0]) and \
-                    isinstance(out, torch.Tensor) and out.dim() >= 1 and follows(name, args, out):
+                    out.dim() >= 1 and follows(name, args, out):
                 linear.add(out)
-            if name == "convolution" and tconv or args and spatial.has(args[0]) and \
-                    isinstance(out, torch.Tensor) and per_channel(name, args, out):
+            if tconv or args and spatial.has(args[0]) and same_over(name, args, out, list(range(2, out.dim()))):
                 spatial.add(out)
             return out
+
+    def reduced_axes(name, args):
+        """a sum's or a mean's axes, sorted, in its input's numbering (None
+        for another op, or one over every axis)"""
+        if name not in ("sum", "mean") or len(args) < 2 or not isinstance(args[0], torch.Tensor) or \
+                not isinstance(args[1], (list, tuple, int)):
+            return None
+        dims = args[1] if isinstance(args[1], (list, tuple)) else [args[1]]
+        return sorted(int(a) % args[0].dim() for a in dims) or None
 
     def strided_reduction(name, args) -> bool:
         """whether a reduction (its axes as args[1], an int or a list)
@@ -345,24 +345,19 @@ def graph_facts(problem: Problem, inputs) -> dict:
             return False
         return all(d % x.dim() != x.dim() - 1 for d in dims)
 
-    def same_over(name, args, out, first: int) -> bool:
+    def same_over(name, args, out, axes) -> bool:
         """whether out carries a convolution's output on as the folds follow
-        it: times, over, plus or less a number or a tensor the same over
-        out's axes from first on (2: the spatial axes, for
-        rewrites.fold_conv_transpose_means) or over its axis 1 alone (1:
-        the channels, for rewrites.fold_conv_channel_sums)"""
+        it: times, over, plus or less a number or a tensor the same along
+        axes (rewrites.constant_over: the spatial axes for the transposed
+        convolution's mean, the channels for the channel sum)"""
+        from .rewrites import constant_over
+
         other = args[1] if len(args) > 1 else None
         if name not in ("mul", "div", "add", "sub"):
             return False
         if isinstance(other, (int, float)):
             return True
-        if not isinstance(other, torch.Tensor) or other.dim() > out.dim():
-            return False
-        shape = [1] * (out.dim() - other.dim()) + [int(e) for e in other.shape]  # aligned to out's
-        return all(e == 1 for e in shape[first:]) if first == 2 else shape[1] == 1
-
-    def per_channel(name, args, out) -> bool:
-        return same_over(name, args, out, 2)
+        return isinstance(other, torch.Tensor) and constant_over(other.shape, out.dim(), axes)
 
     def follows(name, args, out) -> bool:
         """whether out carries a matrix product's features on as

@@ -73,6 +73,7 @@ makes goes through the table again.
 from __future__ import annotations
 
 import contextlib
+import functools
 import math
 from typing import NamedTuple
 
@@ -443,15 +444,14 @@ def fold_linear_reductions(graph) -> int:
         # last (a linear layer on a 3-D input is a view, a product, a view):
         # (op, operand, how the sum takes it: "as is", "its sum", "times n")
         chain, node = [], red.args[0]
-        number = lambda a: isinstance(a, (int, float)) and not isinstance(a, bool)  # noqa: E731
         while isinstance(node, torch.fx.Node) and node.op == "call_function" and len(node.users) == 1:
-            if node.target in (aten.mul.Tensor, aten.div.Tensor) and number(node.args[1]):
+            if node.target in (aten.mul.Tensor, aten.div.Tensor) and _number(node.args[1]):
                 chain.append((node.target, node.args[1], "as is"))
             elif node.target in (aten.add.Tensor, aten.sub.Tensor) and len(node.args) == 2 and not node.kwargs \
                     and _feature_bias(node.args[1], node):
                 chain.append((node.target, node.args[1], "its sum"))  # a bias added after the product: its sum
             elif node.target in (aten.add.Tensor, aten.sub.Tensor) and len(node.args) == 2 and not node.kwargs \
-                    and number(node.args[1]) and "val" in node.meta:
+                    and _number(node.args[1]) and "val" in node.meta:
                 # a number added to each of n features: n times it
                 chain.append((node.target, node.args[1] * int(node.meta["val"].shape[-1]), "times n"))
             elif node.target in views and \
@@ -505,19 +505,31 @@ def fold_linear_reductions(graph) -> int:
     return folded
 
 
-def _per_channel(o, y) -> bool:
-    """whether operand o, beside y [B, C, *L], is the same over y's spatial
-    axes: a number, or a tensor whose last len(L) axes (aligned to y's) are
-    of size 1 (a [C, 1, 1] bias, a batch norm's unsqueezed parameters)"""
+def _number(a) -> bool:
+    return isinstance(a, (int, float)) and not isinstance(a, bool)
+
+
+def constant_over(shape, ndim: int, axes) -> bool:
+    """whether a tensor of shape, broadcast beside one of ndim axes, is the
+    same along each of axes (the other's numbering): of size 1, or absent,
+    on each (graph_facts asks it of eager tensors, the folds of fake ones)"""
+    aligned = [1] * (ndim - len(shape)) + [int(e) for e in shape]
+    return len(shape) <= ndim and all(aligned[a] == 1 for a in axes)
+
+
+def _operand_over(o, y, axes) -> bool:
+    """whether operand o beside y [B, C, *L] is the same along axes (y's
+    numbering): a number, or a node whose value is (a bias [C, 1, 1] or a
+    batch norm's unsqueezed parameters along the spatial axes, a tensor of
+    one channel along the channels); a reduction over axes then takes it
+    as it takes a number"""
     import torch
 
-    if isinstance(o, (int, float)) and not isinstance(o, bool):
+    if _number(o):
         return True
     if not isinstance(o, torch.fx.Node) or "val" not in o.meta or "val" not in y.meta:
         return False
-    ov, yv = o.meta["val"], y.meta["val"]
-    n = yv.dim() - 2
-    return ov.dim() <= yv.dim() and all(int(e) == 1 for e in list(ov.shape)[max(0, ov.dim() - n):])
+    return constant_over(o.meta["val"].shape, y.meta["val"].dim(), axes)
 
 
 def _tap_sums(graph, x, axis: int, n: int, k: int, s: int, p: int, d: int, out_len: int):
@@ -548,12 +560,12 @@ def _tap_sums(graph, x, axis: int, n: int, k: int, s: int, p: int, d: int, out_l
     return _call(graph, aten.cat.default, per_tap, -1)
 
 
-def _conv_reduction(red, axes, operand_ok):
+def _conv_reduction(red, axes):
     """(chain, conv, keep) where red is a sum or mean over exactly axes(nd)
     of a convolution's output, through multiplications, divisions,
-    additions and subtractions whose operand operand_ok(operand, input)
-    takes (chain: (op, operand), outermost first), each intermediate of
-    that one use; None where not."""
+    additions and subtractions by operands the same along those axes
+    (chain: (op, operand), outermost first), each intermediate of that one
+    use; None where not."""
     import torch
 
     aten = torch.ops.aten
@@ -572,7 +584,7 @@ def _conv_reduction(red, axes, operand_ok):
     while isinstance(node, torch.fx.Node) and node.op == "call_function" and len(node.users) == 1 and \
             node.target in (aten.mul.Tensor, aten.div.Tensor, aten.add.Tensor, aten.sub.Tensor) and \
             len(node.args) == 2 and not node.kwargs and isinstance(node.args[0], torch.fx.Node) and \
-            operand_ok(node.args[1], node.args[0]):
+            _operand_over(node.args[1], node.args[0], axes(nd)):
         chain.append((node.target, node.args[1]))
         node = node.args[0]
     if not isinstance(node, torch.fx.Node) or node.target != aten.convolution.default or len(node.users) != 1 \
@@ -618,7 +630,7 @@ def fold_conv_transpose_means(graph) -> int:
     aten = torch.ops.aten
     folded = 0
     for red in list(graph.nodes):
-        found = _conv_reduction(red, lambda nd: list(range(2, nd)), _per_channel)
+        found = _conv_reduction(red, lambda nd: list(range(2, nd)))
         if found is None or found[1].args[6] is not True:
             continue  # over every spatial axis of a transposed convolution
         chain, conv, keep = found
@@ -631,9 +643,7 @@ def fold_conv_transpose_means(graph) -> int:
             continue
         B, cin, cout, g = int(xv.shape[0]), int(xv.shape[1]), int(yv.shape[1]), int(groups)
         space = list(range(2, nd))
-        positions = 1
-        for e in yv.shape[2:]:
-            positions *= int(e)
+        positions = math.prod(int(e) for e in yv.shape[2:])
         pads = [int(e) for e in padding]
         with graph.inserting_before(red):
             if not any(pads):
@@ -653,9 +663,7 @@ def fold_conv_transpose_means(graph) -> int:
                 for a in range(2, nd):  # each axis in turn comes to position 2, its taps go last
                     xs = _tap_sums(graph, xs, 2, int(xv.shape[a]), int(wv.shape[a]), int(stride[a - 2]),
                                    pads[a - 2], int(dilation[a - 2]), int(yv.shape[a]))
-                taps = 1
-                for e in wv.shape[2:]:
-                    taps *= int(e)
+                taps = math.prod(int(e) for e in wv.shape[2:])
                 xs = _call(graph, aten.view.default, xs, [B, g, cin // g, 1, taps])
                 ws = _call(graph, aten.view.default, w, [1, g, cin // g, cout // g, taps])
                 v = _call(graph, aten.sum.dim_IntList, _call(graph, aten.mul.Tensor, xs, ws), [4])
@@ -674,21 +682,6 @@ def fold_conv_transpose_means(graph) -> int:
     return folded
 
 
-def _per_position(o, y) -> bool:
-    """whether operand o, beside y [B, C, *L], is the same over y's
-    channels: a number, or a tensor of size 1 (or none) on y's channel axis
-    (aligned to y's)"""
-    import torch
-
-    if isinstance(o, (int, float)) and not isinstance(o, bool):
-        return True
-    if not isinstance(o, torch.fx.Node) or "val" not in o.meta or "val" not in y.meta:
-        return False
-    ov, yv = o.meta["val"], y.meta["val"]
-    at = ov.dim() - (yv.dim() - 1)  # the channel axis in o's own numbering
-    return ov.dim() <= yv.dim() and (at < 0 or int(ov.shape[at]) == 1)
-
-
 def fold_conv_channel_sums(graph) -> int:
     """An FX pass over an ATen graph: the sum (or mean) over the channels of
     a convolution, forward or transposed, through operands the same over
@@ -705,7 +698,7 @@ def fold_conv_channel_sums(graph) -> int:
     aten = torch.ops.aten
     folded = 0
     for red in list(graph.nodes):
-        found = _conv_reduction(red, lambda nd: [1], _per_position)
+        found = _conv_reduction(red, lambda nd: [1])
         if found is None:
             continue  # over the channels alone
         chain, conv, keep = found
@@ -788,8 +781,10 @@ def split(options: dict) -> tuple[dict, dict]:
     return inductor, {k: v for k, v in own.items() if v}
 
 
+@functools.lru_cache(maxsize=1)
 def _source_hash() -> str:
-    """this file's hash: the graph passes' code, in their cache key"""
+    """this file's hash: the graph passes' code, in their cache key (read
+    once a process: each compile asks the pass's uuid)"""
     import hashlib
 
     with open(__file__, "rb") as f:

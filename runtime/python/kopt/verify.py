@@ -53,14 +53,6 @@ def flat(out) -> list:
     return []
 
 
-def kept(t):
-    """A copy of output t with t's own strides (state.copy_strided): the
-    compiled baseline's outputs, which the correctness gate compares with
-    each candidate's, strides and all (clone() made a slice of a larger
-    buffer contiguous, and every candidate of such a model failed)."""
-    return ST.copy_strided(t, t.device)
-
-
 def poison(like: list) -> None:
     blocks = [torch.full_like(t, float("nan")) if t.is_floating_point() else torch.full_like(t, -1)
               for t in like]
@@ -218,7 +210,9 @@ class Refs:
         c = self.c
 
         def make():
-            out = [kept(t) for t in flat(c.run(c.problem.inputs(seed)))]
+            # with their own strides (clone() makes a slice of a larger
+            # buffer contiguous, and the gate compares strides too)
+            out = [ST.copy_strided(t, t.device) for t in flat(c.run(c.problem.inputs(seed)))]
             c.problem.extra["out_bytes"] = ST.nbytes(out)
             return out
         out, hit = ST.store().fetch(("base", c.key, self.code, seed), make)
