@@ -60,6 +60,8 @@
  * every form the fold now takes: through a vector over the features
  * subtracted or a number added or subtracted, a mean over a transposed
  * convolution's spatial axes, a sum over a convolution's channels.
+ * 5: attentions (a softmax between two batched products, float32: what
+ * kopt.flash_attention takes).
  * tests/runtime/test_rewrites.py checks that every fact the worker writes
  * is named here.
  *
@@ -68,7 +70,7 @@
  * bound at 84%.
  */
 #define PROFILE_VERSION 6
-#define FACTS_VERSION 4
+#define FACTS_VERSION 5
 
 static int profile_key(struct dag *d, struct dag_node *n, struct hash_key *k, char **why)
 {

@@ -76,6 +76,7 @@ struct rule_summary {
 	long c3ds;                  /* the forward 3-D convolutions (not depthwise) */
 	long lreds;                 /* sums or means over a matrix product's features */
 	long sreds;                 /* reductions over axes that leave a contiguous last one out */
+	long attns;                 /* softmaxes between two batched products, in float32 (attention) */
 	long params;                /* elements of its parameters and buffers */
 	bool eager_known;           /* the next two are known (older profiles lack them) */
 	double eager_ratio;         /* compiled over eager; NAN without a side-by-side run */

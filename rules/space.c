@@ -27,6 +27,7 @@ enum need {
 	NEED_NONE, NEED_PARAMS, NEED_CONV, NEED_REDUCTION, NEED_TEMPLATE, NEED_GEMM, NEED_FUSION,
 	NEED_TCONV, NEED_DWCONV, NEED_POOL, NEED_CONV3D, NEED_LRED, NEED_CONV_EAGER, NEED_SRED,
 	NEED_ANY_CONV3D, /* a forward 3-D convolution, or a transposed one (whose rewrite makes forward ones) */
+	NEED_ATTN,       /* a softmax between two batched products (attention), float32 */
 	NEED_REWRITES    /* two kinds of op or more that koptmake's rewrites take */
 };
 
@@ -46,7 +47,7 @@ static enum need rewrite_need(const char *key)
 	static const struct { const char *key; enum need need; } map[] = {
 		{ "kopt.conv_transpose_as_conv", NEED_TCONV }, { "kopt.conv3d_as_conv2d", NEED_ANY_CONV3D },
 		{ "kopt.depthwise_as_pointwise", NEED_DWCONV }, { "kopt.pool_as_pointwise", NEED_POOL },
-		{ "kopt.linear_reduction_fold", NEED_LRED },
+		{ "kopt.linear_reduction_fold", NEED_LRED }, { "kopt.flash_attention", NEED_ATTN },
 	};
 	for (size_t i = 0; i < sizeof map / sizeof *map; i++)
 		if (strcmp(map[i].key, key) == 0)
@@ -138,6 +139,15 @@ static const struct dim dims[] = {
 	{ "autotune-conv-1x1-as-mm", NEED_CONV, { "conv_1x1_as_mm" }, { "true" } },
 	{ "autotune-benchmark-fusion", NEED_FUSION, { "benchmark_fusion" }, { "true" } },
 	{ "autotune-aggressive-fusion", NEED_FUSION, { "aggressive_fusion" }, { "true" } },
+	/* last: an attention's softmax between its two products as one kernel
+	 * (kopt::attention), the scores never written. Inductor writes them and
+	 * reads them back, and in float32 without TF32 its own attention
+	 * patterns stay off; but the kernel's float32 dots run on the FMA units
+	 * (no TF32 under strict precision), and on an H200 at 8 heads of 32
+	 * over 16384 tokens it took 15.9 ms where Inductor's unfused form took
+	 * 14.2 (bench/beyond/README.md): tried only where the search has
+	 * every other dimension's variant, and left out of the rewrites at once */
+	{ "autotune-flash-attention", NEED_ATTN, { "kopt.flash_attention" }, { "true" } },
 };
 
 void rule_variant_copy(struct kopt_variant *dst, const struct kopt_variant *v)
@@ -202,6 +212,7 @@ static bool needed(const struct rule_summary *s, enum need need, double gamma)
 	case NEED_CONV3D: return s->facts_known && s->c3ds > 0;
 	case NEED_LRED: return s->facts_known && s->lreds > 0;
 	case NEED_SRED: return s->facts_known && s->sreds > 0;
+	case NEED_ATTN: return s->facts_known && s->attns > 0;
 	case NEED_ANY_CONV3D: return s->facts_known && (s->c3ds > 0 || s->tconvs > 0);
 	case NEED_REWRITES:
 		return s->facts_known && (s->tconvs > 0) + (s->dconvs > 0) + (s->pools > 0) +

@@ -23,6 +23,7 @@ uninstall-kopt-metadata:
 EXTRA_DIST += runtime/python/pyproject.toml runtime/python/_build/kopt_build.py
 KOPT_PY_FILES = \
 	runtime/python/kopt/__init__.py \
+	runtime/python/kopt/attention.py \
 	runtime/python/kopt/preflight.py \
 	runtime/python/kopt/worker.py \
 	runtime/python/kopt/loader.py \

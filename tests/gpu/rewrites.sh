@@ -15,7 +15,10 @@
 # no GEMM left), a strided padded transposed convolution's spatial mean
 # (models/small_tconv_mean.py: no convolution left) and a 3-D transposed
 # convolution's mean over its channels (models/small_conv_chansum.py: its
-# convolution has one output channel: no 64-channel kernel's time).
+# convolution has one output channel: no 64-channel kernel's time), and
+# multi-head self-attention (models/small_attention.py, with its variant
+# declared: the search tries it last; its variant calls kopt::attention,
+# no softmax kernel left; the times are printed).
 # Each variant compiles, agrees with eager and is
 # raced; the race's times are printed. Prints TAP.
 #   rewrites.sh KOPTMAKE OUTDIR
@@ -25,9 +28,11 @@ top=$(cd "$here/../.." && pwd)
 n=0; bad=0
 ok() { n=$((n + 1)); if eval "$2"; then echo "ok $n - $1"; else echo "not ok $n - $1"; bad=1; fi; }
 # MODELS="small_linear_sum ...": those alone (the checks of the others skip)
-all="small_tconv small_depthwise small_avgpool3d small_tconv_strided small_conv3d small_linear_sum small_tconv_mean small_conv_chansum"
+all="small_tconv small_depthwise small_avgpool3d small_tconv_strided small_conv3d small_linear_sum small_tconv_mean small_conv_chansum small_attention"
 models=${MODELS:-$all}
-rm -rf "$O" && mkdir -p "$O/models" && for m in $models; do cp "$here/models/$m.py" "$O/models/"; done
+rm -rf "$O" && mkdir -p "$O/models" "$O/attn" && for m in $models; do cp "$here/models/$m.py" "$O/models/"; done
+# the attention model in a block of its own, its rewrite's variant declared
+[ -f "$O/models/small_attention.py" ] && mv "$O/models/small_attention.py" "$O/attn/"
 has() { case " $models " in *" $1 "*) return 0;; *) return 1;; esac; }
 top_srcdir=$top python3 "$top/tests/runtime/test_rewrites.py" > "$O/numbers.tap" 2>&1
 nr=$?
@@ -42,18 +47,31 @@ models m = glob("models/*.py") {
   variant default { }
   variant autotune { mode = "max-autotune-no-cudagraphs" }
 }
-target all = [m]
 SPEC
+if has small_attention; then
+	cat >> "$O/rewrites.kopt" <<'SPEC'
+models a = glob("attn/*.py") {
+  variant default { }
+  variant autotune { mode = "max-autotune-no-cudagraphs" }
+  variant autotune-flash-attention { mode = "max-autotune-no-cudagraphs"  options = { "kopt.flash_attention" = true } }
+}
+target all = [m, a]
+SPEC
+else
+	echo 'target all = [m]' >> "$O/rewrites.kopt"
+fi
 (cd "$O" && "$K" all >build.log 2>&1)
 rc=$?
 ok "the build succeeds (exit $rc)" "[ $rc -eq 0 ]"
 for pair in small_tconv:autotune-conv-transpose-as-conv small_depthwise:autotune-depthwise-as-pointwise \
 	small_avgpool3d:autotune-pool-as-pointwise small_tconv_strided:autotune-conv-transpose-as-conv \
 	small_conv3d:autotune-conv3d-as-conv2d small_linear_sum:autotune-linear-reduction-fold \
-	small_tconv_mean:autotune-linear-reduction-fold small_conv_chansum:autotune-linear-reduction-fold; do
+	small_tconv_mean:autotune-linear-reduction-fold small_conv_chansum:autotune-linear-reduction-fold \
+	small_attention:autotune-flash-attention; do
 	m=${pair%%:*}; v=${pair#*:}; R=$O/kopt-out/m/$m
+	[ "$m" = small_attention ] && R=$O/kopt-out/a/$m
 	has "$m" || continue
-	ok "$m: the search added $v, compiled and profiled" "[ -f '$R/profile-$v.json' ]"
+	ok "$m: the variant $v compiled and profiled" "[ -f '$R/profile-$v.json' ]"
 	ok "$m: its compiled code agrees with eager" "grep -q '| $v | agrees |' '$R/report.md'"
 	grep -E "^\| (default|autotune|$v) \| (pass|fail|not run) " "$R/report.md" | sed 's/^/# /'
 	grep -E '^Optimized|^Baseline kept' "$R/report.md" | sed 's/^/# /'
@@ -72,6 +90,9 @@ has small_tconv_mean && ok "small_tconv_mean: the fold's profile has no convolut
 	"! grep '| vendor |' '$O/kopt-out/m/small_tconv_mean/profile-autotune-linear-reduction-fold.md' | grep -qiE 'conv|dgrad|gemm' && grep '| vendor |' '$O/kopt-out/m/small_tconv_mean/profile.md' | grep -qiE 'conv|dgrad|gemm'"
 has small_conv_chansum && ok "small_conv_chansum: the fold's variant runs faster than max-autotune's (its one-channel convolution)" \
 	"python3 -c \"import json,sys; r=json.load(open('$O/kopt-out/all/report.json')); m=[x for x in r['models'] if x['model'].endswith('small_conv_chansum')][0]; b={v['variant']: v['baseline_ns'] for v in m['bounds']}; sys.exit(0 if b['autotune-linear-reduction-fold'] < b['autotune'] else 1)\""
+has small_attention && ok "small_attention: the rewrite's profile has kopt::attention's kernel and no softmax kernel; the first variant's has one" \
+	"grep -q 'kopt_flash_attention_fwd' '$O/kopt-out/a/small_attention/profile-autotune-flash-attention.md' && ! grep -q 'softmax' '$O/kopt-out/a/small_attention/profile-autotune-flash-attention.md' && grep -q 'softmax' '$O/kopt-out/a/small_attention/profile.md'"
+has small_attention && python3 -c "import json; r=json.load(open('$O/kopt-out/all/report.json')); m=[x for x in r['models'] if x['model'].endswith('small_attention')][0]; print('# small_attention, us per call:', {v['variant']: round(v['baseline_ns'] / 1e3, 1) for v in m['bounds']})"
 for m in small_tconv_mean small_conv_chansum; do
 	has $m && grep '| vendor |' "$O/kopt-out/m/$m/profile.md" "$O/kopt-out/m/$m/profile-autotune-linear-reduction-fold.md" | cut -c1-160 | sed 's/^/# /'
 done

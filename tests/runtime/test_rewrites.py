@@ -18,6 +18,7 @@ weights, summed (no matrix product and no aten.mv left), with the
 unfolded graph's values, and leaves alone what it cannot take. The graph passes are Inductor's custom pass with a uuid where torch
 has CustomGraphPass (its graph cache keys on them), a plain function
 where not. Prints TAP."""
+import math
 import os
 import sys
 
@@ -585,4 +586,79 @@ for what, stays, fn, args in traced:
            f"left: {left}, same: {same}")
     except Exception as e:
         ok(False, f"{what}: traced with fake tensors", f"{type(e).__name__}: {e}")
+# the attention rewrite (fuse_attention, kopt.flash_attention): a softmax
+# between two batched products, as Inductor's post-grad graph holds it
+# (the softmax decomposed), becomes kopt::attention; its CPU form is the
+# unfused one, so the values say the operands and the scale are right
+from torch._decomp import get_decompositions  # noqa: E402
+
+aten = torch.ops.aten
+soft = get_decompositions([aten._softmax])
+
+
+def attn_fused(fn, *args):
+    g = make_fx(fn, decomposition_table=soft, tracing_mode="fake")(*args)
+    n = rewrites.fuse_attention(g.graph)
+    g.recompile()
+    calls = [x for x in g.graph.nodes if x.op == "call_function"]
+    assert all("val" in x.meta for x in calls), "a node without meta['val']"
+    left = {str(x.target) for x in calls}
+    return n, left, g(*args), fn(*args)
+
+
+def mha(x, w):  # nn.MultiheadAttention's arithmetic: q scaled first, heads in the batch, 3-D products
+    q, k, v = (torch.matmul(x, w[i]).reshape(6, 4, 8).transpose(0, 1) for i in range(3))
+    return torch.bmm(torch.softmax(torch.bmm(q * 8 ** -0.5, k.transpose(1, 2)), dim=-1), v).transpose(0, 1)
+
+
+def sdp(x, w):  # the scaled dot product written out, 4-D, scaled after the product
+    q, k, v = (torch.matmul(x, w[i]).reshape(2, 3, 2, 8).transpose(1, 2) for i in range(3))
+    return ((q @ k.transpose(-2, -1)) / math.sqrt(8)).softmax(dim=-1) @ v
+
+
+xa, wa = torch.randn(2, 3, 16), torch.randn(3, 16, 16)
+attn_cases = [
+    ("multi-head attention as nn.MultiheadAttention computes it", 1, mha, (torch.randn(6, 16), torch.randn(3, 16, 32))),
+    ("a 4-D scaled dot product written out, divided after the product", 1, sdp, (xa, wa)),
+    ("a masked attention (masked_fill before the softmax): not fused", 0,
+     lambda x, w: (lambda q, k, v: (q @ k.transpose(-2, -1)).masked_fill(torch.ones(3, 3).tril() == 0, float("-inf"))
+                   .softmax(-1) @ v)(x @ w[0], x @ w[1], x @ w[2]), (xa, wa)),
+    ("a softmax over the queries' axis: not fused", 0,
+     lambda x, w: (lambda q, k, v: (q @ k.transpose(-2, -1)).softmax(-2) @ v)(x @ w[0], x @ w[1], x @ w[2]), (xa, wa)),
+    ("attention whose probabilities are returned too: not fused", 0,
+     lambda x, w: (lambda q, k, v: (lambda p: (p @ v, p))((q @ k.transpose(-2, -1)).softmax(-1)))(
+         x @ w[0], x @ w[1], x @ w[2]), (xa, wa)),
+    ("attention in float64: not fused (the kernel is float32's)", 0, sdp, (xa.double(), wa.double())),
+]
+for what, want_n, fn, args in attn_cases:
+    try:
+        n_, left, got, want = attn_fused(fn, *args)
+        got, want = (got, want) if isinstance(want, tuple) else ((got,), (want,))
+        same = all(a.shape == c.shape and torch.allclose(a, c, rtol=1e-5, atol=1e-6) for a, c in zip(got, want))
+        has_op = "kopt.attention.default" in left
+        ok(n_ == want_n and same and has_op == (want_n > 0) and (want_n == 0 or "aten.amax.default" not in left),
+           f"attention rewrite: {what}", f"fused {n_}, ops {sorted(left)}, same {same}")
+    except Exception as e:
+        ok(False, f"attention rewrite: {what}", f"{type(e).__name__}: {e}")
+class AttnFacts(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.mha = torch.nn.MultiheadAttention(16, 2)
+
+    def forward(self, x, w):
+        a, _ = self.mha(x, x, x)  # as nn.MultiheadAttention computes it: counted
+        b = sdp(x[:3].transpose(0, 1), w)  # written out, 4-D: counted
+        xt = x.transpose(0, 1)
+        q, k, v = xt @ w[0], xt @ w[1], xt @ w[2]
+        c = (q @ k.transpose(-2, -1)).masked_fill(torch.ones(6, 6).tril() == 0, float("-inf")).softmax(-1) @ v
+        d = (q @ k.transpose(-2, -1)).softmax(-2) @ v  # over the queries: not
+        e = sdp(x[:3].transpose(0, 1).double(), w.double())  # float64: not
+        return a.sum() + b.sum() + c.sum() + d.sum() + e.sum()
+
+
+afacts = graph_facts(types.SimpleNamespace(model=AttnFacts().eval()), [torch.randn(6, 2, 16), wa])
+ok(afacts["attentions"] == 2,
+   "graph facts: 2 attentions (nn.MultiheadAttention's, one written out in 4-D; not a masked one, not a softmax "
+   "over the queries, not one in float64)", afacts)
+
 done()

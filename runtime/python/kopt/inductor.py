@@ -245,7 +245,8 @@ def graph_facts(problem: Problem, inputs) -> dict:
     """What the implementation-space search reads (rules/space.c): the ATen
     convolutions (and of those the transposed, the depthwise and the
     forward 3-D ones), poolings, GEMMs (and sums or means over a matrix
-    product's features), and
+    product's features), attentions (a softmax between two batched
+    products), and
     reductions (and those over axes that leave a contiguous last axis out)
     of one eager call, counted as they are dispatched, and the
     elements of the model's parameters and buffers."""
@@ -259,7 +260,7 @@ def graph_facts(problem: Problem, inputs) -> dict:
                   "native_group_norm", "argmax", "argmin", "cumsum", "cumprod", "nll_loss_forward", "all", "any"}
     counts = {"convolutions": 0, "gemms": 0, "reductions": 0, "transposed_convolutions": 0,
               "depthwise_convolutions": 0, "convolutions_3d": 0, "poolings": 0, "linear_reductions": 0,
-              "strided_reductions": 0}
+              "strided_reductions": 0, "attentions": 0}
     # weak references by id, so that a later tensor that takes a freed
     # one's id is not taken for it, and nothing is kept alive: matrix
     # products' outputs (and those times a number, ...), transposed
@@ -267,6 +268,12 @@ def graph_facts(problem: Problem, inputs) -> dict:
     # convolutions' outputs (and those through operands the same over the
     # channels)
     linear, spatial, channels = Tracked(), Tracked(), Tracked()
+    # an attention's scores (a batched product's output, through numbers and
+    # views) and its probabilities (their softmax over the last axis,
+    # through views): what rewrites.fuse_attention takes, where a batched
+    # product's left operand is such probabilities, in float32
+    scores, probs = Tracked(), Tracked()
+    view_ops = {"view", "_unsafe_view", "reshape", "_reshape_alias"}
     pools = {"avg_pool2d", "avg_pool3d", "max_pool2d_with_indices", "max_pool3d_with_indices"}
     # the reductions whose second argument is their axes
     strided = {"sum", "mean", "amax", "amin", "max", "min", "prod", "var", "std", "var_mean", "std_mean",
@@ -310,9 +317,17 @@ def graph_facts(problem: Problem, inputs) -> dict:
                          spatial.has(args[0]) and axes == list(range(2, args[0].dim())) or
                          channels.has(args[0]) and axes == [1]):
                 counts["linear_reductions"] += 1
+            if name == "bmm" and probs.has(args[0]) and args[0].dtype == torch.float32:
+                counts["attentions"] += 1
             out = func(*args, **(kwargs or {}))
             if not isinstance(out, torch.Tensor):
                 return out
+            if name == "bmm" or args and scores.has(args[0]) and (
+                    name in view_ops or name in ("mul", "div") and len(args) > 1 and isinstance(args[1], (int, float))):
+                scores.add(out)
+            if name == "_softmax" and scores.has(args[0]) and int(args[1]) % out.dim() == out.dim() - 1 or \
+                    args and probs.has(args[0]) and (name in view_ops or name in ("expand", "clone")):
+                probs.add(out)
             if name in convs and out.dim() >= 3 or args and channels.has(args[0]) and same_over(name, args, out, [1]):
                 channels.add(out)
             if name in ("mm", "addmm") and out.dim() == 2 or args and linear.has(args[0]) and \

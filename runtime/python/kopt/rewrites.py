@@ -66,6 +66,15 @@ any variant, so a rewrite that is wrong or slower is never chosen.
   post-grad graph (after Inductor's decompositions, before its own
   post-grad passes), not decompositions: they see several ops.
 
+- flash_attention: a softmax over the last axis of a batched product's
+  scores (through numbers and views), taken by a second batched product
+  as its left operand (attention: nn.MultiheadAttention, the scaled dot
+  product written out), as kopt::attention (attention.py): one Triton
+  kernel with the online softmax, the scores never written. Inductor
+  writes them (B x M x N floats) and reads them back twice; its own
+  attention patterns take float32 only with TF32 on, which strict
+  precision forbids. Float32, no mask. An FX pass on the post-grad graph.
+
 Rewrites of the same op, all on, are tried in NAMES' order, and what one
 makes goes through the table again.
 """
@@ -426,9 +435,7 @@ def fold_linear_reductions(graph) -> int:
     import torch
 
     aten = torch.ops.aten
-    views = {aten.view.default, aten._unsafe_view.default, aten.reshape.default}
-    if hasattr(aten, "_reshape_alias"):  # a reshape as older make_fx traces it (a view with its strides)
-        views.add(aten._reshape_alias.default)
+    views = _views()
     folded = 0
     for red in list(graph.nodes):
         if red.op != "call_function" or red.target not in (aten.sum.dim_IntList, aten.mean.dim):
@@ -503,6 +510,17 @@ def fold_linear_reductions(graph) -> int:
     if folded:
         graph.eliminate_dead_code()
     return folded
+
+
+def _views() -> set:
+    """the ATen ops that only view their input in another shape"""
+    import torch
+
+    aten = torch.ops.aten
+    views = {aten.view.default, aten._unsafe_view.default, aten.reshape.default}
+    if hasattr(aten, "_reshape_alias"):  # a reshape as older make_fx traces it (a view with its strides)
+        views.add(aten._reshape_alias.default)
+    return views
 
 
 def _number(a) -> bool:
@@ -731,6 +749,115 @@ def fold_conv_channel_sums(graph) -> int:
     return folded
 
 
+def _softmax_core(div):
+    """(x, the other nodes) where div is the last node of a softmax over
+    x's last axis as torch decomposes it (amax, sub, exp, sum with keepdim,
+    div), each node used only inside it and x only by it; or where div is
+    aten._softmax over the last axis; else None"""
+    import torch
+
+    aten = torch.ops.aten
+    last = lambda n, d: isinstance(d, (list, tuple)) and len(d) == 1 and \
+        "val" in n.meta and int(d[0]) % n.meta["val"].dim() == n.meta["val"].dim() - 1
+    if div.target == aten._softmax.default and len(div.args) == 3 and not div.args[2] and \
+            isinstance(div.args[0], torch.fx.Node) and last(div.args[0], [div.args[1]]):
+        return div.args[0], [div]
+    if div.target != aten.div.Tensor or len(div.args) != 2:
+        return None
+    exp, total = div.args
+    if not (isinstance(exp, torch.fx.Node) and isinstance(total, torch.fx.Node)) or \
+            exp.target != aten.exp.default or total.target != aten.sum.dim_IntList or total.args[0] is not exp or \
+            len(total.args) < 3 or not total.args[2] or not last(exp, total.args[1]) or set(exp.users) != {total, div} \
+            or len(total.users) != 1:
+        return None
+    sub = exp.args[0]
+    if not isinstance(sub, torch.fx.Node) or sub.target != aten.sub.Tensor or len(sub.users) != 1:
+        return None
+    x, amax = sub.args
+    if not (isinstance(x, torch.fx.Node) and isinstance(amax, torch.fx.Node)) or amax.target != aten.amax.default or \
+            amax.args[0] is not x or len(amax.args) < 3 or not amax.args[2] or not last(x, amax.args[1]) or \
+            set(x.users) != {amax, sub} or len(amax.users) != 1:
+        return None
+    return x, [amax, sub, exp, total, div]
+
+
+def fuse_attention(graph) -> int:
+    """An FX pass over an ATen graph: a softmax over the last axis of a
+    batched product's scores (through multiplications and divisions by
+    numbers and views), whose result goes through views into a batched
+    product as its left operand,
+        bmm(softmax(bmm(q, kt) * c, -1), v),
+    as kopt::attention(q, kt, v, c) (attention.py): one kernel, the scores
+    never written. Multi-head attention (nn.MultiheadAttention, the
+    scaled dot product written out, 3-D or 4-D) traces to this: views
+    regroup the heads and the batch around the same [B, M, N] scores. Only
+    in float32 (Inductor's own attention patterns take half precision, and
+    float32 only with TF32 on), without a mask, with heads of at most
+    attention.MAX_HEAD, each intermediate used once. Returns how many."""
+    import torch
+
+    from . import attention
+
+    aten = torch.ops.aten
+    views = _views()
+    fused = 0
+    for div in list(graph.nodes):
+        if div.op != "call_function":
+            continue
+        core = _softmax_core(div)
+        if core is None:
+            continue
+        x, inner = core
+        # back from the scores to their product: numbers and views
+        scale, node = 1.0, x
+        while isinstance(node, torch.fx.Node) and node.op == "call_function" and node.target != aten.bmm.default \
+                and (node is x or len(node.users) == 1):
+            if node.target == aten.mul.Tensor and _number(node.args[1]):
+                scale *= node.args[1]
+            elif node.target == aten.div.Tensor and _number(node.args[1]) and node.args[1] != 0:
+                scale /= node.args[1]
+            elif node.target not in views:
+                break
+            node = node.args[0]
+        scores = node
+        if not isinstance(scores, torch.fx.Node) or scores.target != aten.bmm.default or len(scores.users) != 1 \
+                and scores is not x:
+            continue
+        # on from the probabilities to the product that takes them: views,
+        # an expand or a copy that keeps their shape
+        node = div
+        while len(node.users) == 1:
+            user = next(iter(node.users))
+            if user.target == aten.bmm.default and user.args[0] is node:
+                break
+            same = "val" in user.meta and "val" in node.meta and \
+                list(user.meta["val"].shape) == list(node.meta["val"].shape)
+            if user.target in views or user.target in (aten.expand.default, aten.clone.default) and same:
+                node = user
+                continue
+            break
+        users = list(node.users)
+        if len(users) != 1 or users[0].target != aten.bmm.default or users[0].args[0] is not node:
+            continue
+        out = users[0]
+        q, kt = scores.args[0], scores.args[1]
+        v = out.args[1]
+        vals = [a.meta.get("val") if isinstance(a, torch.fx.Node) else None for a in (q, kt, v, scores, node)]
+        if any(t is None for t in vals):
+            continue
+        qv, kv, vv, sv, pv = vals
+        if any(t.dtype != torch.float32 for t in (qv, kv, vv)) or list(pv.shape) != list(sv.shape) or \
+                int(qv.shape[2]) > attention.MAX_HEAD or int(vv.shape[2]) > attention.MAX_HEAD:
+            continue
+        with graph.inserting_before(out):
+            new = _call(graph, attention.op(), q, kt, v, float(scale))
+        out.replace_all_uses_with(new)
+        fused += 1
+    if fused:
+        graph.eliminate_dead_code()
+    return fused
+
+
 def fold_linear_ops(graph) -> int:
     """The linear-reduction fold's passes: a reduction over a matrix
     product's features, a mean over a transposed convolution's spatial
@@ -741,7 +868,7 @@ def fold_linear_ops(graph) -> int:
 # the FX passes among the rewrites, by name: run on the post-grad graph
 # before Inductor's own passes there (config.post_grad_custom_pre_pass),
 # which may split an addmm
-GRAPH_PASSES = {"linear_reduction_fold": fold_linear_ops}
+GRAPH_PASSES = {"linear_reduction_fold": fold_linear_ops, "flash_attention": fuse_attention}
 
 
 def _table():
@@ -766,7 +893,7 @@ def _table():
 # forward ones go through the table again, so a 3-D one can become 2-D;
 # then the graph passes
 NAMES = ("conv_transpose_as_conv", "depthwise_as_pointwise", "conv3d_as_conv2d", "pool_as_pointwise",
-         "linear_reduction_fold")
+         "linear_reduction_fold", "flash_attention")
 
 
 def split(options: dict) -> tuple[dict, dict]:
@@ -870,6 +997,10 @@ def applied(rewrites: dict):
                 for op, fn in table[name].items():
                     chains.setdefault(op, []).append(fn)
         names = [name for name in NAMES if name in rewrites and name in GRAPH_PASSES]
+        if "flash_attention" in rewrites:  # its graph calls kopt::attention, also where Inductor's cache answers
+            from . import attention
+
+            attention.register()
         keyed = True
         if names:
             pass_, keyed = _graph_pass(config.post_grad_custom_pre_pass, [GRAPH_PASSES[n] for n in names], names)

@@ -1,0 +1,138 @@
+"""kopt::attention, the operator the attention rewrite (rewrites.py,
+kopt.flash_attention) puts in place of a softmax between two batched
+products:
+
+    attention(q, kt, v, scale) = softmax(q @ kt * scale, dim=-1) @ v
+
+q [B, M, D], kt [B, D, N] (the keys already transposed, any strides), v
+[B, N, DV]: [B, M, DV], contiguous. On CUDA one Triton kernel computes it
+in a single pass over the keys with the online softmax (a running maximum
+and sum per row, the partial output rescaled as the maximum grows), so the
+B x M x N scores are never written: Inductor's code for the unfused form
+writes them once and reads them twice or more (a 16384-token attention of
+8 heads: 8.6 GB a pass). Its dots are float32 with input_precision="ieee"
+(no TF32), as strict precision asks: the products and sums are float32's,
+in another order than cuBLAS's, as any other kernel's. On the CPU (the
+tests, a model traced there) it is the unfused form in torch.
+
+Registered once a process (register()), with torch.library, so that a
+compiled graph that calls it runs wherever kopt is imported: the worker,
+kopt.backend's deployment, a compiled graph loaded from Inductor's cache.
+"""
+
+from __future__ import annotations
+
+import functools
+
+OP = "kopt::attention"
+SCHEMA = "attention(Tensor q, Tensor kt, Tensor v, float scale) -> Tensor"
+# head sizes the kernel takes: q's and v's last axes, each held in registers
+MAX_HEAD = 128
+
+_lib = None
+
+
+def _reference(q, kt, v, scale):
+    import torch
+
+    return torch.softmax(torch.bmm(q, kt) * scale, dim=-1).bmm(v)
+
+
+def _meta(q, kt, v, scale):
+    return q.new_empty((q.shape[0], q.shape[1], v.shape[2]))
+
+
+def _pow2(n: int) -> int:
+    p = 16  # tl.dot's least size
+    while p < n:
+        p *= 2
+    return p
+
+
+# the launch configs Triton's autotuner times at each new size (query rows
+# per program, keys per step, warps, stages): the kernel is bound by its
+# float32 dots' FMAs, whose rate follows the tile and the registers
+CONFIGS = [(128, 64, 8, 2), (128, 64, 4, 2), (128, 32, 4, 2), (64, 64, 4, 2), (64, 32, 4, 3), (128, 128, 8, 2),
+           (64, 128, 4, 2), (256, 64, 8, 2), (32, 64, 2, 2)]
+
+
+@functools.lru_cache(maxsize=1)
+def _kernel():
+    import triton
+    import triton.language as tl
+
+    @triton.autotune(configs=[triton.Config({"BM": bm, "BN": bn}, num_warps=w, num_stages=st)
+                              for bm, bn, w, st in CONFIGS], key=["M", "N", "D", "DV"])
+    @triton.jit
+    def kopt_flash_attention_fwd(Q, KT, V, O, scale, M, N,
+                                 sqb, sqm, sqd, skb, skd, skn, svb, svn, svd, sob, som, sod,
+                                 D: tl.constexpr, DV: tl.constexpr, BD: tl.constexpr, BDV: tl.constexpr,
+                                 BM: tl.constexpr, BN: tl.constexpr):
+        pm = tl.program_id(0)
+        b = tl.program_id(1).to(tl.int64)
+        om = pm * BM + tl.arange(0, BM)
+        od = tl.arange(0, BD)
+        odv = tl.arange(0, BDV)
+        q = tl.load(Q + b * sqb + om[:, None] * sqm + od[None, :] * sqd,
+                    mask=(om[:, None] < M) & (od[None, :] < D), other=0.0)
+        mi = tl.full([BM], float("-inf"), tl.float32)  # each row's running maximum
+        li = tl.zeros([BM], tl.float32)                # and its sum of exponentials
+        acc = tl.zeros([BM, BDV], tl.float32)
+        for start in range(0, N, BN):
+            on = start + tl.arange(0, BN)
+            kt = tl.load(KT + b * skb + od[:, None] * skd + on[None, :] * skn,
+                         mask=(od[:, None] < D) & (on[None, :] < N), other=0.0)
+            s = tl.dot(q, kt, input_precision="ieee") * scale
+            s = tl.where(on[None, :] < N, s, float("-inf"))
+            mn = tl.maximum(mi, tl.max(s, 1))
+            p = tl.exp(s - mn[:, None])
+            alpha = tl.exp(mi - mn)
+            li = li * alpha + tl.sum(p, 1)
+            v = tl.load(V + b * svb + on[:, None] * svn + odv[None, :] * svd,
+                        mask=(on[:, None] < N) & (odv[None, :] < DV), other=0.0)
+            acc = acc * alpha[:, None] + tl.dot(p, v, input_precision="ieee")
+            mi = mn
+        acc = acc / li[:, None]
+        tl.store(O + b * sob + om[:, None] * som + odv[None, :] * sod, acc,
+                 mask=(om[:, None] < M) & (odv[None, :] < DV))
+
+    return kopt_flash_attention_fwd
+
+
+def _cuda(q, kt, v, scale):
+    import torch
+
+    B, M, D = (int(e) for e in q.shape)
+    N, DV = int(kt.shape[2]), int(v.shape[2])
+    o = torch.empty((B, M, DV), device=q.device, dtype=q.dtype)
+    if B == 0 or M == 0 or DV == 0:
+        return o
+    if N == 0:  # a softmax over no keys: NaN, as torch's
+        return o.fill_(float("nan"))
+    _kernel()[lambda meta: ((M + meta["BM"] - 1) // meta["BM"], B)](
+        q, kt, v, o, float(scale), M, N, *q.stride(), *kt.stride(), *v.stride(), *o.stride(),
+        D=D, DV=DV, BD=_pow2(D), BDV=_pow2(DV))
+    return o
+
+
+def register() -> None:
+    """Define kopt::attention in this process (once)."""
+    global _lib
+    if _lib is not None:
+        return
+    import torch
+
+    lib = torch.library.Library("kopt", "DEF")
+    lib.define(SCHEMA)
+    lib.impl("attention", _reference, "CPU")
+    lib.impl("attention", _cuda, "CUDA")
+    lib.impl("attention", _meta, "Meta")
+    _lib = lib
+
+
+def op():
+    """torch.ops.kopt.attention.default, registered"""
+    import torch
+
+    register()
+    return torch.ops.kopt.attention.default
