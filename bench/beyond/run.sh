@@ -55,7 +55,7 @@ for t in ${DEPLOY:-}; do
 	TORCHINDUCTOR_CACHE_DIR=$work/.kopt/compile/inductor TRITON_CACHE_DIR=$work/.kopt/compile/triton \
 		timeout -s INT "${DEPLOY_SECS:-300}" python3 "$top/tests/gpu/deploy.py" "$work" --report "kopt-out/$t/report.json" \
 		--sources l1=sample/level1,l2=sample/level2,l3=sample/level3 --within 0.05 --tol 1e-2 \
-		${DEPLOY_MODELS:-} > "deploy-$t.md" 2>&1
+		${DEPLOY_ARGS:-} ${DEPLOY_MODELS:-} > "deploy-$t.md" 2>&1
 	echo "deploy $t: exit $?"
 	grep -E "^(not )?ok|^\|" "deploy-$t.md"
 	cp "deploy-$t.md" "${OUT:-/tmp}/" 2>/dev/null || true
