@@ -116,6 +116,34 @@ slow.close()
 with open(log) as f:
     ok("70" not in f.read().split(), "... compiling nothing for it")
 
+# the worker's compile environment, as it is when a point is sent: a pool
+# started before Inductor set its ptxas (and with a variable since unset)
+# compiles with the worker's ptxas, and without that variable
+envlog = os.path.join(tmp, "envlog")
+ENVS = child_script(f"""
+from kopt.precompile import take_env
+for line in sys.stdin:
+    req = json.loads(line)
+    take_env(req.get('env'))
+    with open({envlog!r}, 'a') as f:
+        f.write(json.dumps([os.environ.get('TRITON_PTXAS_PATH'), os.environ.get('MLIR_ENABLE_DUMP')]) + '\\n')
+    print(json.dumps({{'id': req['id'], 'ok': True}}), flush=True)
+""")
+os.environ.pop("TRITON_PTXAS_PATH", None)
+os.environ["MLIR_ENABLE_DUMP"] = "1"
+envs = P.Pool(1, ENVS).start()
+os.environ["TRITON_PTXAS_PATH"] = "/opt/torch/bin/ptxas"
+del os.environ["MLIR_ENABLE_DUMP"]
+pt = envs.submit(points(1))[0]
+ok(pt.done.wait(20) and pt.ok, "a child started before the worker's ptxas was set compiles a point", pt.error)
+envs.close()
+with open(envlog) as f:
+    seen_env = [json.loads(x) for x in f]
+ok(seen_env == [["/opt/torch/bin/ptxas", None]],
+   "... with the worker's TRITON_PTXAS_PATH as it was when the point was sent, and without a variable the worker "
+   "unset since (Triton's cache key holds both: the child's entry is the worker's)", seen_env)
+del os.environ["TRITON_PTXAS_PATH"]
+
 # KOPT_COMPILE_JOBS
 os.environ["KOPT_COMPILE_JOBS"] = "0"
 ok(P.default_jobs() == 0 and P.pool() is None, "KOPT_COMPILE_JOBS=0: no pool")

@@ -52,8 +52,7 @@ def _pow2(n: int) -> int:
 # the launch configs Triton's autotuner times at each new size (query rows
 # per program, keys per step, warps, stages): the kernel is bound by its
 # float32 dots' FMAs, whose rate follows the tile and the registers
-CONFIGS = [(128, 64, 8, 2), (128, 64, 4, 2), (128, 32, 4, 2), (64, 64, 4, 2), (64, 32, 4, 3), (128, 128, 8, 2),
-           (64, 128, 4, 2), (256, 64, 8, 2), (32, 64, 2, 2)]
+CONFIGS = [(128, 64, 8, 2), (128, 32, 4, 2), (64, 64, 4, 2), (64, 32, 4, 3), (32, 64, 2, 2)]
 
 
 @functools.lru_cache(maxsize=1)

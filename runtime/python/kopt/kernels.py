@@ -10,6 +10,7 @@ objects are shared by source text, so a variant gets text of its own.
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import sys
 import time
@@ -237,6 +238,12 @@ def force_config(kernel, config: dict) -> None:
         kernel.kopt_load_parts["cache_hit"] = seen[-1]["cache_hit"]
 
 
+def _short(text: str, most: int = 160) -> str:
+    """text, its middle left out past most characters (paths differ at
+    their ends: extern_libs' libdevice)"""
+    return text if len(text) <= most else text[:most // 3] + "..." + text[-(most - most // 3 - 3):]
+
+
 class triton_compiles:
     """Context manager: the Triton compiles inside it, as a list of
     {"cache_hit", "hash", "src", "meta"} (Triton's compilation listener,
@@ -261,8 +268,11 @@ class triton_compiles:
             except Exception:  # an IR source, or a Triton whose source hashes otherwise
                 src_key = ""
             meta = dict(metadata) if isinstance(metadata, dict) else {}
+            # the key's parts that the metadata lacks: the ptxas and the
+            # libdevice that compiled it (the backend's hash, extern_libs)
+            meta["env.TRITON_PTXAS_PATH"] = os.environ.get("TRITON_PTXAS_PATH")
             self.seen.append({"cache_hit": bool(cache_hit), "hash": str(meta.pop("hash", "")), "src": src_key,
-                              "meta": {k: repr(v)[:120] for k, v in sorted(meta.items())}})
+                              "meta": {k: _short(repr(v)) for k, v in sorted(meta.items())}})
             if self.old is not None:
                 self.old(src=src, metadata=metadata, metadata_group=metadata_group, times=times,
                          cache_hit=cache_hit)

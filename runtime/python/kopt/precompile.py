@@ -11,9 +11,16 @@ point alone before it measures it, while the children compile the next.
 
 Nothing depends on the pool for correctness: a child that fails, dies or
 is late leaves the worker to compile the point itself, as without a pool.
-Triton's cache key is the kernel function's text, its constants and the
-compile options, so a child compiling the same text at the same config
-writes the entry that the worker reads.
+Triton's cache key is the kernel function's text, its constants, the
+compile options, the backend's (ptxas's version) and the environment's
+variables that change a compile, so a child compiling the same text at
+the same config writes the entry that the worker reads only where its
+ptxas, libdevice and those variables are the worker's: Inductor sets
+TRITON_PTXAS_PATH (torch's own ptxas) and the libdevice (the CUDA
+toolkit's, through Triton's knob) in the worker's process when it first
+compiles, after a pool may have started. Each request carries the
+worker's values as they are then (compile_env), and the child takes them
+before it compiles.
 
 KOPT_COMPILE_JOBS: the children (default: half the CPUs less one, at
 most 8; 0: no pool). Each child imports torch once and serves requests
@@ -44,6 +51,51 @@ def default_jobs() -> int:
     return max(0, min(MAX_JOBS, (os.cpu_count() or 1) // 2 - 1))
 
 
+# the variables of Triton's cache key that a worker's compile may have set
+# after the children started (Inductor: torch's ptxas, the toolkit's
+# libdevice), and those Triton names as changing a compile
+# (CACHE_INVALIDATING_ENV_VARS, triton/_C/include/triton/Tools/Sys/GetEnv.hpp)
+ENV_KEYS = ("TRITON_PTXAS_PATH", "TRITON_LIBDEVICE_PATH", "TRITON_CACHE_DIR", "DISABLE_FAST_REDUCTION",
+            "DISABLE_LLVM_OPT", "DISABLE_MMA_V3", "DISABLE_PTXAS_OPT", "LLVM_IR_ENABLE_DUMP", "LLVM_ENABLE_TIMING",
+            "MLIR_ENABLE_DIAGNOSTICS", "MLIR_ENABLE_DUMP", "MLIR_ENABLE_TIMING", "TRITON_DISABLE_LINE_INFO",
+            "TRITON_ENABLE_LLVM_DEBUG", "USE_IR_LOC")
+
+
+def compile_env() -> dict:
+    """What a compile child sets before it compiles: each of ENV_KEYS as
+    this process has it (None: unset), and "libdevice", Triton's libdevice
+    knob where this process has set it (Inductor sets the knob, and the
+    variable only for its own subprocesses)."""
+    env = {k: os.environ.get(k) for k in ENV_KEYS}
+    triton = sys.modules.get("triton")  # the parent imports no torch: only a Triton already there
+    try:
+        lib = triton.knobs.nvidia.libdevice_path if triton is not None else None
+    except AttributeError:
+        lib = None
+    if lib:
+        env["libdevice"] = str(lib)
+    return env
+
+
+def take_env(env: dict) -> None:
+    """In a child: the worker's compile environment (compile_env)."""
+    if not isinstance(env, dict):
+        return
+    for k in ENV_KEYS:
+        if k not in env:
+            continue
+        if env[k] is None:
+            os.environ.pop(k, None)
+        else:
+            os.environ[k] = str(env[k])
+    if env.get("libdevice"):
+        try:
+            from triton import knobs
+            knobs.nvidia.libdevice_path = str(env["libdevice"])
+        except (ImportError, AttributeError):
+            pass
+
+
 class Point:
     """One kernel at one launch config, sent to the pool; done is set when
     a child has answered (ok: whether it compiled) or the pool gave up."""
@@ -56,6 +108,7 @@ class Point:
         self.ok = False
         self.error = ""
         self.key = None                 # the child's compile key (kernels.triton_compiles)
+        self.env = compile_env()        # the worker's, when the search sent it
 
     def wait(self, seconds: float) -> bool:
         """Waits for the point's compile where a child has taken it (at
@@ -115,7 +168,7 @@ class Pool:
             rep = None
             try:
                 p.stdin.write(json.dumps({"id": ident, "name": pt.name, "source": pt.source,
-                                          "config": pt.config}) + "\n")
+                                          "config": pt.config, "env": pt.env}) + "\n")
                 p.stdin.flush()
                 # its reply: a line that is not, or not this point's, is skipped
                 for _ in range(MAX_SKIPPED):
@@ -211,6 +264,7 @@ def child() -> int:
         req = {}
         try:
             req = json.loads(line)
+            take_env(req.get("env"))
             key = K.compile_only(req["name"], req["source"], req["config"])
             rep = {"ok": True, "key": key}
         except Exception as exc:  # a config that does not build is the worker's to report
