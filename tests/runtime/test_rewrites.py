@@ -629,6 +629,9 @@ attn_cases = [
      lambda x, w: (lambda q, k, v: (lambda p: (p @ v, p))((q @ k.transpose(-2, -1)).softmax(-1)))(
          x @ w[0], x @ w[1], x @ w[2]), (xa, wa)),
     ("attention in float64: not fused (the kernel is float32's)", 0, sdp, (xa.double(), wa.double())),
+    ("a softmax over rows regrouped by a view (half a row each): not fused", 0,
+     lambda x, w: (lambda q, k, v: (q @ k.transpose(-2, -1)).reshape(2, 6, 2).softmax(-1).reshape(2, 3, 4) @ v)(
+         x @ w[0], torch.cat([x, x[:, :1]], 1) @ w[1], torch.cat([x, x[:, :1]], 1) @ w[2]), (xa, wa)),
 ]
 for what, want_n, fn, args in attn_cases:
     try:

@@ -846,7 +846,11 @@ def fuse_attention(graph) -> int:
         if any(t is None for t in vals):
             continue
         qv, kv, vv, sv, pv = vals
-        if any(t.dtype != torch.float32 for t in (qv, kv, vv)) or list(pv.shape) != list(sv.shape) or \
+        xv = x.meta.get("val")
+        # the softmax's rows are the scores' rows: views between keep the
+        # last axis (N), and the product takes the probabilities as [B, M, N]
+        if xv is None or int(xv.shape[-1]) != int(sv.shape[-1]) or \
+                any(t.dtype != torch.float32 for t in (qv, kv, vv)) or list(pv.shape) != list(sv.shape) or \
                 int(qv.shape[2]) > attention.MAX_HEAD or int(vv.shape[2]) > attention.MAX_HEAD:
             continue
         with graph.inserting_before(out):
