@@ -623,6 +623,7 @@ void rule_summary_space(struct rule_summary *s, const json_t *profile_meas)
 	s->lreds = fact(facts, "linear_reductions", 0);
 	s->sreds = fact(facts, "strided_reductions", 0);
 	s->attns = fact(facts, "attentions", 0);
+	s->slices = fact(facts, "sliced_products", 0);
 	s->eager_known = true;
 	s->eager_ratio = eager_ratio(profile_meas, &cn, &en);
 	free(s->eager_ops);

@@ -61,7 +61,8 @@
  * subtracted or a number added or subtracted, a mean over a transposed
  * convolution's spatial axes, a sum over a convolution's channels.
  * 5: attentions (a softmax between two batched products, float32: what
- * kopt.flash_attention takes).
+ * kopt.flash_attention takes). 6: sliced_products (a matrix product whose
+ * output is read in part: what kopt.sliced_product takes).
  * tests/runtime/test_rewrites.py checks that every fact the worker writes
  * is named here.
  *
@@ -70,7 +71,7 @@
  * bound at 84%.
  */
 #define PROFILE_VERSION 6
-#define FACTS_VERSION 5
+#define FACTS_VERSION 6
 
 static int profile_key(struct dag *d, struct dag_node *n, struct hash_key *k, char **why)
 {

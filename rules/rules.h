@@ -77,6 +77,7 @@ struct rule_summary {
 	long lreds;                 /* sums or means over a matrix product's features */
 	long sreds;                 /* reductions over axes that leave a contiguous last one out */
 	long attns;                 /* softmaxes between two batched products, in float32 (attention) */
+	long slices;                /* matrix products whose output is read in part (a select, a slice) */
 	long params;                /* elements of its parameters and buffers */
 	bool eager_known;           /* the next two are known (older profiles lack them) */
 	double eager_ratio;         /* compiled over eager; NAN without a side-by-side run */

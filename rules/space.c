@@ -28,10 +28,11 @@ enum need {
 	NEED_TCONV, NEED_DWCONV, NEED_POOL, NEED_CONV3D, NEED_LRED, NEED_CONV_EAGER, NEED_SRED,
 	NEED_ANY_CONV3D, /* a forward 3-D convolution, or a transposed one (whose rewrite makes forward ones) */
 	NEED_ATTN,       /* a softmax between two batched products (attention), float32 */
+	NEED_SLICE,      /* a matrix product whose output is read in part */
 	NEED_REWRITES    /* two kinds of op or more that koptmake's rewrites take */
 };
 
-#define DIM_KEYS 5
+#define DIM_KEYS 6
 
 /* one dimension: its variant's name and the options it sets (JSON text) */
 struct dim {
@@ -48,6 +49,7 @@ static enum need rewrite_need(const char *key)
 		{ "kopt.conv_transpose_as_conv", NEED_TCONV }, { "kopt.conv3d_as_conv2d", NEED_ANY_CONV3D },
 		{ "kopt.depthwise_as_pointwise", NEED_DWCONV }, { "kopt.pool_as_pointwise", NEED_POOL },
 		{ "kopt.linear_reduction_fold", NEED_LRED }, { "kopt.flash_attention", NEED_ATTN },
+		{ "kopt.sliced_product", NEED_SLICE },
 	};
 	for (size_t i = 0; i < sizeof map / sizeof *map; i++)
 		if (strcmp(map[i].key, key) == 0)
@@ -112,10 +114,13 @@ static const struct dim dims[] = {
 	 * transposed-convolution rewrite, a decomposition, takes the
 	 * convolution before the fold's graph pass could see it */
 	{ "autotune-linear-reduction-fold", NEED_LRED, { "kopt.linear_reduction_fold" }, { "true" } },
+	/* a product of which a part is read, computed for that part alone: it
+	 * removes work as the fold does */
+	{ "autotune-sliced-product", NEED_SLICE, { "kopt.sliced_product" }, { "true" } },
 	{ "autotune-rewrites", NEED_REWRITES,
 	  { "kopt.conv_transpose_as_conv", "kopt.conv3d_as_conv2d", "kopt.depthwise_as_pointwise",
-	    "kopt.pool_as_pointwise", "kopt.linear_reduction_fold" },
-	  { "true", "true", "true", "true", "true" } },
+	    "kopt.pool_as_pointwise", "kopt.linear_reduction_fold", "kopt.sliced_product" },
+	  { "true", "true", "true", "true", "true", "true" } },
 	{ "autotune-conv-transpose-as-conv", NEED_TCONV, { "kopt.conv_transpose_as_conv", "kopt.conv3d_as_conv2d" },
 	  { "true", "true" } },
 	{ "autotune-depthwise-as-pointwise", NEED_DWCONV, { "kopt.depthwise_as_pointwise" }, { "true" } },
@@ -213,10 +218,11 @@ static bool needed(const struct rule_summary *s, enum need need, double gamma)
 	case NEED_LRED: return s->facts_known && s->lreds > 0;
 	case NEED_SRED: return s->facts_known && s->sreds > 0;
 	case NEED_ATTN: return s->facts_known && s->attns > 0;
+	case NEED_SLICE: return s->facts_known && s->slices > 0;
 	case NEED_ANY_CONV3D: return s->facts_known && (s->c3ds > 0 || s->tconvs > 0);
 	case NEED_REWRITES:
 		return s->facts_known && (s->tconvs > 0) + (s->dconvs > 0) + (s->pools > 0) +
-					 (s->c3ds > 0) + (s->lreds > 0) >= 2;
+					 (s->c3ds > 0) + (s->lreds > 0) + (s->slices > 0) >= 2;
 	case NEED_CONV_EAGER: /* compiled over eager, gamma or more */
 		return (s->convs > 0 || s->cudnn_share > 0) && s->eager_known && s->eager_ratio >= gamma;
 	}

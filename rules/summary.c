@@ -14,7 +14,7 @@
  *   cudnn SHARE - LEFT     the share of device time in torch's cuDNN calls;
  *                          LEFT, the most torch's time over the vendor
  *                          probe's best algorithm's in one of them, or "-"
- *   facts - - conv=N,gemm=N,reduction=N,params=N,tconv=N,dconv=N,pool=N,c3d=N,lred=N,sred=N,attn=N
+ *   facts - - conv=N,gemm=N,reduction=N,params=N,tconv=N,dconv=N,pool=N,c3d=N,lred=N,sred=N,attn=N,slice=N
  *                          the model's ATen convolutions, GEMMs and
  *                          reductions per eager call and its parameters'
  *                          elements, then of those the transposed,
@@ -64,8 +64,8 @@ char *rule_summary_write(const struct rule_summary *s)
 		strbuf_addf(&sb, "cudnn\t%.6g\t-\t%.6g\n", s->cudnn_share, s->cudnn_left);
 	if (s->facts_known)
 		strbuf_addf(&sb, "facts\t-\t-\tconv=%ld,gemm=%ld,reduction=%ld,params=%ld,tconv=%ld,dconv=%ld,pool=%ld,"
-			    "c3d=%ld,lred=%ld,sred=%ld,attn=%ld\n", s->convs, s->gemms, s->reductions, s->params, s->tconvs,
-			    s->dconvs, s->pools, s->c3ds, s->lreds, s->sreds, s->attns);
+			    "c3d=%ld,lred=%ld,sred=%ld,attn=%ld,slice=%ld\n", s->convs, s->gemms, s->reductions, s->params,
+			    s->tconvs, s->dconvs, s->pools, s->c3ds, s->lreds, s->sreds, s->attns, s->slices);
 	if (isnan(s->eager_ratio))
 		strbuf_addstr(&sb, "eager\t-\t-\t-\n"); /* known: no side-by-side run */
 	else
@@ -110,13 +110,14 @@ int rule_summary_read(const char *text, struct rule_summary *s)
 			s->cudnn_share = strtod(f[1], NULL);
 			s->cudnn_left = strcmp(f[3], "-") == 0 ? NAN : strtod(f[3], NULL);
 		} else if (strcmp(f[0], "facts") == 0) {
-			/* tconv, dconv, pool, c3d, lred, sred and attn came later: a summary without them has none */
-			s->tconvs = s->dconvs = s->pools = s->c3ds = s->lreds = s->sreds = s->attns = 0;
+			/* tconv, dconv, pool, c3d, lred, sred, attn and slice came later: a summary without them has none */
+			s->tconvs = s->dconvs = s->pools = s->c3ds = s->lreds = s->sreds = s->attns = s->slices = 0;
 			s->facts_known = sscanf(f[3],
 						"conv=%ld,gemm=%ld,reduction=%ld,params=%ld,tconv=%ld,dconv=%ld,pool=%ld,c3d=%ld,"
-						"lred=%ld,sred=%ld,attn=%ld",
+						"lred=%ld,sred=%ld,attn=%ld,slice=%ld",
 						&s->convs, &s->gemms, &s->reductions, &s->params, &s->tconvs,
-						&s->dconvs, &s->pools, &s->c3ds, &s->lreds, &s->sreds, &s->attns) >= 4;
+						&s->dconvs, &s->pools, &s->c3ds, &s->lreds, &s->sreds, &s->attns,
+						&s->slices) >= 4;
 		} else if (strcmp(f[0], "time") == 0) {
 			s->model_ns = strtod(f[1], NULL);
 			s->device_ns = strtod(f[2], NULL);

@@ -18,7 +18,9 @@
 # convolution has one output channel: no 64-channel kernel's time), and
 # multi-head self-attention (models/small_attention.py, with its variant
 # declared: the search tries it last; its variant calls kopt::attention,
-# no softmax kernel left; the times are printed).
+# no softmax kernel left; the times are printed), and a chunked state
+# of which the last is returned (models/small_last_state.py: its product
+# for the last chunk alone, faster than max-autotune's).
 # Each variant compiles, agrees with eager and is
 # raced; the race's times are printed. Prints TAP.
 #   rewrites.sh KOPTMAKE OUTDIR
@@ -28,7 +30,7 @@ top=$(cd "$here/../.." && pwd)
 n=0; bad=0
 ok() { n=$((n + 1)); if eval "$2"; then echo "ok $n - $1"; else echo "not ok $n - $1"; bad=1; fi; }
 # MODELS="small_linear_sum ...": those alone (the checks of the others skip)
-all="small_tconv small_depthwise small_avgpool3d small_tconv_strided small_conv3d small_linear_sum small_tconv_mean small_conv_chansum small_attention"
+all="small_tconv small_depthwise small_avgpool3d small_tconv_strided small_conv3d small_linear_sum small_tconv_mean small_conv_chansum small_attention small_last_state"
 models=${MODELS:-$all}
 rm -rf "$O" && mkdir -p "$O/models" "$O/attn" && for m in $models; do cp "$here/models/$m.py" "$O/models/"; done
 # the attention model in a block of its own, its rewrite's variant declared
@@ -67,7 +69,7 @@ for pair in small_tconv:autotune-conv-transpose-as-conv small_depthwise:autotune
 	small_avgpool3d:autotune-pool-as-pointwise small_tconv_strided:autotune-conv-transpose-as-conv \
 	small_conv3d:autotune-conv3d-as-conv2d small_linear_sum:autotune-linear-reduction-fold \
 	small_tconv_mean:autotune-linear-reduction-fold small_conv_chansum:autotune-linear-reduction-fold \
-	small_attention:autotune-flash-attention; do
+	small_attention:autotune-flash-attention small_last_state:autotune-sliced-product; do
 	m=${pair%%:*}; v=${pair#*:}; R=$O/kopt-out/m/$m
 	[ "$m" = small_attention ] && R=$O/kopt-out/a/$m
 	has "$m" || continue
@@ -93,6 +95,8 @@ has small_conv_chansum && ok "small_conv_chansum: the fold's variant runs faster
 has small_attention && ok "small_attention: the rewrite's profile has kopt::attention's kernel and no softmax kernel; the first variant's has one" \
 	"grep -q 'kopt_flash_attention_fwd' '$O/kopt-out/a/small_attention/profile-autotune-flash-attention.md' && ! grep -q 'softmax' '$O/kopt-out/a/small_attention/profile-autotune-flash-attention.md' && grep -q 'softmax' '$O/kopt-out/a/small_attention/profile.md'"
 has small_attention && python3 -c "import json; r=json.load(open('$O/kopt-out/all/report.json')); m=[x for x in r['models'] if x['model'].endswith('small_attention')][0]; print('# small_attention, us per call:', {v['variant']: round(v['baseline_ns'] / 1e3, 1) for v in m['bounds']})"
+has small_last_state && ok "small_last_state: the sliced product's variant runs faster than max-autotune's" \
+	"python3 -c \"import json,sys; r=json.load(open('$O/kopt-out/all/report.json')); m=[x for x in r['models'] if x['model'].endswith('small_last_state')][0]; b={v['variant']: v['baseline_ns'] for v in m['bounds']}; print('# us', {k: round(v / 1e3, 1) for k, v in b.items()}); sys.exit(0 if b['autotune-sliced-product'] < b['autotune'] else 1)\""
 for m in small_tconv_mean small_conv_chansum; do
 	has $m && grep '| vendor |' "$O/kopt-out/m/$m/profile.md" "$O/kopt-out/m/$m/profile-autotune-linear-reduction-fold.md" | cut -c1-160 | sed 's/^/# /'
 done

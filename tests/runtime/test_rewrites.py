@@ -664,4 +664,70 @@ ok(afacts["attentions"] == 2,
    "graph facts: 2 attentions (nn.MultiheadAttention's, one written out in 4-D; not a masked one, not a softmax "
    "over the queries, not one in float64)", afacts)
 
+# a product read in part (slice_products, kopt.sliced_product): the product
+# of the rows and columns read alone, the view taken of it
+
+
+def sliced(fn, *args):
+    g = make_fx(fn, tracing_mode="fake")(*args)
+    n = rewrites.slice_products(g.graph)
+    g.recompile()
+    calls = [x for x in g.graph.nodes if x.op == "call_function"]
+    assert all("val" in x.meta for x in calls), "a node without meta['val']"
+    prods = [tuple(x.meta["val"].shape) for x in calls if x.target in (aten.mm.default, aten.addmm.default,
+                                                                       aten.bmm.default)]
+    return n, prods, g(*args), fn(*args)
+
+
+ds, ss = torch.randn(4, 8, 3, 3, dtype=torch.float64), torch.randn(4, 3, 8, 64, 16, dtype=torch.float64)
+x5, w5, b5 = torch.randn(5, 7, 8, dtype=torch.float64), torch.randn(6, 8, dtype=torch.float64), \
+    torch.randn(6, dtype=torch.float64)
+slice_cases = [
+    ("Mamba's last chunk state (an einsum's output, permuted, its last chunk selected): one row of each batch", 1,
+     [(32, 1, 1024)], lambda d, s: torch.einsum("bhzc,bchpn->bzhpn", d, s)[:, -1], (ds, ss)),
+    ("a linear layer on a sequence, its last position: one row in seven, read with its step", 1, [(5, 6)],
+     lambda x, w, b: F.linear(x, w, b)[:, -1, :], (x5, w5, b5)),
+    ("a product's rows 3 to 8", 1, [(6, 6)], lambda x, w, b: (x.reshape(35, 8) @ w.t())[3:9], (x5, w5, b5)),
+    ("a product's third column: one column of the right operand", 1, [(35, 1)],
+     lambda x, w, b: (x.reshape(35, 8) @ w.t())[:, 2], (x5, w5, b5)),
+    ("a linear layer's features 1 to 3: its bias's too", 1, [(35, 3)],
+     lambda x, w, b: F.linear(x.reshape(35, 8), w, b)[:, 1:4], (x5, w5, b5)),
+    ("a batched product's block of rows and columns", 1, [(5, 2, 3)],
+     lambda x, w, b: torch.bmm(x, x.transpose(1, 2))[:, 1:3, 2:5], (x5, w5, b5)),
+    ("a batched product's every other row", 1, [(5, 4, 7)], lambda x, w, b: torch.bmm(x, x.transpose(1, 2))[:, ::2],
+     (x5, w5, b5)),
+    ("a transposed batched product's last row: a column of the product", 1, [(5, 7, 1)],
+     lambda x, w, b: torch.bmm(x, x.transpose(1, 2)).transpose(1, 2)[:, -1], (x5, w5, b5)),
+    ("a product read in part and used whole too: not shrunk", 0, [(35, 6)],
+     lambda x, w, b: (lambda y: (y[:, 0], y))(x.reshape(35, 8) @ w.t()), (x5, w5, b5)),
+    ("a batched product's batches 1 and 2 (batches are not shrunk)", 0, [(5, 7, 7)],
+     lambda x, w, b: torch.bmm(x, x.transpose(1, 2))[1:3], (x5, w5, b5)),
+    ("a product read whole through views: not shrunk", 0, [(35, 6)],
+     lambda x, w, b: (x.reshape(35, 8) @ w.t()).reshape(5, 7, 6).transpose(1, 2), (x5, w5, b5)),
+    ("a part of a reshape that copies (a transposed product flattened): not shrunk", 0, [(35, 6)],
+     lambda x, w, b: (x.reshape(35, 8) @ w.t()).t().reshape(210)[:6], (x5, w5, b5)),
+]
+for what, want_n, want_prods, fn, args in slice_cases:
+    try:
+        n_, prods, got, want = sliced(fn, *args)
+        got, want = (got, want) if isinstance(want, tuple) else ((got,), (want,))
+        same = all(a.shape == c.shape and torch.allclose(a, c, rtol=1e-10, atol=1e-10) for a, c in zip(got, want))
+        ok(same and n_ == want_n and prods == [tuple(e) for e in want_prods], f"sliced product: {what}",
+           f"shrunk {n_}, products {prods}, same {same}")
+    except Exception as e:
+        ok(False, f"sliced product: {what}", f"{type(e).__name__}: {e}")
+
+
+class SliceFacts(torch.nn.Module):
+    def forward(self, d, s, x, w):
+        a = torch.einsum("bhzc,bchpn->bzhpn", d, s)[:, -1]  # counted
+        y = x.reshape(35, 8) @ w.t()
+        return a.sum() + y[:, 2].sum() + y.sum() + (x @ x.transpose(1, 2)).transpose(1, 2).sum()
+
+
+sfacts = graph_facts(types.SimpleNamespace(model=SliceFacts()), [ds, ss, x5, w5])
+ok(sfacts["sliced_products"] == 2,
+   "graph facts: 2 products read in part (the einsum's last chunk, a product's column; not a product read whole "
+   "through views)", sfacts)
+
 done()

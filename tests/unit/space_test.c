@@ -223,6 +223,31 @@ int main(void)
 		release(out, n);
 	}
 
+	/* a product read in part: its variant first (it removes work, as the
+	 * fold does), and among the rewrites at once */
+	const char *const sl[][3] = {
+		{ "facts\t-\t-\tconv=0,gemm=2,reduction=1,params=64,tconv=0,dconv=0,pool=0,c3d=0,lred=0,sred=0,attn=0,"
+		  "slice=1\n",
+		  "max-autotune-no-cudagraphs, kopt.sliced_product = true",
+		  "a product read in part: its variant first, before freezing" },
+		{ "facts\t-\t-\tconv=0,gemm=2,reduction=1,params=64,tconv=0,dconv=0,pool=1,c3d=0,lred=0,sred=0,attn=0,"
+		  "slice=1\n",
+		  "max-autotune-no-cudagraphs, kopt.sliced_product = true",
+		  "a product read in part and a pooling: the product's variant first, then both at once" },
+	};
+	for (size_t i = 0; i < sizeof sl / sizeof sl[0]; i++) {
+		got = search(sl[i][0], NULL, 2, out, &n);
+		char *first = n ? rule_variant_what(&out[0]) : NULL;
+		char *second = n > 1 ? rule_variant_what(&out[1]) : NULL;
+		bool both = i == 0 || (second && strstr(second, "kopt.sliced_product") && strstr(second, "kopt.pool_as_pointwise"));
+		TAP_OK(first && strcmp(first, sl[i][1]) == 0 && both, "%s (%s; %s; %s)", sl[i][2], got, first ? first : "-",
+		       second ? second : "-");
+		free(first);
+		free(second);
+		free(got);
+		release(out, n);
+	}
+
 	/* the model's layout kept: a model with a convolution that eager runs
 	 * faster than its compiled code by gamma, and no other */
 	const char *const lay[][3] = {

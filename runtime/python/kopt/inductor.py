@@ -246,7 +246,8 @@ def graph_facts(problem: Problem, inputs) -> dict:
     convolutions (and of those the transposed, the depthwise and the
     forward 3-D ones), poolings, GEMMs (and sums or means over a matrix
     product's features), attentions (a softmax between two batched
-    products), and
+    products), products read in part (a select or slice of their output,
+    through views), and
     reductions (and those over axes that leave a contiguous last axis out)
     of one eager call, counted as they are dispatched, and the
     elements of the model's parameters and buffers."""
@@ -260,7 +261,7 @@ def graph_facts(problem: Problem, inputs) -> dict:
                   "native_group_norm", "argmax", "argmin", "cumsum", "cumprod", "nll_loss_forward", "all", "any"}
     counts = {"convolutions": 0, "gemms": 0, "reductions": 0, "transposed_convolutions": 0,
               "depthwise_convolutions": 0, "convolutions_3d": 0, "poolings": 0, "linear_reductions": 0,
-              "strided_reductions": 0, "attentions": 0}
+              "strided_reductions": 0, "attentions": 0, "sliced_products": 0}
     # weak references by id, so that a later tensor that takes a freed
     # one's id is not taken for it, and nothing is kept alive: matrix
     # products' outputs (and those times a number, ...), transposed
@@ -274,6 +275,11 @@ def graph_facts(problem: Problem, inputs) -> dict:
     # product's left operand is such probabilities, in float32
     scores, probs = Tracked(), Tracked()
     view_ops = {"view", "_unsafe_view", "reshape", "_reshape_alias"}
+    # matrix products' outputs through views, and the views of them that
+    # read a part (a select, a slice): what rewrites.slice_products takes
+    products = Tracked()
+    part_views = view_ops | {"permute", "transpose", "t", "unsqueeze", "squeeze", "expand", "alias", "select",
+                             "slice", "narrow"}
     pools = {"avg_pool2d", "avg_pool3d", "max_pool2d_with_indices", "max_pool3d_with_indices"}
     # the reductions whose second argument is their axes
     strided = {"sum", "mean", "amax", "amin", "max", "min", "prod", "var", "std", "var_mean", "std_mean",
@@ -319,9 +325,14 @@ def graph_facts(problem: Problem, inputs) -> dict:
                 counts["linear_reductions"] += 1
             if name == "bmm" and probs.has(args[0]) and args[0].dtype == torch.float32:
                 counts["attentions"] += 1
+            part = name in ("select", "slice", "narrow") and args and products.has(args[0])
             out = func(*args, **(kwargs or {}))
             if not isinstance(out, torch.Tensor):
                 return out
+            if part and out.numel() < args[0].numel():
+                counts["sliced_products"] += 1
+            if name in ("mm", "addmm", "bmm") or args and products.has(args[0]) and name in part_views:
+                products.add(out)
             if name == "bmm" or args and scores.has(args[0]) and (
                     name in view_ops or name in ("mul", "div") and len(args) > 1 and isinstance(args[1], (int, float))):
                 scores.add(out)
