@@ -29,6 +29,9 @@ echo "# koptmake's own rewrites (transposed and depthwise convolutions): their n
 bash "$here/rewrites.sh" "${KOPTMAKE:-$PWD/koptmake}" "$out/rewrites" || status=1
 echo "# a rewrite's variant through Inductor's graph cache: a fresh worker compiles it again from there"
 python3 "$here/rewrite_cache.py" "$W" "$out/rewrite_cache" || status=1
+echo "# kopt::attention's kernel against float64, and a model compiled with it"
+python3 "$here/attention.py" > "$out/attention.tap" 2>&1 || status=1
+cat "$out/attention.tap"
 echo "# examples: capture and profile"
 bash "$here/examples.sh" "$W" "$out/examples" || status=1
 echo "# source knobs: screened on two examples, each compiles and matches Inductor's kernel"
