@@ -12,8 +12,11 @@ B x M x N scores are never written: Inductor's code for the unfused form
 writes them once and reads them twice or more (a 16384-token attention of
 8 heads: 8.6 GB a pass). Its dots are float32 with input_precision="ieee"
 (no TF32), as strict precision asks: the products and sums are float32's,
-in another order than cuBLAS's, as any other kernel's. On the CPU (the
-tests, a model traced there) it is the unfused form in torch.
+in another order than cuBLAS's, as any other kernel's. Those dots run on
+the FMA units: on an H200 at 8 heads of 32 over 16384 tokens the kernel
+took 15.9 ms where Inductor's unfused form took 14.2 (its GEMMs are
+cuBLAS's SGEMM), so the implementation-space search tries it last. On the
+CPU (the tests, a model traced there) it is the unfused form in torch.
 
 Registered once a process (register()), with torch.library, so that a
 compiled graph that calls it runs wherever kopt is imported: the worker,
