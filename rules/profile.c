@@ -69,8 +69,13 @@
  * 6: a kernel's bytes count an in_out argument (Inductor's buffer read and
  * written in place) twice; level 3's in-place softmax read as 42% of its
  * bound at 84%.
+ *
+ * 7: the worker compiles each variant in a frame of its own
+ * (kopt.inductor.own_frame): a variant profiled in a worker that had
+ * compiled the model's other variants went through their Dynamo entries'
+ * guards on each call.
  */
-#define PROFILE_VERSION 6
+#define PROFILE_VERSION 7
 #define FACTS_VERSION 6
 
 static int profile_key(struct dag *d, struct dag_node *n, struct hash_key *k, char **why)

@@ -1,0 +1,59 @@
+"""tests/runtime/test_own_frame.py: the copy of a model that each compiled
+variant gets (kopt.inductor.own_frame), on the CPU with any torch. Dynamo
+keeps what it compiled on the code object it traced; variants compiled
+side by side on one model shared that cache, and each call went through
+the guards of the other variants' entries (a host-bound model's figure in
+the race was not a user's). Checked: the copy's forward is a code object
+of its own, a second copy's another; the copy computes what the model
+does, with the model's own parameters (a change to them shows in the
+copy), keyword arguments and defaults; the model is left as it was; a
+forward that is not Python code leaves the model as it is. Prints TAP."""
+import os
+import sys
+
+top = os.environ.get("top_srcdir") or os.path.join(os.path.dirname(__file__), "..", "..")
+sys.path.insert(0, os.path.join(top, "runtime", "python"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tap import ok, done  # noqa: E402
+
+import torch  # noqa: E402
+
+from kopt.inductor import own_frame  # noqa: E402
+
+
+class Model(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(4, 3)
+
+    def forward(self, x, scale=2.0):
+        return self.fc(x) * scale
+
+
+m = Model()
+a, b = own_frame(m), own_frame(m)
+x = torch.randn(5, 4)
+code = Model.forward.__code__
+ok(a.forward.__code__ is not code and b.forward.__code__ is not code and a.forward.__code__ is not b.forward.__code__,
+   "each copy's forward is a code object of its own (Dynamo's cache is per code object)")
+ok(a.forward.__code__.co_code == code.co_code and a.forward.__code__.co_varnames == code.co_varnames,
+   "... with the model's own code and names (its graph, and Inductor's cache key, are the model's)")
+ok(torch.equal(a(x), m(x)) and torch.equal(a(x, scale=3.0), m(x, scale=3.0)),
+   "the copy computes what the model does, keyword arguments and defaults too")
+with torch.no_grad():
+    m.fc.weight.add_(1.0)
+ok(a.fc is m.fc and torch.equal(a(x), m(x)), "... with the model's own parameters (a change to them shows)")
+ok("forward" not in vars(m) and type(m).forward.__code__ is code, "the model is left as it was")
+scripted = torch.jit.script(torch.nn.Linear(4, 3))
+ok(own_frame(scripted) is scripted, "a scripted module is taken as it is (its forward is not Python code)")
+
+
+class Child(Model):  # forward inherited: the class's own dict lacks it
+    pass
+
+
+c = Child()
+oc = own_frame(c)
+ok(oc is not c and oc.forward.__code__ is not code and torch.equal(oc(x), c(x)),
+   "an inherited forward is copied too")
+done()
