@@ -98,18 +98,24 @@ static bool screened(const struct agent_request *req)
 	       (req->index > 0 && req->ntraj && json_object_get(req->traj[0].candidate, "screen"));
 }
 
+/* whether cfg is one of configs (a screen's list; NULL: none) */
+static bool listed(const json_t *configs, const json_t *cfg)
+{
+	size_t j;
+	json_t *sc;
+	json_array_foreach(configs, j, sc)
+		if (launch_same(sc, cfg))
+			return true;
+	return false;
+}
+
 /* a config proposed already, the kernel's own, or one the screen timed
  * alone and found no faster: a kernel no faster alone cannot make the
  * model gamma faster, and the gates would spend a model's verify on it */
 static int tried(const struct agent_request *req, const json_t *cfg)
 {
-	if (launch_same(cfg, req->kernel->config))
+	if (launch_same(cfg, req->kernel->config) || listed(screen_slower(req), cfg))
 		return 1;
-	size_t j;
-	json_t *sc;
-	json_array_foreach(screen_slower(req), j, sc)
-		if (launch_same(sc, cfg))
-			return 1;
 	for (size_t i = 0; i < req->ntraj; i++) {
 		const json_t *c = json_object_get(req->traj[i].candidate, "config");
 		const json_t *src = json_object_get(req->traj[i].candidate, "source");
@@ -241,12 +247,7 @@ static json_t *plan_next(const struct agent_request *req, const json_t *plan, in
 			json_object_set_new(c, "num_warps", json_integer(rb >= 8192 ? 16 : rb >= 2048 ? 8 : 4));
 			json_object_set_new(c, "num_stages", json_integer(1));
 			/* the screen timed this edit at this config alone: no faster */
-			size_t j;
-			json_t *sc;
-			bool slow = false;
-			json_array_foreach(screen_slower_persist(req), j, sc)
-				slow |= launch_same(sc, c) != 0;
-			if (slow) {
+			if (listed(screen_slower_persist(req), c)) {
 				free(ps);
 				json_decref(c);
 				continue;

@@ -41,6 +41,7 @@ import torch
 here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(here, "..", "..", "runtime", "python"))
 import kopt  # noqa: E402
+from kopt import verify as V  # noqa: E402
 from kopt.inductor import own_frame  # noqa: E402
 from kopt.loader import load_module, to_device  # noqa: E402
 
@@ -160,17 +161,11 @@ for m in report["models"]:
     half = any(t.dtype in (torch.float16, torch.bfloat16) for t in rb)
     tol = args.tol if args.tol is not None else 1e-2 if half else 1e-4
     close = all(torch.allclose(a.double(), b.double(), atol=tol, rtol=tol) for a, b in zip(rb, ro))
-    if not close:  # the gates' float64 fallback (gates/fp64.c, fp32's m = 2)
-        import copy
-
-        with torch.no_grad():
-            r64 = copy.deepcopy(model).double()(*[x.double() if torch.is_tensor(x) and x.is_floating_point() else x
-                                                 for x in inputs])
-        r64 = r64 if isinstance(r64, (tuple, list)) else [r64]
-        rmse = lambda a, b: float(((a.double() - b) ** 2).mean().sqrt())  # noqa: E731
-        close = all(rmse(o, r) <= 2 * rmse(b, r) + tol / 10 for b, o, r in zip(rb, ro, r64))
-        print(f"# {name}: outputs differ beyond {tol}; against float64: rmse torch.compile "
-              f"{[rmse(b, r) for b, r in zip(rb, r64)]}, kopt.backend {[rmse(o, r) for o, r in zip(ro, r64)]}")
+    if not close:  # the gates' float64 fallback (gates/fp64.c, fp32's m = 2; the gates' rmse)
+        r64 = V.fp64_outputs(model, inputs)
+        eb, eo = [V.rmse([r], [b]) for b, r in zip(rb, r64)], [V.rmse([r], [o]) for o, r in zip(ro, r64)]
+        close = all(o <= 2 * b + tol / 10 for b, o in zip(eb, eo))
+        print(f"# {name}: outputs differ beyond {tol}; against float64: rmse torch.compile {eb}, kopt.backend {eo}")
         del r64
     with torch.no_grad():
         for _ in range(3):

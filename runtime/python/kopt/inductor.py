@@ -425,8 +425,7 @@ def graph_facts(problem: Problem, inputs) -> dict:
             return number
         if name in ("add", "sub"):
             return number or isinstance(other, torch.Tensor) and other.dim() == 1 and other.shape[0] == out.shape[-1]
-        return name in ("view", "_unsafe_view", "reshape", "_reshape_alias") and \
-            args[0].shape[-1] == out.shape[-1]
+        return name in view_ops and args[0].shape[-1] == out.shape[-1]
 
     model = problem.model
     with torch.no_grad(), Count():

@@ -757,7 +757,7 @@ def fold_conv_channel_sums(graph) -> int:
 
 
 def _softmax_core(div):
-    """(x, the other nodes) where div is the last node of a softmax over
+    """x where div is the last node of a softmax over
     x's last axis as torch decomposes it (amax, sub, exp, sum with keepdim,
     div), each node used only inside it and x only by it; or where div is
     aten._softmax over the last axis; else None"""
@@ -768,7 +768,7 @@ def _softmax_core(div):
         "val" in n.meta and int(d[0]) % n.meta["val"].dim() == n.meta["val"].dim() - 1
     if div.target == aten._softmax.default and len(div.args) == 3 and not div.args[2] and \
             isinstance(div.args[0], torch.fx.Node) and last(div.args[0], [div.args[1]]):
-        return div.args[0], [div]
+        return div.args[0]
     if div.target != aten.div.Tensor or len(div.args) != 2:
         return None
     exp, total = div.args
@@ -785,7 +785,7 @@ def _softmax_core(div):
             amax.args[0] is not x or len(amax.args) < 3 or not amax.args[2] or not last(x, amax.args[1]) or \
             set(x.users) != {amax, sub} or len(amax.users) != 1:
         return None
-    return x, [amax, sub, exp, total, div]
+    return x
 
 
 def fuse_attention(graph) -> int:
@@ -811,10 +811,9 @@ def fuse_attention(graph) -> int:
     for div in list(graph.nodes):
         if div.op != "call_function":
             continue
-        core = _softmax_core(div)
-        if core is None:
+        x = _softmax_core(div)
+        if x is None:
             continue
-        x, inner = core
         # back from the scores to their product: numbers and views
         scale, node = 1.0, x
         while isinstance(node, torch.fx.Node) and node.op == "call_function" and node.target != aten.bmm.default \
@@ -927,7 +926,7 @@ def _part_read(chain, shape):
         else:
             return None
 
-    def span(kind, first, most):
+    def span(kind, first):
         """(start, stop, step) over the axes of kind, and whether one axis
         alone (read with its step)"""
         mine = [(size, step) for k, size, step in axes if k == kind]
@@ -937,7 +936,7 @@ def _part_read(chain, shape):
         last = first + sum((size - 1) * step for size, step in mine)
         return (first, last + 1, 1), False
 
-    (rows, one_row), (cols, one_col) = span("row", m0, M), span("col", n0, N)
+    (rows, one_row), (cols, one_col) = span("row", m0), span("col", n0)
     if rows[1] > M or cols[1] > N:
         return None
     R, C = len(range(*rows)), len(range(*cols))
@@ -975,13 +974,12 @@ def slice_products(graph) -> int:
                 or prod.kwargs or "val" not in prod.meta:
             continue
         if prod.target == aten.addmm.default:
-            bias = prod.args[0]
+            bias, a, b = prod.args
             bv = bias.meta.get("val") if isinstance(bias, torch.fx.Node) else None
             if bv is None or bv.dim() > 2 or (bv.dim() == 2 and int(bv.shape[0]) != 1):
                 continue  # a bias of its own per row: not a vector over the features
-            a, b = prod.args[1], prod.args[2]
         else:
-            a, b = prod.args[0], prod.args[1]
+            bias, (a, b) = None, prod.args
         chain, node = [], prod
         while len(node.users) == 1:
             user = next(iter(node.users))
@@ -1003,12 +1001,9 @@ def slice_products(graph) -> int:
                 a = _call(graph, aten.slice.Tensor, a, rowdim, *rows)
             if cols != (0, shape[-1], 1):
                 b = _call(graph, aten.slice.Tensor, b, rowdim + 1, *cols)
-                bias = prod.args[0] if prod.target == aten.addmm.default else None
                 if bias is not None:  # the bias's features: those columns
                     bias = _call(graph, aten.slice.Tensor, bias, bias.meta["val"].dim() - 1, *cols)
-            args = ((bias if cols != (0, shape[-1], 1) else prod.args[0]), a, b) \
-                if prod.target == aten.addmm.default else (a, b)
-            small = _call(graph, prod.target, *args)
+            small = _call(graph, prod.target, *((a, b) if bias is None else (bias, a, b)))
             view = _call(graph, aten.as_strided.default, small, vshape, vstrides, voff)
         last.replace_all_uses_with(view)
         shrunk += 1

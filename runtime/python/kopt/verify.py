@@ -144,19 +144,29 @@ def rmse(ref: list, outs: list) -> float:
     return math.sqrt(num / den) if den else 0.0
 
 
-def fp64_reference(c: Compiled, inputs):
-    prob = c.problem
-    if prob.kind in ("triton", "helion"):
-        return flat(prob.reference(*[x.double() if isinstance(x, torch.Tensor) and x.is_floating_point() else x for x in inputs]))
+def _double(inputs) -> list:
+    return [x.double() if isinstance(x, torch.Tensor) and x.is_floating_point() else x for x in inputs]
+
+
+def fp64_outputs(model, inputs) -> list:
+    """A copy of model run in float64 on the inputs in float64, TF32 off:
+    the outputs the float64 gate compares with (tests/gpu/deploy.py too)."""
     tf32 = (torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32)
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
     try:
-        model = copy.deepcopy(prob.model).double()
+        model = copy.deepcopy(model).double()
         with torch.no_grad():
-            return [t.detach() for t in flat(model(*[x.double() if isinstance(x, torch.Tensor) and x.is_floating_point() else x for x in inputs]))]
+            return [t.detach() for t in flat(model(*_double(inputs)))]
     finally:
         torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = tf32
+
+
+def fp64_reference(c: Compiled, inputs):
+    prob = c.problem
+    if prob.kind in ("triton", "helion"):
+        return flat(prob.reference(*_double(inputs)))
+    return fp64_outputs(prob.model, inputs)
 
 
 class Swaps:
