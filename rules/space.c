@@ -117,6 +117,15 @@ static const struct dim dims[] = {
 	/* a product of which a part is read, computed for that part alone: it
 	 * removes work as the fold does */
 	{ "autotune-sliced-product", NEED_SLICE, { "kopt.sliced_product" }, { "true" } },
+	/* an attention's softmax between its two products as one kernel
+	 * (kopt::attention): the scores, B x M x N, never written, where
+	 * Inductor writes them and reads them back (in float32 without TF32
+	 * its own attention patterns stay off). Its dots reach float32's
+	 * accuracy on tensor cores (tf32x3); with float32 dots on the FMA
+	 * units it had lost to the unfused form and gone last (bench/beyond/
+	 * README.md). Not among the rewrites at once: a kernel of koptmake's
+	 * own, raced apart from the graph rewrites */
+	{ "autotune-flash-attention", NEED_ATTN, { "kopt.flash_attention" }, { "true" } },
 	{ "autotune-rewrites", NEED_REWRITES,
 	  { "kopt.conv_transpose_as_conv", "kopt.conv3d_as_conv2d", "kopt.depthwise_as_pointwise",
 	    "kopt.pool_as_pointwise", "kopt.linear_reduction_fold", "kopt.sliced_product" },
@@ -144,15 +153,6 @@ static const struct dim dims[] = {
 	{ "autotune-conv-1x1-as-mm", NEED_CONV, { "conv_1x1_as_mm" }, { "true" } },
 	{ "autotune-benchmark-fusion", NEED_FUSION, { "benchmark_fusion" }, { "true" } },
 	{ "autotune-aggressive-fusion", NEED_FUSION, { "aggressive_fusion" }, { "true" } },
-	/* last: an attention's softmax between its two products as one kernel
-	 * (kopt::attention), the scores never written. Inductor writes them and
-	 * reads them back, and in float32 without TF32 its own attention
-	 * patterns stay off; but the kernel's float32 dots run on the FMA units
-	 * (no TF32 under strict precision), and on an H200 at 8 heads of 32
-	 * over 16384 tokens it took 15.9 ms where Inductor's unfused form took
-	 * 14.2 (bench/beyond/README.md): tried only where the search has
-	 * every other dimension's variant, and left out of the rewrites at once */
-	{ "autotune-flash-attention", NEED_ATTN, { "kopt.flash_attention" }, { "true" } },
 };
 
 void rule_variant_copy(struct kopt_variant *dst, const struct kopt_variant *v)
