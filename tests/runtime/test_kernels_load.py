@@ -196,9 +196,11 @@ Autotuner._make_launchers, Autotuner.precompile = real_make, real_pre
 # Triton's compilation listener (knobs.compilation.listener, Triton 3.4 and
 # later; a test double): triton.compile tells it whether its cache answered
 # and the key; the double's cache keys on the function's text without the
-# load's tag line, the config and an option of the process
+# load's tag line, the config, an option of the process and (as Triton's
+# key, not its metadata) the environment variables that invalidate it
 cache: dict = {}
 option = {"enable_fp_fusion": True}
+envs: dict = {}
 fakes["triton"].knobs = types.SimpleNamespace(compilation=types.SimpleNamespace(listener=None))
 
 
@@ -206,7 +208,7 @@ def listened_compile(self, cfg):
     compiled.append((id(self), dict(cfg.kwargs)))
     fn = re.sub(r"\n# kopt variant: .*\n$", "\n", self.text)
     meta = {"num_warps": cfg.num_warps, **option}
-    key = repr((fn, sorted(cfg.kwargs.items()), sorted(meta.items())))
+    key = repr((fn, sorted(cfg.kwargs.items()), sorted(meta.items()), sorted(envs.items())))
     hit = key in cache
     cache[key] = True
     knobs = getattr(fakes["triton"], "knobs", None)
@@ -243,6 +245,26 @@ ok(missed.kopt_load_parts.get("cache_hit") is False and why == {
    "a point compiled ahead under another option: a miss, and the field that differs", why)
 ok(K.key_difference({**missed.kopt_triton_key}, missed.kopt_triton_key) == {"same_key": True},
    "a miss on the child's own key: the entry was not where the worker looked")
+# the key's parts that neither the source nor the metadata holds (a test
+# double of triton.compiler.compiler): a variable that invalidates the
+# cache, set in the worker and not in the child
+option["enable_fp_fusion"] = True
+cc = types.ModuleType("triton.compiler.compiler")
+cc.triton_key = lambda: "3.6.0-abc"
+cc.get_cache_invalidating_env_vars = lambda: dict(envs)
+fakes["triton"].compiler = types.ModuleType("triton.compiler")
+fakes["triton"].compiler.compiler = cc
+sys.modules.update({"triton.compiler": fakes["triton"].compiler, "triton.compiler.compiler": cc})
+child = K.compile_only("triton_poi_fused_add_0", SRC, {"XBLOCK": 768})
+envs["TRITON_DEFAULT_FP_FUSION"] = "0"
+missed = K.load_kernel("triton_poi_fused_add_0", SRC, "screen j", {"XBLOCK": 768})
+why = K.key_difference(child, missed.kopt_triton_key)
+ok(missed.kopt_load_parts.get("cache_hit") is False and why and why["same_src"] and
+   set(why["fields"]) == {"key.env", "key.env_names"} and "key.triton_key" in child["meta"],
+   "a point compiled ahead under another cache-invalidating variable: the key's environment part differs, "
+   "and its names say which", why)
+envs.clear()
+del sys.modules["triton.compiler"], sys.modules["triton.compiler.compiler"]
 del fakes["triton"].knobs  # a Triton before 3.4
 plain_parts = K.load_kernel("triton_poi_fused_add_0", SRC, "screen i", {"XBLOCK": 2048}).kopt_load_parts
 ok("cache_hit" not in plain_parts, "a Triton without the listener: the load's parts alone", plain_parts)

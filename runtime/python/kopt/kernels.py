@@ -244,6 +244,56 @@ def _short(text: str, most: int = 160) -> str:
     return text if len(text) <= most else text[:most // 3] + "..." + text[-(most - most // 3 - 3):]
 
 
+def _key_parts(target) -> dict:
+    """The parts of Triton's cache key that neither the source nor the
+    metadata holds, each as a short hash where this Triton has it: its
+    own version key (triton_key), the backend's hash (the ptxas version
+    and the arch) and the environment variables that invalidate the
+    cache. Two processes whose keys differ in none of source, metadata
+    and these differ where Triton's key reads something else."""
+    import hashlib
+
+    out: dict = {}
+
+    def short(v) -> str:
+        return hashlib.sha256(repr(v).encode()).hexdigest()[:12]
+
+    try:
+        from triton.compiler import compiler as cc
+    except ImportError:
+        return out
+    for name in ("triton_key",):
+        f = getattr(cc, name, None)
+        if f is not None:
+            try:
+                out["key." + name] = short(f())
+            except Exception as e:  # a Triton whose function takes arguments
+                out["key." + name] = type(e).__name__
+    envf = getattr(cc, "get_cache_invalidating_env_vars", None)
+    if envf is None:
+        try:
+            from triton import knobs
+            envf = getattr(knobs, "get_cache_invalidating_env_vars", None)
+        except ImportError:
+            envf = None
+    if envf is not None:
+        try:
+            env = envf()
+            out["key.env"] = short(sorted(env.items()) if isinstance(env, dict) else env)
+            out["key.env_names"] = ",".join(sorted(env)) if isinstance(env, dict) else ""
+        except Exception as e:
+            out["key.env"] = type(e).__name__
+    mk = getattr(cc, "make_backend", None)
+    if mk is not None and target is not None:
+        try:
+            from triton.backends.compiler import GPUTarget
+            t = target if isinstance(target, GPUTarget) else GPUTarget(*target)
+            out["key.backend"] = short(mk(t).hash())
+        except Exception as e:
+            out["key.backend"] = type(e).__name__
+    return out
+
+
 class triton_compiles:
     """Context manager: the Triton compiles inside it, as a list of
     {"cache_hit", "hash", "src", "meta"} (Triton's compilation listener,
@@ -271,6 +321,7 @@ class triton_compiles:
             # the key's parts that the metadata lacks: the ptxas and the
             # libdevice that compiled it (the backend's hash, extern_libs)
             meta["env.TRITON_PTXAS_PATH"] = os.environ.get("TRITON_PTXAS_PATH")
+            meta.update(_key_parts(meta.get("target")))
             self.seen.append({"cache_hit": bool(cache_hit), "hash": str(meta.pop("hash", "")), "src": src_key,
                               "meta": {k: _short(repr(v)) for k, v in sorted(meta.items())}})
             if self.old is not None:
