@@ -3,7 +3,11 @@
  * Inductor's output code and the kernel inventory.
  *
  * Key: the model file's bytes, its kind, the variant, the seed and the
- * worker environment fingerprint (GPU, driver, CUDA, torch, triton).
+ * worker environment fingerprint (GPU, driver, CUDA, torch, triton); for
+ * a variant with koptmake's own options (kopt.NAME), also the digest of
+ * the kopt package's graph code (rewrites and the kernels they call, the
+ * env's graph_code): a change there changes what that variant runs. The
+ * others leave it out, so that such a change recaptures only them.
  * Stable part: the output code's hash and per kernel its name, kind, source
  * hash, heuristic, config and the object holding its source.
  * Measurements: compile time, input shapes, each kernel's tensor
@@ -21,6 +25,15 @@ static uint64_t seed_of(const struct kopt_model *m)
 	return m->agents ? m->agents->seed : 0;
 }
 
+/* whether the variant sets any of koptmake's own options (kopt.NAME) */
+static bool uses_graph_code(const struct kopt_variant *v)
+{
+	for (size_t i = 0; v && i < v->noptions; i++)
+		if (strncmp(v->options[i].key, "kopt.", 5) == 0)
+			return true;
+	return false;
+}
+
 static int capture_key(struct dag *d, struct dag_node *n, struct hash_key *k, char **why)
 {
 	struct rule_mv *mv = rule_mv_of(n);
@@ -34,9 +47,16 @@ static int capture_key(struct dag *d, struct dag_node *n, struct hash_key *k, ch
 	hash_key_int(k, "param:model_kind", m->kind);
 	hash_key_splice(k, &mv->variant_key);
 	hash_key_int(k, "param:seed", (long long)seed_of(m));
-	char *e = json_dumps(env, JSON_COMPACT | JSON_SORT_KEYS);
+	json_t *rest = json_copy(env);
+	json_object_del(rest, "graph_code");
+	char *e = json_dumps(rest, JSON_COMPACT | JSON_SORT_KEYS);
+	json_decref(rest);
 	hash_key_str(k, "env", e);
 	free(e);
+	if (uses_graph_code(mv->variant)) {
+		const char *gc = json_string_value(json_object_get(env, "graph_code"));
+		hash_key_str(k, "graph_code", gc ? gc : "");
+	}
 	return 0;
 }
 

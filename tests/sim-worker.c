@@ -128,6 +128,8 @@
  *   KOPT_SIM_TRACE=FILE  append "OP GPU START_NS END_NS" per request (GPU is
  *                        CUDA_VISIBLE_DEVICES): the multi-GPU scheduler test
  *   KOPT_SIM_TORCH=V     the torch version reported in the hello (env fingerprint)
+ *   KOPT_SIM_GRAPH_CODE=V  the digest of the kopt package's graph code in the
+ *                        hello (env graph_code; default "sim")
  *   KOPT_SIM_GPU=NAME    the GPU named in the hello (default "NVIDIA H200
  *                        (simulated)": the examples' devices want an H200)
  *   KOPT_SIM_WHERE=FILE  append "OP MODEL JOB.STEP GPU SGPU" when each request
@@ -1189,11 +1191,12 @@ int main(void)
 			json_array_append_new(witness, json_stringn(w, len));
 		w += len + (w[len] == ':');
 	}
-	out(json_pack("{s:s, s:o, s:i, s:{s:s, s:s, s:s, s:s, s:s, s:s, s:s}, s:{s:b, s:b, s:i, s:s, s:s}}",
+	const char *gcode = getenv("KOPT_SIM_GRAPH_CODE");
+	out(json_pack("{s:s, s:o, s:i, s:{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s}, s:{s:b, s:b, s:i, s:s, s:s}}",
 		      "hello", "kopt-sim-worker", "witness", witness, "protocol", 1, "env", "gpu",
 		      getenv("KOPT_SIM_GPU") ? getenv("KOPT_SIM_GPU") : "NVIDIA H200 (simulated)", "cc", "0.0", "driver",
 		      "sim", "cuda", "sim", "torch", torch ? torch : "2.11.0+sim", "triton", "3.6.0+sim", "python",
-		      "sim", "sandbox", "fs", sb.fs, "net", sb.net, "landlock_abi", sb.landlock_abi, "scratch",
+		      "sim", "graph_code", gcode ? gcode : "sim", "sandbox", "fs", sb.fs, "net", sb.net, "landlock_abi", sb.landlock_abi, "scratch",
 		      sb.scratch, "how", sandbox_describe(&sb)));
 	if (die && atol(die) > 0) {
 		struct itimerval it = { { 0, 0 }, { atol(die) / 1000, (atol(die) % 1000) * 1000L } };

@@ -7,7 +7,7 @@
 : "${KOPTMAKE:=$top_builddir/koptmake}"
 KOPT_WORKER=$top_builddir/tests/sim-worker
 export KOPT_WORKER
-unset KOPT_LAUNCHER KOPT_SIM_TORCH KOPT_SIM_DELAY_MS KOPT_SIM_HOSTSKEW KOPT_SIM_GPU 2>/dev/null || true
+unset KOPT_LAUNCHER KOPT_SIM_TORCH KOPT_SIM_GRAPH_CODE KOPT_SIM_DELAY_MS KOPT_SIM_HOSTSKEW KOPT_SIM_GPU 2>/dev/null || true
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/kopt-$1-XXXXXX")
 trap '[ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
 cd "$tmp"

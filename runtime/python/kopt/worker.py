@@ -87,6 +87,26 @@ def driver_version() -> str:
     return str(torch._C._cuda_getDriverVersion())
 
 
+# the files whose code a variant with koptmake's own options (kopt.NAME)
+# compiles into its graph or runs from it: the graph rewrites and the
+# kernels they call (a change to them changes what such a variant runs,
+# where torch's and Triton's versions stay)
+GRAPH_CODE = ("rewrites.py", "attention.py")
+
+
+def graph_code() -> str:
+    """A digest of GRAPH_CODE's files: the env's graph_code, which keys
+    the captures of variants with kopt.NAME options (rules/capture.c)"""
+    import hashlib
+
+    h = hashlib.sha256()
+    here = os.path.dirname(os.path.abspath(__file__))
+    for name in GRAPH_CODE:
+        with open(os.path.join(here, name), "rb") as f:
+            h.update(name.encode() + b"\0" + f.read())
+    return h.hexdigest()[:16]
+
+
 def env() -> dict:
     import triton
 
@@ -95,7 +115,7 @@ def env() -> dict:
         "gpu": p.name, "cc": f"{p.major}.{p.minor}", "driver": driver_version(),
         "cuda": torch.version.cuda, "torch": torch.__version__, "triton": triton.__version__,
         "python": platform.python_version(), "sms": p.multi_processor_count,
-        "memory_gib": round(p.total_memory / 2**30, 1), "kopt": kopt_version,
+        "memory_gib": round(p.total_memory / 2**30, 1), "kopt": kopt_version, "graph_code": graph_code(),
     }
 
 
@@ -105,7 +125,7 @@ def witness() -> list[str]:
     key a build on the remembered env without starting a worker (a null
     build then costs no GPU and no Python). The GPU list, the driver, torch
     (its version.py holds torch and CUDA versions), triton, the interpreter
-    and this package."""
+    and this package (its version, and the files of its graph code)."""
     import glob
 
     import triton
@@ -115,7 +135,8 @@ def witness() -> list[str]:
     out.append(os.path.join(os.path.dirname(torch.__file__), "version.py"))
     out.append(os.path.abspath(triton.__file__))
     out.append(os.path.realpath(sys.executable) if sys.executable else "")
-    out.append(os.path.join(os.path.dirname(os.path.abspath(__file__)), "__init__.py"))
+    here = os.path.dirname(os.path.abspath(__file__))
+    out += [os.path.join(here, name) for name in ("__init__.py",) + GRAPH_CODE]
     return [p for p in out if p]
 
 
