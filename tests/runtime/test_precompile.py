@@ -10,6 +10,7 @@ import os
 import sys
 import tempfile
 import time
+import types
 
 top = os.environ.get("top_srcdir") or os.path.join(os.path.dirname(__file__), "..", "..")
 sys.path.insert(0, os.path.join(top, "runtime", "python"))
@@ -120,15 +121,33 @@ with open(log) as f:
 # started before Inductor set its ptxas (and with a variable since unset)
 # compiles with the worker's ptxas, and without that variable
 envlog = os.path.join(tmp, "envlog")
+# (Triton's NVIDIA backend in the child: a test double whose ptxas version
+# is read once a process, as Triton's lru_cache does)
 ENVS = child_script(f"""
+import functools, types
+nc = types.ModuleType('triton.backends.nvidia.compiler')
+nc.get_ptxas_version = functools.lru_cache()(lambda arch=80: 'ptxas ' + str(os.environ.get('TRITON_PTXAS_PATH')))
+for name in ('triton', 'triton.backends', 'triton.backends.nvidia'):
+    sys.modules[name] = types.ModuleType(name)
+sys.modules['triton.backends.nvidia'].compiler = nc
+sys.modules['triton.backends.nvidia.compiler'] = nc
+nc.get_ptxas_version(90)  # read before the worker's ptxas was set
 from kopt.precompile import take_env
 for line in sys.stdin:
     req = json.loads(line)
     take_env(req.get('env'))
     with open({envlog!r}, 'a') as f:
-        f.write(json.dumps([os.environ.get('TRITON_PTXAS_PATH'), os.environ.get('MLIR_ENABLE_DUMP')]) + '\\n')
+        f.write(json.dumps([os.environ.get('TRITON_PTXAS_PATH'), os.environ.get('MLIR_ENABLE_DUMP'),
+                            nc.get_ptxas_version(90), nc.get_ptxas_version(100)]) + '\\n')
     print(json.dumps({{'id': req['id'], 'ok': True}}), flush=True)
 """)
+# the worker's side: Triton loaded, its ptxas version read (test doubles)
+fake_nc = types.ModuleType("triton.backends.nvidia.compiler")
+fake_nc.get_ptxas_version = lambda arch=80: "ptxas 13.0 (the worker's)"
+fake_triton = types.SimpleNamespace(runtime=types.SimpleNamespace(driver=types.SimpleNamespace(
+    active=types.SimpleNamespace(get_current_target=lambda: types.SimpleNamespace(arch=90)))))
+had = {k: sys.modules.get(k) for k in ("triton", "triton.backends.nvidia.compiler")}
+sys.modules["triton"], sys.modules["triton.backends.nvidia.compiler"] = fake_triton, fake_nc
 os.environ.pop("TRITON_PTXAS_PATH", None)
 os.environ["MLIR_ENABLE_DUMP"] = "1"
 envs = P.Pool(1, ENVS).start()
@@ -139,9 +158,17 @@ ok(pt.done.wait(20) and pt.ok, "a child started before the worker's ptxas was se
 envs.close()
 with open(envlog) as f:
     seen_env = [json.loads(x) for x in f]
-ok(seen_env == [["/opt/torch/bin/ptxas", None]],
+for k, v in had.items():
+    if v is None:
+        sys.modules.pop(k, None)
+    else:
+        sys.modules[k] = v
+ok([e[:2] for e in seen_env] == [["/opt/torch/bin/ptxas", None]],
    "... with the worker's TRITON_PTXAS_PATH as it was when the point was sent, and without a variable the worker "
    "unset since (Triton's cache key holds both: the child's entry is the worker's)", seen_env)
+ok([e[2:] for e in seen_env] == [["ptxas 13.0 (the worker's)", "ptxas /opt/torch/bin/ptxas"]],
+   "... and the ptxas version the worker's keys hold for its GPU's arch, where the child had read its own once before "
+   "(another arch: the child's own, read now)", seen_env)
 del os.environ["TRITON_PTXAS_PATH"]
 
 # KOPT_COMPILE_JOBS

@@ -20,7 +20,12 @@ TRITON_PTXAS_PATH (torch's own ptxas) and the libdevice (the CUDA
 toolkit's, through Triton's knob) in the worker's process when it first
 compiles, after a pool may have started. Each request carries the
 worker's values as they are then (compile_env), and the child takes them
-before it compiles.
+before it compiles. The backend's part of the key is the output of
+`ptxas --version`, which Triton reads once a process (an lru_cache): a
+child that had compiled before the worker's ptxas was set, or a worker
+that had read it before Inductor set it, would key on another ptxas than
+the other. The request carries the version the worker's keys hold, and the
+child's keys hold that one (take_env).
 
 KOPT_COMPILE_JOBS: the children (default: half the CPUs less one, at
 most 8; 0: no pool). Each child imports torch once and serves requests
@@ -74,7 +79,28 @@ def compile_env() -> dict:
         lib = None
     if lib:
         env["libdevice"] = str(lib)
+    ptxas = _ptxas_version(triton)
+    if ptxas:
+        env["ptxas_version"] = ptxas
     return env
+
+
+_arch: list = []  # the current GPU's arch, once read
+
+
+def _ptxas_version(triton) -> list | None:
+    """[arch, the ptxas version Triton's cache keys of this process hold
+    for the current GPU's arch], where this process has Triton's NVIDIA
+    backend loaded; else None"""
+    nc = sys.modules.get("triton.backends.nvidia.compiler")
+    if triton is None or nc is None or not hasattr(nc, "get_ptxas_version"):
+        return None
+    try:
+        if not _arch:
+            _arch.append(int(triton.runtime.driver.active.get_current_target().arch))
+        return [_arch[0], str(nc.get_ptxas_version(_arch[0]))]
+    except Exception:  # no GPU, another Triton: the child reads its own
+        return None
 
 
 def take_env(env: dict) -> None:
@@ -94,6 +120,21 @@ def take_env(env: dict) -> None:
             knobs.nvidia.libdevice_path = str(env["libdevice"])
         except (ImportError, AttributeError):
             pass
+    pv = env.get("ptxas_version")
+    if isinstance(pv, list) and len(pv) == 2:
+        try:
+            from triton.backends.nvidia import compiler as nc
+        except ImportError:
+            return
+        # Triton's own, kept once: each request's version replaces the last
+        own = getattr(nc, "kopt_own_ptxas_version", None) or nc.get_ptxas_version
+        nc.kopt_own_ptxas_version = own
+        arch, version = int(pv[0]), str(pv[1])
+
+        def get_ptxas_version(a: int = 80):
+            return version if a == arch else own(a)
+
+        nc.get_ptxas_version = get_ptxas_version
 
 
 class Point:
