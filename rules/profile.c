@@ -62,7 +62,9 @@
  * convolution's spatial axes, a sum over a convolution's channels.
  * 5: attentions (a softmax between two batched products, float32: what
  * kopt.flash_attention takes). 6: sliced_products (a matrix product whose
- * output is read in part: what kopt.sliced_product takes).
+ * output is read in part: what kopt.sliced_product takes). 7: attentions
+ * with a mask the same over batches and heads (a causal one), which the
+ * attention rewrite now takes.
  * tests/runtime/test_rewrites.py checks that every fact the worker writes
  * is named here.
  *
@@ -76,7 +78,7 @@
  * guards on each call.
  */
 #define PROFILE_VERSION 7
-#define FACTS_VERSION 6
+#define FACTS_VERSION 7
 
 static int profile_key(struct dag *d, struct dag_node *n, struct hash_key *k, char **why)
 {

@@ -9,9 +9,11 @@ softmax(q @ kt * scale) @ v within 1e-4 (relative to the output's scale)
 at sizes that leave partial blocks (rows and keys not a multiple of the
 blocks, heads of 40 and 72 and 8, a head of one size for the queries and
 another for the values), with the keys transposed in place (strided) and
-contiguous; and a graph compiled by Inductor with the rewrite on
-(kopt.flash_attention, through kopt.rewrites.applied) calls it and
-agrees with eager. Prints the kernel's time against the unfused form's
+contiguous; with a mask (causal; one that leaves out whole rows and
+blocks: NaN where torch's softmax is); and a graph compiled by Inductor
+with the rewrite on (kopt.flash_attention, through
+kopt.rewrites.applied), nn.MultiheadAttention's and minGPT's causal one,
+calls it and agrees with eager. Prints the kernel's time against the unfused form's
 compiled by Inductor, at 8 heads of 32 over 16384 tokens, with both
 errors against float64 there.
 """
@@ -47,6 +49,43 @@ for (b, m, n, d, dv, strided) in [(3, 100, 77, 40, 40, True), (2, 129, 300, 72, 
        f"equals float64's softmax(q kt c) v", f"relative error {err:.2e}")
 
 
+# with a mask (True: the score left out), broadcast over the batch: causal,
+# over rows and keys that leave partial blocks; and one that leaves out a
+# whole row (NaN there, as torch's softmax) and, for other rows, the keys
+# of their first blocks (a running maximum of -inf until a kept key)
+for (b, m, n, d, full_row) in [(3, 200, 200, 32, False), (2, 70, 300, 16, True)]:
+    q = torch.randn(b, m, d, device="cuda")
+    kt = torch.randn(b, n, d, device="cuda").transpose(1, 2)
+    v = torch.randn(b, n, d, device="cuda")
+    mask = torch.ones(m, n, device="cuda").tril() == 0  # causal
+    if full_row:
+        mask = torch.zeros(m, n, dtype=torch.bool, device="cuda")
+        mask[5] = True
+        mask[10:20, :150] = True  # the first blocks of these rows left out, their last keys kept
+    sc = d ** -0.5
+    got = op(q, kt, v, sc, mask.unsqueeze(0))
+    want = torch.softmax((q.double() @ kt.double() * sc).masked_fill(mask, float("-inf")), -1) @ v.double()
+    nan_same = bool((got.isnan() == want.isnan()).all())
+    fin = ~want.isnan()
+    err = float((got.double() - want)[fin].abs().max() / want[fin].abs().max())
+    ok(nan_same and err < 1e-4, f"kopt::attention with a {'causal' if not full_row else 'row-and-block'} mask "
+       f"B={b} M={m} N={n} D={d} equals float64's, NaN where torch's is", f"relative error {err:.2e}, NaN same {nan_same}")
+
+
+class Causal(torch.nn.Module):  # minGPT's masked self-attention, written out
+    def __init__(self, c=64, h=4, t=256):
+        super().__init__()
+        self.attn, self.h = torch.nn.Linear(c, 3 * c), h
+        self.register_buffer("bias", torch.tril(torch.ones(t, t)).view(1, 1, t, t))
+
+    def forward(self, x):
+        B, T, C = x.size()
+        q, k, v = (e.view(B, T, self.h, C // self.h).transpose(1, 2) for e in self.attn(x).split(C, dim=2))
+        att = (q @ k.transpose(-2, -1)) * (1.0 / (C // self.h) ** 0.5)
+        att = att.masked_fill(self.bias[:, :, :T, :T] == 0, float("-inf")).softmax(-1)
+        return (att @ v).transpose(1, 2).contiguous().view(B, T, C)
+
+
 class Attn(torch.nn.Module):
     def __init__(self):
         super().__init__()
@@ -77,10 +116,21 @@ with torch.no_grad():
     with rewrites.applied(own):
         c = torch.compile(model)
         got = c(x)
-attention._kernel = orig
 err = float((got - want).abs().max())
 ok(calls and err < 1e-4, "nn.MultiheadAttention compiled with kopt.flash_attention calls kopt::attention and "
    "agrees with eager", f"calls {len(calls)}, max abs error {err:.2e}")
+calls.clear()
+causal = Causal().cuda().eval()
+xc = torch.randn(2, 200, 64, device="cuda")
+torch._dynamo.reset()
+with torch.no_grad():
+    want = causal(xc)
+    with rewrites.applied(own):
+        got = torch.compile(causal)(xc)
+attention._kernel = orig
+err = float((got - want).abs().max())
+ok(calls and err < 1e-4, "a causal attention (minGPT's) compiled with kopt.flash_attention calls kopt::attention "
+   "with its mask and agrees with eager", f"calls {len(calls)}, max abs error {err:.2e}")
 
 
 def bench(f, n=5):

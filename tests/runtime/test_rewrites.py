@@ -617,11 +617,27 @@ def sdp(x, w):  # the scaled dot product written out, 4-D, scaled after the prod
 
 
 xa, wa = torch.randn(2, 3, 16), torch.randn(3, 16, 16)
+per_batch = torch.tensor([[[False, True, True]] * 3, [[False] * 3] * 3])
 attn_cases = [
     ("multi-head attention as nn.MultiheadAttention computes it", 1, mha, (torch.randn(6, 16), torch.randn(3, 16, 32))),
     ("a 4-D scaled dot product written out, divided after the product", 1, sdp, (xa, wa)),
-    ("a masked attention (masked_fill before the softmax): not fused", 0,
-     lambda x, w: (lambda q, k, v: (q @ k.transpose(-2, -1)).masked_fill(torch.ones(3, 3).tril() == 0, float("-inf"))
+    ("a causal attention (masked_fill with -inf before the softmax, minGPT's form: 4-D, the mask [1, 1, T, T])", 1,
+     lambda x, w: (lambda q, k, v: ((q @ k.transpose(-2, -1)) * 0.5).masked_fill(
+         torch.ones(3, 3).tril().view(1, 1, 3, 3) == 0, float("-inf")).softmax(-1) @ v)(
+         *((x @ w[i]).view(2, 3, 2, 8).transpose(1, 2) for i in range(3))), (xa, wa)),
+    ("a mask as where(keep, scores, -inf), 3-D, True keeping a score", 1,
+     lambda x, w: (lambda q, k, v: torch.where(torch.ones(3, 3).tril() > 0, q @ k.transpose(-2, -1),
+                                               torch.tensor(float("-inf"))).softmax(-1) @ v)(
+         x @ w[0], x @ w[1], x @ w[2]), (xa, wa)),
+    ("a mask that leaves out a whole row: that row NaN, as torch's", 1,
+     lambda x, w: (lambda q, k, v: (q @ k.transpose(-2, -1)).masked_fill(
+         torch.tensor([[True] * 3, [False] * 3, [False, True, False]]), float("-inf")).softmax(-1) @ v)(
+         x @ w[0], x @ w[1], x @ w[2]), (xa, wa)),
+    ("a mask that differs between batches: not fused", 0,
+     lambda x, w, m: (lambda q, k, v: (q @ k.transpose(-2, -1)).masked_fill(
+         m, float("-inf")).softmax(-1) @ v)(x @ w[0], x @ w[1], x @ w[2]), (xa, wa, per_batch)),
+    ("a mask filled with -1e9 rather than -inf: not fused", 0,
+     lambda x, w: (lambda q, k, v: (q @ k.transpose(-2, -1)).masked_fill(torch.ones(3, 3).tril() == 0, -1e9)
                    .softmax(-1) @ v)(x @ w[0], x @ w[1], x @ w[2]), (xa, wa)),
     ("a softmax over the queries' axis: not fused", 0,
      lambda x, w: (lambda q, k, v: (q @ k.transpose(-2, -1)).softmax(-2) @ v)(x @ w[0], x @ w[1], x @ w[2]), (xa, wa)),
@@ -637,7 +653,8 @@ for what, want_n, fn, args in attn_cases:
     try:
         n_, left, got, want = attn_fused(fn, *args)
         got, want = (got, want) if isinstance(want, tuple) else ((got,), (want,))
-        same = all(a.shape == c.shape and torch.allclose(a, c, rtol=1e-5, atol=1e-6) for a, c in zip(got, want))
+        same = all(a.shape == c.shape and torch.allclose(a, c, rtol=1e-5, atol=1e-6, equal_nan=True)
+                   for a, c in zip(got, want))
         has_op = "kopt.attention.default" in left
         ok(n_ == want_n and same and has_op == (want_n > 0) and (want_n == 0 or "aten.amax.default" not in left),
            f"attention rewrite: {what}", f"fused {n_}, ops {sorted(left)}, same {same}")
@@ -654,15 +671,16 @@ class AttnFacts(torch.nn.Module):
         xt = x.transpose(0, 1)
         q, k, v = xt @ w[0], xt @ w[1], xt @ w[2]
         c = (q @ k.transpose(-2, -1)).masked_fill(torch.ones(6, 6).tril() == 0, float("-inf")).softmax(-1) @ v
+        f = (q @ k.transpose(-2, -1)).masked_fill(torch.rand(2, 6, 6) > 0.5, float("-inf")).softmax(-1) @ v
         d = (q @ k.transpose(-2, -1)).softmax(-2) @ v  # over the queries: not
         e = sdp(x[:3].transpose(0, 1).double(), w.double())  # float64: not
-        return a.sum() + b.sum() + c.sum() + d.sum() + e.sum()
+        return a.sum() + b.sum() + c.sum() + d.sum() + e.sum() + f.sum()
 
 
 afacts = graph_facts(types.SimpleNamespace(model=AttnFacts().eval()), [torch.randn(6, 2, 16), wa])
-ok(afacts["attentions"] == 2,
-   "graph facts: 2 attentions (nn.MultiheadAttention's, one written out in 4-D; not a masked one, not a softmax "
-   "over the queries, not one in float64)", afacts)
+ok(afacts["attentions"] == 3,
+   "graph facts: 3 attentions (nn.MultiheadAttention's, one written out in 4-D, a causal one; not one whose mask "
+   "differs between batches, not a softmax over the queries, not one in float64)", afacts)
 
 # a product read in part (slice_products, kopt.sliced_product): the product
 # of the rows and columns read alone, the view taken of it

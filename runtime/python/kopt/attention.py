@@ -2,10 +2,14 @@
 kopt.flash_attention) puts in place of a softmax between two batched
 products:
 
-    attention(q, kt, v, scale) = softmax(q @ kt * scale, dim=-1) @ v
+    attention(q, kt, v, scale, mask) =
+        softmax((q @ kt * scale).masked_fill(mask, -inf), dim=-1) @ v
 
 q [B, M, D], kt [B, D, N] (the keys already transposed, any strides), v
-[B, N, DV]: [B, M, DV], contiguous. On CUDA one Triton kernel computes it
+[B, N, DV]: [B, M, DV], contiguous. mask (optional): booleans, True where
+a score is left out (a causal mask, say), [1 or B, 1 or M, 1 or N], any
+strides: read a tile at a time beside the scores' tile; a row with every
+score left out is NaN, as torch's softmax makes it. On CUDA one Triton kernel computes it
 in a single pass over the keys with the online softmax (a running maximum
 and sum per row, the partial output rescaled as the maximum grows), so the
 B x M x N scores are never written: Inductor's code for the unfused form
@@ -35,20 +39,23 @@ from __future__ import annotations
 import functools
 
 OP = "kopt::attention"
-SCHEMA = "attention(Tensor q, Tensor kt, Tensor v, float scale) -> Tensor"
+SCHEMA = "attention(Tensor q, Tensor kt, Tensor v, float scale, Tensor? mask=None) -> Tensor"
 # head sizes the kernel takes: q's and v's last axes, each held in registers
 MAX_HEAD = 128
 
 _lib = None
 
 
-def _reference(q, kt, v, scale):
+def _reference(q, kt, v, scale, mask=None):
     import torch
 
-    return torch.softmax(torch.bmm(q, kt) * scale, dim=-1).bmm(v)
+    s = torch.bmm(q, kt) * scale
+    if mask is not None:
+        s = s.masked_fill(mask, float("-inf"))
+    return torch.softmax(s, dim=-1).bmm(v)
 
 
-def _meta(q, kt, v, scale):
+def _meta(q, kt, v, scale, mask=None):
     return q.new_empty((q.shape[0], q.shape[1], v.shape[2]))
 
 
@@ -77,10 +84,11 @@ def _kernel():
     @triton.autotune(configs=[triton.Config({"BM": bm, "BN": bn}, num_warps=w, num_stages=st)
                               for bm, bn, w, st in CONFIGS], key=["M", "N", "D", "DV"])
     @triton.jit
-    def kopt_flash_attention_fwd(Q, KT, V, O, scale, M, N,
-                                 sqb, sqm, sqd, skb, skd, skn, svb, svn, svd, sob, som, sod,
+    def kopt_flash_attention_fwd(Q, KT, V, O, MK, scale, M, N,
+                                 sqb, sqm, sqd, skb, skd, skn, svb, svn, svd, sob, som, sod, smb, smm, smn,
                                  D: tl.constexpr, DV: tl.constexpr, BD: tl.constexpr, BDV: tl.constexpr,
-                                 BM: tl.constexpr, BN: tl.constexpr, PREC: tl.constexpr):
+                                 BM: tl.constexpr, BN: tl.constexpr, PREC: tl.constexpr,
+                                 HAS_MASK: tl.constexpr):
         pm = tl.program_id(0)
         b = tl.program_id(1).to(tl.int64)
         om = pm * BM + tl.arange(0, BM)
@@ -98,9 +106,18 @@ def _kernel():
             # the scores in base 2 (scale carries log2(e)): exp2 where exp was
             s = tl.dot(q, kt, input_precision=PREC) * scale
             s = tl.where(on[None, :] < N, s, float("-inf"))
+            if HAS_MASK:
+                out = tl.load(MK + b * smb + om[:, None] * smm + on[None, :] * smn,
+                              mask=(om[:, None] < M) & (on[None, :] < N), other=1)
+                s = tl.where(out != 0, float("-inf"), s)
             mn = tl.maximum(mi, tl.max(s, 1))
-            p = tl.exp2(s - mn[:, None])
-            alpha = tl.exp2(mi - mn)
+            if HAS_MASK:  # a row whose scores so far are all left out: its maximum is -inf
+                ms = tl.where(mn == float("-inf"), 0.0, mn)
+                p = tl.exp2(s - ms[:, None])
+                alpha = tl.exp2(mi - ms)
+            else:
+                p = tl.exp2(s - mn[:, None])
+                alpha = tl.exp2(mi - mn)
             li = li * alpha + tl.sum(p, 1)
             v = tl.load(V + b * svb + on[:, None] * svn + odv[None, :] * svd,
                         mask=(on[:, None] < N) & (odv[None, :] < DV), other=0.0)
@@ -113,7 +130,7 @@ def _kernel():
     return kopt_flash_attention_fwd
 
 
-def _cuda(q, kt, v, scale):
+def _cuda(q, kt, v, scale, mask=None):
     import torch
 
     B, M, D = (int(e) for e in q.shape)
@@ -123,9 +140,12 @@ def _cuda(q, kt, v, scale):
         return o
     if N == 0:  # a softmax over no keys: NaN, as torch's
         return o.fill_(float("nan"))
+    # the mask's broadcast axes with stride 0; without one, the kernel reads none
+    mk = mask.expand(B, M, N) if mask is not None else o
     _kernel()[lambda meta: ((M + meta["BM"] - 1) // meta["BM"], B)](
-        q, kt, v, o, float(scale) * LOG2E, M, N, *q.stride(), *kt.stride(), *v.stride(), *o.stride(),
-        D=D, DV=DV, BD=_pow2(D), BDV=_pow2(DV), PREC=PRECISION)
+        q, kt, v, o, mk, float(scale) * LOG2E, M, N, *q.stride(), *kt.stride(), *v.stride(), *o.stride(),
+        *(mk.stride() if mask is not None else (0, 0, 0)),
+        D=D, DV=DV, BD=_pow2(D), BDV=_pow2(DV), PREC=PRECISION, HAS_MASK=mask is not None)
     return o
 
 

@@ -275,7 +275,7 @@ def graph_facts(problem: Problem, inputs) -> dict:
     convolutions (and of those the transposed, the depthwise and the
     forward 3-D ones), poolings, GEMMs (and sums or means over a matrix
     product's features), attentions (a softmax between two batched
-    products), products read in part (a select or slice of their output,
+    products, with or without a causal-like mask), products read in part (a select or slice of their output,
     through views), and
     reductions (and those over axes that leave a contiguous last axis out)
     of one eager call, counted as they are dispatched, and the
@@ -363,7 +363,8 @@ def graph_facts(problem: Problem, inputs) -> dict:
             if name in ("mm", "addmm", "bmm") or args and products.has(args[0]) and name in part_views:
                 products.add(out)
             if name == "bmm" or args and scores.has(args[0]) and (
-                    name in view_ops or name in ("mul", "div") and len(args) > 1 and isinstance(args[1], (int, float))):
+                    name in view_ops or name in ("mul", "div") and len(args) > 1 and isinstance(args[1], (int, float))
+                    or name == "masked_fill" and causal_like(args)):
                 scores.add(out)
             if name == "_softmax" and scores.has(args[0]) and int(args[1]) % out.dim() == out.dim() - 1 or \
                     args and probs.has(args[0]) and (name in view_ops or name in ("expand", "clone")):
@@ -376,6 +377,15 @@ def graph_facts(problem: Problem, inputs) -> dict:
             if tconv or args and spatial.has(args[0]) and same_over(name, args, out, list(range(2, out.dim()))):
                 spatial.add(out)
             return out
+
+    def causal_like(args) -> bool:
+        """a masked_fill with -inf whose mask is the same over every axis
+        but the last two (a causal mask): what the attention rewrite takes
+        with its scores"""
+        if len(args) < 3 or not isinstance(args[1], torch.Tensor) or args[1].dtype != torch.bool:
+            return False
+        v = args[2].item() if isinstance(args[2], torch.Tensor) and args[2].numel() == 1 else args[2]
+        return isinstance(v, float) and v == float("-inf") and all(int(e) == 1 for e in args[1].shape[:-2])
 
     def reduced_axes(name, args):
         """a sum's or a mean's axes, sorted, in its input's numbering (None

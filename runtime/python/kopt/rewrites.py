@@ -80,7 +80,8 @@ any variant, so a rewrite that is wrong or slower is never chosen.
   kernel with the online softmax, the scores never written. Inductor
   writes them (B x M x N floats) and reads them back twice; its own
   attention patterns take float32 only with TF32 on, which strict
-  precision forbids. Float32, no mask. An FX pass on the post-grad graph.
+  precision forbids. Float32; a -inf mask the same over batches and heads
+  (causal) goes into the kernel. An FX pass on the post-grad graph.
 
 Rewrites of the same op, all on, are tried in NAMES' order, and what one
 makes goes through the table again.
@@ -788,6 +789,51 @@ def _softmax_core(div):
     return x
 
 
+def _attention_mask(node):
+    """(cond, scores, keep) where node masks scores with -inf: a
+    masked_fill(scores, cond, -inf) (keep False: True leaves a score out),
+    or where(cond, -inf, scores) (False) or where(cond, scores, -inf)
+    (True: True keeps it), the -inf a number or a 0-d tensor made of one;
+    else None"""
+    import math
+
+    import torch
+
+    aten = torch.ops.aten
+    copies = {aten.lift_fresh_copy.default, aten.detach.default, aten.clone.default, aten._to_copy.default}
+
+    def ninf(a) -> bool:
+        if _number(a):
+            return math.isinf(a) and a < 0
+        # through copies to a constant the graph holds (a torch.tensor)
+        while isinstance(a, torch.fx.Node) and a.op == "call_function" and a.target in copies and a.args:
+            a = a.args[0]
+        if isinstance(a, torch.fx.Node) and a.op == "call_function":
+            if a.target == aten.full.default and list(a.args[0]) == [] and _number(a.args[1]):
+                return math.isinf(a.args[1]) and a.args[1] < 0
+            if a.target == aten.scalar_tensor.default and _number(a.args[0]):
+                return math.isinf(a.args[0]) and a.args[0] < 0
+        if isinstance(a, torch.fx.Node) and a.op == "get_attr":
+            t = getattr(a.graph.owning_module, a.target, None) if a.graph.owning_module is not None else None
+            return isinstance(t, torch.Tensor) and t.numel() == 1 and t.is_floating_point() and \
+                float(t.reshape(())) == float("-inf")
+        return False
+
+    if not isinstance(node, torch.fx.Node) or node.op != "call_function":
+        return None
+    a = node.args
+    if node.target in (aten.masked_fill.Scalar, aten.masked_fill.Tensor) and len(a) == 3 and \
+            isinstance(a[0], torch.fx.Node) and isinstance(a[1], torch.fx.Node) and ninf(a[2]):
+        return a[1], a[0], False
+    if node.target in (aten.where.self, aten.where.ScalarOther, aten.where.ScalarSelf) and len(a) == 3 and \
+            isinstance(a[0], torch.fx.Node):
+        if ninf(a[1]) and isinstance(a[2], torch.fx.Node):
+            return a[0], a[2], False
+        if ninf(a[2]) and isinstance(a[1], torch.fx.Node):
+            return a[0], a[1], True
+    return None
+
+
 def fuse_attention(graph) -> int:
     """An FX pass over an ATen graph: a softmax over the last axis of a
     batched product's scores (through multiplications and divisions by
@@ -799,8 +845,10 @@ def fuse_attention(graph) -> int:
     scaled dot product written out, 3-D or 4-D) traces to this: views
     regroup the heads and the batch around the same [B, M, N] scores. Only
     in float32 (Inductor's own attention patterns take half precision, and
-    float32 only with TF32 on), without a mask, with heads of at most
-    attention.MAX_HEAD, each intermediate used once. Returns how many."""
+    float32 only with TF32 on), with heads of at most attention.MAX_HEAD,
+    each intermediate used once. A mask of -inf before the softmax
+    (masked_fill, where: a causal mask, say) goes with it where it is the
+    same for every batch and head. Returns how many."""
     import torch
 
     from . import attention
@@ -814,14 +862,19 @@ def fuse_attention(graph) -> int:
         x = _softmax_core(div)
         if x is None:
             continue
-        # back from the scores to their product: numbers and views
-        scale, node = 1.0, x
+        # back from the scores to their product: numbers and views, and at
+        # most one mask (-inf where it says)
+        scale, node, masked = 1.0, x, None
         while isinstance(node, torch.fx.Node) and node.op == "call_function" and node.target != aten.bmm.default \
                 and (node is x or len(node.users) == 1):
             if node.target == aten.mul.Tensor and _number(node.args[1]):
                 scale *= node.args[1]
             elif node.target == aten.div.Tensor and _number(node.args[1]) and node.args[1] != 0:
                 scale /= node.args[1]
+            elif masked is None and _attention_mask(node) is not None:
+                masked = (node,) + _attention_mask(node)
+                node = masked[2]
+                continue
             elif node.target not in views:
                 break
             node = node.args[0]
@@ -859,8 +912,25 @@ def fuse_attention(graph) -> int:
                 any(t.dtype != torch.float32 for t in (qv, kv, vv)) or list(pv.shape) != list(sv.shape) or \
                 int(qv.shape[2]) > attention.MAX_HEAD or int(vv.shape[2]) > attention.MAX_HEAD:
             continue
+        mask_shape = None
+        if masked is not None:
+            # the mask the same for every batch and head (a causal one):
+            # [1, M or 1, N or 1] beside the product's [B, M, N] scores,
+            # where the masked scores' rows and columns are the product's
+            where, cond, _, keep = masked
+            wv, cv = where.meta.get("val"), cond.meta.get("val")
+            if wv is None or cv is None or cv.dtype != torch.bool or cv.dim() > wv.dim() or \
+                    list(wv.shape[-2:]) != list(sv.shape[-2:]) or \
+                    any(int(e) != 1 for e in cv.shape[:-2]) or cv.dim() < 1:
+                continue
+            mask_shape = [1] + [int(e) for e in ([1] + list(cv.shape))[-2:]]
         with graph.inserting_before(out):
-            new = _call(graph, attention.op(), q, kt, v, float(scale))
+            mask = None
+            if masked is not None:
+                mask = _call(graph, aten.view.default, cond, mask_shape) if list(cv.shape) != mask_shape else cond
+                if keep:  # True where the score stays: the operator's mask is the other way
+                    mask = _call(graph, aten.logical_not.default, mask)
+            new = _call(graph, attention.op(), q, kt, v, float(scale), mask)
         out.replace_all_uses_with(new)
         fused += 1
     if fused:
