@@ -633,6 +633,12 @@ attn_cases = [
      lambda x, w: (lambda q, k, v: (q @ k.transpose(-2, -1)).masked_fill(
          torch.tensor([[True] * 3, [False] * 3, [False, True, False]]), float("-inf")).softmax(-1) @ v)(
          x @ w[0], x @ w[1], x @ w[2]), (xa, wa)),
+    ("a mask before a negative scale (its -inf made +inf): not fused", 0,
+     lambda x, w: (lambda q, k, v: ((q @ k.transpose(-2, -1)).masked_fill(torch.ones(3, 3).tril() == 0, float("-inf"))
+                                   * -0.5).softmax(-1) @ v)(x @ w[0], x @ w[1], x @ w[2]), (xa, wa)),
+    ("a mask after a negative scale: fused", 1,
+     lambda x, w: (lambda q, k, v: ((q @ k.transpose(-2, -1)) * -0.5).masked_fill(
+         torch.ones(3, 3).tril() == 0, float("-inf")).softmax(-1) @ v)(x @ w[0], x @ w[1], x @ w[2]), (xa, wa)),
     ("a mask that differs between batches: not fused", 0,
      lambda x, w, m: (lambda q, k, v: (q @ k.transpose(-2, -1)).masked_fill(
          m, float("-inf")).softmax(-1) @ v)(x @ w[0], x @ w[1], x @ w[2]), (xa, wa, per_batch)),

@@ -872,6 +872,8 @@ def fuse_attention(graph) -> int:
             elif node.target == aten.div.Tensor and _number(node.args[1]) and node.args[1] != 0:
                 scale /= node.args[1]
             elif masked is None and _attention_mask(node) is not None:
+                if scale < 0:
+                    break  # a negative number after the mask makes its -inf +inf: not the kernel's order
                 masked = (node,) + _attention_mask(node)
                 node = masked[2]
                 continue
