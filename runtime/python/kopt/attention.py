@@ -8,8 +8,9 @@ products:
 q [B, M, D], kt [B, D, N] (the keys already transposed, any strides), v
 [B, N, DV]: [B, M, DV], contiguous. mask (optional): booleans, True where
 a score is left out (a causal mask, say), [1 or B, 1 or M, 1 or N], any
-strides: read a tile at a time beside the scores' tile; a row with every
-score left out is NaN, as torch's softmax makes it. On CUDA one Triton kernel computes it
+strides: read a tile at a time beside the scores' tile, and a tile whose
+every score it leaves out (a causal mask's upper blocks) costs no dots; a
+row with every score left out is NaN, as torch's softmax makes it. On CUDA one Triton kernel computes it
 in a single pass over the keys with the online softmax (a running maximum
 and sum per row, the partial output rescaled as the maximum grows), so the
 B x M x N scores are never written: Inductor's code for the unfused form
@@ -101,28 +102,35 @@ def _kernel():
         acc = tl.zeros([BM, BDV], tl.float32)
         for start in range(0, N, BN):
             on = start + tl.arange(0, BN)
-            kt = tl.load(KT + b * skb + od[:, None] * skd + on[None, :] * skn,
-                         mask=(od[:, None] < D) & (on[None, :] < N), other=0.0)
-            # the scores in base 2 (scale carries log2(e)): exp2 where exp was
-            s = tl.dot(q, kt, input_precision=PREC) * scale
-            s = tl.where(on[None, :] < N, s, float("-inf"))
             if HAS_MASK:
                 out = tl.load(MK + b * smb + om[:, None] * smm + on[None, :] * smn,
                               mask=(om[:, None] < M) & (on[None, :] < N), other=1)
-                s = tl.where(out != 0, float("-inf"), s)
-            mn = tl.maximum(mi, tl.max(s, 1))
-            if HAS_MASK:  # a row whose scores so far are all left out: its maximum is -inf
-                ms = tl.where(mn == float("-inf"), 0.0, mn)
-                p = tl.exp2(s - ms[:, None])
-                alpha = tl.exp2(mi - ms)
+                # a tile whose every score is left out (a causal mask's
+                # upper blocks) changes nothing: its dots are not done
+                live = tl.min(out.to(tl.int32)) == 0
             else:
-                p = tl.exp2(s - mn[:, None])
-                alpha = tl.exp2(mi - mn)
-            li = li * alpha + tl.sum(p, 1)
-            v = tl.load(V + b * svb + on[:, None] * svn + odv[None, :] * svd,
-                        mask=(on[:, None] < N) & (odv[None, :] < DV), other=0.0)
-            acc = acc * alpha[:, None] + tl.dot(p, v, input_precision=PREC)
-            mi = mn
+                live = True
+            if live:
+                kt = tl.load(KT + b * skb + od[:, None] * skd + on[None, :] * skn,
+                             mask=(od[:, None] < D) & (on[None, :] < N), other=0.0)
+                # the scores in base 2 (scale carries log2(e)): exp2 where exp was
+                s = tl.dot(q, kt, input_precision=PREC) * scale
+                s = tl.where(on[None, :] < N, s, float("-inf"))
+                if HAS_MASK:
+                    s = tl.where(out != 0, float("-inf"), s)
+                mn = tl.maximum(mi, tl.max(s, 1))
+                if HAS_MASK:  # a row whose scores so far are all left out: its maximum is -inf
+                    ms = tl.where(mn == float("-inf"), 0.0, mn)
+                    p = tl.exp2(s - ms[:, None])
+                    alpha = tl.exp2(mi - ms)
+                else:
+                    p = tl.exp2(s - mn[:, None])
+                    alpha = tl.exp2(mi - mn)
+                li = li * alpha + tl.sum(p, 1)
+                v = tl.load(V + b * svb + on[:, None] * svn + odv[None, :] * svd,
+                            mask=(on[:, None] < N) & (odv[None, :] < DV), other=0.0)
+                acc = acc * alpha[:, None] + tl.dot(p, v, input_precision=PREC)
+                mi = mn
         acc = acc / li[:, None]
         tl.store(O + b * sob + om[:, None] * som + odv[None, :] * sod, acc,
                  mask=(om[:, None] < M) & (odv[None, :] < DV))
