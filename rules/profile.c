@@ -76,8 +76,12 @@
  * (kopt.inductor.own_frame): a variant profiled in a worker that had
  * compiled the model's other variants went through their Dynamo entries'
  * guards on each call.
+ *
+ * 8: a variant's calls run under its own cudnn_benchmark (a flag of the
+ * process): a variant profiled in a worker that had compiled another
+ * variant since could have run under that variant's.
  */
-#define PROFILE_VERSION 7
+#define PROFILE_VERSION 8
 #define FACTS_VERSION 7
 
 static int profile_key(struct dag *d, struct dag_node *n, struct hash_key *k, char **why)

@@ -52,11 +52,15 @@
  * (kopt.inductor.own_frame); side by side on the model's frame, each call
  * went through the other variants' Dynamo entries' guards (level 2's 14,
  * a 150 us call: 18.1x in the race, 22.3x deployed alone) */
-#define STITCH_VERSION 9
+/* 10: each variant's calls run under its own cudnn_benchmark (the flag is
+ * the process's: a variant compiled after the agents' cudnn variant had
+ * run, in the race, under cuDNN's benchmarking) */
+#define STITCH_VERSION 10
 /* the memos' own version: bump it when the worker's stitch or race changes
  * what it measures, not when the rule only writes its outputs otherwise
- * (2: own frames, as STITCH_VERSION 9) */
-#define STITCH_MEMO_VERSION 2
+ * (2: own frames, as STITCH_VERSION 9; 3: each variant's own
+ * cudnn_benchmark, as 10) */
+#define STITCH_MEMO_VERSION 3
 
 struct winner {
 	const char *kernel;

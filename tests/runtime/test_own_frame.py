@@ -7,7 +7,9 @@ the race was not a user's). Checked: the copy's forward is a code object
 of its own, a second copy's another; the copy computes what the model
 does, with the model's own parameters (a change to them shows in the
 copy), keyword arguments and defaults; the model is left as it was; a
-forward that is not Python code leaves the model as it is. Prints TAP."""
+forward that is not Python code leaves the model as it is. And a compiled
+variant runs under its own cudnn_benchmark, whatever variant was compiled
+or run before it in the process. Prints TAP."""
 import os
 import sys
 
@@ -18,7 +20,7 @@ from tap import ok, done  # noqa: E402
 
 import torch  # noqa: E402
 
-from kopt.inductor import own_frame  # noqa: E402
+from kopt.inductor import Compiled, own_frame  # noqa: E402
 
 
 class Model(torch.nn.Module):
@@ -56,4 +58,10 @@ c = Child()
 oc = own_frame(c)
 ok(oc is not c and oc.forward.__code__ is not code and torch.equal(oc(x), c(x)),
    "an inherited forward is copied too")
+# the cuDNN flag each variant's call sees (a compiled callable that reports it)
+seen = lambda: torch.backends.cudnn.benchmark  # noqa: E731
+bench, plain = (Compiled(None, {"cudnn_benchmark": True}, seen), Compiled(None, {}, seen))
+torch.backends.cudnn.benchmark = True  # as the last compile of a benchmarking variant leaves it
+got = [plain.run([]), bench.run([]), plain.run([])]
+ok(got == [False, True, False], "each variant's call runs under its own cudnn_benchmark, side by side", got)
 done()

@@ -116,6 +116,10 @@ class Compiled:
         return out
 
     def run(self, inputs):
+        # cuDNN's algorithm choice is a flag of the process and a setting of
+        # the variant (cudnn_benchmark): set at each call, since variants
+        # compiled side by side in one worker share the process
+        torch.backends.cudnn.benchmark = bool(self.variant.get("cudnn_benchmark", False))
         with torch.no_grad():
             return self.fn(*inputs)
 
