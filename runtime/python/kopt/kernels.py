@@ -251,8 +251,6 @@ def _key_parts(target) -> dict:
     and the arch) and the environment variables that invalidate the
     cache. Two processes whose keys differ in none of source, metadata
     and these differ where Triton's key reads something else."""
-    import hashlib
-
     out: dict = {}
 
     def short(v) -> str:
@@ -262,13 +260,11 @@ def _key_parts(target) -> dict:
         from triton.compiler import compiler as cc
     except ImportError:
         return out
-    for name in ("triton_key",):
-        f = getattr(cc, name, None)
-        if f is not None:
-            try:
-                out["key." + name] = short(f())
-            except Exception as e:  # a Triton whose function takes arguments
-                out["key." + name] = type(e).__name__
+    if getattr(cc, "triton_key", None) is not None:
+        try:
+            out["key.triton_key"] = short(cc.triton_key())
+        except Exception as e:  # a Triton whose function takes arguments
+            out["key.triton_key"] = type(e).__name__
     envf = getattr(cc, "get_cache_invalidating_env_vars", None)
     if envf is None:
         try:

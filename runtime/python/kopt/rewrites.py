@@ -795,8 +795,6 @@ def _attention_mask(node):
     or where(cond, -inf, scores) (False) or where(cond, scores, -inf)
     (True: True keeps it), the -inf a number or a 0-d tensor made of one;
     else None"""
-    import math
-
     import torch
 
     aten = torch.ops.aten
@@ -804,15 +802,15 @@ def _attention_mask(node):
 
     def ninf(a) -> bool:
         if _number(a):
-            return math.isinf(a) and a < 0
+            return a == float("-inf")
         # through copies to a constant the graph holds (a torch.tensor)
         while isinstance(a, torch.fx.Node) and a.op == "call_function" and a.target in copies and a.args:
             a = a.args[0]
         if isinstance(a, torch.fx.Node) and a.op == "call_function":
-            if a.target == aten.full.default and list(a.args[0]) == [] and _number(a.args[1]):
-                return math.isinf(a.args[1]) and a.args[1] < 0
-            if a.target == aten.scalar_tensor.default and _number(a.args[0]):
-                return math.isinf(a.args[0]) and a.args[0] < 0
+            if a.target == aten.full.default and list(a.args[0]) == []:
+                return ninf(a.args[1])
+            if a.target == aten.scalar_tensor.default:
+                return ninf(a.args[0])
         if isinstance(a, torch.fx.Node) and a.op == "get_attr":
             t = getattr(a.graph.owning_module, a.target, None) if a.graph.owning_module is not None else None
             return isinstance(t, torch.Tensor) and t.numel() == 1 and t.is_floating_point() and \
@@ -871,10 +869,10 @@ def fuse_attention(graph) -> int:
                 scale *= node.args[1]
             elif node.target == aten.div.Tensor and _number(node.args[1]) and node.args[1] != 0:
                 scale /= node.args[1]
-            elif masked is None and _attention_mask(node) is not None:
+            elif masked is None and (found := _attention_mask(node)) is not None:
                 if scale < 0:
                     break  # a negative number after the mask makes its -inf +inf: not the kernel's order
-                masked = (node,) + _attention_mask(node)
+                masked = (node,) + found
                 node = masked[2]
                 continue
             elif node.target not in views:
