@@ -171,6 +171,9 @@ long long agent_src_const(const char *source, const char *name);
 /* the built-in analyst leaves a kernel alone at this fraction of its
  * bound (agents/builtin/plan.c says why) */
 #define AGENT_LEAVE_ALONE 0.97
+/* a kernel whose DRAM traffic is this many times its arguments' bytes
+ * reads or writes something again: a single pass or a fusion first */
+#define AGENT_REREAD 1.25
 
 /* what bounds a kernel's time per call */
 struct agent_bound {
@@ -182,6 +185,8 @@ struct agent_bound {
 			     * own time), NULL unknown; static */
 	double frac;        /* the bound's time over the measured time, 1 at the bound,
 			     * above 1 where the bytes overstate the traffic; NAN unknown */
+	double traffic;     /* the DRAM bytes the GPU's counters saw it move over its
+			     * arguments' bytes (agent_bound, a row's dram_bytes); NAN unknown */
 };
 /* the bound of a kernel (triton: computed, else its measured time ns) that
  * runs launches times per call, each moving bytes and doing flops; a
@@ -189,7 +194,11 @@ struct agent_bound {
 void agent_bound_of(bool triton, double ns, double launches, double bytes, double flops, double copy_gbps,
 		    double peak_gflops, struct agent_bound *b);
 /* the same from a profile row (kind, ns_per_call, launches_per_call,
- * bytes, flops); flops > 0 stands for the row's */
+ * bytes, flops, dram_bytes); flops > 0 stands for the row's. Where the
+ * row has the DRAM bytes the counters measured, the bound's bytes are the
+ * fewer of those and its arguments': a kernel that moved less than its
+ * arguments (a gather, L2 hits) is bound by what it moved, one that moved
+ * more (an input read twice) by its arguments, once each */
 void agent_bound(const json_t *row, double flops, double copy_gbps, double peak_gflops, struct agent_bound *b);
 
 /* ---- built-in agents (agents/builtin/: search.c, plan.c, launch.c) ---- */

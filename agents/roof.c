@@ -13,8 +13,9 @@
  * a line outside it as if it were inside.
  *
  * A Triton kernel's bound is its bytes (its arguments' sizes, one read and
- * written in place twice) at the measured copy bandwidth or its FLOPs at
- * the measured FP32 peak,
+ * written in place twice, or, where the profile has them, the DRAM bytes
+ * the GPU's counters saw it move when those are fewer) at the measured
+ * copy bandwidth or its FLOPs at the measured FP32 peak,
  * whichever is longer, per launch, times its launches; a vendor or ATen
  * kernel's is its measured time (koptmake does not rewrite it).
  */
@@ -110,7 +111,7 @@ double agent_flops(const char *source, char **how)
 void agent_bound_of(bool triton, double ns, double launches, double bytes, double flops, double copy_gbps,
 		    double peak_gflops, struct agent_bound *b)
 {
-	b->ns = b->mem_ns = b->flop_ns = b->intensity = b->frac = NAN;
+	b->ns = b->mem_ns = b->flop_ns = b->intensity = b->frac = b->traffic = NAN;
 	b->binds = NULL;
 	if (!(ns > 0))
 		ns = NAN;
@@ -157,6 +158,11 @@ void agent_bound(const json_t *row, double flops, double copy_gbps, double peak_
 	const char *kind = json_string_value(json_object_get(row, "kind"));
 	if (!(flops > 0))
 		flops = num(row, "flops");
+	double args = num(row, "bytes"), dram = num(row, "dram_bytes"), bytes = args;
+	if (dram > 0)
+		bytes = args > 0 ? fmin(args, dram) : dram;
 	agent_bound_of(!kind || strcmp(kind, "triton") == 0, num(row, "ns_per_call"), num(row, "launches_per_call"),
-		       num(row, "bytes"), flops, copy_gbps, peak_gflops, b);
+		       bytes, flops, copy_gbps, peak_gflops, b);
+	if (dram > 0 && args > 0)
+		b->traffic = dram / args;
 }

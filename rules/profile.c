@@ -80,8 +80,14 @@
  * 8: a variant's calls run under its own cudnn_benchmark (a flag of the
  * process): a variant profiled in a worker that had compiled another
  * variant since could have run under that variant's.
+ *
+ * 9: each Triton and vendor kernel's DRAM bytes, read from the GPU's
+ * counters in one more call (runtime/counters.c; dram_bytes per launch,
+ * traffic over its arguments' bytes): the bound counts the fewer of the
+ * two, and a kernel that moves more than its arguments gets a single pass
+ * or a fusion first.
  */
-#define PROFILE_VERSION 8
+#define PROFILE_VERSION 9
 #define FACTS_VERSION 7
 
 static int profile_key(struct dag *d, struct dag_node *n, struct hash_key *k, char **why)
@@ -167,6 +173,8 @@ static double row_bound(json_t *row, double flops, const char *how, double copy_
 	json_object_set_new(row, "bound_ns", rule_num_json(b.ns));
 	json_object_set_new(row, "binds", b.binds ? json_string(b.binds) : json_null());
 	json_object_set_new(row, "frac_bound", rule_num_json(b.frac));
+	if (!isnan(b.traffic))
+		json_object_set_new(row, "traffic", json_real(b.traffic));
 	return isnan(b.ns) ? rule_num(row, "ns_per_call") : b.ns;
 }
 
@@ -364,9 +372,10 @@ static void profile_md(struct strbuf *md, const struct dag_node *n, const json_t
 		strbuf_addstr(md, ", FP32 peak ");
 		fmt_num(md, peak / 1000.0, "%.1f TFLOP/s");
 	}
-	strbuf_addstr(md, "\n\n| kernel | kind | heuristic | time/call (us) | launches/call | share | bytes | GB/s | of peak "
-			  "| FLOP/byte | bound (us) | binds | of bound | regs | spills | occupancy |\n"
-			  "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: |\n");
+	strbuf_addstr(md, "\n\n| kernel | kind | heuristic | time/call (us) | launches/call | share | bytes | DRAM bytes | GB/s | "
+			  "of peak | FLOP/byte | bound (us) | binds | of bound | regs | spills | occupancy |\n"
+			  "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: "
+			  "| ---: |\n");
 	size_t i;
 	json_t *kr;
 	json_array_foreach(json_object_get(meas, "rows"), i, kr) {
@@ -381,6 +390,8 @@ static void profile_md(struct strbuf *md, const struct dag_node *n, const json_t
 		fmt_num(md, 100.0 * rule_num(kr, "share"), "%.1f%%");
 		strbuf_addstr(md, " | ");
 		fmt_num(md, rule_num(kr, "bytes"), "%.0f");
+		strbuf_addstr(md, " | ");
+		fmt_num(md, rule_num(kr, "dram_bytes"), "%.0f");
 		strbuf_addstr(md, " | ");
 		fmt_num(md, rule_num(kr, "achieved_gbps"), "%.0f");
 		strbuf_addstr(md, " | ");

@@ -55,6 +55,7 @@
 #include <unistd.h>
 
 #include "sandbox.h"
+#include "counters.h"
 #include "vendor.h"
 
 #ifndef KOPT_SRC_PYTHONDIR
@@ -465,7 +466,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "kopt-worker: warning: CUPTI not enabled: %s\n", cupti.init_error);
 
 	if (PyImport_AppendInittab("_kopt_cupti", init_cupti_module) < 0 ||
-	    PyImport_AppendInittab("_kopt_vendor", kopt_init_vendor_module) < 0) {
+	    PyImport_AppendInittab("_kopt_vendor", kopt_init_vendor_module) < 0 ||
+	    PyImport_AppendInittab("_kopt_counters", kopt_init_counters_module) < 0) {
 		fprintf(stderr, "kopt-worker: cannot register the built-in modules\n");
 		return 2;
 	}

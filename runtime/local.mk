@@ -45,15 +45,16 @@ KOPT_PY_FILES = \
 	runtime/python/kopt/vendor_plan.py \
 	runtime/python/kopt/static_gate.py \
 	runtime/python/kopt/memcheck.py
-EXTRA_DIST += runtime/PROTOCOL.md
+EXTRA_DIST += runtime/PROTOCOL.md runtime/cshim/string
 # the worker's sandbox: the engine uses its environment list
 libkopt_a_SOURCES += runtime/sandbox.c runtime/sandbox.h
 
 if BUILD_WORKER
 pkglibexec_PROGRAMS += kopt-worker
 endif
-kopt_worker_SOURCES = runtime/kopt-worker.c runtime/vendor.c runtime/vendor.h runtime/sandbox.c runtime/sandbox.h
-kopt_worker_CPPFLAGS = $(AM_CPPFLAGS) $(PYTHON_EMBED_CFLAGS) $(CUPTI_CFLAGS) \
+kopt_worker_SOURCES = runtime/kopt-worker.c runtime/vendor.c runtime/vendor.h runtime/counters.c runtime/counters.h \
+	runtime/sandbox.c runtime/sandbox.h
+kopt_worker_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir)/runtime/cshim $(PYTHON_EMBED_CFLAGS) $(CUPTI_CFLAGS) \
 	-DKOPT_SRC_PYTHONDIR='"$(abs_top_srcdir)/runtime/python"' -DKOPT_BUILDDIR='"$(abs_top_builddir)"'
 kopt_worker_CFLAGS = $(SAN_CFLAGS) -std=c11 -Wall -Wextra -Wshadow -Wmissing-prototypes -Wstrict-prototypes
 kopt_worker_LDADD = $(JANSSON_LIBS) $(CUPTI_LIBS) $(PYTHON_EMBED_LIBS) $(DL_LIBS) -lpthread

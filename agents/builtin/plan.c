@@ -51,12 +51,18 @@ static const char *const *prior_for(const char *h, size_t *n)
 	return prior_pointwise;
 }
 
-/* "memory-bound (0.25 FLOP per byte), 12.3 us at the copy bandwidth" */
+/* "memory-bound (0.25 FLOP per byte), 12.3 us at the copy bandwidth";
+ * with the DRAM bytes counted and fewer than the arguments', "on the
+ * bytes it moved" */
 static char *bound_phrase(const struct agent_bound *b)
 {
 	bool mem = strcmp(b->binds, "memory") == 0;
-	return xasprintf("%s-bound (%.2f FLOP per byte), its bound %.1f us at the %s", mem ? "memory" : "compute",
-			 b->intensity, (mem ? b->mem_ns : b->flop_ns) / 1e3, mem ? "copy bandwidth" : "FP32 peak");
+	char *in = isnan(b->intensity) ? xstrdup("") : xasprintf(" (%.2f FLOP per byte)", b->intensity);
+	char *s = xasprintf("%s-bound%s, its bound %.1f us at the %s%s", mem ? "memory" : "compute", in,
+			    (mem ? b->mem_ns : b->flop_ns) / 1e3, mem ? "copy bandwidth" : "FP32 peak",
+			    mem && b->traffic < 1 ? " on the bytes it moved (the GPU's counters)" : "");
+	free(in);
+	return s;
 }
 
 int agent_builtin_analyze(const struct agent_kernel *k, char **why)
@@ -66,35 +72,50 @@ int agent_builtin_analyze(const struct agent_kernel *k, char **why)
 	double ns = json_number_value(json_object_get(row, "ns_per_call"));
 	/* the bound, where the kernel's FLOPs are known (the row's, else
 	 * counted in its source) and so are both peaks: memory or compute,
-	 * whichever is longer (agents/roof.c) */
-	struct agent_bound b = { .frac = NAN };
+	 * whichever is longer (agents/roof.c); where the GPU's counters
+	 * measured its DRAM bytes, the copy bandwidth alone will do */
+	struct agent_bound b = { .frac = NAN, .traffic = NAN };
 	double flops = json_number_value(json_object_get(row, "flops"));
 	if (!(flops > 0))
 		flops = agent_flops(k->source, NULL);
 	double copy = k->peak_copy_gbps;
 	double gbps = json_number_value(json_object_get(row, "achieved_gbps"));
+	bool counted = json_number_value(json_object_get(row, "dram_bytes")) > 0;
 	if (!(copy > 0) && frac > 0 && gbps > 0)
 		copy = gbps / frac;
 	if (flops > 0 && copy > 0 && k->peak_fp32_gflops > 0)
 		agent_bound(row, flops, copy, k->peak_fp32_gflops, &b);
+	else if (counted && copy > 0)
+		agent_bound(row, 0, copy, 0, &b);
 	/* FLOPs the time could not hold: the count took per-row lines for
 	 * per-element ones; the copy bandwidth alone decides */
 	if (b.binds && strcmp(b.binds, "compute") == 0 && b.frac > AGENT_OVERSTATED)
 		b.frac = NAN;
-	if (!isnan(b.frac) && b.binds && strcmp(b.binds, "measured") != 0 && !isnan(b.intensity)) {
+	bool mem = b.binds && strcmp(b.binds, "memory") == 0;
+	/* more DRAM traffic than its arguments: something is read or
+	 * written again, and a launch config will not take that away */
+	if (mem && !isnan(b.frac) && b.traffic >= AGENT_REREAD) {
+		*why = xasprintf("analyst: moves %.2fx its arguments' bytes (the GPU's counters), %.1f us per call at %.0f%% "
+				 "of its bound: a single pass or a fusion first, then launch config",
+				 b.traffic, ns / 1e3, b.frac * 100);
+		return 0;
+	}
+	if (!isnan(b.frac) && b.binds && strcmp(b.binds, "measured") != 0 && (!isnan(b.intensity) || counted)) {
 		char *bp = bound_phrase(&b);
-		if (b.frac > AGENT_OVERSTATED && strcmp(b.binds, "memory") == 0)
+		/* on counted bytes nothing overstates the traffic: beyond the
+		 * measured copy bandwidth is at it */
+		bool over = b.frac > AGENT_OVERSTATED && mem && !counted;
+		if (over)
 			*why = xasprintf("analyst: %.1f us per call; its arguments (%.0f%% of the copy bandwidth) overstate "
 					 "what it moves: launch config first", ns / 1e3, b.frac * 100);
 		else if (b.frac >= AGENT_LEAVE_ALONE)
 			*why = xasprintf("analyst: %s: already at %.0f%% of its bound: left alone", bp, b.frac * 100);
 		else
 			*why = xasprintf("analyst: %s, %.1f us per call (%.0f%% of its bound): %s", bp, ns / 1e3,
-					 b.frac * 100, strcmp(b.binds, "memory") == 0
-						 ? "launch config and block shape first"
-						 : "fewer operations per element, or its math on tensor cores");
+					 b.frac * 100, mem ? "launch config and block shape first"
+							   : "fewer operations per element, or its math on tensor cores");
 		free(bp);
-		return b.frac >= AGENT_LEAVE_ALONE && !(b.frac > AGENT_OVERSTATED && strcmp(b.binds, "memory") == 0);
+		return b.frac >= AGENT_LEAVE_ALONE && !over;
 	}
 	/* without FLOPs: the copy bandwidth alone.
 	 * bytes are the kernel's arguments' sizes: a kernel that touches part

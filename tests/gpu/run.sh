@@ -34,6 +34,9 @@ python3 "$here/attention.py" > "$out/attention.tap" 2>&1 || status=1
 cat "$out/attention.tap"
 echo "# examples: capture and profile"
 bash "$here/examples.sh" "$W" "$out/examples" || status=1
+echo "# the bytes each kernel moves, from the GPU's counters (CUPTI's range profiler)"
+python3 "$here/counters.py" "$W" "$out/counters" > "$out/counters.tap" 2>"$out/counters-worker.log" || status=1
+cat "$out/counters.tap"
 echo "# source knobs: screened on two examples, each compiles and matches Inductor's kernel"
 python3 "$here/knobs.py" "$W" "$out/knobs" || status=1
 if [ -n "${KOPT_DEPLOY_SPEC:-}" ]; then

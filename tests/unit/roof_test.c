@@ -81,7 +81,29 @@ static void t_bound(void)
 	TAP_OK(isnan(b.ns) && b.binds == NULL, "bound: a Triton kernel with neither bytes nor FLOPs: unknown");
 	json_t *row = J("{\"kind\":\"triton\",\"ns_per_call\":2500,\"launches_per_call\":1,\"bytes\":8388608,\"flops\":2097152}");
 	agent_bound(row, 0, 4000, 50000, &b);
-	TAP_OK(near(b.ns, 2097.152) && near(b.intensity, 0.25), "bound: from a profile row, its FLOPs the row's");
+	TAP_OK(near(b.ns, 2097.152) && near(b.intensity, 0.25) && isnan(b.traffic),
+	       "bound: from a profile row, its FLOPs the row's; no counters, no traffic");
+	json_decref(row);
+	/* the counters saw 4 MiB move for 8 MiB of arguments (a gather, L2
+	 * hits): its bound is what it moved */
+	row = J("{\"kind\":\"triton\",\"ns_per_call\":1500,\"launches_per_call\":1,\"bytes\":8388608,"
+		"\"dram_bytes\":4194304}");
+	agent_bound(row, 0, 4000, 50000, &b);
+	TAP_OK(near(b.ns, 1048.576) && near(b.frac, 1048.576 / 1500) && near(b.traffic, 0.5),
+	       "bound: DRAM bytes fewer than the arguments': the bound counts what it moved (%.3f ns)", b.ns);
+	json_decref(row);
+	/* 16 MiB moved for 8 MiB of arguments (an input read twice): its
+	 * bound counts each argument once */
+	row = J("{\"kind\":\"triton\",\"ns_per_call\":4500,\"launches_per_call\":2,\"bytes\":8388608,"
+		"\"dram_bytes\":16777216}");
+	agent_bound(row, 0, 4000, 50000, &b);
+	TAP_OK(near(b.mem_ns, 2 * 2097.152) && near(b.traffic, 2), "bound: DRAM bytes beyond the arguments': the "
+	       "bound counts the arguments, traffic 2 (%.3f ns)", b.mem_ns);
+	json_decref(row);
+	row = J("{\"kind\":\"vendor\",\"ns_per_call\":4500,\"launches_per_call\":1,\"dram_bytes\":16777216}");
+	agent_bound(row, 0, 4000, 50000, &b);
+	TAP_OK(near(b.ns, 4500) && strcmp(b.binds, "measured") == 0 && isnan(b.traffic),
+	       "bound: a vendor kernel's counted bytes leave its bound its time");
 	json_decref(row);
 }
 
@@ -136,6 +158,34 @@ static void t_analyst(void)
 		      "\"achieved_gbps\":8388.6,\"frac_peak\":2.1}",
 		      pointwise, 4000, 50000, &r);
 	TAP_OK(r == 0 && strstr(why, "overstate"), "analyst: arguments beyond the copy bandwidth still overstate the traffic (%s)", why);
+	free(why);
+	/* the same kernel with its DRAM bytes counted: 3.9 MiB in 1 us is at
+	 * the copy bandwidth on what it moved */
+	why = analyze("{\"kind\":\"triton\",\"ns_per_call\":1000,\"launches_per_call\":1,\"bytes\":8388608,"
+		      "\"dram_bytes\":3900000,\"achieved_gbps\":8388.6,\"frac_peak\":2.1}",
+		      pointwise, 4000, 50000, &r);
+	TAP_OK(r == 1 && strstr(why, "on the bytes it moved") && strstr(why, "98% of its bound: left alone"),
+	       "analyst: arguments beyond the copy bandwidth, DRAM bytes counted at it: left alone (%s)", why);
+	free(why);
+	why = analyze("{\"kind\":\"triton\",\"ns_per_call\":2000,\"launches_per_call\":1,\"bytes\":8388608,"
+		      "\"dram_bytes\":2000000,\"achieved_gbps\":4194.3,\"frac_peak\":1.05}",
+		      pointwise, 4000, 50000, &r);
+	TAP_OK(r == 0 && strstr(why, "25% of its bound") && strstr(why, "launch config"),
+	       "analyst: counted bytes far under the time: not at its bound, whatever its arguments say (%s)", why);
+	free(why);
+	/* an input read twice: at the copy bandwidth on what it moved, half of
+	 * its bound on its arguments */
+	why = analyze("{\"kind\":\"triton\",\"ns_per_call\":4300,\"launches_per_call\":1,\"bytes\":8388608,"
+		      "\"dram_bytes\":16777216,\"achieved_gbps\":1950.8,\"frac_peak\":0.49}",
+		      NULL, 4000, 50000, &r);
+	TAP_OK(r == 0 && strstr(why, "moves 2.00x its arguments' bytes") && strstr(why, "single pass or a fusion first"),
+	       "analyst: DRAM traffic twice its arguments: a single pass first, without FLOPs too (%s)", why);
+	free(why);
+	why = analyze("{\"kind\":\"triton\",\"ns_per_call\":2150,\"launches_per_call\":1,\"bytes\":8388608,"
+		      "\"dram_bytes\":8400000,\"achieved_gbps\":3901.7,\"frac_peak\":0.975}",
+		      NULL, 4000, 50000, &r);
+	TAP_OK(r == 1 && strstr(why, "memory-bound, its bound 2.1 us at the copy bandwidth: already at 98%"),
+	       "analyst: counted bytes as many as its arguments, no FLOPs: the copy bandwidth decides (%s)", why);
 	free(why);
 }
 

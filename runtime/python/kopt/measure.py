@@ -21,6 +21,13 @@ try:
     import _kopt_cupti as cupti  # provided by kopt-worker
 except ImportError:  # plain Python: no kernel records
     cupti = None
+try:
+    import _kopt_counters as counters  # provided by kopt-worker (runtime/counters.c)
+except ImportError:
+    counters = None
+
+# what a kernel moves to and from DRAM, as the GPU's counters see it
+DRAM_METRICS = ("dram__bytes_read.sum", "dram__bytes_write.sum")
 
 L2_FLUSH_BYTES = 256 << 20
 
@@ -84,6 +91,28 @@ def timed_calls(fns: list[Callable], n: int, flush: Flusher) -> list[list[Call]]
     every = [c for calls in out for c in calls]
     for c, recs in zip(every, R.assign([(c.t0, c.t1) for c in every], cupti.take())):
         c.records = recs
+    return out
+
+
+def dram_bytes(fn: Callable, flush: Flusher) -> dict:
+    """One call of fn, the L2 flushed before it, under the GPU's counters
+    (kopt-worker's _kopt_counters, one range per kernel launch): per kernel
+    name, [launches, DRAM bytes read and written over them]; with the
+    collection's passes and dropped ranges under "" (a name no kernel has)."""
+    if counters is None:
+        raise RuntimeError("DRAM bytes need the GPU's counters: run inside kopt-worker")
+    flush()
+    torch.cuda.synchronize()
+
+    def call():
+        fn()
+        torch.cuda.synchronize()
+    got = counters.collect(call, list(DRAM_METRICS), torch.cuda.current_device())
+    drain()   # the collection's launches are not timings
+    out: dict = {"": {"passes": got["passes"], "dropped": got["dropped"]}}
+    for name, values in got["ranges"]:
+        n, b = out.get(name, (0, 0.0))
+        out[name] = (n + 1, b + sum(values))
     return out
 
 

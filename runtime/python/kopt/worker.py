@@ -343,6 +343,18 @@ def op_profile(req):
     rows.sort(key=lambda r: -r["ns_per_call"])
     phases["measure_s"] = round(time.perf_counter() - t0, 3)
     t0 = time.perf_counter()
+    counted = None
+    if req.get("counters", True) and c.problem.kind != "helion":
+        # the bytes each kernel really moved (advice: a profile stands without them)
+        try:
+            counted = dram_rows(rows, M.dram_bytes(lambda: c.run(inputs), flusher()))
+        except Exception as exc:
+            if is_fatal(exc):
+                raise
+            traceback.print_exc(file=sys.stderr)
+            counted = {"error": (str(exc).splitlines() or [repr(exc)])[0][:300]}
+        phases["counters_s"] = round(time.perf_counter() - t0, 3)
+    t0 = time.perf_counter()
     try:
         eager = eager_vs_compiled(c, inputs, flusher())
     except Exception as exc:  # advice too
@@ -394,10 +406,29 @@ def op_profile(req):
         **({"eager": eager} if eager else {}),
         **({"check": check} if check else {}),
         **({"facts": facts} if facts else {}),
+        **({"counters": counted} if counted else {}),
         "phases": phases,
         **({"helion": helion} if helion is not None else {}),
         **({"raw_calls": raw} if raw else {}),
     }
+
+
+def dram_rows(rows: list[dict], moved: dict) -> dict:
+    """Each row that the counters saw gets its DRAM bytes per launch
+    (dram_bytes, in the terms of its argument bytes) and their rate
+    (dram_gbps); returns what the collection says: its metrics, passes,
+    dropped ranges, and the kernels seen that no row has."""
+    info = moved.pop("", {})
+    matched = 0
+    for r in rows:
+        m = moved.pop(r["name"], None)
+        if not m or not m[0]:
+            continue
+        matched += 1
+        r["dram_bytes"] = m[1] / m[0]
+        r["dram_gbps"] = m[1] / r["ns_per_call"] if r["ns_per_call"] > 0 else None
+    return {"metrics": list(M.DRAM_METRICS), "passes": info.get("passes"), "dropped": info.get("dropped"),
+            "rows": matched, "unmatched": sorted(moved)[:20]}
 
 
 def eager_vs_compiled(c: Compiled, inputs, flush, n: int = 10) -> dict | None:

@@ -1,0 +1,328 @@
+/*
+ * runtime/counters.c: the _kopt_counters module of kopt-worker, what a
+ * kernel really moves, from the GPU's performance counters.
+ *
+ * A profile row's "bytes" are its arguments' sizes: an upper bound on the
+ * traffic of a kernel that reads part of a buffer, and a lower one for a
+ * kernel that reads its input twice. The analyst needs the bytes that went
+ * to and from DRAM. collect(fn, metrics, device[, max_ranges]) runs fn once
+ * under CUPTI's range profiler, one range per kernel launch
+ * (CUPTI_AutoRange) and every pass the metrics need replayed by CUPTI
+ * inside each launch (CUPTI_KernelReplay), and returns each launch's
+ * kernel name and metric values in launch order.
+ *
+ * The kernel records of the Activity API (kopt-worker.c) are switched off
+ * for the collection and on again after it: the two do not run together,
+ * and a replayed launch is not a timing. The caller drains the records of
+ * the collection's launches.
+ *
+ * Built without CUPTI's profiler headers, collect() says so.
+ */
+#include <config.h>
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <dlfcn.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "counters.h"
+
+#if defined(HAVE_CUPTI_RANGE_PROFILER_H)
+#include <cupti.h>
+#include <cupti_profiler_host.h>
+#include <cupti_profiler_target.h>
+#include <cupti_range_profiler.h>
+#include <cupti_target.h>
+
+/* one collection's CUPTI objects, released in reverse */
+struct session {
+	CUcontext ctx;
+	CUpti_Profiler_Host_Object *host;
+	CUpti_RangeProfiler_Object *prof;
+	uint8_t *avail, *config, *data;
+	size_t avail_size, config_size, data_size, passes;
+	int started;
+};
+
+/* sets the Python error for a failed CUPTI call; 0 on success */
+static int failed(CUptiResult r, const char *what)
+{
+	if (r == CUPTI_SUCCESS)
+		return 0;
+	const char *s = NULL;
+	cuptiGetResultString(r, &s);
+	PyErr_Format(PyExc_RuntimeError, "counters: %s: %s", what, s ? s : "unknown CUPTI error");
+	return -1;
+}
+
+/* the calling thread's CUDA context, from the driver torch has loaded */
+static CUcontext current_context(void)
+{
+	void *cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+	if (!cuda)
+		return NULL;
+	CUresult (*get)(CUcontext *) = (CUresult(*)(CUcontext *))dlsym(cuda, "cuCtxGetCurrent");
+	CUcontext ctx = NULL;
+	if (!get || get(&ctx) != CUDA_SUCCESS)
+		ctx = NULL;
+	dlclose(cuda);
+	return ctx;
+}
+
+static int session_open(struct session *s, const char **metrics, size_t n, int device, size_t max_ranges)
+{
+	static int initialized;
+	if (!initialized) {
+		CUpti_Profiler_Initialize_Params p = { CUpti_Profiler_Initialize_Params_STRUCT_SIZE, NULL };
+		if (failed(cuptiProfilerInitialize(&p), "cuptiProfilerInitialize"))
+			return -1;
+		initialized = 1;
+	}
+	if (!(s->ctx = current_context())) {
+		PyErr_SetString(PyExc_RuntimeError, "counters: no current CUDA context (run a CUDA call first)");
+		return -1;
+	}
+	CUpti_Device_GetChipName_Params chip = { CUpti_Device_GetChipName_Params_STRUCT_SIZE, NULL,
+						 (size_t)device, NULL };
+	if (failed(cuptiDeviceGetChipName(&chip), "cuptiDeviceGetChipName"))
+		return -1;
+
+	CUpti_Profiler_GetCounterAvailability_Params av = { CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE,
+							    NULL, s->ctx, 0, NULL };
+	if (failed(cuptiProfilerGetCounterAvailability(&av), "cuptiProfilerGetCounterAvailability"))
+		return -1;
+	s->avail_size = av.counterAvailabilityImageSize;
+	if (!(s->avail = malloc(s->avail_size ? s->avail_size : 1)))
+		return PyErr_NoMemory(), -1;
+	av.pCounterAvailabilityImage = s->avail;
+	if (failed(cuptiProfilerGetCounterAvailability(&av), "cuptiProfilerGetCounterAvailability"))
+		return -1;
+
+	CUpti_Profiler_Host_Initialize_Params hi = { CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE, NULL,
+						     CUPTI_PROFILER_TYPE_RANGE_PROFILER, chip.pChipName, s->avail,
+						     NULL };
+	if (failed(cuptiProfilerHostInitialize(&hi), "cuptiProfilerHostInitialize"))
+		return -1;
+	s->host = hi.pHostObject;
+	CUpti_Profiler_Host_ConfigAddMetrics_Params add = { CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE,
+							    NULL, s->host, metrics, n };
+	if (failed(cuptiProfilerHostConfigAddMetrics(&add), "cuptiProfilerHostConfigAddMetrics (a metric this GPU lacks?)"))
+		return -1;
+	CUpti_Profiler_Host_GetConfigImageSize_Params cs = {
+		CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE, NULL, s->host, 0
+	};
+	if (failed(cuptiProfilerHostGetConfigImageSize(&cs), "cuptiProfilerHostGetConfigImageSize"))
+		return -1;
+	s->config_size = cs.configImageSize;
+	if (!(s->config = malloc(s->config_size ? s->config_size : 1)))
+		return PyErr_NoMemory(), -1;
+	CUpti_Profiler_Host_GetConfigImage_Params ci = { CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE, NULL,
+							 s->host, s->config_size, s->config };
+	if (failed(cuptiProfilerHostGetConfigImage(&ci), "cuptiProfilerHostGetConfigImage"))
+		return -1;
+	CUpti_Profiler_Host_GetNumOfPasses_Params np = { CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE, NULL,
+							 s->config_size, s->config, 0 };
+	if (failed(cuptiProfilerHostGetNumOfPasses(&np), "cuptiProfilerHostGetNumOfPasses"))
+		return -1;
+	s->passes = np.numOfPasses;
+
+	CUpti_RangeProfiler_Enable_Params en = { CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE, NULL, s->ctx, NULL };
+	if (failed(cuptiRangeProfilerEnable(&en), "cuptiRangeProfilerEnable"))
+		return -1;
+	s->prof = en.pRangeProfilerObject;
+	CUpti_RangeProfiler_GetCounterDataSize_Params ds = {
+		CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE, NULL, s->prof, metrics, n, max_ranges,
+		(uint32_t)max_ranges, 0
+	};
+	if (failed(cuptiRangeProfilerGetCounterDataSize(&ds), "cuptiRangeProfilerGetCounterDataSize"))
+		return -1;
+	s->data_size = ds.counterDataSize;
+	if (!(s->data = malloc(s->data_size ? s->data_size : 1)))
+		return PyErr_NoMemory(), -1;
+	CUpti_RangeProfiler_CounterDataImage_Initialize_Params di = {
+		CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE, NULL, s->prof, s->data_size, s->data
+	};
+	if (failed(cuptiRangeProfilerCounterDataImageInitialize(&di), "cuptiRangeProfilerCounterDataImageInitialize"))
+		return -1;
+	CUpti_RangeProfiler_SetConfig_Params sc = { CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE,
+						    NULL,
+						    s->prof,
+						    s->config_size,
+						    s->config,
+						    s->data_size,
+						    s->data,
+						    CUPTI_AutoRange,
+						    CUPTI_KernelReplay,
+						    max_ranges,
+						    1,
+						    1,
+						    0,
+						    1 };
+	return failed(cuptiRangeProfilerSetConfig(&sc), "cuptiRangeProfilerSetConfig");
+}
+
+/* stops a started profiler and decodes its ranges; dropped gets the
+ * ranges the counter data had no room for */
+static int session_stop(struct session *s, size_t *dropped)
+{
+	s->started = 0;
+	CUpti_RangeProfiler_Stop_Params st = { CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE, NULL, s->prof, 0, 0, 0 };
+	if (failed(cuptiRangeProfilerStop(&st), "cuptiRangeProfilerStop"))
+		return -1;
+	CUpti_RangeProfiler_DecodeData_Params dd = { CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE, NULL,
+						     s->prof, 0 };
+	if (failed(cuptiRangeProfilerDecodeData(&dd), "cuptiRangeProfilerDecodeData"))
+		return -1;
+	*dropped = dd.numOfRangeDropped;
+	return 0;
+}
+
+static void session_close(struct session *s)
+{
+	if (s->started) {
+		CUpti_RangeProfiler_Stop_Params st = { CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE, NULL, s->prof, 0, 0, 0 };
+		cuptiRangeProfilerStop(&st);
+	}
+	if (s->prof) {
+		CUpti_RangeProfiler_Disable_Params d = { CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE, NULL, s->prof };
+		cuptiRangeProfilerDisable(&d);
+	}
+	if (s->host) {
+		CUpti_Profiler_Host_Deinitialize_Params d = { CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE, NULL,
+							      s->host };
+		cuptiProfilerHostDeinitialize(&d);
+	}
+	free(s->avail);
+	free(s->config);
+	free(s->data);
+}
+
+/* [(kernel name, [value per metric]), ...] of the decoded ranges */
+static PyObject *ranges(struct session *s, const char **metrics, size_t n)
+{
+	CUpti_RangeProfiler_GetCounterDataInfo_Params info = {
+		CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE, NULL, s->data, s->data_size, 0
+	};
+	if (failed(cuptiRangeProfilerGetCounterDataInfo(&info), "cuptiRangeProfilerGetCounterDataInfo"))
+		return NULL;
+	double *v = calloc(n ? n : 1, sizeof *v);
+	PyObject *out = PyList_New(0);
+	if (!v || !out)
+		goto fail;
+	for (size_t i = 0; i < info.numTotalRanges; i++) {
+		CUpti_RangeProfiler_CounterData_GetRangeInfo_Params ri = {
+			CUpti_RangeProfiler_CounterData_GetRangeInfo_Params_STRUCT_SIZE, NULL, s->data, s->data_size, i,
+			"/", NULL
+		};
+		if (failed(cuptiRangeProfilerCounterDataGetRangeInfo(&ri), "cuptiRangeProfilerCounterDataGetRangeInfo"))
+			goto fail;
+		CUpti_Profiler_Host_EvaluateToGpuValues_Params ev = {
+			CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE, NULL, s->host, s->data, s->data_size, i,
+			metrics, n, v
+		};
+		if (failed(cuptiProfilerHostEvaluateToGpuValues(&ev), "cuptiProfilerHostEvaluateToGpuValues"))
+			goto fail;
+		PyObject *vals = PyList_New((Py_ssize_t)n);
+		for (size_t m = 0; vals && m < n; m++)
+			PyList_SET_ITEM(vals, (Py_ssize_t)m, PyFloat_FromDouble(v[m]));
+		PyObject *row = vals ? Py_BuildValue("(sN)", ri.rangeName ? ri.rangeName : "", vals) : NULL;
+		if (!row || PyList_Append(out, row) < 0) {
+			Py_XDECREF(row);
+			goto fail;
+		}
+		Py_DECREF(row);
+	}
+	free(v);
+	return out;
+fail:
+	free(v);
+	Py_XDECREF(out);
+	return NULL;
+}
+
+/* collect(fn, metrics, device, max_ranges=4096) -> {"ranges": [(name, [values])], "passes": n, "dropped": n} */
+static PyObject *py_collect(PyObject *self, PyObject *args)
+{
+	(void)self;
+	PyObject *fn, *names;
+	int device;
+	Py_ssize_t max_ranges = 4096;
+	if (!PyArg_ParseTuple(args, "OOi|n", &fn, &names, &device, &max_ranges))
+		return NULL;
+	PyObject *seq = PySequence_Fast(names, "counters: metrics must be a sequence of names");
+	if (!seq)
+		return NULL;
+	size_t n = (size_t)PySequence_Fast_GET_SIZE(seq);
+	if (n == 0 || max_ranges < 1) {
+		Py_DECREF(seq);
+		PyErr_SetString(PyExc_ValueError, "counters: at least one metric and one range");
+		return NULL;
+	}
+	const char **metrics = calloc(n, sizeof *metrics);
+	if (!metrics) {
+		Py_DECREF(seq);
+		return PyErr_NoMemory();
+	}
+	for (size_t i = 0; i < n; i++)
+		if (!(metrics[i] = PyUnicode_AsUTF8(PySequence_Fast_GET_ITEM(seq, (Py_ssize_t)i))))
+			goto early;
+
+	struct session s = { 0 };
+	PyObject *result = NULL, *list = NULL;
+	size_t dropped = 0;
+	cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+	cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+	if (session_open(&s, metrics, n, device, (size_t)max_ranges) < 0)
+		goto out;
+	CUpti_RangeProfiler_Start_Params st = { CUpti_RangeProfiler_Start_Params_STRUCT_SIZE, NULL, s.prof };
+	if (failed(cuptiRangeProfilerStart(&st), "cuptiRangeProfilerStart"))
+		goto out;
+	s.started = 1;
+	PyObject *r = PyObject_CallNoArgs(fn);
+	if (!r)
+		goto out; /* fn's own error; session_close stops the profiler */
+	Py_DECREF(r);
+	if (session_stop(&s, &dropped) < 0 || !(list = ranges(&s, metrics, n)))
+		goto out;
+	result = Py_BuildValue("{s:N,s:n,s:n}", "ranges", list, "passes", (Py_ssize_t)s.passes, "dropped",
+			       (Py_ssize_t)dropped);
+out:
+	session_close(&s);
+	cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+	free(metrics);
+	Py_DECREF(seq);
+	return result;
+early:
+	free(metrics);
+	Py_DECREF(seq);
+	return NULL;
+}
+#else
+static PyObject *py_collect(PyObject *self, PyObject *args)
+{
+	(void)self;
+	(void)args;
+	PyErr_SetString(PyExc_RuntimeError, "counters: kopt-worker was built without CUPTI's range profiler "
+					    "(cupti_range_profiler.h, CUDA 12.6 or later)");
+	return NULL;
+}
+#endif
+
+static PyMethodDef counters_methods[] = {
+	{ "collect", py_collect, METH_VARARGS,
+	  "collect(fn, metrics, device, max_ranges=4096): run fn once under CUPTI's range profiler, one range per "
+	  "kernel launch; {'ranges': [(kernel, [value per metric])], 'passes': n, 'dropped': n}" },
+	{ NULL, NULL, 0, NULL },
+};
+
+static struct PyModuleDef counters_module = {
+	PyModuleDef_HEAD_INIT, "_kopt_counters", "GPU performance counters per kernel launch (CUPTI range profiler)",
+	-1, counters_methods, NULL, NULL, NULL, NULL,
+};
+
+PyObject *kopt_init_counters_module(void)
+{
+	return PyModule_Create(&counters_module);
+}
