@@ -9,7 +9,8 @@
  * under CUPTI's range profiler, one range per kernel launch
  * (CUPTI_AutoRange) and every pass the metrics need replayed by CUPTI
  * inside each launch (CUPTI_KernelReplay), and returns each launch's
- * kernel name and metric values in launch order.
+ * range name and metric values in launch order. CUPTI names automatic
+ * ranges by their number ("0", "1", ...): the caller knows the kernels.
  *
  * The kernel records of the Activity API (kopt-worker.c) are switched off
  * for the collection and on again after it: the two do not run together,
@@ -26,6 +27,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "counters.h"
 
@@ -55,6 +57,13 @@ static int failed(CUptiResult r, const char *what)
 	cuptiGetResultString(r, &s);
 	PyErr_Format(PyExc_RuntimeError, "counters: %s: %s", what, s ? s : "unknown CUPTI error");
 	return -1;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 /* the calling thread's CUDA context, from the driver torch has loaded */
@@ -199,7 +208,7 @@ static void session_close(struct session *s)
 	free(s->data);
 }
 
-/* [(kernel name, [value per metric]), ...] of the decoded ranges */
+/* [(range name, [value per metric]), ...] of the decoded ranges */
 static PyObject *ranges(struct session *s, const char **metrics, size_t n)
 {
 	CUpti_RangeProfiler_GetCounterDataInfo_Params info = {
@@ -272,6 +281,7 @@ static PyObject *py_collect(PyObject *self, PyObject *args)
 	struct session s = { 0 };
 	PyObject *result = NULL, *list = NULL;
 	size_t dropped = 0;
+	double t0 = now_s(), t1 = t0, t2 = t0;
 	cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
 	cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
 	if (session_open(&s, metrics, n, device, (size_t)max_ranges) < 0)
@@ -280,14 +290,16 @@ static PyObject *py_collect(PyObject *self, PyObject *args)
 	if (failed(cuptiRangeProfilerStart(&st), "cuptiRangeProfilerStart"))
 		goto out;
 	s.started = 1;
+	t1 = now_s();
 	PyObject *r = PyObject_CallNoArgs(fn);
 	if (!r)
 		goto out; /* fn's own error; session_close stops the profiler */
 	Py_DECREF(r);
+	t2 = now_s();
 	if (session_stop(&s, &dropped) < 0 || !(list = ranges(&s, metrics, n)))
 		goto out;
-	result = Py_BuildValue("{s:N,s:n,s:n}", "ranges", list, "passes", (Py_ssize_t)s.passes, "dropped",
-			       (Py_ssize_t)dropped);
+	result = Py_BuildValue("{s:N,s:n,s:n,s:d,s:d,s:d}", "ranges", list, "passes", (Py_ssize_t)s.passes, "dropped",
+			       (Py_ssize_t)dropped, "setup_s", t1 - t0, "run_s", t2 - t1, "decode_s", now_s() - t2);
 out:
 	session_close(&s);
 	cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
@@ -313,7 +325,8 @@ static PyObject *py_collect(PyObject *self, PyObject *args)
 static PyMethodDef counters_methods[] = {
 	{ "collect", py_collect, METH_VARARGS,
 	  "collect(fn, metrics, device, max_ranges=4096): run fn once under CUPTI's range profiler, one range per "
-	  "kernel launch; {'ranges': [(kernel, [value per metric])], 'passes': n, 'dropped': n}" },
+	  "kernel launch; {'ranges': [(range name, [value per metric])], 'passes': n, 'dropped': n, 'setup_s', "
+	  "'run_s', 'decode_s'}" },
 	{ NULL, NULL, 0, NULL },
 };
 

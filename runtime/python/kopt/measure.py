@@ -94,11 +94,15 @@ def timed_calls(fns: list[Callable], n: int, flush: Flusher) -> list[list[Call]]
     return out
 
 
-def dram_bytes(fn: Callable, flush: Flusher) -> dict:
+def dram_bytes(fn: Callable, flush: Flusher, launches: list[str]) -> dict:
     """One call of fn, the L2 flushed before it, under the GPU's counters
     (kopt-worker's _kopt_counters, one range per kernel launch): per kernel
     name, [launches, DRAM bytes read and written over them]; with the
-    collection's passes and dropped ranges under "" (a name no kernel has)."""
+    collection's passes, dropped ranges and times under "" (a name no
+    kernel has). CUPTI numbers its automatic ranges ("0", "1", ...) in
+    launch order: launches, the kernel names of a timed call in the order
+    they started, names them, and a call that launched another number of
+    kernels is an error."""
     if counters is None:
         raise RuntimeError("DRAM bytes need the GPU's counters: run inside kopt-worker")
     flush()
@@ -109,8 +113,13 @@ def dram_bytes(fn: Callable, flush: Flusher) -> dict:
         torch.cuda.synchronize()
     got = counters.collect(call, list(DRAM_METRICS), torch.cuda.current_device())
     drain()   # the collection's launches are not timings
-    out: dict = {"": {"passes": got["passes"], "dropped": got["dropped"]}}
-    for name, values in got["ranges"]:
+    ranges = got["ranges"]
+    numbered = all(r[0].isdigit() for r in ranges)
+    if numbered and len(ranges) != len(launches):
+        raise RuntimeError(f"the counters saw {len(ranges)} kernel launches, a timed call {len(launches)}")
+    out: dict = {"": {k: got[k] for k in ("passes", "dropped", "setup_s", "run_s", "decode_s") if k in got}}
+    for i, (name, values) in enumerate(ranges):
+        name = launches[i] if numbered else name
         n, b = out.get(name, (0, 0.0))
         out[name] = (n + 1, b + sum(values))
     return out

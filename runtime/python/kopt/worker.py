@@ -349,7 +349,8 @@ def op_profile(req):
     if req.get("counters", True) and os.environ.get("KOPT_COUNTERS", "1") != "0" and c.problem.kind != "helion":
         # the bytes each kernel really moved (advice: a profile stands without them)
         try:
-            counted = dram_rows(rows, M.dram_bytes(lambda: c.run(inputs), flusher()))
+            launches = [r[0] for r in sorted(calls[-1].records, key=lambda r: r[1])]
+            counted = dram_rows(rows, M.dram_bytes(lambda: c.run(inputs), flusher(), launches))
         except Exception as exc:
             if is_fatal(exc):
                 raise
@@ -429,8 +430,7 @@ def dram_rows(rows: list[dict], moved: dict) -> dict:
         matched += 1
         r["dram_bytes"] = m[1] / m[0]
         r["dram_gbps"] = m[1] / r["ns_per_call"] if r["ns_per_call"] > 0 else None
-    return {"metrics": list(M.DRAM_METRICS), "passes": info.get("passes"), "dropped": info.get("dropped"),
-            "rows": matched, "unmatched": sorted(moved)[:20]}
+    return {"metrics": list(M.DRAM_METRICS), **info, "rows": matched, "unmatched": sorted(moved)[:20]}
 
 
 def eager_vs_compiled(c: Compiled, inputs, flush, n: int = 10) -> dict | None:
