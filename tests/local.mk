@@ -94,6 +94,9 @@ TESTS += tests/unit/space_test
 # bounds, leave-alone by the bound, the report's bound columns, roofline.svg
 TESTS += tests/e2e/roofline.sh
 EXTRA_DIST += tests/e2e/roofline.sh
+# the profile's DRAM bytes (the GPU's counters) in the bound and the analysis
+TESTS += tests/e2e/counters.sh
+EXTRA_DIST += tests/e2e/counters.sh
 check_PROGRAMS += tests/unit/wpool_test
 tests_unit_wpool_test_SOURCES = tests/unit/wpool_test.c tests/tap.h
 TESTS += tests/unit/wpool_test

@@ -89,6 +89,8 @@
  *                               gates) reads S: agrees (the default),
  *                               accurate, wrong or ill, for every variant or
  *                               only VARIANT's
+ *   # sim: dram X               the profile's counters saw each Triton kernel move
+ *                               X times its argument bytes (dram_bytes, PROTOCOL.md)
  *   # sim: flops OPS            each Triton kernel's source does OPS operations
  *                               per element over 2^24 elements (the FLOPs
  *                               koptmake counts in it: OPS x 2^24 a launch)
@@ -501,6 +503,21 @@ static json_t *profile(const struct model *m)
 	if (f > 0)
 		json_object_set_new(r, "eager", json_pack("{s:i, s:f, s:f}", "calls", 10, "compiled_ns", model_ns(m),
 							  "eager_ns", model_ns(m) * g_speed / f));
+	const char *dram = strstr(m->text, "# sim: dram ");
+	if (dram) {
+		size_t i;
+		json_t *row;
+		json_array_foreach(ks, i, row)
+			if (strcmp(json_string_value(json_object_get(row, "kind")), "triton") == 0) {
+				double b = json_number_value(json_object_get(row, "bytes")) * atof(dram + 12);
+				json_object_set_new(row, "dram_bytes", json_real(b));
+				json_object_set_new(row, "dram_gbps",
+						    json_real(b / json_number_value(json_object_get(row, "ns_per_call"))));
+			}
+		json_object_set_new(r, "counters", json_pack("{s:[s,s], s:i, s:i, s:i, s:[]}", "metrics",
+							     "dram__bytes_read.sum", "dram__bytes_write.sum", "passes", 1,
+							     "dropped", 0, "rows", m->nk, "unmatched"));
+	}
 	json_t *k0 = json_array_get(ks, 0);
 	if (strstr(m->text, "# sim: badtime negative\n"))
 		json_object_set_new(k0, "ns_per_call", json_real(-1000.0));
