@@ -7,8 +7,13 @@ Times one model call, CUDA events, median of interleaved rounds after a
 warm-up, under: eager; torch.compile's default, reduce-overhead,
 max-autotune (CUDA graphs) and max-autotune-no-cudagraphs; koptmake's
 deployment (kopt.backend) without graphs, and with cudagraphs="copy" and
-"static". Checks that both contracts give eager's outputs (atol and rtol
-1e-3) and that "static" refuses another tensor. Exit 1 on a failed check.
+"static". Checks that both contracts give the outputs of the same
+deployment without graphs (atol and rtol 1e-5: the same kernels, replayed),
+that "copy" gives them for other tensors of the same values, and that
+"static" refuses another tensor; each deployment's agreement with eager
+(atol and rtol 1e-3) is written beside, not checked: a rewrite that sums
+in another order can differ by more and still pass the gates' float64 rule,
+which tests/gpu/deploy.py applies. Exit 1 on a failed check.
 These figures are the deployment's: koptmake's reports never include them.
 """
 
@@ -88,22 +93,29 @@ def main() -> int:
             fns[mode](*inputs)
     ok = True
     checks = []
+    plain = None   # the deployment's outputs without graphs
+
+    def close(a, b, tol):
+        return len(a) == len(b) and all(torch.allclose(x.double(), y.double(), atol=tol, rtol=tol) for x, y in zip(a, b))
     for name, graphs in (("kopt", None), ("kopt cudagraphs=copy", "copy"), ("kopt cudagraphs=static", "static")):
         be = kopt.backend(outdir, cudagraphs=graphs)
         fn = torch.compile(fresh(), backend=be)
         with torch.no_grad():
             for _ in range(3):   # the check's call, the capture, a replay
                 out = [t.clone() for t in flat(fn(*inputs))]
-        good = len(out) == len(ref) and all(torch.allclose(o.double(), r.double(), atol=1e-3, rtol=1e-3)
-                                            for o, r in zip(out, ref))
+        if graphs is None:
+            plain = out
+        same = close(out, plain, 1e-5)
         replays = sum(g.replays for g in be.graphs)
-        checks.append({"deployment": name, "matches_eager": good, "graphs": len(be.graphs), "replays": replays})
-        ok &= good and (graphs is None or replays > 0)
+        checks.append({"deployment": name, "close_to_eager_1e-3": close(out, ref, 1e-3),
+                       **({} if graphs is None else {"same_as_without_graphs": same}),
+                       "graphs": len(be.graphs), "replays": replays})
+        ok &= graphs is None or (same and replays > 0)
         if graphs == "copy":
             other = [x.clone() for x in inputs]
             with torch.no_grad():
                 out2 = [t.clone() for t in flat(fn(*other))]
-            same = all(torch.allclose(o.double(), r.double(), atol=1e-3, rtol=1e-3) for o, r in zip(out2, ref))
+            same = close(out2, plain, 1e-5)
             checks.append({"deployment": name, "other_tensors_same_values": same})
             ok &= same
         if graphs == "static":

@@ -93,6 +93,6 @@ echo "# CUDA graphs, measured apart (tests/gpu/cudagraphs.py)"
 python3 "$here/cudagraphs.py" "$O/models/small_convnet.py" "$O/kopt-out/small_convnet" "$O/cudagraphs.json" > "$O/cudagraphs.md"
 crc=$?
 sed 's/^/# /' "$O/cudagraphs.md"
-ok "the CUDA-graph deployment runs under both contracts and matches eager" "[ $crc -eq 0 ]"
+ok "the CUDA-graph deployment runs under both contracts and gives the outputs it gives without graphs" "[ $crc -eq 0 ]"
 echo "1..$n"
 exit $bad
