@@ -38,13 +38,24 @@
 #include <cupti_range_profiler.h>
 #include <cupti_target.h>
 
+/* what a collection needs that depends only on the device and the
+ * metrics: the host object (it evaluates the counters into metrics) and
+ * the config image (which counters, in how many passes). Built once and
+ * kept for the next collection with the same device and metrics. */
+static struct plan {
+	int device;
+	char *metrics; /* the names, each followed by a newline */
+	CUpti_Profiler_Host_Object *host;
+	uint8_t *avail, *config;
+	size_t config_size, passes;
+} plan = { -1, NULL, NULL, NULL, NULL, 0, 0 };
+
 /* one collection's CUPTI objects, released in reverse */
 struct session {
 	CUcontext ctx;
-	CUpti_Profiler_Host_Object *host;
 	CUpti_RangeProfiler_Object *prof;
-	uint8_t *avail, *config, *data;
-	size_t avail_size, config_size, data_size, passes;
+	uint8_t *data;
+	size_t data_size;
 	int started;
 };
 
@@ -80,6 +91,90 @@ static CUcontext current_context(void)
 	return ctx;
 }
 
+static void plan_drop(void)
+{
+	if (plan.host) {
+		CUpti_Profiler_Host_Deinitialize_Params d = { CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE, NULL,
+							      plan.host };
+		cuptiProfilerHostDeinitialize(&d);
+	}
+	free(plan.metrics);
+	free(plan.avail);
+	free(plan.config);
+	plan = (struct plan){ -1, NULL, NULL, NULL, NULL, 0, 0 };
+}
+
+/* the plan for these metrics on this device, the kept one where it is theirs */
+static int plan_get(CUcontext ctx, const char **metrics, size_t n, int device)
+{
+	size_t len = 1;
+	for (size_t i = 0; i < n; i++)
+		len += strlen(metrics[i]) + 1;
+	char *key = malloc(len);
+	if (!key)
+		return PyErr_NoMemory(), -1;
+	key[0] = '\0';
+	for (size_t i = 0; i < n; i++)
+		strcat(strcat(key, metrics[i]), "\n");
+	if (plan.host && plan.device == device && strcmp(plan.metrics, key) == 0) {
+		free(key);
+		return 0;
+	}
+	plan_drop();
+	plan.device = device;
+	plan.metrics = key;
+
+	CUpti_Device_GetChipName_Params chip = { CUpti_Device_GetChipName_Params_STRUCT_SIZE, NULL,
+						 (size_t)device, NULL };
+	if (failed(cuptiDeviceGetChipName(&chip), "cuptiDeviceGetChipName"))
+		goto fail;
+	CUpti_Profiler_GetCounterAvailability_Params av = { CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE,
+							    NULL, ctx, 0, NULL };
+	if (failed(cuptiProfilerGetCounterAvailability(&av), "cuptiProfilerGetCounterAvailability"))
+		goto fail;
+	if (!(plan.avail = malloc(av.counterAvailabilityImageSize ? av.counterAvailabilityImageSize : 1))) {
+		PyErr_NoMemory();
+		goto fail;
+	}
+	av.pCounterAvailabilityImage = plan.avail;
+	if (failed(cuptiProfilerGetCounterAvailability(&av), "cuptiProfilerGetCounterAvailability"))
+		goto fail;
+
+	CUpti_Profiler_Host_Initialize_Params hi = { CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE, NULL,
+						     CUPTI_PROFILER_TYPE_RANGE_PROFILER, chip.pChipName, plan.avail,
+						     NULL };
+	if (failed(cuptiProfilerHostInitialize(&hi), "cuptiProfilerHostInitialize"))
+		goto fail;
+	plan.host = hi.pHostObject;
+	CUpti_Profiler_Host_ConfigAddMetrics_Params add = { CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE,
+							    NULL, plan.host, metrics, n };
+	if (failed(cuptiProfilerHostConfigAddMetrics(&add), "cuptiProfilerHostConfigAddMetrics (a metric this GPU lacks?)"))
+		goto fail;
+	CUpti_Profiler_Host_GetConfigImageSize_Params cs = {
+		CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE, NULL, plan.host, 0
+	};
+	if (failed(cuptiProfilerHostGetConfigImageSize(&cs), "cuptiProfilerHostGetConfigImageSize"))
+		goto fail;
+	plan.config_size = cs.configImageSize;
+	if (!(plan.config = malloc(plan.config_size ? plan.config_size : 1))) {
+		PyErr_NoMemory();
+		goto fail;
+	}
+	CUpti_Profiler_Host_GetConfigImage_Params ci = { CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE, NULL,
+							 plan.host, plan.config_size, plan.config };
+	if (failed(cuptiProfilerHostGetConfigImage(&ci), "cuptiProfilerHostGetConfigImage"))
+		goto fail;
+	CUpti_Profiler_Host_GetNumOfPasses_Params np = { CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE, NULL,
+							 plan.config_size, plan.config, 0 };
+	if (failed(cuptiProfilerHostGetNumOfPasses(&np), "cuptiProfilerHostGetNumOfPasses"))
+		goto fail;
+	plan.passes = np.numOfPasses;
+	return 0;
+fail:
+	plan_drop();
+	return -1;
+}
+
 static int session_open(struct session *s, const char **metrics, size_t n, int device, size_t max_ranges)
 {
 	static int initialized;
@@ -93,49 +188,8 @@ static int session_open(struct session *s, const char **metrics, size_t n, int d
 		PyErr_SetString(PyExc_RuntimeError, "counters: no current CUDA context (run a CUDA call first)");
 		return -1;
 	}
-	CUpti_Device_GetChipName_Params chip = { CUpti_Device_GetChipName_Params_STRUCT_SIZE, NULL,
-						 (size_t)device, NULL };
-	if (failed(cuptiDeviceGetChipName(&chip), "cuptiDeviceGetChipName"))
+	if (plan_get(s->ctx, metrics, n, device) < 0)
 		return -1;
-
-	CUpti_Profiler_GetCounterAvailability_Params av = { CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE,
-							    NULL, s->ctx, 0, NULL };
-	if (failed(cuptiProfilerGetCounterAvailability(&av), "cuptiProfilerGetCounterAvailability"))
-		return -1;
-	s->avail_size = av.counterAvailabilityImageSize;
-	if (!(s->avail = malloc(s->avail_size ? s->avail_size : 1)))
-		return PyErr_NoMemory(), -1;
-	av.pCounterAvailabilityImage = s->avail;
-	if (failed(cuptiProfilerGetCounterAvailability(&av), "cuptiProfilerGetCounterAvailability"))
-		return -1;
-
-	CUpti_Profiler_Host_Initialize_Params hi = { CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE, NULL,
-						     CUPTI_PROFILER_TYPE_RANGE_PROFILER, chip.pChipName, s->avail,
-						     NULL };
-	if (failed(cuptiProfilerHostInitialize(&hi), "cuptiProfilerHostInitialize"))
-		return -1;
-	s->host = hi.pHostObject;
-	CUpti_Profiler_Host_ConfigAddMetrics_Params add = { CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE,
-							    NULL, s->host, metrics, n };
-	if (failed(cuptiProfilerHostConfigAddMetrics(&add), "cuptiProfilerHostConfigAddMetrics (a metric this GPU lacks?)"))
-		return -1;
-	CUpti_Profiler_Host_GetConfigImageSize_Params cs = {
-		CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE, NULL, s->host, 0
-	};
-	if (failed(cuptiProfilerHostGetConfigImageSize(&cs), "cuptiProfilerHostGetConfigImageSize"))
-		return -1;
-	s->config_size = cs.configImageSize;
-	if (!(s->config = malloc(s->config_size ? s->config_size : 1)))
-		return PyErr_NoMemory(), -1;
-	CUpti_Profiler_Host_GetConfigImage_Params ci = { CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE, NULL,
-							 s->host, s->config_size, s->config };
-	if (failed(cuptiProfilerHostGetConfigImage(&ci), "cuptiProfilerHostGetConfigImage"))
-		return -1;
-	CUpti_Profiler_Host_GetNumOfPasses_Params np = { CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE, NULL,
-							 s->config_size, s->config, 0 };
-	if (failed(cuptiProfilerHostGetNumOfPasses(&np), "cuptiProfilerHostGetNumOfPasses"))
-		return -1;
-	s->passes = np.numOfPasses;
 
 	CUpti_RangeProfiler_Enable_Params en = { CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE, NULL, s->ctx, NULL };
 	if (failed(cuptiRangeProfilerEnable(&en), "cuptiRangeProfilerEnable"))
@@ -158,8 +212,8 @@ static int session_open(struct session *s, const char **metrics, size_t n, int d
 	CUpti_RangeProfiler_SetConfig_Params sc = { CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE,
 						    NULL,
 						    s->prof,
-						    s->config_size,
-						    s->config,
+						    plan.config_size,
+						    plan.config,
 						    s->data_size,
 						    s->data,
 						    CUPTI_AutoRange,
@@ -198,13 +252,6 @@ static void session_close(struct session *s)
 		CUpti_RangeProfiler_Disable_Params d = { CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE, NULL, s->prof };
 		cuptiRangeProfilerDisable(&d);
 	}
-	if (s->host) {
-		CUpti_Profiler_Host_Deinitialize_Params d = { CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE, NULL,
-							      s->host };
-		cuptiProfilerHostDeinitialize(&d);
-	}
-	free(s->avail);
-	free(s->config);
 	free(s->data);
 }
 
@@ -228,7 +275,7 @@ static PyObject *ranges(struct session *s, const char **metrics, size_t n)
 		if (failed(cuptiRangeProfilerCounterDataGetRangeInfo(&ri), "cuptiRangeProfilerCounterDataGetRangeInfo"))
 			goto fail;
 		CUpti_Profiler_Host_EvaluateToGpuValues_Params ev = {
-			CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE, NULL, s->host, s->data, s->data_size, i,
+			CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE, NULL, plan.host, s->data, s->data_size, i,
 			metrics, n, v
 		};
 		if (failed(cuptiProfilerHostEvaluateToGpuValues(&ev), "cuptiProfilerHostEvaluateToGpuValues"))
@@ -298,7 +345,7 @@ static PyObject *py_collect(PyObject *self, PyObject *args)
 	t2 = now_s();
 	if (session_stop(&s, &dropped) < 0 || !(list = ranges(&s, metrics, n)))
 		goto out;
-	result = Py_BuildValue("{s:N,s:n,s:n,s:d,s:d,s:d}", "ranges", list, "passes", (Py_ssize_t)s.passes, "dropped",
+	result = Py_BuildValue("{s:N,s:n,s:n,s:d,s:d,s:d}", "ranges", list, "passes", (Py_ssize_t)plan.passes, "dropped",
 			       (Py_ssize_t)dropped, "setup_s", t1 - t0, "run_s", t2 - t1, "decode_s", now_s() - t2);
 out:
 	session_close(&s);

@@ -111,7 +111,7 @@ def dram_bytes(fn: Callable, flush: Flusher, launches: list[str]) -> dict:
     def call():
         fn()
         torch.cuda.synchronize()
-    got = counters.collect(call, list(DRAM_METRICS), torch.cuda.current_device())
+    got = counters.collect(call, list(DRAM_METRICS), torch.cuda.current_device(), max(64, len(launches) + 16))
     drain()   # the collection's launches are not timings
     ranges = got["ranges"]
     numbered = all(r[0].isdigit() for r in ranges)
