@@ -185,6 +185,7 @@ struct llm_kernel_prompt {
 	double share;        /* share of the model's GPU time, 0..1; < 0 unknown */
 	double bytes;        /* bytes moved per call; < 0 unknown */
 	double achieved_gbs; /* achieved bandwidth, GB/s; < 0 unknown */
+	double dram_bytes;   /* DRAM bytes a launch moved, as the GPU's counters saw it; <= 0 unknown */
 	double flops;        /* floating-point operations per launch; <= 0 unknown */
 	const char *flops_how; /* how flops was found, e.g. "7 per element x 16.8M elements, counted in the source" */
 

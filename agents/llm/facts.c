@@ -207,6 +207,8 @@ static void facts_fill(struct facts *f, const struct agent_kernel *k)
 	p->bytes = v > 0 ? v : -1;
 	v = json_number_value(json_object_get(row, "achieved_gbps"));
 	p->achieved_gbs = v > 0 ? v : -1;
+	v = json_number_value(json_object_get(row, "dram_bytes"));
+	p->dram_bytes = v > 0 ? v : 0;
 	double frac = json_number_value(json_object_get(row, "frac_peak"));
 	p->peak_gbs = k->peak_copy_gbps > 0 ? k->peak_copy_gbps : frac > 0 && p->achieved_gbs > 0 ? p->achieved_gbs / frac : -1;
 	if (k->peak_fp32_gflops > 0) {

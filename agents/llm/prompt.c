@@ -237,13 +237,17 @@ static void llm_bound(const struct llm_kernel_prompt *p, struct strbuf *sb)
 	if (p->flops <= 0 || p->bytes <= 0 || p->time_us <= 0 || p->peak_gbs <= 0 || p->peak_tflops <= 0)
 		return;
 	struct agent_bound b;
-	/* bytes (its arguments') and FLOPs per launch, the time per call */
-	agent_bound_of(true, p->time_us * 1e3, p->calls > 0 ? (double)p->calls : 1, p->bytes, p->flops, p->peak_gbs,
-		       p->peak_tflops * 1e3, &b);
+	/* bytes (its arguments', or the fewer DRAM bytes the counters saw it
+	 * move: agent_bound) and FLOPs per launch, the time per call */
+	bool counted = p->dram_bytes > 0;
+	agent_bound_of(true, p->time_us * 1e3, p->calls > 0 ? (double)p->calls : 1,
+		       counted ? fmin(p->bytes, p->dram_bytes) : p->bytes, p->flops, p->peak_gbs, p->peak_tflops * 1e3,
+		       &b);
 	bool mem = strcmp(b.binds, "memory") == 0;
-	/* memory: the row's achieved bandwidth over the copy bandwidth, where sent */
-	double frac = mem && p->achieved_gbs > 0 ? p->achieved_gbs / p->peak_gbs : b.frac;
-	if (mem && frac > 1.05) {
+	/* memory: the row's achieved bandwidth over the copy bandwidth, where
+	 * sent and nothing better was counted */
+	double frac = mem && p->achieved_gbs > 0 && !counted ? p->achieved_gbs / p->peak_gbs : b.frac;
+	if (mem && frac > 1.05 && !counted) {
 		strbuf_addf(sb, "- bound: not known: its arguments' bytes would move at %.0f%% of the copy "
 			    "bandwidth, so it reads or writes only part of them\n", 100 * frac);
 		return;
@@ -272,6 +276,18 @@ static void llm_profile(const struct llm_kernel_prompt *p, struct strbuf *sb)
 		strbuf_addstr(&prof, "- bytes moved per call: ");
 		llm_add_bytes(&prof, p->bytes);
 		strbuf_addstr(&prof, p->bytes > 0 ? " (its arguments' sizes, one read and written in place twice)\n" : "\n");
+	}
+	if (p->dram_bytes > 0) {
+		strbuf_addstr(&prof, "- DRAM bytes per launch, the GPU's counters: ");
+		llm_add_bytes(&prof, p->dram_bytes);
+		double t = p->bytes > 0 ? p->dram_bytes / p->bytes : 0;
+		if (t >= AGENT_REREAD)
+			strbuf_addf(&prof, " (%.2fx its arguments': it reads or writes something again; a single pass "
+					   "or a fusion cuts that)\n", t);
+		else if (t > 0)
+			strbuf_addf(&prof, " (%.2fx its arguments')\n", t);
+		else
+			strbuf_addch(&prof, '\n');
 	}
 	if (p->achieved_gbs >= 0) {
 		strbuf_addf(&prof, "- achieved bandwidth: %.0f GB/s", p->achieved_gbs);

@@ -277,6 +277,31 @@ static void t_context(void)
 	       has(all.buf, "- bound: memory (0.12 FLOP per byte, below the balance); at 64% of the copy bandwidth, at most 1.56x faster there"),
 	       "context: launch, compile metadata where sent, and the bound with how far from it");
 	TAP_OK(has(all.buf, "FP32 67.0 TFLOP/s (datasheet)"), "context: a peak not measured is the datasheet's, and says so");
+	TAP_OK(!has(all.buf, "DRAM bytes"), "context: no counters, no DRAM line");
+	/* the GPU's counters saw it move twice its arguments: the bound still
+	 * counts them once, and the prompt says what the traffic means */
+	struct llm_kernel_prompt q = p;
+	q.dram_bytes = 2 * 8.4e6;
+	strbuf_reset(&cut);
+	llm_prompt_context(&q, &cut);
+	TAP_OK(has(cut.buf, "- DRAM bytes per launch, the GPU's counters: 16.80 MB (2.00x its arguments': it reads or "
+			    "writes something again; a single pass or a fusion cuts that)\n") &&
+	       has(cut.buf, "- bound: memory (0.12 FLOP per byte, below the balance); at 65% of the copy bandwidth"),
+	       "context: DRAM traffic twice the arguments is named, the bound on the arguments (the bound over the time)");
+	/* arguments that would beat the copy bandwidth, half of them counted:
+	 * the bound is known, on what it moved */
+	q.dram_bytes = 4.2e6;
+	q.achieved_gbs = 5000;
+	strbuf_reset(&cut);
+	llm_prompt_context(&q, &cut);
+	TAP_OK(has(cut.buf, "(0.50x its arguments')\n") && !has(cut.buf, "bound: not known") &&
+	       has(cut.buf, "- bound: memory (0.25 FLOP per byte, below the balance); at 32% of the copy bandwidth, at most 3.10x faster there"),
+	       "context: counted DRAM bytes fewer than the arguments make the bound known");
+	q.dram_bytes = 0;
+	strbuf_reset(&cut);
+	llm_prompt_context(&q, &cut);
+	TAP_OK(has(cut.buf, "bound: not known"), "context: without counts, arguments beyond the copy bandwidth leave it unknown");
+	strbuf_reset(&cut);
 	p.peak_measured = true;
 	p.peak_tflops = 51.2;
 	p.occupancy = 0.75;
