@@ -372,6 +372,14 @@ static void profile_md(struct strbuf *md, const struct dag_node *n, const json_t
 		strbuf_addstr(md, ", FP32 peak ");
 		fmt_num(md, peak / 1000.0, "%.1f TFLOP/s");
 	}
+	/* the DRAM bytes: counted, or why not (runtime/counters.c) */
+	json_t *cn = json_object_get(meas, "counters");
+	const char *cerr = json_string_value(json_object_get(cn, "error"));
+	if (cerr)
+		strbuf_addf(md, ".\nDRAM bytes: not counted (%s)", cerr);
+	else if (json_is_object(cn))
+		strbuf_addf(md, ".\nDRAM bytes: the GPU's counters saw %.0f of the kernels, in one more call "
+			    "(DRAM bytes read and written per launch)", rule_num(cn, "rows"));
 	strbuf_addstr(md, "\n\n| kernel | kind | heuristic | time/call (us) | launches/call | share | bytes | DRAM bytes | GB/s | "
 			  "of peak | FLOP/byte | bound (us) | binds | of bound | regs | spills | occupancy |\n"
 			  "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: "
@@ -528,6 +536,8 @@ static int profile_reply(struct rule_run *run, json_t *res)
 		json_object_set(run->meas, "facts", json_object_get(res, "facts"));
 	if (json_object_get(res, "phases"))
 		json_object_set(run->meas, "phases", json_object_get(res, "phases"));
+	if (json_object_get(res, "counters"))
+		json_object_set(run->meas, "counters", json_object_get(res, "counters"));
 	if (json_object_get(res, "helion"))
 		json_object_set(run->meas, "helion", json_object_get(res, "helion"));
 	rule_measured(run, rule_measured_at(res));

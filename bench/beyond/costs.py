@@ -10,7 +10,9 @@ status, kind, path) and its actions (each step's result).
   others, and the share of points the compile children had compiled
   ahead (kopt.precompile), and how many of those Triton's cache answered;
 - the verifies: where their seconds went (the model's compile, the
-  candidates' builds, the gates).
+  candidates' builds, the gates);
+- the profiles: how many counted their kernels' DRAM bytes, and the
+  seconds the counters took.
 
 SINCE_MS: only the steps the log records from that time on (ms since the
 epoch, the log's first column), e.g. one slice's.
@@ -113,6 +115,14 @@ def main() -> int:
         print(f"\nVerifies that say where their time went: {len(ph)}; the model compiled in {len(compiled)} of them "
               f"({total('model_s', compiled):.1f} s), kept in the rest; candidates built {total('build_s'):.1f} s; "
               f"gates {total('gates_s'):.1f} s.")
+    # the profiles' DRAM byte counts (the GPU's counters, one more call)
+    ran = {r["path"] for r in rows if r["kind"] == "profile"}
+    ph = [m["phases"] for path, m in latest(os.path.join(top, "actions"), "profile")
+          if path in ran and isinstance(m.get("phases"), dict)]
+    cs = [float(p["counters_s"]) for p in ph if isinstance(p.get("counters_s"), (int, float))]
+    if ph:
+        print(f"\nProfiles that counted DRAM bytes: {len(cs)} of {len(ph)}"
+              + (f"; the counters took {sum(cs):.1f} s (median {statistics.median(cs):.2f} s)." if cs else "."))
     return 0
 
 

@@ -9,7 +9,7 @@ set -eu
 
 . "$top_srcdir/tests/e2e/sim-env.sh" beyond-costs
 mkdir models
-printf '# model m\n# sim: kernels 2\n# sim: reductions\n# sim: time 1000000\nimport torch\n' > models/m.py
+printf '# model m\n# sim: kernels 2\n# sim: reductions\n# sim: time 1000000\n# sim: dram 1\nimport torch\n' > models/m.py
 spec() {
 	cat > test.kopt <<SPEC
 device sim { gpus = 1  timeout = 60s }
@@ -73,6 +73,9 @@ spec 1.05
 "$KOPTMAKE" > out 2> err
 python3 "$top_srcdir/bench/beyond/costs.py" .kopt "$since" > slice.md
 nv=$(awk -F'\t' -v s="$since" '$1 >= s && $4 == "verify" { n++ } END { print n + 0 }' .kopt/log)
+np=$(awk -F'\t' '$4 == "profile"' .kopt/log | wc -l)
+check "profiles that counted DRAM bytes: all $np, 0.75 s each" \
+	"[ $np -gt 0 ] && grep -qx \"Profiles that counted DRAM bytes: $np of $np; the counters took $(awk -v n=$np 'BEGIN { printf "%.1f", n * 0.75 }') s (median 0.75 s).\" costs.md"
 check "a slice counts its own steps: $nv verifies, no capture" \
 	"grep -q '^| verify | $nv | ' slice.md && ! grep -q '^| capture |' slice.md"
 echo "1..$n"

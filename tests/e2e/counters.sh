@@ -8,12 +8,13 @@
 # reread (X = 2) reads something twice: its bound still counts its
 # arguments once, and the analyst asks for a single pass first; gather
 # (X = 1/4) moved fewer bytes than its arguments: its bound is what it
-# moved; plain has no counters. Prints TAP.
+# moved; plain has no counters; denied's collection failed (a GPU whose
+# counters are the administrator's). Prints TAP.
 set -eu
 
 . "$top_srcdir/tests/e2e/sim-env.sh" counters
 mkdir models
-for m in reread:2 gather:0.25 plain:; do
+for m in reread:2 gather:0.25 plain: denied:error; do
 	name=${m%%:*} x=${m#*:}
 	{
 		printf '# model %s\n# sim: steady\n# sim: time 100000\n# sim: kernels 1\n# sim: host 0.25\n# sim: flops 2\n# sim: speedup 1.5\n' "$name"
@@ -29,7 +30,8 @@ defaults { device = sim  agents = default  gates = strict }
 model reread { source = "models/reread.py" }
 model gather { source = "models/gather.py" }
 model plain { source = "models/plain.py" }
-target all = [reread, gather, plain]
+model denied { source = "models/denied.py" }
+target all = [reread, gather, plain, denied]
 default all
 SPEC
 
@@ -62,6 +64,12 @@ check "plain: no counters, no DRAM bytes, no traffic; its bound its arguments'" 
 	"[ '$(get plain dram_bytes)' = null ] && [ '$(get plain traffic)' = null ] && close '$(get plain bound_ns)' $(awk 'BEGIN { printf "%.17g", 67108864 / 4300 }')"
 check "profile.md: the DRAM bytes column beside the argument bytes" \
 	"grep -q '| bytes | DRAM bytes | GB/s |' kopt-out/reread/profile.md && grep -q '| 67108864 | 134217728 | ' kopt-out/reread/profile.md && grep -q '| 67108864 | - | ' kopt-out/plain/profile.md"
+check "profile.md says whether the DRAM bytes were counted, and why not" \
+	"grep -q 'DRAM bytes: the GPU.s counters saw 1 of the kernels, in one more call' kopt-out/reread/profile.md &&
+	 grep -q 'DRAM bytes: not counted (counters: cuptiProfilerHostInitialize: CUPTI_ERROR_INSUFFICIENT_PRIVILEGES)' kopt-out/denied/profile.md &&
+	 ! grep -q 'DRAM bytes:' kopt-out/plain/profile.md"
+check "profile.json keeps the collection's account" \
+	"python3 -c 'import json,sys; c=json.load(open(\"kopt-out/reread/profile.json\"))[\"profile\"][\"counters\"]; sys.exit(not (c[\"passes\"] == 1 and c[\"rows\"] == 1))'"
 kernel() { sed -n "s/^verify $1 default \\([^ ]*\\) .*/\\1/p" sim.log | head -n 1; }
 check "reread: the analyst asks for a single pass or a fusion, naming the traffic" \
 	"k=\$(kernel reread) && [ -n \"\$k\" ] && $KOPTMAKE -t why verify reread/default/\$k/c0 | grep -q \"analysis .*moves 2.00x its arguments' bytes (the GPU's counters), 50.0 us per call at 31% of its bound: a single pass or a fusion first\""
