@@ -100,6 +100,17 @@ static void t_bound(void)
 	TAP_OK(near(b.mem_ns, 2 * 2097.152) && near(b.traffic, 2), "bound: DRAM bytes beyond the arguments': the "
 	       "bound counts the arguments, traffic 2 (%.3f ns)", b.mem_ns);
 	json_decref(row);
+	/* a count of 0 is no count: the bound stays on the arguments */
+	row = J("{\"kind\":\"triton\",\"ns_per_call\":2500,\"launches_per_call\":1,\"bytes\":8388608,\"dram_bytes\":0}");
+	agent_bound(row, 0, 4000, 50000, &b);
+	TAP_OK(near(b.ns, 2097.152) && isnan(b.traffic), "bound: DRAM bytes of 0 are not counted: the arguments' bound");
+	json_decref(row);
+	/* no argument bytes (a kernel whose arguments are not tensors): the
+	 * counted bytes alone, and no traffic over them */
+	row = J("{\"kind\":\"triton\",\"ns_per_call\":2500,\"launches_per_call\":1,\"bytes\":0,\"dram_bytes\":4194304}");
+	agent_bound(row, 0, 4000, 50000, &b);
+	TAP_OK(near(b.ns, 1048.576) && isnan(b.traffic), "bound: without argument bytes, the counted bytes are the bound's");
+	json_decref(row);
 	row = J("{\"kind\":\"vendor\",\"ns_per_call\":4500,\"launches_per_call\":1,\"dram_bytes\":16777216}");
 	agent_bound(row, 0, 4000, 50000, &b);
 	TAP_OK(near(b.ns, 4500) && strcmp(b.binds, "measured") == 0 && isnan(b.traffic),
@@ -157,7 +168,8 @@ static void t_analyst(void)
 	why = analyze("{\"kind\":\"triton\",\"ns_per_call\":1000,\"launches_per_call\":1,\"bytes\":8388608,"
 		      "\"achieved_gbps\":8388.6,\"frac_peak\":2.1}",
 		      pointwise, 4000, 50000, &r);
-	TAP_OK(r == 0 && strstr(why, "overstate"), "analyst: arguments beyond the copy bandwidth still overstate the traffic (%s)", why);
+	TAP_OK(r == 0 && strstr(why, "analyst: 1.0 us per call; its arguments (210% of the copy bandwidth) overstate"),
+	       "analyst: arguments beyond the copy bandwidth still overstate the traffic, and by how much (%s)", why);
 	free(why);
 	/* the same kernel with its DRAM bytes counted: 3.9 MiB in 1 us is at
 	 * the copy bandwidth on what it moved */
