@@ -55,6 +55,7 @@
  *                               whose best move is known (long-term memory)
  *   # sim: host F               F of a call is the host's (default 0.05): the
  *                               kernels' times sum to the rest
+ *   # sim: host VARIANT=F       that variant's profile's share, before F
  *   # sim: escape socket        every candidate opens an AF_INET socket when it
  *                               is loaded, as a candidate that escaped the
  *                               static gate would
@@ -337,9 +338,22 @@ static double model_ns(const struct model *m)
 }
 
 /* "# sim: host F": F of a call, else 0.05 */
+static const char *g_variant; /* the request's variant's name, or NULL */
+
 static double host_share(const struct model *m)
 {
-	const char *h = strstr(m->text, "# sim: host ");
+	/* "# sim: host VARIANT=F": that variant's, before the model's */
+	if (g_variant) {
+		char key[96];
+		snprintf(key, sizeof key, "# sim: host %s=", g_variant);
+		const char *v = strstr(m->text, key);
+		double host = v ? atof(v + strlen(key)) : 0;
+		if (host > 0 && host < 1)
+			return host;
+	}
+	const char *h = m->text;
+	while ((h = strstr(h, "# sim: host ")) && !(h[12] == '.' || (h[12] >= '0' && h[12] <= '9')))
+		h += 12;
 	double host = h ? atof(h + 12) : 0.05;
 	return host <= 0 || host >= 1 ? 0.05 : host;
 }
@@ -1324,6 +1338,7 @@ int main(void)
 		}
 		json_t *res = NULL;
 		g_speed = variant_speed(&m, json_object_get(req, "variant"));
+		g_variant = json_string_value(json_object_get(json_object_get(req, "variant"), "name"));
 		g_steady = strstr(m.text, "# sim: steady\n") != NULL;
 		if (strcmp(op, "capture") == 0)
 			res = capture(&m, req);

@@ -152,11 +152,19 @@ check "with -k the other models complete" "[ -f kopt-out/grp/g1/report.md ]"
 mkdir host && cd host && mkdir models
 printf '# model hosty\n# sim: host 0.4\nimport torch\n' > models/hosty.py
 printf '# model lean\nimport torch\n' > models/lean.py
+# quick: its second variant, four times as fast, is chosen, and 60% of its call is the host's
+printf '# model quick\n# sim: fast autotune 4\n# sim: host autotune=0.6\nimport torch\n' > models/quick.py
 sed -e '/^model /,$d' ../test.kopt > test.kopt
-printf 'model hosty { source = "models/hosty.py" }\nmodel lean { source = "models/lean.py" }\ntarget all = [hosty, lean]\ndefault all\n' >> test.kopt
+printf 'model hosty { source = "models/hosty.py" }\nmodel lean { source = "models/lean.py" }\n' >> test.kopt
+printf 'model quick { source = "models/quick.py"  variant default { }  variant autotune { mode = "max-autotune-no-cudagraphs" } }\n' >> test.kopt
+printf 'target all = [hosty, lean, quick]\ndefault all\n' >> test.kopt
 "$KOPTMAKE" > out 2> err || cat err >&2
 check "the report lists a model whose host takes 40% of a call, and not one at 5%" \
-	"grep -A8 '^## Host time' kopt-out/all/report.md | grep -q '^| hosty | [0-9.]* | [0-9.]* | 40% |$' && ! grep -q '^| lean | [0-9.]* | [0-9.]* | [0-9]*% |$' kopt-out/all/report.md"
+	"grep -A8 '^## Host time' kopt-out/all/report.md | grep -q '^| hosty | default | [0-9.]* | [0-9.]* | 40% |$' && ! grep -q '^| lean | [a-z]* | [0-9.]* | [0-9.]* | [0-9]*% |$' kopt-out/all/report.md"
+check "the chosen variant's host share is listed where it is another variant's, and it is a fifth or more" \
+	"grep -A10 '^## Host time' kopt-out/all/report.md | grep -q '^| quick | autotune (chosen) | [0-9.]* | [0-9.]* | 60% |$' &&
+	 ! sed -n '/^## Host time/,/^## [^H]/p' kopt-out/all/report.md | grep -q '^| quick | default |' &&
+	 python3 -c 'import json,sys; m=[m for m in json.load(open(\"kopt-out/all/report.json\"))[\"models\"] if m[\"model\"] == \"quick\"][0]; sys.exit(not abs(m[\"chosen_host_share\"] - 0.6) < 1e-9)'"
 check "report.json has each model's host share" \
 	"grep -q '\"host_share\": 0.4' kopt-out/all/report.json && grep -q '\"host_share\": 0.05' kopt-out/all/report.json"
 cd ..
