@@ -171,34 +171,37 @@ static void t_analyst(void)
 	TAP_OK(r == 0 && strstr(why, "analyst: 1.0 us per call; its arguments (210% of the copy bandwidth) overstate"),
 	       "analyst: arguments beyond the copy bandwidth still overstate the traffic, and by how much (%s)", why);
 	free(why);
-	/* the same kernel with its DRAM bytes counted: 3.9 MiB in 1 us is at
-	 * the copy bandwidth on what it moved */
-	why = analyze("{\"kind\":\"triton\",\"ns_per_call\":1000,\"launches_per_call\":1,\"bytes\":8388608,"
-		      "\"dram_bytes\":3900000,\"achieved_gbps\":8388.6,\"frac_peak\":2.1}",
-		      pointwise, 4000, 50000, &r);
-	TAP_OK(r == 1 && strstr(why, "on the bytes it moved") && strstr(why, "98% of its bound: left alone"),
-	       "analyst: arguments beyond the copy bandwidth, DRAM bytes counted at it: left alone (%s)", why);
-	free(why);
-	why = analyze("{\"kind\":\"triton\",\"ns_per_call\":2000,\"launches_per_call\":1,\"bytes\":8388608,"
-		      "\"dram_bytes\":2000000,\"achieved_gbps\":4194.3,\"frac_peak\":1.05}",
-		      pointwise, 4000, 50000, &r);
-	TAP_OK(r == 0 && strstr(why, "25% of its bound") && strstr(why, "launch config"),
-	       "analyst: counted bytes far under the time: not at its bound, whatever its arguments say (%s)", why);
-	free(why);
-	/* an input read twice: at the copy bandwidth on what it moved, half of
-	 * its bound on its arguments */
-	why = analyze("{\"kind\":\"triton\",\"ns_per_call\":4300,\"launches_per_call\":1,\"bytes\":8388608,"
-		      "\"dram_bytes\":16777216,\"achieved_gbps\":1950.8,\"frac_peak\":0.49}",
-		      NULL, 4000, 50000, &r);
-	TAP_OK(r == 0 && strstr(why, "moves 2.00x its arguments' bytes") && strstr(why, "single pass or a fusion first"),
-	       "analyst: DRAM traffic twice its arguments: a single pass first, without FLOPs too (%s)", why);
-	free(why);
-	why = analyze("{\"kind\":\"triton\",\"ns_per_call\":2150,\"launches_per_call\":1,\"bytes\":8388608,"
-		      "\"dram_bytes\":8400000,\"achieved_gbps\":3901.7,\"frac_peak\":0.975}",
-		      NULL, 4000, 50000, &r);
-	TAP_OK(r == 1 && strstr(why, "memory-bound, its bound 2.1 us at the copy bandwidth: already at 98%"),
-	       "analyst: counted bytes as many as its arguments, no FLOPs: the copy bandwidth decides (%s)", why);
-	free(why);
+	/* with the DRAM bytes the GPU's counters saw each kernel move: one
+	 * row per case, its source (NULL: no FLOPs), the analyst's answer and
+	 * two phrases its reason holds */
+	static const struct {
+		const char *row;
+		bool source;
+		int left_alone;
+		const char *says[2];
+		const char *name;
+	} counted[] = {
+		{ "\"ns_per_call\":1000,\"bytes\":8388608,\"dram_bytes\":3900000,\"achieved_gbps\":8388.6,\"frac_peak\":2.1",
+		  true, 1, { "on the bytes it moved", "98% of its bound: left alone" },
+		  "arguments beyond the copy bandwidth, 3.9 MB counted in 1 us, at it: left alone" },
+		{ "\"ns_per_call\":2000,\"bytes\":8388608,\"dram_bytes\":2000000,\"achieved_gbps\":4194.3,\"frac_peak\":1.05",
+		  true, 0, { "25% of its bound", "launch config" },
+		  "counted bytes far under the time: not at its bound, whatever its arguments say" },
+		{ "\"ns_per_call\":4300,\"bytes\":8388608,\"dram_bytes\":16777216,\"achieved_gbps\":1950.8,\"frac_peak\":0.49",
+		  false, 0, { "moves 2.00x its arguments' bytes", "single pass or a fusion first" },
+		  "DRAM traffic twice its arguments (an input read twice): a single pass first, without FLOPs too" },
+		{ "\"ns_per_call\":2150,\"bytes\":8388608,\"dram_bytes\":8400000,\"achieved_gbps\":3901.7,\"frac_peak\":0.975",
+		  false, 1, { "memory-bound, its bound 2.1 us at the copy bandwidth", "already at 98%" },
+		  "counted bytes as many as its arguments, no FLOPs: the copy bandwidth decides" },
+	};
+	for (size_t i = 0; i < sizeof counted / sizeof *counted; i++) {
+		char *row = xasprintf("{\"kind\":\"triton\",\"launches_per_call\":1,%s}", counted[i].row);
+		why = analyze(row, counted[i].source ? pointwise : NULL, 4000, 50000, &r);
+		TAP_OK(r == counted[i].left_alone && strstr(why, counted[i].says[0]) && strstr(why, counted[i].says[1]),
+		       "analyst: %s (%s)", counted[i].name, why);
+		free(why);
+		free(row);
+	}
 }
 
 int main(void)
