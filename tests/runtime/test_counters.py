@@ -1,0 +1,91 @@
+"""tests/runtime/test_counters.py: the profile's DRAM bytes on the CPU
+(kopt.measure.dram_bytes, kopt.worker.dram_rows), kopt-worker's
+_kopt_counters replaced by a recording TEST DOUBLE that answers as CUPTI's
+range profiler does on the H200 (automatic ranges numbered "0", "1", ...
+in launch order). Checked: the call runs once, after the L2 flush, under
+the DRAM metrics, with room for every launch; numbered ranges take the
+names of a timed call's launches in start order, and a kernel launched
+twice sums its bytes; a count of launches that differs is an error; named
+ranges keep their names; a row gets its bytes per launch and their rate,
+and the account names what no row has. Needs torch (CPU is enough).
+Prints TAP."""
+import os
+import sys
+import types
+
+top = os.environ.get("top_srcdir") or os.path.join(os.path.dirname(__file__), "..", "..")
+sys.path.insert(0, os.path.join(top, "runtime", "python"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tap import ok, done  # noqa: E402
+
+try:
+    import torch
+except ImportError:
+    print("# no torch: nothing checked")
+    done()
+    sys.exit(0)
+
+# the test double, in place before kopt.measure looks for it
+calls = []
+answer = {}
+
+
+def collect(fn, metrics, device, max_ranges=4096):
+    calls.append({"metrics": list(metrics), "device": device, "max_ranges": max_ranges, "events": list(events)})
+    fn()
+    return dict(answer)
+
+
+sys.modules["_kopt_counters"] = types.SimpleNamespace(collect=collect)
+torch.cuda.synchronize = lambda *a, **k: None   # no GPU here
+torch.cuda.current_device = lambda: 0
+
+from kopt import measure as M  # noqa: E402
+from kopt import worker as W  # noqa: E402
+
+events = []
+
+
+def flush():
+    events.append("flush")
+
+
+def run():
+    events.append("run")
+
+
+answer.update(ranges=[("0", [10.0, 5.0]), ("1", [1.0, 1.0]), ("2", [20.0, 0.0])], passes=1, dropped=0,
+              setup_s=0.5, run_s=0.01, decode_s=0.02)
+got = M.dram_bytes(run, flush, ["k_a", "k_b", "k_a"])
+c = calls[-1]
+ok(events == ["flush", "run"] and c["events"] == ["flush"], "the L2 is flushed, then the call runs once under the counters", events)
+ok(c["metrics"] == ["dram__bytes_read.sum", "dram__bytes_write.sum"] and c["device"] == 0,
+   "the DRAM bytes read and written, on the current device", c)
+ok(c["max_ranges"] == 64, "room for every launch: at least 64 ranges", c["max_ranges"])
+ok(got["k_a"] == (2, 35.0) and got["k_b"] == (1, 2.0),
+   "numbered ranges take the launches' names in order; a kernel launched twice sums its bytes", got)
+ok(got[""] == {"passes": 1, "dropped": 0, "setup_s": 0.5, "run_s": 0.01, "decode_s": 0.02},
+   "the collection's account under \"\"", got[""])
+try:
+    M.dram_bytes(run, flush, ["k_a", "k_b"])
+    ok(False, "three numbered ranges for two launches: an error")
+except RuntimeError as exc:
+    ok("the counters saw 3 kernel launches, a timed call 2" in str(exc), "three numbered ranges for two launches: an error", exc)
+answer.update(ranges=[("void gemm<...>", [4.0, 4.0])])
+got = M.dram_bytes(run, flush, [])
+ok(got.get("void gemm<...>") == (1, 8.0), "a named range keeps its name, whatever the launches", got)
+answer.update(ranges=[(str(i), [1.0, 0.0]) for i in range(100)])
+M.dram_bytes(run, flush, [f"k{i}" for i in range(100)])
+ok(calls[-1]["max_ranges"] == 116, "a call of 100 launches gets room for 116 ranges", calls[-1]["max_ranges"])
+
+rows = [{"name": "k_a", "ns_per_call": 100.0, "launches_per_call": 2.0},
+        {"name": "k_c", "ns_per_call": 50.0, "launches_per_call": 1.0},
+        {"name": "k_z", "ns_per_call": 0.0, "launches_per_call": 1.0}]
+acct = W.dram_rows(rows, {"": {"passes": 1, "dropped": 0}, "k_a": (2, 35.0), "k_z": (1, 4.0), "k_other": (1, 9.0)})
+ok(rows[0]["dram_bytes"] == 17.5 and rows[0]["dram_gbps"] == 0.35,
+   "a row gets its DRAM bytes per launch and their rate over its time", rows[0])
+ok("dram_bytes" not in rows[1], "a row the counters did not see gets none", rows[1])
+ok(rows[2]["dram_bytes"] == 4.0 and rows[2]["dram_gbps"] is None, "a row of no time gets bytes and no rate", rows[2])
+ok(acct["rows"] == 2 and acct["unmatched"] == ["k_other"] and acct["passes"] == 1 and
+   acct["metrics"] == list(M.DRAM_METRICS), "the account: rows matched, names no row has, the passes", acct)
+done()
