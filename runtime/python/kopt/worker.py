@@ -345,8 +345,10 @@ def op_profile(req):
     t0 = time.perf_counter()
     counted = None
     # KOPT_COUNTERS=0: none, whatever the request says (a GPU whose
-    # counters are not the user's to read)
-    if req.get("counters", True) and os.environ.get("KOPT_COUNTERS", "1") != "0" and c.problem.kind != "helion":
+    # counters are not the user's to read); nor where no Triton kernel
+    # runs (a vendor kernel's bound is its own time: its bytes change nothing)
+    if req.get("counters", True) and os.environ.get("KOPT_COUNTERS", "1") != "0" and c.problem.kind != "helion" \
+            and any(r["kind"] == "triton" for r in rows):
         # the bytes each kernel really moved (advice: a profile stands without them)
         try:
             launches = [r[0] for r in sorted(calls[-1].records, key=lambda r: r[1])]
