@@ -97,6 +97,9 @@ EXTRA_DIST += tests/e2e/roofline.sh
 # the profile's DRAM bytes (the GPU's counters) in the bound and the analysis
 TESTS += tests/e2e/counters.sh
 EXTRA_DIST += tests/e2e/counters.sh
+# bench/beyond/sample.sh: the benchmark's sampling rule, and named problems
+TESTS += tests/e2e/beyond-sample.sh
+EXTRA_DIST += tests/e2e/beyond-sample.sh
 check_PROGRAMS += tests/unit/wpool_test
 tests_unit_wpool_test_SOURCES = tests/unit/wpool_test.c tests/tap.h
 TESTS += tests/unit/wpool_test
