@@ -200,6 +200,9 @@ void agent_bound_of(bool triton, double ns, double launches, double bytes, doubl
  * arguments (a gather, L2 hits) is bound by what it moved, one that moved
  * more (an input read twice) by its arguments, once each */
 void agent_bound(const json_t *row, double flops, double copy_gbps, double peak_gflops, struct agent_bound *b);
+/* the bytes a bound counts: the arguments' (args), or the DRAM bytes the
+ * counters saw move (dram > 0) where those are fewer or the only ones */
+double agent_bound_bytes(double args, double dram);
 
 /* ---- built-in agents (agents/builtin/: search.c, plan.c, launch.c) ---- */
 

@@ -147,6 +147,13 @@ void agent_bound_of(bool triton, double ns, double launches, double bytes, doubl
 	b->frac = isnan(ns) ? NAN : raw / ns;
 }
 
+double agent_bound_bytes(double args, double dram)
+{
+	if (!(dram > 0))
+		return args;
+	return args > 0 ? fmin(args, dram) : dram;
+}
+
 static double num(const json_t *o, const char *key)
 {
 	json_t *v = json_object_get(o, key);
@@ -158,11 +165,9 @@ void agent_bound(const json_t *row, double flops, double copy_gbps, double peak_
 	const char *kind = json_string_value(json_object_get(row, "kind"));
 	if (!(flops > 0))
 		flops = num(row, "flops");
-	double args = num(row, "bytes"), dram = num(row, "dram_bytes"), bytes = args;
-	if (dram > 0)
-		bytes = args > 0 ? fmin(args, dram) : dram;
+	double args = num(row, "bytes"), dram = num(row, "dram_bytes");
 	agent_bound_of(!kind || strcmp(kind, "triton") == 0, num(row, "ns_per_call"), num(row, "launches_per_call"),
-		       bytes, flops, copy_gbps, peak_gflops, b);
+		       agent_bound_bytes(args, dram), flops, copy_gbps, peak_gflops, b);
 	if (dram > 0 && args > 0)
 		b->traffic = dram / args;
 }

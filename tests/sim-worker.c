@@ -337,9 +337,9 @@ static double model_ns(const struct model *m)
 	return ns / g_speed;
 }
 
-/* "# sim: host F": F of a call, else 0.05 */
 static const char *g_variant; /* the request's variant's name, or NULL */
 
+/* "# sim: host F": F of a call, else 0.05 */
 static double host_share(const struct model *m)
 {
 	/* "# sim: host VARIANT=F": that variant's, before the model's */

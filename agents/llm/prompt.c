@@ -240,9 +240,8 @@ static void llm_bound(const struct llm_kernel_prompt *p, struct strbuf *sb)
 	/* bytes (its arguments', or the fewer DRAM bytes the counters saw it
 	 * move: agent_bound) and FLOPs per launch, the time per call */
 	bool counted = p->dram_bytes > 0;
-	agent_bound_of(true, p->time_us * 1e3, p->calls > 0 ? (double)p->calls : 1,
-		       counted ? fmin(p->bytes, p->dram_bytes) : p->bytes, p->flops, p->peak_gbs, p->peak_tflops * 1e3,
-		       &b);
+	agent_bound_of(true, p->time_us * 1e3, p->calls > 0 ? (double)p->calls : 1, agent_bound_bytes(p->bytes, p->dram_bytes),
+		       p->flops, p->peak_gbs, p->peak_tflops * 1e3, &b);
 	bool mem = strcmp(b.binds, "memory") == 0;
 	/* memory: the row's achieved bandwidth over the copy bandwidth, where
 	 * sent and nothing better was counted */

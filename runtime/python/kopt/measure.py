@@ -94,12 +94,11 @@ def timed_calls(fns: list[Callable], n: int, flush: Flusher) -> list[list[Call]]
     return out
 
 
-def dram_bytes(fn: Callable, flush: Flusher, launches: list[str]) -> dict:
+def dram_bytes(fn: Callable, flush: Flusher, launches: list[str]) -> tuple[dict, dict]:
     """One call of fn, the L2 flushed before it, under the GPU's counters
     (kopt-worker's _kopt_counters, one range per kernel launch): per kernel
-    name, [launches, DRAM bytes read and written over them]; with the
-    collection's passes, dropped ranges and times under "" (a name no
-    kernel has). CUPTI numbers its automatic ranges ("0", "1", ...) in
+    name, (launches, DRAM bytes read and written over them), and the
+    collection's account (passes, dropped ranges, times). CUPTI numbers its automatic ranges ("0", "1", ...) in
     launch order: launches, the kernel names of a timed call in the order
     they started, names them, and a call that launched another number of
     kernels is an error."""
@@ -117,12 +116,12 @@ def dram_bytes(fn: Callable, flush: Flusher, launches: list[str]) -> dict:
     numbered = all(r[0].isdigit() for r in ranges)
     if numbered and len(ranges) != len(launches):
         raise RuntimeError(f"the counters saw {len(ranges)} kernel launches, a timed call {len(launches)}")
-    out: dict = {"": {k: got[k] for k in ("passes", "dropped", "setup_s", "run_s", "decode_s") if k in got}}
+    out: dict = {}
     for i, (name, values) in enumerate(ranges):
         name = launches[i] if numbered else name
         n, b = out.get(name, (0, 0.0))
         out[name] = (n + 1, b + sum(values))
-    return out
+    return out, {k: got[k] for k in ("passes", "dropped", "setup_s", "run_s", "decode_s") if k in got}
 
 
 def median(xs):

@@ -352,7 +352,7 @@ def op_profile(req):
         # the bytes each kernel really moved (advice: a profile stands without them)
         try:
             launches = [r[0] for r in sorted(calls[-1].records, key=lambda r: r[1])]
-            counted = dram_rows(rows, M.dram_bytes(lambda: c.run(inputs), flusher(), launches))
+            counted = dram_rows(rows, *M.dram_bytes(lambda: c.run(inputs), flusher(), launches))
         except Exception as exc:
             if is_fatal(exc):
                 raise
@@ -418,12 +418,12 @@ def op_profile(req):
     }
 
 
-def dram_rows(rows: list[dict], moved: dict) -> dict:
-    """Each row that the counters saw gets its DRAM bytes per launch
-    (dram_bytes, in the terms of its argument bytes) and their rate
-    (dram_gbps); returns what the collection says: its metrics, passes,
-    dropped ranges, and the kernels seen that no row has."""
-    info = moved.pop("", {})
+def dram_rows(rows: list[dict], moved: dict, info: dict) -> dict:
+    """Each row that the counters saw (moved: measure.dram_bytes) gets its
+    DRAM bytes per launch (dram_bytes, in the terms of its argument bytes)
+    and their rate (dram_gbps); returns what the collection says: its
+    metrics, its account (info), and the kernels seen that no row has."""
+    moved = dict(moved)
     matched = 0
     for r in rows:
         m = moved.pop(r["name"], None)
