@@ -160,9 +160,9 @@ printf 'model quick { source = "models/quick.py"  variant default { }  variant a
 printf 'target all = [hosty, lean, quick]\ndefault all\n' >> test.kopt
 "$KOPTMAKE" > out 2> err || cat err >&2
 check "the report lists a model whose host takes 40% of a call, and not one at 5%" \
-	"grep -A8 '^## Host time' kopt-out/all/report.md | grep -q '^| hosty | default | [0-9.]* | [0-9.]* | 40% |$' && ! grep -q '^| lean | [a-z]* | [0-9.]* | [0-9.]* | [0-9]*% |$' kopt-out/all/report.md"
+	"grep -A8 '^## Host time' kopt-out/all/report.md | grep -q '^| hosty | default | [0-9.]* | [0-9.]* | 40% | [-0-9.x]* |$' && ! grep -q '^| lean | [a-z]* | [0-9.]* | [0-9.]* | [0-9]*% | [-0-9.x]* |$' kopt-out/all/report.md"
 check "the chosen variant's host share is listed where it is another variant's, and it is a fifth or more" \
-	"grep -A10 '^## Host time' kopt-out/all/report.md | grep -q '^| quick | autotune (chosen) | [0-9.]* | [0-9.]* | 60% |$' &&
+	"grep -A10 '^## Host time' kopt-out/all/report.md | grep -q '^| quick | autotune (chosen) | [0-9.]* | [0-9.]* | 60% | [0-9.]*x |$' &&
 	 ! sed -n '/^## Host time/,/^## [^H]/p' kopt-out/all/report.md | grep -q '^| quick | default |' &&
 	 python3 -c 'import json,sys; m=[m for m in json.load(open(\"kopt-out/all/report.json\"))[\"models\"] if m[\"model\"] == \"quick\"][0]; sys.exit(not abs(m[\"chosen_host_share\"] - 0.6) < 1e-9)'"
 check "report.json has each model's host share" \
