@@ -11,15 +11,15 @@ set -eu
 
 . "$top_srcdir/tests/e2e/sim-env.sh" beyond-summary
 mkdir -p models/l1 models/l2
-# model FILE CANDIDATE_SPEEDUP AUTOTUNE_SPEED
+# model FILE CANDIDATE_SPEEDUP AUTOTUNE_SPEED [HOST_SHARE]
 mk() {
-	printf '# model %s\n# sim: steady\n# sim: time 100000\n# sim: kernels 1\n# sim: host 0.1\n# sim: speedup %s\n# sim: fast autotune %s\nimport torch\n' \
-		"$1" "$2" "$3" > "models/$1.py"
+	printf '# model %s\n# sim: steady\n# sim: time 100000\n# sim: kernels 1\n# sim: host %s\n# sim: speedup %s\n# sim: fast autotune %s\nimport torch\n' \
+		"$1" "${4:-0.1}" "$2" "$3" > "models/$1.py"
 }
 mk l1/a 1.5 1.25   # a winner
 mk l1/b 0.9 2      # no winner: max-autotune's own code
 mk l1/c 1.3 0.8    # a winner; max-autotune slower than the defaults
-mk l2/d 0.9 1      # nothing: the baseline stays
+mk l2/d 0.9 1 0.3  # nothing: the baseline stays; 30% of a call the host's
 cat > test.kopt <<'SPEC'
 device sim { gpus = 1  timeout = 60s }
 agents default { budget = 2  hot = 0.05  seed = 1  backend = builtin }
@@ -63,8 +63,12 @@ check "per level: problems, geomeans over torch.compile and max-autotune, those 
 	"diff want got > /dev/null"
 diff want got | sed 's/^/# /' || true
 check "four problem rows, each with its verdict and variant" \
-	"[ \$(grep -c '^| l[12]/[a-d] | ' summary.md) -eq 4 ]"
+	"[ \$(sed -n '/^| problem | verdict/,/^\$/p' summary.md | grep -c '^| l[12]/[a-d] | ') -eq 4 ]"
 check "two wins over max-autotune, a and c, each with the strategy of its kernel; not b, where max-autotune's code won" \
 	"[ '$wins' = 'l1/a l1/c' ] && grep '^- l1/a ' summary.md | grep -q 'triton_.*: .*x alone'"
 check "the sample's numbers: l1 has three problems, l2 one" "grep -q '^| l1 | 3 | 3 |' summary.md && grep -q '^| l2 | 1 | 1 |' summary.md"
+# host-bound: d alone (30% of a call; the others 10%), with report.json's figures
+hb=$(sed -n '/^## Host-bound problems/,$p' summary.md | grep '^| l[12]/' | tr -d ' ' | tr '\n' ' ')
+want=$(python3 -c 'import json; m=[m for m in json.load(open("kopt-out/all/report.json"))["models"] if m["model"] == "l2/d"][0]; print("|l2/d|30%%|%.3fx|%.3fx|%.3fx| " % (m["speedup"], m["device_speedup"], m["device_speedup_vs_max_autotune"]))')
+check "the host-bound problems: l2/d alone, 30% host, its speedups per call and in device time ($hb)" "[ '$hb' = '$want' ]"
 echo "1..$n"
