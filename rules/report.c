@@ -144,7 +144,7 @@ static double worker_seconds(struct dag *d, const struct dag_node *s, double *co
  * baseline a user gets with one keyword: the first of its variants in that
  * mode. The others in it (the agents' rewrites, a wider radius) are
  * candidates, never the baseline. NULL when none. */
-static const json_t *autotune_variant(const struct dag_node *s, const json_t *meas)
+const json_t *rule_report_autotune_variant(const struct dag_node *s, const json_t *meas)
 {
 	const struct kopt_model *m = rule_model_of(s)->spec;
 	size_t i;
@@ -277,7 +277,7 @@ static void model_bounds(struct dag *d, struct report *rp, const struct dag_node
 	json_t *arr = json_array();
 	*bound = *at_ceiling = NAN;
 	double at = NAN;
-	const char *at_name = json_string_value(json_object_get(autotune_variant(s, me), "name"));
+	const char *at_name = json_string_value(json_object_get(rule_report_autotune_variant(s, me), "name"));
 	size_t i;
 	json_t *v;
 	json_array_foreach(json_object_get(me, "variants"), i, v) {
@@ -469,64 +469,6 @@ static double host_share(const json_t *p, double *mns, double *dns)
 	return *mns > 0 && *dns > 0 ? fmax(*mns - *dns, 0) / *mns : NAN;
 }
 
-/* the profile of the variant the stitch's entry names, or NULL */
-static const json_t *meas_named(const struct rule_model *dm, const json_t **meas, const json_t *entry)
-{
-	const char *name = json_string_value(json_object_get(entry, "name"));
-	for (size_t v = 0; name && v < dm->nmv; v++)
-		if (strcmp(dm->mvs[v].variant->name, name) == 0)
-			return meas[v];
-	return NULL;
-}
-
-/* device time per call of a stitch's variant entry: its profile's (first
- * kernel to last) less what its winners saved, where it has winners (the
- * stitch's own times: the host's part held, so the saving is the
- * kernels'); NAN unknown */
-static double variant_device_ns(const struct rule_model *dm, const json_t **meas, const json_t *entry, bool opt)
-{
-	double dns = rule_num(meas_named(dm, meas, entry), "device_ns_per_call");
-	if (!(dns > 0))
-		return NAN;
-	if (opt && json_array_size(json_object_get(entry, "winners")) > 0) {
-		double sb = rule_num(entry, "stitch_base_ns"), so = rule_num(entry, "stitch_opt_ns");
-		if (sb > 0 && so > 0)
-			dns -= sb - so;
-	}
-	return dns > 0 ? dns : NAN;
-}
-
-/* The speedups in device time (first kernel to last, the profiles'),
- * beside the report's, which are CUDA-event times per call from an idle
- * GPU and carry the host's time before and between the kernels. Where a
- * call is mostly the host's, the event figure moves with the host's
- * speed from process to process and machine to machine (a compiled call
- * of one 3-us kernel takes 39-130 us there on the H200's host,
- * bench/results/2026-12-03-h200-host/), and the device figure is what a
- * deployment reproduces (tests/gpu/deploy.py checks it for those models);
- * the report's own speedups stay the event figures. */
-static void device_speedups(const struct dag_node *s, const json_t **meas, const json_t *me, json_t *o)
-{
-	const struct rule_model *dm = rule_model_of(s);
-	const char *chosen = json_string_value(json_object_get(o, "variant"));
-	const char *verdict = json_string_value(json_object_get(o, "verdict"));
-	json_t *vars = json_object_get(me, "variants");
-	const json_t *first = json_array_get(vars, 0), *pick = NULL, *at = autotune_variant(s, me);
-	size_t i;
-	json_t *v;
-	json_array_foreach(vars, i, v) {
-		const char *name = json_string_value(json_object_get(v, "name"));
-		if (name && chosen && strcmp(name, chosen) == 0)
-			pick = v;
-	}
-	bool optimized = verdict && strcmp(verdict, "optimized") == 0;
-	double base = variant_device_ns(dm, meas, first, false);
-	double opt = optimized ? variant_device_ns(dm, meas, pick, true) : base;
-	double atd = at ? variant_device_ns(dm, meas, at, false) : NAN;
-	json_object_set_new(o, "device_speedup", rule_num_json(base > 0 && opt > 0 ? base / opt : NAN));
-	json_object_set_new(o, "device_speedup_vs_max_autotune", rule_num_json(atd > 0 && opt > 0 ? atd / opt : NAN));
-}
-
 /* the first variant's profile: the host's share of a call into o and, at
  * HOST_SHARE or more, a host-time row; the same for the chosen variant
  * where it is another (a rewrite that leaves little device time makes a
@@ -539,7 +481,7 @@ static void profile_parts(struct dag *d, struct report *rp, const struct dag_nod
 	for (size_t v = 0; v < dm->nmv; v++)
 		meas[v] = rule_profile_meas(d, &dm->mvs[v]);
 	json_t *p0 = (json_t *)meas[0];
-	device_speedups(s, meas, me, o);
+	rule_report_device_speedups(s, meas, me, o);
 	char dsp[32] = "-";
 	double ds = rule_num(o, "device_speedup");
 	if (ds > 0)
@@ -584,7 +526,7 @@ static void report_model(struct dag *d, struct report *rp, uint32_t i, const str
 	} else {
 		chosen_variant(s, me, &base, &opt, &sp, &verdict);
 	}
-	double at = withheld ? NAN : rule_num(autotune_variant(s, me), "base_ns"), sp_at = at > 0 && opt > 0 ? at / opt : NAN;
+	double at = withheld ? NAN : rule_num(rule_report_autotune_variant(s, me), "base_ns"), sp_at = at > 0 && opt > 0 ? at / opt : NAN;
 	if (!isnan(sp_at)) {
 		rp->at_logsum += log(sp_at);
 		rp->nat++;

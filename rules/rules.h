@@ -89,6 +89,15 @@ struct rule_summary {
 	char *text;                 /* read: the text, owned; kinds and names point into it */
 };
 
+/* rules/report.c: the stitch result's entry (meas "variants") of the
+ * model's first declared max-autotune variant, or NULL */
+const json_t *rule_report_autotune_variant(const struct dag_node *s, const json_t *meas);
+/* rules/report_device.c: into o, the model's speedups in device time
+ * (device_speedup, device_speedup_vs_max_autotune) from its variants'
+ * profiles' measurements meas (in the model's variant order) and its
+ * stitch's me; o has the chosen "variant" and "verdict" */
+void rule_report_device_speedups(const struct dag_node *s, const json_t **meas, const json_t *me, json_t *o);
+
 /* the summary as text; caller frees */
 char *rule_summary_write(const struct rule_summary *s);
 /* parses text (copied) into s; lines that do not parse are left out */

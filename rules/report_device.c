@@ -1,0 +1,71 @@
+/*
+ * rules/report_device.c: each model's speedups in device time, beside the
+ * report's per-call ones (rules/report.c): the profiles' kernels, first
+ * to last, of the first variant, of max-autotune's and of the chosen one
+ * less what its winners saved (report.json: device_speedup,
+ * device_speedup_vs_max_autotune).
+ */
+#include <config.h>
+
+#include <math.h>
+#include <string.h>
+
+#include "rules.h"
+
+/* the profile of the variant the stitch's entry names, or NULL */
+static const json_t *meas_named(const struct rule_model *dm, const json_t **meas, const json_t *entry)
+{
+	const char *name = json_string_value(json_object_get(entry, "name"));
+	for (size_t v = 0; name && v < dm->nmv; v++)
+		if (strcmp(dm->mvs[v].variant->name, name) == 0)
+			return meas[v];
+	return NULL;
+}
+
+/* device time per call of a stitch's variant entry: its profile's (first
+ * kernel to last) less what its winners saved, where it has winners (the
+ * stitch's own times: the host's part held, so the saving is the
+ * kernels'); NAN unknown */
+static double variant_device_ns(const struct rule_model *dm, const json_t **meas, const json_t *entry, bool opt)
+{
+	double dns = rule_num(meas_named(dm, meas, entry), "device_ns_per_call");
+	if (!(dns > 0))
+		return NAN;
+	if (opt && json_array_size(json_object_get(entry, "winners")) > 0) {
+		double sb = rule_num(entry, "stitch_base_ns"), so = rule_num(entry, "stitch_opt_ns");
+		if (sb > 0 && so > 0)
+			dns -= sb - so;
+	}
+	return dns > 0 ? dns : NAN;
+}
+
+/* The speedups in device time (first kernel to last, the profiles'),
+ * beside the report's, which are CUDA-event times per call from an idle
+ * GPU and carry the host's time before and between the kernels. Where a
+ * call is mostly the host's, the event figure moves with the host's
+ * speed from process to process and machine to machine (a compiled call
+ * of one 3-us kernel takes 39-130 us there on the H200's host,
+ * bench/results/2026-12-02-h200-host/), and the device figure is what a
+ * deployment reproduces (tests/gpu/deploy.py checks it for those models);
+ * the report's own speedups stay the event figures. */
+void rule_report_device_speedups(const struct dag_node *s, const json_t **meas, const json_t *me, json_t *o)
+{
+	const struct rule_model *dm = rule_model_of(s);
+	const char *chosen = json_string_value(json_object_get(o, "variant"));
+	const char *verdict = json_string_value(json_object_get(o, "verdict"));
+	json_t *vars = json_object_get(me, "variants");
+	const json_t *first = json_array_get(vars, 0), *pick = NULL, *at = rule_report_autotune_variant(s, me);
+	size_t i;
+	json_t *v;
+	json_array_foreach(vars, i, v) {
+		const char *name = json_string_value(json_object_get(v, "name"));
+		if (name && chosen && strcmp(name, chosen) == 0)
+			pick = v;
+	}
+	bool optimized = verdict && strcmp(verdict, "optimized") == 0;
+	double base = variant_device_ns(dm, meas, first, false);
+	double opt = optimized ? variant_device_ns(dm, meas, pick, true) : base;
+	double atd = at ? variant_device_ns(dm, meas, at, false) : NAN;
+	json_object_set_new(o, "device_speedup", rule_num_json(base > 0 && opt > 0 ? base / opt : NAN));
+	json_object_set_new(o, "device_speedup_vs_max_autotune", rule_num_json(atd > 0 && opt > 0 ? atd / opt : NAN));
+}
