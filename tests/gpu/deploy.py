@@ -27,7 +27,7 @@ report claims. A model whose chosen variant's call is a fifth or more
 the host's (report.json: chosen_host_share, else host_share) is checked on
 its speedup in device time (report.json: device_speedup) instead: its
 time per call is then mostly the host's, which differs from process to
-process (bench/results/2026-12-03-h200-host/), and its event figure is
+process (bench/results/2026-12-02-h200-host/), and its event figure is
 printed beside, not checked. The two are compiled each in a frame of its own
 (kopt.inductor.own_frame, as koptmake's race compiles its variants): two
 backends on one model's frame are two entries of one Dynamo cache, whose
