@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import cProfile
-import importlib.util
 import io
 import os
 import pstats
@@ -35,6 +34,8 @@ import torch
 here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(here, "..", "..", "runtime", "python"))
 from kopt import inductor, rewrites  # noqa: E402
+from kopt import measure as M  # noqa: E402
+from kopt.loader import load_module, to_device  # noqa: E402
 
 CONFIGS = {
     "eager": None,
@@ -46,19 +47,12 @@ CONFIGS = {
     "fold-freeze-cpp": {"kopt.linear_reduction_fold": True, "freezing": True, "cpp_wrapper": True},
     "floor": "floor",
 }
-_loads = [0]
-
-
 def load(path):
-    _loads[0] += 1
-    spec = importlib.util.spec_from_file_location(f"host_model_{_loads[0]}", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = load_module(path)   # a fresh execution: new code objects, a Dynamo cache apart
     torch.manual_seed(0)
     with torch.device("cuda"):
         model = mod.Model(*mod.get_init_inputs()).eval()
-    inputs = [x.cuda() if isinstance(x, torch.Tensor) else x for x in mod.get_inputs()]
-    return model, inputs
+    return model, list(to_device(mod.get_inputs()))
 
 
 def build(path, name, state):
@@ -77,14 +71,7 @@ def build(path, name, state):
 
 
 def enqueue_s(fn, inputs, n=20):
-    ts = []
-    for _ in range(n):
-        torch.cuda.synchronize()
-        t = time.perf_counter()
-        fn(*inputs)
-        ts.append(time.perf_counter() - t)
-    torch.cuda.synchronize()
-    return statistics.median(ts)
+    return M.enqueue_seconds(lambda: fn(*inputs), n)
 
 
 def main():

@@ -39,13 +39,13 @@ import json
 import os
 import statistics
 import sys
-import time
 
 import torch
 
 here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(here, "..", "..", "runtime", "python"))
 import kopt  # noqa: E402
+from kopt import measure as M  # noqa: E402
 from kopt import verify as V  # noqa: E402
 from kopt.inductor import own_frame  # noqa: E402
 from kopt.loader import load_module, to_device  # noqa: E402
@@ -73,14 +73,7 @@ def source_of(name):
 
 def host_seconds(fn, inputs, n=5):
     """the host's time to enqueue a call (no synchronize inside)"""
-    ts = []
-    for _ in range(n):
-        torch.cuda.synchronize()
-        t = time.perf_counter()
-        fn(*inputs)
-        ts.append(time.perf_counter() - t)
-    torch.cuda.synchronize()
-    return statistics.median(ts)
+    return M.enqueue_seconds(lambda: fn(*inputs), n)
 
 
 def timed(fns, inputs, n=30, device=False):

@@ -7,7 +7,9 @@ the DRAM metrics, with room for every launch; numbered ranges take the
 names of a timed call's launches in start order, and a kernel launched
 twice sums its bytes; a count of launches that differs is an error; named
 ranges keep their names; a row gets its bytes per launch and their rate,
-and the account names what no row has. Needs torch (CPU is enough).
+and the account names what no row has; the host's time to enqueue a
+call is the median over calls, each after a synchronize. Needs torch
+(CPU is enough).
 Prints TAP."""
 import os
 import sys
@@ -88,4 +90,22 @@ ok("dram_bytes" not in rows[1], "a row the counters did not see gets none", rows
 ok(rows[2]["dram_bytes"] == 4.0 and rows[2]["dram_gbps"] is None, "a row of no time gets bytes and no rate", rows[2])
 ok(acct["rows"] == 2 and acct["unmatched"] == ["k_other"] and acct["passes"] == 1 and
    acct["metrics"] == list(M.DRAM_METRICS), "the account: rows matched, names no row has, the passes", acct)
+
+# the host's time to enqueue a call (measure.enqueue_seconds): a
+# synchronize before each call and none inside, the median of n; the
+# clock a stand-in that advances 1, 5, 2, 9, 3 units across the calls
+import time  # noqa: E402
+
+seq = []
+steps = iter([0, 1, 10, 15, 20, 22, 30, 39, 40, 43])
+real_clock = time.perf_counter
+torch.cuda.synchronize = lambda *a, **k: seq.append("sync")
+time.perf_counter = lambda: next(steps)
+try:
+    got = M.enqueue_seconds(lambda: seq.append("call"), 5)
+finally:
+    time.perf_counter = real_clock
+    torch.cuda.synchronize = lambda *a, **k: None
+ok(got == 3, "enqueue time: the median of the calls' host times (1, 5, 2, 9, 3 -> 3)", got)
+ok(seq == ["sync", "call"] * 5 + ["sync"], "enqueue time: a synchronize before each call, none inside, one after", seq)
 done()

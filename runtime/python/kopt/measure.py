@@ -124,6 +124,21 @@ def dram_bytes(fn: Callable, flush: Flusher, launches: list[str]) -> tuple[dict,
     return out, {k: got[k] for k in ("passes", "dropped", "setup_s", "run_s", "decode_s") if k in got}
 
 
+def enqueue_seconds(fn: Callable, n: int = 5) -> float:
+    """The host's time to enqueue a call of fn, in seconds: the median of n
+    calls, each after a synchronize, none inside (perf_counter)."""
+    import time
+
+    ts = []
+    for _ in range(n):
+        torch.cuda.synchronize()
+        t = time.perf_counter()
+        fn()
+        ts.append(time.perf_counter() - t)
+    torch.cuda.synchronize()
+    return statistics.median(ts)
+
+
 def median(xs):
     return float(statistics.median(xs)) if xs else 0.0
 
