@@ -43,6 +43,8 @@ check "differs from eager but as accurate: still optimized ($(verdict reordered)
 	"grep -q '^verify reordered' sim.log && ! verdict reordered | grep -q 'wrong\|ill'"
 check "compile wrong, eager right: wrong-baseline, no speedup ($(verdict floor))" "[ \"\$(verdict floor)\" = 'wrong-baseline None' ]"
 check "ill-conditioned: reported, no speedup ($(verdict ssm))" "[ \"\$(verdict ssm)\" = 'ill-conditioned None' ]"
+dev() { python3 -c "import json,sys; m={x['model']: x for x in json.load(open('kopt-out/all/report.json'))['models']}; print(m['$1']['device_speedup'], m['$1']['device_speedup_vs_max_autotune'])"; }
+check "... nor any speedup in device time ($(dev floor); $(dev ssm))" "[ \"\$(dev floor)\" = 'None None' ] && [ \"\$(dev ssm)\" = 'None None' ]"
 check "no candidate is proposed or verified for them" "! grep -q '^verify floor\|^verify ssm' sim.log"
 check "nor is a stitch measured for them" "! grep -q '^stitch floor\|^stitch ssm' sim.log"
 check "report.md has its own section, naming both models" \

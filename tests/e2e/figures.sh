@@ -186,6 +186,24 @@ check "... in the second attempt, with the 1.5x kernel alone" \
 	"grep -q '^| default | pass | 1000\\.000 | 900\\.000 | 2 | ' kopt-out/c/report.md && [ \$(grep -c '^| triton_red_fused__softmax_[01] | .* | 1\\.[0-9]*x |\$' kopt-out/c/report.md) -eq 1 ] && grep -q '^| triton_red_fused__softmax_1 | .* | 1\\.500x |\$' kopt-out/c/report.md"
 cd ..
 
+# The device figure follows the chosen variant, wherever it stands among
+# the variants: three, the middle one chosen (autotune, twice as fast; the
+# third, slow, half as fast), no winner: 2 in device time, 1 over
+# max-autotune (itself)
+mkdir mid && cd mid && mkdir models
+printf '# model m\n# sim: steady\n# sim: time 100000\n# sim: kernels 1\n# sim: speedup 0.9\n# sim: fast autotune 2\n# sim: fast slow 0.5\nimport torch\n' > models/m.py
+sed -e '/^model /,$d' ../test.kopt > test.kopt
+printf 'model m { source = "models/m.py"  variant default { }  variant autotune { mode = "max-autotune-no-cudagraphs" }  variant slow { cudnn_benchmark = true } }\ntarget all = [m]\ndefault all\n' >> test.kopt
+set +e
+"$KOPTMAKE" > out 2> err
+status=$?
+set -e
+mid=$(python3 -c 'import json; m=json.load(open("kopt-out/all/report.json"))["models"][0]; print(m["variant"], m["device_speedup"], m["device_speedup_vs_max_autotune"])' 2>/dev/null)
+mv_=$(echo "$mid" | cut -d' ' -f1); md_=$(echo "$mid" | cut -d' ' -f2); ma_=$(echo "$mid" | cut -d' ' -f3)
+check "three variants, the middle one chosen: its device figure, 2 and 1 ($mid)" \
+	"[ $status -eq 0 ] && [ '$mv_' = autotune ] && close '$md_' 2 && close '$ma_' 1"
+cd ..
+
 # GPU-minutes: the seconds the workers spent on a model's steps (the
 # build log's durations), to a tenth of a minute. Each request of this
 # build takes 550 ms or more, six of them: 3.3 s, 0.1 minutes, and any one
