@@ -172,14 +172,21 @@ check "report.md lists the models whose host takes a fifth or more ($hosts)" "[ 
 # 1.2x and 1.5x; with both the stitch fails ("# sim: clash"); without the
 # 1.2x one it passes: T - (3T/4)(2/5)(1 - 1/1.5) = 0.9 T, 1.111x (T = 1 ms:
 # both kernels well under the copy bandwidth, so neither is left alone)
-mkdir clash && cd clash && mkdir models
-printf '# model c\n# sim: steady\n# sim: time 1000000\n# sim: host 0.25\n# sim: kernels 2\n# sim: reductions\n# sim: speedup 1.2 1.5\n# sim: clash\nimport torch\n' > models/c.py
-sed -e '/^model /,$d' ../test.kopt > test.kopt
-printf 'model c { source = "models/c.py" }\ntarget all = [c]\ndefault all\n' >> test.kopt
-set +e
-"$KOPTMAKE" > out 2> err
-status=$?
-set -e
+# sub DIR MODEL SIM_LINES MODEL_BLOCK: a build of one model in DIR (cd'd
+# into; the spec's devices, agents and gates from test.kopt above), its
+# exit in $status
+sub() {
+	mkdir "$1" && cd "$1" && mkdir models
+	printf '# model %s\n%bimport torch\n' "$2" "$3" > "models/$2.py"
+	sed -e '/^model /,$d' ../test.kopt > test.kopt
+	printf '%s\ntarget all = [%s]\ndefault all\n' "$4" "$2" >> test.kopt
+	set +e
+	"$KOPTMAKE" > out 2> err
+	status=$?
+	set -e
+}
+sub clash c '# sim: steady\n# sim: time 1000000\n# sim: host 0.25\n# sim: kernels 2\n# sim: reductions\n# sim: speedup 1.2 1.5\n# sim: clash\n' \
+	'model c { source = "models/c.py" }'
 check "a failing stitch drops its weakest winner (exit $status): 1000 us -> 900 us, 1.111x" \
 	"[ $status -eq 0 ] && grep -qx 'Optimized (variant default): 1000\\.000 us -> 900\\.000 us per call, speedup 1\\.111x\\.' kopt-out/c/report.md"
 check "... in the second attempt, with the 1.5x kernel alone" \
@@ -190,14 +197,8 @@ cd ..
 # the variants: three, the middle one chosen (autotune, twice as fast; the
 # third, slow, half as fast), no winner: 2 in device time, 1 over
 # max-autotune (itself)
-mkdir mid && cd mid && mkdir models
-printf '# model m\n# sim: steady\n# sim: time 100000\n# sim: kernels 1\n# sim: speedup 0.9\n# sim: fast autotune 2\n# sim: fast slow 0.5\nimport torch\n' > models/m.py
-sed -e '/^model /,$d' ../test.kopt > test.kopt
-printf 'model m { source = "models/m.py"  variant default { }  variant autotune { mode = "max-autotune-no-cudagraphs" }  variant slow { cudnn_benchmark = true } }\ntarget all = [m]\ndefault all\n' >> test.kopt
-set +e
-"$KOPTMAKE" > out 2> err
-status=$?
-set -e
+sub mid m '# sim: steady\n# sim: time 100000\n# sim: kernels 1\n# sim: speedup 0.9\n# sim: fast autotune 2\n# sim: fast slow 0.5\n' \
+	'model m { source = "models/m.py"  variant default { }  variant autotune { mode = "max-autotune-no-cudagraphs" }  variant slow { cudnn_benchmark = true } }'
 mid=$(python3 -c 'import json; m=json.load(open("kopt-out/all/report.json"))["models"][0]; print(m["variant"], m["device_speedup"], m["device_speedup_vs_max_autotune"])' 2>/dev/null)
 mv_=$(echo "$mid" | cut -d' ' -f1); md_=$(echo "$mid" | cut -d' ' -f2); ma_=$(echo "$mid" | cut -d' ' -f3)
 check "three variants, the middle one chosen: its device figure, 2 and 1 ($mid)" \
