@@ -22,9 +22,6 @@ import sys
 WIN = 1.03  # over max-autotune, the gates' gamma: a win of the benchmark
 
 
-HOST_SHARE = 0.2   # rules/report.c's: a host-bound call
-
-
 def geomean(xs):
     return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
 
@@ -72,7 +69,7 @@ def main() -> int:
         what = "; ".join(f"{k.get('kernel')}: {k.get('strategy')} ({k.get('speedup') or 0:.3f}x alone)" for k in ks)
         print(f"- {m['model']} ({m['speedup_vs_max_autotune']:.3f}x over max-autotune, variant {m.get('variant')}): "
               f"{what or 'the variant alone'}")
-    hosty = [m for m in rows if (m.get("chosen_host_share", m.get("host_share")) or 0) >= HOST_SHARE]
+    hosty = [m for m in rows if m.get("host_bound")]
     if hosty:
         print("\n## Host-bound problems\n\nA fifth or more of the chosen variant's call is the host's: its time per "
               "call moves with the host's speed from process to process, its device time does not (the deployment "
@@ -80,7 +77,7 @@ def main() -> int:
         print("| problem | host | vs torch.compile | in device time | vs max-autotune in device time |")
         print("| --- | ---: | ---: | ---: | ---: |")
         for m in hosty:
-            h = m.get("chosen_host_share", m.get("host_share"))
+            h = m["chosen_host_share"]
             d, da = m.get("device_speedup"), m.get("device_speedup_vs_max_autotune")
             print(f"| {m['model']} | {100 * h:.0f}% | {m['speedup']:.3f}x | "
                   f"{'-' if d is None else f'{d:.3f}x'} | {'-' if da is None else f'{da:.3f}x'} |")

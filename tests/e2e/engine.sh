@@ -167,6 +167,8 @@ check "the chosen variant's host share is listed where it is another variant's, 
 	 python3 -c 'import json,sys; m=[m for m in json.load(open(\"kopt-out/all/report.json\"))[\"models\"] if m[\"model\"] == \"quick\"][0]; sys.exit(not abs(m[\"chosen_host_share\"] - 0.6) < 1e-9)'"
 check "report.json has each model's host share" \
 	"grep -q '\"host_share\": 0.4' kopt-out/all/report.json && grep -q '\"host_share\": 0.05' kopt-out/all/report.json"
+check "report.json says which chosen variants are host-bound: hosty's first (40%) and quick's autotune (60%), not lean's (5%)" \
+	"python3 -c 'import json,sys; m={m[\"model\"]: m for m in json.load(open(\"kopt-out/all/report.json\"))[\"models\"]}; sys.exit(not (m[\"hosty\"][\"host_bound\"] is True and abs(m[\"hosty\"][\"chosen_host_share\"] - 0.4) < 1e-9 and m[\"quick\"][\"host_bound\"] is True and m[\"lean\"][\"host_bound\"] is False))'"
 cd ..
 
 "$KOPTMAKE" -t list > out 2> err

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import statistics
+import time
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -127,8 +128,6 @@ def dram_bytes(fn: Callable, flush: Flusher, launches: list[str]) -> tuple[dict,
 def enqueue_seconds(fn: Callable, n: int = 5) -> float:
     """The host's time to enqueue a call of fn, in seconds: the median of n
     calls, each after a synchronize, none inside (perf_counter)."""
-    import time
-
     ts = []
     for _ in range(n):
         torch.cuda.synchronize()
