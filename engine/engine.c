@@ -65,13 +65,23 @@ static char *worker_program(const struct engine_opts *o)
 	return xstrdup(KOPT_PKGLIBEXECDIR "/kopt-worker");
 }
 
+/*
+ * Workers at most without -j: per GPU of the largest device, one for every
+ * four host cores, 1 to 4. Timing steps run one per GPU whatever the count
+ * (engine/worker_pool.c); the others are for captures, whose compiles are
+ * the host's work and run side by side (a network's variants: minutes
+ * each). Four cores a worker: Inductor compiles a variant's kernels in a
+ * pool of its own.
+ */
 static int default_jobs(const kopt_spec *spec)
 {
 	int j = 0;
 	for (size_t i = 0; i < spec->ndevices; i++)
 		if (spec->devices[i].gpus > j)
 			j = spec->devices[i].gpus;
-	return j > 0 ? j : 1;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	int per_gpu = cpus >= 16 ? 4 : cpus >= 4 ? (int)(cpus / 4) : 1;
+	return (j > 0 ? j : 1) * per_gpu;
 }
 
 /*

@@ -10,8 +10,9 @@
  * others leave it out, so that such a change recaptures only them.
  * Stable part: the output code's hash and per kernel its name, kind, source
  * hash, heuristic, config and the object holding its source.
- * Measurements: compile time, input shapes, each kernel's tensor
- * arguments (shape, dtype, bytes: the LLM agents' prompts show them).
+ * Measurements: compile time and its phases (runtime/python/kopt/
+ * compile_time.py), input shapes, each kernel's tensor arguments (shape,
+ * dtype, bytes: the LLM agents' prompts show them).
  */
 #include <config.h>
 
@@ -122,6 +123,10 @@ static int capture_reply(struct rule_run *run, json_t *res)
 			      "inputs", json_object_get(res, "inputs") ? json_object_get(res, "inputs") : json_null());
 	/* the kernels' tensor arguments, for the LLM agents' prompts */
 	json_object_set_new(run->meas, "args", args);
+	/* where the compile's seconds went (Dynamo, Inductor, Triton,
+	 * autotuning, the first run), for the report's capture table */
+	if (json_is_object(json_object_get(res, "compile_phases")))
+		json_object_set(run->meas, "compile_phases", json_object_get(res, "compile_phases"));
 	return RULE_DONE;
 }
 

@@ -35,6 +35,8 @@ KOPT_PY_FILES = \
 	runtime/python/kopt/helion.py \
 	runtime/python/kopt/rewrites.py \
 	runtime/python/kopt/inductor.py \
+	runtime/python/kopt/compile_time.py \
+	runtime/python/kopt/gpulock.py \
 	runtime/python/kopt/measure.py \
 	runtime/python/kopt/kernels.py \
 	runtime/python/kopt/knobs.py \

@@ -28,7 +28,7 @@ static void usage(FILE *out)
 		"\n"
 		"  -f, --file=FILE         read FILE as the spec (default: Koptfile, else the one *.kopt here)\n"
 		"  -C, --directory=DIR     change to DIR before anything else\n"
-		"  -j, --jobs=N            run at most N workers at once (default: the device's GPUs)\n"
+		"  -j, --jobs=N            run at most N workers at once (default: per GPU, one per 4 cores, 1-4)\n"
 		"  -k, --keep-going        keep going past failed steps\n"
 		"  -n, --dry-run           print the steps that would run, run none\n"
 		"  -B, --always-make       treat every step as stale\n"

@@ -12,7 +12,11 @@ status, kind, path) and its actions (each step's result).
 - the verifies: where their seconds went (the model's compile, the
   candidates' builds, the gates);
 - the profiles: how many counted their kernels' DRAM bytes, and the
-  seconds the counters took.
+  seconds the counters took;
+- the captures: per variant, where its compile's seconds went (Dynamo,
+  Inductor, Triton, autotuning, the first run; kopt.compile_time) and how
+  long its timings waited for other workers' on the GPU (kopt.gpulock),
+  and the wall time that the captures, run side by side, took together.
 
 SINCE_MS: only the steps the log records from that time on (ms since the
 epoch, the log's first column), e.g. one slice's.
@@ -123,7 +127,42 @@ def main() -> int:
     if ph:
         print(f"\nProfiles that counted DRAM bytes: {len(cs)} of {len(ph)}"
               + (f"; the counters took {sum(cs):.1f} s (median {statistics.median(cs):.2f} s)." if cs else "."))
+    captures(top, rows)
     return 0
+
+
+PHASES = ("dynamo_s", "inductor_s", "triton_s", "autotune_s", "run_s", "gpu_lock_wait_s")
+
+
+def union_ms(spans: list) -> int:
+    """milliseconds covered by (start, end) spans, overlaps counted once"""
+    total, end = 0, None
+    for s, e in sorted(spans):
+        if end is None or s > end:
+            total += e - s
+            end = e
+        elif e > end:
+            total += e - end
+            end = e
+    return total
+
+
+def captures(top: str, rows: list) -> None:
+    ran = {r["path"]: r for r in rows if r["kind"] == "capture"}
+    meas = dict(latest(os.path.join(top, "actions"), "capture"))
+    if not ran:
+        return
+    print("\n| capture | seconds | Dynamo | Inductor | Triton | autotuning | first run | waited for the GPU |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for path in sorted(ran):
+        ph = (meas.get(path) or {}).get("compile_phases") or {}
+        cells = " | ".join(f"{float(ph[k]):.1f}" if isinstance(ph.get(k), (int, float)) else "-" for k in PHASES)
+        print(f"| {path} | {ran[path]['ms'] / 1000:.1f} | {cells} |")
+    spans = [(r["at"], r["at"] + r["ms"]) for r in ran.values()]
+    work = sum(e - s for s, e in spans)
+    wall = union_ms(spans)
+    print(f"\nCaptures: {len(ran)}, {work / 1000:.1f} s of worker time in {wall / 1000:.1f} s of wall time "
+          f"({work / wall if wall else 0:.2f} at once on average).")
 
 
 if __name__ == "__main__":

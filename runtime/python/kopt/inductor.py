@@ -14,6 +14,7 @@ from typing import Any
 
 import torch
 
+from . import compile_time as CT
 from . import kernels as K
 from .loader import Problem
 
@@ -104,6 +105,7 @@ class Compiled:
     decls: list = field(default_factory=list)     # KernelDecl, in output-code order
     output_code: str = ""
     compile_s: float = 0.0
+    phases: dict = field(default_factory=dict)   # compile_time.measured's parts of compile_s
     key: str = ""                            # the worker's key for it (worker.py)
 
     def kernel_objects(self) -> dict:
@@ -156,8 +158,6 @@ def own_frame(model):
 def compile_problem(problem: Problem, variant: dict, reset: bool = True) -> Compiled:
     """Compiles problem under variant. reset=False keeps what Dynamo compiled
     before (other variants of the same model stay usable side by side)."""
-    import time
-
     if reset:
         torch._dynamo.reset()
     torch.backends.cudnn.benchmark = bool(variant.get("cudnn_benchmark", False))
@@ -186,12 +186,13 @@ def compile_problem(problem: Problem, variant: dict, reset: bool = True) -> Comp
     else:
         compiled = torch.compile(own_frame(problem.model), mode=mode, options=options or None)
     c = Compiled(problem, variant, compiled)
-    t0 = time.perf_counter()
+    inputs = problem.inputs(0)
     # (the rewrites are applied where Inductor compiles: rewriting_backend)
-    with catch_output_modules(c.modules), aten_fallbacks(list(variant.get("aten_fallback") or [])):
-        c.run(problem.inputs(0))
+    with CT.measured(c.phases), catch_output_modules(c.modules), \
+            aten_fallbacks(list(variant.get("aten_fallback") or [])):
+        c.run(inputs)
         torch.cuda.synchronize()
-    c.compile_s = time.perf_counter() - t0
+    c.compile_s = c.phases["wall_s"]
     c.modules = K.output_modules(c.modules)
     codes = []
     for m in c.modules:

@@ -1,0 +1,59 @@
+#!/bin/sh
+# tests/e2e/parallel-capture.sh: a model's variants compile side by side,
+# and a step that times has its GPU alone. With the simulated worker (a
+# TEST DOUBLE) each capture takes 1.5 s more; with -j3 on one GPU the three
+# variants' captures overlap in time (the build log's start and duration of
+# each step), and no profile, screen, verify or stitch overlaps any other
+# step. With -j1 nothing overlaps. Prints TAP.
+set -eu
+
+. "$top_srcdir/tests/e2e/sim-env.sh" parallel-capture
+mkdir models
+printf '# model net\n# sim: slow capture 1500\n# sim: kernels 2\nimport torch\n' > models/net.py
+cat > test.kopt <<SPEC
+device sim { gpus = 1  timeout = 60s }
+agents default { budget = 1  hot = 0.05  seed = 1  backend = builtin  screen = 0 }
+gates strict { seeds = 2  gamma = 1.03  repeats = 4 }
+defaults { device = sim  agents = default  gates = strict }
+model net {
+  source = "models/net.py"
+  variant default { }
+  variant autotune { mode = "max-autotune-no-cudagraphs" }
+  variant frozen { mode = "max-autotune-no-cudagraphs"  options = { freezing = true } }
+}
+target all = [net]
+default all
+SPEC
+
+# the worker steps of the log that ran: "START END KIND PATH", one a line
+# (proposals and reports run in koptmake itself, beside the workers)
+steps() {
+	awk -F'\t' 'NR > 1 && $3 == "ok" && $4 ~ /^(capture|profile|screen|verify|stitch)$/ { print $1, $1 + $2, $4, $5 }' \
+		.kopt/log
+}
+# pairs of steps that overlap by more than 5 ms (the log's times are whole
+# milliseconds), one of them of kind $1 (any kind: "")
+overlaps() {
+	steps | sort -n > spans
+	awk -v kind="$1" '{ s[NR] = $1; e[NR] = $2; k[NR] = $3 }
+		END { n = 0; for (i = 1; i <= NR; i++) for (j = i + 1; j <= NR; j++)
+			if (s[j] < e[i] - 5 && s[i] < e[j] - 5 && (kind == "" || k[i] == kind || k[j] == kind)) n++
+			print n }' spans
+}
+timing_overlaps() {
+	t=0
+	for kind in profile screen verify stitch; do t=$((t + $(overlaps $kind))); done
+	echo $t
+}
+
+"$KOPTMAKE" -j3 > out 2> err || { cat err >&2; true; }
+check "the build with three workers ends with the report" "[ -f kopt-out/all/report.json ]"
+check "three captures ran" "[ \$(steps | grep -c ' capture ') -eq 3 ]"
+check "the captures ran side by side ($(overlaps capture) overlapping pairs)" "[ $(overlaps capture) -ge 2 ]"
+check "no timing step shared the GPU ($(timing_overlaps) overlaps)" "[ $(timing_overlaps) -eq 0 ]"
+
+rm -rf .kopt kopt-out
+"$KOPTMAKE" -j1 > out 2> err || { cat err >&2; true; }
+check "with one worker the build also ends with the report" "[ -f kopt-out/all/report.json ]"
+check "with one worker nothing overlaps ($(overlaps '') pairs)" "[ $(overlaps '') -eq 0 ]"
+echo "1..$n"
