@@ -85,6 +85,23 @@ static int default_jobs(const kopt_spec *spec)
 }
 
 /*
+ * The host's cores shared among the workers' compiles: Inductor compiles a
+ * graph's kernels in a pool of its own, as many processes as the host has
+ * cores; workers compiling side by side would each start that many. Each
+ * gets the host's cores over the workers (at least 1), unless the user set
+ * TORCHINDUCTOR_COMPILE_THREADS. Set before the first worker starts.
+ */
+static void share_cores(int jobs)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	if (jobs <= 1 || cpus <= 0)
+		return;
+	char v[24];
+	snprintf(v, sizeof v, "%ld", cpus / jobs > 0 ? cpus / jobs : 1);
+	setenv("TORCHINDUCTOR_COMPILE_THREADS", v, 0);
+}
+
+/*
  * What workers run under (runtime/sandbox.h): no variable that a key_env of
  * the spec names, and a scratch folder per worker slot below
  * $TMPDIR/koptmake-UID-HASH (HASH: of this cache's path, so that builds on
@@ -202,8 +219,10 @@ int engine_build(const kopt_spec *spec, char *const *targets, int ntargets, cons
 	wpool *pool = NULL;
 	if (!opts->dry_run) {
 		char *prog = worker_program(opts);
-		pool = wpool_new(prog, opts->jobs > 0 ? opts->jobs : default_jobs(spec));
+		int jobs = opts->jobs > 0 ? opts->jobs : default_jobs(spec);
+		pool = wpool_new(prog, jobs);
 		free(prog);
+		share_cores(jobs);
 		sandbox_pool(pool, spec, cache_path(ss.cache));
 	}
 	int status = 2;

@@ -4,7 +4,9 @@
 # TEST DOUBLE) each capture takes 1.5 s more; with -j3 on one GPU the three
 # variants' captures overlap in time (the build log's start and duration of
 # each step), and no profile, screen, verify or stitch overlaps any other
-# step. With -j1 nothing overlaps. Prints TAP.
+# step. With -j1 nothing overlaps. The workers share the host's cores:
+# each compiles with the cores over the workers (Inductor's
+# TORCHINDUCTOR_COMPILE_THREADS), unless the user set it. Prints TAP.
 set -eu
 
 . "$top_srcdir/tests/e2e/sim-env.sh" parallel-capture
@@ -46,14 +48,22 @@ timing_overlaps() {
 	echo $t
 }
 
-"$KOPTMAKE" -j3 > out 2> err || { cat err >&2; true; }
+cpus=$(getconf _NPROCESSORS_ONLN)
+KOPT_SIM_ENV_LOG=$tmp/env.log "$KOPTMAKE" -j3 > out 2> err || { cat err >&2; true; }
 check "the build with three workers ends with the report" "[ -f kopt-out/all/report.json ]"
 check "three captures ran" "[ \$(steps | grep -c ' capture ') -eq 3 ]"
 check "the captures ran side by side ($(overlaps capture) overlapping pairs)" "[ $(overlaps capture) -ge 2 ]"
 check "no timing step shared the GPU ($(timing_overlaps) overlaps)" "[ $(timing_overlaps) -eq 0 ]"
+want=$((cpus / 3 > 0 ? cpus / 3 : 1))
+check "each of the three workers compiles with a third of the $cpus cores" \
+	"grep -qx 'TORCHINDUCTOR_COMPILE_THREADS=$want' env.log && ! grep -v '=$want\$' env.log | grep -q '^TORCHINDUCTOR_COMPILE_THREADS='"
+rm -rf .kopt kopt-out env.log
+TORCHINDUCTOR_COMPILE_THREADS=5 KOPT_SIM_ENV_LOG=$tmp/env.log "$KOPTMAKE" -j3 > out 2> err || { cat err >&2; true; }
+check "a user's own setting stands" "grep -qx 'TORCHINDUCTOR_COMPILE_THREADS=5' env.log && ! grep -q '^TORCHINDUCTOR_COMPILE_THREADS=[^5]' env.log"
 
-rm -rf .kopt kopt-out
-"$KOPTMAKE" -j1 > out 2> err || { cat err >&2; true; }
+rm -rf .kopt kopt-out env.log
+KOPT_SIM_ENV_LOG=$tmp/env.log "$KOPTMAKE" -j1 > out 2> err || { cat err >&2; true; }
 check "with one worker the build also ends with the report" "[ -f kopt-out/all/report.json ]"
 check "with one worker nothing overlaps ($(overlaps '') pairs)" "[ $(overlaps '') -eq 0 ]"
+check "and it compiles with Inductor's own default" "! grep -q '^TORCHINDUCTOR_COMPILE_THREADS=' env.log"
 echo "1..$n"
