@@ -15,6 +15,7 @@
 #include "explain.h"
 #include "interrupt.h"
 #include "queue.h"
+#include "gpu_meter.h"
 #include "twins.h"
 #include "witness.h"
 
@@ -24,6 +25,7 @@ struct job {
 	int wid;          /* -1 for local steps */
 	double t0;        /* kopt_now() at start */
 	double wall0;     /* wall clock at start */
+	struct gpu_meter gpu; /* its share of its GPU's time (gpu_meter.h) */
 };
 
 struct sched {
@@ -494,6 +496,14 @@ static void job_failed(struct sched *s, struct job *j, const char *reason, const
 	fail_node(s, n, why);
 }
 
+/* ticks every running worker job's GPU meter (gpu_meter.h) */
+static void gpu_share(struct sched *s)
+{
+	for (size_t i = 0; i < s->njobs; i++)
+		if (s->jobs[i]->wid >= 0)
+			gpu_meter_tick(&s->jobs[i]->gpu, kopt_now(), wpool_held(s->pool, s->jobs[i]->wid));
+}
+
 static void job_done(struct sched *s, struct job *j)
 {
 	struct dag_node *n = j->n;
@@ -506,9 +516,13 @@ static void job_done(struct sched *s, struct job *j)
 		run->stable = json_object();
 	if (!run->meas)
 		run->meas = json_object();
-	/* time a worker spent on the step (the report sums it per model) */
-	if (n->rule->worker)
+	/* time a worker spent on the step, and its share of the GPU's (the
+	 * report sums them per model) */
+	if (n->rule->worker) {
+		gpu_share(s);
 		json_object_set_new(run->meas, "worker_s", json_real(kopt_now() - j->t0));
+		json_object_set_new(run->meas, "gpu_s", json_real(j->gpu.s));
+	}
 	kopt_hash stable = dag_stable_hash(run->stable);
 	char *js = dag_manifest(n->rule->name, n->path, run->outputs, run->objects, run->stable,
 				run->summary, run->meas);
@@ -565,8 +579,10 @@ static struct job *new_job(struct sched *s, struct dag_node *n, int wid)
 	run_init(&j->run, s->d, n);
 	n->job = j;
 	n->flags |= DAG_RUNNING;
+	gpu_share(s);
 	s->jobs = xgrow(s->jobs, &s->jobcap, s->njobs + 1, sizeof *s->jobs);
 	s->jobs[s->njobs++] = j;
+	gpu_share(s);
 	if (s->o->verbose > 0) {
 		end_line(s);
 		fprintf(stderr, "%s: start %s %s%s\n", kopt_progname, n->rule->name, n->path,
@@ -636,6 +652,7 @@ static int on_event(void *ctx, const struct wpool_event *ev)
 	struct sched *s = ctx;
 	if (s->restart)
 		return 1; /* about to plan again: nothing more of this plan may finish */
+	gpu_share(s);
 	if (ev->kind == WPOOL_HELLO) {
 		const struct kopt_device *dev = s->devs[ev->dev];
 		const char *name = dag_env_name(dev);
@@ -748,6 +765,7 @@ static void run_loop(struct sched *s)
 			break;
 		}
 		cache_sync(s->d->cache, false);
+		gpu_share(s);
 		wpool_poll(s->pool, interrupt_pipe[0], 3600.0, on_event, s);
 		if (interrupt_pipe[0] >= 0) {
 			char buf[16];

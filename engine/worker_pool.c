@@ -519,17 +519,17 @@ void wpool_release(wpool *p, int wid)
 		w->deadline = 0;
 }
 
-int wpool_held(const wpool *p)
+int wpool_held(const wpool *p, int wid)
 {
 	int n = 0;
 	for (int i = 0; i < p->nw; i++)
-		n += p->w[i].held;
+		n += p->w[i].held && (wid < 0 || (p->w[i].dev == p->w[wid].dev && p->w[i].gpu == p->w[wid].gpu));
 	return n;
 }
 
 bool wpool_full(const wpool *p)
 {
-	return wpool_held(p) >= p->nw;
+	return wpool_held(p, -1) >= p->nw;
 }
 
 /* a worker that says (hello's "sandbox") it is not fully confined: once per pool */

@@ -83,8 +83,8 @@ json_t *wpool_witness(wpool *p, int dev);
 /* whether dev's workers start through a launcher (srun, ...): their files
  * are another machine's */
 bool wpool_launched(const wpool *p, int dev);
-/* jobs holding a worker */
-int wpool_held(const wpool *p);
+/* jobs holding a worker (wid < 0), or a worker on worker wid's GPU */
+int wpool_held(const wpool *p, int wid);
 /* whether every worker slot is held: wpool_acquire would fail for any job */
 bool wpool_full(const wpool *p);
 /* kills every worker now (SIGINT); no events */

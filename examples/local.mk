@@ -7,6 +7,7 @@ EXTRA_DIST += examples/examples.kopt examples/README.md \
 	examples/models/mlp.py examples/models/rmsnorm.py \
 	examples/models/row_sum.py examples/models/softmax.py \
 	examples/models/transformer_block.py \
+	examples/models/resnet50.py examples/models/gpt2_block.py examples/models/convnext.py \
 	examples/kernels/vadd.py examples/kernels/softmax_rows.py \
 	examples/helion/helion.kopt examples/helion/softmax.py \
 	examples/helion/layernorm.py examples/helion/matmul_epilogue.py \

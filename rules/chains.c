@@ -40,6 +40,7 @@ struct hot {
 	double share, frac;
 	const char *name;
 	kopt_hash ident;
+	size_t idx;         /* in the summary; the group's members are those whose rep is idx */
 };
 
 static int cmp_hot(const void *a, const void *b)
@@ -67,26 +68,52 @@ void rule_read_summary(struct rule_mv *mv)
 	json_decref(sum);
 }
 
+/* a group's bound over its time (what its members could win, at their
+ * bounds, over the group's share; a member whose bound is unknown counted
+ * as if it could vanish); a kernel alone keeps its own */
+static double group_frac(const struct rule_summary *s, const size_t *rep, size_t g, double share)
+{
+	size_t n = 0;
+	double room = 0;
+	for (size_t i = 0; i < s->nkernels; i++) {
+		if (rep[i] != g)
+			continue;
+		double f = s->kernels[i].frac, sh = isnan(s->kernels[i].share) ? 0 : s->kernels[i].share;
+		room += sh * (1 - (isnan(f) || f > AGENT_OVERSTATED ? 0 : f > 1 ? 1 : f));
+		n++;
+	}
+	return n < 2 || !(share > 0) ? s->kernels[g].frac : 1 - room / share;
+}
+
 /* the kernels a variant's chains work on (agents hot and max_kernels,
- * most time first): *out, which the caller frees; returns their count */
-static size_t hot_kernels(const struct rule_mv *mv, struct hot **out)
+ * most time first): each group of one class once (rules/groups.c), by its
+ * representative with the group's share; *out, which the caller frees, and
+ * *rep_out, each summary kernel's representative; returns their count */
+static size_t hot_kernels(const struct rule_mv *mv, struct hot **out, size_t **rep_out)
 {
 	const struct kopt_agents *ag = mv->model->spec->agents;
-	struct hot *hot = xcalloc(mv->summary.nkernels + 1, sizeof *hot);
+	size_t nk = mv->summary.nkernels;
+	struct hot *hot = xcalloc(nk + 1, sizeof *hot);
+	size_t *rep = xcalloc(nk + 1, sizeof *rep);
+	double *gshare = xcalloc(nk + 1, sizeof *gshare);
+	rule_kernel_groups(&mv->summary, rep, gshare);
 	size_t nhot = 0;
-	for (size_t i = 0; i < mv->summary.nkernels; i++) {
+	for (size_t i = 0; i < nk; i++) {
 		const struct rule_summary_kernel *k = &mv->summary.kernels[i];
-		if (strcmp(k->kind, "triton") != 0 || k->share < ag->hot)
+		if (strcmp(k->kind, "triton") != 0 || rep[i] != i || gshare[i] < ag->hot)
 			continue;
-		hot[nhot].share = k->share;
-		hot[nhot].frac = k->frac;
+		hot[nhot].share = gshare[i];
+		hot[nhot].frac = group_frac(&mv->summary, rep, i, gshare[i]);
 		hot[nhot].name = k->name;
 		hot[nhot].ident = k->ident;
+		hot[nhot].idx = i;
 		nhot++;
 	}
+	free(gshare);
 	qsort(hot, nhot, sizeof *hot, cmp_hot);
 	size_t maxk = ag->max_kernels >= 0 ? (size_t)ag->max_kernels : 0;
 	*out = hot;
+	*rep_out = rep;
 	return nhot > maxk ? maxk : nhot;
 }
 
@@ -135,6 +162,7 @@ static double variant_room(struct dag *d, struct rule_mv *mv, const struct hot *
  * NAN unknown) */
 struct sizing {
 	struct hot *hot;
+	size_t *rep;        /* each summary kernel's group representative */
 	size_t nhot;
 	double *room, *frac;
 	double t, floor;
@@ -142,7 +170,7 @@ struct sizing {
 
 static void size_variant(struct dag *d, struct rule_mv *mv, struct sizing *z)
 {
-	z->nhot = hot_kernels(mv, &z->hot);
+	z->nhot = hot_kernels(mv, &z->hot, &z->rep);
 	z->room = xcalloc(2 * z->nhot + 1, sizeof *z->room);
 	z->frac = z->room + z->nhot;
 	z->t = z->floor = variant_room(d, mv, z->hot, z->nhot, z->room, z->frac);
@@ -171,6 +199,10 @@ static void expand_chains(struct dag *d, struct rule_mv *mv, const struct sizing
 		k->name = hot[h].name;
 		k->ident = hot[h].ident;
 		k->share = hot[h].share;
+		k->members = xcalloc(mv->summary.nkernels + 1, sizeof *k->members);
+		for (size_t i = 0; i < mv->summary.nkernels; i++)
+			if (z->rep[i] == hot[h].idx && i != hot[h].idx)
+				k->members[k->nmembers++] = mv->summary.kernels[i].name;
 		k->n = budget;
 		/* a candidate passes the performance gate on the whole model: a
 		 * kernel that cannot make it gamma faster even at its bound gets
@@ -268,6 +300,7 @@ void rule_expand_chains(struct dag *d, struct rule_model *dm)
 		}
 		free(z[v].room);
 		free(z[v].hot);
+		free(z[v].rep);
 	}
 	free(z);
 }

@@ -215,6 +215,7 @@ static void release(struct dag *d)
 					rule_memo_free(mv->kernels[k].memos[c]);
 				free(mv->kernels[k].memos);
 				free(mv->kernels[k].cands);
+				free(mv->kernels[k].members);
 			}
 			free(mv->kernels);
 			rule_summary_release(&mv->summary);

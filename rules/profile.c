@@ -86,8 +86,12 @@
  * traffic over its arguments' bytes): the bound counts the fewer of the
  * two, and a kernel that moves more than its arguments gets a single pass
  * or a fusion first.
+ *
+ * 10: each Triton kernel's class (rules/groups.c) in its row and the
+ * summary: kernels that differ in sizes and names alone are one group,
+ * hot by their sum.
  */
-#define PROFILE_VERSION 9
+#define PROFILE_VERSION 10
 #define FACTS_VERSION 7
 
 static int profile_key(struct dag *d, struct dag_node *n, struct hash_key *k, char **why)
@@ -143,15 +147,20 @@ static char *profile_rel(const struct dag_node *n, const char *ext)
 
 /* a Triton kernel's FLOPs per launch, counted in its source (the
  * capture's object; agents/roof.c), and how; 0 when unknown */
-static double kernel_flops(struct dag *d, const json_t *ce, char **how)
+static double kernel_flops(struct dag *d, const json_t *ce, char **how, uint64_t *cls)
 {
 	*how = NULL;
+	*cls = 0;
 	const char *obj = json_string_value(json_object_get(ce, "source_obj"));
 	kopt_hash h;
 	if (!obj || hash_parse(obj, &h) < 0)
 		return 0;
 	struct strbuf src = STRBUF_INIT;
-	double f = cache_object_get(d->cache, h, &src) == 0 ? agent_flops(src.buf, how) : 0;
+	double f = 0;
+	if (cache_object_get(d->cache, h, &src) == 0) {
+		f = agent_flops(src.buf, how);
+		*cls = rule_kernel_class(src.buf, json_string_value(json_object_get(ce, "name")));
+	}
 	strbuf_release(&src);
 	return f;
 }
@@ -214,7 +223,13 @@ static double inventory(struct rule_run *run, json_t *res, json_t *inv, json_t *
 		if (ce && json_object_get(ce, "heuristic"))
 			json_object_set(row, "heuristic", json_object_get(ce, "heuristic"));
 		char *how = NULL;
-		double flops = ce ? kernel_flops(run->dag, ce, &how) : 0;
+		uint64_t cls = 0;
+		double flops = ce ? kernel_flops(run->dag, ce, &how, &cls) : 0;
+		if (cls) { /* its class: kernels that differ in sizes and names alone (rules/groups.c) */
+			char cx[17];
+			snprintf(cx, sizeof cx, "%016llx", (unsigned long long)cls);
+			json_object_set_new(row, "class", json_string(cx));
+		}
 		double b = row_bound(row, flops, how, copy, peak);
 		free(how);
 		json_array_append_new(rows, row);
@@ -321,6 +336,8 @@ static char *summary_of(const json_t *inv, const json_t *rows, const json_t *mea
 			if (rn && strcmp(rn, k->name) == 0) {
 				k->share = rule_num(row, "share");
 				k->frac = rule_row_frac(row, peak);
+				const char *cx = json_string_value(json_object_get(row, "class"));
+				k->cls = cx ? strtoull(cx, NULL, 16) : 0;
 			}
 		}
 		char *canon = json_dumps(kr, JSON_COMPACT | JSON_SORT_KEYS);

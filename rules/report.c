@@ -108,10 +108,33 @@ static void chosen_variant(const struct dag_node *s, const json_t *meas, double 
 enum { COST_CAPTURE, COST_PROFILE, COST_SCREEN, COST_VERIFY, COST_STITCH, NCOST };
 static const char *const cost_kinds[NCOST] = { "capture", "profile", "screen", "verify", "stitch" };
 
+/* a step's share of its GPU's time (steps that compiled side by side
+ * split theirs: engine/gpu_meter.h); a step recorded before the share
+ * was, its time in a worker */
 static double step_seconds(struct dag *d, struct dag_node *n)
 {
-	double t = n ? rule_num(json_object_get(dag_result(d, n), "meas"), "worker_s") : NAN;
+	const json_t *meas = n ? json_object_get(dag_result(d, n), "meas") : NULL;
+	double t = rule_num(meas, "gpu_s");
+	if (isnan(t))
+		t = rule_num(meas, "worker_s");
 	return isnan(t) ? 0 : t;
+}
+
+/* the model's hot kernels that stand for a group of one class
+ * (rules/groups.c): [{variant, kernel, kernels, share}] */
+static json_t *kernel_groups(const struct dag_node *s)
+{
+	const struct rule_model *dm = rule_model_of(s);
+	json_t *out = json_array();
+	for (size_t v = 0; v < dm->nmv; v++)
+		for (size_t ki = 0; ki < dm->mvs[v].nkernels; ki++) {
+			const struct rule_kernel *k = &dm->mvs[v].kernels[ki];
+			if (k->nmembers)
+				json_array_append_new(out, json_pack("{s:s, s:s, s:I, s:f}", "variant",
+					dm->mvs[v].variant->name, "kernel", k->name, "kernels",
+					(json_int_t)(k->nmembers + 1), "share", k->share));
+		}
+	return out;
 }
 
 /* fills cost[NCOST]; returns their sum */
@@ -567,6 +590,7 @@ static void report_model(struct dag *d, struct report *rp, uint32_t i, const str
 	}
 	strbuf_addf(&rp->cmd, " %.1f |\n", gpu_min);
 	json_object_set_new(o, "gpu_minutes_by_step", gs);
+	json_object_set_new(o, "kernel_groups", kernel_groups(s));
 	json_object_set_new(o, "speedup_vs_max_autotune", rule_num_json(sp_at));
 	json_object_set_new(o, "vendor", vendor_calls(d, s, st, gates->gamma, &rp->vmd));
 	double bound, at_ceiling;
@@ -682,7 +706,8 @@ static json_t *report_summary(struct report *rp, size_t nm, double *geo)
 		strbuf_addf(md, "\n## GPU time\n\n"
 				"GPU-minutes the workers spent on each model's steps, by kind (a step found in the cache "
 				"counts the time it took when it ran; a stitch answered from its memo, the time its "
-				"requests took when measured).\n\n| model |");
+				"requests took when measured; captures that compiled side by side on one GPU split the "
+				"time they shared).\n\n| model |");
 		gpu_time_columns(md, rp, NULL, NULL);
 		strbuf_addstr(md, " all |\n| --- |");
 		gpu_time_columns(md, rp, "---:", NULL);

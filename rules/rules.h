@@ -58,6 +58,7 @@ struct rule_summary_kernel {
 	kopt_hash ident;            /* the hash of its inventory entry, what proposals key on */
 	const char *name;
 	double frac;                /* its bound over its time (agents/roof.c), 0..1; NAN: unknown */
+	uint64_t cls;               /* its class (rules/groups.c), 0: none known */
 };
 
 struct rule_summary {
@@ -103,6 +104,14 @@ char *rule_summary_write(const struct rule_summary *s);
 /* parses text (copied) into s; lines that do not parse are left out */
 int rule_summary_read(const char *text, struct rule_summary *s);
 void rule_summary_release(struct rule_summary *s);
+/* rules/groups.c: a Triton kernel's class (its source less its name and
+ * numbers, its size hints to a factor of four), 0 without a source */
+uint64_t rule_kernel_class(const char *src, const char *name);
+/* the summary's kernels in groups of one class: rep[i], the index of the
+ * representative of kernel i's group (its kernel of the most time; i
+ * itself where alone), and share[r], a representative's group's share of
+ * device time (0 for the others); both of s->nkernels */
+void rule_kernel_groups(const struct rule_summary *s, size_t *rep, double *share);
 /* fills the implementation-space figures of s (cudnn share, eager ratio
  * and ops) from a profile's measurements (rules/common.c) */
 void rule_summary_space(struct rule_summary *s, const json_t *profile_meas);
@@ -122,7 +131,11 @@ struct rule_kernel {
 	struct rule_mv *mv;
 	const char *name;           /* borrowed from the profile's summary */
 	kopt_hash ident;            /* hash of the kernel's inventory entry */
-	double share;               /* of the variant's device time (the profile's summary) */
+	double share;               /* of the variant's device time (the profile's summary): its
+				     * group's, where it stands for one (rules/groups.c) */
+	const char **members;       /* the other kernels of its group, which its winners are put on
+				     * in the stitch (names borrowed from the summary); owned */
+	size_t nmembers;
 	bool loaded;                /* the next four are filled (rule_kernel_info) */
 	const char *heuristic;      /* borrowed from the profile result */
 	const char *source_hash;

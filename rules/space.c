@@ -29,8 +29,13 @@ enum need {
 	NEED_ANY_CONV3D, /* a forward 3-D convolution, or a transposed one (whose rewrite makes forward ones) */
 	NEED_ATTN,       /* a softmax between two batched products (attention), float32 */
 	NEED_SLICE,      /* a matrix product whose output is read in part */
-	NEED_REWRITES    /* two kinds of op or more that koptmake's rewrites take */
+	NEED_REWRITES,   /* two kinds of op or more that koptmake's rewrites take */
+	NEED_CONV_NET    /* a network of convolutions: several, with weights (a CNN) */
 };
+
+/* convolutions per call that make a network of them (a block's two or
+ * three, and more) */
+#define CONV_NET 4
 
 #define DIM_KEYS 6
 
@@ -136,6 +141,15 @@ static const struct dim dims[] = {
 	{ "autotune-pool-as-pointwise", NEED_POOL, { "kopt.pool_as_pointwise" }, { "true" } },
 	{ "autotune-conv3d-as-conv2d", NEED_CONV3D, { "kopt.conv3d_as_conv2d" }, { "true" } },
 	{ "autotune-model-layout", NEED_CONV_EAGER, { "layout_optimization" }, { "false" } },
+	/* a convolution network at inference, its choices together: freezing
+	 * (the weights constants: a batch norm after a convolution folded into
+	 * its weights and bias by Inductor's binary folding, its kernels gone),
+	 * channels-last throughout (no layout change between layers), and
+	 * cuDNN's algorithms timed at each shape; each alone is a dimension
+	 * below, and the race says which paid */
+	{ "autotune-conv-inference", NEED_CONV_NET,
+	  { "freezing", "force_layout_optimization", "layout_optimization", "cudnn_benchmark" },
+	  { "true", "true", "true", "true" } },
 	{ "autotune-nd-tiling", NEED_SRED, { "triton.prefer_nd_tiling", "triton.tile_reductions" }, { "true", "true" } },
 	{ "autotune-freezing", NEED_PARAMS, { "freezing" }, { "true" } },
 	{ "autotune-channels-last", NEED_CONV, { "force_layout_optimization", "layout_optimization", "freezing" },
@@ -223,6 +237,7 @@ static bool needed(const struct rule_summary *s, enum need need, double gamma)
 	case NEED_REWRITES:
 		return s->facts_known && (s->tconvs > 0) + (s->dconvs > 0) + (s->pools > 0) +
 					 (s->c3ds > 0) + (s->lreds > 0) + (s->slices > 0) >= 2;
+	case NEED_CONV_NET: return s->facts_known && s->convs >= CONV_NET && s->params > 0;
 	case NEED_CONV_EAGER: /* compiled over eager, gamma or more */
 		return (s->convs > 0 || s->cudnn_share > 0) && s->eager_known && s->eager_ratio >= gamma;
 	}
@@ -257,6 +272,11 @@ size_t rule_space_search(const struct rule_summary *s, const struct kopt_variant
 				continue; /* channels-last without parameters has nothing to fold */
 			if (dims[d].need == NEED_REWRITES && !needed(s, rewrite_need(dims[d].key[k]), gamma))
 				continue; /* a rewrite of an op the model does not have */
+			if (strcmp(dims[d].key[k], "cudnn_benchmark") == 0) { /* the variant's flag, not Inductor's */
+				changed |= !v->cudnn_benchmark;
+				v->cudnn_benchmark = true;
+				continue;
+			}
 			changed |= set_option(v, dims[d].key[k], dims[d].json[k]);
 		}
 		if (!changed) /* the base has it already: the base's own race */

@@ -69,6 +69,8 @@ struct winner {
 	struct agent_candidate cand; /* read from it */
 	double gain;        /* kernel speedup measured by verify */
 	char cand_hex[HASH_HEX];
+	const char *from;   /* a member of a kernel's group (rules/groups.c): that kernel, whose
+			     * search found the change put on it; NULL: its own search's */
 };
 
 /* A Helion kernel file's stitch also times, side by side with the
@@ -149,10 +151,45 @@ static int stitch_key(struct dag *d, struct dag_node *n, struct hash_key *k, cha
 	return 0;
 }
 
+/* whether a winner's change carries to another kernel of its class: a
+ * launch config, or source knobs (knobs.apply gives each kernel its own
+ * text), not a source written for its kernel alone */
+static bool carries(const struct agent_candidate *c)
+{
+	return !c->source || (c->edit && *c->edit);
+}
+
+/* w, k's winner, put on every other kernel of k's group: each a winner of
+ * its own in the stitched model, which checks them all with the rest */
+static void put_on_members(struct rule_run *run, struct stitch_priv *p, const struct rule_kernel *k,
+			   const struct winner *w)
+{
+	if (!carries(&w->cand))
+		return;
+	json_t *cap = dag_result(run->dag, k->mv->capture);
+	for (size_t i = 0; i < k->nmembers; i++) {
+		json_t *e = rule_inventory_entry(cap, k->members[i]);
+		json_t *dj = json_deep_copy(w->candidate);
+		json_object_set_new(dj, "source", json_null());
+		json_object_set_new(dj, "from", json_string(k->name));
+		json_array_append_new(p->derived, dj); /* kept for the stitch's lifetime */
+		struct winner m = *w;
+		m.kernel = k->members[i];
+		m.source_hash = e ? json_string_value(json_object_get(e, "source_hash")) : NULL;
+		m.candidate = dj;
+		agent_candidate_read(dj, &m.cand);
+		m.from = k->name;
+		p->w[p->nw++] = m;
+	}
+}
+
 static void collect(struct rule_run *run, struct rule_mv *mv, struct stitch_priv *p)
 {
+	size_t room = mv->nkernels + 1;
+	for (size_t ki = 0; ki < mv->nkernels; ki++)
+		room += mv->kernels[ki].nmembers;
 	free(p->w);
-	p->w = xcalloc(mv->nkernels + 1, sizeof *p->w);
+	p->w = xcalloc(room, sizeof *p->w);
 	p->nw = 0;
 	for (size_t ki = 0; ki < mv->nkernels; ki++) {
 		struct rule_kernel *k = &mv->kernels[ki];
@@ -175,8 +212,10 @@ static void collect(struct rule_run *run, struct rule_mv *mv, struct stitch_priv
 			best.gain = v.speedup;
 			hash_hex(k->cands[i].propose->out, best.cand_hex);
 		}
-		if (best.kernel)
+		if (best.kernel) {
 			p->w[p->nw++] = best;
+			put_on_members(run, p, k, &best);
+		}
 	}
 }
 
@@ -262,9 +301,14 @@ static int send_current(struct rule_run *run, struct stitch_priv *p)
 	json_t *ws = json_array();
 	for (size_t i = 0; i < p->nw; i++) {
 		const struct agent_candidate *c = &p->w[i].cand;
-		json_array_append_new(ws, json_pack("{s:s, s:{s:o, s:o}}", "kernel", p->w[i].kernel, "candidate",
+		json_t *wj = json_pack("{s:s, s:{s:o, s:o}}", "kernel", p->w[i].kernel, "candidate",
 			"source", c->source ? json_string(c->source) : json_null(),
-			"config", c->config ? json_deep_copy(c->config) : json_null()));
+			"config", c->config ? json_deep_copy(c->config) : json_null());
+		if (p->w[i].from) { /* its group's change, on its own source (kopt.verify.stitch) */
+			json_object_set_new(json_object_get(wj, "candidate"), "edit", c->edit ? json_string(c->edit) : json_null());
+			json_object_set_new(wj, "from", json_string(p->w[i].from));
+		}
+		json_array_append_new(ws, wj);
 	}
 	json_decref(run->request);
 	run->request = json_pack("{s:s, s:o, s:o, s:I, s:o, s:o}", "op", "stitch",
@@ -283,6 +327,7 @@ static int stitch_start(struct rule_run *run)
 	struct stitch_priv *p = xcalloc(1, sizeof *p);
 	struct rule_model *dm = rule_model_of(run->node);
 	run->priv = p;
+	p->derived = json_array();
 	if (dm->nmv == 0)
 		return rule_fail(run, "the model has no compile variant");
 	p->vr = xcalloc(dm->nmv, sizeof *p->vr);
@@ -312,6 +357,57 @@ static int send_race(struct rule_run *run, struct stitch_priv *p)
 	return RULE_SEND;
 }
 
+/* the winners put on a group's members that the worker left off (the
+ * change did not fit that kernel: [{kernel, reason}]), out of the winners
+ * and into the report's kernels without candidates */
+static void leave_off(struct rule_run *run, struct stitch_priv *p, const json_t *dropped)
+{
+	size_t i;
+	json_t *e;
+	json_array_foreach(dropped, i, e) {
+		const char *k = json_string_value(json_object_get(e, "kernel"));
+		const char *why = json_string_value(json_object_get(e, "reason"));
+		for (size_t w = 0; k && w < p->nw; w++) {
+			if (!p->w[w].from || strcmp(p->w[w].kernel, k) != 0)
+				continue;
+			char *r = xasprintf("its group's change (found for %s) does not fit it: %s", p->w[w].from,
+					    why ? why : "no reason given");
+			json_array_append_new(p->alone, json_pack("{s:s, s:s, s:s}", "kernel", k, "variant",
+				rule_model_of(run->node)->mvs[p->vi].variant->name, "reason", r));
+			free(r);
+			memmove(&p->w[w], &p->w[w + 1], (p->nw - w - 1) * sizeof *p->w);
+			p->nw--;
+			break;
+		}
+	}
+}
+
+/* the stitched model failed: the winners put on a group's members go
+ * first, all of one group at once (the group whose search gained least),
+ * then the winner of the smallest gain */
+static void drop_worst(struct stitch_priv *p)
+{
+	size_t worst = SIZE_MAX;
+	for (size_t i = 0; i < p->nw; i++)
+		if (p->w[i].from && (worst == SIZE_MAX || p->w[i].gain < p->w[worst].gain))
+			worst = i;
+	if (worst != SIZE_MAX) {
+		const char *from = p->w[worst].from;
+		size_t n = 0;
+		for (size_t i = 0; i < p->nw; i++)
+			if (!p->w[i].from || strcmp(p->w[i].from, from) != 0)
+				p->w[n++] = p->w[i];
+		p->nw = n;
+		return;
+	}
+	worst = 0;
+	for (size_t i = 1; i < p->nw; i++)
+		if (p->w[i].gain < p->w[worst].gain)
+			worst = i;
+	memmove(&p->w[worst], &p->w[worst + 1], (p->nw - worst - 1) * sizeof *p->w);
+	p->nw--;
+}
+
 static int handle_reply(struct rule_run *run, json_t *res)
 {
 	struct stitch_priv *p = run->priv;
@@ -336,6 +432,7 @@ static int handle_reply(struct rule_run *run, json_t *res)
 		return finish(run, p);
 	}
 	struct vres *vr = &p->vr[p->vi];
+	leave_off(run, p, json_object_get(res, "dropped"));
 	double base = rule_num(res, "base_ns_per_call"), opt = rule_num(res, "opt_ns_per_call");
 	json_t *hr = json_object_get(res, "helion_race");
 	json_decref(vr->helion_race);
@@ -361,23 +458,22 @@ static int handle_reply(struct rule_run *run, json_t *res)
 		json_t *code = json_object_get(res, "output_code");
 		vr->output_code = json_is_string(code) ? json_incref(code) : NULL;
 	} else if (p->nw > 0) {
-		size_t worst = 0;
-		for (size_t i = 1; i < p->nw; i++)
-			if (p->w[i].gain < p->w[worst].gain)
-				worst = i;
-		memmove(&p->w[worst], &p->w[worst + 1], (p->nw - worst - 1) * sizeof *p->w);
-		p->nw--;
+		drop_worst(p);
 		return send_current(run, p);
 	} else {
 		vr->passed = false;
 		vr->base_ns = vr->opt_ns = base;
 	}
 	vr->winners = json_array();
-	for (size_t i = 0; i < p->nw && vr->passed; i++)
-		json_array_append_new(vr->winners, json_pack("{s:s, s:s, s:f, s:o, s:O}", "kernel", p->w[i].kernel,
+	for (size_t i = 0; i < p->nw && vr->passed; i++) {
+		json_t *wj = json_pack("{s:s, s:s, s:f, s:o, s:O}", "kernel", p->w[i].kernel,
 			"candidate", p->w[i].cand_hex, "speedup", p->w[i].gain,
 			"source_hash", p->w[i].source_hash ? json_string(p->w[i].source_hash) : json_null(),
-			"proposal", p->w[i].candidate));
+			"proposal", p->w[i].candidate);
+		if (p->w[i].from)
+			json_object_set_new(wj, "from", json_string(p->w[i].from));
+		json_array_append_new(vr->winners, wj);
+	}
 	return after_variant(run, p);
 }
 
@@ -623,6 +719,7 @@ static void stitch_release(struct rule_run *run)
 	}
 	free(p->vr);
 	free(p->w);
+	json_decref(p->derived);
 	free(p->race_ns);
 	free(p->race_error);
 	json_decref(p->counts);

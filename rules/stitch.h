@@ -32,6 +32,7 @@ struct stitch_priv {
 	size_t vi;
 	struct winner *w;
 	size_t nw;
+	json_t *derived;    /* the proposals of winners put on a group's members (owned) */
 	struct vres *vr;
 	json_t *counts;
 	json_t *alone;      /* kernels the agents made no candidate for: [{kernel, variant, reason}] */

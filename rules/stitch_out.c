@@ -205,8 +205,11 @@ int stitch_write_code(struct rule_run *run, struct stitch_priv *p, const struct 
 					"config", c.config ? json_deep_copy(c.config) : json_null(),
 					"strategy", c.strategy ? json_string(c.strategy) : json_null(),
 					"speedup", json_object_get(w, "speedup"));
-		if (c.source && c.edit) /* the source knobs that made it: deploy.py checks it is their text */
+		if (c.edit) /* the source knobs that made it: deploy.py checks it is their text, or makes
+			     * it from the kernel's own (a group's member: "from" its searched kernel) */
 			json_object_set_new(sub, "edit", json_string(c.edit));
+		if (json_is_string(json_object_get(w, "from")))
+			json_object_set(sub, "from", json_object_get(w, "from"));
 		json_object_set_new(subs, sh ? sh : json_string_value(json_object_get(w, "kernel")), sub);
 	}
 	/* the tolerances the deployment's first-call check compares with (deploy.py) */
@@ -291,6 +294,32 @@ static void helion_race_md(struct rule_run *run, const struct rule_mv *mv, const
 }
 
 /* the model's report.md */
+/* the hot kernels that stand for a group (rules/groups.c): the kernels of
+ * one class, searched once */
+static void groups_md(const struct rule_model *dm, struct strbuf *md)
+{
+	struct strbuf g = STRBUF_INIT;
+	for (size_t v = 0; v < dm->nmv; v++)
+		for (size_t ki = 0; ki < dm->mvs[v].nkernels; ki++) {
+			const struct rule_kernel *k = &dm->mvs[v].kernels[ki];
+			if (!k->nmembers)
+				continue;
+			strbuf_addf(&g, "| %s | %s | %zu | %.1f%% | ", dm->mvs[v].variant->name, k->name, k->nmembers + 1,
+				    k->share * 100);
+			for (size_t i = 0; i < k->nmembers; i++)
+				strbuf_addf(&g, "%s%s", i ? ", " : "", k->members[i]);
+			strbuf_addstr(&g, " |\n");
+		}
+	if (g.len)
+		strbuf_addf(md, "\n## Kernel groups\n\nHot kernels that stand for a group: Inductor's kernels of one "
+				"class (the same source but for their names and sizes, as a network's blocks repeat "
+				"them), hot by their shares' sum. The searched kernel's winner is put on every "
+				"other kernel of its group, each checked in the stitched model with the rest.\n\n"
+				"| variant | searched kernel | kernels | group's share | the others |\n"
+				"| --- | --- | ---: | ---: | --- |\n%s", g.buf);
+	strbuf_release(&g);
+}
+
 void stitch_model_md(struct rule_run *run, struct stitch_priv *p, const struct choice *ch, struct strbuf *md)
 {
 	struct rule_model *dm = rule_model_of(run->node);
@@ -346,6 +375,7 @@ void stitch_model_md(struct rule_run *run, struct stitch_priv *p, const struct c
 				"| variant | bound (us) | of it, host (us) | baseline over bound | optimized over bound |\n"
 				"| --- | ---: | ---: | ---: | ---: |\n%s", bd.buf);
 	strbuf_release(&bd);
+	groups_md(dm, md);
 	bool any = false;
 	for (size_t v = 0; v < dm->nmv; v++)
 		any |= dm->mvs[v].summary.baseline != GATE_BASE_UNCHECKED;
@@ -366,8 +396,10 @@ void stitch_model_md(struct rule_run *run, struct stitch_priv *p, const struct c
 		json_array_foreach(b->winners, i, w) {
 			struct agent_candidate c;
 			agent_candidate_read(json_object_get(w, "proposal"), &c);
-			strbuf_addf(md, "| %s | %s | %.3fx |\n", json_string_value(json_object_get(w, "kernel")),
-				    c.strategy ? c.strategy : "-", rule_num(w, "speedup"));
+			const char *from = json_string_value(json_object_get(w, "from"));
+			strbuf_addf(md, "| %s | %s%s%s%s | %.3fx%s |\n", json_string_value(json_object_get(w, "kernel")),
+				    c.strategy ? c.strategy : "-", from ? " (its group's, found for " : "",
+				    from ? from : "", from ? ")" : "", rule_num(w, "speedup"), from ? " (its group's)" : "");
 		}
 	}
 	if (ch->optimized && dm->spec->kind == KOPT_MODEL_HELION) {

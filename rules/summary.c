@@ -5,11 +5,12 @@
  * The summary is what planning reads without parsing the whole profile;
  * rules/profile.c writes it into the manifest. As text, one line per
  * kernel, fields separated by tabs:
- *   KIND SHARE IDENT NAME[ FRAC]
+ *   KIND SHARE IDENT NAME[ FRAC[ CLASS]]
  * (IDENT: the hash of the kernel's inventory entry, what proposals key on;
  * SHARE: of device time, for the hot selection; FRAC: its bound over its
  * time (rule_row_frac: over 1 where its argument bytes overstate its
- * traffic), where the profile knows it), then
+ * traffic), where the profile knows it, else "-" before a CLASS; CLASS: a
+ * Triton kernel's class, 16 hex digits (rules/groups.c)), then
  *   time MODEL DEVICE -    a call's time and its kernels', ns
  *   cudnn SHARE - LEFT     the share of device time in torch's cuDNN calls;
  *                          LEFT, the most torch's time over the vendor
@@ -54,6 +55,10 @@ char *rule_summary_write(const struct rule_summary *s)
 		strbuf_addf(&sb, "%s\t%.9g\t%s\t%s", k->kind ? k->kind : "-", k->share, hex, k->name);
 		if (!isnan(k->frac))
 			strbuf_addf(&sb, "\t%.6g", k->frac);
+		else if (k->cls)
+			strbuf_addstr(&sb, "\t-");
+		if (k->cls)
+			strbuf_addf(&sb, "\t%016llx", (unsigned long long)k->cls);
 		strbuf_addch(&sb, '\n');
 	}
 	if (s->model_ns > 0 && s->device_ns > 0)
@@ -142,8 +147,13 @@ int rule_summary_read(const char *text, struct rule_summary *s)
 			char *t = strchr(f[3], '\t'); /* FRAC, where the profile knew it */
 			k->frac = NAN;
 			if (t) {
-				*t = '\0';
-				k->frac = strtod(t + 1, NULL);
+				*t++ = '\0';
+				char *c = strchr(t, '\t'); /* CLASS */
+				if (c) {
+					*c++ = '\0';
+					k->cls = strtoull(c, NULL, 16);
+				}
+				k->frac = strcmp(t, "-") == 0 ? NAN : strtod(t, NULL);
 			}
 			s->nkernels++;
 		}

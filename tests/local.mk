@@ -88,9 +88,13 @@ tests_unit_keys_test_SOURCES = tests/unit/keys_test.c tests/tap.h
 tests_unit_gates_edge_test_SOURCES = tests/unit/gates_edge_test.c tests/tap.h
 TESTS += tests/unit/memory_test tests/unit/keys_test tests/unit/gates_edge_test tests/e2e/figures.sh tests/e2e/beyond-summary.sh tests/e2e/beyond-costs.sh tests/e2e/keys.sh tests/e2e/hot.sh tests/e2e/cache.sh
 EXTRA_DIST += tests/e2e/figures.sh tests/e2e/beyond-summary.sh bench/beyond/summarize.py tests/e2e/beyond-costs.sh bench/beyond/costs.py tests/e2e/keys.sh tests/e2e/hot.sh tests/e2e/cache.sh tools/mutate
-check_PROGRAMS += tests/unit/space_test
+check_PROGRAMS += tests/unit/space_test tests/unit/groups_test
 tests_unit_space_test_SOURCES = tests/unit/space_test.c tests/tap.h
-TESTS += tests/unit/space_test
+tests_unit_groups_test_SOURCES = tests/unit/groups_test.c tests/tap.h
+TESTS += tests/unit/space_test tests/unit/groups_test
+# a network's kernels as a population: one chain per group, its winner on every member
+TESTS += tests/e2e/groups.sh
+EXTRA_DIST += tests/e2e/groups.sh
 # bounds, leave-alone by the bound, the report's bound columns, roofline.svg
 TESTS += tests/e2e/roofline.sh
 EXTRA_DIST += tests/e2e/roofline.sh

@@ -48,6 +48,11 @@
  *                               compiled (the profile's side-by-side run),
  *                               and so does any variant with ATen fallbacks
  *   # sim: fast VARIANT [F]      VARIANT's compiled code runs F (default 3) times faster
+ *   # sim: group                the Triton kernels of one kind (reductions,
+ *                               pointwise) are one class: their sources differ
+ *                               only in their names and numbers (rules/groups.c)
+ *   # sim: misfit KERNEL        a stitch leaves off KERNEL where it comes as its
+ *                               group's change ("from"), and says so ("dropped")
  *   # sim: reductions           every Triton kernel is a reduction
  *   # sim: pointwise            none is
  *   # sim: wins KEY=N           candidates whose launch config sets KEY to N
@@ -307,9 +312,16 @@ static char *ksource(const struct model *m, int i)
 			fprintf(mf, "    tmp%d = tmp%d * tmp0\n", k, k - 1);
 	}
 	fclose(mf);
+	/* a class of its own (rules/groups.c: what is left without its name
+	 * and numbers), unless "# sim: group" makes the kernels of one kind a
+	 * class: the same text but for their sizes */
+	char cls[8] = "";
+	if (!strstr(m->text, "# sim: group\n"))
+		for (int k = 0, v = i; k < 6; k++, v /= 26)
+			cls[k] = (char)('a' + v % 26);
 	asprintf(&s, "@triton.jit\ndef %s(in_ptr0, out_ptr0, xnumel, XBLOCK: tl.constexpr):\n"
-		     "    # simulated kernel %d of model %016llx\n%s%s    pass\n", n, i, (unsigned long long)m->h,
-		 is_red(m, i) ? "    r0_numel = 16384\n" : "", math);
+		     "    # simulated kernel %d of model %016llx%s%s\n%s%s    pass\n", n, i, (unsigned long long)m->h,
+		 *cls ? ", class " : "", cls, is_red(m, i) ? "    r0_numel = 16384\n" : "", math);
 	free(math);
 	free(n);
 	return s;
@@ -823,16 +835,24 @@ static json_t *stitch(const struct model *m, json_t *req)
 	fprintf(cf, "# stitched output code (simulated)\n");
 	uint64_t x = m->h;
 	size_t i;
-	json_t *w;
+	json_t *w, *dropped = json_array();
 	if (repeats < 3)
 		repeats = 3;
 	json_array_foreach(ws, i, w) {
 		const char *k = json_string_value(json_object_get(w, "kernel"));
 		int ki = k ? kernel_index(m, k) : -1;
+		/* as kopt-worker: a group's change that does not fit a member is
+		 * left off, and said so ("# sim: misfit KERNEL") */
+		if (k && json_is_string(json_object_get(w, "from")) && wants(m, "misfit", k)) {
+			json_array_append_new(dropped, json_pack("{s:s, s:s}", "kernel", k,
+				"reason", "KnobError: the knobs do not apply here (simulated)"));
+			continue;
+		}
 		/* as kopt-worker: a winner names a kernel of the model and its candidate */
 		if (ki < 0 || !json_is_object(json_object_get(w, "candidate"))) {
 			fclose(cf);
 			free(code);
+			json_decref(dropped);
 			return NULL;
 		}
 		json_t *cand = json_object_get(w, "candidate");
@@ -868,6 +888,9 @@ static json_t *stitch(const struct model *m, json_t *req)
 			      "output_code", code, "base_ns_per_call", base, "opt_ns_per_call", opt,
 			      "speedup", base / opt, "numbers", nums);
 	json_object_set_new(r, "gate", bad ? json_string("fp64") : json_null());
+	if (json_array_size(dropped))
+		json_object_set(r, "dropped", dropped);
+	json_decref(dropped);
 	/* a Helion file's configs side by side (helion.py's race): the
 	 * autotuner's quick config 1.2x faster than the own, its full one 1.3x,
 	 * koptmake's winners as the stitch measured them (where they passed) */

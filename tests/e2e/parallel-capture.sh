@@ -54,6 +54,28 @@ check "the build with three workers ends with the report" "[ -f kopt-out/all/rep
 check "three captures ran" "[ \$(steps | grep -c ' capture ') -eq 3 ]"
 check "the captures ran side by side ($(overlaps capture) overlapping pairs)" "[ $(overlaps capture) -ge 2 ]"
 check "no timing step shared the GPU ($(timing_overlaps) overlaps)" "[ $(timing_overlaps) -eq 0 ]"
+# each step's share of the GPU (engine/gpu_meter.h): the captures' shares
+# add up to the time they held it together, not to three times that
+share() {
+	python3 - .kopt/actions "$1" <<'PY'
+import json, sys
+got = {}
+for line in open(sys.argv[1]):
+    p = line.split(" ", 2)
+    if len(p) < 3 or not p[2].startswith("{"):
+        continue
+    try:
+        j = json.loads(p[2].rstrip("\n").rsplit(" ", 1)[0])
+    except ValueError:
+        continue
+    if isinstance(j, dict) and j.get("kind") == "capture":
+        got[j["path"]] = (j.get("meas") or {}).get(sys.argv[2], 0)
+print(f"{sum(got.values()):.2f}")
+PY
+}
+wall=$(steps | awk '$3 == "capture" { if (!s || $1 < s) s = $1; if ($2 > e) e = $2 } END { printf "%.2f", (e - s) / 1000 }')
+check "the captures' GPU shares add up to their wall time ($(share gpu_s) s of $wall s; $(share worker_s) s in workers)" \
+	"awk -v g=$(share gpu_s) -v w=$wall -v t=$(share worker_s) 'BEGIN { exit !(g > 0.85 * w && g < 1.15 * w && t > 2 * g) }'"
 want=$((cpus / 3 > 0 ? cpus / 3 : 1))
 check "each of the three workers compiles with a third of the $cpus cores" \
 	"grep -qx 'TORCHINDUCTOR_COMPILE_THREADS=$want' env.log && ! grep -v '=$want\$' env.log | grep -q '^TORCHINDUCTOR_COMPILE_THREADS='"

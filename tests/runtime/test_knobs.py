@@ -311,4 +311,20 @@ ok(({"num_warps": 4, "num_stages": 4}, "") in tmv and ({"num_warps": 8, "num_sta
    ({"num_warps": 4, "num_stages": 3}, "BLOCK_M=128") in tmv,
    "screen: a template's stages and warps move, and its tile", tmv)
 
+# a group's change on another member (rules/groups.c, verify.stitch): the
+# searched kernel's knobs applied to the member's own text
+member = ln.replace("triton_red_fused_native_layer_norm_0", "triton_red_fused_native_layer_norm_7")
+edit = "evict0=first"
+ok(N.candidate_text(member, {"source": None, "edit": edit, "config": {"XBLOCK": 1}}) == N.apply(member, edit),
+   "a member's text: the group's knobs on its own source")
+ok("native_layer_norm_7" in N.candidate_text(member, {"edit": edit}), "and it keeps its own name")
+ok(N.candidate_text(member, {"source": None, "config": {"XBLOCK": 1}}) == member,
+   "a launch config alone: the member's own text")
+ok(N.candidate_text(member, {"source": "x = 1\n", "edit": edit}) == "x = 1\n", "a candidate's own source stands")
+try:
+    N.candidate_text(poi, {"edit": "rstages=2"})
+    ok(False, "knobs that do not apply to a member raise")
+except N.KnobError:
+    ok(True, "knobs that do not apply to a member raise KnobError (the stitch leaves it off)")
+
 done()

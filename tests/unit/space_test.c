@@ -58,6 +58,30 @@ int main(void)
 	free(what);
 	release(out, n);
 
+	/* a network of convolutions (four or more, with weights): its
+	 * inference choices together, first, with cuDNN's algorithms timed */
+	got = search("facts\t-\t-\tconv=53,gemm=1,reduction=2,params=25557032\n", NULL, 2, out, &n);
+	TAP_IS_STR(got, "autotune-conv-inference autotune-freezing", "a convolution network: its inference choices first");
+	free(got);
+	what = rule_variant_what(&out[0]);
+	TAP_IS_STR(what, "max-autotune-no-cudagraphs, freezing = true, force_layout_optimization = true, "
+			 "layout_optimization = true, cudnn_benchmark", "freezing, channels-last and cuDNN's benchmark");
+	free(what);
+	TAP_OK(out[0].cudnn_benchmark && !out[1].cudnn_benchmark, "the flag is the variant's, not an Inductor option");
+	release(out, n);
+	got = search("facts\t-\t-\tconv=3,gemm=1,reduction=2,params=4096\n", NULL, 6, out, &n);
+	TAP_OK(!strstr(got, "conv-inference"), "three convolutions are no network (%s)", got);
+	free(got);
+	release(out, n);
+	got = search("facts\t-\t-\tconv=8,gemm=0,reduction=0,params=0\n", NULL, 6, out, &n);
+	TAP_OK(!strstr(got, "conv-inference"), "convolutions without weights: nothing to fold (%s)", got);
+	free(got);
+	release(out, n);
+	struct kopt_variant cb = { .name = "base", .mode = "max-autotune-no-cudagraphs", .cudnn_benchmark = true };
+	got = search("facts\t-\t-\tconv=53,gemm=1,reduction=2,params=25557032\n", &cb, 1, out, &n);
+	TAP_IS_STR(got, "autotune-conv-inference", "a base with cuDNN's benchmark on: the options still differ");
+	free(got);
+	release(out, n);
 	got = search("facts\t-\t-\tconv=1,gemm=0,reduction=0,params=0\n", NULL, 6, out, &n);
 	TAP_IS_STR(got, "autotune-channels-last autotune-cd-radius-2 autotune-no-epilogue-fusion autotune-gemm-exhaustive "
 			"autotune-nd-tiling autotune-conv-1x1-as-mm",

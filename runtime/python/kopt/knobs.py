@@ -295,6 +295,20 @@ def apply(src: str, edit: str) -> str:
 XOFFSET = re.compile(r"^    xoffset = tl\.program_id\(0\)(?P<cast>\.to\(tl\.int64\))? \* XBLOCK$", re.M)
 
 
+def candidate_text(own: str, cand: dict) -> str:
+    """A candidate's kernel text, for a kernel whose own text is own: the
+    candidate's source; a group's change put on another kernel of the
+    group (rules/groups.c: no source, the searched kernel's source knobs in
+    "edit"), those knobs applied to own, which gives each kernel its own
+    text (as deploy.py does; KnobError where they do not apply); else own,
+    launched at the candidate's config."""
+    if cand.get("source"):
+        return cand["source"]
+    if cand.get("edit"):
+        return apply(own, cand["edit"])
+    return own
+
+
 def _grid_site(src: str) -> re.Match:
     """The xoffset line of a kernel on a one-dimensional grid; KnobError
     where the kernel is not one (a template, a two-dimensional grid, a

@@ -185,6 +185,13 @@ class Swaps:
         return False
 
 
+def candidate_source(decl, cand: dict) -> str:
+    """A candidate's kernel text for kernel declaration decl (knobs.candidate_text)."""
+    from . import knobs as N
+
+    return N.candidate_text(decl.source, cand)
+
+
 def build_candidate(c: Compiled, kernel: str, cand: dict, tag: str):
     if c.problem.kind == "helion":
         from . import helion
@@ -193,7 +200,7 @@ def build_candidate(c: Compiled, kernel: str, cand: dict, tag: str):
     decl = next((d for d in c.decls if d.name == kernel), None)
     if decl is None:
         raise KeyError(f"no Triton kernel {kernel} in the output code")
-    src = cand.get("source") or decl.source
+    src = candidate_source(decl, cand)
     if c.problem.kind == "triton":
         if cand.get("config"):
             raise ValueError("a standalone Triton kernel takes source candidates, not launch configs")
@@ -535,12 +542,20 @@ def verify(c: Compiled, req: dict, flush) -> dict:
 
 def stitch(c: Compiled, req: dict, flush) -> dict:
     gates = req["gates"]
-    swaps, code = {}, c.output_code
+    swaps, code, dropped = {}, c.output_code, []
     for i, w in enumerate(req.get("winners") or []):
-        decl, obj = build_candidate(c, w["kernel"], w["candidate"], f"stitch-{i}")
+        try:
+            decl, obj = build_candidate(c, w["kernel"], w["candidate"], f"stitch-{i}")
+        except Exception as exc:
+            if not w.get("from") or is_sticky(exc):
+                raise
+            # a group's change that does not fit this member (a knob that
+            # does not apply, a config it cannot launch): left off, said so
+            dropped.append({"kernel": w["kernel"], "reason": f"{type(exc).__name__}: {exc}"[:300]})
+            continue
         swaps[decl.var] = obj
-        if w["candidate"].get("source"):
-            code = code.replace(decl.source, w["candidate"]["source"])
+        if w["candidate"].get("source") or w["candidate"].get("edit"):
+            code = code.replace(decl.source, candidate_source(decl, w["candidate"]))
     numbers = measure(c, swaps, gates, flush, None, {})
     perf = numbers.get("perf") or {}
     base = sorted(perf.get("model_base_ns") or [0.0])
@@ -548,6 +563,8 @@ def stitch(c: Compiled, req: dict, flush) -> dict:
     b, o = base[len(base) // 2], opt[len(opt) // 2]
     out = {"numbers": numbers, "output_code": code, "base_ns_per_call": b, "opt_ns_per_call": o,
            "speedup": b / o if o else None}
+    if dropped:
+        out["dropped"] = dropped
     if c.problem.kind == "helion" and req.get("helion_baselines"):
         from . import helion as H
 

@@ -1,0 +1,74 @@
+#!/bin/sh
+# tests/e2e/groups.sh: a network's kernels as a population (rules/groups.c).
+# With the simulated worker (a TEST DOUBLE): model "net" has twenty
+# pointwise kernels of one class ("# sim: group": their sources differ in
+# names and numbers alone), each 1/21 of the device time, under the hot
+# threshold of 5% by itself. Together they are one group of 95%: one chain
+# searches its representative, the stitch puts its winner on the nineteen
+# others, and each is in the stitched model and substitutions.json, "from"
+# the searched one. Model "solo" has the same kernels in classes of their
+# own: none is hot. In model "misfit" the group's change does not fit one
+# member: the stitch leaves it off and says why; the rest stand.
+# Prints TAP.
+set -eu
+
+. "$top_srcdir/tests/e2e/sim-env.sh" groups
+mkdir models
+w="1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1"
+printf '# model net\n# sim: group\n# sim: pointwise\n# sim: weights %s\n# sim: speedup 1.5\n# sim: steady\n# sim: time 1000000\nimport torch\n' "$w" > models/net.py
+printf '# model solo\n# sim: pointwise\n# sim: weights %s\n# sim: speedup 1.5\n# sim: steady\n# sim: time 1000000\nimport torch\n' "$w" > models/solo.py
+printf '# model misfit\n# sim: group\n# sim: pointwise\n# sim: weights %s\n# sim: speedup 1.5\n# sim: steady\n# sim: time 1000000\n# sim: misfit triton_poi_fused_add_mul_7\nimport torch\n' "$w" > models/misfit.py
+cat > test.kopt <<SPEC
+device sim { gpus = 1  timeout = 30s }
+agents default { budget = 2  hot = 0.05  seed = 1  backend = builtin  screen = 0  auto_variants = false }
+gates strict { seeds = 2  gamma = 1.03  repeats = 5 }
+defaults { device = sim  agents = default  gates = strict }
+model net { source = "models/net.py" }
+model solo { source = "models/solo.py" }
+model misfit { source = "models/misfit.py" }
+target all = [net, solo, misfit]
+default all
+SPEC
+
+"$KOPTMAKE" > out 2> err || { cat err >&2; true; }
+check "the build ends with the report" "[ -f kopt-out/all/report.json ]"
+verifies() { grep -c "^verify $1 " sim.log || true; }
+check "one chain for the group of twenty: its budget's verifies ($(verifies net))" "[ $(verifies net) -eq 2 ]"
+check "kernels of classes of their own under the threshold: no chain ($(verifies solo))" "[ $(verifies solo) -eq 0 ]"
+rep=$(grep "^verify net " sim.log | awk '{ print $4 }' | sort -u)
+check "the chain searches one kernel of the group ($rep)" "[ \$(echo '$rep' | wc -w) -eq 1 ]"
+subs() { python3 -c "
+import json, sys
+d = json.load(open('kopt-out/$1/substitutions.json'))['kernels']
+print(len(d), sum(1 for e in d.values() if e.get('from')), len({e.get('from') for e in d.values() if e.get('from')}))
+"; }
+check "the stitch put the winner on all twenty kernels, nineteen from the searched one ($(subs net))" "[ '$(subs net)' = '20 19 1' ]"
+check "each member's substitution names its kernel and no source of its own" \
+	"python3 -c \"
+import json
+d = json.load(open('kopt-out/net/substitutions.json'))['kernels']
+m = [e for e in d.values() if e.get('from')]
+assert all(e['source'] is None and e['kernel'] != e['from'] for e in m)
+assert len({e['kernel'] for e in d.values()}) == 20
+\""
+sp() { python3 -c "
+import json
+for m in json.load(open('kopt-out/all/report.json'))['models']:
+    if m['model'] == '$1':
+        print('%.3f' % m['speedup'])"; }
+# the kernels are 20/21 of the device time (the host 5% of a call): all of
+# them 1.5x faster is 1 / (1 - 0.95 * 20/21 / 3) = 1.43x; the searched one
+# alone would be 1.03x
+check "the model's speedup counts the whole group ($(sp net))" "awk -v s=$(sp net) 'BEGIN { exit !(s > 1.40 && s < 1.46) }'"
+check "report.md names the members' winners as their group's" "grep -q \"(its group's, found for $rep)\" kopt-out/net/report.md"
+check "report.json lists the group with its twenty kernels and their share" \
+	"python3 -c \"
+import json
+m = [m for m in json.load(open('kopt-out/all/report.json'))['models'] if m['model'] == 'net'][0]
+g = m['kernel_groups']
+assert len(g) == 1 and g[0]['kernels'] == 20 and abs(g[0]['share'] - 20 / 21) < 1e-3, g
+\""
+check "a member the change does not fit is left off ($(subs misfit))" "[ '$(subs misfit)' = '19 18 1' ]"
+check "and the report says why" "grep -q 'triton_poi_fused_add_mul_7 (variant default): its group.s change (found for .*) does not fit it: KnobError' kopt-out/misfit/report.md"
+check "a null build runs nothing" "\"$KOPTMAKE\" 2>&1 | grep -q 'nothing to do'"
+echo "1..$n"

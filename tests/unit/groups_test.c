@@ -1,0 +1,114 @@
+/* tests/unit/groups_test.c: a network's kernels as a population
+ * (rules/groups.c): a kernel's class, on kernels Inductor emitted on the
+ * H200 (tests/fixtures/kernels/) and copies of them at other sizes and
+ * names, as a network's later blocks get them; and the groups a profile
+ * summary's kernels form, each with its representative and share. */
+#include <config.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../rules/rules.h"
+#include "../tap.h"
+
+static char *load(const char *name)
+{
+	const char *top = getenv("top_srcdir");
+	char *path = xasprintf("%s/tests/fixtures/kernels/%s.py", top ? top : ".", name);
+	struct strbuf sb = STRBUF_INIT;
+	bool ok = strbuf_read_file(&sb, path) == 0;
+	free(path);
+	return ok ? strbuf_detach(&sb) : (strbuf_release(&sb), NULL);
+}
+
+/* src with every `from` replaced by `to` (callers free) */
+static char *replaced(const char *src, const char *from, const char *to)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t n = strlen(from);
+	for (const char *p = src; *p;) {
+		if (strncmp(p, from, n) == 0) {
+			strbuf_addstr(&sb, to);
+			p += n;
+		} else {
+			strbuf_addch(&sb, *p++);
+		}
+	}
+	return strbuf_detach(&sb);
+}
+
+int main(void)
+{
+	char *poi = load("poi_conv_relu"), *ln = load("layernorm");
+	TAP_OK(poi && ln, "the recorded kernels load");
+	if (!poi || !ln)
+		return tap_done();
+	const char *pn = "triton_poi_fused_convolution_relu_2";
+	uint64_t c = rule_kernel_class(poi, pn);
+	TAP_OK(c != 0, "a kernel has a class");
+	TAP_OK(rule_kernel_class(NULL, pn) == 0 && rule_kernel_class("", pn) == 0, "no source, no class");
+
+	/* the same kernel in a later block: another name, another size (the
+	 * numel 2048 x 256 halved: size hints of the same power of four) */
+	char *a = replaced(poi, pn, "triton_poi_fused_convolution_relu_9");
+	char *b = replaced(a, "'y': 2048", "'y': 1024");
+	char *later = replaced(b, "ynumel = 2048", "ynumel = 1024");
+	TAP_OK(strcmp(later, b) != 0 && strcmp(b, a) != 0 && rule_kernel_class(later, "triton_poi_fused_convolution_relu_9") == c,
+	       "its name and sizes changed (size hints within a factor of four): the same class");
+	TAP_OK(rule_kernel_class(a, pn) != c, "named by the other kernel's name: the name is not its own, not taken out");
+	/* sixteen times smaller: not the same class */
+	char *small = replaced(a, "'y': 2048", "'y': 128");
+	TAP_OK(strcmp(small, a) != 0 && rule_kernel_class(small, "triton_poi_fused_convolution_relu_9") != c,
+	       "size hints sixteen times smaller: another class");
+	/* another computation: a maximum taken out */
+	char *other = replaced(poi, "triton_helpers.maximum(", "triton_helpers.minimum(");
+	TAP_OK(strcmp(other, poi) != 0 && rule_kernel_class(other, pn) != c, "another op: another class");
+	TAP_OK(rule_kernel_class(ln, "triton_red_fused_native_layer_norm_0") != c, "a layer norm is not a ReLU");
+	/* a constant of the math changed: numbers are taken out, so the same
+	 * class (one search serves both; each is checked in the stitch) */
+	char *k2 = replaced(poi, "tl.full([1, 1], 0, tl.int32)", "tl.full([1, 1], 1, tl.int32)");
+	TAP_OK(strcmp(k2, poi) != 0 && rule_kernel_class(k2, pn) == c, "a constant alone: the same class");
+
+	/* a summary's groups: three kernels of one class (shares 0.03, 0.04,
+	 * 0.02), one of another (0.2), a vendor kernel of a class-like hash */
+	const char *text =
+		"triton\t0.03\t00000000000000000000000000000001\tk_a\t0.5\t00000000000000aa\n"
+		"triton\t0.2\t00000000000000000000000000000002\tk_b\t-\t00000000000000bb\n"
+		"vendor\t0.5\t00000000000000000000000000000003\tgemm\n"
+		"triton\t0.04\t00000000000000000000000000000004\tk_c\t0.25\t00000000000000aa\n"
+		"triton\t0.02\t00000000000000000000000000000005\tk_d\n"
+		"triton\t0.02\t00000000000000000000000000000006\tk_e\t0.9\t00000000000000aa\n";
+	struct rule_summary s;
+	rule_summary_read(text, &s);
+	TAP_IS_INT((int)s.nkernels, 6, "the summary's kernels read");
+	TAP_OK(s.kernels[0].cls == 0xaa && s.kernels[1].cls == 0xbb && s.kernels[4].cls == 0,
+	       "each class read; a line without one has none");
+	TAP_OK(isnan(s.kernels[1].frac) && s.kernels[3].frac == 0.25, "a FRAC of '-' before a class is unknown");
+	size_t rep[6];
+	double share[6];
+	rule_kernel_groups(&s, rep, share);
+	TAP_OK(rep[0] == 3 && rep[3] == 3 && rep[5] == 3, "k_a, k_c and k_e are one group, k_c (the most time) its representative");
+	TAP_OK(fabs(share[3] - 0.09) < 1e-12 && share[0] == 0 && share[5] == 0, "the group's share is their sum, on the representative");
+	TAP_OK(rep[1] == 1 && share[1] == 0.2, "a kernel of a class of its own stands alone");
+	TAP_OK(rep[4] == 4 && share[4] == 0.02, "a kernel without a class stands alone");
+	TAP_OK(rep[2] == 2, "a vendor kernel is never grouped");
+	/* the summary written back keeps the classes */
+	char *back = rule_summary_write(&s);
+	struct rule_summary s2;
+	rule_summary_read(back, &s2);
+	TAP_OK(s2.nkernels == 6 && s2.kernels[5].cls == 0xaa && s2.kernels[4].cls == 0 && isnan(s2.kernels[1].frac),
+	       "written and read again: the same classes and bounds");
+	rule_summary_release(&s2);
+	rule_summary_release(&s);
+	free(back);
+	free(poi);
+	free(ln);
+	free(a);
+	free(b);
+	free(later);
+	free(small);
+	free(other);
+	free(k2);
+	return tap_done();
+}
