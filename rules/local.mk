@@ -1,7 +1,7 @@
 ## rules/local.mk: included by the top Makefile.am
 libkopt_a_SOURCES += rules/rules.h rules/common.c rules/capture.c rules/profile.c rules/summary.c rules/groups.c \
 	rules/propose.c rules/verify.c rules/stitch.h rules/stitch.c rules/stitch_out.c \
-	rules/report.c rules/report_device.c rules/plan.c rules/screen.c rules/space.c rules/chains.c \
+	rules/report.c rules/report_device.c rules/report_capture.c rules/plan.c rules/screen.c rules/space.c rules/chains.c \
 	rules/measured.h rules/measured.c
 libkopt_a_SOURCES += rules/svg.h rules/svg.c
 TESTS += tests/e2e/stitch-order.sh

@@ -591,6 +591,7 @@ static void report_model(struct dag *d, struct report *rp, uint32_t i, const str
 	strbuf_addf(&rp->cmd, " %.1f |\n", gpu_min);
 	json_object_set_new(o, "gpu_minutes_by_step", gs);
 	json_object_set_new(o, "kernel_groups", kernel_groups(s));
+	json_object_set_new(o, "capture", rule_capture_phases(d, rule_model_of(s)));
 	json_object_set_new(o, "speedup_vs_max_autotune", rule_num_json(sp_at));
 	json_object_set_new(o, "vendor", vendor_calls(d, s, st, gates->gamma, &rp->vmd));
 	double bound, at_ceiling;

@@ -376,6 +376,7 @@ void stitch_model_md(struct rule_run *run, struct stitch_priv *p, const struct c
 				"| --- | ---: | ---: | ---: | ---: |\n%s", bd.buf);
 	strbuf_release(&bd);
 	groups_md(dm, md);
+	rule_capture_md(run->dag, dm, md);
 	bool any = false;
 	for (size_t v = 0; v < dm->nmv; v++)
 		any |= dm->mvs[v].summary.baseline != GATE_BASE_UNCHECKED;

@@ -76,6 +76,17 @@ PY
 wall=$(steps | awk '$3 == "capture" { if (!s || $1 < s) s = $1; if ($2 > e) e = $2 } END { printf "%.2f", (e - s) / 1000 }')
 check "the captures' GPU shares add up to their wall time ($(share gpu_s) s of $wall s; $(share worker_s) s in workers)" \
 	"awk -v g=$(share gpu_s) -v w=$wall -v t=$(share worker_s) 'BEGIN { exit !(g > 0.85 * w && g < 1.15 * w && t > 2 * g) }'"
+check "report.md says where each variant's capture went" \
+	"grep -q '^## Capture' kopt-out/net/report.md && grep -q '^| autotune | 1.5 | 0.2 | 0.2 | 0.2 | 0.8 | 0.2 | 0.0 |' kopt-out/net/report.md"
+check "report.json gives each variant's phases and GPU share" \
+	"python3 -c \"
+import json
+m = json.load(open('kopt-out/all/report.json'))['models'][0]
+c = {e['variant']: e for e in m['capture']}
+assert set(c) == {'default', 'autotune', 'frozen'}, c
+assert c['default']['autotune_s'] == 0 and c['frozen']['autotune_s'] == 0.75, c
+assert all(0 < e['gpu_s'] < e['compile_s'] + 1.5 for e in c.values()), c
+\""
 want=$((cpus / 3 > 0 ? cpus / 3 : 1))
 check "each of the three workers compiles with a third of the $cpus cores" \
 	"grep -qx 'TORCHINDUCTOR_COMPILE_THREADS=$want' env.log && ! grep -v '=$want\$' env.log | grep -q '^TORCHINDUCTOR_COMPILE_THREADS='"

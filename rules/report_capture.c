@@ -1,0 +1,71 @@
+/*
+ * rules/report_capture.c: where each variant's capture spent its seconds,
+ * for a model's report.md (rules/stitch_out.c) and report.json
+ * (rules/report.c): the compile's phases as the worker measured them
+ * (runtime/python/kopt/compile_time.py: Dynamo, Inductor, Triton,
+ * autotuning, the first run, and the time its timings waited for other
+ * workers' on the GPU) and the capture step's share of its GPU
+ * (engine/gpu_meter.h).
+ */
+#include <config.h>
+
+#include <math.h>
+#include <string.h>
+
+#include "rules.h"
+
+/* the phases' names in the worker's reply, and as the report heads them */
+static const char *const phase_key[] = { "dynamo_s", "inductor_s", "triton_s", "autotune_s", "run_s",
+					 "gpu_lock_wait_s" };
+static const char *const phase_head[] = { "Dynamo", "Inductor", "Triton", "autotuning", "first run",
+					  "waited for the GPU" };
+#define NPHASE (sizeof phase_key / sizeof *phase_key)
+
+json_t *rule_capture_phases(struct dag *d, const struct rule_model *dm)
+{
+	json_t *out = json_array();
+	for (size_t v = 0; v < dm->nmv; v++) {
+		const json_t *meas = json_object_get(dag_result(d, dm->mvs[v].capture), "meas");
+		const json_t *ph = json_object_get(meas, "compile_phases");
+		json_t *e = json_pack("{s:s, s:o, s:o}", "variant", dm->mvs[v].variant->name, "compile_s",
+				      rule_num_json(rule_num(meas, "compile_s")), "gpu_s",
+				      rule_num_json(rule_num(meas, "gpu_s")));
+		for (size_t i = 0; i < NPHASE; i++)
+			json_object_set_new(e, phase_key[i], rule_num_json(rule_num(ph, phase_key[i])));
+		json_array_append_new(out, e);
+	}
+	return out;
+}
+
+void rule_capture_md(struct dag *d, const struct rule_model *dm, struct strbuf *md)
+{
+	json_t *rows = rule_capture_phases(d, dm);
+	bool any = false;
+	size_t i;
+	json_t *r;
+	json_array_foreach(rows, i, r)
+		any |= !isnan(rule_num(r, "compile_s"));
+	if (any) {
+		strbuf_addstr(md, "\n## Capture\n\nWhere each variant's compile spent its seconds (torch's own "
+				  "spans), and the capture's share of its GPU (captures that compiled side by side "
+				  "split the time they shared).\n\n| variant | compile (s) |");
+		for (size_t k = 0; k < NPHASE; k++)
+			strbuf_addf(md, " %s |", phase_head[k]);
+		strbuf_addstr(md, " GPU (s) |\n| --- | ---: |");
+		for (size_t k = 0; k <= NPHASE; k++)
+			strbuf_addstr(md, " ---: |");
+		strbuf_addch(md, '\n');
+		json_array_foreach(rows, i, r) {
+			strbuf_addf(md, "| %s |", json_string_value(json_object_get(r, "variant")));
+			double x = rule_num(r, "compile_s");
+			strbuf_addf(md, isnan(x) ? " - |" : " %.1f |", x);
+			for (size_t k = 0; k < NPHASE; k++) {
+				x = rule_num(r, phase_key[k]);
+				strbuf_addf(md, isnan(x) ? " - |" : " %.1f |", x);
+			}
+			x = rule_num(r, "gpu_s");
+			strbuf_addf(md, isnan(x) ? " - |\n" : " %.1f |\n", x);
+		}
+	}
+	json_decref(rows);
+}
