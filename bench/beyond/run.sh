@@ -9,7 +9,9 @@
 # levels are built one after the other (TARGETS, default "level1 level2
 # level3 all"; set and empty: none, for DEPLOY alone), each summarized once
 # its report is there. SAMPLE is what
-# sample.sh made (on this machine: ../shared does not travel).
+# sample.sh made (on this machine: ../shared does not travel). SPEC: the
+# spec (default bench/beyond/beyond.kopt; bench/network/network.kopt for
+# the level-3 networks, TARGETS=level3).
 set -u
 sample=$(cd "$1" && pwd); secs=${2:-480}
 top=$PWD
@@ -26,7 +28,7 @@ if ls "$top"/.device/compile-cache.tgz.[0-9]* >/dev/null 2>&1; then
 	cat "$top"/.device/compile-cache.tgz.[0-9]* | tar xzf - -C "$work"
 fi
 rm -rf "$work/sample" && cp -r "$sample" "$work/sample"
-cd "$work" && cp "$top/bench/beyond/beyond.kopt" Koptfile
+cd "$work" && cp "$top/${SPEC:-bench/beyond/beyond.kopt}" Koptfile
 # level by level, so that a slice that runs out of time leaves whole levels
 # (a build does every capture and profile of its target before the rest)
 t0=$(date +%s); t0ms=$(date +%s%3N); rc=0
@@ -35,7 +37,7 @@ for t in ${TARGETS-level1 level2 level3 all}; do
 	left=$(( secs - ($(date +%s) - t0) ))
 	[ "$left" -gt 5 ] || { rc=124; break; }
 	echo "== $t ($left s left)" >>build.log
-	BEYOND=sample timeout -s INT "$left" koptmake -k -j1 "$t" >>build.log 2>&1
+	BEYOND=sample timeout -s INT "$left" koptmake -k "$t" >>build.log 2>&1
 	rc=$?
 	[ $rc -eq 124 ] && break
 done
