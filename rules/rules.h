@@ -100,7 +100,7 @@ const json_t *rule_report_autotune_variant(const struct dag_node *s, const json_
 void rule_report_device_speedups(const struct dag_node *s, const json_t **meas, const json_t *me, json_t *o);
 
 /* rules/report_capture.c: each variant's capture, where its compile's
- * seconds went: [{variant, compile_s, gpu_s, dynamo_s, inductor_s,
+ * seconds went: [{variant, compile_s, gpu_minutes, dynamo_s, inductor_s,
  * triton_s, autotune_s, run_s, gpu_lock_wait_s}] (null where unknown) */
 json_t *rule_capture_phases(struct dag *d, const struct rule_model *dm);
 /* ... as report.md's "Capture" section, appended to md (nothing where no
