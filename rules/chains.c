@@ -289,7 +289,10 @@ void rule_expand_chains(struct dag *d, struct rule_model *dm)
 		struct rule_mv *mv = &dm->mvs[v];
 		if (!(mv->profile->flags & DAG_DONE))
 			continue;
-		if (winner && mv != winner && z[v].floor > gamma * best) {
+		if (rule_variant_graphs(mv->variant)) {
+			mv->pruned = "no candidates: its kernels run as CUDA graphs, replayed as captured, which a "
+				     "kernel candidate does not change";
+		} else if (winner && mv != winner && z[v].floor > gamma * best) {
 			char *why = xasprintf("no candidates: with its hot kernels at their bounds it would take %.1f us per "
 					      "call, and %s takes %.1f us (over gamma %.2f)", z[v].floor / 1e3,
 					      winner->variant->name, best / 1e3, gamma);

@@ -395,6 +395,10 @@ size_t rule_space_search(const struct rule_summary *s, const struct kopt_variant
 /* what a variant is, one line for reports ("max-autotune-no-cudagraphs,
  * freezing = true"); caller frees */
 char *rule_variant_what(const struct kopt_variant *v);
+/* whether v's compiled code runs as CUDA graphs (mode reduce-overhead or
+ * max-autotune, or triton.cudagraphs set): its kernels are replayed as
+ * captured, which no kernel candidate changes */
+bool rule_variant_graphs(const struct kopt_variant *v);
 /* a copy of v whose aten_fallback and options arrays are its own (their
  * strings shared); rule_variant_release frees the arrays */
 void rule_variant_copy(struct kopt_variant *dst, const struct kopt_variant *v);

@@ -30,8 +30,13 @@ enum need {
 	NEED_ATTN,       /* a softmax between two batched products (attention), float32 */
 	NEED_SLICE,      /* a matrix product whose output is read in part */
 	NEED_REWRITES,   /* two kinds of op or more that koptmake's rewrites take */
-	NEED_CONV_NET    /* a network of convolutions: several, with weights (a CNN) */
+	NEED_CONV_NET,   /* a network of convolutions: several, with weights (a CNN) */
+	NEED_HOST        /* a call that is mostly the host's (the first profile's) */
 };
+
+/* a call mostly the host's: Python, the wrapper and the launches take this
+ * share of it or more, which no kernel work removes and a CUDA graph does */
+#define MOSTLY_HOST 0.5
 
 /* convolutions per call that make a network of them (a block's two or
  * three, and more) */
@@ -113,6 +118,12 @@ static enum need rewrite_need(const char *key)
  * capture, which leaves it out of the race, as any failed variant.
  */
 static const struct dim dims[] = {
+	/* first where a call is mostly the host's: its kernels replayed as CUDA
+	 * graphs (max-autotune's mode with graphs, what a user gets with
+	 * mode="max-autotune"); kernel candidates cannot change a replayed
+	 * graph, so the variant gets none (rules/chains.c), and the report
+	 * gives the speedup over it beside the others */
+	{ "autotune-cudagraphs", NEED_HOST, { "triton.cudagraphs" }, { "true" } },
 	/* first: a fold removes its matrix product or transposed convolution
 	 * outright, or shrinks a convolution to a channel per group (level 2's
 	 * 14: 18x), and in autotune-rewrites the
@@ -238,6 +249,7 @@ static bool needed(const struct rule_summary *s, enum need need, double gamma)
 		return s->facts_known && (s->tconvs > 0) + (s->dconvs > 0) + (s->pools > 0) +
 					 (s->c3ds > 0) + (s->lreds > 0) + (s->slices > 0) >= 2;
 	case NEED_CONV_NET: return s->facts_known && s->convs >= CONV_NET && s->params > 0;
+	case NEED_HOST: return s->model_ns > 0 && s->device_ns > 0 && (s->model_ns - s->device_ns) / s->model_ns >= MOSTLY_HOST;
 	case NEED_CONV_EAGER: /* compiled over eager, gamma or more */
 		return (s->convs > 0 || s->cudnn_share > 0) && s->eager_known && s->eager_ratio >= gamma;
 	}
@@ -283,6 +295,15 @@ size_t rule_space_search(const struct rule_summary *s, const struct kopt_variant
 			rule_variant_release(&out[--n]);
 	}
 	return n;
+}
+
+bool rule_variant_graphs(const struct kopt_variant *v)
+{
+	bool on = v->mode && (strcmp(v->mode, "reduce-overhead") == 0 || strcmp(v->mode, "max-autotune") == 0);
+	for (size_t i = 0; i < v->noptions; i++)
+		if (strcmp(v->options[i].key, "triton.cudagraphs") == 0)
+			on = strcmp(v->options[i].json, "true") == 0;
+	return on;
 }
 
 char *rule_variant_what(const struct kopt_variant *v)

@@ -93,8 +93,8 @@ tests_unit_space_test_SOURCES = tests/unit/space_test.c tests/tap.h
 tests_unit_groups_test_SOURCES = tests/unit/groups_test.c tests/tap.h
 TESTS += tests/unit/space_test tests/unit/groups_test
 # a network's kernels as a population: one chain per group, its winner on every member
-TESTS += tests/e2e/groups.sh
-EXTRA_DIST += tests/e2e/groups.sh
+TESTS += tests/e2e/groups.sh tests/e2e/cudagraphs.sh
+EXTRA_DIST += tests/e2e/groups.sh tests/e2e/cudagraphs.sh
 # bounds, leave-alone by the bound, the report's bound columns, roofline.svg
 TESTS += tests/e2e/roofline.sh
 EXTRA_DIST += tests/e2e/roofline.sh

@@ -82,6 +82,25 @@ int main(void)
 	TAP_IS_STR(got, "autotune-conv-inference", "a base with cuDNN's benchmark on: the options still differ");
 	free(got);
 	release(out, n);
+	/* a call mostly the host's: its kernels replayed as CUDA graphs, first */
+	got = search("time\t100000\t40000\t-\nfacts\t-\t-\tconv=0,gemm=1,reduction=1,params=64\n", NULL, 1, out, &n);
+	TAP_IS_STR(got, "autotune-cudagraphs", "60% of a call the host's: CUDA graphs first");
+	TAP_OK(n == 1 && rule_variant_graphs(&out[0]), "... which rule_variant_graphs knows");
+	free(got);
+	release(out, n);
+	got = search("time\t100000\t60000\t-\nfacts\t-\t-\tconv=0,gemm=1,reduction=1,params=64\n", NULL, 6, out, &n);
+	TAP_OK(!strstr(got, "cudagraphs"), "40%% the host's: no graphs (%s)", got);
+	free(got);
+	release(out, n);
+	{
+		struct kopt_option o = { .key = "triton.cudagraphs", .json = "false" };
+		struct kopt_variant mv = { .name = "m", .mode = "max-autotune" }, off = mv, ro = { .name = "r", .mode = "reduce-overhead" },
+				    nog = { .name = "n", .mode = "max-autotune-no-cudagraphs" };
+		off.options = &o;
+		off.noptions = 1;
+		TAP_OK(rule_variant_graphs(&mv) && rule_variant_graphs(&ro) && !rule_variant_graphs(&nog) && !rule_variant_graphs(&off),
+		       "graphs: max-autotune's and reduce-overhead's modes, not -no-cudagraphs, not with the option off");
+	}
 	got = search("facts\t-\t-\tconv=1,gemm=0,reduction=0,params=0\n", NULL, 6, out, &n);
 	TAP_IS_STR(got, "autotune-channels-last autotune-cd-radius-2 autotune-no-epilogue-fusion autotune-gemm-exhaustive "
 			"autotune-nd-tiling autotune-conv-1x1-as-mm",

@@ -117,13 +117,28 @@ class Compiled:
                     break
         return out
 
+    @property
+    def graphs(self) -> bool:
+        """whether the compiled code runs as CUDA graphs (a mode with them,
+        or triton.cudagraphs; rules/space.c's rule_variant_graphs)"""
+        on = self.variant.get("mode") in ("reduce-overhead", "max-autotune")
+        opts = self.variant.get("options") or {}
+        return bool(opts.get("triton.cudagraphs", on))
+
     def run(self, inputs):
         # cuDNN's algorithm choice is a flag of the process and a setting of
         # the variant (cudnn_benchmark): set at each call, since variants
         # compiled side by side in one worker share the process
         torch.backends.cudnn.benchmark = bool(self.variant.get("cudnn_benchmark", False))
         with torch.no_grad():
-            return self.fn(*inputs)
+            if not self.graphs:
+                return self.fn(*inputs)
+            # CUDA graphs (Inductor's trees): each call a step of its own,
+            # and its outputs, which the next replay overwrites in the
+            # graphs' pool, copied out (the gates keep outputs across calls)
+            torch.compiler.cudagraph_mark_step_begin()
+            out = self.fn(*inputs)
+            return torch.utils._pytree.tree_map(lambda t: t.clone() if isinstance(t, torch.Tensor) else t, out)
 
 
 def own_frame(model):
