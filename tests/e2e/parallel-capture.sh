@@ -57,21 +57,11 @@ check "no timing step shared the GPU ($(timing_overlaps) overlaps)" "[ $(timing_
 # each step's share of the GPU (engine/gpu_meter.h): the captures' shares
 # add up to the time they held it together, not to three times that
 share() {
-	python3 - .kopt/actions "$1" <<'PY'
-import json, sys
-got = {}
-for line in open(sys.argv[1]):
-    p = line.split(" ", 2)
-    if len(p) < 3 or not p[2].startswith("{"):
-        continue
-    try:
-        j = json.loads(p[2].rstrip("\n").rsplit(" ", 1)[0])
-    except ValueError:
-        continue
-    if isinstance(j, dict) and j.get("kind") == "capture":
-        got[j["path"]] = (j.get("meas") or {}).get(sys.argv[2], 0)
-print(f"{sum(got.values()):.2f}")
-PY
+	python3 -c "
+import sys
+sys.path.insert(0, '$top_srcdir/bench/beyond')
+from costs import latest
+print('%.2f' % sum(float(m.get('$1') or 0) for _, m in latest('.kopt/actions', 'capture')))"
 }
 wall=$(steps | awk '$3 == "capture" { if (!s || $1 < s) s = $1; if ($2 > e) e = $2 } END { printf "%.2f", (e - s) / 1000 }')
 check "the captures' GPU shares add up to their wall time ($(share gpu_s) s of $wall s; $(share worker_s) s in workers)" \

@@ -7,13 +7,9 @@ import sys
 sys.path.insert(0, os.path.join(os.environ.get("top_srcdir", "."), "runtime", "python"))
 from kopt import compile_time as CT  # noqa: E402
 
-n = 0
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tap import ok, done  # noqa: E402
 
-
-def ok(cond, what):
-    global n
-    n += 1
-    print(f"{'ok' if cond else 'not ok'} {n} - {what}")
 
 
 def close(a, b):
@@ -58,4 +54,4 @@ sink = {}
 with CT.measured(sink):
     pass
 ok("wall_s" in sink and all(k in sink for k in CT.PARTS) and isinstance(sink["spans"], dict), "measured() fills the sink")
-print(f"1..{n}")
+done()

@@ -11,13 +11,9 @@ import types
 sys.path.insert(0, os.path.join(os.environ.get("top_srcdir", "."), "runtime", "python"))
 from kopt import gpulock as G  # noqa: E402
 
-n = 0
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tap import ok, done  # noqa: E402
 
-
-def ok(cond, what):
-    global n
-    n += 1
-    print(f"{'ok' if cond else 'not ok'} {n} - {what}")
 
 
 class Benchmarker:
@@ -64,4 +60,4 @@ with tempfile.TemporaryDirectory() as base:
     os.close(G._fd)
     G._fd = None
 ok(G.install(None, "x") is False, "without a compile cache folder no lock is taken")
-print(f"1..{n}")
+done()
