@@ -61,3 +61,6 @@ TESTS += tests/unit/seal_test
 # the seals on kopt-out/ that kopt.backend checks
 TESTS += tests/e2e/seal.sh
 EXTRA_DIST += tests/e2e/seal.sh
+# no link followed below the cache folder
+TESTS += tests/e2e/cache-links.sh
+EXTRA_DIST += tests/e2e/cache-links.sh
