@@ -107,11 +107,12 @@ static void share_cores(int jobs)
  * the spec names, and a scratch folder per worker slot below
  * $TMPDIR/koptmake-UID-HASH (HASH: of this cache's path, so that builds on
  * two caches at once do not share one). The compile caches and workers/
- * below the cache folder are made here, and a link there is an error: the
- * sandbox lets a worker write the compile caches, wherever they lead.
+ * below the cache folder are made here when it exists (what writes
+ * nothing makes no .kopt/), and a link there is an error: the sandbox
+ * lets a worker write the compile caches, wherever they lead.
  * 0, or -1 after an error.
  */
-static int sandbox_pool(wpool *pool, const kopt_spec *spec, const char *cache_dir)
+static int sandbox_pool(wpool *pool, const kopt_spec *spec, const char *cache_dir, bool exists)
 {
 	const char **deny = xcalloc(spec->nagents * KOPT_ROLE_COUNT + 1, sizeof *deny);
 	size_t n = 0;
@@ -132,7 +133,7 @@ static int sandbox_pool(wpool *pool, const kopt_spec *spec, const char *cache_di
 	const char *root = real ? real : cache_dir;
 	static const char *const made[] = { "compile/inductor", "compile/triton", "workers" };
 	int r = 0;
-	for (size_t i = 0; i < sizeof made / sizeof *made && r == 0; i++) {
+	for (size_t i = 0; exists && i < sizeof made / sizeof *made && r == 0; i++) {
 		int fd = nofollow_dir(root, made[i], true);
 		if (fd < 0) {
 			kopt_error("cannot make '%s/%s': %s", cache_dir, made[i], nofollow_why(errno));
@@ -238,7 +239,7 @@ int engine_build(const kopt_spec *spec, char *const *targets, int ntargets, cons
 		pool = wpool_new(prog, jobs);
 		free(prog);
 		share_cores(jobs);
-		if (sandbox_pool(pool, spec, cache_path(ss.cache)) < 0) {
+		if (sandbox_pool(pool, spec, cache_path(ss.cache), cache_exists(ss.cache)) < 0) {
 			wpool_free(pool);
 			session_close(&ss);
 			remote_free(remote);

@@ -61,15 +61,21 @@ static bool has_upper(const char *name, size_t len, const char *needle)
 	return false;
 }
 
+/* The one rule of what names a secret: the workers' environment (here)
+ * and the spec's env() (lang/eval.c, lang/paths.c) both ask it. */
 bool sandbox_env_secret(const char *name, size_t len)
 {
-	static const char *const marks[] = { "KEY_", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL",
-					     "APIKEY", "_AUTH", "PRIVATE", NULL };
+	static const char *const marks[] = { "KEY_", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASSPHRASE",
+					     "CREDENTIAL", "APIKEY", "_AUTH", "PRIVATE", "COOKIE", NULL };
+	static const char *const ends[] = { "KEY", "_PASS", "_PWD", "_PW", "_DSN", "DATABASE_URL", NULL };
 	for (const char *const *m = marks; *m; m++)
 		if (has_upper(name, len, *m))
 			return true;
-	if (len >= 3 && has_upper(name + len - 3, 3, "KEY"))
-		return true; /* *_KEY, *KEY */
+	for (const char *const *e = ends; *e; e++) {
+		size_t n = strlen(*e);
+		if (len >= n && has_upper(name + len - n, n, *e))
+			return true; /* *_KEY, *KEY, *_PASS, ... */
+	}
 	return false;
 }
 

@@ -32,8 +32,10 @@
 /* NULL-terminated: names, or prefixes written NAME* */
 extern const char *const sandbox_env_keep[];
 
-/* whether a variable name looks like a secret: *_KEY, *KEY_*, *TOKEN*,
- * *SECRET*, *PASSWORD*, *PASSWD*, *CREDENTIAL*, *APIKEY*, *_AUTH*, any case */
+/* whether a variable name looks like a secret, in any case: it holds KEY_,
+ * TOKEN, SECRET, PASSWORD, PASSWD, PASSPHRASE, CREDENTIAL, APIKEY, _AUTH,
+ * PRIVATE or COOKIE, or ends in KEY, _PASS, _PWD, _PW, _DSN or
+ * DATABASE_URL. The one list: the spec's env() asks it too (lang/). */
 bool sandbox_env_secret(const char *name, size_t len);
 
 /* whether the variable NAME (len bytes) reaches a worker; extra: the value

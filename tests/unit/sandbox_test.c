@@ -81,6 +81,22 @@ static void test_env(void)
 	sandbox_env_free(w);
 	TAP_OK(sandbox_env_secret("my_token", 8) && sandbox_env_secret("X_KEY", 5) && !sandbox_env_secret("KOPT_SLOT", 9) &&
 	       !sandbox_env_secret("PYTHONHASHSEED", 14), "env: secret-looking names, any case");
+	static const char *const secret38[] = { "DB_PASS", "MY_SERVICE_PWD", "ftp_pw", "SENTRY_DSN", "SESSION_COOKIE",
+					      "GPG_PASSPHRASE", "DATABASE_URL", "app_database_url", "AWS_CREDENTIALS",
+					      "KOPT_SEAL_KEY", NULL };
+	static const char *const plain38[] = { "PWD", "OLDPWD", "PASSAGE", "PASS_COUNT", "DSN_HOST", "PATH", NULL };
+	bool all = true;
+	for (const char *const *p = secret38; *p; p++)
+		if (!sandbox_env_secret(*p, strlen(*p))) {
+			tap_diag("not a secret: %s", *p);
+			all = false;
+		}
+	for (const char *const *p = plain38; *p; p++)
+		if (sandbox_env_secret(*p, strlen(*p))) {
+			tap_diag("a secret: %s", *p);
+			all = false;
+		}
+	TAP_OK(all, "env: *_PASS, *_PWD, *_PW, *_DSN, *COOKIE*, *PASSPHRASE*, *DATABASE_URL are secrets; PWD, OLDPWD are not");
 }
 
 /* the man page's list (between its "begin/end worker environment"
