@@ -145,6 +145,21 @@ static int sandbox_pool(wpool *pool, const kopt_spec *spec, const char *cache_di
 	char *compile = xasprintf("%s/compile", root);
 	setenv("KOPT_COMPILE_CACHE", compile, 0);
 	free(compile);
+	/* what the workers may read besides the system's and Python's folders:
+	 * the spec's and the ones it allows (runtime/sandbox.h), and the user's */
+	struct strbuf reads = STRBUF_INIT;
+	for (size_t i = 0; i < spec->nroots; i++)
+		strbuf_addf(&reads, "%s%s", i ? ":" : "", spec->roots[i]);
+	char *sdir = !spec->nroots && spec->dir ? realpath(spec->dir, NULL) : NULL; /* a spec made in C */
+	if (sdir)
+		strbuf_addstr(&reads, sdir);
+	free(sdir);
+	const char *more = getenv("KOPT_SANDBOX_READ");
+	if (more && *more)
+		strbuf_addf(&reads, "%s%s", reads.len ? ":" : "", more);
+	if (reads.len)
+		setenv("KOPT_SANDBOX_READ", reads.buf, 1);
+	strbuf_release(&reads);
 	wpool_log(pool, root);
 	free(scratch);
 	free(real);

@@ -11,6 +11,10 @@ top=$(cd "$here/../.." && pwd)
 out=${1:-gpu-results}
 mkdir -p "$out"
 W=${KOPT_WORKER:-$PWD/kopt-worker}
+# the workers these tests start by hand read the source tree's models, as
+# koptmake lets a worker read its spec's folders (runtime/sandbox.h): the
+# home folder, where the tree may be, is hidden from them
+export KOPT_SANDBOX_READ=$top${KOPT_SANDBOX_READ:+:$KOPT_SANDBOX_READ}
 status=0
 echo "# smoke: capture, profile, a model that fails to import"
 bash "$here/smoke.sh" "$W" "$out/smoke" 2>"$out/smoke-worker.log" >"$out/smoke.log"
