@@ -64,3 +64,6 @@ EXTRA_DIST += tests/e2e/seal.sh
 # no link followed below the cache folder
 TESTS += tests/e2e/cache-links.sh
 EXTRA_DIST += tests/e2e/cache-links.sh
+# a config that kills the CUDA context costs its worker, not its step
+TESTS += tests/e2e/screen-lost.sh
+EXTRA_DIST += tests/e2e/screen-lost.sh

@@ -610,7 +610,7 @@ static void handle_line(wpool *p, struct worker *w, const char *line, size_t n, 
 	}
 	w->waiting = false;
 	w->deadline = 0;
-	bool fatal = json_is_false(json_object_get(msg, "ok")) && json_is_true(json_object_get(msg, "fatal"));
+	bool fatal = json_is_true(json_object_get(msg, "fatal")); /* an answer may stand and the worker not */
 	void *job = w->job;
 	int wid = (int)(w - p->w), dev = w->dev;
 	if (fatal) {

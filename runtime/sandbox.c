@@ -729,6 +729,17 @@ int sandbox_enter_reading(struct sandbox_state *st, const char *const *reads)
 	 * sandbox names what may be written; a user's own setting wins */
 	const char *cc = getenv("KOPT_COMPILE_CACHE");
 	if (cc && *cc) {
+		/* below the cache folder, which may be shared: a link there would
+		 * make its target writable (koptmake checked; this is after it) */
+		struct stat ls;
+		static const char *const sub[] = { "", "/inductor", "/triton" };
+		for (int i = 0; i < 3; i++) {
+			snprintf(path, sizeof path, "%.4000s%s", cc, sub[i]);
+			if (lstat(path, &ls) == 0 && S_ISLNK(ls.st_mode)) {
+				note(st, "the compile cache %s is a symbolic link", path);
+				return -1;
+			}
+		}
 		snprintf(path, sizeof path, "%.4000s/inductor", cc);
 		setenv("TORCHINDUCTOR_CACHE_DIR", path, 0);
 		snprintf(path, sizeof path, "%.4000s/triton", cc);

@@ -197,6 +197,17 @@ static const struct tool *find_tool(const char *name)
 	return NULL;
 }
 
+/* --allow-root=DIR, resolved now (a later -C does not move it); NULL
+ * after an error */
+static char *allow_root(const char *dir)
+{
+	struct stat st;
+	char *real = stat(dir, &st) == 0 && S_ISDIR(st.st_mode) ? realpath(dir, NULL) : NULL;
+	if (!real)
+		kopt_error("--allow-root: '%s' is not a folder", dir);
+	return real;
+}
+
 int main(int argc, char **argv)
 {
 	struct engine_opts opts = { .rules = &rule_pipeline };
@@ -264,16 +275,10 @@ int main(int argc, char **argv)
 			}
 			opts.remote_cache = optarg;
 			break;
-		case 'A': { /* resolved now: a later -C does not move it */
-			struct stat st;
-			char *real = stat(optarg, &st) == 0 && S_ISDIR(st.st_mode) ? realpath(optarg, NULL) : NULL;
-			if (!real) {
-				kopt_error("--allow-root: '%s' is not a folder", optarg);
+		case 'A':
+			if (!(roots[lo.nroots++] = allow_root(optarg)))
 				return 2;
-			}
-			roots[lo.nroots++] = real;
 			break;
-		}
 		case 'V': printf("koptmake %s\n", PACKAGE_VERSION); return 0;
 		case 'h': usage(stdout); return 0;
 		default:

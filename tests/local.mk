@@ -11,6 +11,7 @@ EXTRA_DIST += tests/runtime/tap.py tests/runtime/rewrites.sh tests/runtime/test_
 	tests/gpu/models/small_softmax.py tests/gpu/models/small_convnet.py \
 	tests/gpu/models/small_triton.py tests/gpu/models/bad_import.py \
 	tests/gpu/sandbox.sh tests/gpu/models/escape_socket.py tests/gpu/models/escape_write.py tests/gpu/models/read_netrc.py \
+	tests/gpu/screen_lost.sh tests/gpu/planted/sitecustomize.py \
 	tests/gpu/helion.sh
 # GPU tests: make check-gpu on a machine with an NVIDIA GPU (tests/gpu/run.sh)
 noinst_PROGRAMS += tests/gpu/gate-decide
