@@ -22,8 +22,7 @@
 struct job {
 	struct dag_node *n;
 	struct rule_run run;
-	int wid;          /* -1 for local steps */
-	bool resend;      /* its worker was lost with an answer that stands: run.request waits for another */
+	int wid;          /* -1 for local steps, and for a worker step whose worker was lost */
 	double t0;        /* kopt_now() at start */
 	double wall0;     /* wall clock at start */
 	struct gpu_meter gpu; /* its share of its GPU's time (gpu_meter.h) */
@@ -552,13 +551,8 @@ static void job_done(struct sched *s, struct job *j)
 static void advance(struct sched *s, struct job *j, int st)
 {
 	if (st == RULE_SEND) {
-		/* a worker lost with its answer (a fatal reply that stands): the
-		 * step goes on in the one started in its place, once the pool is
-		 * out of the callback that told of it (start_steps) */
-		if (j->wid < 0 && j->n->rule->worker) {
-			j->resend = true;
+		if (j->wid < 0 && j->n->rule->worker) /* a lost worker's answer that stands: start_steps sends it on */
 			return;
-		}
 		if (j->wid < 0) {
 			job_failed(s, j, "internal: a local rule asked for a worker", NULL);
 			return;
@@ -636,13 +630,11 @@ static bool start_steps(struct sched *s)
 	}
 	if (local || !s->pool)
 		return local;
-	for (size_t i = 0; i < s->njobs; i++) { /* the requests of lost workers first */
+	for (size_t i = 0; i < s->njobs; i++) { /* lost workers' requests, to the ones in their place, first */
 		struct job *j = s->jobs[i];
-		if (j->resend && (j->wid = wpool_acquire(s->pool, dev_index(s, node_device(j->n)), j->n->rule->timing,
-							 j->n->affinity)) >= 0) {
-			j->resend = false;
+		if (j->wid < 0 && j->n->rule->worker &&
+		    (j->wid = wpool_acquire(s->pool, dev_index(s, node_device(j->n)), j->n->rule->timing, j->n->affinity)) >= 0)
 			wpool_send(s->pool, j->wid, j->run.request, j);
-		}
 	}
 	/* a step that cannot have a worker now (its GPU busy) lets the next
 	 * one try, until every worker is held: trying the whole queue at each
