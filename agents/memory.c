@@ -17,7 +17,38 @@
 #include <unistd.h>
 #include <xxhash.h>
 
+#include "../common/nofollow.h"
 #include "../common/util.h"
+
+/* path split into its folder (opened as given) and its name there, the
+ * file opened without following a link (common/nofollow.h): the memory
+ * lives in the cache folder, which may be shared */
+struct mem_path {
+	char *dir;
+	const char *name;
+};
+
+static void mem_split(struct mem_path *mp, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	mp->dir = slash ? xstrndup(path, (size_t)(slash - path)) : xstrdup(".");
+	if (slash && slash == path) {
+		free(mp->dir);
+		mp->dir = xstrdup("/");
+	}
+	mp->name = slash ? slash + 1 : path;
+}
+
+static int mem_open(const char *path, int flags, mode_t mode)
+{
+	struct mem_path mp;
+	mem_split(&mp, path);
+	int fd = nofollow_open(mp.dir, mp.name, flags, mode);
+	int e = errno;
+	free(mp.dir);
+	errno = e;
+	return fd;
+}
 
 static struct mem_stat *find(struct memory *m, const char *s)
 {
@@ -190,7 +221,7 @@ static void index_line(struct index *x, const char *line, size_t len)
  * file is missing or cannot be read. */
 static struct index *index_sync(const char *path)
 {
-	int fd = path ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+	int fd = path ? mem_open(path, O_RDONLY, 0) : -1;
 	struct stat st;
 	if (fd < 0 || fstat(fd, &st) < 0) {
 		if (fd >= 0)
@@ -296,7 +327,7 @@ const struct mem_stat *memory_get(const struct memory *m, const char *strategy)
 int memory_append(const char *path, const char *scope, const char *features, const char *strategy,
 		  const char *shape, const char *key, int pass, double speedup)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0666);
+	int fd = mem_open(path, O_WRONLY | O_CREAT | O_APPEND, 0666);
 	if (fd < 0)
 		return -1;
 	struct strbuf sb = STRBUF_INIT;
@@ -350,7 +381,10 @@ static void seen_put(struct memory_seen *s, uint64_t h)
 int memory_seen_load(struct memory_seen *s, const char *path)
 {
 	memset(s, 0, sizeof *s);
-	FILE *f = path ? fopen(path, "r") : NULL;
+	int fd = path ? mem_open(path, O_RDONLY, 0) : -1;
+	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
+	if (fd >= 0 && !f)
+		close(fd);
 	if (!f)
 		return 0;
 	/* the lines are ours (memory_append): the key is found without
@@ -412,11 +446,15 @@ int memory_compact(const char *path, size_t *kept, size_t *dropped)
 {
 	*kept = *dropped = 0;
 	struct strbuf sb = STRBUF_INIT, outb = STRBUF_INIT;
-	if (strbuf_read_file(&sb, path) < 0) {
+	struct mem_path mp;
+	mem_split(&mp, path);
+	if (nofollow_read(mp.dir, mp.name, &sb) < 0) {
+		int e = errno;
 		strbuf_release(&sb);
-		if (errno == ENOENT)
+		free(mp.dir);
+		if (e == ENOENT)
 			return 1;
-		kopt_error("cannot read %s: %s", path, strerror(errno));
+		kopt_error("cannot read %s: %s", path, nofollow_why(e));
 		return -1;
 	}
 	struct memory_seen seen = { 0 };
@@ -454,28 +492,25 @@ int memory_compact(const char *path, size_t *kept, size_t *dropped)
 		++*dropped; /* a torn last line */
 	memory_seen_release(&seen);
 	if (rc == 0 && *dropped) {
-		char *tmp = xasprintf("%s.tmp", path);
-		int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+		char *tmp = xasprintf("%s.tmp", mp.name);
+		int fd = nofollow_open(mp.dir, tmp, O_WRONLY | O_CREAT | O_TRUNC, 0666);
 		if (fd < 0 || kopt_write_all(fd, outb.buf, outb.len) < 0 || fsync(fd) < 0 || close(fd) < 0 ||
-		    (fd = -1, rename(tmp, path) < 0)) {
-			kopt_error("cannot compact %s: %s", path, strerror(errno));
+		    (fd = -1, nofollow_rename(mp.dir, tmp, mp.name) < 0)) {
+			kopt_error("cannot compact %s: %s", path, nofollow_why(errno));
 			if (fd >= 0)
 				close(fd);
-			unlink(tmp);
+			nofollow_unlink(mp.dir, tmp);
 			rc = -1;
 		} else {
-			char *dir = xstrdup(path), *slash = strrchr(dir, '/');
-			if (slash)
-				*slash = '\0';
-			int dfd = open(slash ? dir : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+			int dfd = nofollow_dir(mp.dir, NULL, false);
 			if (dfd >= 0) {
 				fsync(dfd);
 				close(dfd);
 			}
-			free(dir);
 		}
 		free(tmp);
 	}
+	free(mp.dir);
 	strbuf_release(&sb);
 	strbuf_release(&outb);
 	return rc;

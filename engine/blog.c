@@ -24,11 +24,15 @@
  * for writing (trimmed, or begun) only when a step is about to run: -n
  * writes nothing. A log that cannot be read or written is an error, said
  * once; the build runs nothing more and fails (blog_ready, blog_failed).
+ * It is opened from its folder without following a link (common/
+ * nofollow.h): a link at the log, or at log.tmp, is such an error.
  */
 #define _GNU_SOURCE
 #include <config.h>
 
 #include "blog.h"
+
+#include "../common/nofollow.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -49,7 +53,8 @@ struct blog_ent {
 };
 
 struct kopt_blog {
-	char *path;
+	char *path;           /* for messages */
+	char *dir, *name;     /* its folder, opened as given, and its name there */
 	int fd;               /* open for appending; -1 until a step is about to run */
 	bool loaded, failed;  /* read; reading or writing it failed (said once) */
 	size_t len, good_len; /* its bytes when read, and those before a torn or corrupt tail */
@@ -192,6 +197,9 @@ kopt_blog *blog_open(const char *path)
 {
 	kopt_blog *b = xcalloc(1, sizeof *b);
 	b->path = xstrdup(path);
+	const char *slash = strrchr(path, '/');
+	b->dir = slash ? xstrndup(path, (size_t)(slash - path)) : xstrdup(".");
+	b->name = xstrdup(slash ? slash + 1 : path);
 	b->fd = -1;
 	return b;
 }
@@ -204,12 +212,14 @@ static int blog_load(kopt_blog *b)
 	struct strbuf sb = STRBUF_INIT;
 	struct stat st;
 	const char *why = NULL;
-	if (stat(b->path, &st) < 0)
-		why = errno == ENOENT ? NULL : strerror(errno); /* none yet: an empty log */
+	if (nofollow_stat(b->dir, b->name, &st) < 0)
+		why = errno == ENOENT ? NULL : nofollow_why(errno); /* none yet: an empty log */
+	else if (S_ISLNK(st.st_mode))
+		why = nofollow_why(ELOOP);
 	else if (!S_ISREG(st.st_mode))
 		why = "not a regular file";
-	else if (strbuf_read_file(&sb, b->path) < 0)
-		why = strerror(errno);
+	else if (nofollow_read(b->dir, b->name, &sb) < 0)
+		why = nofollow_why(errno);
 	if (why) {
 		kopt_error("cannot read the build log '%s': %s", b->path, why);
 		b->failed = true;
@@ -229,12 +239,12 @@ int blog_ready(kopt_blog *b)
 		return 0;
 	if (blog_load(b) < 0)
 		return -1;
-	b->fd = open(b->path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	b->fd = nofollow_open(b->dir, b->name, O_WRONLY | O_CREAT | O_APPEND, 0644);
 	bool fresh = b->bad_header || b->len == 0;
 	if (b->fd < 0 || (fresh && (ftruncate(b->fd, 0) < 0 ||
 				    kopt_write_all(b->fd, LOG_HEADER, strlen(LOG_HEADER)) < 0)) ||
 	    (!fresh && b->good_len < b->len && ftruncate(b->fd, (off_t)b->good_len) < 0)) {
-		kopt_error("cannot write the build log '%s': %s", b->path, strerror(errno));
+		kopt_error("cannot write the build log '%s': %s", b->path, nofollow_why(errno));
 		if (b->fd >= 0)
 			close(b->fd);
 		b->fd = -1;
@@ -311,12 +321,12 @@ static void compact(kopt_blog *b)
 	for (size_t i = 0; i < b->cap; i++)
 		if (b->ents[i].line)
 			strbuf_addstr(&sb, b->ents[i].line);
-	char *tmp = xasprintf("%s.tmp", b->path);
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	char *tmp = xasprintf("%s.tmp", b->name);
+	int fd = nofollow_open(b->dir, tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (fd < 0 || write(fd, sb.buf, sb.len) != (ssize_t)sb.len || fsync(fd) < 0 ||
-	    rename(tmp, b->path) < 0) {
-		kopt_warn("cannot compact the build log '%s': %s", b->path, strerror(errno));
-		unlink(tmp);
+	    nofollow_rename(b->dir, tmp, b->name) < 0) {
+		kopt_warn("cannot compact the build log '%s': %s", b->path, nofollow_why(errno));
+		nofollow_unlink(b->dir, tmp);
 	}
 	if (fd >= 0)
 		close(fd);
@@ -339,5 +349,7 @@ void blog_close(kopt_blog *b)
 	}
 	free(b->ents);
 	free(b->path);
+	free(b->dir);
+	free(b->name);
 	free(b);
 }

@@ -15,6 +15,11 @@
  *   .kopt/env           remembered worker environments (below).
  *   .kopt/log           the build log (engine/blog.c).
  *
+ * Every file here is opened from the folder's descriptor without following
+ * a symbolic link below it (common/nofollow.h): a link at the lock, the
+ * action map, objects/ or env is an error, and what it points at is left
+ * as it is.
+ *
  * The action map. A first line `koptmake actions 1`, then one record a line:
  *
  *   KEY STABLE MANIFEST SUM\n
@@ -60,6 +65,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../common/nofollow.h"
 #include "remote.h"
 
 #define ACTIONS_HEADER "koptmake actions 1\n"
@@ -289,9 +295,9 @@ static char *path_in(const kopt_cache *c, const char *rel)
 static int take_lock(kopt_cache *c)
 {
 	char *p = path_in(c, "lock");
-	c->lockfd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	c->lockfd = nofollow_open(c->dir, "lock", O_RDWR | O_CREAT, 0644);
 	if (c->lockfd < 0) {
-		kopt_error("cannot open '%s': %s", p, strerror(errno));
+		kopt_error("cannot open '%s': %s", p, nofollow_why(errno));
 		free(p);
 		return -1;
 	}
@@ -362,20 +368,19 @@ kopt_cache *cache_open(const char *dir)
 	kopt_cache *c = xcalloc(1, sizeof *c);
 	c->dir = xstrdup(dir);
 	c->lockfd = c->actfd = -1;
-	char *objs = path_in(c, "objects");
-	if (kopt_mkdirs(objs) < 0) {
-		kopt_error("cannot create '%s': %s", objs, strerror(errno));
-		free(objs);
+	int ofd = nofollow_dir(dir, "objects", true);
+	if (ofd < 0) {
+		kopt_error("cannot create '%s/objects': %s", dir, nofollow_why(errno));
 		cache_close(c);
 		return NULL;
 	}
-	free(objs);
+	close(ofd);
 	if (take_lock(c) < 0) {
 		cache_close(c);
 		return NULL;
 	}
 	char *ap = path_in(c, "actions");
-	c->actfd = open(ap, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	c->actfd = nofollow_open(c->dir, "actions", O_RDWR | O_CREAT | O_APPEND, 0644);
 	struct stat st;
 	if (c->actfd >= 0 && fstat(c->actfd, &st) == 0 && st.st_size > 0) {
 		/* mapped, not copied: appends and renames leave the mapping valid */
@@ -388,7 +393,7 @@ kopt_cache *cache_open(const char *dir)
 		}
 	}
 	if (c->actfd < 0 || (!c->mapped && read_fd(c->actfd, &c->buf, &c->buflen) < 0)) {
-		kopt_error("cannot read '%s': %s", ap, strerror(errno));
+		kopt_error("cannot read '%s': %s", ap, nofollow_why(errno));
 		free(ap);
 		cache_close(c);
 		return NULL;
@@ -549,23 +554,24 @@ int cache_sync(kopt_cache *c, bool force)
 	return 0;
 }
 
-/* writes data to rel (inside the cache) through a temporary file */
-static int write_atomic(kopt_cache *c, const char *dst, const void *data, size_t n)
+/* writes data to rel (inside the cache) through a temporary file in
+ * objects/, renamed over rel: a link at rel is replaced, not followed */
+static int write_atomic(kopt_cache *c, const char *rel, const void *data, size_t n)
 {
-	char *tmp = xasprintf("%s/objects/tmp.%ld.%u", c->dir, (long)getpid(), c->tmpseq++);
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	char *tmp = xasprintf("objects/tmp.%ld.%u", (long)getpid(), c->tmpseq++);
+	int fd = nofollow_open(c->dir, tmp, O_WRONLY | O_CREAT | O_EXCL, 0644);
 	if (fd < 0 || kopt_write_all(fd, data, n) < 0 || fsync(fd) < 0) {
-		kopt_error("cannot write '%s': %s", tmp, strerror(errno));
+		kopt_error("cannot write '%s/%s': %s", c->dir, tmp, nofollow_why(errno));
 		if (fd >= 0)
 			close(fd);
-		unlink(tmp);
+		nofollow_unlink(c->dir, tmp);
 		free(tmp);
 		return -1;
 	}
 	close(fd);
-	if (rename(tmp, dst) < 0) {
-		kopt_error("cannot rename '%s' to '%s': %s", tmp, dst, strerror(errno));
-		unlink(tmp);
+	if (nofollow_rename(c->dir, tmp, rel) < 0) {
+		kopt_error("cannot rename '%s/%s' to '%s/%s': %s", c->dir, tmp, c->dir, rel, nofollow_why(errno));
+		nofollow_unlink(c->dir, tmp);
 		free(tmp);
 		return -1;
 	}
@@ -573,30 +579,34 @@ static int write_atomic(kopt_cache *c, const char *dst, const void *data, size_t
 	return 0;
 }
 
-static char *object_path(const kopt_cache *c, kopt_hash h)
+/* objects/ab/cdef...: an object's place, below the cache folder */
+static char *object_rel(kopt_hash h)
 {
 	char hex[HASH_HEX];
 	hash_hex(h, hex);
-	return xasprintf("%s/objects/%.2s/%s", c->dir, hex, hex + 2);
+	return xasprintf("objects/%.2s/%s", hex, hex + 2);
 }
 
 /* 1 = present and good, 0 = absent, -1 = corrupt (removed) */
 static int object_read(kopt_cache *c, kopt_hash h, struct strbuf *out)
 {
-	char *p = object_path(c, h);
+	char *rel = object_rel(h);
 	strbuf_reset(out);
-	if (strbuf_read_file(out, p) < 0) {
-		free(p);
+	if (nofollow_read(c->dir, rel, out) < 0) {
+		if (errno == ELOOP || errno == ENOTDIR)
+			kopt_warn("cache object '%s/%s' cannot be read: %s", c->dir, rel, nofollow_why(errno));
+		free(rel);
+		strbuf_reset(out);
 		return 0;
 	}
 	if (!hash_eq(hash_bytes(out->buf, out->len), h)) {
-		kopt_warn("cache object '%s' is corrupt (its bytes do not hash to its name); removed", p);
-		unlink(p);
-		free(p);
+		kopt_warn("cache object '%s/%s' is corrupt (its bytes do not hash to its name); removed", c->dir, rel);
+		nofollow_unlink(c->dir, rel);
+		free(rel);
 		strbuf_reset(out);
 		return -1;
 	}
-	free(p);
+	free(rel);
 	return 1;
 }
 
@@ -606,9 +616,9 @@ int cache_object_put(kopt_cache *c, const void *data, size_t n, kopt_hash *out)
 	*out = h;
 	if (c->absent)
 		return refuse(c, "an object");
-	char *p = object_path(c, h);
+	char *p = object_rel(h);
 	struct stat st;
-	if (stat(p, &st) == 0 && (size_t)st.st_size == n) {
+	if (nofollow_stat(c->dir, p, &st) == 0 && S_ISREG(st.st_mode) && (size_t)st.st_size == n) {
 		struct strbuf sb = STRBUF_INIT;
 		int r = object_read(c, h, &sb);
 		strbuf_release(&sb);
@@ -619,11 +629,13 @@ int cache_object_put(kopt_cache *c, const void *data, size_t n, kopt_hash *out)
 	}
 	char *slash = strrchr(p, '/');
 	*slash = '\0';
-	if (kopt_mkdirs(p) < 0) {
-		kopt_error("cannot create '%s': %s", p, strerror(errno));
+	int dfd = nofollow_dir(c->dir, p, true);
+	if (dfd < 0) {
+		kopt_error("cannot create '%s/%s': %s", c->dir, p, nofollow_why(errno));
 		free(p);
 		return -1;
 	}
+	close(dfd);
 	*slash = '/';
 	int r = write_atomic(c, p, data, n);
 	free(p);
@@ -642,7 +654,9 @@ static void env_load(kopt_cache *c)
 	struct strbuf sb = STRBUF_INIT;
 	char *p = path_in(c, "env");
 	uint64_t sum;
-	if (strbuf_read_file(&sb, p) == 0 && sb.len) {
+	if (nofollow_read(c->dir, "env", &sb) < 0 && errno != ENOENT)
+		kopt_warn("'%s' cannot be read: %s; the environment fingerprints are forgotten", p, nofollow_why(errno));
+	else if (sb.len) {
 		if (sb.len > 18 && sb.buf[16] == ' ' && sb.buf[sb.len - 1] == '\n' &&
 		    parse_sum(sb.buf, &sum) == 0 && hash_sum64(sb.buf + 17, sb.len - 18) == sum)
 			c->env = json_loadb(sb.buf + 17, sb.len - 18, 0, NULL);
@@ -674,9 +688,7 @@ int cache_env_set(kopt_cache *c, const char *device, json_t *env)
 	struct strbuf sb = STRBUF_INIT;
 	strbuf_addf(&sb, "%016" PRIx64 " %s\n", hash_sum64(js, strlen(js)), js);
 	free(js);
-	char *p = path_in(c, "env");
-	int r = write_atomic(c, p, sb.buf, sb.len);
-	free(p);
+	int r = write_atomic(c, "env", sb.buf, sb.len);
 	strbuf_release(&sb);
 	return r;
 }
@@ -694,10 +706,9 @@ static int rewrite_actions(kopt_cache *c, bool marked_only)
 		format_record(&sb, e->key, e->stable, e->json, e->len);
 		n++;
 	}
-	char *p = path_in(c, "actions");
-	int r = write_atomic(c, p, sb.buf, sb.len);
+	int r = write_atomic(c, "actions", sb.buf, sb.len);
 	if (r == 0) {
-		int fd = open(p, O_RDWR | O_APPEND | O_CLOEXEC);
+		int fd = nofollow_open(c->dir, "actions", O_RDWR | O_APPEND, 0);
 		if (fd >= 0) {
 			close(c->actfd);
 			c->actfd = fd;
@@ -705,7 +716,6 @@ static int rewrite_actions(kopt_cache *c, bool marked_only)
 		c->nrecords = n;
 		c->ncorrupt = 0;
 	}
-	free(p);
 	strbuf_release(&sb);
 	return r;
 }
@@ -766,6 +776,46 @@ static void add_refs(json_t *obj, kopt_hash **live, size_t *n, size_t *cap)
 	}
 }
 
+/* removes the objects not in live (sorted), and leftover temporary files */
+static void gc_objects(kopt_cache *c, const kopt_hash *live, size_t nlive, uint64_t *freed, size_t *nobjects)
+{
+	struct stat st;
+	DIR *d = nofollow_opendir(c->dir, "objects");
+	struct dirent *de;
+	while (d && (de = readdir(d))) {
+		char *sub = xasprintf("objects/%s", de->d_name);
+		if (strncmp(de->d_name, "tmp.", 4) == 0) {
+			if (nofollow_stat(c->dir, sub, &st) == 0 && nofollow_unlink(c->dir, sub) == 0)
+				*freed += (uint64_t)st.st_size;
+		} else if (strlen(de->d_name) == 2 && de->d_name[0] != '.') {
+			DIR *sd = nofollow_opendir(c->dir, sub);
+			struct dirent *fe;
+			while (sd && (fe = readdir(sd))) {
+				if (fe->d_name[0] == '.')
+					continue;
+				char hex[300];
+				kopt_hash h;
+				snprintf(hex, sizeof hex, "%s%s", de->d_name, fe->d_name);
+				char *fp = xasprintf("%s/%s", sub, fe->d_name);
+				bool keep = strlen(de->d_name) + strlen(fe->d_name) == 32 &&
+					    hash_parse(hex, &h) == 0 &&
+					    bsearch(&h, live, nlive, sizeof *live, cmp_hash);
+				if (!keep && nofollow_stat(c->dir, fp, &st) == 0 && nofollow_unlink(c->dir, fp) == 0) {
+					*freed += (uint64_t)st.st_size;
+					(*nobjects)++;
+				}
+				free(fp);
+			}
+			if (sd)
+				closedir(sd);
+			nofollow_rmdir(c->dir, sub); /* only when empty */
+		}
+		free(sub);
+	}
+	if (d)
+		closedir(d);
+}
+
 int cache_gc(kopt_cache *c, uint64_t *freed, size_t *nentries, size_t *nobjects)
 {
 	kopt_hash *live = NULL;
@@ -790,49 +840,11 @@ int cache_gc(kopt_cache *c, uint64_t *freed, size_t *nentries, size_t *nobjects)
 	}
 	qsort(live, nlive, sizeof *live, cmp_hash);
 	struct stat st;
-	char *ap = path_in(c, "actions");
-	off_t before = stat(ap, &st) == 0 ? st.st_size : 0;
+	off_t before = nofollow_stat(c->dir, "actions", &st) == 0 ? st.st_size : 0;
 	int r = rewrite_actions(c, true);
-	if (r == 0 && stat(ap, &st) == 0 && before > st.st_size)
+	if (r == 0 && nofollow_stat(c->dir, "actions", &st) == 0 && before > st.st_size)
 		*freed += (uint64_t)(before - st.st_size);
-	free(ap);
-
-	char *od = path_in(c, "objects");
-	DIR *d = opendir(od);
-	struct dirent *de;
-	while (d && (de = readdir(d))) {
-		char *sub = xasprintf("%s/%s", od, de->d_name);
-		if (strncmp(de->d_name, "tmp.", 4) == 0) {
-			if (stat(sub, &st) == 0 && unlink(sub) == 0)
-				*freed += (uint64_t)st.st_size;
-		} else if (strlen(de->d_name) == 2 && de->d_name[0] != '.') {
-			DIR *sd = opendir(sub);
-			struct dirent *fe;
-			while (sd && (fe = readdir(sd))) {
-				if (fe->d_name[0] == '.')
-					continue;
-				char hex[300];
-				kopt_hash h;
-				snprintf(hex, sizeof hex, "%s%s", de->d_name, fe->d_name);
-				char *fp = xasprintf("%s/%s", sub, fe->d_name);
-				bool keep = strlen(de->d_name) + strlen(fe->d_name) == 32 &&
-					    hash_parse(hex, &h) == 0 &&
-					    bsearch(&h, live, nlive, sizeof *live, cmp_hash);
-				if (!keep && stat(fp, &st) == 0 && unlink(fp) == 0) {
-					*freed += (uint64_t)st.st_size;
-					(*nobjects)++;
-				}
-				free(fp);
-			}
-			if (sd)
-				closedir(sd);
-			rmdir(sub); /* only when empty */
-		}
-		free(sub);
-	}
-	if (d)
-		closedir(d);
-	free(od);
+	gc_objects(c, live, nlive, freed, nobjects);
 	free(live);
 	/* drop the unmarked entries from memory too */
 	size_t j = 0;

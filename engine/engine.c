@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../common/nofollow.h"
 #include "blog.h"
 #include "cache.h"
 #include "dag.h"
@@ -105,9 +106,13 @@ static void share_cores(int jobs)
  * What workers run under (runtime/sandbox.h): no variable that a key_env of
  * the spec names, and a scratch folder per worker slot below
  * $TMPDIR/koptmake-UID-HASH (HASH: of this cache's path, so that builds on
- * two caches at once do not share one).
+ * two caches at once do not share one). The compile caches and workers/
+ * below the cache folder are made here when it exists (what writes
+ * nothing makes no .kopt/), and a link there is an error: the sandbox
+ * lets a worker write the compile caches, wherever they lead.
+ * 0, or -1 after an error.
  */
-static void sandbox_pool(wpool *pool, const kopt_spec *spec, const char *cache_dir)
+static int sandbox_pool(wpool *pool, const kopt_spec *spec, const char *cache_dir, bool exists)
 {
 	const char **deny = xcalloc(spec->nagents * KOPT_ROLE_COUNT + 1, sizeof *deny);
 	size_t n = 0;
@@ -125,15 +130,41 @@ static void sandbox_pool(wpool *pool, const kopt_spec *spec, const char *cache_d
 	wpool_sandbox(pool, scratch, deny);
 	/* Inductor's and Triton's caches beside koptmake's own, for every
 	 * worker and build of this cache (runtime/PROTOCOL.md) */
-	char *compile = xasprintf("%s/compile", real ? real : cache_dir);
+	const char *root = real ? real : cache_dir;
+	static const char *const made[] = { "compile/inductor", "compile/triton", "workers" };
+	int r = 0;
+	for (size_t i = 0; exists && i < sizeof made / sizeof *made && r == 0; i++) {
+		int fd = nofollow_dir(root, made[i], true);
+		if (fd < 0) {
+			kopt_error("cannot make '%s/%s': %s", cache_dir, made[i], nofollow_why(errno));
+			r = -1;
+		} else {
+			close(fd);
+		}
+	}
+	char *compile = xasprintf("%s/compile", root);
 	setenv("KOPT_COMPILE_CACHE", compile, 0);
 	free(compile);
-	char *logs = xasprintf("%s/workers", real ? real : cache_dir);
-	wpool_log(pool, logs);
-	free(logs);
+	/* what the workers may read besides the system's and Python's folders:
+	 * the spec's and the ones it allows (runtime/sandbox.h), and the user's */
+	struct strbuf reads = STRBUF_INIT;
+	for (size_t i = 0; i < spec->nroots; i++)
+		strbuf_addf(&reads, "%s%s", i ? ":" : "", spec->roots[i]);
+	char *sdir = !spec->nroots && spec->dir ? realpath(spec->dir, NULL) : NULL; /* a spec made in C */
+	if (sdir)
+		strbuf_addstr(&reads, sdir);
+	free(sdir);
+	const char *more = getenv("KOPT_SANDBOX_READ");
+	if (more && *more)
+		strbuf_addf(&reads, "%s%s", reads.len ? ":" : "", more);
+	if (reads.len)
+		setenv("KOPT_SANDBOX_READ", reads.buf, 1);
+	strbuf_release(&reads);
+	wpool_log(pool, root);
 	free(scratch);
 	free(real);
 	free(deny);
+	return r;
 }
 
 struct session {
@@ -223,7 +254,12 @@ int engine_build(const kopt_spec *spec, char *const *targets, int ntargets, cons
 		pool = wpool_new(prog, jobs);
 		free(prog);
 		share_cores(jobs);
-		sandbox_pool(pool, spec, cache_path(ss.cache));
+		if (sandbox_pool(pool, spec, cache_path(ss.cache), cache_exists(ss.cache)) < 0) {
+			wpool_free(pool);
+			session_close(&ss);
+			remote_free(remote);
+			return 2;
+		}
 	}
 	int status = 2;
 	for (int attempt = 0; attempt < 3; attempt++) {

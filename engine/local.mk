@@ -12,7 +12,8 @@ libkopt_a_SOURCES += engine/engine.h engine/engine.c \
 	engine/witness.h engine/witness.c \
 	engine/slurm.h engine/slurm.c \
 	engine/remote.h engine/remote.c \
-	engine/outdir.h engine/outdir.c
+	engine/outdir.h engine/outdir.c \
+	engine/seal.h engine/seal.c
 
 # the simulated worker (a test double of kopt-worker), also used by bench/
 noinst_PROGRAMS += tests/sim-worker
@@ -53,3 +54,16 @@ EXTRA_DIST += tests/fixtures/slurm
 # against real services started by the tests: nginx (WebDAV PUT), a one-node Slurm
 TESTS += tests/e2e/remote.sh tests/e2e/slurm.sh
 EXTRA_DIST += tests/e2e/remote.sh tests/e2e/slurm.sh
+
+check_PROGRAMS += tests/unit/seal_test
+tests_unit_seal_test_SOURCES = tests/unit/seal_test.c tests/tap.h
+TESTS += tests/unit/seal_test
+# the seals on kopt-out/ that kopt.backend checks
+TESTS += tests/e2e/seal.sh
+EXTRA_DIST += tests/e2e/seal.sh
+# no link followed below the cache folder
+TESTS += tests/e2e/cache-links.sh
+EXTRA_DIST += tests/e2e/cache-links.sh
+# a config that kills the CUDA context costs its worker, not its step
+TESTS += tests/e2e/screen-lost.sh
+EXTRA_DIST += tests/e2e/screen-lost.sh

@@ -4,6 +4,13 @@
  * One libcurl easy handle serves every request (curl_easy_reset between
  * them keeps the connection open). Objects the remote is known to hold
  * (sent, or fetched and checked, in this process) are not sent again.
+ *
+ * Everything on the server is sealed (engine/seal.h): ac/KEY holds the
+ * record's line, then a line with its seal; cas/HEX the object's bytes,
+ * then the 64 hex digits of their seal. A record or object whose seal
+ * does not hold under this machine's key is refused before anything in it
+ * is used or written here: a checksum or a hash that anyone can recompute
+ * finds corruption, a seal finds forgery.
  */
 #define _GNU_SOURCE
 #include <config.h>
@@ -19,6 +26,7 @@
 
 #include "../common/http.h"
 #include "cache.h"
+#include "seal.h"
 
 #define CONNECT_MS 3000L
 #define TOTAL_MS 60000L
@@ -68,6 +76,10 @@ kopt_remote *remote_new(const char *url, char **why)
 		remote_free(r);
 		*why = xstrdup("libcurl failed to initialise");
 		return NULL;
+	}
+	if (seal_key_load() < 0) { /* nothing could be sealed or checked */
+		kopt_warn("remote cache %s: no seal key; this build goes on without it", r->shown);
+		r->off = true;
 	}
 	return r;
 }
@@ -370,6 +382,7 @@ int remote_fetch(kopt_remote *r, kopt_cache *c, kopt_hash key)
 	int got = remote_get(r, "ac", hex, &body);
 	int result = 0;
 	kopt_hash *objs = NULL;
+	struct strbuf **got_objs = NULL; /* the objects fetched, checked, not yet written */
 	size_t nobjs = 0;
 	json_t *man = NULL;
 	kopt_hash k, stable;
@@ -379,8 +392,22 @@ int remote_fetch(kopt_remote *r, kopt_cache *c, kopt_hash key)
 		r->missing += got == 0;
 		goto out;
 	}
-	if (body.len < 2 || body.buf[body.len - 1] != '\n' || memchr(body.buf, '\n', body.len - 1) ||
-	    cache_record_parse(body.buf, body.len - 1, &k, &stable, &js, &jlen) < 0) {
+	/* LINE\nSEAL\n: the seal first, then the line's own checksum */
+	const char *nl = body.len > SEAL_HEX ? memchr(body.buf, '\n', body.len) : NULL;
+	size_t llen = nl ? (size_t)(nl - body.buf) : 0;
+	if (!nl || body.len != llen + SEAL_HEX + 1 || body.buf[body.len - 1] != '\n') {
+		corrupt(r, "ac", hex, "is corrupt (not a record and its seal)");
+		goto out;
+	}
+	char mac[SEAL_HEX];
+	memcpy(mac, nl + 1, SEAL_HEX - 1);
+	mac[SEAL_HEX - 1] = '\0';
+	if (!seal_check("record", "", body.buf, llen, mac)) {
+		corrupt(r, "ac", hex, "is not sealed with this machine's key (forged, or sealed with another key: "
+				      "KOPT_SEAL_KEY)");
+		goto out;
+	}
+	if (cache_record_parse(body.buf, llen, &k, &stable, &js, &jlen) < 0) {
 		corrupt(r, "ac", hex, "is corrupt (not a record whose checksum holds)");
 		goto out;
 	}
@@ -393,6 +420,8 @@ int remote_fetch(kopt_remote *r, kopt_cache *c, kopt_hash key)
 		corrupt(r, "ac", hex, "holds a manifest that does not read");
 		goto out;
 	}
+	/* every object checked before any is written here */
+	got_objs = xcalloc(nobjs ? nobjs : 1, sizeof *got_objs);
 	for (size_t i = 0; i < nobjs; i++) {
 		char ohex[HASH_HEX];
 		hash_hex(objs[i], ohex);
@@ -405,12 +434,26 @@ int remote_fetch(kopt_remote *r, kopt_cache *c, kopt_hash key)
 		}
 		if (og < 0)
 			goto out;
-		kopt_hash got_h;
-		if (!hash_eq(hash_bytes(obj.buf, obj.len), objs[i])) {
+		size_t n = obj.len >= SEAL_HEX - 1 ? obj.len - (SEAL_HEX - 1) : 0;
+		char omac[SEAL_HEX] = "";
+		if (obj.len >= SEAL_HEX - 1)
+			memcpy(omac, obj.buf + n, SEAL_HEX - 1);
+		if (obj.len < SEAL_HEX - 1 || !seal_check("object", ohex, obj.buf, n, omac)) {
+			corrupt(r, "cas", ohex, "is not sealed with this machine's key (forged, corrupt, or sealed "
+						"with another key: KOPT_SEAL_KEY)");
+			goto out;
+		}
+		if (!hash_eq(hash_bytes(obj.buf, n), objs[i])) {
 			corrupt(r, "cas", ohex, "is corrupt (its bytes do not hash to its name)");
 			goto out;
 		}
-		if (cache_object_put(c, obj.buf, obj.len, &got_h) < 0)
+		got_objs[i] = xmalloc(sizeof **got_objs);
+		strbuf_init(got_objs[i]);
+		strbuf_add(got_objs[i], obj.buf, n);
+	}
+	for (size_t i = 0; i < nobjs; i++) {
+		kopt_hash got_h;
+		if (got_objs[i] && cache_object_put(c, got_objs[i]->buf, got_objs[i]->len, &got_h) < 0)
 			goto out;
 	}
 	char *manifest = xstrndup(js, jlen);
@@ -425,6 +468,12 @@ int remote_fetch(kopt_remote *r, kopt_cache *c, kopt_hash key)
 		result = 1;
 	}
 out:
+	for (size_t i = 0; got_objs && i < nobjs; i++)
+		if (got_objs[i]) {
+			strbuf_release(got_objs[i]);
+			free(got_objs[i]);
+		}
+	free(got_objs);
 	json_decref(man);
 	free(objs);
 	strbuf_release(&body);
@@ -458,8 +507,11 @@ static void send_record(kopt_remote *r, kopt_cache *c, kopt_hash key)
 			continue;
 		if (cache_object_get(c, objs[i], &sb) < 0)
 			goto out; /* lost here: the record would name a missing object */
-		char ohex[HASH_HEX];
+		char ohex[HASH_HEX], mac[SEAL_HEX];
 		hash_hex(objs[i], ohex);
+		if (seal_make("object", ohex, sb.buf ? sb.buf : "", sb.len, mac) < 0)
+			goto out;
+		strbuf_add(&sb, mac, SEAL_HEX - 1);
 		if (remote_put(r, "cas", ohex, sb.buf, sb.len) < 0)
 			goto out;
 		known_add(r, objs[i]);
@@ -467,6 +519,10 @@ static void send_record(kopt_remote *r, kopt_cache *c, kopt_hash key)
 	}
 	strbuf_reset(&sb);
 	cache_record_format(&sb, key, e->stable, e->json, e->len);
+	char mac[SEAL_HEX];
+	if (seal_make("record", "", sb.buf, sb.len - 1, mac) < 0)
+		goto out;
+	strbuf_addf(&sb, "%s\n", mac);
 	char hex[HASH_HEX];
 	hash_hex(key, hex);
 	if (remote_put(r, "ac", hex, sb.buf, sb.len) == 0)

@@ -7,12 +7,16 @@
  * it back (nginx with WebDAV's PUT, Apache mod_dav, bazel-remote without
  * its SHA-256 checks) will do. An action record is the line the local
  * action map holds for KEY (cache.c: key, stable hash, manifest, and its
- * own XXH3-64 checksum); an object's name is the XXH3-128 of its bytes.
+ * own XXH3-64 checksum), then a line with its seal (engine/seal.h); an
+ * object is its bytes, then the 64 hex digits of their seal, and its name
+ * is the XXH3-128 of its bytes.
  *
  * The local cache asks the remote on a miss (cache_get): a record is used
- * only when its checksum holds, it names the key asked for, and every
- * object its manifest names is here or comes from the remote with bytes
- * that hash to its name; anything less is a miss, and the step runs here.
+ * only when its seal holds under this machine's key, its checksum holds,
+ * it names the key asked for, and every object its manifest names is here
+ * or comes from the remote sealed, with bytes that hash to its name;
+ * anything less is a miss, and the step runs here. A team that shares a
+ * remote shares the seal key ($KOPT_SEAL_KEY, or one key file).
  * What the remote gives is written to the local cache, so the next build
  * asks nothing. Records put locally are sent when the local cache has made
  * them durable (cache_sync): each object, then the record; read-only mode

@@ -22,7 +22,7 @@
 struct job {
 	struct dag_node *n;
 	struct rule_run run;
-	int wid;          /* -1 for local steps */
+	int wid;          /* -1 for local steps, and for a worker step whose worker was lost */
 	double t0;        /* kopt_now() at start */
 	double wall0;     /* wall clock at start */
 	struct gpu_meter gpu; /* its share of its GPU's time (gpu_meter.h) */
@@ -551,6 +551,8 @@ static void job_done(struct sched *s, struct job *j)
 static void advance(struct sched *s, struct job *j, int st)
 {
 	if (st == RULE_SEND) {
+		if (j->wid < 0 && j->n->rule->worker) /* a lost worker's answer that stands: start_steps sends it on */
+			return;
 		if (j->wid < 0) {
 			job_failed(s, j, "internal: a local rule asked for a worker", NULL);
 			return;
@@ -628,6 +630,12 @@ static bool start_steps(struct sched *s)
 	}
 	if (local || !s->pool)
 		return local;
+	for (size_t i = 0; i < s->njobs; i++) { /* lost workers' requests, to the ones in their place, first */
+		struct job *j = s->jobs[i];
+		if (j->wid < 0 && j->n->rule->worker &&
+		    (j->wid = wpool_acquire(s->pool, dev_index(s, node_device(j->n)), j->n->rule->timing, j->n->affinity)) >= 0)
+			wpool_send(s->pool, j->wid, j->run.request, j);
+	}
 	/* a step that cannot have a worker now (its GPU busy) lets the next
 	 * one try, until every worker is held: trying the whole queue at each
 	 * event made a build quadratic in its ready steps (issue 24) */

@@ -4,6 +4,8 @@
 
 #include "tail.h"
 
+#include "../common/nofollow.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -80,11 +82,11 @@ char *tail_text(const struct tail *t)
 	return strbuf_detach(&sb);
 }
 
-int tail_copy_to(struct tail *t, const char *path, bool append, const char *head)
+int tail_copy_to(struct tail *t, const char *root, const char *rel, bool append, const char *head)
 {
 	if (t->log >= 0)
 		close(t->log);
-	t->log = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | (append ? O_APPEND : O_TRUNC), 0644);
+	t->log = nofollow_open(root, rel, O_WRONLY | O_CREAT | (append ? O_APPEND : O_TRUNC), 0644);
 	if (t->log >= 0 && head && kopt_write_all(t->log, head, strlen(head)) < 0) {
 		close(t->log);
 		t->log = -1;

@@ -26,10 +26,11 @@ void tail_init(struct tail *t);
 int tail_read(struct tail *t, int fd);
 /* the lines kept, oldest first, '\n'-separated ("" for none); caller frees */
 char *tail_text(const struct tail *t);
-/* from now on a copy of every byte read also goes to the file at path,
- * emptied first, or appended to with append, after the line head; until
- * tail_clear. 0, or -1 where it cannot be opened (the ring goes on) */
-int tail_copy_to(struct tail *t, const char *path, bool append, const char *head);
+/* from now on a copy of every byte read also goes to the file root/rel
+ * (opened without following a link below root: common/nofollow.h), emptied
+ * first, or appended to with append, after the line head; until
+ * tail_clear. 0, or -1 with errno where it cannot be opened (the ring goes on) */
+int tail_copy_to(struct tail *t, const char *root, const char *rel, bool append, const char *head);
 /* forgets every line (a new stream), and stops the copy */
 void tail_clear(struct tail *t);
 void tail_release(struct tail *t);

@@ -81,7 +81,7 @@ struct wpool {
 	int ndevs;
 	long next_id;
 	char *scratch;       /* worker i's scratch folder is scratch/i; NULL: its own */
-	char *log_dir;       /* worker i's stderr is copied to log_dir/worker-i.log; NULL: not */
+	char *log_dir;       /* worker i's stderr is copied to log_dir/workers/worker-i.log; NULL: not */
 	char **deny;         /* variables no worker gets (key_env names), NULL-terminated */
 	bool sandbox_warned; /* a worker's hello said it is not fully confined */
 	unsigned long ticks;  /* acquires so far */
@@ -320,16 +320,16 @@ static void send_now(wpool *p, struct worker *w, json_t *req)
 	flush_writes(w);
 }
 
-/* w's stderr copied to log_dir/worker-SLOT.log: emptied at the slot's first
- * worker of this run, appended to by the workers that take the slot later */
+/* w's stderr copied to log_dir/workers/worker-SLOT.log, no link followed: emptied
+ * at the slot's first worker of this run, appended to by the later ones */
 static void open_log(wpool *p, struct worker *w, pid_t pid)
 {
-	if (!p->log_dir || kopt_mkdirs(p->log_dir) < 0)
-		return; /* the copy is a help, not a need */
-	char *path = xasprintf("%s/worker-%d.log", p->log_dir, (int)(w - p->w));
+	if (!p->log_dir)
+		return;
+	char *rel = xasprintf("workers/worker-%d.log", (int)(w - p->w));
 	char *head = xasprintf("koptmake: worker %ld started on GPU %d\n", (long)pid, w->gpu);
-	w->logged |= tail_copy_to(&w->etail, path, w->logged, head) == 0;
-	free(path);
+	w->logged |= tail_copy_to(&w->etail, p->log_dir, rel, w->logged, head) == 0;
+	free(rel);
 	free(head);
 }
 
@@ -610,7 +610,7 @@ static void handle_line(wpool *p, struct worker *w, const char *line, size_t n, 
 	}
 	w->waiting = false;
 	w->deadline = 0;
-	bool fatal = json_is_false(json_object_get(msg, "ok")) && json_is_true(json_object_get(msg, "fatal"));
+	bool fatal = json_is_true(json_object_get(msg, "fatal")); /* an answer may stand and the worker not */
 	void *job = w->job;
 	int wid = (int)(w - p->w), dev = w->dev;
 	if (fatal) {

@@ -48,10 +48,12 @@ void wpool_free(wpool *p); /* kills every worker */
  * the names in deny (NULL-terminated: the specs' key_env), and worker i
  * with KOPT_SCRATCH=scratch/i (scratch NULL: each makes its own). Copies. */
 void wpool_sandbox(wpool *p, const char *scratch, const char *const *deny);
-/* Worker i's stderr, every line, also goes to dir/worker-i.log (dir made at
- * the first start; emptied by the run's first worker in the slot); NULL: nowhere.
- * The last lines are in a failed step's message either way. Copies. */
-void wpool_log(wpool *p, const char *dir);
+/* Worker i's stderr, every line, also goes to root/workers/worker-i.log
+ * (root the cache folder; workers/ made at the first start, and nothing
+ * below root followed if a link; emptied by the run's first worker in the
+ * slot); NULL: nowhere. The last lines are in a failed step's message
+ * either way. Copies. */
+void wpool_log(wpool *p, const char *root);
 /* declares a device; launcher is split on whitespace (NULL = direct exec); returns its index */
 int wpool_device(wpool *p, const char *name, int gpus, const char *launcher, double timeout_s);
 /*

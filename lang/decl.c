@@ -46,6 +46,9 @@ void lang_pdecl_release(struct pdecl *pd)
 	for (size_t i = 0; i < pd->npublic_env; i++)
 		free(pd->public_env[i]);
 	free(pd->public_env);
+	for (size_t i = 0; i < pd->nallow_roots; i++)
+		free(pd->allow_roots[i]);
+	free(pd->allow_roots);
 }
 
 static void ref_copy(struct ref *dst, const struct ref *src)
@@ -153,6 +156,7 @@ static void do_gates(struct loader *L, const struct ast_stmt *s, const char *dir
  * like secrets (lang_check_env) */
 static const struct lang_field defaults_fields[] = {
 	KOPT_MODEL_REFS(PDECL_ROW)
+	PDECL_ROW("allow_roots", allow_roots, ROOTS, NULL, 0, 0, 0, "", "folders outside the spec's that its paths may name (from here on)")
 	PDECL_ROW("remote_cache", remote_cache, STR, NULL, 0, 0, 0, "", "the shared cache's URL; none = no remote")
 	PDECL_ROW("public_env", public_env, ENVNAMES, NULL, 0, 0, 0, "", "variables env() may read though their names look like secrets")
 };
@@ -186,6 +190,9 @@ static void do_defaults(struct loader *L, const struct ast_stmt *s, const char *
 	L->remote_cache = pd.remote_cache;
 	L->public_env = pd.public_env;
 	L->npublic_env = pd.npublic_env;
+	for (size_t i = 0; i < pd.nallow_roots; i++) /* in the loader already (lang/paths.c) */
+		free(pd.allow_roots[i]);
+	free(pd.allow_roots);
 }
 
 size_t lang_add_model(struct loader *L, struct kopt_model *m, const struct pdecl *pd, bool report)

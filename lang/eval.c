@@ -81,9 +81,10 @@ static struct ast_value *eval_env(struct loader *L, const struct ast_value *v)
 	if (ok) {
 		/* the name is checked once every file is read (lang_check_env) */
 		L->envs = xgrow(L->envs, &L->envcap, L->nenvs + 1, sizeof *L->envs);
-		L->envs[L->nenvs].name = xstrdup(args[0]->str);
-		L->envs[L->nenvs++].loc = v->loc;
 		const char *val = getenv(args[0]->str);
+		L->envs[L->nenvs].name = xstrdup(args[0]->str);
+		L->envs[L->nenvs].value = val ? xstrdup(val) : NULL;
+		L->envs[L->nenvs++].loc = v->loc;
 		r = ast_value_new(AST_STR, &v->loc);
 		r->str = xstrdup(val ? val : args[1] ? args[1]->str : "");
 	}

@@ -64,6 +64,7 @@ static const char *type_phrase(enum lang_ftype t)
 	case LANG_F_OPTIONS: return "a map { \"key\" = value ... }";
 	case LANG_F_STRLIST: return "a list of strings";
 	case LANG_F_ENVNAMES: return "a list of variable names";
+	case LANG_F_ROOTS: return "a list of folders";
 	default: return "a string";
 	}
 }
@@ -251,6 +252,18 @@ static void add_aten(struct loader *L, const struct lang_field *d, void *base, c
 	v->aten_fallback[v->naten_fallback++] = xstrdup(x->str);
 }
 
+/* a folder outside the spec's that it may read (lang/paths.c), added to
+ * the list at d's place */
+static void add_root(struct loader *L, const struct lang_field *d, void *base, const struct ast_value *x,
+		     const char *dir)
+{
+	char ***v = (char ***)((char *)base + d->off);
+	size_t *n = (size_t *)((char *)base + d->noff);
+	*v = xrealloc(*v, (*n + 1) * sizeof(char *));
+	(*v)[(*n)++] = xstrdup(x->str);
+	lang_allow_root(L, &x->loc, dir, x->str);
+}
+
 /* a name of an environment variable, added to the list at d's place */
 static void add_envname(struct loader *L, const struct lang_field *d, void *base, const struct ast_value *x0)
 {
@@ -284,6 +297,8 @@ static void set_source(struct loader *L, struct pdecl *pd, const struct ast_valu
 	free(pd->path);
 	pd->source = xstrdup(x->str);
 	pd->path = lang_join(dir, x->str);
+	if (lang_path_inside(L, &x->loc, "source", pd->path) < 0)
+		return;
 	if (stat(pd->path, &st) < 0)
 		lang_err(&L->D, &x->loc, "cannot read source '%s': %s", pd->path, strerror(errno));
 	else if (!S_ISREG(st.st_mode))
@@ -389,6 +404,22 @@ static void set_field(struct loader *L, const struct lang_field *d, void *base, 
 		if (x->kind != AST_MAP)
 			break;
 		set_options(L, base, x);
+		return;
+	case LANG_F_ROOTS:
+		if (x->kind == AST_STR) {
+			add_root(L, d, base, x, dir);
+			return;
+		}
+		if (x->kind != AST_LIST)
+			break;
+		for (size_t i = 0; i < x->nelems; i++) {
+			const struct ast_value *e = lang_deref(L, x->elems[i].value);
+			if (e && e->kind == AST_STR)
+				add_root(L, d, base, e, dir);
+			else if (e)
+				lang_err(&L->D, &x->elems[i].value->loc, "'%s' wants %s, not %s", d->name,
+					 type_phrase(d->type), lang_what(e, buf));
+		}
 		return;
 	case LANG_F_STRLIST:
 	case LANG_F_ENVNAMES: {

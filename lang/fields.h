@@ -154,6 +154,7 @@ enum lang_ftype {
 	LANG_F_ROLE,      /* struct kopt_role_cfg */
 	LANG_F_SOURCE,    /* the checker's: a file that must exist */
 	LANG_F_ENVNAMES,  /* the checker's: char **MEMBER, size_t nMEMBER, names of environment variables */
+	LANG_F_ROOTS,     /* the checker's: char **MEMBER, size_t nMEMBER, folders the spec may read (lang/paths.c) */
 	LANG_F_REF_DEVICE, LANG_F_REF_AGENTS, LANG_F_REF_GATES /* the checker's: a name */
 };
 
@@ -224,6 +225,7 @@ struct lang_fields {
 #define LANG_NOFF_ROLE(S, m) 0
 #define LANG_NOFF_SOURCE(S, m) 0
 #define LANG_NOFF_ENVNAMES(S, m) offsetof(S, n##m)
+#define LANG_NOFF_ROOTS(S, m) offsetof(S, n##m)
 #define LANG_NOFF_REF_DEVICE(S, m) 0
 #define LANG_NOFF_REF_AGENTS(S, m) 0
 #define LANG_NOFF_REF_GATES(S, m) 0

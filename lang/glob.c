@@ -125,7 +125,9 @@ void lang_add_pattern(struct loader *L, const struct ast_stmt *s, size_t gi, con
 	if (x->kind == AST_STR) {
 		struct stat st;
 		char *path = lang_join(dir, x->str);
-		if (stat(path, &st) < 0)
+		if (lang_path_inside(L, &x->loc, "source", path) < 0)
+			;
+		else if (stat(path, &st) < 0)
 			lang_err(&L->D, &x->loc, "cannot read source '%s': %s", path, strerror(errno));
 		else if (!S_ISREG(st.st_mode))
 			lang_err(&L->D, &x->loc, "source '%s' is not a regular file", path);
@@ -145,12 +147,15 @@ void lang_add_pattern(struct loader *L, const struct ast_stmt *s, size_t gi, con
 		glob_t g;
 		int r = glob(full, 0, NULL, &g);
 		size_t added = 0;
+		bool outside = false;
 		if (r == 0) {
 			for (size_t i = 0; i < g.gl_pathc; i++) {
 				struct stat st;
 				const char *p = g.gl_pathv[i];
 				if (stat(p, &st) < 0 || !S_ISREG(st.st_mode))
 					continue;
+				if (outside || (outside = lang_path_inside(L, &x->loc, "glob's match", p) < 0))
+					continue; /* said once a glob */
 				const char *src = p;
 				if (plen && strncmp(p, full, plen) == 0)
 					src = p + plen;
@@ -160,7 +165,7 @@ void lang_add_pattern(struct loader *L, const struct ast_stmt *s, size_t gi, con
 		}
 		if (r == 0 || r == GLOB_NOMATCH)
 			globfree(&g);
-		if (added == 0)
+		if (added == 0 && !outside)
 			warn_no_match(L, s, x, full);
 		free(full);
 		return;

@@ -2,9 +2,11 @@
  * lang/include.c: include "FILE": read in place, once per file (by device
  * and inode, as #pragma once), an include cycle an error, and at most
  * INCLUDE_DEPTH files deep (as GCC's #include): each level is a few
- * frames of C stack, and a chain of 20,000 files overflowed it.
+ * frames of C stack, and a chain of 20,000 files overflowed it. The file
+ * is inside the spec's folder or an allowed one, and looks like a spec by
+ * its name (lang/paths.c).
  */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE
 #include "load.h"
 
 #include <errno.h>
@@ -28,12 +30,23 @@ void lang_do_include(struct loader *L, const struct ast_stmt *s, const char *dir
 	if (!v)
 		return;
 	char *path = lang_join(dir, v->str);
+	if (lang_path_inside(L, &v->loc, "include", path) < 0)
+		goto out;
 	if (stat(path, &st) < 0) {
 		lang_err(&L->D, &v->loc, "cannot read include '%s': %s", path, strerror(errno));
 		goto out;
 	}
 	if (!S_ISREG(st.st_mode)) {
 		lang_err(&L->D, &v->loc, "include '%s' is not a regular file", path);
+		goto out;
+	}
+	/* its name, and the name of the file it is a link to */
+	char *real = realpath(path, NULL);
+	bool spec = lang_spec_name(path) && real && lang_spec_name(real);
+	free(real);
+	if (!spec) { /* never read: a file of keys parses as variables */
+		lang_err(&L->D, &v->loc, "include '%s' is not a spec: an included file is a *.kopt file or a Koptfile",
+			 path);
 		goto out;
 	}
 	char *key = lang_file_key(path, &st);

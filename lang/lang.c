@@ -107,9 +107,12 @@ static void loader_release(struct loader *L)
 	for (size_t i = 0; i < L->npublic_env; i++)
 		free(L->public_env[i]);
 	free(L->public_env);
-	for (size_t i = 0; i < L->nenvs; i++)
+	for (size_t i = 0; i < L->nenvs; i++) {
 		free(L->envs[i].name);
+		free(L->envs[i].value);
+	}
 	free(L->envs);
+	lang_roots_release(L);
 	/* the rest is always released */
 }
 
@@ -143,13 +146,15 @@ static void loader_release_side(struct loader *L)
 	lang_ref_release(&L->default_target);
 }
 
-static int load(const char *name, const char *dir, const char *src, size_t len, char *key,
-		kopt_diag_fn *report, void *ctx, kopt_spec **out)
+/* spec: whether name is a file whose name looks like a spec (a buffer is one) */
+static int load(const char *name, const char *dir, const char *src, size_t len, char *key, bool spec,
+		const struct lang_opts *o, kopt_diag_fn *report, void *ctx, kopt_spec **out)
 {
 	struct loader L;
 	memset(&L, 0, sizeof L);
-	L.D.report = report;
-	L.D.ctx = ctx;
+	lang_hold_diags(&L, report, ctx);
+	lang_roots_init(&L, dir, o);
+	L.mask_top = !spec;
 	L.topfile = name;
 	lang_load_text(&L, name, dir, src, len, key);
 	L.topfile = L.files[0];
@@ -161,6 +166,7 @@ static int load(const char *name, const char *dir, const char *src, size_t len, 
 		def = lang_resolve_default(&L);
 	}
 	loader_release_side(&L);
+	lang_flush_diags(&L);
 	if (L.D.nerrors) {
 		loader_release(&L);
 		return -1;
@@ -183,6 +189,10 @@ static int load(const char *name, const char *dir, const char *src, size_t len, 
 	L.remote_cache = NULL;
 	s->files = L.files;
 	s->nfiles = L.nfiles;
+	s->roots = xcalloc(L.nroots + 1, sizeof *s->roots);
+	s->roots[s->nroots++] = xstrdup(L.root);
+	for (size_t i = 0; i < L.nroots; i++)
+		s->roots[s->nroots++] = xstrdup(L.roots[i]);
 	L.devices = NULL;
 	L.agents = NULL;
 	L.gates = NULL;
@@ -196,6 +206,11 @@ static int load(const char *name, const char *dir, const char *src, size_t len, 
 }
 
 int lang_load(const char *path, kopt_diag_fn *report, void *ctx, kopt_spec **out)
+{
+	return lang_load_opts(path, NULL, report, ctx, out);
+}
+
+int lang_load_opts(const char *path, const struct lang_opts *o, kopt_diag_fn *report, void *ctx, kopt_spec **out)
 {
 	struct strbuf sb = STRBUF_INIT;
 	struct stat st;
@@ -213,7 +228,7 @@ int lang_load(const char *path, kopt_diag_fn *report, void *ctx, kopt_spec **out
 		return -1;
 	}
 	char *dir = lang_dir_of(path);
-	int r = load(path, dir, sb.buf, sb.len, lang_file_key(path, &st), report, ctx, out);
+	int r = load(path, dir, sb.buf, sb.len, lang_file_key(path, &st), lang_spec_name(path), o, report, ctx, out);
 	free(dir);
 	strbuf_release(&sb);
 	return r;
@@ -224,7 +239,7 @@ int lang_load_buffer(const char *name, const char *dir, const char *src, size_t 
 {
 	*out = NULL;
 	char *d = dir ? xstrdup(dir) : lang_dir_of(name);
-	int r = load(name, d, src, len, xasprintf("buffer:%s", name), report, ctx, out);
+	int r = load(name, d, src, len, xasprintf("buffer:%s", name), true, NULL, report, ctx, out);
 	free(d);
 	return r;
 }

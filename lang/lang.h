@@ -17,6 +17,15 @@
  */
 int lang_load(const char *path, kopt_diag_fn *report, void *ctx, kopt_spec **out);
 
+/* What a load may read besides the spec's folder (lang/paths.c): the
+ * folders of --allow-root, each an existing folder. */
+struct lang_opts {
+	const char *const *roots;
+	size_t nroots;
+};
+/* lang_load with options (NULL: none) */
+int lang_load_opts(const char *path, const struct lang_opts *o, kopt_diag_fn *report, void *ctx, kopt_spec **out);
+
 /* Same, from a buffer; name is used in diagnostics and dir resolves paths
  * (NULL: the folder of name). */
 int lang_load_buffer(const char *name, const char *dir, const char *src, size_t len,

@@ -28,6 +28,8 @@
  *   decl.c     the declarations, statement by statement
  *   glob.c     a models group's files
  *   include.c  include
+ *   paths.c    the folders a spec may read; its diagnostics held, secrets
+ *              taken out of them
  *   resolve.c  references to devices, agents and gates sets; the default target
  *   targets.c  targets expanded; cycles
  */
@@ -59,6 +61,8 @@ struct pdecl {
 	char *remote_cache;  /* defaults only */
 	char **public_env;   /* defaults only: env() may read these though they look secret */
 	size_t npublic_env;
+	char **allow_roots;  /* defaults only: folders outside the spec's that it may read */
+	size_t nallow_roots;
 	bool has_source;
 };
 
@@ -140,6 +144,7 @@ struct loader {
 	size_t npublic_env;
 	struct envuse {
 		char *name;          /* the variable an env() read, owned */
+		char *value;         /* what it read (NULL: unset), owned: taken out of messages if a secret */
 		struct kopt_loc loc; /* the call */
 	} *envs;                 /* every env() evaluated, in order */
 	size_t nenvs, envcap;
@@ -147,6 +152,16 @@ struct loader {
 
 	bool syntax_errors;
 	const char *topfile;
+
+	/* paths.c */
+	char *root;              /* the top spec's folder, resolved */
+	char **roots;            /* the folders outside it that it may read, resolved, owned */
+	size_t nroots, rootcap;
+	struct held *held;       /* the diagnostics so far, handed on at the end */
+	size_t nheld, heldcap;
+	kopt_diag_fn *out_report; /* where they go then */
+	void *out_ctx;
+	bool mask_top;           /* the top file does not look like a spec: its diagnostics say nothing of it */
 };
 
 /* smap.c */
@@ -187,6 +202,19 @@ void lang_add_pattern(struct loader *L, const struct ast_stmt *s, size_t gi, con
 /* include.c */
 char *lang_file_key(const char *path, const struct stat *st); /* a file's identity */
 void lang_do_include(struct loader *L, const struct ast_stmt *s, const char *dir);
+
+/* paths.c */
+bool lang_spec_name(const char *path); /* *.kopt or Koptfile */
+void lang_roots_init(struct loader *L, const char *dir, const struct lang_opts *o);
+/* allow_roots in the defaults block: one more folder, relative to dir */
+void lang_allow_root(struct loader *L, const struct kopt_loc *loc, const char *dir, const char *root);
+/* 0 when path (if it exists) resolves inside the spec's folder or an
+ * allowed one; else -1 after an error at loc naming what it is */
+int lang_path_inside(struct loader *L, const struct kopt_loc *loc, const char *what, const char *path);
+/* diagnostics held from now on; flushed (secrets taken out) at the end */
+void lang_hold_diags(struct loader *L, kopt_diag_fn *report, void *ctx);
+void lang_flush_diags(struct loader *L);
+void lang_roots_release(struct loader *L);
 
 /* resolve.c, targets.c */
 void lang_resolve_models(struct loader *L);

@@ -3,7 +3,7 @@
 ## kopt(5).
 libkopt_a_SOURCES += lang/lang.h lang/spec.h lang/fields.h lang/ast.h lang/load.h \
 	lang/lexer.l lang/parser.y lang/ast.c lang/spec.c lang/fields.c lang/lang.c lang/smap.c \
-	lang/eval.c lang/decl.c lang/glob.c lang/include.c lang/resolve.c lang/targets.c
+	lang/eval.c lang/decl.c lang/glob.c lang/include.c lang/resolve.c lang/targets.c lang/paths.c
 BUILT_SOURCES += lang/parser.h
 # configure's yacc is `bison -y`; the grammar uses bison's extensions on purpose
 AM_YFLAGS += -Wno-yacc
@@ -27,3 +27,6 @@ dist_man_MANS += man/kopt.5
 if VALGRIND
 TESTS += tests/golden/valgrind.sh
 endif
+# issue 38: a spec's paths stay in its folder, and no message shows a secret
+TESTS += tests/e2e/spec-secrets.sh
+EXTRA_DIST += tests/e2e/spec-secrets.sh

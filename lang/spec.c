@@ -101,6 +101,9 @@ void kopt_spec_free(kopt_spec *spec)
 	for (size_t i = 0; i < spec->nfiles; i++)
 		free(spec->files[i]);
 	free(spec->files);
+	for (size_t i = 0; i < spec->nroots; i++)
+		free(spec->roots[i]);
+	free(spec->roots);
 	free(spec->file);
 	free(spec->dir);
 	free(spec->remote_cache);

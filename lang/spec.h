@@ -110,6 +110,8 @@ typedef struct kopt_spec {
 	char *remote_cache; /* defaults { remote_cache }: the shared cache's URL; NULL = none */
 	char **files;      /* every file read (top file and includes); owns the strings kopt_loc.file points to */
 	size_t nfiles;
+	char **roots;      /* the folders it may read: its own, then --allow-root's and allow_roots', resolved */
+	size_t nroots;
 } kopt_spec;
 
 void kopt_spec_free(kopt_spec *spec);

@@ -303,7 +303,7 @@ static bool is_output(const char *n)
 {
 	static const char *const exact[] = { "profile.json", "profile.md", "substitutions.json",
 					     "output_code.py", "report.md", "report.json", "speedup.svg",
-					     "roofline.svg", "helion.json" };
+					     "roofline.svg", "helion.json", "seal.json" };
 	for (size_t i = 0; i < sizeof exact / sizeof *exact; i++)
 		if (strcmp(n, exact[i]) == 0)
 			return true;

@@ -56,6 +56,14 @@
  *
  * Source knobs are searched for the kernels whose launch keys are (the
  * request's "knobs"): the kernel's source is in the key already.
+ *
+ * A config that kills the CUDA context (an illegal memory access) comes
+ * back as a row that failed with the reason, in an answer that says
+ * "lost": the worker is replaced (PROTOCOL.md), and the screen is sent
+ * again, to the worker in its place, with every row so far ("resume"):
+ * none is measured again, that config included, and the search goes on
+ * within what is left of its time. After LOSSES such answers the rows so
+ * far are the result. Measurements: "lost", the reasons.
  */
 #include <config.h>
 
@@ -70,6 +78,7 @@
 #define KEEP 3 /* configs that go on to the gates: with a budget of 4, a reduction's
 		* persistent edit (first in its plan) still gets the fourth */
 #define REPS 7 /* timed pairs per config */
+#define LOSSES 3 /* workers a screen may lose to configs that kill the CUDA context */
 
 /* the node's kernel */
 static struct rule_kernel *kernel_of(const struct dag_node *n)
@@ -286,11 +295,48 @@ static json_t *slower_configs(const json_t *tried, const char *edit)
 	return out;
 }
 
+/* the losses so far (the reasons), kept across the requests of one run */
+struct screen_priv {
+	json_t *lost;
+};
+
+static void screen_release(struct rule_run *run)
+{
+	struct screen_priv *p = run->priv;
+	if (p)
+		json_decref(p->lost);
+	free(p);
+	run->priv = NULL;
+}
+
+/* a config killed the worker's CUDA context: RULE_SEND, the screen again
+ * from its rows so far, to the worker in its place; RULE_DONE (nothing
+ * set) when it has lost LOSSES workers, and what it has is the result */
+static int screen_resume(struct rule_run *run, const json_t *res)
+{
+	struct screen_priv *p = run->priv;
+	if (!p) {
+		p = run->priv = xcalloc(1, sizeof *p);
+		p->lost = json_array();
+	}
+	json_array_append(p->lost, json_object_get(res, "lost"));
+	if (json_array_size(p->lost) >= LOSSES)
+		return RULE_DONE;
+	json_t *req = json_deep_copy(run->request), *el = json_object_get(res, "elapsed_s");
+	json_object_set_new(req, "resume", json_pack("{s:O, s:o}", "tried", json_object_get(res, "tried"), "elapsed_s",
+						     json_is_number(el) ? json_incref(el) : json_real(0)));
+	json_decref(run->request);
+	run->request = req;
+	return RULE_SEND;
+}
+
 static int screen_reply(struct rule_run *run, json_t *res)
 {
 	json_t *best = json_object_get(res, "best"), *tried = json_object_get(res, "tried");
 	if (!json_is_array(best) || !json_is_array(tried))
 		return rule_fail(run, "the screen result lacks best or tried");
+	if (json_is_string(json_object_get(res, "lost")) && screen_resume(run, res) == RULE_SEND)
+		return RULE_SEND;
 	const char *err = json_string_value(json_object_get(res, "error"));
 	if (err) { /* it could not run: no configs, kept, and the plan decides */
 		run->stable = empty_best();
@@ -345,6 +391,9 @@ static int screen_reply(struct rule_run *run, json_t *res)
 	static const char *const keep[] = { "own", "numel", "compiles", "prefetched", "elapsed_s", "budget_spent", "knobs" };
 	for (size_t j = 0; j < sizeof keep / sizeof *keep; j++)
 		copy_field(run->meas, res, keep[j]);
+	struct screen_priv *p = run->priv;
+	if (p && json_array_size(p->lost))
+		json_object_set(run->meas, "lost", p->lost);
 	return RULE_DONE;
 }
 
@@ -486,6 +535,10 @@ void rule_screen_md(struct dag *d, const struct rule_kernel *k, struct strbuf *m
 	screen_cands(d, k, &cs);
 	if (cs.len)
 		strbuf_addf(md, ". Candidates from it: %s", cs.buf);
+	size_t nlost = json_array_size(json_object_get(me, "lost"));
+	if (nlost)
+		strbuf_addf(md, ". %zu config%s lost the CUDA context and failed (the worker was replaced, and the "
+				"screen went on without it)", nlost, nlost == 1 ? "" : "s");
 	strbuf_addstr(md, ".\n\n");
 	strbuf_release(&cs);
 }
@@ -589,6 +642,6 @@ static void screen_why(struct dag *d, struct dag_node *n, FILE *out)
 const struct rule rule_screen = {
 	.name = "screen", .version = SCREEN_VERSION, .worker = true, .timing = true,
 	.device = rule_device,
-	.key = screen_key, .start = screen_start, .reply = screen_reply,
+	.key = screen_key, .start = screen_start, .reply = screen_reply, .release = screen_release,
 	.priority = screen_priority, .why = screen_why,
 };

@@ -808,5 +808,5 @@ const struct rule rule_stitch = {
 	.device = rule_device,
 	.restore = rule_restore_outputs,
 	.key = stitch_key, .start = stitch_start, .reply = stitch_reply, .release = stitch_release,
-	.why = stitch_why, .priority = stitch_priority, .failed = stitch_failed,
+	.why = stitch_why, .priority = stitch_priority, .failed = stitch_failed, .done = stitch_seal,
 };

@@ -56,6 +56,12 @@ struct choice {
  * helion.json, of the variant ch chose. 0 or -1 */
 int stitch_write_code(struct rule_run *run, struct stitch_priv *p, const struct choice *ch);
 /* the model's report.md, appended to md */
+/* the done hook: kopt-out/<model>/seal.json, the seals of the files there
+ * that kopt.backend loads (engine/seal.h), made from the recorded bytes
+ * on every build that finds the stitch done (run now or in the cache), so
+ * that a new key or a deleted seal file is sealed anew; written only where
+ * it changed */
+void stitch_seal(struct dag *d, struct dag_node *n);
 void stitch_model_md(struct rule_run *run, struct stitch_priv *p, const struct choice *ch, struct strbuf *md);
 
 #endif

@@ -3,8 +3,9 @@
  * has chosen (rules/stitch.c): substitutions.json, the format kopt.backend()
  * reads; output_code.py, the stitched code or the baseline's; for a Helion
  * kernel file helion.json, per @helion.kernel its winning helion.Config and
- * the decorator line to paste; and report.md, which ends with every
- * candidate of every kernel.
+ * the decorator line to paste; report.md, which ends with every
+ * candidate of every kernel; and seal.json, the seals of what kopt.backend
+ * loads.
  */
 #include <config.h>
 
@@ -14,6 +15,8 @@
 #include <string.h>
 
 #include "../engine/cache.h"
+#include "../engine/outdir.h"
+#include "../engine/seal.h"
 #include "measured.h"
 #include "stitch.h"
 
@@ -241,6 +244,57 @@ int stitch_write_code(struct rule_run *run, struct stitch_priv *p, const struct 
 	free(rel);
 	strbuf_release(&code);
 	return r;
+}
+
+/* the files of kopt-out/<model>/ that kopt.backend and kopt.helion_config load */
+static const char *const sealed[] = { "substitutions.json", "helion.json" };
+
+void stitch_seal(struct dag *d, struct dag_node *n)
+{
+	static bool said;
+	const char *dir = rule_model_dir(rule_model_of(n)->spec);
+	json_t *outs = n->manifest ? dag_manifest_field(n->manifest, n->manifest_len, "outputs") : NULL;
+	json_t *files = json_object();
+	struct strbuf sb = STRBUF_INIT;
+	bool ok = true;
+	for (size_t i = 0; i < sizeof sealed / sizeof *sealed && ok; i++) {
+		char *rel = xasprintf("%s/%s", dir, sealed[i]);
+		json_t *v = json_object_get(outs, rel);
+		const char *hex = json_string_value(json_is_object(v) ? json_object_get(v, "hash") : v);
+		kopt_hash h;
+		char mac[SEAL_HEX];
+		/* the bytes the cache holds for the record (the user's own), not
+		 * the file in kopt-out/, which anyone who can write there may change */
+		if (hex && hash_parse(hex, &h) == 0) {
+			ok = cache_object_get(d->cache, h, &sb) == 0 &&
+			     seal_make("output", sealed[i], sb.buf ? sb.buf : "", sb.len, mac) == 0;
+			if (ok)
+				json_object_set_new(files, sealed[i], json_string(mac));
+		}
+		free(rel);
+	}
+	if (ok && json_object_size(files)) {
+		json_t *doc = json_pack("{s:i, s:s, s:O}", "version", 1, "key", seal_key_id(), "files", files);
+		char *js = json_dumps(doc, JSON_INDENT(2) | JSON_SORT_KEYS);
+		char *path = xasprintf("%s/%s/seal.json", d->out_dir, dir);
+		struct strbuf old = STRBUF_INIT;
+		if (strbuf_read_file(&old, path) < 0 || strcmp(old.buf ? old.buf : "", js) != 0) {
+			char *rel = xasprintf("%s/seal.json", dir);
+			outdir_write(d->out_dir, rel, js, strlen(js));
+			free(rel);
+		}
+		strbuf_release(&old);
+		free(path);
+		free(js);
+		json_decref(doc);
+	} else if (!ok && !said) {
+		said = true;
+		kopt_warn("kopt-out is not sealed (no seal key, or the cache lost a file): kopt.backend refuses "
+			  "what it does not find sealed");
+	}
+	strbuf_release(&sb);
+	json_decref(files);
+	json_decref(outs);
 }
 
 /* the wall time Helion's autotuner took at effort over the file's kernels

@@ -15,6 +15,7 @@
  */
 #include <config.h>
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,7 @@
 #include "../agents/agent.h"
 #include "../agents/memory.h"
 #include "../gates/gates.h"
+#include "../common/nofollow.h"
 #include "rules.h"
 
 static int verify_key(struct dag *d, struct dag_node *n, struct hash_key *k, char **why)
@@ -184,8 +186,12 @@ static void verify_done(struct dag *d, struct dag_node *n)
 	struct agent_kernel ak = { .model = k->mv->model->spec->name, .name = k->name, .heuristic = k->heuristic,
 				   .source = src.len ? src.buf : NULL, .config = k->config, .profile_row = k->row };
 	double x = v.pass && !isnan(v.speedup) ? v.speedup : 0;
-	if (agent_learn(pl->memory, pl->scope, key, &ak, p.json, v.pass, x) < 0)
-		kopt_warn("%s: cannot append to the agents' memory", pl->memory);
+	static bool said; /* a memory that cannot be written says so once a build */
+	if (agent_learn(pl->memory, pl->scope, key, &ak, p.json, v.pass, x) < 0) {
+		if (!said)
+			kopt_warn("%s: cannot append to the agents' memory: %s", pl->memory, nofollow_why(errno));
+		said = true;
+	}
 	else
 		memory_seen_add(&pl->seen, key);
 	strbuf_release(&src);

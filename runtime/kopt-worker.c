@@ -16,11 +16,13 @@
  * and fd 1 is pointed at stderr, so that a print() in a user's model, or any
  * library writing to stdout, cannot corrupt the protocol.
  *
- * Sandbox: before CUPTI, CUDA or Python start, sandbox_enter()
+ * Sandbox: before CUPTI, CUDA or Python start, sandbox_enter_reading()
  * (runtime/sandbox.h) makes the worker's scratch folder and confines the
  * process and all it starts: Landlock denies writes outside the scratch
- * folder, the compile caches and /dev; a seccomp filter denies socket() but
- * AF_UNIX (CUDA's IPC). A candidate that gets past the static gate and
+ * folder, the compile caches and /dev, and reads outside the system's
+ * folders, the spec's and the Python install's (asked of that Python in a
+ * child first: python_reads), hiding the user's home; a seccomp filter
+ * denies socket() but AF_UNIX (CUDA's IPC). A candidate that gets past the static gate and
  * tries either fails with EACCES, which verify reports as its reason. The
  * hello says how the worker is confined ("sandbox"); where the kernel
  * lacks Landlock, one warning on stderr says so. KOPT_SANDBOX=off.
@@ -44,6 +46,7 @@
 #include <cupti.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <pthread.h>
 #include <signal.h>
@@ -410,6 +413,72 @@ static char *preflight(const char *driver)
 	return out;
 }
 
+static const char *pick_pythonpath(void);
+
+/* what Python prints for python_reads: its prefixes, its C headers (Triton
+ * compiles its launcher against them) and sys.path */
+#define PY_PATHS "import sys, sysconfig\n" \
+	"for p in [sys.prefix, sys.base_prefix, sys.exec_prefix, sysconfig.get_paths().get('include', '')] + sys.path:\n" \
+	"    print(p)\n"
+
+/*
+ * The folders the worker's Python reads, for the sandbox (sandbox.h): the
+ * folder above the interpreter's (as named, and as its link resolves),
+ * the kopt package's, $KOPT_HELION_PATH's and what the interpreter itself
+ * says (PY_PATHS: sys.path as this environment makes it, .pth files and
+ * all), asked once in a child before anything is confined. NULL-terminated;
+ * the process keeps it.
+ */
+static const char **python_reads(const char *py)
+{
+	size_t n = 0, cap = 64;
+	const char **out = calloc(cap + 1, sizeof *out);
+	char *dirs[2] = { strdup(py), realpath(py, NULL) };
+	for (int i = 0; i < 2 && out; i++) {
+		char *d = dirs[i], *slash;
+		for (int up = 0; d && up < 2 && (slash = strrchr(d, '/')) && slash != d; up++)
+			*slash = '\0';
+		if (d && n < cap)
+			out[n++] = d;
+	}
+	if (!out)
+		return NULL;
+	out[n++] = pick_pythonpath();
+	const char *helion = getenv("KOPT_HELION_PATH");
+	for (char *h = helion ? strdup(helion) : NULL, *save = NULL, *t = h ? strtok_r(h, ":", &save) : NULL; t && n < cap;
+	     t = strtok_r(NULL, ":", &save))
+		out[n++] = t;
+	int pfd[2];
+	if (pipe(pfd) < 0)
+		return out;
+	pid_t pid = fork();
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		if (null >= 0)
+			dup2(null, 0);
+		dup2(pfd[1], 1);
+		close(pfd[0]);
+		close(pfd[1]);
+		execl(py, py, "-c", PY_PATHS, (char *)NULL);
+		_exit(127);
+	}
+	close(pfd[1]);
+	static char text[1 << 16];
+	size_t len = 0;
+	ssize_t r;
+	while (pid > 0 && len < sizeof text - 1 && ((r = read(pfd[0], text + len, sizeof text - 1 - len)) > 0 ||
+						    (r < 0 && errno == EINTR)))
+		len += r > 0 ? (size_t)r : 0;
+	close(pfd[0]);
+	while (pid > 0 && waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	text[len] = '\0';
+	for (char *save = NULL, *line = strtok_r(text, "\n", &save); line && n < cap; line = strtok_r(NULL, "\n", &save))
+		if (line[0] == '/')
+			out[n++] = line;
+	return out;
+}
+
 /*
  * Where the kopt package is: $KOPT_PYTHONPATH; else, for the copy in the
  * build tree, the source tree's runtime/python; else the installed one.
@@ -451,7 +520,10 @@ int main(int argc, char **argv)
 	}
 	struct sandbox_state sb;
 	driver_nodes();
-	if (sandbox_enter(&sb) < 0) {
+	const char *py = getenv("KOPT_PYTHON");
+	if (!py || !*py)
+		py = KOPT_PYTHON;
+	if (sandbox_enter_reading(&sb, python_reads(py)) < 0) {
 		fprintf(stderr, "kopt-worker: cannot start the sandbox: %s\n", sb.note);
 		return 2;
 	}
@@ -473,9 +545,6 @@ int main(int argc, char **argv)
 	}
 	PyConfig config;
 	PyConfig_InitPythonConfig(&config);
-	const char *py = getenv("KOPT_PYTHON");
-	if (!py || !*py)
-		py = KOPT_PYTHON;
 	PyStatus st = PyConfig_SetBytesString(&config, &config.program_name, py);
 	if (!PyStatus_Exception(st)) {
 		char *wargv[] = { "kopt-worker", NULL };

@@ -32,6 +32,7 @@ KOPT_PY_FILES = \
 	runtime/python/kopt/precompile.py \
 	runtime/python/kopt/stacks.py \
 	runtime/python/kopt/errors.py \
+	runtime/python/kopt/seal.py \
 	runtime/python/kopt/helion.py \
 	runtime/python/kopt/rewrites.py \
 	runtime/python/kopt/inductor.py \

@@ -61,15 +61,21 @@ static bool has_upper(const char *name, size_t len, const char *needle)
 	return false;
 }
 
+/* The one rule of what names a secret: the workers' environment (here)
+ * and the spec's env() (lang/eval.c, lang/paths.c) both ask it. */
 bool sandbox_env_secret(const char *name, size_t len)
 {
-	static const char *const marks[] = { "KEY_", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL",
-					     "APIKEY", "_AUTH", "PRIVATE", NULL };
+	static const char *const marks[] = { "KEY_", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASSPHRASE",
+					     "CREDENTIAL", "APIKEY", "_AUTH", "PRIVATE", "COOKIE", NULL };
+	static const char *const ends[] = { "KEY", "_PASS", "_PWD", "_PW", "_DSN", "DATABASE_URL", NULL };
 	for (const char *const *m = marks; *m; m++)
 		if (has_upper(name, len, *m))
 			return true;
-	if (len >= 3 && has_upper(name + len - 3, 3, "KEY"))
-		return true; /* *_KEY, *KEY */
+	for (const char *const *e = ends; *e; e++) {
+		size_t n = strlen(*e);
+		if (len >= n && has_upper(name + len - n, n, *e))
+			return true; /* *_KEY, *KEY, *_PASS, ... */
+	}
 	return false;
 }
 
@@ -273,14 +279,24 @@ struct ll_attr {
 	uint64_t fs, net, scoped;
 };
 
+/* the rights that a rule on a file (not a folder) may carry: execute,
+ * write, read, truncate (ABI 3), ioctl on a device (ABI 5) */
+#define FILE_RIGHTS (LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_READ_FILE | \
+		     (1ULL << 14) | (1ULL << 15))
+/* the read rights: files and folders */
+#define READS (LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR)
+
 static int allow_path(int rs, const char *path, uint64_t access)
 {
 	struct landlock_path_beneath_attr pb;
+	struct stat st;
 	memset(&pb, 0, sizeof pb);
-	pb.allowed_access = access;
 	pb.parent_fd = open(path, O_PATH | O_CLOEXEC);
 	if (pb.parent_fd < 0)
 		return 0; /* nothing there to allow */
+	if (fstat(pb.parent_fd, &st) == 0 && !S_ISDIR(st.st_mode))
+		access &= FILE_RIGHTS;
+	pb.allowed_access = access;
 	int r = (int)syscall(SYS_landlock_add_rule, rs, LANDLOCK_RULE_PATH_BENEATH, &pb, 0);
 	close(pb.parent_fd);
 	return r;
@@ -297,9 +313,10 @@ static int allow_dev(int rs, int abi)
 {
 	static const char *const plain[] = { "/dev/null", "/dev/zero", "/dev/full", "/dev/random",
 					     "/dev/urandom", "/dev/tty", NULL };
-	int bad = allow_path(rs, "/dev/shm", fs_writes(abi)) < 0;
+	int bad = allow_path(rs, "/dev/shm", fs_writes(abi) | READS) < 0;
+	bad |= allow_path(rs, "/dev", LANDLOCK_ACCESS_FS_READ_DIR) < 0; /* its names, not its files */
 	for (const char *const *p = plain; *p; p++)
-		bad |= allow_path(rs, *p, file_writes(abi)) < 0;
+		bad |= allow_path(rs, *p, file_writes(abi) | READS) < 0;
 	DIR *d = opendir("/dev");
 	struct dirent *e;
 	char path[PATH_MAX];
@@ -307,10 +324,126 @@ static int allow_dev(int rs, int abi)
 		if (strncmp(e->d_name, "nvidia", 6) != 0)
 			continue;
 		snprintf(path, sizeof path, "/dev/%.255s", e->d_name);
-		bad |= allow_path(rs, path, file_writes(abi)) < 0;
+		bad |= allow_path(rs, path, file_writes(abi) | READS) < 0;
 	}
 	if (d)
 		closedir(d);
+	return bad ? -1 : 0;
+}
+
+/* ---- what a worker may read ---- */
+
+/* The system's folders: the worker's programs and libraries, the NVIDIA
+ * driver's files, /proc and /sys. Not /home, /root, /tmp, /var, /mnt, /srv
+ * or another top folder of the machine's: data, not the system. */
+static const char *const system_reads[] = { "/usr", "/lib", "/lib32", "/lib64", "/libx32", "/bin", "/sbin",
+					    "/etc", "/opt", "/proc", "/sys", "/run", "/nix", "/snap", NULL };
+/* never read though below one of them (and the user's home, wherever it
+ * is): root owns these files and reads them without any capability */
+static const char *const never_read[] = { "/home", "/root", "/run/user", "/etc/shadow", "/etc/shadow-",
+					  "/etc/gshadow", "/etc/gshadow-", "/etc/ssh", "/etc/ssl/private", "/etc/sudoers",
+					  "/etc/sudoers.d", "/etc/krb5.keytab", "/etc/security/opasswd", NULL };
+
+static char hidden[24][PATH_MAX]; /* never_read, $HOME and the like, resolved */
+static int nhidden;
+
+static void hide(const char *p)
+{
+	char real[PATH_MAX];
+	if (p && *p && nhidden < 24 && realpath(p, real) && strcmp(real, "/") != 0)
+		snprintf(hidden[nhidden++], PATH_MAX, "%s", real);
+}
+
+/* whether p is dir or below it */
+static bool below(const char *p, const char *dir)
+{
+	size_t n = strlen(dir);
+	return strncmp(p, dir, n) == 0 && (p[n] == '\0' || p[n] == '/' || (n == 1 && dir[0] == '/'));
+}
+
+static bool hides(const char *p, bool above)
+{
+	for (int i = 0; i < nhidden; i++)
+		if (above ? below(hidden[i], p) : below(p, hidden[i]))
+			return true;
+	return false;
+}
+
+/* dir for reading, less what is hidden below it: where a hidden folder is
+ * below dir, each of dir's entries in its place (Landlock only adds) */
+static int allow_below(int rs, const char *dir, int depth)
+{
+	char real[PATH_MAX], sub[PATH_MAX];
+	if (!realpath(dir, real) || hides(real, false))
+		return 0;
+	if (!hides(real, true))
+		return allow_path(rs, real, READS);
+	DIR *d = depth < 8 ? opendir(real) : NULL;
+	struct dirent *e;
+	int bad = 0;
+	while (d && (e = readdir(d))) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		snprintf(sub, sizeof sub, "%.3800s/%.255s", strcmp(real, "/") ? real : "", e->d_name);
+		bad |= allow_below(rs, sub, depth + 1) < 0;
+	}
+	if (d)
+		closedir(d);
+	return bad ? -1 : 0;
+}
+
+/* the entries of list (separated by sep) for reading; guarded: none that
+ * holds a hidden folder ($PATH holding $HOME would open all of it) */
+static int allow_list(int rs, const char *list, char sep, bool guarded)
+{
+	char buf[PATH_MAX], real[PATH_MAX];
+	int bad = 0;
+	for (const char *p = list; p && *p;) {
+		size_t n = strcspn(p, (char[]){ sep, '\0' });
+		if (n && n < sizeof buf) {
+			memcpy(buf, p, n);
+			buf[n] = '\0';
+			if (realpath(buf, real) && !(guarded && hides(real, true)))
+				bad |= allow_path(rs, real, READS) < 0;
+		}
+		if (!p[n])
+			break;
+		p += n + 1;
+	}
+	return bad ? -1 : 0;
+}
+
+/*
+ * What a worker reads: the system's folders less the home folders and
+ * root's secrets, what $KOPT_SANDBOX_READ names (koptmake sets it to the
+ * spec's folders, where the models are), the caller's (the Python install
+ * and sys.path), $LD_LIBRARY_PATH, $PATH, $CUDA_HOME, $CUDA_PATH and
+ * ~/.nv (the driver's profiles and caches). The folders it writes are
+ * read too (landlock_confine).
+ */
+static int allow_reads(int rs, const char *const *extra)
+{
+	nhidden = 0;
+	for (const char *const *h = never_read; *h; h++)
+		hide(*h);
+	const struct passwd *pw = getpwuid(getuid());
+	hide(getenv("HOME"));
+	hide(pw ? pw->pw_dir : NULL);
+	hide(getenv("XDG_RUNTIME_DIR"));
+	int bad = 0;
+	for (const char *const *p = system_reads; *p; p++)
+		bad |= allow_below(rs, *p, 0) < 0;
+	bad |= allow_list(rs, getenv("KOPT_SANDBOX_READ"), ':', false) < 0;
+	for (const char *const *p = extra; p && *p; p++)
+		bad |= allow_list(rs, *p, '\0', true) < 0;
+	static const char *const lists[] = { "LD_LIBRARY_PATH", "PATH", "CUDA_HOME", "CUDA_PATH", NULL };
+	for (const char *const *l = lists; *l; l++)
+		bad |= allow_list(rs, getenv(*l), ':', true) < 0;
+	char nv[PATH_MAX];
+	if (getenv("HOME") && *getenv("HOME")) {
+		snprintf(nv, sizeof nv, "%.4000s/.nv", getenv("HOME"));
+		bad |= allow_list(rs, nv, '\0', true) < 0;
+	}
 	return bad ? -1 : 0;
 }
 #else
@@ -477,11 +610,12 @@ static const char *env_or_home(char *buf, size_t n, const char *var, const char 
 }
 
 #ifdef HAVE_LANDLOCK
-/* Landlock: writes only where a worker must write (sandbox_enter) */
-static int landlock_confine(struct sandbox_state *st)
+/* Landlock: writes only where a worker must write, reads only where it
+ * must read (sandbox_enter) */
+static int landlock_confine(struct sandbox_state *st, const char *const *reads)
 {
 	int abi = st->landlock_abi;
-	struct ll_attr attr = { fs_writes(abi), 0, 0 };
+	struct ll_attr attr = { fs_writes(abi) | READS, 0, 0 };
 	size_t size = sizeof attr.fs;
 	if (abi >= 4) {
 		attr.net = LANDLOCK_ACCESS_NET_BIND_TCP | LANDLOCK_ACCESS_NET_CONNECT_TCP;
@@ -516,8 +650,8 @@ static int landlock_confine(struct sandbox_state *st)
 		writable[nw++] = kc;
 		writable[nw++] = tc;
 	}
-	uint64_t rights = fs_writes(abi);
-	int bad = 0;
+	uint64_t rights = fs_writes(abi) | READS;
+	int bad = allow_reads(rs, reads) < 0;
 	for (int i = 0; i < nw; i++) {
 		if (!writable[i] || !*writable[i])
 			continue;
@@ -528,7 +662,7 @@ static int landlock_confine(struct sandbox_state *st)
 	char self[64];
 	snprintf(self, sizeof self, "/proc/%ld", (long)getpid());
 	st->proc = proc_open();
-	bad |= allow_path(rs, st->proc ? "/proc" : self, file_writes(abi)) < 0;
+	bad |= allow_path(rs, st->proc ? "/proc" : self, file_writes(abi) | READS) < 0;
 	if (!st->proc) {
 		setenv("TORCHINDUCTOR_COMPILE_THREADS", "1", 1);
 		note(st, "%s", "root, and /proc/sys cannot be made read-only: children of the worker "
@@ -556,6 +690,11 @@ static int landlock_confine(struct sandbox_state *st)
 #endif
 
 int sandbox_enter(struct sandbox_state *st)
+{
+	return sandbox_enter_reading(st, NULL);
+}
+
+int sandbox_enter_reading(struct sandbox_state *st, const char *const *reads)
 {
 	memset(st, 0, sizeof *st);
 	const char *sw = getenv("KOPT_SANDBOX");
@@ -590,6 +729,17 @@ int sandbox_enter(struct sandbox_state *st)
 	 * sandbox names what may be written; a user's own setting wins */
 	const char *cc = getenv("KOPT_COMPILE_CACHE");
 	if (cc && *cc) {
+		/* below the cache folder, which may be shared: a link there would
+		 * make its target writable (koptmake checked; this is after it) */
+		struct stat ls;
+		static const char *const sub[] = { "", "/inductor", "/triton" };
+		for (int i = 0; i < 3; i++) {
+			snprintf(path, sizeof path, "%.4000s%s", cc, sub[i]);
+			if (lstat(path, &ls) == 0 && S_ISLNK(ls.st_mode)) {
+				note(st, "the compile cache %s is a symbolic link", path);
+				return -1;
+			}
+		}
 		snprintf(path, sizeof path, "%.4000s/inductor", cc);
 		setenv("TORCHINDUCTOR_CACHE_DIR", path, 0);
 		snprintf(path, sizeof path, "%.4000s/triton", cc);
@@ -613,11 +763,12 @@ int sandbox_enter(struct sandbox_state *st)
 	}
 
 #ifdef HAVE_LANDLOCK
-	if (st->landlock_abi > 0 && landlock_confine(st) < 0)
+	if (st->landlock_abi > 0 && landlock_confine(st, reads) < 0)
 		return -1;
 #endif
 	if (!st->fs)
-		note(st, "%s", "this kernel has no Landlock: writes outside the scratch folder are not denied");
+		note(st, "%s", "this kernel has no Landlock: reads of the home folder and writes outside the scratch "
+			       "folder are not denied");
 
 #ifdef HAVE_FILTER
 	if (seccomp_filter() == 0)
@@ -642,10 +793,11 @@ const char *sandbox_describe(const struct sandbox_state *st)
 	if (st->off)
 		return "off (KOPT_SANDBOX=off)";
 	if (st->fs && st->net)
-		return "writes confined to the scratch folder and caches (Landlock), no network (seccomp)";
+		return "reads confined to the system's, Python's and the spec's folders, writes to the scratch folder and "
+		       "caches (Landlock), no network (seccomp)";
 	if (st->net)
-		return "no network (seccomp); writes not confined (no Landlock in this kernel)";
+		return "no network (seccomp); reads and writes not confined (no Landlock in this kernel)";
 	if (st->fs)
-		return "writes confined (Landlock); network not denied (no seccomp)";
+		return "reads and writes confined (Landlock); network not denied (no seccomp)";
 	return "none (neither Landlock nor seccomp)";
 }

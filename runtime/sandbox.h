@@ -15,7 +15,8 @@
  *   makes its scratch folder, then Landlock denies writes anywhere but
  *   there, the compile caches it must write, /dev/shm, the GPU's device
  *   files and /proc (root: its dangerous part read-only, capabilities
- *   given up), and a seccomp filter
+ *   given up), and reads of the user's home and of anything but the
+ *   system's, Python's and the spec's folders, and a seccomp filter
  *   denies socket() for every address family but AF_UNIX (CUDA's own IPC),
  *   and io_uring. $KOPT_SANDBOX=off turns both off.
  *
@@ -32,8 +33,10 @@
 /* NULL-terminated: names, or prefixes written NAME* */
 extern const char *const sandbox_env_keep[];
 
-/* whether a variable name looks like a secret: *_KEY, *KEY_*, *TOKEN*,
- * *SECRET*, *PASSWORD*, *PASSWD*, *CREDENTIAL*, *APIKEY*, *_AUTH*, any case */
+/* whether a variable name looks like a secret, in any case: it holds KEY_,
+ * TOKEN, SECRET, PASSWORD, PASSWD, PASSPHRASE, CREDENTIAL, APIKEY, _AUTH,
+ * PRIVATE or COOKIE, or ends in KEY, _PASS, _PWD, _PW, _DSN or
+ * DATABASE_URL. The one list: the spec's env() asks it too (lang/). */
 bool sandbox_env_secret(const char *name, size_t len);
 
 /* whether the variable NAME (len bytes) reaches a worker; extra: the value
@@ -70,11 +73,21 @@ struct sandbox_state {
  * TORCHINDUCTOR_CACHE_DIR at Inductor's usual cache (unless set), then
  * confines the process and everything it starts: writes only below the
  * scratch folder, the Inductor, Triton, CUDA and kopt caches, /dev and the
- * folders in $KOPT_SANDBOX_WRITE (colon-separated); no socket() but
- * AF_UNIX; no io_uring. Where the kernel lacks Landlock (or seccomp), says
- * so in st->note and goes on without it. Returns 0, or -1 when the scratch
- * folder cannot be made or a mechanism the kernel offers fails (st->note).
+ * folders in $KOPT_SANDBOX_WRITE (colon-separated); reads only below the
+ * system's folders (/usr, /lib*, /bin, /sbin, /etc, /opt, /proc, /sys,
+ * /run, /nix, /snap) less the home folders ($HOME, the user's, /home,
+ * /root, $XDG_RUNTIME_DIR, /run/user) and root's secrets (/etc/shadow,
+ * /etc/ssh, ...), the folders in $KOPT_SANDBOX_READ (colon-separated:
+ * koptmake names the spec's), reads (NULL-terminated paths, or NULL: the
+ * Python install and sys.path, which kopt-worker asks its Python for),
+ * $LD_LIBRARY_PATH, $PATH, $CUDA_HOME, $CUDA_PATH and ~/.nv (none of
+ * these lists' entries that holds a home folder), and where it writes; no
+ * socket() but AF_UNIX; no io_uring. Where the kernel lacks Landlock (or
+ * seccomp), says so in st->note and goes on without it. Returns 0, or -1
+ * when the scratch folder cannot be made or a mechanism the kernel offers
+ * fails (st->note). sandbox_enter(st) is sandbox_enter_reading(st, NULL).
  */
+int sandbox_enter_reading(struct sandbox_state *st, const char *const *reads);
 int sandbox_enter(struct sandbox_state *st);
 
 /* "fs+net", "net only (no Landlock in this kernel)", "off (KOPT_SANDBOX=off)", ... (static) */

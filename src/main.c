@@ -3,7 +3,7 @@
  * over to the engine, and exits: 0 success, 1 a step failed, 2 usage or
  * spec error. Nothing else lives here.
  */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE
 #include <config.h>
 
 #include <dirent.h>
@@ -11,6 +11,7 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../common/util.h"
@@ -24,7 +25,7 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"usage: koptmake [-f FILE] [-C DIR] [-j N] [-k] [-n] [-B] [-d MODE] [-t TOOL]\n"
-		"                [--remote-cache=URL] [TARGET...]\n"
+		"                [--remote-cache=URL] [--allow-root=DIR] [TARGET...]\n"
 		"\n"
 		"  -f, --file=FILE         read FILE as the spec (default: Koptfile, else the one *.kopt here)\n"
 		"  -C, --directory=DIR     change to DIR before anything else\n"
@@ -37,6 +38,7 @@ static void usage(FILE *out)
 		"  -v, --verbose           more output\n"
 		"  --remote-cache=URL      share results through this HTTP cache (URL#readonly: read only;\n"
 		"                          an empty URL: none, whatever the spec says)\n"
+		"  --allow-root=DIR        the spec's paths may name files below DIR too (again for more)\n"
 		"  --version, --help\n"
 		"\n");
 	print_tools(out);
@@ -47,13 +49,16 @@ static void usage(FILE *out)
 		"  KOPT_LAUNCHER        a command that starts each worker, e.g. an srun line (a device's launcher wins)\n"
 		"  KOPT_PYTHON          the Python whose packages the worker uses (torch >= 2.6, triton)\n"
 		"  KOPT_PYTHONPATH      where the worker finds the kopt package\n"
+		"  KOPT_HELION_PATH     folders (colon-separated) the worker imports Helion from, first\n"
 		"  KOPT_TRUST_ENV=1     key captures on the remembered worker environment; start no worker to read it\n"
 		"  KOPT_CHECK_ENV=1     start a worker to read its environment even where its witness files say unchanged\n"
 		"  KOPT_LOCK_WAIT_MS    how long to wait for another koptmake that holds the cache (default 2000)\n"
 		"  KOPT_LLM_BACKOFF_MS  the first wait before an LLM call is retried (default 1000, doubling)\n"
 		"  KOPT_REMOTE_CACHE_AUTH  the remote cache's credentials: user:password, or Bearer TOKEN\n"
+		"  KOPT_SEAL_KEY        the seal key (64 hex digits) in place of ~/.config/koptmake/seal.key\n"
 		"  KOPT_SANDBOX=off     run workers without their sandbox\n"
 		"  KOPT_SANDBOX_WRITE   more folders (colon-separated) that workers may write into\n"
+		"  KOPT_SANDBOX_READ    more folders (colon-separated) that workers may read\n"
 		"  KOPT_SANDBOX_PREINIT 0: no unconfined child starts the driver where /dev/nvidia-uvm is missing\n"
 		"  KOPT_WORKER_ENV      more variables that workers get (names and NAME* prefixes)\n"
 		"  KOPT_WORKER_STACKS=S every S seconds, each worker's Python stacks into .kopt/workers/\n"
@@ -192,10 +197,23 @@ static const struct tool *find_tool(const char *name)
 	return NULL;
 }
 
+/* --allow-root=DIR, resolved now (a later -C does not move it); NULL
+ * after an error */
+static char *allow_root(const char *dir)
+{
+	struct stat st;
+	char *real = stat(dir, &st) == 0 && S_ISDIR(st.st_mode) ? realpath(dir, NULL) : NULL;
+	if (!real)
+		kopt_error("--allow-root: '%s' is not a folder", dir);
+	return real;
+}
+
 int main(int argc, char **argv)
 {
 	struct engine_opts opts = { .rules = &rule_pipeline };
 	const char *file = NULL, *tool = NULL;
+	const char **roots = xcalloc((size_t)argc + 1, sizeof *roots);
+	struct lang_opts lo = { roots, 0 };
 	/* make's long names where make has the option (GNU make's --file,
 	 * --directory, --jobs, --keep-going, --dry-run, --always-make, --debug) */
 	static const struct option longopts[] = {
@@ -211,6 +229,7 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "remote-cache", required_argument, NULL, 'R' },
+		{ "allow-root", required_argument, NULL, 'A' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -256,6 +275,10 @@ int main(int argc, char **argv)
 			}
 			opts.remote_cache = optarg;
 			break;
+		case 'A':
+			if (!(roots[lo.nroots++] = allow_root(optarg)))
+				return 2;
+			break;
 		case 'V': printf("koptmake %s\n", PACKAGE_VERSION); return 0;
 		case 'h': usage(stdout); return 0;
 		default:
@@ -278,7 +301,10 @@ int main(int argc, char **argv)
 	kopt_spec *spec = NULL;
 	struct diag_count dc = { 0, 0, { 0 } };
 	kopt_diag_printer_init(&dc.pr, stderr);
-	int loaded = lang_load(path, count_diag, &dc, &spec);
+	int loaded = lang_load_opts(path, &lo, count_diag, &dc, &spec);
+	for (size_t i = 0; i < lo.nroots; i++)
+		free((char *)roots[i]);
+	free(roots);
 	kopt_diag_printer_release(&dc.pr);
 	if (loaded < 0) {
 		/* the closing count, as a compiler gives it: nothing ran */

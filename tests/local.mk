@@ -10,7 +10,8 @@ EXTRA_DIST += tests/runtime/tap.py tests/runtime/rewrites.sh tests/runtime/test_
 	tests/gpu/acceptance.sh tests/gpu/cost.py tests/gpu/baseline.sh tests/gpu/aten_auto.sh tests/gpu/aten_auto tests/gpu/rewrites.sh tests/gpu/models/small_tconv.py tests/gpu/models/small_depthwise.py tests/gpu/models/small_avgpool3d.py tests/gpu/models/small_tconv_strided.py tests/gpu/models/small_conv3d.py tests/gpu/models/small_linear_sum.py tests/gpu/space.sh tests/gpu/cudagraphs.py tests/gpu/manifest.py tests/gpu/record-modules.py \
 	tests/gpu/models/small_softmax.py tests/gpu/models/small_convnet.py \
 	tests/gpu/models/small_triton.py tests/gpu/models/bad_import.py \
-	tests/gpu/sandbox.sh tests/gpu/models/escape_socket.py tests/gpu/models/escape_write.py \
+	tests/gpu/sandbox.sh tests/gpu/models/escape_socket.py tests/gpu/models/escape_write.py tests/gpu/models/read_netrc.py \
+	tests/gpu/screen_lost.sh tests/gpu/planted/sitecustomize.py \
 	tests/gpu/helion.sh
 # GPU tests: make check-gpu on a machine with an NVIDIA GPU (tests/gpu/run.sh)
 noinst_PROGRAMS += tests/gpu/gate-decide
@@ -107,3 +108,6 @@ EXTRA_DIST += tests/e2e/beyond-sample.sh
 check_PROGRAMS += tests/unit/wpool_test
 tests_unit_wpool_test_SOURCES = tests/unit/wpool_test.c tests/tap.h
 TESTS += tests/unit/wpool_test
+# what the real kopt-worker may read, on the CPU (runtime/sandbox.c)
+TESTS += tests/runtime/worker_reads.sh
+EXTRA_DIST += tests/runtime/worker_reads.sh

@@ -127,6 +127,15 @@
  * kopt-worker's verify does.
  * Environment:
  *   KOPT_SIM_LOG=FILE    append one line per executed op: "OP MODEL VARIANT [KERNEL CONFIG]"
+ *   KOPT_SIM_LOST="OP KEY=N..."  (OP screen or verify) a launch config that sets
+ *                        each KEY to its N kills the CUDA context, as an illegal
+ *                        memory access does: the answer stands and says "lost",
+ *                        and the reply is fatal (the worker is replaced). A
+ *                        screen stops at that config (a row that failed), a
+ *                        verify fails its candidate at correctness; a screen
+ *                        sent again with "resume" measures none of its rows
+ *                        again. (Not a line of the model: that would change
+ *                        every number the model's bytes give.)
  *   KOPT_SIM_WHO=FILE    append "OP MODEL VARIANT PID" per executed op: which worker
  *                        process ran it (the worker affinity test)
  *   KOPT_SIM_DELAY_MS=N  sleep N ms before each answer
@@ -266,6 +275,29 @@ static bool wants(const struct model *m, const char *what, const char *op)
 	char c = p[strlen(pat)];
 	return c == '\n' || c == '\0' || c == ' ' || c == '\r';
 }
+
+/* whether the config c sets each KEY to its N, where $KOPT_SIM_LOST is
+ * "OP KEY=N [KEY=N...]" */
+static bool loses(const char *op, const json_t *c)
+{
+	char key[32];
+	long long v;
+	int used;
+	const char *p = getenv("KOPT_SIM_LOST");
+	size_t n = strlen(op);
+	if (!p || strncmp(p, op, n) != 0 || p[n] != ' ' || !json_is_object(c))
+		return false;
+	bool all = false;
+	for (p += n; sscanf(p, " %31[A-Za-z0-9_]=%lld%n", key, &v, &used) == 2; p += used) {
+		if (!json_is_integer(json_object_get(c, key)) || json_integer_value(json_object_get(c, key)) != v)
+			return false;
+		all = true;
+	}
+	return all;
+}
+
+#define LOST "it lost the CUDA context (RuntimeError: CUDA error: an illegal memory access was encountered " \
+	     "(simulated)); the worker was replaced"
 
 static bool is_red(const struct model *m, int i)
 {
@@ -795,6 +827,10 @@ static json_t *verify(const struct model *m, json_t *req)
 	}
 	json_object_set_new(nums, "static", json_pack("{s:b, s:s}", "ok", 1, "reason",
 						      src ? "same name and signature" : "config only"));
+	if (loses("verify", json_object_get(cand, "config"))) { /* as verify.py answers it */
+		json_object_set_new(nums, "correctness", json_pack("{s:[], s:s}", "seeds", "error", LOST));
+		return json_pack("{s:o, s:s}", "numbers", nums, "lost", LOST);
+	}
 	bool close = x % 11 != 0;
 	json_object_set_new(nums, "correctness", correctness(seeds, close));
 	/* the worker's store (PROTOCOL.md): the first verify of a model in this
@@ -1034,9 +1070,18 @@ static json_t *screen(const struct model *m, json_t *req)
 		return json_pack("{s:s, s:[], s:[], s:i, s:s}", "kernel", kernel, "tried", "best", "compiles", 0, "error",
 				 "simulated: no launch config to start from");
 	json_t *own = kconfig(m, ki), *queue = json_array(), *seen = json_object(), *tried = json_array();
-	screen_push(queue, seen, json_deep_copy(own));
+	/* the rows of the workers lost before (rules/screen.c's "resume"): not measured again */
+	json_t *resume = json_object_get(req, "resume"), *done = json_object();
 	size_t i;
 	json_t *c;
+	json_array_foreach(json_object_get(resume, "tried"), i, c) {
+		char *k = json_dumps(json_object_get(c, "config"), JSON_COMPACT | JSON_SORT_KEYS);
+		if (k)
+			json_object_set(done, k, c);
+		free(k);
+	}
+	const char *lost = NULL;
+	screen_push(queue, seen, json_deep_copy(own));
 	json_array_foreach(starts, i, c)
 		if (json_is_object(c))
 			screen_push(queue, seen, json_deep_copy(c));
@@ -1049,7 +1094,7 @@ static json_t *screen(const struct model *m, json_t *req)
 	double drift = 1 + ((double)(h64(params) % 1001) / 1000.0 - 0.5) * 0.004;
 	free(params);
 	json_decref(fields);
-	double base = kernel_ns(m, ki), elapsed = 0;
+	double base = kernel_ns(m, ki), elapsed = json_number_value(json_object_get(resume, "elapsed_s"));
 	bool spent = false;
 	int prefetched = 0;
 	char *knob = knob_edit(m);
@@ -1065,6 +1110,22 @@ static json_t *screen(const struct model *m, json_t *req)
 			break;
 		}
 		c = json_array_get(queue, i);
+		char *ck = json_dumps(c, JSON_COMPACT | JSON_SORT_KEYS);
+		json_t *again = json_object_get(done, ck);
+		free(ck);
+		if (again) { /* measured by a worker before; the search goes on from it but where it crashed */
+			json_array_append(tried, again);
+			const char *e = json_string_value(json_object_get(again, "error"));
+			if (!e || strcmp(e, LOST) != 0)
+				screen_neighbours(queue, seen, c);
+			continue;
+		}
+		if (loses("screen", c)) {
+			elapsed += 0.5;
+			json_array_append_new(tried, json_pack("{s:O, s:b, s:s}", "config", c, "ok", 0, "error", LOST));
+			lost = LOST;
+			break;
+		}
 		json_t *cand = json_pack("{s:n, s:O}", "source", "config", c);
 		uint64_t x;
 		bool is_own = json_equal(c, own);
@@ -1126,8 +1187,11 @@ static json_t *screen(const struct model *m, json_t *req)
 	json_t *r = json_pack("{s:s, s:o, s:o, s:i, s:i, s:f, s:b, s:o, s:o}", "kernel", kernel, "own", own, "numel",
 			      numel, "compiles", (int)json_array_size(tried), "prefetched", prefetched, "elapsed_s",
 			      elapsed, "budget_spent", spent, "tried", tried, "best", best);
+	if (lost)
+		json_object_set_new(r, "lost", json_string(lost));
 	json_decref(queue);
 	json_decref(seen);
+	json_decref(done);
 	return r;
 }
 
@@ -1399,7 +1463,9 @@ int main(void)
 		log_op(op, req);
 		if (res && (strcmp(op, "profile") == 0 || strcmp(op, "stitch") == 0 || strcmp(op, "race") == 0))
 			json_object_set_new(res, "measured_at", json_integer(measured_at(&m)));
-		if (res)
+		if (res && json_object_get(res, "lost")) /* the answer stands; the worker is replaced */
+			out(json_pack("{s:I, s:b, s:o, s:b}", "id", rid, "ok", 1, "result", res, "fatal", 1));
+		else if (res)
 			out(json_pack("{s:I, s:b, s:o}", "id", rid, "ok", 1, "result", res));
 		else
 			out(json_pack("{s:I, s:b, s:s, s:s, s:b}", "id", rid, "ok", 0, "error", "bad request",

@@ -95,7 +95,7 @@ static char *strategy_of(struct llm_run *run, const char *diagnosis)
 	struct strbuf u = STRBUF_INIT, text = STRBUF_INIT, err = STRBUF_INIT;
 	strbuf_addf(&u, "Diagnosis: %s\nTried so far:\n", diagnosis);
 	for (size_t i = 0; i < req->ntraj; i++) {
-		char *l = llm_attempt_line(&req->traj[i]);
+		char *l = llm_attempt_line(&req->traj[i], req->scope);
 		strbuf_addf(&u, "%s\n", l);
 		free(l);
 	}

@@ -9,18 +9,24 @@
  * the best passing candidate with its speedup and time, the attempts so
  * far with their times and gate reasons, the notes (avoid, prioritize) the
  * model wrote last round, the planner's strategy, and on repair the
- * candidate with its gate's reason. agents/llm/prompt.c renders both.
+ * candidate with its gate's reason; a reason goes in bounded and scrubbed
+ * (llm_reason). agents/llm/prompt.c renders both.
  */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE
 #include <config.h>
 
 #include "facts.h"
 #include "trajectory.h"
 #include "../memory.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "../../runtime/sandbox.h"
+
+extern char **environ;
 
 /* ---- the kernel's facts, for the context ---- */
 
@@ -299,8 +305,63 @@ char *llm_context_of(struct llm_run *run, const char *diagnosis)
 
 /* ---- a round's prompt ---- */
 
+/* whether c may be part of a path that starts with '/' */
+static bool path_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || strchr("/._-+@~%", c);
+}
+
+char *llm_reason(const char *reason, const char *scope, size_t max)
+{
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_init(&sb);
+	for (const char *c = reason ? reason : ""; *c; c++)
+		strbuf_addch(&sb, *c == '\n' || *c == '\r' || *c == '\t' ? ' ' : *c);
+	for (char **e = environ; e && *e; e++) {
+		const char *eq = strchr(*e, '=');
+		if (eq && strlen(eq + 1) >= 4 && sandbox_env_secret(*e, (size_t)(eq - *e)))
+			llm_scrub(&sb, eq + 1);
+	}
+	/* the spec's folder, resolved: paths below it stay */
+	char *dir = scope ? xstrdup(scope) : NULL, *slash = dir ? strrchr(dir, '/') : NULL;
+	if (slash)
+		*slash = '\0';
+	char *root = dir ? realpath(slash ? dir : ".", NULL) : NULL;
+	free(dir);
+	size_t rl = root ? strlen(root) : 0;
+	struct strbuf out = STRBUF_INIT;
+	strbuf_init(&out);
+	for (size_t i = 0; i < sb.len;) {
+		bool starts = sb.buf[i] == '/' && (i == 0 || !path_char(sb.buf[i - 1])) && i + 1 < sb.len &&
+			      path_char(sb.buf[i + 1]);
+		if (!starts) {
+			strbuf_addch(&out, sb.buf[i++]);
+			continue;
+		}
+		size_t j = i;
+		while (j < sb.len && path_char(sb.buf[j]))
+			j++;
+		if (root && j - i > rl && strncmp(sb.buf + i, root, rl) == 0 && sb.buf[i + rl] == '/')
+			strbuf_add(&out, sb.buf + i, j - i);
+		else
+			strbuf_addstr(&out, "<path>");
+		i = j;
+	}
+	free(root);
+	strbuf_release(&sb);
+	if (out.len > max) { /* cut on a character's first byte */
+		size_t n = max;
+		while (n > 0 && ((unsigned char)out.buf[n] & 0xc0) == 0x80)
+			n--;
+		out.len = n;
+		out.buf[n] = '\0';
+		strbuf_addstr(&out, "...");
+	}
+	return strbuf_detach(&out);
+}
+
 /* "- c3, tuner: descent x-up (...): pass, 1.189x, 39.27 us" */
-char *llm_attempt_line(const struct agent_try *t)
+char *llm_attempt_line(const struct agent_try *t, const char *scope)
 {
 	struct strbuf sb = STRBUF_INIT;
 	const char *what = llm_str(t->candidate, "strategy");
@@ -317,12 +378,9 @@ char *llm_attempt_line(const struct agent_try *t)
 	if (t->cand_ns > 0)
 		strbuf_addf(&sb, ", %.2f us", t->cand_ns / 1e3);
 	if (!pass && t->reason && *t->reason) {
-		strbuf_addstr(&sb, ": ");
-		size_t n = 0;
-		for (const char *c = t->reason; *c && n < 200; c++, n++)
-			strbuf_addch(&sb, *c == '\n' || *c == '\r' ? ' ' : *c);
-		if (strlen(t->reason) > 200)
-			strbuf_addstr(&sb, "...");
+		char *r = llm_reason(t->reason, scope, 200);
+		strbuf_addf(&sb, ": %s", r);
+		free(r);
 	}
 	return strbuf_detach(&sb);
 }
@@ -386,16 +444,17 @@ void llm_round_prompt(const struct agent_request *req, const char *context, cons
 	}
 	char **lines = xcalloc(req->ntraj + 1, sizeof *lines);
 	for (size_t i = 0; i < req->ntraj; i++)
-		lines[i] = llm_attempt_line(&req->traj[req->ntraj - 1 - i]);
+		lines[i] = llm_attempt_line(&req->traj[req->ntraj - 1 - i], req->scope);
 	p.attempts = (const char *const *)lines;
 	p.nattempts = req->ntraj;
 	char *notes = notes_of(req);
 	p.notes = notes;
 	p.strategy = strategy;
+	char *why = NULL;
 	if (fix) {
 		p.candidate = llm_str(fix->candidate, "source");
 		p.gate = fix->gate;
-		p.gate_reason = fix->reason;
+		p.gate_reason = why = fix->reason ? llm_reason(fix->reason, req->scope, 600) : NULL;
 	}
 	strbuf_addstr(user, context);
 	llm_prompt_round(&p, strlen(context), user);
@@ -405,4 +464,5 @@ void llm_round_prompt(const struct agent_request *req, const char *context, cons
 	free(notes);
 	free(label);
 	free(bcfg);
+	free(why);
 }

@@ -5,7 +5,9 @@
 # folders behind one remote: the second build runs no worker request and
 # writes the same reports; planted corruption (an object's bytes, a
 # record's checksum, another key's record) is found, run here and
-# repaired on the server; read-only sends nothing; credentials (netrc,
+# repaired on the server; a forged record (its checksum recomputed, its
+# object named by its hash, both sealed with the forger's key) is refused
+# and never reaches kopt-out/; read-only sends nothing; credentials (netrc,
 # KOPT_REMOTE_CACHE_AUTH: a password, a bearer token) never show, not
 # even to a worker; a stopped, a slow and a refusing server each cost one
 # warning and no failure, and one that answers garbage to everything a
@@ -141,8 +143,8 @@ nac=$(ls "$www/ac" 2>/dev/null | wc -l)
 ncas=$(ls "$www/cas" 2>/dev/null | wc -l)
 check "A: the remote holds every record and object ($nac records, $ncas objects)" \
 	"[ $nac -gt 282 ] && [ $ncas -gt 0 ] && [ $(requests A) -gt 0 ] && [ $(warnings A) -eq 0 ]"
-check "A: a record on the server is the local action map's line, with its checksum" \
-	"k=\$(ls '$www/ac' | head -n 1) && grep -qxF \"\$(cat '$www/ac/'\$k)\" '$tmp/A/.kopt/actions'"
+check "A: a record on the server is the local action map's line, with its checksum, then its seal" \
+	"k=\$(ls '$www/ac' | head -n 1) && grep -qxF \"\$(head -n 1 '$www/ac/'\$k)\" '$tmp/A/.kopt/actions' && [ \$(wc -l <'$www/ac/'\$k) -eq 2 ] && tail -n 1 '$www/ac/'\$k | grep -qx '[0-9a-f]\{64\}'"
 
 # 2. second cache folder, credentials from the environment; a launcher
 # that writes down the environment its worker gets
@@ -169,8 +171,8 @@ printf 'not the bytes you hashed\n' >"$www/cas/$obj"
 sed -i 's/"kind":"capture"/"kind":"capturE"/' "$www/ac/$kln"
 cp "$www/ac/$kcol" "$www/ac/$krow"
 KOPT_REMOTE_CACHE_AUTH=kopt:$pw build C --remote-cache="$url"
-check "C: a corrupt object is found ($obj)" "grep -q 'cas/$obj is corrupt (its bytes do not hash to its name)' '$tmp/C.err'"
-check "C: a record whose checksum fails is found" "grep -q 'ac/$kln is corrupt' '$tmp/C.err'"
+check "C: a corrupt object is found ($obj)" "grep -q 'cas/$obj is not sealed with this machine.s key' '$tmp/C.err'"
+check "C: a record whose checksum fails is found" "grep -q 'ac/$kln is not sealed' '$tmp/C.err'"
 check "C: another key's record is found" "grep -q 'ac/$krow is the record of another key' '$tmp/C.err'"
 ran=$(sort "$tmp/C.sim" | tr '\n' ',')
 check "C: exactly those three steps ran here ($ran)" \
@@ -178,10 +180,47 @@ check "C: exactly those three steps ran here ($ran)" \
 check "C: ... and the reports are A's" "[ $rc -eq 0 ] && diff -r '$tmp/A/kopt-out' '$tmp/C/kopt-out' >/dev/null"
 check "C: the server's object is repaired" "cmp -s '$www/cas/$obj' '$tmp/good-object'"
 check "C: the server's records are repaired" \
-	"[ \"\$(cut -c1-32 '$www/ac/$krow')\" = '$krow' ] && [ \"\$(cut -c1-32 '$www/ac/$kln')\" = '$kln' ] && ! grep -q capturE '$www/ac/$kln'"
+	"[ \"\$(head -n 1 '$www/ac/$krow' | cut -c1-32)\" = '$krow' ] && [ \"\$(head -n 1 '$www/ac/$kln' | cut -c1-32)\" = '$kln' ] && ! grep -q capturE '$www/ac/$kln'"
 KOPT_REMOTE_CACHE_AUTH=kopt:$pw build D --remote-cache="$url"
 check "D: after the repair a new cache folder runs no worker request" \
 	"[ $rc -eq 0 ] && [ $(requests D) -eq 0 ] && [ $(warnings D) -eq 0 ] && diff -r '$tmp/A/kopt-out' '$tmp/D/kopt-out' >/dev/null"
+
+# 3b. forged by whoever can write to the server, every checksum and hash
+# recomputed and sealed with a key of their own: row_sum's stitch record
+# names a substitutions.json of the forger's, as its own object
+kst=$(key_of "stitch row_sum")
+python3 - "$www" "$kst" <<'PY'
+import ctypes, hashlib, hmac, json, os, sys
+www, key = sys.argv[1], sys.argv[2]
+xx = ctypes.CDLL("libxxhash.so.0")
+class H128(ctypes.Structure):
+    _fields_ = [("low64", ctypes.c_uint64), ("high64", ctypes.c_uint64)]
+xx.XXH3_64bits.restype, xx.XXH3_64bits.argtypes = ctypes.c_uint64, [ctypes.c_char_p, ctypes.c_size_t]
+xx.XXH3_128bits.restype, xx.XXH3_128bits.argtypes = H128, [ctypes.c_char_p, ctypes.c_size_t]
+mine = os.urandom(32)  # the forger's own seal key
+def seal(domain, name, data):
+    return hmac.new(mine, b"koptmake seal 1\0" + domain + b"\0" + name + b"\0" + data, hashlib.sha256).hexdigest().encode()
+line = open(f"{www}/ac/{key}", "rb").read().split(b"\n")[0]
+k, stable, rest = line.split(b" ", 2)
+man = json.loads(rest.rsplit(b" ", 1)[0])
+out = man["outputs"]["row_sum/substitutions.json"]
+body = json.dumps({"model": "row_sum", "variant": {}, "gates": {}, "kernels": {"0" * 32: {
+    "kernel": "triton_red", "source": "FORGED-MARKER: import os; os.system('id')"}}}).encode()
+h = xx.XXH3_128bits(body, len(body))
+name = b"%016x%016x" % (h.high64, h.low64)
+open(f"{www}/cas/{name.decode()}", "wb").write(body + seal(b"object", name, body))
+out.update(hash=name.decode(), size=len(body))
+head = b" ".join([k, stable, json.dumps(man, separators=(",", ":")).encode()])
+line = head + b" %016x" % xx.XXH3_64bits(head, len(head))
+open(f"{www}/ac/{key}", "wb").write(line + b"\n" + seal(b"record", b"", line) + b"\n")
+PY
+KOPT_REMOTE_CACHE_AUTH=kopt:$pw build L --remote-cache="$url"
+check "L: a forged record (its checksum recomputed, sealed with another key) is refused on fetch" \
+	"grep -q 'ac/$kst is not sealed with this machine.s key' '$tmp/L.err' && grep -q '^stitch row_sum ' '$tmp/L.sim'"
+check "L: ... the forger's file never reaches kopt-out, and what does is sealed" \
+	"[ $rc -eq 0 ] && ! grep -rq FORGED-MARKER '$tmp/L/kopt-out' && diff -r '$tmp/A/kopt-out' '$tmp/L/kopt-out' >/dev/null && \
+	 PYTHONPATH='$top_srcdir/runtime/python' python3 -c 'import sys, kopt.seal as S; S.read_sealed(sys.argv[1])' '$tmp/L/kopt-out/row_sum/substitutions.json'"
+check "L: ... and the server's record is sealed anew" "! grep -q FORGED '$www/ac/$kst' && [ \"\$(head -n 1 '$www/ac/$kst' | cut -c1-32)\" = '$kst' ]"
 
 # 4. read-only: a changed model runs here and nothing goes to the server
 copy E

@@ -19,7 +19,7 @@ cat > replay.kopt <<SPEC
 device h200 { gpus = 1  timeout = 60s }
 agents default { budget = 3  hot = 0.05  seed = 1  screen = 0 }
 gates strict { seeds = 5  repeats = 15  gamma = 1.03 }
-defaults { device = h200  agents = default  gates = strict }
+defaults { device = h200  agents = default  gates = strict  allow_roots = ["$top_srcdir/tests/gpu/models"] }
 model small_softmax { source = "$top_srcdir/tests/gpu/models/small_softmax.py" }
 target all = [small_softmax]
 SPEC

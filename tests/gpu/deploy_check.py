@@ -60,6 +60,12 @@ shutil.copy(os.path.join(outdir, "substitutions.json"), bdir)
 t = json.load(open(os.path.join(bdir, "substitutions.json")))
 t["kernels"][h]["source"] = broken
 json.dump(t, open(os.path.join(bdir, "substitutions.json"), "w"))
+# sealed here with this machine's key as koptmake seals a table (kopt.seal):
+# the first-call check is what this tests, behind the seal, which would
+# refuse the broken table as it is (tests/e2e/seal.sh)
+from kopt import seal as S  # noqa: E402
+
+S.write(bdir, ["substitutions.json"], S.key()[0])
 
 mod = load_module(os.path.join(spec_dir, "models", name + ".py"))
 torch.backends.cuda.matmul.allow_tf32 = False

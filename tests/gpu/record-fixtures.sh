@@ -25,6 +25,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 fix=$top/tests/fixtures/gpu
 W=${KOPT_WORKER:-$PWD/kopt-worker}
+# the workers started by hand read the source tree's models (runtime/sandbox.h)
+export KOPT_SANDBOX_READ=$top${KOPT_SANDBOX_READ:+:$KOPT_SANDBOX_READ}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "record-fixtures: $*; nothing was recorded (logs in $tmp kept)" >&2; trap - EXIT; exit 1; }

@@ -11,12 +11,18 @@ top=$(cd "$here/../.." && pwd)
 out=${1:-gpu-results}
 mkdir -p "$out"
 W=${KOPT_WORKER:-$PWD/kopt-worker}
+# the workers these tests start by hand read the source tree's models, as
+# koptmake lets a worker read its spec's folders (runtime/sandbox.h): the
+# home folder, where the tree may be, is hidden from them
+export KOPT_SANDBOX_READ=$top${KOPT_SANDBOX_READ:+:$KOPT_SANDBOX_READ}
 status=0
 echo "# smoke: capture, profile, a model that fails to import"
 bash "$here/smoke.sh" "$W" "$out/smoke" 2>"$out/smoke-worker.log" >"$out/smoke.log"
 python3 "$here/check_smoke.py" "$out/smoke" || status=1
-echo "# the worker's sandbox: a model opening a socket, one writing outside its scratch folder"
+echo "# the worker's sandbox: a model opening a socket, one writing outside its scratch folder, one reading ~/.netrc"
 bash "$here/sandbox.sh" "$W" "$out/sandbox" || status=1
+echo "# a screened config that makes an illegal memory access: the screen goes on in a new worker without it"
+bash "$here/screen_lost.sh" "${KOPTMAKE:-$PWD/koptmake}" "$out/screen_lost" || status=1
 echo "# reward-hacking suite"
 bash "$here/cheats.sh" "$W" "$out/cheats" || status=1
 echo "# the compiled baseline against eager: examples/checks"

@@ -262,9 +262,17 @@ int main(void)
 	TAP_OK(up && strstr(up, "def " KERNEL "("), "the coder's prompt carries the kernel");
 	TAP_OK(!mentions_secret(rp.candidate), "no key in the candidate");
 
-	/* debugger: candidate 0 failed correctness; candidate 1 repairs it */
-	struct agent_try t0 = { 0, rp.candidate, "fail", "correctness",
-				"correctness: max abs error 3.1e-02 > atol 1e-04 + rtol 1e-04 * |ref| at seed 2", 0, 0, 0 };
+	/* debugger: candidate 0 failed correctness; candidate 1 repairs it. Its
+	 * reason also holds what an escaped candidate could make a worker say:
+	 * a secret of koptmake's environment, paths outside the spec's folder,
+	 * and more text than a prompt takes */
+	setenv("MY_REMOTE_PASS", "canary-6c1f0e", 1);
+	struct strbuf why = STRBUF_INIT;
+	strbuf_addstr(&why, "correctness: max abs error 3.1e-02 > atol 1e-04 + rtol 1e-04 * |ref| at seed 2\n"
+			    "OSError: machine x password canary-6c1f0e; open('/root/.netrc') in /tmp/kopt-worker-Ab12/c.py ");
+	for (int i = 0; i < 200; i++)
+		strbuf_addstr(&why, "zzzzz");
+	struct agent_try t0 = { 0, rp.candidate, "fail", "correctness", why.buf, 0, 0, 0 };
 	struct agent_request rd = { &kernel, &cfg, 1, &t0, 1, NULL, NULL, NULL };
 	struct agent_reply rr;
 	TAP_OK(agent_propose(&rd, &rr) == 0 && rr.candidate &&
@@ -276,7 +284,15 @@ int main(void)
 	free(up);
 	up = user_prompt(reqs, 1);
 	TAP_OK(up && strstr(up, "max abs error 3.1e-02"), "the debugger's prompt carries the gate's reason");
+	const char *said = up ? strstr(up, "gate: correctness: ") : NULL;
+	size_t said_len = said ? strcspn(said, "\n") : 0;
+	TAP_OK(said && !strstr(up, "canary-6c1f0e") && strstr(said, "password [redacted]") && !strstr(up, "/root") &&
+	       !strstr(up, "kopt-worker-Ab12") && strstr(said, "open('<path>') in <path> zzz") &&
+	       said_len > 600 && said_len <= strlen("gate: ") + 600 + 3 && strncmp(said + said_len - 3, "...", 3) == 0,
+	       "... scrubbed of secrets and paths outside the spec's folder, on one line, cut at 600 bytes (%zu)",
+	       said_len);
 	free(up);
+	unsetenv("MY_REMOTE_PASS");
 
 	/* the budget holds across proposals: two calls used of two */
 	cfg.llm_calls = 2;
@@ -325,6 +341,7 @@ int main(void)
 	json_decref(row);
 	json_decref(config);
 	free(source);
+	strbuf_release(&why);
 	http_global_cleanup();
 	return tap_done();
 }

@@ -65,7 +65,7 @@ agents default { budget = $3  hot = 0.05  seed = 1  ${5:-}
                  coder = $llm
                  debugger = $llm }
 gates strict { seeds = 5  repeats = 15  gamma = 1.03 }
-defaults { device = h200  agents = default  gates = strict }
+defaults { device = h200  agents = default  gates = strict  allow_roots = ["$top_srcdir/tests/gpu/models"] }
 model small_softmax { source = "$top_srcdir/tests/gpu/models/small_softmax.py" }
 target all = [small_softmax]
 SPEC

@@ -155,13 +155,20 @@ table = os.path.join(tmp, "kopt-out", "m")
 os.makedirs(table)
 with open(os.path.join(table, "substitutions.json"), "w") as f:
     json.dump({"variant": {"name": "default"}, "kernels": {}, "gates": {}}, f)
+# sealed as koptmake seals it (kopt.seal), under a key of the test's own
+SEAL_KEY = "5e" * 32
+sys.path.insert(0, SRC)
+from kopt import seal  # noqa: E402
+
+seal.write(table, ["substitutions.json"], bytes.fromhex(SEAL_KEY))
+sys.path.remove(SRC)
 code = ("import kopt\nb = kopt.backend_for({'dir': sys.argv[1], 'check': False})\n"
         "print(b.table.path == sys.argv[1] + '/substitutions.json', kopt.backend_for({'dir': sys.argv[1], 'check': False}) is b)")
-r = py(code, [SRC], None, table)
+r = py(code, [SRC], {"KOPT_SEAL_KEY": SEAL_KEY}, table)
 ok(r.stdout.strip() == "True True",
    "options={'dir': ...}: the model's table; the same options give the same backend (one table for every graph)",
    r.stdout + r.stderr)
-r = py("import kopt\nprint(kopt.backend_for(None).table.path)", [SRC], {"KOPT_DEPLOY_DIR": table})
+r = py("import kopt\nprint(kopt.backend_for(None).table.path)", [SRC], {"KOPT_DEPLOY_DIR": table, "KOPT_SEAL_KEY": SEAL_KEY})
 ok(r.stdout.strip() == os.path.join(table, "substitutions.json"), "KOPT_DEPLOY_DIR stands for options={'dir': ...}",
    r.stdout + r.stderr)
 r = py("import kopt\ntry:\n    kopt.dynamo_backend(None, [], options={})\nexcept ValueError as e:\n    print(e)", [SRC])

@@ -1,7 +1,9 @@
 """tests/runtime/test_worker.py: the worker's request handling
 (kopt.worker.handle) on the CPU, with test doubles for the ops: a request
 that runs out of GPU memory runs once more, after the failed attempt's
-tensors are gone; a failure's one-line error. Needs torch (CPU is enough);
+tensors are gone; a failure's one-line error; a result that says "lost"
+stands in a fatal reply; the screen's walk stops at the config that lost
+the CUDA context and, resumed, goes past it measuring nothing again. Needs torch (CPU is enough);
 without it the test says so and checks nothing. Prints TAP."""
 
 import gc
@@ -68,5 +70,63 @@ W.forget_others({"model": {"path": "m.py", "kind": "torch"}, "variant": {"name":
 ok(list(W.S.compiled) == [mine], "forget_others: the request's compiled model stays, the other goes",
    list(W.S.compiled))
 W.S.compiled.clear()
+
+
+# an answer that stands though the CUDA context is lost: ok, and fatal
+W.OPS["lost"] = lambda req: {"tried": [1], "lost": "it lost the CUDA context (a test double)"}
+rep = json.loads(W.handle(json.dumps({"op": "lost", "id": "3"})))
+ok(rep.get("ok") is True and rep.get("fatal") is True and rep["result"]["tried"] == [1],
+   "a result that says lost: the answer stands (ok) and the reply is fatal (the worker is replaced)", rep)
+rep = json.loads(W.handle(json.dumps({"op": "oom_once", "id": "4"})))
+ok(rep.get("ok") is True and not rep.get("fatal"), "any other result: not fatal", rep)
+
+# the screen's walk (kopt.screen.walk) on a test double of a Screen: the
+# config that loses the context stops the walk with the reason; resumed
+# with the rows so far, none is measured again and the walk goes past it
+from kopt import screen as SC  # noqa: E402
+from kopt import verify as V  # noqa: E402
+
+
+class FakeScreen:
+    """a TEST DOUBLE of kopt.screen.Screen: configs {"X": n}, speedup n
+    up to 4, a move doubles X; X=2 loses the context"""
+
+    def __init__(self, tried=None):
+        self.tried = dict(tried or {})
+        self.measured = []
+
+    def valid(self, cfg, edit=""):
+        return cfg["X"] <= 16
+
+    def measure(self, cfg, edit=""):
+        k = SC.Screen.key(cfg, edit)
+        if k in self.tried:
+            return self.tried[k]
+        self.measured.append(cfg["X"])
+        row = self.tried[k] = {"config": cfg, "edit": edit, "ok": False}
+        if cfg["X"] == 2:
+            row["error"] = "it lost the CUDA context (a test double)"
+            raise V.ContextLost(row["error"])
+        row.update(ok=True, speedup=float(min(cfg["X"], 4)))
+        return row
+
+    def moves(self, cfg, edit):
+        return [({"X": cfg["X"] * 2}, edit), ({"X": cfg["X"] * 4}, edit)]
+
+    def prefetch(self, points):
+        pass
+
+
+import time  # noqa: E402
+
+s = FakeScreen()
+lost = SC.walk(s, {"X": 1}, {"starts": []}, time.perf_counter(), 60, 64)
+ok(lost and "lost the CUDA context" in lost and s.measured == [1, 2],
+   "walk: the config that loses the context stops the walk, with its reason", (lost, s.measured))
+again = FakeScreen(s.tried)
+lost2 = SC.walk(again, {"X": 1}, {"starts": []}, time.perf_counter(), 60, 64)
+ok(lost2 is None and 1 not in again.measured and 2 not in again.measured and 4 in again.measured,
+   "walk resumed with the rows so far: none measured again, the crashed config included; it goes past it",
+   (lost2, again.measured))
 
 done()

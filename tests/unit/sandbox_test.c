@@ -81,6 +81,22 @@ static void test_env(void)
 	sandbox_env_free(w);
 	TAP_OK(sandbox_env_secret("my_token", 8) && sandbox_env_secret("X_KEY", 5) && !sandbox_env_secret("KOPT_SLOT", 9) &&
 	       !sandbox_env_secret("PYTHONHASHSEED", 14), "env: secret-looking names, any case");
+	static const char *const secret38[] = { "DB_PASS", "MY_SERVICE_PWD", "ftp_pw", "SENTRY_DSN", "SESSION_COOKIE",
+					      "GPG_PASSPHRASE", "DATABASE_URL", "app_database_url", "AWS_CREDENTIALS",
+					      "KOPT_SEAL_KEY", NULL };
+	static const char *const plain38[] = { "PWD", "OLDPWD", "PASSAGE", "PASS_COUNT", "DSN_HOST", "PATH", NULL };
+	bool all = true;
+	for (const char *const *p = secret38; *p; p++)
+		if (!sandbox_env_secret(*p, strlen(*p))) {
+			tap_diag("not a secret: %s", *p);
+			all = false;
+		}
+	for (const char *const *p = plain38; *p; p++)
+		if (sandbox_env_secret(*p, strlen(*p))) {
+			tap_diag("a secret: %s", *p);
+			all = false;
+		}
+	TAP_OK(all, "env: *_PASS, *_PWD, *_PW, *_DSN, *COOKIE*, *PASSPHRASE*, *DATABASE_URL are secrets; PWD, OLDPWD are not");
 }
 
 /* the man page's list (between its "begin/end worker environment"
@@ -127,7 +143,10 @@ static void test_man(void)
 enum try {
 	T_ENTER, T_INET, T_INET6, T_PACKET, T_NETLINK, T_UNIX, T_WRITE_OUT, T_MKDIR_OUT, T_SYMLINK_OUT,
 	T_WRITE_SCRATCH, T_DEVNULL, T_TMPDIR, T_GRANDCHILD_INET, T_GRANDCHILD_WRITE, T_GRANDCHILD_COMM,
-	T_SYSCTL, T_SYSRQ, T_BLOCK, T_CAPS, T_N
+	T_SYSCTL, T_SYSRQ, T_BLOCK, T_CAPS,
+	/* reads */
+	T_R_HOME, T_R_HOME_DIR, T_R_OUT, T_R_SPEC, T_R_EXTRA, T_R_SYSTEM, T_R_SCRATCH, T_R_SHADOW, T_R_NV,
+	T_R_GRANDCHILD, T_N
 };
 
 static char result(int r)
@@ -194,12 +213,60 @@ static int open_w(const char *dir, const char *name)
 	return fd < 0 ? -1 : 0;
 }
 
+static int read_one(const char *dir, const char *name)
+{
+	char *p = name ? xasprintf("%s/%s", dir, name) : xstrdup(dir);
+	int fd = open(p, O_RDONLY | O_CLOEXEC);
+	free(p);
+	char c;
+	if (fd >= 0 && read(fd, &c, 1) < 0) {
+		close(fd);
+		return -1;
+	}
+	if (fd >= 0)
+		close(fd);
+	return fd < 0 ? -1 : 0;
+}
+
+static int list_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	if (d)
+		closedir(d);
+	return d ? 0 : -1;
+}
+
 static int sock(int family, int type)
 {
 	int fd = socket(family, type, 0);
 	if (fd >= 0)
 		close(fd);
 	return fd < 0 ? -1 : 0;
+}
+
+/* the folders the read tries use, below the test's base folder: a home
+ * ($HOME, with .netrc and .nv/x), a spec's folder ($KOPT_SANDBOX_READ, with
+ * model.py), a Python's (the reads passed, with mod.py) */
+static const char *home_dir, *spec_dir, *py_dir;
+
+/* the tries of reads, in the confined child */
+static void try_reads(char r[T_N], const char *outside, const struct sandbox_state *s)
+{
+	r[T_R_HOME] = result(read_one(home_dir, ".netrc"));
+	r[T_R_HOME_DIR] = result(list_dir(home_dir));
+	r[T_R_OUT] = result(read_one(outside, "o.txt"));
+	r[T_R_SPEC] = result(read_one(spec_dir, "model.py"));
+	r[T_R_EXTRA] = result(read_one(py_dir, "mod.py"));
+	r[T_R_SYSTEM] = result(read_one("/etc/passwd", NULL) == 0 && list_dir("/usr/lib") == 0 ? 0 : -1);
+	r[T_R_SCRATCH] = result(read_one(s->scratch, "mine"));
+	r[T_R_SHADOW] = access("/etc/shadow", F_OK) == 0 ? result(read_one("/etc/shadow", NULL)) : '-';
+	r[T_R_NV] = result(read_one(home_dir, ".nv/x"));
+	pid_t g = fork();
+	if (g == 0)
+		_exit(read_one(home_dir, ".netrc") < 0 && (errno == EACCES || errno == EPERM) ? 1 : 2);
+	int gs = 0;
+	waitpid(g, &gs, 0);
+	r[T_R_GRANDCHILD] = WIFEXITED(gs) && WEXITSTATUS(gs) == 1 ? 'n' : 'y';
 }
 
 /* in a child: enters the sandbox and tries; the results and the state come back through a pipe */
@@ -215,7 +282,8 @@ static void confined(const char *outside, char res[T_N], struct sandbox_state *s
 		char r[T_N];
 		memset(r, '-', sizeof r);
 		struct sandbox_state s;
-		r[T_ENTER] = result(sandbox_enter(&s));
+		const char *reads[] = { py_dir, NULL };
+		r[T_ENTER] = result(sandbox_enter_reading(&s, py_dir ? reads : NULL));
 		r[T_INET] = result(sock(AF_INET, SOCK_STREAM));
 		r[T_INET6] = result(sock(AF_INET6, SOCK_DGRAM));
 		r[T_PACKET] = result(sock(AF_PACKET, SOCK_RAW));
@@ -246,6 +314,8 @@ static void confined(const char *outside, char res[T_N], struct sandbox_state *s
 		const char *blk = block_device();
 		r[T_BLOCK] = blk ? result(open_only(blk)) : '-';
 		r[T_CAPS] = no_caps() ? 'y' : 'n';
+		if (home_dir)
+			try_reads(r, outside, &s);
 		ssize_t w1 = write(pfd[1], r, sizeof r), w2 = write(pfd[1], &s, sizeof s);
 		(void)w1;
 		(void)w2;
@@ -307,6 +377,74 @@ static void test_proc_dev(const char r[T_N], const struct sandbox_state *st)
 	}
 }
 
+static void put(const char *dir, const char *name)
+{
+	char *p = xasprintf("%s/%s", dir, name);
+	FILE *f = fopen(p, "w");
+	if (f) {
+		fputs("machine x login y password canary\n", f);
+		fclose(f);
+	}
+	free(p);
+}
+
+/* reads: the home hidden, though $PATH names it; the spec's folder, the
+ * Python's, the system's, the scratch folder and ~/.nv read */
+static void test_reads(const char *base, const char *outside)
+{
+	char *home = xasprintf("%s/home", base), *spec = xasprintf("%s/spec", base), *py = xasprintf("%s/py", base);
+	char *nv = xasprintf("%s/.nv", home), *path = xasprintf("%s:%s", home, getenv("PATH") ? getenv("PATH") : "");
+	char *old_home = getenv("HOME") ? xstrdup(getenv("HOME")) : NULL, *old_path = xstrdup(getenv("PATH") ? getenv("PATH") : "");
+	mkdir(home, 0700);
+	mkdir(nv, 0700);
+	mkdir(spec, 0755);
+	mkdir(py, 0755);
+	put(home, ".netrc");
+	put(nv, "x");
+	put(spec, "model.py");
+	put(py, "mod.py");
+	put(outside, "o.txt");
+	setenv("HOME", home, 1);
+	setenv("PATH", path, 1);
+	setenv("KOPT_SANDBOX_READ", spec, 1);
+	home_dir = home;
+	spec_dir = spec;
+	py_dir = py;
+	char r[T_N];
+	struct sandbox_state st;
+	confined(outside, r, &st);
+	if (!st.fs) {
+		tap_ok(1, "sandbox: reads confined # SKIP this kernel has no Landlock");
+	} else {
+		TAP_OK(r[T_R_HOME] == 'n' && r[T_R_HOME_DIR] == 'n' && r[T_R_GRANDCHILD] == 'n',
+		       "sandbox: the home folder is hidden: ~/.netrc cannot be read nor ~ listed, by the worker or "
+		       "its child, though $PATH names ~ (got %c %c %c)", r[T_R_HOME], r[T_R_HOME_DIR], r[T_R_GRANDCHILD]);
+		TAP_OK(r[T_R_OUT] == 'n', "sandbox: nor a file in a folder of no list (got %c)", r[T_R_OUT]);
+		TAP_OK(r[T_R_SPEC] == 'y' && r[T_R_EXTRA] == 'y',
+		       "sandbox: the folders of KOPT_SANDBOX_READ (the spec's) and the reads passed (Python's) are read (got %c %c)",
+		       r[T_R_SPEC], r[T_R_EXTRA]);
+		TAP_OK(r[T_R_SYSTEM] == 'y' && r[T_R_SCRATCH] == 'y' && r[T_R_NV] == 'y',
+		       "sandbox: the system's folders, the scratch folder and ~/.nv are read (got %c %c %c)",
+		       r[T_R_SYSTEM], r[T_R_SCRATCH], r[T_R_NV]);
+		if (r[T_R_SHADOW] == '-' || geteuid() != 0)
+			tap_ok(1, "sandbox: root reads no /etc/shadow # SKIP %s", geteuid() ? "not root" : "no /etc/shadow");
+		else
+			TAP_OK(r[T_R_SHADOW] == 'n', "sandbox: root reads no /etc/shadow, owner or not (got %c)", r[T_R_SHADOW]);
+	}
+	home_dir = spec_dir = py_dir = NULL;
+	if (old_home)
+		setenv("HOME", old_home, 1);
+	setenv("PATH", old_path, 1);
+	unsetenv("KOPT_SANDBOX_READ");
+	free(old_home);
+	free(old_path);
+	free(home);
+	free(spec);
+	free(py);
+	free(nv);
+	free(path);
+}
+
 static void test_confined(void)
 {
 	char *base = xasprintf("%s/kopt-sandbox-XXXXXX", getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
@@ -348,6 +486,7 @@ static void test_confined(void)
 	}
 	TAP_OK(exists_in(scratch, ".kopt-scratch") && exists_in(scratch, "mine"), "sandbox: the scratch folder is marked as ours");
 	test_proc_dev(r, &st);
+	test_reads(base, outside);
 
 	/* a second worker on the same slot starts with it empty */
 	confined(outside, r, &st);

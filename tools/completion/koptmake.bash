@@ -32,7 +32,7 @@ _koptmake()
 		compopt -o nospace 2>/dev/null
 		return
 		;;
-	-C | --directory)
+	-C | --directory | --allow-root)
 		COMPREPLY=($(compgen -d -S / -- "$cur"))
 		compopt -o nospace 2>/dev/null
 		return
@@ -52,7 +52,7 @@ _koptmake()
 
 	if [[ $cur == -* ]]; then
 		COMPREPLY=($(compgen -W '-f -C -j -k -n -B -d -t -v --file --directory --jobs --keep-going
-			--dry-run --always-make --debug --tool --verbose --remote-cache --help --version' -- "$cur"))
+			--dry-run --always-make --debug --tool --verbose --remote-cache --allow-root --help --version' -- "$cur"))
 		return
 	fi
 

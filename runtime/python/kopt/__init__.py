@@ -38,11 +38,13 @@ def helion_config(outdir: str, name: str):
 
         @helion.kernel(config=kopt.helion_config("kopt-out/softmax", "softmax"))
 
-    Imports helion."""
+    Imports helion. A helion.json that does not match its seal raises
+    kopt.seal.SealError (kopt.seal)."""
     import json
 
-    with open(os.path.join(outdir, "helion.json"), encoding="utf-8") as f:
-        entry = (json.load(f).get("kernels") or {}).get(name)
+    from .seal import read_sealed
+
+    entry = (json.loads(read_sealed(os.path.join(outdir, "helion.json"))).get("kernels") or {}).get(name)
     if entry is None:
         return None
     import helion

@@ -24,6 +24,13 @@ on this kernel is not trusted for it (a warning, and Inductor's kernel).
 `kopt.backend(dir, check=False)` (or KOPT_DEPLOY_CHECK=0) skips the check,
 for production once a deployment is trusted.
 
+Nothing is compiled before two checks: substitutions.json must match its
+seal (kopt.seal: koptmake's HMAC of its bytes under the machine's seal key;
+a table that does not raises kopt.seal.SealError, naming the file), and
+each optimized kernel's source passes gate 1 (kopt.static_gate) again
+against the kernel Inductor generates here (one that does not: a warning,
+and Inductor's kernel).
+
 CUDA graphs are a deployment choice, off unless asked for:
 `kopt.backend(dir, cudagraphs="copy")` or `cudagraphs="static"` (by name,
 options={"dir": ..., "cudagraphs": ...}; or KOPT_DEPLOY_CUDAGRAPHS). After
@@ -53,14 +60,16 @@ import warnings
 
 from . import kernels as K
 from . import knobs as N
+from . import seal as S
 
 
 class Table:
     def __init__(self, path: str):
         if os.path.isdir(path):
             path = os.path.join(path, "substitutions.json")
-        with open(path) as f:
-            data = json.load(f)
+        # its seal first: nothing in a table koptmake did not write as it
+        # is gets compiled (kopt.seal; SealError names the file)
+        data = json.loads(S.read_sealed(path).decode("utf-8"))
         self.path = path
         self.variant = data.get("variant") or {}
         self.kernels: dict = data.get("kernels") or {}
@@ -93,12 +102,34 @@ def swap_into(mod, table: Table) -> None:
         if sub is None or d.var not in mod.__dict__:
             continue
         source = edited_source(d, sub)
-        if source is False:
+        if source is False or not gate_one(d, source):
             continue
         obj = K.load_kernel(d.name, source, f"kopt {d.hash}", sub.get("config") or None)
         table.swaps.append(Swapped(mod, d.var, d.name, mod.__dict__[d.var], obj))
         mod.__dict__[d.var] = obj
         table.hits.add(d.hash)
+
+
+def gate_one(d, source: str) -> bool:
+    """Gate 1 (kopt.static_gate) once more on the source about to be
+    compiled here, against the kernel Inductor generated here: the seal
+    says koptmake's gates passed these bytes, and this says they still
+    pass this gate on this kernel. False, with a warning, where they do
+    not: Inductor's kernel runs instead. (What gate 1 sends to memcheck
+    ran there at the build.)"""
+    if source == d.source:
+        return True
+    from . import static_gate
+
+    try:
+        r = static_gate.report(source, d.source)
+        ok, why = bool(r["ok"]), str(r["reason"])
+    except Exception as exc:  # a gate that cannot read it passes nothing
+        ok, why = False, f"{type(exc).__name__}: {exc}"
+    if not ok:
+        warnings.warn(f"kopt: the optimized {d.name} fails gate 1 here ({why[:300]}); Inductor's kernel runs instead",
+                      stacklevel=3)
+    return ok
 
 
 def edited_source(d, sub: dict):

@@ -29,6 +29,14 @@ template's tile). A template's num_stages moves as its num_warps does. A point
 with an edit is compiled from the edited text; a best one goes back with
 its edit's name and text, so that the candidate it becomes, its verdict,
 the report and the deployment all name the same edit.
+
+A config that kills the CUDA context (an illegal memory access: nothing
+more can run in this process) is a row that failed with the reason; the
+screen stops there and answers what it has with "lost", and the worker is
+replaced. koptmake sends the screen again to the next worker with every
+row so far ("resume": {"tried", "elapsed_s"}): those are not measured
+again, the one that crashed included, and the search goes on from them
+within what is left of the budget (rules/screen.c).
 """
 
 from __future__ import annotations
@@ -201,8 +209,9 @@ class Screen:
         except torch.cuda.OutOfMemoryError:
             raise  # the worker makes room and asks again
         except Exception as exc:  # a config that does not compile or launch is a row, not a failure
-            if "illegal" in str(exc).lower() or "launch failure" in str(exc).lower():
-                raise
+            if V.is_sticky(exc):  # nor is one that kills the context: the screen stops at it
+                row["error"] = V.lost_reason(exc)
+                raise V.ContextLost(row["error"]) from exc
             row["error"] = (str(exc).splitlines() or [repr(exc)])[0][:200]
         return row
 
@@ -299,8 +308,10 @@ class Screen:
 
 
 def screen(c, req: dict, flush) -> dict:
-    """The "screen" request (PROTOCOL.md)."""
-    t0 = time.perf_counter()
+    """The "screen" request (PROTOCOL.md); "resume" carries the rows of the
+    screen's earlier workers, and the seconds they took."""
+    resume = req.get("resume") or {}
+    t0 = time.perf_counter() - float(resume.get("elapsed_s") or 0)
     name = req["kernel"]
     gates = req["gates"]
     budget = float(req.get("budget_s", 30))
@@ -318,27 +329,14 @@ def screen(c, req: dict, flush) -> dict:
     if req.get("knobs", True) and decl.heuristic in ("pointwise", "reduction", "persistent_reduction", "template"):
         s.space = N.space(decl.source, torch.cuda.get_device_properties(torch.cuda.current_device()).multi_processor_count)
         s.maxnreg = True
-    starts = [own] + [dict(x) for x in (req.get("starts") or []) if isinstance(x, dict)]
-    noise = float(req.get("noise", 0.01))
-    for start in starts:
-        if not s.valid(start) and start is not own:
-            continue
-        cur = s.measure(start)
-        while (time.perf_counter() - t0 < budget and len(s.tried) < max_configs and cur.get("ok")):
-            best = cur
-            moves = s.moves(cur["config"], cur.get("edit", ""))
-            s.prefetch(moves[:max(0, max_configs - len(s.tried))])
-            for d, e in moves:
-                if time.perf_counter() - t0 >= budget or len(s.tried) >= max_configs:
-                    break
-                r = s.measure(d, e)
-                if r.get("ok") and r["speedup"] > best["speedup"] * (1 + noise):
-                    best = r
-            if best is cur:
-                break
-            cur = best
-    if s.pool is not None:  # what the children have not started is not needed
-        s.pool.drop()
+    for r in resume.get("tried") or []:
+        if isinstance(r, dict) and isinstance(r.get("config"), dict):
+            s.tried[Screen.key(r["config"], r.get("edit") or "")] = r
+    try:
+        lost = walk(s, own, req, t0, budget, max_configs)
+    finally:
+        if s.pool is not None:  # what the children have not started is not needed
+            s.pool.drop()
     rows = list(s.tried.values())
     good = sorted((r for r in rows if r.get("ok")), key=lambda r: -r["speedup"])
     ownkey = Screen.key(own)
@@ -346,7 +344,38 @@ def screen(c, req: dict, flush) -> dict:
     for r in best:  # the edited text goes with its name: the candidate carries both
         if r.get("edit"):
             r["source"] = s.source(r["edit"])
-    return {"kernel": name, "own": own, "numel": launch.numel, "tried": rows, "best": best,
-            "knobs": sorted(s.space) + (["maxnreg"] if s.maxnreg else []),
-            "compiles": s.compiles, "prefetched": s.prefetched, "elapsed_s": round(time.perf_counter() - t0, 3),
-            "budget_spent": time.perf_counter() - t0 >= budget or len(s.tried) >= max_configs}
+    out = {"kernel": name, "own": own, "numel": launch.numel, "tried": rows, "best": best,
+           "knobs": sorted(s.space) + (["maxnreg"] if s.maxnreg else []),
+           "compiles": s.compiles, "prefetched": s.prefetched, "elapsed_s": round(time.perf_counter() - t0, 3),
+           "budget_spent": time.perf_counter() - t0 >= budget or len(s.tried) >= max_configs}
+    if lost:
+        out["lost"] = lost
+    return out
+
+
+def walk(s: Screen, own: dict, req: dict, t0: float, budget: float, max_configs: int) -> str | None:
+    """The pattern search from each start; the reason where a config lost
+    the CUDA context (the search stops there), else None."""
+    starts = [own] + [dict(x) for x in (req.get("starts") or []) if isinstance(x, dict)]
+    noise = float(req.get("noise", 0.01))
+    try:
+        for start in starts:
+            if not s.valid(start) and start is not own:
+                continue
+            cur = s.measure(start)
+            while (time.perf_counter() - t0 < budget and len(s.tried) < max_configs and cur.get("ok")):
+                best = cur
+                moves = s.moves(cur["config"], cur.get("edit", ""))
+                s.prefetch(moves[:max(0, max_configs - len(s.tried))])
+                for d, e in moves:
+                    if time.perf_counter() - t0 >= budget or len(s.tried) >= max_configs:
+                        break
+                    r = s.measure(d, e)
+                    if r.get("ok") and r["speedup"] > best["speedup"] * (1 + noise):
+                        best = r
+                if best is cur:
+                    break
+                cur = best
+    except V.ContextLost as exc:
+        return str(exc)
+    return None

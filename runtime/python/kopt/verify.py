@@ -28,6 +28,7 @@ from . import kernels as K
 from . import loader as L
 from . import measure as M
 from . import state as ST
+from .errors import error_line
 from .inductor import Compiled
 
 
@@ -493,16 +494,36 @@ def is_sticky(exc: BaseException) -> bool:
     return any(m in text for m in ("illegal", "launch failure", "misaligned", "device-side assert"))
 
 
+class ContextLost(RuntimeError):
+    """What the request ran killed the CUDA context (a sticky error: an
+    illegal memory access, a device-side assert): this process can launch
+    nothing more. The worker answers what it has, with "lost", and is
+    replaced (PROTOCOL.md); numbers are the gates' numbers so far, where a
+    verify has them."""
+
+    def __init__(self, why: str, numbers: dict | None = None):
+        super().__init__(why)
+        self.numbers = numbers
+
+
+def lost_reason(exc: BaseException) -> str:
+    """the one line a config or candidate that killed the context fails with"""
+    return f"it lost the CUDA context ({error_line(exc)[:200]}); the worker was replaced"
+
+
 def measure(c: Compiled, swaps: dict, gates: dict, flush, kernel: str | None, numbers: dict) -> dict:
     """correctness, fp64 where needed, then perf; stops after a failed run
-    and after a correctness failure that is certain."""
+    and after a correctness failure that is certain. A sticky error raises
+    ContextLost with the numbers, the candidate failing at correctness
+    with the reason (it did not run, as far as the gates can know)."""
     refs = Refs(c)
     try:
         corr, fp64, failed = correctness(c, swaps, gates, refs)
     except Exception as exc:
-        if is_sticky(exc):
-            raise
         numbers["correctness"] = {"seeds": [], "error": f"{type(exc).__name__}: {exc}"[:400]}
+        if is_sticky(exc):
+            numbers["correctness"]["error"] = lost_reason(exc)
+            raise ContextLost(lost_reason(exc), numbers) from exc
         return numbers
     prec = corr.pop("precision", None)
     numbers["correctness"] = corr
@@ -512,7 +533,14 @@ def measure(c: Compiled, swaps: dict, gates: dict, flush, kernel: str | None, nu
     if fp64 is not None:
         numbers["fp64"] = fp64
     if not failed:
-        numbers["perf"] = timing(c, swaps, gates, flush, kernel)
+        try:
+            numbers["perf"] = timing(c, swaps, gates, flush, kernel)
+        except Exception as exc:
+            if not is_sticky(exc):
+                raise
+            numbers["correctness"] = {"seeds": [], "error": lost_reason(exc)}
+            numbers.pop("fp64", None)
+            raise ContextLost(lost_reason(exc), numbers) from exc
     return numbers
 
 
@@ -535,7 +563,11 @@ def verify(c: Compiled, req: dict, flush) -> dict:
         return {"numbers": numbers, "phases": phases}
     phases["build_s"] = round(time.perf_counter() - t0, 3)
     t0 = time.perf_counter()
-    numbers = measure(c, {decl.var: obj}, gates, flush, kernel, numbers)
+    try:
+        numbers = measure(c, {decl.var: obj}, gates, flush, kernel, numbers)
+    except ContextLost as exc:  # the candidate's verdict stands; the worker goes
+        phases["gates_s"] = round(time.perf_counter() - t0, 3)
+        return {"numbers": exc.numbers, "phases": phases, "lost": str(exc)}
     phases["gates_s"] = round(time.perf_counter() - t0, 3)
     return {"numbers": numbers, "phases": phases}
 
