@@ -47,6 +47,12 @@ KOPT_PY_FILES = \
 	runtime/python/kopt/vendor.py \
 	runtime/python/kopt/vendor_plan.py \
 	runtime/python/kopt/static_gate.py \
+	runtime/python/kopt/static_lists.py \
+	runtime/python/kopt/static_text.py \
+	runtime/python/kopt/static_scope.py \
+	runtime/python/kopt/static_limits.py \
+	runtime/python/kopt/static_bounds.py \
+	runtime/python/kopt/static_checker.py \
 	runtime/python/kopt/memcheck.py
 EXTRA_DIST += runtime/PROTOCOL.md runtime/cshim/string
 # the worker's sandbox: the engine uses its environment list

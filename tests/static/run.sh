@@ -18,7 +18,6 @@
 set -u
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 dir=$top_srcdir/tests/static
-gate=$top_srcdir/runtime/python/kopt/static_gate.py
 PYTHON=${PYTHON:-python3}
 
 if ! command -v "$PYTHON" >/dev/null 2>&1; then
@@ -50,7 +49,7 @@ for f in "$dir"/orig/*.py "$dir"/good/*.py "$dir"/bad/*.py "$dir"/memcheck/*.py;
 	name=$kind/${f##*/}
 	expect=$(header "$f" expect)
 	memcheck=$(header "$f" memcheck)
-	out=$("$PYTHON" "$gate" "$f" "$orig" 2>&1)
+	out=$(PYTHONPATH=$top_srcdir/runtime/python "$PYTHON" -m kopt.static_gate "$f" "$orig" 2>&1)
 	rc=$?
 	if [ -n "$memcheck" ]; then
 		case $rc:$out in

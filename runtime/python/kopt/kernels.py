@@ -96,11 +96,17 @@ def jit_kernels(module) -> list[KernelDecl]:
 
 
 def load_jit(name: str, source: str, module):
-    """A @triton.jit kernel from source, with the standalone file's globals."""
+    """A @triton.jit kernel from source, with the standalone file's globals.
+    Triton reads the function's source back through linecache, so linecache
+    holds the lines a file of this text would give (kopt.static_text: the
+    tokenizer's line breaks, not str.splitlines', which also breaks at form
+    feeds, U+2028 and others), the ones gate 1 checked."""
     import linecache
 
+    from .static_text import source_lines
+
     filename = f"<kopt candidate {name} {source_hash(source)}>"
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    linecache.cache[filename] = (len(source), None, source_lines(source), filename)
     ns = dict(vars(module))
     exec(compile(source, filename, "exec"), ns)
     return ns[name]

@@ -1,0 +1,634 @@
+"""kopt.static_bounds: gate 1's bounds on loads and stores.
+
+Every ``tl.load``, ``tl.store`` and atomic of a kernel is matched with the
+original kernel's accesses to the same buffer: an access without a mask
+where the original masks that buffer, or with a mask that drops or loosens
+one of the original's bounds, or a pointer a constant past the original's,
+is rejected; one whose pointer and mask are the original's is proven in
+bounds; the rest (another index, another buffer, an access in a helper) is
+listed for compute-sanitizer's memcheck.
+
+To see through names, ``Flow`` walks a function in the order it runs and
+gives each name, at each point, the definitions that may reach it
+(reaching definitions):
+
+- a name's value at an access is what was assigned to it before the access
+  (a later assignment does not count), resolved in the names as they were
+  at that assignment;
+- after an ``if``, a name either branch assigned may hold either value; a
+  name that a loop assigns is, inside the loop before its assignment and
+  after the loop, unknown;
+- a parameter is itself (the signature is the original's); a for-loop's
+  variable is "the k-th loop's element of its iterable"; a module constant
+  is its literal; anything else the gate cannot follow is a fresh unknown
+  that equals nothing, the original's expressions included.
+
+Two expressions are the same when their canonical forms (names replaced by
+what reaches them) are equal; unknowns never are, so what cannot be
+followed is never proven and goes to the memcheck. Standard library only.
+"""
+
+from __future__ import annotations
+
+import ast
+import itertools
+
+from .static_limits import _NOT_NUMBER, _TooBig, number
+from .static_lists import LOADS, STORES, Aliases, Reject, excerpt
+
+_CANON_MAX = 20000  # characters of a canonical form, then unknown
+MAX_DEPTH = 60      # names and nodes followed into an expression, then unknown
+
+
+class Def:
+    """One definition of a name: a parameter, an assignment (its value and
+    the names' definitions at that point), a loop variable, or unknown."""
+
+    __slots__ = ("kind", "expr", "env", "tag")
+
+    def __init__(self, kind: str, tag: object = None, expr: ast.expr | None = None,
+                 env: dict | None = None):
+        self.kind, self.tag, self.expr, self.env = kind, tag, expr, env or {}
+
+
+def _names(node: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+
+def _stored(node: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))}
+
+
+def _broadcast_only(sl: ast.AST) -> bool:
+    """x[:, None]: a subscript that only adds dimensions."""
+    elts = sl.elts if isinstance(sl, ast.Tuple) else [sl]
+    return all((isinstance(e, ast.Constant) and e.value is None) or
+               (isinstance(e, ast.Slice) and e.lower is None and e.upper is None and e.step is None)
+               for e in elts)
+
+
+class Access:
+    """One tl.load / tl.store / atomic, with the names' definitions there."""
+
+    def __init__(self, kind: str, call: ast.Call, ptr: ast.expr | None, mask: ast.expr | None,
+                 boundary: ast.expr | None, env: dict):
+        self.kind = kind      # "load" or "store"
+        self.call = call
+        self.ptr = ptr
+        self.mask = mask      # the mask expression, or None
+        self.boundary = boundary  # a block pointer's boundary_check, or None
+        # a mask or a boundary_check is given
+        self.masked = mask is not None or (boundary is not None and not (
+            isinstance(boundary, (ast.Tuple, ast.List)) and not boundary.elts))
+        self.env = env
+        self.conditional = False  # under an if or a while: it may not run
+
+    def label(self) -> str:
+        return f"{self.kind} at line {self.call.lineno} ({excerpt(self.call)})"
+
+
+def _access(node: ast.Call, path: str | None, env: dict) -> Access | None:
+    if path in LOADS:
+        kind, idx = "load", LOADS[path]
+    elif path in STORES:
+        kind, idx = "store", STORES[path]
+    else:
+        return None
+    ptr = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "pointer"), None)
+    mask = node.args[idx] if idx is not None and len(node.args) > idx else None
+    for k in node.keywords:
+        if k.arg == "mask":
+            mask = k.value
+    if isinstance(mask, ast.Constant) and mask.value is None:
+        mask = None
+    boundary = next((k.value for k in node.keywords if k.arg == "boundary_check"), None)
+    if boundary is None and len(node.args) > 3 and (kind == "load" or idx is not None):
+        boundary = node.args[3]
+    snap = {n: env[n] for n in _names(node) if n in env}
+    return Access(kind, node, ptr, mask, boundary, snap)
+
+
+class Flow:
+    """A function's accesses with the definitions that reach them, and the
+    canonical, linear, mask and buffer forms of its expressions."""
+
+    def __init__(self, fn: ast.FunctionDef, aliases: Aliases, consts: dict[str, ast.expr],
+                 funcs: set[str], tokens: itertools.count):
+        self.aliases, self.consts, self.funcs, self.tokens = aliases, consts, funcs, tokens
+        self.loops = 0
+        self.cond = 0                     # depth of ifs and whiles around the statement
+        self.fors: list[Def] = []         # each for loop's variable
+        self.constexpr = {a.arg for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs
+                          if a.annotation is not None and (aliases.resolve(a.annotation) or "").endswith("constexpr")}
+        self.subst: dict[int, int] = {}   # a loop variable's id -> the value it stands for
+        self.accesses: list[Access] = []
+        self.text: dict[tuple, str] = {}  # each mask atom as written
+        self.memo: dict[tuple[str, int], object] = {}
+        self.keep: list[object] = []      # what the memo's ids point to
+        env = {a.arg: (Def("param", a.arg),) for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs}
+        for a in (fn.args.vararg, fn.args.kwarg):
+            if a is not None:
+                env[a.arg] = (self.unknown(),)
+        self.block(fn.body, env)
+
+    def unknown(self) -> Def:
+        return Def("unknown", next(self.tokens))
+
+    # -- walking the function in order -----------------------------------------
+    def visit(self, node: ast.AST | None, env: dict) -> None:
+        if node is None:
+            return
+        for n in ast.walk(node):
+            if isinstance(n, ast.Call):
+                a = _access(n, self.aliases.module_path(n.func), env)
+                if a is not None:
+                    a.conditional = self.cond > 0
+                    self.accesses.append(a)
+        for name in _stored(node):  # a walrus (rejected by the checker all the same)
+            env[name] = (self.unknown(),)
+
+    def bind(self, target: ast.AST, value: ast.expr | None, env: dict) -> None:
+        if isinstance(target, ast.Name) and value is not None:
+            env[target.id] = (Def("expr", expr=value, env={n: env[n] for n in _names(value) if n in env}),)
+            return
+        if isinstance(target, (ast.Subscript, ast.Attribute)):
+            self.visit(target, env)
+            return
+        for name in _stored(target):
+            env[name] = (self.unknown(),)
+
+    def block(self, stmts: list[ast.stmt], env: dict) -> None:
+        for s in stmts:
+            self.stmt(s, env)
+
+    def stmt(self, s: ast.stmt, env: dict) -> None:
+        if isinstance(s, ast.Assign):
+            self.visit(s.value, env)
+            for t in s.targets:
+                self.bind(t, s.value, env)
+        elif isinstance(s, ast.AugAssign):
+            self.visit(s.value, env)
+            load = ast.Name(s.target.id, ast.Load()) if isinstance(s.target, ast.Name) else None
+            self.bind(s.target, ast.BinOp(load, s.op, s.value) if load is not None else None, env)
+        elif isinstance(s, ast.AnnAssign):
+            self.visit(s.value, env)
+            if s.value is not None:
+                self.bind(s.target, s.value, env)
+        elif isinstance(s, (ast.For, ast.While)):
+            self.loop(s, env)
+        elif isinstance(s, ast.If):
+            self.visit(s.test, env)
+            other = dict(env)
+            self.cond += 1
+            self.block(s.body, env)
+            self.block(s.orelse, other)
+            self.cond -= 1
+            for k in set(env) | set(other):
+                a, b = env.get(k), other.get(k)
+                if a is not b:
+                    env[k] = self.merge(a, b)
+        elif isinstance(s, ast.Delete):
+            for name in _stored(s):
+                env[name] = (self.unknown(),)
+        else:
+            for child in ast.iter_child_nodes(s):
+                if isinstance(child, ast.stmt):
+                    self.stmt(child, env)
+                else:
+                    self.visit(child, env)
+            for name in _stored(s):
+                env[name] = (self.unknown(),)
+
+    def merge(self, a: tuple | None, b: tuple | None) -> tuple:
+        out: list[Def] = []
+        for d in (a or (self.unknown(),)) + (b or (self.unknown(),)):
+            if not any(d is x for x in out):
+                out.append(d)
+        return tuple(out)
+
+    def loop(self, s: ast.For | ast.While, env: dict) -> None:
+        """A name the loop assigns may hold what an earlier iteration left:
+        unknown inside the loop until assigned, and after it."""
+        assigned = set().union(*[_stored(b) for b in s.body + s.orelse]) if s.body else set()
+        before = dict(env)
+        if isinstance(s, ast.For):
+            self.visit(s.iter, env)
+            self.loops += 1
+            assigned |= _stored(s.target)
+        for k in assigned:
+            env[k] = self.merge(before.get(k), None)
+        if isinstance(s, ast.For):
+            if isinstance(s.target, ast.Name):
+                snap = {n: env[n] for n in _names(s.iter) if n in env}
+                d = Def("for", self.loops, s.iter, snap)
+                self.fors.append(d)
+                env[s.target.id] = (d,)
+            else:
+                self.bind(s.target, None, env)
+        else:
+            self.visit(s.test, env)
+            self.cond += 1
+        self.block(s.body, env)
+        if isinstance(s, ast.While):
+            self.cond -= 1
+        env.clear()
+        env.update(before)
+        for k in assigned:
+            env[k] = self.merge(before.get(k), None)
+        self.block(s.orelse, env)
+
+    def constant(self, node: ast.AST, env: dict) -> int | None:
+        """node's value when its linear form is a constant."""
+        terms, c = self.lin(node, env)
+        return None if terms else c
+
+    def first_value(self, d: Def) -> int | None:
+        """The first value loop variable d takes where its loop provably runs:
+        range(start, stop, step) with constants start < stop and a step that
+        is a positive constant or a constexpr parameter (a launch config's
+        block size). None otherwise."""
+        it = d.expr
+        path = self.aliases.resolve(it.func) if isinstance(it, ast.Call) else None
+        if path not in ("range", "triton.language.range", "triton.language.static_range") \
+                or not 1 <= len(it.args) <= 3 or "range" in d.env:
+            return None
+        args = list(it.args) if len(it.args) > 1 else [ast.Constant(0)] + list(it.args)
+        start, stop = self.constant(args[0], d.env), self.constant(args[1], d.env)
+        if start is None or stop is None or start >= stop:
+            return None
+        if len(args) == 3:
+            step = self.constant(args[2], d.env)
+            if step is None:
+                name = args[2].id if isinstance(args[2], ast.Name) else None
+                if name is None or not all(x.kind == "param" and x.tag in self.constexpr
+                                           for x in d.env.get(name, (self.unknown(),))):
+                    return None
+            elif step <= 0:
+                return None
+        return start
+
+    # -- canonical forms ------------------------------------------------------
+    def remember(self, key: tuple[str, object], value):
+        self.keep.append(key[1])
+        self.memo[(key[0], id(key[1]), tuple(self.subst.items()))] = value
+        return value
+
+    def recall(self, what: str, obj: object):
+        return self.memo.get((what, id(obj), tuple(self.subst.items())), _NOT_NUMBER)
+
+    def canon(self, node: ast.AST, env: dict, depth: int = 0) -> str:
+        try:
+            return self._canon(node, env, depth)
+        except (_TooBig, RecursionError):
+            return f"?{next(self.tokens)}"
+
+    def _canon(self, node: ast.AST, env: dict, depth: int) -> str:
+        if depth > MAX_DEPTH:
+            raise _TooBig()
+        if isinstance(node, ast.Name):
+            return self.canon_name(node.id, env, depth)
+        if isinstance(node, ast.Attribute):
+            path = self.aliases.module_path(node)
+            if path is not None:
+                return path
+        if isinstance(node, ast.expr_context):
+            return ""
+        parts = [type(node).__name__, "("]
+        for field, v in ast.iter_fields(node):
+            if field in ("ctx", "type_comment", "kind"):
+                continue
+            if isinstance(v, list):
+                parts.append("[" + ",".join(self._canon(x, env, depth + 1) if isinstance(x, ast.AST) else repr(x)
+                                            for x in v) + "]")
+            elif isinstance(v, ast.AST):
+                parts.append(self._canon(v, env, depth + 1))
+            else:
+                parts.append(repr(v))
+            parts.append(",")
+        parts.append(")")
+        s = "".join(parts)
+        if len(s) > _CANON_MAX:
+            raise _TooBig()
+        return s
+
+    def canon_name(self, name: str, env: dict, depth: int) -> str:
+        if name in env:
+            return self.canon_binding(env[name], depth)
+        if name in self.aliases.map:
+            return self.aliases.map[name]
+        if name in self.consts:
+            return "K(" + self._canon(self.consts[name], {}, depth + 1) + ")"
+        return ("F:" if name in self.funcs else "G:") + name
+
+    def canon_binding(self, b: tuple, depth: int) -> str:
+        got = self.recall("canon", b)
+        if got is not _NOT_NUMBER:
+            return got
+        forms = {self.canon_def(d, depth) for d in b}
+        return self.remember(("canon", b), forms.pop() if len(forms) == 1 else f"?{next(self.tokens)}")
+
+    def canon_def(self, d: Def, depth: int) -> str:
+        got = self.recall("def", d)
+        if got is not _NOT_NUMBER:
+            return got
+        if id(d) in self.subst:
+            s = self._canon(ast.Constant(self.subst[id(d)]), {}, depth)
+        elif d.kind == "param":
+            s = f"P:{d.tag}"
+        elif d.kind == "unknown":
+            s = f"?{d.tag}"
+        else:
+            try:
+                if d.kind == "for":
+                    s = f"For{d.tag}({self.canon_iter(d.expr, d.env, depth + 1)})"
+                else:
+                    s = self._canon(d.expr, d.env, depth + 1)
+            except _TooBig:
+                s = f"?{next(self.tokens)}"
+        return self.remember(("def", d), s)
+
+    def canon_iter(self, it: ast.expr, env: dict, depth: int) -> str:
+        """A loop's iterable; range, tl.range and tl.static_range of the same
+        bounds give the same values (tl.range's keywords change how the loop
+        is compiled, not its values)."""
+        path = self.aliases.resolve(it.func) if isinstance(it, ast.Call) else None
+        if path in ("range", "triton.language.range", "triton.language.static_range") and "range" not in env:
+            return "Range(" + ",".join(self._canon(a, env, depth + 1) for a in it.args) + ")"
+        return self._canon(it, env, depth)
+
+    # -- linear forms: (((canonical term, count), ...), constant) ----------------
+    def lin(self, node: ast.AST, env: dict) -> tuple:
+        terms: dict[str, int] = {}
+        const = self._lin(node, 1, terms, env, 0)
+        return tuple(sorted((t, c) for t, c in terms.items() if c)), const
+
+    def _lin(self, node: ast.AST, sign: int, terms: dict, env: dict, depth: int) -> int:
+        if depth <= MAX_DEPTH:
+            if isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool):
+                return sign * node.value
+            if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)):
+                right = sign if isinstance(node.op, ast.Add) else -sign
+                return (self._lin(node.left, sign, terms, env, depth + 1)
+                        + self._lin(node.right, right, terms, env, depth + 1))
+            if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+                return self._lin(node.operand, -sign if isinstance(node.op, ast.USub) else sign, terms, env, depth + 1)
+            if isinstance(node, ast.Subscript) and _broadcast_only(node.slice):
+                return self._lin(node.value, sign, terms, env, depth + 1)
+            if isinstance(node, ast.Name) and node.id in env:
+                forms = {self.lin_def(d, depth) for d in env[node.id]}
+                if len(forms) == 1:
+                    t, c = forms.pop()
+                    for k, n in t:
+                        terms[k] = terms.get(k, 0) + sign * n
+                    return sign * c
+            if isinstance(node, ast.Name) and node.id not in env and node.id in self.consts:
+                try:
+                    v = number(self.consts[node.id], self.consts)
+                except _TooBig:
+                    v = _NOT_NUMBER
+                if isinstance(v, int) and not isinstance(v, bool):
+                    return sign * v
+        key = self.canon(node, env, depth)
+        terms[key] = terms.get(key, 0) + sign
+        return 0
+
+    def lin_def(self, d: Def, depth: int) -> tuple:
+        got = self.recall("lin", d)
+        if got is not _NOT_NUMBER:
+            return got
+        if id(d) in self.subst:
+            form = ((), self.subst[id(d)])
+        elif d.kind == "expr":
+            terms: dict[str, int] = {}
+            const = self._lin(d.expr, 1, terms, d.env, depth + 1)
+            form = (tuple(sorted((t, c) for t, c in terms.items() if c)), const)
+        else:
+            form = (((self.canon_def(d, depth), 1),), 0)
+        return self.remember(("lin", d), form)
+
+    # -- what a mask bounds: {(index, bound)} for each `index < bound` it implies
+    def atoms(self, node: ast.AST, env: dict, depth: int = 0) -> set:
+        if depth > MAX_DEPTH:
+            return set()
+        if isinstance(node, ast.Compare):
+            out = set()
+            left = node.left
+            for op, right in zip(node.ops, node.comparators):
+                atom = None
+                if isinstance(op, ast.Lt):
+                    atom = (self.lin(left, env), self.lin(right, env))
+                elif isinstance(op, ast.Gt):
+                    atom = (self.lin(right, env), self.lin(left, env))
+                if atom is not None:
+                    out.add(atom)
+                    self.text.setdefault(atom, excerpt(ast.Compare(left, [op], [right]), 40))
+                left = right
+            return out
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitAnd):
+            return self.atoms(node.left, env, depth + 1) | self.atoms(node.right, env, depth + 1)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+            return self.atoms(node.left, env, depth + 1) & self.atoms(node.right, env, depth + 1)
+        if isinstance(node, ast.BoolOp):
+            sets = [self.atoms(v, env, depth + 1) for v in node.values]
+            if isinstance(node.op, ast.And):
+                return set().union(*sets)
+            return set.intersection(*sets) if sets else set()
+        if isinstance(node, ast.Subscript):
+            return self.atoms(node.value, env, depth + 1)
+        if isinstance(node, ast.Call):
+            path = self.aliases.module_path(node.func)
+            if path == "triton.language.broadcast_to" and node.args:
+                return self.atoms(node.args[0], env, depth + 1)
+            if isinstance(node.func, ast.Attribute) and node.func.attr in ("to", "broadcast_to"):
+                return self.atoms(node.func.value, env, depth + 1)
+            return set()
+        if isinstance(node, ast.Name) and node.id in env:
+            sets = [self.atoms_def(d, depth) for d in env[node.id]]
+            return set.intersection(*sets) if sets else set()
+        return set()
+
+    def atoms_def(self, d: Def, depth: int) -> set:
+        got = self.recall("atoms", d)
+        if got is not _NOT_NUMBER:
+            return got
+        return self.remember(("atoms", d), self.atoms(d.expr, d.env, depth + 1) if d.kind == "expr" else set())
+
+    # -- which parameters a pointer expression is based on ---------------------
+    def bases(self, node: ast.AST, env: dict, depth: int = 0) -> set[str]:
+        if depth > MAX_DEPTH:
+            return set()
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)):
+            return self.bases(node.left, env, depth + 1) | (self.bases(node.right, env, depth + 1)
+                                                            if isinstance(node.op, ast.Add) else set())
+        if isinstance(node, ast.Subscript):
+            return self.bases(node.value, env, depth + 1)
+        if isinstance(node, ast.Call):
+            path = self.aliases.module_path(node.func)
+            if path in ("triton.language.make_block_ptr", "triton.language.advance",
+                        "triton.language.broadcast_to", "triton.language.reshape"):
+                base = node.args[0] if node.args else next(
+                    (k.value for k in node.keywords if k.arg in ("base", "pointer", "input")), None)
+                return self.bases(base, env, depth + 1) if base is not None else set()
+            return set()
+        if isinstance(node, ast.Name) and node.id in env:
+            out: set[str] = set()
+            for d in env[node.id]:
+                if d.kind == "param":
+                    out.add(d.tag)
+                elif d.kind == "expr":
+                    out |= self.bases(d.expr, d.env, depth + 1)
+            return out
+        return set()
+
+
+class _Need:
+    """What the original kernel does with one buffer, for one kind of access."""
+
+    def __init__(self):
+        self.masked = True   # every access masks it
+        self.atoms: set | None = None  # the bounds every access keeps
+        self.example = ""    # one of the original's masks, for messages
+        self.count = 0
+
+
+def _needs(flow: Flow) -> tuple[dict, dict]:
+    """{(buffer, kind): _Need} and {buffer: {linear pointers}} of the original."""
+    needs: dict[tuple[str, str], _Need] = {}
+    ptrs: dict[str, set] = {}
+    for a in flow.accesses:
+        bases = flow.bases(a.ptr, a.env) if a.ptr is not None else set()
+        if len(bases) != 1:
+            continue
+        b = next(iter(bases))
+        need = needs.setdefault((b, a.kind), _Need())
+        need.count += 1
+        need.masked = need.masked and a.masked
+        atoms = flow.atoms(a.mask, a.env) if a.mask is not None else set()
+        need.atoms = atoms if need.atoms is None else need.atoms & atoms
+        if a.mask is not None and not need.example:
+            need.example = excerpt(a.mask, 40)
+        ptrs.setdefault(b, set()).add(flow.lin(a.ptr, a.env))
+    return needs, ptrs
+
+
+def _boundary(a: Access) -> str:
+    return ast.dump(a.boundary) if a.boundary is not None else ""
+
+
+def _proofs(flow: Flow) -> list[tuple]:
+    """The original's accesses that run whenever the kernel runs (not under
+    an if or a while): (buffer, linear pointer, mask atoms, boundary_check)
+    each; and each again with a loop variable at its first value, where the
+    loop provably runs (the access at the first iteration)."""
+    firsts = []
+    for d in flow.fors:
+        v = flow.first_value(d)
+        if v is not None:
+            firsts.append({id(d): v})
+    out: list[tuple] = []
+    for a in flow.accesses:
+        if a.conditional or a.ptr is None:
+            continue
+        for subst in [{}] + firsts:
+            flow.subst = subst
+            try:
+                bases = flow.bases(a.ptr, a.env)
+                if len(bases) != 1:
+                    break
+                form = (next(iter(bases)), flow.lin(a.ptr, a.env),
+                        flow.atoms(a.mask, a.env) if a.mask is not None else set(), _boundary(a))
+            finally:
+                flow.subst = {}
+            if form not in out:
+                out.append(form)
+    return out
+
+
+def _proven(flow: Flow, a: Access, buffer: str, proofs: list[tuple]) -> bool:
+    """The same pointer as one of the original's accesses, with a mask at
+    least as strict as that access's own."""
+    ptr = flow.lin(a.ptr, a.env)
+    have = flow.atoms(a.mask, a.env) if a.mask is not None else set()
+    return any(b == buffer and p == ptr and bnd == _boundary(a) and all(_keeps(have, atom) == "same" for atom in atoms)
+               for b, p, atoms, bnd in proofs)
+
+
+def _looser(have: tuple, want: tuple) -> bool | None:
+    """Is the mask atom have looser than want? Each is (index, bound), both
+    linear forms; `i + c < b + d` reads `i < b + (d - c)`. True when provably
+    looser, False when provably as strict, None when the gate cannot tell."""
+    (hi, hb), (wi, wb) = have, want
+    if hi[0] != wi[0] or hb[0] != wb[0]:
+        return None
+    return (hb[1] - hi[1]) > (wb[1] - wi[1])
+
+
+def _keeps(have: set, want: tuple) -> str:
+    """'same' when an atom of have is as strict as want; 'other' when one
+    compares another index with the same bound (the memcheck decides);
+    'looser' when the only ones with that index and bound are looser;
+    'none' when no atom compares with that bound."""
+    best = "none"
+    for atom in have:
+        r = _looser(atom, want)
+        if r is False:
+            return "same"
+        if r is None and atom[1][0] == want[1][0]:
+            best = "other"
+        elif r is True and best == "none":
+            best = "looser"
+    return best
+
+
+def _shift(have: tuple, ptrs: set) -> int | None:
+    """0 when the pointer is one of the original's; the constant by which it
+    differs from one of them when that is all that differs; else None."""
+    shifts = [have[1] - c for key, c in ptrs if key == have[0]]
+    if not shifts:
+        return None
+    return 0 if 0 in shifts else min(shifts, key=abs)
+
+
+def check_accesses(cand_fn: ast.FunctionDef, cand: tuple[Aliases, dict, set],
+                   orig_fn: ast.FunctionDef, orig: tuple[Aliases, dict, set], memcheck: list[str]) -> None:
+    """Rejects an access whose mask is looser than the original's; lists the
+    ones the gate cannot prove in memcheck. cand and orig: each module's
+    (aliases, module constants, function names)."""
+    tokens = itertools.count()
+    oflow = Flow(orig_fn, *orig, tokens)
+    needs, optrs = _needs(oflow)
+    proofs = _proofs(oflow)
+    flow = Flow(cand_fn, *cand, tokens)
+    for a in flow.accesses:
+        bases = flow.bases(a.ptr, a.env) if a.ptr is not None else set()
+        if len(bases) != 1:
+            memcheck.append(f"{a.label()}: cannot tell which buffer it {'reads' if a.kind == 'load' else 'writes'}")
+            continue
+        b = next(iter(bases))
+        other = "store" if a.kind == "load" else "load"
+        need = needs.get((b, a.kind)) or needs.get((b, other))
+        if need is None:
+            memcheck.append(f"{a.label()}: the original kernel does not touch '{b}'")
+            continue
+        verb = "stores to" if (b, a.kind) in needs and a.kind == "store" else \
+            "loads of" if (b, a.kind) in needs else "accesses to"
+        if need.masked and not a.masked:
+            raise Reject(f"{a.label()} has no mask; the original's {verb} '{b}' are masked"
+                         f"{' (' + need.example + ')' if need.example else ''}")
+        have = flow.atoms(a.mask, a.env) if a.mask is not None else set()
+        for atom in sorted(need.atoms or set(), key=repr):
+            if _keeps(have, atom) in ("none", "looser"):
+                raise Reject(f"{a.label()} has a mask looser than the original's: it does not keep "
+                             f"'{oflow.text.get(atom, '?')}', as the original's {verb} '{b}' do")
+        shift = _shift(flow.lin(a.ptr, a.env), optrs.get(b, set()))
+        if shift:
+            raise Reject(f"{a.label()} is {abs(shift)} elements {'past' if shift > 0 else 'before'} "
+                         f"the original's index into '{b}': out of its bounds")
+        if not _proven(flow, a, b, proofs):
+            memcheck.append(f"{a.label()}: its index or mask differs from the original's")
+
+
+def check_helper_accesses(fn: ast.FunctionDef, aliases: Aliases, memcheck: list[str]) -> None:
+    flow = Flow(fn, aliases, {}, set(), itertools.count())
+    for a in flow.accesses:
+        memcheck.append(f"{a.label()} in helper '{fn.name}': its buffer is a helper's argument")
