@@ -37,8 +37,9 @@ report() { # ok|not-ok name [diagnostic]
 		failed=$((failed + 1))
 	fi
 }
-header() { # file key -> value of `# key: value` in the first 3 lines
-	sed -n "1,3s/^# $2: //p" "$1" | head -n 1
+bom=$(printf '\357\273\277')
+header() { # file key -> value of `# key: value` in the first 3 lines (a BOM before line 1 aside)
+	sed -n "1s/^$bom//;1,3s/^# $2: //p" "$1" | head -n 1
 }
 
 for f in "$dir"/orig/*.py "$dir"/good/*.py "$dir"/bad/*.py "$dir"/memcheck/*.py; do

@@ -129,6 +129,10 @@ def _how(tree: ast.Module, name: str, after: int) -> tuple[str, int]:
     return found
 
 
+def _a(how: str) -> str:
+    return ("an " if how[0] in "aeiou" else "a ") + how
+
+
 def _bound(sym: symtable.Symbol) -> bool:
     return (sym.is_assigned() or sym.is_parameter() or sym.is_imported() or sym.is_namespace()
             or sym.is_declared_global() or sym.is_nonlocal())
@@ -159,7 +163,7 @@ def _check_module_scope(top: symtable.SymbolTable, tree: ast.Module, binds: dict
             extra.add(name)
             continue
         how, line = _how(tree, name, 1)
-        raise Reject(f"rebinding '{name}' is not allowed: a {how} on line {line} binds it at module level")
+        raise Reject(f"rebinding '{name}' is not allowed: {_a(how)} on line {line} binds it at module level")
     for name, hows in binds.items():
         if len(hows) > 1 and len({w for _, _, w in hows}) > 1:
             lines = ", ".join(str(line) for _, line, _ in hows)
@@ -185,7 +189,7 @@ def check_scopes(source: str, tree: ast.Module, kernel_params: dict[str, set[str
     for name in inlined:
         if name in binds or name in BUILTINS or is_dunder(name):
             how, line = _how(tree, name, 1)
-            raise Reject(f"rebinding '{name}' is not allowed: a {how} on line {line} shadows {_shadows(name, binds)}")
+            raise Reject(f"rebinding '{name}' is not allowed: {_a(how)} on line {line} shadows {_shadows(name, binds)}")
     stack = [(child, child.get_name() if child.get_type() == "function" else "") for child in top.get_children()]
     while stack:
         table, kernel = stack.pop()
@@ -200,7 +204,10 @@ def check_scopes(source: str, tree: ast.Module, kernel_params: dict[str, set[str
                     name in binds and binds[name][0][0] in ("import", "definition")):
                 continue
             how, line = _how(tree, name, table.get_lineno())
-            where = f"'{table.get_name()}'" if table.get_type() == "function" else f"a {table.get_type()} scope"
-            raise Reject(f"rebinding '{name}' is not allowed: a {how} in {where} (line {line}) "
+            where = {"listcomp": "a comprehension", "setcomp": "a comprehension", "dictcomp": "a comprehension",
+                     "genexpr": "a generator expression", "lambda": "a lambda"}.get(table.get_name())
+            if where is None:
+                where = f"'{table.get_name()}'" if table.get_type() == "function" else f"a {table.get_type()} scope"
+            raise Reject(f"rebinding '{name}' is not allowed: {_a(how)} in {where} (line {line}) "
                          f"shadows {_shadows(name, binds)}")
         stack.extend((child, kernel) for child in table.get_children())

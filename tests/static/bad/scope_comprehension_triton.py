@@ -1,0 +1,20 @@
+# expect: rebinding 'triton' is not allowed: a comprehension variable
+# original: standalone_rowsum.py
+# a comprehension variable named triton inside a decorator argument
+"""A standalone autotuned Triton kernel: the sum of each row."""
+import triton
+import triton.language as tl
+
+
+@triton.autotune(
+    configs=[triton.Config({'BLOCK': b}, num_warps=4) for triton in (1024, 2048) for b in (1024,)],
+    key=['n_cols'],
+)
+@triton.jit
+def rowsum_kernel(x_ptr, out_ptr, n_cols, stride, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    acc = tl.zeros([BLOCK], dtype=tl.float32)
+    for start in range(0, n_cols, BLOCK):
+        cols = start + tl.arange(0, BLOCK)
+        acc += tl.load(x_ptr + row * stride + cols, mask=cols < n_cols, other=0.0)
+    tl.store(out_ptr + row, tl.sum(acc, 0))

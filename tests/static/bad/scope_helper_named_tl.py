@@ -1,0 +1,20 @@
+# expect: rebinding 'tl' is not allowed: bound 2 times at module level
+# original: standalone_vadd.py
+# a helper whose own name is tl: the kernel's tl.load is then the helper's attribute
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def tl(p, v):
+    pass
+
+
+@triton.jit
+def vadd_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    y = tl.load(y_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, x + y, mask=mask)

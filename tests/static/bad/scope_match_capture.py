@@ -1,0 +1,18 @@
+# expect: match statement is not allowed
+# original: standalone_vadd.py
+# a match capture binding tl
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def vadd_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    match n:
+        case tl:
+            pass
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    y = tl.load(y_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, x + y, mask=mask)

@@ -1,0 +1,15 @@
+﻿# expect: byte order mark on line 1
+# original: standalone_vadd.py
+# a UTF-8 byte order mark: tokenize.open decodes with utf-8-sig, Python's compile of the text rejects it
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def vadd_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    y = tl.load(y_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, x + y, mask=mask)
