@@ -9,5 +9,5 @@ TESTS += tests/unit/gates_test
 # the static gate (Python, standard library only) on its corpus of good and
 # bad kernels; the corpus folders travel whole in the tarball (they hold no
 # build output: the test's logs go next to run.sh)
-TESTS += tests/static/run.sh tests/static/cheats.sh
-EXTRA_DIST += tests/static/run.sh tests/static/cheats.sh tests/static/orig tests/static/good tests/static/bad tests/static/memcheck
+TESTS += tests/static/run.sh tests/static/cheats.sh tests/static/recorded.sh tests/static/units.sh
+EXTRA_DIST += tests/static/run.sh tests/static/cheats.sh tests/static/recorded.sh tests/static/units.sh tests/static/orig tests/static/good tests/static/bad tests/static/memcheck

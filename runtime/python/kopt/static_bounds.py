@@ -37,7 +37,7 @@ from .static_limits import _NOT_NUMBER, _TooBig, number
 from .static_lists import LOADS, STORES, Aliases, Reject, excerpt
 
 _CANON_MAX = 20000  # characters of a canonical form, then unknown
-MAX_DEPTH = 60      # names and nodes followed into an expression, then unknown
+MAX_DEPTH = 100     # names and nodes followed into an expression, then unknown
 
 
 class Def:
@@ -374,6 +374,9 @@ class Flow:
                 return self._lin(node.operand, -sign if isinstance(node.op, ast.USub) else sign, terms, env, depth + 1)
             if isinstance(node, ast.Subscript) and _broadcast_only(node.slice):
                 return self._lin(node.value, sign, terms, env, depth + 1)
+            inner = self.broadcast_of(node)
+            if inner is not None:
+                return self._lin(inner, sign, terms, env, depth + 1)
             if isinstance(node, ast.Name) and node.id in env:
                 forms = {self.lin_def(d, depth) for d in env[node.id]}
                 if len(forms) == 1:
@@ -391,6 +394,18 @@ class Flow:
         key = self.canon(node, env, depth)
         terms[key] = terms.get(key, 0) + sign
         return 0
+
+    def broadcast_of(self, node: ast.AST) -> ast.expr | None:
+        """x for tl.broadcast_to(x, shape) and x.broadcast_to(shape): the same
+        indices, repeated (the shape does not move an address)."""
+        if not isinstance(node, ast.Call):
+            return None
+        if self.aliases.module_path(node.func) == "triton.language.broadcast_to" and node.args:
+            return node.args[0]
+        if isinstance(node.func, ast.Attribute) and node.func.attr == "broadcast_to" \
+                and self.aliases.module_path(node.func) is None:
+            return node.func.value
+        return None
 
     def lin_def(self, d: Def, depth: int) -> tuple:
         got = self.recall("lin", d)
@@ -471,14 +486,16 @@ class Flow:
                 return self.bases(base, env, depth + 1) if base is not None else set()
             return set()
         if isinstance(node, ast.Name) and node.id in env:
-            out: set[str] = set()
-            for d in env[node.id]:
-                if d.kind == "param":
-                    out.add(d.tag)
-                elif d.kind == "expr":
-                    out |= self.bases(d.expr, d.env, depth + 1)
-            return out
+            return set().union(*[self.bases_def(d, depth) for d in env[node.id]])
         return set()
+
+    def bases_def(self, d: Def, depth: int) -> set[str]:
+        got = self.recall("bases", d)
+        if got is not _NOT_NUMBER:
+            return got
+        out = {d.tag} if d.kind == "param" and id(d) not in self.subst else (
+            self.bases(d.expr, d.env, depth + 1) if d.kind == "expr" else set())
+        return self.remember(("bases", d), out)
 
 
 class _Need:

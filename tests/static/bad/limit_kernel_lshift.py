@@ -1,0 +1,16 @@
+# expect: a compile-time integer that may grow past 4096 bits
+# original: standalone_vadd.py
+# 1 << (1 << BLOCK) at compile time
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def vadd_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    big = 1 << (1 << BLOCK)
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    y = tl.load(y_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, x + y, mask=mask)

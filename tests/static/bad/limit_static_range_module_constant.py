@@ -1,0 +1,18 @@
+# expect: tl.static_range unrolls more than 1024 bodies
+# original: standalone_vadd.py
+# a static_range bound by a module constant
+import triton
+import triton.language as tl
+UNROLL = 2 ** 40
+
+
+@triton.jit
+def vadd_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    for i in tl.static_range(0, UNROLL, 1):
+        pass
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    y = tl.load(y_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, x + y, mask=mask)
