@@ -9,11 +9,20 @@
 #   good/*.py  legitimate edits; `# original: NAME.py` names the original;
 #              must pass;
 #   bad/*.py   first line `# expect: <substring of the reason>`, then
-#              `# original: NAME.py`; must fail with that reason (esc_*:
-#              escape attempts: frames, builtins, imports, decorators,
-#              formatting, device print, inline assembly, masks, bounds);
+#              `# original: NAME.py` (a coding declaration may come between
+#              them, on line 2); must fail with that reason. Escape
+#              attempts by class: esc_* (frames, builtins, imports,
+#              decorators, formatting, device print, inline assembly,
+#              masks, bounds), scope_* (names that shadow an import, a
+#              module name or a builtin), text_* (readings of the text
+#              that differ: coding declarations, line breaks, NFKC,
+#              Triton's own reading of a function), flow_* (values
+#              assigned after an access, or on one branch), limit_*
+#              (compile-time work: unrolling, loops that never end,
+#              arithmetic, recursion);
 #   memcheck/*.py  first line `# memcheck: <substring>`: must pass, with an
-#              access the gate cannot prove listed for the GPU's memcheck.
+#              access the gate cannot prove listed for the GPU's memcheck
+#              (flow_*: values a loop or a branch carries).
 # Needs python3 (standard library only; no torch, no triton).
 set -u
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"

@@ -16,48 +16,54 @@ The check is an allow-list: what is not named here is rejected, each with
 its own reason. Candidate files are imported, so decorator arguments,
 default values and module-level constants run at import time, and Triton
 evaluates names and attributes of a kernel body when it compiles it; each
-of them must pass.
+of them must pass. The parts, in the order they run:
 
-What passes:
-
-- the source is UTF-8 (no other coding declaration) and every name in it is
-  ASCII (no look-alike letters);
-- it parses, and defines every ``@triton.jit`` function the original
-  defines (the kernels), each once, with the same name, the same parameters
-  (names, order, annotations, defaults) and decorators of the same kinds in
-  the same order (``@triton_heuristics.pointwise(...)`` may change its
-  arguments, not become ``@triton_heuristics.reduction``), so that it slots
-  into Inductor's wrapper;
-- other top-level functions are helpers decorated with ``@triton.jit`` alone,
-  or ``@triton.jit(...)`` with ``noinline``, ``do_not_specialize``,
-  ``do_not_specialize_on_alignment`` or ``debug`` set to literals; their
-  defaults are literals, their annotations ``tl.constexpr`` and the like;
-- decorator arguments are literals: constants, tuples, lists, sets and dicts
-  of literals, ``__file__``, Inductor's hint enums (``TileHint.SQUARE``),
-  ``DeviceProperties(...)``, ``set()`` and ``triton.Config(...)`` of
-  literals, and list comprehensions over literal tuples; an argument equal
-  to the original's same argument passes as it is; ``triton_meta`` and
-  ``inductor_meta`` (the signature, the caches, remote autotuning,
-  profiling) must equal the original's;
-- imports come only from triton (``jit``, ``autotune``, ``heuristics``,
-  ``Config``, ``cdiv``, ``next_power_of_2``, ``language``), triton.language
-  and its submodules, Inductor's runtime helpers
-  (``torch._inductor.runtime.{triton_helpers, triton_heuristics, hints,
-  triton_compat}``) and math;
-- module level holds only imports, functions, constant assignments of
-  literals (or ``tl.constexpr(literal)``), a docstring and Inductor's
-  ``triton_helpers.set_driver_to_gpu()``;
-- every name used is defined in the file or is a harmless builtin; every
-  attribute is on the allow-list: a path into triton.language (its
-  functions and dtypes, ``tl.math``, libdevice), Inductor's helpers and
-  hints, Python's math, or a tensor's own (``x.to``, ``x.dtype``, ...);
-- every ``tl.load``, ``tl.store`` and atomic keeps a mask at least as strict
-  as the original kernel's accesses to the same buffer: an access without a
-  mask where the original masks that buffer, or one whose mask drops the
-  original's bound (``xindex < xnumel`` gone, ``<=`` for ``<``, a larger
-  constant, ``|`` with something else) is rejected, naming the access.
-  Accesses the gate cannot prove (another index, another buffer, one made in
-  a helper) are listed for the memcheck.
+- the text (kopt.static_text): read as Python and Triton read it, one
+  reading: UTF-8 with no coding declaration but UTF-8's, no NUL, byte order
+  mark or character that one reader takes for a line break and another
+  does not, ASCII outside comments and strings (Python NFKC-normalizes
+  names), and each function's source, as Triton gets it through
+  ``inspect.getsource``, the same function the gate parsed;
+- the kernels (kopt.static_checker.check_kernels): every ``@triton.jit``
+  function the original defines, each once, with the same name, the same
+  parameters (names, order, annotations, defaults) and decorators of the
+  same kinds in the same order (``@triton_heuristics.pointwise(...)`` may
+  change its arguments, not become ``@triton_heuristics.reduction``), so
+  that it slots into Inductor's wrapper; other top-level functions are
+  helpers decorated with ``@triton.jit`` alone, or ``@triton.jit(...)`` with
+  ``noinline``, ``do_not_specialize``, ``do_not_specialize_on_alignment`` or
+  ``debug`` set to literals;
+- the statements, names and attributes (kopt.static_checker, with the
+  lists in kopt.static_lists): module level holds only imports (from
+  triton, triton.language, Inductor's runtime helpers
+  ``torch._inductor.runtime.{triton_helpers, triton_heuristics, hints,
+  triton_compat}`` and math), functions, constant literals (or
+  ``tl.constexpr(literal)``), a docstring and Inductor's
+  ``triton_helpers.set_driver_to_gpu()``; decorator arguments, defaults
+  and constants are literals (constants, tuples, lists, sets and dicts of
+  literals, ``__file__``, Inductor's hint enums, ``DeviceProperties(...)``,
+  ``set()``, ``triton.Config(...)`` of literals and list comprehensions
+  over literal tuples; ``triton_meta`` and ``inductor_meta`` equal the
+  original's); every name is defined in the file or a harmless builtin;
+  every attribute is a path into triton.language (its functions and
+  dtypes, ``tl.math``, libdevice), Inductor's helpers and hints, Python's
+  math, or a tensor's own (``x.to``, ``x.dtype``, ...);
+- the scopes (kopt.static_scope): no binding of any kind (parameters,
+  loop targets, imports, a function's name, comprehension variables, ...)
+  shadows an import, a module-level name or a builtin, so that each name
+  means what the gate read it as;
+- the limits (kopt.static_limits): bounded nesting, constant arithmetic,
+  comprehensions, ``tl.static_range`` unrolling, loop bounds and
+  compile-time integers; ``while`` conditions that the body changes; no
+  recursion;
+- the bounds (kopt.static_bounds): every ``tl.load``, ``tl.store`` and
+  atomic keeps a mask at least as strict as the original kernel's accesses
+  to the same buffer (an access without a mask where the original masks
+  that buffer, a dropped or loosened bound, a pointer a constant past the
+  original's: rejected, naming the access), reasoning on the values that
+  reach each access in the order the kernel runs; an access is proven in
+  bounds when its pointer and mask are one of the original's own, and
+  listed for the memcheck otherwise.
 
 What is rejected, each with its own reason: other imports; file, process,
 network, stream, event and timer access (``open``, ``os``, ``torch.cuda``,
@@ -72,13 +78,14 @@ it); frame, code and generator attributes (``gi_frame``, ``f_globals``,
 ``tl.device_print``, ``tl.static_print``); assignments to attributes
 (monkey-patching); module-level mutable state (lists, dicts, sets) and
 ``global``/``nonlocal``; ``try`` (fallbacks to the original kernel);
-``with``; classes, lambdas, nested functions, comprehensions in code,
-generators, the walrus operator and async code; ``while`` loops whose
-condition is a constant true (they cannot end).
+``with``; ``match``; classes, lambdas, nested functions, comprehensions in
+code, generators, the walrus operator and async code; and what the parts
+above reject.
 
 Command line: ``python3 -m kopt.static_gate CANDIDATE ORIGINAL`` prints
-``pass: <reason>`` (exit 0) or ``fail: <reason>`` (exit 1); exit 2 on a usage
-or read error. A pass that needs the memcheck says so after the reason:
+``pass: <reason>`` (exit 0) or ``fail: <reason>`` (exit 1; a candidate file
+that is not UTF-8 fails); exit 2 on a usage error or an unreadable file.
+The candidate's bytes are read as they are (no newline translation). A pass that needs the memcheck says so after the reason:
 ``pass: <reason>; memcheck: <why>``.
 """
 
