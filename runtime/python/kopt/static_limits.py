@@ -369,6 +369,13 @@ class Compile:
         self.consts = local_consts(fn, consts)
         self.callee = callee
         self.orig_static = {ast.dump(c) for c in ast.walk(orig_fn) if isinstance(c, ast.Call)} if orig_fn else set()
+        # the original's decorators unchanged: its launch configs, so its constexprs
+        self.same_configs = orig_fn is not None and [ast.dump(d) for d in fn.decorator_list] == [
+            ast.dump(d) for d in orig_fn.decorator_list]
+        assigned = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))}
+        self.fixed_params = {a.arg for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs
+                             if a.annotation is not None and a.arg not in assigned
+                             and (aliases.resolve(a.annotation) or "").endswith("constexpr")}
         self.unroll = 1
         self.returns = 0
 
@@ -600,8 +607,12 @@ class Compile:
 
     def unrolled(self, s: ast.For, it: ast.Call, trips: int | None, env: dict) -> None:
         """tl.static_range: Triton compiles the body once per iteration."""
-        if trips is None and ast.dump(it) not in self.orig_static:
-            self.fail(it, "tl.static_range's bounds must be constants (or the original kernel's own)")
+        names = {n.id for a in it.args for n in ast.walk(a) if isinstance(n, ast.Name)} - set(self.aliases.map)
+        if trips is None and ast.dump(it) in self.orig_static and names <= self.fixed_params:
+            trips = 1 if self.same_configs else self.config_bound(names)
+        if trips is None:
+            self.fail(it, "tl.static_range's bounds must be constants, or the original kernel's own over "
+                          f"constexpr parameters whose launch configs set them to at most {MAX_UNROLL}")
         if trips is not None and self.unroll * trips > MAX_UNROLL:
             self.fail(it, f"tl.static_range unrolls more than {MAX_UNROLL} bodies"
                           f"{' (with the loops around it)' if self.unroll > 1 else ''}")
@@ -618,6 +629,29 @@ class Compile:
         finally:
             self.unroll = outer
         self.block(s.orelse, env)
+
+    def config_bound(self, names: set[str]) -> int | None:
+        """The largest value the candidate's own launch configs
+        (triton.autotune's triton.Config dicts of integer literals) give
+        the names; None where they do not all give each of them one of at
+        most MAX_UNROLL."""
+        kinds = {self.aliases.resolve(d.func if isinstance(d, ast.Call) else d) for d in self.fn.decorator_list}
+        configs = [c for d in self.fn.decorator_list for c in ast.walk(d)
+                   if isinstance(c, ast.Call) and self.aliases.resolve(c.func) == "triton.Config"]
+        if not configs or not kinds <= {"triton.autotune", "triton.jit"}:
+            return None
+        top = 1
+        for c in configs:
+            d = c.args[0] if c.args else None
+            if not isinstance(d, ast.Dict):
+                return None
+            given = {k.value: v for k, v in zip(d.keys, d.values) if isinstance(k, ast.Constant)}
+            for name in names:
+                v = self.constant(given[name]) if name in given else None
+                if not isinstance(v, int) or isinstance(v, bool) or not 0 <= v <= MAX_UNROLL:
+                    return None
+                top = max(top, v)
+        return top
 
     def runtime_loop(self, s: ast.stmt, body: list[ast.stmt], env: dict) -> None:
         """A loop on the GPU: its body compiles once; what it carries from one

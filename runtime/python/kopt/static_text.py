@@ -139,6 +139,11 @@ def triton_source(lines: list[str], fn: ast.FunctionDef) -> str:
     first line (the first decorator's), dedented and cut at the first
     ``def NAME(`` at the start of a line (JITFunction.__init__)."""
     first = fn.decorator_list[0].lineno if fn.decorator_list else fn.lineno
+    if fn.decorator_list and not lines[first - 1].lstrip(" \t").startswith("@"):
+        # Python 3.13 starts the block at the code's first line, 3.11 and
+        # 3.12 at the nearest line above it that starts with '@' or 'def'
+        raise Reject(f"the first decorator of '{fn.name}' must start its line with '@' "
+                     f"(line {first}): Pythons disagree on where its source starts")
     block = inspect.getblock(lines[first - 1:])
     src = textwrap.dedent("".join(block))
     m = _TRITON_DEF.search(src)
