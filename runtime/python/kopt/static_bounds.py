@@ -82,6 +82,7 @@ class Access:
             isinstance(boundary, (ast.Tuple, ast.List)) and not boundary.elts))
         self.env = env
         self.conditional = False  # under an if or a while: it may not run
+        self.loops: tuple = ()    # the variables of the for loops around it
 
     def label(self) -> str:
         return f"{self.kind} at line {self.call.lineno} ({excerpt(self.call)})"
@@ -118,6 +119,7 @@ class Flow:
         self.loops = 0
         self.cond = 0                     # depth of ifs and whiles around the statement
         self.fors: list[Def] = []         # each for loop's variable
+        self.around: list[Def] = []       # the variables of the for loops being walked
         self.constexpr = {a.arg for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs
                           if a.annotation is not None and (aliases.resolve(a.annotation) or "").endswith("constexpr")}
         self.subst: dict[int, int] = {}   # a loop variable's id -> the value it stands for
@@ -143,6 +145,7 @@ class Flow:
                 a = _access(n, self.aliases.module_path(n.func), env)
                 if a is not None:
                     a.conditional = self.cond > 0
+                    a.loops = tuple(self.around)
                     self.accesses.append(a)
         for name in _stored(node):  # a walrus (rejected by the checker all the same)
             env[name] = (self.unknown(),)
@@ -222,6 +225,7 @@ class Flow:
                 snap = {n: env[n] for n in _names(s.iter) if n in env}
                 d = Def("for", self.loops, s.iter, snap)
                 self.fors.append(d)
+                self.around.append(d)
                 env[s.target.id] = (d,)
             else:
                 self.bind(s.target, None, env)
@@ -231,6 +235,8 @@ class Flow:
         self.block(s.body, env)
         if isinstance(s, ast.While):
             self.cond -= 1
+        elif isinstance(s.target, ast.Name):
+            self.around.pop()
         env.clear()
         env.update(before)
         for k in assigned:
@@ -537,16 +543,16 @@ def _proofs(flow: Flow) -> list[tuple]:
     an if or a while): (buffer, linear pointer, mask atoms, boundary_check)
     each; and each again with a loop variable at its first value, where the
     loop provably runs (the access at the first iteration)."""
-    firsts = []
+    firsts = {}
     for d in flow.fors:
         v = flow.first_value(d)
         if v is not None:
-            firsts.append({id(d): v})
+            firsts[id(d)] = v
     out: list[tuple] = []
     for a in flow.accesses:
         if a.conditional or a.ptr is None:
             continue
-        for subst in [{}] + firsts:
+        for subst in [{}] + [{id(d): firsts[id(d)]} for d in a.loops if id(d) in firsts]:
             flow.subst = subst
             try:
                 bases = flow.bases(a.ptr, a.env)

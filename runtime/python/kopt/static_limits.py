@@ -7,8 +7,9 @@ compile-time values (constexprs, ``tl.static_range`` bodies, helper calls)
 when it compiles it. Either can be made to take forever. Each bound below
 rejects with a one-line reason:
 
-- the text: at most ``MAX_SOURCE`` characters (kopt.static_text) and an
-  AST nested at most ``MAX_DEPTH`` deep;
+- the text: at most ``MAX_SOURCE`` characters (kopt.static_text), an AST
+  nested at most ``MAX_DEPTH`` deep and at most ``MAX_FUNCTIONS``
+  functions;
 - literals (``literal``): numbers, strings, tuples, lists, sets and dicts
   of them and a few calls (``triton.Config``, ``DeviceProperties``,
   ``set()``); arithmetic on numbers only, each value computed here first
@@ -31,7 +32,9 @@ rejects with a one-line reason:
   64 bits;
 - no recursion: the module's functions do not reach themselves through the
   names they mention (Triton inlines calls at compile time), and a function
-  calls no name it was given as a value.
+  calls no name it was given as a value; a kernel compiles at most
+  ``MAX_BODIES`` bodies, its helpers inlined (into each other and into
+  unrolled loops) counted.
 
 Standard library only.
 """
@@ -43,11 +46,13 @@ import ast
 from .static_lists import (INDUCTOR_RUNTIME, LITERAL_CALLS, Aliases, Reject, excerpt, hint_enum)
 
 MAX_DEPTH = 200              # nesting of the AST
+MAX_FUNCTIONS = 64           # top-level functions (kernels and helpers)
 MAX_BITS = 1024              # an integer a literal computes
 MAX_CONFIG_BITS = 64         # an integer of a launch config (a constexpr's value)
 MAX_COMPREHENSION = 1024     # elements a literal comprehension makes
 MAX_POW = 64                 # a power's exponent
 MAX_UNROLL = 1024            # bodies tl.static_range unrolls, nested ones multiplied
+MAX_BODIES = 1 << 14         # bodies a kernel compiles: its unrolling and its helpers, inlined
 MAX_TRIPS = 1 << 31          # iterations of a loop whose bounds are constants
 MAX_UNROLL_FACTOR = 64       # tl.range(..., loop_unroll_factor=N)
 MAX_COMPILE_BITS = 4096      # a compile-time integer in a kernel
@@ -60,8 +65,12 @@ class _TooBig(Exception):
     pass
 
 
-def check_depth(tree: ast.AST) -> None:
-    """The AST is at most MAX_DEPTH deep (without recursion)."""
+def check_depth(tree: ast.Module) -> None:
+    """The AST is at most MAX_DEPTH deep (without recursion), and the module
+    defines at most MAX_FUNCTIONS functions."""
+    funcs = sum(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) for n in tree.body)
+    if funcs > MAX_FUNCTIONS:
+        raise Reject(f"candidate defines {funcs} functions (at most {MAX_FUNCTIONS})")
     stack = [(tree, 1)]
     while stack:
         node, d = stack.pop()
@@ -363,7 +372,7 @@ class Compile:
 
     def __init__(self, fn: ast.FunctionDef, aliases: Aliases, consts: dict[str, ast.expr],
                  funcs: dict[str, ast.FunctionDef], orig_fn: ast.FunctionDef | None,
-                 memo: dict[str, int], callee: bool):
+                 memo: dict[str, tuple[int, int]], callee: bool):
         self.fn, self.aliases, self.funcs, self.memo = fn, aliases, funcs, memo
         self.module_consts = consts
         self.consts = local_consts(fn, consts)
@@ -376,7 +385,9 @@ class Compile:
         self.fixed_params = {a.arg for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs
                              if a.annotation is not None and a.arg not in assigned
                              and (aliases.resolve(a.annotation) or "").endswith("constexpr")}
-        self.unroll = 1
+        self.unroll = 1              # the static_range trip counts around the statement, multiplied
+        self.counting = True         # off in an unrolled loop's passes after the first
+        self.weight = 1              # bodies compiled: the largest unrolling, and each helper inlined
         self.returns = 0
 
     def run(self) -> int:
@@ -389,6 +400,13 @@ class Compile:
                 env[a.arg] = None
         self.block(self.fn.body, env)
         return self.returns
+
+    def add_weight(self, node: ast.AST, w: int) -> None:
+        if self.counting:
+            self.weight += w
+            if self.weight > MAX_BODIES:
+                self.fail(node, f"'{self.fn.name}' compiles more than {MAX_BODIES} bodies "
+                                "(helpers inlined into unrolled loops and into each other)")
 
     def fail(self, node: ast.AST, why: str):
         raise Reject(f"{why} ('{excerpt(node, 50)}' on line {getattr(node, 'lineno', '?')} "
@@ -574,10 +592,12 @@ class Compile:
                 self.fail(a, f"a helper is passed at most a {ARG_BITS}-bit integer at compile time, "
                              "no string, tuple or list")
         if name not in self.memo:
-            self.memo[name] = 0  # no recursion (check_recursion): this is a placeholder
-            self.memo[name] = Compile(self.funcs[name], self.aliases, self.module_consts, self.funcs,
-                                      None, self.memo, callee=True).run()
-        return self.memo[name] or None
+            self.memo[name] = (0, 1)  # no recursion (check_recursion): a placeholder
+            c = Compile(self.funcs[name], self.aliases, self.module_consts, self.funcs, None, self.memo, callee=True)
+            self.memo[name] = (c.run(), c.weight)
+        bits, weight = self.memo[name]
+        self.add_weight(node, self.unroll * weight)
+        return bits or None
 
     # -- loops ------------------------------------------------------------------
     def for_loop(self, s: ast.For, env: dict) -> None:
@@ -587,15 +607,13 @@ class Compile:
             self.fail(it, "a for loop runs over range(), tl.range() or tl.static_range() only")
         self.expr(it, env)
         vals = [self.constant(a) for a in it.args]
-        known = bool(it.args) and all(isinstance(v, int) and not isinstance(v, bool) for v in vals)
-        if known and len(vals) <= 3 and len(vals) == 3 and vals[2] == 0:
+        if len(vals) == 3 and vals[2] == 0:
             self.fail(it, "a loop whose step is 0 never ends")
-        trips = len(range(*vals)) if known and len(vals) <= 3 and (len(vals) < 3 or vals[2]) else None
+        known = 1 <= len(vals) <= 3 and all(isinstance(v, int) and not isinstance(v, bool) for v in vals)
+        trips = len(range(*vals)) if known else None
         if path == "triton.language.static_range":
             self.unrolled(s, it, trips, env)
             return
-        if len(it.args) == 3 and self.constant(it.args[2]) == 0:
-            self.fail(it, "a loop whose step is 0 never ends")
         if trips is not None and trips > MAX_TRIPS:
             self.fail(it, f"a loop of more than {MAX_TRIPS} iterations is not allowed")
         for k in it.keywords:
@@ -616,18 +634,20 @@ class Compile:
         if trips is not None and self.unroll * trips > MAX_UNROLL:
             self.fail(it, f"tl.static_range unrolls more than {MAX_UNROLL} bodies"
                           f"{' (with the loops around it)' if self.unroll > 1 else ''}")
-        outer = self.unroll
+        outer, counting = self.unroll, self.counting
         self.unroll *= trips or 1
+        self.add_weight(it, max(self.unroll - self.weight, 0))
         try:
             bound = max([v for v in (self.expr(a, env) for a in it.args) if isinstance(v, int)] or [ARG_BITS])
             for _ in range(min(trips if trips is not None else MAX_UNROLL, MAX_UNROLL)):
                 before = dict(env)
                 self.bind(s.target, bound, env)
                 self.block(s.body, env)
+                self.counting = False
                 if env == before:
                     break
         finally:
-            self.unroll = outer
+            self.unroll, self.counting = outer, counting
         self.block(s.orelse, env)
 
     def config_bound(self, names: set[str]) -> int | None:
@@ -681,6 +701,6 @@ def check_compile(tree: ast.Module, aliases: Aliases, orig_kernels: dict[str, as
 
     consts = module_constants(tree)
     funcs = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
-    memo: dict[str, int] = {}
+    memo: dict[str, tuple[int, int]] = {}
     for name, fn in funcs.items():
         Compile(fn, aliases, consts, funcs, orig_kernels.get(name), memo, callee=name not in orig_kernels).run()
