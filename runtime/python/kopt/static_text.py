@@ -19,7 +19,10 @@ The gate checks one text, so it makes the readings agree or rejects:
   line break and another does not: carriage return, form feed, vertical
   tab, the file, group and record separators, NEL, U+2028 and U+2029
   (``str.splitlines`` breaks at all of them, Python's tokenizer at none but
-  the carriage return), so every reader numbers the lines alike;
+  the carriage return), so every reader numbers the lines alike; no other
+  control character, and no invisible format character (bidirectional
+  overrides, zero-width spaces), which show a reviewer other code than the
+  tokenizer reads;
 - outside comments and string literals every character is ASCII (Python
   NFKC-normalizes identifiers: a full-width ``ｔｌ`` is ``tl``), and the
   tokenizer reads what the parser reads;
@@ -40,6 +43,7 @@ import io
 import re
 import textwrap
 import tokenize
+import unicodedata
 
 from .static_lists import Reject
 
@@ -48,6 +52,8 @@ MAX_SOURCE = 1 << 20  # characters of a candidate
 _BREAKS = {"\r": "carriage return", "\x0b": "vertical tab", "\x0c": "form feed",
            "\x1c": "file separator", "\x1d": "group separator", "\x1e": "record separator",
            "\x85": "next line (NEL)", "\u2028": "line separator", "\u2029": "paragraph separator"}
+_CONTROL = re.compile(r"[\x01-\x08\x0e-\x1b\x1f\x7f]")  # other ASCII controls than tab and line breaks
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
 # the coding declaration, loosely: any reader's is found by this
 _CODING = re.compile(r"coding[:=][ \t]*([-\w.]+)")
 # Triton's cut of a function's source (triton/runtime/jit.py, JITFunction.__init__)
@@ -83,6 +89,15 @@ def _check_characters(source: str) -> None:
         if i >= 0:
             raise Reject(f"{what} (U+{ord(ch):04X}) on line {_line_of(source, i)} is not allowed: "
                          "readers of the source disagree on where its lines break")
+    m = _CONTROL.search(source)
+    if m:
+        raise Reject(f"control character U+{ord(m.group()):04X} on line {_line_of(source, m.start())} "
+                     "is not allowed")
+    for m in _NON_ASCII.finditer(source):
+        if unicodedata.category(m.group()) in ("Cc", "Cf", "Zl", "Zp", "Cs", "Co", "Cn"):
+            raise Reject(f"invisible or control character U+{ord(m.group()):04X} on line "
+                         f"{_line_of(source, m.start())} is not allowed (it shows a reader other text "
+                         "than the tokenizer reads)")
 
 
 def _check_coding(source: str) -> None:
