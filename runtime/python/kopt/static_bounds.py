@@ -33,7 +33,7 @@ from __future__ import annotations
 import ast
 import itertools
 
-from .static_limits import _NOT_NUMBER, _TooBig, number
+from .static_limits import NOT_NUMBER, TooBig, number
 from .static_lists import LOADS, STORES, Aliases, Reject, excerpt
 
 _CANON_MAX = 20000  # characters of a canonical form, then unknown
@@ -280,17 +280,17 @@ class Flow:
         return value
 
     def recall(self, what: str, obj: object):
-        return self.memo.get((what, id(obj), tuple(self.subst.items())), _NOT_NUMBER)
+        return self.memo.get((what, id(obj), tuple(self.subst.items())), NOT_NUMBER)
 
     def canon(self, node: ast.AST, env: dict, depth: int = 0) -> str:
         try:
             return self._canon(node, env, depth)
-        except (_TooBig, RecursionError):
+        except (TooBig, RecursionError):
             return f"?{next(self.tokens)}"
 
     def _canon(self, node: ast.AST, env: dict, depth: int) -> str:
         if depth > MAX_DEPTH:
-            raise _TooBig()
+            raise TooBig()
         if isinstance(node, ast.Name):
             return self.canon_name(node.id, env, depth)
         if isinstance(node, ast.Attribute):
@@ -314,7 +314,7 @@ class Flow:
         parts.append(")")
         s = "".join(parts)
         if len(s) > _CANON_MAX:
-            raise _TooBig()
+            raise TooBig()
         return s
 
     def canon_name(self, name: str, env: dict, depth: int) -> str:
@@ -328,14 +328,14 @@ class Flow:
 
     def canon_binding(self, b: tuple, depth: int) -> str:
         got = self.recall("canon", b)
-        if got is not _NOT_NUMBER:
+        if got is not NOT_NUMBER:
             return got
         forms = {self.canon_def(d, depth) for d in b}
         return self.remember(("canon", b), forms.pop() if len(forms) == 1 else f"?{next(self.tokens)}")
 
     def canon_def(self, d: Def, depth: int) -> str:
         got = self.recall("def", d)
-        if got is not _NOT_NUMBER:
+        if got is not NOT_NUMBER:
             return got
         if id(d) in self.subst:
             s = self._canon(ast.Constant(self.subst[id(d)]), {}, depth)
@@ -349,7 +349,7 @@ class Flow:
                     s = f"For{d.tag}({self.canon_iter(d.expr, d.env, depth + 1)})"
                 else:
                     s = self._canon(d.expr, d.env, depth + 1)
-            except _TooBig:
+            except TooBig:
                 s = f"?{next(self.tokens)}"
         return self.remember(("def", d), s)
 
@@ -393,8 +393,8 @@ class Flow:
             if isinstance(node, ast.Name) and node.id not in env and node.id in self.consts:
                 try:
                     v = number(self.consts[node.id], self.consts)
-                except _TooBig:
-                    v = _NOT_NUMBER
+                except TooBig:
+                    v = NOT_NUMBER
                 if isinstance(v, int) and not isinstance(v, bool):
                     return sign * v
         key = self.canon(node, env, depth)
@@ -415,7 +415,7 @@ class Flow:
 
     def lin_def(self, d: Def, depth: int) -> tuple:
         got = self.recall("lin", d)
-        if got is not _NOT_NUMBER:
+        if got is not NOT_NUMBER:
             return got
         if id(d) in self.subst:
             form = ((), self.subst[id(d)])
@@ -470,7 +470,7 @@ class Flow:
 
     def atoms_def(self, d: Def, depth: int) -> set:
         got = self.recall("atoms", d)
-        if got is not _NOT_NUMBER:
+        if got is not NOT_NUMBER:
             return got
         return self.remember(("atoms", d), self.atoms(d.expr, d.env, depth + 1) if d.kind == "expr" else set())
 
@@ -497,7 +497,7 @@ class Flow:
 
     def bases_def(self, d: Def, depth: int) -> set[str]:
         got = self.recall("bases", d)
-        if got is not _NOT_NUMBER:
+        if got is not NOT_NUMBER:
             return got
         out = {d.tag} if d.kind == "param" and id(d) not in self.subst else (
             self.bases(d.expr, d.env, depth + 1) if d.kind == "expr" else set())

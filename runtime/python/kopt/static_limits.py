@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import ast
 
-from .static_lists import (INDUCTOR_RUNTIME, LITERAL_CALLS, Aliases, Reject, excerpt, hint_enum)
+from .static_lists import LITERAL_CALLS, Aliases, Reject, excerpt, hint_enum, module_constants
 
 MAX_DEPTH = 200              # nesting of the AST
 MAX_FUNCTIONS = 64           # top-level functions (kernels and helpers)
@@ -58,11 +58,11 @@ MAX_UNROLL_FACTOR = 64       # tl.range(..., loop_unroll_factor=N)
 MAX_COMPILE_BITS = 4096      # a compile-time integer in a kernel
 ARG_BITS = 64                # a constexpr parameter, and what a helper may be passed
 
-_NOT_NUMBER = object()
+NOT_NUMBER = object()
 
 
-class _TooBig(Exception):
-    pass
+class TooBig(Exception):
+    """A number past MAX_BITS (its computation stopped before it ran)."""
 
 
 def check_depth(tree: ast.Module) -> None:
@@ -88,68 +88,59 @@ def _binop(op: ast.operator, a, b):
     """a op b on numbers, refusing results past MAX_BITS before computing them."""
     ints = isinstance(a, int) and isinstance(b, int)
     if isinstance(op, ast.Pow) and ints and b > 0 and abs(a) > 1 and _bits(a) * b > MAX_BITS:
-        raise _TooBig()
+        raise TooBig()
     if isinstance(op, ast.LShift) and ints and (b > MAX_BITS or _bits(a) + b > MAX_BITS):
-        raise _TooBig()
+        raise TooBig()
     if isinstance(op, ast.Mult) and ints and _bits(a) + _bits(b) > MAX_BITS:
-        raise _TooBig()
+        raise TooBig()
     fn = {ast.Add: lambda: a + b, ast.Sub: lambda: a - b, ast.Mult: lambda: a * b,
           ast.Div: lambda: a / b, ast.FloorDiv: lambda: a // b, ast.Mod: lambda: a % b,
           ast.Pow: lambda: a ** b, ast.LShift: lambda: a << b, ast.RShift: lambda: a >> b,
           ast.BitAnd: lambda: a & b, ast.BitOr: lambda: a | b, ast.BitXor: lambda: a ^ b}.get(type(op))
     if fn is None:
-        return _NOT_NUMBER
+        return NOT_NUMBER
     try:
         r = fn()
     except OverflowError:
-        raise _TooBig() from None
+        raise TooBig() from None
     except (ArithmeticError, TypeError, ValueError):
-        return _NOT_NUMBER  # fails at import, or at compile: harmless
+        return NOT_NUMBER  # fails at import, or at compile: harmless
     if isinstance(r, int) and _bits(r) > MAX_BITS:
-        raise _TooBig()
+        raise TooBig()
     return r
 
 
 def number(node: ast.AST, consts: dict[str, ast.expr], depth: int = 0):
     """node's value when it is a number made of literals and the names in
-    consts; _NOT_NUMBER when it is not one. Raises _TooBig past MAX_BITS."""
+    consts; NOT_NUMBER when it is not one. Raises TooBig past MAX_BITS."""
     if depth > MAX_DEPTH:
-        return _NOT_NUMBER
+        return NOT_NUMBER
     if isinstance(node, ast.Constant):
         v = node.value
         if isinstance(v, (bool, int, float)):
             if isinstance(v, int) and _bits(v) > MAX_BITS:
-                raise _TooBig()
+                raise TooBig()
             return v
-        return _NOT_NUMBER
+        return NOT_NUMBER
     if isinstance(node, ast.Name):
-        return number(consts[node.id], consts, depth + 1) if node.id in consts else _NOT_NUMBER
+        return number(consts[node.id], consts, depth + 1) if node.id in consts else NOT_NUMBER
     if isinstance(node, ast.UnaryOp):
         v = number(node.operand, consts, depth + 1)
-        if v is _NOT_NUMBER:
+        if v is NOT_NUMBER:
             return v
         if isinstance(node.op, ast.Not):
             return not v
         if isinstance(node.op, ast.Invert):
-            return ~v if isinstance(v, int) else _NOT_NUMBER
+            return ~v if isinstance(v, int) else NOT_NUMBER
         return -v if isinstance(node.op, ast.USub) else +v
     if isinstance(node, ast.BinOp):
         a = number(node.left, consts, depth + 1)
-        b = number(node.right, consts, depth + 1) if a is not _NOT_NUMBER else a
-        return _NOT_NUMBER if b is _NOT_NUMBER else _binop(node.op, a, b)
+        b = number(node.right, consts, depth + 1) if a is not NOT_NUMBER else a
+        return NOT_NUMBER if b is NOT_NUMBER else _binop(node.op, a, b)
     if isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords and (
             ast.unparse(node.func).endswith("constexpr")):
         return number(node.args[0], consts, depth + 1)
-    return _NOT_NUMBER
-
-
-def static_number(node: ast.AST, consts: dict[str, ast.expr]):
-    """number() with a Reject where it grows past the limit."""
-    try:
-        return number(node, consts)
-    except _TooBig:
-        raise Reject(f"constant expression '{excerpt(node, 50)}' on line {getattr(node, 'lineno', '?')} "
-                     f"is larger than {MAX_BITS} bits") from None
+    return NOT_NUMBER
 
 
 # ---- literals: what an import computes --------------------------------------
@@ -174,7 +165,7 @@ def _literal_binop(node: ast.BinOp, aliases: Aliases, scope: frozenset) -> str |
         return why
     try:
         number(node, {})
-    except _TooBig:
+    except TooBig:
         return f"'{excerpt(node)}' (a number larger than {MAX_BITS} bits)"
     return None
 
@@ -303,9 +294,6 @@ def check_recursion(tree: ast.Module) -> None:
                 stack.append(iter(edges[nxt]))
 
 
-def inductor_helper(path: str | None) -> bool:
-    return bool(path) and path.startswith(INDUCTOR_RUNTIME + ".")
-
 
 # ---- compile time: what Triton computes while it compiles a function ---------
 
@@ -355,8 +343,8 @@ def local_consts(fn: ast.FunctionDef, consts: dict[str, ast.expr]) -> dict[str, 
         grown = False
         for k, v in single.items():
             try:
-                ok = k not in out and number(v, out) is not _NOT_NUMBER
-            except _TooBig:
+                ok = k not in out and number(v, out) is not NOT_NUMBER
+            except TooBig:
                 ok = False
             if ok:
                 out[k] = v
@@ -510,8 +498,8 @@ class Compile:
         if name in self.module_consts:
             try:
                 v = number(self.module_consts[name], self.module_consts)
-            except _TooBig:
-                v = _NOT_NUMBER
+            except TooBig:
+                v = NOT_NUMBER
             if isinstance(v, bool):
                 return 1
             if isinstance(v, int):
@@ -554,9 +542,9 @@ class Compile:
     def constant(self, node: ast.AST):
         try:
             v = number(node, self.consts)
-        except _TooBig:
-            v = _NOT_NUMBER
-        return None if v is _NOT_NUMBER else v
+        except TooBig:
+            v = NOT_NUMBER
+        return None if v is NOT_NUMBER else v
 
     def pow_exponent(self, node: ast.AST, right: ast.AST, env: dict):
         e = self.constant(right)
@@ -697,8 +685,6 @@ class Compile:
 def check_compile(tree: ast.Module, aliases: Aliases, orig_kernels: dict[str, ast.FunctionDef]) -> None:
     """Each function of the module within the compile-time limits; helpers as
     their callers see them (every parameter a possible compile-time value)."""
-    from .static_lists import module_constants
-
     consts = module_constants(tree)
     funcs = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
     memo: dict[str, tuple[int, int]] = {}
