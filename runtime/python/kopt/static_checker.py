@@ -19,7 +19,7 @@ from __future__ import annotations
 import ast
 
 from . import static_bounds as bounds
-from .static_limits import literal
+from .static_limits import launch_limit, literal
 from .static_lists import (BANNED_ATTRS, BANNED_NAMES, FRAME_ATTRS, HELPER_WRITERS, HEURISTICS_ATTRS,
                            INDUCTOR_MODULES, INDUCTOR_RUNTIME, INLINE_ASM, JIT_KEYWORDS, LOADS,
                            MUTABLE_CALLS, PRINTS, SAFE_BUILTINS, SAME_AS_ORIGINAL, STORES, TRITON_ATTRS, VALUE_ATTRS,
@@ -282,7 +282,7 @@ class Checker:
                 raise Reject(f"{where}: '{k.arg}' must stay as the original's")
             if same:
                 continue
-            why = literal(k.value, self.aliases)
+            why = literal(k.value, self.aliases) or launch_limit(k.arg, k.value)
             if why:
                 raise Reject(f"{where}: argument '{k.arg}' must be a literal, not {why}")
 

@@ -15,14 +15,16 @@ rejects with a one-line reason:
   ``set()``); arithmetic on numbers only, each value computed here first
   with every integer at most ``MAX_BITS`` bits (no ``10 ** 10 ** 10``, no
   nested powers past it, no ``1 << 10 ** 9``); a launch config's integers
-  at most 64 bits; a comprehension over literal tuples of at most
-  ``MAX_COMPREHENSION`` elements in all;
+  at most 64 bits, its ``num_warps``, ``num_stages`` and ``num_ctas``
+  constants within ``LAUNCH_LIMITS`` (so is a decorator's own); a
+  comprehension over literal tuples of at most ``MAX_COMPREHENSION``
+  elements in all;
 - loops in a kernel or helper run over ``range``, ``tl.range`` or
   ``tl.static_range``; a ``tl.static_range`` unrolls at most
   ``MAX_UNROLL`` bodies (nested ones multiply) and its bounds are constants
   or the original kernel's own; a loop whose bounds are constants runs at
   most ``MAX_TRIPS`` times with a step that is not zero; ``loop_unroll_factor``
-  is a constant of at most 64; a ``while`` loop's condition reads a name
+  is a constant of at most 64 and ``num_stages`` of at most 16; a ``while`` loop's condition reads a name
   that its body assigns (a condition nothing changes never ends);
 - compile-time integers (literals, constexpr parameters, taken at 64 bits,
   module constants and what is computed from them, through assignments and
@@ -56,6 +58,8 @@ MAX_BODIES = 1 << 14         # bodies a kernel compiles: its unrolling and its h
 MAX_TRIPS = 1 << 31          # iterations of a loop whose bounds are constants
 MAX_UNROLL_FACTOR = 64       # tl.range(..., loop_unroll_factor=N)
 MAX_COMPILE_BITS = 4096      # a compile-time integer in a kernel
+# launch and loop keywords that set how much Triton compiles
+LAUNCH_LIMITS = {"num_warps": 64, "num_stages": 16, "num_ctas": 16}
 ARG_BITS = 64                # a constexpr parameter, and what a helper may be passed
 
 NOT_NUMBER = object()
@@ -148,7 +152,7 @@ def number(node: ast.AST, consts: dict[str, ast.expr], depth: int = 0):
 _ARITH = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Pow)
 
 
-def _literal_binop(node: ast.BinOp, aliases: Aliases, scope: frozenset) -> str | None:
+def _literal_binop(node: ast.BinOp, aliases: Aliases, scope: dict) -> str | None:
     if not isinstance(node.op, _ARITH):
         return f"'{excerpt(node)}' (only + - * / // ** of numbers)"
     for side in (node.left, node.right):
@@ -170,7 +174,7 @@ def _literal_binop(node: ast.BinOp, aliases: Aliases, scope: frozenset) -> str |
     return None
 
 
-def _literal_call(node: ast.Call, aliases: Aliases, scope: frozenset) -> str | None:
+def _literal_call(node: ast.Call, aliases: Aliases, scope: dict) -> str | None:
     path = aliases.module_path(node.func)
     if isinstance(node.func, ast.Name) and node.func.id == "set" and not node.args and not node.keywords:
         return None
@@ -190,34 +194,53 @@ def _literal_call(node: ast.Call, aliases: Aliases, scope: frozenset) -> str | N
     for kw in node.keywords:
         if kw.arg is None:
             return "'**' in a literal"
-        why = literal(kw.value, aliases, scope)
+        why = literal(kw.value, aliases, scope) or launch_limit(kw.arg, kw.value, scope)
         if why:
             return why
     return None
 
 
-def _literal_comprehension(node: ast.ListComp, aliases: Aliases, scope: frozenset) -> str | None:
-    inner = set(scope)
+def launch_limit(arg: str | None, node: ast.AST, scope: dict | None = None) -> str | None:
+    """Why a launch keyword (num_warps, num_stages, num_ctas) is out of its
+    bounds, or None; a comprehension variable is each value it runs over."""
+    if arg not in LAUNCH_LIMITS:
+        return None
+    nodes = (scope or {}).get(node.id, [node]) if isinstance(node, ast.Name) else [node]
+    for n in nodes:
+        try:
+            v = number(n, {})
+        except TooBig:
+            v = NOT_NUMBER
+        if not isinstance(v, int) or isinstance(v, bool) or not 0 <= v <= LAUNCH_LIMITS[arg]:
+            return f"'{arg}={excerpt(n, 30)}' (a constant of at most {LAUNCH_LIMITS[arg]})"
+    return None
+
+
+def _literal_comprehension(node: ast.ListComp, aliases: Aliases, scope: dict) -> str | None:
+    inner = dict(scope)
     count = 1
     for g in node.generators:
         if g.is_async or not isinstance(g.target, ast.Name):
             return f"'{excerpt(node)}'"
         if not isinstance(g.iter, (ast.Tuple, ast.List)):
             return f"'{excerpt(g.iter)}' (a comprehension runs over a literal tuple or list)"
-        why = literal(g.iter, aliases, frozenset(inner))
+        why = literal(g.iter, aliases, inner)
         if why:
             return why
         count *= len(g.iter.elts)
         if count > MAX_COMPREHENSION:
             return f"'{excerpt(node)}' (a comprehension makes at most {MAX_COMPREHENSION} elements)"
-        inner.add(g.target.id)
+        inner[g.target.id] = tuple(g.iter.elts)
         if g.ifs:
             return f"'{excerpt(node)}' (no conditions in a comprehension)"
-    return literal(node.elt, aliases, frozenset(inner))
+    return literal(node.elt, aliases, inner)
 
 
-def literal(node: ast.AST, aliases: Aliases, scope: frozenset = frozenset()) -> str | None:
-    """None when node is a literal (see the module's docstring); else why not."""
+def literal(node: ast.AST, aliases: Aliases, scope: dict | None = None) -> str | None:
+    """None when node is a literal (see the module's docstring); else why not.
+    scope: the comprehension variables around node, each with the literal
+    elements it runs over."""
+    scope = scope if scope is not None else {}
     if isinstance(node, ast.Constant):
         return None
     if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
@@ -609,6 +632,10 @@ class Compile:
                 v = self.constant(k.value)
                 if not (isinstance(v, int) and 0 <= v <= MAX_UNROLL_FACTOR):
                     self.fail(it, f"loop_unroll_factor must be a constant of at most {MAX_UNROLL_FACTOR}")
+            elif k.arg == "num_stages":
+                v = self.constant(k.value)
+                if not (isinstance(v, int) and 0 <= v <= LAUNCH_LIMITS["num_stages"]):
+                    self.fail(it, f"num_stages must be a constant of at most {LAUNCH_LIMITS['num_stages']}")
         self.runtime_loop(s, s.body + s.orelse, env)
 
     def unrolled(self, s: ast.For, it: ast.Call, trips: int | None, env: dict) -> None:

@@ -1,0 +1,20 @@
+# expect: 'num_stages=1000000' (a constant of at most 16)
+# original: standalone_rowsum.py
+# a launch config that pipelines a million stages
+"""A standalone autotuned Triton kernel: the sum of each row."""
+import triton
+import triton.language as tl
+
+
+@triton.autotune(
+    configs=[triton.Config({'BLOCK': 1024}, num_warps=4), triton.Config({'BLOCK': 2048}, num_warps=8, num_stages=1000000)],
+    key=['n_cols'],
+)
+@triton.jit
+def rowsum_kernel(x_ptr, out_ptr, n_cols, stride, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    acc = tl.zeros([BLOCK], dtype=tl.float32)
+    for start in range(0, n_cols, BLOCK):
+        cols = start + tl.arange(0, BLOCK)
+        acc += tl.load(x_ptr + row * stride + cols, mask=cols < n_cols, other=0.0)
+    tl.store(out_ptr + row, tl.sum(acc, 0))
