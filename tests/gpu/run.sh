@@ -23,6 +23,9 @@ echo "# the worker's sandbox: a model opening a socket, one writing outside its 
 bash "$here/sandbox.sh" "$W" "$out/sandbox" || status=1
 echo "# a screened config that makes an illegal memory access: the screen goes on in a new worker without it"
 bash "$here/screen_lost.sh" "${KOPTMAKE:-$PWD/koptmake}" "$out/screen_lost" || status=1
+echo "# gate 1 reads each kernel of tests/static as Triton does (what Triton compiles, loaded as Inductor loads it)"
+python3 "$here/gate_reading.py" > "$out/gate_reading.tap" 2>&1 || status=1
+tail -n 1 "$out/gate_reading.tap"
 echo "# reward-hacking suite"
 bash "$here/cheats.sh" "$W" "$out/cheats" || status=1
 echo "# the compiled baseline against eager: examples/checks"

@@ -1,0 +1,146 @@
+"""tests/gpu/gate_reading.py: gate 1 reads a kernel as Triton does (needs
+torch and triton; launches nothing, so any machine with them runs it).
+
+Gate 1 (kopt.static_text) reads each @triton.jit function the way Triton
+3.x does: inspect.getsourcelines on the file's lines, dedented, cut at the
+first line that starts 'def NAME('. This loads the corpus' files the way
+Inductor loads a kernel (its text written to a .py file, compiled from
+open(path).read() and run in a fresh module) and compares each function's
+JITFunction.src, what Triton compiles, with kopt.static_text.triton_source:
+
+- every file of tests/static/{orig,good,memcheck}: the same text;
+- tests/static/bad/text_triton_reads_*: the same text too, and that text is
+  another function than the one Python defines (the escape the gate
+  rejects is real);
+- a standalone kernel through kopt.kernels.load_jit (linecache from
+  kopt.static_text.source_lines): the same text.
+
+Prints TAP; a file that does not import here is a skip, with its error.
+
+    python3 tests/gpu/gate_reading.py
+"""
+
+import ast
+import copy
+import glob
+import linecache
+import os
+import sys
+import tempfile
+import types
+
+top = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(top, "runtime", "python"))
+from kopt import static_text as T  # noqa: E402
+
+n = bad = 0
+
+
+def ok(cond, what, detail=""):
+    global n, bad
+    n += 1
+    print(f"{'' if cond else 'not '}ok {n} - {what}")
+    if not cond:
+        bad += 1
+        for line in str(detail).splitlines()[:20]:
+            print(f"# {line}")
+
+
+def skip(what, why):
+    global n
+    n += 1
+    print(f"ok {n} - {what} # SKIP {why}")
+
+
+def jit_of(obj):
+    """The JITFunction behind a @triton.jit function, an Autotuner or
+    Inductor's CachingAutotuner."""
+    from triton.runtime.jit import JITFunction
+
+    for _ in range(4):
+        if isinstance(obj, JITFunction):
+            return obj
+        obj = getattr(obj, "fn", None)
+    return None
+
+
+def load_like_inductor(text: str, d: str, name: str):
+    """torch._inductor.runtime.compile_tasks._reload_python_module."""
+    path = os.path.join(d, name + ".py")
+    with open(path, "w") as f:
+        f.write(text)
+    with open(path) as f:
+        code = compile(f.read(), path, "exec", dont_inherit=True)
+    mod = types.ModuleType(f"kopt_gate_reading.{name}")
+    mod.__file__ = path
+    exec(code, mod.__dict__, mod.__dict__)
+    return mod
+
+
+def check_file(path: str, d: str, other: bool) -> None:
+    rel = os.path.relpath(path, top)
+    text = open(path, "rb").read().decode("utf-8")
+    tree = ast.parse(text)
+    try:
+        mod = load_like_inductor(text, d, os.path.basename(path)[:-3])
+    except Exception as e:  # the file's own import, here
+        skip(rel, f"does not import here: {type(e).__name__}: {str(e)[:120]}")
+        return
+    lines = T.source_lines(text)
+    for fn in tree.body:
+        if not isinstance(fn, ast.FunctionDef):
+            continue
+        jit = jit_of(getattr(mod, fn.name, None))
+        if jit is None:
+            continue
+        ours = T.triton_source(lines, fn) if not other else _raw_triton_source(lines, fn)
+        ok(jit.src == ours, f"{rel}: {fn.name}: Triton's source is the gate's reading",
+           f"Triton:\n{jit.src}\ngate:\n{ours}")
+        if other:
+            theirs = ast.parse(jit.src).body[0]
+            bare = copy.copy(fn)
+            bare.decorator_list = []
+            same = ast.dump(theirs) == ast.dump(bare)
+            ok(not same, f"{rel}: {fn.name}: Triton compiles another function than Python defines")
+
+
+def _raw_triton_source(lines, fn):
+    """triton_source without its checks (the escape files fail them)."""
+    import inspect
+    import re
+    import textwrap
+
+    first = fn.decorator_list[0].lineno if fn.decorator_list else fn.lineno
+    src = textwrap.dedent("".join(inspect.getblock(lines[first - 1:])))
+    return src[re.search(r"^def\s+\w+\s*\(", src, re.MULTILINE).start():]
+
+
+def main() -> int:
+    try:
+        import triton  # noqa: F401
+    except ImportError as e:
+        print(f"1..0 # SKIP no triton: {e}")
+        return 0
+    static = os.path.join(top, "tests", "static")
+    with tempfile.TemporaryDirectory(prefix="kopt-gate-reading-") as d:
+        for kind in ("orig", "good", "memcheck"):
+            for path in sorted(glob.glob(os.path.join(static, kind, "*.py"))):
+                check_file(path, d, other=False)
+        for path in sorted(glob.glob(os.path.join(static, "bad", "text_triton_reads_*.py"))):
+            check_file(path, d, other=True)
+        from kopt import kernels as K
+
+        vadd = open(os.path.join(static, "good", "standalone_vadd_kernel_only.py")).read()
+        base = types.ModuleType("kopt_gate_reading_base")
+        exec(compile("import triton\nimport triton.language as tl\n", "<base>", "exec"), base.__dict__)
+        obj = jit_of(K.load_jit("vadd_kernel", vadd, base))
+        fn = next(f for f in ast.parse(vadd).body if isinstance(f, ast.FunctionDef))
+        ok(obj is not None and obj.src == T.triton_source(T.source_lines(vadd), fn),
+           "kopt.kernels.load_jit: Triton's source is the gate's reading", obj.src if obj else "no JITFunction")
+        linecache.clearcache()
+    print(f"1..{n}")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
