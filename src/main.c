@@ -208,12 +208,26 @@ static char *allow_root(const char *dir)
 	return real;
 }
 
+/* --allow-root's folders, for the spec's load: freed at exit, whichever
+ * return main takes */
+static struct lang_opts lo;
+
+static void free_roots(void)
+{
+	for (size_t i = 0; i < lo.nroots; i++)
+		free((char *)lo.roots[i]);
+	free((void *)lo.roots);
+	lo.roots = NULL;
+	lo.nroots = 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct engine_opts opts = { .rules = &rule_pipeline };
 	const char *file = NULL, *tool = NULL;
 	const char **roots = xcalloc((size_t)argc + 1, sizeof *roots);
-	struct lang_opts lo = { roots, 0 };
+	lo.roots = roots;
+	atexit(free_roots);
 	/* make's long names where make has the option (GNU make's --file,
 	 * --directory, --jobs, --keep-going, --dry-run, --always-make, --debug) */
 	static const struct option longopts[] = {
@@ -302,9 +316,7 @@ int main(int argc, char **argv)
 	struct diag_count dc = { 0, 0, { 0 } };
 	kopt_diag_printer_init(&dc.pr, stderr);
 	int loaded = lang_load_opts(path, &lo, count_diag, &dc, &spec);
-	for (size_t i = 0; i < lo.nroots; i++)
-		free((char *)roots[i]);
-	free(roots);
+	free_roots();
 	kopt_diag_printer_release(&dc.pr);
 	if (loaded < 0) {
 		/* the closing count, as a compiler gives it: nothing ran */
