@@ -111,3 +111,7 @@ TESTS += tests/unit/wpool_test
 # what the real kopt-worker may read, on the CPU (runtime/sandbox.c)
 TESTS += tests/runtime/worker_reads.sh
 EXTRA_DIST += tests/runtime/worker_reads.sh
+# a model served at several shapes (issue 40): the pipeline with the
+# simulated worker, and kopt.backend's dispatch by shape
+TESTS += tests/e2e/shapes.sh tests/runtime/deploy_shapes.sh
+EXTRA_DIST += tests/e2e/shapes.sh tests/runtime/deploy_shapes.sh tests/runtime/test_deploy_shapes.py
