@@ -321,6 +321,10 @@ void rule_plan_model(struct dag *d, struct rule_model *dm, const struct kopt_mod
  * each a rule_model of the plan's, and its deploy step; the order of their
  * stitches and their chains across shapes */
 void rule_plan_shapes(struct dag *d, struct rule_model *dm);
+/* a kernel's class across shapes: its class (rule_kernel_class) with
+ * every size hint taken as 1, so that the same kernel at any size has it;
+ * 0 without a source */
+uint64_t rule_shape_class(const char *src, const char *name);
 /* the kernel of an earlier shape of k's model, in the same variant, whose
  * chain searches k's class across shapes (shapes.c), or NULL */
 const struct rule_kernel *rule_shape_via(struct dag *d, struct rule_kernel *k);

@@ -14,7 +14,7 @@
  * but for its sizes; the kernel groups of a variant (rules/groups.c) keep
  * size hints to a power of four, and batch sizes are further apart than
  * that, so across shapes a kernel's class is its source with every number
- * taken out, size hints too (shape_class). A hot kernel whose class a
+ * taken out, size hints too (rule_shape_class). A hot kernel whose class a
  * chain of an earlier shape (the spec's order) already searches, in the
  * same variant, gets no chain of its own: it takes that chain's winner,
  * put on its own text as a group's member is (its config, its source
@@ -35,9 +35,7 @@
 
 #include "rules.h"
 
-/* a kernel's class with no class kept for its size: the caller's class
- * (rules/groups.c) of its source with every size hint made 1 */
-static uint64_t shape_class(const char *src, const char *name)
+uint64_t rule_shape_class(const char *src, const char *name)
 {
 	if (!src || !*src)
 		return 0;
@@ -78,7 +76,7 @@ static uint64_t kernel_shape_class(struct dag *d, struct rule_kernel *k)
 	kopt_hash h;
 	struct strbuf sb = STRBUF_INIT;
 	if (hex && hash_parse(hex, &h) == 0 && cache_object_get(d->cache, h, &sb) == 0 && sb.len) {
-		uint64_t c = shape_class(sb.buf, k->name);
+		uint64_t c = rule_shape_class(sb.buf, k->name);
 		if (c)
 			k->shape_cls = c;
 	}
