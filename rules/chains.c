@@ -268,7 +268,7 @@ static void expand_chains(struct dag *d, struct rule_mv *mv, const struct sizing
  */
 void rule_expand_chains(struct dag *d, struct rule_model *dm)
 {
-	if (dm->chains_done || !rule_shapes_ready(dm))
+	if (dm->chains_done || !rule_shapes_ready(d, dm))
 		return; /* done; or an earlier shape's chains, which may search for this one, first */
 	bool declared_failed = false;
 	for (size_t v = 0; v < dm->nmv; v++) {

@@ -330,7 +330,7 @@ uint64_t rule_shape_class(const char *src, const char *name);
 const struct rule_kernel *rule_shape_via(struct dag *d, struct rule_kernel *k);
 /* whether every earlier shape of dm's model has its chains (true for a
  * model without shapes); rule_shapes_next expands the later shapes' */
-bool rule_shapes_ready(const struct rule_model *dm);
+bool rule_shapes_ready(struct dag *d, const struct rule_model *dm);
 void rule_shapes_next(struct dag *d, const struct rule_model *dm);
 /* adds the ingredient "param:shape", the shape's names and values, to k
  * (nothing for NULL: a model's own inputs key as before shapes were) */

@@ -22,7 +22,8 @@
  * kernel by kernel: a winner slower there than the shape's own kernel is
  * left off (rules/stitch.c). For that, a shape's chains wait for every
  * earlier shape's (rule_expand_chains), and its stitch comes after the
- * earlier shape's, order only (no key of one reads the other's result).
+ * earlier shape's (DAG_EDGE_AFTER: no key of one reads the other's result;
+ * under -n a shape does not wait, and lists what is known then).
  * The searched chain and its verifies are the earlier shape's, and the
  * later stitch keys on them: adding a shape at the end reruns no step of
  * the others.
@@ -105,9 +106,13 @@ const struct rule_kernel *rule_shape_via(struct dag *d, struct rule_kernel *k)
 	return NULL;
 }
 
-bool rule_shapes_ready(const struct rule_model *dm)
+bool rule_shapes_ready(struct dag *d, const struct rule_model *dm)
 {
 	const struct rule_model *pm = dm->parent;
+	/* -n: with what is known now (an earlier shape whose profile would run
+	 * has no chains yet); a build waits for them */
+	if (d->opts && d->opts->dry_run)
+		return true;
 	for (size_t s = 0; pm && s < pm->nshapes && pm->shapes[s] != dm; s++)
 		if (!pm->shapes[s]->chains_done)
 			return false;
@@ -164,7 +169,7 @@ void rule_plan_shapes(struct dag *d, struct rule_model *dm)
 		 * and says why */
 		dag_add_dep(dm->deploy, sm->stitch, DAG_EDGE_SOFT);
 		if (i > 0)
-			dag_add_dep(sm->stitch, dm->shapes[i - 1]->stitch, DAG_EDGE_SOFT | DAG_EDGE_ORDER);
+			dag_add_dep(sm->stitch, dm->shapes[i - 1]->stitch, DAG_EDGE_SOFT | DAG_EDGE_AFTER);
 	}
 }
 

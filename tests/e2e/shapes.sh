@@ -93,10 +93,12 @@ check "a null build runs nothing" "grep -q 'nothing to do' out"
 
 # a fourth shape: its steps, the deployment's and the report's, no other
 spec 1 8 64 256
+want='capture m@b256/autotune,capture m@b256/default,deploy m,profile m@b256/autotune,profile m@b256/default,report all,stitch m@b256,'
+dry=$("$KOPTMAKE" -n 2>/dev/null | grep -v 'would run' | sort | tr '\n' ',')
+check "-n lists a fourth shape's steps, the deploy and the report ($dry)" "[ '$dry' = '$want' ]"
 : > sim.log
 "$KOPTMAKE" > out 2> err || { cat err >&2; true; }
 steps=$(sed -n 's/^\[[0-9]*\/[0-9]*\] \([a-z]*\) \([^ ]*\)$/\1 \2/p' out | sort | tr '\n' ',')
-want='capture m@b256/autotune,capture m@b256/default,deploy m,profile m@b256/autotune,profile m@b256/default,report all,stitch m@b256,'
 check "a fourth shape reruns only its steps, the deploy and the report ($steps)" "[ '$steps' = '$want' ]"
 check "... and its worker requests: its captures, profiles and stitch ($(cut -d' ' -f1 sim.log | sort | uniq -c | tr -s ' ' | tr '\n' ','))" \
 	"[ \$(grep -c '^capture ' sim.log) -eq 2 ] && [ \$(grep -c '^profile ' sim.log) -eq 2 ] && ! grep -q '^verify ' sim.log"
@@ -105,6 +107,15 @@ check "the deployment serves the four" "python3 -c \"
 import json
 assert [x['shape'] for x in json.load(open('kopt-out/m/substitutions.json'))['shapes']] == ['b1', 'b8', 'b64', 'b256']
 \""
+
+# a shape's values changed: that shape's steps again (the later shapes'
+# stitches wait for its stitch, and key on nothing of it)
+sed 's/shape b8 { batch_size = 8 }/shape b8 { batch_size = 9 }/' test.kopt > t && mv t test.kopt
+want='capture m@b8/autotune,capture m@b8/default,deploy m,profile m@b8/autotune,profile m@b8/default,report all,stitch m@b8,'
+dry=$("$KOPTMAKE" -n 2>/dev/null | grep -v 'would run' | sort | tr '\n' ',')
+"$KOPTMAKE" > out 2> err || { cat err >&2; true; }
+steps=$(sed -n 's/^\[[0-9]*\/[0-9]*\] \([a-z]*\) \([^ ]*\)$/\1 \2/p' out | sort | tr '\n' ',')
+check "a shape's new values rerun its steps alone, as -n said ($steps)" "[ '$steps' = '$want' ] && [ '$dry' = '$want' ]"
 
 # a shape the model cannot take: the model's own error, at its capture
 mkdir r
