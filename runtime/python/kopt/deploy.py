@@ -34,7 +34,9 @@ code, one compile per graph and shape as torch.compile itself does (the
 backend counts them: backend.counts). A graph at a shape outside every
 declared one, or with symbolic sizes (a dynamic-shape compile), is
 compiled by Inductor with its defaults and the backend's options, with one
-warning line: nothing is tuned at serving time.
+warning line: nothing is tuned at serving time. The graphs after a graph
+break take the model's intermediate tensors, not its inputs: they are
+outside every declared shape too.
 
 Nothing is compiled before two checks: substitutions.json must match its
 seal (kopt.seal: koptmake's HMAC of its bytes under the machine's seal key;
