@@ -194,11 +194,11 @@ static int deploy_start(struct rule_run *run)
 		double geo = j.nsp ? exp(j.logsum / (double)j.nsp) : NAN;
 		double geo_at = j.nat ? exp(j.at_logsum / (double)j.nat) : NAN;
 		if (j.nsp)
-			strbuf_addf(&j.md, "\nGeometric mean speedup over the %zu shapes with one: %.3fx over torch.compile.\n",
-				    j.nsp, geo);
+			strbuf_addf(&j.md, "\nGeometric mean speedup over the %zu shape%s with one: %.3fx over torch.compile.\n",
+				    j.nsp, j.nsp == 1 ? "" : "s", geo);
 		if (j.nat)
-			strbuf_addf(&j.md, "Geometric mean speedup over max-autotune-no-cudagraphs: %.3fx over the %zu shapes "
-					   "that have that variant.\n", geo_at, j.nat);
+			strbuf_addf(&j.md, "Geometric mean speedup over max-autotune-no-cudagraphs: %.3fx over the %zu shape%s "
+					   "that %s that variant.\n", geo_at, j.nat, j.nat == 1 ? "" : "s", j.nat == 1 ? "has" : "have");
 		size_t k;
 		json_t *f;
 		json_array_foreach(j.failed, k, f)

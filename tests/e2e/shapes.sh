@@ -126,7 +126,8 @@ agents default { budget = 1  hot = 0.05  seed = 1  screen = 0  auto_variants = f
 gates strict { seeds = 2  gamma = 1.03  repeats = 5 }
 defaults { device = sim  agents = default  gates = strict }
 model r { source = "r.py"  shape b2 { batch_size = 2 }  shape huge { batch_size = 100000 } }
-target all = [r]
+model q { source = "r.py"  shape huge { batch_size = 100000 } }
+target all = [r, q]
 SPEC
 st=0
 (cd r && "$KOPTMAKE" > ../out 2> ../err) || st=$?
@@ -140,6 +141,8 @@ d = json.load(open('r/kopt-out/r/substitutions.json'))
 assert [x['shape'] for x in d['shapes']] == ['b2'], d
 assert d['failed'][0]['shape'] == 'huge' and 'cannot take' in d['failed'][0]['reason'], d
 \" && grep -q '^| huge | - | .* | failed |' r/kopt-out/r/report.md"
+check "a model none of whose shapes was built has no deployment, and says so" \
+	"grep -q 'deploy q.*no shape of q was built' err && [ ! -f r/kopt-out/q/substitutions.json ]"
 
 # no Python to read the model files: the names go unchecked, said once
 st=0
