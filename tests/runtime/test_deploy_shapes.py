@@ -108,6 +108,12 @@ ok(all(t.variant.get("name") for t in tables) and tables[0].kernels and tables[1
 # the signature of a graph's inputs
 ok(D.signature([T(8, 4096), 3, T(4096, dtype="torch.bfloat16")]) == [((8, 4096), "float32"), ((4096,), "bfloat16")],
    "signature: each tensor's shape and dtype, other values left out")
+class Parameter(T):
+    """a parameter's stand-in, as torch names its class"""
+
+
+ok(D.signature([Parameter(8, 4096), T(1, 4096)]) == [((1, 4096), "float32")],
+   "signature: the model's parameters, where they are marked as such, are left out")
 ok(D.signature([T(Sym(), 4096)]) is None and D.signature([T(8, 4096), Sym()]) is None,
    "signature: a symbolic size or a SymInt input is a dynamic-shape compile (None)")
 

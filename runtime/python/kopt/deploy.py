@@ -121,6 +121,8 @@ def signature(example_inputs) -> list | None:
     dynamic-shape compile: no declared shape's static code applies)."""
     sig = []
     for x in example_inputs:
+        if getattr(x, "_is_param", False) or type(x).__name__ == "Parameter":
+            continue   # the model's own, where Dynamo says so: the same at every shape
         if not (hasattr(x, "shape") and hasattr(x, "dtype")):
             if isinstance(x, (bool, int, float)) or x is None:
                 continue
@@ -137,7 +139,10 @@ def pick_shape(tables: list, sig: list) -> Table | None:
     tensor input is among the graph's (as a multiset: with Dynamo lifting
     the model's parameters, the graph takes those too); of several, the
     one with the most inputs, then the first declared; None when the
-    inputs are outside every declared shape."""
+    inputs are outside every declared shape. A parameter of the sizes and
+    dtype of a declared shape's input, where Dynamo does not mark it as
+    one, can make a graph look like that shape: its winners then match no
+    kernel (a warning) and Inductor's kernels run."""
     best, most = None, -1
     for t in tables:
         if not t.inputs:
