@@ -52,6 +52,9 @@ enum {
 				  * result; under -n an input that would run for a reason of its
 				  * own does not make the dependent run */
 	DAG_EDGE_SOFT = 1 << 1,  /* a failed input does not fail the dependent */
+	DAG_EDGE_AFTER = 1 << 2, /* after only: the dependent starts once the input settles and its
+				  * key reads nothing of it; under -n the input that would run does
+				  * not make the dependent run */
 };
 
 struct dag_dep {

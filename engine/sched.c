@@ -311,7 +311,7 @@ static bool input_would_run(struct sched *s, struct dag_node *n)
 {
 	for (uint32_t i = 0; i < n->ndeps; i++) {
 		struct dag_node *dep = n->deps[i].node;
-		if (!(dep->flags & DAG_WOULD))
+		if (!(dep->flags & DAG_WOULD) || (n->deps[i].flags & DAG_EDGE_AFTER))
 			continue;
 		/* order only: n's key reads the input's key, which it has unless
 		 * the input waits on inputs of its own */

@@ -68,9 +68,9 @@ struct ast_value {
 	size_t nelems, elemcap;
 };
 
-/* "name = value", "variant name { ... }", a list item (name NULL) or a
- * positional argument (name NULL). */
-enum ast_field_kind { FIELD_SET, FIELD_VARIANT };
+/* "name = value", "variant name { ... }", "shape name { ... }", a list
+ * item (name NULL) or a positional argument (name NULL). */
+enum ast_field_kind { FIELD_SET, FIELD_VARIANT, FIELD_SHAPE };
 
 struct ast_block;
 
@@ -79,7 +79,7 @@ struct ast_field {
 	char *name;               /* NULL for list items and positional arguments */
 	struct kopt_loc name_loc;
 	struct ast_value *value;  /* FIELD_SET */
-	struct ast_block *block;  /* FIELD_VARIANT */
+	struct ast_block *block;  /* FIELD_VARIANT, FIELD_SHAPE */
 };
 
 struct ast_block {
@@ -149,6 +149,8 @@ const char *lang_unit_name(enum ast_unit u);
 void lang_llm_release(struct kopt_llm *l);
 void lang_variant_release(struct kopt_variant *v);
 void lang_variant_copy(struct kopt_variant *dst, const struct kopt_variant *src);
+void lang_shape_release(struct kopt_shape *s);
+void lang_shape_copy(struct kopt_shape *dst, const struct kopt_shape *src);
 void lang_device_release(struct kopt_device *d);
 void lang_agents_release(struct kopt_agents *a);
 void lang_model_release(struct kopt_model *m);

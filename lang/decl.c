@@ -254,6 +254,8 @@ static void do_model(struct loader *L, const struct ast_stmt *s, const char *dir
 		free(vl.v);
 		lang_default_variant(&m, &s->loc);
 	}
+	m.shapes = vl.s;
+	m.nshapes = vl.ns;
 	lang_add_model(L, &m, &pd, true);
 	lang_pdecl_release(&pd);
 }

@@ -2,7 +2,8 @@
  * lang/fields.c: the lists of fields.h as tables, their words' names and
  * the blocks' defaults; and the checker's side of them, setting a block's
  * fields from a declaration: types, units, ranges, words, Inductor options,
- * llm(...) and roles, variant blocks, unknown and repeated fields.
+ * llm(...) and roles, variant blocks (shape blocks: shape.c), unknown and
+ * repeated fields.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "load.h"
@@ -539,6 +540,13 @@ void lang_apply(struct loader *L, const char *in, const struct lang_field *tab, 
 				lang_err(&L->D, &it->block->loc, "a variant block is not allowed in %s", in);
 			continue;
 		}
+		if (it->kind == FIELD_SHAPE) {
+			if (variants)
+				lang_do_shape(L, it, variants);
+			else
+				lang_err(&L->D, &it->block->loc, "a shape block is not allowed in %s", in);
+			continue;
+		}
 		if (!it->name)
 			continue;
 		size_t k;
@@ -590,5 +598,8 @@ void lang_vlist_release(struct vlist *vl)
 	for (size_t i = 0; i < vl->n; i++)
 		lang_variant_release(&vl->v[i]);
 	free(vl->v);
+	for (size_t i = 0; i < vl->ns; i++)
+		lang_shape_release(&vl->s[i]);
+	free(vl->s);
 	memset(vl, 0, sizeof *vl);
 }

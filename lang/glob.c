@@ -62,6 +62,10 @@ static void add_member(struct loader *L, const struct ast_stmt *s, size_t gi, co
 	} else {
 		lang_default_variant(&m, &s->loc);
 	}
+	m.shapes = vl->ns ? xcalloc(vl->ns, sizeof *m.shapes) : NULL;
+	for (size_t i = 0; i < vl->ns; i++)
+		lang_shape_copy(&m.shapes[i], &vl->s[i]);
+	m.nshapes = vl->ns;
 	lang_add_model(L, &m, pd, g->n == 0);
 	g->n++;
 }

@@ -11,7 +11,8 @@
  * print as `none`, numbers in the shortest form that reads back to the same
  * double (durations in seconds), names bare when they are plain words and
  * quoted otherwise. The header has a `remote_cache` line when the defaults
- * set one. A comment after each opening brace gives the
+ * set one. A model's shapes follow its variants, each name it sets with its
+ * value as JSON. A comment after each opening brace gives the
  * declaration's file:line:col. The same spec always dumps to the same bytes.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -164,6 +165,7 @@ static int load(const char *name, const char *dir, const char *src, size_t len, 
 		lang_resolve_models(&L);
 		lang_resolve_targets(&L);
 		def = lang_resolve_default(&L);
+		lang_check_shapes(&L);
 	}
 	loader_release_side(&L);
 	lang_flush_diags(&L);
@@ -377,6 +379,17 @@ static void put_fields(FILE *out, const struct lang_fields *fs, const void *base
 	}
 }
 
+static void put_shape(FILE *out, const struct kopt_shape *s)
+{
+	fputs("\tshape ", out);
+	put_name(out, s->name);
+	fputs(" {", out);
+	put_loc(out, &s->loc);
+	for (size_t i = 0; i < s->nset; i++)
+		fprintf(out, "\t\t%s = %s\n", s->set[i].key, s->set[i].json);
+	fputs("\t}\n", out);
+}
+
 static void put_variant(FILE *out, const struct kopt_variant *v)
 {
 	fputs("\tvariant ", out);
@@ -453,6 +466,8 @@ void lang_dump(const kopt_spec *spec, FILE *out)
 		fputc('\n', out);
 		for (size_t v = 0; v < m->nvariants; v++)
 			put_variant(out, &m->variants[v]);
+		for (size_t v = 0; v < m->nshapes; v++)
+			put_shape(out, &m->shapes[v]);
 		fputs("}\n", out);
 	}
 	for (size_t i = 0; i < spec->ntargets; i++) {

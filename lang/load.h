@@ -25,6 +25,7 @@
  *   smap.c     the hash table
  *   eval.c     values: strings with ${VAR}, env(), variables
  *   fields.c   the field tables (lang/fields.h) and setting a block's fields
+ *   shape.c    shape blocks, and their names against the model file's
  *   decl.c     the declarations, statement by statement
  *   glob.c     a models group's files
  *   include.c  include
@@ -90,9 +91,12 @@ struct var {
 	char *unset_env;         /* NAME = env("X") with X not set: "X" (a glob says so); owned */
 };
 
+/* the blocks inside a declaration: its variants and its shapes */
 struct vlist {
 	struct kopt_variant *v;
 	size_t n, cap;
+	struct kopt_shape *s;
+	size_t ns, scap;
 };
 
 enum { N_MODEL, N_GROUP, N_TARGET };
@@ -184,6 +188,12 @@ void lang_apply(struct loader *L, const char *in, const struct lang_field *tab, 
 		const char *dir);
 void lang_llm_copy(struct kopt_llm *dst, const struct kopt_llm *src);
 void lang_vlist_release(struct vlist *vl);
+
+/* shape.c: a `shape NAME { ... }` block into vl; once the spec is read,
+ * each shape's names checked against its model file's module-level names
+ * (read by Python's ast module, in a child process) */
+void lang_do_shape(struct loader *L, const struct ast_field *it, struct vlist *vl);
+void lang_check_shapes(struct loader *L);
 
 /* decl.c */
 void lang_do_stmt(struct loader *L, const struct ast_stmt *s, const char *dir);

@@ -3,7 +3,7 @@
 ## kopt(5).
 libkopt_a_SOURCES += lang/lang.h lang/spec.h lang/fields.h lang/ast.h lang/load.h \
 	lang/lexer.l lang/parser.y lang/ast.c lang/spec.c lang/fields.c lang/lang.c lang/smap.c \
-	lang/eval.c lang/decl.c lang/glob.c lang/include.c lang/resolve.c lang/targets.c lang/paths.c
+	lang/eval.c lang/decl.c lang/glob.c lang/include.c lang/resolve.c lang/targets.c lang/paths.c lang/shape.c
 BUILT_SOURCES += lang/parser.h
 # configure's yacc is `bison -y`; the grammar uses bison's extensions on purpose
 AM_YFLAGS += -Wno-yacc

@@ -150,12 +150,22 @@ item:
 	$$.block->loc = @1;
   }
 | WORD name block {
-	lang_err(P->D, &@1, "unknown block '%s' (blocks inside a declaration are 'variant NAME { ... }')", $1);
+	/* `shape` is a word only here, not a keyword: it names nothing else */
 	memset(&$$, 0, sizeof $$);
+	if (strcmp($1, "shape") != 0) {
+		lang_err(P->D, &@1, "unknown block '%s' (blocks inside a declaration are 'variant NAME { ... }' and "
+			 "'shape NAME { ... }')", $1);
+		free($1);
+		free($2);
+		ast_block_free($3);
+		YYERROR;
+	}
 	free($1);
-	free($2);
-	ast_block_free($3);
-	YYERROR;
+	$$.kind = FIELD_SHAPE;
+	$$.name = $2;
+	$$.name_loc = @2;
+	$$.block = $3;
+	$$.block->loc = @1;
   }
 ;
 

@@ -71,6 +71,33 @@ void lang_model_release(struct kopt_model *m)
 	for (size_t i = 0; i < m->nvariants; i++)
 		lang_variant_release(&m->variants[i]);
 	free(m->variants);
+	for (size_t i = 0; i < m->nshapes; i++)
+		lang_shape_release(&m->shapes[i]);
+	free(m->shapes);
+}
+
+void lang_shape_release(struct kopt_shape *s)
+{
+	free(s->name);
+	for (size_t i = 0; i < s->nset; i++) {
+		free(s->set[i].key);
+		free(s->set[i].json);
+	}
+	free(s->set);
+	free(s->set_loc);
+}
+
+void lang_shape_copy(struct kopt_shape *dst, const struct kopt_shape *src)
+{
+	*dst = *src;
+	dst->name = xstrdup(src->name);
+	dst->set = src->nset ? xcalloc(src->nset, sizeof *dst->set) : NULL;
+	dst->set_loc = src->nset ? xcalloc(src->nset, sizeof *dst->set_loc) : NULL;
+	for (size_t i = 0; i < src->nset; i++) {
+		dst->set[i].key = xstrdup(src->set[i].key);
+		dst->set[i].json = xstrdup(src->set[i].json);
+		dst->set_loc[i] = src->set_loc[i];
+	}
 }
 
 void lang_target_release(struct kopt_target *t)

@@ -69,6 +69,18 @@ struct kopt_variant {
 	struct kopt_loc loc;
 };
 
+/* A shape the model is served at (a torch model's `shape NAME { ... }`):
+ * values for module-level names of its file, set after the model is made
+ * and before get_inputs() makes its inputs. No shape declared: the file's
+ * own get_inputs(), and the model has no shapes. */
+struct kopt_shape {
+	char *name;
+	struct kopt_option *set;  /* NAME = value, the value as JSON text, as written */
+	struct kopt_loc *set_loc; /* where each NAME is */
+	size_t nset;
+	struct kopt_loc loc;
+};
+
 #define KOPT_MODEL_KIND_ENUM(kw, id, name) KOPT_MODEL_##id,
 enum kopt_model_kind {
 	KOPT_MODEL_KINDS(KOPT_MODEL_KIND_ENUM) /* torch: KernelBench format (Model, get_inputs,
@@ -88,6 +100,8 @@ struct kopt_model {
 	struct kopt_gates *gates;   /* never NULL in a checked spec */
 	struct kopt_variant *variants; /* at least one */
 	size_t nvariants;
+	struct kopt_shape *shapes; /* the shapes it is served at; none: get_inputs()'s own */
+	size_t nshapes;
 	struct kopt_loc loc;
 };
 

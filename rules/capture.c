@@ -67,7 +67,7 @@ static int capture_start(struct rule_run *run)
 	const struct kopt_model *m = mv->model->spec;
 	if (mv->model->file_error)
 		return rule_fail(run, "%s", mv->model->file_error);
-	run->request = json_pack("{s:s, s:o, s:o, s:I}", "op", "capture", "model", rule_model_json(m),
+	run->request = json_pack("{s:s, s:o, s:o, s:I}", "op", "capture", "model", rule_model_json(mv->model),
 				 "variant", rule_variant_json(mv->variant),
 				 "seed", (json_int_t)seed_of(m));
 	return RULE_SEND;

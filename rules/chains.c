@@ -1,7 +1,9 @@
 /*
  * rules/chains.c: the hot kernels' chains of candidates (a screen, then
  * proposals and verifies, one after the other), added to the graph once a
- * model's variants are all profiled (rules/profile.c's expand hook), and
+ * model's variants are all profiled (rules/profile.c's expand hook) and,
+ * for a shape of a model, once the earlier shapes have theirs (a kernel an
+ * earlier shape's chain searches gets none: rules/shapes.c), and
  * the variants that get none: those that another variant already beats by
  * gamma with their hot kernels at their bounds (agents/roof.c), where no
  * candidate can make them the race's winner.
@@ -216,6 +218,13 @@ static void expand_chains(struct dag *d, struct rule_mv *mv, const struct sizing
 			free(why);
 			k->n = 0;
 		}
+		/* an earlier shape's chain searches its class: its winner is
+		 * this kernel's, checked in this shape's stitch */
+		if (k->n > 0 && (k->via = rule_shape_via(d, k))) {
+			k->n = 0;
+			for (int i = 0; i < k->via->n; i++)
+				dag_add_dep(stitch, k->via->cands[i].verify, DAG_EDGE_SOFT);
+		}
 		k->cands = xcalloc((size_t)k->n + 1, sizeof *k->cands);
 		struct dag_node *screen = rule_screen_add(d, k);
 		for (int i = 0; i < k->n; i++) {
@@ -259,8 +268,8 @@ static void expand_chains(struct dag *d, struct rule_mv *mv, const struct sizing
  */
 void rule_expand_chains(struct dag *d, struct rule_model *dm)
 {
-	if (dm->chains_done)
-		return;
+	if (dm->chains_done || !rule_shapes_ready(d, dm))
+		return; /* done; or an earlier shape's chains, which may search for this one, first */
 	bool declared_failed = false;
 	for (size_t v = 0; v < dm->nmv; v++) {
 		unsigned f = dm->mvs[v].profile->flags;
@@ -306,5 +315,6 @@ void rule_expand_chains(struct dag *d, struct rule_model *dm)
 		free(z[v].rep);
 	}
 	free(z);
+	rule_shapes_next(d, dm); /* the later shapes that waited for these chains */
 }
 

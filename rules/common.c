@@ -26,8 +26,9 @@ int rule_fail(struct rule_run *run, const char *fmt, ...)
 	return RULE_FAIL;
 }
 
-json_t *rule_model_json(const struct kopt_model *m)
+json_t *rule_model_json(const struct rule_model *dm)
 {
+	const struct kopt_model *m = dm->spec;
 	char *abs = NULL;
 	if (m->path && m->path[0] != '/') {
 		char cwd[4096];
@@ -38,6 +39,14 @@ json_t *rule_model_json(const struct kopt_model *m)
 			      lang_model_kind_names[m->kind < KOPT_MODEL_KIND_COUNT ? m->kind : 0],
 			      "path", abs ? abs : m->path ? m->path : "");
 	free(abs);
+	/* a shape's names and values (runtime/python/kopt/loader.py) */
+	json_t *set = dm->shape ? json_object() : NULL;
+	for (size_t i = 0; dm->shape && i < dm->shape->nset; i++) {
+		json_t *v = json_loads(dm->shape->set[i].json, JSON_DECODE_ANY, NULL);
+		json_object_set_new(set, dm->shape->set[i].key, v ? v : json_null());
+	}
+	if (set)
+		json_object_set_new(o, "shape", set);
 	return o;
 }
 
@@ -237,7 +246,7 @@ static const char *node_dir(const struct dag_node *n)
 {
 	if (rule_target_of(n))
 		return rule_target_of(n)->name;
-	return rule_model_of(n) ? rule_model_dir(rule_model_of(n)->spec) : NULL;
+	return rule_model_of(n) ? rule_model_dir(rule_model_of(n)) : NULL;
 }
 
 /* NAME when rel is "<node's folder>/NAME" with NAME one path component, else NULL */
@@ -358,9 +367,9 @@ json_t *rule_no_candidate(void)
 	return json_pack("{s:b}", "none", 1);
 }
 
-const char *rule_model_dir(const struct kopt_model *m)
+const char *rule_model_dir(const struct rule_model *dm)
 {
-	return m->name;
+	return dm->dir;
 }
 
 double rule_num(const json_t *o, const char *key)

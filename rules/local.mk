@@ -2,7 +2,7 @@
 libkopt_a_SOURCES += rules/rules.h rules/common.c rules/capture.c rules/profile.c rules/summary.c rules/groups.c \
 	rules/propose.c rules/verify.c rules/stitch.h rules/stitch.c rules/stitch_out.c \
 	rules/report.c rules/report_device.c rules/report_capture.c rules/plan.c rules/screen.c rules/space.c rules/chains.c \
-	rules/measured.h rules/measured.c
+	rules/measured.h rules/measured.c rules/shapes.c rules/deploy.c
 libkopt_a_SOURCES += rules/svg.h rules/svg.c
 TESTS += tests/e2e/stitch-order.sh
 EXTRA_DIST += tests/e2e/stitch-order.sh

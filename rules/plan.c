@@ -16,13 +16,13 @@
 #include "rules.h"
 
 extern const struct rule rule_capture, rule_profile, rule_propose, rule_verify, rule_stitch,
-	rule_report, rule_screen;
+	rule_report, rule_screen, rule_deploy;
 
 static const struct rule *const table[RULE_NKINDS] = {
 	[RULE_CAPTURE] = &rule_capture, [RULE_PROFILE] = &rule_profile,
 	[RULE_PROPOSE] = &rule_propose, [RULE_VERIFY] = &rule_verify,
 	[RULE_STITCH] = &rule_stitch,   [RULE_REPORT] = &rule_report,
-	[RULE_SCREEN] = &rule_screen,
+	[RULE_SCREEN] = &rule_screen,   [RULE_DEPLOY] = &rule_deploy,
 };
 
 const struct kopt_device *rule_device(const struct dag_node *n)
@@ -38,10 +38,13 @@ struct rule_mv *rule_plan_variant(struct dag *d, struct rule_model *dm, const st
 	mv->index = dm->nmv++;
 	hash_key_init_bare(&mv->variant_key);
 	rule_key_variant(&mv->variant_key, var);
+	mv->variant_id = hash_bytes(mv->variant_key.ser.buf, mv->variant_key.ser.len);
+	/* at a shape, every step of the variant keys on it too */
+	rule_key_shape(&mv->variant_key, dm->shape);
 	/* what its worker steps leave loaded: the model, compiled this way */
 	kopt_hash parts[2] = { dm->file_hash, hash_bytes(mv->variant_key.ser.buf, mv->variant_key.ser.len) };
 	mv->affinity = hash_bytes(parts, sizeof parts).lo | 1; /* never 0 */
-	char *path = xasprintf("%s/%s", dm->spec->name, var->name);
+	char *path = xasprintf("%s/%s", dm->name, var->name);
 	mv->capture = dag_add(d, RULE_CAPTURE, path, mv);
 	free(path);
 	mv->capture->affinity = mv->affinity;
@@ -63,18 +66,15 @@ struct rule_mv *rule_plan_variant(struct dag *d, struct rule_model *dm, const st
 	return mv;
 }
 
-static struct rule_model *add_model(struct dag *d, const struct kopt_model *m)
+void rule_plan_model(struct dag *d, struct rule_model *dm, const struct kopt_model *m, const struct kopt_shape *sh,
+		     const char *name, const char *dir)
 {
 	struct rule_plan *pl = d->plan;
-	size_t si = (size_t)(m - d->spec->models);
-	if (si >= d->spec->nmodels)
-		kopt_die("internal: a model that is not the spec's");
-	if (pl->model_at[si])
-		return &pl->models[pl->model_at[si] - 1];
-	pl->model_at[si] = pl->nmodels + 1;
-	struct rule_model *dm = &pl->models[pl->nmodels++];
 	memset(dm, 0, sizeof *dm);
 	dm->spec = m;
+	dm->shape = sh;
+	dm->name = dag_strdup(d, name);
+	dm->dir = strcmp(dir, name) == 0 ? dm->name : dag_strdup(d, dir);
 	struct strbuf sb = STRBUF_INIT;
 	if (!m->path || strbuf_read_file(&sb, m->path) < 0)
 		dm->file_error = xasprintf("cannot read the model file '%s': %s",
@@ -101,13 +101,30 @@ static struct rule_model *add_model(struct dag *d, const struct kopt_model *m)
 		pl->agents_of = m->agents;
 	}
 	dm->agent_fp = xstrdup(m->agents ? pl->agent_fp : "builtin-default;" AGENT_BUILTIN_VERSION);
+	if (m->nshapes && !sh)
+		return; /* a model with shapes: its shapes have the steps (rules/shapes.c) */
 	dm->mvs = xcalloc(m->nvariants + RULE_MAX_AUTO, sizeof *dm->mvs); /* + the agents' own */
-	dm->stitch = dag_add(d, RULE_STITCH, m->name, dm);
+	dm->stitch = dag_add_at(d, RULE_STITCH, dm->name, dm);
 	for (size_t v = 0; v < m->nvariants; v++)
 		rule_plan_variant(d, dm, &m->variants[v]);
 	/* it measures every variant against the first's baseline, on the
 	 * worker that holds the first */
 	dm->stitch->affinity = dm->nmv ? dm->mvs[0].affinity : 0;
+}
+
+static struct rule_model *add_model(struct dag *d, const struct kopt_model *m)
+{
+	struct rule_plan *pl = d->plan;
+	size_t si = (size_t)(m - d->spec->models);
+	if (si >= d->spec->nmodels)
+		kopt_die("internal: a model that is not the spec's");
+	if (pl->model_at[si])
+		return &pl->models[pl->model_at[si] - 1];
+	pl->model_at[si] = pl->nmodels + 1;
+	struct rule_model *dm = &pl->models[pl->nmodels++];
+	rule_plan_model(d, dm, m, NULL, m->name, m->name);
+	if (m->nshapes)
+		rule_plan_shapes(d, dm);
 	return dm;
 }
 
@@ -160,7 +177,10 @@ static int plan(struct dag *d, char *const *targets, int ntargets)
 	const kopt_spec *spec = d->spec;
 	struct rule_plan *pl = xcalloc(1, sizeof *pl);
 	d->plan = pl;
-	pl->models = xcalloc(spec->nmodels ? spec->nmodels : 1, sizeof *pl->models);
+	size_t cap = 1;
+	for (size_t i = 0; i < spec->nmodels; i++)
+		cap += 1 + spec->models[i].nshapes; /* a model with shapes: one more per shape */
+	pl->models = xcalloc(cap, sizeof *pl->models);
 	pl->model_at = xcalloc(spec->nmodels + 1, sizeof *pl->model_at);
 	hash_key_init_bare(&pl->gates_key);
 	const void **want_t = xcalloc(spec->ntargets + 1, sizeof *want_t);
@@ -190,9 +210,13 @@ static int plan(struct dag *d, char *const *targets, int ntargets)
 	for (size_t i = 0; i < nwant_t; i++) {
 		const struct kopt_target *t = want_t[i];
 		struct dag_node *r = dag_add(d, RULE_REPORT, t->name, (void *)t);
-		/* soft: with -k, the report lists a model that failed, and why */
-		for (size_t j = 0; j < t->nmodels; j++)
-			dag_add_dep(r, add_model(d, t->models[j])->stitch, DAG_EDGE_SOFT);
+		/* soft: with -k, the report lists a model that failed, and why;
+		 * a model with shapes has a row per shape */
+		for (size_t j = 0; j < t->nmodels; j++) {
+			struct rule_model *dm = add_model(d, t->models[j]);
+			for (size_t k = 0; k < (dm->nshapes ? dm->nshapes : 1); k++)
+				dag_add_dep(r, dm->nshapes ? dm->shapes[k]->stitch : dm->stitch, DAG_EDGE_SOFT);
+		}
 	}
 	for (size_t i = 0; i < nwant_m; i++)
 		add_model(d, want_m[i]);
@@ -222,6 +246,7 @@ static void release(struct dag *d)
 			hash_key_release(&mv->variant_key);
 		}
 		free(dm->mvs);
+		free(dm->shapes);
 		for (size_t a = 0; a + dm->spec->nvariants < dm->nmv; a++)
 			rule_variant_release(&dm->auto_variants[a]);
 		hash_key_release(&dm->gates_key);

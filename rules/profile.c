@@ -119,7 +119,7 @@ static int profile_start(struct rule_run *run)
 {
 	const struct kopt_model *m = rule_model_of(run->node)->spec;
 	run->request = json_pack("{s:s, s:o, s:o, s:I, s:i, s:i, s:o}", "op", "profile",
-				 "model", rule_model_json(m),
+				 "model", rule_model_json(rule_model_of(run->node)),
 				 "variant", rule_variant_json(rule_mv_of(run->node)->variant),
 				 "seed", (json_int_t)(m->agents ? m->agents->seed : 0),
 				 "warmup", WARMUP, "calls", CALLS, "gates", rule_gates_json(m->gates));
@@ -139,7 +139,7 @@ static void fmt_num(struct strbuf *sb, double v, const char *fmt)
 /* the profile file name of a variant: the first variant gets profile.*, others profile-NAME.* */
 static char *profile_rel(const struct dag_node *n, const char *ext)
 {
-	const char *dir = rule_model_dir(rule_model_of(n)->spec);
+	const char *dir = rule_model_dir(rule_model_of(n));
 	if (rule_mv_of(n)->index == 0)
 		return xasprintf("%s/profile.%s", dir, ext);
 	return xasprintf("%s/profile-%s.%s", dir, rule_mv_of(n)->variant->name, ext);

@@ -876,6 +876,7 @@ static int report_start(struct rule_run *run)
 	}
 	double geo;
 	json_t *doc = report_summary(&rp, n->ndeps, &geo);
+	rule_report_shapes(n, doc, &rp.md); /* the models served at several shapes */
 	report_head(&rp, n->ndeps);
 	int r = report_outputs(run, &rp, doc, n->ndeps, geo);
 	run->stable = json_pack("{s:s, s:O}", "target", rp.target, "models", rp.stable);

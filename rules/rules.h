@@ -34,7 +34,8 @@
 
 /* the node kinds: indices into rule_pipeline's table */
 enum rule_kind {
-	RULE_CAPTURE, RULE_PROFILE, RULE_PROPOSE, RULE_VERIFY, RULE_STITCH, RULE_REPORT, RULE_SCREEN, RULE_NKINDS
+	RULE_CAPTURE, RULE_PROFILE, RULE_PROPOSE, RULE_VERIFY, RULE_STITCH, RULE_REPORT, RULE_SCREEN, RULE_DEPLOY,
+	RULE_NKINDS
 };
 
 /* koptmake's rules */
@@ -99,6 +100,13 @@ const json_t *rule_report_autotune_variant(const struct dag_node *s, const json_
  * stitch's me; o has the chosen "variant" and "verdict" */
 void rule_report_device_speedups(const struct dag_node *s, const json_t **meas, const json_t *me, json_t *o);
 
+/* rules/shapes.c: for the report of target n (its inputs, the models'
+ * stitches; doc, report.json's document, with its "models" rows), each
+ * model served at several shapes: report.json's "shapes", [{model,
+ * shapes: [shape...], geomean_speedup, geomean_speedup_vs_max_autotune}],
+ * each row of a shape given its "shape" and "of" (the model), and
+ * report.md's Shapes section, appended to md */
+void rule_report_shapes(const struct dag_node *n, json_t *doc, struct strbuf *md);
 /* rules/report_capture.c: each variant's capture, where its compile's
  * seconds went: [{variant, compile_s, gpu_minutes, dynamo_s, inductor_s,
  * triton_s, autotune_s, run_s, gpu_lock_wait_s}] (null where unknown) */
@@ -153,6 +161,9 @@ struct rule_kernel {
 	int n;                      /* 0 where left alone (left says why) */
 	const char *left;           /* why it gets no candidates (rules/chains.c), or NULL; the dag's */
 	struct dag_node *screen;    /* its launch configs screened alone (rules/screen.c), or NULL */
+	const struct rule_kernel *via; /* a kernel of an earlier shape whose chain searches its class
+					* (rules/shapes.c): it has none, it takes that one's winner; or NULL */
+	uint64_t shape_cls;         /* its class across shapes, once read (rules/shapes.c); 0: not yet */
 	struct rule_memo **memos;   /* per candidate, the proposal's context its key derived for
 				     * want of a memo: the memo to write once it is done
 				     * (rules/propose.c); NULL until a key does */
@@ -165,7 +176,9 @@ struct rule_mv {
 	size_t index;
 	struct dag_node *capture, *profile;
 	struct rule_summary summary; /* its profile's, once read; kernel names point into it */
-	struct hash_key variant_key; /* the variant's key ingredients, serialized once */
+	struct hash_key variant_key; /* the variant's key ingredients (and its model's shape's),
+				      * serialized once */
+	kopt_hash variant_id;       /* the variant's alone: the same at every shape */
 	uint64_t affinity;          /* its worker steps' (the model file and the variant) */
 	struct rule_kernel *kernels;
 	size_t nkernels;
@@ -179,8 +192,24 @@ struct rule_mv {
 /* the agents' own variants at most: aten-auto, cudnn-auto and the space search's */
 #define RULE_MAX_AUTO 8
 
+/*
+ * A model, or one shape of a model served at several (kopt(5), shape):
+ * a model with shapes is a rule_model with no variants of its own, whose
+ * deploy step joins its shapes' (rules/deploy.c), and one rule_model per
+ * shape, each with its variants, chains and stitch, as a model without
+ * shapes has (rules/shapes.c).
+ */
 struct rule_model {
 	const struct kopt_model *spec;
+	const struct kopt_shape *shape; /* the shape it is built at, or NULL: get_inputs()'s own */
+	const char *name;           /* its steps' paths start with it: the model's name, or
+				     * MODEL@SHAPE; the dag's */
+	const char *dir;            /* its outputs' folder under kopt-out: the model's name, or
+				     * MODEL/SHAPE; the dag's */
+	struct rule_model *parent;  /* a shape's: its model's; else NULL */
+	struct rule_model **shapes; /* a model with shapes: its shapes', in the spec's order; owned */
+	size_t nshapes;
+	struct dag_node *deploy;    /* a model with shapes: the step that joins them; else NULL */
 	kopt_hash file_hash;        /* content of the model file */
 	char *file_error;           /* why it cannot be read, or NULL */
 	struct rule_mv *mvs;        /* the declared variants, then the agents' own */
@@ -261,7 +290,7 @@ static inline struct rule_mv *rule_mv_of(const struct dag_node *n)
 
 static inline struct rule_model *rule_model_of(const struct dag_node *n)
 {
-	if (n->kind == RULE_STITCH)
+	if (n->kind == RULE_STITCH || n->kind == RULE_DEPLOY)
 		return n->ctx;
 	struct rule_mv *mv = rule_mv_of(n);
 	return mv ? mv->model : NULL;
@@ -282,6 +311,30 @@ const struct kopt_device *rule_device(const struct dag_node *n);
 /* adds variant v (kept by the caller for the dag's life) to dm, with its
  * capture and profile; returns it */
 struct rule_mv *rule_plan_variant(struct dag *d, struct rule_model *dm, const struct kopt_variant *v);
+/* dm (the caller's, zeroed here) for model m at shape sh (NULL: its own
+ * inputs), its steps named from name and its outputs in dir: its key
+ * parts, stitch and declared variants; a model with shapes (sh NULL, m
+ * has shapes) gets none of them, its shapes do (rule_plan_shapes) */
+void rule_plan_model(struct dag *d, struct rule_model *dm, const struct kopt_model *m, const struct kopt_shape *sh,
+		     const char *name, const char *dir);
+/* rules/shapes.c: the shapes of model dm (planned by rule_plan_model),
+ * each a rule_model of the plan's, and its deploy step; the order of their
+ * stitches and their chains across shapes */
+void rule_plan_shapes(struct dag *d, struct rule_model *dm);
+/* a kernel's class across shapes: its class (rule_kernel_class) with
+ * every size hint taken as 1, so that the same kernel at any size has it;
+ * 0 without a source */
+uint64_t rule_shape_class(const char *src, const char *name);
+/* the kernel of an earlier shape of k's model, in the same variant, whose
+ * chain searches k's class across shapes (shapes.c), or NULL */
+const struct rule_kernel *rule_shape_via(struct dag *d, struct rule_kernel *k);
+/* whether every earlier shape of dm's model has its chains (true for a
+ * model without shapes); rule_shapes_next expands the later shapes' */
+bool rule_shapes_ready(struct dag *d, const struct rule_model *dm);
+void rule_shapes_next(struct dag *d, const struct rule_model *dm);
+/* adds the ingredient "param:shape", the shape's names and values, to k
+ * (nothing for NULL: a model's own inputs key as before shapes were) */
+void rule_key_shape(struct hash_key *k, const struct kopt_shape *sh);
 /* fills a kernel's heuristic, source hash, config and profile row (parses
  * the profile's whole result; planning needs none of them) */
 void rule_kernel_info(struct dag *d, struct rule_kernel *k);
@@ -317,7 +370,7 @@ int rule_fail(struct rule_run *run, const char *fmt, ...) KOPT_PRINTF(2, 3);
 /* ---- helpers shared by the rules (rules/common.c) ---- */
 
 /* protocol objects (PROTOCOL.md "Common objects"); new references */
-json_t *rule_model_json(const struct kopt_model *m);
+json_t *rule_model_json(const struct rule_model *dm);
 json_t *rule_variant_json(const struct kopt_variant *v);
 json_t *rule_gates_json(const struct kopt_gates *g);
 /* key ingredients for a variant and for gates, one per parameter */
@@ -346,8 +399,9 @@ int rule_output(struct rule_run *run, const char *rel, const char *data, size_t 
  * ones from its objects; -1 when an object is bad or the record names a
  * file outside the step's folder (a corrupt record: warned) */
 int rule_restore_outputs(struct dag *d, struct dag_node *n);
-/* the model's output folder relative to the out dir ("softmax") */
-const char *rule_model_dir(const struct kopt_model *m);
+/* the model's output folder relative to the out dir ("softmax"; a
+ * shape's, "softmax/b1") */
+const char *rule_model_dir(const struct rule_model *dm);
 /* -t why: a result's numbers, one "  NAME  VALUE" line each, nested
  * objects as NAME.SUB (the worker's own verdict left out) */
 void rule_print_numbers(FILE *out, json_t *nums);

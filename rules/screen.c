@@ -232,7 +232,7 @@ static int screen_start(struct rule_run *run)
 		return RULE_DONE;
 	}
 	run->request = json_pack("{s:s, s:o, s:o, s:I, s:s, s:o, s:o, s:f, s:i, s:i, s:i, s:b}", "op", "screen",
-				 "model", rule_model_json(m), "variant", rule_variant_json(k->mv->variant),
+				 "model", rule_model_json(k->mv->model), "variant", rule_variant_json(k->mv->variant),
 				 "seed", (json_int_t)ag->seed, "kernel", k->name, "gates", rule_gates_json(m->gates),
 				 "starts", rule_screen_starts(run->dag, k), "budget_s", ag->screen_s,
 				 "max_configs", ag->screen_configs, "keep", KEEP, "reps", REPS, "knobs", 1);

@@ -71,6 +71,8 @@ struct winner {
 	char cand_hex[HASH_HEX];
 	const char *from;   /* a member of a kernel's group (rules/groups.c): that kernel, whose
 			     * search found the change put on it; NULL: its own search's */
+	bool carried;       /* from an earlier shape's search (rules/shapes.c): timed kernel by
+			     * kernel in the stitch, left off where slower than the kernel it replaces */
 };
 
 /* A Helion kernel file's stitch also times, side by side with the
@@ -114,8 +116,12 @@ static int stitch_key(struct dag *d, struct dag_node *n, struct hash_key *k, cha
 				ver[nver++] = n->deps[i].node;
 	for (uint32_t i = 0; i < n->ndeps; i++) {
 		struct dag_node *dep = n->deps[i].node;
-		if (dep->kind == RULE_PROFILE)
+		if (dep->kind == RULE_PROFILE || dep->kind == RULE_STITCH)
+			continue; /* an earlier shape's stitch: an order, not an input (rules/shapes.c) */
+		if (dep->kind == RULE_VERIFY && rule_model_of(dep) != dm) {
+			rule_key_input(k, dep); /* an earlier shape's chain, whose winner it takes */
 			continue;
+		}
 		if (dep->kind == RULE_VERIFY && next < nver) {
 			struct dag_node *vn = ver[next++];
 			rule_key_input(k, vn);
@@ -159,28 +165,43 @@ static bool carries(const struct agent_candidate *c)
 	return !c->source || (c->edit && *c->edit);
 }
 
+/* w's change put on kernel name of k's capture, found for from */
+static void put_on(struct rule_run *run, struct stitch_priv *p, const struct rule_kernel *k, const struct winner *w,
+		   const char *name, const char *from)
+{
+	json_t *e = rule_inventory_entry(dag_result(run->dag, k->mv->capture), name);
+	json_t *dj = json_deep_copy(w->candidate);
+	json_object_set_new(dj, "source", json_null());
+	json_object_set_new(dj, "from", json_string(from));
+	json_array_append_new(p->derived, dj); /* kept for the stitch's lifetime */
+	struct winner m = *w;
+	m.kernel = name;
+	m.source_hash = e ? json_string_value(json_object_get(e, "source_hash")) : NULL;
+	m.candidate = dj;
+	agent_candidate_read(dj, &m.cand);
+	m.from = from;
+	m.carried = k->via != NULL;
+	p->w[p->nw++] = m;
+}
+
 /* w, k's winner, put on every other kernel of k's group: each a winner of
- * its own in the stitched model, which checks them all with the rest */
+ * its own in the stitched model, which checks them all with the rest; and
+ * where k takes an earlier shape's winner (k->via), on k itself first, all
+ * of them found for that shape's kernel */
 static void put_on_members(struct rule_run *run, struct stitch_priv *p, const struct rule_kernel *k,
 			   const struct winner *w)
 {
 	if (!carries(&w->cand))
 		return;
-	json_t *cap = dag_result(run->dag, k->mv->capture);
-	for (size_t i = 0; i < k->nmembers; i++) {
-		json_t *e = rule_inventory_entry(cap, k->members[i]);
-		json_t *dj = json_deep_copy(w->candidate);
-		json_object_set_new(dj, "source", json_null());
-		json_object_set_new(dj, "from", json_string(k->name));
-		json_array_append_new(p->derived, dj); /* kept for the stitch's lifetime */
-		struct winner m = *w;
-		m.kernel = k->members[i];
-		m.source_hash = e ? json_string_value(json_object_get(e, "source_hash")) : NULL;
-		m.candidate = dj;
-		agent_candidate_read(dj, &m.cand);
-		m.from = k->name;
-		p->w[p->nw++] = m;
+	const char *from = k->name;
+	if (k->via) {
+		char *f = xasprintf("%s/%s", k->via->mv->capture->path, k->via->name);
+		from = dag_strdup(run->dag, f);
+		free(f);
+		put_on(run, p, k, w, k->name, from);
 	}
+	for (size_t i = 0; i < k->nmembers; i++)
+		put_on(run, p, k, w, k->members[i], from);
 }
 
 static void collect(struct rule_run *run, struct rule_mv *mv, struct stitch_priv *p)
@@ -193,29 +214,31 @@ static void collect(struct rule_run *run, struct rule_mv *mv, struct stitch_priv
 	p->nw = 0;
 	for (size_t ki = 0; ki < mv->nkernels; ki++) {
 		struct rule_kernel *k = &mv->kernels[ki];
+		/* the chain searched for it: its own, or an earlier shape's */
+		struct rule_kernel *c = k->via ? (struct rule_kernel *)k->via : k;
 		struct winner best = { 0 };
-		rule_kernel_info(run->dag, k);
+		rule_kernel_info(run->dag, c);
 		best.gain = -1;
-		for (int i = 0; i < k->n; i++) {
+		for (int i = 0; i < c->n; i++) {
 			struct rule_verdict v;
 			struct rule_proposal pr;
-			rule_verdict_read(run->dag, &k->cands[i], &v);
+			rule_verdict_read(run->dag, &c->cands[i], &v);
 			if (!v.pass || isnan(v.speedup) || v.speedup <= best.gain)
 				continue;
-			rule_proposal_read(run->dag, &k->cands[i], &pr);
+			rule_proposal_read(run->dag, &c->cands[i], &pr);
 			if (!pr.json)
 				continue;
-			best.kernel = k->name;
-			best.source_hash = k->source_hash;
+			best.kernel = c->name;
+			best.source_hash = c->source_hash;
 			best.candidate = pr.json;
 			best.cand = pr.cand;
 			best.gain = v.speedup;
-			hash_hex(k->cands[i].propose->out, best.cand_hex);
+			hash_hex(c->cands[i].propose->out, best.cand_hex);
 		}
-		if (best.kernel) {
+		if (best.kernel && !k->via)
 			p->w[p->nw++] = best;
+		if (best.kernel)
 			put_on_members(run, p, k, &best);
-		}
 	}
 }
 
@@ -308,11 +331,13 @@ static int send_current(struct rule_run *run, struct stitch_priv *p)
 			json_object_set_new(json_object_get(wj, "candidate"), "edit", c->edit ? json_string(c->edit) : json_null());
 			json_object_set_new(wj, "from", json_string(p->w[i].from));
 		}
+		if (p->w[i].carried) /* its kernel's time against the one it replaces (kernel_ns) */
+			json_object_set_new(wj, "check", json_true());
 		json_array_append_new(ws, wj);
 	}
 	json_decref(run->request);
 	run->request = json_pack("{s:s, s:o, s:o, s:I, s:o, s:o}", "op", "stitch",
-				 "model", rule_model_json(m), "variant", rule_variant_json(mv->variant),
+				 "model", rule_model_json(rule_model_of(run->node)), "variant", rule_variant_json(mv->variant),
 				 "seed", (json_int_t)(m->agents ? m->agents->seed : 0), "winners", ws,
 				 "gates", rule_gates_json(m->gates));
 	json_t *hb = m->kind == KOPT_MODEL_HELION ? helion_baselines(run->dag, mv) : NULL;
@@ -350,7 +375,7 @@ static int send_race(struct rule_run *run, struct stitch_priv *p)
 		if (!p->vr[v].failed) /* it would fail the race as it failed its own steps */
 			json_array_append_new(vars, rule_variant_json(dm->mvs[v].variant));
 	json_decref(run->request);
-	run->request = json_pack("{s:s, s:o, s:o, s:I, s:o, s:i}", "op", "race", "model", rule_model_json(m),
+	run->request = json_pack("{s:s, s:o, s:o, s:I, s:o, s:i}", "op", "race", "model", rule_model_json(dm),
 				 "variants", vars, "seed", (json_int_t)(m->agents ? m->agents->seed : 0),
 				 "gates", rule_gates_json(m->gates), "calls", 20);
 	p->racing = true;
@@ -380,6 +405,30 @@ static void leave_off(struct rule_run *run, struct stitch_priv *p, const json_t 
 			break;
 		}
 	}
+}
+
+/* the winners taken from an earlier shape's search whose kernels ran
+ * slower here than the kernels they replace (the reply's kernel_ns: their
+ * medians in the stitch's own timed calls), out of the winners and into
+ * the report's kernels without candidates; returns how many */
+static size_t leave_slower(struct rule_run *run, struct stitch_priv *p, const json_t *kns)
+{
+	size_t n = 0, out = 0;
+	for (size_t w = 0; w < p->nw; w++) {
+		const json_t *t = p->w[w].carried ? json_object_get(kns, p->w[w].kernel) : NULL;
+		double b = rule_num(t, "base_ns"), c = rule_num(t, "cand_ns");
+		if (!(b > 0 && c > b)) {
+			p->w[n++] = p->w[w];
+			continue;
+		}
+		char *r = xasprintf("the winner of %s is slower at this shape: %.3fx", p->w[w].from, b / c);
+		json_array_append_new(p->alone, json_pack("{s:s, s:s, s:s}", "kernel", p->w[w].kernel, "variant",
+			rule_model_of(run->node)->mvs[p->vi].variant->name, "reason", r));
+		free(r);
+		out++;
+	}
+	p->nw = n;
+	return out;
 }
 
 /* the stitched model failed: the winners put on a group's members go
@@ -433,6 +482,8 @@ static int handle_reply(struct rule_run *run, json_t *res)
 	}
 	struct vres *vr = &p->vr[p->vi];
 	leave_off(run, p, json_object_get(res, "dropped"));
+	if (leave_slower(run, p, json_object_get(res, "kernel_ns")))
+		return send_current(run, p); /* a shape's own kernel where another's winner is slower */
 	double base = rule_num(res, "base_ns_per_call"), opt = rule_num(res, "opt_ns_per_call");
 	json_t *hr = json_object_get(res, "helion_race");
 	json_decref(vr->helion_race);
@@ -694,7 +745,7 @@ static int finish(struct rule_run *run, struct stitch_priv *p)
 	int r = stitch_write_code(run, p, &ch);
 	struct strbuf md = STRBUF_INIT;
 	stitch_model_md(run, p, &ch, &md);
-	char *rel = xasprintf("%s/report.md", rule_model_dir(rule_model_of(run->node)->spec));
+	char *rel = xasprintf("%s/report.md", rule_model_dir(rule_model_of(run->node)));
 	if (rule_output(run, rel, md.buf, md.len) < 0)
 		r = -1;
 	free(rel);
@@ -782,7 +833,7 @@ static void stitch_why(struct dag *d, struct dag_node *n, FILE *out)
 static void stitch_failed(struct dag *d, struct dag_node *n)
 {
 	const struct dag_node *f = rule_failure_of(n);
-	char *rel = xasprintf("%s/report.md", rule_model_dir(rule_model_of(n)->spec));
+	char *rel = xasprintf("%s/report.md", rule_model_dir(rule_model_of(n)));
 	char *path = xasprintf("%s/%s", d->out_dir, rel);
 	struct strbuf old = STRBUF_INIT, sb = STRBUF_INIT;
 	if (strbuf_read_file(&old, path) == 0 && old.len) {

@@ -1,6 +1,8 @@
 /*
  * rules/stitch.h: a stitch's state, shared by the rule (rules/stitch.c)
- * and the outputs it writes (rules/stitch_out.c); internal to them.
+ * and the outputs it writes (rules/stitch_out.c); internal to them, but
+ * for stitch_seal, which the deploy step's folder is sealed with too
+ * (rules/deploy.c).
  */
 #ifndef KOPT_RULES_STITCH_H
 #define KOPT_RULES_STITCH_H

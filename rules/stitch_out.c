@@ -182,7 +182,7 @@ static int write_helion(struct rule_run *run, const struct vres *b, bool optimiz
 	json_t *doc = json_pack("{s:s, s:o}", "model", dm->spec->name, "kernels", ks);
 	char *js = json_dumps(doc, JSON_INDENT(2) | JSON_SORT_KEYS);
 	json_decref(doc);
-	char *rel = xasprintf("%s/helion.json", rule_model_dir(dm->spec));
+	char *rel = xasprintf("%s/helion.json", rule_model_dir(dm));
 	int r = rule_output(run, rel, js, strlen(js));
 	free(rel);
 	free(js);
@@ -222,7 +222,7 @@ int stitch_write_code(struct rule_run *run, struct stitch_priv *p, const struct 
 				 "rtol", g->rtol, "atol_half", g->atol_half, "rtol_half", g->rtol_half);
 	char *js = json_dumps(sdoc, JSON_INDENT(2) | JSON_SORT_KEYS);
 	json_decref(sdoc);
-	char *rel = xasprintf("%s/substitutions.json", rule_model_dir(dm->spec));
+	char *rel = xasprintf("%s/substitutions.json", rule_model_dir(dm));
 	int r = rule_output(run, rel, js, strlen(js));
 	free(rel);
 	free(js);
@@ -236,7 +236,7 @@ int stitch_write_code(struct rule_run *run, struct stitch_priv *p, const struct 
 		if (!hex || hash_parse(hex, &h) < 0 || cache_object_get(run->dag->cache, h, &code) < 0)
 			strbuf_addstr(&code, "# the baseline output code is missing from the cache\n");
 	}
-	rel = xasprintf("%s/output_code.py", rule_model_dir(dm->spec));
+	rel = xasprintf("%s/output_code.py", rule_model_dir(dm));
 	if (rule_output(run, rel, code.buf, code.len) < 0)
 		r = -1;
 	if (dm->spec->kind == KOPT_MODEL_HELION && write_helion(run, b, ch->optimized && b->passed) < 0)
@@ -252,7 +252,7 @@ static const char *const sealed[] = { "substitutions.json", "helion.json" };
 void stitch_seal(struct dag *d, struct dag_node *n)
 {
 	static bool said;
-	const char *dir = rule_model_dir(rule_model_of(n)->spec);
+	const char *dir = rule_model_dir(rule_model_of(n));
 	json_t *outs = n->manifest ? dag_manifest_field(n->manifest, n->manifest_len, "outputs") : NULL;
 	json_t *files = json_object();
 	struct strbuf sb = STRBUF_INIT;
@@ -378,7 +378,7 @@ void stitch_model_md(struct rule_run *run, struct stitch_priv *p, const struct c
 {
 	struct rule_model *dm = rule_model_of(run->node);
 	struct vres *b = &p->vr[ch->best];
-	strbuf_addf(md, "# %s\n\n", dm->spec->name);
+	strbuf_addf(md, "# %s\n\n", dm->name);
 	rule_measured_md(md, json_object_get(run->meas, "measured"));
 	if (ch->withheld)
 		strbuf_addf(md, "Not optimized, no speedup claimed: %s.\n\n", p->vr[0].reason);

@@ -71,7 +71,7 @@ static int verify_start(struct rule_run *run)
 	json_t *c = json_pack("{s:o, s:o}", "source", p.cand.source ? json_string(p.cand.source) : json_null(),
 			      "config", p.cand.config ? json_deep_copy(p.cand.config) : json_null());
 	run->request = json_pack("{s:s, s:o, s:o, s:I, s:s, s:o, s:o}", "op", "verify",
-				 "model", rule_model_json(m), "variant", rule_variant_json(mv->variant),
+				 "model", rule_model_json(mv->model), "variant", rule_variant_json(mv->variant),
 				 "seed", (json_int_t)(m->agents ? m->agents->seed : 0),
 				 "kernel", cd->k->name, "candidate", c,
 				 "gates", rule_gates_json(m->gates));

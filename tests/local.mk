@@ -111,3 +111,9 @@ TESTS += tests/unit/wpool_test
 # what the real kopt-worker may read, on the CPU (runtime/sandbox.c)
 TESTS += tests/runtime/worker_reads.sh
 EXTRA_DIST += tests/runtime/worker_reads.sh
+# a model served at several shapes (issue 40): the pipeline with the
+# simulated worker, and kopt.backend's dispatch by shape
+TESTS += tests/e2e/shapes.sh tests/runtime/deploy_shapes.sh tests/unit/shapes_test
+check_PROGRAMS += tests/unit/shapes_test
+tests_unit_shapes_test_SOURCES = tests/unit/shapes_test.c tests/tap.h
+EXTRA_DIST += tests/e2e/shapes.sh tests/runtime/deploy_shapes.sh tests/runtime/test_deploy_shapes.py

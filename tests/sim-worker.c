@@ -87,6 +87,18 @@
  *                               as a compile option torch refuses would
  *   # sim: params N             the model has N parameter elements (the
  *                               profile's facts; default 0)
+ *   # sim: reject NAME=V        a request whose model has the shape NAME = V
+ *                               fails, as a model that cannot take it would
+ *   # sim: slower NAME=V        at the shape NAME = V, a winner the stitch is asked
+ *                               to check ("check", one of an earlier shape's
+ *                               search) runs 0.8x its kernel's own time
+ * A request's model with a shape (kopt(5), shape) is the model at a scale F,
+ *   the product of the shape's whole numbers: a call takes 1 + log2(F)/4
+ *   times as long, each Triton kernel's source has size hints of 1024 F
+ *   (the kernels of two shapes differ in their sizes alone), and the
+ *   capture's input is F x 4096. A stitch answers "kernel_ns" for the
+ *   winners it is asked to check: their kernels' median times, the
+ *   original's and the winner's.
  * The profile's facts (worker.py graph_facts): one convolution with "# sim:
  *   conv" or "# sim: cudnn-left", one GEMM (the vendor kernel), one reduction
  *   per reduction kernel, and "# sim: params"'s parameters.
@@ -202,6 +214,9 @@ struct model {
 	bool weighted;
 	char text[4096];   /* the model file's first bytes, for directives */
 	bool helion;       /* model kind "helion": a Helion kernel file */
+	bool shaped;       /* the request's model has a shape */
+	double scale;      /* its scale: the product of its whole numbers (1 without) */
+	char shape[256];   /* its names and values, "NAME=V NAME=V" */
 };
 
 static void out(json_t *msg)
@@ -224,6 +239,19 @@ static int load_model(json_t *req, struct model *m)
 	const char *kind = json_string_value(json_object_get(json_object_get(req, "model"), "kind"));
 	memset(m, 0, sizeof *m);
 	m->helion = kind && strcmp(kind, "helion") == 0;
+	m->scale = 1;
+	json_t *shape = json_object_get(json_object_get(req, "model"), "shape"), *sv;
+	const char *sk;
+	size_t used = 0;
+	json_object_foreach(shape, sk, sv) {
+		m->shaped = true;
+		if (json_is_integer(sv) && json_integer_value(sv) > 0)
+			m->scale *= (double)json_integer_value(sv);
+		char *t = json_dumps(sv, JSON_COMPACT | JSON_ENCODE_ANY);
+		if (t && used < sizeof m->shape)
+			used += (size_t)snprintf(m->shape + used, sizeof m->shape - used, "%s%s=%s", used ? " " : "", sk, t);
+		free(t);
+	}
 	FILE *f = path ? fopen(path, "rb") : NULL;
 	if (!f)
 		return -1;
@@ -351,8 +379,11 @@ static char *ksource(const struct model *m, int i)
 	if (!strstr(m->text, "# sim: group\n"))
 		for (int k = 0, v = i; k < 6; k++, v /= 26)
 			cls[k] = (char)('a' + v % 26);
-	asprintf(&s, "@triton.jit\ndef %s(in_ptr0, out_ptr0, xnumel, XBLOCK: tl.constexpr):\n"
-		     "    # simulated kernel %d of model %016llx%s%s\n%s%s    pass\n", n, i, (unsigned long long)m->h,
+	char hints[96] = ""; /* at a shape, the sizes differ (rules/shapes.c) */
+	if (m->shaped)
+		snprintf(hints, sizeof hints, "@triton_heuristics.pointwise(size_hints={'x': %.0f})\n", 1024 * m->scale);
+	asprintf(&s, "%s@triton.jit\ndef %s(in_ptr0, out_ptr0, xnumel, XBLOCK: tl.constexpr):\n"
+		     "    # simulated kernel %d of model %016llx%s%s\n%s%s    pass\n", hints, n, i, (unsigned long long)m->h,
 		 *cls ? ", class " : "", cls, is_red(m, i) ? "    r0_numel = 16384\n" : "", math);
 	free(math);
 	free(n);
@@ -378,6 +409,8 @@ static double model_ns(const struct model *m)
 	double ns = t ? atof(t + 12) : 0;
 	if (ns <= 0)
 		ns = 100000.0 + (double)(m->h % 50000);
+	if (m->scale > 1)
+		ns *= 1 + log2(m->scale) / 4;
 	return ns / g_speed;
 }
 
@@ -474,7 +507,7 @@ static json_t *capture(const struct model *m, json_t *req)
 	fprintf(cf, "def call(args):\n    pass\n");
 	fclose(cf);
 	json_t *r = json_pack("{s:s, s:f, s:[{s:[i,i], s:s}], s:o}", "output_code", code, "compile_s", 1.5,
-			      "inputs", "shape", 4096, 4096, "dtype", "float32", "kernels", ks);
+			      "inputs", "shape", m->shaped ? (int)m->scale : 4096, 4096, "dtype", "float32", "kernels", ks);
 	/* where the 1.5 s went (kopt.compile_time): a variant with a mode
 	 * autotunes for half of it */
 	bool tunes = json_is_string(json_object_get(json_object_get(req, "variant"), "mode"));
@@ -877,7 +910,7 @@ static json_t *stitch(const struct model *m, json_t *req)
 	fprintf(cf, "# stitched output code (simulated)\n");
 	uint64_t x = m->h;
 	size_t i;
-	json_t *w, *dropped = json_array();
+	json_t *w, *dropped = json_array(), *kns = json_object();
 	if (repeats < 3)
 		repeats = 3;
 	json_array_foreach(ws, i, w) {
@@ -895,12 +928,22 @@ static json_t *stitch(const struct model *m, json_t *req)
 			fclose(cf);
 			free(code);
 			json_decref(dropped);
+			json_decref(kns);
 			return NULL;
 		}
 		json_t *cand = json_object_get(w, "candidate");
 		uint64_t cx;
 		double sp = speedup_of(m, k, cand, &cx);
 		x ^= cx;
+		if (json_is_true(json_object_get(w, "check"))) {
+			/* an earlier shape's winner: its kernel against the one it replaces */
+			char pat[300];
+			snprintf(pat, sizeof pat, "# sim: slower %s\n", m->shape);
+			if (m->shaped && strstr(m->text, pat))
+				sp = 0.8;
+			json_object_set_new(kns, k, json_pack("{s:f, s:f}", "base_ns", kernel_ns(m, ki), "cand_ns",
+							      kernel_ns(m, ki) / sp));
+		}
 		opt -= kernel_ns(m, ki) * (1.0 - 1.0 / sp);
 		char *c = json_dumps(json_object_get(cand, "config"), JSON_COMPACT | JSON_SORT_KEYS);
 		fprintf(cf, "# %s: %s\n", k, c ? c : "null");
@@ -933,6 +976,9 @@ static json_t *stitch(const struct model *m, json_t *req)
 	if (json_array_size(dropped))
 		json_object_set(r, "dropped", dropped);
 	json_decref(dropped);
+	if (json_object_size(kns))
+		json_object_set(r, "kernel_ns", kns);
+	json_decref(kns);
 	/* a Helion file's configs side by side (helion.py's race): the
 	 * autotuner's quick config 1.2x faster than the own, its full one 1.3x,
 	 * koptmake's winners as the stitch measured them (where they passed) */
@@ -1409,6 +1455,17 @@ int main(void)
 			out(json_pack("{s:I, s:b, s:s, s:s, s:b}", "id", rid, "ok", 0, "error",
 				      "CUDA error: an illegal memory access was encountered (simulated)", "detail",
 				      "RuntimeError: CUDA error: an illegal memory access", "fatal", 1));
+			json_decref(req);
+			continue;
+		}
+		char rej[300];
+		snprintf(rej, sizeof rej, "# sim: reject %s\n", m.shape);
+		if (m.shaped && strstr(m.text, rej)) {
+			char *e;
+			asprintf(&e, "RuntimeError: the model cannot take the shape %s (simulated)", m.shape);
+			out(json_pack("{s:I, s:b, s:s, s:s, s:b}", "id", rid, "ok", 0, "error", e, "detail",
+				      "Traceback: simulated", "fatal", 0));
+			free(e);
 			json_decref(req);
 			continue;
 		}

@@ -61,7 +61,9 @@ def main() -> int:
               f"{m.get('max_autotune_over_bound') or float('nan'):.2f} | {m.get('optimized_over_bound') or float('nan'):.2f} |")
     print("\n## Wins over max-autotune and their strategies\n")
     for m in wins:
-        sub = os.path.join(out_dir, m["model"], "substitutions.json")
+        # a shape of a model (MODEL@SHAPE, kopt(5) shape): its folder is MODEL/SHAPE
+        folder = os.path.join(m["of"], m["shape"]) if m.get("of") else m["model"]
+        sub = os.path.join(out_dir, folder, "substitutions.json")
         try:
             ks = json.load(open(sub)).get("kernels", {}).values()
         except (OSError, ValueError):

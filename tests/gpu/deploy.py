@@ -33,6 +33,22 @@ printed beside, not checked. The two are compiled each in a frame of its own
 backends on one model's frame are two entries of one Dynamo cache, whose
 guards each call goes through in turn. With --apart, each is also
 compiled and timed alone, Dynamo reset between them.
+
+A model served at several shapes (report.json's "shapes"; kopt(5), shape)
+is checked as it is served: one torch.compile(model, backend=kopt.backend(
+"kopt-out/<model>"), dynamic=False) called at each declared shape in turn
+(the shape's values set in the model file's module, as the worker sets
+them, before get_inputs()), beside torch.compile with Inductor's defaults
+(dynamic=False, through a backend that counts Inductor's compiles). At
+each shape: outputs allclose to eager (the fp64 fallback as above), the
+shape's kernels swapped, no warning of a shape outside, one compile, and
+the measured speedup within F of the report's row MODEL@SHAPE (host-bound:
+its device figure). Then a shape outside the declared ones (--outside
+MODEL:NAME=V,..., else the first shape's whole numbers plus one): outputs
+allclose to eager, exactly one warning that it is outside, Inductor's
+speed (within F of 1.0). Last, every shape once more: no compile, and the
+backend compiled as often as Inductor did for the same calls (no
+recompilation beyond torch.compile's own).
 """
 import argparse
 import json
@@ -48,7 +64,8 @@ import kopt  # noqa: E402
 from kopt import measure as M  # noqa: E402
 from kopt import verify as V  # noqa: E402
 from kopt.inductor import own_frame  # noqa: E402
-from kopt.loader import load_module, to_device  # noqa: E402
+from kopt.loader import apply_shape, load_module, to_device  # noqa: E402
+import warnings  # noqa: E402
 
 ap = argparse.ArgumentParser()
 ap.add_argument("spec_dir")
@@ -58,6 +75,7 @@ ap.add_argument("--sources", default="")
 ap.add_argument("--within", type=float, default=0.10)
 ap.add_argument("--tol", type=float, default=None)
 ap.add_argument("--apart", action="store_true")
+ap.add_argument("--outside", action="append", default=[])
 args = ap.parse_intermixed_args()
 spec_dir = args.spec_dir
 only = set(args.models)
@@ -128,6 +146,125 @@ def profiled_kernels(outdir, variant):
     return {}
 
 
+def close_to_eager(name, model, inputs, ro):
+    """outputs allclose to eager's with the strict tolerances (--tol), else
+    by the gates' float64 rule"""
+    with torch.no_grad():
+        re = model(*inputs)
+    re = re if isinstance(re, (tuple, list)) else [re]
+    ro = ro if isinstance(ro, (tuple, list)) else [ro]
+    half = any(t.dtype in (torch.float16, torch.bfloat16) for t in re)
+    tol = args.tol if args.tol is not None else 1e-2 if half else 1e-4
+    close = all(torch.allclose(a.double(), b.double(), atol=tol, rtol=tol) for a, b in zip(re, ro))
+    if not close:
+        r64 = V.fp64_outputs(model, inputs)
+        ee, eo = [V.rmse([r], [e]) for e, r in zip(re, r64)], [V.rmse([r], [o]) for o, r in zip(ro, r64)]
+        close = all(o <= 2 * e + tol / 10 for e, o in zip(ee, eo))
+        print(f"# {name}: outputs differ from eager beyond {tol}; against float64: rmse eager {ee}, kopt.backend {eo}")
+    return close
+
+
+def kopt_warnings(caught):
+    return [str(w.message) for w in caught if str(w.message).startswith("kopt:")]
+
+
+def called(fns, inputs):
+    """each fn called once on inputs, under no_grad; the kopt warnings said"""
+    with warnings.catch_warnings(record=True) as caught, torch.no_grad():
+        warnings.simplefilter("always")
+        outs = [fn(*inputs) for fn in fns]
+    return outs, kopt_warnings(caught)
+
+
+def shape_row(name, sh, m, backend, base, opt, inputs, model):
+    """one declared shape of a model: (ok, line, table row)"""
+    before = backend.counts["compiles"]
+    (ro, _), said = called([opt, base], inputs)
+    close = close_to_eager(f"{name}@{sh['shape']}", model, inputs, ro)
+    table = next(t for t in backend.tables if t.shape == sh["shape"])
+    hits, variant_only = len(table.hits), not table.kernels
+    with torch.no_grad():
+        for _ in range(3):
+            base(*inputs)
+            opt(*inputs)
+        tb, to = timed([base, opt], inputs)
+        db, do = timed([base, opt], inputs, device=True)
+    measured, claimed, checked = tb / to, m.get("speedup") or 0, "time per call"
+    if m.get("host_bound") and m.get("device_speedup"):
+        checked = f"device time (per call {measured:.3f}x vs {claimed:.3f}x)"
+        measured, claimed = db / do, m["device_speedup"]
+    once = backend.counts["compiles"] == before + 1
+    outside = any("outside every declared shape" in w for w in said)
+    good = close and (hits > 0 or variant_only) and once and not outside and abs(measured - claimed) <= args.within * claimed
+    how = f"variant {table.variant.get('name', '?')} alone" if variant_only else f"{hits} kernels swapped"
+    line = (f"{name}@{sh['shape']} {sh['set']}: {how}, outputs close to eager {close}, compiled once {once}, "
+            f"measured {measured:.3f}x vs reported {claimed:.3f}x, {checked}" + (f"; warned: {said}" if said else ""))
+    row = (f"| {name}@{sh['shape']} | {hits} | {close} | {tb*1e3:.1f} | {to*1e3:.1f} | {tb / to:.3f}x | "
+           f"{m.get('speedup') or 0:.3f}x | {db*1e3:.1f} | {do*1e3:.1f} | {db/do:.3f}x | "
+           f"{m.get('device_speedup') or 0:.3f}x | {'device' if checked != 'time per call' else 'per call'} |")
+    return good, line, row
+
+
+def check_shaped(entry, rowmap):
+    """one model served at its declared shapes, then outside them (the
+    module docstring); [(ok, line, table row or None)]"""
+    name = entry["model"]
+    outdir = os.path.join(spec_dir, "kopt-out", name)
+    src = source_of(name)
+    joined = json.load(open(os.path.join(outdir, "substitutions.json")))
+    mod = load_module(src)
+    torch.manual_seed(0)
+    model = mod.Model(*to_device(list(mod.get_init_inputs()))).cuda().eval()
+    torch._dynamo.reset()
+    inductor = [0]
+
+    def counting(gm, example_inputs):
+        from torch._inductor.compile_fx import compile_fx
+
+        inductor[0] += 1
+        return compile_fx(gm, example_inputs)
+
+    base = torch.compile(own_frame(model), backend=counting, dynamic=False)
+    backend = kopt.backend(outdir)
+    opt = torch.compile(own_frame(model), backend=backend, dynamic=False)
+
+    def inputs_at(values):
+        apply_shape(mod, values, src)
+        torch.manual_seed(0)
+        return list(to_device(mod.get_inputs()))
+
+    out = [shape_row(name, sh, rowmap.get(f"{name}@{sh['shape']}") or {}, backend, base, opt,
+                     inputs_at(sh["set"]), model) for sh in joined["shapes"]]
+    # a shape outside every declared one
+    given = [o.split(":", 1)[1] for o in args.outside if o.split(":", 1)[0] == name]
+    if given:
+        values = {k: json.loads(v) for k, v in (x.split("=", 1) for x in given[0].split(","))}
+    else:
+        values = {k: v + 1 for k, v in joined["shapes"][0]["set"].items() if isinstance(v, int)}
+    inputs = inputs_at(values)
+    before = backend.counts["compiles"]
+    (ro, _), said = called([opt, base], inputs)
+    close = close_to_eager(f"{name} at {values}", model, inputs, ro)
+    with torch.no_grad():
+        for _ in range(3):
+            base(*inputs)
+            opt(*inputs)
+        tb, to = timed([base, opt], inputs)
+    one = len(said) == 1 and "outside every declared shape" in said[0]
+    good = close and one and backend.counts["compiles"] == before + 1 and abs(tb / to - 1) <= args.within
+    out.append((good, f"{name} at {values} (outside): outputs close to eager {close}, warnings {said}, "
+                      f"Inductor's speed {tb / to:.3f}x", None))
+    # every shape again: nothing compiles, and no more than Inductor did
+    before, ind = backend.counts["compiles"], inductor[0]
+    for sh in joined["shapes"] + [{"set": values}]:
+        called([opt, base], inputs_at(sh["set"]))
+    good = backend.counts["compiles"] == before and inductor[0] == ind and backend.counts["compiles"] == inductor[0]
+    out.append((good, f"{name}: {backend.counts['compiles']} compiles ({backend.counts['outside']} outside) against "
+                      f"Inductor's {inductor[0]} for the same calls, none on the second round", None))
+    torch._dynamo.reset()
+    return out
+
+
 torch.backends.cuda.matmul.allow_tf32 = False
 torch.backends.cudnn.allow_tf32 = False
 flush = torch.empty(64 << 20, dtype=torch.int32, device="cuda")
@@ -135,8 +272,11 @@ n = bad = 0
 rows = []
 for m in report["models"]:
     name = m["model"]
+    if m.get("of"):
+        continue   # a shape of a model: checked with its model's shapes below
     if m.get("verdict") != "optimized" or (only and name not in only):
         continue
+
     outdir = os.path.join(spec_dir, "kopt-out", name)
     src = source_of(name)
     mod = load_module(src)
@@ -214,6 +354,16 @@ for m in report["models"]:
                 alone.append((timed([fn], inputs)[0], host_seconds(fn, inputs)))
         print(f"# {name}: apart, torch.compile {alone[0][0]*1e3:.1f} us (host {alone[0][1]*1e6:.1f}), kopt.backend "
               f"{alone[1][0]*1e3:.1f} us (host {alone[1][1]*1e6:.1f}): {alone[0][0] / alone[1][0]:.3f}x")
+rowmap = {m["model"]: m for m in report["models"]}
+for entry in report.get("shapes") or []:
+    if only and entry["model"] not in only:
+        continue
+    for good, line, row in check_shaped(entry, rowmap):
+        n += 1
+        bad += not good
+        print(f"{'' if good else 'not '}ok {n} - {line}", flush=True)
+        if row:
+            rows.append(row)
 print(f"1..{n}")
 print("| model | kernels swapped | outputs close | torch.compile (us) | kopt.backend (us) | measured | reported "
       "| torch.compile, device (us) | kopt.backend, device (us) | device | reported, device | checked |")

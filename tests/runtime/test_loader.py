@@ -6,7 +6,8 @@ the default device), since this machine has no torch. Checks that a seed's
 inputs are drawn once, on the GPU, come back equal and unshared every time,
 leave the generator as get_inputs left it, that a file that cannot draw on
 the GPU draws on the CPU, and the store's budget, host spill and
-least-recently-used order. Prints TAP."""
+least-recently-used order; and that a shape's names are set after the model
+is made and before get_inputs, keyed apart. Prints TAP."""
 
 import os
 import random
@@ -177,5 +178,56 @@ v, hit = st.fetch("g", lambda: Tensor([9], "cuda"))
 ok(hit and v.vals[0] == 6, "fetch returns the stored value")
 v, hit = st.fetch("h", lambda: Tensor([9] * 3000, "cuda"))
 ok(not hit and st.where("h") is None, "a value larger than both budgets is computed, not stored")
+
+# a shape (kopt(5), shape): its names set after the model is made, before get_inputs
+import tempfile  # noqa: E402
+
+from kopt import loader as L  # noqa: E402
+
+state.store().clear()
+src = """import torch
+batch_size = 4
+dims = (2, 3)
+made_with = []
+
+
+class Model:
+    def __init__(self):
+        made_with.append(batch_size)
+
+    def cuda(self):
+        return self
+
+    def eval(self):
+        return self
+
+
+def get_init_inputs():
+    return []
+
+
+def get_inputs():
+    return [torch.randn(batch_size * dims[0] * dims[1])]
+"""
+with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as f:
+    f.write(src)
+path = f.name
+own = L.load_problem({"kind": "torch", "path": path}, 0)
+ok(own.inputs(0)[0].numel() == 24 and own.digest == L.file_digest(path),
+   "no shape: the file's own get_inputs, keyed by the file alone")
+big = L.load_problem({"kind": "torch", "path": path, "shape": {"batch_size": 8, "dims": [5, 3]}}, 0)
+ok(big.inputs(0)[0].numel() == 120, "a shape's names make get_inputs' inputs")
+ok(big.module.made_with == [4], "the model is made with the file's own values (its weights are the same at every shape)")
+ok(isinstance(big.module.dims, tuple) and big.module.dims == (5, 3), "a list where the file holds a tuple is set as a tuple")
+ok(big.digest != own.digest and own.inputs(0)[0].numel() == 24,
+   "the shape is part of the digest: the shapes' inputs are kept apart in the store")
+ok(L.problem_digest({"path": path, "shape": {"batch_size": 8, "dims": [5, 3]}}) == big.digest,
+   "problem_digest gives a request's digest (the worker's check of a kept problem)")
+try:
+    L.load_problem({"kind": "torch", "path": path, "shape": {"batch_sise": 8}}, 0)
+    ok(False, "a name the file does not define fails the load")
+except AttributeError as exc:
+    ok("batch_sise" in str(exc) and path in str(exc), "a name the file does not define fails the load, saying which")
+os.unlink(path)
 print(f"1..{n}")
 sys.exit(1 if failed else 0)

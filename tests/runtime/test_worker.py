@@ -70,6 +70,9 @@ W.forget_others({"model": {"path": "m.py", "kind": "torch"}, "variant": {"name":
 ok(list(W.S.compiled) == [mine], "forget_others: the request's compiled model stays, the other goes",
    list(W.S.compiled))
 W.S.compiled.clear()
+b1 = W.compiled_key({"path": "m.py", "kind": "torch", "shape": {"batch_size": 1}}, {"name": "v"}, 0)
+ok(b1 != mine and b1 != W.compiled_key({"path": "m.py", "kind": "torch", "shape": {"batch_size": 8}}, {"name": "v"}, 0),
+   "a shape the model is served at keeps its compiled problem apart from the file's own and the other shapes'")
 
 
 # an answer that stands though the CUDA context is lost: ok, and fatal

@@ -24,6 +24,20 @@ on this kernel is not trusted for it (a warning, and Inductor's kernel).
 `kopt.backend(dir, check=False)` (or KOPT_DEPLOY_CHECK=0) skips the check,
 for production once a deployment is trusted.
 
+A model served at several shapes (kopt(5), shape) has one table per shape
+(koptmake's deploy step joins them into one substitutions.json, each with
+its inputs' shapes and dtypes). Each graph Dynamo compiles goes to the
+shape whose inputs it takes (pick_shape: every tensor input of the shape
+among the graph's), compiled with that shape's variant and its winners;
+with torch.compile(..., dynamic=False) each shape keeps its own static
+code, one compile per graph and shape as torch.compile itself does (the
+backend counts them: backend.counts). A graph at a shape outside every
+declared one, or with symbolic sizes (a dynamic-shape compile), is
+compiled by Inductor with its defaults and the backend's options, with one
+warning line: nothing is tuned at serving time. The graphs after a graph
+break take the model's intermediate tensors, not its inputs: they are
+outside every declared shape too.
+
 Nothing is compiled before two checks: substitutions.json must match its
 seal (kopt.seal: koptmake's HMAC of its bytes under the machine's seal key;
 a table that does not raises kopt.seal.SealError, naming the file), and
@@ -63,14 +77,25 @@ from . import knobs as N
 from . import seal as S
 
 
+def read_table(path: str) -> tuple[str, dict]:
+    """(the file's path, its JSON) of a substitutions.json or the folder
+    that holds it, its seal checked first: nothing in a table koptmake did
+    not write as it is gets compiled (kopt.seal; SealError names the file)."""
+    if os.path.isdir(path):
+        path = os.path.join(path, "substitutions.json")
+    return path, json.loads(S.read_sealed(path).decode("utf-8"))
+
+
 class Table:
-    def __init__(self, path: str):
-        if os.path.isdir(path):
-            path = os.path.join(path, "substitutions.json")
-        # its seal first: nothing in a table koptmake did not write as it
-        # is gets compiled (kopt.seal; SealError names the file)
-        data = json.loads(S.read_sealed(path).decode("utf-8"))
+    """One table: a model's, or one shape's of a model served at several
+    (then shape is its name and inputs its inputs' (shape, dtype))."""
+
+    def __init__(self, path: str, data: dict | None = None):
+        if data is None:
+            path, data = read_table(path)
         self.path = path
+        self.shape = data.get("shape")
+        self.inputs = [(tuple(x.get("shape") or ()), str(x.get("dtype"))) for x in data.get("inputs") or []]
         self.variant = data.get("variant") or {}
         self.kernels: dict = data.get("kernels") or {}
         self.gates: dict = data.get("gates") or {}
@@ -78,6 +103,65 @@ class Table:
         self.seen = 0
         self.swaps: list = []          # Swapped, in the order they were made
         self.reverted: list = []       # kernel names put back by the check
+
+
+def load_tables(outdir: str) -> tuple[Table | None, list[Table]]:
+    """(the model's table, []) for a model built at its own inputs; (None,
+    each shape's table) for one served at several shapes (koptmake's
+    deploy step joins them: its substitutions.json has "shapes")."""
+    path, data = read_table(outdir)
+    if "shapes" not in data:
+        return Table(path, data), []
+    return None, [Table(path, e) for e in data.get("shapes") or []]
+
+
+def signature(example_inputs) -> list | None:
+    """(shape, dtype) of each tensor a compiled graph takes, as the
+    capture names them ("float32"); None where a size is symbolic (a
+    dynamic-shape compile: no declared shape's static code applies)."""
+    sig = []
+    for x in example_inputs:
+        if getattr(x, "_is_param", False) or type(x).__name__ == "Parameter":
+            continue   # the model's own, where Dynamo says so: the same at every shape
+        if not (hasattr(x, "shape") and hasattr(x, "dtype")):
+            if isinstance(x, (bool, int, float)) or x is None:
+                continue
+            return None   # a SymInt, a SymFloat: the graph is dynamic
+        dims = tuple(x.shape)
+        if any(type(d) is not int for d in dims):
+            return None
+        sig.append((dims, str(x.dtype).removeprefix("torch.")))
+    return sig
+
+
+def pick_shape(tables: list, sig: list) -> Table | None:
+    """The declared shape a graph of inputs sig serves: one whose every
+    tensor input is among the graph's (as a multiset: with Dynamo lifting
+    the model's parameters, the graph takes those too); of several, the
+    one with the most inputs, then the first declared; None when the
+    inputs are outside every declared shape. A parameter of the sizes and
+    dtype of a declared shape's input, where Dynamo does not mark it as
+    one, can make a graph look like that shape: its winners then match no
+    kernel (a warning) and Inductor's kernels run."""
+    best, most = None, -1
+    for t in tables:
+        if not t.inputs:
+            continue
+        left = list(sig)
+        for i in t.inputs:
+            if i not in left:
+                break
+            left.remove(i)
+        else:
+            if len(t.inputs) > most:
+                best, most = t, len(t.inputs)
+    return best
+
+
+def describe(sig: list | None) -> str:
+    if sig is None:
+        return "of symbolic sizes"
+    return ", ".join("x".join(str(d) for d in dims) + f" {dt}" for dims, dt in sig) or "without tensors"
 
 
 class Swapped:
@@ -307,8 +391,77 @@ class Graphed:
         return self.outputs
 
 
+def compile_plain(gm, example_inputs, options: dict):
+    """Inductor's code: its defaults and the backend's options, no table."""
+    from torch._inductor import config
+    from torch._inductor.compile_fx import compile_fx
+
+    with config.patch(dict(options)):
+        return compile_fx(gm, example_inputs)
+
+
+def compile_with(table: Table, gm, example_inputs, options: dict, check: bool, cudagraphs: str | None, graphs: list):
+    """gm compiled with table's variant and its winners swapped in (checked
+    on the first call where check)."""
+    import torch
+    from torch._inductor import config
+    from torch._inductor.compile_fx import compile_fx
+
+    opts, own = inductor_options(table.variant)
+    opts.update(options)
+    if table.variant.get("cudnn_benchmark"):
+        torch.backends.cudnn.benchmark = True
+    from . import rewrites
+    from .inductor import aten_fallbacks
+
+    before = len(table.swaps)
+    fallbacks = list(table.variant.get("aten_fallback") or [])
+    with config.patch(opts), aten_fallbacks(fallbacks), rewrites.applied(own), swapping(table):
+        compiled = compile_fx(gm, example_inputs)
+    missed = len(table.kernels) - len(table.hits)
+    if missed > 0:
+        where = f"{table.path} (shape {table.shape})" if table.shape else table.path
+        warnings.warn(f"kopt: {missed} of {len(table.kernels)} optimized kernels in {where} "
+                      f"matched no kernel Inductor generated here; Inductor's kernels run in their place",
+                      stacklevel=2)
+    check_now = check and len(table.swaps) > before
+    if not check_now and cudagraphs is None:
+        return compiled
+    boxed = getattr(compiled, "_boxed_call", False)
+    checked = [not check_now]
+    # the caller's convention, not the attribute, says how compiled is
+    # called: Dynamo (torch 2.11) calls a backend's result with the
+    # inputs as arguments even where compile_fx's marks it boxed (one
+    # list, which the callee empties)
+    seen_boxed = [boxed]
+
+    def plain(a):
+        return compiled(a) if seen_boxed[0] else compiled(*a)
+
+    graphed = Graphed(plain, cudagraphs) if cudagraphs else None
+    if graphed:
+        graphs.append(graphed)
+
+    def call(*args):
+        seen_boxed[0] = len(args) == 1 and isinstance(args[0], list)
+        real = list(args[0]) if seen_boxed[0] else list(args)
+        if not checked[0]:
+            # the check runs without the graph, and before it is captured:
+            # a replay would not see the kernels it puts back
+            checked[0] = True
+            check_swaps(table, plain, real)
+            return plain(real)
+        if graphed:
+            return graphed(real)
+        return compiled(*args)
+
+    if boxed:
+        call._boxed_call = True
+    return call
+
+
 def make_backend(outdir: str, check: bool | None = None, cudagraphs: str | None = None, **options):
-    table = Table(outdir)
+    table, tables = load_tables(outdir)
     if check is None:
         check = os.environ.get("KOPT_DEPLOY_CHECK", "1") != "0"
     if cudagraphs is None:
@@ -316,63 +469,26 @@ def make_backend(outdir: str, check: bool | None = None, cudagraphs: str | None 
     if cudagraphs is not None and cudagraphs not in CUDAGRAPHS:
         raise ValueError(f"kopt: cudagraphs={cudagraphs!r}: one of {', '.join(CUDAGRAPHS)}, or leave it unset")
     graphs: list = []
+    counts = {"compiles": 0, "outside": 0}
+    how = (options, check, cudagraphs, graphs)
 
     def backend(gm, example_inputs):
-        import torch
-        from torch._inductor import config
-        from torch._inductor.compile_fx import compile_fx
+        counts["compiles"] += 1
+        if not tables:
+            return compile_with(table, gm, example_inputs, *how)
+        sig = signature(example_inputs)
+        chosen = pick_shape(tables, sig) if sig is not None else None
+        if chosen is not None:
+            return compile_with(chosen, gm, example_inputs, *how)
+        counts["outside"] += 1
+        names = ", ".join(t.shape or "?" for t in tables)
+        why = ("a dynamic-shape compile (torch.compile(..., dynamic=False) keeps each declared shape's own code)"
+               if sig is None else f"inputs {describe(sig)} are outside every declared shape ({names})")
+        warnings.warn(f"kopt: {why} of {tables[0].path}; Inductor's code runs for them", stacklevel=2)
+        return compile_plain(gm, example_inputs, options)
 
-        opts, own = inductor_options(table.variant)
-        opts.update(options)
-        if table.variant.get("cudnn_benchmark"):
-            torch.backends.cudnn.benchmark = True
-        from . import rewrites
-        from .inductor import aten_fallbacks
-
-        before = len(table.swaps)
-        fallbacks = list(table.variant.get("aten_fallback") or [])
-        with config.patch(opts), aten_fallbacks(fallbacks), rewrites.applied(own), swapping(table):
-            compiled = compile_fx(gm, example_inputs)
-        missed = len(table.kernels) - len(table.hits)
-        if missed > 0:
-            warnings.warn(f"kopt: {missed} of {len(table.kernels)} optimized kernels in {table.path} "
-                          f"matched no kernel Inductor generated here; Inductor's kernels run in their place",
-                          stacklevel=2)
-        check_now = check and len(table.swaps) > before
-        if not check_now and cudagraphs is None:
-            return compiled
-        boxed = getattr(compiled, "_boxed_call", False)
-        checked = [not check_now]
-        # the caller's convention, not the attribute, says how compiled is
-        # called: Dynamo (torch 2.11) calls a backend's result with the
-        # inputs as arguments even where compile_fx's marks it boxed (one
-        # list, which the callee empties)
-        seen_boxed = [boxed]
-
-        def plain(a):
-            return compiled(a) if seen_boxed[0] else compiled(*a)
-
-        graphed = Graphed(plain, cudagraphs) if cudagraphs else None
-        if graphed:
-            graphs.append(graphed)
-
-        def call(*args):
-            seen_boxed[0] = len(args) == 1 and isinstance(args[0], list)
-            real = list(args[0]) if seen_boxed[0] else list(args)
-            if not checked[0]:
-                # the check runs without the graph, and before it is captured:
-                # a replay would not see the kernels it puts back
-                checked[0] = True
-                check_swaps(table, plain, real)
-                return plain(real)
-            if graphed:
-                return graphed(real)
-            return compiled(*args)
-
-        if boxed:
-            call._boxed_call = True
-        return call
-
-    backend.table = table
-    backend.graphs = graphs
+    backend.table = table          # a model served at several shapes: None
+    backend.tables = tables or [table]
+    backend.counts = counts        # compiles: the backend's calls (one per graph and shape);
+    backend.graphs = graphs        # outside: those at a shape no table serves
     return backend

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import copy
 import math
+import statistics
 import time
 
 import torch
@@ -377,7 +378,11 @@ def perf_decided(out: dict, gamma: float, kernel: str | None) -> str | None:
     return None
 
 
-def timing(c: Compiled, swaps: dict, gates: dict, flush, kernel: str | None) -> dict:
+def timing(c: Compiled, swaps: dict, gates: dict, flush, kernel: str | None, watch: tuple = ()) -> dict:
+    """Timing pairs, baseline and candidate interleaved, for gate 4: the
+    model's times, and kernel's; and each kernel of watch's device time per
+    call on both sides (out["watch"]: a stitch's winners from another
+    shape's search, rules/shapes.c)."""
     inputs = c.problem.inputs(0)
     repeats = max(int(gates["repeats"]), 3)  # the perf gate wants 3 pairs at least
     # pairs before the sequential test may stop (koptmake sends its own
@@ -402,6 +407,8 @@ def timing(c: Compiled, swaps: dict, gates: dict, flush, kernel: str | None) -> 
     out = {"model_base_ns": [], "model_cand_ns": [], "model_base_dev_ns": [], "model_cand_dev_ns": []}
     if kernel:
         out["base_ns"], out["cand_ns"] = [], []
+    if watch:
+        out["watch"] = {w: {"base": [], "cand": []} for w in watch}
     n, step = 0, least
     while n < repeats:
         b, k = M.timed_calls([base, cand], step, flush)
@@ -416,6 +423,9 @@ def timing(c: Compiled, swaps: dict, gates: dict, flush, kernel: str | None) -> 
         if kernel:
             out["base_ns"] += [float(sum(r[2] - r[1] for r in x.records if r[0] == kernel)) for x in b]
             out["cand_ns"] += [float(sum(r[2] - r[1] for r in x.records if r[0] == kernel)) for x in k]
+        for w in watch:
+            out["watch"][w]["base"] += [float(sum(r[2] - r[1] for r in x.records if r[0] == w)) for x in b]
+            out["watch"][w]["cand"] += [float(sum(r[2] - r[1] for r in x.records if r[0] == w)) for x in k]
         if n < repeats and gamma is not None:
             decided = perf_decided(out, float(gamma), kernel)
             if decided:
@@ -511,7 +521,8 @@ def lost_reason(exc: BaseException) -> str:
     return f"it lost the CUDA context ({error_line(exc)[:200]}); the worker was replaced"
 
 
-def measure(c: Compiled, swaps: dict, gates: dict, flush, kernel: str | None, numbers: dict) -> dict:
+def measure(c: Compiled, swaps: dict, gates: dict, flush, kernel: str | None, numbers: dict,
+            watch: tuple = ()) -> dict:
     """correctness, fp64 where needed, then perf; stops after a failed run
     and after a correctness failure that is certain. A sticky error raises
     ContextLost with the numbers, the candidate failing at correctness
@@ -534,7 +545,7 @@ def measure(c: Compiled, swaps: dict, gates: dict, flush, kernel: str | None, nu
         numbers["fp64"] = fp64
     if not failed:
         try:
-            numbers["perf"] = timing(c, swaps, gates, flush, kernel)
+            numbers["perf"] = timing(c, swaps, gates, flush, kernel, watch)
         except Exception as exc:
             if not is_sticky(exc):
                 raise
@@ -588,8 +599,13 @@ def stitch(c: Compiled, req: dict, flush) -> dict:
         swaps[decl.var] = obj
         if w["candidate"].get("source") or w["candidate"].get("edit"):
             code = code.replace(decl.source, candidate_source(decl, w["candidate"]))
-    numbers = measure(c, swaps, gates, flush, None, {})
+    # the winners of another shape's search: each kernel timed against the
+    # one it replaces, in the same calls (koptmake leaves a slower one off)
+    left = {d["kernel"] for d in dropped}
+    watch = tuple(w["kernel"] for w in req.get("winners") or [] if w.get("check") and w["kernel"] not in left)
+    numbers = measure(c, swaps, gates, flush, None, {}, watch)
     perf = numbers.get("perf") or {}
+    watched = perf.pop("watch", None) or {}
     base = sorted(perf.get("model_base_ns") or [0.0])
     opt = sorted(perf.get("model_cand_ns") or [0.0])
     b, o = base[len(base) // 2], opt[len(opt) // 2]
@@ -597,6 +613,10 @@ def stitch(c: Compiled, req: dict, flush) -> dict:
            "speedup": b / o if o else None}
     if dropped:
         out["dropped"] = dropped
+    kns = {k: {"base_ns": statistics.median(v["base"]), "cand_ns": statistics.median(v["cand"])}
+           for k, v in watched.items() if v["base"] and v["cand"]}
+    if kns:
+        out["kernel_ns"] = kns
     if c.problem.kind == "helion" and req.get("helion_baselines"):
         from . import helion as H
 

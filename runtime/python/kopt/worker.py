@@ -173,7 +173,10 @@ def forget_others(req: dict) -> None:
 
 
 def compiled_key(model: dict, variant: dict, seed: int) -> str:
-    return json.dumps([model["path"], model["kind"], variant, seed], sort_keys=True)
+    parts = [model["path"], model["kind"], variant, seed]
+    if model.get("shape"):   # a shape the model is served at (kopt(5), shape)
+        parts.append(model["shape"])
+    return json.dumps(parts, sort_keys=True)
 
 
 def request_parts(req: dict) -> tuple[dict, dict, int]:
@@ -192,7 +195,7 @@ def get_compiled(req: dict) -> Compiled:
     model, variant, seed = request_parts(req)
     key = compiled_key(model, variant, seed)
     c = S.compiled.get(key)
-    if c is not None and c.problem.digest == L.file_digest(model["path"]):
+    if c is not None and c.problem.digest == L.problem_digest(model):
         S.compiled.move_to_end(key)
         return c
     forget(key)
