@@ -32,17 +32,6 @@
 #include "llm.h"
 #include "memory.h"
 
-const struct kopt_role_cfg *agent_role(const struct kopt_agents *cfg, enum kopt_role r)
-{
-	static const struct kopt_role_cfg builtin = { KOPT_BACKEND_BUILTIN, { 0 } };
-	return cfg ? &cfg->roles[r] : &builtin;
-}
-
-bool agent_role_is_llm(const struct kopt_agents *cfg, enum kopt_role r)
-{
-	return agent_role(cfg, r)->backend == KOPT_BACKEND_LLM;
-}
-
 /* the last candidate failed a gate a repair can address */
 static const struct agent_try *repairable(const struct agent_request *req)
 {
@@ -98,12 +87,6 @@ int agent_propose(const struct agent_request *req, struct agent_reply *reply)
 		return agent_llm_tune(req, reply);
 	}
 	return rc;
-}
-
-bool agent_screened(const json_t *candidate)
-{
-	const char *n = json_string_value(json_object_get(candidate, "name"));
-	return n && strncmp(n, "screen", 6) == 0 && (n[6] == '\0' || n[6] == ':');
 }
 
 bool agent_needs_feedback(const struct kopt_agents *cfg, int index)
@@ -186,50 +169,6 @@ char *agent_fingerprint(const struct kopt_agents *cfg)
 	return strbuf_detach(&s);
 }
 
-json_t *agent_candidate_new(const struct agent_candidate *c)
-{
-	json_t *j = json_pack("{s:o, s:o, s:s, s:s, s:s}", "source", c->source ? json_string(c->source) : json_null(),
-			      "config", c->config ? json_deep_copy(c->config) : json_null(), "role", c->role, "name",
-			      c->name, "strategy", c->strategy);
-	if (c->edit && *c->edit)
-		json_object_set_new(j, "edit", json_string(c->edit));
-	return j;
-}
-
-static void set_name(struct agent_candidate *c, const char *name, size_t n)
-{
-	if (n >= sizeof c->name)
-		n = sizeof c->name - 1;
-	memcpy(c->name, name, n);
-	c->name[n] = '\0';
-}
-
-int agent_candidate_read(const json_t *j, struct agent_candidate *c)
-{
-	memset(c, 0, sizeof *c);
-	if (!json_is_object(j))
-		return -1;
-	c->source = json_string_value(json_object_get(j, "source"));
-	const json_t *cfg = json_object_get(j, "config");
-	c->config = json_is_object(cfg) ? cfg : NULL;
-	c->role = json_string_value(json_object_get(j, "role"));
-	c->strategy = json_string_value(json_object_get(j, "strategy"));
-	c->planning = json_string_value(json_object_get(j, "planning"));
-	c->edit = json_string_value(json_object_get(j, "edit"));
-	const char *name = json_string_value(json_object_get(j, "name"));
-	if (name) {
-		set_name(c, name, strlen(name));
-	} else if (c->strategy) {
-		/* proposed before candidates named their strategy: what follows
-		 * the role ("coder: r-down (XBLOCK=...)"), up to a space or a
-		 * parenthesis; "llm rewrite" has no role: "llm" */
-		const char *p = strchr(c->strategy, ':');
-		p = p ? p + 2 : c->strategy;
-		set_name(c, p, strcspn(p, " ("));
-	}
-	return 0;
-}
-
 int agent_learn(const char *memory, const char *scope, const char *key, const struct agent_kernel *k,
 		const json_t *candidate, bool pass, double speedup)
 {
@@ -243,12 +182,4 @@ int agent_learn(const char *memory, const char *scope, const char *key, const st
 	free(shape);
 	free(features);
 	return rc;
-}
-
-void agent_reply_release(struct agent_reply *reply)
-{
-	json_decref(reply->candidate);
-	free(reply->reason);
-	reply->candidate = NULL;
-	reply->reason = NULL;
 }

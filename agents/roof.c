@@ -21,7 +21,7 @@
  */
 #include <config.h>
 
-#include "agent.h"
+#include "roof.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "../agents/agent.h"
+#include "../agents/roof.h"
 #include "rules.h"
 
 /* "<model>/<variant>/<kernel>/c<i>" without printf */

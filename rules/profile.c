@@ -36,6 +36,7 @@
 #include <string.h>
 
 #include "../agents/agent.h"
+#include "../agents/roof.h"
 #include "measured.h"
 #include "rules.h"
 

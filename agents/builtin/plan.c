@@ -9,6 +9,7 @@
 
 #include "../agent.h"
 #include "../memory.h"
+#include "../roof.h"
 #include "launch.h"
 
 #include <math.h>

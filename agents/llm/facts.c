@@ -18,6 +18,7 @@
 #include "facts.h"
 #include "trajectory.h"
 #include "../memory.h"
+#include "../roof.h"
 
 #include <limits.h>
 #include <math.h>

@@ -51,7 +51,7 @@
  * outside the blocks that start "Avoid:" and "Prioritize:".
  */
 #define _POSIX_C_SOURCE 200809L
-#include "../agent.h"
+#include "../roof.h"
 #include "../llm.h"
 
 #include <ctype.h>
