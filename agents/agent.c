@@ -30,6 +30,7 @@
 
 #include "../common/util.h"
 #include "llm.h"
+#include "features.h"
 #include "memory.h"
 
 /* the last candidate failed a gate a repair can address */
@@ -175,9 +176,9 @@ int agent_learn(const char *memory, const char *scope, const char *key, const st
 	struct agent_candidate c;
 	if (!memory || agent_candidate_read(candidate, &c) < 0 || !c.name[0])
 		return 0;
-	char *features = agent_builtin_features(k);
+	char *features = agent_features(k);
 	/* a config-only candidate's launch config, in the problem's terms */
-	char *shape = c.config && !c.source ? agent_builtin_shape(c.config, k->source) : NULL;
+	char *shape = c.config && !c.source ? agent_shape(c.config, k->source) : NULL;
 	int rc = memory_append(memory, scope, features, c.name, shape, key, pass, speedup);
 	free(shape);
 	free(features);

@@ -58,13 +58,6 @@ int agent_learn(const char *memory, const char *scope, const char *key, const st
 
 /* ---- built-in agents (agents/builtin/: search.c, plan.c, launch.c) ---- */
 
-/* the kernel's feature class for the long-term memory, e.g. "reduction/looped/b26". Caller frees. */
-char *agent_builtin_features(const struct agent_kernel *k);
-/* a launch config in the problem's terms, for the long-term memory:
- * "XBLOCK=1 R0_BLOCK=1/8 num_warps=32 num_stages=1", the reduction block as
- * a fraction of the reduction's length where source gives it (else as is);
- * caller frees */
-char *agent_builtin_shape(const json_t *config, const char *source);
 /* analyst: 1 = leave the kernel alone (why says so), 0 = go on (why is the diagnosis) */
 int agent_builtin_analyze(const struct agent_kernel *k, char **why);
 /* planner: strategy names, best first (JSON array, new reference); *why,

@@ -26,7 +26,7 @@
  * order, the first one not tried; then seeded random pairs of moves. The
  * plan ranks the moves by the long-term memory for the kernel's feature
  * class, as for Triton launch configs, and a lesson's shape is the config
- * itself (agent_builtin_shape).
+ * itself (agent_shape).
  *
  * A config that failed for want of shared memory or registers rules out
  * every config that asks at least as much (larger or equal blocks and
@@ -56,11 +56,6 @@ static const char *const prior[] = {
 	"pid-persistent_interleaved", "pid-flat", "loop-swap",
 };
 #define NPRIOR (sizeof prior / sizeof *prior)
-
-bool helion_is_config(const json_t *config)
-{
-	return json_is_object(config) && json_is_array(json_object_get(config, "block_sizes"));
-}
 
 static int scale_int(json_t *c, const char *key, double f, long lo, long hi)
 {
@@ -120,7 +115,7 @@ static int swap_loop(json_t *c)
 
 json_t *helion_apply(const char *move, const json_t *base)
 {
-	if (!helion_is_config(base))
+	if (!agent_helion_config(base))
 		return NULL;
 	json_t *c = json_deep_copy(base);
 	int r = -1;
@@ -155,49 +150,6 @@ json_t *helion_apply(const char *move, const json_t *base)
 		return NULL;
 	}
 	return c;
-}
-
-/* a scalar as the shape writes it: a string without its quotes */
-static void shape_scalar(struct strbuf *sb, const json_t *v)
-{
-	if (json_is_string(v)) {
-		strbuf_addstr(sb, json_string_value(v));
-		return;
-	}
-	char *t = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
-	strbuf_addstr(sb, t ? t : "?");
-	free(t);
-}
-
-/* "block_sizes=64,128 num_warps=4 num_stages=2 indexing=pointer pid_type=flat
- * loop_orders=[[0,1]]": a list of scalars comma-separated, a nested list as
- * JSON */
-char *helion_shape(const json_t *config)
-{
-	struct strbuf sb = STRBUF_INIT;
-	static const char *const keys[] = { "block_sizes", "num_warps", "num_stages", "indexing", "pid_type", "loop_orders" };
-	for (size_t k = 0; k < sizeof keys / sizeof *keys; k++) {
-		json_t *v = json_object_get(config, keys[k]);
-		if (!v)
-			continue;
-		strbuf_addf(&sb, "%s%s=", sb.len ? " " : "", keys[k]);
-		if (json_is_array(v) && !json_is_array(json_array_get(v, 0))) {
-			size_t i;
-			json_t *e;
-			json_array_foreach(v, i, e) {
-				if (i)
-					strbuf_addch(&sb, ',');
-				shape_scalar(&sb, e);
-			}
-		} else if (json_is_array(v)) {
-			char *t = json_dumps(v, JSON_COMPACT);
-			strbuf_addstr(&sb, t ? t : "?");
-			free(t);
-		} else {
-			shape_scalar(&sb, v);
-		}
-	}
-	return strbuf_detach(&sb);
 }
 
 static bool same(const json_t *a, const json_t *b)
@@ -269,7 +221,7 @@ static int best_try(const struct agent_request *req)
 /* a candidate (config stolen) */
 static json_t *cand(json_t *config, const char *role, const char *name, const char *what)
 {
-	char *shape = helion_shape(config);
+	char *shape = agent_helion_shape(config);
 	char *strategy = xasprintf("%s: %s (%s)", role, what, shape);
 	struct agent_candidate ac = { .config = config, .role = role, .strategy = strategy };
 	snprintf(ac.name, sizeof ac.name, "%s", name);
@@ -282,7 +234,7 @@ static json_t *cand(json_t *config, const char *role, const char *name, const ch
 
 json_t *helion_plan(const struct agent_kernel *k, const char *memory_path, const char *scope, char **why)
 {
-	char *features = agent_builtin_features(k);
+	char *features = agent_features(k);
 	struct memory mem;
 	memory_load(&mem, memory_path, features, scope);
 	double score[NPRIOR];
@@ -291,7 +243,7 @@ json_t *helion_plan(const struct agent_kernel *k, const char *memory_path, const
 		double p = 0.6 - 0.3 * (double)i / (double)(NPRIOR - 1);
 		/* by the config a move leads to where memory has it, else by the move */
 		json_t *c = helion_apply(prior[i], k->config);
-		char *shape = c ? helion_shape(c) : NULL;
+		char *shape = c ? agent_helion_shape(c) : NULL;
 		char *key = shape ? xasprintf("=%s", shape) : NULL;
 		score[i] = memory_score(&mem, key && memory_get(&mem, key) ? key : prior[i], p);
 		free(key);
@@ -342,7 +294,7 @@ static json_t *descend(const struct agent_request *req, const json_t *plan, cons
 int helion_propose(const struct agent_request *req, const char *memory_path, struct agent_reply *reply)
 {
 	const struct agent_kernel *k = req->kernel;
-	if (!helion_is_config(k->config)) {
+	if (!agent_helion_config(k->config)) {
 		reply->reason = xstrdup("analyst: a Helion kernel without its config: nothing to tune");
 		return 0;
 	}
@@ -351,7 +303,7 @@ int helion_propose(const struct agent_request *req, const char *memory_path, str
 		json_t *plan = helion_plan(k, memory_path, req->scope, &ranked);
 		const json_t *start = json_object_get(k->profile_row, "helion_start");
 		json_t *out = NULL;
-		if (helion_is_config(start) && !same(start, k->config))
+		if (agent_helion_config(start) && !same(start, k->config))
 			out = cand(json_deep_copy(start), "tuner", "helion-quick", "Helion's quick autotune's config");
 		else
 			out = descend(req, plan, k->config, "coder", "the kernel's own config");

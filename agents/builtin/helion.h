@@ -10,13 +10,10 @@
 #include <stdbool.h>
 
 #include "../agent.h"
+#include "../features.h"
 
-/* whether config is a helion.Config (it has block_sizes) */
-bool helion_is_config(const json_t *config);
 /* move applied to base, or NULL when it does not apply */
 json_t *helion_apply(const char *move, const json_t *base);
-/* the config in the long-term memory's terms: "block_sizes=64,128 num_warps=4 ..." */
-char *helion_shape(const json_t *config);
 /* the moves, ranked by the long-term memory; *why says what ranked them */
 json_t *helion_plan(const struct agent_kernel *k, const char *memory, const char *scope, char **why);
 /* agent_builtin_propose for a Helion kernel */

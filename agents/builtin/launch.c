@@ -7,7 +7,6 @@
  */
 #include <config.h>
 
-#include "helion.h"
 #include "launch.h"
 
 #include <math.h>
@@ -89,18 +88,16 @@ json_t *launch_apply(const struct strategy *s, const json_t *base)
 	return c;
 }
 
-const char *const launch_keys[LAUNCH_NKEYS] = { "XBLOCK", "YBLOCK", "R0_BLOCK", "num_warps", "num_stages" };
-
 /* "XBLOCK=2 R0_BLOCK=1024 num_warps=8 num_stages=1", and maxnreg where
  * the config sets it */
 void launch_text(struct strbuf *sb, const json_t *c)
 {
 	int first = 1;
-	for (size_t i = 0; i < LAUNCH_NKEYS; i++) {
-		json_t *v = json_object_get(c, launch_keys[i]);
+	for (size_t i = 0; i < AGENT_LAUNCH_NKEYS; i++) {
+		json_t *v = json_object_get(c, agent_launch_keys[i]);
 		if (!v)
 			continue;
-		strbuf_addf(sb, "%s%s=%lld", first ? "" : " ", launch_keys[i], (long long)json_integer_value(v));
+		strbuf_addf(sb, "%s%s=%lld", first ? "" : " ", agent_launch_keys[i], (long long)json_integer_value(v));
 		first = 0;
 	}
 	if (json_is_integer(json_object_get(c, "maxnreg")))
@@ -112,10 +109,10 @@ int launch_same(const json_t *a, const json_t *b)
 {
 	if (!a || !b)
 		return a == b;
-	for (size_t i = 0; i < LAUNCH_NKEYS; i++) {
-		json_t *x = json_object_get(a, launch_keys[i]), *y = json_object_get(b, launch_keys[i]);
-		long long vx = x ? json_integer_value(x) : (strcmp(launch_keys[i], "num_stages") == 0 ? 1 : -1);
-		long long vy = y ? json_integer_value(y) : (strcmp(launch_keys[i], "num_stages") == 0 ? 1 : -1);
+	for (size_t i = 0; i < AGENT_LAUNCH_NKEYS; i++) {
+		json_t *x = json_object_get(a, agent_launch_keys[i]), *y = json_object_get(b, agent_launch_keys[i]);
+		long long vx = x ? json_integer_value(x) : (strcmp(agent_launch_keys[i], "num_stages") == 0 ? 1 : -1);
+		long long vy = y ? json_integer_value(y) : (strcmp(agent_launch_keys[i], "num_stages") == 0 ? 1 : -1);
 		if (vx != vy)
 			return 0;
 	}
@@ -124,8 +121,8 @@ int launch_same(const json_t *a, const json_t *b)
 
 static bool five_key(const char *key)
 {
-	for (size_t i = 0; i < LAUNCH_NKEYS; i++)
-		if (strcmp(key, launch_keys[i]) == 0)
+	for (size_t i = 0; i < AGENT_LAUNCH_NKEYS; i++)
+		if (strcmp(key, agent_launch_keys[i]) == 0)
 			return true;
 	return false;
 }
@@ -145,63 +142,6 @@ int launch_equal(const json_t *a, const json_t *b)
 		if (!five_key(key) && !json_equal(v, json_object_get(a, key)))
 			return 0;
 	return 1;
-}
-
-/* a reduction's length: Inductor writes it into the kernel as
- * "r0_numel = N" (a constant for static shapes); 0 when not found */
-static long long reduction_numel(const char *src)
-{
-	const char *p = src ? strstr(src, "r0_numel = ") : NULL;
-	if (!p)
-		return 0;
-	char *end;
-	long long n = strtoll(p + 11, &end, 10);
-	return end > p + 11 && (*end == '\n' || *end == '\r') ? n : 0;
-}
-
-/*
- * The feature class that long-term memory files a kernel's lessons under:
- * heuristic, looped or flat, the reduction's length (bucket of 4x, where
- * the source gives it) and the bytes (bucket of 4x). Lessons do not carry
- * across reduction lengths (DESIGN-NOTES.md, "Lessons are filed by the
- * reduction's length too"). A Helion kernel's: "helion", its number of
- * block sizes and the bytes ("helion/2d/b28").
- */
-char *agent_builtin_features(const struct agent_kernel *k)
-{
-	double bytes = json_number_value(json_object_get(k->profile_row, "bytes"));
-	int b = bytes > 0 ? (int)floor(log2(bytes)) : 0;
-	const json_t *c = k->config;
-	/* a Helion kernel: by how many tiled dimensions its config has */
-	if (helion_is_config(c))
-		return xasprintf("helion/%zud/b%d", json_array_size(json_object_get(c, "block_sizes")), b / 2 * 2);
-	json_t *r = json_object_get(c, "R0_BLOCK");
-	long long rn = reduction_numel(k->source);
-	char rbuf[24] = "";
-	if (rn > 0)
-		snprintf(rbuf, sizeof rbuf, "/r%d", (int)floor(log2((double)rn)) / 2 * 2);
-	return xasprintf("%s/%s%s/b%d", k->heuristic ? k->heuristic : "unknown", r ? "looped" : "flat", rbuf,
-			 b / 2 * 2);
-}
-
-char *agent_builtin_shape(const json_t *config, const char *source)
-{
-	if (helion_is_config(config))
-		return helion_shape(config);
-	long long rn = reduction_numel(source);
-	struct strbuf sb = STRBUF_INIT;
-	for (size_t i = 0; i < LAUNCH_NKEYS; i++) {
-		json_t *v = json_object_get(config, launch_keys[i]);
-		if (!json_is_integer(v) && strcmp(launch_keys[i], "num_stages") != 0)
-			continue;
-		long long x = v ? json_integer_value(v) : 1;
-		strbuf_addf(&sb, "%s%s=", sb.len ? " " : "", launch_keys[i]);
-		if (strcmp(launch_keys[i], "R0_BLOCK") == 0 && rn > 0 && x > 0)
-			strbuf_addf(&sb, x >= rn ? "1" : "1/%lld", rn / x);
-		else
-			strbuf_addf(&sb, "%lld", x);
-	}
-	return strbuf_detach(&sb);
 }
 
 /* a candidate of strategy name (config stolen), source made by edit (or

@@ -6,6 +6,7 @@
 #define KOPT_BUILTIN_LAUNCH_H
 
 #include "../agent.h"
+#include "../features.h"
 
 #include <jansson.h>
 
@@ -21,10 +22,6 @@ const struct strategy *launch_strategy(const char *name);
 int launch_clamp(const char *p, double v, int *out);
 /* s applied to base (new reference); NULL when it does not apply */
 json_t *launch_apply(const struct strategy *s, const json_t *base);
-
-/* the five keys a config move reads: the blocks, warps and stages */
-#define LAUNCH_NKEYS 5
-extern const char *const launch_keys[LAUNCH_NKEYS];
 
 /* appends "XBLOCK=2 R0_BLOCK=1024 num_warps=8 num_stages=1" (and maxnreg) */
 void launch_text(struct strbuf *sb, const json_t *c);

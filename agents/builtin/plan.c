@@ -8,6 +8,7 @@
 #include <config.h>
 
 #include "../agent.h"
+#include "../features.h"
 #include "../memory.h"
 #include "../roof.h"
 #include "launch.h"
@@ -169,7 +170,7 @@ json_t *agent_builtin_plan(const struct agent_kernel *k, const char *memory_path
 {
 	size_t n;
 	const char *const *prior = prior_for(k->heuristic, &n);
-	char *features = agent_builtin_features(k);
+	char *features = agent_features(k);
 	struct memory mem;
 	memory_load(&mem, memory_path, features, scope);
 	double score[32];
@@ -187,7 +188,7 @@ json_t *agent_builtin_plan(const struct agent_kernel *k, const char *memory_path
 		const struct strategy *s = launch_strategy(prior[i]);
 		json_t *c = s ? launch_apply(s, k->config) : NULL;
 		applies[i] = !s || !s->param[0] || c;
-		char *shape = c ? agent_builtin_shape(c, k->source) : NULL;
+		char *shape = c ? agent_shape(c, k->source) : NULL;
 		char *key = shape ? xasprintf("=%s", shape) : NULL;
 		if (key && memory_get(&mem, key)) {
 			basis[i] = memory_get(&mem, key);

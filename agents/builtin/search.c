@@ -190,9 +190,9 @@ static json_t *repair(const struct agent_request *req)
 		return NULL;
 	json_t *c = json_deep_copy(lc);
 	for (size_t i = 0; i < 3; i++) {
-		json_t *v = json_object_get(c, launch_keys[i]);
+		json_t *v = json_object_get(c, agent_launch_keys[i]);
 		if (json_is_integer(v) && json_integer_value(v) > 1)
-			json_object_set_new(c, launch_keys[i], json_integer(json_integer_value(v) / 2));
+			json_object_set_new(c, agent_launch_keys[i], json_integer(json_integer_value(v) / 2));
 	}
 	json_object_set_new(c, "num_stages", json_integer(1));
 	if (tried(req, c)) {
@@ -450,22 +450,22 @@ int agent_builtin_propose(const struct agent_request *req, const char *memory_pa
 	uint64_t st = req->cfg ? req->cfg->seed * 1000003u + (uint64_t)req->index : (uint64_t)req->index;
 	for (int attempt = 0; attempt < 64 && json_is_object(k->config); attempt++) {
 		json_t *c = json_deep_copy(k->config);
-		for (size_t i = 0; i < LAUNCH_NKEYS; i++) {
-			json_t *v = json_object_get(c, launch_keys[i]);
+		for (size_t i = 0; i < AGENT_LAUNCH_NKEYS; i++) {
+			json_t *v = json_object_get(c, agent_launch_keys[i]);
 			if (!json_is_integer(v))
 				continue;
 			int x;
-			if (strcmp(launch_keys[i], "num_stages") == 0)
+			if (strcmp(agent_launch_keys[i], "num_stages") == 0)
 				x = 1 + (int)(kopt_splitmix64(&st) % 3);
-			else if (strcmp(launch_keys[i], "num_warps") == 0)
+			else if (strcmp(agent_launch_keys[i], "num_warps") == 0)
 				x = 1 << (1 + (int)(kopt_splitmix64(&st) % 4));
 			else {
 				long cur = (long)json_integer_value(v);
 				int shift = (int)(kopt_splitmix64(&st) % 5) - 2;
-				if (launch_clamp(launch_keys[i], shift >= 0 ? cur << shift : cur >> -shift, &x) < 0)
+				if (launch_clamp(agent_launch_keys[i], shift >= 0 ? cur << shift : cur >> -shift, &x) < 0)
 					x = (int)cur;
 			}
-			json_object_set_new(c, launch_keys[i], json_integer(x));
+			json_object_set_new(c, agent_launch_keys[i], json_integer(x));
 		}
 		if (!tried(req, c)) {
 			reply->candidate = launch_candidate(c, NULL, "tuner", "random", "random jump", c);

@@ -17,6 +17,7 @@
 
 #include "facts.h"
 #include "trajectory.h"
+#include "../features.h"
 #include "../memory.h"
 #include "../roof.h"
 
@@ -132,7 +133,7 @@ static char *lessons_of(const struct agent_kernel *k, const char *memory, const 
 {
 	if (!memory)
 		return NULL;
-	char *features = agent_builtin_features(k);
+	char *features = agent_features(k);
 	struct memory m;
 	memory_load(&m, memory, features, scope);
 	if (!m.n) {

@@ -27,6 +27,7 @@
 
 #include "../../agents/agent.h"
 #include "../../agents/llm.h"
+#include "../../agents/features.h"
 #include "../../agents/memory.h"
 #include "../tap.h"
 
@@ -324,7 +325,7 @@ static char *memory_file(void)
 {
 	struct world w;
 	world_load(&w, "capture-small_softmax.json", "profile-small_softmax.json", SOFTMAX);
-	char *features = agent_builtin_features(&w.k);
+	char *features = agent_features(&w.k);
 	char *path = xasprintf("%s/memory.jsonl", tmpdir);
 	static const struct {
 		const char *s, *shape;

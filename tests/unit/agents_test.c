@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "../../agents/agent.h"
+#include "../../agents/features.h"
 #include "../../agents/memory.h"
 #include "../tap.h"
 
@@ -351,7 +352,7 @@ int main(void)
 		json_decref(cand);
 	}
 	struct memory mem;
-	char *features = agent_builtin_features(&slow);
+	char *features = agent_features(&slow);
 	memory_load(&mem, memory, features, NULL);
 	const struct mem_stat *ws = memory_get(&mem, "warps-up");
 	TAP_OK(ws && ws->tries == 4 && ws->wins == 4, "memory: four wins of warps-up for this feature class");
@@ -401,8 +402,8 @@ int main(void)
 	struct agent_kernel rows = wide;
 	rows.source = "def k(in_ptr0, out_ptr0, xnumel, r0_numel, XBLOCK, R0_BLOCK):\n"
 		      "    xnumel = 8192\n    r0_numel = 16384\n    pass\n";
-	char *fp = agent_builtin_features(&pool), *fw = agent_builtin_features(&wide), *fr = agent_builtin_features(&rows);
-	char *fn = agent_builtin_features(&ka);
+	char *fp = agent_features(&pool), *fw = agent_features(&wide), *fr = agent_features(&rows);
+	char *fn = agent_features(&ka);
 	TAP_IS_STR(fp, "reduction/looped/r6/b30", "features: a pooling window of 121 is a short reduction");
 	TAP_IS_STR(fw, "reduction/looped/r14/b30", "features: rows of 32768 are a long one");
 	TAP_IS_STR(fr, fw, "features: rows of 16384 and 32768 share a class");
@@ -438,7 +439,7 @@ int main(void)
 	r16.config = c16;
 	r32.config = c32;
 	json_t *won = J("{\"XBLOCK\":1,\"R0_BLOCK\":2048,\"num_warps\":32}");
-	char *sh = agent_builtin_shape(won, rows.source);
+	char *sh = agent_shape(won, rows.source);
 	TAP_IS_STR(sh, "XBLOCK=1 R0_BLOCK=1/8 num_warps=32 num_stages=1",
 		   "shape: the reduction block as a fraction of the row, stages 1 when unset");
 	free(sh);

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "../../agents/agent.h"
+#include "../../agents/features.h"
 #include "../../agents/builtin/helion.h"
 #include "../tap.h"
 
@@ -96,16 +97,16 @@ int main(void)
 	TAP_OK(moves_to("warps-up", "{\"XBLOCK\":64,\"num_warps\":4}", NULL), "a Triton launch config is no helion.Config");
 
 	json_t *cj = J(c);
-	char *shape = helion_shape(cj);
+	char *shape = agent_helion_shape(cj);
 	TAP_OK(strcmp(shape, "block_sizes=64,32 num_warps=4 num_stages=2 indexing=pointer,pointer pid_type=flat "
 			     "loop_orders=[[0,1]]") == 0, "the shape the long-term memory files: %s", shape);
 	free(shape);
-	char *bshape = agent_builtin_shape(cj, NULL);
-	TAP_OK(strstr(bshape, "block_sizes=64,32 ") == bshape, "agent_builtin_shape gives a helion.Config's shape");
+	char *bshape = agent_shape(cj, NULL);
+	TAP_OK(strstr(bshape, "block_sizes=64,32 ") == bshape, "agent_shape gives a helion.Config's shape");
 	free(bshape);
 	json_t *frow = J("{\"bytes\":268435456}");
 	struct agent_kernel fk = { "softmax", "_helion_softmax", "helion", NULL, cj, frow, NULL, NULL, 0 };
-	char *feat = agent_builtin_features(&fk);
+	char *feat = agent_features(&fk);
 	TAP_OK(strcmp(feat, "helion/2d/b28") == 0, "a Helion kernel's feature class: its block sizes and bytes (%s)", feat);
 	free(feat);
 	json_decref(frow);
@@ -141,7 +142,7 @@ int main(void)
 					      .reason = "slower", .speedup = 0.9 };
 		for (int j = 0; j < i; j++)
 			distinct &= !json_equal(json_object_get(cands[j], "config"), json_object_get(cands[i], "config"));
-		distinct &= helion_is_config(json_object_get(cands[i], "config")) &&
+		distinct &= agent_helion_config(json_object_get(cands[i], "config")) &&
 			    !json_equal(json_object_get(cands[i], "config"), cj);
 		n++;
 	}

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "../../agents/agent.h"
+#include "../../agents/features.h"
 #include "../../agents/memory.h"
 #include "../tap.h"
 
@@ -113,7 +114,7 @@ static void test_plan(void)
 	json_t *cfg = json_loads("{\"XBLOCK\": 1024, \"num_warps\": 4, \"num_stages\": 1}", 0, NULL);
 	json_t *row = json_loads("{\"ns_per_call\": 50000, \"bytes\": 67108864, \"frac_peak\": 0.4}", 0, NULL);
 	struct agent_kernel k = { "m", "triton_poi_fused_add_0", "pointwise", NULL, cfg, row, NULL, NULL, 0, 0 };
-	char *cls = agent_builtin_features(&k);
+	char *cls = agent_features(&k);
 	const char *builtin = "x-up warps-up x-up4 x-down warps-down y-up y-down x-up-warps-up y-up-x-down "
 			      "x-down-warps-down stages-up evict-first";
 
@@ -175,7 +176,7 @@ static void move(const struct agent_kernel *k, const char *strategy, const char 
 	char name[64];
 	snprintf(name, sizeof name, "move-%d.jsonl", n);
 	char *m = fresh(name);
-	char *cls = agent_builtin_features(k);
+	char *cls = agent_features(k);
 	for (int i = 0; i < 3; i++)
 		memory_append(m, "first.kopt", cls, strategy, NULL, NULL, 1, 1.5);
 	struct kopt_agents cfg;
