@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "../common/util.h"
+#include "builtin.h"
 #include "llm.h"
 #include "features.h"
 #include "memory.h"
@@ -68,7 +69,7 @@ int agent_propose(const struct agent_request *req, struct agent_reply *reply)
 		reply->reason = xasprintf("no more candidates: candidate %d had none", stop);
 		return 0;
 	}
-	if (req->index == 0 && agent_builtin_analyze(req->kernel, &why)) {
+	if (req->index == 0 && agent_analyze(req->kernel, &why)) {
 		reply->reason = why;
 		return 0;
 	}
@@ -106,7 +107,15 @@ char *agent_context_digest(const struct agent_request *req)
 	    !agent_role_is_llm(req->cfg, KOPT_ROLE_TUNER))
 		return agent_builtin_digest(req);
 	/* LLM roles read the whole trajectory: candidates, verdicts, reasons and times */
-	return agent_llm_digest(req);
+	char *d = agent_llm_digest(req);
+	char *s = xasprintf(AGENT_LLM_VERSION ";%s", d);
+	free(d);
+	return s;
+}
+
+int agent_analyze(const struct agent_kernel *k, char **why)
+{
+	return agent_builtin_analyze(k, why);
 }
 
 /* a keyed field's value in a fingerprint */

@@ -56,53 +56,8 @@ char *agent_fingerprint(const struct kopt_agents *cfg);
 int agent_learn(const char *memory, const char *scope, const char *key, const struct agent_kernel *k,
 		const json_t *candidate, bool pass, double speedup);
 
-/* ---- built-in agents (agents/builtin/: search.c, plan.c, launch.c) ---- */
-
-/* analyst: 1 = leave the kernel alone (why says so), 0 = go on (why is the diagnosis) */
-int agent_builtin_analyze(const struct agent_kernel *k, char **why);
-/* planner: strategy names, best first (JSON array, new reference); *why,
- * when why is not NULL, is a sentence on what ranked them (caller frees) */
-json_t *agent_builtin_plan(const struct agent_kernel *k, const char *memory, const char *scope, char **why);
-int agent_builtin_propose(const struct agent_request *req, const char *memory, struct agent_reply *reply);
-char *agent_builtin_digest(const struct agent_request *req);
-
-/* tuner: the next step of the descent around the best passing candidate
- * (its launch config, on its source), or NULL when every move was tried;
- * new reference */
-json_t *agent_builtin_descent(const struct agent_request *req);
-
-/* ---- LLM agents (agents/llm/coder.c; the usage: agents/llm/run.c) ---- */
-
-/* candidate req->index when the coder is an LLM: rounds of the model's
- * replies, repairs, the built-in tuner on its best, the built-in search
- * after it (coder.c says in which order) */
-int agent_llm_propose(const struct agent_request *req, struct agent_reply *reply);
-/* the LLM debugger's repair of fix, a candidate of the built-in coder */
-int agent_llm_repair(const struct agent_request *req, const struct agent_try *fix, struct agent_reply *reply);
-/* the LLM tuner: a launch config as JSON, given what was tried */
-int agent_llm_tune(const struct agent_request *req, struct agent_reply *reply);
-/* the context digest of agents with an LLM role: the trajectory as their
- * prompts and choices read it. Caller frees. */
-char *agent_llm_digest(const struct agent_request *req);
-/* the prompt the coder sends for req's next round (context, then the
- * round's part: no repair), appended to out; returns the context's length */
-size_t agent_llm_prompt(const struct agent_request *req, struct strbuf *out);
-
-/* LLM use, summed per LLM model over candidates (each candidate's "llm") */
-struct agent_usage_row {
-	char *model;                /* owned */
-	int calls;
-	long in, cached, out;       /* input tokens (of them, read from the provider's cache), output */
-};
-struct agent_usage {
-	struct agent_usage_row *rows;
-	size_t n, cap;
-};
-void agent_usage_add(struct agent_usage *u, const json_t *candidate);
-/* one Markdown line: calls and tokens per LLM model and, where the spec
- * gives that model's prices (its llm() in cfg), the money; nothing when
- * no model was called */
-void agent_usage_line(const struct agent_usage *u, const struct kopt_agents *cfg, struct strbuf *md);
-void agent_usage_release(struct agent_usage *u);
+/* the analyst's verdict on k, before candidate 0: 1 = leave the kernel
+ * alone (*why says so), 0 = go on (*why is the diagnosis); caller frees */
+int agent_analyze(const struct agent_kernel *k, char **why);
 
 #endif

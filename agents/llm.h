@@ -1,5 +1,9 @@
 /*
- * agents/llm.h: the LLM backends of the agents.
+ * agents/llm.h: the LLM agents: the roles played by a model (coder.c,
+ * at the end of this header) and their backends. They stand on the
+ * candidate library (agents/candidate.h) and call nothing of the
+ * built-in agents; the dispatcher (agents/agent.c) picks them role by
+ * role.
  *
  * llm_complete() sends one conversation (a system prompt, prior turns, a user
  * prompt) to an OpenAI-compatible chat-completions endpoint or to the
@@ -28,6 +32,7 @@
 
 #include "../common/util.h"
 #include "../lang/spec.h"
+#include "candidate.h"
 
 /* ---- budget: one per kernel; the caller owns it and may read every field ---- */
 
@@ -261,5 +266,40 @@ int llm_extract_config(const char *reply_text, json_t **config, struct strbuf *e
  */
 #define LLM_NOTE_MAX 300
 void llm_extract_notes(const char *reply_text, struct strbuf *avoid, struct strbuf *prioritize);
+
+/* ---- the LLM roles (agents/llm/coder.c; the usage: agents/llm/run.c) ---- */
+
+/* candidate req->index when the coder is an LLM: rounds of the model's
+ * replies, repairs, the built-in tuner on its best, the built-in search
+ * after it (coder.c says in which order) */
+int agent_llm_propose(const struct agent_request *req, struct agent_reply *reply);
+/* the LLM debugger's repair of fix, a candidate of the built-in coder */
+int agent_llm_repair(const struct agent_request *req, const struct agent_try *fix, struct agent_reply *reply);
+/* the LLM tuner: a launch config as JSON, given what was tried */
+int agent_llm_tune(const struct agent_request *req, struct agent_reply *reply);
+/* the context digest of agents with an LLM role: the trajectory as their
+ * prompts and choices read it (the dispatcher puts AGENT_LLM_VERSION
+ * before it). Caller frees. */
+char *agent_llm_digest(const struct agent_request *req);
+/* the prompt the coder sends for req's next round (context, then the
+ * round's part: no repair), appended to out; returns the context's length */
+size_t agent_llm_prompt(const struct agent_request *req, struct strbuf *out);
+
+/* LLM use, summed per LLM model over candidates (each candidate's "llm") */
+struct agent_usage_row {
+	char *model;                /* owned */
+	int calls;
+	long in, cached, out;       /* input tokens (of them, read from the provider's cache), output */
+};
+struct agent_usage {
+	struct agent_usage_row *rows;
+	size_t n, cap;
+};
+void agent_usage_add(struct agent_usage *u, const json_t *candidate);
+/* one Markdown line: calls and tokens per LLM model and, where the spec
+ * gives that model's prices (its llm() in cfg), the money; nothing when
+ * no model was called */
+void agent_usage_line(const struct agent_usage *u, const struct kopt_agents *cfg, struct strbuf *md);
+void agent_usage_release(struct agent_usage *u);
 
 #endif

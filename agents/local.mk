@@ -1,6 +1,6 @@
 ## agents/local.mk: included by the top Makefile.am
 libkopt_a_SOURCES += agents/candidate.h agents/candidate.c agents/roof.h agents/roof.c agents/features.h agents/features.c \
-	agents/agent.h agents/agent.c agents/memory.h agents/memory.c \
+	agents/agent.h agents/agent.c agents/memory.h agents/memory.c agents/builtin.h \
 	agents/builtin/search.c agents/builtin/plan.c agents/builtin/launch.h agents/builtin/launch.c \
 	agents/builtin/screened.h agents/builtin/screened.c agents/builtin/persist.h agents/builtin/persist.c \
 	agents/builtin/helion.h agents/builtin/helion.c

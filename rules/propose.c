@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "../agents/agent.h"
+#include "../agents/llm.h"
 #include "rules.h"
 
 void rule_proposal_read(struct dag *d, const struct rule_cand *c, struct rule_proposal *p)

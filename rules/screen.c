@@ -166,7 +166,7 @@ static char *nothing_to_screen(struct dag *d, struct rule_kernel *k)
 				   .config = k->config, .profile_row = k->row,
 				   .peak_copy_gbps = isnan(copy) ? 0 : copy, .peak_fp32_gflops = isnan(peak) ? 0 : peak };
 	char *why = NULL;
-	if (agent_builtin_analyze(&ak, &why) == 1)
+	if (agent_analyze(&ak, &why) == 1)
 		return why;
 	free(why);
 	return NULL;

@@ -37,7 +37,7 @@
  */
 #include <config.h>
 
-#include "../agent.h"
+#include "../builtin.h"
 #include "../memory.h"
 #include "helion.h"
 

@@ -9,7 +9,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 
-#include "../agent.h"
+#include "../builtin.h"
 #include "../features.h"
 
 /* move applied to base, or NULL when it does not apply */

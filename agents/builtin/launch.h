@@ -5,7 +5,7 @@
 #ifndef KOPT_BUILTIN_LAUNCH_H
 #define KOPT_BUILTIN_LAUNCH_H
 
-#include "../agent.h"
+#include "../builtin.h"
 #include "../features.h"
 
 #include <jansson.h>

@@ -7,7 +7,7 @@
  */
 #include <config.h>
 
-#include "../agent.h"
+#include "../builtin.h"
 #include "../features.h"
 #include "../memory.h"
 #include "../roof.h"

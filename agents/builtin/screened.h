@@ -5,7 +5,7 @@
 #ifndef KOPT_BUILTIN_SCREENED_H
 #define KOPT_BUILTIN_SCREENED_H
 
-#include "../agent.h"
+#include "../builtin.h"
 
 #include <jansson.h>
 

@@ -50,7 +50,7 @@
  */
 #include <config.h>
 
-#include "../agent.h"
+#include "../builtin.h"
 #include "helion.h"
 #include "launch.h"
 #include "persist.h"

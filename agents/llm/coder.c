@@ -50,6 +50,7 @@
 #include "facts.h"
 #include "run.h"
 #include "trajectory.h"
+#include "../builtin.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -365,7 +366,6 @@ int agent_llm_propose(const struct agent_request *req, struct agent_reply *reply
 char *agent_llm_digest(const struct agent_request *req)
 {
 	struct strbuf s = STRBUF_INIT;
-	strbuf_addstr(&s, AGENT_LLM_VERSION ";");
 	for (size_t i = 0; i < req->ntraj; i++) {
 		const struct agent_try *t = &req->traj[i];
 		char *c = json_dumps(t->candidate, JSON_COMPACT | JSON_SORT_KEYS);

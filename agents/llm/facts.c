@@ -17,6 +17,7 @@
 
 #include "facts.h"
 #include "trajectory.h"
+#include "../builtin.h"
 #include "../features.h"
 #include "../memory.h"
 #include "../roof.h"

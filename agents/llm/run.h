@@ -6,7 +6,7 @@
 #ifndef KOPT_LLM_RUN_H
 #define KOPT_LLM_RUN_H
 
-#include "../agent.h"
+#include "../candidate.h"
 #include "../llm.h"
 
 #include <jansson.h>

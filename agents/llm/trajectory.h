@@ -6,7 +6,7 @@
 #ifndef KOPT_LLM_TRAJECTORY_H
 #define KOPT_LLM_TRAJECTORY_H
 
-#include "../agent.h"
+#include "../candidate.h"
 
 #include <jansson.h>
 #include <stdbool.h>

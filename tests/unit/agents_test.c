@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "../../agents/agent.h"
+#include "../../agents/builtin.h"
 #include "../../agents/features.h"
 #include "../../agents/memory.h"
 #include "../tap.h"

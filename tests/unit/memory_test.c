@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "../../agents/agent.h"
+#include "../../agents/builtin.h"
 #include "../../agents/features.h"
 #include "../../agents/memory.h"
 #include "../tap.h"

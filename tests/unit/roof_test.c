@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "../../agents/agent.h"
+#include "../../agents/builtin.h"
 #include "../../agents/roof.h"
 #include "../tap.h"
 
