@@ -1,7 +1,7 @@
 ## agents/llm.mk: the LLM backends (HTTP client, OpenAI and Anthropic APIs,
 ## prompts) and their tests against a local replay server (a test double).
 libkopt_a_SOURCES += agents/llm.h \
-	agents/llm/provider.h agents/llm/llm.c agents/llm/openai.c \
+	agents/llm/provider.h agents/llm/wire.h agents/llm/wire.c agents/llm/llm.c agents/llm/openai.c \
 	agents/llm/anthropic.c agents/llm/prompt.c \
 	agents/llm/coder.c agents/llm/run.h agents/llm/run.c \
 	agents/llm/facts.h agents/llm/facts.c agents/llm/trajectory.h agents/llm/trajectory.c

@@ -9,6 +9,7 @@
 #define KOPT_LLM_PROVIDER_H
 
 #include "../llm.h"
+#include "wire.h"
 
 #include <jansson.h>
 
@@ -27,31 +28,6 @@ struct llm_provider {
 
 extern const struct llm_provider llm_openai;
 extern const struct llm_provider llm_anthropic;
-
-/* Appends at most max bytes of s, non-printable bytes as \xNN, "..." when cut. */
-void llm_excerpt(struct strbuf *out, const char *s, size_t len, size_t max);
-
-/*
- * Appends the server's own message from an error body ({"error":{"message":..}}
- * of both APIs, {"error":"..."}, {"detail":"..."}, {"message":"..."}); when the
- * body has none of these, an excerpt of it. Returns the number of bytes added.
- */
-size_t llm_error_message(const char *body, size_t len, struct strbuf *msg);
-
-/* Sets obj[key] to text; -1 with "llm: PROVIDER: the WHAT is not valid UTF-8". */
-int llm_json_text(json_t *obj, const char *key, const char *text, const char *provider,
-		  const char *what, struct strbuf *err);
-
-/* Appends {"role": role, "content": text} to msgs; -1 with err as llm_json_text. */
-int llm_json_message(json_t *msgs, const char *role, const char *text, const char *provider,
-		     const char *what, struct strbuf *err);
-
-/* Appends the request's earlier turns, then its user prompt, to msgs as messages. */
-int llm_json_turns(json_t *msgs, const struct llm_request *req, const char *provider,
-		   struct strbuf *err);
-
-/* Appends root, compact, to body. */
-void llm_json_body(const json_t *root, struct strbuf *body);
 
 /* The max_tokens to send when the spec leaves it unset. */
 #define LLM_DEFAULT_MAX_TOKENS 8192L
