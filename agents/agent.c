@@ -34,6 +34,14 @@
 #include "features.h"
 #include "memory.h"
 
+/* the built-in roles the LLM roles stand on */
+static const struct llm_builtin builtin_roles = {
+	.analyze = agent_builtin_analyze,
+	.plan = agent_builtin_plan,
+	.propose = agent_builtin_propose,
+	.descent = agent_builtin_descent,
+};
+
 /* the last candidate failed a gate a repair can address */
 static const struct agent_try *repairable(const struct agent_request *req)
 {
@@ -75,10 +83,10 @@ int agent_propose(const struct agent_request *req, struct agent_reply *reply)
 	}
 	free(why);
 	if (agent_role_is_llm(cfg, KOPT_ROLE_CODER))
-		return agent_llm_propose(req, reply);
+		return agent_llm_propose(req, &builtin_roles, reply);
 	const struct agent_try *fix = repairable(req);
 	if (fix && agent_role_is_llm(cfg, KOPT_ROLE_DEBUGGER))
-		return agent_llm_repair(req, fix, reply);
+		return agent_llm_repair(req, &builtin_roles, fix, reply);
 	int rc = agent_builtin_propose(req, req->memory, reply);
 	/* the LLM tuner takes the built-in tuner's turns, but not a screened
 	 * config: that one was measured */
@@ -86,7 +94,7 @@ int agent_propose(const struct agent_request *req, struct agent_reply *reply)
 	    strcmp(json_string_value(json_object_get(reply->candidate, "role")), "tuner") == 0 &&
 	    !agent_screened(reply->candidate)) {
 		agent_reply_release(reply);
-		return agent_llm_tune(req, reply);
+		return agent_llm_tune(req, &builtin_roles, reply);
 	}
 	return rc;
 }

@@ -269,21 +269,43 @@ void llm_extract_notes(const char *reply_text, struct strbuf *avoid, struct strb
 
 /* ---- the LLM roles (agents/llm/coder.c; the usage: agents/llm/run.c) ---- */
 
+/*
+ * What the LLM roles need of the built-in ones, handed in by the
+ * dispatcher (agents/agent.c) as ninja's Builder is handed its
+ * CommandRunner: the analyst's diagnosis and the planner's ranking go into
+ * the prompts, the built-in search and the tuner's descent fill the slots
+ * the model leaves. agents/llm/ calls nothing of agents/builtin/ itself
+ * (tests/agents-layers.sh); a test hands it a double.
+ */
+struct llm_builtin {
+	/* the analyst: 1 = leave k alone, 0 = go on; *why, the diagnosis, the caller's */
+	int (*analyze)(const struct agent_kernel *k, char **why);
+	/* the planner: strategy names best first (new reference); *why, when
+	 * why is not NULL, what ranked them (the caller's) */
+	json_t *(*plan)(const struct agent_kernel *k, const char *memory, const char *scope, char **why);
+	/* the built-in search's candidate req->index, as agent_propose's */
+	int (*propose)(const struct agent_request *req, const char *memory, struct agent_reply *reply);
+	/* the tuner's next step of the descent around the best passing
+	 * candidate, or NULL when every move was tried; new reference */
+	json_t *(*descent)(const struct agent_request *req);
+};
+
 /* candidate req->index when the coder is an LLM: rounds of the model's
  * replies, repairs, the built-in tuner on its best, the built-in search
  * after it (coder.c says in which order) */
-int agent_llm_propose(const struct agent_request *req, struct agent_reply *reply);
+int agent_llm_propose(const struct agent_request *req, const struct llm_builtin *builtin, struct agent_reply *reply);
 /* the LLM debugger's repair of fix, a candidate of the built-in coder */
-int agent_llm_repair(const struct agent_request *req, const struct agent_try *fix, struct agent_reply *reply);
+int agent_llm_repair(const struct agent_request *req, const struct llm_builtin *builtin, const struct agent_try *fix,
+		     struct agent_reply *reply);
 /* the LLM tuner: a launch config as JSON, given what was tried */
-int agent_llm_tune(const struct agent_request *req, struct agent_reply *reply);
+int agent_llm_tune(const struct agent_request *req, const struct llm_builtin *builtin, struct agent_reply *reply);
 /* the context digest of agents with an LLM role: the trajectory as their
  * prompts and choices read it (the dispatcher puts AGENT_LLM_VERSION
  * before it). Caller frees. */
 char *agent_llm_digest(const struct agent_request *req);
 /* the prompt the coder sends for req's next round (context, then the
  * round's part: no repair), appended to out; returns the context's length */
-size_t agent_llm_prompt(const struct agent_request *req, struct strbuf *out);
+size_t agent_llm_prompt(const struct agent_request *req, const struct llm_builtin *builtin, struct strbuf *out);
 
 /* LLM use, summed per LLM model over candidates (each candidate's "llm") */
 struct agent_usage_row {

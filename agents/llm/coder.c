@@ -50,16 +50,15 @@
 #include "facts.h"
 #include "run.h"
 #include "trajectory.h"
-#include "../builtin.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 /* the built-in search's candidate for this slot, saying why the model made none */
-static int builtin_slot(const struct agent_request *req, const char *field, const char *why,
-			struct agent_reply *reply)
+static int builtin_slot(const struct agent_request *req, const struct llm_builtin *bi, const char *field,
+			const char *why, struct agent_reply *reply)
 {
-	int rc = agent_builtin_propose(req, req->memory, reply);
+	int rc = bi->propose(req, req->memory, reply);
 	if (rc == 0 && reply->candidate)
 		json_object_set_new(reply->candidate, field, json_string(why));
 	else if (rc == 0 && reply->reason) {
@@ -73,15 +72,16 @@ static int builtin_slot(const struct agent_request *req, const char *field, cons
 /* ---- the roles ---- */
 
 /* c, candidate 0 of an LLM coder, keeps what later rounds read from it */
-static void keep_for_later(const struct agent_request *req, json_t *c, const char *diagnosis, const char *context)
+static void keep_for_later(const struct llm_run *run, json_t *c, const char *diagnosis, const char *context)
 {
+	const struct agent_request *req = run->req;
 	if (!c || req->index != 0)
 		return;
 	json_object_set_new(c, "analysis", json_string(diagnosis));
 	json_object_set_new(c, "context", json_string(context));
 	if (!json_object_get(c, "plan")) {
 		char *ranked = NULL;
-		json_object_set_new(c, "plan", agent_builtin_plan(req->kernel, req->memory, req->scope, &ranked));
+		json_object_set_new(c, "plan", run->builtin->plan(req->kernel, req->memory, req->scope, &ranked));
 		json_object_set_new(c, "planning", json_string(ranked));
 		free(ranked);
 	}
@@ -92,7 +92,7 @@ static char *strategy_of(struct llm_run *run, const char *diagnosis)
 {
 	const struct agent_request *req = run->req;
 	if (!agent_role_is_llm(req->cfg, KOPT_ROLE_PLANNER))
-		return llm_builtin_strategy(req);
+		return llm_builtin_strategy(run);
 	struct strbuf u = STRBUF_INIT, text = STRBUF_INIT, err = STRBUF_INIT;
 	strbuf_addf(&u, "Diagnosis: %s\nTried so far:\n", diagnosis);
 	for (size_t i = 0; i < req->ntraj; i++) {
@@ -114,8 +114,8 @@ static char *strategy_of(struct llm_run *run, const char *diagnosis)
 
 /* the round's candidate: the first of its replies that is new (it keeps
  * them all), else the built-in search's, with the first reply's error */
-static int take_reply(const struct agent_request *req, const struct llm_state *st, json_t *beam,
-		      struct agent_reply *reply)
+static int take_reply(const struct agent_request *req, const struct llm_builtin *bi, const struct llm_state *st,
+		      json_t *beam, struct agent_reply *reply)
 {
 	int rc = 0, take = -1;
 	for (size_t j = 0; j < json_array_size(beam) && take < 0; j++)
@@ -128,7 +128,7 @@ static int take_reply(const struct agent_request *req, const struct llm_state *s
 		const char *e = NULL;
 		for (size_t j = 0; j < json_array_size(beam) && !e; j++)
 			e = llm_str(json_array_get(beam, j), "error");
-		rc = builtin_slot(req, "error", e ? e : "llm: every reply repeats an earlier candidate or the kernel", reply);
+		rc = builtin_slot(req, bi, "error", e ? e : "llm: every reply repeats an earlier candidate or the kernel", reply);
 		if (reply->candidate)
 			json_object_set_new(reply->candidate, "round", json_integer(st->rounds));
 	}
@@ -139,10 +139,11 @@ static int take_reply(const struct agent_request *req, const struct llm_state *s
 
 /* a new round: the model's replies to one request, the first usable one
  * the candidate, all of them kept in it */
-static int new_round(const struct agent_request *req, const struct llm_state *st, struct agent_reply *reply)
+static int new_round(const struct agent_request *req, const struct llm_builtin *bi, const struct llm_state *st,
+		     struct agent_reply *reply)
 {
 	struct llm_run run;
-	llm_run_init(&run, req);
+	llm_run_init(&run, req, bi);
 	struct strbuf err = STRBUF_INIT;
 	const struct kopt_llm *cfg = llm_coder_cfg(req);
 	if (!req->kernel->source)
@@ -150,7 +151,7 @@ static int new_round(const struct agent_request *req, const struct llm_state *st
 	else
 		llm_budget_check(&run.b, 0, &err);
 	if (err.len) {
-		int rc = builtin_slot(req, "llm_off", err.buf, reply);
+		int rc = builtin_slot(req, bi, "llm_off", err.buf, reply);
 		strbuf_release(&err);
 		llm_run_release(&run);
 		return rc;
@@ -178,17 +179,17 @@ static int new_round(const struct agent_request *req, const struct llm_state *st
 	int rc;
 	if (k < 0) {
 		/* not even one call fits what the budget has left: no round */
-		rc = builtin_slot(req, "llm_off", errs[0].buf, reply);
+		rc = builtin_slot(req, bi, "llm_off", errs[0].buf, reply);
 	} else {
 		json_t *beam = json_array();
 		for (int i = 0; i < k; i++) {
 			llm_run_note(&run, cfg, &out[i]);
 			json_array_append_new(beam, llm_sample_of(req, rcs[i] == 0 ? out[i].text.buf : NULL, errs[i].buf));
 		}
-		rc = take_reply(req, st, beam, reply);
+		rc = take_reply(req, bi, st, beam, reply);
 		json_decref(beam);
 	}
-	keep_for_later(req, reply->candidate, diag, context);
+	keep_for_later(&run, reply->candidate, diag, context);
 	llm_run_stamp(&run, reply->candidate);
 	for (int i = 0; i < n; i++) {
 		llm_reply_release(&out[i]);
@@ -248,13 +249,14 @@ static bool tune_due(const struct agent_request *req, const struct llm_state *st
 }
 
 /* the LLM debugger's repair of fix; round: the round it belongs to, or -1 */
-static int repair(const struct agent_request *req, const struct agent_try *fix, int round, struct agent_reply *reply)
+static int repair(const struct agent_request *req, const struct llm_builtin *bi, const struct agent_try *fix, int round,
+		  struct agent_reply *reply)
 {
 	struct llm_run run;
-	llm_run_init(&run, req);
+	llm_run_init(&run, req, bi);
 	struct strbuf err = STRBUF_INIT, text = STRBUF_INIT, user = STRBUF_INIT;
 	if (llm_budget_check(&run.b, 0, &err) < 0) {
-		int rc = builtin_slot(req, "llm_off", err.buf, reply);
+		int rc = builtin_slot(req, bi, "llm_off", err.buf, reply);
 		strbuf_release(&err);
 		llm_run_release(&run);
 		return rc;
@@ -280,7 +282,7 @@ static int repair(const struct agent_request *req, const struct agent_try *fix, 
 			json_object_set(reply->candidate, "notes", json_object_get(sample, "notes"));
 	} else {
 		const char *e = llm_str(sample, "error");
-		rc = builtin_slot(req, "error", e ? e : "llm: the repair repeats an earlier candidate", reply);
+		rc = builtin_slot(req, bi, "error", e ? e : "llm: the repair repeats an earlier candidate", reply);
 	}
 	llm_run_stamp(&run, reply->candidate);
 	json_decref(sample);
@@ -293,15 +295,16 @@ static int repair(const struct agent_request *req, const struct agent_try *fix, 
 	return rc;
 }
 
-int agent_llm_repair(const struct agent_request *req, const struct agent_try *fix, struct agent_reply *reply)
+int agent_llm_repair(const struct agent_request *req, const struct llm_builtin *bi, const struct agent_try *fix,
+		     struct agent_reply *reply)
 {
-	return repair(req, fix, -1, reply);
+	return repair(req, bi, fix, -1, reply);
 }
 
-int agent_llm_tune(const struct agent_request *req, struct agent_reply *reply)
+int agent_llm_tune(const struct agent_request *req, const struct llm_builtin *bi, struct agent_reply *reply)
 {
 	struct llm_run run;
-	llm_run_init(&run, req);
+	llm_run_init(&run, req, bi);
 	struct strbuf err = STRBUF_INIT, u = STRBUF_INIT, text = STRBUF_INIT;
 	struct llm_state st;
 	llm_state_of(req, &st);
@@ -343,7 +346,7 @@ int agent_llm_tune(const struct agent_request *req, struct agent_reply *reply)
 	return 0;
 }
 
-int agent_llm_propose(const struct agent_request *req, struct agent_reply *reply)
+int agent_llm_propose(const struct agent_request *req, const struct llm_builtin *bi, struct agent_reply *reply)
 {
 	struct llm_state st;
 	llm_state_of(req, &st);
@@ -351,16 +354,16 @@ int agent_llm_propose(const struct agent_request *req, struct agent_reply *reply
 		return 0;
 	const struct agent_try *fix = round_fix(req, &st);
 	if (fix)
-		return repair(req, fix, st.round, reply);
+		return repair(req, bi, fix, st.round, reply);
 	if (tune_due(req, &st)) {
 		if (agent_role_is_llm(req->cfg, KOPT_ROLE_TUNER))
-			return agent_llm_tune(req, reply);
-		if ((reply->candidate = agent_builtin_descent(req)))
+			return agent_llm_tune(req, bi, reply);
+		if ((reply->candidate = bi->descent(req)))
 			return 0;
 	}
 	if (st.failed >= 2)
-		return builtin_slot(req, "llm_off", "llm: the model's last 2 rounds gave nothing that built", reply);
-	return new_round(req, &st, reply);
+		return builtin_slot(req, bi, "llm_off", "llm: the model's last 2 rounds gave nothing that built", reply);
+	return new_round(req, bi, &st, reply);
 }
 
 char *agent_llm_digest(const struct agent_request *req)
@@ -377,13 +380,13 @@ char *agent_llm_digest(const struct agent_request *req)
 	return strbuf_detach(&s);
 }
 
-size_t agent_llm_prompt(const struct agent_request *req, struct strbuf *out)
+size_t agent_llm_prompt(const struct agent_request *req, const struct llm_builtin *bi, struct strbuf *out)
 {
 	struct llm_run run;
-	llm_run_init(&run, req);
+	llm_run_init(&run, req, bi);
 	char *diag = llm_diagnosis_of(&run, false);
 	char *context = llm_context_of(&run, diag);
-	char *strategy = llm_builtin_strategy(req);
+	char *strategy = llm_builtin_strategy(&run);
 	llm_round_prompt(req, context, strategy, NULL, llm_coder_cfg(req)->prompt_tokens, out);
 	size_t n = strlen(context);
 	free(strategy);

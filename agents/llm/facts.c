@@ -17,7 +17,6 @@
 
 #include "facts.h"
 #include "trajectory.h"
-#include "../builtin.h"
 #include "../features.h"
 #include "../memory.h"
 #include "../roof.h"
@@ -267,7 +266,7 @@ char *llm_diagnosis_of(struct llm_run *run, bool call)
 	if (saved)
 		return xstrdup(saved);
 	char *why = NULL;
-	agent_builtin_analyze(req->kernel, &why);
+	run->builtin->analyze(req->kernel, &why);
 	if (!call || !agent_role_is_llm(req->cfg, KOPT_ROLE_ANALYST) || req->index > 0)
 		return why;
 	struct strbuf u = STRBUF_INIT, text = STRBUF_INIT, err = STRBUF_INIT;
@@ -408,10 +407,11 @@ static char *notes_of(const struct agent_request *req)
 }
 
 /* the planner's text when it is built in: its ranked moves */
-char *llm_builtin_strategy(const struct agent_request *req)
+char *llm_builtin_strategy(const struct llm_run *run)
 {
+	const struct agent_request *req = run->req;
 	const json_t *plan = req->ntraj ? json_object_get(req->traj[0].candidate, "plan") : NULL;
-	json_t *made = plan ? NULL : agent_builtin_plan(req->kernel, req->memory, req->scope, NULL);
+	json_t *made = plan ? NULL : run->builtin->plan(req->kernel, req->memory, req->scope, NULL);
 	char *ps = json_dumps(plan ? plan : made, JSON_COMPACT);
 	char *s = xasprintf("ranked by what paid on similar kernels: %s. These are launch-config moves and edits "
 			    "that the built-in search makes itself; a rewrite is worth most where a launch config "

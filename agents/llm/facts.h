@@ -29,7 +29,7 @@ char *llm_attempt_line(const struct agent_try *t, const char *scope);
  * through it. Caller frees. */
 char *llm_reason(const char *reason, const char *scope, size_t max);
 /* the planner's text when it is built in: its ranked moves; caller frees */
-char *llm_builtin_strategy(const struct agent_request *req);
+char *llm_builtin_strategy(const struct llm_run *run);
 /* appends the prompt of a round to user: the context, then the round's
  * part (the best, the attempts, the notes, the strategy, fix to repair) */
 void llm_round_prompt(const struct agent_request *req, const char *context, const char *strategy,

@@ -23,9 +23,10 @@ const struct kopt_llm *llm_coder_cfg(const struct agent_request *req)
 
 /* ---- one proposal's calls: the budget and the usage ---- */
 
-void llm_run_init(struct llm_run *run, const struct agent_request *req)
+void llm_run_init(struct llm_run *run, const struct agent_request *req, const struct llm_builtin *builtin)
 {
 	run->req = req;
+	run->builtin = builtin;
 	llm_budget_init(&run->b, req->cfg);
 	long tokens = 0;
 	int calls = 0;

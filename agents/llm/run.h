@@ -25,12 +25,13 @@ static inline const char *llm_str(const json_t *o, const char *key)
  * before them, and their usage per model */
 struct llm_run {
 	const struct agent_request *req;
+	const struct llm_builtin *builtin; /* the built-in roles it stands on */
 	struct llm_budget b, before;
 	double t0;
 	json_t *usage; /* [{"model", "calls", "in", "cached", "out"}] */
 };
 
-void llm_run_init(struct llm_run *run, const struct agent_request *req);
+void llm_run_init(struct llm_run *run, const struct agent_request *req, const struct llm_builtin *builtin);
 /* adds reply r of a call to cfg's model to the run's usage */
 void llm_run_note(struct llm_run *run, const struct kopt_llm *cfg, const struct llm_reply *r);
 /* c records what the proposal's calls cost (when it made any): "llm" */

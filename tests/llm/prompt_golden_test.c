@@ -26,12 +26,16 @@
 #include <unistd.h>
 
 #include "../../agents/agent.h"
+#include "../../agents/builtin.h"
 #include "../../agents/llm.h"
 #include "../../agents/features.h"
 #include "../../agents/memory.h"
 #include "../tap.h"
 
 static const char *srcdir;
+/* the built-in roles the LLM coder's prompt reads, as the dispatcher hands them */
+static const struct llm_builtin builtin = { agent_builtin_analyze, agent_builtin_plan, agent_builtin_propose,
+					    agent_builtin_descent };
 static char tmpdir[] = "/tmp/kopt-prompt-golden-XXXXXX";
 
 static json_t *fixture(const char *name)
@@ -192,7 +196,7 @@ static char *prompt_of(const struct agent_request *req, size_t *stable)
 	struct strbuf sb = STRBUF_INIT;
 	strbuf_addf(&sb, "[system]\n%s\n\n[user]\n", llm_prompt_system());
 	size_t at = sb.len;
-	*stable = agent_llm_prompt(req, &sb);
+	*stable = agent_llm_prompt(req, &builtin, &sb);
 	*stable += at;
 	return strbuf_detach(&sb);
 }
@@ -253,7 +257,7 @@ static void t_softmax(const char *memory)
 	json_object_set_new(j3, "repair_of", json_integer(2));
 	/* candidate 0 keeps the context its round rendered */
 	struct strbuf ctx = STRBUF_INIT;
-	size_t n0 = agent_llm_prompt(&rq, &ctx);
+	size_t n0 = agent_llm_prompt(&rq, &builtin, &ctx);
 	json_object_set_new(j0, "context", json_stringn(ctx.buf, n0));
 	json_object_set_new(j0, "analysis", json_string("analyst: memory-bound at 69% of the copy bandwidth, 46.7 us per call: launch config and block shape first"));
 	json_object_set_new(j0, "plan", json_pack("[s, s, s]", "persistent", "r-down", "warps-down"));
