@@ -14,3 +14,7 @@ TESTS += tests/unit/roof_test
 check_PROGRAMS += tests/unit/helion_agents_test
 tests_unit_helion_agents_test_SOURCES = tests/unit/helion_agents_test.c tests/tap.h
 TESTS += tests/unit/helion_agents_test
+# agents/ in layers, read from the object files (issue 41), and the reader
+# on object files whose calls are known
+TESTS += tests/agents-layers.sh tests/callgraph-self.sh
+EXTRA_DIST += tests/agents-layers.sh tests/callgraph-self.sh tests/callgraph.py
