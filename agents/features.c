@@ -17,7 +17,20 @@
 
 #include "../common/util.h"
 
-const char *const agent_launch_keys[AGENT_LAUNCH_NKEYS] = { "XBLOCK", "YBLOCK", "R0_BLOCK", "num_warps", "num_stages" };
+#define NAME_(name, block, moved, screened) name,
+#define IF_1_(x) x,
+#define IF_0_(x)
+#define MOVED_(name, block, moved, screened) IF_##moved##_(name)
+const char *const agent_launch_order[AGENT_LAUNCH_NORDER] = { AGENT_LAUNCH_ORDER(NAME_) };
+const char *const agent_launch_keys[AGENT_LAUNCH_NKEYS] = { AGENT_LAUNCH_ORDER(MOVED_) };
+
+bool agent_launch_block(const char *key)
+{
+#define BLOCK_(name, block, moved, screened) if (block && strcmp(key, name) == 0) return true;
+	AGENT_LAUNCH_ORDER(BLOCK_)
+#undef BLOCK_
+	return false;
+}
 
 /* a reduction's length: Inductor writes it into the kernel as
  * "r0_numel = N" (a constant for static shapes); 0 when not found */

@@ -11,9 +11,36 @@
 
 #include "candidate.h"
 
-/* the five keys a config move reads: the blocks, warps and stages */
-#define AGENT_LAUNCH_NKEYS 5
+/*
+ * A launch config's keys in Inductor's order (the blocks, then warps and
+ * stages), the one list of them: X(NAME, BLOCK, MOVED, SCREENED), each
+ * flag 1 or 0. BLOCK: a block size. MOVED: a key the built-in agents'
+ * config moves read (agent_launch_keys). SCREENED: a block the screen
+ * moves (runtime/python/kopt/screen.py's BLOCK_KEYS, which tests/lists.py
+ * checks against this list, as the order the LLM prompt and the screen's
+ * report write configs in).
+ */
+#define AGENT_LAUNCH_ORDER(X) \
+	X("XBLOCK", 1, 1, 1) \
+	X("YBLOCK", 1, 1, 1) \
+	X("ZBLOCK", 1, 0, 0) \
+	X("R0_BLOCK", 1, 1, 1) \
+	X("R1_BLOCK", 1, 0, 1) \
+	X("num_warps", 0, 1, 0) \
+	X("num_stages", 0, 1, 0)
+
+#define AGENT_LAUNCH_COUNT_(name, block, moved, screened) +1
+#define AGENT_LAUNCH_COUNT_MOVED_(name, block, moved, screened) +moved
+enum {
+	AGENT_LAUNCH_NORDER = 0 AGENT_LAUNCH_ORDER(AGENT_LAUNCH_COUNT_), /* every key */
+	AGENT_LAUNCH_NKEYS = 0 AGENT_LAUNCH_ORDER(AGENT_LAUNCH_COUNT_MOVED_), /* the moved ones */
+};
+/* every key, in order */
+extern const char *const agent_launch_order[AGENT_LAUNCH_NORDER];
+/* the keys a config move reads, in order: the blocks, warps and stages */
 extern const char *const agent_launch_keys[AGENT_LAUNCH_NKEYS];
+/* whether key is a block size of the list */
+bool agent_launch_block(const char *key);
 
 /* the kernel's feature class for the long-term memory, e.g. "reduction/looped/b26" */
 char *agent_features(const struct agent_kernel *k);

@@ -72,6 +72,7 @@
 #include <string.h>
 
 #include "../agents/agent.h"
+#include "../agents/features.h"
 #include "rules.h"
 
 #define SCREEN_VERSION 5 /* 2: source knobs searched with the launch keys; 3: "slower"; 4: grid=G; 5: the kernel's own blocks bound its moves */
@@ -453,9 +454,8 @@ static void add_param(struct strbuf *sb, size_t start, const char *key, const js
  * warps first, then any other key in name order */
 static void config_text(struct strbuf *sb, const json_t *c)
 {
-	static const char *const order[] = { "XBLOCK", "YBLOCK", "ZBLOCK", "R0_BLOCK", "R1_BLOCK", "num_warps",
-					      "num_stages" };
-	const size_t norder = sizeof order / sizeof *order;
+	const char *const *order = agent_launch_order;
+	const size_t norder = AGENT_LAUNCH_NORDER;
 	const char **rest = xcalloc(json_object_size(c) + 1, sizeof *rest);
 	size_t nrest = 0, start = sb->len;
 	const char *key;

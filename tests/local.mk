@@ -117,3 +117,8 @@ TESTS += tests/e2e/shapes.sh tests/runtime/deploy_shapes.sh tests/unit/shapes_te
 check_PROGRAMS += tests/unit/shapes_test
 tests_unit_shapes_test_SOURCES = tests/unit/shapes_test.c tests/tap.h
 EXTRA_DIST += tests/e2e/shapes.sh tests/runtime/deploy_shapes.sh tests/runtime/test_deploy_shapes.py
+# every fact written in both languages, or several times in one, against
+# its one source, and each check failing when one copy changes alone
+# (issue 41)
+TESTS += tests/lists.sh tests/lists-self.sh
+EXTRA_DIST += tests/lists.py tests/lists.sh tests/lists-self.sh

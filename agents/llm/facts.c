@@ -167,14 +167,13 @@ static char *lessons_of(const struct agent_kernel *k, const char *memory, const 
  * then warps and stages), the others after them; caller frees */
 char *llm_config_json(const json_t *config)
 {
-	static const char *const order[] = { "XBLOCK", "YBLOCK", "ZBLOCK", "R0_BLOCK", "R1_BLOCK", "num_warps",
-					     "num_stages" };
+	const char *const *order = agent_launch_order;
 	json_t *o = json_object();
-	for (size_t i = 0; i < sizeof order / sizeof *order; i++)
+	for (size_t i = 0; i < AGENT_LAUNCH_NORDER; i++)
 		if (json_object_get(config, order[i]))
 			json_object_set(o, order[i], json_object_get(config, order[i]));
 	json_t *rest = json_deep_copy(config);
-	for (size_t i = 0; i < sizeof order / sizeof *order; i++)
+	for (size_t i = 0; i < AGENT_LAUNCH_NORDER; i++)
 		json_object_del(rest, order[i]);
 	char *r = json_dumps(rest, JSON_SORT_KEYS);
 	json_decref(rest);

@@ -17,6 +17,7 @@
 
 #include "trajectory.h"
 #include "run.h"
+#include "../features.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -141,14 +142,11 @@ static bool pow2(long long x)
  */
 static json_t *checked_config(const json_t *got, const json_t *kernel_cfg, struct strbuf *why)
 {
-	static const char *const blocks[] = { "XBLOCK", "YBLOCK", "ZBLOCK", "R0_BLOCK", "R1_BLOCK" };
 	json_t *c = json_is_object(kernel_cfg) ? json_deep_copy(kernel_cfg) : json_object();
 	const char *key;
 	json_t *v;
 	json_object_foreach((json_t *)got, key, v) {
-		bool block = false, known = json_object_get(kernel_cfg, key) != NULL;
-		for (size_t i = 0; i < sizeof blocks / sizeof *blocks; i++)
-			block |= strcmp(key, blocks[i]) == 0;
+		bool block = agent_launch_block(key), known = json_object_get(kernel_cfg, key) != NULL;
 		bool warps = strcmp(key, "num_warps") == 0, stages = strcmp(key, "num_stages") == 0;
 		if (!warps && !stages && !(block && (known || !json_is_object(kernel_cfg)))) {
 			strbuf_addf(why, "the launch config's key %s is not one of the kernel's", key);

@@ -1,0 +1,39 @@
+#!/bin/sh
+# tests/lists-self.sh: tests/lists.py fails when one copy of a fact
+# changes alone. In a copy of the sources, each case below changes one
+# copy (the sed must apply, or the case fails), runs that fact's check and
+# wants it to fail; the copy is put back after. Prints TAP.
+set -eu
+: "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
+: "${top_builddir:=$top_srcdir}"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/kopt-lists-self-XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+for d in agents rules gates lang runtime man tests/fixtures/kernels; do
+	mkdir -p "$tmp/$(dirname "$d")"
+	cp -R "$top_srcdir/$d" "$tmp/$d"
+done
+n=0
+# mutate FACT FILE SED DESCRIPTION: FACT's check fails once SED changed FILE
+mutate() {
+	n=$((n + 1))
+	cp "$tmp/$2" "$tmp/$2.orig"
+	sed "$3" "$tmp/$2.orig" > "$tmp/$2"
+	if cmp -s "$tmp/$2" "$tmp/$2.orig"; then
+		echo "not ok $n - $1: $4: the change did not apply to $2"
+	elif out=$(python3 "$top_srcdir/tests/lists.py" --src "$tmp" --dump "$top_builddir/tests/unit/lists_dump" "$1"); then
+		echo "not ok $n - $1: $4: still passes"
+	else
+		echo "ok $n - $1: $4: fails"
+		echo "$out" | grep '^#' || true
+	fi
+	mv "$tmp/$2.orig" "$tmp/$2"
+}
+out=$(python3 "$top_srcdir/tests/lists.py" --src "$tmp" --dump "$top_builddir/tests/unit/lists_dump") && rc=0 || rc=$?
+n=$((n + 1))
+if [ $rc -eq 0 ]; then echo "ok $n - the copy of the sources passes"; else echo "not ok $n - the copy of the sources passes"; echo "$out" | sed 's/^/# /'; fi
+
+mutate launch-keys runtime/python/kopt/screen.py 's/^BLOCK_KEYS = ("XBLOCK", "YBLOCK",/BLOCK_KEYS = ("YBLOCK", "XBLOCK",/' \
+	"screen.py's blocks in another order"
+mutate launch-keys agents/features.h 's/X("R1_BLOCK", 1, 0, 1)/X("R1_BLOCK", 1, 0, 0)/' \
+	"a block the screen moves left out of the C list's"
+echo "1..$n"

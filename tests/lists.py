@@ -1,0 +1,112 @@
+"""tests/lists.py: every fact written in both languages, or several times
+in one, against its one source (issue 41). One TAP line per fact; each
+names the copies that disagree. Exits 1 when one does.
+
+    python3 tests/lists.py [--src DIR] [--dump PROG] [FACT...]
+
+DIR is the source tree (default: top_srcdir); the C lists are read from
+its text, the Python ones from its modules' syntax (ast: nothing is
+imported that needs torch), so that tests/lists-self.sh can change one
+copy in a copy of the tree and see its fact fail. The rules held in both
+languages are run on both sides: PROG (tests/unit/lists_dump, built with
+the library) runs the C side; the Python side is imported from DIR.
+Without PROG those facts are skipped.
+"""
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import os
+import random
+import re
+import subprocess
+import sys
+
+SRC = "."
+DUMP = None
+
+
+def text(path: str) -> str:
+    with open(os.path.join(SRC, path), encoding="utf-8") as f:
+        return f.read()
+
+
+def py_assign(path: str, name: str, func: str | None = None):
+    """The literal value assigned to name at the top of module path (or
+    inside function func there)."""
+    tree = ast.parse(text(path))
+    body = tree.body
+    if func:
+        body = next(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == func).body
+    for node in ast.walk(ast.Module(body=body, type_ignores=[])):
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
+            return ast.literal_eval(node.value)
+    raise KeyError(f"{path}: no {name}")
+
+
+def c_xmacro(path: str, macro: str) -> list[list[str]]:
+    """The rows X(A, B, ...) of the X-macro list `#define MACRO(X)` in path,
+    each as its arguments' texts (strings without their quotes)."""
+    src = text(path)
+    m = re.search(r"#define " + re.escape(macro) + r"\(X\)((?:[^\n]*\\\n)*[^\n]*)", src)
+    if not m:
+        raise KeyError(f"{path}: no #define {macro}(X)")
+    rows = []
+    for args in re.findall(r"\bX\(([^()]*)\)", m.group(1)):
+        rows.append([a.strip().strip('"') for a in args.split(",")])
+    return rows
+
+
+def differ(what: str, a, b, an: str, bn: str) -> list[str]:
+    return [] if a == b else [f"{what}: {an} has {a}, {bn} has {b}"]
+
+
+# ---- the facts ----
+
+def launch_keys() -> list[str]:
+    """The launch-key order: agents/features.h's AGENT_LAUNCH_ORDER is the
+    list; the screen's blocks (screen.py BLOCK_KEYS, NUMEL_OF) are its
+    SCREENED ones, in its order."""
+    rows = c_xmacro("agents/features.h", "AGENT_LAUNCH_ORDER")
+    screened = [r[0] for r in rows if r[3] == "1"]
+    blocks = list(py_assign("runtime/python/kopt/screen.py", "BLOCK_KEYS"))
+    numel = list(py_assign("runtime/python/kopt/screen.py", "NUMEL_OF"))
+    return differ("the screened blocks", screened, blocks, "agents/features.h", "screen.py BLOCK_KEYS") + \
+        differ("the blocks with a numel", blocks, numel, "screen.py BLOCK_KEYS", "screen.py NUMEL_OF")
+
+
+FACTS = {
+    "launch-keys": (launch_keys, "the launch-key order (agents/features.h; screen.py)"),
+}
+
+
+def main() -> int:
+    global SRC, DUMP
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--src", default=os.environ.get("top_srcdir", "."))
+    ap.add_argument("--dump")
+    ap.add_argument("facts", nargs="*")
+    a = ap.parse_args()
+    SRC, DUMP = a.src, a.dump
+    n = failed = 0
+    for name in a.facts or FACTS:
+        fn, what = FACTS[name]
+        n += 1
+        try:
+            problems = fn()
+        except Exception as e:  # a copy that cannot be read is a failure too
+            problems = [f"{type(e).__name__}: {e}"]
+        if problems is None:
+            print(f"ok {n} # SKIP {name}: {what}: no C side to run (--dump)")
+            continue
+        print(f"{'not ' if problems else ''}ok {n} - {name}: {what}")
+        for p in problems:
+            print(f"# {p}")
+        failed += bool(problems)
+    print(f"1..{n}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
