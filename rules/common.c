@@ -616,23 +616,16 @@ void rule_summary_space(struct rule_summary *s, const json_t *profile_meas)
 	s->cudnn_left = cudnn_left(profile_meas);
 	const json_t *facts = json_object_get(profile_meas, "facts");
 	s->facts_known = json_is_object(facts);
-	s->convs = fact(facts, "convolutions", -1);
-	s->gemms = fact(facts, "gemms", -1);
-	s->reductions = fact(facts, "reductions", -1);
-	s->params = fact(facts, "parameters", -1);
-	/* facts that came later: a profile without them has none */
-	s->tconvs = fact(facts, "transposed_convolutions", 0);
-	s->dconvs = fact(facts, "depthwise_convolutions", 0);
+	/* a profile without one of the facts that came later has none */
+#define FACT_(field, json, key, absent) s->field = fact(facts, json, absent);
+	RULE_GRAPH_FACTS(FACT_)
+#undef FACT_
 	/* the poolings pool_as_pointwise can improve on: those the compiled
 	 * code leaves to ATen's kernels (level 1's 3-D average pooling, 3.00x);
 	 * where Inductor lowers them itself, the rewrite lost (level 1's 1-D
 	 * max pooling, 1.75x slower) and took the variant's place */
-	s->pools = aten_pool(profile_meas) ? fact(facts, "poolings", 0) : 0;
-	s->c3ds = fact(facts, "convolutions_3d", 0);
-	s->lreds = fact(facts, "linear_reductions", 0);
-	s->sreds = fact(facts, "strided_reductions", 0);
-	s->attns = fact(facts, "attentions", 0);
-	s->slices = fact(facts, "sliced_products", 0);
+	if (!aten_pool(profile_meas))
+		s->pools = 0;
 	s->eager_known = true;
 	s->eager_ratio = eager_ratio(profile_meas, &cn, &en);
 	free(s->eager_ops);

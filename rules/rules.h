@@ -62,6 +62,34 @@ struct rule_summary_kernel {
 	uint64_t cls;               /* its class (rules/groups.c), 0: none known */
 };
 
+/*
+ * The graph facts, the one list of them: what worker.py's graph_facts
+ * counts in one eager call (runtime/python/kopt/inductor.py; tests/lists.py
+ * checks its names against these), read from a profile's measurements
+ * (rule_summary_space) and kept in its summary (summary.c's facts line, in
+ * this order). X(FIELD, JSON, KEY, ABSENT): struct rule_summary's field,
+ * the measurement's name, the summary line's key, and what a profile that
+ * lacks the fact has: -1 for the first four, without which a summary knows
+ * no facts, 0 for those that came later.
+ */
+#define RULE_GRAPH_FACTS(X) \
+	X(convs, "convolutions", "conv", -1)                /* the model's ATen convolution calls */ \
+	X(gemms, "gemms", "gemm", -1)                       /* ... its GEMM calls */ \
+	X(reductions, "reductions", "reduction", -1)        /* ... its reductions */ \
+	X(params, "parameters", "params", -1)               /* elements of its parameters and buffers */ \
+	X(tconvs, "transposed_convolutions", "tconv", 0)    /* of the convolutions, the transposed ones */ \
+	X(dconvs, "depthwise_convolutions", "dconv", 0)     /* ... the depthwise ones (groups = input channels) */ \
+	X(pools, "poolings", "pool", 0)                     /* the 2-D and 3-D average and max poolings, where \
+							     * the compiled code runs one in ATen's kernel \
+							     * (else 0: rule_summary_space) */ \
+	X(c3ds, "convolutions_3d", "c3d", 0)                /* the forward 3-D convolutions (not depthwise) */ \
+	X(lreds, "linear_reductions", "lred", 0)            /* sums or means over a matrix product's features */ \
+	X(sreds, "strided_reductions", "sred", 0)           /* reductions over axes that leave a contiguous \
+							     * last one out */ \
+	X(attns, "attentions", "attn", 0)                   /* softmaxes between two batched products, in \
+							     * float32 (attention) */ \
+	X(slices, "sliced_products", "slice", 0)            /* matrix products whose output is read in part */
+
 struct rule_summary {
 	struct rule_summary_kernel *kernels; /* owned */
 	size_t nkernels;
@@ -69,18 +97,9 @@ struct rule_summary {
 	double cudnn_left;          /* the vendor probe: torch's time over cuDNN's best algorithm's,
 				     * the most over its cuDNN calls; NAN when unknown */
 	bool facts_known;           /* the facts below are known (older profiles lack them) */
-	long convs, gemms, reductions; /* the model's ATen convolution, GEMM and reduction calls
-					* per eager call (worker.py graph_facts) */
-	long tconvs;                /* of the convolutions, the transposed ones (0: none or unknown) */
-	long dconvs;                /* ... and the depthwise ones (groups = input channels) */
-	long pools;                 /* the 2-D and 3-D average and max poolings, where the compiled
-				     * code runs one in ATen's kernel (else 0) */
-	long c3ds;                  /* the forward 3-D convolutions (not depthwise) */
-	long lreds;                 /* sums or means over a matrix product's features */
-	long sreds;                 /* reductions over axes that leave a contiguous last one out */
-	long attns;                 /* softmaxes between two batched products, in float32 (attention) */
-	long slices;                /* matrix products whose output is read in part (a select, a slice) */
-	long params;                /* elements of its parameters and buffers */
+#define RULE_FACT_FIELD_(field, json, key, absent) long field;
+	RULE_GRAPH_FACTS(RULE_FACT_FIELD_) /* RULE_GRAPH_FACTS says what each is */
+#undef RULE_FACT_FIELD_
 	bool eager_known;           /* the next two are known (older profiles lack them) */
 	double eager_ratio;         /* compiled over eager; NAN without a side-by-side run */
 	char *eager_ops;            /* the hot kernels' distinctive ATen ops, "a,b"; NULL: none; owned */

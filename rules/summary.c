@@ -16,6 +16,7 @@
  *                          LEFT, the most torch's time over the vendor
  *                          probe's best algorithm's in one of them, or "-"
  *   facts - - conv=N,gemm=N,reduction=N,params=N,tconv=N,dconv=N,pool=N,c3d=N,lred=N,sred=N,attn=N,slice=N
+ *                          (RULE_GRAPH_FACTS, rules.h, in its order:)
  *                          the model's ATen convolutions, GEMMs and
  *                          reductions per eager call and its parameters'
  *                          elements, then of those the transposed,
@@ -67,10 +68,13 @@ char *rule_summary_write(const struct rule_summary *s)
 		strbuf_addf(&sb, "cudnn\t%.6g\t-\t-\n", s->cudnn_share);
 	else
 		strbuf_addf(&sb, "cudnn\t%.6g\t-\t%.6g\n", s->cudnn_share, s->cudnn_left);
-	if (s->facts_known)
-		strbuf_addf(&sb, "facts\t-\t-\tconv=%ld,gemm=%ld,reduction=%ld,params=%ld,tconv=%ld,dconv=%ld,pool=%ld,"
-			    "c3d=%ld,lred=%ld,sred=%ld,attn=%ld,slice=%ld\n", s->convs, s->gemms, s->reductions, s->params,
-			    s->tconvs, s->dconvs, s->pools, s->c3ds, s->lreds, s->sreds, s->attns, s->slices);
+	if (s->facts_known) {
+		const char *sep = "facts\t-\t-\t";
+#define WRITE_(field, json, key, absent) strbuf_addf(&sb, "%s" key "=%ld", sep, s->field), sep = ",";
+		RULE_GRAPH_FACTS(WRITE_)
+#undef WRITE_
+		strbuf_addch(&sb, '\n');
+	}
 	if (isnan(s->eager_ratio))
 		strbuf_addstr(&sb, "eager\t-\t-\t-\n"); /* known: no side-by-side run */
 	else
@@ -80,6 +84,33 @@ char *rule_summary_write(const struct rule_summary *s)
 		strbuf_addch(&sb, *c == '\t' || *c == '\n' ? ' ' : *c);
 	strbuf_addch(&sb, '\n');
 	return strbuf_detach(&sb);
+}
+
+/*
+ * The facts line's KEY=N pairs, in RULE_GRAPH_FACTS' order, into s: true
+ * when its first four are there (the facts that came later are 0 where a
+ * summary written before them has none). A pair out of order or not a
+ * whole number ends the line, as it ended sscanf's reading before.
+ */
+static bool read_facts(const char *p, struct rule_summary *s)
+{
+	int got = 0, required = 0;
+	bool on = true;
+#define READ_(field, json, key, absent)                                                     \
+	s->field = 0;                                                                       \
+	required += (absent) < 0;                                                           \
+	if (on && strncmp(p, key "=", sizeof key) == 0) {                                   \
+		char *end;                                                                  \
+		s->field = strtol(p + sizeof key, &end, 10);                                \
+		on = end > p + sizeof key && (*end == ',' || *end == '\0');                \
+		got += end > p + sizeof key;                                                \
+		p = *end == ',' ? end + 1 : end;                                            \
+	} else {                                                                            \
+		on = false;                                                                 \
+	}
+	RULE_GRAPH_FACTS(READ_)
+#undef READ_
+	return got >= required;
 }
 
 int rule_summary_read(const char *text, struct rule_summary *s)
@@ -115,14 +146,7 @@ int rule_summary_read(const char *text, struct rule_summary *s)
 			s->cudnn_share = strtod(f[1], NULL);
 			s->cudnn_left = strcmp(f[3], "-") == 0 ? NAN : strtod(f[3], NULL);
 		} else if (strcmp(f[0], "facts") == 0) {
-			/* tconv, dconv, pool, c3d, lred, sred, attn and slice came later: a summary without them has none */
-			s->tconvs = s->dconvs = s->pools = s->c3ds = s->lreds = s->sreds = s->attns = s->slices = 0;
-			s->facts_known = sscanf(f[3],
-						"conv=%ld,gemm=%ld,reduction=%ld,params=%ld,tconv=%ld,dconv=%ld,pool=%ld,c3d=%ld,"
-						"lred=%ld,sred=%ld,attn=%ld,slice=%ld",
-						&s->convs, &s->gemms, &s->reductions, &s->params, &s->tconvs,
-						&s->dconvs, &s->pools, &s->c3ds, &s->lreds, &s->sreds, &s->attns,
-						&s->slices) >= 4;
+			s->facts_known = read_facts(f[3], s);
 		} else if (strcmp(f[0], "time") == 0) {
 			s->model_ns = strtod(f[1], NULL);
 			s->device_ns = strtod(f[2], NULL);

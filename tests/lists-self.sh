@@ -36,4 +36,10 @@ mutate launch-keys runtime/python/kopt/screen.py 's/^BLOCK_KEYS = ("XBLOCK", "YB
 	"screen.py's blocks in another order"
 mutate launch-keys agents/features.h 's/X("R1_BLOCK", 1, 0, 1)/X("R1_BLOCK", 1, 0, 0)/' \
 	"a block the screen moves left out of the C list's"
+mutate graph-facts runtime/python/kopt/inductor.py 's/"sliced_products": 0}/"sliced_products": 0, "gathers": 0}/' \
+	"a fact counted in Python alone"
+mutate graph-facts rules/rules.h 's/X(attns, "attentions", "attn", 0)/X(attns, "attention", "attn", 0)/' \
+	"a fact renamed in C alone"
+mutate graph-facts rules/rules.h 's/X(slices, "sliced_products", "slice", 0)/X(slices, "sliced_products", "attn", 0)/' \
+	"a summary key written twice"
 echo "1..$n"

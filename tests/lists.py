@@ -62,6 +62,12 @@ def differ(what: str, a, b, an: str, bn: str) -> list[str]:
     return [] if a == b else [f"{what}: {an} has {a}, {bn} has {b}"]
 
 
+def differ_sets(what: str, a, b, an: str, bn: str) -> list[str]:
+    only_a, only_b = sorted(set(a) - set(b)), sorted(set(b) - set(a))
+    out = [f"{what}: in {an} alone: {', '.join(only_a)}"] if only_a else []
+    return out + ([f"{what}: in {bn} alone: {', '.join(only_b)}"] if only_b else [])
+
+
 # ---- the facts ----
 
 def launch_keys() -> list[str]:
@@ -76,7 +82,37 @@ def launch_keys() -> list[str]:
         differ("the blocks with a numel", blocks, numel, "screen.py BLOCK_KEYS", "screen.py NUMEL_OF")
 
 
+def py_dict_keys(path: str, func: str, name: str) -> list[str]:
+    """The keys function func of module path gives dict name: its literal's
+    and those it sets later (name["KEY"] = ...)."""
+    keys = list(py_assign(path, name, func))
+    fn = next(n for n in ast.walk(ast.parse(text(path))) if isinstance(n, ast.FunctionDef) and n.name == func)
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Assign):
+            for t in node.targets:
+                if isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) and t.value.id == name and \
+                        isinstance(t.slice, ast.Constant) and t.slice.value not in keys:
+                    keys.append(t.slice.value)
+    return keys
+
+
+def graph_facts() -> list[str]:
+    """The graph facts: rules/rules.h's RULE_GRAPH_FACTS is the list (the
+    profile's measurements, the summary's facts line); graph_facts in
+    inductor.py counts each of them, and nothing else."""
+    rows = c_xmacro("rules/rules.h", "RULE_GRAPH_FACTS")
+    c = [r[1] for r in rows]
+    py = py_dict_keys("runtime/python/kopt/inductor.py", "graph_facts", "counts")
+    out = differ_sets("the graph facts", c, py, "rules/rules.h RULE_GRAPH_FACTS", "inductor.py graph_facts")
+    for what, col in (("field", 0), ("summary key", 2)):
+        names = [r[col] for r in rows]
+        if len(set(names)) != len(names):
+            out.append(f"rules/rules.h RULE_GRAPH_FACTS: a {what} twice: {names}")
+    return out
+
+
 FACTS = {
+    "graph-facts": (graph_facts, "the graph facts (rules/rules.h; inductor.py)"),
     "launch-keys": (launch_keys, "the launch-key order (agents/features.h; screen.py)"),
 }
 

@@ -389,5 +389,33 @@ int main(void)
 	TAP_OK(r.model_ns == 120000 && r.device_ns == 100000, "the times read back");
 	free(text);
 	rule_summary_release(&r);
+
+	/* the facts line: every fact of RULE_GRAPH_FACTS, in its order, written
+	 * and read back; a line of the first four (older summaries) has the
+	 * later ones 0; a line short of the four knows no facts */
+	memset(&t, 0, sizeof t);
+	t.cudnn_left = t.eager_ratio = NAN;
+	t.facts_known = true;
+	t.convs = 1, t.gemms = 2, t.reductions = 3, t.params = 4, t.tconvs = 5, t.dconvs = 6, t.pools = 7;
+	t.c3ds = 8, t.lreds = 9, t.sreds = 10, t.attns = 11, t.slices = 12;
+	text = rule_summary_write(&t);
+	TAP_OK(strstr(text, "\nfacts\t-\t-\tconv=1,gemm=2,reduction=3,params=4,tconv=5,dconv=6,pool=7,c3d=8,lred=9,"
+			    "sred=10,attn=11,slice=12\n") != NULL, "the facts line, byte for byte");
+	rule_summary_read(text, &r);
+	TAP_OK(r.facts_known && r.convs == 1 && r.gemms == 2 && r.reductions == 3 && r.params == 4 && r.tconvs == 5 &&
+	       r.dconvs == 6 && r.pools == 7 && r.c3ds == 8 && r.lreds == 9 && r.sreds == 10 && r.attns == 11 &&
+	       r.slices == 12, "every fact reads back");
+	free(text);
+	rule_summary_release(&r);
+	rule_summary_read("facts\t-\t-\tconv=3,gemm=2,reduction=1,params=9\n", &r);
+	TAP_OK(r.facts_known && r.convs == 3 && r.params == 9 && r.tconvs == 0 && r.slices == 0,
+	       "a line of the first four: known, the later ones 0");
+	rule_summary_release(&r);
+	rule_summary_read("facts\t-\t-\tconv=3,gemm=2,reduction=1\n", &r);
+	TAP_OK(!r.facts_known, "a line without the parameters: no facts known");
+	rule_summary_release(&r);
+	rule_summary_read("facts\t-\t-\tconv=3,gemm=x,reduction=1,params=9\n", &r);
+	TAP_OK(!r.facts_known && r.convs == 3, "a value that is no number ends the line");
+	rule_summary_release(&r);
 	return tap_done();
 }
