@@ -42,4 +42,14 @@ mutate graph-facts rules/rules.h 's/X(attns, "attentions", "attn", 0)/X(attns, "
 	"a fact renamed in C alone"
 mutate graph-facts rules/rules.h 's/X(slices, "sliced_products", "slice", 0)/X(slices, "sliced_products", "attn", 0)/' \
 	"a summary key written twice"
+mutate rewrite-names runtime/python/kopt/rewrites.py 's/"sliced_product", "flash_attention")/"sliced_product", "flash_attention", "gather_as_index")/' \
+	"a rewrite in Python alone"
+mutate rewrite-names rules/space.c 's/{ "kopt.sliced_product", NEED_SLICE },//' \
+	"a rewrite left out of space.c's map"
+mutate rewrite-names rules/space.c 's/{ "kopt.depthwise_as_pointwise" }, { "true" } }/{ "kopt.depthwise_as_pointwise_2d" }, { "true" } }/' \
+	"a variant of space.c setting a rewrite no one knows"
+mutate rewrite-names man/kopt.5 '/^\.B kopt\.sliced_product$/d' \
+	"a rewrite left out of kopt(5)'s options"
+mutate rewrite-names man/kopt.5 's/^\.B kopt.pool_as_pointwise = true$/.B kopt.pool_as_stencil = true/' \
+	"kopt(5) naming a rewrite no one knows"
 echo "1..$n"

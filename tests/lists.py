@@ -111,7 +111,34 @@ def graph_facts() -> list[str]:
     return out
 
 
+def rewrite_names() -> list[str]:
+    """koptmake's rewrites of the ATen graph: rewrites.py's NAMES is the
+    list; rules/space.c's map of what each needs names each once, and its
+    variants set no other kopt.NAME; kopt(5)'s options entry names each,
+    and its kopt.NAME lines no other."""
+    names = list(py_assign("runtime/python/kopt/rewrites.py", "NAMES"))
+    space = text("rules/space.c")
+    m = re.search(r"static enum need rewrite_need\(.*?\n\}", space, re.S)
+    need = re.findall(r'\{\s*"kopt\.(\w+)",\s*NEED_', m.group(0)) if m else []
+    out = [] if m else ["rules/space.c: no rewrite_need"]
+    out += differ_sets("the rewrites", names, need, "rewrites.py NAMES", "rules/space.c rewrite_need")
+    if len(set(need)) != len(need):
+        out.append(f"rules/space.c rewrite_need: a rewrite twice: {need}")
+    other = sorted(set(re.findall(r'"kopt\.(\w+)"', space)) - set(names))
+    if other:
+        out.append(f"rules/space.c sets kopt.NAME options rewrites.py does not know: {', '.join(other)}")
+    man = text("man/kopt.5")
+    m = re.search(r'^\.BR options .*?^\.BR aten_fallback ', man, re.S | re.M)
+    documented = re.findall(r"^\.B kopt\.(\w+)$", m.group(0), re.M) if m else []
+    out += differ_sets("the rewrites", names, documented, "rewrites.py NAMES", "kopt(5) options")
+    other = sorted(set(re.findall(r"^\.B kopt\.(\w+)(?![\w(])", man, re.M)) - set(names))
+    if other:
+        out.append(f"kopt(5) names rewrites rewrites.py does not know: {', '.join(other)}")
+    return out
+
+
 FACTS = {
+    "rewrite-names": (rewrite_names, "the rewrite names (rewrites.py; rules/space.c, kopt(5))"),
     "graph-facts": (graph_facts, "the graph facts (rules/rules.h; inductor.py)"),
     "launch-keys": (launch_keys, "the launch-key order (agents/features.h; screen.py)"),
 }
