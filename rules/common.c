@@ -193,9 +193,14 @@ void rule_key_tolerances(struct hash_key *k, const struct kopt_gates *g)
 /* whether torch tunes a pinned config of this variant's Triton kernels at
  * its first launch: every max-autotune mode turns coordinate descent on,
  * and so does the option itself */
+bool rule_max_autotune(const char *mode)
+{
+	return mode && strncmp(mode, "max-autotune", 12) == 0;
+}
+
 static bool tunes_pinned(const struct kopt_variant *v)
 {
-	bool on = v->mode && strncmp(v->mode, "max-autotune", 12) == 0;
+	bool on = rule_max_autotune(v->mode);
 	for (size_t i = 0; i < v->noptions; i++)
 		if (strcmp(v->options[i].key, "coordinate_descent_tuning") == 0)
 			on = strcmp(v->options[i].json, "true") == 0;

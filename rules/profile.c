@@ -620,7 +620,7 @@ static size_t expand_search(struct dag *d, struct rule_model *dm)
 		return 0; /* off, or no speedup is claimed over the first variant */
 	const struct kopt_variant *base = NULL;
 	for (size_t v = 0; v < m->nvariants && !base; v++)
-		if (m->variants[v].mode && strcmp(m->variants[v].mode, "max-autotune-no-cudagraphs") == 0)
+		if (m->variants[v].mode && strcmp(m->variants[v].mode, RULE_SPACE_MODE) == 0)
 			base = &m->variants[v];
 	struct kopt_variant found[RULE_SPACE_MAX];
 	size_t n = rule_space_search(&dm->mvs[0].summary, base, (size_t)want, m->gates->gamma, found), added = 0;

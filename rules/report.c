@@ -177,8 +177,7 @@ const json_t *rule_report_autotune_variant(const struct dag_node *s, const json_
 	json_array_foreach(json_object_get(meas, "variants"), i, v) {
 		const char *name = json_string_value(json_object_get(v, "name"));
 		for (size_t j = 0; name && j < m->nvariants; j++)
-			if (strcmp(m->variants[j].name, name) == 0 && m->variants[j].mode &&
-			    strstr(m->variants[j].mode, "max-autotune"))
+			if (strcmp(m->variants[j].name, name) == 0 && rule_max_autotune(m->variants[j].mode))
 				return v;
 	}
 	return NULL;

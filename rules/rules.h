@@ -463,6 +463,16 @@ extern const char rule_space_header[];
  * static or base's. Returns the count.
  */
 #define RULE_SPACE_MAX 21
+/* the mode the search builds on, its base's: max-autotune without CUDA
+ * graphs, what a user would pick instead of the defaults (DESIGN.md) */
+#define RULE_SPACE_MODE "max-autotune-no-cudagraphs"
+/* whether mode is one of torch's max-autotune modes, with CUDA graphs or
+ * without (rules/common.c): a report's max-autotune baseline is the
+ * model's first variant in one (rule_report_autotune_variant), and torch
+ * tunes a pinned config at its first launch under each (rule_key_pinned).
+ * The one place that tells a max-autotune variant by its mode, with
+ * RULE_SPACE_MODE (tests/lists.py) */
+bool rule_max_autotune(const char *mode);
 size_t rule_space_search(const struct rule_summary *s, const struct kopt_variant *base, size_t max, double gamma,
 			 struct kopt_variant *out);
 /* what a variant is, one line for reports ("max-autotune-no-cudagraphs,

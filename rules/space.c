@@ -21,8 +21,6 @@
 
 #include "rules.h"
 
-#define MAX_AUTOTUNE "max-autotune-no-cudagraphs"
-
 enum need {
 	NEED_NONE, NEED_PARAMS, NEED_CONV, NEED_REDUCTION, NEED_TEMPLATE, NEED_GEMM, NEED_FUSION,
 	NEED_TCONV, NEED_DWCONV, NEED_POOL, NEED_CONV3D, NEED_LRED, NEED_CONV_EAGER, NEED_SRED,
@@ -273,7 +271,7 @@ size_t rule_space_search(const struct rule_summary *s, const struct kopt_variant
 			rule_variant_copy(v, base);
 		} else {
 			memset(v, 0, sizeof *v);
-			v->mode = (char *)MAX_AUTOTUNE;
+			v->mode = (char *)RULE_SPACE_MODE;
 		}
 		v->name = (char *)dims[d].name;
 		memset(&v->loc, 0, sizeof v->loc);

@@ -52,4 +52,6 @@ mutate rewrite-names man/kopt.5 '/^\.B kopt\.sliced_product$/d' \
 	"a rewrite left out of kopt(5)'s options"
 mutate rewrite-names man/kopt.5 's/^\.B kopt.pool_as_pointwise = true$/.B kopt.pool_as_stencil = true/' \
 	"kopt(5) naming a rewrite no one knows"
+mutate max-autotune rules/report.c 's/rule_max_autotune(m->variants\[j\].mode)/m->variants[j].mode \&\& strstr(m->variants[j].mode, "max-autotune")/' \
+	"a rule telling the baseline by its mode itself"
 echo "1..$n"

@@ -137,7 +137,35 @@ def rewrite_names() -> list[str]:
     return out
 
 
+def max_autotune() -> list[str]:
+    """Which variant is the max-autotune baseline: rule_max_autotune (a
+    max-autotune mode) and RULE_SPACE_MODE (the mode the space search
+    builds on) say it, and no other code of rules/ compares a mode with
+    "max-autotune" itself."""
+    out, defined, spaces = [], 0, 0
+    folder = os.path.join(SRC, "rules")
+    for name in sorted(os.listdir(folder)):
+        if not name.endswith((".c", ".h")):
+            continue
+        src = text(os.path.join("rules", name))
+        body = re.search(r"^bool rule_max_autotune\(const char \*mode\)\n\{.*?^\}", src, re.S | re.M)
+        if body:
+            defined += 1
+            src = src.replace(body.group(0), "")
+        for m in re.finditer(r"\b(?:strn?cmp|strstr|strcasecmp|strncasecmp)\([^;]*?\"max-autotune", src):
+            line = src.count("\n", 0, m.start()) + 1
+            out.append(f"rules/{name}:{line}: compares a mode with \"max-autotune\" itself "
+                       "(rule_max_autotune, RULE_SPACE_MODE)")
+        spaces += len(re.findall(r"#define RULE_SPACE_MODE\b", src))
+    if spaces != 1:
+        out.append(f"RULE_SPACE_MODE is defined {spaces} times in rules/")
+    if defined != 1:
+        out.append(f"rule_max_autotune is defined {defined} times in rules/")
+    return out
+
+
 FACTS = {
+    "max-autotune": (max_autotune, "which variant is the max-autotune baseline (rules/: rule_max_autotune)"),
     "rewrite-names": (rewrite_names, "the rewrite names (rewrites.py; rules/space.c, kopt(5))"),
     "graph-facts": (graph_facts, "the graph facts (rules/rules.h; inductor.py)"),
     "launch-keys": (launch_keys, "the launch-key order (agents/features.h; screen.py)"),
