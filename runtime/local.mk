@@ -43,6 +43,7 @@ KOPT_PY_FILES = \
 	runtime/python/kopt/knobs.py \
 	runtime/python/kopt/records.py \
 	runtime/python/kopt/verify.py \
+	runtime/python/kopt/gate_rules.py \
 	runtime/python/kopt/deploy.py \
 	runtime/python/kopt/vendor.py \
 	runtime/python/kopt/vendor_plan.py \

@@ -54,4 +54,16 @@ mutate rewrite-names man/kopt.5 's/^\.B kopt.pool_as_pointwise = true$/.B kopt.p
 	"kopt(5) naming a rewrite no one knows"
 mutate max-autotune rules/report.c 's/rule_max_autotune(m->variants\[j\].mode)/m->variants[j].mode \&\& strstr(m->variants[j].mode, "max-autotune")/' \
 	"a rule telling the baseline by its mode itself"
+mutate perf-quartile runtime/python/kopt/gate_rules.py 's/    if _quantile(r, 0.25) >= gamma and/    if _quantile(r, 0.5) >= gamma and/' \
+	"the early stop passing on the median"
+mutate perf-quartile runtime/python/kopt/gate_rules.py 's/    lo = int(math.floor(pos))/    lo = int(math.ceil(pos))/' \
+	"the quartiles taken another way"
+mutate tolerance runtime/python/kopt/gate_rules.py 's/"bfloat16", "bf16")/"bfloat16")/' \
+	"a half type's name left out in Python"
+mutate persist runtime/python/kopt/knobs.py 's/^PERSIST_MAX = 16384/PERSIST_MAX = 8192/' \
+	"the row bound changed in Python alone"
+mutate persist agents/builtin/persist.h 's/^#define PERSIST_MAX_RBLOCK 16384/#define PERSIST_MAX_RBLOCK 32768/' \
+	"the row bound changed in C alone"
+mutate persist runtime/python/kopt/knobs.py 's/    out = lines\[:first\] + \[f"    if R0_BLOCK >= {numel}:"\]/    out = lines[:first] + [f"    if R0_BLOCK > {numel}:"]/' \
+	"the screen's transform writing another branch"
 echo "1..$n"

@@ -22,6 +22,7 @@ import random
 import re
 import subprocess
 import sys
+import tempfile
 
 SRC = "."
 DUMP = None
@@ -164,7 +165,172 @@ def max_autotune() -> list[str]:
     return out
 
 
+def dump(*args, stdin: str | None = None):
+    """The C side's answer (tests/unit/lists_dump ARGS), parsed."""
+    r = subprocess.run([DUMP, *args], input=stdin, capture_output=True, text=True, check=True)
+    return json.loads(r.stdout)
+
+
+def import_kopt(name: str):
+    """Module kopt.NAME of the tree under test (torch-free modules only)."""
+    sys.path.insert(0, os.path.join(SRC, "runtime", "python"))
+    try:
+        for m in [m for m in sys.modules if m == "kopt" or m.startswith("kopt.")]:
+            del sys.modules[m]
+        return __import__(f"kopt.{name}", fromlist=[name])
+    finally:
+        sys.path.pop(0)
+
+
+def perf_cases(rng: random.Random, n: int) -> list[dict]:
+    """Pairs of times as a GPU gives them: a candidate some factor faster or
+    slower than its baseline, each pair drifting alike, each time with its
+    own noise; now and then one slow outlier."""
+    cases = []
+    for _ in range(n):
+        pairs = rng.randint(3, 24)
+        factor = rng.choice([0.9, 0.97, 1.0, 1.02, 1.03, 1.05, 1.1, 1.3])
+        noise = rng.choice([0.002, 0.01, 0.03, 0.08])
+        base, cand = [], []
+        for _ in range(pairs):
+            drift = 1 + rng.gauss(0, noise)
+            base.append(1e5 * drift * (1 + rng.gauss(0, noise)))
+            cand.append(1e5 / factor * drift * (1 + rng.gauss(0, noise)))
+            if rng.random() < 0.05:
+                (base if rng.random() < 0.5 else cand)[-1] *= 3
+        cases.append({"base": base, "cand": cand, "gamma": rng.choice([1.0, 1.03, 1.1])})
+    return cases
+
+
+def perf_quartile() -> list[str] | None:
+    """Gate 4's quartile test: gates/perf.c decides; verify's early stop
+    (gate_rules.perf_decided) takes the same quartiles of the pair ratios
+    (gate_rules._quantile: interpolated, R's type 7) and stops only where
+    the gate's decision is the one it foresees, for a model (the ratios
+    alone) and for a kernel (its own ratios and the model's beside them).
+    Each kind of stop must come up in the cases, or the check says so."""
+    if not DUMP:
+        return None
+    g = import_kopt("gate_rules")
+    rng = random.Random(41)
+    cases, models = perf_cases(rng, 400), perf_cases(rng, 400)
+    kernels = []
+    for k, m in zip(cases, models):
+        n = min(len(k["base"]), len(m["base"]))
+        for c in (k, m):
+            c["base"], c["cand"] = c["base"][:n], c["cand"][:n]
+    c = dump("perf", stdin=json.dumps(cases + models))
+    cc, cm = c[:len(cases)], c[len(cases):]
+    out, stops = [], {}
+    for i, (case, got) in enumerate(zip(cases, cc)):
+        b, k, gamma = case["base"], case["cand"], case["gamma"]
+        r = [x / y for x, y in zip(b, k)]
+        for q, key in ((0.25, "q25"), (0.5, "q50"), (0.75, "q75")):
+            py = g._quantile(r, q)
+            if abs(py - got[key]) > 1e-12 * abs(got[key]):
+                out.append(f"case {i}: the {key} of the pair ratios: gates/perf.c {got[key]!r}, gate_rules {py!r}")
+        d = g.perf_decided({"model_base_ns": b, "model_base_dev_ns": b, "model_cand_dev_ns": k}, gamma, None)
+        stops[("model", d)] = stops.get(("model", d), 0) + 1
+        if d is not None and (d == "pass") != got["pass"]:
+            out.append(f"case {i}: a model's early stop says {d}, gates/perf.c {'passes' if got['pass'] else 'fails'} it")
+        m = models[i]
+        d = g.perf_decided({"model_base_ns": m["base"], "model_base_dev_ns": m["base"], "model_cand_dev_ns": m["cand"],
+                            "base_ns": b, "cand_ns": k}, gamma, "k")
+        stops[("kernel", d)] = stops.get(("kernel", d), 0) + 1
+        passes = got["pass"] and cm[i]["no_regression"]
+        if d is not None and (d == "pass") != passes:
+            out.append(f"case {i}: a kernel's early stop says {d}, gates/perf.c {'passes' if passes else 'fails'} it")
+    for level in ("model", "kernel"):
+        for d in ("pass", "fail", None):
+            if stops.get((level, d), 0) < 10:
+                out.append(f"the cases hold {stops.get((level, d), 0)} {level} stops of {d}: too few to tell")
+    return out
+
+
+def tolerance() -> list[str] | None:
+    """The tolerance an output's dtype takes: gates/gate.c's gate_tolerance
+    over every name its table knows (and a few it does not), and
+    gate_rules.tolerance alike."""
+    if not DUMP:
+        return None
+    g = import_kopt("gate_rules")
+    names = re.findall(r'\{ "(\w+)", GATE_DTYPE_\w+ \}', text("gates/gate.c"))
+    if not names:
+        return ["gates/gate.c: no dtype table"]
+    names += ["float8_e4m3fn", "complex64", "torch.float16", "torch.int64", "unknown"]
+    c = dump("tolerance", *names)
+    gates = {"atol": 1, "rtol": 2, "atol_half": 3, "rtol_half": 4}
+    out = []
+    for n in names:
+        py = list(g.tolerance(gates, n))
+        if py != c[n]:
+            out.append(f"{n}: gates/gate.c gives (atol, rtol) {tuple(c[n])}, gate_rules.tolerance {tuple(py)}")
+    return out
+
+
+# the shapes persist_test.c has the coder's edit refuse
+PERSIST_REFUSED = {
+    "a dynamic row length": "@triton.jit\ndef k(in_ptr0, out_ptr0, r0_numel, R0_BLOCK : tl.constexpr):\n"
+    "    for r0_offset in tl.range(0, r0_numel, R0_BLOCK):\n        a = tl.load(in_ptr0 + r0_offset)\n"
+    "    for r0_offset in tl.range(0, r0_numel, R0_BLOCK):\n        b = tl.load(in_ptr0 + r0_offset)\n",
+    "a loop inside the row loop": "@triton.jit\ndef k(in_ptr0, r0_numel, R0_BLOCK : tl.constexpr):\n    r0_numel = 64\n"
+    "    for r0_offset in tl.range(0, r0_numel, R0_BLOCK):\n        for j in range(4):\n            a = tl.load(in_ptr0)\n"
+    "    for r0_offset in tl.range(0, r0_numel, R0_BLOCK):\n        b = tl.load(in_ptr0)\n",
+    "a row longer than the bound": "@triton.jit\ndef k(in_ptr0, r0_numel, R0_BLOCK : tl.constexpr):\n"
+    "    r0_numel = 32768\n"
+    "    for r0_offset in tl.range(0, r0_numel, R0_BLOCK):\n        a = tl.load(in_ptr0 + (r0_1), r0_mask)\n"
+    "    for r0_offset in tl.range(0, r0_numel, R0_BLOCK):\n        b = tl.load(in_ptr0 + (r0_1), r0_mask)\n",
+}
+
+
+def persist() -> list[str] | None:
+    """The persistent transform: the coder's edit (agents/builtin/persist.c)
+    and the screen's persist=on (knobs.py persist) make the same text and
+    ask the same R0_BLOCK from every recorded kernel, and refuse the same
+    ones; knobs.py's PERSIST_MAX is persist.h's PERSIST_MAX_RBLOCK."""
+    m = re.search(r"#define PERSIST_MAX_RBLOCK (\d+)", text("agents/builtin/persist.h"))
+    out = [] if m else ["agents/builtin/persist.h: no PERSIST_MAX_RBLOCK"]
+    py_max = py_assign("runtime/python/kopt/knobs.py", "PERSIST_MAX")
+    if m and int(m.group(1)) != py_max:
+        out.append(f"the row bound: persist.h PERSIST_MAX_RBLOCK {m.group(1)}, knobs.py PERSIST_MAX {py_max}")
+    if not DUMP:
+        return out or None
+    knobs = import_kopt("knobs")
+    folder = os.path.join(SRC, "tests", "fixtures", "kernels")
+    kernels = {f: text(os.path.join("tests", "fixtures", "kernels", f)) for f in sorted(os.listdir(folder))
+               if f.endswith(".py")}
+    kernels.update(PERSIST_REFUSED)
+    edited = 0
+    for name, src in kernels.items():
+        path = os.path.join(folder, name) if name.endswith(".py") else None
+        if not path:
+            with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as f:
+                f.write(src)
+                path = f.name
+        try:
+            c = dump("persist", path)
+        finally:
+            if not name.endswith(".py"):
+                os.unlink(path)
+        try:
+            py = knobs.persist(src)
+        except knobs.KnobError:
+            py = (None, 0)
+        edited += py[0] is not None
+        if (c["source"], c["rblock"]) != py:
+            what = "refuses it" if c["source"] is None else f"edits it, R0_BLOCK {c['rblock']}"
+            pyw = "refuses it" if py[0] is None else f"edits it, R0_BLOCK {py[1]}"
+            diff = "" if c["source"] is None or py[0] is None else ", another text"
+            out.append(f"{name}: persist.c {what}, knobs.py {pyw}{diff}")
+    if edited < 3:
+        out.append(f"only {edited} kernels edited: too few to tell")
+    return out
+
+
 FACTS = {
+    "persist": (persist, "the persistent transform and its row bound (persist.c; knobs.py)"),
+    "perf-quartile": (perf_quartile, "gate 4's quartile test (gates/perf.c; gate_rules.py perf_decided)"),
+    "tolerance": (tolerance, "the tolerance a dtype takes (gates/gate.c; gate_rules.py)"),
     "max-autotune": (max_autotune, "which variant is the max-autotune baseline (rules/: rule_max_autotune)"),
     "rewrite-names": (rewrite_names, "the rewrite names (rewrites.py; rules/space.c, kopt(5))"),
     "graph-facts": (graph_facts, "the graph facts (rules/rules.h; inductor.py)"),
@@ -192,8 +358,10 @@ def main() -> int:
             print(f"ok {n} # SKIP {name}: {what}: no C side to run (--dump)")
             continue
         print(f"{'not ' if problems else ''}ok {n} - {name}: {what}")
-        for p in problems:
+        for p in problems[:10]:
             print(f"# {p}")
+        if len(problems) > 10:
+            print(f"# ... and {len(problems) - 10} more")
         failed += bool(problems)
     print(f"1..{n}")
     return 1 if failed else 0

@@ -121,4 +121,6 @@ EXTRA_DIST += tests/e2e/shapes.sh tests/runtime/deploy_shapes.sh tests/runtime/t
 # its one source, and each check failing when one copy changes alone
 # (issue 41)
 TESTS += tests/lists.sh tests/lists-self.sh
+check_PROGRAMS += tests/unit/lists_dump
+tests_unit_lists_dump_SOURCES = tests/unit/lists_dump.c
 EXTRA_DIST += tests/lists.py tests/lists.sh tests/lists-self.sh

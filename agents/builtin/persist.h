@@ -5,6 +5,11 @@
 #ifndef KOPT_PERSIST_H
 #define KOPT_PERSIST_H
 
+/* the longest row the edit holds in registers, and the coder's bound: a row
+ * of 64 KiB of float32 (runtime/python/kopt/knobs.py's PERSIST_MAX, the
+ * screen's persist=on, is checked against it by tests/lists.py) */
+#define PERSIST_MAX_RBLOCK 16384
+
 /*
  * The edited source of a triton_red_* kernel whose row loops re-read what an
  * earlier loop loaded, with every loop run once and the row read once; sets

@@ -61,8 +61,6 @@
 
 #include "../../common/util.h"
 
-#define MAX_PERSISTENT_RBLOCK 16384 /* a row of 64 KiB of float32 in registers */
-
 static bool is_helion(const struct agent_kernel *k)
 {
 	return k->heuristic && strcmp(k->heuristic, "helion") == 0;
@@ -238,7 +236,7 @@ static json_t *plan_next(const struct agent_request *req, const json_t *plan, in
 		}
 		if (strcmp(s->name, "persistent") == 0) {
 			int rb = 0;
-			char *ps = persist_edit(k->source, MAX_PERSISTENT_RBLOCK, &rb);
+			char *ps = persist_edit(k->source, PERSIST_MAX_RBLOCK, &rb);
 			if (!ps)
 				continue;
 			json_t *c = json_is_object(k->config) ? json_deep_copy(k->config) : json_object();

@@ -68,7 +68,7 @@ from __future__ import annotations
 import re
 
 EVICT = {"first": "evict_first", "last": "evict_last", "none": None}
-PERSIST_MAX = 16384  # a row of 64 KiB of float32 in registers (persist.c's bound)
+PERSIST_MAX = 16384  # a row of 64 KiB of float32 in registers (agents/builtin/persist.h PERSIST_MAX_RBLOCK)
 CACHE = {"ca": ".ca", "cg": ".cg", "cv": ".cv"}
 RSTAGES = (1, 2, 3, 4)
 RUNROLL = (1, 2, 4)

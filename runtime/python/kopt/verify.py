@@ -30,6 +30,7 @@ from . import loader as L
 from . import measure as M
 from . import state as ST
 from .errors import error_line
+from .gate_rules import perf_decided, tolerance  # noqa: F401 (screen.py reads tolerance here)
 from .inductor import Compiled
 
 
@@ -60,12 +61,6 @@ def poison(like: list) -> None:
               for t in like]
     torch.cuda.synchronize()
     del blocks
-
-
-def tolerance(gates: dict, dtype: str | None) -> tuple[float, float]:
-    if dtype in ("float16", "bfloat16"):
-        return float(gates["atol_half"]), float(gates["rtol_half"])
-    return float(gates["atol"]), float(gates["rtol"])
 
 
 def compare_output(i: int, b, c, spans, gates: dict) -> dict:
@@ -331,51 +326,6 @@ def correctness(c: Compiled, swaps: dict, gates: dict, refs: Refs) -> tuple[dict
     if prec is not None:
         corr["precision"] = prec
     return corr, ({"outputs": fp64_rows} if fp64_rows else None), False
-
-
-def _quantile(xs: list, q: float) -> float:
-    """Linear interpolation between order statistics (gates/perf.c's)."""
-    s = sorted(xs)
-    pos = q * (len(s) - 1)
-    lo = int(math.floor(pos))
-    hi = min(lo + 1, len(s) - 1)
-    return s[lo] + (s[hi] - s[lo]) * (pos - lo)
-
-
-def perf_decided(out: dict, gamma: float, kernel: str | None) -> str | None:
-    """The sequential stop of gate 4: "pass" once the lower quartile of the
-    pair ratios reaches gamma (and, for a kernel, the model is not clearly
-    slower), "fail" once their upper quartile is below gamma (or the model
-    is clearly slower), None while it is close. The decision itself is
-    koptmake's (gates/perf.c), on the pairs sent; this only says when more
-    pairs would not change it."""
-    mb = out["model_base_ns"]
-    bd, cd = out["model_base_dev_ns"], out["model_cand_dev_ns"]
-    try:
-        # the candidate's host time held at its pair's baseline's (gates/gate.c)
-        adj = [b - (x - y) for b, x, y in zip(mb, bd, cd)]
-        rm = [b / a for b, a in zip(mb, adj)]
-    except (TypeError, ZeroDivisionError):
-        return None
-    if any(not (r > 0) or not math.isfinite(r) for r in rm):
-        return None
-    if kernel is None:
-        r = rm
-    else:
-        try:
-            r = [b / c for b, c in zip(out["base_ns"], out["cand_ns"])]
-        except ZeroDivisionError:
-            return None
-        if any(not (x > 0) or not math.isfinite(x) for x in r):
-            return None
-        slower = _quantile(rm, 0.75) < 1.0 and _quantile(rm, 0.5) < 1.0
-        if slower:
-            return "fail"
-    if _quantile(r, 0.75) < gamma:
-        return "fail"
-    if _quantile(r, 0.25) >= gamma and (kernel is None or _quantile(rm, 0.75) >= 1.0):
-        return "pass"
-    return None
 
 
 def timing(c: Compiled, swaps: dict, gates: dict, flush, kernel: str | None, watch: tuple = ()) -> dict:
