@@ -49,6 +49,21 @@ set -e
 check "the build succeeds (exit $status)" "[ $status -eq 0 ] && [ -s kopt-out/all/report.json ]"
 [ $status -eq 0 ] || sed 's/^/# /' err
 
+# every field of report.json, of its models, their bounds and measured,
+# is named in koptmake(1) (.I or .IR): the fields a reader reads
+python3 - kopt-out/all/report.json "$top_srcdir/man/koptmake.1" > undocumented <<'EOF'
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+named = set(re.findall(r"^\.IR? (\w+)", open(sys.argv[2]).read(), re.M))
+fields = set(d) | set(d["measured"])
+for m in d["models"]:
+    fields |= set(m) | set(m["measured"])
+    for b in m["bounds"]:
+        fields |= set(b)
+print(" ".join(sorted(fields - named)))
+EOF
+check "every field of report.json is in koptmake(1) (missing: $(cat undocumented))" "[ -z \"\$(cat undocumented)\" ]"
+
 # report.json as "model field value" lines, and the target's figures
 python3 - kopt-out/all/report.json > got <<'EOF'
 import json, sys
