@@ -35,6 +35,11 @@ KOPT_PY_FILES = \
 	runtime/python/kopt/seal.py \
 	runtime/python/kopt/helion.py \
 	runtime/python/kopt/rewrites.py \
+	runtime/python/kopt/rewrite_ops.py \
+	runtime/python/kopt/rewrite_graph.py \
+	runtime/python/kopt/rewrite_fold.py \
+	runtime/python/kopt/rewrite_slice.py \
+	runtime/python/kopt/rewrite_attention.py \
 	runtime/python/kopt/inductor.py \
 	runtime/python/kopt/compile_time.py \
 	runtime/python/kopt/gpulock.py \

@@ -1,5 +1,6 @@
 """tests/runtime/test_rewrites.py: koptmake's own graph rewrites
-(runtime/python/kopt/rewrites.py). Without torch: the variant options are
+(runtime/python/kopt/rewrites.py, the registry, and its parts
+rewrite_ops.py, rewrite_fold.py, rewrite_attention.py, rewrite_slice.py). Without torch: the variant options are
 split into Inductor's and koptmake's, an unknown kopt.NAME is named, a
 rewrite turned off is left out. With torch (any version with torch.ops.aten,
 CPU is enough; make check-gpu runs it on the GPU machine too): a
@@ -25,6 +26,7 @@ import sys
 top = os.environ.get("top_srcdir") or os.path.join(os.path.dirname(__file__), "..", "..")
 sys.path.insert(0, os.path.join(top, "runtime", "python"))
 from kopt import rewrites  # noqa: E402
+from kopt import rewrite_attention, rewrite_fold, rewrite_ops, rewrite_slice  # noqa: E402,F401
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from tap import ok, done  # noqa: E402
@@ -130,7 +132,7 @@ for nd, N, cin, cout, sp, k, p, op, d, g, b in cases:
     w = torch.randn(cin, cout // g, *k, dtype=torch.float64)
     bias = torch.randn(cout, dtype=torch.float64) if b else None
     want = ct[nd](x, w, bias, stride=1, padding=p, output_padding=op, groups=g, dilation=d)
-    got = rewrites.conv_transpose_as_conv(x, w, bias, [1] * nd, list(p), list(d), True, list(op), g)
+    got = rewrite_ops.conv_transpose_as_conv(x, w, bias, [1] * nd, list(p), list(d), True, list(op), g)
     same = got is not NotImplemented and got.shape == want.shape and torch.allclose(got, want, rtol=1e-10, atol=1e-10)
     ok(same, f"{nd}-D, kernel {k}, padding {p}, output_padding {op}, dilation {d}, groups {g}, bias {b}: "
        "the forward convolution equals conv_transpose",
@@ -154,22 +156,22 @@ for nd, N, C, m, sp, k, st, p, d, b in dw:
     w = torch.randn(C * m, 1, *k, dtype=torch.float64)
     bias = torch.randn(C * m, dtype=torch.float64) if b else None
     want = cf[nd](x, w, bias, stride=st, padding=p, dilation=d, groups=C)
-    got = rewrites.depthwise_as_pointwise(x, w, bias, list(st), list(p), list(d), False, [0] * nd, C)
+    got = rewrite_ops.depthwise_as_pointwise(x, w, bias, list(st), list(p), list(d), False, [0] * nd, C)
     same = got is not NotImplemented and got.shape == want.shape and torch.allclose(got, want, rtol=1e-10, atol=1e-10)
     ok(same, f"depthwise {nd}-D, {C} channels x {m}, kernel {k}, stride {st}, padding {p}, dilation {d}, bias {b}: "
        "the sum of shifted windows equals the convolution",
        "NotImplemented" if got is NotImplemented else f"shape {tuple(got.shape)} want {tuple(want.shape)}; "
        f"max diff {float((got - want).abs().max()) if got.shape == want.shape else 'n/a'}")
 x = torch.randn(1, 4, 16, 16)
-ok(rewrites.depthwise_as_pointwise(x, torch.randn(8, 2, 3, 3), None, [1, 1], [0, 0], [1, 1], False, [0, 0], 2)
+ok(rewrite_ops.depthwise_as_pointwise(x, torch.randn(8, 2, 3, 3), None, [1, 1], [0, 0], [1, 1], False, [0, 0], 2)
    is NotImplemented, "grouped but not depthwise (two channels a group): not rewritten")
-ok(rewrites.depthwise_as_pointwise(x, torch.randn(4, 4, 3, 3), None, [1, 1], [0, 0], [1, 1], False, [0, 0], 1)
+ok(rewrite_ops.depthwise_as_pointwise(x, torch.randn(4, 4, 3, 3), None, [1, 1], [0, 0], [1, 1], False, [0, 0], 1)
    is NotImplemented, "an ordinary convolution: not rewritten")
-ok(rewrites.depthwise_as_pointwise(x, torch.randn(4, 1, 9, 9), None, [1, 1], [4, 4], [1, 1], False, [0, 0], 4)
+ok(rewrite_ops.depthwise_as_pointwise(x, torch.randn(4, 1, 9, 9), None, [1, 1], [4, 4], [1, 1], False, [0, 0], 4)
    is NotImplemented, "81 taps, more than 64: not rewritten")
-ok(rewrites.depthwise_as_pointwise(x, torch.randn(4, 1, 3, 3), None, [1, 1], [0, 0], [1, 1], True, [0, 0], 4)
+ok(rewrite_ops.depthwise_as_pointwise(x, torch.randn(4, 1, 3, 3), None, [1, 1], [0, 0], [1, 1], True, [0, 0], 4)
    is NotImplemented, "a transposed depthwise convolution: not this rewrite")
-both = rewrites._first([rewrites.conv_transpose_as_conv, rewrites.depthwise_as_pointwise])
+both = rewrites._first([rewrite_ops.conv_transpose_as_conv, rewrite_ops.depthwise_as_pointwise])
 xd, wd = torch.randn(1, 4, 10, 10, dtype=torch.float64), torch.randn(4, 1, 3, 3, dtype=torch.float64)
 ok(torch.allclose(both(xd, wd, None, [1, 1], [1, 1], [1, 1], False, [0, 0], 4), F.conv2d(xd, wd, padding=1, groups=4)),
    "both rewrites on: the depthwise one takes a depthwise convolution the other declines")
@@ -187,14 +189,14 @@ for N, cin, cout, sp, k, st, p, d, g, b in c3:
     w = torch.randn(cout, cin // g, *k, dtype=torch.float64)
     bias = torch.randn(cout, dtype=torch.float64) if b else None
     want = F.conv3d(x, w, bias, st, p, d, g)
-    got = rewrites.conv3d_as_conv2d(x, w, bias, list(st), list(p), list(d), False, [0, 0, 0], g)
+    got = rewrite_ops.conv3d_as_conv2d(x, w, bias, list(st), list(p), list(d), False, [0, 0, 0], g)
     same = got is not NotImplemented and got.shape == want.shape and torch.allclose(got, want, rtol=1e-10, atol=1e-10)
     ok(same and got.is_contiguous(), f"3-D convolution, kernel {k}, stride {st}, padding {p}, dilation {d}, groups {g}: "
        "2-D ones per depth tap, summed, equal it (contiguous)",
        "NotImplemented" if got is NotImplemented else f"shape {tuple(got.shape)} want {tuple(want.shape)}")
-ok(rewrites.conv3d_as_conv2d(torch.randn(1, 2, 5, 5), torch.randn(2, 2, 3, 3), None, [1, 1], [0, 0], [1, 1], False,
+ok(rewrite_ops.conv3d_as_conv2d(torch.randn(1, 2, 5, 5), torch.randn(2, 2, 3, 3), None, [1, 1], [0, 0], [1, 1], False,
                              [0, 0], 1) is NotImplemented, "a 2-D convolution: not this rewrite")
-both = rewrites._first([rewrites.conv_transpose_as_conv, rewrites.conv3d_as_conv2d])
+both = rewrites._first([rewrite_ops.conv_transpose_as_conv, rewrite_ops.conv3d_as_conv2d])
 x, w = torch.randn(1, 4, 4, 5, 6, dtype=torch.float64), torch.randn(4, 2, 3, 3, 3, dtype=torch.float64)
 want = F.conv_transpose3d(x, w, stride=2, padding=1, output_padding=1, groups=2)
 fx = None
@@ -225,14 +227,14 @@ for nd, shape, k, st, p, d in pools:
     x = torch.randn(*shape, dtype=torch.float64)
     x.view(-1)[::7] = x.view(-1)[3]  # ties: the first maximum's index must win
     wv, wi = mp[nd](x, k, st, p, d, return_indices=True)
-    gv, gi = rewrites._max_pool(nd)(x, list(k), list(st), list(p), list(d), False)
+    gv, gi = rewrite_ops.max_pool(nd)(x, list(k), list(st), list(p), list(d), False)
     ok(gv.shape == wv.shape and torch.equal(gv, wv) and torch.equal(gi, wi),
        f"max pool {nd}-D, kernel {k}, stride {st}, padding {p}, dilation {d}: values and indices as torch's",
        f"values equal {gv.shape == wv.shape and torch.equal(gv, wv)}, indices equal "
        f"{gi.shape == wi.shape and torch.equal(gi, wi)}")
     for cip, div in ((True, None), (True, 5)):
         want = ap[nd](x, k, st, p, False, cip, div)
-        got = rewrites._avg_pool(nd)(x, list(k), list(st), list(p), False, cip, div)
+        got = rewrite_ops.avg_pool(nd)(x, list(k), list(st), list(p), False, cip, div)
         ok(got is not NotImplemented and torch.allclose(got, want, rtol=1e-12, atol=1e-12),
            f"avg pool {nd}-D, kernel {k}, stride {st}, padding {p}, divisor {div or 'taps'}: as torch's",
            "NotImplemented" if got is NotImplemented else float((got - want).abs().max()))
@@ -240,22 +242,22 @@ for nd, shape, k, st, p in ((2, (2, 3, 40, 37), (11, 11), (11, 11), (0, 0)), (2,
                             (3, (1, 2, 12, 13, 14), (5, 4, 5), (2, 3, 1), (2, 2, 1))):
     x = torch.randn(*shape, dtype=torch.float64)
     want = ap[nd](x, k, st, p)
-    got = rewrites._avg_pool(nd)(x, list(k), list(st), list(p), False, True, None)
+    got = rewrite_ops.avg_pool(nd)(x, list(k), list(st), list(p), False, True, None)
     ok(got is not NotImplemented and torch.allclose(got, want, rtol=1e-12, atol=1e-12),
        f"avg pool {nd}-D over {k} (more than 64 taps), stride {st}, padding {p}: summed an axis at a time, as torch's",
        "NotImplemented" if got is NotImplemented else float((got - want).abs().max()))
-ok(rewrites._max_pool(2)(torch.randn(1, 1, 30, 30), [9, 9], [1, 1], [0, 0], [1, 1], False) is NotImplemented,
+ok(rewrite_ops.max_pool(2)(torch.randn(1, 1, 30, 30), [9, 9], [1, 1], [0, 0], [1, 1], False) is NotImplemented,
    "max pooling over 81 taps: not rewritten (its indices are not separable)")
 x = torch.randn(1, 2, 6, 6, dtype=torch.float64)
 x[0, 0, 1, 1] = float("nan")
 x[0, 0, 1, 2] = float("nan")
 wv, wi = F.max_pool2d(x, 3, 1, 1, return_indices=True)
-gv, gi = rewrites._max_pool(2)(x, [3, 3], [1, 1], [1, 1], [1, 1], False)
+gv, gi = rewrite_ops.max_pool(2)(x, [3, 3], [1, 1], [1, 1], [1, 1], False)
 ok(torch.equal(torch.isnan(gv), torch.isnan(wv)) and torch.equal(gv.nan_to_num(), wv.nan_to_num()) and torch.equal(gi, wi),
    "max pool with NaN in windows: NaN wins, and its index is torch's", (gi[0, 0, :3, :4], wi[0, 0, :3, :4]))
-ok(rewrites._avg_pool(2)(x, [3, 3], [1, 1], [1, 1], False, False, None) is NotImplemented,
+ok(rewrite_ops.avg_pool(2)(x, [3, 3], [1, 1], [1, 1], False, False, None) is NotImplemented,
    "average pooling without the padding in its count: not rewritten")
-ok(rewrites._max_pool(2)(x, [3, 3], [2, 2], [1, 1], [1, 1], True) is NotImplemented, "ceil_mode: not rewritten")
+ok(rewrite_ops.max_pool(2)(x, [3, 3], [2, 2], [1, 1], [1, 1], True) is NotImplemented, "ceil_mode: not rewritten")
 
 # strided: one forward convolution per phase of the output, interleaved
 strided = [
@@ -275,7 +277,7 @@ for nd, N, cin, cout, sp, k, st, p, op, d, g, b in strided:
     w = torch.randn(cin, cout // g, *k, dtype=torch.float64)
     bias = torch.randn(cout, dtype=torch.float64) if b else None
     want = ct[nd](x, w, bias, stride=st, padding=p, output_padding=op, groups=g, dilation=d)
-    got = rewrites.conv_transpose_as_conv(x, w, bias, list(st), list(p), list(d), True, list(op), g)
+    got = rewrite_ops.conv_transpose_as_conv(x, w, bias, list(st), list(p), list(d), True, list(op), g)
     same = got is not NotImplemented and got.shape == want.shape and torch.allclose(got, want, rtol=1e-10, atol=1e-10)
     ok(same, f"{nd}-D, kernel {k}, stride {st}, padding {p}, output_padding {op}, dilation {d}, groups {g}: "
        "the phases' forward convolutions, interleaved, equal conv_transpose",
@@ -283,7 +285,7 @@ for nd, N, cin, cout, sp, k, st, p, op, d, g, b in strided:
        f"max diff {float((got - want).abs().max()) if got.shape == want.shape else 'n/a'}")
 x = torch.randn(1, 4, 6, 6)
 w = torch.randn(4, 4, 3, 3)
-ok(rewrites.conv_transpose_as_conv(x, w, None, [1, 1], [1, 1], [1, 1], False, [0, 0], 1) is NotImplemented,
+ok(rewrite_ops.conv_transpose_as_conv(x, w, None, [1, 1], [1, 1], [1, 1], False, [0, 0], 1) is NotImplemented,
    "a forward convolution: not rewritten")
 
 # the linear-reduction fold, an FX pass, on ATen graphs as make_fx traces them
@@ -292,7 +294,7 @@ from torch.fx.experimental.proxy_tensor import make_fx  # noqa: E402
 
 def folded(fn, *args):
     g = make_fx(fn, tracing_mode="fake")(*args)
-    n = rewrites.fold_linear_reductions(g.graph)
+    n = rewrite_fold.fold_linear_reductions(g.graph)
     g.recompile()
     calls = [x for x in g.graph.nodes if x.op == "call_function"]
     left = sorted({str(x.target) for x in calls})
@@ -372,7 +374,7 @@ for what, want_n, fn, args in [c + ((x, w, b),) for c in cases] + [c + ((x3, w, 
 # convolution left where it folds, the convolution kept where it does not
 def tfolded(fn, *args):
     g = make_fx(fn, tracing_mode="fake")(*args)
-    n = rewrites.fold_linear_ops(g.graph)
+    n = rewrite_fold.fold_linear_ops(g.graph)
     g.recompile()
     calls = [x for x in g.graph.nodes if x.op == "call_function"]
     assert all("val" in x.meta for x in calls), "a node without meta['val']"
@@ -444,7 +446,7 @@ ccases = [
 for what, want_n, fn, targs in ccases:
     try:
         g = make_fx(fn, tracing_mode="fake")(*targs)
-        n_ = rewrites.fold_linear_ops(g.graph)
+        n_ = rewrite_fold.fold_linear_ops(g.graph)
         g.recompile()
         convs = [x for x in g.graph.nodes if x.op == "call_function" and "convolution" in str(x.target)]
         got, want = g(*targs), fn(*targs)
@@ -598,7 +600,7 @@ soft = get_decompositions([aten._softmax])
 
 def attn_fused(fn, *args):
     g = make_fx(fn, decomposition_table=soft, tracing_mode="fake")(*args)
-    n = rewrites.fuse_attention(g.graph)
+    n = rewrite_attention.fuse_attention(g.graph)
     g.recompile()
     calls = [x for x in g.graph.nodes if x.op == "call_function"]
     assert all("val" in x.meta for x in calls), "a node without meta['val']"
@@ -694,7 +696,7 @@ ok(afacts["attentions"] == 3,
 
 def sliced(fn, *args):
     g = make_fx(fn, tracing_mode="fake")(*args)
-    n = rewrites.slice_products(g.graph)
+    n = rewrite_slice.slice_products(g.graph)
     g.recompile()
     calls = [x for x in g.graph.nodes if x.op == "call_function"]
     assert all("val" in x.meta for x in calls), "a node without meta['val']"

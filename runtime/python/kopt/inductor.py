@@ -17,6 +17,7 @@ import torch
 from . import compile_time as CT
 from . import kernels as K
 from .loader import Problem
+from .rewrite_graph import constant_over
 
 
 @contextlib.contextmanager
@@ -435,8 +436,6 @@ def graph_facts(problem: Problem, inputs) -> dict:
         it: times, over, plus or less a number or a tensor the same along
         axes (rewrites.constant_over: the spatial axes for the transposed
         convolution's mean, the channels for the channel sum)"""
-        from .rewrites import constant_over
-
         other = args[1] if len(args) > 1 else None
         if name not in ("mul", "div", "add", "sub"):
             return False

@@ -44,6 +44,7 @@ from . import loader as L
 from . import measure as M
 from . import state as ST
 from . import records as R
+from . import rewrites as RW
 from . import screen as SC
 from . import helion as H
 from . import vendor as VD
@@ -92,7 +93,7 @@ def driver_version() -> str:
 # compiles into its graph or runs from it: the graph rewrites and the
 # kernels they call (a change to them changes what such a variant runs,
 # where torch's and Triton's versions stay)
-GRAPH_CODE = ("rewrites.py", "attention.py")
+GRAPH_CODE = RW.GRAPH_CODE
 
 
 def graph_code() -> str:
