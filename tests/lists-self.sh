@@ -66,4 +66,8 @@ mutate persist agents/builtin/persist.h 's/^#define PERSIST_MAX_RBLOCK 16384/#de
 	"the row bound changed in C alone"
 mutate persist runtime/python/kopt/knobs.py 's/    out = lines\[:first\] + \[f"    if R0_BLOCK >= {numel}:"\]/    out = lines[:first] + [f"    if R0_BLOCK > {numel}:"]/' \
 	"the screen's transform writing another branch"
+mutate graph-code runtime/python/kopt/rewrite_slice.py 's/^from \. import rewrite_graph as G$/from . import rewrite_graph as G\nfrom . import kernels/' \
+	"a rewrite importing a module the graph code leaves out"
+mutate graph-code runtime/python/kopt/rewrites.py 's/"rewrite_slice.py",//' \
+	"a rewrite's file left out of FILES"
 echo "1..$n"

@@ -327,7 +327,42 @@ def persist() -> list[str] | None:
     return out
 
 
+def py_value(path: str, name: str):
+    """A top-level tuple of path, literal or the sum of literals and names
+    assigned before it there."""
+    tree = ast.parse(text(path))
+    env = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name):
+            try:
+                env[node.targets[0].id] = eval(compile(ast.Expression(node.value), path, "eval"), {}, dict(env))
+            except Exception:
+                pass
+    return env[name]
+
+
+def graph_code() -> list[str]:
+    """The rewrites' code: rewrites.py's FILES is every rewrite*.py of the
+    package, and its GRAPH_CODE (the env's graph_code) every kopt module
+    those import, so that a change to any of them changes the key of a
+    variant with kopt.NAME options."""
+    kopt = "runtime/python/kopt"
+    files = list(py_value(f"{kopt}/rewrites.py", "FILES"))
+    code = set(py_value(f"{kopt}/rewrites.py", "GRAPH_CODE"))
+    present = sorted(f for f in os.listdir(os.path.join(SRC, kopt)) if re.fullmatch(r"rewrites?(_\w+)?\.py", f))
+    out = differ_sets("the rewrites' files", present, files, kopt, "rewrites.py FILES")
+    for f in sorted(code):
+        for node in ast.walk(ast.parse(text(f"{kopt}/{f}"))):
+            if isinstance(node, ast.ImportFrom) and node.level == 1:
+                mods = [node.module] if node.module else [a.name for a in node.names]
+                for m in mods:
+                    if f"{m}.py" not in code:
+                        out.append(f"{f} imports kopt.{m}, which rewrites.py GRAPH_CODE leaves out")
+    return out
+
+
 FACTS = {
+    "graph-code": (graph_code, "the rewrites' files (rewrites.py FILES, GRAPH_CODE; the package)"),
     "persist": (persist, "the persistent transform and its row bound (persist.c; knobs.py)"),
     "perf-quartile": (perf_quartile, "gate 4's quartile test (gates/perf.c; gate_rules.py perf_decided)"),
     "tolerance": (tolerance, "the tolerance a dtype takes (gates/gate.c; gate_rules.py)"),
