@@ -36,7 +36,7 @@ mutate launch-keys runtime/python/kopt/screen.py 's/^BLOCK_KEYS = ("XBLOCK", "YB
 	"screen.py's blocks in another order"
 mutate launch-keys agents/features.h 's/X("R1_BLOCK", 1, 0, 1)/X("R1_BLOCK", 1, 0, 0)/' \
 	"a block the screen moves left out of the C list's"
-mutate graph-facts runtime/python/kopt/inductor.py 's/"sliced_products": 0}/"sliced_products": 0, "gathers": 0}/' \
+mutate graph-facts runtime/python/kopt/facts.py 's/"sliced_products")/"sliced_products", "gathers")/' \
 	"a fact counted in Python alone"
 mutate graph-facts rules/rules.h 's/X(attns, "attentions", "attn", 0)/X(attns, "attention", "attn", 0)/' \
 	"a fact renamed in C alone"

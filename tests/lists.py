@@ -84,14 +84,14 @@ def launch_keys() -> list[str]:
 
 
 def py_dict_keys(path: str, func: str, name: str) -> list[str]:
-    """The keys function func of module path gives dict name: its literal's
-    and those it sets later (name["KEY"] = ...)."""
-    keys = list(py_assign(path, name, func))
+    """The keys function func of module path sets in dict name (a name or
+    a dotted attribute): name["KEY"] = ..."""
+    keys = []
     fn = next(n for n in ast.walk(ast.parse(text(path))) if isinstance(n, ast.FunctionDef) and n.name == func)
     for node in ast.walk(fn):
         if isinstance(node, ast.Assign):
             for t in node.targets:
-                if isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) and t.value.id == name and \
+                if isinstance(t, ast.Subscript) and ast.unparse(t.value) == name and \
                         isinstance(t.slice, ast.Constant) and t.slice.value not in keys:
                     keys.append(t.slice.value)
     return keys
@@ -99,12 +99,14 @@ def py_dict_keys(path: str, func: str, name: str) -> list[str]:
 
 def graph_facts() -> list[str]:
     """The graph facts: rules/rules.h's RULE_GRAPH_FACTS is the list (the
-    profile's measurements, the summary's facts line); graph_facts in
-    inductor.py counts each of them, and nothing else."""
+    profile's measurements, the summary's facts line); facts.py counts
+    each of them (FACTS, and the parameters graph_facts adds), and nothing
+    else."""
     rows = c_xmacro("rules/rules.h", "RULE_GRAPH_FACTS")
     c = [r[1] for r in rows]
-    py = py_dict_keys("runtime/python/kopt/inductor.py", "graph_facts", "counts")
-    out = differ_sets("the graph facts", c, py, "rules/rules.h RULE_GRAPH_FACTS", "inductor.py graph_facts")
+    py = list(py_assign("runtime/python/kopt/facts.py", "FACTS")) + py_dict_keys(
+        "runtime/python/kopt/facts.py", "graph_facts", "count.counts")
+    out = differ_sets("the graph facts", c, py, "rules/rules.h RULE_GRAPH_FACTS", "facts.py FACTS and graph_facts")
     for what, col in (("field", 0), ("summary key", 2)):
         names = [r[col] for r in rows]
         if len(set(names)) != len(names):
@@ -368,7 +370,7 @@ FACTS = {
     "tolerance": (tolerance, "the tolerance a dtype takes (gates/gate.c; gate_rules.py)"),
     "max-autotune": (max_autotune, "which variant is the max-autotune baseline (rules/: rule_max_autotune)"),
     "rewrite-names": (rewrite_names, "the rewrite names (rewrites.py; rules/space.c, kopt(5))"),
-    "graph-facts": (graph_facts, "the graph facts (rules/rules.h; inductor.py)"),
+    "graph-facts": (graph_facts, "the graph facts (rules/rules.h; facts.py)"),
     "launch-keys": (launch_keys, "the launch-key order (agents/features.h; screen.py)"),
 }
 

@@ -491,7 +491,7 @@ for what, variant, want in [
 # adds a rewrite's variant only where they do)
 import types  # noqa: E402
 
-from kopt.inductor import graph_facts  # noqa: E402
+from kopt.facts import graph_facts  # noqa: E402
 
 
 class Facts(torch.nn.Module):
@@ -535,7 +535,7 @@ ok(facts["convolutions"] == 9 and facts["transposed_convolutions"] == 3 and fact
 import gc  # noqa: E402
 import weakref  # noqa: E402
 
-from kopt.inductor import Tracked  # noqa: E402
+from kopt.facts import Tracked  # noqa: E402
 
 tr, a, b_ = Tracked(), torch.zeros(3), torch.zeros(3)
 tr.add(a)

@@ -49,7 +49,8 @@ from . import screen as SC
 from . import helion as H
 from . import vendor as VD
 from . import verify as V
-from .inductor import Compiled, compile_problem, graph_facts, moved_bytes, record_kernel_args
+from .facts import graph_facts
+from .inductor import Compiled, compile_problem, moved_bytes, record_kernel_args
 from .loader import load_problem
 
 PROTOCOL = 1
