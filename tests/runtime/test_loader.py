@@ -94,7 +94,7 @@ os.environ["KOPT_STATE_HOST_GIB"] = str(2 * 4 * 1000 / 2**30)  # and 2 on the ho
 
 sys.path.insert(0, os.path.join(top, "runtime", "python"))
 from kopt import state  # noqa: E402
-from kopt.loader import Problem  # noqa: E402
+from kopt.problem import Problem  # noqa: E402
 
 n = failed = 0
 

@@ -24,7 +24,7 @@ cand = {"source": "...", "config": None}
 why = ["store at line 15 (tl.store(out_ptr + 2 * offs, v, mask=mask)): its index or mask differs from the original's"]
 
 cmd = MC.command("/x/compute-sanitizer", "/usr/bin/python3", "/tmp/r.json")
-ok(cmd[:3] == ["/x/compute-sanitizer", "--tool", "memcheck"] and cmd[-3:] == ["-m", "kopt.memcheck", "/tmp/r.json"]
+ok(cmd[:3] == ["/x/compute-sanitizer", "--tool", "memcheck"] and cmd[-3:] == ["-m", "kopt.memcheck_child", "/tmp/r.json"]
    and "--error-exitcode" in cmd, "command: memcheck tool, an error exit status, the child module", cmd)
 
 clean = MC.parse(0, "========= COMPUTE-SANITIZER\n========= ERROR SUMMARY: 0 errors\n")

@@ -20,7 +20,8 @@ from tap import ok, done  # noqa: E402
 
 import torch  # noqa: E402
 
-from kopt.inductor import Compiled, own_frame  # noqa: E402
+from kopt.inductor import own_frame  # noqa: E402
+from kopt.problem import Compiled  # noqa: E402
 
 
 class Model(torch.nn.Module):

@@ -39,9 +39,7 @@ import torch
 
 from . import kernels as K
 from . import measure as M
-from .inductor import Compiled
-from .loader import Problem
-from .verify import Swaps
+from .problem import Compiled, Problem, Swaps
 
 LAUNCH = re.compile(r"_launcher\((?P<name>\w+),(?P<rest>.*)\)\s*$", re.M)
 WARPS = re.compile(r"\bnum_warps=(\d+)")

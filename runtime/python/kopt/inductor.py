@@ -9,14 +9,14 @@ output code and whose globals are the kernels.
 from __future__ import annotations
 
 import contextlib
-from dataclasses import dataclass, field
-from typing import Any
 
 import torch
 
 from . import compile_time as CT
+from . import helion
 from . import kernels as K
-from .loader import Problem
+from . import rewrites
+from .problem import Compiled, Problem
 
 
 @contextlib.contextmanager
@@ -96,51 +96,6 @@ def aten_fallbacks(ops: list[str]):
             t[op] = fn
 
 
-@dataclass
-class Compiled:
-    problem: Problem
-    variant: dict
-    fn: Any                                  # the compiled callable
-    modules: list = field(default_factory=list)
-    decls: list = field(default_factory=list)     # KernelDecl, in output-code order
-    output_code: str = ""
-    compile_s: float = 0.0
-    phases: dict = field(default_factory=dict)   # compile_time.measured's parts of compile_s
-    key: str = ""                            # the worker's key for it (worker.py)
-
-    def kernel_objects(self) -> dict:
-        out = {}
-        for d in self.decls:
-            for m in self.modules:
-                if d.var in m.__dict__:
-                    out[d.name] = m.__dict__[d.var]
-                    break
-        return out
-
-    @property
-    def graphs(self) -> bool:
-        """whether the compiled code runs as CUDA graphs (a mode with them,
-        or triton.cudagraphs; rules/space.c's rule_variant_graphs)"""
-        on = self.variant.get("mode") in ("reduce-overhead", "max-autotune")
-        opts = self.variant.get("options") or {}
-        return bool(opts.get("triton.cudagraphs", on))
-
-    def run(self, inputs):
-        # cuDNN's algorithm choice is a flag of the process and a setting of
-        # the variant (cudnn_benchmark): set at each call, since variants
-        # compiled side by side in one worker share the process
-        torch.backends.cudnn.benchmark = bool(self.variant.get("cudnn_benchmark", False))
-        with torch.no_grad():
-            if not self.graphs:
-                return self.fn(*inputs)
-            # CUDA graphs (Inductor's trees): each call a step of its own,
-            # and its outputs, which the next replay overwrites in the
-            # graphs' pool, copied out (the gates keep outputs across calls)
-            torch.compiler.cudagraph_mark_step_begin()
-            out = self.fn(*inputs)
-            return torch.utils._pytree.tree_map(lambda t: t.clone() if isinstance(t, torch.Tensor) else t, out)
-
-
 def own_frame(model):
     """A shallow copy of model (the same parameters, buffers and
     submodules) whose forward is a code object of its own. Dynamo keeps
@@ -177,8 +132,6 @@ def compile_problem(problem: Problem, variant: dict, reset: bool = True) -> Comp
         torch._dynamo.reset()
     torch.backends.cudnn.benchmark = bool(variant.get("cudnn_benchmark", False))
     if problem.kind == "helion":
-        from . import helion
-
         return helion.compile_problem(problem)
     if problem.kind == "triton":
         # a standalone Triton file is its own output code: nothing to compile
@@ -228,8 +181,6 @@ def compile_settings(variant: dict, mode_options) -> tuple:
     options, never both: where the variant needs options, its mode becomes
     them (max-autotune-no-cudagraphs: max_autotune and
     coordinate_descent_tuning) with its own set on top."""
-    from . import rewrites
-
     mode = variant.get("mode") or None
     options, own = rewrites.split(dict(variant.get("options") or {}))
     if variant.get("aten_fallback"):
@@ -252,8 +203,6 @@ def rewriting_backend(options: dict, own: dict):
     """A Dynamo backend: Inductor with options set and koptmake's rewrites
     own (rewrites.py) in its decomposition tables."""
     from torch._inductor.compile_fx import compile_fx
-
-    from . import rewrites
 
     def backend(gm, example_inputs):
         with rewrites.applied(own):

@@ -18,10 +18,12 @@ Environment (the worker's; KOPT_* variables reach it):
   PATH, then ``$CUDA_HOME/bin``, ``/usr/local/cuda/bin``);
 - ``KOPT_MEMCHECK_TIMEOUT``: seconds for the child (default 300).
 
-``python3 -m kopt.memcheck REQUEST.json`` is the child: it loads and
-compiles the model of the verify request, swaps the candidate in and runs
-one call. Nothing at module level imports torch, so the CPU tests import
-this module.
+``python3 -m kopt.memcheck_child REQUEST.json`` is the child
+(memcheck_child.py): it loads and compiles the model of the verify
+request, swaps the candidate in and runs one call. This module runs it and
+reads what compute-sanitizer says; it imports nothing of the package's
+that loads or verifies (verify.py imports it), and nothing at module level
+imports torch, so the CPU tests import it.
 """
 
 from __future__ import annotations
@@ -59,7 +61,7 @@ def find_sanitizer() -> str | None:
 
 def command(sanitizer: str, python: str, request_path: str) -> list[str]:
     return [sanitizer, "--tool", "memcheck", "--error-exitcode", str(EXIT_ERRORS),
-            "--print-limit", "5", python, "-m", "kopt.memcheck", request_path]
+            "--print-limit", "5", python, "-m", "kopt.memcheck_child", request_path]
 
 
 def parse(rc: int, output: str) -> tuple[bool, str]:
@@ -117,30 +119,3 @@ def run(req: dict, kernel: str, cand: dict, why: list[str]) -> dict:
         return {"ran": True, "ok": ok, "reason": f"{what}; {line}"}
     finally:
         os.unlink(path)
-
-
-def child(path: str) -> int:
-    """Under compute-sanitizer: one call of the model with the candidate in."""
-    import torch
-
-    from .inductor import compile_problem
-    from .loader import load_problem
-    from .verify import Swaps, build_candidate
-
-    with open(path) as f:
-        req = json.load(f)
-    problem = load_problem(req["model"], int(req.get("seed", 0)))
-    c = compile_problem(problem, req.get("variant") or {"name": "default"})
-    decl, obj = build_candidate(c, req["kernel"], req["candidate"], "memcheck")
-    inputs = c.problem.inputs(0)
-    with Swaps(c, {decl.var: obj}):
-        c.run(inputs)
-    torch.cuda.synchronize()
-    return 0
-
-
-if __name__ == "__main__":
-    if len(sys.argv) != 2:
-        print("usage: python3 -m kopt.memcheck REQUEST.json", file=sys.stderr)
-        sys.exit(2)
-    sys.exit(child(sys.argv[1]))

@@ -25,13 +25,15 @@ import time
 
 import torch
 
+from . import helion as H
 from . import kernels as K
-from . import loader as L
 from . import measure as M
+from . import memcheck
 from . import state as ST
+from . import static_gate
 from .errors import error_line
 from .gate_rules import perf_decided, tolerance  # noqa: F401 (screen.py reads tolerance here)
-from .inductor import Compiled
+from .problem import Compiled, Swaps, fresh
 
 
 def finite(x):
@@ -166,22 +168,6 @@ def fp64_reference(c: Compiled, inputs):
     return fp64_outputs(prob.model, inputs)
 
 
-class Swaps:
-    """Several kernel swaps at once (stitch), or none (the baseline)."""
-
-    def __init__(self, c: Compiled, objs: dict):
-        self.swaps = [K.Swap(c.modules, var, k) for var, k in objs.items()]
-
-    def __enter__(self):
-        for s in self.swaps:
-            s.__enter__()
-
-    def __exit__(self, *exc):
-        for s in reversed(self.swaps):
-            s.__exit__(*exc)
-        return False
-
-
 def candidate_source(decl, cand: dict) -> str:
     """A candidate's kernel text for kernel declaration decl (knobs.candidate_text)."""
     from . import knobs as N
@@ -191,9 +177,7 @@ def candidate_source(decl, cand: dict) -> str:
 
 def build_candidate(c: Compiled, kernel: str, cand: dict, tag: str):
     if c.problem.kind == "helion":
-        from . import helion
-
-        return helion.candidate(c, kernel, cand)
+        return H.candidate(c, kernel, cand)
     decl = next((d for d in c.decls if d.name == kernel), None)
     if decl is None:
         raise KeyError(f"no Triton kernel {kernel} in the output code")
@@ -293,7 +277,7 @@ def correctness(c: Compiled, swaps: dict, gates: dict, refs: Refs) -> tuple[dict
     for s in range(seeds):
         master = c.problem.master(s)[0]
         base = refs.baseline(s)
-        inputs = [L.fresh(x) for x in master]
+        inputs = [fresh(x) for x in master]
         poison(base)
         with Swaps(c, swaps):
             raw = c.run(inputs)
@@ -404,7 +388,7 @@ def baseline_check(c: Compiled, gates: dict) -> dict:
     for s in range(int(gates["seeds"])):
         master = c.problem.master(s)[0]
         comp = refs.baseline(s)
-        eag = eager_outputs(c, [L.fresh(x) for x in master])
+        eag = eager_outputs(c, [fresh(x) for x in master])
         outs, ref = [], None
         for i, (co, eo) in enumerate(zip(comp, eag)):
             r = compare_output(i, eo, co, [], gates)
@@ -437,8 +421,6 @@ def static_check(c: Compiled, kernel: str, cand: dict, req: dict) -> dict:
     """Gate 1, and the memcheck of the accesses it could not prove in bounds."""
     if not cand.get("source"):
         return {"ok": True, "reason": "config only"}
-    from . import memcheck, static_gate
-
     decl = next((d for d in c.decls if d.name == kernel), None)
     gate = static_gate.report_helion if c.problem.kind == "helion" else static_gate.report
     r = gate(cand["source"], decl.source if decl else "")
@@ -568,8 +550,6 @@ def stitch(c: Compiled, req: dict, flush) -> dict:
     if kns:
         out["kernel_ns"] = kns
     if c.problem.kind == "helion" and req.get("helion_baselines"):
-        from . import helion as H
-
         try:  # a figure for the report: its failure fails no stitch
             out["helion_race"] = H.race(c, swaps if "perf" in numbers else {}, req["helion_baselines"], flush)
         except Exception as exc:
