@@ -3,13 +3,15 @@
 # known: it names a function of 121 lines and a file of 901, passes one of
 # 120 lines and a file of 900, and passes a long function whose opening
 # comment, or the line just above it, says why it must be one piece (and
-# not one whose comment says it of something else).
+# not one whose comment says it of something else); in C and in Python
+# (where methods, decorators, docstrings, a file that does not parse and
+# the file listed as being split count too).
 # Prints TAP.
 set -eu
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
 size=$top_srcdir/tests/size.sh
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/kopt-size-self-XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
+trap "[ -n \"${KEEP:-}\" ] || rm -rf $tmp" EXIT
 n=0
 check() { n=$((n + 1)); if eval "$2"; then echo "ok $n - $1"; else echo "not ok $n - $1"; fi; }
 
@@ -57,4 +59,55 @@ check "it passes the file of 900 lines" "! grep -q '# b.c' $tmp/out"
 check "two offending functions, one file, no more" "[ \$(grep -c '^# ' $tmp/out) -eq 3 ]"
 (cd "$tmp" && sh "$size" b.c) > "$tmp/ok"
 check "it passes files that keep the convention" "grep -qx 'ok 2 - no function over 120 lines without a \"one piece\" reason' $tmp/ok"
+
+# Python: pyfn NAME BODY_LINES [INDENT]: a def of BODY_LINES + 1 lines
+pyfn() {
+	printf '%sdef %s(x):\n' "${3:-}" "$1"
+	i=0
+	while [ $i -lt "$2" ]; do
+		printf '%s    x += %d\n' "${3:-}" $i
+		i=$((i + 1))
+	done
+}
+{
+	printf '"""a.py: sizes known"""\n\n\n'
+	pyfn fits 119
+	printf '\n\n'
+	pyfn long 120
+	printf '\n\n# one piece: the steps share their locals\n'
+	pyfn above 130
+	printf '\n\ndef documented(x):\n    """It must be one piece: a table."""\n'
+	pyfn inner 5 '    '
+	printf '    return x\n'
+	i=0
+	while [ $i -lt 130 ]; do printf '    x += 1\n'; i=$((i + 1)); done
+	printf '\n\nclass C:\n'
+	pyfn method 120 '    '
+	printf '\n\n@staticmethod\n'
+	pyfn decorated 119
+} > "$tmp/a.py"
+i=0
+: > "$tmp/b.py"
+while [ $i -lt 900 ]; do printf '\n' >> "$tmp/b.py"; i=$((i + 1)); done
+cp "$tmp/b.py" "$tmp/c.py"
+printf '\n' >> "$tmp/c.py"
+mkdir -p "$tmp/runtime/python/kopt"
+{ cat "$tmp/c.py"; pyfn long_listed 121; } > "$tmp/runtime/python/kopt/static_gate.py"
+printf 'def broken(:\n' > "$tmp/d.py"
+rc=0
+(cd "$tmp" && sh "$size" a.py b.py c.py d.py runtime/python/kopt/static_gate.py) > "$tmp/pyout" || rc=$?
+check "Python: it fails on an offender" "[ $rc -eq 1 ]"
+check "Python: it names the function of 121 lines" "grep -qx '# a.py:126: long (121 lines)' $tmp/pyout"
+check "Python: it passes the function of 120 lines" "! grep -q ' fits ' $tmp/pyout"
+check "Python: a function whose comment above says one piece passes" "! grep -q ' above ' $tmp/pyout"
+check "Python: so does one whose docstring says it, and a short function inside it" \
+	"! grep -q ' documented ' $tmp/pyout && ! grep -q ' inner ' $tmp/pyout"
+check "Python: a method of 121 lines is named" "grep -q '^# a.py:[0-9]*: method (121 lines)\$' $tmp/pyout"
+check "Python: a decorated function counts from its decorator" "grep -q '^# a.py:[0-9]*: decorated (121 lines)\$' $tmp/pyout"
+check "Python: it names the file of 901 lines" "grep -qx '# c.py: 901 lines' $tmp/pyout"
+check "Python: it passes the file of 900 lines" "! grep -q '# b.py' $tmp/pyout"
+check "Python: a file that does not parse is named" "grep -qx '# d.py:1: does not parse' $tmp/pyout"
+check "Python: the listed file being split may pass 900 lines, not its functions" \
+	"! grep -q 'static_gate.py: [0-9]* lines' $tmp/pyout && grep -q 'static_gate.py:[0-9]*: long_listed (122 lines)' $tmp/pyout"
+check "Python: the offenders, no more" "[ \$(grep -c '^# ' $tmp/pyout) -eq 6 ]"
 echo "1..$n"
