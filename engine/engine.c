@@ -67,19 +67,17 @@ static char *worker_program(const struct engine_opts *o)
 }
 
 /*
- * Workers at most without -j: per GPU of the largest device, one for every
- * four host cores, 1 to 4. Timing steps run one per GPU whatever the count
+ * Workers at most without -j: per GPU of the build (the rule set's count:
+ * koptmake's, of the largest device), one for every four host cores, 1 to
+ * 4. Timing steps run one per GPU whatever the count
  * (engine/worker_pool.c); the others are for captures, whose compiles are
  * the host's work and run side by side (a network's variants: minutes
  * each). Four cores a worker: Inductor compiles a variant's kernels in a
  * pool of its own.
  */
-static int default_jobs(const kopt_spec *spec)
+static int default_jobs(const struct rule_set *rules, const kopt_spec *spec)
 {
-	int j = 0;
-	for (size_t i = 0; i < spec->ndevices; i++)
-		if (spec->devices[i].gpus > j)
-			j = spec->devices[i].gpus;
+	int j = rules->gpus ? rules->gpus(spec) : 0;
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	int per_gpu = cpus >= 16 ? 4 : cpus >= 4 ? (int)(cpus / 4) : 1;
 	return (j > 0 ? j : 1) * per_gpu;
@@ -103,25 +101,19 @@ static void share_cores(int jobs)
 }
 
 /*
- * What workers run under (runtime/sandbox.h): no variable that a key_env of
- * the spec names, and a scratch folder per worker slot below
- * $TMPDIR/koptmake-UID-HASH (HASH: of this cache's path, so that builds on
- * two caches at once do not share one). The compile caches and workers/
- * below the cache folder are made here when it exists (what writes
- * nothing makes no .kopt/), and a link there is an error: the sandbox
- * lets a worker write the compile caches, wherever they lead.
+ * What workers run under (runtime/sandbox.h): no variable that the rule
+ * set names secret (the spec's key_env), and a scratch folder per worker
+ * slot below $TMPDIR/koptmake-UID-HASH (HASH: of this cache's path, so that
+ * builds on two caches at once do not share one). The compile caches and
+ * workers/ below the cache folder are made here when it exists (what
+ * writes nothing makes no .kopt/), and a link there is an error: the
+ * sandbox lets a worker write the compile caches, wherever they lead.
  * 0, or -1 after an error.
  */
-static int sandbox_pool(wpool *pool, const kopt_spec *spec, const char *cache_dir, bool exists)
+static int sandbox_pool(wpool *pool, const struct rule_set *rules, const kopt_spec *spec, const char *cache_dir,
+			bool exists)
 {
-	const char **deny = xcalloc(spec->nagents * KOPT_ROLE_COUNT + 1, sizeof *deny);
-	size_t n = 0;
-	for (size_t i = 0; i < spec->nagents; i++)
-		for (int r = 0; r < KOPT_ROLE_COUNT; r++) {
-			const struct kopt_role_cfg *rc = &spec->agents[i].roles[r];
-			if (rc->backend == KOPT_BACKEND_LLM && rc->llm.key_env && *rc->llm.key_env)
-				deny[n++] = rc->llm.key_env;
-		}
+	const char **deny = rules->secrets ? rules->secrets(spec) : NULL;
 	char *real = realpath(cache_dir, NULL);
 	const char *tmp = getenv("TMPDIR");
 	char *scratch = xasprintf("%s/koptmake-%ld-%016llx", tmp && *tmp ? tmp : "/tmp", (long)getuid(),
@@ -250,11 +242,11 @@ int engine_build(const kopt_spec *spec, char *const *targets, int ntargets, cons
 	wpool *pool = NULL;
 	if (!opts->dry_run) {
 		char *prog = worker_program(opts);
-		int jobs = opts->jobs > 0 ? opts->jobs : default_jobs(spec);
+		int jobs = opts->jobs > 0 ? opts->jobs : default_jobs(opts->rules, spec);
 		pool = wpool_new(prog, jobs);
 		free(prog);
 		share_cores(jobs);
-		if (sandbox_pool(pool, spec, cache_path(ss.cache), cache_exists(ss.cache)) < 0) {
+		if (sandbox_pool(pool, opts->rules, spec, cache_path(ss.cache), cache_exists(ss.cache)) < 0) {
 			wpool_free(pool);
 			session_close(&ss);
 			remote_free(remote);

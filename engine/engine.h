@@ -17,7 +17,8 @@
 struct rule_set;
 
 struct engine_opts {
-	int jobs;              /* -j; 0 = the device's GPU count */
+	int jobs;              /* -j; 0 = per GPU of the build (the rule set's gpus, engine/rule.h),
+				* one worker for every four host cores, 1 to 4 */
 	bool keep_going;       /* -k */
 	bool dry_run;          /* -n */
 	bool explain;          /* -d explain */

@@ -106,6 +106,15 @@ struct rule_set {
 	/* optional: -t gc of the rules' own files in the cache folder (the
 	 * agents' memory), saying what it did on out; 0 or -1 */
 	int (*gc)(struct dag *d, FILE *out);
+	/* optional: the GPUs a build of spec runs on, which the worker slots
+	 * follow when -j gives none (engine.c; koptmake's: the most GPUs a
+	 * device of the spec has); NULL or 0: one */
+	int (*gpus)(const kopt_spec *spec);
+	/* optional: the environment variables no worker of a build of spec
+	 * may see, beyond the sandbox's own list (koptmake's: those its llm()
+	 * blocks name as key_env); NULL-terminated, the strings spec's, the
+	 * array the caller's to free; NULL: none */
+	const char **(*secrets)(const kopt_spec *spec);
 };
 
 #endif

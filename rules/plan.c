@@ -385,7 +385,33 @@ static void closing(struct dag *d, FILE *out)
 	}
 }
 
+/* the GPUs a build runs on: the most a device of the spec has */
+static int gpus(const kopt_spec *spec)
+{
+	int j = 0;
+	for (size_t i = 0; i < spec->ndevices; i++)
+		if (spec->devices[i].gpus > j)
+			j = spec->devices[i].gpus;
+	return j;
+}
+
+/* what no worker may see: every variable an llm() of the spec names as its
+ * key_env */
+static const char **secrets(const kopt_spec *spec)
+{
+	const char **deny = xcalloc(spec->nagents * KOPT_ROLE_COUNT + 1, sizeof *deny);
+	size_t n = 0;
+	for (size_t i = 0; i < spec->nagents; i++)
+		for (int r = 0; r < KOPT_ROLE_COUNT; r++) {
+			const struct kopt_role_cfg *rc = &spec->agents[i].roles[r];
+			if (rc->backend == KOPT_BACKEND_LLM && rc->llm.key_env && *rc->llm.key_env)
+				deny[n++] = rc->llm.key_env;
+		}
+	return deny;
+}
+
 const struct rule_set rule_pipeline = {
 	.rules = table, .nrules = RULE_NKINDS,
 	.plan = plan, .release = release, .is_output = is_output, .words = words, .closing = closing, .gc = gc,
+	.gpus = gpus, .secrets = secrets,
 };

@@ -2,7 +2,8 @@
  * tests/unit/engine_test.c: the engine end to end with the simulated
  * worker, on specs built in C: fresh and null builds, what reruns after a
  * change (gates, a model file, the budget, the environment), -d explain,
- * a corrupted cache, early cutoff, the lock, clean and gc.
+ * a corrupted cache, early cutoff, the lock, clean and gc; the GPUs and
+ * the secrets the rule set hands the engine.
  */
 #include <config.h>
 
@@ -454,6 +455,87 @@ static void test_variants(void)
 	env_free(&e);
 }
 
+/* a rule set that hands the engine what it is asked for: koptmake's
+ * rules, the GPUs and the secrets of a test double's choosing; each time
+ * the engine asks for the GPUs, a line in asked_log (the build runs in a
+ * child process) */
+static char *asked_log;
+static int gpus_of(const kopt_spec *spec)
+{
+	(void)spec;
+	FILE *f = fopen(asked_log, "a");
+	if (f) {
+		fputs("gpus\n", f);
+		fclose(f);
+	}
+	return 1;
+}
+
+static const char **secrets_of(const kopt_spec *spec)
+{
+	(void)spec;
+	const char **deny = xcalloc(2, sizeof *deny);
+	deny[0] = "KOPT_HANDED_SECRET";
+	return deny;
+}
+
+/* the engine takes the GPUs and the secrets from the rule set
+ * (engine/rule.h): it asks for the GPUs where -j gives no count, and the
+ * workers' environments, as the simulated worker logs them, have no
+ * variable the rule set names; and koptmake's rule set gives the most GPUs
+ * of a device and every key_env of the spec's llm() blocks */
+static void test_handed(void)
+{
+	struct env e;
+	struct fx_result r;
+	env_init(&e, "handed");
+	struct rule_set rs = rule_pipeline;
+	rs.gpus = gpus_of;
+	rs.secrets = secrets_of;
+	e.o.rules = &rs;
+	char *envlog = xasprintf("%s/env.log", e.dir);
+	asked_log = xasprintf("%s/asked.log", e.dir);
+	setenv("KOPT_SIM_ENV_LOG", envlog, 1);
+	setenv("KOPT_HANDED_SECRET", "sk-handed", 1);
+	char *log = build(&e, &r);
+	char *seen = fx_slurp(envlog), *asked = fx_slurp(asked_log);
+	TAP_OK(r.status == 0 && fx_count(seen, "pid ") >= 1 && !strstr(seen, "KOPT_HANDED_SECRET"),
+	       "the rule set's secrets reach no worker");
+	TAP_OK(fx_count(asked, "gpus") == 1, "the engine asks the rule set for the GPUs where -j gives no count");
+	free(asked);
+	free(seen);
+	free(log);
+	fx_result_free(&r);
+	e.o.jobs = 2;
+	e.o.force = true;
+	log = build(&e, &r);
+	asked = fx_slurp(asked_log);
+	TAP_OK(r.status == 0 && fx_count(asked, "gpus") == 1, "... and not where it does");
+	free(asked);
+	free(asked_log);
+	free(log);
+	fx_result_free(&r);
+	unsetenv("KOPT_SIM_ENV_LOG");
+	unsetenv("KOPT_HANDED_SECRET");
+	free(envlog);
+
+	e.spec->devices[0].gpus = 3;
+	e.spec->agents[0].roles[KOPT_ROLE_CODER].backend = KOPT_BACKEND_LLM;
+	e.spec->agents[0].roles[KOPT_ROLE_CODER].llm.key_env = (char *)"KOPT_CODER_KEY";
+	e.spec->agents[0].roles[KOPT_ROLE_TUNER].backend = KOPT_BACKEND_LLM;
+	e.spec->agents[0].roles[KOPT_ROLE_TUNER].llm.key_env = (char *)"KOPT_TUNER_KEY";
+	const char **deny = rule_pipeline.secrets(e.spec);
+	TAP_OK(rule_pipeline.gpus(e.spec) == 3, "koptmake's rule set: the GPUs are the most a device has");
+	TAP_OK(deny[0] && deny[1] && !deny[2] && strcmp(deny[0], "KOPT_CODER_KEY") == 0 &&
+	       strcmp(deny[1], "KOPT_TUNER_KEY") == 0, "koptmake's rule set: the secrets are every llm()'s key_env");
+	free(deny);
+	e.spec->agents[0].roles[KOPT_ROLE_CODER].backend = KOPT_BACKEND_BUILTIN;
+	e.spec->agents[0].roles[KOPT_ROLE_TUNER].backend = KOPT_BACKEND_BUILTIN;
+	e.spec->agents[0].roles[KOPT_ROLE_CODER].llm.key_env = NULL;
+	e.spec->agents[0].roles[KOPT_ROLE_TUNER].llm.key_env = NULL;
+	env_free(&e);
+}
+
 int main(void)
 {
 	const char *b = getenv("top_builddir");
@@ -471,6 +553,7 @@ int main(void)
 	test_lock();
 	test_clean_gc();
 	test_variants();
+	test_handed();
 	free(sim_worker);
 	return tap_done();
 }
