@@ -198,6 +198,11 @@ bool rule_max_autotune(const char *mode)
 	return mode && strncmp(mode, "max-autotune", 12) == 0;
 }
 
+bool rule_mode_graphs(const char *mode)
+{
+	return mode && (strcmp(mode, "reduce-overhead") == 0 || strcmp(mode, "max-autotune") == 0);
+}
+
 static bool tunes_pinned(const struct kopt_variant *v)
 {
 	bool on = rule_max_autotune(v->mode);

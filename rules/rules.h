@@ -473,6 +473,10 @@ extern const char rule_space_header[];
  * The one place that tells a max-autotune variant by its mode, with
  * RULE_SPACE_MODE (tests/lists.py) */
 bool rule_max_autotune(const char *mode);
+/* whether torch runs a variant of mode as CUDA graphs, its options aside
+ * (rules/common.c; rule_variant_graphs reads the options too; the worker's
+ * problem.Compiled.graphs, checked against it by tests/lists.py) */
+bool rule_mode_graphs(const char *mode);
 size_t rule_space_search(const struct rule_summary *s, const struct kopt_variant *base, size_t max, double gamma,
 			 struct kopt_variant *out);
 /* what a variant is, one line for reports ("max-autotune-no-cudagraphs,

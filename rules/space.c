@@ -297,7 +297,7 @@ size_t rule_space_search(const struct rule_summary *s, const struct kopt_variant
 
 bool rule_variant_graphs(const struct kopt_variant *v)
 {
-	bool on = v->mode && (strcmp(v->mode, "reduce-overhead") == 0 || strcmp(v->mode, "max-autotune") == 0);
+	bool on = rule_mode_graphs(v->mode);
 	for (size_t i = 0; i < v->noptions; i++)
 		if (strcmp(v->options[i].key, "triton.cudagraphs") == 0)
 			on = strcmp(v->options[i].json, "true") == 0;

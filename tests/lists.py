@@ -143,17 +143,18 @@ def rewrite_names() -> list[str]:
 def max_autotune() -> list[str]:
     """Which variant is the max-autotune baseline: rule_max_autotune (a
     max-autotune mode) and RULE_SPACE_MODE (the mode the space search
-    builds on) say it, and no other code of rules/ compares a mode with
-    "max-autotune" itself."""
+    builds on) say it, and no code of rules/ compares a mode with
+    "max-autotune" itself but those and rule_mode_graphs (which modes run
+    CUDA graphs)."""
     out, defined, spaces = [], 0, 0
     folder = os.path.join(SRC, "rules")
     for name in sorted(os.listdir(folder)):
         if not name.endswith((".c", ".h")):
             continue
         src = text(os.path.join("rules", name))
-        body = re.search(r"^bool rule_max_autotune\(const char \*mode\)\n\{.*?^\}", src, re.S | re.M)
-        if body:
-            defined += 1
+        for body in re.finditer(r"^bool (rule_max_autotune|rule_mode_graphs)\(const char \*mode\)\n\{.*?^\}",
+                                src, re.S | re.M):
+            defined += body.group(1) == "rule_max_autotune"
             src = src.replace(body.group(0), "")
         for m in re.finditer(r"\b(?:strn?cmp|strstr|strcasecmp|strncasecmp)\([^;]*?\"max-autotune", src):
             line = src.count("\n", 0, m.start()) + 1
@@ -363,7 +364,29 @@ def graph_code() -> list[str]:
     return out
 
 
+def graphs_modes() -> list[str]:
+    """Which modes torch runs as CUDA graphs: rules/common.c's
+    rule_mode_graphs says it; the worker's Compiled.graphs (problem.py)
+    names the same modes."""
+    m = re.search(r"^bool rule_mode_graphs\(const char \*mode\)\n\{(.*?)^\}", text("rules/common.c"), re.S | re.M)
+    c = re.findall(r'"([\w-]+)"', m.group(1)) if m else []
+    out = [] if m else ["rules/common.c: no rule_mode_graphs"]
+    py = []
+    tree = ast.parse(text("runtime/python/kopt/problem.py"))
+    for fn in ast.walk(tree):
+        if isinstance(fn, ast.FunctionDef) and fn.name == "graphs":
+            for node in ast.walk(fn):
+                if isinstance(node, ast.Compare) and isinstance(node.ops[0], ast.In) and \
+                        "mode" in ast.unparse(node.left):
+                    py = list(ast.literal_eval(node.comparators[0]))
+    if not py:
+        out.append("problem.py: Compiled.graphs names no modes")
+    return out + differ_sets("the modes run as CUDA graphs", c, py, "rules/common.c rule_mode_graphs",
+                             "problem.py Compiled.graphs")
+
+
 FACTS = {
+    "graphs-modes": (graphs_modes, "which modes run as CUDA graphs (rules/common.c; problem.py)"),
     "graph-code": (graph_code, "the rewrites' files (rewrites.py FILES, GRAPH_CODE; the package)"),
     "persist": (persist, "the persistent transform and its row bound (persist.c; knobs.py)"),
     "perf-quartile": (perf_quartile, "gate 4's quartile test (gates/perf.c; gate_rules.py perf_decided)"),
