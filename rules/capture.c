@@ -19,7 +19,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rules.h"
+#include "plan.h"
+#include "proto.h"
+#include "outputs.h"
+#include "common.h"
 
 static uint64_t seed_of(const struct kopt_model *m)
 {

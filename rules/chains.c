@@ -17,6 +17,14 @@
 #include "../agents/agent.h"
 #include "../agents/roof.h"
 #include "rules.h"
+#include "plan.h"
+#include "summary.h"
+#include "groups.h"
+#include "chains.h"
+#include "shapes.h"
+#include "screen.h"
+#include "space.h"
+#include "common.h"
 
 /* "<model>/<variant>/<kernel>/c<i>" without printf */
 static char *cand_path(const char *mvpath, const char *kernel, int i)

@@ -33,6 +33,12 @@
 #include <string.h>
 
 #include "stitch.h"
+#include "plan.h"
+#include "space.h"
+#include "proto.h"
+#include "keys.h"
+#include "outputs.h"
+#include "common.h"
 
 static int deploy_key(struct dag *d, struct dag_node *n, struct hash_key *k, char **why)
 {

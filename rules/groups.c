@@ -23,7 +23,8 @@
 #include <string.h>
 #include <xxhash.h>
 
-#include "rules.h"
+#include "summary.h"
+#include "groups.h"
 
 static bool ident_char(char c)
 {

@@ -1,5 +1,8 @@
 ## rules/local.mk: included by the top Makefile.am
-libkopt_a_SOURCES += rules/rules.h rules/common.c rules/capture.c rules/profile.c rules/summary.c rules/groups.c \
+libkopt_a_SOURCES += rules/rules.h rules/plan.h rules/summary.h rules/groups.h rules/chains.h rules/shapes.h \
+	rules/report.h rules/propose.h rules/verify.h rules/screen.h rules/space.h rules/proto.h rules/keys.h \
+	rules/outputs.h rules/vendor.h rules/common.h rules/common.c rules/proto.c rules/keys.c rules/outputs.c \
+	rules/vendor.c rules/space_pick.c rules/capture.c rules/profile.c rules/summary.c rules/groups.c \
 	rules/propose.c rules/verify.c rules/stitch.h rules/stitch.c rules/stitch_out.c \
 	rules/report.c rules/report_device.c rules/report_capture.c rules/plan.c rules/screen.c rules/space.c rules/chains.c \
 	rules/measured.h rules/measured.c rules/shapes.c rules/deploy.c

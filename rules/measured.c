@@ -25,6 +25,9 @@
 #include <time.h>
 
 #include "measured.h"
+#include "plan.h"
+#include "outputs.h"
+#include "common.h"
 
 double rule_measured_at(const json_t *res)
 {

@@ -5,7 +5,8 @@
 #ifndef KOPT_RULES_MEASURED_H
 #define KOPT_RULES_MEASURED_H
 
-#include "rules.h"
+#include "plan.h"
+#include "outputs.h"
 
 /* the worker's stamp of a result ("measured_at", seconds since the epoch),
  * else koptmake's clock now (a worker from before the stamp) */

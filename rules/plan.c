@@ -14,6 +14,13 @@
 #include "../agents/agent.h"
 #include "../agents/memory.h"
 #include "rules.h"
+#include "plan.h"
+#include "summary.h"
+#include "shapes.h"
+#include "propose.h"
+#include "space.h"
+#include "keys.h"
+#include "common.h"
 
 extern const struct rule rule_capture, rule_profile, rule_propose, rule_verify, rule_stitch,
 	rule_report, rule_screen, rule_deploy;

@@ -38,7 +38,16 @@
 #include "../agents/agent.h"
 #include "../agents/roof.h"
 #include "measured.h"
-#include "rules.h"
+#include "plan.h"
+#include "summary.h"
+#include "groups.h"
+#include "chains.h"
+#include "space.h"
+#include "proto.h"
+#include "keys.h"
+#include "outputs.h"
+#include "vendor.h"
+#include "common.h"
 
 #define WARMUP 3
 #define CALLS 20

@@ -23,7 +23,20 @@
 
 #include "../agents/agent.h"
 #include "../agents/llm.h"
-#include "rules.h"
+#include "plan.h"
+#include "propose.h"
+#include "verify.h"
+#include "screen.h"
+#include "keys.h"
+#include "outputs.h"
+#include "common.h"
+
+json_t *rule_no_candidate(void)
+{
+	/* the same for every reason (verify knows it by its hash); the
+	 * reason is the proposal's measurement */
+	return json_pack("{s:b}", "none", 1);
+}
 
 void rule_proposal_read(struct dag *d, const struct rule_cand *c, struct rule_proposal *p)
 {

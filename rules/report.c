@@ -27,7 +27,15 @@
 #include <string.h>
 
 #include "measured.h"
-#include "rules.h"
+#include "plan.h"
+#include "shapes.h"
+#include "report.h"
+#include "screen.h"
+#include "space.h"
+#include "keys.h"
+#include "outputs.h"
+#include "vendor.h"
+#include "common.h"
 #include "svg.h"
 
 /* fast_p's thresholds: 1, the gates' default gamma, 1.5 and 2 */
@@ -163,24 +171,6 @@ static double worker_seconds(struct dag *d, const struct dag_node *s, double *co
 	for (int k = 0; k < NCOST; k++)
 		sum += cost[k];
 	return sum;
-}
-
-/* the stitch's entry (meas) of the model's max-autotune variant, the
- * baseline a user gets with one keyword: the first of its variants in that
- * mode. The others in it (the agents' rewrites, a wider radius) are
- * candidates, never the baseline. NULL when none. */
-const json_t *rule_report_autotune_variant(const struct dag_node *s, const json_t *meas)
-{
-	const struct kopt_model *m = rule_model_of(s)->spec;
-	size_t i;
-	json_t *v;
-	json_array_foreach(json_object_get(meas, "variants"), i, v) {
-		const char *name = json_string_value(json_object_get(v, "name"));
-		for (size_t j = 0; name && j < m->nvariants; j++)
-			if (strcmp(m->variants[j].name, name) == 0 && rule_max_autotune(m->variants[j].mode))
-				return v;
-	}
-	return NULL;
 }
 
 /* the stitch's entry of a variant whose code runs as CUDA graphs (the

@@ -12,7 +12,9 @@
 #include <math.h>
 #include <string.h>
 
-#include "rules.h"
+#include "plan.h"
+#include "report.h"
+#include "common.h"
 
 /* the phases' names in the worker's reply, and as the report heads them */
 static const char *const phase_key[] = { "dynamo_s", "inductor_s", "triton_s", "autotune_s", "run_s",

@@ -10,7 +10,10 @@
 #include <math.h>
 #include <string.h>
 
-#include "rules.h"
+#include "plan.h"
+#include "report.h"
+#include "space.h"
+#include "common.h"
 
 /* the profile of the variant the stitch's entry names, or NULL */
 static const json_t *meas_named(const struct rule_model *dm, const json_t **meas, const json_t *entry)

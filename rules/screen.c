@@ -74,6 +74,13 @@
 #include "../agents/agent.h"
 #include "../agents/features.h"
 #include "rules.h"
+#include "plan.h"
+#include "propose.h"
+#include "screen.h"
+#include "proto.h"
+#include "keys.h"
+#include "outputs.h"
+#include "common.h"
 
 #define SCREEN_VERSION 5 /* 2: source knobs searched with the launch keys; 3: "slower"; 4: grid=G; 5: the kernel's own blocks bound its moves */
 #define KEEP 3 /* configs that go on to the gates: with a budget of 4, a reduction's

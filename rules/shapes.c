@@ -35,6 +35,11 @@
 #include <string.h>
 
 #include "rules.h"
+#include "plan.h"
+#include "groups.h"
+#include "chains.h"
+#include "shapes.h"
+#include "common.h"
 
 uint64_t rule_shape_class(const char *src, const char *name)
 {

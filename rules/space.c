@@ -19,7 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rules.h"
+#include "summary.h"
+#include "space.h"
 
 enum need {
 	NEED_NONE, NEED_PARAMS, NEED_CONV, NEED_REDUCTION, NEED_TEMPLATE, NEED_GEMM, NEED_FUSION,

@@ -46,6 +46,14 @@
 #include "../engine/outdir.h"
 #include "measured.h"
 #include "rules.h"
+#include "plan.h"
+#include "propose.h"
+#include "verify.h"
+#include "space.h"
+#include "proto.h"
+#include "keys.h"
+#include "outputs.h"
+#include "common.h"
 #include "stitch.h"
 
 /* 9: the worker races each variant in a frame of its own

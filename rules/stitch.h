@@ -8,7 +8,8 @@
 #define KOPT_RULES_STITCH_H
 
 #include "../gates/gates.h"
-#include "rules.h"
+#include "plan.h"
+#include "outputs.h"
 
 #include <stdbool.h>
 

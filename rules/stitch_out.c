@@ -19,6 +19,15 @@
 #include "../engine/seal.h"
 #include "measured.h"
 #include "stitch.h"
+#include "plan.h"
+#include "report.h"
+#include "propose.h"
+#include "verify.h"
+#include "screen.h"
+#include "space.h"
+#include "proto.h"
+#include "outputs.h"
+#include "common.h"
 
 /* the model's candidates, kernel by kernel, in the order the agents made
  * them: what was tried, the verdict and why (each kernel's short-term

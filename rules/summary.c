@@ -42,7 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rules.h"
+#include "summary.h"
 
 char *rule_summary_write(const struct rule_summary *s)
 {

@@ -24,7 +24,13 @@
 #include "../agents/memory.h"
 #include "../gates/gates.h"
 #include "../common/nofollow.h"
-#include "rules.h"
+#include "plan.h"
+#include "propose.h"
+#include "verify.h"
+#include "proto.h"
+#include "keys.h"
+#include "outputs.h"
+#include "common.h"
 
 static int verify_key(struct dag *d, struct dag_node *n, struct hash_key *k, char **why)
 {

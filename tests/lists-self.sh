@@ -38,9 +38,9 @@ mutate launch-keys agents/features.h 's/X("R1_BLOCK", 1, 0, 1)/X("R1_BLOCK", 1, 
 	"a block the screen moves left out of the C list's"
 mutate graph-facts runtime/python/kopt/facts.py 's/"sliced_products")/"sliced_products", "gathers")/' \
 	"a fact counted in Python alone"
-mutate graph-facts rules/rules.h 's/X(attns, "attentions", "attn", 0)/X(attns, "attention", "attn", 0)/' \
+mutate graph-facts rules/summary.h 's/X(attns, "attentions", "attn", 0)/X(attns, "attention", "attn", 0)/' \
 	"a fact renamed in C alone"
-mutate graph-facts rules/rules.h 's/X(slices, "sliced_products", "slice", 0)/X(slices, "sliced_products", "attn", 0)/' \
+mutate graph-facts rules/summary.h 's/X(slices, "sliced_products", "slice", 0)/X(slices, "sliced_products", "attn", 0)/' \
 	"a summary key written twice"
 mutate rewrite-names runtime/python/kopt/rewrites.py 's/"sliced_product", "flash_attention")/"sliced_product", "flash_attention", "gather_as_index")/' \
 	"a rewrite in Python alone"
@@ -52,7 +52,7 @@ mutate rewrite-names man/kopt.5 '/^\.B kopt\.sliced_product$/d' \
 	"a rewrite left out of kopt(5)'s options"
 mutate rewrite-names man/kopt.5 's/^\.B kopt.pool_as_pointwise = true$/.B kopt.pool_as_stencil = true/' \
 	"kopt(5) naming a rewrite no one knows"
-mutate max-autotune rules/report.c 's/rule_max_autotune(m->variants\[j\].mode)/m->variants[j].mode \&\& strstr(m->variants[j].mode, "max-autotune")/' \
+mutate max-autotune rules/space_pick.c 's/rule_max_autotune(m->variants\[j\].mode)/m->variants[j].mode \&\& strstr(m->variants[j].mode, "max-autotune")/' \
 	"a rule telling the baseline by its mode itself"
 mutate perf-quartile runtime/python/kopt/gate_rules.py 's/    if _quantile(r, 0.25) >= gamma and/    if _quantile(r, 0.5) >= gamma and/' \
 	"the early stop passing on the median"

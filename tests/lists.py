@@ -98,19 +98,19 @@ def py_dict_keys(path: str, func: str, name: str) -> list[str]:
 
 
 def graph_facts() -> list[str]:
-    """The graph facts: rules/rules.h's RULE_GRAPH_FACTS is the list (the
+    """The graph facts: rules/summary.h's RULE_GRAPH_FACTS is the list (the
     profile's measurements, the summary's facts line); facts.py counts
     each of them (FACTS, and the parameters graph_facts adds), and nothing
     else."""
-    rows = c_xmacro("rules/rules.h", "RULE_GRAPH_FACTS")
+    rows = c_xmacro("rules/summary.h", "RULE_GRAPH_FACTS")
     c = [r[1] for r in rows]
     py = list(py_assign("runtime/python/kopt/facts.py", "FACTS")) + py_dict_keys(
         "runtime/python/kopt/facts.py", "graph_facts", "count.counts")
-    out = differ_sets("the graph facts", c, py, "rules/rules.h RULE_GRAPH_FACTS", "facts.py FACTS and graph_facts")
+    out = differ_sets("the graph facts", c, py, "rules/summary.h RULE_GRAPH_FACTS", "facts.py FACTS and graph_facts")
     for what, col in (("field", 0), ("summary key", 2)):
         names = [r[col] for r in rows]
         if len(set(names)) != len(names):
-            out.append(f"rules/rules.h RULE_GRAPH_FACTS: a {what} twice: {names}")
+            out.append(f"rules/summary.h RULE_GRAPH_FACTS: a {what} twice: {names}")
     return out
 
 
@@ -365,12 +365,12 @@ def graph_code() -> list[str]:
 
 
 def graphs_modes() -> list[str]:
-    """Which modes torch runs as CUDA graphs: rules/common.c's
+    """Which modes torch runs as CUDA graphs: rules/space_pick.c's
     rule_mode_graphs says it; the worker's Compiled.graphs (problem.py)
     names the same modes."""
-    m = re.search(r"^bool rule_mode_graphs\(const char \*mode\)\n\{(.*?)^\}", text("rules/common.c"), re.S | re.M)
+    m = re.search(r"^bool rule_mode_graphs\(const char \*mode\)\n\{(.*?)^\}", text("rules/space_pick.c"), re.S | re.M)
     c = re.findall(r'"([\w-]+)"', m.group(1)) if m else []
-    out = [] if m else ["rules/common.c: no rule_mode_graphs"]
+    out = [] if m else ["rules/space_pick.c: no rule_mode_graphs"]
     py = []
     tree = ast.parse(text("runtime/python/kopt/problem.py"))
     for fn in ast.walk(tree):
@@ -381,19 +381,19 @@ def graphs_modes() -> list[str]:
                     py = list(ast.literal_eval(node.comparators[0]))
     if not py:
         out.append("problem.py: Compiled.graphs names no modes")
-    return out + differ_sets("the modes run as CUDA graphs", c, py, "rules/common.c rule_mode_graphs",
+    return out + differ_sets("the modes run as CUDA graphs", c, py, "rules/space_pick.c rule_mode_graphs",
                              "problem.py Compiled.graphs")
 
 
 FACTS = {
-    "graphs-modes": (graphs_modes, "which modes run as CUDA graphs (rules/common.c; problem.py)"),
+    "graphs-modes": (graphs_modes, "which modes run as CUDA graphs (rules/space_pick.c; problem.py)"),
     "graph-code": (graph_code, "the rewrites' files (rewrites.py FILES, GRAPH_CODE; the package)"),
     "persist": (persist, "the persistent transform and its row bound (persist.c; knobs.py)"),
     "perf-quartile": (perf_quartile, "gate 4's quartile test (gates/perf.c; gate_rules.py perf_decided)"),
     "tolerance": (tolerance, "the tolerance a dtype takes (gates/gate.c; gate_rules.py)"),
     "max-autotune": (max_autotune, "which variant is the max-autotune baseline (rules/: rule_max_autotune)"),
     "rewrite-names": (rewrite_names, "the rewrite names (rewrites.py; rules/space.c, kopt(5))"),
-    "graph-facts": (graph_facts, "the graph facts (rules/rules.h; facts.py)"),
+    "graph-facts": (graph_facts, "the graph facts (rules/summary.h; facts.py)"),
     "launch-keys": (launch_keys, "the launch-key order (agents/features.h; screen.py)"),
 }
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../../rules/rules.h"
+#include "../../rules/plan.h"
 #include "../tap.h"
 
 /* a profile with five rows: frac_peak given, only achieved_gbps, neither,

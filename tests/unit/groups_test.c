@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "../../rules/rules.h"
+#include "../../rules/summary.h"
+#include "../../rules/groups.h"
 #include "../tap.h"
 
 static char *load(const char *name)

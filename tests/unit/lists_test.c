@@ -24,6 +24,8 @@
 #include "common/util.h"
 #include "lang/lang.h"
 #include "rules/rules.h"
+#include "rules/proto.h"
+#include "rules/keys.h"
 #include "tests/tap.h"
 
 static char *dir; /* a temp folder with the model files m.py and m2.py */

@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 #include "../../rules/rules.h"
+#include "../../rules/space.h"
 #include "../tap.h"
 
 static size_t pick(const double *b, const double *o, const bool *p, size_t n, bool *optimized)

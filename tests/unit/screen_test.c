@@ -18,6 +18,11 @@
 
 #include "../../lang/lang.h"
 #include "../../rules/rules.h"
+#include "../../rules/plan.h"
+#include "../../rules/screen.h"
+#include "../../rules/keys.h"
+#include "../../rules/outputs.h"
+#include "../../rules/common.h"
 #include "../tap.h"
 
 extern const struct rule rule_screen;

@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "../../rules/rules.h"
+#include "../../rules/groups.h"
+#include "../../rules/shapes.h"
 #include "../tap.h"
 
 static char *load(const char *name)

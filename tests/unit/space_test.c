@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "../../rules/rules.h"
+#include "../../rules/summary.h"
+#include "../../rules/space.h"
 #include "../tap.h"
 
 /* the names found, space-separated; caller frees */

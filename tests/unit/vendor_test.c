@@ -14,6 +14,8 @@
 
 #include "../../common/util.h"
 #include "../../rules/rules.h"
+#include "../../rules/space.h"
+#include "../../rules/vendor.h"
 #include "../tap.h"
 
 static char *rows(const json_t *models, double gamma)

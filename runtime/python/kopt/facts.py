@@ -9,7 +9,7 @@ with or without a causal-like mask), products read in part (a select or
 slice of their output, through views), and reductions (and those over axes
 that leave a contiguous last axis out), and the elements of the model's
 parameters and buffers. FACTS names them as the profile does (PROTOCOL.md,
-profile); rules/rules.h's RULE_GRAPH_FACTS is the list, which
+profile); rules/summary.h's RULE_GRAPH_FACTS is the list, which
 tests/lists.py checks FACTS against.
 
 Most facts say where one of koptmake's rewrites could apply (rewrites.py

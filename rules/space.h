@@ -1,0 +1,113 @@
+/*
+ * rules/space.h: the implementation space: the search over Inductor's
+ * options and koptmake's rewrites (rules/space.c), the agents' own
+ * variants and the choice across a model's variants (rules/space_pick.c),
+ * and what a variant's mode means (rules/space_pick.c).
+ */
+#ifndef KOPT_RULES_SPACE_H
+#define KOPT_RULES_SPACE_H
+
+#include <jansson.h>
+#include <stdbool.h>
+
+#include "../common/util.h"
+#include "../engine/dag.h"
+#include "../lang/spec.h"
+#include "summary.h"
+
+/* A Markdown row when the first variant's side-by-side eager run
+ * (worker.py eager_vs_compiled; meas[v] is variant v's profile) beats
+ * torch.compile by gamma: the hot kernels' distinctive ATen ops, and the
+ * ATen-fallback variant to declare, the one the agents added (auto_name),
+ * or the declared variant that eager does not beat. Returns whether it
+ * wrote a row. */
+extern const char rule_space_header[];
+#define RULE_AUTO_VARIANT "aten-auto"   /* the agents' own variants: ATen fallbacks */
+#define RULE_CUDNN_VARIANT "cudnn-auto" /*   and cudnn.benchmark */
+#define RULE_CUDNN_SHARE 0.25           /* of device time in cuDNN calls: worth benchmarking */
+
+/*
+ * The implementation-space search (agents space_variants, rules/space.c):
+ * Inductor's options as search dimensions on top of
+ * max-autotune-no-cudagraphs, each dimension one variant named for what it
+ * changes. rule_space_search fills out[] (at most max) with the variants
+ * the first variant's profile summary calls for, in the table's order: a
+ * dimension that needs a convolution, a reduction, a GEMM or parameters is
+ * left out where the profile found none (one that needs eager to beat the
+ * first variant, where it does not by gamma), and one that base sets already
+ * is no variant. base is the model's declared
+ * max-autotune-no-cudagraphs variant or NULL; the variants' lists and
+ * options are allocated (rule_variant_release frees them), their strings
+ * static or base's. Returns the count.
+ */
+#define RULE_SPACE_MAX 21
+/* the mode the search builds on, its base's: max-autotune without CUDA
+ * graphs, what a user would pick instead of the defaults (DESIGN.md) */
+#define RULE_SPACE_MODE "max-autotune-no-cudagraphs"
+/* whether mode is one of torch's max-autotune modes, with CUDA graphs or
+ * without (rules/space_pick.c): a report's max-autotune baseline is the
+ * model's first variant in one (rule_report_autotune_variant), and torch
+ * tunes a pinned config at its first launch under each (rule_key_pinned).
+ * The one place that tells a max-autotune variant by its mode, with
+ * RULE_SPACE_MODE (tests/lists.py) */
+bool rule_max_autotune(const char *mode);
+/* the stitch result's entry (meas "variants") of the model's first
+ * declared max-autotune variant, the report's baseline, or NULL
+ * (rules/space_pick.c) */
+const json_t *rule_report_autotune_variant(const struct dag_node *s, const json_t *meas);
+/* whether torch runs a variant of mode as CUDA graphs, its options aside
+ * (rules/space_pick.c; rule_variant_graphs reads the options too; the worker's
+ * problem.Compiled.graphs, checked against it by tests/lists.py) */
+bool rule_mode_graphs(const char *mode);
+size_t rule_space_search(const struct rule_summary *s, const struct kopt_variant *base, size_t max, double gamma,
+			 struct kopt_variant *out);
+/* what a variant is, one line for reports ("max-autotune-no-cudagraphs,
+ * freezing = true"); caller frees */
+char *rule_variant_what(const struct kopt_variant *v);
+/* whether v's compiled code runs as CUDA graphs (mode reduce-overhead or
+ * max-autotune, or triton.cudagraphs set): its kernels are replayed as
+ * captured, which no kernel candidate changes */
+bool rule_variant_graphs(const struct kopt_variant *v);
+/* a copy of v whose aten_fallback and options arrays are its own (their
+ * strings shared); rule_variant_release frees the arrays */
+void rule_variant_copy(struct kopt_variant *dst, const struct kopt_variant *v);
+void rule_variant_release(struct kopt_variant *v);
+int rule_space_rows(struct strbuf *md, const struct kopt_model *m, const json_t *const *meas, size_t n,
+		    double gamma, const char *auto_name);
+/* The agents' implementation-space choice (the profile's expansion): the ATen ops
+ * to keep out of Inductor when eager beats every declared variant's
+ * compiled code by gamma in that variant's own profile (meas[v], side by
+ * side), taken from the hot kernels of the first; NULL when eager does not
+ * win everywhere, when no hot kernel names a distinctive op, or when the
+ * spec already declares ATen fallbacks for the model. New reference. */
+json_t *rule_space_pick(const struct kopt_model *m, const json_t *const *meas, size_t n, double gamma);
+/* The same from the profiles' summaries, without parsing their results
+ * (struct rule_summary: ratio[v] is variant v's eager_ratio, ops0 the
+ * first variant's eager_ops). rule_space_line gives the summary's lines
+ * of these figures for a profile's measurements. */
+char *rule_space_line(const json_t *profile_meas);
+/* The share of a profile's device time that torch's cuDNN calls take
+ * (vendor calls, runtime/python/kopt/vendor.py); 0 without any. The
+ * summary carries it too, as "cudnn\tSHARE\t-\t-" (rule_space_line). */
+double rule_cudnn_share(const json_t *profile_meas);
+json_t *rule_space_pick_lines(const struct kopt_model *m, const double *ratio, size_t n, const char *ops0,
+			      double gamma);
+
+/*
+ * The implementation-space choice across a model's compile variants: each
+ * variant's time is its stitched time if its winners passed, else its
+ * compiled baseline; in the spec's order, a variant replaces the best so far
+ * only when faster by gamma (two within the noise keep the earlier), and a
+ * variant with no winner must beat the first variant's baseline by gamma to
+ * be chosen (a compile option that wins inside the noise is no win).
+ * Returns whether the model is optimized (winners, or another variant) and
+ * sets *best.
+ */
+bool rule_pick_variant(const double *base, const double *opt, const bool *passed, size_t n, double gamma,
+		       size_t *best);
+
+/* fills the implementation-space figures of s (cudnn share, eager ratio
+ * and ops) from a profile's measurements (rules/space_pick.c) */
+void rule_summary_space(struct rule_summary *s, const json_t *profile_meas);
+
+#endif
