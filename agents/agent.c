@@ -1,5 +1,6 @@
 /*
- * agents/agent.c: the five roles, each built in or an LLM as the spec says.
+ * agents/agent.c: the dispatcher: the five roles, each built in or an LLM as
+ * the spec says.
  *
  * Candidate i of a kernel comes from one role:
  *   - the debugger, when the last candidate failed a correctness-type gate

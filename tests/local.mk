@@ -124,3 +124,6 @@ TESTS += tests/lists.sh tests/lists-self.sh
 check_PROGRAMS += tests/unit/lists_dump
 tests_unit_lists_dump_SOURCES = tests/unit/lists_dump.c
 EXTRA_DIST += tests/lists.py tests/lists.sh tests/lists-self.sh
+# DESIGN.md's layout names every file of the repository (issue 41)
+TESTS += tests/layout.sh tests/layout-self.sh
+EXTRA_DIST += tests/layout.py tests/layout.sh tests/layout-self.sh
