@@ -12,6 +12,7 @@ for d in agents rules gates lang runtime man tests/fixtures/kernels; do
 	mkdir -p "$tmp/$(dirname "$d")"
 	cp -R "$top_srcdir/$d" "$tmp/$d"
 done
+chmod -R u+w "$tmp" # a source tree may be read-only (make distcheck)
 n=0
 # mutate FACT FILE SED DESCRIPTION: FACT's check fails once SED changed FILE
 mutate() {
