@@ -104,7 +104,7 @@ TESTS += tests/e2e/counters.sh
 EXTRA_DIST += tests/e2e/counters.sh
 # bench/beyond/sample.sh: the benchmark's sampling rule, and named problems
 TESTS += tests/e2e/beyond-sample.sh
-EXTRA_DIST += tests/e2e/beyond-sample.sh
+EXTRA_DIST += tests/e2e/beyond-sample.sh bench/beyond/sample.sh
 check_PROGRAMS += tests/unit/wpool_test
 tests_unit_wpool_test_SOURCES = tests/unit/wpool_test.c tests/tap.h
 TESTS += tests/unit/wpool_test
