@@ -60,7 +60,7 @@ KOPT_PY_FILES = \
 	runtime/python/kopt/static_limits.py \
 	runtime/python/kopt/static_bounds.py \
 	runtime/python/kopt/static_checker.py \
-		runtime/python/kopt/memcheck.py \
+	runtime/python/kopt/memcheck.py \
 	runtime/python/kopt/memcheck_child.py \
 	runtime/python/kopt/problem.py
 EXTRA_DIST += runtime/PROTOCOL.md runtime/cshim/string
