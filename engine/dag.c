@@ -152,9 +152,11 @@ json_t *dag_result(struct dag *d, struct dag_node *n)
 		return NULL;
 	json_error_t err;
 	n->result = json_loadb(n->manifest, n->manifest_len, 0, &err);
-	if (!n->result || !json_is_object(n->result)) {
+	if (!n->result) {
 		kopt_warn("the cached result of %s %s does not parse (%s); ignored",
 			  n->rule->name, n->path, err.text);
+	} else if (!json_is_object(n->result)) {
+		kopt_warn("the cached result of %s %s is not a JSON object; ignored", n->rule->name, n->path);
 		json_decref(n->result);
 		n->result = NULL;
 	}

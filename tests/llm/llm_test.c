@@ -612,6 +612,166 @@ static void t_secrets(void)
 	strbuf_release(&sb);
 }
 
+/* base64 of all n bytes, padded or not, for the test */
+static void b64_all(const unsigned char *p, size_t n, const char *alphabet, bool pad, struct strbuf *out)
+{
+	for (size_t i = 0; i < n; i += 3) {
+		unsigned v = (unsigned)p[i] << 16 | (i + 1 < n ? (unsigned)p[i + 1] << 8 : 0) | (i + 2 < n ? p[i + 2] : 0);
+		size_t chars = n - i >= 3 ? 4 : n - i + 1;
+		for (size_t j = 0; j < 4; j++) {
+			if (j < chars)
+				strbuf_addch(out, alphabet[(v >> (18 - 6 * j)) & 63]);
+			else if (pad)
+				strbuf_addch(out, '=');
+		}
+	}
+}
+
+/* whether text is "<" enc[0:x] "[redacted]" enc[y:] ">" for an x in
+ * [x0, x1] and a y in [y0, y1] */
+static bool scrubbed_within(const char *text, const char *enc, size_t x0, size_t x1, size_t y0, size_t y1)
+{
+	size_t len = strlen(enc);
+	for (size_t x = x0; x <= x1; x++)
+		for (size_t y = y0; y <= y1 && y <= len; y++) {
+			struct strbuf want = STRBUF_INIT;
+			strbuf_addf(&want, "<%.*s[redacted]%s>", (int)x, enc, enc + y);
+			bool same = strcmp(text, want.buf) == 0;
+			strbuf_release(&want);
+			if (same)
+				return true;
+		}
+	return false;
+}
+
+/*
+ * The scrubber's idea of an encoded key: in a base64 text of a key and
+ * other bytes (before it at each alignment, after it, in either alphabet,
+ * padded or not), every character that holds a bit of the key goes,
+ * whatever characters of the alphabet the other bytes make beside it; the
+ * redaction stays within the groups of four characters that hold key
+ * bytes (and their padding), and the characters around the text (none of
+ * them base64's: `=` is padding only at the end) stay, also where the text
+ * is cut at the key's first character. The keys' first and last bytes put
+ * each of + / - _ among the characters that hold key bits.
+ */
+static void t_scrub_encoded(void)
+{
+	static const char *const abc[] = { "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/",
+					   "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_" };
+	static const char *const keys[] = { SECRET, "~sk-test-key-0007", "?sk-test-key-0w", "sk-test-key-1234567" };
+	int cases = 0, right = 0;
+	for (size_t kk = 0; kk < sizeof keys / sizeof *keys; kk++)
+		for (int a = 0; a < 2; a++)
+			for (int pad = 0; pad < 2; pad++)
+				for (size_t before = 0; before < 3; before++)
+					for (size_t after = 0; after < 5; after++)
+						for (unsigned v = 0; v < 256; v++) {
+							const char *k = keys[kk];
+							size_t n = strlen(k);
+							unsigned char buf[64];
+							for (size_t i = 0; i < before; i++)
+								buf[i] = (unsigned char)(v + 37 * i);
+							memcpy(buf + before, k, n);
+							for (size_t i = 0; i < after; i++)
+								buf[before + n + i] = (unsigned char)(255 - v + 11 * i);
+							struct strbuf enc = STRBUF_INIT, text = STRBUF_INIT;
+							b64_all(buf, before + n + after, abc[a], pad, &enc);
+							/* characters holding key bits, and the groups holding key bytes */
+							size_t first_c = 8 * before / 6, last_c = (8 * (before + n) - 1) / 6;
+							size_t first_g = before / 3, end_g = 4 * ((before + n - 1) / 3 + 1);
+							if (end_g >= enc.len)
+								end_g = enc.len;
+							strbuf_addf(&text, "<%s>", enc.buf);
+							llm_scrub(&text, k);
+							bool good = scrubbed_within(text.buf, enc.buf, 4 * first_g, first_c, last_c + 1, end_g);
+							/* the text cut at the key's first character, after "==" */
+							strbuf_reset(&text);
+							strbuf_addf(&text, "<==%s>", enc.buf + first_c);
+							llm_scrub(&text, k);
+							good = good && !strncmp(text.buf, "<==[redacted]", 13) &&
+							       strlen(text.buf) <= 14 + enc.len - last_c;
+							cases++;
+							if (good)
+								right++;
+							else if (cases - right <= 3)
+								tap_diag("<%s>, key %s: scrubbed to %s", enc.buf, k, text.buf);
+							strbuf_release(&enc);
+							strbuf_release(&text);
+						}
+	TAP_IS_INT(right, cases, "secret: the scrubber takes every base64 character holding a bit of the key, whatever "
+		   "characters of either alphabet the bytes around make beside it, and nothing outside its groups");
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addstr(&sb, "a=" SECRET "=b +" SECRET "/ -" SECRET "_");
+	llm_scrub(&sb, SECRET);
+	TAP_IS_STR(sb.buf, "a=[redacted]=b +[redacted]/ -[redacted]_",
+		   "secret: the key itself goes alone: the characters beside it stay, base64's too");
+	strbuf_release(&sb);
+}
+
+/*
+ * The base URL from the spec may end in slashes: the client drops them all
+ * before it adds the API's path, for each provider; a URL of slashes alone
+ * is refused before any request, as one with no host.
+ */
+static void t_url_slashes(void)
+{
+	struct llm_request req = req_fast();
+	struct server s;
+	if (server_start(&s, "openai_ok_x3") != 0) {
+		TAP_OK(0, "url: the replay server starts");
+		return;
+	}
+	static const char *const tails[] = { "/v1", "/v1/", "/v1///" };
+	int ok = 0;
+	for (size_t i = 0; i < 3; i++) {
+		char *url = xasprintf("%s%s", s.url, tails[i]);
+		struct kopt_llm cfg = cfg_for("openai", url, "KOPT_TEST_KEY");
+		struct llm_reply rep;
+		struct strbuf err = STRBUF_INIT;
+		llm_reply_init(&rep);
+		if (llm_complete(&cfg, &req, NULL, &rep, &err) == 0)
+			ok++;
+		else
+			tap_diag("%s: %s", url, err.buf);
+		llm_reply_release(&rep);
+		strbuf_release(&err);
+		free(url);
+	}
+	server_stop(&s);
+	json_t *q = server_requests(&s);
+	int paths = 0;
+	for (size_t i = 0; i < json_array_size(q); i++)
+		paths += strcmp(json_string_value(json_object_get(json_array_get(q, i), "path")), "/v1/chat/completions") == 0;
+	TAP_OK(ok == 3 && paths == 3 && json_array_size(q) == 3,
+	       "url: a base URL ending in /v1, /v1/ or /v1/// posts to /v1/chat/completions (%d answered, %d such paths)",
+	       ok, paths);
+	json_decref(q);
+
+	if (server_start(&s, "anthropic_ok") != 0)
+		return;
+	char *url = xasprintf("%s//", s.url);
+	struct kopt_llm cfg = cfg_for("anthropic", url, "KOPT_TEST_KEY");
+	struct llm_reply rep;
+	struct strbuf err = STRBUF_INIT;
+	llm_reply_init(&rep);
+	int rc = llm_complete(&cfg, &req, NULL, &rep, &err);
+	server_stop(&s);
+	q = server_requests(&s);
+	TAP_OK(rc == 0 && json_array_size(q) == 1 &&
+	       strcmp(json_string_value(json_object_get(json_array_get(q, 0), "path")), "/v1/messages") == 0,
+	       "url: anthropic's base URL with two trailing slashes posts to /v1/messages");
+	json_decref(q);
+	free(url);
+	strbuf_reset(&err);
+	cfg.url = (char *)"///";
+	rc = llm_complete(&cfg, &req, NULL, &rep, &err);
+	TAP_OK(rc == -1 && rep.attempts == 0 && has(err.buf, "a URL that does not parse"),
+	       "url: a base URL of slashes alone is refused before any request");
+	llm_reply_release(&rep);
+	strbuf_release(&err);
+}
+
 static void t_http(void)
 {
 	time_t now = 1700000000;
@@ -887,6 +1047,8 @@ int main(void)
 	t_budget();
 	t_replies();
 	t_secrets();
+	t_scrub_encoded();
+	t_url_slashes();
 	t_cache();
 	t_many();
 	t_edges();

@@ -4,16 +4,19 @@
  * test of the state-file loaders (action map, build log) on torn, mutated
  * and garbage inputs; the build log's last ok ingredients of a step;
  * -t gc's live objects (every marked record's, the first record's too); the
- * shortest action record read back as written.
+ * shortest action record read back as written; a cached step result is
+ * used only when it is a JSON object.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <config.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "../../engine/blog.h"
+#include "../../engine/dag.h"
 #include "../../engine/cache.h"
 #include "../../engine/explain.h"
 #include "../../engine/hash.h"
@@ -273,6 +276,63 @@ static void test_record_min(void)
 	strbuf_release(&sb);
 }
 
+/* dag_result with the manifest text m: the parsed result, and the
+ * warning it gave (into warn, empty if none) */
+static json_t *result_of(struct dag_node *n, const char *m, char *warn, size_t wlen)
+{
+	json_decref(n->result);
+	n->result = NULL;
+	n->manifest = m;
+	n->manifest_len = (uint32_t)strlen(m);
+	FILE *tmp = tmpfile();
+	int saved = dup(2);
+	fflush(stderr);
+	dup2(fileno(tmp), 2);
+	json_t *r = dag_result(NULL, n);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	rewind(tmp);
+	size_t got = fread(warn, 1, wlen - 1, tmp);
+	warn[got] = 0;
+	fclose(tmp);
+	return r;
+}
+
+/* a cached step result is used only when it is a JSON object: whatever else
+ * the manifest holds (another JSON value, broken JSON) is ignored with a
+ * warning, and the step runs again */
+static void test_result_object(void)
+{
+	static const struct rule r = { .name = "capture" };
+	struct dag_node n = { .rule = &r, .path = (char *)"m/default" };
+	char w[512];
+	static const char *const not_objects[] = { "[]", "[{\"kind\":\"capture\"}]", "[1, 2]" };
+	int refused = 0;
+	for (size_t i = 0; i < sizeof not_objects / sizeof *not_objects; i++) {
+		json_t *res = result_of(&n, not_objects[i], w, sizeof w);
+		if (!res && strstr(w, "warning: the cached result of capture m/default is not a JSON object; ignored"))
+			refused++;
+		else
+			tap_diag("%s: %s, warned '%s'", not_objects[i], res ? "accepted" : "refused", w);
+	}
+	TAP_IS_INT(refused, 3, "a cached step result that parses but is not a JSON object is rejected, with a warning");
+	static const char *const broken[] = { "{\"kind\":", "\"capture\"", "", "{} trailing" };
+	refused = 0;
+	for (size_t i = 0; i < sizeof broken / sizeof *broken; i++) {
+		json_t *res = result_of(&n, broken[i], w, sizeof w);
+		if (!res && strstr(w, "the cached result of capture m/default does not parse ("))
+			refused++;
+		else
+			tap_diag("'%s': %s, warned '%s'", broken[i], res ? "accepted" : "refused", w);
+	}
+	TAP_IS_INT(refused, 4, "a cached step result that does not parse is rejected, with the parser's reason");
+	json_t *res = result_of(&n, "{\"kind\":\"capture\",\"stable\":{}}", w, sizeof w);
+	TAP_OK(json_is_object(res) && !strcmp(json_string_value(json_object_get(res, "kind")), "capture") && !*w &&
+	       dag_result(NULL, &n) == res, "a cached step result that is an object is used, parsed once, without a warning");
+	json_decref(n.result);
+}
+
 int main(void)
 {
 	/* the loaders warn about every bad input: keep the TAP stream readable */
@@ -284,5 +344,6 @@ int main(void)
 	test_blog_last();
 	test_gc();
 	test_record_min();
+	test_result_object();
 	return tap_done();
 }
