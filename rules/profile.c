@@ -598,15 +598,13 @@ static int profile_reply(struct rule_run *run, json_t *res)
 
 /* a variant of the agents' own, after the declared ones and any other;
  * its lists become dm's (v's arrays are taken, not copied) */
-static size_t add_auto(struct dag *d, struct rule_model *dm, const struct kopt_variant *v)
+static void add_auto(struct dag *d, struct rule_model *dm, const struct kopt_variant *v)
 {
 	if (dm->nmv - dm->spec->nvariants >= RULE_MAX_AUTO)
 		kopt_die("more than %d variants of the agents' own", RULE_MAX_AUTO);
 	struct kopt_variant *av = &dm->auto_variants[dm->nmv - dm->spec->nvariants];
 	*av = *v;
-	size_t first_node = d->nnodes;
 	rule_plan_variant(d, dm, av);
-	return d->nnodes - first_node;
 }
 
 static bool declares(const struct kopt_model *m, const char *name)
@@ -620,27 +618,26 @@ static bool declares(const struct kopt_model *m, const char *name)
 /* The implementation-space search (rules/space.c): agents space_variants
  * of Inductor's options on top of max-autotune-no-cudagraphs, as the
  * first variant's profile calls for; a name the spec declares is left to
- * the spec. Returns the number of nodes added. */
-static size_t expand_search(struct dag *d, struct rule_model *dm)
+ * the spec. */
+static void expand_search(struct dag *d, struct rule_model *dm)
 {
 	const struct kopt_model *m = dm->spec;
 	int want = m->agents ? m->agents->space_variants : 0;
 	if (want <= 0 || !gate_baseline_usable(dm->mvs[0].summary.baseline))
-		return 0; /* off, or no speedup is claimed over the first variant */
+		return; /* off, or no speedup is claimed over the first variant */
 	const struct kopt_variant *base = NULL;
 	for (size_t v = 0; v < m->nvariants && !base; v++)
 		if (m->variants[v].mode && strcmp(m->variants[v].mode, RULE_SPACE_MODE) == 0)
 			base = &m->variants[v];
 	struct kopt_variant found[RULE_SPACE_MAX];
-	size_t n = rule_space_search(&dm->mvs[0].summary, base, (size_t)want, m->gates->gamma, found), added = 0;
+	size_t n = rule_space_search(&dm->mvs[0].summary, base, (size_t)want, m->gates->gamma, found);
 	for (size_t i = 0; i < n; i++) {
 		if (declares(m, found[i].name)) {
 			rule_variant_release(&found[i]);
 			continue;
 		}
-		added += add_auto(d, dm, &found[i]);
+		add_auto(d, dm, &found[i]);
 	}
-	return added;
 }
 
 /*
@@ -650,23 +647,24 @@ static size_t expand_search(struct dag *d, struct rule_model *dm)
  * for the hot kernels' ops); where torch's cuDNN calls take a quarter of
  * the first variant's device time or more and no variant benchmarks them,
  * "cudnn-auto" (the first variant with cudnn.benchmark on). Each comes with
- * its capture and profile; the stitch races them with the rest. Returns
- * the number of nodes added.
+ * its capture and profile; the stitch races them with the rest.
  */
-static size_t expand_space(struct dag *d, struct rule_model *dm)
+static void expand_space(struct dag *d, struct rule_model *dm)
 {
 	const struct kopt_model *m = dm->spec;
 	size_t n = m->nvariants;
 	if (dm->space_done || dm->nmv != n || n == 0 || dm->file_error)
-		return 0;
+		return;
 	for (size_t v = 0; v < n; v++)
 		if (!(dm->mvs[v].profile->flags & DAG_DONE))
-			return 0; /* not all known yet, or one failed: no choice */
+			return; /* not all known yet, or one failed: no choice */
 	dm->space_done = true;
 	if (m->kind != KOPT_MODEL_TORCH)
-		return 0;
-	if (m->agents && !m->agents->auto_variants)
-		return expand_search(d, dm);
+		return;
+	if (m->agents && !m->agents->auto_variants) {
+		expand_search(d, dm);
+		return;
+	}
 	double gamma = m->gates->gamma;
 	json_t *ops = NULL;
 	double cudnn = 0;
@@ -694,7 +692,6 @@ static size_t expand_space(struct dag *d, struct rule_model *dm)
 		}
 		free(meas);
 	}
-	size_t added = 0;
 	if (ops && !declares(m, RULE_AUTO_VARIANT)) {
 		/* the first variant's compile options, those ops kept out of Inductor */
 		struct kopt_variant v;
@@ -705,7 +702,7 @@ static size_t expand_space(struct dag *d, struct rule_model *dm)
 		v.aten_fallback = xcalloc(v.naten_fallback, sizeof *v.aten_fallback);
 		for (size_t i = 0; i < v.naten_fallback; i++)
 			v.aten_fallback[i] = dag_strdup(d, json_string_value(json_array_get(ops, i)));
-		added += add_auto(d, dm, &v);
+		add_auto(d, dm, &v);
 	}
 	json_decref(ops);
 	bool benchmarked = false;
@@ -723,10 +720,9 @@ static size_t expand_space(struct dag *d, struct rule_model *dm)
 		rule_variant_copy(&v, &m->variants[0]);
 		v.name = dag_strdup(d, RULE_CUDNN_VARIANT);
 		v.cudnn_benchmark = true;
-		added += add_auto(d, dm, &v);
+		add_auto(d, dm, &v);
 	}
-	added += expand_search(d, dm);
-	return added;
+	expand_search(d, dm);
 }
 
 /* a profile settled: its summary read; the agents' own variants once

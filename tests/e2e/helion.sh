@@ -6,7 +6,9 @@
 # candidates are helion.Configs, starting from Helion's quick autotune's
 # config, that the winner comes back as the line to paste and as
 # helion.json, that lessons are filed by config, and that helion_full
-# asks for the full-effort baseline and reruns the profile. Prints TAP.
+# asks for the full-effort baseline and reruns the profile, and that a
+# Helion file gets none of the variants the agents add to a torch model.
+# Prints TAP.
 set -eu
 
 . "$top_srcdir/tests/e2e/sim-env.sh" helion
@@ -14,7 +16,7 @@ printf '# sim: kernels 1\n# sim: wins num_warps=8\nimport helion\n' > soft.py
 spec() {
 	cat > h.kopt <<SPEC
 device sim { gpus = 1  timeout = 30s }
-agents default { budget = 6  hot = 0.05  seed = 1  backend = builtin  helion_full = $1 }
+agents default { budget = 6  hot = 0.05  seed = 1  backend = builtin  helion_full = $1  space_variants = 2 }
 gates strict { seeds = 5  atol = 1e-4  rtol = 1e-4  fp64_fallback = true  gamma = 1.03  repeats = 10  precision = strict }
 defaults { device = sim  agents = default  gates = strict }
 helion soft { source = "soft.py" }
@@ -26,6 +28,8 @@ spec false
 check "the build optimizes the Helion kernel file" "grep -q '1 optimized' out"
 check "profile.md: the own config's and the quick autotune's times and wall time, no full effort" \
 	"grep -q '^| hk0 | [0-9.]* | [0-9.]* | 40.0 | not run (agents: helion_full) | - |$' kopt-out/soft/profile.md"
+check "a Helion file gets no variant of the agents' own: no implementation-space search (space_variants = 2), no aten-auto or cudnn-auto" \
+	"[ \$(grep -c '^capture ' sim.log) -eq 1 ] && grep -q '^capture soft default' sim.log && ! grep -q 'auto' sim.log"
 check "every candidate verified is a helion.Config (block_sizes), none a Triton launch config" \
 	"[ \$(grep -c '^verify ' sim.log) -eq 6 ] && ! grep '^verify ' sim.log | grep -qv '\"block_sizes\":\\['"
 check "candidate 0 is Helion's quick autotune's config" \

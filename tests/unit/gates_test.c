@@ -554,6 +554,84 @@ static void test_decide(void)
 	json_decref(n);
 }
 
+/*
+ * gate_decide's status: a verdict, passing or failing at any gate, is a
+ * result (0, out filled, its gate named); -1 is for numbers that are not an
+ * object alone. A failing verdict never reads as an error, so a caller that
+ * tests the status < 0 still records the verdict and its reason.
+ */
+static void test_decide_status(void)
+{
+	static const struct { const char *numbers; bool pass; enum gate_id gate; } cases[] = {
+		{ "{}", false, GATE_NONE },
+		{ "{\"precision\":{}}", false, GATE_NONE },
+		{ "{\"static\":{\"ok\":false,\"reason\":\"import of 'os' is not allowed\"}}", false, GATE_STATIC },
+		{ "{\"static\":{\"ok\":true,\"reason\":\"kernel keeps its name\"}}", true, GATE_STATIC },
+		{ "{\"fp64\":{\"outputs\":[]}}", false, GATE_FP64 },
+		{ "{\"fp64\":{\"outputs\":[{\"index\":0,\"dtype\":\"float32\",\"rmse_cand\":1e-9,\"rmse_base\":1e-6}]}}",
+		  false, GATE_FP64 },
+		{ "{\"static\":{\"ok\":true,\"reason\":\"r\"},\"fp64\":{\"outputs\":[]}}", false, GATE_FP64 },
+		{ "{\"correctness\":{}}", false, GATE_CORRECTNESS },
+		{ "{\"perf\":{}}", false, GATE_PERF },
+		{ "{\"perf\":{\"base_ns\":[1,2,3]}}", false, GATE_PERF },
+	};
+	int right = 0;
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		struct gate_verdict v;
+		json_t *n = J(cases[i].numbers);
+		int rc = gate_decide(n, &cfg, &v);
+		if (rc == 0 && v.pass == cases[i].pass && v.gate == cases[i].gate && v.reason[0])
+			right++;
+		else
+			tap_diag("%s: status %d, pass %d, gate %d, reason '%s'", cases[i].numbers, rc, v.pass, (int)v.gate,
+				 v.reason);
+		json_decref(n);
+	}
+	/* correctness beyond tolerance only, with fp64 numbers that fail, pass, or are not read */
+	static const struct { const char *fp64; bool fallback; bool pass; enum gate_id gate; } fb[] = {
+		{ "{\"outputs\":[{\"index\":0,\"dtype\":\"float32\",\"rmse_cand\":9e-5,\"rmse_base\":3e-5}]}", true, false,
+		  GATE_FP64 },
+		{ "{\"outputs\":[]}", true, false, GATE_FP64 },
+		{ "{\"outputs\":[{\"index\":0,\"dtype\":\"float32\",\"rmse_cand\":4e-5,\"rmse_base\":3e-5}]}", true, true,
+		  GATE_FP64 },
+		{ "{\"outputs\":[{\"index\":0,\"dtype\":\"float32\",\"rmse_cand\":4e-5,\"rmse_base\":3e-5}]}", false, false,
+		  GATE_CORRECTNESS },
+	};
+	int nright = right;
+	for (size_t i = 0; i < sizeof fb / sizeof *fb; i++) {
+		struct gate_verdict v;
+		json_t *n = json_object(), *c = corr(5, 1);
+		set_err(c, 2, 0, 3.1e-3, false);
+		json_object_set_new(n, "correctness", c);
+		json_object_set_new(n, "fp64", J(fb[i].fp64));
+		cfg.fp64_fallback = fb[i].fallback;
+		int rc = gate_decide(n, &cfg, &v);
+		if (rc == 0 && v.pass == fb[i].pass && v.gate == fb[i].gate && v.reason[0])
+			right++;
+		else
+			tap_diag("fp64 fallback case %zu: status %d, pass %d, gate %d, reason '%s'", i, rc, v.pass, (int)v.gate,
+				 v.reason);
+		json_decref(n);
+	}
+	cfg.fp64_fallback = true;
+	TAP_IS_INT(right - nright, (int)(sizeof fb / sizeof *fb), "gate_decide: the fp64 fallback's verdict, passing or "
+		   "failing, is a result too (status 0)");
+	right = nright;
+	TAP_IS_INT(right, (int)(sizeof cases / sizeof *cases),
+		   "gate_decide: a verdict that fails at any gate (fp64 numbers without correctness too) is a result, "
+		   "status 0 with its gate and reason");
+	static const char *const not_objects[] = { "[]", "[{\"fp64\":{}}]", "\"fp64\"", "1", "null" };
+	right = 0;
+	for (size_t i = 0; i < sizeof not_objects / sizeof *not_objects; i++) {
+		struct gate_verdict v;
+		json_t *n = json_loads(not_objects[i], JSON_DECODE_ANY, NULL);
+		if (gate_decide(n, &cfg, &v) == -1 && !v.pass && v.gate == GATE_NONE)
+			right++;
+		json_decref(n);
+	}
+	TAP_IS_INT(right, 5, "gate_decide: numbers that are not an object are an error, status -1");
+}
+
 static void test_misc(void)
 {
 	char buf[32];
@@ -800,6 +878,7 @@ int main(void)
 	test_fp64();
 	test_perf();
 	test_decide();
+	test_decide_status();
 	test_misc();
 	test_precision();
 	return tap_done();

@@ -123,6 +123,36 @@ int main(void)
 	double r4[] = { NAN, 1.1 };
 	TAP_OK(rule_space_pick_lines(&m, r4, 2, "aten.sum", 1.03) == NULL, "... a variant without an eager run: nothing added");
 	TAP_OK(rule_space_pick_lines(&m, r3, 2, "-", 1.03) == NULL, "... no op: nothing added");
+	/* the automatic ATen-fallback rule leaves the choice to the spec
+	 * wherever any variant declares fallbacks, the first one included:
+	 * eager beats every variant, and nothing is added */
+	{
+		char *afb[] = { "aten.avg_pool2d" };
+		double rr[] = { 2.0, 2.0, 2.0 };
+		int right = 0, cases = 0;
+		for (size_t nv = 1; nv <= 3; nv++)
+			for (size_t at = 0; at <= nv; at++) { /* at == nv: none declares */
+				struct kopt_variant vs[3] = { { .name = "default" }, { .name = "autotune" }, { .name = "third" } };
+				if (at < nv) {
+					vs[at].aten_fallback = afb;
+					vs[at].naten_fallback = 1;
+				}
+				m.variants = vs;
+				m.nvariants = nv;
+				json_t *got = rule_space_pick_lines(&m, rr, nv, "aten.avg_pool2d", 1.03);
+				cases++;
+				if ((got == NULL) == (at < nv))
+					right++;
+				else
+					tap_diag("%zu variants, fallbacks declared by variant %zu: %s", nv, at,
+						 got ? "aten-auto picked" : "nothing picked");
+				json_decref(got);
+			}
+		TAP_IS_INT(right, cases, "space pick: a variant that declares ATen fallbacks, the first or any other, "
+			   "leaves the choice to the spec; with none, eager's ops are picked");
+		m.variants = two_v;
+		m.nvariants = 2;
+	}
 	/* poolings count for the pool rewrite only where the compiled code runs
 	 * one in ATen's kernel: level 1's 3-D average pooling (ATen's
 	 * AveragePool3d, 3.00x with the rewrite) against its 1-D max pooling
