@@ -5,8 +5,9 @@ runs each mutant against those tests alone. The map comes from one run of
 the whole suite in a tree built with gcc's --coverage (C) and with a
 sitecustomize.py that traces the kopt package's lines (Python), each test
 writing its counts under a folder of its own (GCOV_PREFIX, and
-KOPT_MUTATE_PYCOV for Python), then read back with gcov's JSON. Every test
-must pass there: that run is the unmutated suite's.
+KOPT_MUTATE_PYCOV for Python), then read back with gcov's JSON. That run
+is the unmutated suite's (tools/mutate says what it does with a test that
+fails there).
 
 For a line gcov knows nothing of (a declaration's initializer, a statement
 continued over lines) the tests that ran any line of its function count,

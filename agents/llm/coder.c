@@ -327,7 +327,7 @@ int agent_llm_tune(const struct agent_request *req, const struct llm_builtin *bi
 		if (!json_is_object(cfg)) {
 			json_decref(cfg);
 			cfg = NULL;
-			strbuf_addstr(&err, "tuner: the reply held no JSON config");
+			strbuf_addstr(&err, "the reply held no JSON config");
 		}
 	}
 	if (cfg) {

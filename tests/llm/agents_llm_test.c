@@ -212,6 +212,66 @@ static void t_digest(void)
 	json_decref(c);
 }
 
+/*
+ * The LLM tuner: its prompt gives the kernel's current launch config and
+ * every config tried with its verdict and speedup; the JSON object of its
+ * reply is the candidate's config, on the best passing candidate's source
+ * when there is one (on the kernel's own when none passed); a reply with no
+ * JSON object in it is no candidate, and the reason says so once.
+ */
+static void t_tune(void)
+{
+	struct server s;
+	int st = server_start(&s, "openai_tune");
+	use_llm(&s);
+	cfg.roles[KOPT_ROLE_TUNER].backend = KOPT_BACKEND_LLM;
+	cfg.roles[KOPT_ROLE_TUNER].llm = cfg.roles[KOPT_ROLE_CODER].llm;
+	json_t *c0 = json_pack("{s:s, s:{s:i}, s:s, s:s}", "source", "# the faster rewrite\n", "config", "XBLOCK", 2, "role",
+			       "coder", "name", "llm");
+	json_t *c1 = json_pack("{s:s, s:{s:i}, s:s, s:s}", "source", "# a slower one\n", "config", "XBLOCK", 8, "role",
+			       "coder", "name", "llm");
+	struct agent_try tr[2] = { { 0, c0, "pass", NULL, "kernel: 1.200x", 1.2, 46000, 38333 },
+				   { 1, c1, "fail", "perf", "perf: kernel speedup 0.900x", 0.9, 46000, 51111 } };
+	struct agent_request rq = { .kernel = &kernel, .cfg = &cfg, .index = 2, .traj = tr, .ntraj = 2 };
+	struct agent_reply a = { 0 };
+	TAP_OK(st == 0 && agent_llm_tune(&rq, &a) == 0 && a.candidate &&
+	       json_integer_value(json_object_get(json_object_get(a.candidate, "config"), "XBLOCK")) == 4 &&
+	       json_integer_value(json_object_get(json_object_get(a.candidate, "config"), "num_warps")) == 8 &&
+	       !strcmp(sv(a.candidate, "role"), "tuner") && !strcmp(sv(a.candidate, "source"), "# the faster rewrite\n") &&
+	       !strcmp(sv(a.candidate, "strategy"), "llm launch config of the best so far"),
+	       "llm tuner: the reply's JSON object is the config, on the best passing candidate's source");
+	json_t *q = server_requests(&s);
+	char *up = user_prompt(q, 0);
+	TAP_OK(up && strstr(up, "Current launch config: {\"XBLOCK\":1,\"num_stages\":1,\"num_warps\":4}") &&
+	       strstr(up, "- {\"XBLOCK\":2}: pass, speedup 1.200\n- {\"XBLOCK\":8}: fail, speedup 0.900\n"),
+	       "llm tuner: the prompt gives the current config and each config tried, its verdict and speedup");
+	free(up);
+	json_decref(q);
+	agent_reply_release(&a);
+
+	tr[0].verdict = "fail";
+	a = (struct agent_reply){ 0 };
+	TAP_OK(agent_llm_tune(&rq, &a) == 0 && a.candidate && !json_is_string(json_object_get(a.candidate, "source")) &&
+	       !strcmp(sv(a.candidate, "strategy"), "llm launch config"),
+	       "llm tuner: with no passing candidate, the config goes on the kernel's own source");
+	agent_reply_release(&a);
+	a = (struct agent_reply){ 0 };
+	TAP_OK(agent_llm_tune(&rq, &a) == 0 && !a.candidate && a.reason &&
+	       !strcmp(a.reason, "tuner: the reply held no JSON config"),
+	       "llm tuner: a reply without a JSON object is no candidate, and says why");
+	agent_reply_release(&a);
+	a = (struct agent_reply){ 0 };
+	TAP_OK(agent_llm_tune(&rq, &a) == 0 && !a.candidate && a.reason &&
+	       !strcmp(a.reason, "tuner: the reply held no JSON config"),
+	       "llm tuner: nor is one whose braces hold no JSON object");
+	agent_reply_release(&a);
+	server_stop(&s);
+	json_decref(c0);
+	json_decref(c1);
+	memset(&cfg.roles[KOPT_ROLE_TUNER], 0, sizeof cfg.roles[KOPT_ROLE_TUNER]);
+	unuse_llm();
+}
+
 int main(void)
 {
 	srcdir = getenv("top_srcdir");
@@ -335,6 +395,7 @@ int main(void)
 
 	t_beam();
 	t_config();
+	t_tune();
 	t_tokens();
 	t_digest();
 

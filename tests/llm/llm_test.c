@@ -22,6 +22,7 @@
 
 #include "../../common/http.h"
 #include "../../agents/llm.h"
+#include "../../agents/llm/provider.h"
 #include "../tap.h"
 #include "replay.h"
 
@@ -772,6 +773,50 @@ static void t_url_slashes(void)
 	strbuf_release(&err);
 }
 
+/*
+ * How much of an error body an error quotes: the server's own message up
+ * to 300 bytes, in each of the shapes the APIs use; a body with none (not
+ * JSON, or JSON without a message) up to 200; "..." where cut, nothing
+ * added at the limit itself; the count returned is the bytes added.
+ */
+static void t_error_lengths(void)
+{
+	static const struct { const char *pre, *post; size_t limit; } shapes[] = {
+		{ "", "", 200 }, /* not JSON */
+		{ "{\"error\":{\"message\":\"", "\"}}", 300 }, { "{\"error\":\"", "\"}", 300 },
+		{ "{\"detail\":\"", "\"}", 300 }, { "{\"message\":\"", "\"}", 300 },
+		{ "{\"status\":\"", "\"}", 200 }, /* JSON without a message: the body */
+	};
+	int cases = 0, right = 0;
+	for (size_t sh = 0; sh < sizeof shapes / sizeof *shapes; sh++)
+		for (size_t len = 190; len <= 310; len += 10) {
+			struct strbuf body = STRBUF_INIT, msg = STRBUF_INIT, want = STRBUF_INIT;
+			strbuf_addstr(&body, shapes[sh].pre);
+			for (size_t i = 0; i < len; i++)
+				strbuf_addch(&body, (char)('a' + i % 26));
+			strbuf_addstr(&body, shapes[sh].post);
+			bool whole_body = shapes[sh].limit == 200;
+			const char *quoted = whole_body ? body.buf : body.buf + strlen(shapes[sh].pre);
+			size_t qlen = whole_body ? body.len : len, limit = shapes[sh].limit;
+			strbuf_addstr(&msg, "llm: ");
+			strbuf_add(&want, quoted, qlen < limit ? qlen : limit);
+			if (qlen > limit)
+				strbuf_addstr(&want, "...");
+			size_t added = llm_error_message(body.buf, body.len, &msg);
+			cases++;
+			if (!strcmp(msg.buf + 5, want.buf) && added == want.len)
+				right++;
+			else if (cases - right <= 3)
+				tap_diag("%s...: quoted %zu bytes as '%.40s...', %zu added", shapes[sh].pre, msg.len - 5, msg.buf + 5,
+					 added);
+			strbuf_release(&body);
+			strbuf_release(&msg);
+			strbuf_release(&want);
+		}
+	TAP_IS_INT(right, cases, "error bodies: the server's message is quoted up to 300 bytes, a body without one up to "
+		   "200, cut with \"...\"; the count is the bytes added");
+}
+
 static void t_http(void)
 {
 	time_t now = 1700000000;
@@ -1048,6 +1093,7 @@ int main(void)
 	t_replies();
 	t_secrets();
 	t_scrub_encoded();
+	t_error_lengths();
 	t_url_slashes();
 	t_cache();
 	t_many();

@@ -14,6 +14,7 @@
 
 #include "../../agents/agent.h"
 #include "../../agents/builtin.h"
+#include "../../agents/builtin/launch.h"
 #include "../../agents/features.h"
 #include "../../agents/memory.h"
 #include "../tap.h"
@@ -110,6 +111,42 @@ static int search_and_learn(const struct agent_kernel *k, const char *memory, co
 	for (int i = 0; i < n; i++)
 		json_decref(cands[i]);
 	return first_best;
+}
+
+/*
+ * launch_equal: two launch configs are one config when their five launch
+ * keys read alike (num_stages 1 when absent) and every other key (R1_BLOCK,
+ * a screened config's extras) is in both with the same value, whichever
+ * side holds it; anything but two objects is never equal.
+ */
+static void test_launch_equal(void)
+{
+	static const struct { const char *a, *b; int equal; } cases[] = {
+		{ "{\"XBLOCK\":1,\"num_warps\":4}", "{\"num_warps\":4,\"XBLOCK\":1}", 1 },
+		{ "{\"XBLOCK\":1,\"num_warps\":4}", "{\"XBLOCK\":1,\"num_warps\":4,\"num_stages\":1}", 1 },
+		{ "{\"XBLOCK\":1,\"num_warps\":4}", "{\"XBLOCK\":2,\"num_warps\":4}", 0 },
+		{ "{\"XBLOCK\":1,\"num_warps\":4}", "{\"XBLOCK\":1,\"num_warps\":4,\"num_stages\":2}", 0 },
+		{ "{\"XBLOCK\":1,\"R1_BLOCK\":8}", "{\"XBLOCK\":1,\"R1_BLOCK\":8}", 1 },
+		{ "{\"XBLOCK\":1,\"R1_BLOCK\":8}", "{\"XBLOCK\":1,\"R1_BLOCK\":16}", 0 },
+		{ "{\"XBLOCK\":1,\"R1_BLOCK\":8}", "{\"XBLOCK\":1}", 0 },
+		{ "{\"XBLOCK\":1}", "{\"XBLOCK\":1,\"R1_BLOCK\":8}", 0 },
+		{ "{\"XBLOCK\":1,\"maxnreg\":128}", "{\"XBLOCK\":1}", 0 },
+		{ "{\"XBLOCK\":1}", "[1]", 0 },
+		{ "[1]", "[1]", 0 },
+	};
+	int right = 0;
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		json_t *a = json_loads(cases[i].a, 0, NULL), *b = json_loads(cases[i].b, 0, NULL);
+		int got = launch_equal(a, b);
+		if (got == cases[i].equal)
+			right++;
+		else
+			tap_diag("launch_equal(%s, %s) = %d", cases[i].a, cases[i].b, got);
+		json_decref(a);
+		json_decref(b);
+	}
+	TAP_IS_INT(right, (int)(sizeof cases / sizeof *cases), "launch_equal: the five keys alike and every other key in "
+		   "both with the same value, whichever config holds it");
 }
 
 int main(void)
@@ -598,5 +635,6 @@ int main(void)
 	unlink(memory);
 	rmdir(dir);
 	free(memory);
+	test_launch_equal();
 	return tap_done();
 }
