@@ -207,9 +207,11 @@ static struct llm_form *llm_secret_forms(const char *secret, size_t *n)
 	return forms;
 }
 
-static bool llm_b64_char(char c, bool pad)
+/* a character of either base64 alphabet (padding is not one: a run of
+ * '=' after a form's last group is taken apart) */
+static bool llm_b64_char(char c)
 {
-	return isalnum((unsigned char)c) || c == '+' || c == '/' || c == '-' || c == '_' || (pad && c == '=');
+	return isalnum((unsigned char)c) || c == '+' || c == '/' || c == '-' || c == '_';
 }
 
 void llm_scrub(struct strbuf *s, const char *secret)
@@ -226,9 +228,9 @@ void llm_scrub(struct strbuf *s, const char *secret)
 			const char *p = s->buf, *end = s->buf + s->len, *hit;
 			while ((hit = llm_find(p, (size_t)(end - p), fm->s, fm->len))) {
 				const char *from = hit, *to = hit + fm->len;
-				for (size_t i = 0; i < fm->lead && from > p && llm_b64_char(from[-1], false); i++)
+				for (size_t i = 0; i < fm->lead && from > p && llm_b64_char(from[-1]); i++)
 					from--;
-				for (size_t i = 0; i < fm->trail && to < end && llm_b64_char(*to, false); i++)
+				for (size_t i = 0; i < fm->trail && to < end && llm_b64_char(*to); i++)
 					to++;
 				while (fm->trail && to < end && *to == '=')
 					to++;
