@@ -215,9 +215,60 @@ static void test_end(void)
 	TAP_OK(WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM && kopt_now() - t0 < 2, "srun that ends on SIGTERM: no wait");
 }
 
+/* the partition srun names, in each form srun takes it, is the one whose
+ * GPUs sinfo is asked about: "-p V", "-pV", "--partition=V",
+ * "--partition V" (a fake sinfo beside the srun: GPUs on gpu alone) */
+static void test_gres_partition(void)
+{
+	char dir[] = "/tmp/kopt-slurm-part-XXXXXX";
+	if (!mkdtemp(dir)) {
+		TAP_OK(0, "mkdtemp");
+		return;
+	}
+	char *log = xasprintf("%s/calls", dir), *sinfo = xasprintf("%s/sinfo", dir), *srun = xasprintf("%s/srun", dir);
+	char *body = xasprintf("#!/bin/sh\necho \"$*\" >>%s\ncase \"$*\" in *--partition=gpu) echo 'gpu:h200:8(S:0-1)' ;; "
+			       "*) echo '(null)' ;; esac\n", log);
+	write_script(sinfo, body);
+	free(body);
+	static const struct { const char *a[3]; int n; bool gres; const char *asked; } cases[] = {
+		{ { "-p", "gpu" }, 2, true, "--partition=gpu" }, { { "-pgpu" }, 1, true, "--partition=gpu" },
+		{ { "--partition=gpu" }, 1, true, "--partition=gpu" }, { { "--partition", "gpu" }, 2, true, "--partition=gpu" },
+		{ { "-pcpu" }, 1, false, "--partition=cpu" }, { { "--partition=cpu" }, 1, false, "--partition=cpu" },
+		{ { "-J", "x" }, 2, false, "--format=%G" },
+	};
+	int right = 0;
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		char *argv[4] = { srun };
+		for (int k = 0; k < cases[i].n; k++)
+			argv[k + 1] = (char *)cases[i].a[k];
+		unlink(log);
+		bool g = slurm_wants_gres(argv, cases[i].n + 1);
+		struct strbuf sb = STRBUF_INIT;
+		strbuf_init(&sb);
+		strbuf_read_file(&sb, log);
+		size_t al = strlen(cases[i].asked);
+		bool asked = sb.len > al && !strncmp(sb.buf + sb.len - al - 1, cases[i].asked, al);
+		if (g == cases[i].gres && asked)
+			right++;
+		else
+			tap_diag("srun %s %s: gres %d, sinfo asked '%s'", cases[i].a[0], cases[i].n > 1 ? cases[i].a[1] : "", g,
+				 sb.buf);
+		strbuf_release(&sb);
+	}
+	TAP_IS_INT(right, (int)(sizeof cases / sizeof *cases), "the partition srun names (-p V, -pV, --partition=V, "
+		   "--partition V) is the one sinfo is asked about for GPUs");
+	unlink(log);
+	unlink(sinfo);
+	rmdir(dir);
+	free(log);
+	free(sinfo);
+	free(srun);
+}
+
 int main(void)
 {
 	test_reasons();
+	test_gres_partition();
 	test_argv();
 	test_end();
 	return tap_done();
