@@ -1005,6 +1005,17 @@ static void t_edges(void)
 	TAP_OK(r.rc == 0 && r.reply.usage_estimated && r.reply.input_tokens == chars / 4 + 8,
 	       "estimated input tokens: %ld characters, %ld tokens", chars, r.reply.input_tokens);
 	run_release(&r);
+	/* with earlier turns: their characters too, and 4 for each turn's frame */
+	struct llm_turn turns[2] = { { LLM_USER, "an earlier question of forty characters." },
+				     { LLM_ASSISTANT, "and its answer, of thirty characters" } };
+	struct llm_request treq = req;
+	treq.turns = turns;
+	treq.nturns = 2;
+	run_scenario(&r, "vllm_no_usage", "openai", &treq, NULL, NULL);
+	long tchars = chars + (long)(strlen(turns[0].text) + strlen(turns[1].text));
+	TAP_OK(r.rc == 0 && r.reply.usage_estimated && r.reply.input_tokens == tchars / 4 + 8 + 2 * 4,
+	       "estimated input tokens with two earlier turns: %ld characters, %ld tokens", tchars, r.reply.input_tokens);
+	run_release(&r);
 
 	/* the reply's max_tokens is what the budget has left: 100 tokens more
 	 * used, 100 fewer asked for */

@@ -43,7 +43,7 @@ def finite(x):
     if math.isnan(x):
         return None
     if math.isinf(x):
-        return 1e300 if x > 0 else -1e300
+        return math.copysign(1e300, x)
     return x
 
 

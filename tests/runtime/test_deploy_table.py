@@ -1,0 +1,127 @@
+"""tests/runtime/test_deploy_table.py: the deployment's table and its check
+(kopt.deploy), on the CPU with any torch: a table read from a folder or a
+file, its absent parts empty; a kernel's source from its entry or the
+kernel's own; which outputs are the same (shapes, dtypes, integers exactly,
+floats within the gates' tolerances, the half types' own); the check of the
+swaps: all kept when the outputs agree, the one that changes them put back
+(with a warning naming it), all of them when only their sum does. The
+modules and kernels swapped are plain objects made here (TEST DOUBLES of
+Inductor's output modules). Prints TAP."""
+import json
+import os
+import sys
+import tempfile
+import types
+import warnings
+
+top = os.environ.get("top_srcdir") or os.path.join(os.path.dirname(__file__), "..", "..")
+sys.path.insert(0, os.path.join(top, "runtime", "python"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tap import ok, done  # noqa: E402
+
+import torch  # noqa: E402
+
+from kopt import deploy as D  # noqa: E402
+
+torch.cuda.synchronize = lambda *a, **k: None  # a CPU run: nothing to wait for
+
+d = tempfile.mkdtemp()
+with open(os.path.join(d, "substitutions.json"), "w") as f:
+    json.dump({"variant": {"mode": "max-autotune"}, "kernels": {"h1": {"source": "s"}}, "gates": {"atol": 1e-3}}, f)
+t = D.Table(d)
+ok(t.path == os.path.join(d, "substitutions.json") and t.variant == {"mode": "max-autotune"} and
+   t.kernels == {"h1": {"source": "s"}} and t.gates == {"atol": 1e-3} and t.seen == 0 and not t.hits and
+   not t.swaps and not t.reverted, "Table: from the folder, its substitutions.json, each part as written")
+with open(os.path.join(d, "other.json"), "w") as f:
+    json.dump({"kernels": None}, f)
+t2 = D.Table(os.path.join(d, "other.json"))
+ok(t2.variant == {} and t2.kernels == {} and t2.gates == {}, "Table: from a file; parts absent or null are empty")
+
+decl = types.SimpleNamespace(name="k", source="own source")
+ok(D.edited_source(decl, {"source": "table's"}) == "table's" and D.edited_source(decl, {}) == "own source" and
+   D.edited_source(decl, {"source": "", "config": {}}) == "own source",
+   "edited_source: the entry's source, else the kernel's own (a pinned config alone)")
+
+f32 = torch.tensor([1.0, 2.0, 4.0])
+gates = {"atol": 1e-4, "rtol": 1e-4, "atol_half": 1e-2, "rtol_half": 1e-2}
+cases = [
+    ([f32], [f32.clone()], gates, True),
+    ([f32], [f32 + 5e-5], gates, True),
+    ([f32], [f32 + 1e-3], gates, False),
+    ([f32], [f32 + 1e-3], {"atol": 2e-3, "rtol": 0}, True),
+    ([f32], [f32 + 5e-5], {}, True),                       # the default 1e-4
+    ([f32], [f32 + 5e-4], {}, False),
+    ([f32], [f32, f32], gates, False),
+    ([f32], [torch.tensor([1.0, 2.0])], gates, False),
+    ([f32], [f32.double()], gates, False),
+    ([torch.tensor([1, 2])], [torch.tensor([1, 2])], gates, True),
+    ([torch.tensor([1, 2])], [torch.tensor([1, 3])], {"atol": 10, "rtol": 10}, False),
+    ([f32.half()], [(f32 + 5e-3).half()], gates, True),     # the half tolerance
+    ([f32.half()], [(f32 + 5e-3).half()], {}, True),        # the half default 1e-2
+    ([f32.half()], [(f32 + 0.1).half()], gates, False),
+    ([torch.tensor([float("nan")])], [torch.tensor([float("nan")])], gates, True),
+]
+got = [D.same_outputs(r, o, g) for r, o, g, _ in cases]
+ok(got == [w for *_, w in cases], "same_outputs: count, shapes and dtypes alike, integers equal, floats within the "
+   "gates' atol and rtol (the half types' own; 1e-4 and 1e-2 by default), NaN where NaN", got)
+
+
+def swapped(table, names):
+    """a module holding kernels a0.. and the swaps to b0..; run adds each
+    kernel's offset to x (the new one of a bad kernel its own)"""
+    mod = types.ModuleType("out")
+    for n in names:
+        mod.__dict__["k_" + n] = 0.0
+        table.swaps.append(D.Swapped(mod, "k_" + n, n, 0.0, 0.5 if n.startswith("bad") else 0.0))
+        mod.__dict__["k_" + n] = table.swaps[-1].new
+
+    def run(args):
+        return [args[0] + sum(mod.__dict__["k_" + n] for n in names)]
+    return mod, run
+
+
+for names, want_back, what in (
+        (["k0", "k1"], [], "outputs alike: every swap kept"),
+        (["k0", "bad1", "k2"], ["bad1"], "the swap that changes the outputs goes back, the others kept"),
+        (["bad0", "bad1"], ["bad0", "bad1"], "each changing them: both go back")):
+    t = D.Table(d)
+    mod, run = swapped(t, names)
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        D.check_swaps(t, run, [torch.zeros(3)])
+    used = {s.name: mod.__dict__[s.var] == s.new for s in t.swaps}
+    ok(t.reverted == want_back and all(used[n] == (n not in want_back) for n in names) and
+       len(w) == len(want_back) and all(n in str(x.message) for n, x in zip(want_back, w)),
+       "check_swaps: " + what + (", a warning names each" if want_back else ""), (t.reverted, used, [str(x.message) for x in w]))
+
+t = D.Table(d)
+mod = types.ModuleType("out")
+mod.a = mod.b = 0.0
+t.swaps = [D.Swapped(mod, "a", "a", 0.0, 0.25), D.Swapped(mod, "b", "b", 0.0, -0.25)]
+
+
+def run_pair(args):  # each alone changes the outputs; together they cancel out
+    return [args[0] + mod.a + mod.b]
+
+
+with warnings.catch_warnings(record=True):
+    warnings.simplefilter("always")
+    D.check_swaps(t, run_pair, [torch.zeros(2)])
+ok(t.reverted == [] and mod.a == 0.25 and mod.b == -0.25, "check_swaps: swaps that agree together are kept together")
+
+
+def run_sum(args):  # together they change the outputs; each alone does not
+    return [args[0] + (1.0 if mod.a and mod.b else 0.0)]
+
+
+t = D.Table(d)
+mod.a = mod.b = 0.0
+t.swaps = [D.Swapped(mod, "a", "a", 0.0, 0.25), D.Swapped(mod, "b", "b", 0.0, -0.25)]
+with warnings.catch_warnings(record=True):
+    warnings.simplefilter("always")
+    D.check_swaps(t, run_sum, [torch.zeros(2)])
+ok(t.reverted == ["a", "b"] and mod.a == 0.0 and mod.b == 0.0,
+   "check_swaps: swaps that change the outputs only together: none is trusted")
+D.check_swaps(t, run_sum, [torch.zeros(2)])
+ok(mod.a == 0.0 and mod.b == 0.0, "check_swaps: swaps put back are not tried again")
+done()
