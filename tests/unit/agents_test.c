@@ -31,6 +31,9 @@ static json_t *J(const char *t)
 	return j;
 }
 
+/* proposals with a candidate, and those of them whose status was not 0 */
+static int proposed, proposed_not_0;
+
 /* proposes candidates 0..n-1 with every verdict given by verdict(i) */
 static int run_search(const struct agent_kernel *k, int n, const char *memory, json_t **cands,
 		      const char *(*verdict)(int, double *))
@@ -40,7 +43,12 @@ static int run_search(const struct agent_kernel *k, int n, const char *memory, j
 	for (int i = 0; i < n; i++) {
 		struct agent_request rq = { k, &cfg, i, traj, (size_t)i, memory, "test.kopt", NULL };
 		struct agent_reply rp;
-		if (agent_propose(&rq, &rp) < 0 || !rp.candidate) {
+		int rc = agent_propose(&rq, &rp);
+		if (rp.candidate) {
+			proposed++;
+			proposed_not_0 += rc != 0;
+		}
+		if (rc < 0 || !rp.candidate) {
 			agent_reply_release(&rp);
 			break;
 		}
@@ -636,5 +644,7 @@ int main(void)
 	rmdir(dir);
 	free(memory);
 	test_launch_equal();
+	TAP_OK(proposed > 20 && proposed_not_0 == 0, "agent_propose: status 0 with every candidate of the searches "
+	       "above (%d candidates, %d other statuses)", proposed, proposed_not_0);
 	return tap_done();
 }
