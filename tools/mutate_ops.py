@@ -25,7 +25,7 @@ mutated), in the functions a target names or a whole file:
   arith   + and -, * and /, // and *, % and // (binary only; also += -=
           *= /=)
   const   an integer plus one, minus one (never below zero), times two and
-          halved; a float times two and halved
+          halved; a float times two and halved (not a warning's stacklevel)
   ret     return True and return False
 
 A mutant's ID is a short hash of its file, its operator, the original and
@@ -476,6 +476,8 @@ def py_mutants_of(src, ranges=None):
                 if after is None or after.start[0] != nxt.start[0] or after.string in (";",):
                     out.append((off(nxt.start), off(nxt.end), "False" if nxt.string == "True" else "True", "ret"))
         elif t.type == tokenize.NUMBER:
+            if prev is not None and prev.string == "=" and i >= 2 and toks[i - 2].string == "stacklevel":
+                continue  # which caller a warning names, not a decision
             for v in py_num_variants(t.string):
                 out.append((s, e, v, "const"))
     return out

@@ -61,6 +61,14 @@ cases = [
     ([f32.half()], [(f32 + 0.1).half()], gates, False),
     ([torch.tensor([float("nan")])], [torch.tensor([float("nan")])], gates, True),
 ]
+# the defaults at their edges: atol 1e-4 and rtol 1e-4, 1e-2 and 1e-2 for the half types
+z, big = torch.zeros(1), torch.full((1,), 100.0)
+cases += [
+    ([z], [z + 0.7e-4], {}, True), ([z], [z + 1.5e-4], {}, False),
+    ([big], [big + 0.007], {}, True), ([big], [big + 0.015], {}, False),
+    ([z.half()], [(z + 0.007).half()], {}, True), ([z.half()], [(z + 0.015).half()], {}, False),
+    ([(z + 10).half()], [(z + 10.08).half()], {}, True), ([(z + 10).half()], [(z + 10.13).half()], {}, False),
+]
 got = [D.same_outputs(r, o, g) for r, o, g, _ in cases]
 ok(got == [w for *_, w in cases], "same_outputs: count, shapes and dtypes alike, integers equal, floats within the "
    "gates' atol and rtol (the half types' own; 1e-4 and 1e-2 by default), NaN where NaN", got)
@@ -115,13 +123,15 @@ def run_sum(args):  # together they change the outputs; each alone does not
 
 
 t = D.Table(d)
-mod.a = mod.b = 0.0
-t.swaps = [D.Swapped(mod, "a", "a", 0.0, 0.25), D.Swapped(mod, "b", "b", 0.0, -0.25)]
+mod.a = mod.b = mod.c = 0.0
+t.swaps = [D.Swapped(mod, "a", "a", 0.0, 0.25), D.Swapped(mod, "b", "b", 0.0, -0.25),
+           D.Swapped(mod, "c", "c", 0.0, 1.0)]  # c changes nothing
 with warnings.catch_warnings(record=True):
     warnings.simplefilter("always")
     D.check_swaps(t, run_sum, [torch.zeros(2)])
-ok(t.reverted == ["a", "b"] and mod.a == 0.0 and mod.b == 0.0,
-   "check_swaps: swaps that change the outputs only together: none is trusted")
+ok(t.reverted == ["a", "b", "c"] and mod.a == 0.0 and mod.b == 0.0 and mod.c == 0.0,
+   "check_swaps: swaps that change the outputs only together, each alone against Inductor's: none is trusted, "
+   "a third that changes nothing neither")
 D.check_swaps(t, run_sum, [torch.zeros(2)])
 ok(mod.a == 0.0 and mod.b == 0.0, "check_swaps: swaps put back are not tried again")
 done()
