@@ -75,6 +75,9 @@ for sig in INT:130 TERM:143; do
 	check "SIG${sig%:*} stops the build with ${sig#*:} and says so (exit $rc)" \
 		"[ $rc -eq ${sig#*:} ] && grep -q 'interrupted: ' $tmp/err" "$tmp/err"
 done
+km -C "$d" --remote-cache=ftp://example.com/cache one
+check "a remote cache URL that is not http(s): exit 2, one error naming it, nothing run" \
+	"[ $rc -eq 2 ] && [ \$(wc -l < $tmp/err) -eq 1 ] && grep -q -- '--remote-cache: a remote cache URL starts with http:// or https://' $tmp/err && [ ! -e $d/kopt-out/m/a ]" "$tmp/err"
 km --bogus
 check "an unknown option: exit 2, getopt's line and a one-line hint" \
 	"[ $rc -eq 2 ] && [ \$(wc -l < $tmp/err) -eq 2 ] && grep -q -- \"--help' lists the options\" $tmp/err" "$tmp/err"

@@ -707,6 +707,11 @@ static void t_scrub_encoded(void)
 	llm_scrub(&sb, SECRET);
 	TAP_IS_STR(sb.buf, "a=[redacted]=b +[redacted]/ -[redacted]_",
 		   "secret: the key itself goes alone: the characters beside it stay, base64's too");
+	strbuf_reset(&sb);
+	size_t half = strlen(SECRET) / 2;
+	strbuf_addf(&sb, "Q%.*sQ x%sx", (int)half, SECRET, SECRET + half);
+	llm_scrub(&sb, SECRET);
+	TAP_IS_STR(sb.buf, "Q[redacted]Q x[redacted]x", "secret: so do its halves");
 	strbuf_release(&sb);
 }
 
