@@ -79,6 +79,10 @@ int main(void)
 	TAP_OK(moves_to("b0-up-warps-up", c, "{\"block_sizes\":[128,32],\"num_warps\":8,\"num_stages\":2,\"indexing\":[\"pointer\",\"pointer\"],"
 			"\"pid_type\":\"flat\",\"loop_orders\":[[0,1]]}"), "b0-up-warps-up doubles both");
 	TAP_OK(moves_to("b2-up", c, NULL), "a block the config does not have: the move does not apply");
+	TAP_OK(moves_to("b0-up", "{\"block_sizes\":[32768]}", "{\"block_sizes\":[65536]}") &&
+	       moves_to("b0-up", "{\"block_sizes\":[65536]}", NULL) && moves_to("b0-down", "{\"block_sizes\":[1]}", NULL) &&
+	       moves_to("b0-down", "{\"block_sizes\":[2]}", "{\"block_sizes\":[1]}"),
+	       "a block size moves within 1 to 65536, both ends included");
 	TAP_OK(moves_to("warps-up", "{\"block_sizes\":[1],\"num_warps\":32}", NULL), "warps-up stops at 32");
 	TAP_OK(moves_to("stages-down", "{\"block_sizes\":[1],\"num_stages\":1}", NULL), "stages-down stops at 1");
 	TAP_OK(moves_to("stages-up", "{\"block_sizes\":[1]}", "{\"block_sizes\":[1],\"num_stages\":2}"),
