@@ -198,6 +198,11 @@ static void t_anthropic_ok(void)
 	strbuf_release(&k);
 	strbuf_release(&e);
 	run_release(&r);
+	/* a usage of 0 output tokens is 0, not unknown (nothing estimated) */
+	run_scenario(&r, "anthropic_zero_out", "anthropic", &req, NULL, "KOPT_TEST_KEY");
+	TAP_OK(r.rc == 0 && r.reply.output_tokens == 0 && r.reply.input_tokens == 12 && !r.reply.usage_estimated,
+	       "anthropic: output_tokens 0 is 0 tokens, not an unknown count (%ld)", r.reply.output_tokens);
+	run_release(&r);
 }
 
 static void t_retries(void)

@@ -239,6 +239,13 @@ static void t_budget(void)
 		.notes = "Avoid: this\nPrioritize: that\n", .strategy = "a strategy",
 	};
 	struct strbuf all = STRBUF_INIT, cut = STRBUF_INIT;
+	/* the best's time alone, without the original's: said for any time above 0 */
+	p.best_us = 0.5;
+	llm_prompt_round(&p, 0, &all);
+	TAP_OK(has(all.buf, "at 1.200x the original kernel's speed (0.50 us per call), with"),
+	       "round: the best's time under a microsecond, the original's unknown");
+	p.best_us = 0;
+	strbuf_reset(&all);
 	llm_prompt_round(&p, 0, &all);
 	TAP_OK(has(all.buf, "- c0,") && has(all.buf, "## Strategy") && has(all.buf, "## Your notes"), "round: all of it without a budget");
 	p.max_tokens = llm_tokens_of(all.len) - 60;
