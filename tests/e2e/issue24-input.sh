@@ -164,6 +164,12 @@ check "-t gc compacts memory.jsonl: $((nl - 1)) lessons kept, $((nl - 1)) repeat
 	"grep -q 'gc: .*memory.jsonl: $((nl - 1)) lessons kept, $nl lines removed' out && [ \$(wc -l < .kopt/memory.jsonl) -eq $nl ] && head -n 1 .kopt/memory.jsonl | grep -qx '{\"kopt-memory\":1}'"
 "$KOPTMAKE" -t memory > mem.after 2>&1
 check "and the memory says what it said" "cmp -s mem.before mem.after"
+# the counts' nouns follow them: one lesson and one line, none
+head -n 2 .kopt/memory.jsonl > mem.one && sed -n 2p .kopt/memory.jsonl >> mem.one && cp mem.one .kopt/memory.jsonl
+"$KOPTMAKE" -t gc > out 2> err || true
+"$KOPTMAKE" -t gc > out2 2> err || true
+check "-t gc: 1 lesson kept, 1 line removed; then 0 lines removed" \
+	"grep -q 'memory.jsonl: 1 lesson kept, 1 line removed' out && grep -q 'memory.jsonl: 1 lesson kept, 0 lines removed' out2"
 cd ..
 
 # -n over big globs
