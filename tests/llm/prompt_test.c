@@ -239,6 +239,16 @@ static void t_budget(void)
 		.notes = "Avoid: this\nPrioritize: that\n", .strategy = "a strategy",
 	};
 	struct strbuf all = STRBUF_INIT, cut = STRBUF_INIT;
+	/* two or three attempts: all shown, and no note of older ones */
+	for (size_t na = 1; na <= 3; na++) {
+		p.nattempts = na;
+		strbuf_reset(&all);
+		llm_prompt_round(&p, 0, &all);
+		TAP_OK(!has(all.buf, "older attempts left out") && has(all.buf, "- c5,"),
+		       "round: %zu attempt(s), all shown, no note of older ones left out", na);
+	}
+	p.nattempts = 6;
+	strbuf_reset(&all);
 	/* the best's time alone, without the original's: said for any time above 0 */
 	p.best_us = 0.5;
 	llm_prompt_round(&p, 0, &all);
