@@ -1,13 +1,12 @@
 """tests/runtime/test_deploy_table.py: the deployment's table and its check
-(kopt.deploy), on the CPU with any torch: a table read from a folder or a
-file, its absent parts empty; a kernel's source from its entry or the
+(kopt.deploy), on the CPU with any torch: a table's parts, absent ones
+empty (reading a sealed table is kopt.seal's and test_deploy_shapes'); a kernel's source from its entry or the
 kernel's own; which outputs are the same (shapes, dtypes, integers exactly,
 floats within the gates' tolerances, the half types' own); the check of the
 swaps: all kept when the outputs agree, the one that changes them put back
 (with a warning naming it), all of them when only their sum does. The
 modules and kernels swapped are plain objects made here (TEST DOUBLES of
 Inductor's output modules). Prints TAP."""
-import json
 import os
 import sys
 import tempfile
@@ -26,16 +25,19 @@ from kopt import deploy as D  # noqa: E402
 torch.cuda.synchronize = lambda *a, **k: None  # a CPU run: nothing to wait for
 
 d = tempfile.mkdtemp()
-with open(os.path.join(d, "substitutions.json"), "w") as f:
-    json.dump({"variant": {"mode": "max-autotune"}, "kernels": {"h1": {"source": "s"}}, "gates": {"atol": 1e-3}}, f)
-t = D.Table(d)
+t = D.Table(os.path.join(d, "substitutions.json"), {"variant": {"mode": "max-autotune"}, "kernels": {"h1": {"source": "s"}},
+                                                    "gates": {"atol": 1e-3}})
 ok(t.path == os.path.join(d, "substitutions.json") and t.variant == {"mode": "max-autotune"} and
    t.kernels == {"h1": {"source": "s"}} and t.gates == {"atol": 1e-3} and t.seen == 0 and not t.hits and
-   not t.swaps and not t.reverted, "Table: from the folder, its substitutions.json, each part as written")
-with open(os.path.join(d, "other.json"), "w") as f:
-    json.dump({"kernels": None}, f)
-t2 = D.Table(os.path.join(d, "other.json"))
-ok(t2.variant == {} and t2.kernels == {} and t2.gates == {}, "Table: from a file; parts absent or null are empty")
+   not t.swaps and not t.reverted and t.shape is None and t.inputs == [],
+   "Table: each part of the table as written, nothing hit, swapped or put back yet")
+t2 = D.Table(os.path.join(d, "other.json"), {"kernels": None})
+ok(t2.variant == {} and t2.kernels == {} and t2.gates == {}, "Table: parts absent or null are empty")
+
+
+def table():
+    return D.Table(os.path.join(d, "substitutions.json"), {"gates": {}})
+
 
 decl = types.SimpleNamespace(name="k", source="own source")
 ok(D.edited_source(decl, {"source": "table's"}) == "table's" and D.edited_source(decl, {}) == "own source" and
@@ -92,7 +94,7 @@ for names, want_back, what in (
         (["k0", "k1"], [], "outputs alike: every swap kept"),
         (["k0", "bad1", "k2"], ["bad1"], "the swap that changes the outputs goes back, the others kept"),
         (["bad0", "bad1"], ["bad0", "bad1"], "each changing them: both go back")):
-    t = D.Table(d)
+    t = table()
     mod, run = swapped(t, names)
     with warnings.catch_warnings(record=True) as w:
         warnings.simplefilter("always")
@@ -102,7 +104,7 @@ for names, want_back, what in (
        len(w) == len(want_back) and all(n in str(x.message) for n, x in zip(want_back, w)),
        "check_swaps: " + what + (", a warning names each" if want_back else ""), (t.reverted, used, [str(x.message) for x in w]))
 
-t = D.Table(d)
+t = table()
 mod = types.ModuleType("out")
 mod.a = mod.b = 0.0
 t.swaps = [D.Swapped(mod, "a", "a", 0.0, 0.25), D.Swapped(mod, "b", "b", 0.0, -0.25)]
@@ -122,7 +124,7 @@ def run_sum(args):  # together they change the outputs; each alone does not
     return [args[0] + (1.0 if mod.a and mod.b else 0.0)]
 
 
-t = D.Table(d)
+t = table()
 mod.a = mod.b = mod.c = 0.0
 t.swaps = [D.Swapped(mod, "a", "a", 0.0, 0.25), D.Swapped(mod, "b", "b", 0.0, -0.25),
            D.Swapped(mod, "c", "c", 0.0, 1.0)]  # c changes nothing
