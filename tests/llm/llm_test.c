@@ -705,6 +705,25 @@ static void t_scrub_encoded(void)
 							strbuf_release(&enc);
 							strbuf_release(&text);
 						}
+	/* the key's own encoding, whole and unpadded, followed by other text
+	 * of the alphabet: that text stays */
+	int after_ok = 0;
+	for (size_t kk = 0; kk < sizeof keys / sizeof *keys; kk++)
+		for (int a = 0; a < 2; a++) {
+			struct strbuf enc = STRBUF_INIT, text = STRBUF_INIT, want = STRBUF_INIT;
+			b64_all((const unsigned char *)keys[kk], strlen(keys[kk]), abc[a], false, &enc);
+			strbuf_addf(&text, "<%s.QQQ>", enc.buf);
+			llm_scrub(&text, keys[kk]);
+			after_ok += !strcmp(text.buf, "<[redacted].QQQ>");
+			strbuf_reset(&text);
+			strbuf_addf(&text, "<%sQQQ>", enc.buf);
+			llm_scrub(&text, keys[kk]);
+			after_ok += !strcmp(text.buf, "<[redacted]QQQ>");
+			strbuf_release(&enc);
+			strbuf_release(&text);
+			strbuf_release(&want);
+		}
+	TAP_IS_INT(after_ok, (int)(4 * sizeof keys / sizeof *keys), "secret: text after the key's whole encoding stays");
 	TAP_IS_INT(right, cases, "secret: the scrubber takes every base64 character holding a bit of the key, whatever "
 		   "characters of either alphabet the bytes around make beside it, and nothing outside its groups");
 	struct strbuf sb = STRBUF_INIT;
