@@ -690,7 +690,7 @@ static void t_scrub_encoded(void)
 								end_g = enc.len;
 							strbuf_addf(&text, "<%s>", enc.buf);
 							llm_scrub(&text, k);
-							bool good = scrubbed_within(text.buf, enc.buf, 4 * first_g, first_c, last_c + 1, end_g);
+							bool good = scrubbed_within(text.buf, enc.buf, 4 * first_g, 4 * first_g, last_c + 1, end_g);
 							/* the text cut at the key's first character, after "==" */
 							strbuf_reset(&text);
 							strbuf_addf(&text, "<==%s>", enc.buf + first_c);
