@@ -592,6 +592,8 @@ static void test_decide_status(void)
 		{ "{\"outputs\":[{\"index\":0,\"dtype\":\"float32\",\"rmse_cand\":9e-5,\"rmse_base\":3e-5}]}", true, false,
 		  GATE_FP64 },
 		{ "{\"outputs\":[]}", true, false, GATE_FP64 },
+		{ "{\"outputs\":[{\"index\":0,\"dtype\":\"float32\",\"rmse_base\":3e-5}]}", true, false, GATE_FP64 },
+		{ "{\"outputs\":[{\"index\":0,\"rmse_cand\":1e-9,\"rmse_base\":3e-5}]}", true, false, GATE_FP64 },
 		{ "{\"outputs\":[{\"index\":0,\"dtype\":\"float32\",\"rmse_cand\":4e-5,\"rmse_base\":3e-5}]}", true, true,
 		  GATE_FP64 },
 		{ "{\"outputs\":[{\"index\":0,\"dtype\":\"float32\",\"rmse_cand\":4e-5,\"rmse_base\":3e-5}]}", false, false,

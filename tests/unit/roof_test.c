@@ -55,6 +55,25 @@ static void t_flops(void)
 			  "        tmp0 = tl.load(in_ptr0 + (r0_1 + 1024*x0))\n        tmp1 = tl_math.exp(tmp0)\n"
 			  "    tmp2 = tl.sum(tmp1, 1)[:, None]\n";
 	TAP_OK(agent_flops(red, NULL) == 2.0 * 4096 * 1024, "flops: a reduction counts each line over rows x r0_numel");
+	/* the unit steps at 1000 elements: 999 are said as they are, 1000 as 1.0 K */
+	static const struct { const char *n; const char *says; } sizes[] = {
+		{ "600", "2 per element x 600 elements," }, { "999", "2 per element x 999 elements," },
+		{ "1000", "2 per element x 1.0 K elements," }, { "1500000", "2 per element x 1.5 M elements," },
+	};
+	int right = 0;
+	for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+		char *src = xasprintf("def k(in_ptr0, out_ptr0, xnumel, XBLOCK : tl.constexpr):\n    xnumel = %s\n"
+				      "    tmp0 = tl.load(in_ptr0 + (x0), None)\n    tmp2 = tmp0 * tmp0\n    tmp3 = tmp2 + tmp0\n",
+				      sizes[i].n);
+		char *h = NULL;
+		agent_flops(src, &h);
+		right += h && !strncmp(h, sizes[i].says, strlen(sizes[i].says));
+		if (!h || strncmp(h, sizes[i].says, strlen(sizes[i].says)))
+			tap_diag("%s elements: %s", sizes[i].n, h ? h : "(none)");
+		free(h);
+		free(src);
+	}
+	TAP_IS_INT(right, 4, "flops: elements said as they are under 1000, in K and M above");
 	TAP_OK(agent_flops("def k(x):\n    pass\n", &how) == 0 && how == NULL, "flops: no numel in the source: unknown");
 	TAP_OK(agent_flops(NULL, &how) == 0 && how == NULL, "flops: no source: unknown");
 	TAP_IS_INT(agent_src_const(pointwise, "xnumel"), 1048576, "the source's constants are read where Inductor writes them");
