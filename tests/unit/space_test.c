@@ -136,6 +136,17 @@ int main(void)
 	free(got);
 	release(out, n);
 
+	/* no facts, pointwise kernels alone (and a template's): nothing for reductions */
+	got = search("triton\t0.6\t0123456789abcdef0123456789abcdef\ttriton_poi_fused_add_0\n"
+		     "triton\t0.3\t0123456789abcdef0123456789abcdee\ttriton_tem_fused_mm_1\n", NULL, 6, out, &n);
+	TAP_OK(!strstr(got, "reductions"), "no facts: pointwise and template kernels' names say no reduction (%s)", got);
+	free(got);
+	release(out, n);
+	got = search("triton\t0.6\t0123456789abcdef0123456789abcdef\ttriton_per_fused_sum_0\n", NULL, 6, out, &n);
+	TAP_OK(strstr(got, "autotune-no-persistent-reductions") != NULL, "no facts: a persistent reduction's name says one");
+	free(got);
+	release(out, n);
+
 	/* on the declared max-autotune variant: its options kept, one replaced */
 	struct kopt_option opts[] = { { "max_fusion_size", "32" }, { "epilogue_fusion", "true" } };
 	char *fb[] = { "aten.avg_pool2d" };
