@@ -15,6 +15,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <xxhash.h>
+
 #include "../../engine/blog.h"
 #include "../../engine/dag.h"
 #include "../../engine/cache.h"
@@ -276,6 +278,30 @@ static void test_record_min(void)
 	strbuf_release(&sb);
 }
 
+/* -d explain's ingredients name each part of a key with a digest of its
+ * whole value, values of 64 KiB and more (a long kernel source) too, and
+ * the parts after one */
+static void test_ingredients_long(void)
+{
+	static const size_t sizes[] = { 70000, 300, 1 << 24 };
+	struct hash_key k;
+	hash_key_init(&k, "verify", 1);
+	char *big = xmalloc(sizes[2]);
+	memset(big, 'x', sizes[2]);
+	hash_key_add(&k, "source", big, sizes[0]);
+	hash_key_add(&k, "config", big, sizes[1]);
+	hash_key_add(&k, "blob", big, sizes[2]);
+	char *got = hash_key_ingredients(&k);
+	struct strbuf want = STRBUF_INIT;
+	strbuf_addf(&want, "source=%08x,config=%08x,blob=%08x", (unsigned)XXH3_64bits(big, sizes[0]),
+		    (unsigned)XXH3_64bits(big, sizes[1]), (unsigned)XXH3_64bits(big, sizes[2]));
+	TAP_IS_STR(strstr(got, ",source=") ? strstr(got, ",source=") + 1 : got, want.buf, "ingredients: values of 70 000 bytes and 16 MiB digested whole, the parts after them kept");
+	strbuf_release(&want);
+	free(got);
+	free(big);
+	hash_key_release(&k);
+}
+
 /* dag_result with the manifest text m: the parsed result, and the
  * warning it gave (into warn, empty if none) */
 static json_t *result_of(struct dag_node *n, const char *m, char *warn, size_t wlen)
@@ -345,5 +371,6 @@ int main(void)
 	test_gc();
 	test_record_min();
 	test_result_object();
+	test_ingredients_long();
 	return tap_done();
 }
