@@ -13,6 +13,8 @@
 #include <string.h>
 
 #include "../../agents/agent.h"
+#include "../../agents/builtin.h"
+#include "../../agents/llm.h"
 #include "../../common/http.h"
 #include "../tap.h"
 
@@ -221,6 +223,9 @@ static void t_digest(void)
  */
 static void t_tune(void)
 {
+	/* the built-in roles the LLM roles stand on, as agent.c gives them */
+	static const struct llm_builtin bi = { .analyze = agent_builtin_analyze, .plan = agent_builtin_plan,
+					       .propose = agent_builtin_propose, .descent = agent_builtin_descent };
 	struct server s;
 	int st = server_start(&s, "openai_tune");
 	use_llm(&s);
@@ -234,7 +239,7 @@ static void t_tune(void)
 				   { 1, c1, "fail", "perf", "perf: kernel speedup 0.900x", 0.9, 46000, 51111 } };
 	struct agent_request rq = { .kernel = &kernel, .cfg = &cfg, .index = 2, .traj = tr, .ntraj = 2 };
 	struct agent_reply a = { 0 };
-	TAP_OK(st == 0 && agent_llm_tune(&rq, &a) == 0 && a.candidate &&
+	TAP_OK(st == 0 && agent_llm_tune(&rq, &bi, &a) == 0 && a.candidate &&
 	       json_integer_value(json_object_get(json_object_get(a.candidate, "config"), "XBLOCK")) == 4 &&
 	       json_integer_value(json_object_get(json_object_get(a.candidate, "config"), "num_warps")) == 8 &&
 	       !strcmp(sv(a.candidate, "role"), "tuner") && !strcmp(sv(a.candidate, "source"), "# the faster rewrite\n") &&
@@ -251,17 +256,17 @@ static void t_tune(void)
 
 	tr[0].verdict = "fail";
 	a = (struct agent_reply){ 0 };
-	TAP_OK(agent_llm_tune(&rq, &a) == 0 && a.candidate && !json_is_string(json_object_get(a.candidate, "source")) &&
+	TAP_OK(agent_llm_tune(&rq, &bi, &a) == 0 && a.candidate && !json_is_string(json_object_get(a.candidate, "source")) &&
 	       !strcmp(sv(a.candidate, "strategy"), "llm launch config"),
 	       "llm tuner: with no passing candidate, the config goes on the kernel's own source");
 	agent_reply_release(&a);
 	a = (struct agent_reply){ 0 };
-	TAP_OK(agent_llm_tune(&rq, &a) == 0 && !a.candidate && a.reason &&
+	TAP_OK(agent_llm_tune(&rq, &bi, &a) == 0 && !a.candidate && a.reason &&
 	       !strcmp(a.reason, "tuner: the reply held no JSON config"),
 	       "llm tuner: a reply without a JSON object is no candidate, and says why");
 	agent_reply_release(&a);
 	a = (struct agent_reply){ 0 };
-	TAP_OK(agent_llm_tune(&rq, &a) == 0 && !a.candidate && a.reason &&
+	TAP_OK(agent_llm_tune(&rq, &bi, &a) == 0 && !a.candidate && a.reason &&
 	       !strcmp(a.reason, "tuner: the reply held no JSON config"),
 	       "llm tuner: nor is one whose braces hold no JSON object");
 	agent_reply_release(&a);
