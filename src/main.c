@@ -39,7 +39,8 @@ static void usage(FILE *out)
 		"  --remote-cache=URL      share results through this HTTP cache (URL#readonly: read only;\n"
 		"                          an empty URL: none, whatever the spec says)\n"
 		"  --allow-root=DIR        the spec's paths may name files below DIR too (again for more)\n"
-		"  --version, --help\n"
+		"  -V, --version           print the version\n"
+		"  -h, --help              print this\n"
 		"\n");
 	print_tools(out);
 	fprintf(out,
@@ -247,7 +248,9 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
-	while ((c = getopt_long(argc, argv, "+f:C:j:knBd:t:vh", longopts, NULL)) != -1) {
+	/* options and targets in any order, as make and cargo take them
+	 * (`koptmake softmax -n`); `--` ends the options */
+	while ((c = getopt_long(argc, argv, "f:C:j:knBd:t:vVh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f': file = optarg; break;
 		case 'C':

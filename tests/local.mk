@@ -74,9 +74,9 @@ TESTS += tests/setup-debian.sh
 EXTRA_DIST += tests/setup-debian.sh
 TESTS += tests/help.sh
 EXTRA_DIST += tests/help.sh
-# the tarball holds what the tests read (issue 44)
-TESTS += tests/dist.sh
-EXTRA_DIST += tests/dist.sh
+# the tarball holds what the tests read; one version (issue 44)
+TESTS += tests/dist.sh tests/version.sh
+EXTRA_DIST += tests/dist.sh tests/version.sh
 TESTS += tests/e2e/cli.sh
 EXTRA_DIST += tests/e2e/cli.sh
 TESTS += tests/e2e/progress.sh tests/e2e/keep-going.sh tests/e2e/worker-log.sh

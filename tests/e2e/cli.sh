@@ -5,7 +5,8 @@
 # --always-make, --debug, --tool, --verbose), in both the --opt=ARG and the
 # --opt ARG forms; an unknown option is a usage error (2) with a one-line
 # hint; ^C exits 130 and SIGTERM 143 (128 + the signal, as a shell says);
-# -n, the tools and an empty spec make no .kopt/. Prints TAP.
+# -n, the tools and an empty spec make no .kopt/; options may follow the
+# targets (`koptmake one -n`), and -V is --version. Prints TAP.
 set -eu
 : "${KOPTMAKE:=$top_builddir/koptmake}"
 KOPT_WORKER=$top_builddir/tests/sim-worker
@@ -75,6 +76,18 @@ for sig in INT:130 TERM:143; do
 	check "SIG${sig%:*} stops the build with ${sig#*:} and says so (exit $rc)" \
 		"[ $rc -eq ${sig#*:} ] && grep -q 'interrupted: ' $tmp/err" "$tmp/err"
 done
+# options after a target, as make and cargo take them (issue 44)
+rm -rf "$d/.kopt" "$d/kopt-out"
+km -C "$d" -f s.kopt -n one; cp "$tmp/out" "$tmp/short"
+km -C "$d" -f s.kopt one -n
+check "an option after a target: 'koptmake one -n' is 'koptmake -n one'" "[ $rc -eq 0 ] && [ -s $tmp/out ] && cmp -s $tmp/out $tmp/short" "$tmp/err"
+km -C "$d" one --dry-run -f s.kopt
+check "long options and options with an argument after a target too" "[ $rc -eq 0 ] && cmp -s $tmp/out $tmp/short" "$tmp/err"
+km -C "$d" -n -- -x
+check "after --, an argument is a target, whatever it starts with" "[ $rc -eq 2 ] && grep -q \"'-x'\" $tmp/err" "$tmp/err"
+km -V; cp "$tmp/out" "$tmp/V"
+km --version
+check "-V is --version ($(cat "$tmp/V"))" "[ $rc -eq 0 ] && grep -q '^koptmake [0-9]' $tmp/out && cmp -s $tmp/out $tmp/V" "$tmp/err"
 km --bogus
 check "an unknown option: exit 2, getopt's line and a one-line hint" \
 	"[ $rc -eq 2 ] && [ \$(wc -l < $tmp/err) -eq 2 ] && grep -q -- \"--help' lists the options\" $tmp/err" "$tmp/err"
