@@ -446,6 +446,11 @@ bool cache_exists(const kopt_cache *c)
 	return !c->absent;
 }
 
+bool cache_empty(const kopt_cache *c)
+{
+	return c->nents == 0 && c->nrecords == 0;
+}
+
 /* a write into a cache that must not come to be */
 static int refuse(const kopt_cache *c, const char *what)
 {

@@ -41,6 +41,8 @@ kopt_cache *cache_open(const char *dir);
 kopt_cache *cache_open_existing(const char *dir);
 /* false for the empty stand-in cache_open_existing() gives */
 bool cache_exists(const kopt_cache *c);
+/* whether the action map holds no record, read or written */
+bool cache_empty(const kopt_cache *c);
 void cache_close(kopt_cache *c);
 const char *cache_path(const kopt_cache *c);
 

@@ -213,6 +213,7 @@ int engine_build(const kopt_spec *spec, char *const *targets, int ntargets, cons
 {
 	struct session ss;
 	kopt_remote *remote;
+	bool made = false; /* this run made the cache folder */
 	if (remote_of(spec, opts, &remote) < 0)
 		return 2;
 	if (session_open(&ss, spec, opts, false) < 0) {
@@ -235,6 +236,7 @@ int engine_build(const kopt_spec *spec, char *const *targets, int ntargets, cons
 				remote_free(remote);
 				return 2;
 			}
+			made = true;
 		}
 	}
 	cache_set_remote(ss.cache, remote);
@@ -254,20 +256,34 @@ int engine_build(const kopt_spec *spec, char *const *targets, int ntargets, cons
 		}
 	}
 	int status = 2;
+	bool idle = true;
 	for (int attempt = 0; attempt < 3; attempt++) {
 		struct dag *d = dag_new(spec, targets, ntargets, opts, ss.cache, ss.blog, ss.out_dir);
 		if (!d) {
 			status = 2;
 			break;
 		}
+		/* before the first step, and before any worker starts */
+		if (attempt == 0 && d->nnodes && d->rules->precheck && (status = d->rules->precheck(d)) != 0) {
+			dag_free(d);
+			break;
+		}
 		status = sched_run(d, pool, opts->dry_run ? SCHED_DRY : SCHED_BUILD);
+		idle = idle && d->idle;
 		dag_free(d);
 		if (status != SCHED_RESTART)
 			break;
 		status = 1;
 	}
 	wpool_free(pool);
+	/* a run that made the cache folder and ran nothing (the model files
+	 * are wrong, or no worker can start here) leaves none */
+	bool discard = made && idle && cache_empty(ss.cache);
+	char *dir = discard ? xstrdup(cache_path(ss.cache)) : NULL;
 	session_close(&ss); /* sends what the remote still lacks */
+	if (dir && kopt_remove_tree(dir) < 0)
+		kopt_warn("cannot remove '%s', which this run made and left empty: %s", dir, strerror(errno));
+	free(dir);
 	if (remote && opts->verbose)
 		remote_summary(remote, stderr);
 	remote_free(remote);

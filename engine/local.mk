@@ -18,6 +18,8 @@ libkopt_a_SOURCES += engine/engine.h engine/engine.c \
 # the simulated worker (a test double of kopt-worker), also used by bench/
 noinst_PROGRAMS += tests/sim-worker
 tests_sim_worker_SOURCES = tests/sim-worker.c runtime/sandbox.c runtime/sandbox.h
+# and of the worker's Python, where it reads the simulated model files
+EXTRA_DIST += tests/sim-python
 tests_sim_worker_LDADD = $(JANSSON_LIBS) $(XXHASH_LIBS) $(LIBS)
 
 check_PROGRAMS += tests/unit/engine_test

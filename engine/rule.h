@@ -115,6 +115,11 @@ struct rule_set {
 	 * blocks name as key_env); NULL-terminated, the strings spec's, the
 	 * array the caller's to free; NULL: none */
 	const char **(*secrets)(const kopt_spec *spec);
+	/* optional: before a build's (or -n's) first step, checks what the
+	 * rules can check without a worker (koptmake's: the model files, with
+	 * Python's parser), saying what is wrong; returns 0 to go on, else
+	 * the exit status of a build that runs nothing */
+	int (*precheck)(struct dag *d);
 };
 
 #endif

@@ -854,6 +854,7 @@ static int finish_run(struct sched *s)
 			fflush(stdout);
 		}
 	}
+	s->d->idle = !interrupt_caught && !s->restart && s->nran == 0 && (s->nfailed == 0 || s->nostart);
 	cache_sync(s->d->cache, true);
 	return status;
 }

@@ -421,4 +421,5 @@ const struct rule_set rule_pipeline = {
 	.rules = table, .nrules = RULE_NKINDS,
 	.plan = plan, .release = release, .is_output = is_output, .words = words, .closing = closing, .gc = gc,
 	.gpus = gpus, .secrets = secrets,
+	.precheck = rule_precheck,
 };

@@ -48,7 +48,8 @@ static void usage(FILE *out)
 		"environment:\n"
 		"  KOPT_WORKER          the worker program (default: kopt-worker beside koptmake, else the installed one)\n"
 		"  KOPT_LAUNCHER        a command that starts each worker, e.g. an srun line (a device's launcher wins)\n"
-		"  KOPT_PYTHON          the Python whose packages the worker uses (torch >= 2.6, triton)\n"
+		"  KOPT_PYTHON          the Python whose packages the worker uses (torch >= 2.6, triton), and that\n"
+		"                       reads the model files before a build\n"
 		"  KOPT_PYTHONPATH      where the worker finds the kopt package\n"
 		"  KOPT_HELION_PATH     folders (colon-separated) the worker imports Helion from, first\n"
 		"  KOPT_TRUST_ENV=1     key captures on the remembered worker environment; start no worker to read it\n"
@@ -126,12 +127,12 @@ struct tool {
 	engine_tool_fn *fn;
 };
 
-static int tool_check(const kopt_spec *, const struct engine_opts *, char *const *, int);
 static int tool_dump(const kopt_spec *, const struct engine_opts *, char *const *, int);
 static int tool_list(const kopt_spec *, const struct engine_opts *, char *const *, int);
 
 static const struct tool tools[] = {
-	{ "check", "parse and check the spec, run nothing", TOOL_AFTER_LOAD, tool_check },
+	{ "check", "check the spec and read its model files with Python's parser, run nothing", TOOL_AFTER_LOAD,
+	  rule_tool_check },
 	{ "dump", "print the checked spec in canonical form", TOOL_AFTER_LOAD, tool_dump },
 	{ "clean", "remove the outputs in kopt-out", TOOL_AFTER_LOAD, engine_tool_clean },
 	{ "gc", "remove cache entries no step of this spec reaches and remembered stitch measurements; compact the agents' memory",
@@ -145,15 +146,6 @@ static const struct tool tools[] = {
 	{ "list", "this list", TOOL_BEFORE_LOAD, tool_list },
 };
 #define NTOOLS (sizeof tools / sizeof tools[0])
-
-static int tool_check(const kopt_spec *spec, const struct engine_opts *o, char *const *args, int nargs)
-{
-	(void)spec;
-	(void)o;
-	(void)args;
-	(void)nargs;
-	return 0;
-}
 
 static int tool_dump(const kopt_spec *spec, const struct engine_opts *o, char *const *args, int nargs)
 {
