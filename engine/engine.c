@@ -281,7 +281,7 @@ int engine_build(const kopt_spec *spec, char *const *targets, int ntargets, cons
 	bool discard = made && idle && cache_empty(ss.cache);
 	char *dir = discard ? xstrdup(cache_path(ss.cache)) : NULL;
 	session_close(&ss); /* sends what the remote still lacks */
-	if (dir && kopt_remove_tree(dir) < 0)
+	if (dir && kopt_remove_tree(dir, NULL, NULL) < 0)
 		kopt_warn("cannot remove '%s', which this run made and left empty: %s", dir, strerror(errno));
 	free(dir);
 	if (remote && opts->verbose)
@@ -364,6 +364,38 @@ int engine_tool_clean(const kopt_spec *spec, const struct engine_opts *o, char *
 	printf("%s: clean: removed %zu output file%s, %s freed\n", kopt_progname, files, files == 1 ? "" : "s", h);
 	session_close(&ss);
 	return 0;
+}
+
+/* -t distclean: what clean removes, and the whole cache folder (make's
+ * distclean: back to what was there before the first build) */
+int engine_tool_distclean(const kopt_spec *spec, const struct engine_opts *o, char *const *args, int nargs)
+{
+	(void)args;
+	(void)nargs;
+	struct session ss;
+	if (session_open(&ss, spec, o, false) < 0) /* the lock is held from here */
+		return 2;
+	uint64_t bytes = 0, cbytes = 0;
+	size_t files = 0, cfiles = 0;
+	clean_dir(o->rules, ss.out_dir, &bytes, &files);
+	rmdir(ss.out_dir);
+	bool had = cache_exists(ss.cache);
+	char *cd = xstrdup(cache_path(ss.cache));
+	blog_close(ss.blog); /* nothing of them is written again */
+	ss.blog = NULL;
+	int r = cache_destroy(ss.cache, &cbytes, &cfiles);
+	ss.cache = NULL;
+	char h[32], ch[32];
+	human(bytes, h, sizeof h);
+	human(cbytes, ch, sizeof ch);
+	printf("%s: distclean: removed %zu output file%s (%s) and ", kopt_progname, files, files == 1 ? "" : "s", h);
+	if (had)
+		printf("the cache %s (%zu file%s, %s)\n", cd, cfiles, cfiles == 1 ? "" : "s", ch);
+	else
+		printf("no cache (none at %s)\n", cd);
+	free(cd);
+	session_close(&ss);
+	return r < 0 ? 1 : 0;
 }
 
 int engine_tool_gc(const kopt_spec *spec, const struct engine_opts *o, char *const *args, int nargs)

@@ -64,6 +64,10 @@ static void usage(FILE *out)
 		"  KOPT_SANDBOX_PREINIT 0: no unconfined child starts the driver where /dev/nvidia-uvm is missing\n"
 		"  KOPT_WORKER_ENV      more variables that workers get (names and NAME* prefixes)\n"
 		"  KOPT_WORKER_STACKS=S every S seconds, each worker's Python stacks into .kopt/workers/\n"
+		"  KOPT_MEMCHECK        a candidate the static gate cannot prove in bounds: auto (compute-sanitizer\n"
+		"                       where installed), require or off\n"
+		"  KOPT_COMPUTE_SANITIZER, KOPT_MEMCHECK_TIMEOUT  that program, and its time limit (default 300 s)\n"
+		"  KOPT_COMPILE_JOBS    compile children per worker for a screen's next configs (0: none)\n"
 		"\n"
 		"koptmake(1) and kopt(5) say more.\n");
 }
@@ -135,6 +139,8 @@ static const struct tool tools[] = {
 	  rule_tool_check },
 	{ "dump", "print the checked spec in canonical form", TOOL_AFTER_LOAD, tool_dump },
 	{ "clean", "remove the outputs in kopt-out", TOOL_AFTER_LOAD, engine_tool_clean },
+	{ "distclean", "remove the outputs and the whole cache (.kopt: results, log, agents' memory, compile caches)",
+	  TOOL_AFTER_LOAD, engine_tool_distclean },
 	{ "gc", "remove cache entries no step of this spec reaches and remembered stitch measurements; compact the agents' memory",
 	  TOOL_AFTER_LOAD, engine_tool_gc },
 	{ "why", "PATH: a step's verdict, gates, numbers and reason (e.g. verify M/V/K/c3, stitch M)",
@@ -170,7 +176,7 @@ static void print_tools(FILE *out)
 {
 	fprintf(out, "koptmake tools:\n");
 	for (size_t i = 0; i < NTOOLS; i++)
-		fprintf(out, "  %-7s %s\n", tools[i].name, tools[i].help);
+		fprintf(out, "  %-9s %s\n", tools[i].name, tools[i].help);
 }
 
 /* the row named name; NULL after saying so, with a did-you-mean */
