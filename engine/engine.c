@@ -477,6 +477,24 @@ int engine_tool_query(const kopt_spec *spec, const struct engine_opts *o, char *
 	return r;
 }
 
+/* "no step 'X'", with the nearest step's name where one is near (a typo),
+ * else how to find one */
+static void no_step(struct dag *d, const char *what, const char *otherwise)
+{
+	bool kind = strchr(what, ' ') != NULL;
+	char **names = xcalloc(d->nnodes + 1, sizeof *names);
+	for (size_t i = 0; i < d->nnodes; i++)
+		names[i] = kind ? xasprintf("%s %s", d->all[i]->rule->name, d->all[i]->path) : xstrdup(d->all[i]->path);
+	const char *near = kopt_suggest(what, (const char *const *)names, d->nnodes);
+	if (near)
+		kopt_error("no step '%s' (did you mean '%s'?)", what, near);
+	else
+		kopt_error("no step '%s'%s", what, otherwise);
+	for (size_t i = 0; i < d->nnodes; i++)
+		free(names[i]);
+	free(names);
+}
+
 static int tool_why_steps(const kopt_spec *spec, const struct engine_opts *o, char *const *args, int nargs)
 {
 	if (nargs < 1) {
@@ -491,7 +509,7 @@ static int tool_why_steps(const kopt_spec *spec, const struct engine_opts *o, ch
 	for (int a = 0; d && a < nargs; a++) {
 		struct dag_node *n = dag_find(d, args[a]);
 		if (!n) {
-			kopt_error("no step '%s' (some are known once an earlier step has run; try -t query)", args[a]);
+			no_step(d, args[a], " (some are known once an earlier step has run; try -t query)");
 			status = 2;
 			continue;
 		}
@@ -536,7 +554,7 @@ static int tool_query_steps(const kopt_spec *spec, const struct engine_opts *o, 
 	for (int a = 0; d && a < nargs; a++) {
 		struct dag_node *n = dag_find(d, args[a]);
 		if (!n) {
-			kopt_error("no step '%s'", args[a]);
+			no_step(d, args[a], "");
 			status = 2;
 			continue;
 		}

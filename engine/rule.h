@@ -62,7 +62,8 @@ struct rule {
 	 * hash *out, and never runs or keys */
 	bool (*skip)(struct dag *d, struct dag_node *n, kopt_hash *out);
 	/* optional, builds only: a cache hit's outputs (files in the out dir)
-	 * are checked and restored; -1 treats the entry as corrupt (the step
+	 * are checked and restored; returns how many it wrote back (0: all
+	 * were there), or -1, which treats the entry as corrupt (the step
 	 * runs again) */
 	int (*restore)(struct dag *d, struct dag_node *n);
 	int (*start)(struct rule_run *run);

@@ -41,6 +41,7 @@ struct sched {
 	size_t ndone, nfailed, nwould, nran;
 	size_t noptional;   /* failed steps marked DAG_OPTIONAL: counted apart */
 	size_t nstale;          /* steps found stale so far: the progress line's N, which only grows */
+	size_t nrestored;       /* output files the cache hits wrote back into the out dir */
 	double t0;              /* kopt_now() when the run began */
 	bool tty, line_open;
 	bool stop;              /* a step failed without -k: start nothing new */
@@ -339,7 +340,10 @@ static bool cache_hit(struct sched *s, struct dag_node *n, bool *corrupt_restore
 	n->manifest = e->json;
 	n->manifest_len = e->len;
 	n->out = e->stable;
-	if (n->rule->restore && s->mode == SCHED_BUILD && n->rule->restore(d, n) < 0) {
+	int restored = n->rule->restore && s->mode == SCHED_BUILD ? n->rule->restore(d, n) : 0;
+	if (restored > 0)
+		s->nrestored += (size_t)restored;
+	if (restored < 0) {
 		*corrupt_restore = true;
 		n->manifest = NULL;
 		json_decref(n->result);
@@ -828,7 +832,10 @@ static int finish_run(struct sched *s)
 	} else if (s->mode == SCHED_DRY) {
 		dry_closing(s);
 	} else if (s->mode == SCHED_BUILD) {
-		if (s->nran == 0 && s->nfailed == 0 && !s->nostart && !s->nolog)
+		if (s->nran == 0 && s->nfailed == 0 && !s->nostart && !s->nolog && s->nrestored)
+			printf("%s: nothing to run; %zu output file%s restored from the cache into %s\n", kopt_progname,
+			       s->nrestored, s->nrestored == 1 ? "" : "s", s->d->out_dir);
+		else if (s->nran == 0 && s->nfailed == 0 && !s->nostart && !s->nolog)
 			printf("%s: nothing to do\n", kopt_progname);
 		size_t left = s->runq.len + s->localq.len;
 		if (s->nolog && left)
@@ -847,6 +854,9 @@ static int finish_run(struct sched *s)
 				strbuf_addf(&sb, ", %zu failed", s->nfailed);
 			if (s->noptional)
 				strbuf_addf(&sb, ", %zu optional failed", s->noptional);
+			if (s->nrestored)
+				strbuf_addf(&sb, "; %zu output file%s restored from the cache", s->nrestored,
+					    s->nrestored == 1 ? "" : "s");
 			printf("%s\n", sb.buf);
 			strbuf_release(&sb);
 			if (s->d->rules->closing)

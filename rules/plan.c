@@ -375,7 +375,8 @@ static int gc(struct dag *d, FILE *out)
 
 /* -d explain's names of the ingredients the rules add to keys */
 static const char *const words[] = {
-	"env", "environment", "model", "model file", "context", "agent context", NULL,
+	"env", "worker environment (GPU, driver, CUDA, torch, triton)", "model", "model file", "context", "agent context",
+	NULL,
 };
 
 /* after a build: each report's line (rules/report.c): its models'

@@ -484,8 +484,8 @@ static void report_head(struct report *rp, size_t nm)
 		nother += rp->measured[i] &&
 			  !json_equal(json_object_get(rp->measured[i], "env"), json_object_get(rp->newest, "env"));
 	if (nother)
-		strbuf_addf(&head, "%zu of the models were measured in another environment: report.json has each "
-				   "model's.\n\n", nother);
+		strbuf_addf(&head, "%zu of the models %s measured in another environment: report.json has each "
+				   "model's.\n\n", nother, nother == 1 ? "was" : "were");
 	strbuf_add(&head, rp->md.buf, rp->md.len);
 	strbuf_release(&rp->md);
 	rp->md = head;
@@ -674,7 +674,7 @@ static json_t *report_summary(struct report *rp, size_t nm, double *geo)
 	size_t nf = json_array_size(rp->failed);
 	size_t nnone = nm - rp->nsp - nf; /* built, but no speedup to claim */
 	if (rp->nsp && !nf)
-		strbuf_addf(md, "\nGeometric mean speedup: %.3fx over %zu models.\n", *geo, rp->nsp);
+		strbuf_addf(md, "\nGeometric mean speedup: %.3fx over %zu model%s.\n", *geo, rp->nsp, rp->nsp == 1 ? "" : "s");
 	else if (rp->nsp)
 		strbuf_addf(md, "\nGeometric mean speedup: %.3fx over %zu model%s with a result (those that failed are "
 				"listed below).\n", *geo, rp->nsp, rp->nsp == 1 ? "" : "s");
@@ -686,12 +686,13 @@ static json_t *report_summary(struct report *rp, size_t nm, double *geo)
 		strbuf_addf(md, "%zu model%s without one: %s compiled baseline failed its check against eager "
 				"(below).\n", nnone, nnone == 1 ? "" : "s", nnone == 1 ? "its" : "their");
 	if (rp->nat)
-		strbuf_addf(md, "Geometric mean speedup over max-autotune-no-cudagraphs: %.3fx over the %zu models that have that variant.\n",
-			    geo_at, rp->nat);
+		strbuf_addf(md, "Geometric mean speedup over max-autotune-no-cudagraphs: %.3fx over the %zu model%s that %s "
+				"that variant.\n", geo_at, rp->nat, rp->nat == 1 ? "" : "s", rp->nat == 1 ? "has" : "have");
 	double geo_bound = rp->nbound ? exp(rp->bound_logsum / (double)rp->nbound) : NAN;
 	if (rp->nbound)
-		strbuf_addf(md, "Geometric mean of max-autotune's time over the bound: %.3fx over the %zu models that have "
-				"that variant and a bound.\n", geo_bound, rp->nbound);
+		strbuf_addf(md, "Geometric mean of max-autotune's time over the bound: %.3fx over the %zu model%s that %s "
+				"that variant and a bound.\n", geo_bound, rp->nbound, rp->nbound == 1 ? "" : "s",
+			    rp->nbound == 1 ? "has" : "have");
 	if (rp->nbelow)
 		strbuf_addstr(md, "\n\\* Behind the max-autotune variant by less than gamma: a variant is chosen over an "
 				  "earlier one only when faster by gamma (inside the noise a compile option is no win, and "

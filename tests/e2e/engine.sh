@@ -60,6 +60,12 @@ if ! "$KOPTMAKE" -t check > out 2> err; then
 	cat err >&2
 fi
 
+# before any worker has run, -n -d explain says what the capture keys wait
+# for, in words a newcomer reads (issue 44)
+"$KOPTMAKE" -n -d explain > out 2> err || true
+check "-n -d explain: a capture waits for the environment fingerprint, glossed" \
+	"grep -q \"explain: capture softmax/autotune: no environment fingerprint for device 'sim' yet (the GPU, driver, CUDA, torch and triton versions that its first worker reports; part of a capture's key)\" err"
+
 set +e
 build
 status=$?
@@ -176,7 +182,7 @@ cd ..
 
 "$KOPTMAKE" -t list > out 2> err
 check "-t list says what each tool does" \
-	"[ \$(grep -c '^  [a-z]*  *[^ ]' out) -eq 8 ] && grep -q '^  why     PATH: ' out"
+	"[ \$(grep -c '^  [a-z]*  *[^ ]' out) -eq 9 ] && grep -q '^  why  *PATH: ' out"
 set +e
 "$KOPTMAKE" -t qeury > out 2> err
 status=$?
