@@ -73,6 +73,11 @@ struct rule {
 	 * result reveals (ninja's dyndep), or that waited for it to settle;
 	 * n->flags says which. The engine announces them afterwards. */
 	void (*expand)(struct dag *d, struct dag_node *n);
+	/* optional, with expand: about how many steps n's expansion will add,
+	 * asked once when n is announced; the progress count's guess until n
+	 * settles (the engine scales the guesses by what the expansions so far
+	 * added against theirs) */
+	double (*reveals)(struct dag *d, struct dag_node *n);
 	/* optional, builds only (not -n, not the tools): n is done, run now
 	 * or found in the cache; called once per node and build */
 	void (*done)(struct dag *d, struct dag_node *n);
