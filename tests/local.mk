@@ -66,6 +66,9 @@ TESTS += tests/runtime/preflight.sh tests/e2e/no-gpu.sh
 EXTRA_DIST += tests/runtime/preflight.sh tests/runtime/test_preflight.py tests/e2e/no-gpu.sh
 TESTS += tests/runtime/package.sh
 EXTRA_DIST += tests/runtime/package.sh tests/runtime/test_package.py
+# the package's errors say what to do (issue 44)
+TESTS += tests/runtime/friendly.sh
+EXTRA_DIST += tests/runtime/friendly.sh tests/runtime/test_friendly.py
 TESTS += tests/e2e/install.sh
 EXTRA_DIST += tests/e2e/install.sh
 TESTS += tests/e2e/measured.sh
