@@ -385,13 +385,13 @@ static void svg_output(struct rule_run *run, const char *target, const char *fil
 	free(svg);
 }
 
-struct bars_ctx { const char *title; struct svg_bar *bars; size_t n; double geo; };
+struct bars_ctx { const char *title; struct svg_bar *bars; size_t n; double geo, geo_at; };
 struct roof_ctx { const char *title; struct svg_point *pts; size_t n; double copy, fpeak; };
 
 static void draw_bars(FILE *f, void *c)
 {
 	struct bars_ctx *b = c;
-	svg_bars(f, b->title, b->bars, b->n, b->geo);
+	svg_bars(f, b->title, b->bars, b->n, b->geo, b->geo_at);
 }
 
 static void draw_roof(FILE *f, void *c)
@@ -624,6 +624,7 @@ static void report_model(struct dag *d, struct report *rp, uint32_t i, const str
 	json_array_append_new(rp->models, o);
 	rp->bars[i].label = s->path;
 	rp->bars[i].value = sp;
+	rp->bars[i].value2 = sp_at;
 	rp->bars[i].note = verdict && strcmp(verdict, "baseline") == 0 ? "baseline kept" : NULL;
 	rp->noptimized += verdict && strcmp(verdict, "optimized") == 0;
 	rp->nbaseline += verdict && strcmp(verdict, "baseline") == 0;
@@ -795,8 +796,8 @@ static int report_outputs(struct rule_run *run, struct report *rp, json_t *doc, 
 	if (rule_output(run, rel, rp->md.buf, rp->md.len) < 0)
 		r = -1;
 	free(rel);
-	char *title = xasprintf("%s: speedup over torch.compile", rp->target);
-	struct bars_ctx bc = { title, rp->bars, nm, geo };
+	char *title = xasprintf("%s: speedup over torch.compile and over max-autotune", rp->target);
+	struct bars_ctx bc = { title, rp->bars, nm, geo, rp->nat ? exp(rp->at_logsum / (double)rp->nat) : NAN };
 	svg_output(run, rp->target, "speedup.svg", &r, draw_bars, &bc);
 	free(title);
 	title = xasprintf("%s: hot Triton kernels under the device's roofs", rp->target);
@@ -822,6 +823,7 @@ static void report_failed(struct report *rp, uint32_t i, const struct dag_node *
 	strbuf_release(&step);
 	rp->bars[i].label = s->path;
 	rp->bars[i].value = NAN;
+	rp->bars[i].value2 = NAN;
 	rp->bars[i].note = "failed";
 }
 
