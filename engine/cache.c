@@ -451,43 +451,11 @@ bool cache_empty(const kopt_cache *c)
 	return c->nents == 0 && c->nrecords == 0;
 }
 
-int cache_destroy(kopt_cache *c, uint64_t *bytes, size_t *files)
+void cache_drop_writes(kopt_cache *c)
 {
-	if (c->absent)
-		return 0;
-	/* nothing of it is written again at close */
 	if (c->actfd >= 0)
 		close(c->actfd);
 	c->actfd = -1;
-	int r = 0;
-	DIR *d = opendir(c->dir);
-	if (!d)
-		r = -1;
-	struct dirent *e;
-	while (d && (e = readdir(d))) {
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") || !strcmp(e->d_name, "lock"))
-			continue;
-		char *p = path_in(c, e->d_name);
-		if (kopt_remove_tree(p, bytes, files) < 0) {
-			kopt_error("cannot remove '%s': %s", p, strerror(errno));
-			r = -1;
-		}
-		free(p);
-	}
-	if (d)
-		closedir(d);
-	/* the lock last, once it is let go; the folder, unless it is a link */
-	char *lock = path_in(c, "lock"), *dir = xstrdup(c->dir);
-	cache_close(c);
-	unlink(lock);
-	struct stat st;
-	if (lstat(dir, &st) == 0 && S_ISDIR(st.st_mode) && rmdir(dir) < 0 && r == 0) {
-		kopt_error("cannot remove '%s': %s", dir, strerror(errno));
-		r = -1;
-	}
-	free(lock);
-	free(dir);
-	return r;
 }
 
 /* a write into a cache that must not come to be */

@@ -43,11 +43,9 @@ kopt_cache *cache_open_existing(const char *dir);
 bool cache_exists(const kopt_cache *c);
 /* whether the action map holds no record, read or written */
 bool cache_empty(const kopt_cache *c);
-/* Removes the cache folder and everything in it (the lock last, held until
- * then; a folder that is a link stays, emptied) and closes c, adding the
- * files' bytes and count to *bytes and *files. 0, or -1 after saying what
- * could not be removed. A cache that is not there is left so. */
-int cache_destroy(kopt_cache *c, uint64_t *bytes, size_t *files);
+/* closes the action map unwritten: nothing of c is written again, at
+ * close either (-t distclean, before it removes the folder) */
+void cache_drop_writes(kopt_cache *c);
 void cache_close(kopt_cache *c);
 const char *cache_path(const kopt_cache *c);
 

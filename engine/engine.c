@@ -366,6 +366,40 @@ int engine_tool_clean(const kopt_spec *spec, const struct engine_opts *o, char *
 	return 0;
 }
 
+/* Removes the cache folder and everything in it, the lock last, held
+ * until then (a folder that is a link stays, emptied), and closes c; adds
+ * the files' bytes and count. 0, or -1 after saying what stays. */
+static int remove_cache(kopt_cache *c, uint64_t *bytes, size_t *files)
+{
+	cache_drop_writes(c);
+	char *dir = xstrdup(cache_path(c)), *lock = xasprintf("%s/lock", dir);
+	int r = 0;
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	while (d && (e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") || !strcmp(e->d_name, "lock"))
+			continue;
+		char *p = xasprintf("%s/%s", dir, e->d_name);
+		if (kopt_remove_tree(p, bytes, files) < 0) {
+			kopt_error("cannot remove '%s': %s", p, strerror(errno));
+			r = -1;
+		}
+		free(p);
+	}
+	if (d)
+		closedir(d);
+	cache_close(c);
+	unlink(lock);
+	struct stat st;
+	if (lstat(dir, &st) == 0 && S_ISDIR(st.st_mode) && rmdir(dir) < 0 && r == 0) {
+		kopt_error("cannot remove '%s': %s", dir, strerror(errno));
+		r = -1;
+	}
+	free(lock);
+	free(dir);
+	return r;
+}
+
 /* -t distclean: what clean removes, and the whole cache folder (make's
  * distclean: back to what was there before the first build) */
 int engine_tool_distclean(const kopt_spec *spec, const struct engine_opts *o, char *const *args, int nargs)
@@ -383,7 +417,7 @@ int engine_tool_distclean(const kopt_spec *spec, const struct engine_opts *o, ch
 	char *cd = xstrdup(cache_path(ss.cache));
 	blog_close(ss.blog); /* nothing of them is written again */
 	ss.blog = NULL;
-	int r = cache_destroy(ss.cache, &cbytes, &cfiles);
+	int r = had ? remove_cache(ss.cache, &cbytes, &cfiles) : 0;
 	ss.cache = NULL;
 	char h[32], ch[32];
 	human(bytes, h, sizeof h);

@@ -41,7 +41,6 @@ struct sched {
 	size_t njobs, jobcap;
 	size_t ndone, nfailed, nwould, nran;
 	size_t noptional;   /* failed steps marked DAG_OPTIONAL: counted apart */
-	size_t nstale;          /* steps found stale so far */
 	size_t nrestored;       /* output files the cache hits wrote back into the out dir */
 	struct progress pg;     /* the progress line's N */
 	double t0;              /* kopt_now() when the run began */
@@ -402,7 +401,6 @@ static void enqueue(struct sched *s, struct dag_node *n)
 		s->nolog = s->stop = true;
 	if (n->rule->priority)
 		n->prio = n->rule->priority(s->d, n);
-	s->nstale++;
 	heap_push(n->rule->worker ? &s->runq : &s->localq, n);
 }
 

@@ -687,13 +687,12 @@ static json_t *report_summary(struct report *rp, size_t nm, double *geo)
 		strbuf_addf(md, "%zu model%s without one: %s compiled baseline failed its check against eager "
 				"(below).\n", nnone, nnone == 1 ? "" : "s", nnone == 1 ? "its" : "their");
 	if (rp->nat)
-		strbuf_addf(md, "Geometric mean speedup over max-autotune-no-cudagraphs: %.3fx over the %zu model%s that %s "
-				"that variant.\n", geo_at, rp->nat, rp->nat == 1 ? "" : "s", rp->nat == 1 ? "has" : "have");
+		strbuf_addf(md, "Geometric mean speedup over max-autotune-no-cudagraphs: %.3fx over the %zu %s that "
+				"variant.\n", geo_at, rp->nat, rp->nat == 1 ? "model that has" : "models that have");
 	double geo_bound = rp->nbound ? exp(rp->bound_logsum / (double)rp->nbound) : NAN;
 	if (rp->nbound)
-		strbuf_addf(md, "Geometric mean of max-autotune's time over the bound: %.3fx over the %zu model%s that %s "
-				"that variant and a bound.\n", geo_bound, rp->nbound, rp->nbound == 1 ? "" : "s",
-			    rp->nbound == 1 ? "has" : "have");
+		strbuf_addf(md, "Geometric mean of max-autotune's time over the bound: %.3fx over the %zu %s that variant "
+				"and a bound.\n", geo_bound, rp->nbound, rp->nbound == 1 ? "model that has" : "models that have");
 	if (rp->nbelow)
 		strbuf_addstr(md, "\n\\* Behind the max-autotune variant by less than gamma: a variant is chosen over an "
 				  "earlier one only when faster by gamma (inside the noise a compile option is no win, and "
@@ -822,8 +821,7 @@ static void report_failed(struct report *rp, uint32_t i, const struct dag_node *
 	strbuf_addstr(&rp->fmd, " |\n");
 	strbuf_release(&step);
 	rp->bars[i].label = s->path;
-	rp->bars[i].value = NAN;
-	rp->bars[i].value2 = NAN;
+	rp->bars[i].value = rp->bars[i].value2 = NAN;
 	rp->bars[i].note = "failed";
 }
 

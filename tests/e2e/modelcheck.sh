@@ -9,7 +9,7 @@
 # is said at its file, each with a note at the declaration; the exit is 2,
 # no worker starts and no .kopt/ is made. -t check says "ok: N models, N
 # targets" when all is well. A missing interpreter is said as one
-# (KOPT_PYTHON=/nonexistent: exit 1). Then, against the simulated worker and
+# (KOPT_PYTHON=/nonexistent: a build exits 1; -t check and -n warn). Then, against the simulated worker and
 # tests/sim-python (TEST DOUBLES): a build reads only the files it has not
 # read before with that interpreter, so a null build starts no Python; an
 # interpreter that fails is said, exit 1. Prints TAP.
@@ -135,16 +135,23 @@ else
 		"[ $rc -eq 2 ] && grep -q '^helion/h.py: error: no @helion.kernel function at the top level' $tmp/err" "$tmp/err"
 fi
 
-# a missing interpreter is said as one, before anything runs
+# a missing interpreter is said as one: a build stops before anything
+# runs (no worker could run either), -t check and -n, which run nothing,
+# say that the files go unread
 good > "$d/models/b.py"
 KOPT_PYTHON=/nonexistent
 export KOPT_PYTHON
-for mode in "-t check" "all"; do
-	km $mode
-	check "KOPT_PYTHON=/nonexistent, $mode: exit 1, 'no Python at' it, nothing made" \
-		"[ $rc -eq 1 ] && grep -qx \"koptmake: error: no Python at '/nonexistent' (KOPT_PYTHON names it): set KOPT_PYTHON to a Python with torch >= 2.6 and triton, or unset it for configure's ('$py')\" $tmp/err && [ ! -e $d/.kopt ]" "$tmp/err"
-done
+nopy="no Python at '/nonexistent' (KOPT_PYTHON names it): set KOPT_PYTHON to a Python with torch >= 2.6 and triton, or unset it for configure's ('$py')"
+km all
+check "KOPT_PYTHON=/nonexistent, a build: exit 1, 'no Python at' it, nothing made" \
+	"[ $rc -eq 1 ] && grep -qx \"koptmake: error: $nopy\" $tmp/err && [ ! -e $d/.kopt ]" "$tmp/err"
 check "... and nothing of torch or triton is said" "! grep -q 'no torch' $tmp/err" "$tmp/err"
+for mode in "-t check" "-n"; do
+	km $mode
+	check "KOPT_PYTHON=/nonexistent, $mode: exit 0, a warning that the model files are not read, and why" \
+		"[ $rc -eq 0 ] && grep -qx \"koptmake: warning: the model files are not read: $nopy\" $tmp/err" "$tmp/err"
+done
+check "... and -t check's ok says so" "km -t check; grep -qx 'koptmake: check: ok: 4 models, 2 targets (their files not read)' $tmp/out" "$tmp/out"
 
 # what a build reads, with the TEST DOUBLE of the interpreter
 KOPT_PYTHON=$top_srcdir/tests/sim-python

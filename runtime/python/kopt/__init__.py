@@ -96,6 +96,8 @@ def _torch_compile(what: str) -> None:
     """Imports torch's torch.compile (torch._dynamo), or raises an
     ImportError that says what this Python lacks and how to get it, with
     no traceback of its own."""
+    import importlib
+
     from .preflight import TORCH_MIN, version_tuple
 
     need = (f"kopt: {what} needs torch >= {TORCH_MIN[0]}.{TORCH_MIN[1]} (torch.compile): "
@@ -108,7 +110,7 @@ def _torch_compile(what: str) -> None:
     if version_tuple(v) < TORCH_MIN:
         raise ImportError(f"{need}; {sys.executable} has torch {v}", name="torch") from None
     try:
-        import torch._dynamo  # noqa: F401
+        importlib.import_module("torch._dynamo")
     except ImportError as e:
         raise ImportError(f"{need}; the torch {v} of {sys.executable} has no torch._dynamo ({e})",
                           name="torch") from None
