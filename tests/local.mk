@@ -79,8 +79,8 @@ TESTS += tests/help.sh
 EXTRA_DIST += tests/help.sh
 # the tarball holds what the tests read; one version; model files read
 # with Python's parser before anything runs (issue 44)
-TESTS += tests/dist.sh tests/version.sh tests/e2e/modelcheck.sh
-EXTRA_DIST += tests/dist.sh tests/version.sh tests/e2e/modelcheck.sh
+TESTS += tests/dist.sh tests/version.sh tests/e2e/modelcheck.sh tests/e2e/readme.sh
+EXTRA_DIST += tests/dist.sh tests/version.sh tests/e2e/modelcheck.sh tests/e2e/readme.sh
 TESTS += tests/e2e/cli.sh
 EXTRA_DIST += tests/e2e/cli.sh
 TESTS += tests/e2e/progress.sh tests/e2e/keep-going.sh tests/e2e/worker-log.sh
