@@ -417,7 +417,11 @@ int engine_tool_distclean(const kopt_spec *spec, const struct engine_opts *o, ch
 	char *cd = xstrdup(cache_path(ss.cache));
 	blog_close(ss.blog); /* nothing of them is written again */
 	ss.blog = NULL;
-	int r = had ? remove_cache(ss.cache, &cbytes, &cfiles) : 0;
+	int r = 0;
+	if (had)
+		r = remove_cache(ss.cache, &cbytes, &cfiles);
+	else
+		cache_close(ss.cache);
 	ss.cache = NULL;
 	char h[32], ch[32];
 	human(bytes, h, sizeof h);
