@@ -88,6 +88,11 @@ else
 	check "kopt-worker: its last line names what is missing and how to get it" \
 		"tail -n 1 $tmp/w.err | grep -q 'cannot start: .*: the GPU path needs an NVIDIA GPU .*torch >= 2.6 with triton'" "$tmp/w.err"
 	check "kopt-worker: no traceback" "! grep -q Traceback $tmp/w.err" "$tmp/w.err"
+	# an interpreter that is not there is said as one, not as one without torch (issue 44)
+	rc=0
+	TMPDIR=$tmp KOPT_PYTHON=/nonexistent "$W" < /dev/null > "$tmp/w.out" 2> "$tmp/w.err" || rc=$?
+	check "kopt-worker, KOPT_PYTHON=/nonexistent: exit 2, 'cannot start: no Python at' it, nothing of torch" \
+		"[ $rc -eq 2 ] && tail -n 1 $tmp/w.err | grep -q \"^kopt-worker: cannot start: no Python at '/nonexistent' (KOPT_PYTHON names it)\" && ! grep -q 'no torch' $tmp/w.err" "$tmp/w.err"
 	# the README's command exactly: the worker beside koptmake
 	run_readme "kopt-worker"
 fi
