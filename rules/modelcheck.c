@@ -38,7 +38,7 @@ static const char check_py[] =
 #define CHECK_VERSION 1   /* bump when modelcheck.py passes or fails other files */
 #define CHECK_WAIT_S 60   /* a reading that takes longer (and 10 ms a file) is given up */
 #define CHECKED_KEY "sources:checked" /* in the env file: no device is named with a ':' */
-#define CHECKED_MAX 4096  /* hashes remembered, the newest */
+#define CHECKED_MAX 131072 /* passes remembered at most */
 
 extern char **environ;
 
@@ -252,16 +252,6 @@ static void checked_hex(const char *py, const struct rule_model *dm, char *hex)
 	hash_key_release(&k);
 }
 
-static bool remembered(const json_t *list, const char *hex)
-{
-	size_t i;
-	json_t *v;
-	json_array_foreach(list, i, v)
-		if (json_is_string(v) && strcmp(json_string_value(v), hex) == 0)
-			return true;
-	return false;
-}
-
 int rule_precheck(struct dag *d)
 {
 	struct rule_plan *pl = d->plan;
@@ -287,7 +277,7 @@ int rule_precheck(struct dag *d)
 		if (dm->file_error) /* its capture says why */
 			continue;
 		checked_hex(py, dm, hex[n]);
-		if (!remembered(json_object_get(old, "hashes"), hex[n]))
+		if (!json_object_get(json_object_get(old, "passed"), hex[n]))
 			m[n++] = dm->spec;
 	}
 	int st = 0, nerrors = 0;
@@ -299,17 +289,15 @@ int rule_precheck(struct dag *d)
 		if (st == 2)
 			say_errors(nerrors, "; nothing was run");
 	}
-	if (st == 0 && n && cache_exists(d->cache)) {
-		/* the passes, newest first */
-		json_t *list = json_array();
+	if (st == 0 && n && cache_exists(d->cache) && !d->opts->dry_run) { /* -n writes nothing */
+		/* the passes so far and these; past CHECKED_MAX, these alone */
+		json_t *was = json_object_get(old, "passed");
+		json_t *set = json_object_size(was) + n <= CHECKED_MAX ? json_deep_copy(was) : NULL;
+		if (!set)
+			set = json_object();
 		for (size_t i = 0; i < n; i++)
-			json_array_append_new(list, json_string(hex[i]));
-		size_t i;
-		json_t *v;
-		json_array_foreach(json_object_get(old, "hashes"), i, v)
-			if (json_array_size(list) < CHECKED_MAX && json_is_string(v) && !remembered(list, json_string_value(v)))
-				json_array_append(list, v);
-		json_t *rec = json_pack("{s:o}", "hashes", list);
+			json_object_set_new(set, hex[i], json_true());
+		json_t *rec = json_pack("{s:o}", "passed", set);
 		cache_env_set(d->cache, CHECKED_KEY, rec);
 		json_decref(rec);
 	}
