@@ -9,7 +9,7 @@ libkopt_a_SOURCES += rules/rules.h rules/plan.h rules/summary.h rules/groups.h r
 libkopt_a_SOURCES += rules/svg.h rules/svg.c
 # the model files read with Python's own parser (-t check, every build):
 # modelcheck.py's text, a C string that modelcheck.c runs with -c
-libkopt_a_SOURCES += rules/modelcheck.c
+libkopt_a_SOURCES += rules/modelcheck.h rules/modelcheck.c
 BUILT_SOURCES += rules/modelcheck.inc
 CLEANFILES += rules/modelcheck.inc
 EXTRA_DIST += rules/modelcheck.py

@@ -29,6 +29,8 @@
 #include <unistd.h>
 
 #include "../engine/proc.h"
+#include "modelcheck.h"
+#include "plan.h"
 #include "rules.h"
 
 static const char check_py[] =

@@ -21,6 +21,7 @@
 #include "space.h"
 #include "keys.h"
 #include "common.h"
+#include "modelcheck.h"
 
 extern const struct rule rule_capture, rule_profile, rule_propose, rule_verify, rule_stitch,
 	rule_report, rule_screen, rule_deploy;

@@ -14,8 +14,9 @@
  * (verify.h), the implementation space (space.h), the report (report.h),
  * a model's shapes (shapes.h),
  * what a step sends (proto.h) and keys on (keys.h), the files it writes
- * (outputs.h), vendor rows (vendor.h), and the helpers all use
- * (common.h); stitch.h, svg.h and measured.h are their parts' own.
+ * (outputs.h), vendor rows (vendor.h), the model files read before a
+ * build (modelcheck.h), and the helpers all use (common.h); stitch.h,
+ * svg.h and measured.h are their parts' own.
  */
 #ifndef KOPT_RULES_H
 #define KOPT_RULES_H
@@ -37,19 +38,5 @@ engine_tool_fn rule_tool_memory;
 /* -t check: every model file of the spec read with Python's own parser
  * (rules/modelcheck.c); "ok: N models, N targets" when all are fine */
 engine_tool_fn rule_tool_check;
-
-/* The worker's interpreter: KOPT_PYTHON, else configure's PYTHON; NULL
- * with *why (malloc'd) where there is none to run. */
-const char *rule_python(char **why);
-/* The files of models (n of them) read with the interpreter py
- * (rules/modelcheck.py): each problem goes to fn, at the file's line and
- * column, with a note at the declaration; *nerrors counts them. Returns
- * 0 when all are fine, 2 when one is not, 1 after saying why none could
- * be read (the interpreter failed). */
-int rule_check_models(const char *py, const struct kopt_model *const *models, size_t n, kopt_diag_fn *fn, void *ctx,
-		      int *nerrors);
-/* the rule set's precheck: the build's model files not checked before
- * with this interpreter; an exit status, 0 to go on */
-int rule_precheck(struct dag *d);
 
 #endif
