@@ -121,6 +121,7 @@ int main(int argc, char **argv)
 	}
 	const char *b = getenv("top_builddir");
 	char *sim = xasprintf("%s/tests/sim-worker", b ? b : ".");
+	fx_sim_python();
 	if (access(sim, X_OK) != 0) {
 		fprintf(stderr, "engine_bench: no simulated worker at %s (set top_builddir)\n", sim);
 		return 2;

@@ -2,7 +2,9 @@
 #define _POSIX_C_SOURCE 200809L
 #include "util.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
@@ -407,6 +409,53 @@ double kopt_now(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* name in the folder dfd, and what is below it, following no link; the
+ * regular files' bytes and count added to *bytes and *files */
+static int remove_at(int dfd, const char *name, uint64_t *bytes, size_t *files)
+{
+	struct stat st;
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT ? 0 : -1;
+	if (!S_ISDIR(st.st_mode)) {
+		if (unlinkat(dfd, name, 0) < 0)
+			return errno == ENOENT ? 0 : -1;
+		if (S_ISREG(st.st_mode)) {
+			*bytes += (uint64_t)st.st_size;
+			(*files)++;
+		}
+		return 0;
+	}
+	int fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	int r = 0;
+	struct dirent *e;
+	while ((e = readdir(d)))
+		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0 &&
+		    remove_at(dirfd(d), e->d_name, bytes, files) < 0)
+			r = -1;
+	closedir(d);
+	if (unlinkat(dfd, name, AT_REMOVEDIR) < 0 && errno != ENOENT)
+		r = -1;
+	return r;
+}
+
+int kopt_remove_tree(const char *path, uint64_t *bytes, size_t *files)
+{
+	uint64_t b = 0;
+	size_t f = 0;
+	int r = remove_at(AT_FDCWD, path, &b, &f);
+	if (bytes)
+		*bytes += b;
+	if (files)
+		*files += f;
+	return r;
 }
 
 int kopt_mkdirs(const char *path)

@@ -107,6 +107,11 @@ void kopt_diag_printer_release(struct kopt_diag_printer *p);
 /* ---- small helpers ---- */
 double kopt_now(void);              /* monotonic seconds */
 int kopt_mkdirs(const char *path);  /* mkdir -p; 0 or -1 */
+/* rm -r: path and, for a folder, everything below it, following no link
+ * (a link is removed, not what it names); 0, or -1 (errno) after removing
+ * what it could. The regular files' bytes and count are added to *bytes
+ * and *files (either may be NULL). */
+int kopt_remove_tree(const char *path, uint64_t *bytes, size_t *files);
 /* writes all n bytes of p to fd, again after EINTR; 0 or -1 (errno) */
 int kopt_write_all(int fd, const void *p, size_t n);
 /* the next of a deterministic sequence (SplitMix64) from *state, which it advances */

@@ -446,6 +446,18 @@ bool cache_exists(const kopt_cache *c)
 	return !c->absent;
 }
 
+bool cache_empty(const kopt_cache *c)
+{
+	return c->nents == 0 && c->nrecords == 0;
+}
+
+void cache_drop_writes(kopt_cache *c)
+{
+	if (c->actfd >= 0)
+		close(c->actfd);
+	c->actfd = -1;
+}
+
 /* a write into a cache that must not come to be */
 static int refuse(const kopt_cache *c, const char *what)
 {

@@ -41,6 +41,11 @@ kopt_cache *cache_open(const char *dir);
 kopt_cache *cache_open_existing(const char *dir);
 /* false for the empty stand-in cache_open_existing() gives */
 bool cache_exists(const kopt_cache *c);
+/* whether the action map holds no record, read or written */
+bool cache_empty(const kopt_cache *c);
+/* closes the action map unwritten: nothing of c is written again, at
+ * close either (-t distclean, before it removes the folder) */
+void cache_drop_writes(kopt_cache *c);
 void cache_close(kopt_cache *c);
 const char *cache_path(const kopt_cache *c);
 

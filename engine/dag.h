@@ -99,6 +99,8 @@ struct dag {
 	void *plan;                 /* the rules' (rule_set plan and release) */
 	size_t nnodes;              /* all nodes so far */
 	size_t nhit;                /* found fresh in the cache */
+	bool idle;                  /* set by the scheduler: no step ran, or none could (its worker
+				     * cannot start here); the run leaves nothing worth keeping */
 	void (*on_new)(void *ctx, struct dag_node *n); /* told about each new node */
 	void *on_new_ctx;
 	struct dag_node **all;      /* every node, creation order */

@@ -213,6 +213,7 @@ int engine_build(const kopt_spec *spec, char *const *targets, int ntargets, cons
 {
 	struct session ss;
 	kopt_remote *remote;
+	bool made = false; /* this run made the cache folder */
 	if (remote_of(spec, opts, &remote) < 0)
 		return 2;
 	if (session_open(&ss, spec, opts, false) < 0) {
@@ -235,6 +236,7 @@ int engine_build(const kopt_spec *spec, char *const *targets, int ntargets, cons
 				remote_free(remote);
 				return 2;
 			}
+			made = true;
 		}
 	}
 	cache_set_remote(ss.cache, remote);
@@ -254,20 +256,34 @@ int engine_build(const kopt_spec *spec, char *const *targets, int ntargets, cons
 		}
 	}
 	int status = 2;
+	bool idle = true;
 	for (int attempt = 0; attempt < 3; attempt++) {
 		struct dag *d = dag_new(spec, targets, ntargets, opts, ss.cache, ss.blog, ss.out_dir);
 		if (!d) {
 			status = 2;
 			break;
 		}
+		/* before the first step, and before any worker starts */
+		if (attempt == 0 && d->nnodes && d->rules->precheck && (status = d->rules->precheck(d)) != 0) {
+			dag_free(d);
+			break;
+		}
 		status = sched_run(d, pool, opts->dry_run ? SCHED_DRY : SCHED_BUILD);
+		idle = idle && d->idle;
 		dag_free(d);
 		if (status != SCHED_RESTART)
 			break;
 		status = 1;
 	}
 	wpool_free(pool);
+	/* a run that made the cache folder and ran nothing (the model files
+	 * are wrong, or no worker can start here) leaves none */
+	bool discard = made && idle && cache_empty(ss.cache);
+	char *dir = discard ? xstrdup(cache_path(ss.cache)) : NULL;
 	session_close(&ss); /* sends what the remote still lacks */
+	if (dir && kopt_remove_tree(dir, NULL, NULL) < 0)
+		kopt_warn("cannot remove '%s', which this run made and left empty: %s", dir, strerror(errno));
+	free(dir);
 	if (remote && opts->verbose)
 		remote_summary(remote, stderr);
 	remote_free(remote);
@@ -350,6 +366,76 @@ int engine_tool_clean(const kopt_spec *spec, const struct engine_opts *o, char *
 	return 0;
 }
 
+/* Removes the cache folder and everything in it, the lock last, held
+ * until then (a folder that is a link stays, emptied), and closes c; adds
+ * the files' bytes and count. 0, or -1 after saying what stays. */
+static int remove_cache(kopt_cache *c, uint64_t *bytes, size_t *files)
+{
+	cache_drop_writes(c);
+	char *dir = xstrdup(cache_path(c)), *lock = xasprintf("%s/lock", dir);
+	int r = 0;
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	while (d && (e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") || !strcmp(e->d_name, "lock"))
+			continue;
+		char *p = xasprintf("%s/%s", dir, e->d_name);
+		if (kopt_remove_tree(p, bytes, files) < 0) {
+			kopt_error("cannot remove '%s': %s", p, strerror(errno));
+			r = -1;
+		}
+		free(p);
+	}
+	if (d)
+		closedir(d);
+	cache_close(c);
+	unlink(lock);
+	struct stat st;
+	if (lstat(dir, &st) == 0 && S_ISDIR(st.st_mode) && rmdir(dir) < 0 && r == 0) {
+		kopt_error("cannot remove '%s': %s", dir, strerror(errno));
+		r = -1;
+	}
+	free(lock);
+	free(dir);
+	return r;
+}
+
+/* -t distclean: what clean removes, and the whole cache folder (make's
+ * distclean: back to what was there before the first build) */
+int engine_tool_distclean(const kopt_spec *spec, const struct engine_opts *o, char *const *args, int nargs)
+{
+	(void)args;
+	(void)nargs;
+	struct session ss;
+	if (session_open(&ss, spec, o, false) < 0) /* the lock is held from here */
+		return 2;
+	uint64_t bytes = 0, cbytes = 0;
+	size_t files = 0, cfiles = 0;
+	clean_dir(o->rules, ss.out_dir, &bytes, &files);
+	rmdir(ss.out_dir);
+	bool had = cache_exists(ss.cache);
+	char *cd = xstrdup(cache_path(ss.cache));
+	blog_close(ss.blog); /* nothing of them is written again */
+	ss.blog = NULL;
+	int r = 0;
+	if (had)
+		r = remove_cache(ss.cache, &cbytes, &cfiles);
+	else
+		cache_close(ss.cache);
+	ss.cache = NULL;
+	char h[32], ch[32];
+	human(bytes, h, sizeof h);
+	human(cbytes, ch, sizeof ch);
+	printf("%s: distclean: removed %zu output file%s (%s) and ", kopt_progname, files, files == 1 ? "" : "s", h);
+	if (had)
+		printf("the cache %s (%zu file%s, %s)\n", cd, cfiles, cfiles == 1 ? "" : "s", ch);
+	else
+		printf("no cache (none at %s)\n", cd);
+	free(cd);
+	session_close(&ss);
+	return r < 0 ? 1 : 0;
+}
+
 int engine_tool_gc(const kopt_spec *spec, const struct engine_opts *o, char *const *args, int nargs)
 {
 	(void)args;
@@ -429,6 +515,24 @@ int engine_tool_query(const kopt_spec *spec, const struct engine_opts *o, char *
 	return r;
 }
 
+/* "no step 'X'", with the nearest step's name where one is near (a typo),
+ * else how to find one */
+static void no_step(struct dag *d, const char *what, const char *otherwise)
+{
+	bool kind = strchr(what, ' ') != NULL;
+	char **names = xcalloc(d->nnodes + 1, sizeof *names);
+	for (size_t i = 0; i < d->nnodes; i++)
+		names[i] = kind ? xasprintf("%s %s", d->all[i]->rule->name, d->all[i]->path) : xstrdup(d->all[i]->path);
+	const char *near = kopt_suggest(what, (const char *const *)names, d->nnodes);
+	if (near)
+		kopt_error("no step '%s' (did you mean '%s'?)", what, near);
+	else
+		kopt_error("no step '%s'%s", what, otherwise);
+	for (size_t i = 0; i < d->nnodes; i++)
+		free(names[i]);
+	free(names);
+}
+
 static int tool_why_steps(const kopt_spec *spec, const struct engine_opts *o, char *const *args, int nargs)
 {
 	if (nargs < 1) {
@@ -443,7 +547,7 @@ static int tool_why_steps(const kopt_spec *spec, const struct engine_opts *o, ch
 	for (int a = 0; d && a < nargs; a++) {
 		struct dag_node *n = dag_find(d, args[a]);
 		if (!n) {
-			kopt_error("no step '%s' (some are known once an earlier step has run; try -t query)", args[a]);
+			no_step(d, args[a], " (some are known once an earlier step has run; try -t query)");
 			status = 2;
 			continue;
 		}
@@ -488,7 +592,7 @@ static int tool_query_steps(const kopt_spec *spec, const struct engine_opts *o, 
 	for (int a = 0; d && a < nargs; a++) {
 		struct dag_node *n = dag_find(d, args[a]);
 		if (!n) {
-			kopt_error("no step '%s'", args[a]);
+			no_step(d, args[a], "");
 			status = 2;
 			continue;
 		}

@@ -44,13 +44,14 @@ int engine_build(const kopt_spec *spec, char *const *targets, int ntargets,
  * are what follows the tool on the command line. Each returns an exit status
  * as engine_build.
  *   clean   removes the outputs in kopt-out
+ *   distclean  removes those outputs and the whole cache folder
  *   gc      removes cache entries no step of this spec reaches
  *   why     PATH: a step's verdict, gates, numbers and reason
  *   query   [PATH]: every step, fresh or stale; or one step's key and result
  * (The rules add their own: -t memory, rules/rules.h.)
  */
 typedef int engine_tool_fn(const kopt_spec *spec, const struct engine_opts *opts, char *const *args, int nargs);
-engine_tool_fn engine_tool_clean, engine_tool_gc, engine_tool_why, engine_tool_query;
+engine_tool_fn engine_tool_clean, engine_tool_distclean, engine_tool_gc, engine_tool_why, engine_tool_query;
 
 /* the cache folder a build of spec uses (opts->cache_dir, else .kopt beside the spec); caller frees */
 char *engine_cache_dir(const kopt_spec *spec, const struct engine_opts *opts);

@@ -5,7 +5,8 @@ libkopt_a_SOURCES += engine/engine.h engine/engine.c \
 	engine/blog.h engine/blog.c \
 	engine/dag.h engine/dag.c engine/rule.h \
 	engine/explain.h engine/explain.c \
-	engine/sched.h engine/sched.c engine/gpu_meter.h engine/gpu_meter.c engine/queue.h engine/queue.c \
+	engine/sched.h engine/sched.c engine/gpu_meter.h engine/gpu_meter.c engine/progress.h engine/progress.c \
+	engine/queue.h engine/queue.c \
 	engine/twins.h engine/twins.c engine/interrupt.h engine/interrupt.c \
 	engine/worker_pool.h engine/worker_pool.c engine/tail.h engine/tail.c \
 	engine/proc.h engine/proc.c \
@@ -18,6 +19,8 @@ libkopt_a_SOURCES += engine/engine.h engine/engine.c \
 # the simulated worker (a test double of kopt-worker), also used by bench/
 noinst_PROGRAMS += tests/sim-worker
 tests_sim_worker_SOURCES = tests/sim-worker.c runtime/sandbox.c runtime/sandbox.h
+# and of the worker's Python, where it reads the simulated model files
+EXTRA_DIST += tests/sim-python
 tests_sim_worker_LDADD = $(JANSSON_LIBS) $(XXHASH_LIBS) $(LIBS)
 
 check_PROGRAMS += tests/unit/engine_test

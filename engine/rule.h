@@ -62,7 +62,8 @@ struct rule {
 	 * hash *out, and never runs or keys */
 	bool (*skip)(struct dag *d, struct dag_node *n, kopt_hash *out);
 	/* optional, builds only: a cache hit's outputs (files in the out dir)
-	 * are checked and restored; -1 treats the entry as corrupt (the step
+	 * are checked and restored; returns how many it wrote back (0: all
+	 * were there), or -1, which treats the entry as corrupt (the step
 	 * runs again) */
 	int (*restore)(struct dag *d, struct dag_node *n);
 	int (*start)(struct rule_run *run);
@@ -72,6 +73,11 @@ struct rule {
 	 * result reveals (ninja's dyndep), or that waited for it to settle;
 	 * n->flags says which. The engine announces them afterwards. */
 	void (*expand)(struct dag *d, struct dag_node *n);
+	/* optional, with expand: about how many steps n's expansion will add,
+	 * asked once when n is announced; the progress count's guess until n
+	 * settles (the engine scales the guesses by what the expansions so far
+	 * added against theirs) */
+	double (*reveals)(struct dag *d, struct dag_node *n);
 	/* optional, builds only (not -n, not the tools): n is done, run now
 	 * or found in the cache; called once per node and build */
 	void (*done)(struct dag *d, struct dag_node *n);
@@ -115,6 +121,11 @@ struct rule_set {
 	 * blocks name as key_env); NULL-terminated, the strings spec's, the
 	 * array the caller's to free; NULL: none */
 	const char **(*secrets)(const kopt_spec *spec);
+	/* optional: before a build's (or -n's) first step, checks what the
+	 * rules can check without a worker (koptmake's: the model files, with
+	 * Python's parser), saying what is wrong; returns 0 to go on, else
+	 * the exit status of a build that runs nothing */
+	int (*precheck)(struct dag *d);
 };
 
 #endif

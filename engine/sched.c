@@ -17,6 +17,7 @@
 #include "queue.h"
 #include "gpu_meter.h"
 #include "twins.h"
+#include "progress.h"
 #include "witness.h"
 
 struct job {
@@ -40,7 +41,8 @@ struct sched {
 	size_t njobs, jobcap;
 	size_t ndone, nfailed, nwould, nran;
 	size_t noptional;   /* failed steps marked DAG_OPTIONAL: counted apart */
-	size_t nstale;          /* steps found stale so far: the progress line's N, which only grows */
+	size_t nrestored;       /* output files the cache hits wrote back into the out dir */
+	struct progress pg;     /* the progress line's N */
 	double t0;              /* kopt_now() when the run began */
 	bool tty, line_open;
 	bool stop;              /* a step failed without -k: start nothing new */
@@ -80,53 +82,38 @@ static void run_release(struct rule_run *run)
 static void on_new(void *ctx, struct dag_node *n)
 {
 	struct sched *s = ctx;
+	if (s->mode == SCHED_BUILD)
+		progress_announce(&s->pg, s->d, n);
 	if (n->npending == 0 && !(n->flags & (DAG_QUEUED | DAG_SETTLED))) {
 		n->flags |= DAG_QUEUED;
 		queue_push(&s->ready, n);
 	}
 }
 
-/* the steps not known fresh: those found stale, and those whose inputs
- * are not settled yet, of the graph known so far (the ETA's estimate: it
- * falls as early cutoff finds hits, and rises as the graph grows) */
-static size_t steps_ahead(const struct sched *s)
-{
-	return s->d->nnodes - s->d->nhit;
-}
-
-/* m:ss, or h:mm:ss */
-static void add_clock(struct strbuf *sb, double secs)
-{
-	long t = secs > 0 ? (long)(secs + 0.5) : 0;
-	if (t >= 3600)
-		strbuf_addf(sb, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
-	else
-		strbuf_addf(sb, "%ld:%02ld", t / 60, t % 60);
-}
-
 /*
- * "[done/N] kind path": N counts the steps found stale so far, so it never
- * goes down; it grows as inputs settle and as the graph grows (the
- * proposals and verifies a profile reveals). On a terminal the one status
- * line adds "(elapsed, about T left)": the steps not known fresh at the
- * rate so far, once a few have run. A log (not a terminal) gets the plain
- * lines, one a step, which scripts read.
+ * "[done/N] kind path": N is the whole build as known (engine/progress.h),
+ * with a '~' while it holds a guess of what the profiles still to come
+ * will reveal ("[3/~120]"). On a terminal the one status line adds
+ * "(elapsed, about T left)": the steps left at the rate so far, once a few
+ * have run. A log (not a terminal) gets the plain lines, one a step, which
+ * scripts read.
  */
 static void progress(struct sched *s, struct dag_node *n)
 {
 	if (s->mode != SCHED_BUILD)
 		return;
 	struct strbuf sb = STRBUF_INIT;
-	strbuf_addf(&sb, "[%zu/%zu] ", s->ndone, s->nstale);
+	bool guessing;
+	size_t total = progress_total(&s->pg, s->d, s->ndone, &guessing);
+	strbuf_addf(&sb, "[%zu/%s%zu] ", s->ndone, guessing ? "~" : "", total);
 	dag_describe(n, &sb);
 	if (s->tty) {
 		double el = kopt_now() - s->t0;
 		strbuf_addstr(&sb, " (");
-		add_clock(&sb, el);
-		size_t ahead = steps_ahead(s);
-		if (s->ndone >= 3 && el >= 1 && ahead > s->ndone) {
+		progress_clock(&sb, el);
+		if (s->ndone >= 3 && el >= 1 && total > s->ndone) {
 			strbuf_addstr(&sb, ", about ");
-			add_clock(&sb, el / (double)s->ndone * (double)(ahead - s->ndone));
+			progress_clock(&sb, el / (double)s->ndone * (double)(total - s->ndone));
 			strbuf_addstr(&sb, " left");
 		}
 		strbuf_addch(&sb, ')');
@@ -194,6 +181,7 @@ static void settle(struct sched *s, struct dag_node *n)
 	if (n->flags & DAG_STALE)
 		twins_settled(s, n);
 	n->flags &= (uint16_t)~DAG_QUEUED;
+	double g = progress_settle(&s->pg, n);
 	/* users the expansion adds found n settled and never counted it */
 	uint32_t nusers = n->nusers;
 	if (n->rule->done && (n->flags & DAG_DONE) && s->mode == SCHED_BUILD)
@@ -203,6 +191,8 @@ static void settle(struct sched *s, struct dag_node *n)
 		 * may add what waited for it to settle) */
 		size_t first = s->d->nnodes;
 		n->rule->expand(s->d, n);
+		if (g > 0)
+			progress_expanded(&s->pg, g, s->d->nnodes - first);
 		for (size_t i = first; i < s->d->nnodes; i++)
 			on_new(s, s->d->all[i]);
 	}
@@ -339,7 +329,10 @@ static bool cache_hit(struct sched *s, struct dag_node *n, bool *corrupt_restore
 	n->manifest = e->json;
 	n->manifest_len = e->len;
 	n->out = e->stable;
-	if (n->rule->restore && s->mode == SCHED_BUILD && n->rule->restore(d, n) < 0) {
+	int restored = n->rule->restore && s->mode == SCHED_BUILD ? n->rule->restore(d, n) : 0;
+	if (restored > 0)
+		s->nrestored += (size_t)restored;
+	if (restored < 0) {
 		*corrupt_restore = true;
 		n->manifest = NULL;
 		json_decref(n->result);
@@ -408,7 +401,6 @@ static void enqueue(struct sched *s, struct dag_node *n)
 		s->nolog = s->stop = true;
 	if (n->rule->priority)
 		n->prio = n->rule->priority(s->d, n);
-	s->nstale++;
 	heap_push(n->rule->worker ? &s->runq : &s->localq, n);
 }
 
@@ -828,7 +820,10 @@ static int finish_run(struct sched *s)
 	} else if (s->mode == SCHED_DRY) {
 		dry_closing(s);
 	} else if (s->mode == SCHED_BUILD) {
-		if (s->nran == 0 && s->nfailed == 0 && !s->nostart && !s->nolog)
+		if (s->nran == 0 && s->nfailed == 0 && !s->nostart && !s->nolog && s->nrestored)
+			printf("%s: nothing to run; %zu output file%s restored from the cache into %s\n", kopt_progname,
+			       s->nrestored, s->nrestored == 1 ? "" : "s", s->d->out_dir);
+		else if (s->nran == 0 && s->nfailed == 0 && !s->nostart && !s->nolog)
 			printf("%s: nothing to do\n", kopt_progname);
 		size_t left = s->runq.len + s->localq.len;
 		if (s->nolog && left)
@@ -842,11 +837,14 @@ static int finish_run(struct sched *s)
 			/* the closing summary: the steps, then the rules' lines */
 			struct strbuf sb = STRBUF_INIT;
 			strbuf_addf(&sb, "%s: %zu step%s ran in ", kopt_progname, s->nran, s->nran == 1 ? "" : "s");
-			add_clock(&sb, kopt_now() - s->t0);
+			progress_clock(&sb, kopt_now() - s->t0);
 			if (s->nfailed)
 				strbuf_addf(&sb, ", %zu failed", s->nfailed);
 			if (s->noptional)
 				strbuf_addf(&sb, ", %zu optional failed", s->noptional);
+			if (s->nrestored)
+				strbuf_addf(&sb, "; %zu output file%s restored from the cache", s->nrestored,
+					    s->nrestored == 1 ? "" : "s");
 			printf("%s\n", sb.buf);
 			strbuf_release(&sb);
 			if (s->d->rules->closing)
@@ -854,6 +852,7 @@ static int finish_run(struct sched *s)
 			fflush(stdout);
 		}
 	}
+	s->d->idle = !interrupt_caught && !s->restart && s->nran == 0 && (s->nfailed == 0 || s->nostart);
 	cache_sync(s->d->cache, true);
 	return status;
 }
@@ -890,6 +889,7 @@ int sched_run(struct dag *d, wpool *pool, enum sched_mode mode)
 	free(s.runq.v);
 	free(s.localq.v);
 	free(s.jobs);
+	progress_release(&s.pg);
 	for (int i = 0; i < s.ndevs; i++)
 		free(s.wrong_gpu[i]);
 	free(s.wrong_gpu);

@@ -11,7 +11,8 @@ EXTRA_DIST += examples/examples.kopt examples/README.md \
 	examples/kernels/vadd.py examples/kernels/softmax_rows.py \
 	examples/helion/helion.kopt examples/helion/softmax.py \
 	examples/helion/layernorm.py examples/helion/matmul_epilogue.py \
-	examples/checks/baseline.kopt examples/checks/models/floor_div.py
+	examples/checks/baseline.kopt examples/checks/models/floor_div.py \
+	examples/checks/models/floor_div_scaled.py
 
 # the examples are well formed (parsed with Python's ast; no torch needed)
 TESTS += tests/examples.sh

@@ -131,8 +131,20 @@ struct lang_parse {
 	 * note at the one it leaves open) */
 	int nopen;               /* how many */
 	struct kopt_loc open[16]; /* where, the innermost 16 */
+	int open_indent[16];     /* the column of the first token on each one's line */
 	int decl_line;           /* the last declaration word at a line's start inside them: its line */
 	bool noted;              /* the note is given: once per file */
+	/* a '}' first on its line that lines up with an outer '{' line and not
+	 * with the one it closes: that one is likely the '{' left open */
+	bool misaligned;
+	struct kopt_loc left_open; /* where that '{' is */
+	int first_line, first_col; /* the line of the last token, and its first token's column */
+	/* the last four tokens, newest first (a syntax error looks for
+	 * `10 minutes` just before its lookahead) */
+	struct lang_tok {
+		struct kopt_loc loc;
+		char text[48];
+	} hist[4];
 	struct ast_stmt *stmts;  /* the file, statement by statement */
 	size_t nstmts, cap;
 };
@@ -144,6 +156,9 @@ void lang_parse_release(struct lang_parse *P);
 
 /* lexer helpers shared with the parser */
 const char *lang_unit_name(enum ast_unit u);
+/* the unit a word after a number means (a unit's own name, or how units
+ * are written elsewhere: "minutes" is "m"), or NULL */
+const char *lang_unit_meant(const char *word);
 
 /* ---- spec.c: parts of the checked spec ---- */
 void lang_llm_release(struct kopt_llm *l);

@@ -302,6 +302,36 @@ static void describe(struct strbuf *sb, yysymbol_kind_t k, const struct lang_par
 	}
 }
 
+/* w, a unit's word, and the number before it on its line: said */
+static bool spaced_unit_at(struct lang_parse *P, const struct lang_tok *w)
+{
+	const struct lang_tok *num = w + 1;
+	const char *unit = lang_unit_meant(w->text);
+	const char *t = num->text + (num->text[0] == '-');
+	if (!unit || w->loc.line != num->loc.line || !(*t >= '0' && *t <= '9') ||
+	    strspn(num->text, "0123456789.eE+-") != strlen(num->text))
+		return false;
+	struct kopt_loc at = num->loc;
+	at.end_line = w->loc.end_line;
+	at.end_col = w->loc.end_col;
+	lang_err(P->D, &at, "'%s %s': a number and its unit are written together (did you mean '%s%s'?)", num->text,
+		 w->text, num->text, unit);
+	return true;
+}
+
+/* "10 minutes" just before the lookahead, or before the name before it
+ * ("10 minutes launcher =" reads as a block named launcher): a number and
+ * a unit written apart (a field's name after a number is followed by
+ * '='); the error is the two words' */
+static bool spaced_unit(struct lang_parse *P, yysymbol_kind_t look)
+{
+	int i = look == YYSYMBOL_YYEOF ? 0 : 1;
+	for (; i <= 2; i++)
+		if (spaced_unit_at(P, &P->hist[i]))
+			return true;
+	return false;
+}
+
 static int yyreport_syntax_error(const yypcontext_t *ctx, void *scanner, struct lang_parse *P)
 {
 	(void)scanner;
@@ -355,6 +385,16 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, void *scanner, struct 
 			continue;
 		phrases[np++] = name;
 	}
+	/* a '}' missing was said already: the end of the file wanting one is
+	 * the same mistake */
+	if (look == YYSYMBOL_YYEOF && close && P->noted) {
+		strbuf_release(&sb);
+		return 0;
+	}
+	if (look != YYSYMBOL_YYEMPTY && spaced_unit(P, look)) {
+		strbuf_release(&sb);
+		return 0;
+	}
 	if (np > 0 && np <= 5) {
 		strbuf_addstr(&sb, ", expecting ");
 		for (int i = 0; i < np; i++) {
@@ -369,7 +409,8 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, void *scanner, struct 
 	 * is met; the note goes to the '{' left open */
 	const struct kopt_loc *at = yypcontext_location(ctx);
 	if (P->nopen > 0 && !P->noted && (look == YYSYMBOL_YYEOF || (P->decl_line && at->line == P->decl_line))) {
-		const struct kopt_loc *o = &P->open[P->nopen <= 16 ? P->nopen - 1 : 15];
+		/* the one a '}' lined up with an outer line passed over, else the innermost */
+		const struct kopt_loc *o = P->misaligned ? &P->left_open : &P->open[P->nopen <= 16 ? P->nopen - 1 : 15];
 		if (look == YYSYMBOL_YYEOF)
 			lang_note(P->D, o, "this '{' is not closed before the end of the file");
 		else

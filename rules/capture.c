@@ -44,7 +44,8 @@ static int capture_key(struct dag *d, struct dag_node *n, struct hash_key *k, ch
 	const struct kopt_model *m = mv->model->spec;
 	json_t *env = dag_env(d, m->device);
 	if (!env) {
-		*why = xasprintf("no environment fingerprint for device '%s' yet", dag_env_name(m->device));
+		*why = xasprintf("no environment fingerprint for device '%s' yet (the GPU, driver, CUDA, torch and triton "
+				 "versions that its first worker reports; part of a capture's key)", dag_env_name(m->device));
 		return -1;
 	}
 	hash_key_hash(k, "model", mv->model->file_hash);

@@ -7,6 +7,15 @@ libkopt_a_SOURCES += rules/rules.h rules/plan.h rules/summary.h rules/groups.h r
 	rules/report.c rules/report_device.c rules/report_capture.c rules/plan.c rules/screen.c rules/space.c rules/chains.c \
 	rules/measured.h rules/measured.c rules/shapes.c rules/deploy.c
 libkopt_a_SOURCES += rules/svg.h rules/svg.c
+# the model files read with Python's own parser (-t check, every build):
+# modelcheck.py's text, a C string that modelcheck.c runs with -c
+libkopt_a_SOURCES += rules/modelcheck.h rules/modelcheck.c
+BUILT_SOURCES += rules/modelcheck.inc
+CLEANFILES += rules/modelcheck.inc
+EXTRA_DIST += rules/modelcheck.py
+rules/modelcheck.inc: rules/modelcheck.py
+	$(AM_V_GEN)$(MKDIR_P) rules && $(SED) -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' \
+		$(srcdir)/rules/modelcheck.py > $@.tmp && mv $@.tmp $@
 TESTS += tests/e2e/stitch-order.sh
 EXTRA_DIST += tests/e2e/stitch-order.sh
 TESTS += tests/e2e/screen.sh tests/e2e/screen-gamma.sh tests/e2e/knobs.sh tests/e2e/chains.sh

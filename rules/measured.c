@@ -5,7 +5,7 @@
  * seconds since the epoch when it measured (runtime/PROTOCOL.md). The
  * profile and stitch rules keep, in their result's measurements,
  *
- *     "measured": {"at": 1764950400, "env": {...}, "koptmake": "0.1.0"}
+ *     "measured": {"at": 1764950400, "env": {...}, "koptmake": "0.2.0"}
  *
  * the stamp (a stitch: the newest of its requests'; one answered from its
  * memo brings the time it was measured), the environment fingerprint of the

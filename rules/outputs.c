@@ -121,6 +121,8 @@ int rule_restore_outputs(struct dag *d, struct dag_node *n)
 					  d->out_dir, rel, why);
 			if (outdir_write(d->out_dir, rel, sb.buf, sb.len) < 0)
 				ret = -1;
+			else if (ret >= 0)
+				ret++;
 		}
 		strbuf_release(&sb);
 	}

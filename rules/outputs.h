@@ -20,8 +20,9 @@ int rule_object(struct rule_run *run, const char *name, const void *data, size_t
 int rule_output(struct rule_run *run, const char *rel, const char *data, size_t n);
 /* the restore hook of the rules that write outputs: checks a cached
  * result's outputs (size and hash) and restores the missing and changed
- * ones from its objects; -1 when an object is bad or the record names a
- * file outside the step's folder (a corrupt record: warned) */
+ * ones from its objects; returns how many it wrote back, or -1 when an
+ * object is bad or the record names a file outside the step's folder (a
+ * corrupt record: warned) */
 int rule_restore_outputs(struct dag *d, struct dag_node *n);
 /* the model's output folder relative to the out dir ("softmax"; a
  * shape's, "softmax/b1") */

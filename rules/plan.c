@@ -21,6 +21,7 @@
 #include "space.h"
 #include "keys.h"
 #include "common.h"
+#include "modelcheck.h"
 
 extern const struct rule rule_capture, rule_profile, rule_propose, rule_verify, rule_stitch,
 	rule_report, rule_screen, rule_deploy;
@@ -375,7 +376,8 @@ static int gc(struct dag *d, FILE *out)
 
 /* -d explain's names of the ingredients the rules add to keys */
 static const char *const words[] = {
-	"env", "environment", "model", "model file", "context", "agent context", NULL,
+	"env", "worker environment (GPU, driver, CUDA, torch, triton)", "model", "model file", "context", "agent context",
+	NULL,
 };
 
 /* after a build: each report's line (rules/report.c): its models'
@@ -421,4 +423,5 @@ const struct rule_set rule_pipeline = {
 	.rules = table, .nrules = RULE_NKINDS,
 	.plan = plan, .release = release, .is_output = is_output, .words = words, .closing = closing, .gc = gc,
 	.gpus = gpus, .secrets = secrets,
+	.precheck = rule_precheck,
 };

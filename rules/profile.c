@@ -778,10 +778,31 @@ static void profile_why(struct dag *d, struct dag_node *n, FILE *out)
 	}
 }
 
+/* hot kernels a variant is guessed to have before its profile says */
+#define GUESS_HOT 2
+
+/* the progress count's guess of the steps a profile reveals: its hot
+ * kernels' chains (a screen, then a proposal and a verify per candidate),
+ * for GUESS_HOT kernels; the engine scales it by what the profiles so far
+ * revealed */
+static double profile_reveals(struct dag *d, struct dag_node *n)
+{
+	(void)d;
+	const struct rule_mv *mv = n->ctx;
+	const struct kopt_model *m = mv->model->spec;
+	const struct kopt_agents *ag = m->agents;
+	if (mv->model->chains_done || !ag || ag->budget <= 0)
+		return 0;
+	double hot = ag->max_kernels >= 0 && ag->max_kernels < GUESS_HOT ? ag->max_kernels : GUESS_HOT;
+	bool screen = ag->screen_s > 0 && m->kind == KOPT_MODEL_TORCH &&
+		      ag->roles[KOPT_ROLE_CODER].backend == KOPT_BACKEND_BUILTIN;
+	return hot * ((screen ? 1 : 0) + 2.0 * ag->budget);
+}
+
 const struct rule rule_profile = {
 	.name = "profile", .version = PROFILE_VERSION, .worker = true, .timing = true,
 	.device = rule_device,
 	.restore = rule_restore_outputs,
 	.key = profile_key, .start = profile_start, .reply = profile_reply, .expand = profile_expand,
-	.why = profile_why,
+	.reveals = profile_reveals, .why = profile_why,
 };

@@ -385,13 +385,13 @@ static void svg_output(struct rule_run *run, const char *target, const char *fil
 	free(svg);
 }
 
-struct bars_ctx { const char *title; struct svg_bar *bars; size_t n; double geo; };
+struct bars_ctx { const char *title; struct svg_bar *bars; size_t n; double geo, geo_at; };
 struct roof_ctx { const char *title; struct svg_point *pts; size_t n; double copy, fpeak; };
 
 static void draw_bars(FILE *f, void *c)
 {
 	struct bars_ctx *b = c;
-	svg_bars(f, b->title, b->bars, b->n, b->geo);
+	svg_bars(f, b->title, b->bars, b->n, b->geo, b->geo_at);
 }
 
 static void draw_roof(FILE *f, void *c)
@@ -484,8 +484,8 @@ static void report_head(struct report *rp, size_t nm)
 		nother += rp->measured[i] &&
 			  !json_equal(json_object_get(rp->measured[i], "env"), json_object_get(rp->newest, "env"));
 	if (nother)
-		strbuf_addf(&head, "%zu of the models were measured in another environment: report.json has each "
-				   "model's.\n\n", nother);
+		strbuf_addf(&head, "%zu of the models %s measured in another environment: report.json has each "
+				   "model's.\n\n", nother, nother == 1 ? "was" : "were");
 	strbuf_add(&head, rp->md.buf, rp->md.len);
 	strbuf_release(&rp->md);
 	rp->md = head;
@@ -624,6 +624,7 @@ static void report_model(struct dag *d, struct report *rp, uint32_t i, const str
 	json_array_append_new(rp->models, o);
 	rp->bars[i].label = s->path;
 	rp->bars[i].value = sp;
+	rp->bars[i].value2 = sp_at;
 	rp->bars[i].note = verdict && strcmp(verdict, "baseline") == 0 ? "baseline kept" : NULL;
 	rp->noptimized += verdict && strcmp(verdict, "optimized") == 0;
 	rp->nbaseline += verdict && strcmp(verdict, "baseline") == 0;
@@ -674,7 +675,7 @@ static json_t *report_summary(struct report *rp, size_t nm, double *geo)
 	size_t nf = json_array_size(rp->failed);
 	size_t nnone = nm - rp->nsp - nf; /* built, but no speedup to claim */
 	if (rp->nsp && !nf)
-		strbuf_addf(md, "\nGeometric mean speedup: %.3fx over %zu models.\n", *geo, rp->nsp);
+		strbuf_addf(md, "\nGeometric mean speedup: %.3fx over %zu model%s.\n", *geo, rp->nsp, rp->nsp == 1 ? "" : "s");
 	else if (rp->nsp)
 		strbuf_addf(md, "\nGeometric mean speedup: %.3fx over %zu model%s with a result (those that failed are "
 				"listed below).\n", *geo, rp->nsp, rp->nsp == 1 ? "" : "s");
@@ -686,12 +687,12 @@ static json_t *report_summary(struct report *rp, size_t nm, double *geo)
 		strbuf_addf(md, "%zu model%s without one: %s compiled baseline failed its check against eager "
 				"(below).\n", nnone, nnone == 1 ? "" : "s", nnone == 1 ? "its" : "their");
 	if (rp->nat)
-		strbuf_addf(md, "Geometric mean speedup over max-autotune-no-cudagraphs: %.3fx over the %zu models that have that variant.\n",
-			    geo_at, rp->nat);
+		strbuf_addf(md, "Geometric mean speedup over max-autotune-no-cudagraphs: %.3fx over the %zu %s that "
+				"variant.\n", geo_at, rp->nat, rp->nat == 1 ? "model that has" : "models that have");
 	double geo_bound = rp->nbound ? exp(rp->bound_logsum / (double)rp->nbound) : NAN;
 	if (rp->nbound)
-		strbuf_addf(md, "Geometric mean of max-autotune's time over the bound: %.3fx over the %zu models that have "
-				"that variant and a bound.\n", geo_bound, rp->nbound);
+		strbuf_addf(md, "Geometric mean of max-autotune's time over the bound: %.3fx over the %zu %s that variant "
+				"and a bound.\n", geo_bound, rp->nbound, rp->nbound == 1 ? "model that has" : "models that have");
 	if (rp->nbelow)
 		strbuf_addstr(md, "\n\\* Behind the max-autotune variant by less than gamma: a variant is chosen over an "
 				  "earlier one only when faster by gamma (inside the noise a compile option is no win, and "
@@ -794,8 +795,8 @@ static int report_outputs(struct rule_run *run, struct report *rp, json_t *doc, 
 	if (rule_output(run, rel, rp->md.buf, rp->md.len) < 0)
 		r = -1;
 	free(rel);
-	char *title = xasprintf("%s: speedup over torch.compile", rp->target);
-	struct bars_ctx bc = { title, rp->bars, nm, geo };
+	char *title = xasprintf("%s: speedup over torch.compile and over max-autotune", rp->target);
+	struct bars_ctx bc = { title, rp->bars, nm, geo, rp->nat ? exp(rp->at_logsum / (double)rp->nat) : NAN };
 	svg_output(run, rp->target, "speedup.svg", &r, draw_bars, &bc);
 	free(title);
 	title = xasprintf("%s: hot Triton kernels under the device's roofs", rp->target);
@@ -820,7 +821,7 @@ static void report_failed(struct report *rp, uint32_t i, const struct dag_node *
 	strbuf_addstr(&rp->fmd, " |\n");
 	strbuf_release(&step);
 	rp->bars[i].label = s->path;
-	rp->bars[i].value = NAN;
+	rp->bars[i].value = rp->bars[i].value2 = NAN;
 	rp->bars[i].note = "failed";
 }
 

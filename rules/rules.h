@@ -14,8 +14,9 @@
  * (verify.h), the implementation space (space.h), the report (report.h),
  * a model's shapes (shapes.h),
  * what a step sends (proto.h) and keys on (keys.h), the files it writes
- * (outputs.h), vendor rows (vendor.h), and the helpers all use
- * (common.h); stitch.h, svg.h and measured.h are their parts' own.
+ * (outputs.h), vendor rows (vendor.h), the model files read before a
+ * build (modelcheck.h), and the helpers all use (common.h); stitch.h,
+ * svg.h and measured.h are their parts' own.
  */
 #ifndef KOPT_RULES_H
 #define KOPT_RULES_H
@@ -34,5 +35,8 @@ extern const struct rule_set rule_pipeline;
 /* -t memory [CLASS]: the agents' long-term memory in the cache, by kernel
  * feature class (read only, no lock) */
 engine_tool_fn rule_tool_memory;
+/* -t check: every model file of the spec read with Python's own parser
+ * (rules/modelcheck.c); "ok: N models, N targets" when all are fine */
+engine_tool_fn rule_tool_check;
 
 #endif

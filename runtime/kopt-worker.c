@@ -523,6 +523,14 @@ int main(int argc, char **argv)
 	const char *py = getenv("KOPT_PYTHON");
 	if (!py || !*py)
 		py = KOPT_PYTHON;
+	if (strchr(py, '/') && access(py, X_OK) != 0) {
+		/* Python would start without it, and find no torch where it looked */
+		fprintf(stderr, "kopt-worker: cannot start: no Python at '%s' (%s): set KOPT_PYTHON to a Python with "
+			"torch >= 2.6 and triton\n", py, getenv("KOPT_PYTHON") && *getenv("KOPT_PYTHON") ?
+			"KOPT_PYTHON names it" : "configure's PYTHON");
+		fflush(NULL);
+		_exit(2);
+	}
 	if (sandbox_enter_reading(&sb, python_reads(py)) < 0) {
 		fprintf(stderr, "kopt-worker: cannot start the sandbox: %s\n", sb.note);
 		return 2;

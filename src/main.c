@@ -39,7 +39,8 @@ static void usage(FILE *out)
 		"  --remote-cache=URL      share results through this HTTP cache (URL#readonly: read only;\n"
 		"                          an empty URL: none, whatever the spec says)\n"
 		"  --allow-root=DIR        the spec's paths may name files below DIR too (again for more)\n"
-		"  --version, --help\n"
+		"  -V, --version           print the version\n"
+		"  -h, --help              print this\n"
 		"\n");
 	print_tools(out);
 	fprintf(out,
@@ -47,7 +48,8 @@ static void usage(FILE *out)
 		"environment:\n"
 		"  KOPT_WORKER          the worker program (default: kopt-worker beside koptmake, else the installed one)\n"
 		"  KOPT_LAUNCHER        a command that starts each worker, e.g. an srun line (a device's launcher wins)\n"
-		"  KOPT_PYTHON          the Python whose packages the worker uses (torch >= 2.6, triton)\n"
+		"  KOPT_PYTHON          the Python whose packages the worker uses (torch >= 2.6, triton), and that\n"
+		"                       reads the model files before a build\n"
 		"  KOPT_PYTHONPATH      where the worker finds the kopt package\n"
 		"  KOPT_HELION_PATH     folders (colon-separated) the worker imports Helion from, first\n"
 		"  KOPT_TRUST_ENV=1     key captures on the remembered worker environment; start no worker to read it\n"
@@ -62,6 +64,10 @@ static void usage(FILE *out)
 		"  KOPT_SANDBOX_PREINIT 0: no unconfined child starts the driver where /dev/nvidia-uvm is missing\n"
 		"  KOPT_WORKER_ENV      more variables that workers get (names and NAME* prefixes)\n"
 		"  KOPT_WORKER_STACKS=S every S seconds, each worker's Python stacks into .kopt/workers/\n"
+		"  KOPT_MEMCHECK        a candidate the static gate cannot prove in bounds: auto (compute-sanitizer\n"
+		"                       where installed), require or off\n"
+		"  KOPT_COMPUTE_SANITIZER, KOPT_MEMCHECK_TIMEOUT  that program, and its time limit (default 300 s)\n"
+		"  KOPT_COMPILE_JOBS    compile children per worker for a screen's next configs (0: none)\n"
 		"\n"
 		"koptmake(1) and kopt(5) say more.\n");
 }
@@ -125,14 +131,16 @@ struct tool {
 	engine_tool_fn *fn;
 };
 
-static int tool_check(const kopt_spec *, const struct engine_opts *, char *const *, int);
 static int tool_dump(const kopt_spec *, const struct engine_opts *, char *const *, int);
 static int tool_list(const kopt_spec *, const struct engine_opts *, char *const *, int);
 
 static const struct tool tools[] = {
-	{ "check", "parse and check the spec, run nothing", TOOL_AFTER_LOAD, tool_check },
+	{ "check", "check the spec and read its model files with Python's parser, run nothing", TOOL_AFTER_LOAD,
+	  rule_tool_check },
 	{ "dump", "print the checked spec in canonical form", TOOL_AFTER_LOAD, tool_dump },
 	{ "clean", "remove the outputs in kopt-out", TOOL_AFTER_LOAD, engine_tool_clean },
+	{ "distclean", "remove the outputs and the whole cache (.kopt: results, log, agents' memory, compile caches)",
+	  TOOL_AFTER_LOAD, engine_tool_distclean },
 	{ "gc", "remove cache entries no step of this spec reaches and remembered stitch measurements; compact the agents' memory",
 	  TOOL_AFTER_LOAD, engine_tool_gc },
 	{ "why", "PATH: a step's verdict, gates, numbers and reason (e.g. verify M/V/K/c3, stitch M)",
@@ -144,15 +152,6 @@ static const struct tool tools[] = {
 	{ "list", "this list", TOOL_BEFORE_LOAD, tool_list },
 };
 #define NTOOLS (sizeof tools / sizeof tools[0])
-
-static int tool_check(const kopt_spec *spec, const struct engine_opts *o, char *const *args, int nargs)
-{
-	(void)spec;
-	(void)o;
-	(void)args;
-	(void)nargs;
-	return 0;
-}
 
 static int tool_dump(const kopt_spec *spec, const struct engine_opts *o, char *const *args, int nargs)
 {
@@ -177,7 +176,7 @@ static void print_tools(FILE *out)
 {
 	fprintf(out, "koptmake tools:\n");
 	for (size_t i = 0; i < NTOOLS; i++)
-		fprintf(out, "  %-7s %s\n", tools[i].name, tools[i].help);
+		fprintf(out, "  %-9s %s\n", tools[i].name, tools[i].help);
 }
 
 /* the row named name; NULL after saying so, with a did-you-mean */
@@ -247,7 +246,9 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
-	while ((c = getopt_long(argc, argv, "+f:C:j:knBd:t:vh", longopts, NULL)) != -1) {
+	/* options and targets in any order, as make and cargo take them
+	 * (`koptmake softmax -n`); `--` ends the options */
+	while ((c = getopt_long(argc, argv, "f:C:j:knBd:t:vVh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f': file = optarg; break;
 		case 'C':

@@ -62,6 +62,18 @@ static inline void fx_default(struct fx_opts *o)
 	o->timeout = 30;
 }
 
+/* The simulated worker's model files are "# sim:" lines, not KernelBench
+ * models: the worker's Python that reads them before a build is
+ * tests/sim-python, a TEST DOUBLE that reads them as fine (its header
+ * says more). */
+static inline void fx_sim_python(void)
+{
+	const char *s = getenv("top_srcdir");
+	char *p = xasprintf("%s/tests/sim-python", s ? s : ".");
+	setenv("KOPT_PYTHON", p, 1);
+	free(p);
+}
+
 /* writes DIR/models/mI.py: a header line, the index, and extra lines */
 static inline void fx_write_model(const char *dir, int i, const char *extra)
 {

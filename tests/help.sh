@@ -1,7 +1,8 @@
 #!/bin/sh
 # tests/help.sh: --help and koptmake(1) name what koptmake has: every
 # KOPT_* variable the C sources read (getenv), less those koptmake sets for
-# its workers itself, every tool of -t list, and every option --help lists
+# its workers itself, and every one koptmake(1)'s ENVIRONMENT names but the
+# deployed package's, every tool of -t list, and every option --help lists
 # is in the man page's OPTIONS. Prints TAP.
 set -eu
 : "${KOPTMAKE:=$top_builddir/koptmake}"
@@ -24,6 +25,16 @@ for v in $vars; do
 	check "$v is in koptmake(1)'s ENVIRONMENT" "grep -qx '.B $v' $tmp/env"
 done
 check "the sources read KOPT_LLM_BACKOFF_MS (this test sees getenv)" "echo '$vars' | grep -qx KOPT_LLM_BACKOFF_MS"
+# and what the worker's Python reads that koptmake(1) documents (issue 44:
+# KOPT_COMPILE_JOBS and KOPT_MEMCHECK), less the deployed package's own
+# (KOPT_DEPLOY_*, read by the user's program, not by koptmake's workers)
+pyvars=$(sed -n 's/^\.B \(KOPT_[A-Z_]*\)$/\1/p' "$tmp/env" | grep -v '^KOPT_DEPLOY_' | sort -u)
+check "koptmake(1) documents KOPT_COMPILE_JOBS and KOPT_MEMCHECK (this test sees them)" \
+	"echo '$pyvars' | grep -qx KOPT_COMPILE_JOBS && echo '$pyvars' | grep -qx KOPT_MEMCHECK"
+for v in $pyvars; do
+	echo "$vars" | grep -qx "$v" && continue
+	check "$v (koptmake(1)'s ENVIRONMENT) is in --help" "grep -q '^  $v\b\|^  .*, $v ' $tmp/help"
+done
 sed -n '/^\.BI "\\-t /,/^\.TP/p' "$man" > "$tmp/tools"
 for t in $("$KOPTMAKE" -t list | sed -n 's/^  \([a-z]*\) .*/\1/p'); do
 	check "tool $t is in --help" "sed -n '/^koptmake tools:/,/^\$/p' $tmp/help | grep -q '^  $t '"

@@ -7,7 +7,7 @@ EXTRA_DIST += tests/runtime/deploy_table.sh tests/runtime/test_deploy_table.py t
 	tests/runtime/memcheck.sh tests/runtime/test_memcheck.py tests/runtime/fake-compute-sanitizer \
 	tests/gpu/run.sh tests/gpu/smoke.sh tests/gpu/smoke2.sh tests/gpu/cheats.sh tests/gpu/examples.sh \
 	tests/gpu/wclient.py tests/gpu/knobs.py tests/gpu/gate_reading.py tests/gpu/rewrite_cache.py tests/gpu/deploy_check.py tests/gpu/cheats.py tests/gpu/check_smoke.py tests/gpu/deploy.py tests/gpu/record-fixtures.sh \
-	tests/gpu/acceptance.sh tests/gpu/cost.py tests/gpu/baseline.sh tests/gpu/aten_auto.sh tests/gpu/aten_auto tests/gpu/rewrites.sh tests/gpu/models/small_tconv.py tests/gpu/models/small_depthwise.py tests/gpu/models/small_avgpool3d.py tests/gpu/models/small_tconv_strided.py tests/gpu/models/small_conv3d.py tests/gpu/models/small_linear_sum.py tests/gpu/space.sh tests/gpu/cudagraphs.py tests/gpu/manifest.py tests/gpu/record-modules.py \
+	tests/gpu/acceptance.sh tests/gpu/cost.py tests/gpu/baseline.sh tests/gpu/aten_auto.sh tests/gpu/aten_auto tests/gpu/rewrites.sh tests/gpu/models/small_tconv.py tests/gpu/models/small_depthwise.py tests/gpu/models/small_avgpool3d.py tests/gpu/models/small_tconv_strided.py tests/gpu/models/small_conv3d.py tests/gpu/models/small_linear_sum.py tests/gpu/models/small_attention.py tests/gpu/models/small_conv_chansum.py tests/gpu/models/small_last_state.py tests/gpu/models/small_tconv_mean.py tests/gpu/attention.py tests/gpu/counters.py tests/gpu/space.sh tests/gpu/cudagraphs.py tests/gpu/manifest.py tests/gpu/record-modules.py \
 	tests/gpu/models/small_softmax.py tests/gpu/models/small_convnet.py \
 	tests/gpu/models/small_triton.py tests/gpu/models/bad_import.py \
 	tests/gpu/sandbox.sh tests/gpu/models/escape_socket.py tests/gpu/models/escape_write.py tests/gpu/models/read_netrc.py \
@@ -66,6 +66,9 @@ TESTS += tests/runtime/preflight.sh tests/e2e/no-gpu.sh
 EXTRA_DIST += tests/runtime/preflight.sh tests/runtime/test_preflight.py tests/e2e/no-gpu.sh
 TESTS += tests/runtime/package.sh
 EXTRA_DIST += tests/runtime/package.sh tests/runtime/test_package.py
+# the package's errors say what to do (issue 44)
+TESTS += tests/runtime/friendly.sh
+EXTRA_DIST += tests/runtime/friendly.sh tests/runtime/test_friendly.py
 TESTS += tests/e2e/install.sh
 EXTRA_DIST += tests/e2e/install.sh
 TESTS += tests/e2e/measured.sh
@@ -74,6 +77,10 @@ TESTS += tests/setup-debian.sh
 EXTRA_DIST += tests/setup-debian.sh
 TESTS += tests/help.sh
 EXTRA_DIST += tests/help.sh
+# the tarball holds what the tests read; one version; model files read
+# with Python's parser before anything runs (issue 44)
+TESTS += tests/dist.sh tests/version.sh tests/e2e/modelcheck.sh tests/e2e/readme.sh
+EXTRA_DIST += tests/dist.sh tests/version.sh tests/e2e/modelcheck.sh tests/e2e/readme.sh
 TESTS += tests/e2e/cli.sh
 EXTRA_DIST += tests/e2e/cli.sh
 TESTS += tests/e2e/progress.sh tests/e2e/keep-going.sh tests/e2e/worker-log.sh

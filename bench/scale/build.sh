@@ -14,6 +14,7 @@ models=${1:-1000}
 lines=${2:-200000}
 jobs=${3:-2}
 top=$(pwd)
+src=$(cd "$(dirname "$0")/../.." && pwd)
 [ -x "$top/koptmake" ] && [ -x "$top/tests/sim-worker" ] || {
 	echo "build.sh: run it from a build folder (no ./koptmake or tests/sim-worker)" >&2
 	exit 2
@@ -34,6 +35,10 @@ models m = glob("models/*.py")
 target all = [m]
 SPEC
 export KOPT_WORKER="$top/tests/sim-worker"
+# the placeholder model files are read by the test double of the worker's
+# Python (tests/sim-python), as the simulated worker runs them
+KOPT_PYTHON=$src/tests/sim-python
+export KOPT_PYTHON
 unset KOPT_SIM_LOG KOPT_SIM_DELAY_MS KOPT_LAUNCHER 2>/dev/null || true
 
 # build: NAME; prints "NAME: STEPS steps, WALL s, PER ms a step, CPU s

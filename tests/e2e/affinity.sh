@@ -21,6 +21,9 @@
 set -eu
 KOPT_WORKER=$top_builddir/tests/sim-worker
 export KOPT_WORKER
+# its model files are "# sim:" lines, read by a TEST DOUBLE of the worker's Python
+KOPT_PYTHON=$top_srcdir/tests/sim-python
+export KOPT_PYTHON
 unset KOPT_LAUNCHER KOPT_SIM_TORCH KOPT_SIM_DELAY_MS 2>/dev/null || true
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/kopt-aff-XXXXXX")
 trap 'rm -rf "$tmp"' EXIT

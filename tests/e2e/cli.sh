@@ -5,11 +5,16 @@
 # --always-make, --debug, --tool, --verbose), in both the --opt=ARG and the
 # --opt ARG forms; an unknown option is a usage error (2) with a one-line
 # hint; ^C exits 130 and SIGTERM 143 (128 + the signal, as a shell says);
-# -n, the tools and an empty spec make no .kopt/. Prints TAP.
+# -n, the tools and an empty spec make no .kopt/; options may follow the
+# targets (`koptmake one -n`), and -V is --version; -t distclean removes
+# the outputs and the whole cache. Prints TAP.
 set -eu
 : "${KOPTMAKE:=$top_builddir/koptmake}"
 KOPT_WORKER=$top_builddir/tests/sim-worker
 export KOPT_WORKER
+# its model files are "# sim:" lines, read by a TEST DOUBLE of the worker's Python
+KOPT_PYTHON=$top_srcdir/tests/sim-python
+export KOPT_PYTHON
 unset KOPT_LAUNCHER KOPT_TRUST_ENV KOPT_SIM_DELAY_MS 2>/dev/null || true
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/kopt-cli-XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
@@ -32,7 +37,7 @@ EOF
 km() { rc=0; "$KOPTMAKE" "$@" > "$tmp/out" 2> "$tmp/err" || rc=$?; }
 
 # what writes nothing makes no .kopt/ either (make -n writes nothing)
-for a in "-n" "--dry-run one" "-t gc" "-t clean" "-t query" "-t why stitch m/a" "-t check"; do
+for a in "-n" "--dry-run one" "-t gc" "-t clean" "-t distclean" "-t query" "-t why stitch m/a" "-t check"; do
 	km -C "$d" $a
 	check "koptmake $a on a fresh folder makes no .kopt/ (exit $rc)" "[ ! -e $d/.kopt ] && [ ! -e $d/kopt-out ]" "$tmp/err"
 done
@@ -78,6 +83,35 @@ done
 km -C "$d" --remote-cache=ftp://example.com/cache one
 check "a remote cache URL that is not http(s): exit 2, one error naming it, nothing run" \
 	"[ $rc -eq 2 ] && [ \$(wc -l < $tmp/err) -eq 1 ] && grep -q -- '--remote-cache: a remote cache URL starts with http:// or https://' $tmp/err && [ ! -e $d/kopt-out/m/a ]" "$tmp/err"
+# options after a target, as make and cargo take them (issue 44)
+rm -rf "$d/.kopt" "$d/kopt-out"
+km -C "$d" -f s.kopt -n one; cp "$tmp/out" "$tmp/short"
+km -C "$d" -f s.kopt one -n
+check "an option after a target: 'koptmake one -n' is 'koptmake -n one'" "[ $rc -eq 0 ] && [ -s $tmp/out ] && cmp -s $tmp/out $tmp/short" "$tmp/err"
+km -C "$d" one --dry-run -f s.kopt
+check "long options and options with an argument after a target too" "[ $rc -eq 0 ] && cmp -s $tmp/out $tmp/short" "$tmp/err"
+km -C "$d" -n -- -x
+check "after --, an argument is a target, whatever it starts with" "[ $rc -eq 2 ] && grep -q \"'-x'\" $tmp/err" "$tmp/err"
+km -V; cp "$tmp/out" "$tmp/V"
+km --version
+check "-V is --version ($(cat "$tmp/V"))" "[ $rc -eq 0 ] && grep -q '^koptmake [0-9]' $tmp/out && cmp -s $tmp/out $tmp/V" "$tmp/err"
+# -t distclean: the outputs and the whole cache go; the next build runs everything (issue 44)
+rm -rf "$d/.kopt" "$d/kopt-out"
+km -C "$d" one
+km -C "$d" -t distclean
+check "-t distclean removes kopt-out and .kopt, and says how much" \
+	"[ $rc -eq 0 ] && [ ! -e $d/.kopt ] && [ ! -e $d/kopt-out ] && grep -q '^koptmake: distclean: removed [1-9][0-9]* output files (.*) and the cache ./.kopt ([1-9][0-9]* files, ' $tmp/out" "$tmp/out"
+km -C "$d" -t distclean
+check "-t distclean again: nothing to remove, said" "[ $rc -eq 0 ] && grep -q 'removed 0 output files (0 bytes) and no cache (none at ./.kopt)' $tmp/out" "$tmp/out"
+km -C "$d" one
+check "the next build runs every step again" "[ $rc -eq 0 ] && grep -q '^\[.*capture m/a/default' $tmp/out" "$tmp/out"
+mkdir "$tmp/shared"
+mv "$d/.kopt"/* "$tmp/shared/"
+rmdir "$d/.kopt"
+ln -s "$tmp/shared" "$d/.kopt"
+km -C "$d" -t distclean
+check "a .kopt that is a link stays, its folder emptied" "[ $rc -eq 0 ] && [ -L $d/.kopt ] && [ -d $tmp/shared ] && [ -z \"\$(ls -A $tmp/shared)\" ]" "$tmp/out"
+rm -f "$d/.kopt"
 km --bogus
 check "an unknown option: exit 2, getopt's line and a one-line hint" \
 	"[ $rc -eq 2 ] && [ \$(wc -l < $tmp/err) -eq 2 ] && grep -q -- \"--help' lists the options\" $tmp/err" "$tmp/err"

@@ -8,6 +8,9 @@ set -eu
 : "${KOPTMAKE:=$top_builddir/koptmake}"
 KOPT_WORKER=$top_builddir/tests/sim-worker
 export KOPT_WORKER
+# its model files are "# sim:" lines, read by a TEST DOUBLE of the worker's Python
+KOPT_PYTHON=$top_srcdir/tests/sim-python
+export KOPT_PYTHON
 unset KOPT_LAUNCHER KOPT_SIM_TORCH KOPT_SIM_DELAY_MS 2>/dev/null || true
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/kopt-e2e-XXXXXX")
@@ -56,6 +59,12 @@ if ! "$KOPTMAKE" -t check > out 2> err; then
 	fi
 	cat err >&2
 fi
+
+# before any worker has run, -n -d explain says what the capture keys wait
+# for, in words a newcomer reads (issue 44)
+"$KOPTMAKE" -n -d explain > out 2> err || true
+check "-n -d explain: a capture waits for the environment fingerprint, glossed" \
+	"grep -q \"explain: capture softmax/autotune: no environment fingerprint for device 'sim' yet (the GPU, driver, CUDA, torch and triton versions that its first worker reports; part of a capture's key)\" err"
 
 set +e
 build
@@ -173,7 +182,7 @@ cd ..
 
 "$KOPTMAKE" -t list > out 2> err
 check "-t list says what each tool does" \
-	"[ \$(grep -c '^  [a-z]*  *[^ ]' out) -eq 8 ] && grep -q '^  why     PATH: ' out"
+	"[ \$(grep -c '^  [a-z]*  *[^ ]' out) -eq 9 ] && grep -q '^  why  *PATH: ' out"
 set +e
 "$KOPTMAKE" -t qeury > out 2> err
 status=$?

@@ -8,7 +8,9 @@ set -eu
 : "${KOPTMAKE:=$top_builddir/koptmake}"
 KOPT_WORKER=$top_builddir/tests/sim-worker
 KOPT_SIM_DELAY_MS=40
-export KOPT_WORKER KOPT_SIM_DELAY_MS
+# its model files are "# sim:" lines, read by a TEST DOUBLE of the worker's Python
+KOPT_PYTHON=$top_srcdir/tests/sim-python
+export KOPT_WORKER KOPT_SIM_DELAY_MS KOPT_PYTHON
 unset KOPT_LAUNCHER 2>/dev/null || true
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/kopt-gpus-XXXXXX")
 trap 'rm -rf "$tmp"' EXIT

@@ -14,6 +14,9 @@ set -eu
 : "${KOPTMAKE:=$top_builddir/koptmake}"
 KOPT_WORKER=$top_builddir/tests/sim-worker
 export KOPT_WORKER
+# its model files are "# sim:" lines, read by a TEST DOUBLE of the worker's Python
+KOPT_PYTHON=$top_srcdir/tests/sim-python
+export KOPT_PYTHON
 unset KOPT_LAUNCHER KOPT_TRUST_ENV KOPT_SIM_TORCH KOPT_SIM_MEASURED KOPT_SIM_DELAY_MS 2>/dev/null || true
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/kopt-measured-XXXXXX")
 trap 'rm -rf "$tmp"' EXIT

@@ -151,7 +151,7 @@ check "A: a record on the server is the local action map's line, with its checks
 printf '#!/bin/sh\nenv >>"%s"\nexec "$@"\n' "$tmp/worker.env" >"$tmp/env-launcher"
 chmod +x "$tmp/env-launcher"
 KOPT_LAUNCHER=$tmp/env-launcher KOPT_REMOTE_CACHE_AUTH=kopt:$pw build B --remote-cache="$url"
-check "B: a second cache folder runs no worker request" "[ $rc -eq 0 ] && [ $(requests B) -eq 0 ] && grep -q 'nothing to do' '$tmp/B.out'"
+check "B: a second cache folder runs no worker request" "[ $rc -eq 0 ] && [ $(requests B) -eq 0 ] && grep -q '^koptmake: nothing to run; [0-9]* output files restored from the cache' '$tmp/B.out'"
 check "B: ... and writes byte-identical reports" "diff -r '$tmp/A/kopt-out' '$tmp/B/kopt-out' >/dev/null"
 check "B: ... from the remote, which it did not write to" \
 	"grep -q ' found, 0 missing, 0 corrupt; 0 records and 0 objects sent' '$tmp/B.err' && [ $(warnings B) -eq 0 ]"

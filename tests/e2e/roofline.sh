@@ -159,8 +159,10 @@ check "report.md: light's row ends with its bound and max-autotune over it (${at
 	"grep '^| light | ' kopt-out/all/report.md | grep -q \"| $(awk -v x="$at_bound" 'BEGIN { printf "%.3f", x / 1000 }') | [0-9.]*x | ${at2}x |\$\""
 check "report.md: a Bounds section with each variant, max-autotune named" \
 	"grep -q '^## Bounds' kopt-out/all/report.md && grep -q '^| light | autotune (max-autotune) | 40.607 | 12.500 | 50.000 | ${at2}x |' kopt-out/all/report.md && grep -q '^| heavy | default | 98.989 | 25.000 | 100.000 | 1.01x |' kopt-out/all/report.md"
-check "report.md: the geometric mean of max-autotune over the bound" \
-	"grep -qx \"Geometric mean of max-autotune's time over the bound: $(awk -v x="$at_over" 'BEGIN { printf "%.3f", x }')x over the 1 models that have that variant and a bound.\" kopt-out/all/report.md"
+check "report.md: the geometric mean of max-autotune over the bound, over 1 model (issue 44: not '1 models')" \
+	"grep -qx \"Geometric mean of max-autotune's time over the bound: $(awk -v x="$at_over" 'BEGIN { printf "%.3f", x }')x over the 1 model that has that variant and a bound.\" kopt-out/all/report.md"
+check "report.md: the speedup over max-autotune over 1 model too" \
+	"grep -qx 'Geometric mean speedup over max-autotune-no-cudagraphs: [0-9.]*x over the 1 model that has that variant\\.' kopt-out/all/report.md"
 
 # roofline.svg, taken apart: the roofs and one point per hot kernel of the
 # chosen variant, before and after

@@ -18,8 +18,8 @@ $CC -g -O1 -std=c11 -D_POSIX_C_SOURCE=200809L \
 	-I"$src" -I"$src/lang" -I"$out/gen" \
 	"$src/tests/fuzz/fuzz_lang.c" "$src/common/util.c" "$src/lang/ast.c" "$src/lang/spec.c" \
 	"$src/lang/fields.c" "$src/lang/lang.c" "$src/lang/smap.c" "$src/lang/eval.c" "$src/lang/decl.c" \
-	"$src/lang/glob.c" "$src/lang/include.c" "$src/lang/resolve.c" "$src/lang/targets.c" \
+	"$src/lang/glob.c" "$src/lang/include.c" "$src/lang/resolve.c" "$src/lang/targets.c" "$src/lang/shape.c" "$src/lang/paths.c" \
 	"$src/runtime/sandbox.c" \
 	"$out/gen/parser.c" "$out/gen/lexer.c" \
-	-lm -o "$out/fuzz_lang"
+	-ljansson -lm -o "$out/fuzz_lang"
 echo "built $out/fuzz_lang"

@@ -27,7 +27,7 @@ check() {
 	n=$((n + 1))
 	if eval "$2"; then echo "ok $n - $1"; else echo "not ok $n - $1"; bad=$((bad + 1)); fi
 }
-steps() { grep -E '^\[[0-9]+/[0-9]+\] ' "$1" | awk '{print $2, $3}'; }
+steps() { grep -E '^\[[0-9]+/~?[0-9]+\] ' "$1" | awk '{print $2, $3}'; }
 
 "$K" -C "$work" -k all >"$out/build.log" 2>&1
 check "from an empty cache, koptmake all ends with the report" "[ -f '$work/kopt-out/all/report.json' ]"

@@ -103,6 +103,7 @@ int main(void)
 {
 	const char *b = getenv("top_builddir");
 	char *sim = xasprintf("%s/tests/sim-worker", b ? b : ".");
+	fx_sim_python();
 	unsetenv("KOPT_WORKER");
 	unsetenv("KOPT_LAUNCHER");
 	unsetenv("KOPT_SIM_TORCH");

@@ -78,7 +78,8 @@ static void test_explain(void)
 	TAP_IS_STR(w, "rule version changed; input capture m/default changed", "explain: rule version and input");
 	free(w);
 	w = explain_diff("kind=1,env=5,model=1", "kind=1,env=6,model=2,input:verify x=1", rule_pipeline.words);
-	TAP_IS_STR(w, "environment changed; model file changed; input verify x is new", "explain: env, model, new input");
+	TAP_IS_STR(w, "worker environment (GPU, driver, CUDA, torch, triton) changed; model file changed; input verify x is new",
+		   "explain: env (glossed), model, new input");
 	free(w);
 	w = explain_diff("kind=1", "kind=1", rule_pipeline.words);
 	TAP_OK(strstr(w, "no cached result") != NULL, "explain: same inputs, entry gone");

@@ -51,7 +51,7 @@ _koptmake()
 	esac
 
 	if [[ $cur == -* ]]; then
-		COMPREPLY=($(compgen -W '-f -C -j -k -n -B -d -t -v --file --directory --jobs --keep-going
+		COMPREPLY=($(compgen -W '-f -C -j -k -n -B -d -t -v -V -h --file --directory --jobs --keep-going
 			--dry-run --always-make --debug --tool --verbose --remote-cache --allow-root --help --version' -- "$cur"))
 		return
 	fi

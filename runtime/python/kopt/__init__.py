@@ -44,7 +44,12 @@ def helion_config(outdir: str, name: str):
 
     from .seal import read_sealed
 
-    entry = (json.loads(read_sealed(os.path.join(outdir, "helion.json"))).get("kernels") or {}).get(name)
+    try:
+        entry = (json.loads(read_sealed(os.path.join(outdir, "helion.json"))).get("kernels") or {}).get(name)
+    except (FileNotFoundError, NotADirectoryError):
+        from .deploy import not_built
+
+        raise not_built(outdir, "helion.json") from None
     if entry is None:
         return None
     import helion
@@ -87,10 +92,36 @@ def dynamo_backend(gm, example_inputs, options: dict | None = None, mode: str | 
     return backend_for(options, mode)(gm, example_inputs)
 
 
+def _torch_compile(what: str) -> None:
+    """Imports torch's torch.compile (torch._dynamo), or raises an
+    ImportError that says what this Python lacks and how to get it, with
+    no traceback of its own."""
+    import importlib
+
+    from .preflight import TORCH_MIN, version_tuple
+
+    need = (f"kopt: {what} needs torch >= {TORCH_MIN[0]}.{TORCH_MIN[1]} (torch.compile): "
+            f"pip install 'torch>={TORCH_MIN[0]}.{TORCH_MIN[1]}' triton")
+    try:
+        import torch
+    except ImportError:
+        raise ModuleNotFoundError(f"{need}; {sys.executable} has no torch", name="torch") from None
+    v = str(getattr(torch, "__version__", "0"))
+    if version_tuple(v) < TORCH_MIN:
+        raise ImportError(f"{need}; {sys.executable} has torch {v}", name="torch") from None
+    try:
+        importlib.import_module("torch._dynamo")
+    except ImportError as e:
+        raise ImportError(f"{need}; the torch {v} of {sys.executable} has no torch._dynamo ({e})",
+                          name="torch") from None
+
+
 def register() -> bool:
     """Registers backend="kopt" with torch._dynamo, for a kopt that is on
     the path without being installed (an installed one is found through its
-    entry point). Imports torch. Returns whether this call registered it."""
+    entry point). Imports torch, and says what is missing where there is no
+    torch >= 2.6. Returns whether this call registered it."""
+    _torch_compile("kopt.register()")
     import torch._dynamo
 
     try:

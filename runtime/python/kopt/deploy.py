@@ -77,13 +77,37 @@ from . import knobs as N
 from . import seal as S
 
 
+class NotBuiltError(FileNotFoundError):
+    """koptmake has not built the model whose output folder was named."""
+
+
+def not_built(outdir: str, what: str = "substitutions.json") -> NotBuiltError:
+    """The error for an output folder without its file what, saying what to
+    run."""
+    run = f"run koptmake in the spec's folder first; it writes kopt-out/MODEL/{what}"
+    if not os.path.exists(outdir):
+        why = f"kopt: no {outdir!r} here: koptmake has not built this model yet ({run})"
+    elif os.path.isdir(outdir):
+        why = (f"kopt: {outdir!r} has no {what}: its model's build has not finished ({run}; "
+               "`koptmake -t why stitch MODEL` says why a build failed)")
+    else:
+        why = f"kopt: {outdir!r} is neither koptmake's output folder of a model (kopt-out/MODEL) nor its {what}"
+    return NotBuiltError(why)
+
+
 def read_table(path: str) -> tuple[str, dict]:
     """(the file's path, its JSON) of a substitutions.json or the folder
     that holds it, its seal checked first: nothing in a table koptmake did
-    not write as it is gets compiled (kopt.seal; SealError names the file)."""
+    not write as it is gets compiled (kopt.seal; SealError names the file).
+    NotBuiltError where koptmake has not written it."""
+    outdir = path
     if os.path.isdir(path):
         path = os.path.join(path, "substitutions.json")
-    return path, json.loads(S.read_sealed(path).decode("utf-8"))
+    try:
+        data = S.read_sealed(path)
+    except (FileNotFoundError, NotADirectoryError):
+        raise not_built(outdir) from None
+    return path, json.loads(data.decode("utf-8"))
 
 
 class Table:

@@ -1,7 +1,7 @@
 ;;; kopt-mode.el --- major mode for koptmake spec files  -*- lexical-binding: t -*-
 
 ;; Keywords: languages
-;; Version: 0.1.0
+;; Version: 0.2.0
 
 ;;; Commentary:
 
