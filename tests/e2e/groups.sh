@@ -17,6 +17,10 @@ mkdir models
 w="1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1"
 printf '# model net\n# sim: group\n# sim: pointwise\n# sim: weights %s\n# sim: speedup 1.5\n# sim: steady\n# sim: time 1000000\nimport torch\n' "$w" > models/net.py
 printf '# model solo\n# sim: pointwise\n# sim: weights %s\n# sim: speedup 1.5\n# sim: steady\n# sim: time 1000000\nimport torch\n' "$w" > models/solo.py
+# a group of two unequal members (1 and 3), in a variant that a faster one
+# beats: its chains are left out with the time it would take at its bound,
+# where the group's room is each member's own time less its own bound
+printf '# model pair\n# sim: group\n# sim: pointwise\n# sim: weights 1 3\n# sim: time 100000\n# sim: steady\n# sim: fast autotune 4\nimport torch\n' > models/pair.py
 printf '# model misfit\n# sim: group\n# sim: pointwise\n# sim: weights %s\n# sim: speedup 1.5\n# sim: steady\n# sim: time 1000000\n# sim: misfit triton_poi_fused_add_mul_7\nimport torch\n' "$w" > models/misfit.py
 cat > test.kopt <<SPEC
 device sim { gpus = 1  timeout = 30s }
@@ -26,7 +30,12 @@ defaults { device = sim  agents = default  gates = strict }
 model net { source = "models/net.py" }
 model solo { source = "models/solo.py" }
 model misfit { source = "models/misfit.py" }
-target all = [net, solo, misfit]
+model pair {
+  source = "models/pair.py"
+  variant default { }
+  variant autotune { mode = "max-autotune-no-cudagraphs" }
+}
+target all = [net, solo, misfit, pair]
 default all
 SPEC
 
@@ -70,5 +79,12 @@ assert len(g) == 1 and g[0]['kernels'] == 20 and abs(g[0]['share'] - 20 / 21) < 
 \""
 check "a member the change does not fit is left off ($(subs misfit))" "[ '$(subs misfit)' = '19 18 1' ]"
 check "and the report says why" "grep -q 'triton_poi_fused_add_mul_7 (variant default): its group.s change (found for .*) does not fit it: KnobError' kopt-out/misfit/report.md"
+floor=$(python3 -c "
+import json
+p = json.load(open('kopt-out/pair/profile.json'))['profile']
+rows = [r for r in p['rows'] if r['kind'] == 'triton']
+print('%.1f' % ((p['model_ns_per_call'] - sum(r['ns_per_call'] - r['bound_ns'] for r in rows)) / 1e3))")
+check "a group of two unequal members: its room is each member's time less its own bound (the variant at best $floor us)" \
+	"grep -q 'no candidates: with its hot kernels at their bounds it would take $floor us per call, and autotune takes' kopt-out/pair/report.md"
 check "a null build runs nothing" "\"$KOPTMAKE\" 2>&1 | grep -q 'nothing to do'"
 echo "1..$n"
