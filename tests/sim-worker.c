@@ -110,7 +110,8 @@
  *   original's and the winner's.
  * The profile's facts (worker.py graph_facts): one convolution with "# sim:
  *   conv" or "# sim: cudnn-left", one GEMM (the vendor kernel), one reduction
- *   per reduction kernel, and "# sim: params"'s parameters.
+ *   per reduction kernel, and "# sim: params"'s parameters; "# sim: dwconv":
+ *   one convolution, a depthwise one.
  *   # sim: baseline S [VARIANT] the profile's check of the compiled baseline
  *                               against eager (sent when the request has
  *                               gates) reads S: agrees (the default),
@@ -622,9 +623,10 @@ static json_t *profile(const struct model *m)
 	for (int i = 0; i < m->nk; i++)
 		nred += is_red(m, i);
 	const char *pp = strstr(m->text, "# sim: params ");
-	json_object_set_new(r, "facts", json_pack("{s:i, s:i, s:i, s:I}", "convolutions", conv || left ? 1 : 0,
+	bool dw = strstr(m->text, "# sim: dwconv\n") != NULL;
+	json_object_set_new(r, "facts", json_pack("{s:i, s:i, s:i, s:I, s:i}", "convolutions", conv || left || dw ? 1 : 0,
 						  "gemms", 1, "reductions", nred, "parameters",
-						  (json_int_t)(pp ? atoll(pp + 14) : 0)));
+						  (json_int_t)(pp ? atoll(pp + 14) : 0), "depthwise_convolutions", dw));
 	double f = eager_factor(m);
 	if (f > 0)
 		json_object_set_new(r, "eager", json_pack("{s:i, s:f, s:f}", "calls", 10, "compiled_ns", model_ns(m),
