@@ -7,7 +7,8 @@
 # variant, and only it: the same variants as space_variants = 1, the
 # benchmark's setting; a model whose facts single out nothing gets none;
 # space_time = 0 and space_variants = 0 add none; a null build runs
-# nothing. Prints TAP.
+# nothing. The rewrite's own kernels are screened and gated in its
+# variant, as any kernel. Prints TAP.
 set -eu
 
 . "$top_srcdir/tests/e2e/sim-env.sh" space-default
@@ -57,6 +58,8 @@ check "... and no other of the agents' space variants" \
 	"[ \$(grep -c '^capture dw autotune-' sim.log) -eq 1 ]"
 check "... on the declared max-autotune variant, raced with the rest, added by the agents" \
 	"grep -q '^| autotune-depthwise-as-pointwise | max-autotune-no-cudagraphs, kopt.depthwise_as_pointwise = true (added by the agents) |' kopt-out/dw/report.md"
+check "the rewrite's own kernels are kernels like any other: screened, proposed and verified in its variant" \
+	"grep -q '^screen dw autotune-depthwise-as-pointwise triton_' sim.log && grep -q '^verify dw autotune-depthwise-as-pointwise triton_' sim.log"
 check "the benchmark's space_variants = 1: the same variants" \
 	"[ \"\$(grep '^capture bench ' sim.log | cut -d' ' -f3 | sort)\" = \"\$(grep '^capture dw ' sim.log | cut -d' ' -f3 | sort)\" ]"
 check "a model whose facts single out nothing: none" "! grep -q '^capture plain autotune-' sim.log"
