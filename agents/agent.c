@@ -195,10 +195,50 @@ int agent_learn(const char *memory, const char *scope, const char *key, const st
 	if (!memory || agent_candidate_read(candidate, &c) < 0 || !c.name[0])
 		return 0;
 	char *features = agent_features(k);
-	/* a config-only candidate's launch config, in the problem's terms */
-	char *shape = c.config && !c.source ? agent_shape(c.config, k->source) : NULL;
-	int rc = memory_append(memory, scope, features, c.name, shape, key, pass, speedup);
+	/* the launch config, in the problem's terms: a config-only
+	 * candidate's, and a named edit's (a skill's parameters) */
+	bool edited = c.source && c.edit && *c.edit;
+	char *shape = c.config && (!c.source || edited) ? agent_shape(c.config, k->source) : NULL;
+	struct mem_lesson l = { .scope = scope, .features = features, .strategy = c.name, .shape = shape, .key = key,
+				.edit = edited ? c.edit : NULL, .cls = edited ? k->cls : NULL, .pass = pass,
+				.speedup = speedup };
+	int rc = memory_append_lesson(memory, &l);
 	free(shape);
 	free(features);
 	return rc;
+}
+
+json_t *agent_transforms(const struct agent_kernel *k)
+{
+	return agent_builtin_transforms(k);
+}
+
+json_t *agent_skills(const char *memory, long long upto, const struct agent_kernel *k, size_t max)
+{
+	json_t *out = json_array();
+	if (!memory)
+		return out;
+	char *features = agent_features(k);
+	json_t *sk = memory_skills(memory, features, k->cls, max, upto);
+	size_t i;
+	json_t *e;
+	json_array_foreach(sk, i, e) {
+		const char *edit = json_string_value(json_object_get(e, "edit"));
+		bool by_class = strcmp(json_string_value(json_object_get(e, "match")), "class") == 0;
+		json_t *o = json_pack("{s:s}", "edit", edit);
+		json_t *c = agent_shape_config(json_string_value(json_object_get(e, "shape")), k->source, k->config);
+		if (c)
+			json_object_set_new(o, "config", c);
+		json_int_t wins = json_integer_value(json_object_get(e, "wins"));
+		json_int_t tries = json_integer_value(json_object_get(e, "tries"));
+		char *what = xasprintf("%s, %.3fx in %lld of %lld tr%s on kernels of its %s", edit,
+				       json_number_value(json_object_get(e, "x")), (long long)wins, (long long)tries,
+				       tries == 1 ? "y" : "ies", by_class ? "class" : "feature class");
+		json_object_set_new(o, "skill", json_string(what));
+		free(what);
+		json_array_append_new(out, o);
+	}
+	json_decref(sk);
+	free(features);
+	return out;
 }

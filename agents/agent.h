@@ -27,7 +27,11 @@
 
 /* bump when the built-in agents propose differently for the same inputs:
  * it is part of every proposal's key (agent_fingerprint) */
-#define AGENT_BUILTIN_VERSION "search-v4"
+#define AGENT_BUILTIN_VERSION "search-v5"
+/* the kernel transforms' version (runtime/python/kopt/transforms.py
+ * VERSION, checked by tests/lists.py): the screen keys on it, since the
+ * worker makes their text */
+#define AGENT_TRANSFORMS_VERSION 1
 /* the same for the LLM roles: part of the fingerprint of agents that have one */
 #define AGENT_LLM_VERSION "llm-v2"
 
@@ -50,11 +54,26 @@ char *agent_fingerprint(const struct kopt_agents *cfg);
 
 /*
  * Records a verdict in the long-term memory: the kernel's feature class, the
- * candidate's strategy, pass or fail and the kernel speedup; key (NULL for
- * none) names the verdict, so that it is learned once (memory_seen). 0 or -1.
+ * candidate's strategy, pass or fail and the kernel speedup, and where the
+ * candidate edits the source by name ("edit") the edit, its config and the
+ * kernel's class (a skill); key (NULL for none) names the verdict, so that
+ * it is learned once (memory_seen). 0 or -1.
  */
 int agent_learn(const char *memory, const char *scope, const char *key, const struct agent_kernel *k,
 		const json_t *candidate, bool pass, double speedup);
+
+/*
+ * The skills for k (its class's and its feature class's, from every spec,
+ * in the memory's first upto bytes: memory_skills), at most max, as the screen takes them (rules/screen.c):
+ * [{"edit", "config" (the skill's config as this kernel's, where it
+ * converts), "skill": what it is, for people and the report}]. New
+ * reference; [] without a memory.
+ */
+json_t *agent_skills(const char *memory, long long upto, const struct agent_kernel *k, size_t max);
+
+/* the kernel transforms the analyst's diagnosis of k calls for, in the
+ * order to try them (agents/builtin/transform.c); new reference */
+json_t *agent_transforms(const struct agent_kernel *k);
 
 /* the analyst's verdict on k, before candidate 0: 1 = leave the kernel
  * alone (*why says so), 0 = go on (*why is the diagnosis); caller frees */

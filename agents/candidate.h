@@ -31,6 +31,8 @@ struct agent_kernel {
 	const json_t *env;          /* the worker's environment: {"gpu", "cc", "sms", "memory_gib", ...} */
 	double peak_copy_gbps;      /* the device's measured copy bandwidth (the profile's) */
 	double peak_fp32_gflops;    /* its measured FP32 peak, GFLOP/s (the profile's); 0 unknown */
+	const char *cls;            /* its class (rules/groups.c), hex: the long-term memory's skills
+				     * file and find it by it; NULL unknown */
 };
 
 /*

@@ -136,3 +136,64 @@ char *agent_shape(const json_t *config, const char *source)
 	}
 	return strbuf_detach(&sb);
 }
+
+char *agent_skill_edit(const char *edit)
+{
+	struct strbuf sb = STRBUF_INIT;
+	for (const char *p = edit ? edit : ""; *p;) {
+		size_t n = strcspn(p, "+");
+		/* a load's own knob (evictI=, cacheI=): its index names a load of
+		 * one kernel */
+		bool per_load = (strncmp(p, "evict", 5) == 0 && p[5] >= '0' && p[5] <= '9') ||
+				(strncmp(p, "cache", 5) == 0 && p[5] >= '0' && p[5] <= '9');
+		if (!per_load)
+			strbuf_addf(&sb, "%s%.*s", sb.len ? "+" : "", (int)n, p);
+		p += n + (p[n] == '+');
+	}
+	if (!sb.len) {
+		strbuf_release(&sb);
+		return NULL;
+	}
+	return strbuf_detach(&sb);
+}
+
+json_t *agent_shape_config(const char *shape, const char *source, const json_t *own)
+{
+	if (!shape || !json_is_object(own) || agent_helion_config(own))
+		return NULL;
+	long long rn = reduction_numel(source);
+	json_t *c = json_deep_copy(own);
+	size_t keys = 0;
+	for (const char *p = shape; *p;) {
+		size_t n = strcspn(p, " ");
+		const char *eq = memchr(p, '=', n);
+		if (!eq) {
+			json_decref(c);
+			return NULL;
+		}
+		char *key = xstrndup(p, (size_t)(eq - p));
+		long long v = strtoll(eq + 1, NULL, 10);
+		const char *frac = memchr(eq, '/', (size_t)(p + n - eq));
+		if (strcmp(key, "R0_BLOCK") == 0 && (frac || v == 1) && rn > 0) {
+			long long d = frac ? strtoll(frac + 1, NULL, 10) : 1, b = 1;
+			while (b < rn / (d > 0 ? d : 1))
+				b *= 2; /* the row's fraction, as a power of two */
+			v = b;
+		}
+		/* a key the kernel's config lacks: the shape is another kernel's */
+		if (!json_object_get(own, key) && strcmp(key, "num_stages") != 0) {
+			free(key);
+			json_decref(c);
+			return NULL;
+		}
+		json_object_set_new(c, key, json_integer(v));
+		free(key);
+		keys++;
+		p += n + (p[n] == ' ');
+	}
+	if (!keys) {
+		json_decref(c);
+		return NULL;
+	}
+	return c;
+}

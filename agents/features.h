@@ -49,6 +49,15 @@ char *agent_features(const struct agent_kernel *k);
  * a fraction of the reduction's length where source gives it (else as is);
  * a helion.Config as agent_helion_shape writes it */
 char *agent_shape(const json_t *config, const char *source);
+/* a shape (agent_shape) as a launch config of this kernel: own with the
+ * shape's keys set, the reduction block as that fraction of the row (a
+ * power of two); NULL where own lacks one of the shape's keys (another
+ * kind of kernel's shape) or it is not one. New reference. */
+json_t *agent_shape_config(const char *shape, const char *source, const json_t *own);
+/* a skill's edit for another kernel of the feature class: the edit's
+ * kernel-wide knobs, without a load's own (evictI=, cacheI=: an index into
+ * one kernel's loads); NULL where none is left. Caller frees. */
+char *agent_skill_edit(const char *edit);
 /* whether config is a helion.Config (it has block_sizes) */
 bool agent_helion_config(const json_t *config);
 /* the config in the long-term memory's terms: "block_sizes=64,128 num_warps=4 ..." */

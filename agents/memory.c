@@ -3,6 +3,7 @@
 #include <config.h>
 
 #include "memory.h"
+#include "features.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -89,8 +90,10 @@ static void count(struct memory *m, const char *key, bool pass, double x)
  */
 struct ix_lesson {
 	uint32_t features, strategy, scope, shape; /* interned; scope, shape NONE without one */
+	uint32_t edit, cls;  /* interned; NONE without one */
 	bool pass;
 	double x;
+	off_t at;            /* where its line starts in the file */
 };
 
 struct ix_class {
@@ -123,6 +126,8 @@ static struct index {
 	size_t n, cap;
 	struct ix_class *cls;  /* by the features' interned id */
 	size_t ncls;
+	uint32_t *skills;      /* the lessons with an edit, file order (indices into lessons) */
+	size_t nskills, skcap;
 	struct memory_seen keys; /* verdicts seen */
 } *ix;
 
@@ -168,14 +173,15 @@ static void index_free(struct index *x)
 		memory_release(&x->cls[i].memo);
 	}
 	free(x->cls);
+	free(x->skills);
 	free(x->lessons);
 	memory_seen_release(&x->keys);
 	free(x->path);
 	free(x);
 }
 
-/* one line of the file (without its newline) into the index */
-static void index_line(struct index *x, const char *line, size_t len)
+/* one line of the file (without its newline, starting at at) into the index */
+static void index_line(struct index *x, const char *line, size_t len, off_t at)
 {
 	json_t *o = json_loadb(line, len, 0, NULL);
 	if (x->state == 0) {
@@ -197,11 +203,18 @@ static void index_line(struct index *x, const char *line, size_t len)
 		memory_seen_add(&x->keys, k);
 	const char *p = json_string_value(json_object_get(o, "p"));
 	const char *c = json_string_value(json_object_get(o, "c"));
+	const char *e = json_string_value(json_object_get(o, "e"));
+	const char *h = json_string_value(json_object_get(o, "h"));
 	uint32_t fi = intern(&x->str, f, true);
 	struct ix_lesson l = { fi, intern(&x->str, st, true), p ? intern(&x->str, p, true) : NONE,
-			       c ? intern(&x->str, c, true) : NONE, strcmp(v, "pass") == 0,
-			       json_number_value(json_object_get(o, "x")) };
+			       c ? intern(&x->str, c, true) : NONE, e && *e ? intern(&x->str, e, true) : NONE,
+			       h ? intern(&x->str, h, true) : NONE, strcmp(v, "pass") == 0,
+			       json_number_value(json_object_get(o, "x")), at };
 	json_decref(o);
+	if (l.edit != NONE) {
+		x->skills = xgrow(x->skills, &x->skcap, x->nskills + 1, sizeof *x->skills);
+		x->skills[x->nskills++] = (uint32_t)x->n;
+	}
 	if (fi >= x->ncls) {
 		size_t ncap = x->ncls;
 		x->cls = xgrow(x->cls, &ncap, (size_t)fi + 1, sizeof *x->cls);
@@ -246,7 +259,7 @@ static struct index *index_sync(const char *path)
 		ssize_t r = pread(fd, buf, len, ix->off);
 		size_t got = r > 0 ? (size_t)r : 0, pos = 0;
 		for (char *nl; pos < got && (nl = memchr(buf + pos, '\n', got - pos)); pos = (size_t)(nl - buf) + 1)
-			index_line(ix, buf + pos, (size_t)(nl - buf) - pos);
+			index_line(ix, buf + pos, (size_t)(nl - buf) - pos, ix->off + (off_t)pos);
 		/* a torn last line waits for its end; the bytes before the new
 		 * end are the old tail's and the whole lines just read */
 		ix->off += (off_t)pos;
@@ -263,11 +276,12 @@ static struct index *index_sync(const char *path)
 	return ix;
 }
 
-/* counts a lesson under its strategy and, with a shape, under "=" + shape */
+/* counts a lesson under its strategy and, with a shape and no edit (a
+ * launch config alone), under "=" + shape */
 static void count_ix(struct memory *m, const struct index *x, const struct ix_lesson *l)
 {
 	count(m, x->str.s[l->strategy], l->pass, l->x);
-	if (l->shape != NONE) {
+	if (l->shape != NONE && l->edit == NONE) {
 		char *key = xasprintf("=%s", x->str.s[l->shape]);
 		count(m, key, l->pass, l->x);
 		free(key);
@@ -327,6 +341,14 @@ const struct mem_stat *memory_get(const struct memory *m, const char *strategy)
 int memory_append(const char *path, const char *scope, const char *features, const char *strategy,
 		  const char *shape, const char *key, int pass, double speedup)
 {
+	struct mem_lesson l = { .scope = scope, .features = features, .strategy = strategy, .shape = shape,
+				.key = key, .pass = pass, .speedup = speedup };
+	return memory_append_lesson(path, &l);
+}
+
+int memory_append_lesson(const char *path, const struct mem_lesson *l)
+{
+	const char *scope = l->scope;
 	int fd = mem_open(path, O_WRONLY | O_CREAT | O_APPEND, 0666);
 	if (fd < 0)
 		return -1;
@@ -334,12 +356,16 @@ int memory_append(const char *path, const char *scope, const char *features, con
 	off_t end = lseek(fd, 0, SEEK_END);
 	if (end == 0)
 		strbuf_addstr(&sb, "{\"kopt-memory\":1}\n");
-	json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:f}", "p", scope ? scope : "", "f", features, "s", strategy,
-			      "v", pass ? "pass" : "fail", "x", isfinite(speedup) ? speedup : 0.0);
-	if (shape)
-		json_object_set_new(o, "c", json_string(shape));
-	if (key)
-		json_object_set_new(o, "k", json_string(key));
+	json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:f}", "p", scope ? scope : "", "f", l->features, "s",
+			      l->strategy, "v", l->pass ? "pass" : "fail", "x", isfinite(l->speedup) ? l->speedup : 0.0);
+	if (l->shape)
+		json_object_set_new(o, "c", json_string(l->shape));
+	if (l->edit && *l->edit)
+		json_object_set_new(o, "e", json_string(l->edit));
+	if (l->cls)
+		json_object_set_new(o, "h", json_string(l->cls));
+	if (l->key)
+		json_object_set_new(o, "k", json_string(l->key));
 	char *text = json_dumps(o, JSON_COMPACT);
 	strbuf_addstr(&sb, text);
 	strbuf_addch(&sb, '\n');
@@ -520,6 +546,7 @@ int memory_compact(const char *path, size_t *kept, size_t *dropped)
 struct mem_class {
 	char *features;
 	struct memory m;
+	struct memory skills; /* per edit: the lessons with one */
 	char **scopes;
 	size_t nscopes, scap;
 	int lessons;
@@ -530,10 +557,12 @@ static int cmp_class(const void *a, const void *b)
 	return strcmp(((const struct mem_class *)a)->features, ((const struct mem_class *)b)->features);
 }
 
-static void print_stats(FILE *out, const struct memory *m, bool shapes)
+/* what: "strategy", "launch config (problem's terms)" (the "=" rows) or
+ * "skill (its edit)" */
+static void print_stats(FILE *out, const struct memory *m, const char *what)
 {
-	fprintf(out, "  %-52s %5s %6s  %s\n", shapes ? "launch config (problem's terms)" : "strategy", "tried", "passed",
-		"mean speedup of passes");
+	bool shapes = what[0] == 'l';
+	fprintf(out, "  %-52s %5s %6s  %s\n", what, "tried", "passed", "mean speedup of passes");
 	for (size_t i = 0; i < m->n; i++) {
 		const struct mem_stat *st = &m->stats[i];
 		if ((st->strategy[0] == '=') != shapes)
@@ -575,6 +604,8 @@ int memory_summary(const char *path, const char *only, FILE *out)
 		}
 		struct mem_class *k = &cls[at[l->features] - 1];
 		count_ix(&k->m, x, l);
+		if (l->edit != NONE)
+			count(&k->skills, x->str.s[l->edit], l->pass, l->x);
 		k->lessons++;
 		const char *scope = l->scope == NONE ? "" : x->str.s[l->scope];
 		bool known = false;
@@ -595,13 +626,18 @@ int memory_summary(const char *path, const char *only, FILE *out)
 		memory_sort(&c->m);
 		fprintf(out, "%s%s: %d lesson%s from %zu spec%s\n", i ? "\n" : "", c->features, c->lessons,
 			c->lessons == 1 ? "" : "s", c->nscopes, c->nscopes == 1 ? "" : "s");
-		print_stats(out, &c->m, false);
+		print_stats(out, &c->m, "strategy");
 		bool any = false;
 		for (size_t j = 0; j < c->m.n && !any; j++)
 			any = c->m.stats[j].strategy[0] == '=';
 		if (any)
-			print_stats(out, &c->m, true);
+			print_stats(out, &c->m, "launch config (problem's terms)");
+		if (c->skills.n) {
+			memory_sort(&c->skills);
+			print_stats(out, &c->skills, "skill (its edit)");
+		}
 		memory_release(&c->m);
+		memory_release(&c->skills);
 		for (size_t j = 0; j < c->nscopes; j++)
 			free(c->scopes[j]);
 		free(c->scopes);
@@ -647,4 +683,101 @@ void memory_rank(size_t *order, const double *score, size_t n)
 		}
 		order[j] = o;
 	}
+}
+
+/* one skill while memory_skills gathers it: an edit over the lessons
+ * that match, the class's apart from the feature class's */
+struct skill_acc {
+	char *edit;
+	bool by_class;
+	int wins, tries;
+	double gain, best;  /* the sum of log speedups of the wins; the best win */
+	uint32_t shape;     /* the best win's config, or NONE */
+};
+
+static int cmp_skill(const void *a, const void *b)
+{
+	const struct skill_acc *x = a, *y = b;
+	if (x->by_class != y->by_class)
+		return x->by_class ? -1 : 1;
+	double rx = (double)x->wins / x->tries, ry = (double)y->wins / y->tries;
+	if (rx != ry)
+		return rx > ry ? -1 : 1;
+	double gx = x->wins ? x->gain / x->wins : 0, gy = y->wins ? y->gain / y->wins : 0;
+	if (gx != gy)
+		return gx > gy ? -1 : 1;
+	return strcmp(x->edit, y->edit);
+}
+
+json_t *memory_skills(const char *path, const char *features, const char *cls, size_t max, long long upto)
+{
+	json_t *out = json_array();
+	struct index *x = index_sync(path);
+	if (!x || x->state != 1 || !max)
+		return out;
+	uint32_t fi = features ? intern(&x->str, features, false) : NONE;
+	uint32_t ci = cls ? intern(&x->str, cls, false) : NONE;
+	struct skill_acc *acc = NULL;
+	size_t n = 0, cap = 0;
+	for (size_t i = 0; (fi != NONE || ci != NONE) && i < x->nskills; i++) {
+		const struct ix_lesson *l = &x->lessons[x->skills[i]];
+		if (upto >= 0 && l->at >= upto)
+			break; /* learned after the asking build began (file order) */
+		bool by_class = ci != NONE && l->cls == ci;
+		if (!by_class && (fi == NONE || l->features != fi))
+			continue;
+		/* on another kernel of the feature class, the kernel-wide knobs alone */
+		char *edit = by_class ? xstrdup(x->str.s[l->edit]) : agent_skill_edit(x->str.s[l->edit]);
+		if (!edit)
+			continue;
+		struct skill_acc *a = NULL;
+		for (size_t j = 0; j < n && !a; j++)
+			if (acc[j].by_class == by_class && strcmp(acc[j].edit, edit) == 0)
+				a = &acc[j];
+		if (a) {
+			free(edit);
+		} else {
+			acc = xgrow(acc, &cap, n + 1, sizeof *acc);
+			a = &acc[n++];
+			*a = (struct skill_acc){ .edit = edit, .by_class = by_class, .shape = NONE };
+		}
+		a->tries++;
+		if (l->pass && l->x > 0) {
+			a->wins++;
+			a->gain += log(l->x);
+			if (l->x > a->best) {
+				a->best = l->x;
+				a->shape = l->shape;
+			}
+		}
+	}
+	if (n)
+		qsort(acc, n, sizeof *acc, cmp_skill);
+	for (size_t j = 0; j < n; j++) {
+		struct skill_acc *a = &acc[j];
+		bool dup = false; /* the class's entry for the same edit came first */
+		for (size_t i = 0; i < j && !dup; i++)
+			dup = strcmp(acc[i].edit, a->edit) == 0;
+		if (!dup && a->wins && a->gain > 0 && json_array_size(out) < max) {
+			json_t *e = json_pack("{s:s, s:i, s:i, s:f, s:f, s:s}", "edit", a->edit, "wins", a->wins, "tries",
+					      a->tries, "x", exp(a->gain / a->wins), "best", a->best, "match",
+					      a->by_class ? "class" : "features");
+			if (a->shape != NONE)
+				json_object_set_new(e, "shape", json_string(x->str.s[a->shape]));
+			json_array_append_new(out, e);
+		}
+		free(a->edit);
+	}
+	free(acc);
+	return out;
+}
+
+long long memory_length(const char *path)
+{
+	int fd = path ? mem_open(path, O_RDONLY, 0) : -1;
+	struct stat st;
+	long long n = fd >= 0 && fstat(fd, &st) == 0 ? (long long)st.st_size : 0;
+	if (fd >= 0)
+		close(fd);
+	return n;
 }

@@ -8,14 +8,32 @@
  * then one JSON object a line, appended and flushed one by one:
  *   {"p":"/src/app/Koptfile","f":"reduction/looped/r14/b30","s":"warps-up","v":"pass","x":1.07,
  *    "c":"XBLOCK=1 R0_BLOCK=1/8 num_warps=32 num_stages=1","k":"3f2a...e1"}
+ *   {"p":"/src/app/Koptfile","f":"reduction/looped/r12/b26","s":"screen:onepass","v":"pass","x":1.31,
+ *    "c":"XBLOCK=1 R0_BLOCK=1/8 num_warps=16 num_stages=1","e":"onepass=welford","h":"9c0e...41","k":"..."}
  * p = the scope that learned it (the spec file), f = the kernel's feature
  * class, s = the strategy, v = pass|fail, x = kernel speedup (0 when not
  * measured), c = the candidate's launch config in the problem's terms (the
  * reduction block as a fraction of the reduction's length), present for
- * config-only candidates, k = what the verdict was (its verify step's key),
+ * config-only candidates and for those with an edit, k = what the verdict was (its verify step's key),
  * so that each verdict is learned once (lessons written before k existed
- * lack it). A torn last line is ignored, and a lesson whose k came before
- * is counted once. `koptmake -t gc` compacts the file (memory_compact).
+ * lack it), e = the candidate's edit of the kernel's source, by name (the
+ * source knobs and kernel transforms of runtime/python/kopt/knobs.py and
+ * transforms.py), present where it has one, h = the kernel's class
+ * (rules/groups.c: its source less its name and numbers), in hex. A torn
+ * last line is ignored, and a lesson whose k came before is counted once.
+ * `koptmake -t gc` compacts the file (memory_compact).
+ *
+ * Skills, the long-term memory's other half: a lesson with an edit says
+ * what a transform and its parameters (the edit, the config in the
+ * problem's terms) did on a kernel of a class and a feature class. A
+ * build asks memory_skills for a kernel's: those of its class (any edit:
+ * the same source, the same loads) and of its feature class (the edit's
+ * kernel-wide knobs alone: a load's index means nothing on another
+ * kernel), each edit with its passes and tries and mean gain. The screen
+ * tries them first (rules/screen.c), from every spec that shares the
+ * cache, the asking spec too, as the memory stood when the build began
+ * (DESIGN-NOTES.md, "A win is a skill, tried first"). A shape row ("=" +
+ * shape) counts config-only lessons alone.
  *
  * A build reads the file once into an index (memory.c) and then only the
  * lines appended since; every question of a planner reads its feature
@@ -34,6 +52,7 @@
 #ifndef KOPT_MEMORY_H
 #define KOPT_MEMORY_H
 
+#include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -65,6 +84,32 @@ const struct mem_stat *memory_get(const struct memory *m, const char *strategy);
 /* appends one outcome (shape, key: NULL for none); 0 or -1 */
 int memory_append(const char *path, const char *scope, const char *features, const char *strategy,
 		  const char *shape, const char *key, int pass, double speedup);
+
+/* one lesson, every field (NULL: none) */
+struct mem_lesson {
+	const char *scope, *features, *strategy, *shape, *key;
+	const char *edit;   /* the candidate's edit of the source (e), or NULL */
+	const char *cls;    /* the kernel's class (h), hex, or NULL */
+	int pass;
+	double speedup;
+};
+int memory_append_lesson(const char *path, const struct mem_lesson *l);
+
+/* The skills for a kernel of class cls (hex; NULL: none known) and feature
+ * class features, from every scope: at most max, as
+ * [{"edit", "shape" (or absent), "wins", "tries", "x" (the mean speedup of
+ * the wins), "match": "class" | "features", "kernels" (how many lessons'
+ * features or class matched)}], the class's first, then by wins over
+ * tries and mean gain. A feature-class match keeps only the kernel-wide
+ * knobs of an edit (agent_skill_edit decides which). Edits with no win
+ * are left out. Only the lessons that start before byte upto of the file
+ * count (upto < 0: all): a build reads the skills the memory held when it
+ * began (memory_length then), whatever it learns meanwhile, so that what
+ * it tries does not hang on the order its steps run in. New reference (an
+ * empty array for none). */
+json_t *memory_skills(const char *path, const char *features, const char *cls, size_t max, long long upto);
+/* the file's length in bytes; 0 where there is none */
+long long memory_length(const char *path);
 
 /* the keys (k) of the lessons a file holds: a set, to learn each verdict once */
 struct memory_seen {

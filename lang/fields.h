@@ -64,7 +64,8 @@
 	X("tokens", tokens, LONG, 200000, 0, 1e15, 0, "tokens", "LLM tokens per kernel") \
 	X("wall", wall_s, DURATION, 1800, 0, INFINITY, LANG_LO_OPEN, "s", "wall time per kernel") \
 	X("auto_variants", auto_variants, BOOL, true, 0, 0, 0, "", "the agents may add a compile variant of their own (aten-auto, cudnn-auto)") \
-	X("space_variants", space_variants, INT, 0, 0, 21, 0, "variants", "at most this many variants searching Inductor's options on top of max-autotune-no-cudagraphs, chosen from the profile; 0 = off") \
+	X("space_variants", space_variants, INT, -1, -1, 21, 0, "variants", "at most this many variants searching Inductor's options on top of max-autotune-no-cudagraphs, chosen from the profile; 0 = off; -1 = those the profile's facts single out that can pay, within space_time") \
+	X("space_time", space_time_s, DURATION, 600, 0, INFINITY, 0, "s", "GPU time the variants of space_variants = -1 may take per model, each counted as a declared variant's capture") \
 	X("helion_full", helion_full, BOOL, false, 0, 0, 0, "", "Helion kernels: Helion's full-effort autotune is a baseline too (minutes to hours a kernel: give the device a timeout that allows it)")
 
 /* the arguments of llm(...), a role's backend; the first is positional.

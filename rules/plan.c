@@ -191,6 +191,11 @@ static int plan(struct dag *d, char *const *targets, int ntargets)
 	pl->models = xcalloc(cap, sizeof *pl->models);
 	pl->model_at = xcalloc(spec->nmodels + 1, sizeof *pl->model_at);
 	hash_key_init_bare(&pl->gates_key);
+	if (d->cache) { /* the skills a build reads: those learned before it began */
+		char *mem = rule_memory_path(d);
+		pl->skills_upto = memory_length(mem);
+		free(mem);
+	}
 	const void **want_t = xcalloc(spec->ntargets + 1, sizeof *want_t);
 	const void **want_m = xcalloc(spec->nmodels + 1, sizeof *want_m);
 	size_t nwant_t = 0, nwant_m = 0;

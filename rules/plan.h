@@ -127,6 +127,8 @@ struct rule_plan {
 	char *memory, *scope;       /* the agents' memory and this spec's scope in it, once a
 				     * verdict is to be learned (rules/verify.c) */
 	struct memory_seen seen;    /* the verdicts it holds */
+	long long skills_upto;      /* the memory's length when the build was planned: the skills
+				     * its screens read (rules/screen.c) */
 	const struct kopt_gates *gates_of;   /* the gates block gates_key serializes, or NULL */
 	struct hash_key gates_key;           /* its key ingredients: a model that names the
 					      * same block copies them */

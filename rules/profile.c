@@ -324,7 +324,7 @@ static void helion_md(struct strbuf *md, const json_t *helion)
 
 /* the summary of an inventory, its rows and the measurements */
 static char *summary_of(const json_t *inv, const json_t *rows, const json_t *meas,
-			enum gate_baseline_status baseline, const char *why)
+			enum gate_baseline_status baseline, const char *why, double cost_s)
 {
 	struct rule_summary s;
 	memset(&s, 0, sizeof s);
@@ -357,6 +357,7 @@ static char *summary_of(const json_t *inv, const json_t *rows, const json_t *mea
 	rule_summary_space(&s, meas);
 	s.model_ns = rule_num(meas, "model_ns_per_call");
 	s.device_ns = rule_num(meas, "device_ns_per_call");
+	s.cost_s = cost_s;
 	s.baseline_why = xstrdup(why);
 	char *text = rule_summary_write(&s);
 	rule_summary_release(&s);
@@ -568,7 +569,12 @@ static int profile_reply(struct rule_run *run, json_t *res)
 	if (json_object_get(res, "helion"))
 		json_object_set(run->meas, "helion", json_object_get(res, "helion"));
 	rule_measured(run, rule_measured_at(res));
-	char *sum = summary_of(inv, rows, run->meas, bs, why);
+	/* what a variant of the model costs, about: this one's capture */
+	const json_t *cm = json_object_get(dag_result(run->dag, rule_mv_of(run->node)->capture), "meas");
+	double cost = rule_num(cm, "gpu_s");
+	if (!(cost > 0))
+		cost = rule_num(cm, "worker_s");
+	char *sum = summary_of(inv, rows, run->meas, bs, why, cost);
 	run->summary = json_string(sum);
 	free(sum);
 
@@ -623,14 +629,23 @@ static void expand_search(struct dag *d, struct rule_model *dm)
 {
 	const struct kopt_model *m = dm->spec;
 	int want = m->agents ? m->agents->space_variants : 0;
-	if (want <= 0 || !gate_baseline_usable(dm->mvs[0].summary.baseline))
+	if (want == 0 || !gate_baseline_usable(dm->mvs[0].summary.baseline))
 		return; /* off, or no speedup is claimed over the first variant */
 	const struct kopt_variant *base = NULL;
 	for (size_t v = 0; v < m->nvariants && !base; v++)
 		if (m->variants[v].mode && strcmp(m->variants[v].mode, RULE_SPACE_MODE) == 0)
 			base = &m->variants[v];
 	struct kopt_variant found[RULE_SPACE_MAX];
-	size_t n = rule_space_search(&dm->mvs[0].summary, base, (size_t)want, m->gates->gamma, found);
+	size_t n;
+	if (want < 0) { /* the default: what the facts single out, within space_time (rules/space.c) */
+		double cost = NAN;
+		for (size_t v = 0; v < m->nvariants && v < dm->nmv; v++)
+			if (dm->mvs[v].summary.cost_s > 0 && !(cost >= dm->mvs[v].summary.cost_s))
+				cost = dm->mvs[v].summary.cost_s;
+		n = rule_space_auto(&dm->mvs[0].summary, base, m->gates->gamma, m->agents->space_time_s, cost, found);
+	} else {
+		n = rule_space_search(&dm->mvs[0].summary, base, (size_t)want, m->gates->gamma, found);
+	}
 	for (size_t i = 0; i < n; i++) {
 		if (declares(m, found[i].name)) {
 			rule_variant_release(&found[i]);

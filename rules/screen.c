@@ -57,6 +57,24 @@
  * Source knobs are searched for the kernels whose launch keys are (the
  * request's "knobs"): the kernel's source is in the key already.
  *
+ * The kernel transforms (runtime/python/kopt/transforms.py) the analyst's
+ * diagnosis calls for (agent_transforms: persist=on, rloop=reverse,
+ * onepass=...; launch configs for strided and short rows), and the skills
+ * the long-term memory holds for the kernel's class and feature class
+ * (agent_skills: wins of earlier builds, this spec's too), go in the
+ * request ("transforms", "skills"): the worker measures them first, the
+ * skills' before the transforms', and searches around them. Both are
+ * read when the step runs, as the decision to skip is (the diagnosis
+ * reads the profile's row, the skills the memory): the key holds the
+ * transforms' version (AGENT_TRANSFORMS_VERSION), not what was chosen,
+ * so a memory that grows later does not screen again (keys are pure, as
+ * a proposal's). Measurements: "chosen" (the analyst's transforms and
+ * notes, the skills sent) and "refused" (an edit the worker found does
+ * not apply, and why). A best point reached from a skill or a transform
+ * says which ("skill", "transform"), in the stable part's "edits" beside
+ * its source knobs: the candidate it becomes carries it, and the report
+ * says which skill made which win.
+ *
  * A config that kills the CUDA context (an illegal memory access) comes
  * back as a row that failed with the reason, in an answer that says
  * "lost": the worker is replaced (PROTOCOL.md), and the screen is sent
@@ -80,9 +98,11 @@
 #include "proto.h"
 #include "keys.h"
 #include "outputs.h"
+#include "groups.h"
 #include "common.h"
 
-#define SCREEN_VERSION 5 /* 2: source knobs searched with the launch keys; 3: "slower"; 4: grid=G; 5: the kernel's own blocks bound its moves */
+#define SCREEN_VERSION 6 /* 2: source knobs searched with the launch keys; 3: "slower"; 4: grid=G; 5: the kernel's own blocks bound its moves; 6: the analyst's transforms and the skills first */
+#define SKILLS 3 /* skills sent per screen: the class's first */
 #define KEEP 3 /* configs that go on to the gates: with a budget of 4, a reduction's
 		* persistent edit (first in its plan) still gets the fourth */
 #define REPS 7 /* timed pairs per config */
@@ -160,21 +180,36 @@ json_t *rule_screen_starts(struct dag *d, const struct rule_kernel *k)
 	return starts;
 }
 
-/* why there is nothing to screen (the analyst leaves the kernel alone, or
- * it has no launch config to start from), or NULL; caller frees */
-static char *nothing_to_screen(struct dag *d, struct rule_kernel *k)
+/* the kernel as the agents see it (its source into src, its class into
+ * cls), with the roofs the propose step's analyst reads too
+ * (rules/propose.c) */
+static void screened_kernel(struct dag *d, struct rule_kernel *k, struct agent_kernel *ak, struct strbuf *src,
+			    char *cls)
 {
 	rule_kernel_info(d, k);
-	if (!json_is_object(k->config))
-		return xstrdup("the kernel has no launch config");
-	/* the roofs the propose step's analyst reads too (rules/propose.c) */
+	rule_kernel_source(d, k, src);
 	json_t *pm = rule_profile_meas(d, k->mv);
 	double copy = rule_num(pm, "peak_copy_gbps"), peak = rule_num(pm, "peak_fp32_gflops");
-	struct agent_kernel ak = { .model = k->mv->model->spec->name, .name = k->name, .heuristic = k->heuristic,
-				   .config = k->config, .profile_row = k->row,
-				   .peak_copy_gbps = isnan(copy) ? 0 : copy, .peak_fp32_gflops = isnan(peak) ? 0 : peak };
+	*ak = (struct agent_kernel){ .model = k->mv->model->spec->name, .name = k->name, .heuristic = k->heuristic,
+				     .source = src->len ? src->buf : NULL, .config = k->config, .profile_row = k->row,
+				     .peak_copy_gbps = isnan(copy) ? 0 : copy, .peak_fp32_gflops = isnan(peak) ? 0 : peak };
+	if (src->len) {
+		snprintf(cls, 17, "%016llx", (unsigned long long)rule_kernel_class(src->buf, k->name));
+		ak->cls = cls;
+	}
+}
+
+/* why there is nothing to screen (the analyst leaves the kernel alone, or
+ * it has no launch config to start from), or NULL; caller frees */
+static char *nothing_to_screen(struct rule_kernel *k, const struct agent_kernel *ak)
+{
+	if (!json_is_object(k->config))
+		return xstrdup("the kernel has no launch config");
+	/* the analyst reads the row alone, as the propose step's does: no source */
+	struct agent_kernel bare = *ak;
+	bare.source = NULL;
 	char *why = NULL;
-	if (agent_analyze(&ak, &why) == 1)
+	if (agent_analyze(&bare, &why) == 1)
 		return why;
 	free(why);
 	return NULL;
@@ -220,6 +255,7 @@ static int screen_key(struct dag *d, struct dag_node *n, struct hash_key *k, cha
 	hash_key_int(k, "param:keep", KEEP);
 	hash_key_int(k, "param:reps", REPS);
 	hash_key_int(k, "param:knobs", 1);
+	hash_key_int(k, "param:transforms", AGENT_TRANSFORMS_VERSION);
 	hash_key_int(k, "param:seed", (long long)ag->seed);
 	/* what the worker's check reads of the gates */
 	rule_key_tolerances(k, g);
@@ -227,16 +263,50 @@ static int screen_key(struct dag *d, struct dag_node *n, struct hash_key *k, cha
 	return 0;
 }
 
+/* the losses so far (the reasons), kept across the requests of one run,
+ * and what was chosen to try first */
+struct screen_priv {
+	json_t *lost;
+	json_t *chosen;     /* {"transforms", "skills"} (first_points) */
+};
+
+/* what the screen tries first: the skills, then the analyst's
+ * transforms (their notes stay out of the request); kept in *chosen */
+static void first_points(struct dag *d, const struct agent_kernel *ak, json_t *req, json_t **chosen)
+{
+	char *memory = d->cache ? rule_memory_path(d) : NULL;
+	const struct rule_plan *pl = d->plan;
+	json_t *skills = agent_skills(memory, pl ? pl->skills_upto : 0, ak, SKILLS);
+	free(memory);
+	json_t *all = agent_transforms(ak), *tr = json_array();
+	size_t i;
+	json_t *t;
+	json_array_foreach(all, i, t)
+		if (json_object_get(t, "edit"))
+			json_array_append(tr, t);
+	if (json_array_size(skills))
+		json_object_set(req, "skills", skills);
+	if (json_array_size(tr))
+		json_object_set(req, "transforms", tr);
+	*chosen = json_pack("{s:o, s:o}", "transforms", all, "skills", skills);
+	json_decref(tr);
+}
+
 static int screen_start(struct rule_run *run)
 {
 	struct rule_kernel *k = kernel_of(run->node);
 	const struct kopt_model *m = k->mv->model->spec;
 	const struct kopt_agents *ag = m->agents;
-	char *why = nothing_to_screen(run->dag, k);
+	struct agent_kernel ak;
+	struct strbuf src = STRBUF_INIT;
+	char cls[17] = "";
+	screened_kernel(run->dag, k, &ak, &src, cls);
+	char *why = nothing_to_screen(k, &ak);
 	if (why) {
 		run->stable = empty_best();
 		run->meas = json_pack("{s:s}", "skipped", why);
 		free(why);
+		strbuf_release(&src);
 		return RULE_DONE;
 	}
 	run->request = json_pack("{s:s, s:o, s:o, s:I, s:s, s:o, s:o, s:f, s:i, s:i, s:i, s:b}", "op", "screen",
@@ -244,6 +314,9 @@ static int screen_start(struct rule_run *run)
 				 "seed", (json_int_t)ag->seed, "kernel", k->name, "gates", rule_gates_json(m->gates),
 				 "starts", rule_screen_starts(run->dag, k), "budget_s", ag->screen_s,
 				 "max_configs", ag->screen_configs, "keep", KEEP, "reps", REPS, "knobs", 1);
+	struct screen_priv *p = run->priv = xcalloc(1, sizeof *p);
+	first_points(run->dag, &ak, run->request, &p->chosen);
+	strbuf_release(&src);
 	return RULE_SEND;
 }
 
@@ -303,16 +376,13 @@ static json_t *slower_configs(const json_t *tried, const char *edit)
 	return out;
 }
 
-/* the losses so far (the reasons), kept across the requests of one run */
-struct screen_priv {
-	json_t *lost;
-};
-
 static void screen_release(struct rule_run *run)
 {
 	struct screen_priv *p = run->priv;
-	if (p)
+	if (p) {
 		json_decref(p->lost);
+		json_decref(p->chosen);
+	}
 	free(p);
 	run->priv = NULL;
 }
@@ -323,10 +393,10 @@ static void screen_release(struct rule_run *run)
 static int screen_resume(struct rule_run *run, const json_t *res)
 {
 	struct screen_priv *p = run->priv;
-	if (!p) {
+	if (!p)
 		p = run->priv = xcalloc(1, sizeof *p);
+	if (!p->lost)
 		p->lost = json_array();
-	}
 	json_array_append(p->lost, json_object_get(res, "lost"));
 	if (json_array_size(p->lost) >= LOSSES)
 		return RULE_DONE;
@@ -378,13 +448,27 @@ static int screen_reply(struct rule_run *run, json_t *res)
 		static const char *const nums[] = { "speedup", "q25", "ns", "base_ns" };
 		for (size_t j = 0; j < sizeof nums / sizeof *nums; j++)
 			copy_field(row, b, nums[j]);
-		if (edit && *edit) {
-			json_object_set_new(row, "edit", json_string(edit));
-			json_array_append_new(edits, json_pack("{s:s, s:s}", "edit", edit, "source", src));
+		/* the skill or the analyst's transform it came from */
+		const char *skill = json_string_value(json_object_get(b, "skill"));
+		const char *tr = json_string_value(json_object_get(b, "transform"));
+		if ((edit && *edit) || skill || tr) {
+			json_t *ed = json_object();
+			if (edit && *edit) {
+				json_object_set_new(row, "edit", json_string(edit));
+				json_object_set_new(ed, "edit", json_string(edit));
+				json_object_set_new(ed, "source", json_string(src));
+			}
+			if (skill)
+				json_object_set_new(ed, "skill", json_string(skill));
+			if (tr)
+				json_object_set_new(ed, "transform", json_string(tr));
+			json_array_append_new(edits, ed);
 			any_edit = true;
 		} else {
 			json_array_append_new(edits, json_null());
 		}
+		copy_field(row, b, "skill");
+		copy_field(row, b, "transform");
 		json_array_append_new(rows, row);
 	}
 	run->stable = json_pack("{s:o, s:o}", "best", configs, "slower", slower_configs(tried, ""));
@@ -402,6 +486,10 @@ static int screen_reply(struct rule_run *run, json_t *res)
 	struct screen_priv *p = run->priv;
 	if (p && json_array_size(p->lost))
 		json_object_set(run->meas, "lost", p->lost);
+	if (p && p->chosen)
+		json_object_set(run->meas, "chosen", p->chosen);
+	if (json_array_size(json_object_get(res, "refused")))
+		copy_field(run->meas, res, "refused");
 	return RULE_DONE;
 }
 
@@ -424,8 +512,9 @@ json_t *rule_screen_best(struct dag *d, const struct rule_kernel *k)
 		json_t *e = json_pack("{s:O, s:o}", "config", c, "speedup", rule_num_json(sp));
 		json_t *ed = json_array_get(edits, i);
 		if (json_is_object(ed)) {
-			json_object_set(e, "edit", json_object_get(ed, "edit"));
-			json_object_set(e, "source", json_object_get(ed, "source"));
+			static const char *const keys[] = { "edit", "source", "skill", "transform" };
+			for (size_t j = 0; j < sizeof keys / sizeof *keys; j++)
+				copy_field(e, ed, keys[j]);
 		}
 		json_array_append_new(out, e);
 	}
@@ -584,6 +673,35 @@ static double screen_priority(struct dag *d, struct dag_node *n)
 }
 
 /* -t why: the configs tried, the best ones first */
+/* -t why: what the screen tried first (the skills sent, the analyst's
+ * transforms and notes) and the edits the worker refused */
+static void why_first(FILE *out, const json_t *me)
+{
+	const json_t *ch = json_object_get(me, "chosen");
+	size_t i;
+	json_t *e;
+	json_array_foreach(json_object_get(ch, "skills"), i, e)
+		fprintf(out, "  skill                  %s\n", json_string_value(json_object_get(e, "skill")) ?: "?");
+	json_array_foreach(json_object_get(ch, "transforms"), i, e) {
+		const char *note = json_string_value(json_object_get(e, "note"));
+		const char *edit = json_string_value(json_object_get(e, "edit"));
+		struct strbuf sb = STRBUF_INIT;
+		if (note)
+			strbuf_addf(&sb, "note: %s", note);
+		else if (edit && *edit)
+			strbuf_addf(&sb, "%s: %s", edit, json_string_value(json_object_get(e, "why")) ?: "");
+		else {
+			config_text(&sb, json_object_get(e, "config"));
+			strbuf_addf(&sb, ": %s", json_string_value(json_object_get(e, "why")) ?: "");
+		}
+		fprintf(out, "  analyst                %s\n", sb.buf);
+		strbuf_release(&sb);
+	}
+	json_array_foreach(json_object_get(me, "refused"), i, e)
+		fprintf(out, "  refused                %s: %s\n", json_string_value(json_object_get(e, "edit")) ?: "?",
+			json_string_value(json_object_get(e, "why")) ?: "");
+}
+
 static void screen_why(struct dag *d, struct dag_node *n, FILE *out)
 {
 	json_t *me = json_object_get(dag_result(d, n), "meas");
@@ -614,6 +732,7 @@ static void screen_why(struct dag *d, struct dag_node *n, FILE *out)
 	}
 	size_t i;
 	json_t *r;
+	why_first(out, me);
 	json_array_foreach(best, i, r) {
 		strbuf_reset(&sb);
 		config_text(&sb, json_object_get(r, "config"));
@@ -622,6 +741,10 @@ static void screen_why(struct dag *d, struct dag_node *n, FILE *out)
 		fprintf(out, "  best %-17zu %s", i + 1, sb.buf);
 		if (!isnan(rule_num(r, "speedup")))
 			fprintf(out, "  %.3fx alone", rule_num(r, "speedup"));
+		if (json_string_value(json_object_get(r, "skill")))
+			fprintf(out, " (from the skill %s)", json_string_value(json_object_get(r, "skill")));
+		else if (json_string_value(json_object_get(r, "transform")))
+			fprintf(out, " (from the analyst: %s)", json_string_value(json_object_get(r, "transform")));
 		fprintf(out, "\n");
 	}
 	fprintf(out, "  | # | config | speedup alone | lower quartile | time (us) | baseline (us) |\n"

@@ -16,6 +16,7 @@
  */
 #include <config.h>
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -255,13 +256,97 @@ static bool needed(const struct rule_summary *s, enum need need, double gamma)
 	return false;
 }
 
-size_t rule_space_search(const struct rule_summary *s, const struct kopt_variant *base, size_t max, double gamma,
-			 struct kopt_variant *out)
+/*
+ * space_variants = -1, the default: the dimensions the first profile's
+ * facts single out and that can pay, one per family of ops (a
+ * convolution's rewrite and its layout dimension address the same calls:
+ * the first in the table's order stands for them), within a GPU-time
+ * bound. Where a dimension's facts name ops that koptmake's rewrites take
+ * (a transposed, depthwise or 3-D convolution, a pooling run by ATen, a
+ * sum over a matrix product's features, a product read in part, an
+ * attention) it pays where the calls it rewrites take their share: the
+ * vendor and ATen kernels, AUTO_VENDOR of the device time or more. A
+ * call mostly the host's (CUDA graphs) and eager beating the compiled
+ * convolutions by gamma are facts that pay by themselves; a reduction over
+ * a strided axis (N-d tiling) where its Triton kernels leave AUTO_ROOM of
+ * the device time to their bounds. The generic dimensions (coordinate
+ * descent, freezing, the reduction switches, exhaustive templates) are
+ * left to an explicit space_variants: no fact singles them out.
+ */
+#define AUTO_VENDOR 0.25
+#define AUTO_ROOM 0.2
+
+enum family { FAM_NONE, FAM_HOST, FAM_CONV, FAM_POOL, FAM_GEMM, FAM_RED, FAM_N };
+
+static enum family family_of(enum need need)
+{
+	switch (need) {
+	case NEED_HOST: return FAM_HOST;
+	case NEED_TCONV: case NEED_DWCONV: case NEED_CONV3D: case NEED_ANY_CONV3D: case NEED_CONV_EAGER:
+	case NEED_CONV_NET: case NEED_CONV: return FAM_CONV;
+	case NEED_POOL: return FAM_POOL;
+	case NEED_LRED: case NEED_SLICE: case NEED_ATTN: case NEED_GEMM: case NEED_TEMPLATE: return FAM_GEMM;
+	case NEED_SRED: case NEED_REDUCTION: return FAM_RED;
+	default: return FAM_NONE;
+	}
+}
+
+/* the device time's share in kernels other than Triton's (vendor, ATen) */
+static double vendor_share(const struct rule_summary *s)
+{
+	double v = 0;
+	for (size_t i = 0; i < s->nkernels; i++)
+		if (strcmp(s->kernels[i].kind, "triton") != 0 && s->kernels[i].share > 0)
+			v += s->kernels[i].share;
+	return v;
+}
+
+/* the device time's share its Triton kernels leave to their bounds */
+static double triton_room(const struct rule_summary *s)
+{
+	double r = 0;
+	for (size_t i = 0; i < s->nkernels; i++) {
+		const struct rule_summary_kernel *k = &s->kernels[i];
+		if (strcmp(k->kind, "triton") == 0 && k->share > 0 && k->frac >= 0 && k->frac <= 1)
+			r += k->share * (1 - k->frac);
+	}
+	return r;
+}
+
+static bool pays(const struct rule_summary *s, enum need need, double gamma)
+{
+	if (!needed(s, need, gamma))
+		return false;
+	switch (need) {
+	case NEED_HOST: case NEED_CONV_EAGER: return true;
+	case NEED_LRED: case NEED_SLICE: case NEED_ATTN: case NEED_TCONV: case NEED_DWCONV: case NEED_POOL:
+	case NEED_CONV3D: case NEED_ANY_CONV3D: case NEED_REWRITES: case NEED_CONV_NET:
+		return vendor_share(s) >= AUTO_VENDOR;
+	case NEED_SRED: return triton_room(s) >= AUTO_ROOM;
+	default: return false;
+	}
+}
+
+static size_t search(const struct rule_summary *s, const struct kopt_variant *base, size_t max, double gamma,
+		     bool auto_, struct kopt_variant *out)
 {
 	size_t n = 0;
+	bool taken[FAM_N] = { false };
 	for (size_t d = 0; d < sizeof dims / sizeof *dims && n < max; d++) {
-		if (!needed(s, dims[d].need, gamma))
+		if (!(auto_ ? pays(s, dims[d].need, gamma) : needed(s, dims[d].need, gamma)))
 			continue;
+		if (auto_) { /* one per family; all the rewrites at once stand for every family they take */
+			enum family f = family_of(dims[d].need);
+			if (dims[d].need == NEED_REWRITES) {
+				if (taken[FAM_CONV] || taken[FAM_POOL] || taken[FAM_GEMM])
+					continue;
+				taken[FAM_CONV] = taken[FAM_POOL] = taken[FAM_GEMM] = true;
+			} else if (f != FAM_NONE) {
+				if (taken[f])
+					continue;
+				taken[f] = true;
+			}
+		}
 		bool again = false; /* a dimension the diagnosis put early is not added twice */
 		for (size_t i = 0; i < n; i++)
 			again |= strcmp(out[i].name, dims[d].name) == 0;
@@ -294,6 +379,23 @@ size_t rule_space_search(const struct rule_summary *s, const struct kopt_variant
 			rule_variant_release(&out[--n]);
 	}
 	return n;
+}
+
+size_t rule_space_search(const struct rule_summary *s, const struct kopt_variant *base, size_t max, double gamma,
+			 struct kopt_variant *out)
+{
+	return search(s, base, max, gamma, false, out);
+}
+
+size_t rule_space_auto(const struct rule_summary *s, const struct kopt_variant *base, double gamma, double budget_s,
+		       double cost_s, struct kopt_variant *out)
+{
+	if (!(budget_s > 0))
+		return 0;
+	/* each variant about one declared variant's capture; unknown: one */
+	double fit = cost_s > 0 ? floor(budget_s / cost_s) : 1;
+	size_t max = fit < 1 ? 0 : fit > RULE_SPACE_MAX ? RULE_SPACE_MAX : (size_t)fit;
+	return search(s, base, max, gamma, true, out);
 }
 
 bool rule_variant_graphs(const struct kopt_variant *v)

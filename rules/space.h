@@ -61,6 +61,13 @@ const json_t *rule_report_autotune_variant(const struct dag_node *s, const json_
 bool rule_mode_graphs(const char *mode);
 size_t rule_space_search(const struct rule_summary *s, const struct kopt_variant *base, size_t max, double gamma,
 			 struct kopt_variant *out);
+/* space_variants = -1, the default (rules/space.c says which): the
+ * dimensions the profile's facts single out that can pay, one per family
+ * of ops, as many as budget_s seconds of GPU time hold at cost_s each (a
+ * declared variant's capture; unknown: one), into out as
+ * rule_space_search. Returns the count. */
+size_t rule_space_auto(const struct rule_summary *s, const struct kopt_variant *base, double gamma, double budget_s,
+		       double cost_s, struct kopt_variant *out);
 /* what a variant is, one line for reports ("max-autotune-no-cudagraphs,
  * freezing = true"); caller frees */
 char *rule_variant_what(const struct kopt_variant *v);

@@ -62,7 +62,9 @@ char *rule_summary_write(const struct rule_summary *s)
 			strbuf_addf(&sb, "\t%016llx", (unsigned long long)k->cls);
 		strbuf_addch(&sb, '\n');
 	}
-	if (s->model_ns > 0 && s->device_ns > 0)
+	if (s->model_ns > 0 && s->device_ns > 0 && s->cost_s > 0)
+		strbuf_addf(&sb, "time\t%.9g\t%.9g\t%.6g\n", s->model_ns, s->device_ns, s->cost_s);
+	else if (s->model_ns > 0 && s->device_ns > 0)
 		strbuf_addf(&sb, "time\t%.9g\t%.9g\t-\n", s->model_ns, s->device_ns);
 	if (isnan(s->cudnn_left))
 		strbuf_addf(&sb, "cudnn\t%.6g\t-\t-\n", s->cudnn_share);
@@ -118,7 +120,7 @@ int rule_summary_read(const char *text, struct rule_summary *s)
 	memset(s, 0, sizeof *s);
 	s->eager_ratio = NAN;
 	s->cudnn_left = NAN;
-	s->model_ns = s->device_ns = NAN;
+	s->model_ns = s->device_ns = s->cost_s = NAN;
 	s->text = xstrdup(text);
 	size_t nlines = 0;
 	for (const char *c = s->text; *c; c++)
@@ -150,6 +152,7 @@ int rule_summary_read(const char *text, struct rule_summary *s)
 		} else if (strcmp(f[0], "time") == 0) {
 			s->model_ns = strtod(f[1], NULL);
 			s->device_ns = strtod(f[2], NULL);
+			s->cost_s = strcmp(f[3], "-") == 0 ? NAN : strtod(f[3], NULL);
 		} else if (strcmp(f[0], "baseline") == 0) {
 			for (int st = GATE_BASE_UNCHECKED; st <= GATE_BASE_WRONG; st++)
 				if (strcmp(f[1], gate_baseline_name((enum gate_baseline_status)st)) == 0)

@@ -71,6 +71,8 @@ struct rule_summary {
 					       profiles cached before the check: unchecked */
 	char *baseline_why;         /* its reason, one line; owned */
 	double model_ns, device_ns; /* a call's time and its kernels'; NAN: unknown (older profiles) */
+	double cost_s;              /* the GPU seconds the variant's capture took: about what another
+				     * variant of the model costs (space_variants = -1); NAN: unknown */
 	char *text;                 /* read: the text, owned; kinds and names point into it */
 };
 

@@ -30,6 +30,7 @@
 #include "proto.h"
 #include "keys.h"
 #include "outputs.h"
+#include "groups.h"
 #include "common.h"
 
 static int verify_key(struct dag *d, struct dag_node *n, struct hash_key *k, char **why)
@@ -191,6 +192,12 @@ static void verify_done(struct dag *d, struct dag_node *n)
 	rule_kernel_source(d, k, &src);
 	struct agent_kernel ak = { .model = k->mv->model->spec->name, .name = k->name, .heuristic = k->heuristic,
 				   .source = src.len ? src.buf : NULL, .config = k->config, .profile_row = k->row };
+	/* its class, which a skill (a lesson with an edit) is filed under */
+	char cls[17];
+	if (src.len) {
+		snprintf(cls, sizeof cls, "%016llx", (unsigned long long)rule_kernel_class(src.buf, k->name));
+		ak.cls = cls;
+	}
 	double x = v.pass && !isnan(v.speedup) ? v.speedup : 0;
 	static bool said; /* a memory that cannot be written says so once a build */
 	if (agent_learn(pl->memory, pl->scope, key, &ak, p.json, v.pass, x) < 0) {

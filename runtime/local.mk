@@ -47,6 +47,7 @@ KOPT_PY_FILES = \
 	runtime/python/kopt/measure.py \
 	runtime/python/kopt/kernels.py \
 	runtime/python/kopt/knobs.py \
+	runtime/python/kopt/transforms.py \
 	runtime/python/kopt/records.py \
 	runtime/python/kopt/verify.py \
 	runtime/python/kopt/gate_rules.py \

@@ -33,6 +33,12 @@ out=$(python3 "$top_srcdir/tests/lists.py" --src "$tmp" --dump "$top_builddir/te
 n=$((n + 1))
 if [ $rc -eq 0 ]; then echo "ok $n - the copy of the sources passes"; else echo "not ok $n - the copy of the sources passes"; echo "$out" | sed 's/^/# /'; fi
 
+mutate transforms runtime/python/kopt/transforms.py 's/^VERSION = 1$/VERSION = 2/' \
+	"the transforms' version moved in Python alone"
+mutate transforms agents/builtin/transform.c 's/add(out, "onepass=sumsq"/add(out, "onepass=sumsq2"/' \
+	"the analyst asking for a transform Python does not name"
+mutate transforms runtime/python/kopt/transforms.py 's/VALUES = {"onepass": ("welford", "sumsq"), "rloop": ("reverse",)}/VALUES = {"onepass": ("welford",), "rloop": ("reverse",)}/' \
+	"a transform's value dropped in Python alone"
 mutate launch-keys runtime/python/kopt/screen.py 's/^BLOCK_KEYS = ("XBLOCK", "YBLOCK",/BLOCK_KEYS = ("YBLOCK", "XBLOCK",/' \
 	"screen.py's blocks in another order"
 mutate launch-keys agents/features.h 's/X("R1_BLOCK", 1, 0, 1)/X("R1_BLOCK", 1, 0, 0)/' \

@@ -385,6 +385,26 @@ def graphs_modes() -> list[str]:
                              "problem.py Compiled.graphs")
 
 
+def transforms() -> list[str]:
+    """The kernel transforms: their version (transforms.py VERSION, which
+    the screen keys on in C as agents/agent.h AGENT_TRANSFORMS_VERSION),
+    and every edit the analyst asks for (agents/builtin/transform.c) one
+    that transforms.py, or knobs.py's persist, names."""
+    m = re.search(r"#define AGENT_TRANSFORMS_VERSION (\d+)", text("agents/agent.h"))
+    out = [] if m else ["agents/agent.h: no AGENT_TRANSFORMS_VERSION"]
+    py = py_assign("runtime/python/kopt/transforms.py", "VERSION")
+    if m and int(m.group(1)) != py:
+        out.append(f"the transforms' version: agents/agent.h {m.group(1)}, transforms.py {py}")
+    values = py_assign("runtime/python/kopt/transforms.py", "VALUES")
+    asked = re.findall(r'add\(out, "(\w+)=(\w+)"', text("agents/builtin/transform.c"))
+    if not asked:
+        out.append("agents/builtin/transform.c: no edit asked for")
+    for kind, value in asked:
+        if (kind, value) != ("persist", "on") and value not in values.get(kind, ()):
+            out.append(f"agents/builtin/transform.c asks for {kind}={value}, which transforms.py does not name")
+    return out
+
+
 FACTS = {
     "graphs-modes": (graphs_modes, "which modes run as CUDA graphs (rules/space_pick.c; problem.py)"),
     "graph-code": (graph_code, "the rewrites' files (rewrites.py FILES, GRAPH_CODE; the package)"),
@@ -395,6 +415,7 @@ FACTS = {
     "rewrite-names": (rewrite_names, "the rewrite names (rewrites.py; rules/space.c, kopt(5))"),
     "graph-facts": (graph_facts, "the graph facts (rules/summary.h; facts.py)"),
     "launch-keys": (launch_keys, "the launch-key order (agents/features.h; screen.py)"),
+    "transforms": (transforms, "the kernel transforms' names and version (transform.c, agent.h; transforms.py)"),
 }
 
 

@@ -41,6 +41,15 @@
  *                               candidate whose source carries its mark
  *                               ("# kopt knob: EDIT", what the simulated edit
  *                               appends to the kernel's source)
+ *   # sim: looped               a reduction's source is a looped one whose
+ *                               statistics read its row twice: a loop sums
+ *                               it, a second sums its squares (the analyst's
+ *                               transforms apply: agents/builtin/transform.c)
+ *   A screen request's "skills" and "transforms" (rules/screen.c) are
+ *   measured first, in that order, each once, at its config (or the
+ *   kernel's own): 1.6x where its edit is the model's "# sim: knob", 0.95x
+ *   otherwise, and its row names the skill or the transform it came from,
+ *   as kopt.screen's do.
  *   # sim: drift VARIANT         the stitch of VARIANT reads every time 1.3x
  *                               too high (a drifting clock, a busy GPU); the
  *                               race, side by side, reads true times
@@ -101,7 +110,8 @@
  *   original's and the winner's.
  * The profile's facts (worker.py graph_facts): one convolution with "# sim:
  *   conv" or "# sim: cudnn-left", one GEMM (the vendor kernel), one reduction
- *   per reduction kernel, and "# sim: params"'s parameters.
+ *   per reduction kernel, and "# sim: params"'s parameters; "# sim: dwconv":
+ *   one convolution, a depthwise one.
  *   # sim: baseline S [VARIANT] the profile's check of the compiled baseline
  *                               against eager (sent when the request has
  *                               gates) reads S: agrees (the default),
@@ -382,9 +392,28 @@ static char *ksource(const struct model *m, int i)
 	char hints[96] = ""; /* at a shape, the sizes differ (rules/shapes.c) */
 	if (m->shaped)
 		snprintf(hints, sizeof hints, "@triton_heuristics.pointwise(size_hints={'x': %.0f})\n", 1024 * m->scale);
+	/* "# sim: looped": a looped reduction whose statistics read the row twice */
+	static const char looped[] =
+		"    _tmp2 = tl.full([XBLOCK, R0_BLOCK], 0, tl.float32)\n"
+		"    for r0_offset in tl.range(0, r0_numel, R0_BLOCK):\n"
+		"        r0_index = r0_offset + r0_base\n"
+		"        r0_mask = r0_index < r0_numel\n"
+		"        tmp0 = tl.load(in_ptr0 + (r0_index + 16384*x0), r0_mask, other=0.0)\n"
+		"        tmp3 = _tmp2 + tmp0\n"
+		"        _tmp2 = tl.where(r0_mask, tmp3, _tmp2)\n"
+		"    tmp2 = tl.sum(_tmp2, 1)[:, None]\n"
+		"    _tmp10 = tl.full([XBLOCK, R0_BLOCK], 0, tl.float32)\n"
+		"    for r0_offset in tl.range(0, r0_numel, R0_BLOCK):\n"
+		"        r0_index = r0_offset + r0_base\n"
+		"        r0_mask = r0_index < r0_numel\n"
+		"        tmp4 = tl.load(in_ptr0 + (r0_index + 16384*x0), r0_mask, other=0.0)\n"
+		"        tmp8 = tmp4 * tmp4\n"
+		"        tmp11 = _tmp10 + tmp8\n"
+		"        _tmp10 = tl.where(r0_mask, tmp11, _tmp10)\n";
+	bool loop = is_red(m, i) && strstr(m->text, "# sim: looped\n");
 	asprintf(&s, "%s@triton.jit\ndef %s(in_ptr0, out_ptr0, xnumel, XBLOCK: tl.constexpr):\n"
-		     "    # simulated kernel %d of model %016llx%s%s\n%s%s    pass\n", hints, n, i, (unsigned long long)m->h,
-		 *cls ? ", class " : "", cls, is_red(m, i) ? "    r0_numel = 16384\n" : "", math);
+		     "    # simulated kernel %d of model %016llx%s%s\n%s%s%s    pass\n", hints, n, i, (unsigned long long)m->h,
+		 *cls ? ", class " : "", cls, is_red(m, i) ? "    r0_numel = 16384\n" : "", math, loop ? looped : "");
 	free(math);
 	free(n);
 	return s;
@@ -594,9 +623,10 @@ static json_t *profile(const struct model *m)
 	for (int i = 0; i < m->nk; i++)
 		nred += is_red(m, i);
 	const char *pp = strstr(m->text, "# sim: params ");
-	json_object_set_new(r, "facts", json_pack("{s:i, s:i, s:i, s:I}", "convolutions", conv || left ? 1 : 0,
+	bool dw = strstr(m->text, "# sim: dwconv\n") != NULL;
+	json_object_set_new(r, "facts", json_pack("{s:i, s:i, s:i, s:I, s:i}", "convolutions", conv || left || dw ? 1 : 0,
 						  "gemms", 1, "reductions", nred, "parameters",
-						  (json_int_t)(pp ? atoll(pp + 14) : 0)));
+						  (json_int_t)(pp ? atoll(pp + 14) : 0), "depthwise_convolutions", dw));
 	double f = eager_factor(m);
 	if (f > 0)
 		json_object_set_new(r, "eager", json_pack("{s:i, s:f, s:f}", "calls", 10, "compiled_ns", model_ns(m),
@@ -1144,7 +1174,34 @@ static json_t *screen(const struct model *m, json_t *req)
 	bool spent = false;
 	int prefetched = 0;
 	char *knob = knob_edit(m);
-	if (knob) { /* the kernel's own config with the knobs: 1.6x alone */
+	/* the skills' and the analyst's transforms first, each once */
+	bool knob_tried = false;
+	static const char *const firsts[] = { "skills", "transforms" }, *const origin[] = { "skill", "transform" };
+	for (size_t f = 0; f < 2; f++)
+		json_array_foreach(json_object_get(req, firsts[f]), i, c) {
+			const char *e = json_string_value(json_object_get(c, "edit"));
+			json_t *cfg = json_object_get(c, "config");
+			if (!e || !*e)
+				continue; /* a launch config start: the search's own */
+			bool dup = false;
+			for (size_t j = 0; j < json_array_size(tried); j++) {
+				json_t *r = json_array_get(tried, j);
+				dup |= strcmp(json_string_value(json_object_get(r, "edit")) ?: "", e) == 0;
+			}
+			if (dup)
+				continue;
+			double x = (knob && strcmp(knob, e) == 0 ? 1.6 : 0.95) * drift;
+			knob_tried |= knob && strcmp(knob, e) == 0;
+			elapsed += 0.5;
+			const char *why = json_string_value(json_object_get(c, origin[f]));
+			if (!why)
+				why = json_string_value(json_object_get(c, "why"));
+			json_array_append_new(tried, json_pack("{s:O, s:s, s:b, s:f, s:f, s:f, s:f, s:s}", "config",
+							      json_is_object(cfg) ? cfg : own, "edit", e, "ok", 1, "ns",
+							      base / x, "base_ns", base, "speedup", x, "q25", x * 0.99,
+							      origin[f], why ? why : e));
+		}
+	if (knob && !knob_tried) { /* the kernel's own config with the knobs: 1.6x alone */
 		elapsed += 0.5;
 		json_array_append_new(tried, json_pack("{s:O, s:s, s:b, s:f, s:f, s:f, s:f}", "config", own, "edit", knob,
 						      "ok", 1, "ns", base / (1.6 * drift), "base_ns", base, "speedup",

@@ -12,6 +12,7 @@
 #include "../memory.h"
 #include "../roof.h"
 #include "launch.h"
+#include "transform.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -67,16 +68,16 @@ static char *bound_phrase(const struct agent_bound *b)
 	return s;
 }
 
-int agent_builtin_analyze(const struct agent_kernel *k, char **why)
+void builtin_bound(const struct agent_kernel *k, struct agent_bound *b)
 {
 	const json_t *row = k->profile_row;
 	double frac = json_number_value(json_object_get(row, "frac_peak"));
-	double ns = json_number_value(json_object_get(row, "ns_per_call"));
 	/* the bound, where the kernel's FLOPs are known (the row's, else
 	 * counted in its source) and so are both peaks: memory or compute,
 	 * whichever is longer (agents/roof.c); where the GPU's counters
 	 * measured its DRAM bytes, the copy bandwidth alone will do */
-	struct agent_bound b = { .frac = NAN, .traffic = NAN };
+	*b = (struct agent_bound){ .ns = NAN, .mem_ns = NAN, .flop_ns = NAN, .intensity = NAN, .frac = NAN,
+				   .traffic = NAN };
 	double flops = json_number_value(json_object_get(row, "flops"));
 	if (!(flops > 0))
 		flops = agent_flops(k->source, NULL);
@@ -86,9 +87,19 @@ int agent_builtin_analyze(const struct agent_kernel *k, char **why)
 	if (!(copy > 0) && frac > 0 && gbps > 0)
 		copy = gbps / frac;
 	if (flops > 0 && copy > 0 && k->peak_fp32_gflops > 0)
-		agent_bound(row, flops, copy, k->peak_fp32_gflops, &b);
+		agent_bound(row, flops, copy, k->peak_fp32_gflops, b);
 	else if (counted && copy > 0)
-		agent_bound(row, 0, copy, 0, &b);
+		agent_bound(row, 0, copy, 0, b);
+}
+
+int agent_builtin_analyze(const struct agent_kernel *k, char **why)
+{
+	const json_t *row = k->profile_row;
+	double frac = json_number_value(json_object_get(row, "frac_peak"));
+	double ns = json_number_value(json_object_get(row, "ns_per_call"));
+	bool counted = json_number_value(json_object_get(row, "dram_bytes")) > 0;
+	struct agent_bound b;
+	builtin_bound(k, &b);
 	/* FLOPs the time could not hold: the count took per-row lines for
 	 * per-element ones; the copy bandwidth alone decides */
 	if (b.binds && strcmp(b.binds, "compute") == 0 && b.frac > AGENT_OVERSTATED)

@@ -7,7 +7,11 @@
  * knobs screened with each ("screen_edits": an edit named
  * "evict0=first+rstages=2", its text from the screen); the candidate is
  * named after the kinds of knob it sets ("screen:evict+rstages"), so
- * memory and the report say which knobs won.
+ * memory and the report say which knobs won. A point the screen reached
+ * from a skill of the long-term memory, or from a transform the analyst
+ * chose, says so: the candidate carries "skill" or "transform", and its
+ * strategy line ends "; skill: ..." or "; analyst: ...", which the report
+ * prints beside its verdict.
  */
 #include <config.h>
 
@@ -45,10 +49,20 @@ json_t *screened_configs(const struct agent_request *req, json_t **edits)
 		json_array_append(out, json_object_get(e, "config"));
 		const char *edit = json_string_value(json_object_get(e, "edit"));
 		const char *src = json_string_value(json_object_get(e, "source"));
+		json_t *o = json_object();
 		if (edit && *edit && src) {
-			json_array_append_new(ed, json_pack("{s:s, s:s}", "edit", edit, "source", src));
+			json_object_set_new(o, "edit", json_string(edit));
+			json_object_set_new(o, "source", json_string(src));
+		}
+		static const char *const why[] = { "skill", "transform" };
+		for (size_t k = 0; k < 2; k++)
+			if (json_is_string(json_object_get(e, why[k])))
+				json_object_set(o, why[k], json_object_get(e, why[k]));
+		if (json_object_size(o)) {
+			json_array_append_new(ed, o);
 			any = true;
 		} else {
+			json_decref(o);
 			json_array_append_new(ed, json_null());
 		}
 	}
@@ -101,6 +115,25 @@ static void edit_kinds(struct strbuf *sb, const char *edit)
 	}
 }
 
+/* the skill of the long-term memory, or the analyst's transform, that the
+ * screen's point came from (ed: its entry of the screen's edits), on the
+ * candidate and at the end of its strategy line */
+static void attribute(json_t *cand, const json_t *ed)
+{
+	static const char *const key[] = { "skill", "transform" }, *const say[] = { "skill", "analyst" };
+	for (size_t k = 0; k < 2; k++) {
+		const char *v = json_string_value(json_object_get(ed, key[k]));
+		if (!v)
+			continue;
+		json_object_set_new(cand, key[k], json_string(v));
+		const char *st = json_string_value(json_object_get(cand, "strategy"));
+		char *line = xasprintf("%s; %s: %s", st ? st : "", say[k], v);
+		json_object_set_new(cand, "strategy", json_string(line));
+		free(line);
+		return;
+	}
+}
+
 /* the first of the screen's configs (with its source knobs) not proposed
  * yet; *reason (when reason is not NULL) says its time alone, from the
  * screen */
@@ -136,14 +169,18 @@ json_t *screened_next(const struct agent_request *req, const json_t *configs, co
 			}
 			*reason = strbuf_detach(&sb);
 		}
-		if (!edit)
-			return launch_candidate(json_deep_copy(c), NULL, "tuner", "screen", "screen", c);
-		struct strbuf name = STRBUF_INIT;
-		edit_kinds(&name, edit);
-		char *what = xasprintf("screen %s", edit);
-		json_t *out = launch_candidate_edit(json_deep_copy(c), src, edit, "tuner", name.buf, what, c);
-		free(what);
-		strbuf_release(&name);
+		json_t *out;
+		if (!edit) {
+			out = launch_candidate(json_deep_copy(c), NULL, "tuner", "screen", "screen", c);
+		} else {
+			struct strbuf name = STRBUF_INIT;
+			edit_kinds(&name, edit);
+			char *what = xasprintf("screen %s", edit);
+			out = launch_candidate_edit(json_deep_copy(c), src, edit, "tuner", name.buf, what, c);
+			free(what);
+			strbuf_release(&name);
+		}
+		attribute(out, ed);
 		return out;
 	}
 	return NULL;

@@ -250,7 +250,9 @@ static json_t *plan_next(const struct agent_request *req, const json_t *plan, in
 				json_decref(c);
 				continue;
 			}
-			json_t *out = launch_candidate(c, ps, "coder", s->name, s->name, c);
+			/* named as the screen's persist=on (knobs.py, the same text):
+			 * a win is a skill, and the deployment checks its text */
+			json_t *out = launch_candidate_edit(c, ps, "persist=on", "coder", s->name, s->name, c);
 			free(ps);
 			return out;
 		}

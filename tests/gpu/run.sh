@@ -48,6 +48,8 @@ python3 "$here/counters.py" "$W" "$out/counters" > "$out/counters.tap" 2>"$out/c
 cat "$out/counters.tap"
 echo "# source knobs: screened on two examples, each compiles and matches Inductor's kernel"
 python3 "$here/knobs.py" "$W" "$out/knobs" || status=1
+echo "# kernel transforms (onepass, rloop) on real kernels, timed against Inductor's; the rewrites' own kernels"
+python3 "$here/transforms.py" "$W" "$out/transforms" || status=1
 if [ -n "${KOPT_DEPLOY_SPEC:-}" ]; then
 	echo "# the deployment's first-call check: a broken kernel in $KOPT_DEPLOY_SPEC's ${KOPT_DEPLOY_MODEL:-softmax}"
 	python3 "$here/deploy_check.py" "$KOPT_DEPLOY_SPEC" "${KOPT_DEPLOY_MODEL:-softmax}" || status=1

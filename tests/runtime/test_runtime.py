@@ -48,6 +48,8 @@ vendor = [k["name"] for k in conv["kernels"] if k["kind"] == "vendor"]
 ok(len(vendor) >= 4, "convnet: cuDNN and cuBLAS kernels recorded as vendor", vendor)
 ok(all(K.classify(v, names) == "vendor" for v in vendor), "classify: every recorded vendor name is vendor")
 ok(K.classify("triton_poi_fused_relu_0", set()) == "triton", "classify: Triton names")
+ok(K.classify("kopt_flash_attention_fwd", set()) == "kopt",
+   "classify: kopt::attention's own Triton kernel is koptmake's, not a vendor's (its name has \"flash\")")
 ok(K.classify("_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_11FillFunctorIfEE", set()) == "aten",
    "classify: ATen elementwise kernels")
 

@@ -101,12 +101,12 @@ class FakeScreen:
     def valid(self, cfg, edit=""):
         return cfg["X"] <= 16
 
-    def measure(self, cfg, edit=""):
+    def measure(self, cfg, edit="", origin=None):
         k = SC.Screen.key(cfg, edit)
         if k in self.tried:
             return self.tried[k]
         self.measured.append(cfg["X"])
-        row = self.tried[k] = {"config": cfg, "edit": edit, "ok": False}
+        row = self.tried[k] = {"config": cfg, "edit": edit, "ok": False, **(origin or {})}
         if cfg["X"] == 2:
             row["error"] = "it lost the CUDA context (a test double)"
             raise V.ContextLost(row["error"])
@@ -121,6 +121,7 @@ class FakeScreen:
 
 
 import time  # noqa: E402
+import types  # noqa: E402
 
 s = FakeScreen()
 lost = SC.walk(s, {"X": 1}, {"starts": []}, time.perf_counter(), 60, 64)
@@ -131,5 +132,63 @@ lost2 = SC.walk(again, {"X": 1}, {"starts": []}, time.perf_counter(), 60, 64)
 ok(lost2 is None and 1 not in again.measured and 2 not in again.measured and 4 in again.measured,
    "walk resumed with the rows so far: none measured again, the crashed config included; it goes past it",
    (lost2, again.measured))
+
+# the starts: the kernel's own, the skills', the analyst's transforms, the
+# other variants'; an edit that does not apply is refused with its reason
+from kopt import knobs as N  # noqa: E402
+
+with open(os.path.join(top, "tests", "fixtures", "kernels", "var_norm.py")) as f:
+    vsrc = f.read()
+
+
+class StartScreen(FakeScreen):
+    """FakeScreen on a real kernel's source: each point's speedup from its
+    edit (onepass=welford 3x, rloop=reverse 2x, else 1x), and the
+    transforms' moves (kopt.knobs)"""
+
+    def __init__(self):
+        super().__init__()
+        self.decl = types.SimpleNamespace(source=vsrc)
+        self.refused = []
+        self.space = N.space(vsrc, transforms={"onepass", "rloop"})
+
+    def valid(self, cfg, edit=""):
+        return True
+
+    def measure(self, cfg, edit="", origin=None):
+        k = SC.Screen.key(cfg, edit)
+        if k in self.tried:
+            return self.tried[k]
+        self.measured.append(edit)
+        x = 3.0 if "onepass=welford" in edit else 2.0 if "rloop" in edit else 1.0
+        row = self.tried[k] = {"config": cfg, "edit": edit, "ok": True, "speedup": x, **(origin or {})}
+        return row
+
+    def moves(self, cfg, edit):
+        return [(cfg, e) for e in N.neighbours(edit, self.space)]
+
+
+st = StartScreen()
+own = {"XBLOCK": 1, "R0_BLOCK": 2048, "num_warps": 8, "num_stages": 1}
+req = {"skills": [{"edit": "rloop=reverse", "config": {**own, "num_warps": 16}, "skill": "rloop=reverse 1.2x, var_norm"},
+                  {"edit": "evict9=first", "skill": "a load it lacks"}],
+       "transforms": [{"edit": "onepass=welford", "why": "statistics in two loops"}],
+       "starts": [{**own, "num_warps": 4}]}
+pts = SC.start_points(st, own, req)
+ok([(e, o) for _, e, o in pts] == [("", None), ("rloop=reverse", {"skill": "rloop=reverse 1.2x, var_norm"}),
+                                    ("onepass=welford", {"transform": "statistics in two loops"}), ("", None)] and
+   pts[1][0]["num_warps"] == 16 and pts[3][0]["num_warps"] == 4,
+   "the starts: own, the skills' (at their config), the analyst's transforms, the other variants'", pts)
+ok(st.refused and st.refused[0]["edit"] == "evict9=first" and "loads" in st.refused[0]["why"],
+   "a skill's edit that does not apply here is refused with the reason", st.refused)
+SC.walk(st, own, req, time.perf_counter(), 60, 64)
+ok(st.measured[:4] == ["", "rloop=reverse", "onepass=welford", ""],
+   "walk: every start measured before any descent, in their order", st.measured)
+best = max((r for r in st.tried.values() if r.get("ok")), key=lambda r: r["speedup"])
+ok(best["edit"].startswith("onepass=welford") and best.get("transform") == "statistics in two loops",
+   "walk: the descent goes from the fastest start first, and its points name the transform they came from", best)
+both = [r for r in st.tried.values() if r["edit"] == "onepass=welford+rloop=reverse"]
+ok(both and both[0].get("transform") == "statistics in two loops",
+   "a point reached from a start keeps that start's origin", both)
 
 done()

@@ -430,5 +430,63 @@ int main(void)
 	rule_summary_read("facts\t-\t-\tconv=3,gemm=x,reduction=1,params=9\n", &r);
 	TAP_OK(!r.facts_known && r.convs == 3, "a value that is no number ends the line");
 	rule_summary_release(&r);
+	/* space_variants = -1, the default (rule_space_auto): what the facts
+	 * single out and can pay, one per family, within the GPU time */
+	{
+		const char *H = "0123456789abcdef0123456789abcdef";
+		char *dw = xasprintf("vendor\t0.7\t%s\tcudnn_depthwise\ntriton\t0.3\t%s\ttriton_poi_fused_0\t0.9\n"
+				     "time\t100000\t90000\t120\neager\t1.5\t-\t-\n"
+				     "facts\t-\t-\tconv=1,gemm=0,reduction=0,params=3456,tconv=0,dconv=1\n", H, H);
+		struct rule_summary a;
+		rule_summary_read(dw, &a);
+		TAP_OK(fabs(a.cost_s - 120) < 1e-9, "the time line's fourth field: the capture's GPU seconds");
+		n = rule_space_auto(&a, NULL, 1.03, 600, 120, out);
+		got = names(out, n);
+		TAP_IS_STR(got, "autotune-depthwise-as-pointwise",
+			   "a depthwise convolution in cuDNN's 70%: its rewrite alone; the layout dimension (eager faster) "
+			   "is of the same family");
+		free(got);
+		release(out, n);
+		n = rule_space_search(&a, NULL, 1, 1.03, out);
+		got = names(out, n);
+		TAP_IS_STR(got, "autotune-depthwise-as-pointwise", "... as space_variants = 1 adds (the benchmark's)");
+		free(got);
+		release(out, n);
+		TAP_OK(rule_space_auto(&a, NULL, 1.03, 100, 120, out) == 0, "a capture longer than space_time: none");
+		TAP_OK(rule_space_auto(&a, NULL, 1.03, 0, 120, out) == 0, "space_time 0: none");
+		n = rule_space_auto(&a, NULL, 1.03, 600, NAN, out);
+		TAP_OK(n == 1, "an unknown cost: one");
+		release(out, n);
+		rule_summary_release(&a);
+		free(dw);
+		char *cheap = xasprintf("vendor\t0.1\t%s\tcudnn_depthwise\ntriton\t0.9\t%s\ttriton_poi_fused_0\t0.95\n"
+					"facts\t-\t-\tconv=1,gemm=0,reduction=0,params=3456,tconv=0,dconv=1\n", H, H);
+		rule_summary_read(cheap, &a);
+		TAP_OK(rule_space_auto(&a, NULL, 1.03, 600, 120, out) == 0,
+		       "the same op in 10%% of the time: its rewrite cannot pay, none added");
+		rule_summary_release(&a);
+		free(cheap);
+		char *two = xasprintf("vendor\t0.5\t%s\tcudnn_depthwise\ntriton\t0.5\t%s\ttriton_red_fused_0\t0.5\n"
+				      "time\t100000\t30000\t100\n"
+				      "facts\t-\t-\tconv=1,gemm=0,reduction=1,params=3456,tconv=0,dconv=1,pool=0,c3d=0,lred=0,"
+				      "sred=1\n", H, H);
+		rule_summary_read(two, &a);
+		n = rule_space_auto(&a, NULL, 1.03, 600, 100, out);
+		got = names(out, n);
+		TAP_IS_STR(got, "autotune-cudagraphs autotune-depthwise-as-pointwise autotune-nd-tiling",
+			   "a host-bound call, a depthwise convolution, a strided reduction with room: one of each family");
+		free(got);
+		release(out, n);
+		n = rule_space_auto(&a, NULL, 1.03, 250, 100, out);
+		TAP_OK(n == 2, "space_time for two captures: the first two (%zu)", n);
+		release(out, n);
+		rule_summary_release(&a);
+		free(two);
+		rule_summary_read("triton\t1\t0123456789abcdef0123456789abcdef\ttriton_red_fused_0\t0.5\n"
+				  "facts\t-\t-\tconv=0,gemm=1,reduction=3,params=4096\n", &a);
+		TAP_OK(rule_space_auto(&a, NULL, 1.03, 600, 10, out) == 0,
+		       "reductions and a GEMM, nothing singled out: the generic dimensions are left to a number");
+		rule_summary_release(&a);
+	}
 	return tap_done();
 }

@@ -113,8 +113,15 @@ def load_jit(name: str, source: str, module):
 
 
 def classify(name: str, triton_names: set[str]) -> str:
+    """A profiled kernel's kind: "triton" (Inductor's or Helion's, in the
+    output code: a candidate can take its place), "kopt" (a Triton kernel
+    of koptmake's own ops, kopt_*: kopt::attention's, tuned by its op's own
+    autotuner, not in the output code, so no candidate takes its place;
+    its name would read as a vendor's, "flash"), "vendor" or "aten"."""
     if name in triton_names or name.startswith(("triton_", "_helion_")):
         return "triton"
+    if name.startswith("kopt_"):
+        return "kopt"
     low = name.lower()
     if any(k in low for k in VENDOR_MARKS):
         return "vendor"

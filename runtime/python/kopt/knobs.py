@@ -53,6 +53,12 @@ Inductor's own source:
   second read into L2 hits (the norms' looped kernels). G comes as a
   multiple of the device's SMs (space's sms), written out as a number.
 
+- ``onepass=welford|sumsq`` and ``rloop=reverse``: the transforms that
+  change a kernel's algorithm (kopt.transforms says what each does and
+  where it applies), named and searched as the knobs are, in the space
+  only where the analyst asks for them (the screen request's
+  "transforms") and their preconditions hold.
+
 ``maxnreg`` is a knob too, but a compile option rather than an edit: it is
 a key of the launch config (``triton.Config(..., maxnreg=N)``, see
 kernels.force_config), searched with the others.
@@ -60,12 +66,16 @@ kernels.force_config), searched with the others.
 None of these knobs changes what the kernel computes: an eviction hint or a
 cache modifier changes where a value is kept, not the value; a pipelined or
 unrolled loop runs the same iterations in the same order. Each keeps the
-signature, the decorator and every mask (gate 1, kopt.static_gate).
+signature, the decorator and every mask (gate 1, kopt.static_gate). The
+transforms compute the same values another way (a sum of squares in
+another order, a row's blocks in another order), which the gates judge.
 """
 
 from __future__ import annotations
 
 import re
+
+from . import transforms as T
 
 EVICT = {"first": "evict_first", "last": "evict_last", "none": None}
 PERSIST_MAX = 16384  # a row of 64 KiB of float32 in registers (agents/builtin/persist.h PERSIST_MAX_RBLOCK)
@@ -77,7 +87,9 @@ RUNROLL = (1, 2, 4)
 LOAD = re.compile(r"tl\.load\(")
 LOOP = re.compile(r"^(?P<ind>\s+)for r0_offset in (?:tl\.)?range\(0, r0_numel, R0_BLOCK(?P<kw>[^)]*)\):$", re.M)
 KNOB = re.compile(r"^(?:(?P<kind>evict|cache)(?P<i>\d+)|(?P<loop>rstages|runroll)|(?P<persist>persist)|"
-                  r"(?P<grid>grid)|(?P<tile>BLOCK_M|BLOCK_N|BLOCK_K|GROUP_M))=(?P<v>\w+)$")
+                  r"(?P<grid>grid)|(?P<transform>" + "|".join(T.KINDS) + r")|"
+                  r"(?P<tile>BLOCK_M|BLOCK_N|BLOCK_K|GROUP_M))=(?P<v>\w+)$")
+KIND_ORDER = ("evict", "cache", "rstages", "runroll") + T.KINDS + ("persist", "grid")
 TILE = {"BLOCK_M": (16, 32, 64, 128, 256), "BLOCK_N": (16, 32, 64, 128, 256), "BLOCK_K": (16, 32, 64, 128),
         "GROUP_M": (1, 4, 8, 16)}
 LADDERS = ("rstages", "runroll", "grid") + tuple(TILE)  # knobs moved one step at a time
@@ -193,6 +205,8 @@ def parse(edit: str) -> dict:
             raise KnobError(f"{part}: the cache modifier is ca, cg or cv")
         if m["persist"] and v != "on":
             raise KnobError(f"{part}: persist is on or left out")
+        if m["transform"] and v not in T.VALUES[m["transform"]]:
+            raise KnobError(f"{part}: not one of {T.VALUES[m['transform']]}")
         if m["grid"]:
             if not v.isdigit() or not 1 <= int(v) <= GRID_MAX:
                 raise KnobError(f"{part}: a number of programs from 1 to {GRID_MAX}")
@@ -213,11 +227,10 @@ def parse(edit: str) -> dict:
 
 
 def _order(name: str) -> tuple:
-    m = re.match(r"(evict|cache|rstages|runroll|persist|grid)(\d*)$", name)
-    kinds = ("evict", "cache", "rstages", "runroll", "persist", "grid")
+    m = re.match(r"(" + "|".join(KIND_ORDER) + r")(\d*)$", name)
     if name in TILE:
-        return (len(kinds), list(TILE).index(name), name)
-    return (kinds.index(m[1]) if m else 9, int(m[2]) if m and m[2] else 0, name)
+        return (len(KIND_ORDER), list(TILE).index(name), name)
+    return (KIND_ORDER.index(m[1]) if m else 99, int(m[2]) if m and m[2] else 0, name)
 
 
 def name(knobs: dict) -> str:
@@ -280,6 +293,14 @@ def apply(src: str, edit: str) -> str:
             return f"{m['ind']}for r0_offset in tl.range(0, r0_numel, R0_BLOCK, {', '.join(loop_kw)}):"
 
         out = LOOP.sub(loop, out)
+    if not allowed(knobs):
+        raise KnobError("rloop with persist: the persistent branch has no loop to walk back")
+    for kind in T.KINDS:  # after the loops' keywords (kept), before persist
+        if kind in knobs:
+            try:
+                out = T.apply(out, kind, knobs[kind])
+            except T.TransformError as e:
+                raise KnobError(str(e)) from None
     if "persist" in knobs:  # last: both branches get the loads' and loops' knobs
         out = persist(out)[0]
     tiles = {k: v for k, v in knobs.items() if k in TILE}
@@ -482,14 +503,15 @@ def persist_config(src: str, config: dict) -> dict:
     return c
 
 
-def space(src: str, sms: int = 0) -> dict:
+def space(src: str, sms: int = 0, transforms=()) -> dict:
     """The knobs that apply to a kernel and their values, Inductor's first:
     {"evict0": ["last", "first", "none"], "cache0": ["", "ca", "cg", "cv"],
     "rstages": [0, 1, 2, 3, 4], ...} (0: the keyword unset). A value equal to Inductor's first one is
     the knob left alone (not part of an edit's name). With the device's SM
     count, grid too (0: Inductor's grid; then GRID_TIMES that many
     programs, those under a static xnumel: with as many tiles or fewer it
-    would change nothing)."""
+    would change nothing). The transforms of kinds transforms (the
+    analyst's choice) where they apply ("off" first)."""
     out: dict = {}
     for i, (a, b) in enumerate(loads(src)):
         own = load_knobs(src[a:b])
@@ -513,6 +535,10 @@ def space(src: str, sms: int = 0) -> dict:
                 out["grid"] = [0] + gs
         except KnobError:
             pass
+    ok, _ = T.applies(src, [k for k in T.KINDS if k in transforms])
+    for k in T.KINDS:
+        if k in ok:
+            out[k] = ["off"] + ok[k]
     own = template_tile(src)
     kk = _static_k(src)
     for k, v in own.items():
@@ -538,7 +564,11 @@ def allowed(knobs: dict) -> bool:
     cache modifier (.ca, .cg) and an eviction policy fails in ptxas
     ("Internal Triton PTX codegen error", seen on the H200 for every load of
     a looped layer norm, whose loads Inductor gives a policy); .cv with one
-    compiles."""
+    compiles. And not rloop with persist: the persistent branch runs each
+    loop once, at its start, and a walk back would be the looped branch's
+    alone, which persist does not keep for it."""
+    if knobs.get("rloop", "off") != "off" and knobs.get("persist", "off") == "on":
+        return False
     for k, v in knobs.items():
         m = KNOB.match(f"{k}={v}")
         if m and m["kind"] == "cache" and v in ("ca", "cg") and \

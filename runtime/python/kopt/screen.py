@@ -30,6 +30,17 @@ with an edit is compiled from the edited text; a best one goes back with
 its edit's name and text, so that the candidate it becomes, its verdict,
 the report and the deployment all name the same edit.
 
+The request's "skills" (wins of earlier builds on kernels of the same
+class or features, from the long-term memory: an edit and the config it
+won at) and "transforms" (the analyst's choice from the kernel's
+diagnosis: kopt.transforms' edits, with why) are points measured first,
+after the kernel's own: the skills', then the transforms'; their kinds of
+knob join the space, so the search moves them too. Every start is measured
+before any descent, and the descents go from the fastest start first. A
+row reached from a skill's start names the skill ("skill"), and one from a
+transform's its reason ("transform"): the candidate the best becomes says
+which skill, or which diagnosis, made its win.
+
 A config that kills the CUDA context (an illegal memory access: nothing
 more can run in this process) is a row that failed with the reason; the
 screen stops there and answers what it has with "lost", and the worker is
@@ -139,6 +150,7 @@ class Screen:
         self.deadline = float("inf")   # when the screen's time is up (screen() sets it)
         self.sources: dict = {}        # edit -> its text (kopt.knobs.apply), made once
         self.own: dict = {}            # the kernel's own launch config (screen() sets it)
+        self.refused: list = []        # the skills' and transforms' edits that do not apply here, and why
 
     def source(self, edit: str) -> str:
         """Inductor's kernel source with the edit's knobs set, each edit's
@@ -154,11 +166,13 @@ class Screen:
     def key(cfg: dict, edit: str = "") -> str:
         return " ".join(f"{k}={cfg[k]}" for k in sorted(cfg)) + (f" edit={edit}" if edit else "")
 
-    def measure(self, cfg: dict, edit: str = "") -> dict:
+    def measure(self, cfg: dict, edit: str = "", origin: dict | None = None) -> dict:
         k = self.key(cfg, edit)
         if k in self.tried:
             return self.tried[k]
         row = {"config": cfg, "edit": edit, "ok": False}
+        if origin:  # a skill's or a transform's start, or a point reached from one
+            row.update(origin)
         pt = self.pending.pop(k, None)
         if pt is not None:  # a child is compiling it: its cache entry, not a compile of our own
             done = pt.wait(max(0.0, min(PREFETCH_WAIT, self.deadline - time.perf_counter())))
@@ -326,8 +340,11 @@ def screen(c, req: dict, flush) -> dict:
         raise RuntimeError(f"{name} has no launch config to start from")
     s = Screen(c, launch, decl, gates, flush, int(req.get("reps", 7)))
     s.deadline, s.own = t0 + budget, own
+    chosen = [x for x in (req.get("skills") or []) + (req.get("transforms") or []) if isinstance(x, dict)]
     if req.get("knobs", True) and decl.heuristic in ("pointwise", "reduction", "persistent_reduction", "template"):
-        s.space = N.space(decl.source, torch.cuda.get_device_properties(torch.cuda.current_device()).multi_processor_count)
+        kinds = {k for x in chosen for k in _kinds(x.get("edit"))}
+        s.space = N.space(decl.source, torch.cuda.get_device_properties(torch.cuda.current_device()).multi_processor_count,
+                          transforms=kinds)
         s.maxnreg = True
     for r in resume.get("tried") or []:
         if isinstance(r, dict) and isinstance(r.get("config"), dict):
@@ -345,6 +362,7 @@ def screen(c, req: dict, flush) -> dict:
         if r.get("edit"):
             r["source"] = s.source(r["edit"])
     out = {"kernel": name, "own": own, "numel": launch.numel, "tried": rows, "best": best,
+           "refused": s.refused,
            "knobs": sorted(s.space) + (["maxnreg"] if s.maxnreg else []),
            "compiles": s.compiles, "prefetched": s.prefetched, "elapsed_s": round(time.perf_counter() - t0, 3),
            "budget_spent": time.perf_counter() - t0 >= budget or len(s.tried) >= max_configs}
@@ -353,24 +371,64 @@ def screen(c, req: dict, flush) -> dict:
     return out
 
 
+def _kinds(edit) -> list:
+    try:
+        return N.kinds(edit) if isinstance(edit, str) else []
+    except N.KnobError:
+        return []
+
+
+def start_points(s: Screen, own: dict, req: dict) -> list[tuple[dict, str, dict | None]]:
+    """The search's starts, in the order they are measured: the kernel's
+    own config, the skills' points, the analyst's transforms (at the
+    kernel's config, or the one persist=on needs), then the configs other
+    variants gave the kernel. An edit that does not apply here is left
+    out, and said in s.refused."""
+    out: list = [(own, "", None)]
+    for what, items in (("skill", req.get("skills")), ("transform", req.get("transforms"))):
+        for x in items or []:
+            if not isinstance(x, dict) or not isinstance(x.get("edit"), str):
+                continue
+            edit = x["edit"]
+            try:
+                N.apply(s.decl.source, edit)
+                cfg = dict(x["config"]) if isinstance(x.get("config"), dict) else dict(own)
+                if "persist" in N.parse(edit):
+                    cfg = N.persist_config(s.decl.source, cfg)
+            except N.KnobError as e:
+                s.refused.append({"edit": edit, what: x.get(what) or x.get("why") or "", "why": str(e)})
+                continue
+            if not s.valid(cfg, edit):
+                cfg = dict(own)
+            out.append((cfg, N.name(N.parse(edit)), {what: x.get(what) or x.get("why") or edit}))
+    out += [(dict(x), "", None) for x in (req.get("starts") or []) if isinstance(x, dict)]
+    return out
+
+
 def walk(s: Screen, own: dict, req: dict, t0: float, budget: float, max_configs: int) -> str | None:
-    """The pattern search from each start; the reason where a config lost
-    the CUDA context (the search stops there), else None."""
-    starts = [own] + [dict(x) for x in (req.get("starts") or []) if isinstance(x, dict)]
+    """Every start measured, then the pattern search from each, the
+    fastest first; the reason where a config lost the CUDA context (the
+    search stops there), else None."""
     noise = float(req.get("noise", 0.01))
     try:
-        for start in starts:
-            if not s.valid(start) and start is not own:
+        firsts = []
+        for cfg, edit, origin in start_points(s, own, req):
+            if (not s.valid(cfg, edit) and cfg is not own) or len(s.tried) >= max_configs:
                 continue
-            cur = s.measure(start)
+            if time.perf_counter() - t0 >= budget and firsts:
+                break
+            firsts.append(s.measure(cfg, edit, origin))
+        firsts.sort(key=lambda r: -r.get("speedup", 0) if r.get("ok") else 0)
+        for cur in firsts:
             while (time.perf_counter() - t0 < budget and len(s.tried) < max_configs and cur.get("ok")):
                 best = cur
                 moves = s.moves(cur["config"], cur.get("edit", ""))
                 s.prefetch(moves[:max(0, max_configs - len(s.tried))])
+                origin = {k: cur[k] for k in ("skill", "transform") if k in cur} or None
                 for d, e in moves:
                     if time.perf_counter() - t0 >= budget or len(s.tried) >= max_configs:
                         break
-                    r = s.measure(d, e)
+                    r = s.measure(d, e, origin)
                     if r.get("ok") and r["speedup"] > best["speedup"] * (1 + noise):
                         best = r
                 if best is cur:
