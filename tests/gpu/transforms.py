@@ -43,9 +43,7 @@ Replies go to OUTDIR (reply-N-OP.json). KOPT_TRANSFORMS_BUDGET: seconds
 per screen (default 60; 40 points at most).
 """
 
-import json
 import os
-import subprocess
 import sys
 
 here = os.path.dirname(os.path.abspath(__file__))
@@ -56,6 +54,8 @@ from kopt import static_gate as G  # noqa: E402
 from kopt import transforms as T  # noqa: E402
 sys.path.insert(0, os.path.join(here, "..", "runtime"))
 import tap  # noqa: E402
+sys.path.insert(0, here)
+from wclient import Worker  # noqa: E402
 from tap import ok  # noqa: E402
 
 DEFAULT = {"name": "default", "mode": None, "options": {}, "aten_fallback": [], "cudnn_benchmark": False}
@@ -72,32 +72,6 @@ MODELS = ((os.path.join(here, "models", "var_norm.py"), {"onepass"}),
           (os.path.join(top, "examples", "models", "softmax.py"), set()))
 BUDGET = float(os.environ.get("KOPT_TRANSFORMS_BUDGET", "60"))
 RESOURCES = ("out of resource", "outofresources", "shared memory")
-
-
-class Worker:
-    def __init__(self, path, outdir):
-        self.p = subprocess.Popen([path], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-        self.outdir, self.i = outdir, 0
-        json.loads(self.p.stdout.readline())  # hello
-
-    def ask(self, req):
-        self.i += 1
-        req = dict(req, id=self.i)
-        self.p.stdin.write(json.dumps(req) + "\n")
-        self.p.stdin.flush()
-        line = self.p.stdout.readline()
-        if not line:
-            raise RuntimeError(f"the worker died (exit {self.p.wait()})")
-        rep = json.loads(line)
-        with open(os.path.join(self.outdir, f"reply-{self.i}-{req['op']}.json"), "w") as f:
-            json.dump({"request": req, "reply": rep}, f, indent=1)
-        if not rep.get("ok"):
-            raise RuntimeError(f"{req['op']}: {rep.get('error')}\n{rep.get('detail', '')}")
-        return rep["result"]
-
-    def close(self):
-        self.p.stdin.close()
-        self.p.wait(timeout=60)
 
 
 def asked(src: str) -> list[dict]:

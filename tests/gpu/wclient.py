@@ -6,7 +6,8 @@ tests and for recording fixtures.
 
 Starts WORKER, checks the hello, sends each request (a JSON file, or inline
 JSON), writes hello.json and reply-N.json into OUTDIR and prints a one-line
-summary per reply. Exit status 1 if any reply is not ok.
+summary per reply. Exit status 1 if any reply is not ok. Worker below is the same client
+as a class, for the GPU tests that import it.
 """
 
 import json
@@ -14,6 +15,36 @@ import os
 import subprocess
 import sys
 import time
+
+
+class Worker:
+    """A kopt-worker spoken to request by request, for the GPU tests that
+    drive it from Python (knobs.py, transforms.py): each reply is written to
+    OUTDIR as reply-N-OP.json, and a reply that is not ok raises."""
+
+    def __init__(self, path, outdir):
+        self.p = subprocess.Popen([path], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        self.outdir, self.i = outdir, 0
+        json.loads(self.p.stdout.readline())  # hello
+
+    def ask(self, req):
+        self.i += 1
+        req = dict(req, id=self.i)
+        self.p.stdin.write(json.dumps(req) + "\n")
+        self.p.stdin.flush()
+        line = self.p.stdout.readline()
+        if not line:
+            raise RuntimeError(f"the worker died (exit {self.p.wait()})")
+        rep = json.loads(line)
+        with open(os.path.join(self.outdir, f"reply-{self.i}-{req['op']}.json"), "w") as f:
+            json.dump({"request": req, "reply": rep}, f, indent=1)
+        if not rep.get("ok"):
+            raise RuntimeError(f"{req['op']}: {rep.get('error')}\n{rep.get('detail', '')}")
+        return rep["result"]
+
+    def close(self):
+        self.p.stdin.close()
+        self.p.wait(timeout=60)
 
 
 def main() -> int:
