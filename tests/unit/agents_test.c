@@ -157,6 +157,80 @@ static void test_launch_equal(void)
 		   "both with the same value, whichever config holds it");
 }
 
+/*
+ * launch_clamp: each parameter's range, both ends in and one past each
+ * out (num_warps 1..32, num_stages 1..4, a block 1..8192), the value
+ * rounded to the nearest integer first (a half away from zero: halving 1
+ * gives 1 again, a quarter of 1 gives 0, out of range); launch_apply: a strategy's result
+ * to the value, one that would leave the range does not apply, and a
+ * missing key or a non-object config neither.
+ */
+static void test_launch_ranges(void)
+{
+	static const struct { const char *p; double v; int ok, out; } cases[] = {
+		{ "num_warps", 0, 0, 0 },     { "num_warps", 1, 1, 1 },       { "num_warps", 32, 1, 32 },
+		{ "num_warps", 33, 0, 0 },    { "num_warps", 0.4, 0, 0 },     { "num_warps", 31.6, 1, 32 },
+		{ "num_stages", 0, 0, 0 },    { "num_stages", 1, 1, 1 },      { "num_stages", 4, 1, 4 },
+		{ "num_stages", 5, 0, 0 },    { "XBLOCK", 0, 0, 0 },          { "XBLOCK", 1, 1, 1 },
+		{ "XBLOCK", 8192, 1, 8192 },  { "XBLOCK", 8193, 0, 0 },       { "R0_BLOCK", 8192.4, 1, 8192 },
+		{ "R0_BLOCK", -1, 0, 0 },     { "YBLOCK", 4096, 1, 4096 },    { "num_warps", 0.5, 1, 1 },
+	};
+	int right = 0;
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		int out = -7, r = launch_clamp(cases[i].p, cases[i].v, &out);
+		if (cases[i].ok ? r == 0 && out == cases[i].out : r == -1 && out == -7)
+			right++;
+		else
+			tap_diag("launch_clamp(%s, %g) = %d, %d", cases[i].p, cases[i].v, r, out);
+	}
+	TAP_IS_INT(right, (int)(sizeof cases / sizeof *cases),
+		   "launch_clamp: num_warps 1..32, num_stages 1..4, blocks 1..8192, both ends in, one past out");
+
+	static const struct { const char *s, *base, *want; } ap[] = {
+		{ "warps-up", "{\"XBLOCK\":64,\"num_warps\":16}", "{\"XBLOCK\":64,\"num_warps\":32}" },
+		{ "warps-up", "{\"XBLOCK\":64,\"num_warps\":32}", NULL },
+		{ "warps-down", "{\"XBLOCK\":64,\"num_warps\":2}", "{\"XBLOCK\":64,\"num_warps\":1}" },
+		{ "x-up", "{\"XBLOCK\":4096,\"num_warps\":4}", "{\"XBLOCK\":8192,\"num_warps\":4}" },
+		{ "x-up", "{\"XBLOCK\":8192,\"num_warps\":4}", NULL },
+		{ "x-up4", "{\"XBLOCK\":2048}", "{\"XBLOCK\":8192}" },
+		{ "x-up4", "{\"XBLOCK\":4096}", NULL },
+		{ "r-down4", "{\"R0_BLOCK\":4}", "{\"R0_BLOCK\":1}" },
+		{ "r-down4", "{\"R0_BLOCK\":1}", NULL },
+		{ "y-up", "{\"XBLOCK\":64}", NULL },
+		{ "x-up", "{\"XBLOCK\":\"64\"}", NULL },
+		{ "stages-up", "{\"XBLOCK\":64}", "{\"XBLOCK\":64,\"num_stages\":2}" },
+		{ "stages-up", "{\"XBLOCK\":64,\"num_stages\":3}", "{\"XBLOCK\":64,\"num_stages\":4}" },
+		{ "stages-up", "{\"XBLOCK\":64,\"num_stages\":4}", NULL },
+		{ "x-up-warps-up", "{\"XBLOCK\":64,\"num_warps\":4}", "{\"XBLOCK\":128,\"num_warps\":8}" },
+		{ "x-up-warps-up", "{\"XBLOCK\":64,\"num_warps\":32}", NULL },
+		{ "x-up-warps-up", "{\"XBLOCK\":8192,\"num_warps\":4}", NULL },
+		{ "y-up-x-down", "{\"XBLOCK\":64,\"YBLOCK\":8}", "{\"XBLOCK\":32,\"YBLOCK\":16}" },
+		{ "y-up-x-down", "{\"XBLOCK\":64,\"YBLOCK\":8192}", NULL },
+		{ "evict-first", "{\"XBLOCK\":64}", NULL },
+		{ "x-up", "[64]", NULL },
+	};
+	right = 0;
+	for (size_t i = 0; i < sizeof ap / sizeof *ap; i++) {
+		json_t *b = json_loads(ap[i].base, 0, NULL), *w = ap[i].want ? json_loads(ap[i].want, 0, NULL) : NULL;
+		const struct strategy *st = launch_strategy(ap[i].s);
+		json_t *got = st ? launch_apply(st, b) : NULL;
+		if (st && (w ? got && json_equal(got, w) : !got))
+			right++;
+		else {
+			char *t = got ? json_dumps(got, JSON_COMPACT) : NULL;
+			tap_diag("%s on %s gave %s", ap[i].s, ap[i].base, t ? t : "NULL");
+			free(t);
+		}
+		json_decref(b);
+		json_decref(w);
+		json_decref(got);
+	}
+	TAP_IS_INT(right, (int)(sizeof ap / sizeof *ap),
+		   "launch_apply: each strategy's config to the value; past a range, a missing key or no object: none");
+	TAP_OK(launch_strategy("warps-sideways") == NULL && launch_strategy("persistent") != NULL,
+	       "launch_strategy: a name it does not know is no strategy");
+}
+
 int main(void)
 {
 	memset(&cfg, 0, sizeof cfg);
@@ -644,6 +718,7 @@ int main(void)
 	rmdir(dir);
 	free(memory);
 	test_launch_equal();
+	test_launch_ranges();
 	TAP_OK(proposed > 20 && proposed_not_0 == 0, "agent_propose: status 0 with every candidate of the searches "
 	       "above (%d candidates, %d other statuses)", proposed, proposed_not_0);
 	return tap_done();
