@@ -228,10 +228,41 @@ static void t_analyst(void)
 	}
 }
 
+/* the bound's edges: which bytes count (the fewer of the two where both
+ * are known, even one byte), a tie between the roofs, launches and a
+ * time that are not positive, a roof without its rate */
+static void t_bound_edges(void)
+{
+	TAP_OK(agent_bound_bytes(8388608, 1) == 1 && agent_bound_bytes(8388608, 0) == 8388608 &&
+	       agent_bound_bytes(8388608, NAN) == 8388608 && agent_bound_bytes(0, 4096) == 4096 &&
+	       agent_bound_bytes(NAN, 4096) == 4096 && agent_bound_bytes(2048, 4096) == 2048 &&
+	       agent_bound_bytes(4096, 2048) == 2048 && isnan(agent_bound_bytes(NAN, NAN)),
+	       "bound bytes: the fewer of the arguments' and the counted, a count of 1 byte counts, 0 or none does not");
+	struct agent_bound b;
+	/* 4000 bytes at 4000 GB/s and 50000 FLOPs at 50000 GFLOP/s: 1 ns each */
+	agent_bound_of(true, 4, 1, 4000, 50000, 4000, 50000, &b);
+	TAP_OK(b.binds && strcmp(b.binds, "memory") == 0 && b.ns == 1 && b.frac == 0.25 && b.intensity == 12.5,
+	       "bound: where the two roofs tie, memory binds (1 ns of a 4 ns call)");
+	agent_bound_of(true, 0, 0, 4000, 0, 4000, 50000, &b);
+	TAP_OK(b.ns == 1 && b.mem_ns == 1 && isnan(b.frac) && isnan(b.flop_ns) && strcmp(b.binds, "memory") == 0,
+	       "bound: launches of 0 count as one, a time of 0 as unknown: the bound is the roof's, no share of the time");
+	agent_bound_of(true, 10, 3, 4000, 0, 4000, 50000, &b);
+	TAP_OK(b.ns == 3 && b.mem_ns == 3 && b.frac == 0.3, "bound: three launches a call, three times one launch's bytes");
+	agent_bound_of(true, 10, 1, 4000, 50000, 0, 50000, &b);
+	TAP_OK(isnan(b.mem_ns) && b.flop_ns == 1 && strcmp(b.binds, "compute") == 0 && b.ns == 1,
+	       "bound: without a copy bandwidth, the FLOPs alone bind");
+	agent_bound_of(true, 10, 1, 4000, 50000, 4000, 0, &b);
+	TAP_OK(isnan(b.flop_ns) && b.mem_ns == 1 && strcmp(b.binds, "memory") == 0 && b.intensity == 12.5,
+	       "bound: without an FP32 peak, the bytes alone bind");
+	agent_bound_of(false, 0, 1, 4000, 50000, 4000, 50000, &b);
+	TAP_OK(isnan(b.ns) && isnan(b.frac) && b.binds == NULL, "bound: a vendor kernel without a time: unknown");
+}
+
 int main(void)
 {
 	t_flops();
 	t_bound();
+	t_bound_edges();
 	t_analyst();
 	return tap_done();
 }
