@@ -258,6 +258,23 @@ int main(void)
 	TAP_OK(agent_propose(&rq, &rp) == 0 && rp.candidate && strstr(json_string_value(json_object_get(rp.candidate, "analysis")), "92% of the copy"),
 	       "analyst: a kernel at 92%% of the copy bandwidth still gets candidates (the gate's 3%% is within reach)");
 	agent_reply_release(&rp);
+	/* the screen's lists, carried by candidate 0 where they hold a config
+	 * and not where they are empty (or absent) */
+	json_t *empty = json_array(), *one = J("[{\"XBLOCK\":1,\"R0_BLOCK\":2048,\"num_warps\":8,\"num_stages\":1}]");
+	const json_t *slists[3][2] = { { empty, empty }, { NULL, NULL }, { one, one } };
+	int carried_right = 0;
+	for (int v = 0; v < 3; v++) {
+		struct agent_request sq = { &rms, &cfg, 0, NULL, 0, memory, "test.kopt", NULL, slists[v][0], slists[v][1] };
+		if (agent_propose(&sq, &rp) == 0 && rp.candidate) {
+			const json_t *a = json_object_get(rp.candidate, "screen_slower"),
+				     *b = json_object_get(rp.candidate, "screen_slower_persist");
+			carried_right += v < 2 ? !a && !b : a && b && json_equal((json_t *)a, one) && json_equal((json_t *)b, one);
+		}
+		agent_reply_release(&rp);
+	}
+	TAP_IS_INT(carried_right, 3, "candidate 0 carries the screen's slower lists that hold a config, not an empty one or none");
+	json_decref(empty);
+	json_decref(one);
 	rq.kernel = &fast;
 	/* the cross-entropy gather of the H200 run: 537 MB of arguments in 9.5 us */
 	json_t *gather_row = J("{\"ns_per_call\":9467,\"share\":0.03,\"bytes\":537133080,\"frac_peak\":13.58}");
