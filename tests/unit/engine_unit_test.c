@@ -5,7 +5,8 @@
  * and garbage inputs; the build log's last ok ingredients of a step;
  * -t gc's live objects (every marked record's, the first record's too); the
  * shortest action record read back as written; a cached step result is
- * used only when it is a JSON object.
+ * used only when it is a JSON object; corrupt action records and cache
+ * objects, which are remembered, warned about or removed.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <config.h>
@@ -360,6 +361,126 @@ static void test_result_object(void)
 	json_decref(n.result);
 }
 
+/* stderr caught while a part of a test runs */
+struct caught {
+	FILE *tmp;
+	int saved;
+};
+
+static void catch_start(struct caught *c)
+{
+	c->tmp = tmpfile();
+	fflush(stderr);
+	c->saved = dup(2);
+	dup2(fileno(c->tmp), 2);
+}
+
+static void catch_end(struct caught *c, char *buf, size_t len)
+{
+	fflush(stderr);
+	dup2(c->saved, 2);
+	close(c->saved);
+	rewind(c->tmp);
+	size_t got = fread(buf, 1, len - 1, c->tmp);
+	buf[got] = 0;
+	fclose(c->tmp);
+}
+
+static int sh(const char *fmt, const char *dir)
+{
+	char *cmd = xasprintf(fmt, dir, dir, dir);
+	int r = system(cmd);
+	free(cmd);
+	return r;
+}
+
+/* corrupt action records: the key of one whose key parses is remembered
+ * (its step says "cache entry corrupt"), the others' not, and every one
+ * is counted; objects: an absent one is no warning, one that is a link or
+ * under a file is a warning, one whose bytes changed is removed */
+static void test_corrupt(void)
+{
+	char dir[] = "/tmp/kopt-corrupt-XXXXXX";
+	if (!mkdtemp(dir)) {
+		TAP_OK(0, "corrupt: a scratch folder");
+		return;
+	}
+	char *cd = xasprintf("%s/cache", dir);
+	kopt_cache *c = cache_open(cd);
+	kopt_hash key[3], obj[3];
+	const char *data[3] = { "kept\n", "linked\n", "changed\n" };
+	int ok = c != NULL;
+	for (int i = 0; ok && i < 3; i++) {
+		char *m = xasprintf("{\"kind\":\"capture\",\"path\":\"m%d\"}", i);
+		key[i] = hash_str(data[i]);
+		ok = cache_put(c, key[i], hash_str(m), m) == 0 && cache_object_put(c, data[i], strlen(data[i]), &obj[i]) == 0;
+		free(m);
+	}
+	ok = ok && cache_sync(c, true) == 0;
+	cache_close(c);
+	/* record 2 (line 3) with a byte of its manifest changed; a line of 31
+	 * characters, one of 32 that is no key, and one that is a whole key and
+	 * nothing else */
+	char kh[HASH_HEX];
+	hash_hex(hash_str("no record"), kh);
+	char *edit = xasprintf("cd '%%s/cache' && sed -i '3s/\"kind\"/\"kinx\"/' actions && "
+			       "printf '%%%%s\\n' 0123456789abcdef0123456789abcde zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz %s >> actions", kh);
+	ok = ok && sh(edit, dir) == 0;
+	free(edit);
+	struct caught cg;
+	char w[4096];
+	catch_start(&cg);
+	c = ok ? cache_open(cd) : NULL;
+	catch_end(&cg, w, sizeof w);
+	TAP_OK(c && cache_corrupt_count(c) == 4 && !cache_get(c, key[1]) && cache_get(c, key[0]) && cache_get(c, key[2]),
+	       "corrupt records: four counted, the changed one not read, the others read (%zu)", c ? cache_corrupt_count(c) : 0);
+	TAP_OK(c && cache_was_corrupt(c, key[1]) && !cache_was_corrupt(c, key[0]) && !cache_was_corrupt(c, key[2]) &&
+	       cache_was_corrupt(c, hash_str("no record")) && !cache_was_corrupt(c, hash_str("other")),
+	       "corrupt records: the keys of the changed record and of a bare key are remembered, no other");
+	char hex[HASH_HEX];
+	struct strbuf sb = STRBUF_INIT;
+	/* objects/ab/cdef...: the second one a link, the third one's bytes changed */
+	hash_hex(obj[1], hex);
+	char *ln = xasprintf("cd '%%s/cache/objects/%.2s' && mv %s %s.real && ln -s %s.real %s", hex, hex + 2, hex + 2,
+			     hex + 2, hex + 2);
+	ok = sh(ln, dir) == 0;
+	free(ln);
+	hash_hex(obj[2], hex);
+	char *chg = xasprintf("cd '%%s/cache/objects/%.2s' && chmod u+w %s && echo x >> %s", hex, hex + 2, hex + 2);
+	ok = ok && sh(chg, dir) == 0;
+	free(chg);
+	char obj2[256];
+	snprintf(obj2, sizeof obj2, "%s/objects/%.2s/%s", cd, hex, hex + 2);
+	int got[5];
+	char warn[5][1024];
+	kopt_hash absent = hash_str("absent object\n");
+	const kopt_hash which[4] = { obj[0], obj[1], obj[2], absent };
+	for (int i = 0; i < 4; i++) {
+		catch_start(&cg);
+		got[i] = c ? cache_object_get(c, which[i], &sb) : -2;
+		catch_end(&cg, warn[i], sizeof warn[i]);
+	}
+	TAP_OK(ok && got[0] == 0 && !*warn[0] && got[3] == -1 && !*warn[3],
+	       "objects: a good one is read, an absent one is not, neither with a warning ('%s')", warn[3]);
+	TAP_OK(got[1] == -1 && strstr(warn[1], "cannot be read: "), "objects: one that is a link is not read, with a warning");
+	TAP_OK(got[2] == -1 && strstr(warn[2], "is corrupt (its bytes do not hash to its name); removed") && access(obj2, F_OK) != 0,
+	       "objects: one whose bytes changed is not read, and removed with a warning");
+	/* objects/ab as a file: the object under it is not a folder's */
+	hash_hex(obj[0], hex);
+	char *file = xasprintf("cd '%%s/cache/objects' && chmod -R u+w %.2s && rm -rf %.2s && echo x > %.2s", hex, hex, hex);
+	ok = sh(file, dir) == 0;
+	free(file);
+	catch_start(&cg);
+	got[4] = c ? cache_object_get(c, obj[0], &sb) : -2;
+	catch_end(&cg, warn[4], sizeof warn[4]);
+	TAP_OK(ok && got[4] == -1 && strstr(warn[4], "cannot be read: "),
+	       "objects: one whose folder is a file is not read, with a warning ('%s')", warn[4]);
+	strbuf_release(&sb);
+	cache_close(c);
+	sh("chmod -R u+w '%s' && rm -rf '%s'", dir);
+	free(cd);
+}
+
 int main(void)
 {
 	/* the loaders warn about every bad input: keep the TAP stream readable */
@@ -370,6 +491,7 @@ int main(void)
 	test_fuzz();
 	test_blog_last();
 	test_gc();
+	test_corrupt();
 	test_record_min();
 	test_result_object();
 	test_ingredients_long();
