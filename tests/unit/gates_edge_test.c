@@ -5,7 +5,9 @@
  *     baseline's plus 4 ulps of the outputs' scale, m = 2 for fp32 and 3
  *     for half types;
  *   - the noise rule: the lower quartile of the pairs' ratios must be at
- *     least 1, and exactly 1 passes.
+ *     least 1, and exactly 1 passes;
+ *   - gate 4's other edges: gamma itself, the fewest pairs, the times'
+ *     units, the quartiles' interpolation, no regression's two tests.
  */
 #include <math.h>
 #include <stdio.h>
@@ -31,6 +33,80 @@ static int precision(const char *dtype, double cand, double base)
 	return ok;
 }
 
+/* gate 4 with every candidate sample c and baseline sample b */
+static bool perf_flat(double b, double c, size_t n, size_t min_pairs, double gamma, struct gate_verdict *v)
+{
+	double base[16], cand[16];
+	for (size_t i = 0; i < n; i++) {
+		base[i] = b;
+		cand[i] = c;
+	}
+	gate_verdict_init(v);
+	return gate_perf(base, n, cand, n, gamma, min_pairs, GATE_LEVEL_KERNEL, v);
+}
+
+/* gate 4's edges: a speedup of exactly gamma passes, the fewest pairs the
+ * gates ask for pass and one fewer fail, times said in ns under 10 us,
+ * in us under 10 ms and in ms from there; the quartiles interpolated to
+ * the value; no regression: slower in the medians and the upper
+ * quartile both, or it passes */
+static void perf_edges(void)
+{
+	struct gate_verdict v;
+	TAP_OK(perf_flat(125, 100, 4, 4, 1.25, &v) && v.kernel.speedup == 1.25 && v.kernel.pairs == 4,
+	       "perf: a speedup of exactly gamma passes (%s)", v.reason);
+	TAP_OK(!perf_flat(125, 100, 3, 4, 1.25, &v) &&
+	       !strcmp(v.reason, "perf: kernel has 3 timing pairs, gates ask for 4"),
+	       "perf: one pair fewer than the gates ask for fails, and says so (%s)", v.reason);
+	static const struct { double b, c; const char *says; } fmt[] = {
+		{ 9999, 9999, "(baseline 9999 ns, candidate 9999 ns)" },
+		{ 10000, 10000, "(baseline 10.0 us, candidate 10.0 us)" },
+		{ 9999000, 9999000, "(baseline 9999.0 us, candidate 9999.0 us)" },
+		{ 10000000, 10000000, "(baseline 10.00 ms, candidate 10.00 ms)" },
+	};
+	int right = 0;
+	for (size_t i = 0; i < sizeof fmt / sizeof *fmt; i++) {
+		bool pass = perf_flat(fmt[i].b, fmt[i].c, 4, 3, 1.03, &v);
+		if (!pass && strstr(v.reason, "perf: kernel speedup 1.000x < gamma 1.03 ") && strstr(v.reason, fmt[i].says))
+			right++;
+		else
+			tap_diag("%s", v.reason);
+	}
+	TAP_IS_INT(right, 4, "perf: times said in ns below 10 us, in us below 10 ms, in ms from 10 ms");
+	double b[] = { 100, 100, 100, 100 }, c[] = { 50, 80, 100, 200 }, r[] = { 0.5, 1.0, 1.25, 2.0 };
+	struct gate_timing t;
+	int st = gate_timing_stats(b, c, 4, &t);
+	TAP_OK(st == 0 && t.pairs == 4 && t.base_median == 100 && t.cand_median == 90 &&
+	       fabs(t.ratio_q25 - (r[0] + 0.75 * (r[1] - r[0]))) < 1e-12 &&
+	       fabs(t.ratio_median - (r[1] + 0.5 * (r[2] - r[1]))) < 1e-12 &&
+	       fabs(t.ratio_q75 - (r[2] + 0.25 * (r[3] - r[2]))) < 1e-12 &&
+	       fabs(t.noise - (t.ratio_q75 - t.ratio_q25) / t.ratio_median) < 1e-12,
+	       "timing: medians and the ratios' quartiles interpolated between order statistics (q25 %g, q75 %g)",
+	       t.ratio_q25, t.ratio_q75);
+	double z[] = { 100, 0, 100, 100 };
+	TAP_OK(gate_timing_stats(b, z, 4, &t) == -1 && gate_timing_stats(b, c, 0, &t) == -1,
+	       "timing: a sample of 0 or no samples: no statistics");
+	double one[] = { 100 };
+	TAP_OK(gate_timing_stats(one, one, 1, &t) == 0 && t.ratio_q25 == 1 && t.ratio_q75 == 1 && t.noise == 0,
+	       "timing: one pair is its own every quartile");
+	/* no regression: ratios 0.5 0.5 0.5 1.0 (q75 0.625) fail; 0.5 0.5 1.0 1.0
+	 * (q75 exactly 1) pass though the medians are slower */
+	double nb[] = { 50, 50, 50, 100 }, nb2[] = { 50, 50, 100, 100 }, nc[] = { 100, 100, 100, 100 };
+	gate_verdict_init(&v);
+	TAP_OK(!gate_no_regression(nb, 4, nc, 4, 4, &v) &&
+	       !strcmp(v.reason, "perf: model slower: 0.500x, pair ratios' upper quartile 0.625 < 1"),
+	       "no regression: slower in the medians and the upper quartile fails (%s)", v.reason);
+	gate_verdict_init(&v);
+	TAP_OK(gate_no_regression(nb2, 4, nc, 4, 4, &v) && v.model.speedup == 0.75 && v.model.ratio_q75 == 1,
+	       "no regression: an upper quartile of exactly 1 passes, medians slower or not (%s)", v.reason);
+	gate_verdict_init(&v);
+	TAP_OK(!gate_no_regression(nb2, 4, nc, 3, 3, &v) && strstr(v.reason, "samples are not pairs (4 baseline, 3 candidate)"),
+	       "no regression: samples that are not pairs fail (%s)", v.reason);
+	gate_verdict_init(&v);
+	TAP_OK(!gate_no_regression(nb2, 4, nc, 4, 5, &v) && v.gate == GATE_PERF && (v.gates_run & (1u << GATE_PERF)),
+	       "no regression: too few pairs fail, gate 4 run");
+}
+
 int main(void)
 {
 	/* fp16: m = 3. A candidate 2.5x the baseline's error passes, 3.5x fails */
@@ -54,5 +130,6 @@ int main(void)
 	gate_verdict_init(&v);
 	TAP_OK(!gate_perf(base2, 5, cand, 5, 1.03, 3, GATE_LEVEL_KERNEL, &v) && strstr(v.reason, "within the noise"),
 	       "perf: a lower quartile under 1 fails as noise");
+	perf_edges();
 	return tap_done();
 }
