@@ -231,6 +231,84 @@ static void test_launch_ranges(void)
 	       "launch_strategy: a name it does not know is no strategy");
 }
 
+/*
+ * The terms lessons are filed in, to the value: the bytes' bucket (floor of
+ * log2, rounded down to even: 3 bytes b0, 4 to 15 b2, 16 b4), the
+ * reduction's length the same where the source writes it as a whole
+ * number, looped or flat by R0_BLOCK, "unknown" without a heuristic; a
+ * shape's reduction block as the fraction of the row it covers, the whole
+ * row "1" from its length up, num_stages 1 where unset, keys that are not
+ * integers left out; agent_launch_block: the block keys.
+ */
+static void test_features_shape(void)
+{
+	static const struct { const char *heur, *cfg, *src; double bytes; const char *want; } fc[] = {
+		{ "pointwise", "{\"XBLOCK\":64}", NULL, 3, "pointwise/flat/b0" },
+		{ "pointwise", "{\"XBLOCK\":64}", NULL, 4, "pointwise/flat/b2" },
+		{ "pointwise", "{\"XBLOCK\":64}", NULL, 15, "pointwise/flat/b2" },
+		{ "pointwise", "{\"XBLOCK\":64}", NULL, 16, "pointwise/flat/b4" },
+		{ "pointwise", "{\"XBLOCK\":64}", NULL, 0, "pointwise/flat/b0" },
+		{ NULL, "{\"XBLOCK\":64}", NULL, 1024, "unknown/flat/b10" },
+		{ "reduction", "{\"XBLOCK\":1,\"R0_BLOCK\":64}", "    r0_numel = 1\n", 64, "reduction/looped/r0/b6" },
+		{ "reduction", "{\"XBLOCK\":1,\"R0_BLOCK\":64}", "    r0_numel = 4\n", 64, "reduction/looped/r2/b6" },
+		{ "reduction", "{\"XBLOCK\":1,\"R0_BLOCK\":64}", "    r0_numel = 3\r\n", 64, "reduction/looped/r0/b6" },
+		{ "reduction", "{\"XBLOCK\":1,\"R0_BLOCK\":64}", "    r0_numel = 0\n", 64, "reduction/looped/b6" },
+		{ "reduction", "{\"XBLOCK\":1,\"R0_BLOCK\":64}", "    r0_numel = 64 * 2\n", 64, "reduction/looped/b6" },
+		{ "reduction", "{\"XBLOCK\":1,\"R0_BLOCK\":64}", "    r0_numel = \n", 64, "reduction/looped/b6" },
+		{ "persistent_reduction", "{\"XBLOCK\":1}", "    r0_numel = 1024\n", 64, "persistent_reduction/flat/r10/b6" },
+		{ "helion", "{\"block_sizes\":[64,32,16]}", NULL, 64, "helion/3d/b6" },
+	};
+	int right = 0;
+	for (size_t i = 0; i < sizeof fc / sizeof *fc; i++) {
+		json_t *cfg = json_loads(fc[i].cfg, 0, NULL), *row = json_pack("{s:f}", "bytes", fc[i].bytes);
+		struct agent_kernel k = { "m", "k", fc[i].heur, fc[i].src, cfg, row, NULL, NULL, 0, 0 };
+		char *f = agent_features(&k);
+		if (strcmp(f, fc[i].want) == 0)
+			right++;
+		else
+			tap_diag("features %zu: %s, want %s", i, f, fc[i].want);
+		free(f);
+		json_decref(cfg);
+		json_decref(row);
+	}
+	TAP_IS_INT(right, (int)(sizeof fc / sizeof *fc), "features: the bytes' and the reduction's buckets, looped or flat");
+
+	static const struct { const char *cfg, *src, *want; } sh[] = {
+		{ "{\"XBLOCK\":1,\"R0_BLOCK\":1000}", "    r0_numel = 1000\n", "XBLOCK=1 R0_BLOCK=1 num_stages=1" },
+		{ "{\"XBLOCK\":1,\"R0_BLOCK\":2048}", "    r0_numel = 1000\n", "XBLOCK=1 R0_BLOCK=1 num_stages=1" },
+		{ "{\"XBLOCK\":1,\"R0_BLOCK\":999}", "    r0_numel = 1000\n", "XBLOCK=1 R0_BLOCK=1/1 num_stages=1" },
+		{ "{\"XBLOCK\":1,\"R0_BLOCK\":250}", "    r0_numel = 1000\n", "XBLOCK=1 R0_BLOCK=1/4 num_stages=1" },
+		{ "{\"XBLOCK\":1,\"R0_BLOCK\":250}", NULL, "XBLOCK=1 R0_BLOCK=250 num_stages=1" },
+		{ "{\"XBLOCK\":1,\"R0_BLOCK\":0}", "    r0_numel = 1000\n", "XBLOCK=1 R0_BLOCK=0 num_stages=1" },
+		{ "{\"XBLOCK\":\"8\",\"YBLOCK\":4,\"num_warps\":8,\"num_stages\":3}", NULL, "YBLOCK=4 num_warps=8 num_stages=3" },
+		{ "{}", NULL, "num_stages=1" },
+	};
+	right = 0;
+	for (size_t i = 0; i < sizeof sh / sizeof *sh; i++) {
+		json_t *cfg = json_loads(sh[i].cfg, 0, NULL);
+		char *got = agent_shape(cfg, sh[i].src);
+		if (strcmp(got, sh[i].want) == 0)
+			right++;
+		else
+			tap_diag("shape %zu: '%s', want '%s'", i, got, sh[i].want);
+		free(got);
+		json_decref(cfg);
+	}
+	TAP_IS_INT(right, (int)(sizeof sh / sizeof *sh), "shape: the reduction block as a fraction of the row, stages 1 when unset");
+	json_t *hc = json_loads("{\"block_sizes\":[64],\"indexing\":\"pointer\",\"loop_orders\":[[1,0]],\"range_x\":[1]}", 0, NULL);
+	char *hs = agent_shape(hc, NULL);
+	TAP_IS_STR(hs, "block_sizes=64 indexing=pointer loop_orders=[[1,0]]",
+		   "shape: a helion.Config's keys it names, a nested list as JSON, other keys left out");
+	free(hs);
+	json_decref(hc);
+	TAP_OK(agent_launch_block("XBLOCK") && agent_launch_block("ZBLOCK") && agent_launch_block("R1_BLOCK") &&
+	       !agent_launch_block("num_warps") && !agent_launch_block("num_stages") && !agent_launch_block("maxnreg"),
+	       "agent_launch_block: the five block keys are blocks, warps, stages and others not");
+	json_t *nb = json_loads("{\"block_sizes\":64}", 0, NULL);
+	TAP_OK(!agent_helion_config(NULL) && !agent_helion_config(nb), "a config whose block_sizes is not a list is no helion.Config");
+	json_decref(nb);
+}
+
 int main(void)
 {
 	memset(&cfg, 0, sizeof cfg);
@@ -736,6 +814,7 @@ int main(void)
 	free(memory);
 	test_launch_equal();
 	test_launch_ranges();
+	test_features_shape();
 	TAP_OK(proposed > 20 && proposed_not_0 == 0, "agent_propose: status 0 with every candidate of the searches "
 	       "above (%d candidates, %d other statuses)", proposed, proposed_not_0);
 	return tap_done();
