@@ -6,7 +6,8 @@
  * -t gc's live objects (every marked record's, the first record's too); the
  * shortest action record read back as written; a cached step result is
  * used only when it is a JSON object; corrupt action records and cache
- * objects, which are remembered, warned about or removed.
+ * objects, which are remembered, warned about or removed; a stream's last
+ * lines (engine/tail.h) to the byte.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <config.h>
@@ -14,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <xxhash.h>
@@ -23,6 +25,7 @@
 #include "../../engine/cache.h"
 #include "../../engine/explain.h"
 #include "../../engine/hash.h"
+#include "../../engine/tail.h"
 #include "../../rules/rules.h"
 #include "../tap.h"
 
@@ -481,6 +484,98 @@ static void test_corrupt(void)
 	free(cd);
 }
 
+/* writes text to the pipe's end w */
+static void pipe_put(int w, const char *text, size_t n)
+{
+	if (write(w, text, n) != (ssize_t)n)
+		abort();
+}
+
+/* a stream's last lines (engine/tail.h): eight kept, oldest first, empty
+ * lines dropped, each cut to 300 bytes; an unfinished line kept at the
+ * end, and in pieces once it is longer than 1200 bytes; 0 while the
+ * stream has nothing more for now, 1 at its end; every byte copied to the
+ * log with its head line */
+static void test_tail(void)
+{
+	int p[2];
+	struct tail t;
+	tail_init(&t);
+	char *s = tail_text(&t);
+	TAP_IS_STR(s, "", "tail: no lines, no text");
+	free(s);
+	if (pipe(p) < 0)
+		abort();
+	fcntl(p[0], F_SETFL, O_NONBLOCK);
+	char dir[] = "/tmp/kopt-tail-XXXXXX";
+	int logged = mkdtemp(dir) && tail_copy_to(&t, dir, "w.log", false, "# head\n") == 0;
+	for (int i = 1; i <= 10; i++) {
+		char line[32];
+		int n = snprintf(line, sizeof line, "line %d\n%s", i, i == 5 ? "\n\n" : "");
+		pipe_put(p[1], line, (size_t)n);
+	}
+	int r0 = tail_read(&t, p[0]);
+	pipe_put(p[1], "last, unfinished", 16);
+	close(p[1]);
+	int r1 = tail_read(&t, p[0]);
+	close(p[0]);
+	s = tail_text(&t);
+	TAP_OK(r0 == 0 && r1 == 1, "tail: 0 while the stream has nothing for now, 1 at its end");
+	TAP_IS_STR(s, "line 4\nline 5\nline 6\nline 7\nline 8\nline 9\nline 10\nlast, unfinished",
+		   "tail: the last eight lines, oldest first, empty ones dropped, the unfinished one kept at the end");
+	free(s);
+	tail_clear(&t);
+	char *lp = xasprintf("%s/w.log", dir);
+	FILE *f = fopen(lp, "r");
+	char got[512] = "";
+	size_t gn = f ? fread(got, 1, sizeof got - 1, f) : 0;
+	got[gn] = 0;
+	if (f)
+		fclose(f);
+	TAP_OK(logged && strncmp(got, "# head\nline 1\nline 2\nline 3\nline 4\nline 5\n\n\nline 6\n", 51) == 0 &&
+	       strstr(got, "line 10\nlast, unfinished") && gn == strlen(got),
+	       "tail: every byte read also goes to the log, after its head line");
+	unlink(lp);
+	rmdir(dir);
+	free(lp);
+
+	/* lengths: a line of 301 bytes cut to 300; an unfinished one of 1200
+	 * bytes waits for its end, one of 1201 is kept as a piece at once */
+	char big[1202];
+	memset(big, 'x', sizeof big);
+	static const size_t lens[] = { 1200, 1201 };
+	static const char *const want_tail[] = { "", "\nab" };
+	for (int k = 0; k < 2; k++) {
+		if (pipe(p) < 0)
+			abort();
+		fcntl(p[0], F_SETFL, O_NONBLOCK);
+		pipe_put(p[1], big, lens[k]);
+		tail_read(&t, p[0]);
+		pipe_put(p[1], "ab\n", 3);
+		close(p[1]);
+		tail_read(&t, p[0]);
+		close(p[0]);
+		s = tail_text(&t);
+		char want[400];
+		snprintf(want, sizeof want, "%.300s%s", big, want_tail[k]);
+		TAP_OK(strcmp(s, want) == 0, "tail: an unfinished line of %zu bytes %s", lens[k],
+		       k ? "is kept as a piece of 300 at once" : "waits for its end, then cut to 300");
+		free(s);
+		tail_clear(&t);
+	}
+	if (pipe(p) < 0)
+		abort();
+	pipe_put(p[1], big, 301);
+	pipe_put(p[1], "\n", 1);
+	close(p[1]);
+	tail_read(&t, p[0]);
+	close(p[0]);
+	s = tail_text(&t);
+	TAP_OK(strlen(s) == 300, "tail: a line of 301 bytes is cut to 300 (%zu)", strlen(s));
+	free(s);
+	tail_release(&t);
+}
+
 int main(void)
 {
 	/* the loaders warn about every bad input: keep the TAP stream readable */
@@ -492,6 +587,7 @@ int main(void)
 	test_blog_last();
 	test_gc();
 	test_corrupt();
+	test_tail();
 	test_record_min();
 	test_result_object();
 	test_ingredients_long();
