@@ -7,7 +7,8 @@
  * shortest action record read back as written; a cached step result is
  * used only when it is a JSON object; corrupt action records and cache
  * objects, which are remembered, warned about or removed; a stream's last
- * lines (engine/tail.h) to the byte.
+ * lines (engine/tail.h) to the byte; the ready queue and heap, the
+ * progress count's guesses and clock.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <config.h>
@@ -25,6 +26,9 @@
 #include "../../engine/cache.h"
 #include "../../engine/explain.h"
 #include "../../engine/hash.h"
+#include "../../engine/progress.h"
+#include "../../engine/queue.h"
+#include "../../engine/rule.h"
 #include "../../engine/tail.h"
 #include "../../rules/rules.h"
 #include "../tap.h"
@@ -576,6 +580,98 @@ static void test_tail(void)
 	tail_release(&t);
 }
 
+static double guess_of(struct dag *d, struct dag_node *n)
+{
+	(void)d;
+	return n->prio; /* the test's nodes carry their guess there */
+}
+
+/* the FIFO queue across its growth and its compaction; the heap by
+ * priority, then creation order; the progress count's guesses to the
+ * value (each settled guess scales the rest by the nodes it added); the
+ * clock's rounding and its hours */
+static void test_queue_progress(void)
+{
+	static struct dag_node nodes[600];
+	struct queue q = { 0 };
+	int fifo = queue_pop(&q) == NULL;
+	for (int i = 0; i < 300; i++)
+		queue_push(&q, &nodes[i]);
+	for (int i = 0; i < 290; i++) /* head 290 of 512: the next growth moves the rest down */
+		fifo &= queue_pop(&q) == &nodes[i];
+	for (int i = 300; i < 600; i++)
+		queue_push(&q, &nodes[i]);
+	fifo &= q.cap == 512 && q.head + q.len <= q.cap;
+	for (int i = 290; i < 600; i++)
+		fifo &= queue_pop(&q) == &nodes[i];
+	fifo &= queue_pop(&q) == NULL;
+	TAP_OK(fifo, "queue: first in, first out, across its growth and its compaction, then empty");
+	free(q.v);
+
+	struct heap h = { 0 };
+	for (int i = 0; i < 60; i++) {
+		nodes[i].seq = (uint32_t)((i * 37) % 60);
+		nodes[i].prio = (double)((i * 7) % 3);
+		heap_push(&h, &nodes[i]);
+	}
+	int ordered = 1, popped = 0;
+	struct dag_node *prev = NULL, *n;
+	while ((n = heap_pop(&h))) {
+		if (prev && (n->prio > prev->prio || (n->prio == prev->prio && n->seq < prev->seq)))
+			ordered = 0;
+		prev = n;
+		popped++;
+	}
+	TAP_OK(ordered && popped == 60, "heap: the highest priority first, ties by creation order (%d popped)", popped);
+	free(h.v);
+
+	struct rule r = { .name = "reveal", .reveals = guess_of }, quiet = { .name = "quiet" };
+	struct progress p = { 0 };
+	struct dag d = { 0 };
+	d.nnodes = 20;
+	struct dag_node a = { .rule = &r, .seq = 3, .prio = 4 }, b = { .rule = &r, .seq = 10, .prio = 2 };
+	struct dag_node none = { .rule = &r, .seq = 5, .prio = 0 }, settled = { .rule = &r, .seq = 6, .prio = 9 };
+	struct dag_node mute = { .rule = &quiet, .seq = 7, .prio = 9 }, far = { .rule = &r, .seq = 1000 };
+	settled.flags = DAG_DONE;
+	progress_announce(&p, &d, &a);
+	progress_announce(&p, &d, &b);
+	progress_announce(&p, &d, &none);
+	progress_announce(&p, &d, &settled);
+	progress_announce(&p, &d, &mute);
+	bool guessing;
+	size_t t0 = progress_total(&p, &d, 5, &guessing);
+	TAP_OK(p.left == 6 && p.prior == 8 && t0 == 30 && guessing,
+	       "progress: guesses 4 and 2 announced (none, a settled step's, a rule without guesses left out): 5 + 19 + 6 = %zu", t0);
+	double g = progress_settle(&p, &a);
+	progress_expanded(&p, g, 12);
+	size_t t1 = progress_total(&p, &d, 6, &guessing);
+	TAP_OK(g == 4 && p.left == 2 && t1 == 27, "progress: a guess of 4 that added 12 scales the other 2 by 20 / 12: 6 + 18 + 3 = %zu", t1);
+	TAP_OK(progress_settle(&p, &none) == 0 && progress_settle(&p, &far) == 0 && progress_settle(&p, &a) == 0 && p.nsettled == 4,
+	       "progress: a step without a guess, past the guesses, or settled again gives none, and counts");
+	g = progress_settle(&p, &b);
+	size_t t2 = progress_total(&p, &d, 7, &guessing);
+	TAP_OK(g == 2 && p.left == 0 && !guessing && t2 == 7 + 14, "progress: no guesses left: done and open steps only (%zu)", t2);
+	d.nnodes = 5;
+	TAP_OK(progress_total(&p, &d, 9, &guessing) == 9, "progress: with every step settled, the total is the done ones");
+	progress_release(&p);
+
+	static const struct { double s; const char *want; } clk[] = {
+		{ 0, "0:00" }, { -5, "0:00" }, { 59.4, "0:59" }, { 59.5, "1:00" }, { 3599.4, "59:59" },
+		{ 3599.5, "1:00:00" }, { 3661, "1:01:01" }, { 36000, "10:00:00" },
+	};
+	int right = 0;
+	for (size_t i = 0; i < sizeof clk / sizeof *clk; i++) {
+		struct strbuf sb = STRBUF_INIT;
+		progress_clock(&sb, clk[i].s);
+		if (sb.buf && strcmp(sb.buf, clk[i].want) == 0)
+			right++;
+		else
+			tap_diag("%g s: %s", clk[i].s, sb.buf ? sb.buf : "");
+		strbuf_release(&sb);
+	}
+	TAP_IS_INT(right, 8, "progress clock: M:SS rounded to the second, H:MM:SS from an hour");
+}
+
 int main(void)
 {
 	/* the loaders warn about every bad input: keep the TAP stream readable */
@@ -588,6 +684,7 @@ int main(void)
 	test_gc();
 	test_corrupt();
 	test_tail();
+	test_queue_progress();
 	test_record_min();
 	test_result_object();
 	test_ingredients_long();
