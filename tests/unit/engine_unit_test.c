@@ -8,7 +8,8 @@
  * used only when it is a JSON object; corrupt action records and cache
  * objects, which are remembered, warned about or removed; a stream's last
  * lines (engine/tail.h) to the byte; the ready queue and heap, the
- * progress count's guesses and clock.
+ * progress count's guesses and clock; kopt-out/'s files written and
+ * checked.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <config.h>
@@ -26,6 +27,7 @@
 #include "../../engine/cache.h"
 #include "../../engine/explain.h"
 #include "../../engine/hash.h"
+#include "../../engine/outdir.h"
 #include "../../engine/progress.h"
 #include "../../engine/queue.h"
 #include "../../engine/rule.h"
@@ -672,6 +674,62 @@ static void test_queue_progress(void)
 	TAP_IS_INT(right, 8, "progress clock: M:SS rounded to the second, H:MM:SS from an hour");
 }
 
+/* outdir_check's state and reason for r/rel against "hello\n" */
+static int out_is(const char *r, const char *rel, uint64_t size, enum outdir_state want, const char *why)
+{
+	const char *w = NULL;
+	enum outdir_state got = outdir_check(r, rel, size, hash_bytes("hello\n", 6), &w);
+	if (got == want && strcmp(w, why) == 0)
+		return 1;
+	tap_diag("%s: state %d, '%s'; want %d, '%s'", rel, (int)got, w, (int)want, why);
+	return 0;
+}
+
+/* kopt-out/'s files: written whole below folders made on the way (a link
+ * or a file where a folder goes replaced), and checked, without following
+ * links, to a state and the reason a user reads */
+static void test_outdir(void)
+{
+	char dir[] = "/tmp/kopt-outdir-XXXXXX";
+	if (!mkdtemp(dir)) {
+		TAP_OK(0, "outdir: a scratch folder");
+		return;
+	}
+	char *root = xasprintf("%s/out", dir);
+	int w = outdir_write(root, "m/a.txt", "hello\n", 6) == 0 && outdir_write(root, "m/b.txt", "hello\n", 6) == 0 &&
+		outdir_write(root, "m/c.txt", "", 0) == 0 && outdir_write(root, "m/d.txt", "hellO\n", 6) == 0 &&
+		outdir_write(root, "m/e.txt", "hello!\n", 7) == 0;
+	struct caught cg;
+	char err[1024];
+	catch_start(&cg);
+	int refused = outdir_write(root, "m/../x", "x", 1) == -1;
+	catch_end(&cg, err, sizeof err);
+	TAP_OK(w && refused && strstr(err, "not a path of plain names below"), "outdir: files written below folders made on the way; '..' refused");
+	sh("cd '%s/out/m' && ln -s a.txt link.txt && mkfifo fifo && echo x > notdir && ln -s . loop", dir);
+	int right = out_is(root, "m/a.txt", 6, OUTDIR_SAME, "") + out_is(root, "m/a.txt", UINT64_MAX, OUTDIR_SAME, "") +
+		    out_is(root, "m/zz.txt", 6, OUTDIR_MISSING, "it cannot be read") +
+		    out_is(root, "q/a.txt", 6, OUTDIR_MISSING, "") +
+		    out_is(root, "m/c.txt", 6, OUTDIR_DIFFERS, "it is empty") +
+		    out_is(root, "m/e.txt", 6, OUTDIR_DIFFERS, "its size changed") +
+		    out_is(root, "m/e.txt", UINT64_MAX, OUTDIR_DIFFERS, "its bytes changed") +
+		    out_is(root, "m/d.txt", 6, OUTDIR_DIFFERS, "its bytes changed") +
+		    out_is(root, "m/link.txt", 6, OUTDIR_DIFFERS, "it is a symbolic link") +
+		    out_is(root, "m/fifo", 6, OUTDIR_DIFFERS, "it is not a regular file") +
+		    out_is(root, "m/notdir/a.txt", 6, OUTDIR_DIFFERS, "a folder on its path is not a folder (a symbolic link?)") +
+		    out_is(root, "m/loop/a.txt", 6, OUTDIR_DIFFERS, "a folder on its path is not a folder (a symbolic link?)") +
+		    out_is(root, "m//a.txt", 6, OUTDIR_DIFFERS, "not a path of plain names");
+	TAP_IS_INT(right, 13, "outdir: each file's state and the reason for it (same, missing, empty, size, bytes, link, not a file, a path through a file or a link)");
+	catch_start(&cg);
+	w = outdir_write(root, "m/loop/f.txt", "hello\n", 6) == 0 && outdir_write(root, "m/notdir/f.txt", "hello\n", 6) == 0;
+	catch_end(&cg, err, sizeof err);
+	TAP_OK(w && strstr(err, "/out/m/loop' is not a folder (a symbolic link or a file); replaced by one") &&
+	       strstr(err, "/out/m/notdir' is not a folder") && out_is(root, "m/loop/f.txt", 6, OUTDIR_SAME, "") &&
+	       out_is(root, "m/a.txt", 6, OUTDIR_SAME, ""),
+	       "outdir: a link or a file where a folder goes is replaced by a folder, with a warning, the file written in it");
+	sh("rm -rf '%s'", dir);
+	free(root);
+}
+
 int main(void)
 {
 	/* the loaders warn about every bad input: keep the TAP stream readable */
@@ -685,6 +743,7 @@ int main(void)
 	test_corrupt();
 	test_tail();
 	test_queue_progress();
+	test_outdir();
 	test_record_min();
 	test_result_object();
 	test_ingredients_long();
