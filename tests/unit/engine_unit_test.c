@@ -9,7 +9,7 @@
  * objects, which are remembered, warned about or removed; a stream's last
  * lines (engine/tail.h) to the byte; the ready queue and heap, the
  * progress count's guesses and clock; kopt-out/'s files written and
- * checked.
+ * checked; a worker's environment and a child process's pipes.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <config.h>
@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <xxhash.h>
@@ -28,6 +29,7 @@
 #include "../../engine/explain.h"
 #include "../../engine/hash.h"
 #include "../../engine/outdir.h"
+#include "../../engine/proc.h"
 #include "../../engine/progress.h"
 #include "../../engine/queue.h"
 #include "../../engine/rule.h"
@@ -730,6 +732,63 @@ static void test_outdir(void)
 	free(root);
 }
 
+/* a worker's environment: a name set replaces its own entry only (not one
+ * it is a prefix of, nor one that is a prefix of it), else is added at
+ * the end; a started process reads its stdin, writes its stdout and
+ * stderr through the pipes, and one that cannot run says so with 127 */
+static void test_proc(void)
+{
+	char **env = xcalloc(4, sizeof *env);
+	env[0] = xstrdup("A=1");
+	env[1] = xstrdup("AB=2");
+	proc_env_put(&env, "A", "3");
+	proc_env_put(&env, "ABC", "4");
+	proc_env_put(&env, "AB", "5");
+	proc_env_put(&env, "B", "");
+	struct strbuf sb = STRBUF_INIT;
+	for (size_t i = 0; env[i]; i++)
+		strbuf_addf(&sb, "%s;", env[i]);
+	TAP_IS_STR(sb.buf, "A=3;AB=5;ABC=4;B=;", "proc: a name's own entry replaced, a new name added at the end");
+	strbuf_release(&sb);
+	char *const argv[] = { "sh", "-c", "read x; echo \"out $x\"; echo \"err $x\" >&2; exit 3", NULL };
+	int in, out, err, st = -1;
+	pid_t pid = proc_start(argv, env, &in, &out, &err);
+	char got[2][64] = { "", "" };
+	if (pid > 0) {
+		fcntl(out, F_SETFL, 0);
+		fcntl(err, F_SETFL, 0);
+		fcntl(in, F_SETFL, 0);
+		pipe_put(in, "hi\n", 3);
+		close(in);
+		ssize_t n = read(out, got[0], sizeof got[0] - 1);
+		got[0][n > 0 ? n : 0] = 0;
+		n = read(err, got[1], sizeof got[1] - 1);
+		got[1][n > 0 ? n : 0] = 0;
+		close(out);
+		close(err);
+		waitpid(pid, &st, 0);
+	}
+	TAP_OK(pid > 0 && !strcmp(got[0], "out hi\n") && !strcmp(got[1], "err hi\n") && WIFEXITED(st) && WEXITSTATUS(st) == 3,
+	       "proc: the child reads stdin and writes stdout and stderr through its pipes, its status kept");
+	char *const none[] = { "/nonexistent/kopt-no-such-program", NULL };
+	pid = proc_start(none, env, &in, &out, &err);
+	got[1][0] = 0;
+	if (pid > 0) {
+		close(in);
+		close(out);
+		fcntl(err, F_SETFL, 0);
+		ssize_t n = read(err, got[1], sizeof got[1] - 1);
+		got[1][n > 0 ? n : 0] = 0;
+		close(err);
+		waitpid(pid, &st, 0);
+	}
+	TAP_OK(pid > 0 && strstr(got[1], "cannot run '/nonexistent/kopt-no-such-program'") && WEXITSTATUS(st) == 127,
+	       "proc: a program that cannot run says so on stderr and exits 127");
+	for (size_t i = 0; env[i]; i++)
+		free(env[i]);
+	free(env);
+}
+
 int main(void)
 {
 	/* the loaders warn about every bad input: keep the TAP stream readable */
@@ -744,6 +803,7 @@ int main(void)
 	test_tail();
 	test_queue_progress();
 	test_outdir();
+	test_proc();
 	test_record_min();
 	test_result_object();
 	test_ingredients_long();
