@@ -309,6 +309,72 @@ static void test_features_shape(void)
 	json_decref(nb);
 }
 
+/*
+ * The candidate library: a candidate written and read back; its name from
+ * the strategy where it has none ("coder: r-down (...)" is r-down, "llm
+ * rewrite" llm), cut to 63 bytes; a screened point is named "screen" or
+ * "screen:..." and nothing else; a role's backend without a config is
+ * the built-in one.
+ */
+static void test_candidate(void)
+{
+	json_t *cfg = J("{\"XBLOCK\":8}");
+	struct agent_candidate c = { .source = NULL, .config = cfg, .role = "coder", .strategy = "coder: x-up", .edit = "" };
+	snprintf(c.name, sizeof c.name, "x-up");
+	json_t *j = agent_candidate_new(&c);
+	char *t = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
+	TAP_IS_STR(t, "{\"config\":{\"XBLOCK\":8},\"name\":\"x-up\",\"role\":\"coder\",\"source\":null,\"strategy\":\"coder: x-up\"}",
+		   "candidate: written with a null source, no edit where it is empty");
+	free(t);
+	json_decref(j);
+	c.edit = "evict0=first";
+	c.source = "def k(): pass";
+	j = agent_candidate_new(&c);
+	struct agent_candidate r;
+	TAP_OK(agent_candidate_read(j, &r) == 0 && !strcmp(r.edit, "evict0=first") && !strcmp(r.source, "def k(): pass") &&
+	       json_equal((json_t *)r.config, cfg) && !strcmp(r.name, "x-up") && !strcmp(r.role, "coder") && !r.planning,
+	       "candidate: read back as written");
+	json_decref(j);
+	static const struct { const char *j, *name; } names[] = {
+		{ "{\"strategy\":\"coder: r-down (XBLOCK=1 R0_BLOCK=2048)\"}", "r-down" },
+		{ "{\"strategy\":\"tuner: random jump\"}", "random" },
+		{ "{\"strategy\":\"llm rewrite\"}", "llm" },
+		{ "{\"strategy\":\"coder: warps-up(x)\"}", "warps-up" },
+		{ "{\"strategy\":\"coder: r-down\",\"name\":\"named\"}", "named" },
+		{ "{\"config\":[1]}", "" },
+		{ "{\"name\":\"0123456789012345678901234567890123456789012345678901234567890123456789\"}",
+		  "012345678901234567890123456789012345678901234567890123456789012" },
+	};
+	int right = 0;
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+		json_t *x = J(names[i].j);
+		if (agent_candidate_read(x, &r) == 0 && !strcmp(r.name, names[i].name) && (i != 5 || !r.config))
+			right++;
+		else
+			tap_diag("%s: name '%s'", names[i].j, r.name);
+		json_decref(x);
+	}
+	TAP_IS_INT(right, (int)(sizeof names / sizeof *names),
+		   "candidate: a name from the strategy after its role, to a space or a parenthesis, 63 bytes at most");
+	json_t *arr = J("[1]");
+	TAP_OK(agent_candidate_read(arr, &r) == -1 && agent_candidate_read(NULL, &r) == -1, "candidate: anything but an object is no candidate");
+	json_decref(arr);
+	static const struct { const char *name; bool screened; } sc[] = {
+		{ "screen", true }, { "screen:evict+rstages", true }, { "screened", false }, { "screen-1", false },
+		{ "scree", false }, { "x-up", false },
+	};
+	right = 0;
+	for (size_t i = 0; i < sizeof sc / sizeof *sc; i++) {
+		json_t *x = json_pack("{s:s}", "name", sc[i].name);
+		right += agent_screened(x) == sc[i].screened;
+		json_decref(x);
+	}
+	TAP_IS_INT(right, 6, "candidate: a screened point is named screen or screen:..., nothing else");
+	TAP_OK(!agent_role_is_llm(NULL, KOPT_ROLE_CODER) && agent_role(NULL, KOPT_ROLE_DEBUGGER)->backend == KOPT_BACKEND_BUILTIN,
+	       "candidate: without a config every role is the built-in one");
+	json_decref(cfg);
+}
+
 int main(void)
 {
 	memset(&cfg, 0, sizeof cfg);
@@ -815,6 +881,7 @@ int main(void)
 	test_launch_equal();
 	test_launch_ranges();
 	test_features_shape();
+	test_candidate();
 	TAP_OK(proposed > 20 && proposed_not_0 == 0, "agent_propose: status 0 with every candidate of the searches "
 	       "above (%d candidates, %d other statuses)", proposed, proposed_not_0);
 	return tap_done();
