@@ -15,6 +15,7 @@
 #include "../../agents/agent.h"
 #include "../../agents/builtin.h"
 #include "../../agents/builtin/launch.h"
+#include "../../agents/builtin/screened.h"
 #include "../../agents/features.h"
 #include "../../agents/memory.h"
 #include "../tap.h"
@@ -373,6 +374,88 @@ static void test_candidate(void)
 	TAP_OK(!agent_role_is_llm(NULL, KOPT_ROLE_CODER) && agent_role(NULL, KOPT_ROLE_DEBUGGER)->backend == KOPT_BACKEND_BUILTIN,
 	       "candidate: without a config every role is the built-in one");
 	json_decref(cfg);
+}
+
+/*
+ * The screen's points as candidates: named after the kinds of knob their
+ * edit sets, each kind once, in the edit's order (a template's BLOCK_ and
+ * GROUP_ knobs are "tile", other upper-case knobs no kind), with the time
+ * alone the screen gave the same config and edit; an edit without its
+ * source is a config alone; a config without an object is skipped, and
+ * the kernel's own config or one proposed already is not proposed again.
+ */
+static void test_screened(void)
+{
+	static const struct { const char *edit, *name; } kinds[] = {
+		{ "evict0=first+evict2=none+rstages=2", "screen:evict+rstages" },
+		{ "rstages=2+evict0=first", "screen:rstages+evict" },
+		{ "BLOCK_M=128+BLOCK_N=64+GROUP_M=4", "screen:tile" },
+		{ "evict1=none+BLOCK_M=128+evict0=last", "screen:evict+tile" },
+		{ "evict0=first+evicts1=x", "screen:evict+evicts" },
+		{ "X=1", "screen:" },
+	};
+	json_t *own = J("{\"XBLOCK\":64,\"num_warps\":4}");
+	struct agent_kernel k = { "m", "triton_poi_fused_0", "pointwise", "src", own, NULL, NULL, NULL, 0, 0 };
+	int right = 0;
+	for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++) {
+		json_t *screen = json_pack("[{s:{s:i,s:i}, s:s, s:s, s:f}]", "config", "XBLOCK", 128, "num_warps", 4, "edit",
+					   kinds[i].edit, "source", "edited", "speedup", 1.25);
+		struct agent_request rq = { &k, NULL, 0, NULL, 0, NULL, NULL, screen, NULL, NULL };
+		json_t *ed, *sc = screened_configs(&rq, &ed);
+		char *why = NULL;
+		json_t *c = screened_next(&rq, sc, ed, &why);
+		const char *name = json_string_value(json_object_get(c, "name"));
+		char want[128];
+		snprintf(want, sizeof want, "screen: %s XBLOCK=128 num_warps=4 (1.250x alone)", kinds[i].edit);
+		if (name && !strcmp(name, kinds[i].name) && why && !strcmp(why, want) &&
+		    !strcmp(json_string_value(json_object_get(c, "source")), "edited") &&
+		    !strcmp(json_string_value(json_object_get(c, "edit")), kinds[i].edit))
+			right++;
+		else
+			tap_diag("%s: name %s, reason %s", kinds[i].edit, name ? name : "(none)", why ? why : "(none)");
+		free(why);
+		json_decref(c);
+		json_decref(sc);
+		json_decref(ed);
+		json_decref(screen);
+	}
+	TAP_IS_INT(right, (int)(sizeof kinds / sizeof *kinds),
+		   "screened: a point is named after its edit's kinds of knob, each once, in order, with its time alone");
+
+	/* four points: no config object, the kernel's own, an edit without
+	 * its source (a config alone), then one more */
+	json_t *screen = J("[{\"config\":7,\"speedup\":2.0},{\"config\":{\"XBLOCK\":64,\"num_warps\":4},\"speedup\":1.5},"
+			   "{\"config\":{\"XBLOCK\":32,\"num_warps\":4},\"edit\":\"evict0=first\",\"speedup\":1.2},"
+			   "{\"config\":{\"XBLOCK\":16,\"num_warps\":4},\"edit\":\"\",\"speedup\":1.1}]");
+	struct agent_request rq = { &k, NULL, 0, NULL, 0, NULL, NULL, screen, NULL, NULL };
+	json_t *ed, *sc = screened_configs(&rq, &ed);
+	char *why = NULL;
+	json_t *c = screened_next(&rq, sc, ed, &why);
+	TAP_OK(json_array_size(sc) == 3 && ed == NULL && c && json_is_null(json_object_get(c, "source")) &&
+	       !json_object_get(c, "edit") && !strcmp(json_string_value(json_object_get(c, "name")), "screen") &&
+	       json_integer_value(json_object_get(json_object_get(c, "config"), "XBLOCK")) == 32 &&
+	       why && !strcmp(why, "screen: XBLOCK=32 num_warps=4"),
+	       "screened: no config object skipped, the kernel's own not proposed, an edit without its source a config alone, "
+	       "no time where the screen has none for it (%s)", why ? why : "(none)");
+	free(why);
+	struct agent_try tr = { 0, c, "fail", "perf", NULL, 0.9, 0, 0 };
+	rq.index = 1;
+	rq.traj = &tr;
+	rq.ntraj = 1;
+	json_object_set(c, "screen", sc);
+	json_t *ed1, *sc1 = screened_configs(&rq, &ed1);
+	json_t *c1 = screened_next(&rq, sc1, ed1, NULL);
+	TAP_OK(sc1 && json_equal(sc1, sc) && !ed1 && c1 && json_integer_value(json_object_get(json_object_get(c1, "config"), "XBLOCK")) == 16,
+	       "screened: candidate 1 reads the points from candidate 0 and takes the next one not tried");
+	rq.ntraj = 0;
+	json_t *ed2;
+	TAP_OK(screened_configs(&rq, &ed2) == NULL && ed2 == NULL, "screened: a later candidate without candidate 0: none");
+	json_decref(c1);
+	json_decref(sc1);
+	json_decref(c);
+	json_decref(sc);
+	json_decref(screen);
+	json_decref(own);
 }
 
 int main(void)
@@ -882,6 +965,7 @@ int main(void)
 	test_launch_ranges();
 	test_features_shape();
 	test_candidate();
+	test_screened();
 	TAP_OK(proposed > 20 && proposed_not_0 == 0, "agent_propose: status 0 with every candidate of the searches "
 	       "above (%d candidates, %d other statuses)", proposed, proposed_not_0);
 	return tap_done();
