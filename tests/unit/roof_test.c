@@ -258,11 +258,73 @@ static void t_bound_edges(void)
 	TAP_OK(isnan(b.ns) && isnan(b.frac) && b.binds == NULL, "bound: a vendor kernel without a time: unknown");
 }
 
+/* the analyst at its thresholds, each side: left alone from 97% of the
+ * bound (96.99% not), arguments overstate the traffic past 105% (105%
+ * itself is at the bound), a re-read from 1.25 times the arguments'
+ * bytes (1.2499 not), with and without the GPU's counters and FLOPs */
+static void t_analyst_edges(void)
+{
+	static const struct {
+		const char *row, *heur;
+		bool source;
+		int r;
+		const char *says;
+	} cases[] = {
+		{ "\"ns_per_call\":1000,\"bytes\":100,\"frac_peak\":0.97", "reduction", false, 1,
+		  "analyst: memory-bound and already at 97% of the copy bandwidth: left alone" },
+		{ "\"ns_per_call\":1000,\"bytes\":100,\"frac_peak\":0.9699", "reduction", false, 0,
+		  "analyst: memory-bound at 97% of the copy bandwidth, 1.0 us per call: launch config and block shape first" },
+		{ "\"ns_per_call\":1000,\"bytes\":100,\"frac_peak\":1.05", "reduction", false, 1,
+		  "analyst: memory-bound and already at 105% of the copy bandwidth: left alone" },
+		{ "\"ns_per_call\":1000,\"bytes\":100,\"frac_peak\":1.0501", "reduction", false, 0,
+		  "analyst: 1.0 us per call; its arguments (105% of the copy bandwidth) overstate what it moves: launch config first" },
+		{ "\"ns_per_call\":2500", "reduction", false, 0, "analyst: 2.5 us per call; no byte count: launch config first" },
+		{ "\"ns_per_call\":2500,\"frac_peak\":0.5", "jit", false, 1,
+		  "analyst: a standalone kernel without its source: nothing to rewrite" },
+		{ "\"ns_per_call\":2500,\"frac_peak\":0.5", "jit", true, 0,
+		  "analyst: memory-bound at 50% of the copy bandwidth, 2.5 us per call: launch config and block shape first" },
+		/* counted bytes at 4000 GB/s: 97 ns of a 100 ns call is 97% */
+		{ "\"ns_per_call\":100,\"bytes\":388000,\"dram_bytes\":388000", "reduction", false, 1,
+		  "analyst: memory-bound, its bound 0.1 us at the copy bandwidth: already at 97% of its bound: left alone" },
+		{ "\"ns_per_call\":100,\"bytes\":387960,\"dram_bytes\":387960", "reduction", false, 0,
+		  "analyst: memory-bound, its bound 0.1 us at the copy bandwidth, 0.1 us per call (97% of its bound): launch config" },
+		{ "\"ns_per_call\":1000,\"bytes\":400000,\"dram_bytes\":500000", "reduction", false, 0,
+		  "analyst: moves 1.25x its arguments' bytes (the GPU's counters), 1.0 us per call at 10% of its bound" },
+		{ "\"ns_per_call\":1000,\"bytes\":400000,\"dram_bytes\":499960", "reduction", false, 0,
+		  "analyst: memory-bound, its bound 0.1 us at the copy bandwidth, 1.0 us per call (10% of its bound)" },
+		/* FLOPs from the source (2 per element of 2^20), 8 MiB: 2097.152 ns
+		 * at the copy bandwidth; past 105% without counters, arguments overstate */
+		{ "\"ns_per_call\":1997,\"bytes\":8388608", "pointwise", true, 0,
+		  "analyst: 2.0 us per call; its arguments (105% of the copy bandwidth) overstate what it moves" },
+		{ "\"ns_per_call\":1998,\"bytes\":8388608", "pointwise", true, 1,
+		  "analyst: memory-bound (0.25 FLOP per byte), its bound 2.1 us at the copy bandwidth: already at 105% of its bound: left alone" },
+	};
+	int right = 0;
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		char *rt = xasprintf("{\"kind\":\"triton\",\"launches_per_call\":1,%s}", cases[i].row);
+		json_t *row = J(rt);
+		struct agent_kernel k = { .model = "m", .name = "k", .heuristic = cases[i].heur,
+					  .source = cases[i].source ? pointwise : NULL, .profile_row = row,
+					  .peak_copy_gbps = 4000, .peak_fp32_gflops = 50000 };
+		char *why = NULL;
+		int r = agent_builtin_analyze(&k, &why);
+		if (r == cases[i].r && why && strncmp(why, cases[i].says, strlen(cases[i].says)) == 0)
+			right++;
+		else
+			tap_diag("%s: %d, %s", cases[i].row, r, why ? why : "(none)");
+		free(why);
+		json_decref(row);
+		free(rt);
+	}
+	TAP_IS_INT(right, (int)(sizeof cases / sizeof *cases), "analyst: each threshold, at it and one step past");
+}
+
 int main(void)
 {
 	t_flops();
 	t_bound();
 	t_bound_edges();
 	t_analyst();
+	t_analyst_edges();
 	return tap_done();
 }
