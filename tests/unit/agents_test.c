@@ -458,6 +458,39 @@ static void test_screened(void)
 	json_decref(own);
 }
 
+/* the planner's built-in order per kind of kernel: a persistent reduction's,
+ * any other reduction's (by the word in its heuristic), and the pointwise
+ * one for the rest, a kernel without a heuristic too */
+static void test_plan_prior(void)
+{
+	static const struct { const char *heur; size_t n; const char *first, *last; } pr[] = {
+		{ "persistent_reduction", 7, "warps-down", "evict-first" },
+		{ "reduction", 12, "persistent", "evict-first" },
+		{ "split_reduction", 12, "persistent", "evict-first" },
+		{ "pointwise", 12, "x-up", "evict-first" },
+		{ "template", 12, "x-up", "evict-first" },
+		{ NULL, 12, "x-up", "evict-first" },
+	};
+	json_t *cfg = J("{\"XBLOCK\":64,\"R0_BLOCK\":64,\"num_warps\":4}");
+	int right = 0;
+	for (size_t i = 0; i < sizeof pr / sizeof *pr; i++) {
+		struct agent_kernel k = { "m", "k", pr[i].heur, NULL, cfg, NULL, NULL, NULL, 0, 0 };
+		char *why = NULL;
+		json_t *plan = agent_builtin_plan(&k, "/nonexistent/kopt-memory.jsonl", "a.kopt", &why);
+		if (json_array_size(plan) == pr[i].n && !strcmp(json_string_value(json_array_get(plan, 0)), pr[i].first) &&
+		    !strcmp(json_string_value(json_array_get(plan, pr[i].n - 1)), pr[i].last) &&
+		    why && !strncmp(why, "planner: the built-in order (no lessons from other specs for ", 61))
+			right++;
+		else
+			tap_diag("%s: %zu, first %s, %s", pr[i].heur ? pr[i].heur : "(none)", json_array_size(plan),
+				 json_string_value(json_array_get(plan, 0)), why ? why : "");
+		free(why);
+		json_decref(plan);
+	}
+	TAP_IS_INT(right, (int)(sizeof pr / sizeof *pr), "planner: the built-in order per kind of kernel, without lessons");
+	json_decref(cfg);
+}
+
 int main(void)
 {
 	memset(&cfg, 0, sizeof cfg);
@@ -966,6 +999,7 @@ int main(void)
 	test_features_shape();
 	test_candidate();
 	test_screened();
+	test_plan_prior();
 	TAP_OK(proposed > 20 && proposed_not_0 == 0, "agent_propose: status 0 with every candidate of the searches "
 	       "above (%d candidates, %d other statuses)", proposed, proposed_not_0);
 	return tap_done();
