@@ -1,9 +1,13 @@
-/* tests/llm/prompt_test.c: the kernel prompt and the kernel taken from a reply (no network) */
+/* tests/llm/prompt_test.c: the kernel prompt and the kernel taken from a reply, a
+ * gate's reason as the prompt quotes it, who made a candidate (no network) */
 #define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../../agents/llm.h"
+#include "../../agents/llm/facts.h"
+#include "../../agents/llm/trajectory.h"
 #include "../tap.h"
 
 #define K "triton_poi_fused_add_0"
@@ -355,10 +359,120 @@ static void t_context(void)
 	strbuf_release(&cut);
 }
 
+/* a "def NAME(" line: spaces or tabs after def and before the parenthesis,
+ * and nothing else between the name and it */
+static void t_def_line(void)
+{
+	static const struct { const char *line; int defines; } defs[] = {
+		{ "def " K "(x):", 1 },      { "def  " K "  (x):", 1 }, { "def\t" K "\t(x):", 1 },
+		{ "def " K " :", 0 },        { "def " K " x(y):", 0 },  { "def " K, 0 },
+		{ "def " K "   ", 0 },       { "def(" K "):", 0 },      { "define " K "(x):", 0 },
+	};
+	struct strbuf out = STRBUF_INIT, e = STRBUF_INIT, reply = STRBUF_INIT;
+	int right = 0;
+	for (size_t i = 0; i < sizeof defs / sizeof *defs; i++) {
+		strbuf_reset(&reply);
+		strbuf_addf(&reply, "```python\n%s\n    pass\n```\n", defs[i].line);
+		int rc = ex(reply.buf, &out, &e);
+		if (defs[i].defines ? rc == 0 : rc == -1 && has(e.buf, "no fenced python block in the reply defines"))
+			right++;
+		else
+			printf("# '%s': %d, %s\n", defs[i].line, rc, e.buf ? e.buf : "");
+	}
+	TAP_OK(right == (int)(sizeof defs / sizeof *defs), "a block defines the kernel by a def NAME( line alone");
+	strbuf_release(&out);
+	strbuf_release(&e);
+	strbuf_release(&reply);
+}
+
+/* a gate's reason for the prompt: a path from its first character on or
+ * after a character that cannot be in a path is "<path>", a slash inside
+ * a word is none; cut at max bytes on a character's first byte */
+static void t_reason(void)
+{
+	static const struct { const char *in, *out; } rs[] = {
+		{ "/etc/passwd: denied", "<path>: denied" },
+		{ "open('/root/x.py') here", "open('<path>') here" },
+		{ "a/b and x/y", "a/b and x/y" },
+		{ "ratio 3/4 of /", "ratio 3/4 of /" },
+		{ "tab\there/x\n/y", "tab here/x <path>" },
+	};
+	int right = 0;
+	for (size_t i = 0; i < sizeof rs / sizeof *rs; i++) {
+		char *got = llm_reason(rs[i].in, NULL, 600);
+		if (strcmp(got, rs[i].out) == 0)
+			right++;
+		else
+			printf("# '%s' gave '%s'\n", rs[i].in, got);
+		free(got);
+	}
+	TAP_OK(right == (int)(sizeof rs / sizeof *rs), "reason: paths made <path>, from the first character on");
+	char *cut = llm_reason("ab\xc3\xa9z", NULL, 3), *whole = llm_reason("ab\xc3\xa9z", NULL, 5);
+	TAP_OK(!strcmp(cut, "ab...") && !strcmp(whole, "ab\xc3\xa9z"), "reason: cut on a character's first byte, not past max");
+	free(cut);
+	free(whole);
+}
+
+/* who made a candidate: the LLM's coder or debugger, named "llm" */
+static void t_made_by(void)
+{
+	static const struct { const char *j; bool llm; } c[] = {
+		{ "{\"name\":\"llm\",\"role\":\"coder\"}", true },   { "{\"name\":\"llm\",\"role\":\"debugger\"}", true },
+		{ "{\"name\":\"llm\",\"role\":\"tuner\"}", false },  { "{\"name\":\"x-up\",\"role\":\"coder\"}", false },
+		{ "{\"name\":\"llm\"}", false },                     { "{\"role\":\"coder\"}", false },
+	};
+	int right = 0;
+	for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
+		json_t *j = json_loads(c[i].j, 0, NULL);
+		right += llm_made_by_llm(j) == c[i].llm;
+		json_decref(j);
+	}
+	TAP_OK(right == (int)(sizeof c / sizeof *c), "made by the LLM: named llm and from its coder or debugger, nothing else");
+}
+
+/* counts and byte sizes as the prompt writes them: the unit steps at 1000,
+ * and the largest unit takes what is past it */
+static void t_units(void)
+{
+	static const struct { double v; const char *says; } fl[] = {
+		{ 999, "about 999 FLOP\n" },           { 1000, "about 1.0 KFLOP\n" },
+		{ 1048576, "about 1.0 MFLOP\n" },      { 1e15, "about 1.0 PFLOP\n" },
+		{ 1e18, "about 1000.0 PFLOP\n" },
+	};
+	int right = 0;
+	for (size_t i = 0; i < sizeof fl / sizeof *fl; i++) {
+		struct llm_kernel_prompt p = { .kernel_name = K, .source = src, .time_us = 3.1, .calls = 1,
+					       .achieved_gbs = -1, .flops = fl[i].v };
+		struct strbuf sb = STRBUF_INIT;
+		llm_prompt_context(&p, &sb);
+		if (has(sb.buf, fl[i].says))
+			right++;
+		else
+			printf("# %g FLOPs: %s\n", fl[i].v, sb.buf);
+		strbuf_release(&sb);
+	}
+	TAP_OK(right == (int)(sizeof fl / sizeof *fl), "FLOPs in the prompt: K at 1000, P the largest unit");
+	static const struct { double v; const char *says; } by[] = {
+		{ 999, "999 B" }, { 1000, "1.00 KB" }, { 2.1e6, "2.10 MB" }, { 1e12, "1.00 TB" }, { 1e15, "1000.00 TB" },
+	};
+	right = 0;
+	for (size_t i = 0; i < sizeof by / sizeof *by; i++) {
+		struct strbuf sb = STRBUF_INIT;
+		llm_add_bytes(&sb, by[i].v);
+		right += sb.buf && strcmp(sb.buf, by[i].says) == 0;
+		strbuf_release(&sb);
+	}
+	TAP_OK(right == (int)(sizeof by / sizeof *by), "bytes in the prompt: KB at 1000, TB the largest unit");
+}
+
 int main(void)
 {
 	t_prompt();
 	t_extract();
+	t_def_line();
+	t_reason();
+	t_made_by();
+	t_units();
 	t_reply();
 	t_budget();
 	t_context();
