@@ -789,6 +789,68 @@ static void test_proc(void)
 	free(env);
 }
 
+/* lines in the file at path */
+static size_t lines_in(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	size_t n = 0;
+	int c;
+	while (f && (c = fgetc(f)) != EOF)
+		n += c == '\n';
+	if (f)
+		fclose(f);
+	return n;
+}
+
+/* the build log is compacted on close past 4096 records, where most are
+ * superseded: at 4096 it is left as it is, at 4097 it keeps the header
+ * and the live steps' lines */
+static void test_blog_compact(void)
+{
+	char dir[] = "/tmp/kopt-blogc-XXXXXX";
+	if (!mkdtemp(dir)) {
+		TAP_OK(0, "build log: a scratch folder");
+		return;
+	}
+	char *path = xasprintf("%s/log", dir);
+	kopt_blog *b = blog_open(path);
+	struct blog_record r = { .start = 1.7e9, .dur = 2, .outcome = "ok", .kind = "verify", .path = "all/m/k",
+				 .key = { 1, 2 }, .why = "new step", .ingredients = "rule=3" };
+	int ok = 1;
+	for (int i = 0; i < 4096; i++)
+		ok &= blog_append(b, &r) == 0;
+	blog_close(b);
+	size_t at = lines_in(path);
+	b = blog_open(path);
+	ok &= blog_append(b, &r) == 0;
+	blog_close(b);
+	size_t past = lines_in(path);
+	b = blog_open(path);
+	const char *a = blog_last_ingredients(b, "verify", "all/m/k");
+	TAP_OK(ok && at == 4097 && past < 10 && a && !strcmp(a, "rule=3"),
+	       "build log: 4096 records of one step are kept on close, 4097 compacted to the live ones (%zu, %zu lines)", at, past);
+	blog_close(b);
+	/* 4097 records of 1366 steps: fewer than three a step, kept; of 1365, compacted */
+	size_t steps[2] = { 1366, 1365 }, got[2];
+	for (int k = 0; k < 2; k++) {
+		unlink(path);
+		b = blog_open(path);
+		for (int i = 0; i < 4097; i++) {
+			char p[32];
+			snprintf(p, sizeof p, "all/m/k%zu", (size_t)i % steps[k]);
+			r.path = p;
+			blog_append(b, &r);
+		}
+		blog_close(b);
+		got[k] = lines_in(path);
+	}
+	TAP_OK(got[0] == 4098 && got[1] == 1366, "build log: compacted only where the records are more than three a step (%zu, %zu lines)",
+	       got[0], got[1]);
+	unlink(path);
+	rmdir(dir);
+	free(path);
+}
+
 int main(void)
 {
 	/* the loaders warn about every bad input: keep the TAP stream readable */
@@ -798,6 +860,7 @@ int main(void)
 	test_explain();
 	test_fuzz();
 	test_blog_last();
+	test_blog_compact();
 	test_gc();
 	test_corrupt();
 	test_tail();
