@@ -851,6 +851,80 @@ static void test_blog_compact(void)
 	free(path);
 }
 
+/* records of n keys, written in rounds over them, then closed: the action
+ * map's lines after the close */
+static size_t actions_after(const char *cd, size_t records, size_t keys)
+{
+	char *rm = xasprintf("rm -rf '%s'", cd);
+	if (system(rm) != 0)
+		return 0;
+	free(rm);
+	kopt_cache *c = cache_open(cd);
+	for (size_t i = 0; c && i < records; i++) {
+		char k[32], m[64];
+		snprintf(k, sizeof k, "key %zu", i % keys);
+		snprintf(m, sizeof m, "{\"kind\":\"capture\",\"n\":%zu}", i);
+		cache_put(c, hash_str(k), hash_str(m), m);
+	}
+	cache_close(c);
+	char *ap = xasprintf("%s/actions", cd);
+	size_t n = lines_in(ap);
+	free(ap);
+	return n;
+}
+
+/* the action map is rewritten on close past 64 records where at least
+ * half are superseded; the worker environments' file read back, a corrupt
+ * one forgotten with a warning, an absent one without */
+static void test_actions_env(void)
+{
+	char dir[] = "/tmp/kopt-actenv-XXXXXX";
+	if (!mkdtemp(dir)) {
+		TAP_OK(0, "actions: a scratch folder");
+		return;
+	}
+	char *cd = xasprintf("%s/cache", dir);
+	size_t a64 = actions_after(cd, 64, 1), a65 = actions_after(cd, 65, 1);
+	size_t h65 = actions_after(cd, 65, 33), h66 = actions_after(cd, 66, 33);
+	TAP_OK(a64 == 65 && a65 == 2 && h65 == 66 && h66 == 34,
+	       "actions: rewritten on close past 64 records with at least two a key (64 of 1 key: %zu lines, 65: %zu; "
+	       "65 of 33 keys: %zu, 66: %zu)", a64, a65, h65, h66);
+
+	struct caught cg;
+	char w[1024];
+	catch_start(&cg);
+	kopt_cache *c = cache_open(cd);
+	json_t *none = c ? cache_env_get(c, "gpu0") : (json_t *)1;
+	json_t *env = json_pack("{s:s,s:i}", "gpu", "NVIDIA H200", "sms", 132);
+	int set = c && cache_env_set(c, "gpu0", env) == 0;
+	cache_close(c);
+	c = cache_open(cd);
+	json_t *back = c ? cache_env_get(c, "gpu0") : NULL;
+	int same = back && json_equal(back, env);
+	cache_close(c);
+	catch_end(&cg, w, sizeof w);
+	TAP_OK(!none && set && same && !*w, "env: none at first, then read back as written, without a warning ('%s')", w);
+	sh("cd '%s/cache' && sed -i 's/H200/H100/' env", dir);
+	catch_start(&cg);
+	c = cache_open(cd);
+	back = c ? cache_env_get(c, "gpu0") : (json_t *)1;
+	cache_close(c);
+	catch_end(&cg, w, sizeof w);
+	TAP_OK(!back && strstr(w, "/env' is corrupt; the environment fingerprints are forgotten"),
+	       "env: a changed byte under the checksum: forgotten, with a warning");
+	sh("cd '%s/cache' && rm -f env && mkdir env", dir);
+	catch_start(&cg);
+	c = cache_open(cd);
+	back = c ? cache_env_get(c, "gpu0") : (json_t *)1;
+	cache_close(c);
+	catch_end(&cg, w, sizeof w);
+	TAP_OK(!back && strstr(w, "/env' cannot be read: ") && strstr(w, "; the environment fingerprints are forgotten"),
+	       "env: one that cannot be read: forgotten, with a warning");
+	json_decref(env);
+	sh("rm -rf '%s'", dir);
+	free(cd);
+}
+
 int main(void)
 {
 	/* the loaders warn about every bad input: keep the TAP stream readable */
@@ -863,6 +937,7 @@ int main(void)
 	test_blog_compact();
 	test_gc();
 	test_corrupt();
+	test_actions_env();
 	test_tail();
 	test_queue_progress();
 	test_outdir();
