@@ -228,6 +228,26 @@ static void test_moves(void)
 	json_decref(row);
 }
 
+/* the ranking keeps the prior order among equal scores; the sort puts more
+ * wins first, then more tries, then by name; shapes ("=...") are no lessons */
+static void test_rank_sort(void)
+{
+	double score[] = { 1, 2, 2, 0.5, 2 };
+	size_t order[5];
+	memory_rank(order, score, 5);
+	TAP_OK(order[0] == 1 && order[1] == 2 && order[2] == 4 && order[3] == 0 && order[4] == 3,
+	       "rank: highest first, equal scores in their prior order (%zu %zu %zu %zu %zu)", order[0], order[1], order[2],
+	       order[3], order[4]);
+	struct mem_stat st[] = { { "b", 3, 1, 0 }, { "a", 3, 1, 0 }, { "=XBLOCK=1", 9, 9, 0 }, { "c", 4, 1, 0 }, { "d", 1, 2, 0 } };
+	struct memory m = { st, 5, 5 };
+	TAP_IS_INT(memory_lessons(&m), 11, "lessons: the tries of strategies, not of shapes");
+	memory_sort(&m);
+	TAP_OK(!strcmp(st[0].strategy, "=XBLOCK=1") && !strcmp(st[1].strategy, "d") && !strcmp(st[2].strategy, "c") &&
+	       !strcmp(st[3].strategy, "a") && !strcmp(st[4].strategy, "b"),
+	       "sort: more wins first, then more tries, then the name (%s %s %s %s %s)", st[0].strategy, st[1].strategy,
+	       st[2].strategy, st[3].strategy, st[4].strategy);
+}
+
 int main(void)
 {
 	if (!mkdtemp(dir))
@@ -235,6 +255,7 @@ int main(void)
 	test_score();
 	test_plan();
 	test_moves();
+	test_rank_sort();
 	char *cmd = NULL;
 	if (asprintf(&cmd, "rm -rf '%s'", dir) >= 0 && system(cmd) != 0)
 		tap_diag("cannot remove %s", dir);
