@@ -44,6 +44,23 @@ static void test_hash(void)
 	hash_hex(h, hex);
 	TAP_OK(strlen(hex) == 32 && hash_parse(hex, &back) == 0 && hash_eq(h, back), "hash hex round trip");
 	TAP_OK(hash_parse("xyz", &back) < 0, "hash_parse refuses garbage");
+	kopt_hash k = { 0x0123456789abcdefULL, 0xfedcba9876543210ULL }, p;
+	hash_hex(k, hex);
+	TAP_IS_STR(hex, "0123456789abcdeffedcba9876543210", "hash_hex: the high half first, most significant digit first");
+	TAP_OK(hash_parse("0123456789ABCDEFfedcba9876543210 and more", &p) == 0 && hash_eq(p, k),
+	       "hash_parse: upper-case digits, and whatever follows the 32 digits");
+	static const char *const bad[] = { "0123456789abcdeffedcba987654321", "0123456789abcdeffedcba987654321g",
+					   "g123456789abcdeffedcba9876543210", "0123456789abcdef fedcba987654321",
+					   "0123456789abcdeffedcba98765432/0", "0123456789abcdeffedcba98765432:0",
+					   "0123456789abcdeffedcba98765432@0", "0123456789abcdeffedcba98765432G0",
+					   "0123456789abcdeffedcba98765432`0" };
+	int refused = 0;
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+		refused += hash_parse(bad[i], &p) == -1;
+	TAP_IS_INT(refused, 9, "hash_parse: 31 digits, or a character beside 0-9, a-f, A-F anywhere, refused");
+	TAP_OK(hash_is_zero((kopt_hash){ 0, 0 }) && !hash_is_zero((kopt_hash){ 0, 1 }) && !hash_is_zero((kopt_hash){ 1, 0 }) &&
+	       !hash_eq((kopt_hash){ 1, 2 }, (kopt_hash){ 1, 3 }) && !hash_eq((kopt_hash){ 1, 2 }, (kopt_hash){ 0, 2 }),
+	       "hash_is_zero and hash_eq look at both halves");
 
 	struct hash_key a, b;
 	hash_key_init(&a, "verify", 1);
