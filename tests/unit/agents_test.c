@@ -628,6 +628,38 @@ int main(void)
 	       json_integer_value(json_object_get(json_object_get(rp.candidate, "config"), "R0_BLOCK")) == 1024,
 	       "debugger: repairs a config that did not build by halving its blocks");
 	agent_reply_release(&rp);
+	/* to the value: XBLOCK, YBLOCK and R0_BLOCK halved down to 1, warps
+	 * kept, one stage, repair_of the index; once; only for a build failure */
+	{
+		json_t *bc = J("{\"source\":null,\"config\":{\"XBLOCK\":2,\"YBLOCK\":1,\"R0_BLOCK\":64,\"num_warps\":8,"
+			       "\"num_stages\":3},\"role\":\"coder\",\"name\":\"x-up\",\"strategy\":\"coder: x-up\"}");
+		json_t *want = J("{\"XBLOCK\":1,\"YBLOCK\":1,\"R0_BLOCK\":32,\"num_warps\":8,\"num_stages\":1}");
+		struct agent_try tr[2] = { { 0, c[0], "fail", "perf", NULL, 0.9, 0, 0 },
+					   { 4, bc, "fail", "static", "static: does not build: x", 0, 0, 0 } };
+		struct agent_request rq2 = { &slow, &cfg, 2, tr, 2, memory, "test.kopt", NULL };
+		TAP_OK(agent_propose(&rq2, &rp) == 0 && rp.candidate &&
+		       json_equal(json_object_get(rp.candidate, "config"), want) &&
+		       json_integer_value(json_object_get(rp.candidate, "repair_of")) == 4 &&
+		       !strcmp(json_string_value(json_object_get(rp.candidate, "name")), "repair"),
+		       "debugger: blocks halved down to 1, warps kept, one stage, repair_of the failed candidate's index");
+		json_t *fixed = rp.candidate ? json_incref(rp.candidate) : NULL;
+		agent_reply_release(&rp);
+		static const char *const gates[] = { "static", "static", "correctness" };
+		static const char *const reasons[] = { "static: does not build: x", "static: forbidden call", "static: does not build" };
+		int none = 0;
+		for (int v = 0; v < 3; v++) {
+			struct agent_try t2[2] = { tr[0], { 5, v == 0 ? fixed : bc, "fail", gates[v], reasons[v], 0, 0, 0 } };
+			struct agent_request rq3 = { &slow, &cfg, 2, t2, 2, memory, "test.kopt", NULL };
+			if (agent_propose(&rq3, &rp) == 0 &&
+			    !(rp.candidate && !strcmp(json_string_value(json_object_get(rp.candidate, "role")), "debugger")))
+				none++;
+			agent_reply_release(&rp);
+		}
+		TAP_IS_INT(none, 3, "debugger: no repair of a repair, of a static failure that built, or of another gate's failure");
+		json_decref(fixed);
+		json_decref(want);
+		json_decref(bc);
+	}
 
 	/* persistent reductions: no R0_BLOCK ever */
 	json_t *per = J("{\"XBLOCK\":1,\"num_warps\":8,\"num_stages\":1}");
