@@ -1,6 +1,6 @@
 /* tests/llm/prompt_test.c: the kernel prompt and the kernel taken from a reply, a
  * gate's reason as the prompt quotes it, who made a candidate (no network) */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -465,6 +465,58 @@ static void t_units(void)
 	TAP_OK(right == (int)(sizeof by / sizeof *by), "bytes in the prompt: KB at 1000, TB the largest unit");
 }
 
+/* a reply's launch config against the kernel's: blocks it has and warps
+ * powers of two up to 65536 and 32, stages 1 to 8, whole numbers; the
+ * keys left out keep the kernel's values */
+static void t_reply_config(void)
+{
+	static const struct { const char *cfg, *want, *err; } cs[] = {
+		{ "{\"XBLOCK\": 65536, \"num_warps\": 32, \"num_stages\": 8}", "{\"XBLOCK\":65536,\"R0_BLOCK\":64,\"num_warps\":32,\"num_stages\":8}", NULL },
+		{ "{\"num_stages\": 1, \"num_warps\": 1, \"R0_BLOCK\": 1}", "{\"XBLOCK\":8,\"R0_BLOCK\":1,\"num_warps\":1,\"num_stages\":1}", NULL },
+		{ "{\"XBLOCK\": 131072}", NULL, "the launch config's XBLOCK = 131072 is out of range" },
+		{ "{\"XBLOCK\": 48}", NULL, "the launch config's XBLOCK = 48 is out of range" },
+		{ "{\"XBLOCK\": 0}", NULL, "the launch config's XBLOCK = 0 is out of range" },
+		{ "{\"num_warps\": 64}", NULL, "the launch config's num_warps = 64 is out of range" },
+		{ "{\"num_warps\": 12}", NULL, "the launch config's num_warps = 12 is out of range" },
+		{ "{\"num_stages\": 0}", NULL, "the launch config's num_stages = 0 is out of range" },
+		{ "{\"num_stages\": 9}", NULL, "the launch config's num_stages = 9 is out of range" },
+		{ "{\"num_warps\": 4.0}", NULL, "the launch config's num_warps is not a whole number" },
+		{ "{\"YBLOCK\": 4}", NULL, "the launch config's key YBLOCK is not one of the kernel's" },
+		{ "{\"maxnreg\": 128}", NULL, "the launch config's key maxnreg is not one of the kernel's" },
+	};
+	json_t *kc = json_loads("{\"XBLOCK\":8,\"R0_BLOCK\":64,\"num_warps\":4,\"num_stages\":2}", 0, NULL);
+	struct agent_kernel k = { "m", K, "reduction", src, kc, NULL, NULL, NULL, 0, 0 };
+	struct agent_request rq = { &k, NULL, 1, NULL, 0, NULL, NULL, NULL, NULL, NULL };
+	int right = 0;
+	for (size_t i = 0; i < sizeof cs / sizeof *cs; i++) {
+		char *text = NULL;
+		if (asprintf(&text, "Here:\n```json\n%s\n```\n", cs[i].cfg) < 0)
+			abort();
+		json_t *smp = llm_sample_of(&rq, text, NULL), *w = cs[i].want ? json_loads(cs[i].want, 0, NULL) : NULL;
+		const char *ce = json_string_value(json_object_get(smp, "config_error"));
+		if (w ? json_equal(json_object_get(smp, "config"), w) && !ce
+		      : !json_object_get(smp, "config") && ce && !strcmp(ce, cs[i].err))
+			right++;
+		else {
+			char *d = json_dumps(smp, JSON_COMPACT);
+			printf("# %s: %s\n", cs[i].cfg, d);
+			free(d);
+		}
+		json_decref(w);
+		json_decref(smp);
+		free(text);
+	}
+	TAP_OK(right == (int)(sizeof cs / sizeof *cs), "a reply's launch config: each range's ends in, one past out, its keys the kernel's");
+	struct agent_kernel bare = { "m", K, "pointwise", src, NULL, NULL, NULL, NULL, 0, 0 };
+	rq.kernel = &bare;
+	json_t *smp = llm_sample_of(&rq, "```json\n{\"YBLOCK\": 16, \"num_warps\": 2}\n```\n", NULL);
+	json_t *w = json_loads("{\"YBLOCK\":16,\"num_warps\":2}", 0, NULL);
+	TAP_OK(json_equal(json_object_get(smp, "config"), w), "a kernel without a config takes any block key of the list");
+	json_decref(w);
+	json_decref(smp);
+	json_decref(kc);
+}
+
 int main(void)
 {
 	t_prompt();
@@ -473,6 +525,7 @@ int main(void)
 	t_reason();
 	t_made_by();
 	t_units();
+	t_reply_config();
 	t_reply();
 	t_budget();
 	t_context();
