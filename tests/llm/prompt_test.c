@@ -517,6 +517,68 @@ static void t_reply_config(void)
 	json_decref(kc);
 }
 
+static json_t *JS(const char *t)
+{
+	json_t *j = json_loads(t, 0, NULL);
+	if (!j)
+		abort();
+	return j;
+}
+
+/* the search so far as the LLM coder reads it: the best pass (the first of
+ * equal speedups), the last round's head and replies, whether the round is
+ * still open, and how many rounds in a row built nothing (failed gate 1) */
+static void t_state(void)
+{
+	json_t *b0 = JS("{\"name\":\"x-up\",\"role\":\"coder\",\"config\":{\"XBLOCK\":8}}");
+	json_t *h0 = JS("{\"name\":\"llm\",\"role\":\"coder\",\"source\":\"a\",\"round\":0,\"sample\":0,\"beam\":[{},{},{}]}");
+	json_t *s1 = JS("{\"name\":\"llm\",\"role\":\"coder\",\"source\":\"b\",\"round\":0,\"sample\":2}");
+	json_t *h1 = JS("{\"name\":\"llm\",\"role\":\"coder\",\"source\":\"c\",\"round\":1,\"sample\":0,\"beam\":[{},{}]}");
+	json_t *rp = JS("{\"name\":\"llm\",\"role\":\"debugger\",\"source\":\"d\",\"round\":1,\"sample\":1,\"repair_of\":3}");
+	json_t *tu = JS("{\"name\":\"descent\",\"role\":\"tuner\",\"config\":{\"XBLOCK\":16}}");
+	struct agent_kernel k = { "m", K, "pointwise", src, NULL, NULL, NULL, NULL, 0, 0 };
+	struct llm_state st;
+	struct agent_request rq = { &k, NULL, 0, NULL, 0, NULL, NULL, NULL, NULL, NULL };
+	llm_state_of(&rq, &st);
+	TAP_OK(st.head == -1 && st.best == -1 && st.rounds == 0 && st.failed == 0 && !st.open, "state: nothing yet");
+	struct agent_try t[6] = {
+		{ 0, b0, "pass", "perf", NULL, 1.2, 0, 0 }, { 1, h0, "fail", "static", NULL, 0, 0, 0 },
+		{ 2, s1, "fail", "correctness", NULL, 0, 0, 0 }, { 3, h1, "pass", "perf", NULL, 1.2, 0, 0 },
+		{ 4, rp, "fail", "static", NULL, 0, 0, 0 }, { 5, tu, "pass", "perf", NULL, 1.3, 0, 0 },
+	};
+	rq.traj = t;
+	rq.ntraj = 3;
+	llm_state_of(&rq, &st);
+	TAP_OK(st.head == 1 && st.round == 0 && st.rounds == 1 && st.open && st.last_sample == 2 && st.best == 0 && st.failed == 0,
+	       "state: a round open with its replies 0 and 2, one of them past gate 1: no failed round (head %d, last %d, failed %d)",
+	       st.head, st.last_sample, st.failed);
+	t[2].gate = "static";
+	llm_state_of(&rq, &st);
+	TAP_OK(st.failed == 1, "state: a round whose replies all failed gate 1 built nothing (%d)", st.failed);
+	rq.ntraj = 4;
+	llm_state_of(&rq, &st);
+	TAP_OK(st.head == 3 && st.round == 1 && st.rounds == 2 && st.open && st.last_sample == 0 && st.best == 0 && st.failed == 0,
+	       "state: the next round's head, which passed at a speedup equal to the best's: the best stays the first (best %d)",
+	       st.best);
+	rq.ntraj = 5;
+	llm_state_of(&rq, &st);
+	TAP_OK(st.head == 3 && !st.open && st.last_sample == 0, "state: a repair after the round's head closes the round");
+	t[1].gate = "perf";
+	rq.ntraj = 6;
+	llm_state_of(&rq, &st);
+	TAP_OK(st.best == 5 && !st.open && st.failed == 0, "state: a faster pass is the best; a tuner's step closes the round");
+	t[3].verdict = "fail";
+	t[3].gate = "static";
+	llm_state_of(&rq, &st);
+	TAP_OK(st.failed == 1, "state: the last round built nothing (its repair failed gate 1 too): one failed round");
+	json_decref(b0);
+	json_decref(h0);
+	json_decref(s1);
+	json_decref(h1);
+	json_decref(rp);
+	json_decref(tu);
+}
+
 int main(void)
 {
 	t_prompt();
@@ -526,6 +588,7 @@ int main(void)
 	t_made_by();
 	t_units();
 	t_reply_config();
+	t_state();
 	t_reply();
 	t_budget();
 	t_context();
