@@ -579,6 +579,38 @@ static void t_state(void)
 	json_decref(tu);
 }
 
+/* whether a reply makes a new candidate: a kernel or a config, not the
+ * kernel as it is, not an earlier candidate (source and config both) */
+static void t_fresh(void)
+{
+	json_t *c0 = JS("{\"source\":\"new\",\"config\":{\"XBLOCK\":8}}"), *c1 = JS("{\"source\":null,\"config\":{\"XBLOCK\":16}}");
+	struct agent_kernel k = { "m", K, "pointwise", src, NULL, NULL, NULL, NULL, 0, 0 };
+	struct agent_try t[2] = { { 0, c0, "fail", "perf", NULL, 0, 0, 0 }, { 1, c1, "fail", "perf", NULL, 0, 0, 0 } };
+	struct agent_request rq = { &k, NULL, 2, t, 2, NULL, NULL, NULL, NULL, NULL };
+	json_t *own = json_pack("{s:s}", "source", src), *own_cfg = json_pack("{s:s, s:{s:i}}", "source", src, "config", "XBLOCK", 4);
+	static const struct { const char *j; bool fresh; } f[] = {
+		{ "{}", false }, { "{\"config\":[1]}", false }, { "{\"source\":\"new\",\"config\":{\"XBLOCK\":8}}", false },
+		{ "{\"source\":\"new\",\"config\":{\"XBLOCK\":32}}", true }, { "{\"source\":\"new\"}", true },
+		{ "{\"config\":{\"XBLOCK\":16}}", false }, { "{\"config\":{\"XBLOCK\":8}}", true },
+		{ "{\"source\":\"newer\",\"config\":{\"XBLOCK\":8}}", true },
+	};
+	int right = 0;
+	for (size_t i = 0; i < sizeof f / sizeof *f; i++) {
+		json_t *x = JS(f[i].j);
+		if (llm_fresh(&rq, x) == f[i].fresh)
+			right++;
+		else
+			printf("# %s: %d\n", f[i].j, !f[i].fresh);
+		json_decref(x);
+	}
+	TAP_OK(right == (int)(sizeof f / sizeof *f) && !llm_fresh(&rq, own) && llm_fresh(&rq, own_cfg),
+	       "fresh: a kernel or a config that is neither the kernel as it is nor an earlier candidate");
+	json_decref(own);
+	json_decref(own_cfg);
+	json_decref(c0);
+	json_decref(c1);
+}
+
 int main(void)
 {
 	t_prompt();
@@ -589,6 +621,7 @@ int main(void)
 	t_units();
 	t_reply_config();
 	t_state();
+	t_fresh();
 	t_reply();
 	t_budget();
 	t_context();
