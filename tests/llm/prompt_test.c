@@ -611,6 +611,43 @@ static void t_fresh(void)
 	json_decref(c1);
 }
 
+/* the budget check of one call at each limit: calls used up at the limit,
+ * tokens at the limit or short of what the call needs, wall time when
+ * less than a second or a twentieth of it is left; none without limits */
+static void t_budget_edges(void)
+{
+	struct strbuf e = STRBUF_INIT;
+	double now = kopt_now();
+	struct llm_budget b = { 3, -1, -1, now, 2, 0 };
+	int ok = llm_budget_check(&b, 10, &e) == 0 && !e.len;
+	b.calls = 3;
+	ok &= llm_budget_check(&b, 10, &e) == -1 && !strcmp(e.buf, "llm budget: 3 calls used of 3");
+	TAP_OK(ok, "budget: two calls of three leave one, three of three none");
+	strbuf_reset(&e);
+	b = (struct llm_budget){ -1, 100, -1, now, 50, 99 };
+	ok = llm_budget_check(&b, 1, &e) == 0;
+	ok &= llm_budget_check(&b, 2, &e) == -1 && !strcmp(e.buf, "llm budget: 99 tokens used of 100, this call needs about 2");
+	strbuf_reset(&e);
+	b.tokens = 100;
+	ok &= llm_budget_check(&b, 0, &e) == -1 && !strcmp(e.buf, "llm budget: 100 tokens used of 100");
+	TAP_OK(ok, "budget: a call that needs exactly the tokens left starts, one more does not, none at the limit");
+	strbuf_reset(&e);
+	b = (struct llm_budget){ -1, -1, 100, now - 94, 0, 0 };
+	ok = llm_budget_check(&b, 0, &e) == 0;
+	b.start = now - 99.3;
+	ok &= llm_budget_check(&b, 0, &e) == -1 && !strncmp(e.buf, "llm budget: 99.", 15) && strstr(e.buf, "s of wall time used of 100.0 s");
+	strbuf_reset(&e);
+	b = (struct llm_budget){ -1, -1, 10, now - 9.2, 0, 0 };
+	ok &= llm_budget_check(&b, 0, &e) == 0;
+	b.start = now - 9.7;
+	ok &= llm_budget_check(&b, 0, &e) == -1;
+	TAP_OK(ok, "budget: no call with a second left of 100 s, or a twentieth left of 10 s (%s)", e.buf ? e.buf : "");
+	strbuf_reset(&e);
+	b = (struct llm_budget){ -1, -1, -1, now - 1e6, 1000000, 1000000000 };
+	TAP_OK(llm_budget_check(&b, 1000000, &e) == 0 && !e.len, "budget: no limits, no refusal");
+	strbuf_release(&e);
+}
+
 int main(void)
 {
 	t_prompt();
@@ -622,6 +659,7 @@ int main(void)
 	t_reply_config();
 	t_state();
 	t_fresh();
+	t_budget_edges();
 	t_reply();
 	t_budget();
 	t_context();
