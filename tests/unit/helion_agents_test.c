@@ -116,6 +116,41 @@ static void moves_at_bounds(void)
 	       "loop-swap swaps the first two of the first order only; without loop orders it does not apply");
 }
 
+/* the context digest of a Helion kernel's later candidates, to the byte:
+ * every config tried in order (null where none), a "!" on a failure for
+ * want of resources (a failed try only), the plan, and the index of the
+ * best pass with a config (the first of equal speedups) */
+static void digest_exact(json_t *cj)
+{
+	static const char *const cs[] = {
+		"{\"config\":{\"block_sizes\":[64]},\"plan\":[\"b0-up\",\"b0-down\"]}", "{\"config\":{\"block_sizes\":[128]}}",
+		"{\"config\":{\"block_sizes\":[32]}}", "{\"source\":\"x\"}", "{\"config\":{\"block_sizes\":[16]}}",
+	};
+	json_t *c[5];
+	for (int i = 0; i < 5; i++)
+		c[i] = J(cs[i]);
+	const char *oom = "correctness: the candidate did not run: OutOfResources: out of resource: shared memory";
+	struct agent_try t[5] = {
+		{ .index = 3, .candidate = c[0], .verdict = "pass", .gate = "perf", .speedup = 1.1 },
+		{ .index = 4, .candidate = c[1], .verdict = "fail", .gate = "correctness", .reason = oom },
+		{ .index = 5, .candidate = c[2], .verdict = "pass", .gate = "perf", .speedup = 1.1 },
+		{ .index = 7, .candidate = c[3], .verdict = "pass", .gate = "perf", .speedup = 2.0 },
+		{ .index = 8, .candidate = c[4], .verdict = "pass", .gate = "perf", .reason = oom, .speedup = 1.05 },
+	};
+	struct kopt_agents cfg;
+	memset(&cfg, 0, sizeof cfg);
+	cfg.budget = 16;
+	struct agent_kernel k = { "softmax", "_helion_softmax", "helion", NULL, cj, NULL, NULL, NULL, 0 };
+	struct agent_request rq = { &k, &cfg, 9, t, 5, NULL, "test.kopt", NULL };
+	char *d = agent_context_digest(&rq);
+	TAP_OK(d && strstr(d, "helion;tried={\"block_sizes\":[64]},{\"block_sizes\":[128]}!,{\"block_sizes\":[32]},null,"
+			      "{\"block_sizes\":[16]};plan=[\"b0-up\",\"b0-down\"];best=3"),
+	       "a Helion kernel's context digest: the configs tried, those out of resources, the plan, the best (%s)", d);
+	free(d);
+	for (int i = 0; i < 5; i++)
+		json_decref(c[i]);
+}
+
 int main(void)
 {
 	struct kopt_agents cfg;
@@ -269,6 +304,7 @@ int main(void)
 	       "a Helion kernel without a helion.Config gets no candidate, and says why");
 	agent_reply_release(&rp);
 	json_decref(tc);
+	digest_exact(cj);
 	json_decref(cj);
 	json_decref(row);
 	return tap_done();
