@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -942,6 +943,59 @@ static void test_actions_env(void)
 	free(cd);
 }
 
+/* a cache whose lock another holds: waited for (said once, with the pid
+ * the lock file names, "unknown" where it names none) up to
+ * KOPT_LOCK_WAIT_MS, then refused with that pid; once free, opened, and
+ * the lock file then names this process */
+static void test_lock(void)
+{
+	char dir[] = "/tmp/kopt-lock-XXXXXX";
+	if (!mkdtemp(dir)) {
+		TAP_OK(0, "lock: a scratch folder");
+		return;
+	}
+	char *cd = xasprintf("%s/cache", dir), *lp = xasprintf("%s/cache/lock", dir);
+	kopt_cache *c = cache_open(cd);
+	cache_close(c);
+	int fd = open(lp, O_RDWR);
+	int held = fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0 && ftruncate(fd, 0) == 0 && write(fd, "4242\n", 5) == 5;
+	struct caught cg;
+	char w[1024];
+	setenv("KOPT_LOCK_WAIT_MS", "150", 1);
+	catch_start(&cg);
+	double t0 = kopt_now();
+	c = cache_open(cd);
+	double waited = kopt_now() - t0;
+	catch_end(&cg, w, sizeof w);
+	TAP_OK(held && !c && waited >= 0.14 && strstr(w, "waiting for the cache lock held by pid 4242\n") &&
+	       strstr(w, "is in use by another koptmake (pid 4242); try again when it is done") &&
+	       strstr(strstr(w, "waiting") + 1, "waiting") == NULL,
+	       "lock: held by another: waited for %.2f s, said once with its pid, then refused with it", waited);
+	setenv("KOPT_LOCK_WAIT_MS", "0", 1);
+	if (ftruncate(fd, 0) != 0)
+		abort();
+	catch_start(&cg);
+	c = cache_open(cd);
+	catch_end(&cg, w, sizeof w);
+	TAP_OK(!c && !strstr(w, "waiting") && strstr(w, "in use by another koptmake (pid unknown)"),
+	       "lock: no wait at 0 ms, and a lock file without a pid says unknown ('%s')", w);
+	close(fd);
+	unsetenv("KOPT_LOCK_WAIT_MS");
+	c = cache_open(cd);
+	char pid[32] = "";
+	FILE *f = fopen(lp, "r");
+	if (f) {
+		if (!fgets(pid, sizeof pid, f))
+			pid[0] = 0;
+		fclose(f);
+	}
+	TAP_OK(c && atol(pid) == (long)getpid(), "lock: once free, the cache opens and its lock file names this process (%s)", pid);
+	cache_close(c);
+	sh("rm -rf '%s'", dir);
+	free(cd);
+	free(lp);
+}
+
 int main(void)
 {
 	/* the loaders warn about every bad input: keep the TAP stream readable */
@@ -955,6 +1009,7 @@ int main(void)
 	test_gc();
 	test_corrupt();
 	test_actions_env();
+	test_lock();
 	test_tail();
 	test_queue_progress();
 	test_outdir();
