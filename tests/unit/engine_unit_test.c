@@ -996,6 +996,54 @@ static void test_lock(void)
 	free(lp);
 }
 
+/* -t gc's sweep of objects/: a leftover temporary file goes and counts;
+ * a file whose name with its folder's is not 32 hex digits goes; a file of
+ * a live object stays; a manifest with a newline is refused */
+static void test_gc_sweep(void)
+{
+	char dir[] = "/tmp/kopt-gcs-XXXXXX";
+	if (!mkdtemp(dir)) {
+		TAP_OK(0, "gc sweep: a scratch folder");
+		return;
+	}
+	char *cd = xasprintf("%s/cache", dir);
+	kopt_cache *c = cache_open(cd);
+	kopt_hash obj, key = hash_str("k");
+	char hex[HASH_HEX];
+	int ok = c && cache_object_put(c, "live\n", 5, &obj) == 0;
+	hash_hex(obj, hex);
+	char *m = xasprintf("{\"kind\":\"capture\",\"objects\":{\"x\":\"%s\"}}", hex);
+	ok = ok && cache_put(c, key, hash_str(m), m) == 0;
+	struct caught cg;
+	char w[512];
+	catch_start(&cg);
+	int nl = c ? cache_put(c, hash_str("n"), hash_str("n"), "{\"a\":\n1}") : 0;
+	catch_end(&cg, w, sizeof w);
+	TAP_OK(nl == -1 && strstr(w, "internal: a manifest with a newline") && !cache_get(c, hash_str("n")),
+	       "cache_put refuses a manifest with a newline");
+	cache_close(c);
+	char *plant = xasprintf("cd '%%s/cache/objects' && head -c 1000 /dev/zero > tmp.99.0 && head -c 7 /dev/zero > %.2s/short && "
+				"mkdir -p zz && head -c 3 /dev/zero > zz/0123456789abcdef0123456789abcd", hex);
+	ok = ok && sh(plant, dir) == 0;
+	free(plant);
+	c = cache_open(cd);
+	uint64_t freed = 0;
+	size_t ne = 0, no = 0;
+	if (c) {
+		cache_mark(c, key);
+		ok = ok && cache_gc(c, &freed, &ne, &no) == 0;
+	}
+	struct strbuf sb = STRBUF_INIT;
+	TAP_OK(ok && freed == 1010 && no == 2 && ne == 0 && cache_object_get(c, obj, &sb) == 0,
+	       "gc sweep: a leftover temporary file and files that name no object go (1010 bytes, 2 objects: %llu, %zu), the live object stays",
+	       (unsigned long long)freed, no);
+	strbuf_release(&sb);
+	cache_close(c);
+	sh("rm -rf '%s'", dir);
+	free(m);
+	free(cd);
+}
+
 int main(void)
 {
 	/* the loaders warn about every bad input: keep the TAP stream readable */
@@ -1007,6 +1055,7 @@ int main(void)
 	test_blog_last();
 	test_blog_compact();
 	test_gc();
+	test_gc_sweep();
 	test_corrupt();
 	test_actions_env();
 	test_lock();
