@@ -548,6 +548,38 @@ static void t_secrets(void)
 	TAP_OK(llm_complete(&cfg, &req, NULL, &rep, &err) == -1 && !has(err.buf, SECRET) &&
 	       has(err.buf, "key_env must name an environment variable"),
 	       "a key pasted into key_env is not echoed");
+	/* key_env's name: a letter or an underscore first, then letters,
+	 * digits and underscores; what is refused before any network */
+	static const struct { const char *name; bool ok; } names[] = {
+		{ "_KOPT_NO_SUCH_1", true }, { "k9", true }, { "1KEY", false }, { "A-B", false }, { "A B", false }, { "-", false },
+	};
+	int named = 0;
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+		strbuf_reset(&err);
+		cfg.key_env = (char *)names[i].name;
+		int rc = llm_complete(&cfg, &req, NULL, &rep, &err);
+		named += rc == -1 && rep.attempts == 0 &&
+			 (names[i].ok ? has(err.buf, "is not set (it should hold the openai API key)")
+				      : has(err.buf, "key_env must name an environment variable"));
+	}
+	TAP_OK(named == 6, "key_env: a letter or an underscore first, then letters, digits, underscores (%d of 6)", named);
+	strbuf_reset(&err);
+	cfg.key_env = NULL;
+	struct kopt_llm bad = cfg;
+	bad.provider = (char *)"mistral";
+	int r1 = llm_complete(&bad, &req, NULL, &rep, &err);
+	TAP_OK(r1 == -1 && !strcmp(err.buf, "llm: unknown provider 'mistral' (expected openai or anthropic)"),
+	       "an unknown provider is refused, named (%s)", err.buf);
+	strbuf_reset(&err);
+	bad = cfg;
+	bad.model = (char *)"";
+	r1 = llm_complete(&bad, &req, NULL, &rep, &err);
+	TAP_OK(r1 == -1 && !strcmp(err.buf, "llm: openai: no model given") && rep.attempts == 0, "no model: refused");
+	strbuf_reset(&err);
+	struct llm_request empty = req;
+	empty.user = NULL;
+	r1 = llm_complete(&cfg, &empty, NULL, &rep, &err);
+	TAP_OK(r1 == -1 && !strcmp(err.buf, "llm: openai: empty request"), "no request text: refused");
 	strbuf_release(&err);
 	llm_reply_release(&rep);
 
