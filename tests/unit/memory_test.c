@@ -248,6 +248,35 @@ static void test_rank_sort(void)
 	       st[2].strategy, st[3].strategy, st[4].strategy);
 }
 
+/* a memory of 300 lessons, each of its own strategy, in 3 classes: every
+ * strategy read back with its one try, across the index's growth */
+static void test_many(void)
+{
+	char *path = NULL;
+	if (asprintf(&path, "%s/many.jsonl", dir) < 0)
+		return;
+	int ok = 1;
+	for (int i = 0; i < 300; i++) {
+		char cls[16], st[16];
+		snprintf(cls, sizeof cls, "c%d", i % 3);
+		snprintf(st, sizeof st, "s%d", i);
+		ok &= memory_append(path, "a.kopt", cls, st, NULL, NULL, i % 2, 1.5) == 0;
+	}
+	struct memory m;
+	memory_load(&m, path, "c1", NULL);
+	int right = 0;
+	for (int i = 1; i < 300; i += 3) {
+		char st[16];
+		snprintf(st, sizeof st, "s%d", i);
+		const struct mem_stat *x = memory_get(&m, st);
+		right += x && x->tries == 1 && x->wins == i % 2;
+	}
+	TAP_OK(ok && m.n == 100 && right == 100 && !memory_get(&m, "s0"),
+	       "memory: 300 strategies in 3 classes, each class's 100 read back with its try (%zu, %d)", m.n, right);
+	memory_release(&m);
+	free(path);
+}
+
 int main(void)
 {
 	if (!mkdtemp(dir))
@@ -256,6 +285,7 @@ int main(void)
 	test_plan();
 	test_moves();
 	test_rank_sort();
+	test_many();
 	char *cmd = NULL;
 	if (asprintf(&cmd, "rm -rf '%s'", dir) >= 0 && system(cmd) != 0)
 		tap_diag("cannot remove %s", dir);
