@@ -9,7 +9,8 @@
  * objects, which are remembered, warned about or removed; a stream's last
  * lines (engine/tail.h) to the byte; the ready queue and heap, the
  * progress count's guesses and clock; kopt-out/'s files written and
- * checked; a worker's environment and a child process's pipes.
+ * checked; a worker's environment and a child process's pipes; the
+ * graph's string store.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <config.h>
@@ -1044,6 +1045,39 @@ static void test_gc_sweep(void)
 	free(cd);
 }
 
+/* the graph's string store: strings of any length read back whole, a long
+ * one (past a quarter of a block) on its own, many short ones across
+ * blocks */
+static void test_strdup(void)
+{
+	static const struct rule_set none = { 0 };
+	struct dag *d = xcalloc(1, sizeof *d);
+	d->rules = &none;
+	size_t lens[] = { 16383, 16384, 16385, 70000, 65535, 1, 0 };
+	char *got[7 + 200];
+	char *want[7 + 200];
+	int n = 0;
+	for (size_t i = 0; i < 7; i++) {
+		want[n] = xmalloc(lens[i] + 1);
+		memset(want[n], 'a' + (int)i, lens[i]);
+		want[n][lens[i]] = 0;
+		got[n] = dag_strdup(d, want[n]);
+		n++;
+	}
+	for (int i = 0; i < 200; i++) {
+		want[n] = xasprintf("%0*d", 400 + i, i);
+		got[n] = dag_strdup(d, want[n]);
+		n++;
+	}
+	int same = 0;
+	for (int i = 0; i < n; i++) {
+		same += strcmp(got[i], want[i]) == 0;
+		free(want[i]);
+	}
+	TAP_IS_INT(same, n, "dag strings: each read back whole, long ones and short ones across blocks");
+	dag_free(d);
+}
+
 int main(void)
 {
 	/* the loaders warn about every bad input: keep the TAP stream readable */
@@ -1060,6 +1094,7 @@ int main(void)
 	test_actions_env();
 	test_lock();
 	test_tail();
+	test_strdup();
 	test_queue_progress();
 	test_outdir();
 	test_proc();
