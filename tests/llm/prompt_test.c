@@ -1,5 +1,7 @@
 /* tests/llm/prompt_test.c: the kernel prompt and the kernel taken from a reply, a
- * gate's reason as the prompt quotes it, who made a candidate (no network) */
+ * gate's reason as the prompt quotes it, who made a candidate, the search so far,
+ * a reply's launch config, the budget's limits, the conversation as JSON and an
+ * error body's message (no network) */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +10,7 @@
 #include "../../agents/llm.h"
 #include "../../agents/llm/facts.h"
 #include "../../agents/llm/trajectory.h"
+#include "../../agents/llm/wire.h"
 #include "../tap.h"
 
 #define K "triton_poi_fused_add_0"
@@ -648,6 +651,62 @@ static void t_budget_edges(void)
 	strbuf_release(&e);
 }
 
+/* the conversation as JSON messages: earlier turns by role, then the user
+ * prompt; text that is not UTF-8 is refused, saying which; an error body's
+ * message (error.message with its type, a bare error, detail, message),
+ * else an excerpt of the body with control characters escaped */
+static void t_wire(void)
+{
+	struct llm_turn turns[2] = { { LLM_USER, "first" }, { LLM_ASSISTANT, NULL } };
+	struct llm_request q = { 0 };
+	q.user = "now";
+	q.turns = turns;
+	q.nturns = 2;
+	json_t *m = json_array();
+	struct strbuf e = STRBUF_INIT;
+	int rc = llm_json_turns(m, &q, "openai", &e);
+	char *t = json_dumps(m, JSON_COMPACT);
+	TAP_OK(rc == 0 && !strcmp(t, "[{\"role\":\"user\",\"content\":\"first\"},{\"role\":\"assistant\",\"content\":\"\"},"
+			     "{\"role\":\"user\",\"content\":\"now\"}]"), "wire: earlier turns by role, an empty one empty, then the prompt");
+	free(t);
+	json_decref(m);
+	m = json_array();
+	turns[1].text = "bad \xff";
+	rc = llm_json_turns(m, &q, "openai", &e);
+	TAP_OK(rc == -1 && !strcmp(e.buf, "llm: openai: the text of an earlier turn is not valid UTF-8"), "wire: a turn that is not UTF-8 is refused (%s)", e.buf);
+	strbuf_reset(&e);
+	json_decref(m);
+	m = json_array();
+	turns[1].text = "ok";
+	q.user = "\xc3";
+	rc = llm_json_turns(m, &q, "anthropic", &e);
+	TAP_OK(rc == -1 && !strcmp(e.buf, "llm: anthropic: the user prompt is not valid UTF-8"), "wire: a prompt that is not UTF-8 is refused");
+	json_decref(m);
+	static const struct { const char *body, *says; } em[] = {
+		{ "{\"error\":{\"message\":\"bad key\",\"type\":\"auth\"}}", "bad key (auth)" },
+		{ "{\"error\":{\"message\":\"bad key\"}}", "bad key" },
+		{ "{\"error\":\"plain\"}", "plain" },
+		{ "{\"detail\":\"d\",\"message\":\"m\"}", "d" },
+		{ "{\"message\":\"m\"}", "m" },
+		{ "{\"error\":{\"type\":\"t\"},\"message\":\"m\"}", "m (t)" },
+		{ "<html>\n\tgone\x01</html>", "<html>  gone\\x01</html>" },
+		{ "", "(empty body)" },
+	};
+	int right = 0;
+	for (size_t i = 0; i < sizeof em / sizeof *em; i++) {
+		struct strbuf msg = STRBUF_INIT;
+		strbuf_addstr(&msg, "x: ");
+		size_t n = llm_error_message(em[i].body, strlen(em[i].body), &msg);
+		if (!strcmp(msg.buf + 3, em[i].says) && n == strlen(em[i].says))
+			right++;
+		else
+			printf("# %s: '%s'\n", em[i].body, msg.buf);
+		strbuf_release(&msg);
+	}
+	TAP_OK(right == (int)(sizeof em / sizeof *em), "wire: an error body's message, else its excerpt, and the bytes added");
+	strbuf_release(&e);
+}
+
 int main(void)
 {
 	t_prompt();
@@ -660,6 +719,7 @@ int main(void)
 	t_state();
 	t_fresh();
 	t_budget_edges();
+	t_wire();
 	t_reply();
 	t_budget();
 	t_context();
