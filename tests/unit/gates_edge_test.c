@@ -7,7 +7,8 @@
  *   - the noise rule: the lower quartile of the pairs' ratios must be at
  *     least 1, and exactly 1 passes;
  *   - gate 4's other edges: gamma itself, the fewest pairs, the times'
- *     units, the quartiles' interpolation, no regression's two tests.
+ *     units, the quartiles' interpolation, no regression's two tests;
+ *   - the compiled baseline's rmse rule to the last bit; which gates ran.
  */
 #include <math.h>
 #include <stdio.h>
@@ -107,6 +108,49 @@ static void perf_edges(void)
 	       "no regression: too few pairs fail, gate 4 run");
 }
 
+/* the compiled baseline's rmse rule at its edge, to the last bit: rmse
+ * exactly m times eager's plus a tenth of atol is as accurate as eager,
+ * one ulp more is not; m 2 for fp32 and 3 for half types. And each gate
+ * marks itself run, and no other. */
+static void baseline_edge(void)
+{
+	struct kopt_gates cfg;
+	gate_config_default(&cfg);
+	cfg.atol = 0.5;
+	cfg.atol_half = 0.25;
+	static const struct { const char *dtype; double m, atol; } dt[] = { { "float32", 2.0, 0.5 }, { "float16", 3.0, 0.25 } };
+	int right = 0;
+	for (int d = 0; d < 2; d++) {
+		double re = 0.375, lim = dt[d].m * re + dt[d].atol / 10.0;
+		for (int k = 0; k < 2; k++) {
+			double rc = k ? nextafter(lim, INFINITY) : lim;
+			json_t *c = json_pack("{s:[{s:i, s:[{s:i, s:s, s:b, s:b, s:b, s:b, s:f, s:b, s:f, s:f, s:b, s:b}]}]}", "seeds",
+					      "seed", 1, "outputs", "index", 0, "dtype", dt[d].dtype, "shape_mismatch", 0,
+					      "dtype_mismatch", 0, "nan_mismatch", 0, "inf_mismatch", 0, "max_abs", 9.0, "allclose", 0,
+					      "rmse_compiled", rc, "rmse_eager", re, "eager_close64", 1, "compiled_close64", 0);
+			char why[GATE_REASON_MAX];
+			enum gate_baseline_status st = gate_baseline(c, &cfg, why, sizeof why);
+			right += st == (k ? GATE_BASE_WRONG : GATE_BASE_ACCURATE);
+			if (st != (k ? GATE_BASE_WRONG : GATE_BASE_ACCURATE))
+				tap_diag("%s, rmse %.17g of limit %.17g: %s", dt[d].dtype, rc, lim, why);
+			json_decref(c);
+		}
+	}
+	TAP_IS_INT(right, 4, "baseline: rmse at m x eager's + atol / 10 is accurate, one ulp over is not (fp32 m 2, half m 3)");
+	struct gate_verdict v;
+	gate_verdict_init(&v);
+	gate_fp64(1e-6, 1e-6, 1e-4, GATE_DTYPE_FP32, &v);
+	unsigned fp = v.gates_run;
+	gate_verdict_init(&v);
+	double b[] = { 100, 100, 100 }, c[] = { 90, 90, 90 };
+	gate_perf(b, 3, c, 3, 1.03, 3, GATE_LEVEL_KERNEL, &v);
+	unsigned pf = v.gates_run;
+	gate_verdict_init(&v);
+	gate_no_regression(b, 3, c, 3, 3, &v);
+	TAP_OK(fp == 1u << GATE_FP64 && pf == 1u << GATE_PERF && v.gates_run == 1u << GATE_PERF,
+	       "each gate marks itself run and no other (fp64 %#x, perf %#x, no regression %#x)", fp, pf, v.gates_run);
+}
+
 int main(void)
 {
 	/* fp16: m = 3. A candidate 2.5x the baseline's error passes, 3.5x fails */
@@ -131,5 +175,6 @@ int main(void)
 	TAP_OK(!gate_perf(base2, 5, cand, 5, 1.03, 3, GATE_LEVEL_KERNEL, &v) && strstr(v.reason, "within the noise"),
 	       "perf: a lower quartile under 1 fails as noise");
 	perf_edges();
+	baseline_edge();
 	return tap_done();
 }
