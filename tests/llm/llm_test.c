@@ -1023,6 +1023,10 @@ static void t_edges(void)
 	TAP_OK(r.rc == -1 && has(r.err.buf, "openai reply is not JSON") &&
 	       ends_with(r.err.buf, "far too early</p></body></html> "), "a 120-byte page that is not JSON is quoted whole");
 	run_release(&r);
+	run_scenario(&r, "anthropic_not_json_120", "anthropic", &req, NULL, "KOPT_TEST_KEY");
+	TAP_OK(r.rc == -1 && has(r.err.buf, "llm: anthropic reply is not JSON (") &&
+	       ends_with(r.err.buf, "far too early</p></body></html> "), "... and so is one from anthropic's endpoint");
+	run_release(&r);
 
 	/* a refusal is quoted up to 200 characters: whole at exactly 200 */
 	run_scenario(&r, "openai_refusal_200", "openai", &req, NULL, "KOPT_TEST_KEY");
