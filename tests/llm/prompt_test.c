@@ -9,6 +9,7 @@
 
 #include "../../agents/llm.h"
 #include "../../agents/llm/facts.h"
+#include "../../agents/llm/run.h"
 #include "../../agents/llm/trajectory.h"
 #include "../../agents/llm/wire.h"
 #include "../tap.h"
@@ -707,6 +708,39 @@ static void t_wire(void)
 	strbuf_release(&e);
 }
 
+/* the grid the context gives: the numels over the blocks, rounded up
+ * (1024 over 64 is 16 programs, 1025 is 17), 1 where there is no ynumel */
+static void t_grid(void)
+{
+	static const struct { const char *src, *cfg, *grid; } g[] = {
+		{ "    xnumel = 1024\n    ynumel = 100\n", "{\"XBLOCK\":64,\"YBLOCK\":32}", "- grid: (16, 4, 1) programs" },
+		{ "    xnumel = 1025\n    ynumel = 96\n", "{\"XBLOCK\":64,\"YBLOCK\":32}", "- grid: (17, 3, 1) programs" },
+		{ "    xnumel = 1\n", "{\"XBLOCK\":1024}", "- grid: (1, 1, 1) programs" },
+	};
+	int right = 0;
+	for (size_t i = 0; i < sizeof g / sizeof *g; i++) {
+		char *source = NULL;
+		if (asprintf(&source, "def %s(in_ptr0, xnumel, XBLOCK : tl.constexpr):\n%s    tmp0 = tl.load(in_ptr0)\n", K,
+			     g[i].src) < 0)
+			abort();
+		json_t *cfg = JS(g[i].cfg);
+		struct agent_kernel k = { "m", K, "pointwise", source, cfg, NULL, NULL, NULL, 0, 0 };
+		struct agent_request rq = { &k, NULL, 0, NULL, 0, NULL, NULL, NULL, NULL, NULL };
+		struct llm_run run;
+		llm_run_init(&run, &rq, NULL);
+		char *ctx = llm_context_of(&run, "d");
+		if (has(ctx, g[i].grid))
+			right++;
+		else
+			printf("# %s", ctx ? ctx : "(none)\n");
+		free(ctx);
+		llm_run_release(&run);
+		json_decref(cfg);
+		free(source);
+	}
+	TAP_OK(right == (int)(sizeof g / sizeof *g), "context: the grid, each numel over its block rounded up");
+}
+
 int main(void)
 {
 	t_prompt();
@@ -720,6 +754,7 @@ int main(void)
 	t_fresh();
 	t_budget_edges();
 	t_wire();
+	t_grid();
 	t_reply();
 	t_budget();
 	t_context();
