@@ -203,6 +203,10 @@ static void t_anthropic_ok(void)
 	TAP_OK(r.rc == 0 && r.reply.output_tokens == 0 && r.reply.input_tokens == 12 && !r.reply.usage_estimated,
 	       "anthropic: output_tokens 0 is 0 tokens, not an unknown count (%ld)", r.reply.output_tokens);
 	run_release(&r);
+	run_scenario(&r, "openai_zero_out", "openai", &req, NULL, "KOPT_TEST_KEY");
+	TAP_OK(r.rc == 0 && r.reply.output_tokens == 0 && r.reply.input_tokens == 12 && !r.reply.usage_estimated,
+	       "openai: completion_tokens 0 is 0 tokens, not an unknown count (%ld)", r.reply.output_tokens);
+	run_release(&r);
 }
 
 static void t_retries(void)
