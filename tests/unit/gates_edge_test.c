@@ -149,6 +149,28 @@ static void baseline_edge(void)
 	gate_no_regression(b, 3, c, 3, 3, &v);
 	TAP_OK(fp == 1u << GATE_FP64 && pf == 1u << GATE_PERF && v.gates_run == 1u << GATE_PERF,
 	       "each gate marks itself run and no other (fp64 %#x, perf %#x, no regression %#x)", fp, pf, v.gates_run);
+	static const struct { unsigned run; const char *names; } gr[] = {
+		{ 0, "[]" },
+		{ 1u << GATE_STATIC, "[\"static\"]" },
+		{ 1u << GATE_CORRECTNESS | 1u << GATE_PERF, "[\"correctness\",\"perf\"]" },
+		{ 1u << GATE_STATIC | 1u << GATE_CORRECTNESS | 1u << GATE_FP64 | 1u << GATE_PERF,
+		  "[\"static\",\"correctness\",\"fp64\",\"perf\"]" },
+		{ 1u << GATE_NONE | 1u << GATE_FP64, "[\"fp64\"]" },
+	};
+	int named = 0;
+	for (size_t i = 0; i < sizeof gr / sizeof *gr; i++) {
+		gate_verdict_init(&v);
+		v.gates_run = gr[i].run;
+		json_t *j = gate_verdict_to_json(&v);
+		char *t = json_dumps(json_object_get(j, "gates_run"), JSON_COMPACT);
+		if (t && !strcmp(t, gr[i].names))
+			named++;
+		else
+			tap_diag("gates_run %#x: %s", gr[i].run, t ? t : "(none)");
+		free(t);
+		json_decref(j);
+	}
+	TAP_IS_INT(named, 5, "a verdict's JSON names the gates that ran, in order, and no other");
 }
 
 int main(void)
