@@ -277,8 +277,39 @@ static void test_many(void)
 	free(path);
 }
 
+/* the set of verdicts seen: every key added is in it, across its growths
+ * (5000 keys), and a key not added is not, in a set of 1 to 300 keys (a
+ * set kept at most half full never fills, so a miss always ends) */
+static void test_seen(void)
+{
+	struct memory_seen set = { 0 };
+	char k[32];
+	int in = 0, out = 0;
+	for (int i = 0; i < 5000; i++) {
+		snprintf(k, sizeof k, "key %d", i);
+		memory_seen_add(&set, k);
+	}
+	for (int i = 0; i < 5000; i++) {
+		snprintf(k, sizeof k, "key %d", i);
+		in += memory_seen_has(&set, k);
+	}
+	memory_seen_release(&set);
+	for (int n = 1; n <= 300; n++) {
+		struct memory_seen s2 = { 0 };
+		for (int i = 0; i < n; i++) {
+			snprintf(k, sizeof k, "key %d", i);
+			memory_seen_add(&s2, k);
+		}
+		out += !memory_seen_has(&s2, "a key never added");
+		memory_seen_release(&s2);
+	}
+	TAP_OK(in == 5000 && out == 300, "seen: 5000 keys all found across the set's growths, a key never added found in none (%d, %d)",
+	       in, out);
+}
+
 int main(void)
 {
+	alarm(60); /* a lookup that never ends fails the test */
 	if (!mkdtemp(dir))
 		return 99;
 	test_score();
@@ -286,6 +317,7 @@ int main(void)
 	test_moves();
 	test_rank_sort();
 	test_many();
+	test_seen();
 	char *cmd = NULL;
 	if (asprintf(&cmd, "rm -rf '%s'", dir) >= 0 && system(cmd) != 0)
 		tap_diag("cannot remove %s", dir);
