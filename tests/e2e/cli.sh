@@ -113,6 +113,11 @@ ln -s "$tmp/shared" "$d/.kopt"
 km -C "$d" -t distclean
 check "a .kopt that is a link stays, its folder emptied" "[ $rc -eq 0 ] && [ -L $d/.kopt ] && [ -d $tmp/shared ] && [ -z \"\$(ls -A $tmp/shared)\" ]" "$tmp/out"
 rm -f "$d/.kopt"
+# an unknown target in a folder without a cache: exit 2, said, and no .kopt/ made
+rm -rf "$d/.kopt" "$d/kopt-out"
+km -C "$d" nosuch
+check "an unknown target before any build: exit 2, named, no .kopt/ (exit $rc)" \
+	"[ $rc -eq 2 ] && grep -q \"no target or model named 'nosuch'\" $tmp/err && [ ! -e $d/.kopt ]" "$tmp/err"
 # -t clean: only the files the rules write go, counted, their bytes said
 # in bytes below 10 KiB, in KiB below 10 MiB, in MiB from there
 sizes() { rm -rf "$d/kopt-out"; mkdir -p "$d/kopt-out/m/a" "$d/kopt-out/all"; for f in "$@"; do head -c "${f#*=}" /dev/zero > "$d/kopt-out/${f%=*}"; done; }
