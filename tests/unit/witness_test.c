@@ -138,6 +138,10 @@ int main(void)
 	TAP_OK(!witness_fresh(bad, &why) && why, "a record without sums is never fresh");
 	free(why);
 	TAP_OK(!witness_fresh(NULL, NULL), "no record: not fresh");
+	json_t *none = json_array();
+	TAP_OK(!witness_fresh(none, &why) && why && !strcmp(why, "no witness files recorded"), "a record of no files: not fresh, and why");
+	free(why);
+	json_decref(none);
 	json_t *empty = json_array();
 	TAP_OK(witness_record(empty) == NULL, "no paths: no record");
 	json_decref(empty);
