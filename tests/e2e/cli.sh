@@ -7,7 +7,8 @@
 # hint; ^C exits 130 and SIGTERM 143 (128 + the signal, as a shell says);
 # -n, the tools and an empty spec make no .kopt/; options may follow the
 # targets (`koptmake one -n`), and -V is --version; -t distclean removes
-# the outputs and the whole cache. Prints TAP.
+# the outputs and the whole cache; -t clean says what it freed in bytes,
+# KiB or MiB. Prints TAP.
 set -eu
 : "${KOPTMAKE:=$top_builddir/koptmake}"
 KOPT_WORKER=$top_builddir/tests/sim-worker
@@ -112,6 +113,25 @@ ln -s "$tmp/shared" "$d/.kopt"
 km -C "$d" -t distclean
 check "a .kopt that is a link stays, its folder emptied" "[ $rc -eq 0 ] && [ -L $d/.kopt ] && [ -d $tmp/shared ] && [ -z \"\$(ls -A $tmp/shared)\" ]" "$tmp/out"
 rm -f "$d/.kopt"
+# an unknown target in a folder without a cache: exit 2, said, and no .kopt/ made
+rm -rf "$d/.kopt" "$d/kopt-out"
+km -C "$d" nosuch
+check "an unknown target before any build: exit 2, named, no .kopt/ (exit $rc)" \
+	"[ $rc -eq 2 ] && grep -q \"no target or model named 'nosuch'\" $tmp/err && [ ! -e $d/.kopt ]" "$tmp/err"
+# -t clean: only the files the rules write go, counted, their bytes said
+# in bytes below 10 KiB, in KiB below 10 MiB, in MiB from there
+sizes() { rm -rf "$d/kopt-out"; mkdir -p "$d/kopt-out/m/a" "$d/kopt-out/all"; for f in "$@"; do head -c "${f#*=}" /dev/zero > "$d/kopt-out/${f%=*}"; done; }
+said=
+for c in "m/a/report.md=10239:1 output file, 10239 bytes" "m/a/report.md=10239 all/profile.md=1:2 output files, 10.0 KiB" \
+	"all/report.json=10485759:1 output file, 10240.0 KiB" "all/report.json=10485760:1 output file, 10.0 MiB"; do
+	sizes ${c%%:*}
+	echo kept > "$d/kopt-out/all/notes.txt"
+	km -C "$d" -t clean
+	[ $rc -eq 0 ] && grep -qx "koptmake: clean: removed ${c#*:} freed" $tmp/out && [ -f "$d/kopt-out/all/notes.txt" ] &&
+		[ ! -e "$d/kopt-out/m" ] || said="$said [${c%%:*}: $(cat $tmp/out)]"
+done
+check "-t clean removes the rules' files only, counted, in bytes, KiB from 10 KiB, MiB from 10 MiB$said" "[ -z '$said' ]"
+rm -rf "$d/kopt-out"
 km --bogus
 check "an unknown option: exit 2, getopt's line and a one-line hint" \
 	"[ $rc -eq 2 ] && [ \$(wc -l < $tmp/err) -eq 2 ] && grep -q -- \"--help' lists the options\" $tmp/err" "$tmp/err"

@@ -197,4 +197,16 @@ printf '# changed\n' >> models/m.py
 MOD_RUN=$(srt "capture m/autotune;capture m/default;profile m/autotune;profile m/default;report all;stitch m;screen m/autotune/$K;screen m/default/$K;$(vm propose default "0 1")$(vm propose autotune 0)$V")
 change "the model file's bytes" "capture m/autotune;capture m/default;profile m/autotune;profile m/default;report all;stitch m;" "$MOD_RUN"
 
+# KOPT_TRUST_ENV=1 keys on the remembered environment, unchecked; a worker
+# that starts (k's file changed) and tells of another in its hello: said,
+# remembered, and the build planned again with it
+printf '# changed\n' >> models/k.py
+set +e
+KOPT_TRUST_ENV=1 KOPT_SIM_TORCH=2.14.0+sim "$KOPTMAKE" > out 2> err
+st=$?
+set -e
+check "a worker's hello with another environment than the remembered one: said and keyed anew (exit $st)" \
+	"[ $st -eq 0 ] && grep -q \"the worker environment of device 'sim' changed; steps keyed on it are keyed anew\" err"
+check "... and remembered: trusted again, nothing runs" "[ -z \"\$(KOPT_TRUST_ENV=1 KOPT_SIM_TORCH=2.14.0+sim \"\$KOPTMAKE\" -n 2>/dev/null | grep -v 'nothing to run\|would run')\" ]"
+
 echo "1..$n"

@@ -271,6 +271,27 @@ static void t_tune(void)
 	       "llm tuner: nor is one whose braces hold no JSON object");
 	agent_reply_release(&a);
 	server_stop(&s);
+	/* from anthropic: the tuner's prompt has no stable prefix to cache, so
+	 * its user turn is one plain text, not blocks with a cache mark */
+	st = server_start(&s, "anthropic_tune");
+	char *url = xstrdup(s.url); /* anthropic's base has no /v1 */
+	cfg.roles[KOPT_ROLE_TUNER].llm.url = url; /* the coder's stays the coder's to free */
+	cfg.roles[KOPT_ROLE_TUNER].llm.provider = (char *)"anthropic";
+	tr[0].verdict = "pass";
+	a = (struct agent_reply){ 0 };
+	int tuned = agent_llm_tune(&rq, &bi, &a) == 0 && a.candidate &&
+		    json_integer_value(json_object_get(json_object_get(a.candidate, "config"), "num_warps")) == 8;
+	q = server_requests(&s);
+	up = user_prompt(q, 0);
+	TAP_OK(st == 0 && tuned && up && strstr(up, "Current launch config: "),
+	       "llm tuner with anthropic: the user turn is one plain text (no cache blocks), the config taken (%s)",
+	       a.reason ? a.reason : "");
+	free(up);
+	json_decref(q);
+	agent_reply_release(&a);
+	server_stop(&s);
+	cfg.roles[KOPT_ROLE_TUNER].llm.url = NULL;
+	free(url);
 	json_decref(c0);
 	json_decref(c1);
 	memset(&cfg.roles[KOPT_ROLE_TUNER], 0, sizeof cfg.roles[KOPT_ROLE_TUNER]);

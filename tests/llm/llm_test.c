@@ -203,6 +203,10 @@ static void t_anthropic_ok(void)
 	TAP_OK(r.rc == 0 && r.reply.output_tokens == 0 && r.reply.input_tokens == 12 && !r.reply.usage_estimated,
 	       "anthropic: output_tokens 0 is 0 tokens, not an unknown count (%ld)", r.reply.output_tokens);
 	run_release(&r);
+	run_scenario(&r, "openai_zero_out", "openai", &req, NULL, "KOPT_TEST_KEY");
+	TAP_OK(r.rc == 0 && r.reply.output_tokens == 0 && r.reply.input_tokens == 12 && !r.reply.usage_estimated,
+	       "openai: completion_tokens 0 is 0 tokens, not an unknown count (%ld)", r.reply.output_tokens);
+	run_release(&r);
 }
 
 static void t_retries(void)
@@ -548,6 +552,38 @@ static void t_secrets(void)
 	TAP_OK(llm_complete(&cfg, &req, NULL, &rep, &err) == -1 && !has(err.buf, SECRET) &&
 	       has(err.buf, "key_env must name an environment variable"),
 	       "a key pasted into key_env is not echoed");
+	/* key_env's name: a letter or an underscore first, then letters,
+	 * digits and underscores; what is refused before any network */
+	static const struct { const char *name; bool ok; } names[] = {
+		{ "_KOPT_NO_SUCH_1", true }, { "k9", true }, { "1KEY", false }, { "A-B", false }, { "A B", false }, { "-", false },
+	};
+	int named = 0;
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+		strbuf_reset(&err);
+		cfg.key_env = (char *)names[i].name;
+		int rc = llm_complete(&cfg, &req, NULL, &rep, &err);
+		named += rc == -1 && rep.attempts == 0 &&
+			 (names[i].ok ? has(err.buf, "is not set (it should hold the openai API key)")
+				      : has(err.buf, "key_env must name an environment variable"));
+	}
+	TAP_OK(named == 6, "key_env: a letter or an underscore first, then letters, digits, underscores (%d of 6)", named);
+	strbuf_reset(&err);
+	cfg.key_env = NULL;
+	struct kopt_llm bad = cfg;
+	bad.provider = (char *)"mistral";
+	int r1 = llm_complete(&bad, &req, NULL, &rep, &err);
+	TAP_OK(r1 == -1 && !strcmp(err.buf, "llm: unknown provider 'mistral' (expected openai or anthropic)"),
+	       "an unknown provider is refused, named (%s)", err.buf);
+	strbuf_reset(&err);
+	bad = cfg;
+	bad.model = (char *)"";
+	r1 = llm_complete(&bad, &req, NULL, &rep, &err);
+	TAP_OK(r1 == -1 && !strcmp(err.buf, "llm: openai: no model given") && rep.attempts == 0, "no model: refused");
+	strbuf_reset(&err);
+	struct llm_request empty = req;
+	empty.user = NULL;
+	r1 = llm_complete(&cfg, &empty, NULL, &rep, &err);
+	TAP_OK(r1 == -1 && !strcmp(err.buf, "llm: openai: empty request"), "no request text: refused");
 	strbuf_release(&err);
 	llm_reply_release(&rep);
 
@@ -990,6 +1026,10 @@ static void t_edges(void)
 	run_scenario(&r, "openai_not_json_120", "openai", &req, NULL, "KOPT_TEST_KEY");
 	TAP_OK(r.rc == -1 && has(r.err.buf, "openai reply is not JSON") &&
 	       ends_with(r.err.buf, "far too early</p></body></html> "), "a 120-byte page that is not JSON is quoted whole");
+	run_release(&r);
+	run_scenario(&r, "anthropic_not_json_120", "anthropic", &req, NULL, "KOPT_TEST_KEY");
+	TAP_OK(r.rc == -1 && has(r.err.buf, "llm: anthropic reply is not JSON (") &&
+	       ends_with(r.err.buf, "far too early</p></body></html> "), "... and so is one from anthropic's endpoint");
 	run_release(&r);
 
 	/* a refusal is quoted up to 200 characters: whole at exactly 200 */

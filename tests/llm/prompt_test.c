@@ -1,9 +1,17 @@
-/* tests/llm/prompt_test.c: the kernel prompt and the kernel taken from a reply (no network) */
-#define _POSIX_C_SOURCE 200809L
+/* tests/llm/prompt_test.c: the kernel prompt and the kernel taken from a reply, a
+ * gate's reason as the prompt quotes it, who made a candidate, the search so far,
+ * a reply's launch config, the budget's limits, the conversation as JSON and an
+ * error body's message (no network) */
+#define _GNU_SOURCE
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../../agents/llm.h"
+#include "../../agents/llm/facts.h"
+#include "../../agents/llm/run.h"
+#include "../../agents/llm/trajectory.h"
+#include "../../agents/llm/wire.h"
 #include "../tap.h"
 
 #define K "triton_poi_fused_add_0"
@@ -355,10 +363,398 @@ static void t_context(void)
 	strbuf_release(&cut);
 }
 
+/* a "def NAME(" line: spaces or tabs after def and before the parenthesis,
+ * and nothing else between the name and it */
+static void t_def_line(void)
+{
+	static const struct { const char *line; int defines; } defs[] = {
+		{ "def " K "(x):", 1 },      { "def  " K "  (x):", 1 }, { "def\t" K "\t(x):", 1 },
+		{ "def " K " :", 0 },        { "def " K " x(y):", 0 },  { "def " K, 0 },
+		{ "def " K "   ", 0 },       { "def(" K "):", 0 },      { "define " K "(x):", 0 },
+	};
+	struct strbuf out = STRBUF_INIT, e = STRBUF_INIT, reply = STRBUF_INIT;
+	int right = 0;
+	for (size_t i = 0; i < sizeof defs / sizeof *defs; i++) {
+		strbuf_reset(&reply);
+		strbuf_addf(&reply, "```python\n%s\n    pass\n```\n", defs[i].line);
+		int rc = ex(reply.buf, &out, &e);
+		if (defs[i].defines ? rc == 0 : rc == -1 && has(e.buf, "no fenced python block in the reply defines"))
+			right++;
+		else
+			printf("# '%s': %d, %s\n", defs[i].line, rc, e.buf ? e.buf : "");
+	}
+	TAP_OK(right == (int)(sizeof defs / sizeof *defs), "a block defines the kernel by a def NAME( line alone");
+	strbuf_release(&out);
+	strbuf_release(&e);
+	strbuf_release(&reply);
+}
+
+/* a gate's reason for the prompt: a path from its first character on or
+ * after a character that cannot be in a path is "<path>", a slash inside
+ * a word is none; cut at max bytes on a character's first byte */
+static void t_reason(void)
+{
+	static const struct { const char *in, *out; } rs[] = {
+		{ "/etc/passwd: denied", "<path>: denied" },
+		{ "open('/root/x.py') here", "open('<path>') here" },
+		{ "a/b and x/y", "a/b and x/y" },
+		{ "ratio 3/4 of /", "ratio 3/4 of /" },
+		{ "tab\there/x\n/y", "tab here/x <path>" },
+	};
+	int right = 0;
+	for (size_t i = 0; i < sizeof rs / sizeof *rs; i++) {
+		char *got = llm_reason(rs[i].in, NULL, 600);
+		if (strcmp(got, rs[i].out) == 0)
+			right++;
+		else
+			printf("# '%s' gave '%s'\n", rs[i].in, got);
+		free(got);
+	}
+	TAP_OK(right == (int)(sizeof rs / sizeof *rs), "reason: paths made <path>, from the first character on");
+	char *cut = llm_reason("ab\xc3\xa9z", NULL, 3), *whole = llm_reason("ab\xc3\xa9z", NULL, 5);
+	TAP_OK(!strcmp(cut, "ab...") && !strcmp(whole, "ab\xc3\xa9z"), "reason: cut on a character's first byte, not past max");
+	free(cut);
+	free(whole);
+}
+
+/* who made a candidate: the LLM's coder or debugger, named "llm" */
+static void t_made_by(void)
+{
+	static const struct { const char *j; bool llm; } c[] = {
+		{ "{\"name\":\"llm\",\"role\":\"coder\"}", true },   { "{\"name\":\"llm\",\"role\":\"debugger\"}", true },
+		{ "{\"name\":\"llm\",\"role\":\"tuner\"}", false },  { "{\"name\":\"x-up\",\"role\":\"coder\"}", false },
+		{ "{\"name\":\"llm\"}", false },                     { "{\"role\":\"coder\"}", false },
+	};
+	int right = 0;
+	for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
+		json_t *j = json_loads(c[i].j, 0, NULL);
+		right += llm_made_by_llm(j) == c[i].llm;
+		json_decref(j);
+	}
+	TAP_OK(right == (int)(sizeof c / sizeof *c), "made by the LLM: named llm and from its coder or debugger, nothing else");
+}
+
+/* counts and byte sizes as the prompt writes them: the unit steps at 1000,
+ * and the largest unit takes what is past it */
+static void t_units(void)
+{
+	static const struct { double v; const char *says; } fl[] = {
+		{ 999, "about 999 FLOP\n" },           { 1000, "about 1.0 KFLOP\n" },
+		{ 1048576, "about 1.0 MFLOP\n" },      { 1e15, "about 1.0 PFLOP\n" },
+		{ 1e18, "about 1000.0 PFLOP\n" },
+	};
+	int right = 0;
+	for (size_t i = 0; i < sizeof fl / sizeof *fl; i++) {
+		struct llm_kernel_prompt p = { .kernel_name = K, .source = src, .time_us = 3.1, .calls = 1,
+					       .achieved_gbs = -1, .flops = fl[i].v };
+		struct strbuf sb = STRBUF_INIT;
+		llm_prompt_context(&p, &sb);
+		if (has(sb.buf, fl[i].says))
+			right++;
+		else
+			printf("# %g FLOPs: %s\n", fl[i].v, sb.buf);
+		strbuf_release(&sb);
+	}
+	TAP_OK(right == (int)(sizeof fl / sizeof *fl), "FLOPs in the prompt: K at 1000, P the largest unit");
+	static const struct { double v; const char *says; } by[] = {
+		{ 999, "999 B" }, { 1000, "1.00 KB" }, { 2.1e6, "2.10 MB" }, { 1e12, "1.00 TB" }, { 1e15, "1000.00 TB" },
+	};
+	right = 0;
+	for (size_t i = 0; i < sizeof by / sizeof *by; i++) {
+		struct strbuf sb = STRBUF_INIT;
+		llm_add_bytes(&sb, by[i].v);
+		right += sb.buf && strcmp(sb.buf, by[i].says) == 0;
+		strbuf_release(&sb);
+	}
+	TAP_OK(right == (int)(sizeof by / sizeof *by), "bytes in the prompt: KB at 1000, TB the largest unit");
+}
+
+/* a reply's launch config against the kernel's: blocks it has and warps
+ * powers of two up to 65536 and 32, stages 1 to 8, whole numbers; the
+ * keys left out keep the kernel's values */
+static void t_reply_config(void)
+{
+	static const struct { const char *cfg, *want, *err; } cs[] = {
+		{ "{\"XBLOCK\": 65536, \"num_warps\": 32, \"num_stages\": 8}", "{\"XBLOCK\":65536,\"R0_BLOCK\":64,\"num_warps\":32,\"num_stages\":8}", NULL },
+		{ "{\"num_stages\": 1, \"num_warps\": 1, \"R0_BLOCK\": 1}", "{\"XBLOCK\":8,\"R0_BLOCK\":1,\"num_warps\":1,\"num_stages\":1}", NULL },
+		{ "{\"XBLOCK\": 131072}", NULL, "the launch config's XBLOCK = 131072 is out of range" },
+		{ "{\"XBLOCK\": 48}", NULL, "the launch config's XBLOCK = 48 is out of range" },
+		{ "{\"XBLOCK\": 0}", NULL, "the launch config's XBLOCK = 0 is out of range" },
+		{ "{\"num_warps\": 64}", NULL, "the launch config's num_warps = 64 is out of range" },
+		{ "{\"num_warps\": 12}", NULL, "the launch config's num_warps = 12 is out of range" },
+		{ "{\"num_stages\": 0}", NULL, "the launch config's num_stages = 0 is out of range" },
+		{ "{\"num_stages\": 9}", NULL, "the launch config's num_stages = 9 is out of range" },
+		{ "{\"num_warps\": 4.0}", NULL, "the launch config's num_warps is not a whole number" },
+		{ "{\"YBLOCK\": 4}", NULL, "the launch config's key YBLOCK is not one of the kernel's" },
+		{ "{\"maxnreg\": 128}", NULL, "the launch config's key maxnreg is not one of the kernel's" },
+	};
+	json_t *kc = json_loads("{\"XBLOCK\":8,\"R0_BLOCK\":64,\"num_warps\":4,\"num_stages\":2}", 0, NULL);
+	struct agent_kernel k = { "m", K, "reduction", src, kc, NULL, NULL, NULL, 0, 0 };
+	struct agent_request rq = { &k, NULL, 1, NULL, 0, NULL, NULL, NULL, NULL, NULL };
+	int right = 0;
+	for (size_t i = 0; i < sizeof cs / sizeof *cs; i++) {
+		char *text = NULL;
+		if (asprintf(&text, "Here:\n```json\n%s\n```\n", cs[i].cfg) < 0)
+			abort();
+		json_t *smp = llm_sample_of(&rq, text, NULL), *w = cs[i].want ? json_loads(cs[i].want, 0, NULL) : NULL;
+		const char *ce = json_string_value(json_object_get(smp, "config_error"));
+		if (w ? json_equal(json_object_get(smp, "config"), w) && !ce
+		      : !json_object_get(smp, "config") && ce && !strcmp(ce, cs[i].err))
+			right++;
+		else {
+			char *d = json_dumps(smp, JSON_COMPACT);
+			printf("# %s: %s\n", cs[i].cfg, d);
+			free(d);
+		}
+		json_decref(w);
+		json_decref(smp);
+		free(text);
+	}
+	TAP_OK(right == (int)(sizeof cs / sizeof *cs), "a reply's launch config: each range's ends in, one past out, its keys the kernel's");
+	struct agent_kernel bare = { "m", K, "pointwise", src, NULL, NULL, NULL, NULL, 0, 0 };
+	rq.kernel = &bare;
+	json_t *smp = llm_sample_of(&rq, "```json\n{\"YBLOCK\": 16, \"num_warps\": 2}\n```\n", NULL);
+	json_t *w = json_loads("{\"YBLOCK\":16,\"num_warps\":2}", 0, NULL);
+	TAP_OK(json_equal(json_object_get(smp, "config"), w), "a kernel without a config takes any block key of the list");
+	json_decref(w);
+	json_decref(smp);
+	json_decref(kc);
+}
+
+static json_t *JS(const char *t)
+{
+	json_t *j = json_loads(t, 0, NULL);
+	if (!j)
+		abort();
+	return j;
+}
+
+/* the search so far as the LLM coder reads it: the best pass (the first of
+ * equal speedups), the last round's head and replies, whether the round is
+ * still open, and how many rounds in a row built nothing (failed gate 1) */
+static void t_state(void)
+{
+	json_t *b0 = JS("{\"name\":\"x-up\",\"role\":\"coder\",\"config\":{\"XBLOCK\":8}}");
+	json_t *h0 = JS("{\"name\":\"llm\",\"role\":\"coder\",\"source\":\"a\",\"round\":0,\"sample\":0,\"beam\":[{},{},{}]}");
+	json_t *s1 = JS("{\"name\":\"llm\",\"role\":\"coder\",\"source\":\"b\",\"round\":0,\"sample\":2}");
+	json_t *h1 = JS("{\"name\":\"llm\",\"role\":\"coder\",\"source\":\"c\",\"round\":1,\"sample\":0,\"beam\":[{},{}]}");
+	json_t *rp = JS("{\"name\":\"llm\",\"role\":\"debugger\",\"source\":\"d\",\"round\":1,\"sample\":1,\"repair_of\":3}");
+	json_t *tu = JS("{\"name\":\"descent\",\"role\":\"tuner\",\"config\":{\"XBLOCK\":16}}");
+	struct agent_kernel k = { "m", K, "pointwise", src, NULL, NULL, NULL, NULL, 0, 0 };
+	struct llm_state st;
+	struct agent_request rq = { &k, NULL, 0, NULL, 0, NULL, NULL, NULL, NULL, NULL };
+	llm_state_of(&rq, &st);
+	TAP_OK(st.head == -1 && st.best == -1 && st.rounds == 0 && st.failed == 0 && !st.open, "state: nothing yet");
+	struct agent_try t[6] = {
+		{ 0, b0, "pass", "perf", NULL, 1.2, 0, 0 }, { 1, h0, "fail", "static", NULL, 0, 0, 0 },
+		{ 2, s1, "fail", "correctness", NULL, 0, 0, 0 }, { 3, h1, "pass", "perf", NULL, 1.2, 0, 0 },
+		{ 4, rp, "fail", "static", NULL, 0, 0, 0 }, { 5, tu, "pass", "perf", NULL, 1.3, 0, 0 },
+	};
+	rq.traj = t;
+	rq.ntraj = 3;
+	llm_state_of(&rq, &st);
+	TAP_OK(st.head == 1 && st.round == 0 && st.rounds == 1 && st.open && st.last_sample == 2 && st.best == 0 && st.failed == 0,
+	       "state: a round open with its replies 0 and 2, one of them past gate 1: no failed round (head %d, last %d, failed %d)",
+	       st.head, st.last_sample, st.failed);
+	t[2].gate = "static";
+	llm_state_of(&rq, &st);
+	TAP_OK(st.failed == 1, "state: a round whose replies all failed gate 1 built nothing (%d)", st.failed);
+	rq.ntraj = 4;
+	llm_state_of(&rq, &st);
+	TAP_OK(st.head == 3 && st.round == 1 && st.rounds == 2 && st.open && st.last_sample == 0 && st.best == 0 && st.failed == 0,
+	       "state: the next round's head, which passed at a speedup equal to the best's: the best stays the first (best %d)",
+	       st.best);
+	rq.ntraj = 5;
+	llm_state_of(&rq, &st);
+	TAP_OK(st.head == 3 && !st.open && st.last_sample == 0, "state: a repair after the round's head closes the round");
+	t[1].gate = "perf";
+	rq.ntraj = 6;
+	llm_state_of(&rq, &st);
+	TAP_OK(st.best == 5 && !st.open && st.failed == 0, "state: a faster pass is the best; a tuner's step closes the round");
+	t[3].verdict = "fail";
+	t[3].gate = "static";
+	llm_state_of(&rq, &st);
+	TAP_OK(st.failed == 1, "state: the last round built nothing (its repair failed gate 1 too): one failed round");
+	json_decref(b0);
+	json_decref(h0);
+	json_decref(s1);
+	json_decref(h1);
+	json_decref(rp);
+	json_decref(tu);
+}
+
+/* whether a reply makes a new candidate: a kernel or a config, not the
+ * kernel as it is, not an earlier candidate (source and config both) */
+static void t_fresh(void)
+{
+	json_t *c0 = JS("{\"source\":\"new\",\"config\":{\"XBLOCK\":8}}"), *c1 = JS("{\"source\":null,\"config\":{\"XBLOCK\":16}}");
+	struct agent_kernel k = { "m", K, "pointwise", src, NULL, NULL, NULL, NULL, 0, 0 };
+	struct agent_try t[2] = { { 0, c0, "fail", "perf", NULL, 0, 0, 0 }, { 1, c1, "fail", "perf", NULL, 0, 0, 0 } };
+	struct agent_request rq = { &k, NULL, 2, t, 2, NULL, NULL, NULL, NULL, NULL };
+	json_t *own = json_pack("{s:s}", "source", src), *own_cfg = json_pack("{s:s, s:{s:i}}", "source", src, "config", "XBLOCK", 4);
+	static const struct { const char *j; bool fresh; } f[] = {
+		{ "{}", false }, { "{\"config\":[1]}", false }, { "{\"source\":\"new\",\"config\":{\"XBLOCK\":8}}", false },
+		{ "{\"source\":\"new\",\"config\":{\"XBLOCK\":32}}", true }, { "{\"source\":\"new\"}", true },
+		{ "{\"config\":{\"XBLOCK\":16}}", false }, { "{\"config\":{\"XBLOCK\":8}}", true },
+		{ "{\"source\":\"newer\",\"config\":{\"XBLOCK\":8}}", true },
+	};
+	int right = 0;
+	for (size_t i = 0; i < sizeof f / sizeof *f; i++) {
+		json_t *x = JS(f[i].j);
+		if (llm_fresh(&rq, x) == f[i].fresh)
+			right++;
+		else
+			printf("# %s: %d\n", f[i].j, !f[i].fresh);
+		json_decref(x);
+	}
+	TAP_OK(right == (int)(sizeof f / sizeof *f) && !llm_fresh(&rq, own) && llm_fresh(&rq, own_cfg),
+	       "fresh: a kernel or a config that is neither the kernel as it is nor an earlier candidate");
+	json_decref(own);
+	json_decref(own_cfg);
+	json_decref(c0);
+	json_decref(c1);
+}
+
+/* the budget check of one call at each limit: calls used up at the limit,
+ * tokens at the limit or short of what the call needs, wall time when
+ * less than a second or a twentieth of it is left; none without limits */
+static void t_budget_edges(void)
+{
+	struct strbuf e = STRBUF_INIT;
+	double now = kopt_now();
+	struct llm_budget b = { 3, -1, -1, now, 2, 0 };
+	int ok = llm_budget_check(&b, 10, &e) == 0 && !e.len;
+	b.calls = 3;
+	ok &= llm_budget_check(&b, 10, &e) == -1 && !strcmp(e.buf, "llm budget: 3 calls used of 3");
+	TAP_OK(ok, "budget: two calls of three leave one, three of three none");
+	strbuf_reset(&e);
+	b = (struct llm_budget){ -1, 100, -1, now, 50, 99 };
+	ok = llm_budget_check(&b, 1, &e) == 0;
+	ok &= llm_budget_check(&b, 2, &e) == -1 && !strcmp(e.buf, "llm budget: 99 tokens used of 100, this call needs about 2");
+	strbuf_reset(&e);
+	b.tokens = 100;
+	ok &= llm_budget_check(&b, 0, &e) == -1 && !strcmp(e.buf, "llm budget: 100 tokens used of 100");
+	TAP_OK(ok, "budget: a call that needs exactly the tokens left starts, one more does not, none at the limit");
+	strbuf_reset(&e);
+	b = (struct llm_budget){ -1, -1, 100, now - 94, 0, 0 };
+	ok = llm_budget_check(&b, 0, &e) == 0;
+	b.start = now - 99.3;
+	ok &= llm_budget_check(&b, 0, &e) == -1 && !strncmp(e.buf, "llm budget: 99.", 15) && strstr(e.buf, "s of wall time used of 100.0 s");
+	strbuf_reset(&e);
+	b = (struct llm_budget){ -1, -1, 10, now - 9.2, 0, 0 };
+	ok &= llm_budget_check(&b, 0, &e) == 0;
+	b.start = now - 9.7;
+	ok &= llm_budget_check(&b, 0, &e) == -1;
+	TAP_OK(ok, "budget: no call with a second left of 100 s, or a twentieth left of 10 s (%s)", e.buf ? e.buf : "");
+	strbuf_reset(&e);
+	b = (struct llm_budget){ -1, -1, -1, now - 1e6, 1000000, 1000000000 };
+	TAP_OK(llm_budget_check(&b, 1000000, &e) == 0 && !e.len, "budget: no limits, no refusal");
+	strbuf_release(&e);
+}
+
+/* the conversation as JSON messages: earlier turns by role, then the user
+ * prompt; text that is not UTF-8 is refused, saying which; an error body's
+ * message (error.message with its type, a bare error, detail, message),
+ * else an excerpt of the body with control characters escaped */
+static void t_wire(void)
+{
+	struct llm_turn turns[2] = { { LLM_USER, "first" }, { LLM_ASSISTANT, NULL } };
+	struct llm_request q = { 0 };
+	q.user = "now";
+	q.turns = turns;
+	q.nturns = 2;
+	json_t *m = json_array();
+	struct strbuf e = STRBUF_INIT;
+	int rc = llm_json_turns(m, &q, "openai", &e);
+	char *t = json_dumps(m, JSON_COMPACT);
+	TAP_OK(rc == 0 && !strcmp(t, "[{\"role\":\"user\",\"content\":\"first\"},{\"role\":\"assistant\",\"content\":\"\"},"
+			     "{\"role\":\"user\",\"content\":\"now\"}]"), "wire: earlier turns by role, an empty one empty, then the prompt");
+	free(t);
+	json_decref(m);
+	m = json_array();
+	turns[1].text = "bad \xff";
+	rc = llm_json_turns(m, &q, "openai", &e);
+	TAP_OK(rc == -1 && !strcmp(e.buf, "llm: openai: the text of an earlier turn is not valid UTF-8"), "wire: a turn that is not UTF-8 is refused (%s)", e.buf);
+	strbuf_reset(&e);
+	json_decref(m);
+	m = json_array();
+	turns[1].text = "ok";
+	q.user = "\xc3";
+	rc = llm_json_turns(m, &q, "anthropic", &e);
+	TAP_OK(rc == -1 && !strcmp(e.buf, "llm: anthropic: the user prompt is not valid UTF-8"), "wire: a prompt that is not UTF-8 is refused");
+	json_decref(m);
+	static const struct { const char *body, *says; } em[] = {
+		{ "{\"error\":{\"message\":\"bad key\",\"type\":\"auth\"}}", "bad key (auth)" },
+		{ "{\"error\":{\"message\":\"bad key\"}}", "bad key" },
+		{ "{\"error\":\"plain\"}", "plain" },
+		{ "{\"detail\":\"d\",\"message\":\"m\"}", "d" },
+		{ "{\"message\":\"m\"}", "m" },
+		{ "{\"error\":{\"type\":\"t\"},\"message\":\"m\"}", "m (t)" },
+		{ "<html>\n\tgone\x01</html>", "<html>  gone\\x01</html>" },
+		{ "", "(empty body)" },
+	};
+	int right = 0;
+	for (size_t i = 0; i < sizeof em / sizeof *em; i++) {
+		struct strbuf msg = STRBUF_INIT;
+		strbuf_addstr(&msg, "x: ");
+		size_t n = llm_error_message(em[i].body, strlen(em[i].body), &msg);
+		if (!strcmp(msg.buf + 3, em[i].says) && n == strlen(em[i].says))
+			right++;
+		else
+			printf("# %s: '%s'\n", em[i].body, msg.buf);
+		strbuf_release(&msg);
+	}
+	TAP_OK(right == (int)(sizeof em / sizeof *em), "wire: an error body's message, else its excerpt, and the bytes added");
+	strbuf_release(&e);
+}
+
+/* the grid the context gives: the numels over the blocks, rounded up
+ * (1024 over 64 is 16 programs, 1025 is 17), 1 where there is no ynumel */
+static void t_grid(void)
+{
+	static const struct { const char *src, *cfg, *grid; } g[] = {
+		{ "    xnumel = 1024\n    ynumel = 100\n", "{\"XBLOCK\":64,\"YBLOCK\":32}", "- grid: (16, 4, 1) programs" },
+		{ "    xnumel = 1025\n    ynumel = 96\n", "{\"XBLOCK\":64,\"YBLOCK\":32}", "- grid: (17, 3, 1) programs" },
+		{ "    xnumel = 1\n", "{\"XBLOCK\":1024}", "- grid: (1, 1, 1) programs" },
+	};
+	int right = 0;
+	for (size_t i = 0; i < sizeof g / sizeof *g; i++) {
+		char *source = NULL;
+		if (asprintf(&source, "def %s(in_ptr0, xnumel, XBLOCK : tl.constexpr):\n%s    tmp0 = tl.load(in_ptr0)\n", K,
+			     g[i].src) < 0)
+			abort();
+		json_t *cfg = JS(g[i].cfg);
+		struct agent_kernel k = { "m", K, "pointwise", source, cfg, NULL, NULL, NULL, 0, 0 };
+		struct agent_request rq = { &k, NULL, 0, NULL, 0, NULL, NULL, NULL, NULL, NULL };
+		struct llm_run run;
+		llm_run_init(&run, &rq, NULL);
+		char *ctx = llm_context_of(&run, "d");
+		if (has(ctx, g[i].grid))
+			right++;
+		else
+			printf("# %s", ctx ? ctx : "(none)\n");
+		free(ctx);
+		llm_run_release(&run);
+		json_decref(cfg);
+		free(source);
+	}
+	TAP_OK(right == (int)(sizeof g / sizeof *g), "context: the grid, each numel over its block rounded up");
+}
+
 int main(void)
 {
 	t_prompt();
 	t_extract();
+	t_def_line();
+	t_reason();
+	t_made_by();
+	t_units();
+	t_reply_config();
+	t_state();
+	t_fresh();
+	t_budget_edges();
+	t_wire();
+	t_grid();
 	t_reply();
 	t_budget();
 	t_context();

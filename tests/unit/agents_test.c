@@ -15,6 +15,7 @@
 #include "../../agents/agent.h"
 #include "../../agents/builtin.h"
 #include "../../agents/builtin/launch.h"
+#include "../../agents/builtin/screened.h"
 #include "../../agents/features.h"
 #include "../../agents/memory.h"
 #include "../tap.h"
@@ -157,6 +158,339 @@ static void test_launch_equal(void)
 		   "both with the same value, whichever config holds it");
 }
 
+/*
+ * launch_clamp: each parameter's range, both ends in and one past each
+ * out (num_warps 1..32, num_stages 1..4, a block 1..8192), the value
+ * rounded to the nearest integer first (a half away from zero: halving 1
+ * gives 1 again, a quarter of 1 gives 0, out of range); launch_apply: a strategy's result
+ * to the value, one that would leave the range does not apply, and a
+ * missing key or a non-object config neither.
+ */
+static void test_launch_ranges(void)
+{
+	static const struct { const char *p; double v; int ok, out; } cases[] = {
+		{ "num_warps", 0, 0, 0 },     { "num_warps", 1, 1, 1 },       { "num_warps", 32, 1, 32 },
+		{ "num_warps", 33, 0, 0 },    { "num_warps", 0.4, 0, 0 },     { "num_warps", 31.6, 1, 32 },
+		{ "num_stages", 0, 0, 0 },    { "num_stages", 1, 1, 1 },      { "num_stages", 4, 1, 4 },
+		{ "num_stages", 5, 0, 0 },    { "XBLOCK", 0, 0, 0 },          { "XBLOCK", 1, 1, 1 },
+		{ "XBLOCK", 8192, 1, 8192 },  { "XBLOCK", 8193, 0, 0 },       { "R0_BLOCK", 8192.4, 1, 8192 },
+		{ "R0_BLOCK", -1, 0, 0 },     { "YBLOCK", 4096, 1, 4096 },    { "num_warps", 0.5, 1, 1 },
+	};
+	int right = 0;
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		int out = -7, r = launch_clamp(cases[i].p, cases[i].v, &out);
+		if (cases[i].ok ? r == 0 && out == cases[i].out : r == -1 && out == -7)
+			right++;
+		else
+			tap_diag("launch_clamp(%s, %g) = %d, %d", cases[i].p, cases[i].v, r, out);
+	}
+	TAP_IS_INT(right, (int)(sizeof cases / sizeof *cases),
+		   "launch_clamp: num_warps 1..32, num_stages 1..4, blocks 1..8192, both ends in, one past out");
+
+	static const struct { const char *s, *base, *want; } ap[] = {
+		{ "warps-up", "{\"XBLOCK\":64,\"num_warps\":16}", "{\"XBLOCK\":64,\"num_warps\":32}" },
+		{ "warps-up", "{\"XBLOCK\":64,\"num_warps\":32}", NULL },
+		{ "warps-down", "{\"XBLOCK\":64,\"num_warps\":2}", "{\"XBLOCK\":64,\"num_warps\":1}" },
+		{ "x-up", "{\"XBLOCK\":4096,\"num_warps\":4}", "{\"XBLOCK\":8192,\"num_warps\":4}" },
+		{ "x-up", "{\"XBLOCK\":8192,\"num_warps\":4}", NULL },
+		{ "x-up4", "{\"XBLOCK\":2048}", "{\"XBLOCK\":8192}" },
+		{ "x-up4", "{\"XBLOCK\":4096}", NULL },
+		{ "r-down4", "{\"R0_BLOCK\":4}", "{\"R0_BLOCK\":1}" },
+		{ "r-down4", "{\"R0_BLOCK\":1}", NULL },
+		{ "y-up", "{\"XBLOCK\":64}", NULL },
+		{ "x-up", "{\"XBLOCK\":\"64\"}", NULL },
+		{ "stages-up", "{\"XBLOCK\":64}", "{\"XBLOCK\":64,\"num_stages\":2}" },
+		{ "stages-up", "{\"XBLOCK\":64,\"num_stages\":3}", "{\"XBLOCK\":64,\"num_stages\":4}" },
+		{ "stages-up", "{\"XBLOCK\":64,\"num_stages\":4}", NULL },
+		{ "x-up-warps-up", "{\"XBLOCK\":64,\"num_warps\":4}", "{\"XBLOCK\":128,\"num_warps\":8}" },
+		{ "x-up-warps-up", "{\"XBLOCK\":64,\"num_warps\":32}", NULL },
+		{ "x-up-warps-up", "{\"XBLOCK\":8192,\"num_warps\":4}", NULL },
+		{ "y-up-x-down", "{\"XBLOCK\":64,\"YBLOCK\":8}", "{\"XBLOCK\":32,\"YBLOCK\":16}" },
+		{ "y-up-x-down", "{\"XBLOCK\":64,\"YBLOCK\":8192}", NULL },
+		{ "evict-first", "{\"XBLOCK\":64}", NULL },
+		{ "x-up", "[64]", NULL },
+	};
+	right = 0;
+	for (size_t i = 0; i < sizeof ap / sizeof *ap; i++) {
+		json_t *b = json_loads(ap[i].base, 0, NULL), *w = ap[i].want ? json_loads(ap[i].want, 0, NULL) : NULL;
+		const struct strategy *st = launch_strategy(ap[i].s);
+		json_t *got = st ? launch_apply(st, b) : NULL;
+		if (st && (w ? got && json_equal(got, w) : !got))
+			right++;
+		else {
+			char *t = got ? json_dumps(got, JSON_COMPACT) : NULL;
+			tap_diag("%s on %s gave %s", ap[i].s, ap[i].base, t ? t : "NULL");
+			free(t);
+		}
+		json_decref(b);
+		json_decref(w);
+		json_decref(got);
+	}
+	TAP_IS_INT(right, (int)(sizeof ap / sizeof *ap),
+		   "launch_apply: each strategy's config to the value; past a range, a missing key or no object: none");
+	TAP_OK(launch_strategy("warps-sideways") == NULL && launch_strategy("persistent") != NULL,
+	       "launch_strategy: a name it does not know is no strategy");
+}
+
+/*
+ * The terms lessons are filed in, to the value: the bytes' bucket (floor of
+ * log2, rounded down to even: 3 bytes b0, 4 to 15 b2, 16 b4), the
+ * reduction's length the same where the source writes it as a whole
+ * number, looped or flat by R0_BLOCK, "unknown" without a heuristic; a
+ * shape's reduction block as the fraction of the row it covers, the whole
+ * row "1" from its length up, num_stages 1 where unset, keys that are not
+ * integers left out; agent_launch_block: the block keys.
+ */
+static void test_features_shape(void)
+{
+	static const struct { const char *heur, *cfg, *src; double bytes; const char *want; } fc[] = {
+		{ "pointwise", "{\"XBLOCK\":64}", NULL, 3, "pointwise/flat/b0" },
+		{ "pointwise", "{\"XBLOCK\":64}", NULL, 4, "pointwise/flat/b2" },
+		{ "pointwise", "{\"XBLOCK\":64}", NULL, 15, "pointwise/flat/b2" },
+		{ "pointwise", "{\"XBLOCK\":64}", NULL, 16, "pointwise/flat/b4" },
+		{ "pointwise", "{\"XBLOCK\":64}", NULL, 0, "pointwise/flat/b0" },
+		{ NULL, "{\"XBLOCK\":64}", NULL, 1024, "unknown/flat/b10" },
+		{ "reduction", "{\"XBLOCK\":1,\"R0_BLOCK\":64}", "    r0_numel = 1\n", 64, "reduction/looped/r0/b6" },
+		{ "reduction", "{\"XBLOCK\":1,\"R0_BLOCK\":64}", "    r0_numel = 4\n", 64, "reduction/looped/r2/b6" },
+		{ "reduction", "{\"XBLOCK\":1,\"R0_BLOCK\":64}", "    r0_numel = 3\r\n", 64, "reduction/looped/r0/b6" },
+		{ "reduction", "{\"XBLOCK\":1,\"R0_BLOCK\":64}", "    r0_numel = 0\n", 64, "reduction/looped/b6" },
+		{ "reduction", "{\"XBLOCK\":1,\"R0_BLOCK\":64}", "    r0_numel = 64 * 2\n", 64, "reduction/looped/b6" },
+		{ "reduction", "{\"XBLOCK\":1,\"R0_BLOCK\":64}", "    r0_numel = \n", 64, "reduction/looped/b6" },
+		{ "persistent_reduction", "{\"XBLOCK\":1}", "    r0_numel = 1024\n", 64, "persistent_reduction/flat/r10/b6" },
+		{ "helion", "{\"block_sizes\":[64,32,16]}", NULL, 64, "helion/3d/b6" },
+	};
+	int right = 0;
+	for (size_t i = 0; i < sizeof fc / sizeof *fc; i++) {
+		json_t *cfg = json_loads(fc[i].cfg, 0, NULL), *row = json_pack("{s:f}", "bytes", fc[i].bytes);
+		struct agent_kernel k = { "m", "k", fc[i].heur, fc[i].src, cfg, row, NULL, NULL, 0, 0 };
+		char *f = agent_features(&k);
+		if (strcmp(f, fc[i].want) == 0)
+			right++;
+		else
+			tap_diag("features %zu: %s, want %s", i, f, fc[i].want);
+		free(f);
+		json_decref(cfg);
+		json_decref(row);
+	}
+	TAP_IS_INT(right, (int)(sizeof fc / sizeof *fc), "features: the bytes' and the reduction's buckets, looped or flat");
+
+	static const struct { const char *cfg, *src, *want; } sh[] = {
+		{ "{\"XBLOCK\":1,\"R0_BLOCK\":1000}", "    r0_numel = 1000\n", "XBLOCK=1 R0_BLOCK=1 num_stages=1" },
+		{ "{\"XBLOCK\":1,\"R0_BLOCK\":2048}", "    r0_numel = 1000\n", "XBLOCK=1 R0_BLOCK=1 num_stages=1" },
+		{ "{\"XBLOCK\":1,\"R0_BLOCK\":999}", "    r0_numel = 1000\n", "XBLOCK=1 R0_BLOCK=1/1 num_stages=1" },
+		{ "{\"XBLOCK\":1,\"R0_BLOCK\":250}", "    r0_numel = 1000\n", "XBLOCK=1 R0_BLOCK=1/4 num_stages=1" },
+		{ "{\"XBLOCK\":1,\"R0_BLOCK\":250}", NULL, "XBLOCK=1 R0_BLOCK=250 num_stages=1" },
+		{ "{\"XBLOCK\":1,\"R0_BLOCK\":0}", "    r0_numel = 1000\n", "XBLOCK=1 R0_BLOCK=0 num_stages=1" },
+		{ "{\"XBLOCK\":\"8\",\"YBLOCK\":4,\"num_warps\":8,\"num_stages\":3}", NULL, "YBLOCK=4 num_warps=8 num_stages=3" },
+		{ "{}", NULL, "num_stages=1" },
+	};
+	right = 0;
+	for (size_t i = 0; i < sizeof sh / sizeof *sh; i++) {
+		json_t *cfg = json_loads(sh[i].cfg, 0, NULL);
+		char *got = agent_shape(cfg, sh[i].src);
+		if (strcmp(got, sh[i].want) == 0)
+			right++;
+		else
+			tap_diag("shape %zu: '%s', want '%s'", i, got, sh[i].want);
+		free(got);
+		json_decref(cfg);
+	}
+	TAP_IS_INT(right, (int)(sizeof sh / sizeof *sh), "shape: the reduction block as a fraction of the row, stages 1 when unset");
+	json_t *hc = json_loads("{\"block_sizes\":[64],\"indexing\":\"pointer\",\"loop_orders\":[[1,0]],\"range_x\":[1]}", 0, NULL);
+	char *hs = agent_shape(hc, NULL);
+	TAP_IS_STR(hs, "block_sizes=64 indexing=pointer loop_orders=[[1,0]]",
+		   "shape: a helion.Config's keys it names, a nested list as JSON, other keys left out");
+	free(hs);
+	json_decref(hc);
+	TAP_OK(agent_launch_block("XBLOCK") && agent_launch_block("ZBLOCK") && agent_launch_block("R1_BLOCK") &&
+	       !agent_launch_block("num_warps") && !agent_launch_block("num_stages") && !agent_launch_block("maxnreg"),
+	       "agent_launch_block: the five block keys are blocks, warps, stages and others not");
+	json_t *nb = json_loads("{\"block_sizes\":64}", 0, NULL);
+	TAP_OK(!agent_helion_config(NULL) && !agent_helion_config(nb), "a config whose block_sizes is not a list is no helion.Config");
+	json_decref(nb);
+}
+
+/*
+ * The candidate library: a candidate written and read back; its name from
+ * the strategy where it has none ("coder: r-down (...)" is r-down, "llm
+ * rewrite" llm), cut to 63 bytes; a screened point is named "screen" or
+ * "screen:..." and nothing else; a role's backend without a config is
+ * the built-in one.
+ */
+static void test_candidate(void)
+{
+	json_t *cfg = J("{\"XBLOCK\":8}");
+	struct agent_candidate c = { .source = NULL, .config = cfg, .role = "coder", .strategy = "coder: x-up", .edit = "" };
+	snprintf(c.name, sizeof c.name, "x-up");
+	json_t *j = agent_candidate_new(&c);
+	char *t = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
+	TAP_IS_STR(t, "{\"config\":{\"XBLOCK\":8},\"name\":\"x-up\",\"role\":\"coder\",\"source\":null,\"strategy\":\"coder: x-up\"}",
+		   "candidate: written with a null source, no edit where it is empty");
+	free(t);
+	json_decref(j);
+	c.edit = "evict0=first";
+	c.source = "def k(): pass";
+	j = agent_candidate_new(&c);
+	struct agent_candidate r;
+	TAP_OK(agent_candidate_read(j, &r) == 0 && !strcmp(r.edit, "evict0=first") && !strcmp(r.source, "def k(): pass") &&
+	       json_equal((json_t *)r.config, cfg) && !strcmp(r.name, "x-up") && !strcmp(r.role, "coder") && !r.planning,
+	       "candidate: read back as written");
+	json_decref(j);
+	static const struct { const char *j, *name; } names[] = {
+		{ "{\"strategy\":\"coder: r-down (XBLOCK=1 R0_BLOCK=2048)\"}", "r-down" },
+		{ "{\"strategy\":\"tuner: random jump\"}", "random" },
+		{ "{\"strategy\":\"llm rewrite\"}", "llm" },
+		{ "{\"strategy\":\"coder: warps-up(x)\"}", "warps-up" },
+		{ "{\"strategy\":\"coder: r-down\",\"name\":\"named\"}", "named" },
+		{ "{\"config\":[1]}", "" },
+		{ "{\"name\":\"0123456789012345678901234567890123456789012345678901234567890123456789\"}",
+		  "012345678901234567890123456789012345678901234567890123456789012" },
+	};
+	int right = 0;
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+		json_t *x = J(names[i].j);
+		if (agent_candidate_read(x, &r) == 0 && !strcmp(r.name, names[i].name) && (i != 5 || !r.config))
+			right++;
+		else
+			tap_diag("%s: name '%s'", names[i].j, r.name);
+		json_decref(x);
+	}
+	TAP_IS_INT(right, (int)(sizeof names / sizeof *names),
+		   "candidate: a name from the strategy after its role, to a space or a parenthesis, 63 bytes at most");
+	json_t *arr = J("[1]");
+	TAP_OK(agent_candidate_read(arr, &r) == -1 && agent_candidate_read(NULL, &r) == -1, "candidate: anything but an object is no candidate");
+	json_decref(arr);
+	static const struct { const char *name; bool screened; } sc[] = {
+		{ "screen", true }, { "screen:evict+rstages", true }, { "screened", false }, { "screen-1", false },
+		{ "scree", false }, { "x-up", false },
+	};
+	right = 0;
+	for (size_t i = 0; i < sizeof sc / sizeof *sc; i++) {
+		json_t *x = json_pack("{s:s}", "name", sc[i].name);
+		right += agent_screened(x) == sc[i].screened;
+		json_decref(x);
+	}
+	TAP_IS_INT(right, 6, "candidate: a screened point is named screen or screen:..., nothing else");
+	TAP_OK(!agent_role_is_llm(NULL, KOPT_ROLE_CODER) && agent_role(NULL, KOPT_ROLE_DEBUGGER)->backend == KOPT_BACKEND_BUILTIN,
+	       "candidate: without a config every role is the built-in one");
+	json_decref(cfg);
+}
+
+/*
+ * The screen's points as candidates: named after the kinds of knob their
+ * edit sets, each kind once, in the edit's order (a template's BLOCK_ and
+ * GROUP_ knobs are "tile", other upper-case knobs no kind), with the time
+ * alone the screen gave the same config and edit; an edit without its
+ * source is a config alone; a config without an object is skipped, and
+ * the kernel's own config or one proposed already is not proposed again.
+ */
+static void test_screened(void)
+{
+	static const struct { const char *edit, *name; } kinds[] = {
+		{ "evict0=first+evict2=none+rstages=2", "screen:evict+rstages" },
+		{ "rstages=2+evict0=first", "screen:rstages+evict" },
+		{ "BLOCK_M=128+BLOCK_N=64+GROUP_M=4", "screen:tile" },
+		{ "evict1=none+BLOCK_M=128+evict0=last", "screen:evict+tile" },
+		{ "evict0=first+evicts1=x", "screen:evict+evicts" },
+		{ "X=1", "screen:" },
+	};
+	json_t *own = J("{\"XBLOCK\":64,\"num_warps\":4}");
+	struct agent_kernel k = { "m", "triton_poi_fused_0", "pointwise", "src", own, NULL, NULL, NULL, 0, 0 };
+	int right = 0;
+	for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++) {
+		json_t *screen = json_pack("[{s:{s:i,s:i}, s:s, s:s, s:f}]", "config", "XBLOCK", 128, "num_warps", 4, "edit",
+					   kinds[i].edit, "source", "edited", "speedup", 1.25);
+		struct agent_request rq = { &k, NULL, 0, NULL, 0, NULL, NULL, screen, NULL, NULL };
+		json_t *ed, *sc = screened_configs(&rq, &ed);
+		char *why = NULL;
+		json_t *c = screened_next(&rq, sc, ed, &why);
+		const char *name = json_string_value(json_object_get(c, "name"));
+		char want[128];
+		snprintf(want, sizeof want, "screen: %s XBLOCK=128 num_warps=4 (1.250x alone)", kinds[i].edit);
+		if (name && !strcmp(name, kinds[i].name) && why && !strcmp(why, want) &&
+		    !strcmp(json_string_value(json_object_get(c, "source")), "edited") &&
+		    !strcmp(json_string_value(json_object_get(c, "edit")), kinds[i].edit))
+			right++;
+		else
+			tap_diag("%s: name %s, reason %s", kinds[i].edit, name ? name : "(none)", why ? why : "(none)");
+		free(why);
+		json_decref(c);
+		json_decref(sc);
+		json_decref(ed);
+		json_decref(screen);
+	}
+	TAP_IS_INT(right, (int)(sizeof kinds / sizeof *kinds),
+		   "screened: a point is named after its edit's kinds of knob, each once, in order, with its time alone");
+
+	/* four points: no config object, the kernel's own, an edit without
+	 * its source (a config alone), then one more */
+	json_t *screen = J("[{\"config\":7,\"speedup\":2.0},{\"config\":{\"XBLOCK\":64,\"num_warps\":4},\"speedup\":1.5},"
+			   "{\"config\":{\"XBLOCK\":32,\"num_warps\":4},\"edit\":\"evict0=first\",\"speedup\":1.2},"
+			   "{\"config\":{\"XBLOCK\":16,\"num_warps\":4},\"edit\":\"\",\"speedup\":1.1}]");
+	struct agent_request rq = { &k, NULL, 0, NULL, 0, NULL, NULL, screen, NULL, NULL };
+	json_t *ed, *sc = screened_configs(&rq, &ed);
+	char *why = NULL;
+	json_t *c = screened_next(&rq, sc, ed, &why);
+	TAP_OK(json_array_size(sc) == 3 && ed == NULL && c && json_is_null(json_object_get(c, "source")) &&
+	       !json_object_get(c, "edit") && !strcmp(json_string_value(json_object_get(c, "name")), "screen") &&
+	       json_integer_value(json_object_get(json_object_get(c, "config"), "XBLOCK")) == 32 &&
+	       why && !strcmp(why, "screen: XBLOCK=32 num_warps=4"),
+	       "screened: no config object skipped, the kernel's own not proposed, an edit without its source a config alone, "
+	       "no time where the screen has none for it (%s)", why ? why : "(none)");
+	free(why);
+	struct agent_try tr = { 0, c, "fail", "perf", NULL, 0.9, 0, 0 };
+	rq.index = 1;
+	rq.traj = &tr;
+	rq.ntraj = 1;
+	json_object_set(c, "screen", sc);
+	json_t *ed1, *sc1 = screened_configs(&rq, &ed1);
+	json_t *c1 = screened_next(&rq, sc1, ed1, NULL);
+	TAP_OK(sc1 && json_equal(sc1, sc) && !ed1 && c1 && json_integer_value(json_object_get(json_object_get(c1, "config"), "XBLOCK")) == 16,
+	       "screened: candidate 1 reads the points from candidate 0 and takes the next one not tried");
+	rq.ntraj = 0;
+	json_t *ed2;
+	TAP_OK(screened_configs(&rq, &ed2) == NULL && ed2 == NULL, "screened: a later candidate without candidate 0: none");
+	json_decref(c1);
+	json_decref(sc1);
+	json_decref(c);
+	json_decref(sc);
+	json_decref(screen);
+	json_decref(own);
+}
+
+/* the planner's built-in order per kind of kernel: a persistent reduction's,
+ * any other reduction's (by the word in its heuristic), and the pointwise
+ * one for the rest, a kernel without a heuristic too */
+static void test_plan_prior(void)
+{
+	static const struct { const char *heur; size_t n; const char *first, *last; } pr[] = {
+		{ "persistent_reduction", 7, "warps-down", "evict-first" },
+		{ "reduction", 12, "persistent", "evict-first" },
+		{ "split_reduction", 12, "persistent", "evict-first" },
+		{ "pointwise", 12, "x-up", "evict-first" },
+		{ "template", 12, "x-up", "evict-first" },
+		{ NULL, 12, "x-up", "evict-first" },
+	};
+	json_t *cfg = J("{\"XBLOCK\":64,\"R0_BLOCK\":64,\"num_warps\":4}");
+	int right = 0;
+	for (size_t i = 0; i < sizeof pr / sizeof *pr; i++) {
+		struct agent_kernel k = { "m", "k", pr[i].heur, NULL, cfg, NULL, NULL, NULL, 0, 0 };
+		char *why = NULL;
+		json_t *plan = agent_builtin_plan(&k, "/nonexistent/kopt-memory.jsonl", "a.kopt", &why);
+		if (json_array_size(plan) == pr[i].n && !strcmp(json_string_value(json_array_get(plan, 0)), pr[i].first) &&
+		    !strcmp(json_string_value(json_array_get(plan, pr[i].n - 1)), pr[i].last) &&
+		    why && !strncmp(why, "planner: the built-in order (no lessons from other specs for ", 61))
+			right++;
+		else
+			tap_diag("%s: %zu, first %s, %s", pr[i].heur ? pr[i].heur : "(none)", json_array_size(plan),
+				 json_string_value(json_array_get(plan, 0)), why ? why : "");
+		free(why);
+		json_decref(plan);
+	}
+	TAP_IS_INT(right, (int)(sizeof pr / sizeof *pr), "planner: the built-in order per kind of kernel, without lessons");
+	json_decref(cfg);
+}
+
 int main(void)
 {
 	memset(&cfg, 0, sizeof cfg);
@@ -184,6 +518,23 @@ int main(void)
 	TAP_OK(agent_propose(&rq, &rp) == 0 && rp.candidate && strstr(json_string_value(json_object_get(rp.candidate, "analysis")), "92% of the copy"),
 	       "analyst: a kernel at 92%% of the copy bandwidth still gets candidates (the gate's 3%% is within reach)");
 	agent_reply_release(&rp);
+	/* the screen's lists, carried by candidate 0 where they hold a config
+	 * and not where they are empty (or absent) */
+	json_t *empty = json_array(), *one = J("[{\"XBLOCK\":1,\"R0_BLOCK\":2048,\"num_warps\":8,\"num_stages\":1}]");
+	const json_t *slists[3][2] = { { empty, empty }, { NULL, NULL }, { one, one } };
+	int carried_right = 0;
+	for (int v = 0; v < 3; v++) {
+		struct agent_request sq = { &rms, &cfg, 0, NULL, 0, memory, "test.kopt", NULL, slists[v][0], slists[v][1] };
+		if (agent_propose(&sq, &rp) == 0 && rp.candidate) {
+			const json_t *a = json_object_get(rp.candidate, "screen_slower"),
+				     *b = json_object_get(rp.candidate, "screen_slower_persist");
+			carried_right += v < 2 ? !a && !b : a && b && json_equal((json_t *)a, one) && json_equal((json_t *)b, one);
+		}
+		agent_reply_release(&rp);
+	}
+	TAP_IS_INT(carried_right, 3, "candidate 0 carries the screen's slower lists that hold a config, not an empty one or none");
+	json_decref(empty);
+	json_decref(one);
 	rq.kernel = &fast;
 	/* the cross-entropy gather of the H200 run: 537 MB of arguments in 9.5 us */
 	json_t *gather_row = J("{\"ns_per_call\":9467,\"share\":0.03,\"bytes\":537133080,\"frac_peak\":13.58}");
@@ -277,6 +628,38 @@ int main(void)
 	       json_integer_value(json_object_get(json_object_get(rp.candidate, "config"), "R0_BLOCK")) == 1024,
 	       "debugger: repairs a config that did not build by halving its blocks");
 	agent_reply_release(&rp);
+	/* to the value: XBLOCK, YBLOCK and R0_BLOCK halved down to 1, warps
+	 * kept, one stage, repair_of the index; once; only for a build failure */
+	{
+		json_t *bc = J("{\"source\":null,\"config\":{\"XBLOCK\":2,\"YBLOCK\":1,\"R0_BLOCK\":64,\"num_warps\":8,"
+			       "\"num_stages\":3},\"role\":\"coder\",\"name\":\"x-up\",\"strategy\":\"coder: x-up\"}");
+		json_t *want = J("{\"XBLOCK\":1,\"YBLOCK\":1,\"R0_BLOCK\":32,\"num_warps\":8,\"num_stages\":1}");
+		struct agent_try tr[2] = { { 0, c[0], "fail", "perf", NULL, 0.9, 0, 0 },
+					   { 4, bc, "fail", "static", "static: does not build: x", 0, 0, 0 } };
+		struct agent_request rq2 = { &slow, &cfg, 2, tr, 2, memory, "test.kopt", NULL };
+		TAP_OK(agent_propose(&rq2, &rp) == 0 && rp.candidate &&
+		       json_equal(json_object_get(rp.candidate, "config"), want) &&
+		       json_integer_value(json_object_get(rp.candidate, "repair_of")) == 4 &&
+		       !strcmp(json_string_value(json_object_get(rp.candidate, "name")), "repair"),
+		       "debugger: blocks halved down to 1, warps kept, one stage, repair_of the failed candidate's index");
+		json_t *fixed = rp.candidate ? json_incref(rp.candidate) : NULL;
+		agent_reply_release(&rp);
+		static const char *const gates[] = { "static", "static", "correctness" };
+		static const char *const reasons[] = { "static: does not build: x", "static: forbidden call", "static: does not build" };
+		int none = 0;
+		for (int v = 0; v < 3; v++) {
+			struct agent_try t2[2] = { tr[0], { 5, v == 0 ? fixed : bc, "fail", gates[v], reasons[v], 0, 0, 0 } };
+			struct agent_request rq3 = { &slow, &cfg, 2, t2, 2, memory, "test.kopt", NULL };
+			if (agent_propose(&rq3, &rp) == 0 &&
+			    !(rp.candidate && !strcmp(json_string_value(json_object_get(rp.candidate, "role")), "debugger")))
+				none++;
+			agent_reply_release(&rp);
+		}
+		TAP_IS_INT(none, 3, "debugger: no repair of a repair, of a static failure that built, or of another gate's failure");
+		json_decref(fixed);
+		json_decref(want);
+		json_decref(bc);
+	}
 
 	/* persistent reductions: no R0_BLOCK ever */
 	json_t *per = J("{\"XBLOCK\":1,\"num_warps\":8,\"num_stages\":1}");
@@ -644,6 +1027,11 @@ int main(void)
 	rmdir(dir);
 	free(memory);
 	test_launch_equal();
+	test_launch_ranges();
+	test_features_shape();
+	test_candidate();
+	test_screened();
+	test_plan_prior();
 	TAP_OK(proposed > 20 && proposed_not_0 == 0, "agent_propose: status 0 with every candidate of the searches "
 	       "above (%d candidates, %d other statuses)", proposed, proposed_not_0);
 	return tap_done();

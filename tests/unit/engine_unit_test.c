@@ -5,7 +5,12 @@
  * and garbage inputs; the build log's last ok ingredients of a step;
  * -t gc's live objects (every marked record's, the first record's too); the
  * shortest action record read back as written; a cached step result is
- * used only when it is a JSON object.
+ * used only when it is a JSON object; corrupt action records and cache
+ * objects, which are remembered, warned about or removed; a stream's last
+ * lines (engine/tail.h) to the byte; the ready queue and heap, the
+ * progress count's guesses and clock; kopt-out/'s files written and
+ * checked; a worker's environment and a child process's pipes; the
+ * graph's string store.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <config.h>
@@ -13,6 +18,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <xxhash.h>
@@ -22,6 +30,12 @@
 #include "../../engine/cache.h"
 #include "../../engine/explain.h"
 #include "../../engine/hash.h"
+#include "../../engine/outdir.h"
+#include "../../engine/proc.h"
+#include "../../engine/progress.h"
+#include "../../engine/queue.h"
+#include "../../engine/rule.h"
+#include "../../engine/tail.h"
 #include "../../rules/rules.h"
 #include "../tap.h"
 
@@ -32,6 +46,23 @@ static void test_hash(void)
 	hash_hex(h, hex);
 	TAP_OK(strlen(hex) == 32 && hash_parse(hex, &back) == 0 && hash_eq(h, back), "hash hex round trip");
 	TAP_OK(hash_parse("xyz", &back) < 0, "hash_parse refuses garbage");
+	kopt_hash k = { 0x0123456789abcdefULL, 0xfedcba9876543210ULL }, p;
+	hash_hex(k, hex);
+	TAP_IS_STR(hex, "0123456789abcdeffedcba9876543210", "hash_hex: the high half first, most significant digit first");
+	TAP_OK(hash_parse("0123456789ABCDEFfedcba9876543210 and more", &p) == 0 && hash_eq(p, k),
+	       "hash_parse: upper-case digits, and whatever follows the 32 digits");
+	static const char *const bad[] = { "0123456789abcdeffedcba987654321", "0123456789abcdeffedcba987654321g",
+					   "g123456789abcdeffedcba9876543210", "0123456789abcdef fedcba987654321",
+					   "0123456789abcdeffedcba98765432/0", "0123456789abcdeffedcba98765432:0",
+					   "0123456789abcdeffedcba98765432@0", "0123456789abcdeffedcba98765432G0",
+					   "0123456789abcdeffedcba98765432`0" };
+	int refused = 0;
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+		refused += hash_parse(bad[i], &p) == -1;
+	TAP_IS_INT(refused, 9, "hash_parse: 31 digits, or a character beside 0-9, a-f, A-F anywhere, refused");
+	TAP_OK(hash_is_zero((kopt_hash){ 0, 0 }) && !hash_is_zero((kopt_hash){ 0, 1 }) && !hash_is_zero((kopt_hash){ 1, 0 }) &&
+	       !hash_eq((kopt_hash){ 1, 2 }, (kopt_hash){ 1, 3 }) && !hash_eq((kopt_hash){ 1, 2 }, (kopt_hash){ 0, 2 }),
+	       "hash_is_zero and hash_eq look at both halves");
 
 	struct hash_key a, b;
 	hash_key_init(&a, "verify", 1);
@@ -360,6 +391,693 @@ static void test_result_object(void)
 	json_decref(n.result);
 }
 
+/* stderr caught while a part of a test runs */
+struct caught {
+	FILE *tmp;
+	int saved;
+};
+
+static void catch_start(struct caught *c)
+{
+	c->tmp = tmpfile();
+	fflush(stderr);
+	c->saved = dup(2);
+	dup2(fileno(c->tmp), 2);
+}
+
+static void catch_end(struct caught *c, char *buf, size_t len)
+{
+	fflush(stderr);
+	dup2(c->saved, 2);
+	close(c->saved);
+	rewind(c->tmp);
+	size_t got = fread(buf, 1, len - 1, c->tmp);
+	buf[got] = 0;
+	fclose(c->tmp);
+}
+
+static int sh(const char *fmt, const char *dir)
+{
+	char *cmd = xasprintf(fmt, dir, dir, dir);
+	int r = system(cmd);
+	free(cmd);
+	return r;
+}
+
+/* corrupt action records: the key of one whose key parses is remembered
+ * (its step says "cache entry corrupt"), the others' not, and every one
+ * is counted; objects: an absent one is no warning, one that is a link or
+ * under a file is a warning, one whose bytes changed is removed */
+static void test_corrupt(void)
+{
+	char dir[] = "/tmp/kopt-corrupt-XXXXXX";
+	if (!mkdtemp(dir)) {
+		TAP_OK(0, "corrupt: a scratch folder");
+		return;
+	}
+	char *cd = xasprintf("%s/cache", dir);
+	kopt_cache *c = cache_open(cd);
+	kopt_hash key[3], obj[3];
+	const char *data[3] = { "kept\n", "linked\n", "changed\n" };
+	int ok = c != NULL;
+	for (int i = 0; ok && i < 3; i++) {
+		char *m = xasprintf("{\"kind\":\"capture\",\"path\":\"m%d\"}", i);
+		key[i] = hash_str(data[i]);
+		ok = cache_put(c, key[i], hash_str(m), m) == 0 && cache_object_put(c, data[i], strlen(data[i]), &obj[i]) == 0;
+		free(m);
+	}
+	ok = ok && cache_sync(c, true) == 0;
+	cache_close(c);
+	/* record 2 (line 3) with a byte of its manifest changed; a line of 31
+	 * characters, one of 32 that is no key, and one that is a whole key and
+	 * nothing else */
+	char kh[HASH_HEX];
+	hash_hex(hash_str("no record"), kh);
+	char *edit = xasprintf("cd '%%s/cache' && sed -i '3s/\"kind\"/\"kinx\"/' actions && "
+			       "printf '%%%%s\\n' 0123456789abcdef0123456789abcde zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz %s >> actions", kh);
+	ok = ok && sh(edit, dir) == 0;
+	free(edit);
+	struct caught cg;
+	char w[4096];
+	catch_start(&cg);
+	c = ok ? cache_open(cd) : NULL;
+	catch_end(&cg, w, sizeof w);
+	TAP_OK(c && cache_corrupt_count(c) == 4 && !cache_get(c, key[1]) && cache_get(c, key[0]) && cache_get(c, key[2]),
+	       "corrupt records: four counted, the changed one not read, the others read (%zu)", c ? cache_corrupt_count(c) : 0);
+	TAP_OK(c && cache_was_corrupt(c, key[1]) && !cache_was_corrupt(c, key[0]) && !cache_was_corrupt(c, key[2]) &&
+	       cache_was_corrupt(c, hash_str("no record")) && !cache_was_corrupt(c, hash_str("other")),
+	       "corrupt records: the keys of the changed record and of a bare key are remembered, no other");
+	char hex[HASH_HEX];
+	struct strbuf sb = STRBUF_INIT;
+	/* objects/ab/cdef...: the second one a link, the third one's bytes changed */
+	hash_hex(obj[1], hex);
+	char *ln = xasprintf("cd '%%s/cache/objects/%.2s' && mv %s %s.real && ln -s %s.real %s", hex, hex + 2, hex + 2,
+			     hex + 2, hex + 2);
+	ok = sh(ln, dir) == 0;
+	free(ln);
+	hash_hex(obj[2], hex);
+	char *chg = xasprintf("cd '%%s/cache/objects/%.2s' && chmod u+w %s && echo x >> %s", hex, hex + 2, hex + 2);
+	ok = ok && sh(chg, dir) == 0;
+	free(chg);
+	char obj2[256];
+	snprintf(obj2, sizeof obj2, "%s/objects/%.2s/%s", cd, hex, hex + 2);
+	int got[5];
+	char warn[5][1024];
+	kopt_hash absent = hash_str("absent object\n");
+	const kopt_hash which[4] = { obj[0], obj[1], obj[2], absent };
+	for (int i = 0; i < 4; i++) {
+		catch_start(&cg);
+		got[i] = c ? cache_object_get(c, which[i], &sb) : -2;
+		catch_end(&cg, warn[i], sizeof warn[i]);
+	}
+	TAP_OK(ok && got[0] == 0 && !*warn[0] && got[3] == -1 && !*warn[3],
+	       "objects: a good one is read, an absent one is not, neither with a warning ('%s')", warn[3]);
+	TAP_OK(got[1] == -1 && strstr(warn[1], "cannot be read: "), "objects: one that is a link is not read, with a warning");
+	TAP_OK(got[2] == -1 && strstr(warn[2], "is corrupt (its bytes do not hash to its name); removed") && access(obj2, F_OK) != 0,
+	       "objects: one whose bytes changed is not read, and removed with a warning");
+	/* objects/ab as a file: the object under it is not a folder's */
+	hash_hex(obj[0], hex);
+	char *file = xasprintf("cd '%%s/cache/objects' && chmod -R u+w %.2s && rm -rf %.2s && echo x > %.2s", hex, hex, hex);
+	ok = sh(file, dir) == 0;
+	free(file);
+	catch_start(&cg);
+	got[4] = c ? cache_object_get(c, obj[0], &sb) : -2;
+	catch_end(&cg, warn[4], sizeof warn[4]);
+	TAP_OK(ok && got[4] == -1 && strstr(warn[4], "cannot be read: "),
+	       "objects: one whose folder is a file is not read, with a warning ('%s')", warn[4]);
+	strbuf_release(&sb);
+	cache_close(c);
+	sh("chmod -R u+w '%s' && rm -rf '%s'", dir);
+	free(cd);
+}
+
+/* writes text to the pipe's end w */
+static void pipe_put(int w, const char *text, size_t n)
+{
+	if (write(w, text, n) != (ssize_t)n)
+		abort();
+}
+
+/* a stream's last lines (engine/tail.h): eight kept, oldest first, empty
+ * lines dropped, each cut to 300 bytes; an unfinished line kept at the
+ * end, and in pieces once it is longer than 1200 bytes; 0 while the
+ * stream has nothing more for now, 1 at its end; every byte copied to the
+ * log with its head line */
+static void test_tail(void)
+{
+	int p[2];
+	struct tail t;
+	tail_init(&t);
+	char *s = tail_text(&t);
+	TAP_IS_STR(s, "", "tail: no lines, no text");
+	free(s);
+	if (pipe(p) < 0)
+		abort();
+	fcntl(p[0], F_SETFL, O_NONBLOCK);
+	char dir[] = "/tmp/kopt-tail-XXXXXX";
+	int logged = mkdtemp(dir) && tail_copy_to(&t, dir, "w.log", false, "# head\n") == 0;
+	for (int i = 1; i <= 10; i++) {
+		char line[32];
+		int n = snprintf(line, sizeof line, "line %d\n%s", i, i == 5 ? "\n\n" : "");
+		pipe_put(p[1], line, (size_t)n);
+	}
+	int r0 = tail_read(&t, p[0]);
+	pipe_put(p[1], "last, unfinished", 16);
+	close(p[1]);
+	int r1 = tail_read(&t, p[0]);
+	close(p[0]);
+	s = tail_text(&t);
+	TAP_OK(r0 == 0 && r1 == 1, "tail: 0 while the stream has nothing for now, 1 at its end");
+	TAP_IS_STR(s, "line 4\nline 5\nline 6\nline 7\nline 8\nline 9\nline 10\nlast, unfinished",
+		   "tail: the last eight lines, oldest first, empty ones dropped, the unfinished one kept at the end");
+	free(s);
+	tail_clear(&t);
+	char *lp = xasprintf("%s/w.log", dir);
+	FILE *f = fopen(lp, "r");
+	char got[512] = "";
+	size_t gn = f ? fread(got, 1, sizeof got - 1, f) : 0;
+	got[gn] = 0;
+	if (f)
+		fclose(f);
+	TAP_OK(logged && strncmp(got, "# head\nline 1\nline 2\nline 3\nline 4\nline 5\n\n\nline 6\n", 51) == 0 &&
+	       strstr(got, "line 10\nlast, unfinished") && gn == strlen(got),
+	       "tail: every byte read also goes to the log, after its head line");
+	unlink(lp);
+	rmdir(dir);
+	free(lp);
+
+	/* lengths: a line of 301 bytes cut to 300; an unfinished one of 1200
+	 * bytes waits for its end, one of 1201 is kept as a piece at once */
+	char big[1202];
+	memset(big, 'x', sizeof big);
+	static const size_t lens[] = { 1200, 1201 };
+	static const char *const want_tail[] = { "", "\nab" };
+	for (int k = 0; k < 2; k++) {
+		if (pipe(p) < 0)
+			abort();
+		fcntl(p[0], F_SETFL, O_NONBLOCK);
+		pipe_put(p[1], big, lens[k]);
+		tail_read(&t, p[0]);
+		pipe_put(p[1], "ab\n", 3);
+		close(p[1]);
+		tail_read(&t, p[0]);
+		close(p[0]);
+		s = tail_text(&t);
+		char want[400];
+		snprintf(want, sizeof want, "%.300s%s", big, want_tail[k]);
+		TAP_OK(strcmp(s, want) == 0, "tail: an unfinished line of %zu bytes %s", lens[k],
+		       k ? "is kept as a piece of 300 at once" : "waits for its end, then cut to 300");
+		free(s);
+		tail_clear(&t);
+	}
+	if (pipe(p) < 0)
+		abort();
+	pipe_put(p[1], big, 301);
+	pipe_put(p[1], "\n", 1);
+	close(p[1]);
+	tail_read(&t, p[0]);
+	close(p[0]);
+	s = tail_text(&t);
+	TAP_OK(strlen(s) == 300, "tail: a line of 301 bytes is cut to 300 (%zu)", strlen(s));
+	free(s);
+	tail_release(&t);
+}
+
+static double guess_of(struct dag *d, struct dag_node *n)
+{
+	(void)d;
+	return n->prio; /* the test's nodes carry their guess there */
+}
+
+/* the FIFO queue across its growth and its compaction; the heap by
+ * priority, then creation order; the progress count's guesses to the
+ * value (each settled guess scales the rest by the nodes it added); the
+ * clock's rounding and its hours */
+static void test_queue_progress(void)
+{
+	static struct dag_node nodes[600];
+	struct queue q = { 0 };
+	int fifo = queue_pop(&q) == NULL;
+	for (int i = 0; i < 300; i++)
+		queue_push(&q, &nodes[i]);
+	for (int i = 0; i < 290; i++) /* head 290 of 512: the next growth moves the rest down */
+		fifo &= queue_pop(&q) == &nodes[i];
+	for (int i = 300; i < 600; i++)
+		queue_push(&q, &nodes[i]);
+	fifo &= q.cap == 512 && q.head + q.len <= q.cap;
+	for (int i = 290; i < 600; i++)
+		fifo &= queue_pop(&q) == &nodes[i];
+	fifo &= queue_pop(&q) == NULL;
+	TAP_OK(fifo, "queue: first in, first out, across its growth and its compaction, then empty");
+	free(q.v);
+
+	struct heap h = { 0 };
+	for (int i = 0; i < 60; i++) {
+		nodes[i].seq = (uint32_t)((i * 37) % 60);
+		nodes[i].prio = (double)((i * 7) % 3);
+		heap_push(&h, &nodes[i]);
+	}
+	int ordered = 1, popped = 0;
+	struct dag_node *prev = NULL, *n;
+	while ((n = heap_pop(&h))) {
+		if (prev && (n->prio > prev->prio || (n->prio == prev->prio && n->seq < prev->seq)))
+			ordered = 0;
+		prev = n;
+		popped++;
+	}
+	TAP_OK(ordered && popped == 60, "heap: the highest priority first, ties by creation order (%d popped)", popped);
+	free(h.v);
+
+	struct rule r = { .name = "reveal", .reveals = guess_of }, quiet = { .name = "quiet" };
+	struct progress p = { 0 };
+	struct dag d = { 0 };
+	d.nnodes = 20;
+	struct dag_node a = { .rule = &r, .seq = 3, .prio = 4 }, b = { .rule = &r, .seq = 10, .prio = 2 };
+	struct dag_node none = { .rule = &r, .seq = 5, .prio = 0 }, settled = { .rule = &r, .seq = 6, .prio = 9 };
+	struct dag_node mute = { .rule = &quiet, .seq = 7, .prio = 9 }, far = { .rule = &r, .seq = 1000 };
+	settled.flags = DAG_DONE;
+	progress_announce(&p, &d, &a);
+	progress_announce(&p, &d, &b);
+	progress_announce(&p, &d, &none);
+	progress_announce(&p, &d, &settled);
+	progress_announce(&p, &d, &mute);
+	bool guessing;
+	size_t t0 = progress_total(&p, &d, 5, &guessing);
+	TAP_OK(p.left == 6 && p.prior == 8 && t0 == 30 && guessing,
+	       "progress: guesses 4 and 2 announced (none, a settled step's, a rule without guesses left out): 5 + 19 + 6 = %zu", t0);
+	double g = progress_settle(&p, &a);
+	progress_expanded(&p, g, 12);
+	size_t t1 = progress_total(&p, &d, 6, &guessing);
+	TAP_OK(g == 4 && p.left == 2 && t1 == 27, "progress: a guess of 4 that added 12 scales the other 2 by 20 / 12: 6 + 18 + 3 = %zu", t1);
+	TAP_OK(progress_settle(&p, &none) == 0 && progress_settle(&p, &far) == 0 && progress_settle(&p, &a) == 0 && p.nsettled == 4,
+	       "progress: a step without a guess, past the guesses, or settled again gives none, and counts");
+	g = progress_settle(&p, &b);
+	size_t t2 = progress_total(&p, &d, 7, &guessing);
+	TAP_OK(g == 2 && p.left == 0 && !guessing && t2 == 7 + 14, "progress: no guesses left: done and open steps only (%zu)", t2);
+	d.nnodes = 5;
+	TAP_OK(progress_total(&p, &d, 9, &guessing) == 9, "progress: with every step settled, the total is the done ones");
+	progress_release(&p);
+
+	static const struct { double s; const char *want; } clk[] = {
+		{ 0, "0:00" }, { -5, "0:00" }, { 59.4, "0:59" }, { 59.5, "1:00" }, { 3599.4, "59:59" },
+		{ 3599.5, "1:00:00" }, { 3661, "1:01:01" }, { 36000, "10:00:00" },
+	};
+	int right = 0;
+	for (size_t i = 0; i < sizeof clk / sizeof *clk; i++) {
+		struct strbuf sb = STRBUF_INIT;
+		progress_clock(&sb, clk[i].s);
+		if (sb.buf && strcmp(sb.buf, clk[i].want) == 0)
+			right++;
+		else
+			tap_diag("%g s: %s", clk[i].s, sb.buf ? sb.buf : "");
+		strbuf_release(&sb);
+	}
+	TAP_IS_INT(right, 8, "progress clock: M:SS rounded to the second, H:MM:SS from an hour");
+}
+
+/* outdir_check's state and reason for r/rel against "hello\n" */
+static int out_is(const char *r, const char *rel, uint64_t size, enum outdir_state want, const char *why)
+{
+	const char *w = NULL;
+	enum outdir_state got = outdir_check(r, rel, size, hash_bytes("hello\n", 6), &w);
+	if (got == want && strcmp(w, why) == 0)
+		return 1;
+	tap_diag("%s: state %d, '%s'; want %d, '%s'", rel, (int)got, w, (int)want, why);
+	return 0;
+}
+
+/* kopt-out/'s files: written whole below folders made on the way (a link
+ * or a file where a folder goes replaced), and checked, without following
+ * links, to a state and the reason a user reads */
+static void test_outdir(void)
+{
+	char dir[] = "/tmp/kopt-outdir-XXXXXX";
+	if (!mkdtemp(dir)) {
+		TAP_OK(0, "outdir: a scratch folder");
+		return;
+	}
+	char *root = xasprintf("%s/out", dir);
+	int w = outdir_write(root, "m/a.txt", "hello\n", 6) == 0 && outdir_write(root, "m/b.txt", "hello\n", 6) == 0 &&
+		outdir_write(root, "m/c.txt", "", 0) == 0 && outdir_write(root, "m/d.txt", "hellO\n", 6) == 0 &&
+		outdir_write(root, "m/e.txt", "hello!\n", 7) == 0;
+	struct caught cg;
+	char err[1024];
+	catch_start(&cg);
+	int refused = outdir_write(root, "m/../x", "x", 1) == -1;
+	catch_end(&cg, err, sizeof err);
+	TAP_OK(w && refused && strstr(err, "not a path of plain names below"), "outdir: files written below folders made on the way; '..' refused");
+	sh("cd '%s/out/m' && ln -s a.txt link.txt && mkfifo fifo && echo x > notdir && ln -s . loop", dir);
+	int right = out_is(root, "m/a.txt", 6, OUTDIR_SAME, "") + out_is(root, "m/a.txt", UINT64_MAX, OUTDIR_SAME, "") +
+		    out_is(root, "m/zz.txt", 6, OUTDIR_MISSING, "it cannot be read") +
+		    out_is(root, "q/a.txt", 6, OUTDIR_MISSING, "") +
+		    out_is(root, "m/c.txt", 6, OUTDIR_DIFFERS, "it is empty") +
+		    out_is(root, "m/e.txt", 6, OUTDIR_DIFFERS, "its size changed") +
+		    out_is(root, "m/e.txt", UINT64_MAX, OUTDIR_DIFFERS, "its bytes changed") +
+		    out_is(root, "m/d.txt", 6, OUTDIR_DIFFERS, "its bytes changed") +
+		    out_is(root, "m/link.txt", 6, OUTDIR_DIFFERS, "it is a symbolic link") +
+		    out_is(root, "m/fifo", 6, OUTDIR_DIFFERS, "it is not a regular file") +
+		    out_is(root, "m/notdir/a.txt", 6, OUTDIR_DIFFERS, "a folder on its path is not a folder (a symbolic link?)") +
+		    out_is(root, "m/loop/a.txt", 6, OUTDIR_DIFFERS, "a folder on its path is not a folder (a symbolic link?)") +
+		    out_is(root, "m//a.txt", 6, OUTDIR_DIFFERS, "not a path of plain names");
+	TAP_IS_INT(right, 13, "outdir: each file's state and the reason for it (same, missing, empty, size, bytes, link, not a file, a path through a file or a link)");
+	catch_start(&cg);
+	w = outdir_write(root, "m/loop/f.txt", "hello\n", 6) == 0 && outdir_write(root, "m/notdir/f.txt", "hello\n", 6) == 0;
+	catch_end(&cg, err, sizeof err);
+	TAP_OK(w && strstr(err, "/out/m/loop' is not a folder (a symbolic link or a file); replaced by one") &&
+	       strstr(err, "/out/m/notdir' is not a folder") && out_is(root, "m/loop/f.txt", 6, OUTDIR_SAME, "") &&
+	       out_is(root, "m/a.txt", 6, OUTDIR_SAME, ""),
+	       "outdir: a link or a file where a folder goes is replaced by a folder, with a warning, the file written in it");
+	sh("rm -rf '%s'", dir);
+	free(root);
+}
+
+/* a worker's environment: a name set replaces its own entry only (not one
+ * it is a prefix of, nor one that is a prefix of it), else is added at
+ * the end; a started process reads its stdin, writes its stdout and
+ * stderr through the pipes, and one that cannot run says so with 127 */
+static void test_proc(void)
+{
+	char **env = xcalloc(4, sizeof *env);
+	env[0] = xstrdup("A=1");
+	env[1] = xstrdup("AB=2");
+	proc_env_put(&env, "A", "3");
+	proc_env_put(&env, "ABC", "4");
+	proc_env_put(&env, "AB", "5");
+	proc_env_put(&env, "B", "");
+	struct strbuf sb = STRBUF_INIT;
+	for (size_t i = 0; env[i]; i++)
+		strbuf_addf(&sb, "%s;", env[i]);
+	TAP_IS_STR(sb.buf, "A=3;AB=5;ABC=4;B=;", "proc: a name's own entry replaced, a new name added at the end");
+	strbuf_release(&sb);
+	char *const argv[] = { "sh", "-c", "read x; echo \"out $x\"; echo \"err $x\" >&2; exit 3", NULL };
+	int in, out, err, st = -1;
+	pid_t pid = proc_start(argv, env, &in, &out, &err);
+	char got[2][64] = { "", "" };
+	if (pid > 0) {
+		fcntl(out, F_SETFL, 0);
+		fcntl(err, F_SETFL, 0);
+		fcntl(in, F_SETFL, 0);
+		pipe_put(in, "hi\n", 3);
+		close(in);
+		ssize_t n = read(out, got[0], sizeof got[0] - 1);
+		got[0][n > 0 ? n : 0] = 0;
+		n = read(err, got[1], sizeof got[1] - 1);
+		got[1][n > 0 ? n : 0] = 0;
+		close(out);
+		close(err);
+		waitpid(pid, &st, 0);
+	}
+	TAP_OK(pid > 0 && !strcmp(got[0], "out hi\n") && !strcmp(got[1], "err hi\n") && WIFEXITED(st) && WEXITSTATUS(st) == 3,
+	       "proc: the child reads stdin and writes stdout and stderr through its pipes, its status kept");
+	char *const none[] = { "/nonexistent/kopt-no-such-program", NULL };
+	pid = proc_start(none, env, &in, &out, &err);
+	got[1][0] = 0;
+	if (pid > 0) {
+		close(in);
+		close(out);
+		fcntl(err, F_SETFL, 0);
+		ssize_t n = read(err, got[1], sizeof got[1] - 1);
+		got[1][n > 0 ? n : 0] = 0;
+		close(err);
+		waitpid(pid, &st, 0);
+	}
+	TAP_OK(pid > 0 && strstr(got[1], "cannot run '/nonexistent/kopt-no-such-program'") && WEXITSTATUS(st) == 127,
+	       "proc: a program that cannot run says so on stderr and exits 127");
+	for (size_t i = 0; env[i]; i++)
+		free(env[i]);
+	free(env);
+}
+
+/* lines in the file at path */
+static size_t lines_in(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	size_t n = 0;
+	int c;
+	while (f && (c = fgetc(f)) != EOF)
+		n += c == '\n';
+	if (f)
+		fclose(f);
+	return n;
+}
+
+/* the build log is compacted on close past 4096 records, where most are
+ * superseded: at 4096 it is left as it is, at 4097 it keeps the header
+ * and the live steps' lines */
+static void test_blog_compact(void)
+{
+	char dir[] = "/tmp/kopt-blogc-XXXXXX";
+	if (!mkdtemp(dir)) {
+		TAP_OK(0, "build log: a scratch folder");
+		return;
+	}
+	char *path = xasprintf("%s/log", dir);
+	kopt_blog *b = blog_open(path);
+	struct blog_record r = { .start = 1.7e9, .dur = 2, .outcome = "ok", .kind = "verify", .path = "all/m/k",
+				 .key = { 1, 2 }, .why = "new step", .ingredients = "rule=3" };
+	int ok = 1;
+	for (int i = 0; i < 4096; i++)
+		ok &= blog_append(b, &r) == 0;
+	blog_close(b);
+	size_t at = lines_in(path);
+	b = blog_open(path);
+	ok &= blog_append(b, &r) == 0;
+	blog_close(b);
+	size_t past = lines_in(path);
+	b = blog_open(path);
+	const char *a = blog_last_ingredients(b, "verify", "all/m/k");
+	TAP_OK(ok && at == 4097 && past < 10 && a && !strcmp(a, "rule=3"),
+	       "build log: 4096 records of one step are kept on close, 4097 compacted to the live ones (%zu, %zu lines)", at, past);
+	blog_close(b);
+	/* 4097 records of 1366 steps: fewer than three a step, kept; of 1365, compacted */
+	size_t steps[2] = { 1366, 1365 }, got[2];
+	for (int k = 0; k < 2; k++) {
+		unlink(path);
+		b = blog_open(path);
+		for (int i = 0; i < 4097; i++) {
+			char p[32];
+			snprintf(p, sizeof p, "all/m/k%zu", (size_t)i % steps[k]);
+			r.path = p;
+			blog_append(b, &r);
+		}
+		blog_close(b);
+		got[k] = lines_in(path);
+	}
+	TAP_OK(got[0] == 4098 && got[1] == 1366, "build log: compacted only where the records are more than three a step (%zu, %zu lines)",
+	       got[0], got[1]);
+	unlink(path);
+	rmdir(dir);
+	free(path);
+}
+
+/* records of n keys, written in rounds over them, then closed: the action
+ * map's lines after the close */
+static size_t actions_after(const char *cd, size_t records, size_t keys)
+{
+	char *rm = xasprintf("rm -rf '%s'", cd);
+	if (system(rm) != 0)
+		return 0;
+	free(rm);
+	kopt_cache *c = cache_open(cd);
+	for (size_t i = 0; c && i < records; i++) {
+		char k[32], m[64];
+		snprintf(k, sizeof k, "key %zu", i % keys);
+		snprintf(m, sizeof m, "{\"kind\":\"capture\",\"n\":%zu}", i);
+		cache_put(c, hash_str(k), hash_str(m), m);
+	}
+	cache_close(c);
+	char *ap = xasprintf("%s/actions", cd);
+	size_t n = lines_in(ap);
+	free(ap);
+	return n;
+}
+
+/* the action map is rewritten on close past 64 records where at least
+ * half are superseded; the worker environments' file read back, a corrupt
+ * one forgotten with a warning, an absent one without */
+static void test_actions_env(void)
+{
+	char dir[] = "/tmp/kopt-actenv-XXXXXX";
+	if (!mkdtemp(dir)) {
+		TAP_OK(0, "actions: a scratch folder");
+		return;
+	}
+	char *cd = xasprintf("%s/cache", dir);
+	size_t a64 = actions_after(cd, 64, 1), a65 = actions_after(cd, 65, 1);
+	size_t h65 = actions_after(cd, 65, 33), h66 = actions_after(cd, 66, 33);
+	TAP_OK(a64 == 65 && a65 == 2 && h65 == 66 && h66 == 34,
+	       "actions: rewritten on close past 64 records with at least two a key (64 of 1 key: %zu lines, 65: %zu; "
+	       "65 of 33 keys: %zu, 66: %zu)", a64, a65, h65, h66);
+
+	struct caught cg;
+	char w[1024];
+	catch_start(&cg);
+	kopt_cache *c = cache_open(cd);
+	json_t *none = c ? cache_env_get(c, "gpu0") : (json_t *)1;
+	json_t *env = json_pack("{s:s,s:i}", "gpu", "NVIDIA H200", "sms", 132);
+	int set = c && cache_env_set(c, "gpu0", env) == 0;
+	cache_close(c);
+	c = cache_open(cd);
+	json_t *back = c ? cache_env_get(c, "gpu0") : NULL;
+	int same = back && json_equal(back, env);
+	cache_close(c);
+	catch_end(&cg, w, sizeof w);
+	TAP_OK(!none && set && same && !*w, "env: none at first, then read back as written, without a warning ('%s')", w);
+	sh("cd '%s/cache' && sed -i 's/H200/H100/' env", dir);
+	catch_start(&cg);
+	c = cache_open(cd);
+	back = c ? cache_env_get(c, "gpu0") : (json_t *)1;
+	cache_close(c);
+	catch_end(&cg, w, sizeof w);
+	TAP_OK(!back && strstr(w, "/env' is corrupt; the environment fingerprints are forgotten"),
+	       "env: a changed byte under the checksum: forgotten, with a warning");
+	sh("cd '%s/cache' && rm -f env && mkdir env", dir);
+	catch_start(&cg);
+	c = cache_open(cd);
+	back = c ? cache_env_get(c, "gpu0") : (json_t *)1;
+	cache_close(c);
+	catch_end(&cg, w, sizeof w);
+	TAP_OK(!back && strstr(w, "/env' cannot be read: ") && strstr(w, "; the environment fingerprints are forgotten"),
+	       "env: one that cannot be read: forgotten, with a warning");
+	json_decref(env);
+	sh("rm -rf '%s'", dir);
+	free(cd);
+}
+
+/* a cache whose lock another holds: waited for (said once, with the pid
+ * the lock file names, "unknown" where it names none) up to
+ * KOPT_LOCK_WAIT_MS, then refused with that pid; once free, opened, and
+ * the lock file then names this process */
+static void test_lock(void)
+{
+	char dir[] = "/tmp/kopt-lock-XXXXXX";
+	if (!mkdtemp(dir)) {
+		TAP_OK(0, "lock: a scratch folder");
+		return;
+	}
+	char *cd = xasprintf("%s/cache", dir), *lp = xasprintf("%s/cache/lock", dir);
+	kopt_cache *c = cache_open(cd);
+	cache_close(c);
+	int fd = open(lp, O_RDWR);
+	int held = fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0 && ftruncate(fd, 0) == 0 && write(fd, "4242\n", 5) == 5;
+	struct caught cg;
+	char w[1024];
+	setenv("KOPT_LOCK_WAIT_MS", "150", 1);
+	catch_start(&cg);
+	double t0 = kopt_now();
+	c = cache_open(cd);
+	double waited = kopt_now() - t0;
+	catch_end(&cg, w, sizeof w);
+	TAP_OK(held && !c && waited >= 0.14 && strstr(w, "waiting for the cache lock held by pid 4242\n") &&
+	       strstr(w, "is in use by another koptmake (pid 4242); try again when it is done") &&
+	       strstr(strstr(w, "waiting") + 1, "waiting") == NULL,
+	       "lock: held by another: waited for %.2f s, said once with its pid, then refused with it", waited);
+	setenv("KOPT_LOCK_WAIT_MS", "0", 1);
+	if (ftruncate(fd, 0) != 0)
+		abort();
+	catch_start(&cg);
+	c = cache_open(cd);
+	catch_end(&cg, w, sizeof w);
+	TAP_OK(!c && !strstr(w, "waiting") && strstr(w, "in use by another koptmake (pid unknown)"),
+	       "lock: no wait at 0 ms, and a lock file without a pid says unknown ('%s')", w);
+	close(fd);
+	unsetenv("KOPT_LOCK_WAIT_MS");
+	c = cache_open(cd);
+	char pid[32] = "";
+	FILE *f = fopen(lp, "r");
+	if (f) {
+		if (!fgets(pid, sizeof pid, f))
+			pid[0] = 0;
+		fclose(f);
+	}
+	TAP_OK(c && atol(pid) == (long)getpid(), "lock: once free, the cache opens and its lock file names this process (%s)", pid);
+	cache_close(c);
+	sh("rm -rf '%s'", dir);
+	free(cd);
+	free(lp);
+}
+
+/* -t gc's sweep of objects/: a leftover temporary file goes and counts;
+ * a file whose name with its folder's is not 32 hex digits goes; a file of
+ * a live object stays; a manifest with a newline is refused */
+static void test_gc_sweep(void)
+{
+	char dir[] = "/tmp/kopt-gcs-XXXXXX";
+	if (!mkdtemp(dir)) {
+		TAP_OK(0, "gc sweep: a scratch folder");
+		return;
+	}
+	char *cd = xasprintf("%s/cache", dir);
+	kopt_cache *c = cache_open(cd);
+	kopt_hash obj, key = hash_str("k");
+	char hex[HASH_HEX];
+	int ok = c && cache_object_put(c, "live\n", 5, &obj) == 0;
+	hash_hex(obj, hex);
+	char *m = xasprintf("{\"kind\":\"capture\",\"objects\":{\"x\":\"%s\"}}", hex);
+	ok = ok && cache_put(c, key, hash_str(m), m) == 0;
+	struct caught cg;
+	char w[512];
+	catch_start(&cg);
+	int nl = c ? cache_put(c, hash_str("n"), hash_str("n"), "{\"a\":\n1}") : 0;
+	catch_end(&cg, w, sizeof w);
+	TAP_OK(nl == -1 && strstr(w, "internal: a manifest with a newline") && !cache_get(c, hash_str("n")),
+	       "cache_put refuses a manifest with a newline");
+	cache_close(c);
+	char *plant = xasprintf("cd '%%s/cache/objects' && head -c 1000 /dev/zero > tmp.99.0 && head -c 7 /dev/zero > %.2s/short && "
+				"mkdir -p zz && head -c 3 /dev/zero > zz/0123456789abcdef0123456789abcd", hex);
+	ok = ok && sh(plant, dir) == 0;
+	free(plant);
+	c = cache_open(cd);
+	uint64_t freed = 0;
+	size_t ne = 0, no = 0;
+	if (c) {
+		cache_mark(c, key);
+		ok = ok && cache_gc(c, &freed, &ne, &no) == 0;
+	}
+	struct strbuf sb = STRBUF_INIT;
+	TAP_OK(ok && freed == 1010 && no == 2 && ne == 0 && cache_object_get(c, obj, &sb) == 0,
+	       "gc sweep: a leftover temporary file and files that name no object go (1010 bytes, 2 objects: %llu, %zu), the live object stays",
+	       (unsigned long long)freed, no);
+	strbuf_release(&sb);
+	cache_close(c);
+	sh("rm -rf '%s'", dir);
+	free(m);
+	free(cd);
+}
+
+/* the graph's string store: strings of any length read back whole, a long
+ * one (past a quarter of a block) on its own, many short ones across
+ * blocks */
+static void test_strdup(void)
+{
+	static const struct rule_set none = { 0 };
+	struct dag *d = xcalloc(1, sizeof *d);
+	d->rules = &none;
+	size_t lens[] = { 16383, 16384, 16385, 70000, 65535, 1, 0 };
+	char *got[7 + 200];
+	char *want[7 + 200];
+	int n = 0;
+	for (size_t i = 0; i < 7; i++) {
+		want[n] = xmalloc(lens[i] + 1);
+		memset(want[n], 'a' + (int)i, lens[i]);
+		want[n][lens[i]] = 0;
+		got[n] = dag_strdup(d, want[n]);
+		n++;
+	}
+	for (int i = 0; i < 200; i++) {
+		want[n] = xasprintf("%0*d", 400 + i, i);
+		got[n] = dag_strdup(d, want[n]);
+		n++;
+	}
+	int same = 0;
+	for (int i = 0; i < n; i++) {
+		same += strcmp(got[i], want[i]) == 0;
+		free(want[i]);
+	}
+	TAP_IS_INT(same, n, "dag strings: each read back whole, long ones and short ones across blocks");
+	dag_free(d);
+}
+
 int main(void)
 {
 	/* the loaders warn about every bad input: keep the TAP stream readable */
@@ -369,7 +1087,17 @@ int main(void)
 	test_explain();
 	test_fuzz();
 	test_blog_last();
+	test_blog_compact();
 	test_gc();
+	test_gc_sweep();
+	test_corrupt();
+	test_actions_env();
+	test_lock();
+	test_tail();
+	test_strdup();
+	test_queue_progress();
+	test_outdir();
+	test_proc();
 	test_record_min();
 	test_result_object();
 	test_ingredients_long();

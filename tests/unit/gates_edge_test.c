@@ -5,7 +5,10 @@
  *     baseline's plus 4 ulps of the outputs' scale, m = 2 for fp32 and 3
  *     for half types;
  *   - the noise rule: the lower quartile of the pairs' ratios must be at
- *     least 1, and exactly 1 passes.
+ *     least 1, and exactly 1 passes;
+ *   - gate 4's other edges: gamma itself, the fewest pairs, the times'
+ *     units, the quartiles' interpolation, no regression's two tests;
+ *   - the compiled baseline's rmse rule to the last bit; which gates ran.
  */
 #include <math.h>
 #include <stdio.h>
@@ -31,6 +34,145 @@ static int precision(const char *dtype, double cand, double base)
 	return ok;
 }
 
+/* gate 4 with every candidate sample c and baseline sample b */
+static bool perf_flat(double b, double c, size_t n, size_t min_pairs, double gamma, struct gate_verdict *v)
+{
+	double base[16], cand[16];
+	for (size_t i = 0; i < n; i++) {
+		base[i] = b;
+		cand[i] = c;
+	}
+	gate_verdict_init(v);
+	return gate_perf(base, n, cand, n, gamma, min_pairs, GATE_LEVEL_KERNEL, v);
+}
+
+/* gate 4's edges: a speedup of exactly gamma passes, the fewest pairs the
+ * gates ask for pass and one fewer fail, times said in ns under 10 us,
+ * in us under 10 ms and in ms from there; the quartiles interpolated to
+ * the value; no regression: slower in the medians and the upper
+ * quartile both, or it passes */
+static void perf_edges(void)
+{
+	struct gate_verdict v;
+	TAP_OK(perf_flat(125, 100, 4, 4, 1.25, &v) && v.kernel.speedup == 1.25 && v.kernel.pairs == 4,
+	       "perf: a speedup of exactly gamma passes (%s)", v.reason);
+	TAP_OK(!perf_flat(125, 100, 3, 4, 1.25, &v) &&
+	       !strcmp(v.reason, "perf: kernel has 3 timing pairs, gates ask for 4"),
+	       "perf: one pair fewer than the gates ask for fails, and says so (%s)", v.reason);
+	static const struct { double b, c; const char *says; } fmt[] = {
+		{ 9999, 9999, "(baseline 9999 ns, candidate 9999 ns)" },
+		{ 10000, 10000, "(baseline 10.0 us, candidate 10.0 us)" },
+		{ 9999000, 9999000, "(baseline 9999.0 us, candidate 9999.0 us)" },
+		{ 10000000, 10000000, "(baseline 10.00 ms, candidate 10.00 ms)" },
+	};
+	int right = 0;
+	for (size_t i = 0; i < sizeof fmt / sizeof *fmt; i++) {
+		bool pass = perf_flat(fmt[i].b, fmt[i].c, 4, 3, 1.03, &v);
+		if (!pass && strstr(v.reason, "perf: kernel speedup 1.000x < gamma 1.03 ") && strstr(v.reason, fmt[i].says))
+			right++;
+		else
+			tap_diag("%s", v.reason);
+	}
+	TAP_IS_INT(right, 4, "perf: times said in ns below 10 us, in us below 10 ms, in ms from 10 ms");
+	double b[] = { 100, 100, 100, 100 }, c[] = { 50, 80, 100, 200 }, r[] = { 0.5, 1.0, 1.25, 2.0 };
+	struct gate_timing t;
+	int st = gate_timing_stats(b, c, 4, &t);
+	TAP_OK(st == 0 && t.pairs == 4 && t.base_median == 100 && t.cand_median == 90 &&
+	       fabs(t.ratio_q25 - (r[0] + 0.75 * (r[1] - r[0]))) < 1e-12 &&
+	       fabs(t.ratio_median - (r[1] + 0.5 * (r[2] - r[1]))) < 1e-12 &&
+	       fabs(t.ratio_q75 - (r[2] + 0.25 * (r[3] - r[2]))) < 1e-12 &&
+	       fabs(t.noise - (t.ratio_q75 - t.ratio_q25) / t.ratio_median) < 1e-12,
+	       "timing: medians and the ratios' quartiles interpolated between order statistics (q25 %g, q75 %g)",
+	       t.ratio_q25, t.ratio_q75);
+	double z[] = { 100, 0, 100, 100 };
+	TAP_OK(gate_timing_stats(b, z, 4, &t) == -1 && gate_timing_stats(b, c, 0, &t) == -1,
+	       "timing: a sample of 0 or no samples: no statistics");
+	double one[] = { 100 };
+	TAP_OK(gate_timing_stats(one, one, 1, &t) == 0 && t.ratio_q25 == 1 && t.ratio_q75 == 1 && t.noise == 0,
+	       "timing: one pair is its own every quartile");
+	/* no regression: ratios 0.5 0.5 0.5 1.0 (q75 0.625) fail; 0.5 0.5 1.0 1.0
+	 * (q75 exactly 1) pass though the medians are slower */
+	double nb[] = { 50, 50, 50, 100 }, nb2[] = { 50, 50, 100, 100 }, nc[] = { 100, 100, 100, 100 };
+	gate_verdict_init(&v);
+	TAP_OK(!gate_no_regression(nb, 4, nc, 4, 4, &v) &&
+	       !strcmp(v.reason, "perf: model slower: 0.500x, pair ratios' upper quartile 0.625 < 1"),
+	       "no regression: slower in the medians and the upper quartile fails (%s)", v.reason);
+	gate_verdict_init(&v);
+	TAP_OK(gate_no_regression(nb2, 4, nc, 4, 4, &v) && v.model.speedup == 0.75 && v.model.ratio_q75 == 1,
+	       "no regression: an upper quartile of exactly 1 passes, medians slower or not (%s)", v.reason);
+	gate_verdict_init(&v);
+	TAP_OK(!gate_no_regression(nb2, 4, nc, 3, 3, &v) && strstr(v.reason, "samples are not pairs (4 baseline, 3 candidate)"),
+	       "no regression: samples that are not pairs fail (%s)", v.reason);
+	gate_verdict_init(&v);
+	TAP_OK(!gate_no_regression(nb2, 4, nc, 4, 5, &v) && v.gate == GATE_PERF && (v.gates_run & (1u << GATE_PERF)),
+	       "no regression: too few pairs fail, gate 4 run");
+}
+
+/* the compiled baseline's rmse rule at its edge, to the last bit: rmse
+ * exactly m times eager's plus a tenth of atol is as accurate as eager,
+ * one ulp more is not; m 2 for fp32 and 3 for half types. And each gate
+ * marks itself run, and no other. */
+static void baseline_edge(void)
+{
+	struct kopt_gates cfg;
+	gate_config_default(&cfg);
+	cfg.atol = 0.5;
+	cfg.atol_half = 0.25;
+	static const struct { const char *dtype; double m, atol; } dt[] = { { "float32", 2.0, 0.5 }, { "float16", 3.0, 0.25 } };
+	int right = 0;
+	for (int d = 0; d < 2; d++) {
+		double re = 0.375, lim = dt[d].m * re + dt[d].atol / 10.0;
+		for (int k = 0; k < 2; k++) {
+			double rc = k ? nextafter(lim, INFINITY) : lim;
+			json_t *c = json_pack("{s:[{s:i, s:[{s:i, s:s, s:b, s:b, s:b, s:b, s:f, s:b, s:f, s:f, s:b, s:b}]}]}", "seeds",
+					      "seed", 1, "outputs", "index", 0, "dtype", dt[d].dtype, "shape_mismatch", 0,
+					      "dtype_mismatch", 0, "nan_mismatch", 0, "inf_mismatch", 0, "max_abs", 9.0, "allclose", 0,
+					      "rmse_compiled", rc, "rmse_eager", re, "eager_close64", 1, "compiled_close64", 0);
+			char why[GATE_REASON_MAX];
+			enum gate_baseline_status st = gate_baseline(c, &cfg, why, sizeof why);
+			right += st == (k ? GATE_BASE_WRONG : GATE_BASE_ACCURATE);
+			if (st != (k ? GATE_BASE_WRONG : GATE_BASE_ACCURATE))
+				tap_diag("%s, rmse %.17g of limit %.17g: %s", dt[d].dtype, rc, lim, why);
+			json_decref(c);
+		}
+	}
+	TAP_IS_INT(right, 4, "baseline: rmse at m x eager's + atol / 10 is accurate, one ulp over is not (fp32 m 2, half m 3)");
+	struct gate_verdict v;
+	gate_verdict_init(&v);
+	gate_fp64(1e-6, 1e-6, 1e-4, GATE_DTYPE_FP32, &v);
+	unsigned fp = v.gates_run;
+	gate_verdict_init(&v);
+	double b[] = { 100, 100, 100 }, c[] = { 90, 90, 90 };
+	gate_perf(b, 3, c, 3, 1.03, 3, GATE_LEVEL_KERNEL, &v);
+	unsigned pf = v.gates_run;
+	gate_verdict_init(&v);
+	gate_no_regression(b, 3, c, 3, 3, &v);
+	TAP_OK(fp == 1u << GATE_FP64 && pf == 1u << GATE_PERF && v.gates_run == 1u << GATE_PERF,
+	       "each gate marks itself run and no other (fp64 %#x, perf %#x, no regression %#x)", fp, pf, v.gates_run);
+	static const struct { unsigned run; const char *names; } gr[] = {
+		{ 0, "[]" },
+		{ 1u << GATE_STATIC, "[\"static\"]" },
+		{ 1u << GATE_CORRECTNESS | 1u << GATE_PERF, "[\"correctness\",\"perf\"]" },
+		{ 1u << GATE_STATIC | 1u << GATE_CORRECTNESS | 1u << GATE_FP64 | 1u << GATE_PERF,
+		  "[\"static\",\"correctness\",\"fp64\",\"perf\"]" },
+		{ 1u << GATE_NONE | 1u << GATE_FP64, "[\"fp64\"]" },
+	};
+	int named = 0;
+	for (size_t i = 0; i < sizeof gr / sizeof *gr; i++) {
+		gate_verdict_init(&v);
+		v.gates_run = gr[i].run;
+		json_t *j = gate_verdict_to_json(&v);
+		char *t = json_dumps(json_object_get(j, "gates_run"), JSON_COMPACT);
+		if (t && !strcmp(t, gr[i].names))
+			named++;
+		else
+			tap_diag("gates_run %#x: %s", gr[i].run, t ? t : "(none)");
+		free(t);
+		json_decref(j);
+	}
+	TAP_IS_INT(named, 5, "a verdict's JSON names the gates that ran, in order, and no other");
+}
+
 int main(void)
 {
 	/* fp16: m = 3. A candidate 2.5x the baseline's error passes, 3.5x fails */
@@ -54,5 +196,7 @@ int main(void)
 	gate_verdict_init(&v);
 	TAP_OK(!gate_perf(base2, 5, cand, 5, 1.03, 3, GATE_LEVEL_KERNEL, &v) && strstr(v.reason, "within the noise"),
 	       "perf: a lower quartile under 1 fails as noise");
+	perf_edges();
+	baseline_edge();
 	return tap_done();
 }

@@ -66,6 +66,91 @@ static bool needs_more(const json_t *c, const json_t *big)
 	return eq;
 }
 
+/* each move's result to the value at its range's ends, and the moves that
+ * do not apply: a compound move needs both of its halves to apply */
+static void moves_at_bounds(void)
+{
+	TAP_OK(moves_to("b0-down-warps-down", "{\"block_sizes\":[64,32],\"num_warps\":4}",
+			"{\"block_sizes\":[32,32],\"num_warps\":2}") &&
+	       moves_to("b0-down-warps-down", "{\"block_sizes\":[1,32],\"num_warps\":4}", NULL) &&
+	       moves_to("b0-down-warps-down", "{\"block_sizes\":[64,32],\"num_warps\":1}", NULL) &&
+	       moves_to("b0-down-warps-down", "{\"block_sizes\":[2],\"num_warps\":2}", "{\"block_sizes\":[1],\"num_warps\":1}"),
+	       "b0-down-warps-down halves both, and does not apply where either would leave its range");
+	TAP_OK(moves_to("b0-up-warps-up", "{\"block_sizes\":[65536],\"num_warps\":4}", NULL) &&
+	       moves_to("b0-up-warps-up", "{\"block_sizes\":[64],\"num_warps\":32}", NULL) &&
+	       moves_to("b0-up-warps-up", "{\"block_sizes\":[32768],\"num_warps\":16}", "{\"block_sizes\":[65536],\"num_warps\":32}"),
+	       "b0-up-warps-up: both ends reached together, neither passed");
+	TAP_OK(moves_to("warps-up", "{\"block_sizes\":[1],\"num_warps\":16}", "{\"block_sizes\":[1],\"num_warps\":32}") &&
+	       moves_to("warps-down", "{\"block_sizes\":[1],\"num_warps\":2}", "{\"block_sizes\":[1],\"num_warps\":1}") &&
+	       moves_to("warps-down", "{\"block_sizes\":[1],\"num_warps\":1}", NULL) &&
+	       moves_to("warps-down", "{\"block_sizes\":[1],\"num_warps\":3}", NULL) &&
+	       moves_to("warps-up", "{\"block_sizes\":[1]}", NULL) &&
+	       moves_to("warps-up", "{\"block_sizes\":[1],\"num_warps\":\"4\"}", NULL),
+	       "num_warps moves within 1 to 32 and stays a whole number; absent or not an integer, it does not move");
+	TAP_OK(moves_to("stages-up", "{\"block_sizes\":[1],\"num_stages\":7}", "{\"block_sizes\":[1],\"num_stages\":8}") &&
+	       moves_to("stages-up", "{\"block_sizes\":[1],\"num_stages\":8}", NULL) &&
+	       moves_to("stages-down", "{\"block_sizes\":[1],\"num_stages\":2}", "{\"block_sizes\":[1],\"num_stages\":1}") &&
+	       moves_to("stages-down", "{\"block_sizes\":[1]}", NULL) &&
+	       moves_to("stages-up", "{\"block_sizes\":[1],\"num_stages\":\"3\"}", "{\"block_sizes\":[1],\"num_stages\":2}"),
+	       "num_stages moves within 1 to 8, from 1 where it is absent or not an integer");
+	TAP_OK(moves_to("b0-down", "{\"block_sizes\":[3]}", NULL) && moves_to("b0-up", "{\"block_sizes\":[\"8\"]}", NULL) &&
+	       moves_to("b0-up", "{\"block_sizes\":3}", NULL),
+	       "a block size stays a whole number, and one that is not an integer in a list does not move");
+	const char *eight = "{\"block_sizes\":[1,1,1,1,1,1,1,1,1]}";
+	TAP_OK(moves_to("b7-up", eight, "{\"block_sizes\":[1,1,1,1,1,1,1,2,1]}") && moves_to("b8-up", eight, NULL),
+	       "blocks b0 to b7 move, b8 is past the moves' blocks");
+	TAP_OK(moves_to("b0-up-", "{\"block_sizes\":[1]}", NULL) && moves_to("b0-up-warps-down", "{\"block_sizes\":[1],\"num_warps\":4}", NULL) &&
+	       moves_to("sideways", "{\"block_sizes\":[1]}", NULL),
+	       "a move it does not know does not apply");
+	TAP_OK(moves_to("indexing-block_ptr", "{\"block_sizes\":[1],\"indexing\":\"pointer\"}",
+			"{\"block_sizes\":[1],\"indexing\":\"block_ptr\"}") &&
+	       moves_to("indexing-pointer", "{\"block_sizes\":[1],\"indexing\":\"pointer\"}", NULL) &&
+	       moves_to("indexing-pointer", "{\"block_sizes\":[1],\"indexing\":[\"pointer\",\"block_ptr\"]}",
+			"{\"block_sizes\":[1],\"indexing\":[\"pointer\",\"pointer\"]}") &&
+	       moves_to("pid-flat", "{\"block_sizes\":[1],\"pid_type\":\"flat\"}", NULL) &&
+	       moves_to("pid-flat", "{\"block_sizes\":[1]}", NULL),
+	       "indexing and pid_type: one string or each of a list set, a move that changes nothing or a key the config lacks: none");
+	TAP_OK(moves_to("loop-swap", "{\"block_sizes\":[1],\"loop_orders\":[[0,1,2],[0,1]]}",
+			"{\"block_sizes\":[1],\"loop_orders\":[[1,0,2],[0,1]]}") &&
+	       moves_to("loop-swap", "{\"block_sizes\":[1]}", NULL),
+	       "loop-swap swaps the first two of the first order only; without loop orders it does not apply");
+}
+
+/* the context digest of a Helion kernel's later candidates, to the byte:
+ * every config tried in order (null where none), a "!" on a failure for
+ * want of resources (a failed try only), the plan, and the index of the
+ * best pass with a config (the first of equal speedups) */
+static void digest_exact(json_t *cj)
+{
+	static const char *const cs[] = {
+		"{\"config\":{\"block_sizes\":[64]},\"plan\":[\"b0-up\",\"b0-down\"]}", "{\"config\":{\"block_sizes\":[128]}}",
+		"{\"config\":{\"block_sizes\":[32]}}", "{\"source\":\"x\"}", "{\"config\":{\"block_sizes\":[16]}}",
+	};
+	json_t *c[5];
+	for (int i = 0; i < 5; i++)
+		c[i] = J(cs[i]);
+	const char *oom = "correctness: the candidate did not run: OutOfResources: out of resource: shared memory";
+	struct agent_try t[5] = {
+		{ .index = 3, .candidate = c[0], .verdict = "pass", .gate = "perf", .speedup = 1.1 },
+		{ .index = 4, .candidate = c[1], .verdict = "fail", .gate = "correctness", .reason = oom },
+		{ .index = 5, .candidate = c[2], .verdict = "pass", .gate = "perf", .speedup = 1.1 },
+		{ .index = 7, .candidate = c[3], .verdict = "pass", .gate = "perf", .speedup = 2.0 },
+		{ .index = 8, .candidate = c[4], .verdict = "pass", .gate = "perf", .reason = oom, .speedup = 1.05 },
+	};
+	struct kopt_agents cfg;
+	memset(&cfg, 0, sizeof cfg);
+	cfg.budget = 16;
+	struct agent_kernel k = { "softmax", "_helion_softmax", "helion", NULL, cj, NULL, NULL, NULL, 0 };
+	struct agent_request rq = { &k, &cfg, 9, t, 5, NULL, "test.kopt", NULL };
+	char *d = agent_context_digest(&rq);
+	TAP_OK(d && strstr(d, "helion;tried={\"block_sizes\":[64]},{\"block_sizes\":[128]}!,{\"block_sizes\":[32]},null,"
+			      "{\"block_sizes\":[16]};plan=[\"b0-up\",\"b0-down\"];best=3"),
+	       "a Helion kernel's context digest: the configs tried, those out of resources, the plan, the best (%s)", d);
+	free(d);
+	for (int i = 0; i < 5; i++)
+		json_decref(c[i]);
+}
+
 int main(void)
 {
 	struct kopt_agents cfg;
@@ -99,6 +184,7 @@ int main(void)
 			"\"pid_type\":\"flat\",\"loop_orders\":[[1,0]]}"), "loop-swap swaps the first loop order's dimensions");
 	TAP_OK(moves_to("loop-swap", "{\"block_sizes\":[8],\"loop_orders\":[[0]]}", NULL), "... and needs two of them");
 	TAP_OK(moves_to("warps-up", "{\"XBLOCK\":64,\"num_warps\":4}", NULL), "a Triton launch config is no helion.Config");
+	moves_at_bounds();
 
 	json_t *cj = J(c);
 	char *shape = agent_helion_shape(cj);
@@ -218,6 +304,7 @@ int main(void)
 	       "a Helion kernel without a helion.Config gets no candidate, and says why");
 	agent_reply_release(&rp);
 	json_decref(tc);
+	digest_exact(cj);
 	json_decref(cj);
 	json_decref(row);
 	return tap_done();

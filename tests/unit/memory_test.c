@@ -228,13 +228,96 @@ static void test_moves(void)
 	json_decref(row);
 }
 
+/* the ranking keeps the prior order among equal scores; the sort puts more
+ * wins first, then more tries, then by name; shapes ("=...") are no lessons */
+static void test_rank_sort(void)
+{
+	double score[] = { 1, 2, 2, 0.5, 2 };
+	size_t order[5];
+	memory_rank(order, score, 5);
+	TAP_OK(order[0] == 1 && order[1] == 2 && order[2] == 4 && order[3] == 0 && order[4] == 3,
+	       "rank: highest first, equal scores in their prior order (%zu %zu %zu %zu %zu)", order[0], order[1], order[2],
+	       order[3], order[4]);
+	struct mem_stat st[] = { { "b", 3, 1, 0 }, { "a", 3, 1, 0 }, { "=XBLOCK=1", 9, 9, 0 }, { "c", 4, 1, 0 }, { "d", 1, 2, 0 } };
+	struct memory m = { st, 5, 5 };
+	TAP_IS_INT(memory_lessons(&m), 11, "lessons: the tries of strategies, not of shapes");
+	memory_sort(&m);
+	TAP_OK(!strcmp(st[0].strategy, "=XBLOCK=1") && !strcmp(st[1].strategy, "d") && !strcmp(st[2].strategy, "c") &&
+	       !strcmp(st[3].strategy, "a") && !strcmp(st[4].strategy, "b"),
+	       "sort: more wins first, then more tries, then the name (%s %s %s %s %s)", st[0].strategy, st[1].strategy,
+	       st[2].strategy, st[3].strategy, st[4].strategy);
+}
+
+/* a memory of 300 lessons, each of its own strategy, in 3 classes: every
+ * strategy read back with its one try, across the index's growth */
+static void test_many(void)
+{
+	char *path = NULL;
+	if (asprintf(&path, "%s/many.jsonl", dir) < 0)
+		return;
+	int ok = 1;
+	for (int i = 0; i < 300; i++) {
+		char cls[16], st[16];
+		snprintf(cls, sizeof cls, "c%d", i % 3);
+		snprintf(st, sizeof st, "s%d", i);
+		ok &= memory_append(path, "a.kopt", cls, st, NULL, NULL, i % 2, 1.5) == 0;
+	}
+	struct memory m;
+	memory_load(&m, path, "c1", NULL);
+	int right = 0;
+	for (int i = 1; i < 300; i += 3) {
+		char st[16];
+		snprintf(st, sizeof st, "s%d", i);
+		const struct mem_stat *x = memory_get(&m, st);
+		right += x && x->tries == 1 && x->wins == i % 2;
+	}
+	TAP_OK(ok && m.n == 100 && right == 100 && !memory_get(&m, "s0"),
+	       "memory: 300 strategies in 3 classes, each class's 100 read back with its try (%zu, %d)", m.n, right);
+	memory_release(&m);
+	free(path);
+}
+
+/* the set of verdicts seen: every key added is in it, across its growths
+ * (5000 keys), and a key not added is not, in a set of 1 to 300 keys (a
+ * set kept at most half full never fills, so a miss always ends) */
+static void test_seen(void)
+{
+	struct memory_seen set = { 0 };
+	char k[32];
+	int in = 0, out = 0;
+	for (int i = 0; i < 5000; i++) {
+		snprintf(k, sizeof k, "key %d", i);
+		memory_seen_add(&set, k);
+	}
+	for (int i = 0; i < 5000; i++) {
+		snprintf(k, sizeof k, "key %d", i);
+		in += memory_seen_has(&set, k);
+	}
+	memory_seen_release(&set);
+	for (int n = 1; n <= 300; n++) {
+		struct memory_seen s2 = { 0 };
+		for (int i = 0; i < n; i++) {
+			snprintf(k, sizeof k, "key %d", i);
+			memory_seen_add(&s2, k);
+		}
+		out += !memory_seen_has(&s2, "a key never added");
+		memory_seen_release(&s2);
+	}
+	TAP_OK(in == 5000 && out == 300, "seen: 5000 keys all found across the set's growths, a key never added found in none (%d, %d)",
+	       in, out);
+}
+
 int main(void)
 {
+	alarm(60); /* a lookup that never ends fails the test */
 	if (!mkdtemp(dir))
 		return 99;
 	test_score();
 	test_plan();
 	test_moves();
+	test_rank_sort();
+	test_many();
+	test_seen();
 	char *cmd = NULL;
 	if (asprintf(&cmd, "rm -rf '%s'", dir) >= 0 && system(cmd) != 0)
 		tap_diag("cannot remove %s", dir);

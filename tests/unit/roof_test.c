@@ -228,10 +228,104 @@ static void t_analyst(void)
 	}
 }
 
+/* the bound's edges: which bytes count (the fewer of the two where both
+ * are known, even one byte), a tie between the roofs, launches and a
+ * time that are not positive, a roof without its rate */
+static void t_bound_edges(void)
+{
+	TAP_OK(agent_bound_bytes(8388608, 1) == 1 && agent_bound_bytes(8388608, 0) == 8388608 &&
+	       agent_bound_bytes(8388608, NAN) == 8388608 && agent_bound_bytes(0, 4096) == 4096 &&
+	       agent_bound_bytes(NAN, 4096) == 4096 && agent_bound_bytes(2048, 4096) == 2048 &&
+	       agent_bound_bytes(4096, 2048) == 2048 && isnan(agent_bound_bytes(NAN, NAN)),
+	       "bound bytes: the fewer of the arguments' and the counted, a count of 1 byte counts, 0 or none does not");
+	struct agent_bound b;
+	/* 4000 bytes at 4000 GB/s and 50000 FLOPs at 50000 GFLOP/s: 1 ns each */
+	agent_bound_of(true, 4, 1, 4000, 50000, 4000, 50000, &b);
+	TAP_OK(b.binds && strcmp(b.binds, "memory") == 0 && b.ns == 1 && b.frac == 0.25 && b.intensity == 12.5,
+	       "bound: where the two roofs tie, memory binds (1 ns of a 4 ns call)");
+	agent_bound_of(true, 0, 0, 4000, 0, 4000, 50000, &b);
+	TAP_OK(b.ns == 1 && b.mem_ns == 1 && isnan(b.frac) && isnan(b.flop_ns) && strcmp(b.binds, "memory") == 0,
+	       "bound: launches of 0 count as one, a time of 0 as unknown: the bound is the roof's, no share of the time");
+	agent_bound_of(true, 10, 3, 4000, 0, 4000, 50000, &b);
+	TAP_OK(b.ns == 3 && b.mem_ns == 3 && b.frac == 0.3, "bound: three launches a call, three times one launch's bytes");
+	agent_bound_of(true, 10, 1, 4000, 50000, 0, 50000, &b);
+	TAP_OK(isnan(b.mem_ns) && b.flop_ns == 1 && strcmp(b.binds, "compute") == 0 && b.ns == 1,
+	       "bound: without a copy bandwidth, the FLOPs alone bind");
+	agent_bound_of(true, 10, 1, 4000, 50000, 4000, 0, &b);
+	TAP_OK(isnan(b.flop_ns) && b.mem_ns == 1 && strcmp(b.binds, "memory") == 0 && b.intensity == 12.5,
+	       "bound: without an FP32 peak, the bytes alone bind");
+	agent_bound_of(false, 0, 1, 4000, 50000, 4000, 50000, &b);
+	TAP_OK(isnan(b.ns) && isnan(b.frac) && b.binds == NULL, "bound: a vendor kernel without a time: unknown");
+}
+
+/* the analyst at its thresholds, each side: left alone from 97% of the
+ * bound (96.99% not), arguments overstate the traffic past 105% (105%
+ * itself is at the bound), a re-read from 1.25 times the arguments'
+ * bytes (1.2499 not), with and without the GPU's counters and FLOPs; times
+ * of 1450 ns said as 1.4 us (to the tenth, from ns / 1000) */
+static void t_analyst_edges(void)
+{
+	static const struct {
+		const char *row, *heur;
+		bool source;
+		int r;
+		const char *says;
+	} cases[] = {
+		{ "\"ns_per_call\":1000,\"bytes\":100,\"frac_peak\":0.97", "reduction", false, 1,
+		  "analyst: memory-bound and already at 97% of the copy bandwidth: left alone" },
+		{ "\"ns_per_call\":1450,\"bytes\":100,\"frac_peak\":0.9699", "reduction", false, 0,
+		  "analyst: memory-bound at 97% of the copy bandwidth, 1.4 us per call: launch config and block shape first" },
+		{ "\"ns_per_call\":1000,\"bytes\":100,\"frac_peak\":1.05", "reduction", false, 1,
+		  "analyst: memory-bound and already at 105% of the copy bandwidth: left alone" },
+		{ "\"ns_per_call\":1450,\"bytes\":100,\"frac_peak\":1.0501", "reduction", false, 0,
+		  "analyst: 1.4 us per call; its arguments (105% of the copy bandwidth) overstate what it moves: launch config first" },
+		{ "\"ns_per_call\":1450", "reduction", false, 0, "analyst: 1.4 us per call; no byte count: launch config first" },
+		{ "\"ns_per_call\":2500,\"frac_peak\":0.5", "jit", false, 1,
+		  "analyst: a standalone kernel without its source: nothing to rewrite" },
+		{ "\"ns_per_call\":2500,\"frac_peak\":0.5", "jit", true, 0,
+		  "analyst: memory-bound at 50% of the copy bandwidth, 2.5 us per call: launch config and block shape first" },
+		/* counted bytes at 4000 GB/s: 97 ns of a 100 ns call is 97% */
+		{ "\"ns_per_call\":100,\"bytes\":388000,\"dram_bytes\":388000", "reduction", false, 1,
+		  "analyst: memory-bound, its bound 0.1 us at the copy bandwidth: already at 97% of its bound: left alone" },
+		{ "\"ns_per_call\":100,\"bytes\":387960,\"dram_bytes\":387960", "reduction", false, 0,
+		  "analyst: memory-bound, its bound 0.1 us at the copy bandwidth, 0.1 us per call (97% of its bound): launch config" },
+		{ "\"ns_per_call\":1000,\"bytes\":400000,\"dram_bytes\":500000", "reduction", false, 0,
+		  "analyst: moves 1.25x its arguments' bytes (the GPU's counters), 1.0 us per call at 10% of its bound" },
+		{ "\"ns_per_call\":1000,\"bytes\":400000,\"dram_bytes\":499960", "reduction", false, 0,
+		  "analyst: memory-bound, its bound 0.1 us at the copy bandwidth, 1.0 us per call (10% of its bound)" },
+		/* FLOPs from the source (2 per element of 2^20), 8 MiB: 2097.152 ns
+		 * at the copy bandwidth; past 105% without counters, arguments overstate */
+		{ "\"ns_per_call\":1997,\"bytes\":8388608", "pointwise", true, 0,
+		  "analyst: 2.0 us per call; its arguments (105% of the copy bandwidth) overstate what it moves" },
+		{ "\"ns_per_call\":1998,\"bytes\":8388608", "pointwise", true, 1,
+		  "analyst: memory-bound (0.25 FLOP per byte), its bound 2.1 us at the copy bandwidth: already at 105% of its bound: left alone" },
+	};
+	int right = 0;
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		char *rt = xasprintf("{\"kind\":\"triton\",\"launches_per_call\":1,%s}", cases[i].row);
+		json_t *row = J(rt);
+		struct agent_kernel k = { .model = "m", .name = "k", .heuristic = cases[i].heur,
+					  .source = cases[i].source ? pointwise : NULL, .profile_row = row,
+					  .peak_copy_gbps = 4000, .peak_fp32_gflops = 50000 };
+		char *why = NULL;
+		int r = agent_builtin_analyze(&k, &why);
+		if (r == cases[i].r && why && strncmp(why, cases[i].says, strlen(cases[i].says)) == 0)
+			right++;
+		else
+			tap_diag("%s: %d, %s", cases[i].row, r, why ? why : "(none)");
+		free(why);
+		json_decref(row);
+		free(rt);
+	}
+	TAP_IS_INT(right, (int)(sizeof cases / sizeof *cases), "analyst: each threshold, at it and one step past");
+}
+
 int main(void)
 {
 	t_flops();
 	t_bound();
+	t_bound_edges();
 	t_analyst();
+	t_analyst_edges();
 	return tap_done();
 }

@@ -1,13 +1,17 @@
 /*
  * tests/unit/witness_test.c: engine/witness.c on files made here: a record
  * stays fresh while no file changes, and goes stale when a file's bytes, a
- * folder's names, or a missing file's existence change.
+ * folder's names, or a missing file's existence change; the size up to
+ * which a file is read whole; a path that cannot be read has no sum.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "../../common/util.h"
@@ -23,6 +27,76 @@ static void put(const char *path, const char *text)
 	}
 	fputs(text, f);
 	fclose(f);
+}
+
+/* a file of n bytes, all 'a' */
+static void put_n(const char *path, size_t n)
+{
+	FILE *f = fopen(path, "w");
+	if (!f) {
+		perror(path);
+		exit(2);
+	}
+	for (size_t i = 0; i < n; i++)
+		fputc('a', f);
+	fclose(f);
+}
+
+/* the last byte of path changed to 'b', its modification time kept */
+static void change_last(const char *path, size_t n)
+{
+	struct stat st;
+	stat(path, &st);
+	FILE *f = fopen(path, "r+");
+	fseek(f, (long)n - 1, SEEK_SET);
+	fputc('b', f);
+	fclose(f);
+	struct timespec t[2] = { st.st_atim, st.st_mtim };
+	utimensat(AT_FDCWD, path, t, 0);
+}
+
+/* the size limit on what is read (4 MiB: a file up to it is read whole, a
+ * longer one stands by its size and time), and a path that exists but
+ * cannot be read (a socket: open(2) refuses it) has no sum */
+static void limits(const char *dir)
+{
+	char *at = xasprintf("%s/at-limit", dir), *past = xasprintf("%s/past-limit", dir);
+	const size_t lim = (size_t)4 << 20;
+	put_n(at, lim);
+	put_n(past, lim + 1);
+	json_t *p1 = json_pack("[s]", at), *p2 = json_pack("[s]", past);
+	json_t *r1 = witness_record(p1), *r2 = witness_record(p2);
+	change_last(at, lim);
+	change_last(past, lim + 1);
+	TAP_OK(!witness_fresh(r1, NULL), "a file of 4 MiB is read whole: its last byte changed, time kept: stale");
+	TAP_OK(witness_fresh(r2, NULL), "one of 4 MiB and a byte stands by its size and time: the same change keeps it fresh");
+	struct timespec t[2] = { { 0, UTIME_OMIT }, { 1000000000, 1 } };
+	utimensat(AT_FDCWD, past, t, 0);
+	TAP_OK(!witness_fresh(r2, NULL), "... and a new time makes it stale");
+	json_decref(r1);
+	json_decref(r2);
+	json_decref(p1);
+	json_decref(p2);
+	unlink(at);
+	unlink(past);
+
+	char *sock = xasprintf("%s/sock", dir);
+	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	snprintf(sa.sun_path, sizeof sa.sun_path, "%s", sock);
+	int bound = fd >= 0 && bind(fd, (struct sockaddr *)&sa, sizeof sa) == 0;
+	json_t *ps = json_pack("[s]", sock), *rs = witness_record(ps);
+	TAP_OK(bound && rs && json_is_null(json_object_get(json_array_get(rs, 0), "sum")),
+	       "a path that exists but cannot be read (a socket) has no sum");
+	TAP_OK(bound && witness_fresh(rs, NULL), "... and stays fresh while it cannot");
+	json_decref(rs);
+	json_decref(ps);
+	if (fd >= 0)
+		close(fd);
+	unlink(sock);
+	free(sock);
+	free(at);
+	free(past);
 }
 
 int main(void)
@@ -64,9 +138,14 @@ int main(void)
 	TAP_OK(!witness_fresh(bad, &why) && why, "a record without sums is never fresh");
 	free(why);
 	TAP_OK(!witness_fresh(NULL, NULL), "no record: not fresh");
+	json_t *none = json_array();
+	TAP_OK(!witness_fresh(none, &why) && why && !strcmp(why, "no witness files recorded"), "a record of no files: not fresh, and why");
+	free(why);
+	json_decref(none);
 	json_t *empty = json_array();
 	TAP_OK(witness_record(empty) == NULL, "no paths: no record");
 	json_decref(empty);
+	limits(dir);
 	json_decref(bad);
 	json_decref(rec);
 	json_decref(paths);
