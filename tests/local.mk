@@ -43,6 +43,10 @@ EXTRA_DIST += tests/persist-static.sh tests/fixtures/kernels
 check_PROGRAMS += tests/unit/pick_test
 tests_unit_pick_test_SOURCES = tests/unit/pick_test.c tests/tap.h
 TESTS += tests/unit/pick_test
+# the implementation-space figures of a profile, each to the value
+check_PROGRAMS += tests/unit/space_facts_test
+tests_unit_space_facts_test_SOURCES = tests/unit/space_facts_test.c tests/tap.h
+TESTS += tests/unit/space_facts_test
 check_PROGRAMS += tests/unit/vendor_test
 tests_unit_vendor_test_SOURCES = tests/unit/vendor_test.c tests/tap.h
 TESTS += tests/unit/vendor_test
