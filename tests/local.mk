@@ -47,6 +47,9 @@ TESTS += tests/unit/pick_test
 check_PROGRAMS += tests/unit/space_facts_test
 tests_unit_space_facts_test_SOURCES = tests/unit/space_facts_test.c tests/tap.h
 TESTS += tests/unit/space_facts_test
+# gate 1's command, run in the test's own process (tools/mutate traces it there)
+TESTS += tests/runtime/static_gate_main.sh
+EXTRA_DIST += tests/runtime/static_gate_main.sh tests/runtime/test_static_gate_main.py
 check_PROGRAMS += tests/unit/vendor_test
 tests_unit_vendor_test_SOURCES = tests/unit/vendor_test.c tests/tap.h
 TESTS += tests/unit/vendor_test
