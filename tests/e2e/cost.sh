@@ -29,6 +29,9 @@ logmin() { awk -F'\t' -v k="$1" -v m="$2" '$4 == k && (index($5, m "/") == 1 || 
 json() { python3 -c "import json; m={x['model']: x for x in json.load(open('kopt-out/all/report.json'))['models']}; print('%.1f' % m['$1']['gpu_minutes_by_step']['$2'])"; }
 check "slowv's two verifies of 2.7 s: 0.1 GPU-minutes ($(json slowv verify)), as the build log says ($(logmin verify slowv))" \
 	"[ \"\$(json slowv verify)\" = 0.1 ] && [ \"\$(logmin verify slowv)\" = 0.1 ]"
+total() { python3 -c "import json; m={x['model']: x for x in json.load(open('kopt-out/all/report.json'))['models']}; print('%.1f' % m['$1']['gpu_minutes'])"; }
+check "slowv's GPU-minutes in all: its seconds summed, then rounded (0.2, where each kind is 0.1): $(total slowv)" \
+	"[ \"\$(total slowv)\" = 0.2 ] && [ \"\$(total quick)\" = 0.0 ]"
 check "quick's verifies: 0.0 ($(json quick verify))" "[ \"\$(json quick verify)\" = 0.0 ]"
 check "slowv's screen of 3.7 s: 0.1 GPU-minutes ($(json slowv screen)), as the build log says ($(logmin screen slowv))" \
 	"[ \"\$(json slowv screen)\" = 0.1 ] && [ \"\$(logmin screen slowv)\" = 0.1 ]"
