@@ -26,7 +26,7 @@ rc=0
 check "the build succeeds" "[ $rc -eq 0 ]"
 # the build log's durations of one model's steps of one kind, in minutes to a tenth
 logmin() { awk -F'\t' -v k="$1" -v m="$2" '$4 == k && (index($5, m "/") == 1 || $5 == m) { s += $2 } END { printf "%.1f", int(s / 6000 + 0.5) / 10 }' .kopt/log; }
-json() { python3 -c "import json; m={x['model']: x for x in json.load(open('kopt-out/all/report.json'))['models']}; print('%.1f' % m['$1']['gpu_minutes_by_step']['$2'])"; }
+json() { python3 -c "import json; m={x['model']: x for x in json.load(open('kopt-out/all/report.json'))['models']}; print(m['$1']['gpu_minutes_by_step']['$2'])"; }
 check "slowv's two verifies of 2.7 s: 0.1 GPU-minutes ($(json slowv verify)), as the build log says ($(logmin verify slowv))" \
 	"[ \"\$(json slowv verify)\" = 0.1 ] && [ \"\$(logmin verify slowv)\" = 0.1 ]"
 total() { python3 -c "import json; m={x['model']: x for x in json.load(open('kopt-out/all/report.json'))['models']}; print('%.1f' % m['$1']['gpu_minutes'])"; }
