@@ -50,6 +50,9 @@ TESTS += tests/unit/space_facts_test
 # gate 1's command, run in the test's own process (tools/mutate traces it there)
 TESTS += tests/runtime/static_gate_main.sh
 EXTRA_DIST += tests/runtime/static_gate_main.sh tests/runtime/test_static_gate_main.py
+# the attention rewrite's softmax guard on hand-built graphs
+TESTS += tests/runtime/attention_guards.sh
+EXTRA_DIST += tests/runtime/attention_guards.sh tests/runtime/test_attention_guards.py
 check_PROGRAMS += tests/unit/vendor_test
 tests_unit_vendor_test_SOURCES = tests/unit/vendor_test.c tests/tap.h
 TESTS += tests/unit/vendor_test
