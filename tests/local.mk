@@ -53,6 +53,9 @@ EXTRA_DIST += tests/runtime/static_gate_main.sh tests/runtime/test_static_gate_m
 # the attention rewrite's softmax guard on hand-built graphs
 TESTS += tests/runtime/attention_guards.sh
 EXTRA_DIST += tests/runtime/attention_guards.sh tests/runtime/test_attention_guards.py
+# diagnostics of a spec whose file does not look like one: counted, not shown
+TESTS += tests/golden/masked.sh
+EXTRA_DIST += tests/golden/masked.sh
 check_PROGRAMS += tests/unit/vendor_test
 tests_unit_vendor_test_SOURCES = tests/unit/vendor_test.c tests/tap.h
 TESTS += tests/unit/vendor_test
