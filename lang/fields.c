@@ -101,14 +101,15 @@ static void range_error(struct loader *L, const struct lang_field *d, const stru
 	strbuf_release(&got);
 }
 
-static int set_number(struct loader *L, const struct lang_field *d, void *p, const struct ast_value *x)
+/* a number field from x; an error is the loader's (lang_err), which its caller counts */
+static void set_number(struct loader *L, const struct lang_field *d, void *p, const struct ast_value *x)
 {
 	char buf[64];
 	bool unit_ok = x->unit == UNIT_NONE || (d->type == LANG_F_FRACTION && x->unit == UNIT_PERCENT) ||
 		       (d->type == LANG_F_DURATION && x->unit == UNIT_DURATION);
 	if (!unit_ok) {
 		lang_err(&L->D, &x->loc, "'%s' wants %s, not %s", d->name, type_phrase(d->type), lang_what(x, buf));
-		return -1;
+		return;
 	}
 	bool whole = d->type == LANG_F_INT || d->type == LANG_F_LONG || d->type == LANG_F_U64;
 	if (whole && x->num != floor(x->num)) {
@@ -116,15 +117,15 @@ static int set_number(struct loader *L, const struct lang_field *d, void *p, con
 		lang_fmt_num(&got, x->num);
 		lang_err(&L->D, &x->loc, "'%s' wants a whole number, not %s", d->name, got.buf);
 		strbuf_release(&got);
-		return -1;
+		return;
 	}
 	if (d->type == LANG_F_U64 && x->is_int && x->num >= 0) {
 		*(uint64_t *)p = x->u;
-		return 0;
+		return;
 	}
 	if (!in_range(d, x->num)) {
 		range_error(L, d, x);
-		return -1;
+		return;
 	}
 	switch (d->type) {
 	case LANG_F_INT: *(int *)p = (int)x->num; break;
@@ -132,7 +133,6 @@ static int set_number(struct loader *L, const struct lang_field *d, void *p, con
 	case LANG_F_U64: *(uint64_t *)p = (uint64_t)x->num; break;
 	default: *(double *)p = x->num; break;
 	}
-	return 0;
 }
 
 static const char *const providers[] = { "openai", "anthropic" };

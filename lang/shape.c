@@ -64,7 +64,7 @@ static int value_json(struct loader *L, struct strbuf *sb, const char *name, con
 		if (x->is_int)
 			strbuf_addf(sb, "%.0f", x->num);
 		else
-			strbuf_addf(sb, "%.17g%s", x->num, x->num == floor(x->num) && fabs(x->num) < 1e15 ? ".0" : "");
+			strbuf_addf(sb, "%.17g%s", x->num, x->num == floor(x->num) && fabs(x->num) < 1e17 ? ".0" : "");
 		return 0;
 	case AST_STR: {
 		json_t *s = json_string(x->str);

@@ -43,6 +43,19 @@ EXTRA_DIST += tests/persist-static.sh tests/fixtures/kernels
 check_PROGRAMS += tests/unit/pick_test
 tests_unit_pick_test_SOURCES = tests/unit/pick_test.c tests/tap.h
 TESTS += tests/unit/pick_test
+# the implementation-space figures of a profile, each to the value
+check_PROGRAMS += tests/unit/space_facts_test
+tests_unit_space_facts_test_SOURCES = tests/unit/space_facts_test.c tests/tap.h
+TESTS += tests/unit/space_facts_test
+# gate 1's command, run in the test's own process (tools/mutate traces it there)
+TESTS += tests/runtime/static_gate_main.sh
+EXTRA_DIST += tests/runtime/static_gate_main.sh tests/runtime/test_static_gate_main.py
+# the attention rewrite's softmax guard on hand-built graphs
+TESTS += tests/runtime/attention_guards.sh
+EXTRA_DIST += tests/runtime/attention_guards.sh tests/runtime/test_attention_guards.py
+# diagnostics of a spec whose file does not look like one: counted, not shown
+TESTS += tests/golden/masked.sh
+EXTRA_DIST += tests/golden/masked.sh
 check_PROGRAMS += tests/unit/vendor_test
 tests_unit_vendor_test_SOURCES = tests/unit/vendor_test.c tests/tap.h
 TESTS += tests/unit/vendor_test

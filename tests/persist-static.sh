@@ -14,7 +14,7 @@ for name in softmax rmsnorm layernorm; do
 		echo "not ok $n - $name: the edit made no kernel"
 		continue
 	fi
-	out=$(PYTHONPATH=$top_srcdir/runtime/python python3 -m kopt.static_gate "$tmp/$name.py" \
+	out=$(PYTHONPATH=$top_srcdir/runtime/python${PYTHONPATH:+:$PYTHONPATH} python3 -m kopt.static_gate "$tmp/$name.py" \
 		"$top_srcdir/tests/fixtures/kernels/$name.py" 2>&1)
 	case $out in
 	pass:*) echo "ok $n - $name: the edited kernel passes the static gate ($out)" ;;
@@ -25,7 +25,7 @@ done
 # transform: the same text from the same kernel
 for name in softmax rmsnorm layernorm; do
 	n=$((n + 1))
-	if PYTHONPATH=$top_srcdir/runtime/python python3 -c 'import sys; from kopt import knobs
+	if PYTHONPATH=$top_srcdir/runtime/python${PYTHONPATH:+:$PYTHONPATH} python3 -c 'import sys; from kopt import knobs
 sys.exit(knobs.persist(open(sys.argv[1]).read())[0] != open(sys.argv[2]).read())' \
 		"$top_srcdir/tests/fixtures/kernels/$name.py" "$tmp/$name.py" 2>/dev/null; then
 		echo "ok $n - $name: kopt.knobs persist=on gives the coder's text"

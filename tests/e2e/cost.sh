@@ -10,7 +10,7 @@ set -eu
 
 . "$top_srcdir/tests/e2e/sim-env.sh" cost
 mkdir models
-printf '# model slowv\n# sim: kernels 1\n# sim: slow verify 1600\n# sim: slow screen 3100\nimport torch\n' > models/slowv.py
+printf '# model slowv\n# sim: kernels 1\n# sim: slow verify 2700\n# sim: slow screen 3700\nimport torch\n' > models/slowv.py
 printf '# model quick\n# sim: kernels 1\nimport torch\n' > models/quick.py
 cat > test.kopt <<SPEC
 device sim { gpus = 1  timeout = 30s }
@@ -26,16 +26,21 @@ rc=0
 check "the build succeeds" "[ $rc -eq 0 ]"
 # the build log's durations of one model's steps of one kind, in minutes to a tenth
 logmin() { awk -F'\t' -v k="$1" -v m="$2" '$4 == k && (index($5, m "/") == 1 || $5 == m) { s += $2 } END { printf "%.1f", int(s / 6000 + 0.5) / 10 }' .kopt/log; }
-json() { python3 -c "import json; m={x['model']: x for x in json.load(open('kopt-out/all/report.json'))['models']}; print('%.1f' % m['$1']['gpu_minutes_by_step']['$2'])"; }
-check "slowv's two verifies of 1.6 s: 0.1 GPU-minutes ($(json slowv verify)), as the build log says ($(logmin verify slowv))" \
+json() { python3 -c "import json; m={x['model']: x for x in json.load(open('kopt-out/all/report.json'))['models']}; print(m['$1']['gpu_minutes_by_step']['$2'])"; }
+check "slowv's two verifies of 2.7 s: 0.1 GPU-minutes ($(json slowv verify)), as the build log says ($(logmin verify slowv))" \
 	"[ \"\$(json slowv verify)\" = 0.1 ] && [ \"\$(logmin verify slowv)\" = 0.1 ]"
+total() { python3 -c "import json; m={x['model']: x for x in json.load(open('kopt-out/all/report.json'))['models']}; print('%.1f' % m['$1']['gpu_minutes'])"; }
+check "slowv's GPU-minutes in all: its seconds summed, then rounded (0.2, where each kind is 0.1): $(total slowv)" \
+	"[ \"\$(total slowv)\" = 0.2 ] && [ \"\$(total quick)\" = 0.0 ]"
 check "quick's verifies: 0.0 ($(json quick verify))" "[ \"\$(json quick verify)\" = 0.0 ]"
-check "slowv's screen of 3.1 s: 0.1 GPU-minutes ($(json slowv screen)), as the build log says ($(logmin screen slowv))" \
+check "slowv's screen of 3.7 s: 0.1 GPU-minutes ($(json slowv screen)), as the build log says ($(logmin screen slowv))" \
 	"[ \"\$(json slowv screen)\" = 0.1 ] && [ \"\$(logmin screen slowv)\" = 0.1 ]"
-check "report.md has the GPU-time table, slowv's screen and verify columns and the total row" \
+# the total row's all: 9.4 s and more (5.4 + 3.7 and the rest) is 0.2, where
+# each kind alone is 0.1: the total is the seconds summed, then rounded
+check "report.md has the GPU-time table, slowv's screen and verify columns and the total row, its all the seconds summed (0.2)" \
 	"sed -n '/^## GPU time/,/^## /p' kopt-out/all/report.md | grep -q '^| model | capture | profile | screen | verify | stitch | all |' &&
-	 sed -n '/^## GPU time/,/^## /p' kopt-out/all/report.md | grep -q '^| slowv | 0.0 | 0.0 | 0.1 | 0.1 | 0.0 | 0.1 |' &&
-	 sed -n '/^## GPU time/,/^## /p' kopt-out/all/report.md | grep -q '^| all | 0.0 | 0.0 | 0.1 | 0.1 | 0.0 | 0.1 |'"
+	 sed -n '/^## GPU time/,/^## /p' kopt-out/all/report.md | grep -q '^| slowv | 0.0 | 0.0 | 0.1 | 0.1 | 0.0 | 0.2 |' &&
+	 sed -n '/^## GPU time/,/^## /p' kopt-out/all/report.md | grep -q '^| all | 0.0 | 0.0 | 0.1 | 0.1 | 0.0 | 0.2 |'"
 check "report.json has the totals by kind" \
 	"python3 -c \"import json; d=json.load(open('kopt-out/all/report.json')); assert d['gpu_minutes_by_step'] == {'capture': 0.0, 'profile': 0.0, 'screen': 0.1, 'verify': 0.1, 'stitch': 0.0}, d['gpu_minutes_by_step']\""
 # -t why of a verify says which of the worker's stored references the

@@ -176,6 +176,14 @@ check "two's report: 2 candidates of autotune's kernel, the best 1.5x" \
 	"[ \$(grep -c '^triton_red_fused__softmax_0 (variant autotune): 2 candidates, the best at c[01] (1\\.500x)\\.\$' kopt-out/two/report.md) -eq 1 ]"
 check "slowat's report: the baseline kept, each variant without a winner says so" \
 	"grep -qx 'Baseline kept: no verified winner survived stitching (100\\.000 us per call)\\.' kopt-out/slowat/report.md && grep -qx '| default | fail | 100\\.000 | 100\\.000 | 1 | no winner: the compiled baseline |' kopt-out/slowat/report.md && grep -qx '| autotune | fail | 125\\.000 | 125\\.000 | 1 | no winner: the compiled baseline |' kopt-out/slowat/report.md"
+check "speedup.svg: the one model whose baseline was kept (slowat) has the note, the optimized ones none" \
+	"[ \$(grep -c '[0-9]x baseline kept</text>' kopt-out/all/speedup.svg) -eq 1 ]"
+# a profile's times (T = 100 us, a quarter of it the host's; autotune's T/2)
+check "two's profile.md: the model's, the device's and the kernels' times per call, the kernels' share of the device's" \
+	"grep -qx 'Model time per call: 100\\.000 us; device time per call: 75\\.000 us; sum of kernel times: 75\\.000 us (100\\.0% of device time)\\.' kopt-out/two/profile.md &&
+	 grep -qx 'Model time per call: 50\\.000 us; device time per call: 37\\.500 us; sum of kernel times: 37\\.500 us (100\\.0% of device time)\\.' kopt-out/two/profile-autotune.md"
+check "two's profile.md: the bound, its kernels' part and the host's, and the model's time over it" \
+	"grep -qx 'Bound: 65\\.607 us (the kernels at their bounds, 40\\.607 us, and the host'\\''s 25\\.000 us); the model'\\''s time is 1\\.52x its bound\\.' kopt-out/two/profile.md"
 check "outputs are written 0644 (umask 022)" "[ \$(stat -c %a $md) = 644 ] && [ \$(stat -c %a kopt-out/two/report.md) = 644 ]"
 
 # host time: listed at a fifth of a call or more (0.25, 0.25, exactly 0.2), not at 0.1

@@ -180,4 +180,13 @@ sed -i 's/^# sim: pyerror.*/# sim: pyfail/' "$s/models/c.py"
 km all
 check "an interpreter that fails: exit 1, its last line said" \
 	"[ $rc -eq 1 ] && grep -q \"cannot read the model files with '.*sim-python': sim-python: failing as asked by models/c.py\" $tmp/err" "$tmp/err"
+# the interpreter's last line, empty lines after it aside, at most 200 bytes
+x200=$(printf '%0200d' 0 | tr 0 x)
+sed -i "s/^# sim: pyfail.*/# sim: pyfail y$x200/" "$s/models/c.py"
+km all
+check "an interpreter's last line of 201 bytes: its first 200 said" \
+	"[ $rc -eq 1 ] && grep -q \"sim-python': y\${x200%x}\$\" $tmp/err" "$tmp/err"
+sed -i "s/^# sim: pyfail.*/# sim: pyfail $x200/" "$s/models/c.py"
+km all
+check "... of 200 bytes: all of it" "[ $rc -eq 1 ] && grep -q \"sim-python': $x200\$\" $tmp/err" "$tmp/err"
 echo "1..$n"

@@ -85,6 +85,9 @@ assert s['model'] == 'm' and s['shapes'] == ['b1', 'b8', 'b64']
 assert abs(s['geomean_speedup'] - g) < 1e-9 and abs(s['geomean_speedup_vs_max_autotune'] - ga) < 1e-9, (s, g, ga)
 assert rows[0]['speedup'] > 1.03 and abs(rows[2]['speedup'] - 1) < 1e-9
 \""
+check "the deployment's report: each shape's times (baseline, max-autotune, optimized) and both speedups" \
+	"grep -q '^| b1 | 1x4096 float32 | default | 145\\.168 | 145\\.168 | 119\\.708 | 1\\.213x | 1\\.213x | optimized |\$' kopt-out/m/report.md &&
+	 grep -q '^| b64 | 64x4096 float32 | default | 362\\.920 | 362\\.920 | 362\\.920 | 1\\.000x | 1\\.000x | baseline |\$' kopt-out/m/report.md"
 check "report.md's Shapes section, and the deployment's report with each shape and the geomean" \
 	"grep -q '^| m | b1 .*, b8 .*, b64 ' kopt-out/all/report.md && grep -q '^| b8 | 8x4096 float32 | ' kopt-out/m/report.md && grep -q '^Geometric mean speedup over the 3 shapes with one: ' kopt-out/m/report.md"
 

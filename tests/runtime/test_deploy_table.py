@@ -4,7 +4,10 @@ empty (reading a sealed table is kopt.seal's and test_deploy_shapes'); a kernel'
 kernel's own; which outputs are the same (shapes, dtypes, integers exactly,
 floats within the gates' tolerances, the half types' own); the check of the
 swaps: all kept when the outputs agree, the one that changes them put back
-(with a warning naming it), all of them when only their sum does. The
+(with a warning naming it), all of them when only their sum does; which
+of an output module's kernels are swapped in (in the table, held by the
+module, passing gate 1 here) and with what (the table's source or the
+kernel's own, its config, none for an empty one). The
 modules and kernels swapped are plain objects made here (TEST DOUBLES of
 Inductor's output modules). Prints TAP."""
 import os
@@ -136,4 +139,58 @@ ok(t.reverted == ["a", "b", "c"] and mod.a == 0.0 and mod.b == 0.0 and mod.c == 
    "a third that changes nothing neither")
 D.check_swaps(t, run_sum, [torch.zeros(2)])
 ok(mod.a == 0.0 and mod.b == 0.0, "check_swaps: swaps put back are not tried again")
+# swap_into: an output module's kernels, each found in the table by its
+# source's hash, the table's source loaded in its place (kernels.load_kernel,
+# a TEST DOUBLE here that records its arguments) when gate 1 passes it here
+static = os.path.join(top, "tests", "static")
+orig_src = open(os.path.join(static, "orig", "per_softmax4.py")).read()
+good_src = open(os.path.join(static, "good", "per_softmax4_tl_max.py")).read()
+other_src = orig_src.replace("triton_per_fused__softmax_exp_prepare_softmax_online_sub_4", "other_kernel")
+third_src = orig_src.replace("triton_per_fused__softmax_exp_prepare_softmax_online_sub_4", "third_kernel")
+absent_src = orig_src.replace("triton_per_fused__softmax_exp_prepare_softmax_online_sub_4", "absent_kernel")
+decl = "{} = async_compile.triton('{}', \'\'\'{}\'\'\', device_str='cuda')\n"
+code = (decl.format("k_good", "triton_per_fused__softmax_exp_prepare_softmax_online_sub_4", orig_src) +
+        decl.format("k_bad", "other_kernel", other_src) + decl.format("k_none", "third_kernel", third_src) +
+        decl.format("k_absent", "absent_kernel", absent_src))
+h = lambda src: D.K.source_hash(src)
+codef = os.path.join(d, "output_code.py")
+with open(codef, "w") as f:
+    f.write(code)
+loads = []
+real_load = D.K.load_kernel
+D.K.load_kernel = lambda name, src, tag, cfg: loads.append((name, src, tag, cfg)) or ("loaded", name)
+mod = types.SimpleNamespace(__file__=codef, k_good="inductor good", k_bad="inductor bad", k_none="inductor none")
+t = D.Table(os.path.join(d, "substitutions.json"), {"kernels": {
+    h(orig_src): {"source": good_src, "config": {"XBLOCK": 8}},
+    h(other_src): {"source": "import triton\n"},
+    h(absent_src): {"source": good_src}}})
+with warnings.catch_warnings(record=True) as w:
+    warnings.simplefilter("always")
+    D.swap_into(mod, t)
+ok(t.seen == 4 and t.hits == {h(orig_src)} and len(t.swaps) == 1 and mod.k_good == ("loaded", "triton_per_fused__softmax_exp_prepare_softmax_online_sub_4")
+   and mod.k_bad == "inductor bad" and mod.k_none == "inductor none",
+   "swap_into: of four kernels seen, the one in the table whose source passes gate 1 here is swapped in; one that "
+   "fails it, one not in the table and one the module does not hold are not", (t.seen, t.hits, mod))
+ok(loads == [("triton_per_fused__softmax_exp_prepare_softmax_online_sub_4", good_src, "kopt " + h(orig_src), {"XBLOCK": 8})],
+   "swap_into: the table's source is loaded with the kernel's name, its hash and its config", loads)
+s0 = t.swaps[0]
+ok(s0.var == "k_good" and s0.old == "inductor good" and s0.new == mod.k_good, "swap_into: the swap keeps what it replaced")
+s0.use(False)
+ok(mod.k_good == "inductor good", "a swap put back restores Inductor's kernel")
+s0.use(True)
+ok([str(x.message).startswith("kopt: the optimized other_kernel fails gate 1 here (") for x in w] == [True],
+   "swap_into: the kernel that fails gate 1 here is named in one warning", [str(x.message) for x in w])
+loads.clear()
+t2 = D.Table(os.path.join(d, "substitutions.json"), {"kernels": {h(orig_src): {"source": good_src, "config": {}}}})
+mod2 = types.SimpleNamespace(__file__=codef, k_good="inductor good")
+D.swap_into(mod2, t2)
+ok(len(loads) == 1 and loads[0][3] is None, "swap_into: an empty config is none", loads)
+t3 = D.Table(os.path.join(d, "substitutions.json"), {"kernels": {h(orig_src): {}}})
+loads.clear()
+D.swap_into(types.SimpleNamespace(__file__=codef, k_good="x"), t3)
+ok(len(loads) == 1 and loads[0][1] == orig_src, "swap_into: an entry without a source loads the kernel's own (gate 1 not asked)")
+t4 = D.Table(os.path.join(d, "substitutions.json"), {"kernels": {h(orig_src): {"source": good_src}}})
+D.swap_into(types.SimpleNamespace(k_good="x"), t4)
+ok(t4.seen == 0 and not t4.swaps, "swap_into: a module without a file is left alone")
+D.K.load_kernel = real_load
 done()

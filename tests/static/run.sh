@@ -59,7 +59,7 @@ for f in "$dir"/orig/*.py "$dir"/good/*.py "$dir"/bad/*.py "$dir"/memcheck/*.py;
 	name=$kind/${f##*/}
 	expect=$(header "$f" expect)
 	memcheck=$(header "$f" memcheck)
-	out=$(PYTHONPATH=$top_srcdir/runtime/python "$PYTHON" -m kopt.static_gate "$f" "$orig" 2>&1)
+	out=$(PYTHONPATH=$top_srcdir/runtime/python${PYTHONPATH:+:$PYTHONPATH} "$PYTHON" -m kopt.static_gate "$f" "$orig" 2>&1)
 	rc=$?
 	if [ -n "$memcheck" ]; then
 		case $rc:$out in

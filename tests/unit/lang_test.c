@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "lang/lang.h"
+#include "lang/load.h"
 #include "tests/tap.h"
 
 struct seen {
@@ -280,6 +281,26 @@ static void test_include_chain(void)
 	remove_chain(dir, 20000);
 }
 
+/* paths: a file's folder and a path under a folder, at their edges */
+static void test_paths(void)
+{
+	static const char *const dirs[][2] = { { "a/b/c.kopt", "a/b" }, { "c.kopt", "." }, { "/c.kopt", "/" },
+					       { "/a/c.kopt", "/a" }, { "a/", "a" } };
+	for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+		char *d = lang_dir_of(dirs[i][0]);
+		TAP_IS_STR(d, dirs[i][1], "lang_dir_of: a file's folder");
+		free(d);
+	}
+	static const char *const joins[][3] = { { "a", "b", "a/b" },	 { "a/", "b", "a/b" }, { "/", "b", "/b" },
+						{ ".", "b", "b" },	 { "", "b", "b" },     { "a", "/b", "/b" },
+						{ "a//", "b", "a//b" }, { "./a", "b", "./a/b" } };
+	for (size_t i = 0; i < sizeof joins / sizeof joins[0]; i++) {
+		char *j = lang_join(joins[i][0], joins[i][1]);
+		TAP_IS_STR(j, joins[i][2], "lang_join: one slash between, none added after one, none for . or nothing, an absolute path as it is");
+		free(j);
+	}
+}
+
 int main(void)
 {
 	test_errors_without_text();
@@ -289,5 +310,6 @@ int main(void)
 	test_long_target_chain();
 	test_writes_nothing();
 	test_include_chain();
+	test_paths();
 	return tap_done();
 }

@@ -95,6 +95,91 @@ static double rel(double a, double b)
 	return fabs(a - b) / fabs(b);
 }
 
+/* a roofline of pts as text; caller frees */
+static char *roof(const struct svg_point *pts, size_t n, double gbps, double gflops)
+{
+	char *b = NULL;
+	size_t l = 0;
+	FILE *f = open_memstream(&b, &l);
+	svg_roofline(f, "r", pts, n, gbps, gflops);
+	fclose(f);
+	return b;
+}
+
+/* the labels of the ticks of class cls, comma-separated, into out */
+static void labels_of(const char *buf, const char *cls, char *out, size_t cap)
+{
+	size_t o = 0;
+	char key[64];
+	snprintf(key, sizeof key, "class=\"%s\"", cls);
+	out[0] = 0;
+	for (const char *p = buf; (p = strstr(p, key)); p++) {
+		const char *a = strchr(p, '>'), *e = a ? strchr(a, '<') : NULL;
+		if (!e)
+			break;
+		o += (size_t)snprintf(out + o, o < cap ? cap - o : 0, "%s%.*s", o ? "," : "", (int)(e - a - 1), a + 1);
+	}
+}
+
+/* which points are drawn, which roofs, and the FLOP/s ticks' units */
+static void roof_edges(void)
+{
+	struct svg_point small[] = { { "small", 0.001, 0.5, 0 } };
+	char *b = roof(small, 1, 4000, 50000), labels[512];
+	labels_of(b, "tick-y", labels, sizeof labels);
+	TAP_IS_STR(labels, "100 M,1 G,10 G,100 G,1 T,10 T,100 T",
+		   "roofline: FLOP/s ticks from 0.1 G up, in M under 1 G, in G from 1 G, in T from 1000 G");
+	labels_of(b, "tick-x", labels, sizeof labels);
+	TAP_IS_STR(labels, "0.001,0.01,0.1,1,10,100,1000",
+		   "roofline: intensity ticks from the point's decade to ten times the ridge's (12.5), both ends drawn");
+	TAP_IS_INT(tap_count(b, "<circle class=\"point "), 1, "roofline: a point of 0.5 GFLOP/s at 0.001 FLOP per byte is drawn");
+	free(b);
+	b = roof(small, 1, 4000, 90000);
+	labels_of(b, "tick-y", labels, sizeof labels);
+	TAP_IS_STR(labels, "100 M,1 G,10 G,100 G,1 T,10 T,100 T,1000 T",
+		   "roofline: room above the peak: 90 TFLOP/s and a fifth more reach the next decade");
+	free(b);
+	b = roof(NULL, 0, 0, 0);
+	labels_of(b, "tick-y", labels, sizeof labels);
+	char xl[256];
+	labels_of(b, "tick-x", xl, sizeof xl);
+	TAP_OK(strcmp(labels, "1 G,10 G,100 G,1 T,10 T,100 T,1000 T") == 0 && strcmp(xl, "0.01,0.1,1,10,100") == 0,
+	       "roofline: no point and no roof: 0.01 to 100 FLOP per byte, 1 G to 100 T and room [%s] [%s]", labels, xl);
+	free(b);
+	struct svg_point one[] = { { "one", 1, 1000, 0 } };
+	b = roof(one, 1, 0, 0);
+	labels_of(b, "tick-x", xl, sizeof xl);
+	TAP_OK(strcmp(xl, "1,10") == 0 && !strstr(b, "\"nan\"") && !strstr(b, "\"-nan\"") &&
+		       tap_count(b, "<circle class=\"point ") == 1,
+	       "roofline: points all at 1 FLOP per byte, no roof: one decade wide, 1 to 10 [%s]", xl);
+	free(b);
+	struct svg_point odd[] = {
+		{ "zero-intensity", 0, 100, 0 }, { "negative", -1, 100, 0 }, { "zero-flops", 1, 0, 0 },
+		{ "endless", INFINITY, 100, 0 }, { "endless-flops", 1, INFINITY, 0 }, { "nan-flops", 1, NAN, 0 },
+		{ "nan-intensity", NAN, 100, 0 }, { "kept", 0.5, 0.5, 1 },
+	};
+	b = roof(odd, 8, 4000, 50000);
+	TAP_OK(tap_count(b, "<circle class=\"point ") == 1 && strstr(b, "<title>kept: ") && !strstr(b, "\"inf\"") &&
+		       !strstr(b, "\"-inf\"") && !strstr(b, "\"nan\"") && !strstr(b, "\"-nan\""),
+	       "roofline: a point without a positive, finite intensity and FLOP/s is not drawn, nor counts in the axes");
+	free(b);
+	double roofs[][2] = { { 0.5, 0.5 }, { 0, 50000 }, { -4000, 50000 }, { NAN, 50000 }, { INFINITY, 50000 },
+			      { 4000, 0 }, { 4000, -1 }, { 4000, NAN }, { 4000, INFINITY } };
+	const char *want[] = { "11", "01", "01", "01", "01", "10", "10", "10", "10" };
+	for (size_t i = 0; i < sizeof roofs / sizeof roofs[0]; i++) {
+		b = roof(small, 1, roofs[i][0], roofs[i][1]);
+		char got[3] = { tap_count(b, "class=\"roof-memory\"") == 1 && tap_count(b, "copy bandwidth") == 1 ? '1'
+			      : tap_count(b, "copy bandwidth") == 0 && !strstr(b, "roof-memory")			? '0'
+																: '?',
+				tap_count(b, "class=\"roof-compute\"") == 1 && tap_count(b, "FP32 peak") == 1 ? '1'
+				: tap_count(b, "FP32 peak") == 0 && !strstr(b, "roof-compute")			? '0'
+														: '?',
+				0 };
+		TAP_IS_STR(got, want[i], "roofline: the roofs drawn (memory, compute) for a positive, finite bandwidth and peak");
+		free(b);
+	}
+}
+
 int main(void)
 {
 	char *buf = NULL;
@@ -209,6 +294,7 @@ int main(void)
 		fclose(x);
 	}
 	free(buf);
+	roof_edges();
 	if (system("command -v xmllint >/dev/null 2>&1") == 0) {
 		TAP_OK(system("xmllint --noout svg_test_bars.svg svg_test_roofline.svg") == 0, "both plots are well-formed XML");
 	}

@@ -1,0 +1,55 @@
+"""tests/runtime/test_attention_guards.py: the attention rewrite's
+softmax guard (kopt.rewrite_attention._softmax_core) on a graph built by
+hand: aten._softmax over the last axis (written -1 or as the last index)
+gives its input; over another axis, with half_to_float, with another
+number of arguments, on a constant or on a node without a value, none.
+Needs torch (any version with torch.fx and torch.ops.aten; CPU). Prints
+TAP."""
+import os
+import sys
+
+top = os.environ.get("top_srcdir") or os.path.join(os.path.dirname(__file__), "..", "..")
+sys.path.insert(0, os.path.join(top, "runtime", "python"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tap import ok, done  # noqa: E402
+
+import torch  # noqa: E402
+
+from kopt import rewrite_attention as R  # noqa: E402
+
+aten = torch.ops.aten
+
+
+def softmax(*args, val=(2, 3, 4)):
+    """(x, the softmax node) in a fresh graph; x holds a value of shape val
+    (None: no value)"""
+    g = torch.fx.Graph()
+    x = g.placeholder("x")
+    if val is not None:
+        x.meta["val"] = torch.empty(*val)
+    return x, g.call_function(aten._softmax.default, (x,) + args)
+
+
+x, s = softmax(-1, False)
+ok(R._softmax_core(s) is x, "aten._softmax over axis -1: its input")
+x, s = softmax(2, False)
+ok(R._softmax_core(s) is x, "... over axis 2 of a 3-D value, the last: its input")
+x, s = softmax(1, False, val=(5, 7))
+ok(R._softmax_core(s) is x, "... over axis 1 of a 2-D value: its input")
+x, s = softmax(1, False)
+ok(R._softmax_core(s) is None, "... over axis 1 of a 3-D value: none")
+x, s = softmax(0, False, val=(5,))
+ok(R._softmax_core(s) is x, "... over axis 0 of a 1-D value: its input")
+x, s = softmax(-2, False)
+ok(R._softmax_core(s) is None, "... over axis -2: none")
+x, s = softmax(-1, True)
+ok(R._softmax_core(s) is None, "... with half_to_float: none")
+x, s = softmax(-1, False, val=None)
+ok(R._softmax_core(s) is None, "... of a node without a value: none")
+g = torch.fx.Graph()
+x = g.placeholder("x")
+x.meta["val"] = torch.empty(2, 3)
+ok(R._softmax_core(g.call_function(aten._softmax.default, (x, -1))) is None, "... with two arguments: none")
+ok(R._softmax_core(g.call_function(aten._softmax.default, (2.0, -1, False))) is None, "... of a constant: none")
+ok(R._softmax_core(g.call_function(aten.exp.default, (x,))) is None, "another op: none")
+done()
