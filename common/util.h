@@ -124,4 +124,16 @@ const char *kopt_suggest(const char *name, const char *const *cands, size_t n);
  * credentials, no query, no fragment but #readonly), or NULL when nothing is */
 const char *kopt_url_problem(const char *url);
 
+/* A forked child about to exec (or to _exit after exec failed) writes its
+ * line counts first in tools/mutate's coverage build (configured with
+ * -DKOPT_COVERAGE and --coverage): exec and _exit drop them, so the lines
+ * a child runs would look run by no test. Nothing elsewhere. */
+#ifdef KOPT_COVERAGE
+void __gcov_dump(void);
+void __gcov_reset(void);
+#define KOPT_COVER_FLUSH() (__gcov_dump(), __gcov_reset())
+#else
+#define KOPT_COVER_FLUSH() ((void)0)
+#endif
+
 #endif

@@ -73,8 +73,10 @@ pid_t proc_start(char *const *argv, char *const *env, int *in, int *out, int *er
 		signal(SIGPIPE, SIG_DFL);
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
+		KOPT_COVER_FLUSH();
 		execvpe(argv[0], argv, env);
 		dprintf(2, "cannot run '%s': %s\n", argv[0], strerror(errno));
+		KOPT_COVER_FLUSH();
 		_exit(127);
 	}
 	setpgid(pid, pid);

@@ -107,7 +107,9 @@ static int run_cmd(char *const *argv, struct strbuf *out, double timeout_s)
 		}
 		dup2(pfd[1], 1);
 		signal(SIGPIPE, SIG_DFL);
+		KOPT_COVER_FLUSH();
 		execvp(argv[0], argv);
+		KOPT_COVER_FLUSH();
 		_exit(127);
 	}
 	close(pfd[1]);

@@ -26,6 +26,7 @@
 #include <config.h>
 
 #include "load.h"
+#include "../common/util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -222,7 +223,9 @@ static int run_python(const char *const *files, size_t n, struct strbuf *out, co
 		dup2(null, 2);
 		dup2(fd[1], 1);
 		close(fd[0]);
+		KOPT_COVER_FLUSH();
 		execvp(py, (char *const *)argv);
+		KOPT_COVER_FLUSH();
 		_exit(127);
 	}
 	close(fd[1]);

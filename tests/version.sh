@@ -14,7 +14,7 @@ check "kopt/__init__.py writes the version ($v)" "echo '$v' | grep -Eq '^[0-9]+\
 check "koptmake --version says koptmake $v ($("$KOPTMAKE" --version))" "[ \"\$('$KOPTMAKE' --version)\" = 'koptmake $v' ]"
 check "koptmake -V says the same" "[ \"\$('$KOPTMAKE' -V)\" = 'koptmake $v' ]"
 if command -v "$PYTHON" >/dev/null 2>&1; then
-	pv=$(PYTHONPATH=$top_srcdir/runtime/python "$PYTHON" -c 'import kopt; print(kopt.__version__)')
+	pv=$(PYTHONPATH=$top_srcdir/runtime/python${PYTHONPATH:+:$PYTHONPATH} "$PYTHON" -c 'import kopt; print(kopt.__version__)')
 	check "kopt.__version__ is $v ($pv)" "[ '$pv' = '$v' ]"
 	bv=$("$PYTHON" "$top_srcdir/runtime/python/_build/kopt_build.py" version)
 	check "the package's metadata says $v ($bv)" "[ '$bv' = '$v' ]"

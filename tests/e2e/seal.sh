@@ -30,7 +30,7 @@ check "every model's folder has its seal.json" \
 # load DIR: what kopt.backend makes of kopt-out/DIR, with the kernel
 # loader replaced by one that says it was called: "loaded N", or the error
 load() {
-	PYTHONPATH=$top_srcdir/runtime/python python3 - "ex/kopt-out/$1" <<'PY' 2>&1
+	PYTHONPATH=$top_srcdir/runtime/python${PYTHONPATH:+:$PYTHONPATH} python3 - "ex/kopt-out/$1" <<'PY' 2>&1
 import sys
 import kopt
 from kopt import kernels, seal
@@ -64,7 +64,7 @@ load $m >load.out
 check "an altered kernel source is refused by kopt.backend, loudly, naming the file" \
 	"grep -q '^SealError: kopt: ex/kopt-out/$m/substitutions.json does not match its seal' load.out && grep -q 'nothing from it is loaded' load.out"
 check "... before anything is compiled or run" "! grep -q 'loader was called' load.out && [ ! -e '$tmp/ran' ]"
-r=$(PYTHONPATH=$top_srcdir/runtime/python python3 -c 'import kopt, sys
+r=$(PYTHONPATH=$top_srcdir/runtime/python${PYTHONPATH:+:$PYTHONPATH} python3 -c 'import kopt, sys
 try:
     kopt.backend_for({"dir": sys.argv[1]})
 except Exception as e:
@@ -104,7 +104,7 @@ check "a new key (the old one removed): the next build seals every table anew" \
 # helion.json, which kopt.helion_config reads (made here, sealed as koptmake does)
 mkdir -p ex/kopt-out/hk
 printf '{"kernels": {"softmax": {"config": {"block_sizes": [4]}}}, "model": "hk"}\n' >ex/kopt-out/hk/helion.json
-PYTHONPATH=$top_srcdir/runtime/python python3 - ex/kopt-out/hk >helion.out 2>&1 <<'PY' || true
+PYTHONPATH=$top_srcdir/runtime/python${PYTHONPATH:+:$PYTHONPATH} python3 - ex/kopt-out/hk >helion.out 2>&1 <<'PY' || true
 import json, os, sys, types
 import kopt
 from kopt import seal
