@@ -98,4 +98,19 @@ check "... and the canary is in none of its output, log, cache, reports or worke
 	"! grep -rq '$canary' out err proj/.kopt proj/kopt-out"
 check "... nor in a worker's environment (*_PASS, *_PWD, *_DSN, *_COOKIE)" \
 	"! grep -q '$canary' '$tmp/env.log' && ! grep -q '^DB_PASS=\\|^MY_SERVICE_PWD=\\|^SENTRY_DSN=' '$tmp/env.log'"
+# the remote cache's secret, its password part (user:PASS), its bearer
+# token or the whole of it (neither), shows nowhere, even where the
+# cache's own URL holds it: the warning of a server that does not answer names the URL, with *** there
+printf 'device sim { gpus = 1 }\nmodel m { source = "models/m.py" }\n' >proj/Koptfile
+for auth in "kopt:pw-$canary" "Bearer tok-$canary" "key-$canary"; do
+	secret=${auth#kopt:}
+	secret=${secret#Bearer }
+	rm -rf proj/.kopt proj/kopt-out
+	KOPT_REMOTE_CACHE_AUTH=$auth
+	export KOPT_REMOTE_CACHE_AUTH
+	run --remote-cache="http://127.0.0.1:9/c-$secret" m
+	unset KOPT_REMOTE_CACHE_AUTH
+	check "remote cache auth '${auth%%-*}-...': its secret in the cache's URL shows as *** in the warning, and the build goes on" \
+		"[ $rc -eq 0 ] && grep -q 'remote cache http://127.0.0.1:9/c-\\*\\*\\*: ' err && ! grep -rq '$canary' out err proj/.kopt proj/kopt-out" err
+done
 echo "1..$n"

@@ -974,6 +974,29 @@ static void t_many(void)
 		strbuf_reset(&err[i]);
 	}
 
+	/* no limit on tokens: each sample unlimited too */
+	if (server_start(&s, "openai_slow_x3") != 0) {
+		TAP_OK(0, "many: the replay server starts again");
+		return;
+	}
+	free(url);
+	url = url_of(&s, "openai");
+	cfg = cfg_for("openai", url, "KOPT_TEST_KEY");
+	struct llm_budget free_tokens;
+	llm_budget_init(&free_tokens, NULL);
+	free_tokens.max_calls = 3;
+	free_tokens.max_tokens = -1;
+	k = llm_complete_many(&cfg, &req, 3, &free_tokens, out, err, rc);
+	server_stop(&s);
+	TAP_OK(k == 3 && rc[0] == 0 && rc[1] == 0 && rc[2] == 0 && free_tokens.calls == 3 &&
+	       free_tokens.tokens == 3 * (1873 + 912),
+	       "many: no limit on tokens, three samples each without one (%d: %d %d %d, %s)", k, rc[0], rc[1], rc[2],
+	       err[0].len ? err[0].buf : err[1].len ? err[1].buf : err[2].buf);
+	for (int i = 0; i < 3; i++) {
+		llm_reply_release(&out[i]);
+		strbuf_reset(&err[i]);
+	}
+
 	/* the budget decides how many start */
 	struct llm_budget two;
 	llm_budget_init(&two, NULL);

@@ -218,6 +218,20 @@ static void t_reply(void)
 	llm_extract_notes("Avoidance: no\nprioritise: British spelling\n", &a, &z);
 	TAP_OK(a.len == 0 && strcmp(z.len ? z.buf : "", "British spelling") == 0, "notes: the word exactly, either spelling");
 	strbuf_reset(&z);
+	/* the marks and blanks around a note go, each alone at either end, and
+	 * none inside it */
+	static const char *const ends[] = { "Avoid: a b\t\n", "Avoid: a b \n", "Avoid: a b*\n", "Avoid: a b_\n",
+					    "Avoid:\ta b\n", "Avoid:_a b\n", "Avoid: _*\t a b \t*_ \t\n",
+					    "Avoid: a b" };
+	int trimmed = 0;
+	for (size_t i = 0; i < sizeof ends / sizeof *ends; i++) {
+		strbuf_reset(&a);
+		llm_extract_notes(ends[i], &a, &z);
+		trimmed += a.len == 3 && !strcmp(a.buf, "a b");
+	}
+	TAP_IS_INT(trimmed, (int)(sizeof ends / sizeof *ends),
+		   "notes: a tab, a space, a star or an underscore at either end goes, each alone or mixed");
+	strbuf_reset(&a);
 	struct strbuf longer = STRBUF_INIT;
 	strbuf_addstr(&longer, "Prioritize: ");
 	for (int i = 0; i < 200; i++)

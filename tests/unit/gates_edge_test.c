@@ -173,6 +173,41 @@ static void baseline_edge(void)
 	TAP_IS_INT(named, 5, "a verdict's JSON names the gates that ran, in order, and no other");
 }
 
+/* strict precision's ulp term, alone (a baseline without error): 4 ulps
+ * of the outputs' scale, an ulp 2^-23 for fp32, 2^-10 for fp16, 2^-7 for
+ * bf16; at the limit passes, a part in a million past it fails, and the
+ * limit is the verdict's to the bit */
+static void ulp_edges(void)
+{
+	static const struct { const char *dtype; double ulp; } d[] = {
+		{ "float32", 0x1p-23 }, { "torch.float16", 0x1p-10 }, { "bfloat16", 0x1p-7 }, { "torch.bfloat16", 0x1p-7 },
+	};
+	int right = 0;
+	for (size_t i = 0; i < sizeof d / sizeof *d; i++) {
+		double limit = 4 * d[i].ulp * 2.0;
+		char at[256], past[256];
+		snprintf(at, sizeof at, "{\"outputs\":[{\"dtype\":\"%s\",\"rmse_cand\":%.17g,\"rmse_base\":0,\"ref_rms\":2}]}",
+			 d[i].dtype, limit);
+		snprintf(past, sizeof past, "{\"outputs\":[{\"dtype\":\"%s\",\"rmse_cand\":%.17g,\"rmse_base\":0,\"ref_rms\":2}]}",
+			 d[i].dtype, limit * 1.000001);
+		struct kopt_gates cfg;
+		gate_config_default(&cfg);
+		struct gate_verdict v, w;
+		gate_verdict_init(&v);
+		gate_verdict_init(&w);
+		json_t *a = json_loads(at, 0, NULL), *b = json_loads(past, 0, NULL);
+		bool pass = gate_precision_json(a, &cfg, &v), fail = !gate_precision_json(b, &cfg, &w);
+		if (pass && fail && v.rmse_limit == limit && w.rmse_limit == limit)
+			right++;
+		else
+			tap_diag("%s: %d %d limit %.17g (%.17g): %s", d[i].dtype, pass, fail, v.rmse_limit, limit, w.reason);
+		json_decref(a);
+		json_decref(b);
+	}
+	TAP_IS_INT(right, (int)(sizeof d / sizeof *d),
+		   "precision: 4 ulps of the outputs' scale, fp32's, fp16's and bf16's, at the limit and past it");
+}
+
 int main(void)
 {
 	/* fp16: m = 3. A candidate 2.5x the baseline's error passes, 3.5x fails */
@@ -196,6 +231,7 @@ int main(void)
 	gate_verdict_init(&v);
 	TAP_OK(!gate_perf(base2, 5, cand, 5, 1.03, 3, GATE_LEVEL_KERNEL, &v) && strstr(v.reason, "within the noise"),
 	       "perf: a lower quartile under 1 fails as noise");
+	ulp_edges();
 	perf_edges();
 	baseline_edge();
 	return tap_done();

@@ -277,6 +277,35 @@ static void test_many(void)
 	free(path);
 }
 
+/* a memory of 700 lessons, each in a class of its own: every class read
+ * back with its one strategy, whatever slots the index's strings took
+ * before and after it grew (interned strings found again, never twice) */
+static void test_many_classes(void)
+{
+	char *path = NULL;
+	if (asprintf(&path, "%s/classes.jsonl", dir) < 0)
+		return;
+	int ok = 1, right = 0;
+	for (int i = 0; i < 700; i++) {
+		char cls[16], st[16];
+		snprintf(cls, sizeof cls, "k%d", i);
+		snprintf(st, sizeof st, "t%d", i);
+		ok &= memory_append(path, "a.kopt", cls, st, NULL, NULL, 1, 1.5) == 0;
+	}
+	for (int i = 0; i < 700; i++) {
+		char cls[16], st[16];
+		snprintf(cls, sizeof cls, "k%d", i);
+		snprintf(st, sizeof st, "t%d", i);
+		struct memory m;
+		memory_load(&m, path, cls, NULL);
+		const struct mem_stat *x = memory_get(&m, st);
+		right += m.n == 1 && x && x->tries == 1 && x->wins == 1;
+		memory_release(&m);
+	}
+	TAP_OK(ok && right == 700, "memory: 700 classes of one lesson each, every class read back alone (%d)", right);
+	free(path);
+}
+
 /* the set of verdicts seen: every key added is in it, across its growths
  * (5000 keys), and a key not added is not, in a set of 1 to 300 keys (a
  * set kept at most half full never fills, so a miss always ends) */
@@ -317,6 +346,7 @@ int main(void)
 	test_moves();
 	test_rank_sort();
 	test_many();
+	test_many_classes();
 	test_seen();
 	char *cmd = NULL;
 	if (asprintf(&cmd, "rm -rf '%s'", dir) >= 0 && system(cmd) != 0)
