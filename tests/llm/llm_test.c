@@ -207,6 +207,18 @@ static void t_anthropic_ok(void)
 	TAP_OK(r.rc == 0 && r.reply.output_tokens == 0 && r.reply.input_tokens == 12 && !r.reply.usage_estimated,
 	       "openai: completion_tokens 0 is 0 tokens, not an unknown count (%ld)", r.reply.output_tokens);
 	run_release(&r);
+	/* half a usage: the count given is kept, the other estimated (the
+	 * prompt's estimate; the reply's characters / 4 + 1), and said so */
+	run_scenario(&r, "openai_only_prompt", "openai", &req, NULL, "KOPT_TEST_KEY");
+	TAP_OK(r.rc == 0 && r.reply.usage_estimated && r.reply.input_tokens == 12 && r.reply.output_tokens == 27 / 4 + 1,
+	       "openai: prompt_tokens alone: kept, the reply's tokens estimated (%ld, %ld)", r.reply.input_tokens,
+	       r.reply.output_tokens);
+	run_release(&r);
+	run_scenario(&r, "openai_only_completion", "openai", &req, NULL, "KOPT_TEST_KEY");
+	TAP_OK(r.rc == 0 && r.reply.usage_estimated && r.reply.output_tokens == 7 && r.reply.input_tokens > 12,
+	       "openai: completion_tokens alone: kept, the prompt's tokens estimated (%ld, %ld)", r.reply.input_tokens,
+	       r.reply.output_tokens);
+	run_release(&r);
 }
 
 static void t_retries(void)

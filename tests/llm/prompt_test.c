@@ -239,6 +239,26 @@ static void t_reply(void)
 	llm_extract_notes(longer.buf, &a, &z);
 	TAP_OK(z.len == LLM_NOTE_MAX && (((unsigned char)z.buf[z.len - 1]) & 0xc0) != 0xc0,
 	       "notes: cut to %d bytes, not inside a character", LLM_NOTE_MAX);
+	/* a cut that falls inside a character of two, three or four bytes (one
+	 * ASCII byte first shifts the characters off the limit) backs up to
+	 * its first byte: the note is whole characters, as long as fits */
+	static const char *const chars[] = { "\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80" };
+	int whole = 0;
+	for (size_t c = 0; c < 3; c++) {
+		size_t w = strlen(chars[c]);
+		strbuf_reset(&longer);
+		strbuf_addstr(&longer, "Prioritize: x");
+		for (int i = 0; i < 200; i++)
+			strbuf_addstr(&longer, chars[c]);
+		strbuf_reset(&z);
+		llm_extract_notes(longer.buf, &a, &z);
+		size_t want = 1 + (LLM_NOTE_MAX - 1) / w * w;
+		whole += z.len == want;
+		if (z.len != want)
+			tap_diag("%zu-byte characters: %zu bytes, want %zu", w, z.len, want);
+	}
+	TAP_IS_INT(whole, 3, "notes: a cut inside a character of 2, 3 or 4 bytes backs up to its first byte");
+	strbuf_reset(&z);
 	strbuf_release(&longer);
 	strbuf_release(&a);
 	strbuf_release(&z);

@@ -966,6 +966,35 @@ int main(void)
 	TAP_OK(strstr(digests[1], ";screen") && strstr(digests[2], ";screen") && !strstr(digests[1], ";best="),
 	       "digest: a screened config depends on candidate 0 and the tried, not on the best");
 	TAP_OK(!strstr(digests[3], ";screen") && strstr(digests[3], "plan="), "digest: after the screen's configs, as before");
+	/* the chain after a screen of best configs, to its end: candidate 0
+	 * alone carries the screen, and every later candidate reads it there,
+	 * so no random jumps follow the plan and the descent */
+	{
+		struct agent_try ct[64];
+		json_t *cc[64] = { 0 };
+		char *end = NULL;
+		int nc = 0, cj = 0;
+		for (int i = 0; i < 64; i++) {
+			struct agent_request sr = { &slow, &cfg, i, ct, (size_t)i, memory, "test.kopt", i == 0 ? scr : NULL };
+			struct agent_reply r;
+			if (agent_propose(&sr, &r) < 0 || !r.candidate) {
+				end = r.reason;
+				r.reason = NULL;
+				agent_reply_release(&r);
+				break;
+			}
+			cc[nc++] = r.candidate;
+			free(r.reason);
+			cj += strcmp(json_string_value(json_object_get(r.candidate, "name")), "random") == 0;
+			ct[i] = (struct agent_try){ i, r.candidate, "fail", "perf", "", 0.9, 0, 0 };
+		}
+		TAP_OK(nc > 1 && nc < 64 && cj == 0 && end && strstr(end, "no random jumps"),
+		       "screened by its best configs: the chain ends without random jumps, saying why (%d candidates, %d jumps: %s)",
+		       nc, cj, end ? end : "no reason");
+		free(end);
+		for (int i = 0; i < nc; i++)
+			json_decref(cc[i]);
+	}
 	struct agent_request plain = { &slow, &cfg, 0, NULL, 0, memory, "test.kopt", NULL };
 	struct agent_reply rp0;
 	TAP_OK(agent_propose(&plain, &rp0) == 0 && rp0.candidate && !rp0.reason &&

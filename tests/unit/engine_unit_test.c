@@ -334,6 +334,25 @@ static void test_ingredients_long(void)
 	hash_key_release(&k);
 }
 
+/* an empty value is an ingredient like any, last too: its name and the
+ * digest of no bytes (the length's four bytes end the key there) */
+static void test_ingredients_empty(void)
+{
+	struct hash_key k;
+	hash_key_init(&k, "verify", 1);
+	hash_key_add(&k, "first", "", 0);
+	hash_key_str(&k, "mid", "m");
+	hash_key_add(&k, "last", "", 0);
+	char *got = hash_key_ingredients(&k);
+	unsigned e = (unsigned)XXH3_64bits("", 0), m = (unsigned)XXH3_64bits("m", 1);
+	char want[128];
+	snprintf(want, sizeof want, "first=%08x,mid=%08x,last=%08x", e, m, e);
+	const char *mine = strstr(got, "first=");
+	TAP_IS_STR(mine ? mine : got, want, "ingredients: an empty value, first or last, is named with its digest");
+	free(got);
+	hash_key_release(&k);
+}
+
 /* dag_result with the manifest text m: the parsed result, and the
  * warning it gave (into warn, empty if none) */
 static json_t *result_of(struct dag_node *n, const char *m, char *warn, size_t wlen)
@@ -1101,5 +1120,6 @@ int main(void)
 	test_record_min();
 	test_result_object();
 	test_ingredients_long();
+	test_ingredients_empty();
 	return tap_done();
 }

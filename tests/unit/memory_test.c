@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../../agents/agent.h"
@@ -306,6 +307,31 @@ static void test_many_classes(void)
 	free(path);
 }
 
+/* a compacted memory is a file like the one it replaces: the folder's
+ * usual mode (0666 less the umask), no more bits */
+static void test_compact_mode(void)
+{
+	char *path = NULL;
+	if (asprintf(&path, "%s/mode.jsonl", dir) < 0)
+		return;
+	int ok = memory_append(path, "a.kopt", "c", "s", NULL, NULL, 1, 1.5) == 0;
+	FILE *f = fopen(path, "a");
+	if (f) {
+		fputs("not a lesson\n", f);
+		fclose(f);
+	}
+	mode_t old = umask(022);
+	size_t kept = 0, dropped = 0;
+	int rc = memory_compact(path, &kept, &dropped);
+	umask(old);
+	struct stat st;
+	int mode = stat(path, &st) == 0 ? (int)(st.st_mode & 07777) : -1;
+	TAP_OK(ok && f && rc == 0 && kept == 1 && dropped == 1 && mode == 0644,
+	       "memory: compacted under umask 022, the file is 0644 (%o; %zu kept, %zu dropped)", (unsigned)mode, kept,
+	       dropped);
+	free(path);
+}
+
 /* the set of verdicts seen: every key added is in it, across its growths
  * (5000 keys), and a key not added is not, in a set of 1 to 300 keys (a
  * set kept at most half full never fills, so a miss always ends) */
@@ -347,6 +373,7 @@ int main(void)
 	test_rank_sort();
 	test_many();
 	test_many_classes();
+	test_compact_mode();
 	test_seen();
 	char *cmd = NULL;
 	if (asprintf(&cmd, "rm -rf '%s'", dir) >= 0 && system(cmd) != 0)
