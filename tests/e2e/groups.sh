@@ -79,6 +79,13 @@ assert len(g) == 1 and g[0]['kernels'] == 20 and abs(g[0]['share'] - 20 / 21) < 
 \""
 check "a member the change does not fit is left off ($(subs misfit))" "[ '$(subs misfit)' = '19 18 1' ]"
 check "and the report says why" "grep -q 'triton_poi_fused_add_mul_7 (variant default): its group.s change (found for .*) does not fit it: KnobError' kopt-out/misfit/report.md"
+check "... the member left off is the misfit itself, and its neighbours keep the change" "python3 -c \"
+import json
+d = json.load(open('kopt-out/misfit/substitutions.json'))['kernels']
+names = {e['kernel'] for e in d.values()}
+assert 'triton_poi_fused_add_mul_7' not in names, sorted(names)
+assert {'triton_poi_fused_add_mul_6', 'triton_poi_fused_add_mul_8'} <= names, sorted(names)
+\""
 floor=$(python3 -c "
 import json
 p = json.load(open('kopt-out/pair/profile.json'))['profile']

@@ -71,6 +71,12 @@ int main(void)
 	 * class (one search serves both; each is checked in the stitch) */
 	char *k2 = replaced(poi, "tl.full([1, 1], 0, tl.int32)", "tl.full([1, 1], 1, tl.int32)");
 	TAP_OK(strcmp(k2, poi) != 0 && rule_kernel_class(k2, pn) == c, "a constant alone: the same class");
+	/* a stride 64 times smaller in the body, after tl.program_id(...):
+	 * only the size hints keep their magnitude, so the same class */
+	char *k3 = replaced(poi, "8192*y1", "128*y1");
+	TAP_OK(strcmp(k3, poi) != 0 && rule_kernel_class(k3, pn) == c,
+	       "a stride of the body 64 times smaller: the same class (only size hints keep a magnitude)");
+	free(k3);
 
 	/* a summary's groups: three kernels of one class (shares 0.03, 0.04,
 	 * 0.02), one of another (0.2), a vendor kernel of a class-like hash */

@@ -74,6 +74,12 @@ int main(void)
 	char *other = replaced(poi, "triton_helpers.maximum(", "triton_helpers.minimum(");
 	TAP_OK(strcmp(other, poi) != 0 && rule_shape_class(other, pn) != c, "another op: another class");
 	TAP_OK(rule_shape_class(ln, "triton_red_fused_native_layer_norm_0") != c, "a layer norm is not a ReLU");
+	/* past the size hints, the body's names keep their digits: a kernel
+	 * that adds its input to itself is not the one that adds the bias */
+	char *twice = replaced(poi, "tmp2 = tmp0 + tmp1", "tmp2 = tmp0 + tmp0");
+	TAP_OK(strcmp(twice, poi) != 0 && rule_shape_class(twice, pn) != c,
+	       "another operand (tmp0 + tmp0 for tmp0 + tmp1): another class");
+	free(twice);
 	char *renamed = replaced(small, pn, "triton_poi_fused_convolution_relu_7");
 	TAP_OK(rule_shape_class(renamed, "triton_poi_fused_convolution_relu_7") == c, "another name too: the same class");
 	TAP_OK(rule_shape_class(NULL, pn) == 0 && rule_shape_class("", pn) == 0, "no source, no class");
