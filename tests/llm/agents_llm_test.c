@@ -298,6 +298,25 @@ static void t_tune(void)
 	unuse_llm();
 }
 
+/* the LLM roles' context digest to the byte: each try's index, verdict,
+ * gate, speedup to the thousandth, both times in microseconds to the
+ * hundredth, its reason and its candidate (keys sorted), a try without a
+ * gate or a verdict as "-" */
+static void t_digest_bytes(void)
+{
+	json_t *c0 = json_pack("{s:s, s:{s:i}}", "name", "x", "config", "XBLOCK", 64);
+	struct agent_try t[2] = { { 0, c0, "fail", "perf", "slower", 0.9, 12345.0, 13716.0 },
+				  { 1, NULL, NULL, NULL, NULL, 0, 0, 0 } };
+	struct agent_request rq = { 0 };
+	rq.traj = t;
+	rq.ntraj = 2;
+	char *d = agent_llm_digest(&rq);
+	TAP_IS_STR(d, "0:fail:perf:0.900:12.35:13.72:slower:{\"config\":{\"XBLOCK\":64},\"name\":\"x\"};1:-:-:0.000:0.00:0.00::;",
+		   "digest: each try's fields, its times in microseconds, a try without them as -");
+	free(d);
+	json_decref(c0);
+}
+
 int main(void)
 {
 	srcdir = getenv("top_srcdir");
@@ -420,6 +439,7 @@ int main(void)
 	unuse_llm();
 
 	t_beam();
+	t_digest_bytes();
 	t_config();
 	t_tune();
 	t_tokens();

@@ -134,6 +134,21 @@ int main(void)
 	TAP_OK(!witness_fresh(rec, NULL), "a file that was missing appears: stale");
 	unlink(gone);
 
+	/* a folder of many entries (40 GPUs): every name counts, the last
+	 * one's removal too */
+	for (int i = 2; i < 40; i++) {
+		char *gi = xasprintf("%s/gpus/%d", dir, i);
+		put(gi, "Model: NVIDIA H200\n");
+		free(gi);
+	}
+	json_decref(rec);
+	rec = witness_record(paths);
+	TAP_OK(witness_fresh(rec, NULL), "a folder of 39 entries: fresh while unchanged");
+	char *g39 = xasprintf("%s/gpus/39", dir);
+	unlink(g39);
+	TAP_OK(!witness_fresh(rec, NULL), "... and stale when one of them goes");
+	free(g39);
+
 	json_t *bad = json_pack("[{s:s}]", "path", a);
 	TAP_OK(!witness_fresh(bad, &why) && why, "a record without sums is never fresh");
 	free(why);
