@@ -115,6 +115,22 @@ static void test_explain(void)
 	w = explain_diff("kind=1", "kind=1", rule_pipeline.words);
 	TAP_OK(strstr(w, "no cached result") != NULL, "explain: same inputs, entry gone");
 	free(w);
+	/* three changes named, the rest counted: changed and new first, then
+	 * removed, in the keys' order */
+	w = explain_diff("kind=1,param:a=1,param:b=1,param:c=1", "kind=1,param:a=2,param:b=2,param:c=2,param:d=2",
+			 rule_pipeline.words);
+	TAP_IS_STR(w, "parameter a changed; parameter b changed; parameter c changed; and 1 more",
+		   "explain: three changes named, a fourth counted");
+	free(w);
+	w = explain_diff("kind=1,param:a=1,param:b=1,param:x=1", "kind=1,param:a=2,param:b=2", rule_pipeline.words);
+	TAP_IS_STR(w, "parameter a changed; parameter b changed; parameter x was removed",
+		   "explain: two changes and a removal, all three named");
+	free(w);
+	w = explain_diff("kind=1,param:a=1,param:b=1,param:x=1,param:y=1", "kind=1,param:a=2,param:b=2,param:c=2",
+			 rule_pipeline.words);
+	TAP_IS_STR(w, "parameter a changed; parameter b changed; parameter c is new; and 2 more",
+		   "explain: removals past the third counted too");
+	free(w);
 }
 
 /* a valid image of n records */
