@@ -114,8 +114,8 @@ check "light's slower variant gets no candidates: even at its kernel's bound, ma
 	"! grep -q '^verify light default' sim.log && grep -q '^verify light autotune' sim.log &&
 	 grep -q '| default | fail | .* no winner: the compiled baseline (no candidates: with its hot kernels at their bounds it would take [0-9.]* us per call, and autotune takes [0-9.]* us (over gamma 1.03))' kopt-out/light/report.md"
 why=$("$KOPTMAKE" -t why profile heavy/default 2>&1 || true)
-check "-t why profile: the bound and what binds per kernel" \
-	"printf '%s\n' \"\$why\" | grep -q '^profile heavy/default: 100.000 us per call, bound 98.989 us (host 25.000 us): 1.01x its bound' && printf '%s\n' \"\$why\" | grep -q 'bound 48.989 us (compute, 36.5 FLOP per byte): 98% of it; 32 registers, 0 spilled, occupancy 1.00' && printf '%s\n' \"\$why\" | grep -q 'its own bound (not rewritten)'"
+check "-t why profile: the roofs, the bound and what binds per kernel" \
+	"printf '%s\n' \"\$why\" | grep -q '^profile heavy/default: 100.000 us per call, bound 98.989 us (host 25.000 us): 1.01x its bound' && printf '%s\n' \"\$why\" | grep -q 'bound 48.989 us (compute, 36.5 FLOP per byte): 98% of it; 32 registers, 0 spilled, occupancy 1.00' && printf '%s\n' \"\$why\" | grep -q 'its own bound (not rewritten)' && printf '%s\n' \"\$why\" | grep -q '^  roofs  *copy bandwidth 4300 GB/s, FP32 peak 50.0 TFLOP/s\$'"
 
 # report.json and report.md: the bound, the times over it, max-autotune's
 python3 - kopt-out/all/report.json > rep <<'EOF'
