@@ -766,8 +766,10 @@ json_t *memory_skills(const char *path, const char *features, const char *cls, s
 				json_object_set_new(e, "shape", json_string(x->str.s[a->shape]));
 			json_array_append_new(out, e);
 		}
-		free(a->edit);
 	}
+	/* freed only now: each entry's edit is compared with the earlier ones' */
+	for (size_t j = 0; j < n; j++)
+		free(acc[j].edit);
 	free(acc);
 	return out;
 }

@@ -224,6 +224,7 @@ int main(void)
 	TAP_OK(json_is_true(json_object_get(rq, "knobs")), "request: knobs, the source knobs searched with the keys");
 	json_decref(run.request);
 	run.request = NULL;
+	rule_screen.release(&run); /* the engine's part: the run's own state */
 
 	/* the key */
 	struct kopt_agents *ag = m->agents;
