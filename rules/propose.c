@@ -108,28 +108,28 @@ char *rule_memory_scope(struct dag *d)
 	return real ? real : xstrdup(d->spec->file);
 }
 
+void rule_agent_kernel(struct dag *d, struct rule_kernel *k, struct agent_kernel *ak)
+{
+	rule_kernel_info(d, k);
+	json_t *pm = rule_profile_meas(d, k->mv);
+	double copy = rule_num(pm, "peak_copy_gbps"), peak = rule_num(pm, "peak_fp32_gflops");
+	*ak = (struct agent_kernel){ .model = k->mv->model->spec->name, .name = k->name, .heuristic = k->heuristic,
+				     .config = k->config, .profile_row = k->row,
+				     .peak_copy_gbps = isnan(copy) ? 0 : copy, .peak_fp32_gflops = isnan(peak) ? 0 : peak };
+}
+
 static void fill_request(struct dag *d, struct dag_node *n, struct agent_kernel *ak, struct agent_request *rq)
 {
 	struct rule_cand *c = rule_cand_of(n);
 	struct rule_kernel *k = c->k;
 	const struct kopt_model *m = k->mv->model->spec;
-	rule_kernel_info(d, k);
-	memset(ak, 0, sizeof *ak);
+	rule_agent_kernel(d, k, ak);
 	memset(rq, 0, sizeof *rq);
-	ak->model = m->name;
-	ak->name = k->name;
-	ak->heuristic = k->heuristic;
-	ak->config = k->config;
-	ak->profile_row = k->row;
-	/* what an LLM's prompt tells besides: the arguments (the capture's),
-	 * the device (its worker's environment) and its copy bandwidth */
+	/* what an LLM's prompt tells besides: the arguments (the capture's)
+	 * and the device (its worker's environment) */
 	json_t *cap = json_object_get(dag_result(d, k->mv->capture), "meas");
 	ak->args = json_object_get(json_object_get(cap, "args"), k->name);
 	ak->env = dag_env(d, m->device);
-	json_t *pm = rule_profile_meas(d, k->mv);
-	double peak = rule_num(pm, "peak_copy_gbps"), fpeak = rule_num(pm, "peak_fp32_gflops");
-	ak->peak_copy_gbps = isnan(peak) ? 0 : peak;
-	ak->peak_fp32_gflops = isnan(fpeak) ? 0 : fpeak;
 	rq->kernel = ak;
 	rq->cfg = m->agents;
 	rq->index = c->index;

@@ -26,6 +26,12 @@ void rule_memo_free(struct rule_memo *m);
 /* the stable part of a proposal without a candidate (verify skips it); new reference */
 json_t *rule_no_candidate(void);
 
+/* the kernel as every agent sees it: its model, name, heuristic, config,
+ * profile row and the device's roofs (the profile's); the rest zero, for
+ * the caller to add (a proposal's arguments and device, a screen's source
+ * and class) */
+void rule_agent_kernel(struct dag *d, struct rule_kernel *k, struct agent_kernel *ak);
+
 /* the kernel's source, from the object its capture stored; empty when absent */
 void rule_kernel_source(struct dag *d, struct rule_kernel *k, struct strbuf *out);
 

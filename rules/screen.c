@@ -180,19 +180,14 @@ json_t *rule_screen_starts(struct dag *d, const struct rule_kernel *k)
 	return starts;
 }
 
-/* the kernel as the agents see it (its source into src, its class into
- * cls), with the roofs the propose step's analyst reads too
- * (rules/propose.c) */
+/* the kernel as the agents see it (rule_agent_kernel, as the propose
+ * step's), with its source into src and its class into cls */
 static void screened_kernel(struct dag *d, struct rule_kernel *k, struct agent_kernel *ak, struct strbuf *src,
 			    char *cls)
 {
-	rule_kernel_info(d, k);
+	rule_agent_kernel(d, k, ak);
 	rule_kernel_source(d, k, src);
-	json_t *pm = rule_profile_meas(d, k->mv);
-	double copy = rule_num(pm, "peak_copy_gbps"), peak = rule_num(pm, "peak_fp32_gflops");
-	*ak = (struct agent_kernel){ .model = k->mv->model->spec->name, .name = k->name, .heuristic = k->heuristic,
-				     .source = src->len ? src->buf : NULL, .config = k->config, .profile_row = k->row,
-				     .peak_copy_gbps = isnan(copy) ? 0 : copy, .peak_fp32_gflops = isnan(peak) ? 0 : peak };
+	ak->source = src->len ? src->buf : NULL;
 	if (src->len) {
 		snprintf(cls, 17, "%016llx", (unsigned long long)rule_kernel_class(src->buf, k->name));
 		ak->cls = cls;
