@@ -23,6 +23,11 @@
 
 #include "../../common/util.h"
 
+/* where a screen's point came from: a skill of the long-term memory, or
+ * a transform the analyst chose (the screen's edits and the candidate
+ * carry it under that key) */
+static const char *const came_from[2] = { "skill", "transform" };
+
 /* the screen's configs, fastest first: from the screen for candidate 0,
  * from candidate 0 afterwards (it carries them); NULL when none. *edits:
  * beside them, each config's source knobs, {"edit", "source"} or null,
@@ -54,10 +59,9 @@ json_t *screened_configs(const struct agent_request *req, json_t **edits)
 			json_object_set_new(o, "edit", json_string(edit));
 			json_object_set_new(o, "source", json_string(src));
 		}
-		static const char *const why[] = { "skill", "transform" };
 		for (size_t k = 0; k < 2; k++)
-			if (json_is_string(json_object_get(e, why[k])))
-				json_object_set(o, why[k], json_object_get(e, why[k]));
+			if (json_is_string(json_object_get(e, came_from[k])))
+				json_object_set(o, came_from[k], json_object_get(e, came_from[k]));
 		if (json_object_size(o)) {
 			json_array_append_new(ed, o);
 			any = true;
@@ -120,12 +124,12 @@ static void edit_kinds(struct strbuf *sb, const char *edit)
  * candidate and at the end of its strategy line */
 static void attribute(json_t *cand, const json_t *ed)
 {
-	static const char *const key[] = { "skill", "transform" }, *const say[] = { "skill", "analyst" };
+	static const char *const say[] = { "skill", "analyst" };
 	for (size_t k = 0; k < 2; k++) {
-		const char *v = json_string_value(json_object_get(ed, key[k]));
+		const char *v = json_string_value(json_object_get(ed, came_from[k]));
 		if (!v)
 			continue;
-		json_object_set_new(cand, key[k], json_string(v));
+		json_object_set_new(cand, came_from[k], json_string(v));
 		const char *st = json_string_value(json_object_get(cand, "strategy"));
 		char *line = xasprintf("%s; %s: %s", st ? st : "", say[k], v);
 		json_object_set_new(cand, "strategy", json_string(line));
