@@ -9,7 +9,7 @@
 # agrees. Prints TAP.
 #   aten_auto.sh KOPTMAKE OUTDIR
 set -u
-K=$1; O=$2; here=$(cd "$(dirname "$0")" && pwd)
+K=$(realpath "$1"); O=$2; here=$(cd "$(dirname "$0")" && pwd)
 rm -rf "$O" && mkdir -p "$O/models" && cp "$here/aten_auto/row_sum.py" "$O/models/"
 cat > "$O/aten.kopt" <<'SPEC'
 device h200 { gpus = 1  timeout = 10m }

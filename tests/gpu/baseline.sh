@@ -8,7 +8,7 @@
 # Prints TAP.
 #   baseline.sh KOPTMAKE OUTDIR
 set -u
-K=$1; O=$2; here=$(cd "$(dirname "$0")" && pwd)
+K=$(realpath "$1"); O=$2; here=$(cd "$(dirname "$0")" && pwd)
 rm -rf "$O" && mkdir -p "$O" && cp -r "$here/../../examples/checks/." "$O/"
 (cd "$O" && "$K" all >build.log 2>&1)
 rc=$?

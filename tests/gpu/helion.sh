@@ -19,7 +19,7 @@
 #                     on from the steps the first finished
 #   SKIP_WORKER=1     skip the worker-alone part (a second run)
 set -u
-K=$1; O=$2; here=$(cd "$(dirname "$0")" && pwd); top=$(cd "$here/../.." && pwd)
+K=$(realpath "$1"); O=$2; here=$(cd "$(dirname "$0")" && pwd); top=$(cd "$here/../.." && pwd)
 [ -n "${KOPT_HELION_PATH:-}" ] || { [ -d "$top/.device/helion/helion" ] && KOPT_HELION_PATH=$top/.device/helion; }
 export KOPT_HELION_PATH=${KOPT_HELION_PATH:-}
 export PYTHONUNBUFFERED=1

@@ -25,7 +25,7 @@
 # raced; the race's times are printed. Prints TAP.
 #   rewrites.sh KOPTMAKE OUTDIR
 set -u
-K=$1; O=$2; here=$(cd "$(dirname "$0")" && pwd)
+K=$(realpath "$1"); O=$2; here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 n=0; bad=0
 ok() { n=$((n + 1)); if eval "$2"; then echo "ok $n - $1"; else echo "not ok $n - $1"; bad=1; fi; }

@@ -10,7 +10,7 @@
 # worker's log says the context was lost; nothing else crashes.
 #   screen_lost.sh KOPTMAKE OUTDIR      (run from the build folder; prints TAP)
 set -u
-K=$1
+K=$(realpath "$1")
 O=$2
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)

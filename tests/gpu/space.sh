@@ -11,7 +11,7 @@
 # SPACE_ALL=1: space_variants = 14, every dimension (the model has two
 # Triton kernels or more, so the fusion ones apply too): longer.
 set -u
-K=$1; O=$2; here=$(cd "$(dirname "$0")" && pwd)
+K=$(realpath "$1"); O=$2; here=$(cd "$(dirname "$0")" && pwd)
 rm -rf "$O" && mkdir -p "$O/models" && cp "$here/models/small_convnet.py" "$O/models/"
 cat > "$O/space.kopt" <<'SPEC'
 device h200 { gpus = 1  timeout = 20m }

@@ -11,7 +11,11 @@ handling of the above exception"):
   has: no torch (torch hidden from the import system), torch 1.13 (a TEST
   DOUBLE: a `torch` package of version 1.13.1 and nothing else), and this
   interpreter's own torch, whichever it has (Debian's python3-torch 1.13,
-  or none).
+  or none);
+- a worker's error for a file its sandbox denied (kopt.errors.error_line:
+  a model that reads a module beside the spec's folders) says how to let
+  it be read, naming the file's folder; a denied file inside the allowed
+  folders, or outside any sandbox, gets no such advice.
 Prints TAP."""
 
 import os
@@ -84,4 +88,47 @@ except ImportError:
 ok(r.returncode == 1 and last(r).endswith(f"{NEED}{sys.executable} {has}") and plain(r),
    f"kopt.register() with this interpreter's own ({sys.executable}: it {has})", r.stderr)
 ok("No module named" not in r.stderr, "... and no bare 'No module named'", r.stderr)
+
+ERR = """import os, sys
+from kopt.errors import error_line
+def load(path):
+    try:
+        raise PermissionError(13, "Permission denied", path)
+    except PermissionError as e:
+        if len(sys.argv) > 1:
+            raise ImportError("the model's module") from e
+        raise
+for path in %r:
+    try:
+        load(path)
+    except Exception as e:
+        print(error_line(e))
+"""
+
+
+def errors(paths, sandbox_read, chained=False):
+    env = dict(os.environ)
+    env.pop("KOPT_SANDBOX_READ", None)
+    env.pop("KOPT_SANDBOX_WRITE", None)
+    if sandbox_read is not None:
+        env["KOPT_SANDBOX_READ"] = sandbox_read
+    argv = ["chained"] if chained else []
+    r = subprocess.run([sys.executable, "-c", "import sys; sys.path[:0] = [%r]\n" % SRC + ERR % (paths,), *argv],
+                       env=env, capture_output=True, text=True)
+    return r.stdout.splitlines()
+
+
+lines = errors(["/srv/models/base/blocks.py", "/srv/spec/m.py", "/srv/spec2/m.py"], "/srv/spec:/opt/more")
+ok(len(lines) == 3 and lines[0].startswith("PermissionError: [Errno 13] Permission denied: '/srv/models/base/blocks.py' (")
+   and "add /srv/models/base to allow_roots in the spec's defaults block, or to KOPT_SANDBOX_READ)" in lines[0],
+   "a file the sandbox denied outside the spec's folders: its folder, to allow_roots or KOPT_SANDBOX_READ", lines)
+ok(len(lines) == 3 and lines[1] == "PermissionError: [Errno 13] Permission denied: '/srv/spec/m.py'",
+   "a denied file inside an allowed folder: no advice", lines)
+ok(len(lines) == 3 and "allow_roots" in lines[2], "a folder whose name begins with an allowed one's is not inside it", lines)
+lines = errors(["/srv/models/blocks.py"], "/srv/spec", chained=True)
+ok(len(lines) == 1 and lines[0].startswith("ImportError: the model's module (") and "add /srv/models to allow_roots" in lines[0],
+   "the advice for a denied file that another error was raised from", lines)
+lines = errors(["/srv/models/blocks.py"], None)
+ok(lines == ["PermissionError: [Errno 13] Permission denied: '/srv/models/blocks.py'"],
+   "outside any sandbox (no KOPT_SANDBOX_READ): no advice", lines)
 done()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import traceback
 
 # lines torch appends to every compile error, which say nothing of this one
@@ -18,4 +19,36 @@ def error_line(exc: BaseException) -> str:
     text = "".join(traceback.format_exception_only(type(exc), exc))
     lines = [ln.strip() for ln in text.splitlines()]
     kept = [ln for ln in lines if ln and not ln.startswith(_BOILERPLATE)]
-    return " ".join(kept) or type(exc).__name__
+    return (" ".join(kept) or type(exc).__name__) + sandbox_hint(exc)
+
+
+def _under(path: str, folders: str) -> bool:
+    for f in folders.split(":"):
+        f = f.rstrip("/")
+        if f and (path == f or path.startswith(f + "/")):
+            return True
+    return False
+
+
+def sandbox_hint(exc: BaseException) -> str:
+    """What to do when the worker's sandbox (runtime/sandbox.h) denied a
+    file: a model that reads a file beside the spec's folders (a module
+    of its own, weights) fails with a bare PermissionError otherwise. Said
+    only for a denied path outside what the worker may read
+    ($KOPT_SANDBOX_READ, which koptmake sets) or write (its scratch
+    folder, $KOPT_SANDBOX_WRITE), the error or one it was raised from."""
+    seen = 0
+    while exc is not None and seen < 8:
+        if isinstance(exc, PermissionError) and exc.filename and os.environ.get("KOPT_SANDBOX_READ") is not None:
+            path = os.path.abspath(os.fsdecode(exc.filename))
+            real = os.path.realpath(path)
+            allowed = os.environ.get("KOPT_SANDBOX_READ", "") + ":" + os.environ.get("KOPT_SANDBOX_WRITE", "")
+            if not _under(path, allowed) and not _under(real, allowed):
+                return (" (koptmake's workers read only the spec's folders and those it allows, and write "
+                        "only their scratch folder: to let a model read this file, add "
+                        f"{os.path.dirname(real)} to allow_roots in the spec's defaults block, "
+                        "or to KOPT_SANDBOX_READ)")
+            return ""
+        exc = exc.__cause__ or exc.__context__
+        seen += 1
+    return ""
