@@ -17,7 +17,7 @@ EXTRA_DIST += tests/runtime/deploy_table.sh tests/runtime/test_deploy_table.py t
 noinst_PROGRAMS += tests/gpu/gate-decide
 tests_gpu_gate_decide_SOURCES = tests/gpu/gate-decide.c
 check-gpu: all tests/gpu/gate-decide
-	$(SHELL) $(top_srcdir)/tests/gpu/run.sh gpu-results
+	$(SHELL) $(top_srcdir)/tests/gpu/run.sh gpu-results $(GPU_TESTS)
 .PHONY: check-gpu
 # the examples end to end: build, null build, deployment, one-model change, budget
 check-gpu-examples: all
@@ -92,6 +92,8 @@ TESTS += tests/help.sh
 EXTRA_DIST += tests/help.sh
 # the tarball holds what the tests read; one version; model files read
 # with Python's parser before anything runs (issue 44)
+TESTS += tests/gpu_parts.sh
+EXTRA_DIST += tests/gpu_parts.sh
 TESTS += tests/dist.sh tests/version.sh tests/e2e/modelcheck.sh tests/e2e/readme.sh
 EXTRA_DIST += tests/dist.sh tests/version.sh tests/e2e/modelcheck.sh tests/e2e/readme.sh
 TESTS += tests/e2e/cli.sh

@@ -1,7 +1,14 @@
 #!/bin/bash
 # tests/gpu/run.sh: the GPU tests (make check-gpu), on a machine with an
 # NVIDIA GPU and a Python holding torch. Run from the build folder.
-#   run.sh [OUTDIR]     results and logs go to OUTDIR (default: gpu-results)
+#   run.sh [OUTDIR [PART...]]   results and logs go to OUTDIR (default:
+#                               gpu-results); PARTs (or $GPU_TESTS, as in
+#                               `make check-gpu GPU_TESTS="smoke sandbox"`)
+#                               pick parts by name, all of them by default,
+#                               so that the suite can run in slices of a few
+#                               minutes each; `run.sh OUT list` names them
+# Each part prints its TAP lines and its seconds; the status is 1 when a
+# part failed, 2 for a part name that does not exist.
 # KOPT_DEPLOY_SPEC=DIR (a spec folder koptmake has built, with models/ and
 # kopt-out/) adds the deployment's first-call check on its model
 # KOPT_DEPLOY_MODEL (default softmax).
@@ -9,51 +16,75 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 out=${1:-gpu-results}
-mkdir -p "$out"
+shift $(( $# > 0 ? 1 : 0 ))
+want=${*:-${GPU_TESTS:-}}
 W=${KOPT_WORKER:-$PWD/kopt-worker}
+K=${KOPTMAKE:-$PWD/koptmake}
 # the workers these tests start by hand read the source tree's models, as
 # koptmake lets a worker read its spec's folders (runtime/sandbox.h): the
 # home folder, where the tree may be, is hidden from them
 export KOPT_SANDBOX_READ=$top${KOPT_SANDBOX_READ:+:$KOPT_SANDBOX_READ}
-status=0
-echo "# smoke: capture, profile, a model that fails to import"
-bash "$here/smoke.sh" "$W" "$out/smoke" 2>"$out/smoke-worker.log" >"$out/smoke.log"
-python3 "$here/check_smoke.py" "$out/smoke" || status=1
-echo "# the worker's sandbox: a model opening a socket, one writing outside its scratch folder, one reading ~/.netrc"
-bash "$here/sandbox.sh" "$W" "$out/sandbox" || status=1
-echo "# a screened config that makes an illegal memory access: the screen goes on in a new worker without it"
-bash "$here/screen_lost.sh" "${KOPTMAKE:-$PWD/koptmake}" "$out/screen_lost" || status=1
-echo "# gate 1 reads each kernel of tests/static as Triton does (what Triton compiles, loaded as Inductor loads it)"
-python3 "$here/gate_reading.py" > "$out/gate_reading.tap" 2>&1 || status=1
-tail -n 1 "$out/gate_reading.tap"
-echo "# reward-hacking suite"
-bash "$here/cheats.sh" "$W" "$out/cheats" || status=1
-echo "# the compiled baseline against eager: examples/checks"
-bash "$here/baseline.sh" "${KOPTMAKE:-$PWD/koptmake}" "$out/baseline" || status=1
-echo "# an ATen-fallback variant that changes the results (a test double changes the fallback)"
-bash "$here/aten_auto.sh" "${KOPTMAKE:-$PWD/koptmake}" "$out/aten_auto" || status=1
-echo "# the implementation-space search (space_variants = 6) and CUDA graphs at deployment"
-bash "$here/space.sh" "${KOPTMAKE:-$PWD/koptmake}" "$out/space" || status=1
-echo "# koptmake's own rewrites (transposed and depthwise convolutions): their numbers, and models built with them"
-bash "$here/rewrites.sh" "${KOPTMAKE:-$PWD/koptmake}" "$out/rewrites" || status=1
-echo "# a rewrite's variant through Inductor's graph cache: a fresh worker compiles it again from there"
-python3 "$here/rewrite_cache.py" "$W" "$out/rewrite_cache" || status=1
-echo "# kopt::attention's kernel against float64, and a model compiled with it"
-python3 "$here/attention.py" > "$out/attention.tap" 2>&1 || status=1
-cat "$out/attention.tap"
-echo "# examples: capture and profile"
-bash "$here/examples.sh" "$W" "$out/examples" || status=1
-echo "# the bytes each kernel moves, from the GPU's counters (CUPTI's range profiler)"
-python3 "$here/counters.py" "$W" "$out/counters" > "$out/counters.tap" 2>"$out/counters-worker.log" || status=1
-cat "$out/counters.tap"
-echo "# source knobs: screened on two examples, each compiles and matches Inductor's kernel"
-python3 "$here/knobs.py" "$W" "$out/knobs" || status=1
-echo "# kernel transforms (onepass, rloop) on real kernels, timed against Inductor's; the rewrites' own kernels"
-python3 "$here/transforms.py" "$W" "$out/transforms" || status=1
-if [ -n "${KOPT_DEPLOY_SPEC:-}" ]; then
-	echo "# the deployment's first-call check: a broken kernel in $KOPT_DEPLOY_SPEC's ${KOPT_DEPLOY_MODEL:-softmax}"
-	python3 "$here/deploy_check.py" "$KOPT_DEPLOY_SPEC" "${KOPT_DEPLOY_MODEL:-softmax}" || status=1
+
+# the parts, in the order they run: name, then what it shows
+PARTS="smoke sandbox screen_lost gate_reading cheats baseline aten_auto space rewrites rewrite_cache attention examples counters knobs transforms deploy_check helion"
+smoke() { # capture, profile, a model that fails to import
+	bash "$here/smoke.sh" "$W" "$out/smoke" 2>"$out/smoke-worker.log" >"$out/smoke.log"
+	python3 "$here/check_smoke.py" "$out/smoke"; }
+sandbox() { # the worker's sandbox: a model opening a socket, one writing outside its scratch folder, one reading ~/.netrc
+	bash "$here/sandbox.sh" "$W" "$out/sandbox"; }
+screen_lost() { # a screened config that makes an illegal memory access: the screen goes on in a new worker without it
+	bash "$here/screen_lost.sh" "$K" "$out/screen_lost"; }
+gate_reading() { # gate 1 reads each kernel of tests/static as Triton does (what Triton compiles, loaded as Inductor loads it)
+	python3 "$here/gate_reading.py" >"$out/gate_reading.tap" 2>&1; local r=$?
+	tail -n 1 "$out/gate_reading.tap"; return $r; }
+cheats() { # reward-hacking suite
+	bash "$here/cheats.sh" "$W" "$out/cheats"; }
+baseline() { # the compiled baseline against eager: examples/checks
+	bash "$here/baseline.sh" "$K" "$out/baseline"; }
+aten_auto() { # an ATen-fallback variant that changes the results (a test double changes the fallback)
+	bash "$here/aten_auto.sh" "$K" "$out/aten_auto"; }
+space() { # the implementation-space search (space_variants = 6) and CUDA graphs at deployment
+	bash "$here/space.sh" "$K" "$out/space"; }
+rewrites() { # koptmake's own rewrites (transposed and depthwise convolutions): their numbers, and models built with them
+	bash "$here/rewrites.sh" "$K" "$out/rewrites"; }
+rewrite_cache() { # a rewrite's variant through Inductor's graph cache: a fresh worker compiles it again from there
+	python3 "$here/rewrite_cache.py" "$W" "$out/rewrite_cache"; }
+attention() { # kopt::attention's kernel against float64, and a model compiled with it
+	python3 "$here/attention.py" >"$out/attention.tap" 2>&1; local r=$?
+	cat "$out/attention.tap"; return $r; }
+examples() { # examples: capture and profile
+	bash "$here/examples.sh" "$W" "$out/examples"; }
+counters() { # the bytes each kernel moves, from the GPU's counters (CUPTI's range profiler)
+	python3 "$here/counters.py" "$W" "$out/counters" >"$out/counters.tap" 2>"$out/counters-worker.log"; local r=$?
+	cat "$out/counters.tap"; return $r; }
+knobs() { # source knobs: screened on two examples, each compiles and matches Inductor's kernel
+	python3 "$here/knobs.py" "$W" "$out/knobs"; }
+transforms() { # kernel transforms (onepass, rloop) on real kernels, timed against Inductor's; the rewrites' own kernels
+	python3 "$here/transforms.py" "$W" "$out/transforms"; }
+deploy_check() { # the deployment's first-call check: a broken kernel in $KOPT_DEPLOY_SPEC's model (only with KOPT_DEPLOY_SPEC)
+	[ -n "${KOPT_DEPLOY_SPEC:-}" ] || { echo "ok 1 # SKIP no KOPT_DEPLOY_SPEC"; return 0; }
+	python3 "$here/deploy_check.py" "$KOPT_DEPLOY_SPEC" "${KOPT_DEPLOY_MODEL:-softmax}"; }
+helion() { # Helion kernels (examples/helion) built by koptmake; needs helion (KOPT_HELION_PATH)
+	bash "$here/helion.sh" "$K" "$out/helion"; }
+
+if [ "$want" = list ]; then
+	for p in $PARTS; do
+		printf '%-14s %s\n' "$p" "$(sed -n "s/^$p() { # //p" "$0")"
+	done
+	exit 0
 fi
-echo "# Helion kernels (examples/helion) built by koptmake; needs helion (KOPT_HELION_PATH)"
-bash "$here/helion.sh" "${KOPTMAKE:-$PWD/koptmake}" "$out/helion" || status=1
+for p in $want; do
+	case " $PARTS " in
+	*" $p "*) ;;
+	*) echo "run.sh: no part '$p' (parts: $PARTS)" >&2; exit 2 ;;
+	esac
+done
+mkdir -p "$out"
+status=0
+for p in ${want:-$PARTS}; do
+	echo "# $p: $(sed -n "s/^$p() { # //p" "$0")"
+	t0=$(date +%s)
+	"$p" || { status=1; echo "# $p FAILED"; }
+	echo "# $p: $(( $(date +%s) - t0 )) s"
+done
 exit $status
