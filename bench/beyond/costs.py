@@ -16,13 +16,20 @@ status, kind, path) and its actions (each step's result).
 - the captures: per variant, where its compile's seconds went (Dynamo,
   Inductor, Triton, autotuning, the first run; kopt.compile_time) and how
   long its timings waited for other workers' on the GPU (kopt.gpulock),
-  and the wall time that the captures, run side by side, took together.
+  and the wall time that the captures, run side by side, took together;
+- Inductor's autotuning as the workers' logs (KOPT_DIR/workers) tell it,
+  finished captures or not (a capture stopped by SIGINT has no phases):
+  the operators max-autotune timed, the seconds it says it spent
+  benchmarking and precompiling, the operators timed more than once, and
+  the slowest.
 
 SINCE_MS: only the steps the log records from that time on (ms since the
 epoch, the log's first column), e.g. one slice's.
 """
+import glob
 import json
 import os
+import re
 import statistics
 import sys
 
@@ -128,7 +135,48 @@ def main() -> int:
         print(f"\nProfiles that counted DRAM bytes: {len(cs)} of {len(ph)}"
               + (f"; the counters took {sum(cs):.1f} s (median {statistics.median(cs):.2f} s)." if cs else "."))
     captures(top, rows)
+    autotuning(top)
     return 0
+
+
+_TUNED = re.compile(r"^AUTOTUNE (\S.*\))\s*$")
+_TOOK = re.compile(r"AUTOTUNE benchmarking takes ([0-9.]+) seconds and ([0-9.]+) seconds precompiling for (\d+) choices")
+
+
+def tuned_ops(text: str) -> list:
+    """(operator with its shapes, benchmarking s, precompiling s, choices)
+    for each autotuning Inductor logged: its "AUTOTUNE op(shapes)" line,
+    then the line that says what it took"""
+    out, op = [], None
+    for line in text.splitlines():
+        m = _TUNED.match(line)
+        if m:
+            op = m.group(1)
+            continue
+        m = _TOOK.search(line)
+        if m and op is not None:
+            out.append((op, float(m.group(1)), float(m.group(2)), int(m.group(3))))
+            op = None
+    return out
+
+
+def autotuning(top: str) -> None:
+    ops = []
+    for path in sorted(glob.glob(os.path.join(top, "workers", "*.log"))):
+        with open(path, errors="replace") as f:
+            ops += tuned_ops(f.read())
+    if not ops:
+        return
+    bench = sum(o[1] for o in ops)
+    pre = sum(o[2] for o in ops)
+    seen: dict = {}
+    for o in ops:
+        seen[o[0]] = seen.get(o[0], 0) + 1
+    again = sum(n - 1 for n in seen.values())
+    slow = max(ops, key=lambda o: o[1] + o[2])
+    print(f"\nInductor's autotuning (the workers' logs): {len(ops)} operators timed ({len(seen)} distinct, "
+          f"{again} timed again), {bench:.1f} s benchmarking and {pre:.1f} s precompiling by its own count; "
+          f"the slowest {slow[0]}: {slow[1]:.1f} s and {slow[2]:.1f} s for {slow[3]} choices.")
 
 
 PHASES = ("dynamo_s", "inductor_s", "triton_s", "autotune_s", "run_s", "gpu_lock_wait_s")

@@ -78,4 +78,15 @@ check "profiles that counted DRAM bytes: all $np, 0.75 s each" \
 	"[ $np -gt 0 ] && grep -qx \"Profiles that counted DRAM bytes: $np of $np; the counters took $(awk -v n=$np 'BEGIN { printf "%.1f", n * 0.75 }') s (median 0.75 s).\" costs.md"
 check "a slice counts its own steps: $nv verifies, no capture" \
 	"grep -q '^| verify | $nv | ' slice.md && ! grep -q '^| capture |' slice.md"
+# Inductor's autotuning from the workers' logs: none in the simulated
+# worker's; a real worker's log (tests/fixtures/network, recorded), whose
+# eight "AUTOTUNE" blocks are counted by hand below; a block a killed
+# worker left without its timing line does not count
+check "no autotuning line for workers that logged none" "! grep -q \"Inductor's autotuning\" costs.md"
+cp "$top_srcdir/tests/fixtures/network/worker-autotune-resnet101.log" .kopt/workers/worker-9.log
+printf 'AUTOTUNE mm(10x10, 10x10)\nstrides: [10, 1], [1, 10]\n' >> .kopt/workers/worker-9.log
+python3 "$top_srcdir/bench/beyond/costs.py" .kopt > tuned.md
+nb=$(grep -c '^AUTOTUNE ' "$top_srcdir/tests/fixtures/network/worker-autotune-resnet101.log")
+check "autotuning: $nb operators of a recorded log, 5 distinct, their seconds, the slowest" \
+	"[ $nb -eq 8 ] && grep -qxF \"Inductor's autotuning (the workers' logs): 8 operators timed (5 distinct, 3 timed again), 44.8 s benchmarking and 15.3 s precompiling by its own count; the slowest mm(7840x512, 512x256): 41.7 s and 0.0 s for 21 choices.\" tuned.md"
 echo "1..$n"
