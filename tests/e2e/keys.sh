@@ -189,6 +189,12 @@ cp models/k.py k.py.orig
 printf '# changed\n' >> models/k.py
 HOT=0.7 change "k's file, no kernel hot: its capture, profile and stitch" "capture k/default;profile k/default;report all;stitch k;" \
 	"capture k/default;profile k/default;report all;stitch k;"
+# and the stitch's worker request, the same as before but for the
+# capture it stands on, is measured again, not answered from the memo
+"$KOPTMAKE" -t why 'stitch k' > why 2>&1 || true
+check "k's file, no kernel hot: the stitch's request is measured again (the memo keys its capture)" \
+	"grep -q '^  worker requests  *1 measured, 0 answered' why"
+grep -q '^  worker requests  *1 measured, 0 answered' why || sed 's/^/# /' why
 cp k.py.orig models/k.py
 back hot
 
