@@ -819,6 +819,15 @@ static void t_fence_limits(void)
 	TAP_OK(ex(reply.buf, &out, &e) == -1 && has(e.buf, "is not closed"),
 	       "fences: a word after the backticks is no closing fence");
 
+	/* the error names the first three other definitions, not a fourth */
+	strbuf_reset(&reply);
+	strbuf_addstr(&reply, "```python\ndef a(x):\n    pass\ndef b(x):\n    pass\ndef c(x):\n    pass\n"
+			      "def d(x):\n    pass\n```\n");
+	TAP_OK(ex(reply.buf, &out, &e) == -1 &&
+	       strcmp(e.buf, "llm: no fenced python block in the reply defines `def " K "(` "
+			     "(found `def a(`, `def b(`, `def c(`)") == 0,
+	       "no kernel defined: of four other definitions the error names the first three");
+
 	json_t *c = NULL;
 	TAP_OK(llm_extract_config("   ```json\n{\"num_warps\": 4}\n   ```\n", &c, &e) == 1 &&
 	       json_integer_value(json_object_get(c, "num_warps")) == 4,
