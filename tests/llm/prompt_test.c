@@ -359,7 +359,20 @@ static void t_context(void)
 	q.dram_bytes = 0;
 	strbuf_reset(&cut);
 	llm_prompt_context(&q, &cut);
-	TAP_OK(has(cut.buf, "bound: not known"), "context: without counts, arguments beyond the copy bandwidth leave it unknown");
+	TAP_OK(has(cut.buf, "- bound: not known: its arguments' bytes would move at 119% of the copy bandwidth, so it "
+			    "reads or writes only part of them\n"),
+	       "context: without counts, arguments beyond the copy bandwidth leave it unknown, at their percentage");
+	/* the limit: 5% over the copy bandwidth, 4452 and 4389 GB/s of 4200 */
+	q.achieved_gbs = 4452;
+	strbuf_reset(&cut);
+	llm_prompt_context(&q, &cut);
+	TAP_OK(has(cut.buf, "would move at 106% of the copy bandwidth"), "context: arguments at 106%% of the copy bandwidth: not known");
+	q.achieved_gbs = 4389;
+	strbuf_reset(&cut);
+	llm_prompt_context(&q, &cut);
+	TAP_OK(!has(cut.buf, "bound: not known") && has(cut.buf, "- bound: memory"),
+	       "context: arguments at 104.5%% of the copy bandwidth: the bound is known");
+	q.achieved_gbs = 5000;
 	strbuf_reset(&cut);
 	p.peak_measured = true;
 	p.peak_tflops = 51.2;
