@@ -195,6 +195,9 @@ HOT=0.7 change "k's file, no kernel hot: its capture, profile and stitch" "captu
 check "k's file, no kernel hot: the stitch's request is measured again (the memo keys its capture)" \
 	"grep -q '^  worker requests  *1 measured, 0 answered' why"
 grep -q '^  worker requests  *1 measured, 0 answered' why || sed 's/^/# /' why
+# no winner: k's output code is its baseline's, the capture's code
+check "no kernel hot: k's output_code.py is the baseline's output code" \
+	"head -n 1 kopt-out/k/output_code.py | grep -qx '# output code of k (simulated)' && grep -qx 'def call(args):' kopt-out/k/output_code.py"
 cp k.py.orig models/k.py
 back hot
 
