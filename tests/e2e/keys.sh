@@ -182,7 +182,24 @@ back budget
 # the hot selection is made from stored shares: no profile runs
 HOT=0.06 change "hot 0.05 -> 0.06 (the same kernels)" "" ""
 MAXK=1 change "max_kernels 10 -> 1 (the same kernels)" "" ""
-HOT=0.7 change "hot 0.7 (no kernel is hot)" "report all;stitch k;stitch m;" "report all;stitch k;stitch m;"; back hot
+HOT=0.7 change "hot 0.7 (no kernel is hot)" "report all;stitch k;stitch m;" "report all;stitch k;stitch m;"
+# no chain, so no verify in the stitch's key: the capture of its first
+# (here its only) variant keys it, and k's new bytes run it again
+cp models/k.py k.py.orig
+printf '# changed\n' >> models/k.py
+HOT=0.7 change "k's file, no kernel hot: its capture, profile and stitch" "capture k/default;profile k/default;report all;stitch k;" \
+	"capture k/default;profile k/default;report all;stitch k;"
+# and the stitch's worker request, the same as before but for the
+# capture it stands on, is measured again, not answered from the memo
+"$KOPTMAKE" -t why 'stitch k' > why 2>&1 || true
+check "k's file, no kernel hot: the stitch's request is measured again (the memo keys its capture)" \
+	"grep -q '^  worker requests  *1 measured, 0 answered' why"
+grep -q '^  worker requests  *1 measured, 0 answered' why || sed 's/^/# /' why
+# no winner: k's output code is its baseline's, the capture's code
+check "no kernel hot: k's output_code.py is the baseline's output code" \
+	"head -n 1 kopt-out/k/output_code.py | grep -qx '# output code of k (simulated)' && grep -qx 'def call(args):' kopt-out/k/output_code.py"
+cp k.py.orig models/k.py
+back hot
 
 # the report's key holds the target's name
 TARGET=every change "the target's name" "report every;" "report every;"; back target

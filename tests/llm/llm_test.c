@@ -666,6 +666,25 @@ static void t_secrets(void)
 	strbuf_release(&sb);
 }
 
+/* a key's halves are forms of it from 16 bytes on (halves of 8 bytes, the
+ * shortest form kept); a key of 15 bytes has none */
+static void t_scrub_halves(void)
+{
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addstr(&sb, "a 01234567 b 89abcdef c");
+	llm_scrub(&sb, "0123456789abcdef");
+	TAP_IS_STR(sb.buf, "a [redacted] b [redacted] c", "secret: a 16-byte key's halves, 8 bytes each, are scrubbed");
+	strbuf_reset(&sb);
+	strbuf_addstr(&sb, "a 01234567 b 89abcdefg c");
+	llm_scrub(&sb, "0123456789abcdefg");
+	TAP_IS_STR(sb.buf, "a [redacted] b [redacted] c", "secret: a 17-byte key's halves, 8 and 9 bytes, are scrubbed");
+	strbuf_reset(&sb);
+	strbuf_addstr(&sb, "a 0123456 b 789abcde c");
+	llm_scrub(&sb, "0123456789abcde");
+	TAP_IS_STR(sb.buf, "a 0123456 b 789abcde c", "secret: a 15-byte key's halves are no forms of it: the text stays");
+	strbuf_release(&sb);
+}
+
 /* base64 of all n bytes, padded or not, for the test */
 static void b64_all(const unsigned char *p, size_t n, const char *alphabet, bool pad, struct strbuf *out)
 {
@@ -1208,6 +1227,7 @@ int main(void)
 	t_replies();
 	t_secrets();
 	t_scrub_encoded();
+	t_scrub_halves();
 	t_error_lengths();
 	t_url_slashes();
 	t_cache();

@@ -359,7 +359,20 @@ static void t_context(void)
 	q.dram_bytes = 0;
 	strbuf_reset(&cut);
 	llm_prompt_context(&q, &cut);
-	TAP_OK(has(cut.buf, "bound: not known"), "context: without counts, arguments beyond the copy bandwidth leave it unknown");
+	TAP_OK(has(cut.buf, "- bound: not known: its arguments' bytes would move at 119% of the copy bandwidth, so it "
+			    "reads or writes only part of them\n"),
+	       "context: without counts, arguments beyond the copy bandwidth leave it unknown, at their percentage");
+	/* the limit: 5% over the copy bandwidth, 4452 and 4389 GB/s of 4200 */
+	q.achieved_gbs = 4452;
+	strbuf_reset(&cut);
+	llm_prompt_context(&q, &cut);
+	TAP_OK(has(cut.buf, "would move at 106% of the copy bandwidth"), "context: arguments at 106%% of the copy bandwidth: not known");
+	q.achieved_gbs = 4389;
+	strbuf_reset(&cut);
+	llm_prompt_context(&q, &cut);
+	TAP_OK(!has(cut.buf, "bound: not known") && has(cut.buf, "- bound: memory"),
+	       "context: arguments at 104.5%% of the copy bandwidth: the bound is known");
+	q.achieved_gbs = 5000;
 	strbuf_reset(&cut);
 	p.peak_measured = true;
 	p.peak_tflops = 51.2;
@@ -775,10 +788,95 @@ static void t_grid(void)
 	TAP_OK(right == (int)(sizeof g / sizeof *g), "context: the grid, each numel over its block rounded up");
 }
 
+/* a fence's indentation (up to three spaces; four make code), its
+ * backticks (at least three; a closing one at least the opening's) and
+ * what may follow a closing one (blanks only), each at its limit and one
+ * past, for the kernel, the launch config and the notes alike */
+static void t_fence_limits(void)
+{
+	struct strbuf out = STRBUF_INIT, e = STRBUF_INIT, reply = STRBUF_INIT;
+
+	strbuf_addf(&reply, "```python\n%s   ```\n", src);
+	TAP_OK(ex(reply.buf, &out, &e) == 0 && strcmp(out.buf, src) == 0,
+	       "fences: a closing fence indented by three spaces closes the block");
+	strbuf_reset(&reply);
+	strbuf_addf(&reply, "```python\n%s    ```\n", src);
+	TAP_OK(ex(reply.buf, &out, &e) == -1 && has(e.buf, "is not closed"),
+	       "fences: a closing fence indented by four spaces is code: the block is not closed");
+	strbuf_reset(&reply);
+	strbuf_addstr(&reply, "   ```python\n   def " K "(a):\n       return a\n   ```\n");
+	TAP_OK(ex(reply.buf, &out, &e) == 0 && strcmp(out.buf, "def " K "(a):\n    return a\n") == 0,
+	       "fences: a block opened three spaces in loses three spaces of each line");
+	strbuf_reset(&reply);
+	strbuf_addstr(&reply, "    ```python\n    def " K "(a):\n        return a\n    ```\n");
+	TAP_OK(ex(reply.buf, &out, &e) == -1 && strcmp(e.buf, "llm: the reply has no fenced code block") == 0,
+	       "fences: lines four spaces in are an indented code block, no fence");
+	strbuf_reset(&reply);
+	strbuf_addf(&reply, "``python\n%s``\n", src);
+	TAP_OK(ex(reply.buf, &out, &e) == -1 && strcmp(e.buf, "llm: the reply has no fenced code block") == 0,
+	       "fences: two backticks open no block");
+	strbuf_reset(&reply);
+	strbuf_addf(&reply, "```python\n%s````\n", src);
+	TAP_OK(ex(reply.buf, &out, &e) == 0 && strcmp(out.buf, src) == 0,
+	       "fences: four backticks close a block opened with three");
+	strbuf_reset(&reply);
+	strbuf_addf(&reply, "````python\n%s```\n", src);
+	TAP_OK(ex(reply.buf, &out, &e) == -1 && has(e.buf, "is not closed"),
+	       "fences: three backticks do not close a block opened with four");
+	strbuf_reset(&reply);
+	strbuf_addf(&reply, "```python\n%s``` \t\n", src);
+	TAP_OK(ex(reply.buf, &out, &e) == 0 && strcmp(out.buf, src) == 0,
+	       "fences: blanks after a closing fence");
+	strbuf_reset(&reply);
+	strbuf_addf(&reply, "```python\n%s``` x\n", src);
+	TAP_OK(ex(reply.buf, &out, &e) == -1 && has(e.buf, "is not closed"),
+	       "fences: a word after the backticks is no closing fence");
+
+	/* the error names the first three other definitions, not a fourth */
+	strbuf_reset(&reply);
+	strbuf_addstr(&reply, "```python\ndef a(x):\n    pass\ndef b(x):\n    pass\ndef c(x):\n    pass\n"
+			      "def d(x):\n    pass\n```\n");
+	TAP_OK(ex(reply.buf, &out, &e) == -1 &&
+	       strcmp(e.buf, "llm: no fenced python block in the reply defines `def " K "(` "
+			     "(found `def a(`, `def b(`, `def c(`)") == 0,
+	       "no kernel defined: of four other definitions the error names the first three");
+
+	json_t *c = NULL;
+	TAP_OK(llm_extract_config("   ```json\n{\"num_warps\": 4}\n   ```\n", &c, &e) == 1 &&
+	       json_integer_value(json_object_get(c, "num_warps")) == 4,
+	       "fences: a json block opened and closed three spaces in is the config");
+	json_decref(c);
+	c = NULL;
+	strbuf_reset(&e);
+	TAP_OK(llm_extract_config("```json\n{\"num_warps\": 4}\n    ```\n", &c, &e) == 0 && !c,
+	       "fences: a json block whose closing fence is four spaces in is never closed: no config");
+	json_decref(c);
+	c = NULL;
+	TAP_OK(llm_extract_config("    ```json\n    {\"num_warps\": 4}\n    ```\n", &c, &e) == 0 && !c,
+	       "fences: a json block four spaces in is no block: no config");
+	json_decref(c);
+
+	struct strbuf a = STRBUF_INIT, z = STRBUF_INIT;
+	llm_extract_notes("```python\nAvoid: inside\n   ```\nAvoid: after\n", &a, &z);
+	TAP_OK(strcmp(a.buf ? a.buf : "", "after") == 0, "fences: a note after a block closed three spaces in is read");
+	strbuf_reset(&a);
+	llm_extract_notes("```python\nAvoid: inside\n    ```\nAvoid: after\n", &a, &z);
+	TAP_OK(a.len == 0, "fences: a note after a closing line four spaces in is still inside the block");
+	strbuf_reset(&a);
+	llm_extract_notes("    ```python\nAvoid: outside\n", &a, &z);
+	TAP_OK(strcmp(a.buf ? a.buf : "", "outside") == 0, "fences: a note after a line four spaces in is read");
+	strbuf_release(&a);
+	strbuf_release(&z);
+	strbuf_release(&reply);
+	strbuf_release(&out);
+	strbuf_release(&e);
+}
+
 int main(void)
 {
 	t_prompt();
 	t_extract();
+	t_fence_limits();
 	t_def_line();
 	t_reason();
 	t_made_by();

@@ -904,6 +904,12 @@ int main(void)
 			   "it leads to, XBLOCK=1 R0_BLOCK=1/8 num_warps=32 num_stages=1, passed 1 of 1, 1.070x on average), ";
 	TAP_OK(why1 && strncmp(why1, lead, strlen(lead)) == 0 && !strstr(why1, "warps-up"),
 	       "planner: says what ranked the first moves, and leaves out a move that does not apply (%s)", why1);
+	/* each move named is followed by what ranked it: a lesson or none */
+	int named = 0;
+	for (const char *p = why1; p && (p = strstr(p, " (")); p++)
+		named += !strncmp(p, " (no lesson: ", 13) || !strncmp(p, " (passed ", 9) ||
+			 !strncmp(p, " (the config it leads to, ", 26);
+	TAP_OK(named == 3, "planner: the first three moves that apply are named, no more (%d)", named);
 	free(why0);
 	free(why1);
 	TAP_OK(strcmp(json_string_value(json_array_get(fresh32, 0)), "r-down4") != 0,

@@ -425,6 +425,15 @@ static void test_clean_gc(void)
 		}
 	fx_result_free(&r);
 	TAP_OK(vpath != NULL, "-t query lists the steps");
+	/* a step's inputs, each named once, its first too: a profile has one,
+	 * its variant's capture */
+	char *pq[] = { "profile m0/default" };
+	fx_run(e.dir, e.spec, &e.o, engine_tool_query, pq, 1, &r);
+	TAP_OK(r.status == 0 && fx_count(r.out, "  input   ") == 1 && strstr(r.out, "\n  input   capture m0/default\n"),
+	       "-t query STEP: a profile's one input, its capture");
+	if (!strstr(r.out, "\n  input   capture m0/default\n"))
+		tap_diag("status %d out:\n%s\nerr:\n%s", r.status, r.out, r.err);
+	fx_result_free(&r);
 	if (vpath) {
 		char *a2[] = { vpath };
 		fx_run(e.dir, e.spec, &e.o, engine_tool_why, a2, 1, &r);

@@ -36,6 +36,7 @@
 #include "../../engine/queue.h"
 #include "../../engine/rule.h"
 #include "../../engine/tail.h"
+#include "../../engine/twins.h"
 #include "../../rules/rules.h"
 #include "../tap.h"
 
@@ -1113,6 +1114,26 @@ static void test_strdup(void)
 	dag_free(d);
 }
 
+/* the twins' table by key: keys alike in one half only are two keys, each
+ * with its own slot (a key is both halves) */
+static void test_twins_halves(void)
+{
+	struct twins t = { xcalloc(8, sizeof *t.v), 8, 0 };
+	struct dag_node a, b;
+	kopt_hash k1 = { .lo = 3, .hi = 7 }, k2 = { .lo = 3, .hi = 8 }, k3 = { .lo = 11, .hi = 7 };
+	struct twin *s1 = twins_slot(&t, k1);
+	s1->key = k1;
+	s1->first = &a;
+	struct twin *s2 = twins_slot(&t, k2);
+	TAP_OK(s2 != s1 && !s2->first, "twins: a key alike in its low half only gets a free slot of its own");
+	s2->key = k2;
+	s2->first = &b;
+	struct twin *s3 = twins_slot(&t, k3);
+	TAP_OK(s3 != s1 && s3 != s2 && !s3->first, "twins: a key alike in its high half only, probing past both, a free slot too");
+	TAP_OK(twins_slot(&t, k1) == s1 && twins_slot(&t, k2) == s2, "twins: each key finds its own slot again");
+	twins_release(&t);
+}
+
 int main(void)
 {
 	/* the loaders warn about every bad input: keep the TAP stream readable */
@@ -1137,5 +1158,6 @@ int main(void)
 	test_result_object();
 	test_ingredients_long();
 	test_ingredients_empty();
+	test_twins_halves();
 	return tap_done();
 }

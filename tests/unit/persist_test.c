@@ -139,5 +139,15 @@ int main(void)
 			     "    a = tl.load(in_ptr0 + (x0), xmask)\n    b = tl.load(in_ptr0 + (x0), xmask)\n"
 			     "    if a > 0:\n        for j in range(4):\n            tl.store(out_ptr0 + (j), a + b)\n";
 	TAP_OK(persist_edit(noloop, 16384, &rb) == NULL, "no row loop, a loop inside an if: no edit");
+	/* a loop of the function's own (four spaces in) is no nested loop:
+	 * the row loops after it are edited */
+	const char *outer = "@triton.jit\ndef k(in_ptr0, out_ptr0, r0_numel, R0_BLOCK : tl.constexpr):\n    r0_numel = 64\n"
+			    "    for j in range(4):\n        tl.store(out_ptr0 + (j), 0.0)\n"
+			    "    for r0_offset in tl.range(0, r0_numel, R0_BLOCK):\n        a = tl.load(in_ptr0 + r0_offset)\n"
+			    "    for r0_offset in tl.range(0, r0_numel, R0_BLOCK):\n        b = tl.load(in_ptr0 + r0_offset)\n";
+	char *oe = persist_edit(outer, 16384, &rb);
+	TAP_OK(oe && rb == 64 && strstr(oe, "    if R0_BLOCK >= 64:\n") && strstr(oe, "    for j in range(4):\n"),
+	       "a loop four spaces in, beside the row loops: edited, R0_BLOCK 64, that loop kept (%d)", rb);
+	free(oe);
 	return tap_done();
 }

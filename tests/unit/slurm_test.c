@@ -85,6 +85,15 @@ static void test_reasons(void)
 			 "slurmstepd-kopt1: error: *** STEP 3.0 ON kopt1 CANCELLED AT 2026-12-01T10:00:00 ***\n");
 	TAP_IS_STR(r, "Slurm cancelled job step 3.0 on kopt1", "slurmstepd's line beats srun's when both came");
 	free(r);
+	/* a reason taken from a line that is not the tail's last: its text
+	 * to the line's end, not the newline */
+	r = slurm_reason("srun: error: Unable to allocate resources: Invalid partition name specified\nsrun: done\n");
+	TAP_IS_STR(r, "Slurm cannot allocate the worker's job: Invalid partition name specified",
+		   "an allocation refused, on a line before another: its words to the line's end");
+	free(r);
+	r = slurm_reason("srun: error: Node failure on kopt2\nsrun: done\n");
+	TAP_IS_STR(r, "Slurm lost node kopt2 (node failure)", "a node failure, on a line before another: the node's name");
+	free(r);
 }
 
 static int count(char **v)

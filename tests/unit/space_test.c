@@ -402,6 +402,21 @@ int main(void)
 	TAP_OK(r.model_ns == 120000 && r.device_ns == 100000, "the times read back");
 	free(text);
 	rule_summary_release(&r);
+	/* a kernel whose name holds a tab or a newline, or without a share,
+	 * is left out of the summary: each alone, the other kernel kept */
+	struct rule_summary_kernel bad[3] = {
+		{ .kind = "triton", .share = 0.5, .name = "bad\tname", .frac = NAN },
+		{ .kind = "triton", .share = NAN, .name = "no_share", .frac = NAN },
+		{ .kind = "triton", .share = 0.25, .name = "kept", .frac = NAN },
+	};
+	t.kernels = bad;
+	t.nkernels = 3;
+	text = rule_summary_write(&t);
+	rule_summary_read(text, &r);
+	TAP_OK(r.nkernels == 1 && strcmp(r.kernels[0].name, "kept") == 0 && !strstr(text, "bad") && !strstr(text, "no_share"),
+	       "a kernel named with a tab, or without a share, is left out; the other is kept");
+	free(text);
+	rule_summary_release(&r);
 
 	/* the facts line: every fact of RULE_GRAPH_FACTS, in its order, written
 	 * and read back; a line of the first four (older summaries) has the
