@@ -64,6 +64,8 @@ static void usage(FILE *out)
 		"  KOPT_SANDBOX_PREINIT 0: no unconfined child starts the driver where /dev/nvidia-uvm is missing\n"
 		"  KOPT_WORKER_ENV      more variables that workers get (names and NAME* prefixes)\n"
 		"  KOPT_WORKER_STACKS=S every S seconds, each worker's Python stacks into .kopt/workers/\n"
+		"  KOPT_COMPILE_PROGRESS=S  every S seconds of a capture's compile, what it has spent so far\n"
+		"                       into its worker's log (default 30; 0: never)\n"
 		"  KOPT_MEMCHECK        a candidate the static gate cannot prove in bounds: auto (compute-sanitizer\n"
 		"                       where installed), require or off\n"
 		"  KOPT_COMPUTE_SANITIZER, KOPT_MEMCHECK_TIMEOUT  that program, and its time limit (default 300 s)\n"

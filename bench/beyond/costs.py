@@ -21,7 +21,9 @@ status, kind, path) and its actions (each step's result).
   finished captures or not (a capture stopped by SIGINT has no phases):
   the operators max-autotune timed, the seconds it says it spent
   benchmarking and precompiling, the operators timed more than once, and
-  the slowest.
+  the slowest; and each compile's last progress line (kopt.compile_time:
+  its seconds so far and what its finished spans held), which is all an
+  unfinished compile leaves.
 
 SINCE_MS: only the steps the log records from that time on (ms since the
 epoch, the log's first column), e.g. one slice's.
@@ -136,7 +138,32 @@ def main() -> int:
               + (f"; the counters took {sum(cs):.1f} s (median {statistics.median(cs):.2f} s)." if cs else "."))
     captures(top, rows)
     autotuning(top)
+    progress(top)
     return 0
+
+
+_PROGRESS = re.compile(r"^kopt: compiling (.+): (\d+) s so far; templates autotuned ([0-9.]+) s, precompiled ([0-9.]+) s; "
+                       r"Triton waited for ([0-9.]+) s; launch configs tuned ([0-9.]+) s$")
+
+
+def progress(top: str) -> None:
+    """each compile's last progress line in the workers' logs (a worker
+    compiles one variant at a time: a log's lines of one label are one
+    compile, the last the furthest)"""
+    last = {}
+    for path in sorted(glob.glob(os.path.join(top, "workers", "*.log"))):
+        with open(path, errors="replace") as f:
+            for line in f:
+                m = _PROGRESS.match(line.rstrip("\n"))
+                if m:
+                    last[(os.path.basename(path), m.group(1))] = m.groups()[1:]
+    if not last:
+        return
+    print("\n| compile (worker's log, its last progress line) | seconds so far | templates autotuned | precompiled | "
+          "Triton waits | launch configs tuned |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: |")
+    for (log, label), v in sorted(last.items()):
+        print(f"| {label} ({log}) | " + " | ".join(v) + " |")
 
 
 _TUNED = re.compile(r"^AUTOTUNE (\S.*\))\s*$")

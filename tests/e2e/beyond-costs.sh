@@ -89,4 +89,18 @@ python3 "$top_srcdir/bench/beyond/costs.py" .kopt > tuned.md
 nb=$(grep -c '^AUTOTUNE ' "$top_srcdir/tests/fixtures/network/worker-autotune-resnet101.log")
 check "autotuning: $nb operators of a recorded log, 5 distinct, their seconds, the slowest" \
 	"[ $nb -eq 8 ] && grep -qxF \"Inductor's autotuning (the workers' logs): 8 operators timed (5 distinct, 3 timed again), 44.8 s benchmarking and 15.3 s precompiling by its own count; the slowest mm(7840x512, 512x256): 41.7 s and 0.0 s for 21 choices.\" tuned.md"
+# each compile's last progress line (kopt.compile_time's, in the format
+# tests/runtime/test_compile_time.py pins), per log and label
+check "no progress table for logs without progress lines" "! grep -q 'its last progress line' tuned.md"
+p='kopt: compiling %s: %s s so far; templates autotuned %s s, precompiled %s s; Triton waited for %s s; launch configs tuned %s s\n'
+{ printf "$p" "r.py (max-autotune-no-cudagraphs)" 30 1.0 2.0 3.0 0.0
+  printf "$p" "r.py (default)" 30 0.0 0.0 4.5 0.1
+  printf "$p" "r.py (max-autotune-no-cudagraphs)" 60 11.0 12.5 3.0 0.2; } > .kopt/workers/worker-8.log
+printf "$p" "r.py (max-autotune-no-cudagraphs)" 90 20.0 20.0 5.0 1.0 > .kopt/workers/worker-7.log
+python3 "$top_srcdir/bench/beyond/costs.py" .kopt > progress.md
+check "progress: each log's last line per compile, by log and then compile" \
+	"[ \"\$(grep -A5 'its last progress line' progress.md | tail -n +3)\" = \"\$(printf '%s\n' \
+	'| r.py (max-autotune-no-cudagraphs) (worker-7.log) | 90 | 20.0 | 20.0 | 5.0 | 1.0 |' \
+	'| r.py (default) (worker-8.log) | 30 | 0.0 | 0.0 | 4.5 | 0.1 |' \
+	'| r.py (max-autotune-no-cudagraphs) (worker-8.log) | 60 | 11.0 | 12.5 | 3.0 | 0.2 |')\" ]"
 echo "1..$n"

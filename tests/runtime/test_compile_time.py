@@ -54,4 +54,59 @@ sink = {}
 with CT.measured(sink):
     pass
 ok("wall_s" in sink and all(k in sink for k in CT.PARTS) and isinstance(sink["spans"], dict), "measured() fills the sink")
+
+# the progress line: the finished spans so far, by part
+line = CT.progress_line("resnet101.py (max-autotune-no-cudagraphs)", 121.4, spans)
+ok(line == "kopt: compiling resnet101.py (max-autotune-no-cudagraphs): 121 s so far; templates autotuned 3.0 s, "
+   "precompiled 1.0 s; Triton waited for 2.0 s; launch configs tuned 0.5 s", line)
+
+# measured() with a label writes progress lines while the block runs, from
+# a table that grows (a TEST DOUBLE of torch._dynamo.utils's), and none
+# after it ends; without a label, or with KOPT_COMPILE_PROGRESS=0, none
+import io  # noqa: E402
+import time  # noqa: E402
+import types  # noqa: E402
+
+metrics = {}
+fake = types.ModuleType("torch._dynamo.utils")
+fake.compilation_time_metrics = metrics
+for name in ("torch", "torch._dynamo"):
+    sys.modules.setdefault(name, types.ModuleType(name))
+sys.modules["torch._dynamo.utils"] = fake
+
+
+def run(label, env, body):
+    err, saved = io.StringIO(), sys.stderr
+    os.environ["KOPT_COMPILE_PROGRESS"] = env
+    sys.stderr = err
+    try:
+        with CT.measured({}, label):
+            body()
+        at_exit = err.getvalue()
+        time.sleep(0.35)
+    finally:
+        sys.stderr = saved
+    ok(err.getvalue() == at_exit, f"{label}, every {env} s: no progress line once the block has ended")
+    return err.getvalue().splitlines()
+
+
+def compiling():
+    metrics.setdefault("mm_template_autotuning", []).append(1.0)
+    time.sleep(0.35)
+    metrics["mm_template_autotuning"].append(2.5)
+    metrics["mm_template_precompiling"] = [4.0]
+    time.sleep(0.35)
+
+
+metrics["mm_template_autotuning"] = [7.0]  # before the compile: not its own
+lines = run("m.py (default)", "0.1", compiling)
+ok(len(lines) >= 4 and all(ln.startswith("kopt: compiling m.py (default): ") and " s so far; templates autotuned " in ln for ln in lines),
+   f"a progress line every 0.1 s while the block runs, none after ({len(lines)})", lines)
+ok(lines and "templates autotuned 1.0 s, precompiled 0.0 s" in lines[0]
+   and "templates autotuned 3.5 s, precompiled 4.0 s" in lines[-1],
+   "each line counts the spans finished since the block began", lines)
+metrics.clear()
+ok(run(None, "0.1", compiling) == [], "no label: no progress lines")
+ok(run("m.py (default)", "0", compiling) == [], "KOPT_COMPILE_PROGRESS=0: no progress lines")
+del os.environ["KOPT_COMPILE_PROGRESS"]
 done()

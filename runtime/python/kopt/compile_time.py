@@ -23,11 +23,22 @@ templates' tuning): each part takes what its span holds less the parts
 inside it, so nothing counts twice. A span name torch does not have leaves
 its part at 0 and its seconds in the next part out; ``spans`` keeps every
 name that moved, for a reader who wants torch's own view.
+
+A compile that is stopped (koptmake interrupted, a step's timeout) never
+reaches the end where its phases are written: ``measured`` with a label
+also writes a progress line to stderr (the worker's log) every so many
+seconds ($KOPT_COMPILE_PROGRESS, default 30; 0: none), with the spans
+that have finished so far (``progress_line``), so that the log says where
+an unfinished compile's time was going; bench/beyond/costs.py reads the
+last line of each.
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
+import sys
+import threading
 import time
 
 # span names (torch 2.6 to 2.11); the first name present is used
@@ -82,18 +93,63 @@ def phases(delta: dict, wall: float) -> dict:
     return {k: round(out[k], 3) for k in PARTS}
 
 
+def _delta(before: dict) -> dict:
+    after = _table()
+    return {k: v - before.get(k, 0.0) for k, v in after.items() if v - before.get(k, 0.0) > 1e-6}
+
+
+PROGRESS = "kopt: compiling "
+
+
+def progress_line(label: str, elapsed: float, delta: dict) -> str:
+    """A compile's progress for the worker's log: its seconds so far and
+    what its finished spans hold: templates' autotuning and precompiling,
+    waits for Triton, launch configs tuned at first runs"""
+    tune = sum(v for k, v in delta.items() if k.endswith(TEMPLATE_TUNE))
+    pre = sum(v for k, v in delta.items() if k.endswith(TEMPLATE_PRECOMPILE))
+    return (f"{PROGRESS}{label}: {elapsed:.0f} s so far; templates autotuned {tune:.1f} s, "
+            f"precompiled {pre:.1f} s; Triton waited for {_sum(delta, TRITON_WAIT):.1f} s; "
+            f"launch configs tuned {_sum(delta, AUTOTUNE_RUN):.1f} s")
+
+
+def _every() -> float:
+    try:
+        return max(0.0, float(os.environ.get("KOPT_COMPILE_PROGRESS", "30")))
+    except ValueError:
+        return 30.0
+
+
+def _reporter(label: str, before: dict, t0: float, every: float, stop: threading.Event) -> None:
+    while not stop.wait(every):
+        try:
+            line = progress_line(label, time.perf_counter() - t0, _delta(before))
+        except RuntimeError:  # the table grew while it was read: next time
+            continue
+        print(line, file=sys.stderr, flush=True)
+
+
 @contextlib.contextmanager
-def measured(sink: dict):
+def measured(sink: dict, label: str | None = None):
     """Times the block and fills sink with its wall time ("wall_s"), its
-    phases (PARTS) and the spans that moved ("spans", name -> seconds)."""
+    phases (PARTS) and the spans that moved ("spans", name -> seconds).
+    With a label, a progress line goes to stderr every
+    $KOPT_COMPILE_PROGRESS seconds while the block runs."""
     before = _table()
     t0 = time.perf_counter()
+    every = _every() if label else 0.0
+    stop = threading.Event()
+    reporter = None
+    if every > 0:
+        reporter = threading.Thread(target=_reporter, args=(label, before, t0, every, stop), daemon=True)
+        reporter.start()
     try:
         yield sink
     finally:
+        stop.set()
+        if reporter is not None:
+            reporter.join()
         wall = time.perf_counter() - t0
-        after = _table()
-        delta = {k: v - before.get(k, 0.0) for k, v in after.items() if v - before.get(k, 0.0) > 1e-6}
+        delta = _delta(before)
         sink["wall_s"] = round(wall, 3)
         sink.update(phases(delta, wall))
         sink["spans"] = {k: round(v, 3) for k, v in sorted(delta.items(), key=lambda kv: -kv[1])[:24]}

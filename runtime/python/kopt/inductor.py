@@ -9,6 +9,7 @@ output code and whose globals are the kernels.
 from __future__ import annotations
 
 import contextlib
+import os
 
 import torch
 
@@ -156,7 +157,8 @@ def compile_problem(problem: Problem, variant: dict, reset: bool = True) -> Comp
     c = Compiled(problem, variant, compiled)
     inputs = problem.inputs(0)
     # (the rewrites are applied where Inductor compiles: rewriting_backend)
-    with CT.measured(c.phases), catch_output_modules(c.modules), \
+    label = f"{os.path.basename(problem.path)} ({mode or 'default'})"
+    with CT.measured(c.phases, label), catch_output_modules(c.modules), \
             aten_fallbacks(list(variant.get("aten_fallback") or [])):
         c.run(inputs)
         torch.cuda.synchronize()
