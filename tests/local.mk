@@ -92,8 +92,8 @@ TESTS += tests/help.sh
 EXTRA_DIST += tests/help.sh
 # the tarball holds what the tests read; one version; model files read
 # with Python's parser before anything runs (issue 44)
-TESTS += tests/gpu_parts.sh
-EXTRA_DIST += tests/gpu_parts.sh
+TESTS += tests/gpu_parts.sh tests/e2e/bench-specs.sh
+EXTRA_DIST += tests/gpu_parts.sh tests/e2e/bench-specs.sh
 TESTS += tests/dist.sh tests/version.sh tests/e2e/modelcheck.sh tests/e2e/readme.sh
 EXTRA_DIST += tests/dist.sh tests/version.sh tests/e2e/modelcheck.sh tests/e2e/readme.sh
 TESTS += tests/e2e/cli.sh
