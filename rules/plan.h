@@ -24,6 +24,7 @@
 #include "../engine/dag.h"
 #include "../engine/hash.h"
 #include "rules.h"
+#include "space.h"
 #include "summary.h"
 
 struct rule_memo;
@@ -83,8 +84,9 @@ struct rule_mv {
 	double gain;                /* what its hot kernels can still win, as a log-speedup */
 };
 
-/* the agents' own variants at most: aten-auto, cudnn-auto and the space search's */
-#define RULE_MAX_AUTO 8
+/* the agents' own variants at most: aten-auto, cudnn-auto and the space
+ * search's (as many as space_variants allows, lang/fields.h) */
+#define RULE_MAX_AUTO (2 + RULE_SPACE_MAX)
 
 /*
  * A model, or one shape of a model served at several (kopt(5), shape):

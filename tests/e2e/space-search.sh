@@ -91,4 +91,25 @@ check "... and wins with cudnn.benchmark" "grep -q '\"cudnn_benchmark\": true' k
 : > sim.log
 "$KOPTMAKE" > out2 2> err2 || true
 check "a second build does no worker work but the failed compile's" "! grep -v 'autotune-no-split-reductions' sim.log | grep -q ."
+
+# space_variants at the most kopt(5) allows (21): every variant the facts
+# single out, however many, on a model of its own
+mkdir wide && cd wide && mkdir models
+printf '# model wide\n# sim: kernels 2\n# sim: steady\n# sim: conv\n# sim: gemm\n# sim: params 4096\n# sim: reductions\nimport torch\n' > models/wide.py
+cat > test.kopt <<SPEC
+device sim { gpus = 1  timeout = 30s }
+agents most { budget = 1  hot = 0.05  seed = 1  backend = builtin  space_variants = 21 }
+gates strict { seeds = 3  atol = 1e-4  rtol = 1e-4  gamma = 1.03  repeats = 10  precision = strict }
+defaults { device = sim  agents = most  gates = strict }
+model wide { source = "models/wide.py" }
+target all = [wide]
+default all
+SPEC
+rc=0
+: > ../sim.log
+"$KOPTMAKE" > out 2> err || rc=$?
+nw=$(grep -c '^capture wide autotune-' ../sim.log || true)
+check "space_variants = 21: the build succeeds with all $nw variants the facts name (more than 8)" \
+	"[ $rc -eq 0 ] && [ $nw -gt 8 ] && [ -f kopt-out/all/report.json ] && ! grep -q fatal err"
+cd ..
 echo "1..$n"

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../lang/spec.h"
+#include "../../rules/plan.h"
 #include "../../rules/rules.h"
 #include "../../rules/summary.h"
 #include "../../rules/space.h"
@@ -43,6 +45,17 @@ int main(void)
 	struct kopt_variant out[RULE_SPACE_MAX];
 	size_t n;
 	char *got;
+
+	/* one fact in two places: the most space_variants takes (lang/fields.h)
+	 * is the most the search makes, and a model holds that many and the two
+	 * other variants of the agents' own (rules/plan.h) */
+	double most = -1;
+	for (size_t i = 0; i < lang_agents_fields.n; i++)
+		if (strcmp(lang_agents_fields.f[i].name, "space_variants") == 0)
+			most = lang_agents_fields.f[i].hi;
+	TAP_OK(most == RULE_SPACE_MAX, "space_variants' maximum (%g) is RULE_SPACE_MAX (%d)", most, RULE_SPACE_MAX);
+	TAP_OK(RULE_MAX_AUTO >= RULE_SPACE_MAX + 2, "a model holds the search's variants and aten-auto and cudnn-auto (%d)",
+	       RULE_MAX_AUTO);
 
 	got = search("facts\t-\t-\tconv=2,gemm=1,reduction=3,params=4096\n", NULL, 6, out, &n);
 	TAP_IS_STR(got, "autotune-freezing autotune-channels-last autotune-cd-radius-2 "
