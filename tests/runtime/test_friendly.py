@@ -128,6 +128,12 @@ ok(len(lines) == 3 and "allow_roots" in lines[2], "a folder whose name begins wi
 lines = errors(["/srv/models/blocks.py"], "/srv/spec", chained=True)
 ok(len(lines) == 1 and lines[0].startswith("ImportError: the model's module (") and "add /srv/models to allow_roots" in lines[0],
    "the advice for a denied file that another error was raised from", lines)
+r = subprocess.run([sys.executable, "-c", "import sys; sys.path[:0] = [%r]\n" % SRC +
+                    "from kopt.errors import error_line\ne = PermissionError(13, 'Permission denied')\n"
+                    "e.filename = 3\nprint(error_line(e))"],
+                   env=dict(os.environ, KOPT_SANDBOX_READ="/srv/spec"), capture_output=True, text=True)
+ok(r.returncode == 0 and r.stdout == "PermissionError: [Errno 13] Permission denied: 3\n",
+   "a denied descriptor (no path): the error as it is, no advice", r.stdout + r.stderr)
 lines = errors(["/srv/models/blocks.py"], None)
 ok(lines == ["PermissionError: [Errno 13] Permission denied: '/srv/models/blocks.py'"],
    "outside any sandbox (no KOPT_SANDBOX_READ): no advice", lines)

@@ -39,7 +39,8 @@ def sandbox_hint(exc: BaseException) -> str:
     folder, $KOPT_SANDBOX_WRITE), the error or one it was raised from."""
     seen = 0
     while exc is not None and seen < 8:
-        if isinstance(exc, PermissionError) and exc.filename and os.environ.get("KOPT_SANDBOX_READ") is not None:
+        if (isinstance(exc, PermissionError) and isinstance(exc.filename, (str, bytes)) and exc.filename
+                and os.environ.get("KOPT_SANDBOX_READ") is not None):
             path = os.path.abspath(os.fsdecode(exc.filename))
             real = os.path.realpath(path)
             allowed = os.environ.get("KOPT_SANDBOX_READ", "") + ":" + os.environ.get("KOPT_SANDBOX_WRITE", "")
