@@ -2,7 +2,7 @@
 # tests/gpu/aten_auto.sh: an ATen-fallback variant that changes the results
 # is rejected by the compiled-baseline check (issue 17's reward-hacking
 # case), on the GPU, with koptmake and the real worker. The change is made
-# by a TEST DOUBLE (aten_auto/sitecustomize.py: aten.sum's fallback sums in
+# by a TEST DOUBLE (aten_auto.d/sitecustomize.py: aten.sum's fallback sums in
 # float16), since a real fallback reproduces eager bit for bit. row_sum
 # declares an Inductor variant and one with aten.sum kept out of Inductor:
 # the report must call the second wrong and never choose it; the first
@@ -10,7 +10,7 @@
 #   aten_auto.sh KOPTMAKE OUTDIR
 set -u
 K=$(realpath "$1"); O=$2; here=$(cd "$(dirname "$0")" && pwd)
-rm -rf "$O" && mkdir -p "$O/models" && cp "$here/aten_auto/row_sum.py" "$O/models/"
+rm -rf "$O" && mkdir -p "$O/models" && cp "$here/aten_auto.d/row_sum.py" "$O/models/"
 cat > "$O/aten.kopt" <<'SPEC'
 device h200 { gpus = 1  timeout = 10m }
 agents default { budget = 2  hot = 0.05  seed = 1  backend = builtin  auto_variants = false }
@@ -23,7 +23,7 @@ model row_sum {
 }
 target all = [row_sum]
 SPEC
-(cd "$O" && PYTHONPATH=$here/aten_auto${PYTHONPATH:+:$PYTHONPATH} "$K" all >build.log 2>&1)
+(cd "$O" && PYTHONPATH=$here/aten_auto.d${PYTHONPATH:+:$PYTHONPATH} "$K" all >build.log 2>&1)
 rc=$?
 n=0; bad=0
 ok() { n=$((n + 1)); if eval "$2"; then echo "ok $n - $1"; else echo "not ok $n - $1"; bad=1; fi; }

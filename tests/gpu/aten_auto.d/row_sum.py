@@ -1,4 +1,4 @@
-# tests/gpu/aten_auto/row_sum.py: a row sum (KernelBench format). With the
+# tests/gpu/aten_auto.d/row_sum.py: a row sum (KernelBench format). With the
 # test double beside it, its ATen-fallback variant sums in float16.
 import torch
 import torch.nn as nn
