@@ -5,7 +5,8 @@
 # every step, the first of the graph too, and name the nearest for a typo; corrupt action records are
 # reported one by one up to five, then once for the rest, and rebuilt;
 # a corrupt environment file is reported and forgotten; -t gc says how
-# many bytes it freed; after -t clean the next build says it restored the
+# many bytes it freed; -t clean leaves a user's own files that only look
+# like outputs; after -t clean the next build says it restored the
 # outputs from the cache; the log keeps every run's record of a step. Prints
 # TAP.
 set -eu
@@ -120,6 +121,16 @@ check "-t clean removes all $nfiles output files (profile-autotune.md among them
 run
 restored=$(sed -n 's|^koptmake: nothing to run; \([0-9]*\) output files restored from the cache into ./kopt-out$|\1|p' out)
 check "... and the next build restores them without running a step, and says so ($restored restored; the seals are written anew)" "[ $status -eq 0 ] && [ \$(find kopt-out -type f | wc -l) -eq $nfiles ] && [ -f kopt-out/a/profile-autotune.md ] && [ \$(wc -l < out) -eq 1 ] && [ \"\${restored:-0}\" -gt 10 ] && [ \"\${restored:-0}\" -le $nfiles ]"
+
+# -t clean leaves a user's own files that only look like outputs: profiles.md
+# and profileX.json are not profile-NAME.*
+printf 'notes\n' > kopt-out/a/profiles.md
+printf '{}\n' > kopt-out/a/profileX.json
+run -t clean
+check "-t clean keeps a user's profiles.md and profileX.json beside the outputs" \
+	"[ $status -eq 0 ] && [ -f kopt-out/a/profiles.md ] && [ -f kopt-out/a/profileX.json ] && [ ! -f kopt-out/a/profile-autotune.md ] && grep -q 'clean: removed $nfiles output files, ' out"
+rm -f kopt-out/a/profiles.md kopt-out/a/profileX.json
+run
 
 # the log: one record per run of a step, the earlier runs kept
 runs=$(awk -F'\t' '$4 == "stitch" && $5 == "a" { n++ } END { print n + 0 }' .kopt/log)
