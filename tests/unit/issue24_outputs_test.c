@@ -9,6 +9,7 @@
  * - Symbolic links planted in kopt-out/ (a file and a folder pointing
  *   outside) are replaced, never followed: the files outside stay as they
  *   were.
+ * - A cached output of 0 bytes is restored, with no warning, no step run.
  * - Outputs are checked on every build: a hand-edited or emptied output is
  *   restored by a null build, from the cache, without running a step.
  */
@@ -104,10 +105,11 @@ static void test_names(void)
 /*
  * Appends to .kopt/actions a record for the report step of the target "all"
  * whose outputs are those of the last one with the output key of victim
- * renamed to bad (bad_len bytes: it may hold a NUL); legacy: as a bare hash.
+ * renamed to bad (bad_len bytes: it may hold a NUL); legacy: as a bare hash;
+ * value (a reference taken) in place of its value unless NULL.
  * Through cache_put, so its checksum is valid. 0 or -1.
  */
-static int plant(const char *dir, const char *victim, const char *bad, size_t bad_len, bool legacy)
+static int plant(const char *dir, const char *victim, const char *bad, size_t bad_len, bool legacy, json_t *value)
 {
 	char *ap = xasprintf("%s/.kopt/actions", dir);
 	char *text = fx_slurp(ap);
@@ -124,6 +126,7 @@ static int plant(const char *dir, const char *victim, const char *bad, size_t ba
 	}
 	if (!line || strlen(line) < 66 + 17) {
 		free(text);
+		json_decref(value);
 		return -1;
 	}
 	kopt_hash key, stable;
@@ -137,9 +140,10 @@ static int plant(const char *dir, const char *victim, const char *bad, size_t ba
 	json_t *v = json_object_get(outs, victim);
 	if (!v) {
 		json_decref(m);
+		json_decref(value);
 		return -1;
 	}
-	json_t *nv = legacy ? json_incref(json_object_get(v, "hash")) : json_incref(v);
+	json_t *nv = value ? value : legacy ? json_incref(json_object_get(v, "hash")) : json_incref(v);
 	json_object_del(outs, victim);
 	json_object_setn_new_nocheck(outs, bad, bad_len, nv);
 	char *js = json_dumps(m, JSON_COMPACT | JSON_SORT_KEYS);
@@ -190,7 +194,7 @@ static void test_bad_records(void)
 	unlink("/tmp/issue24-X");
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
 		size_t len = bad[i].len ? bad[i].len : strlen(bad[i].name);
-		int p = plant(e.dir, "all/report.md", bad[i].name, len, bad[i].legacy);
+		int p = plant(e.dir, "all/report.md", bad[i].name, len, bad[i].legacy, NULL);
 		char *rp = xasprintf("%s/kopt-out/all/report.md", e.dir);
 		unlink(rp); /* the build must restore it: with the bad record, it cannot */
 		log = build(&e, &r);
@@ -216,6 +220,52 @@ static void test_bad_records(void)
 	free(out2);
 	free(parent);
 	free(want);
+	env_free(&e);
+}
+
+/*
+ * A cached output of 0 bytes ({"hash": the empty object's, "size": 0}) is a
+ * sound record: a null build restores it, as an empty file, with no
+ * warning and no step run
+ */
+static void test_empty_output(void)
+{
+	struct env e;
+	struct fx_result r;
+	env_init(&e, "i24-empty");
+	char *log = build(&e, &r);
+	TAP_IS_INT(r.status, 0, "empty output: the first build succeeds");
+	fx_result_free(&r);
+	free(log);
+	char *cd = xasprintf("%s/.kopt", e.dir);
+	kopt_cache *c = cache_open(cd);
+	free(cd);
+	kopt_hash h;
+	int put = c ? cache_object_put(c, "", 0, &h) : -1;
+	cache_close(c);
+	char hex[HASH_HEX];
+	hash_hex(h, hex);
+	int p = put < 0 ? -1 : plant(e.dir, "all/report.md", "all/report.md", strlen("all/report.md"), false,
+				     json_pack("{s:s, s:i}", "hash", hex, "size", 0));
+	char *rp = xasprintf("%s/kopt-out/all/report.md", e.dir);
+	unlink(rp);
+	log = build(&e, &r);
+	struct stat st;
+	int there = stat(rp, &st) == 0;
+	TAP_OK(p == 0 && r.status == 0 && *log == '\0' && r.err[0] == '\0' && there && st.st_size == 0 &&
+	       strstr(r.out, "nothing to run; 1 output file restored from the cache"),
+	       "a cached output of 0 bytes is restored empty, with no warning and no step run");
+	if (p || r.status || *log || r.err[0] || !there || st.st_size)
+		tap_diag("plant %d, status %d, %s, steps run: %s, out: %s, err: %s", p, r.status,
+			 there ? "there" : "missing", log, r.out, r.err);
+	fx_result_free(&r);
+	free(log);
+	log = build(&e, &r);
+	TAP_OK(r.status == 0 && *log == '\0' && r.err[0] == '\0' && strstr(r.out, "nothing to do"),
+	       "... and the next build finds it as recorded: nothing to do");
+	fx_result_free(&r);
+	free(log);
+	free(rp);
 	env_free(&e);
 }
 
@@ -337,6 +387,7 @@ int main(void)
 	unsetenv("KOPT_SIM_TORCH");
 	test_names();
 	test_bad_records();
+	test_empty_output();
 	test_symlinks();
 	test_checked();
 	free(sim_worker);
