@@ -1,5 +1,6 @@
 /*
- * tests/unit/engine_unit_test.c: keys (hash.h), -d explain reasons
+ * tests/unit/engine_unit_test.c: keys (hash.h; a hash ingredient's exact
+ * bytes), -d explain reasons
  * (explain.h), and a fuzz-style
  * test of the state-file loaders (action map, build log) on torn, mutated
  * and garbage inputs; the build log's last ok ingredients of a step;
@@ -368,6 +369,35 @@ static void test_ingredients_empty(void)
 	TAP_IS_STR(mine ? mine : got, want, "ingredients: an empty value, first or last, is named with its digest");
 	free(got);
 	hash_key_release(&k);
+}
+
+/* a hash ingredient is its 16 bytes, hi then lo, each most significant
+ * byte first; two hashes alike but in lo's lowest bits make two keys */
+static void test_key_hash_bytes(void)
+{
+	kopt_hash h = { 0x0123456789abcdefULL, 0xfedcba9876543210ULL };
+	static const unsigned char be[16] = { 0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef,
+					      0xfe, 0xdc, 0xba, 0x98, 0x76, 0x54, 0x32, 0x10 };
+	struct hash_key k, want;
+	hash_key_init(&k, "verify", 1);
+	hash_key_init(&want, "verify", 1);
+	hash_key_hash(&k, "model", h);
+	hash_key_add(&want, "model", be, 16);
+	TAP_OK(hash_eq(hash_key_final(&k), hash_key_final(&want)),
+	       "hash_key_hash adds hi then lo, most significant byte first");
+	hash_key_release(&k);
+	hash_key_release(&want);
+	kopt_hash h2 = h;
+	h2.lo ^= 1;
+	struct hash_key k1, k2;
+	hash_key_init(&k1, "verify", 1);
+	hash_key_init(&k2, "verify", 1);
+	hash_key_hash(&k1, "model", h);
+	hash_key_hash(&k2, "model", h2);
+	TAP_OK(!hash_eq(hash_key_final(&k1), hash_key_final(&k2)),
+	       "two hashes that differ only in lo's lowest bit make two keys");
+	hash_key_release(&k1);
+	hash_key_release(&k2);
 }
 
 /* dag_result with the manifest text m: the parsed result, and the
@@ -1158,6 +1188,7 @@ int main(void)
 	test_result_object();
 	test_ingredients_long();
 	test_ingredients_empty();
+	test_key_hash_bytes();
 	test_twins_halves();
 	return tap_done();
 }
