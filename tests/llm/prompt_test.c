@@ -232,6 +232,22 @@ static void t_reply(void)
 	TAP_IS_INT(trimmed, (int)(sizeof ends / sizeof *ends),
 		   "notes: a tab, a space, a star or an underscore at either end goes, each alone or mixed");
 	strbuf_reset(&a);
+	/* a note left empty, its marks or blanks at the line's end, is no note
+	 * (the last Avoid line wins, so the earlier one goes too) */
+	static const char *const empty[] = { "Avoid: earlier\n- Avoid: \nthe reply goes on past the line\n",
+					     "Avoid: earlier\n**Avoid:**\nthe reply goes on past the line\n",
+					     "- Avoid: ", "**Avoid:** \t" };
+	int none = 0;
+	for (size_t i = 0; i < sizeof empty / sizeof *empty; i++) {
+		strbuf_reset(&a);
+		llm_extract_notes(empty[i], &a, &z);
+		none += a.len == 0;
+		if (a.len)
+			tap_diag("'%s' gave the note '%.40s' (%zu bytes)", empty[i], a.buf, a.len);
+	}
+	TAP_IS_INT(none, (int)(sizeof empty / sizeof *empty),
+		   "notes: an empty Avoid note, '- Avoid: ' or '**Avoid:**', gives no avoid note");
+	strbuf_reset(&a);
 	struct strbuf longer = STRBUF_INIT;
 	strbuf_addstr(&longer, "Prioritize: ");
 	for (int i = 0; i < 200; i++)
