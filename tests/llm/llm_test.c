@@ -5,7 +5,9 @@
  *
  * Each scenario starts its own server (fork/exec), reads the port from its
  * first line, runs the client, checks the result and the request log, and
- * stops the server. Backoffs are 1 ms and capped at 200 ms to keep it fast.
+ * stops the server. Backoffs are 1 ms and capped at 200 ms to keep it fast
+ * (one case waits KOPT_LLM_BACKOFF_MS=300 against a port where nothing
+ * listens).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -23,6 +25,7 @@
 #include "../../common/http.h"
 #include "../../agents/llm.h"
 #include "../../agents/llm/provider.h"
+#include "../../agents/llm/wire.h"
 #include "../tap.h"
 #include "replay.h"
 
@@ -1172,6 +1175,81 @@ static void t_edges(void)
 	run_release(&r);
 }
 
+/* a call to a port where nothing listens (127.0.0.1:9): attempts made
+ * only when the budget lets it start */
+static int call_dead(struct kopt_llm *cfg, const struct llm_request *req, struct llm_budget *b,
+		     struct llm_reply *out, struct strbuf *err, double *took)
+{
+	llm_reply_init(out);
+	strbuf_reset(err);
+	double t0 = kopt_now();
+	int rc = llm_complete(cfg, req, b, out, err);
+	*took = kopt_now() - t0;
+	return rc;
+}
+
+/* the limits of the checks before and between attempts, to the token and
+ * the millisecond, and what a reply's odd bytes and counts become */
+static void t_limits(void)
+{
+	struct llm_request req = req_fast();
+	req.max_attempts = 1;
+	struct kopt_llm cfg = cfg_for("openai", (char *)"http://127.0.0.1:9/v1", "KOPT_TEST_KEY");
+	struct llm_reply out;
+	struct strbuf err = STRBUF_INIT;
+	double took;
+	/* with max_tokens under 1024 a call needs its prompt and max_tokens
+	 * left: 600 tokens of reply, not 1024 */
+	cfg.max_tokens = 600;
+	long est = (long)(strlen(req.user) + strlen(req.system)) / 4 + 8;
+	struct llm_budget b;
+	llm_budget_init(&b, NULL);
+	b.max_tokens = est + 600;
+	int rc = call_dead(&cfg, &req, &b, &out, &err, &took);
+	TAP_OK(rc == -1 && out.attempts == 1 && has(err.buf, "cannot connect") && !has(err.buf, "llm budget"),
+	       "budget: max_tokens 600, the prompt's %ld tokens and 600 left: the call is made", est);
+	if (out.attempts != 1)
+		tap_diag("%s", err.buf);
+	llm_reply_release(&out);
+	llm_budget_init(&b, NULL);
+	b.max_tokens = est + 599;
+	char want[128];
+	snprintf(want, sizeof want, "llm budget: 0 tokens used of %ld, this call needs about %ld", est + 599, est + 600);
+	rc = call_dead(&cfg, &req, &b, &out, &err, &took);
+	TAP_OK(rc == -1 && out.attempts == 0 && has(err.buf, want),
+	       "budget: one token fewer: refused, the call needing the prompt's and 600 (%s)", err.buf);
+	llm_reply_release(&out);
+	cfg.max_tokens = 4096;
+
+	/* a request without a back-off of its own waits KOPT_LLM_BACKOFF_MS */
+	struct llm_request nb = req_fast();
+	nb.max_attempts = 2;
+	nb.backoff_ms = 0;
+	nb.backoff_max_ms = 0;
+	setenv("KOPT_LLM_BACKOFF_MS", "300", 1);
+	rc = call_dead(&cfg, &nb, NULL, &out, &err, &took);
+	unsetenv("KOPT_LLM_BACKOFF_MS");
+	TAP_OK(rc == -1 && out.attempts == 2 && took >= 0.3 && took < 5,
+	       "KOPT_LLM_BACKOFF_MS=300 and no back-off in the request: two attempts %.2f s apart", took);
+	llm_reply_release(&out);
+	strbuf_release(&err);
+
+	/* a control byte in a quoted body is written as \xNN, 0x1f and 0x7f
+	 * too; space, tab and newline as a space */
+	struct strbuf q = STRBUF_INIT;
+	llm_excerpt(&q, "a\x1f" "b\x7f" "c\x01\t\n d", 10, 120);
+	TAP_IS_STR(q.buf, "a\\x1fb\\x7fc\\x01   d", "an excerpt writes bytes 0x1f, 0x7f and 0x01 as \\xNN");
+	strbuf_release(&q);
+
+	/* a usage count that is not an integer ("12") is unknown: estimated */
+	struct run r;
+	run_scenario(&r, "anthropic_string_count", "anthropic", &req, NULL, "KOPT_TEST_KEY");
+	TAP_OK(r.rc == 0 && r.reply.usage_estimated && r.reply.input_tokens == 12 && r.reply.output_tokens == 27 / 4 + 1,
+	       "anthropic: output_tokens \"12\", a string, is estimated from the reply (%ld, %ld)", r.reply.input_tokens,
+	       r.reply.output_tokens);
+	run_release(&r);
+}
+
 static char *read_text(const char *rel)
 {
 	char path[1024];
@@ -1233,6 +1311,7 @@ int main(void)
 	t_cache();
 	t_many();
 	t_edges();
+	t_limits();
 	http_global_cleanup();
 
 	free(prompt_user);
