@@ -1,7 +1,8 @@
 /*
  * tests/unit/issue24_memory_test.c: the agents' long-term memory as issue
  * 24 left it (agents/memory.c): read into an index once and then only its
- * new lines, a verdict counted once, and compacted by -t gc.
+ * new lines, a verdict counted once, and compacted by -t gc; -t memory's
+ * launch-config table.
  */
 #define _GNU_SOURCE
 #include <config.h>
@@ -140,6 +141,19 @@ int main(void)
 	TAP_IS_STR(text, "{\"kopt-memory\":2}\n", "and left as it was");
 	unlink(other);
 	TAP_IS_INT(memory_compact(other, &kept, &dropped), 1, "no memory: nothing to do");
+
+	/* a class whose one launch config sorts first (its one lesson counts
+	 * under the strategy and the config alike, and '=' sorts before a
+	 * letter): -t memory shows its launch-config table */
+	put(path, "w", "{\"kopt-memory\":1}\n");
+	TAP_OK(memory_append(path, "other", CLS, "warps-up", "XBLOCK=1024", "k1", 1, 1.5) == 0,
+	       "a lesson with a launch config appended");
+	char *one = summary(path);
+	TAP_IS_STR(one ? strstr(one, "  launch config") : one,
+		   "  launch config (problem's terms)                      tried passed  mean speedup of passes\n"
+		   "  XBLOCK=1024                                              1      1  1.500x\n",
+		   "-t memory: the launch-config table of a class whose one config sorts first");
+	free(one);
 
 	free(text);
 	free(before);
