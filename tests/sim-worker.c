@@ -123,6 +123,9 @@
  *   # sim: flops OPS            each Triton kernel's source does OPS operations
  *                               per element over 2^24 elements (the FLOPs
  *                               koptmake counts in it: OPS x 2^24 a launch)
+ *   # sim: launches none        each Triton kernel's row has a null
+ *                               launches_per_call (not measured); "launches
+ *                               0": 0 (default 1)
  *   # sim: peak G               the profile's FP32 peak, G GFLOP/s (default
  *                               50000; 0 sends none, as when it cannot be
  *                               measured); the copy bandwidth is 4300 GB/s
@@ -588,8 +591,10 @@ static json_t *profile(const struct model *m)
 			bytes = gbps * ns;
 		}
 		json_t *cfg = kconfig(m, i);
-		json_array_append_new(ks, json_pack("{s:s, s:s, s:s, s:f, s:f, s:f, s:f, s:f, s:f, s:[s], s:i, s:i, s:O, s:i, s:f}",
-			"name", n, "kind", "triton", "source_hash", hx, "launches_per_call", 1.0, "ns_per_call", ns,
+		json_t *lpc = strstr(m->text, "# sim: launches none\n") ? json_null()
+			      : json_real(strstr(m->text, "# sim: launches 0\n") ? 0.0 : 1.0);
+		json_array_append_new(ks, json_pack("{s:s, s:s, s:s, s:o, s:f, s:f, s:f, s:f, s:f, s:[s], s:i, s:i, s:O, s:i, s:f}",
+			"name", n, "kind", "triton", "source_hash", hx, "launches_per_call", lpc, "ns_per_call", ns,
 			"share", ns / dev, "bytes", bytes, "achieved_gbps", gbps, "frac_peak", gbps / 4300.0,
 			"aten", is_red(m, i) ? "aten._softmax" : "aten.add", "n_regs", 32, "n_spills", 0,
 			"num_warps", json_object_get(cfg, "num_warps"), "shared_bytes", 0, "occupancy", 1.0));

@@ -5,7 +5,8 @@
 # of T = 100 us, a quarter of it the host's; one Triton kernel with two
 # thirds of the device time (50 us), moving 2^26 bytes, and a vendor kernel
 # with the third (25 us); the copy bandwidth 4300 GB/s, the FP32 peak 50
-# TFLOP/s; "flops OPS" gives the Triton kernel OPS x 2^24 FLOPs a launch.
+# TFLOP/s; "flops OPS" gives the Triton kernel OPS x 2^24 FLOPs a launch;
+# a row without launches_per_call is plotted as one launch a call.
 # This test works each bound out by hand (awk, below) and reads it back
 # from profile.json, report.json, report.md, -t why and roofline.svg.
 # Prints TAP.
@@ -23,6 +24,10 @@ printf '# model light\n# sim: steady\n# sim: time 100000\n# sim: kernels 1\n# si
 # twin: a second variant in max-autotune's mode (as the agents' rewrites
 # are) runs four times as fast: a candidate, never max-autotune's baseline
 printf '# model twin\n# sim: steady\n# sim: time 100000\n# sim: kernels 1\n# sim: host 0.25\n# sim: flops 2\n# sim: speedup 1.5\n# sim: fast autotune 2\n# sim: fast quick 4\nimport torch\n' > models/twin.py
+# nolaunch, zerolaunch: light's kernel in one variant, its row with a null
+# and a 0 launches_per_call (not measured): plotted as one launch a call
+printf '# model nolaunch\n# sim: steady\n# sim: time 100000\n# sim: kernels 1\n# sim: host 0.25\n# sim: flops 2\n# sim: launches none\nimport torch\n' > models/nolaunch.py
+printf '# model zerolaunch\n# sim: steady\n# sim: time 100000\n# sim: kernels 1\n# sim: host 0.25\n# sim: flops 2\n# sim: launches 0\nimport torch\n' > models/zerolaunch.py
 cat > test.kopt <<'SPEC'
 device sim { gpus = 1  timeout = 60s }
 agents default { budget = 1  hot = 0.05  seed = 1  backend = builtin }
@@ -35,11 +40,14 @@ model twin { source = "models/twin.py"  variant default { }  variant autotune { 
   variant quick { mode = "max-autotune-no-cudagraphs"  options = { "triton.persistent_reductions" = false } } }
 target all = [heavy, over, light]
 target twins = [twin]
+model nolaunch { source = "models/nolaunch.py" }
+model zerolaunch { source = "models/zerolaunch.py" }
+target launches = [nolaunch, zerolaunch]
 default all
 SPEC
 
 set +e
-"$KOPTMAKE" all twins > out 2> err
+"$KOPTMAKE" all twins launches > out 2> err
 status=$?
 set -e
 check "the build succeeds (exit $status)" "[ $status -eq 0 ] && [ -s kopt-out/all/report.json ]"
@@ -61,6 +69,7 @@ eval "$(awk 'BEGIN {
 	printf "at_over=%.17g\n", 50000 / (B / 4300 + 12500 + 12500)
 	printf "heavy_gflops=%.17g\n", 146 * E / 50000
 	printf "light_gflops=%.17g\n", 2 * E / 25000
+	printf "one_launch_gflops=%.17g\n", 2 * E / 50000
 }')"
 close() { awk -v a="$1" -v b="$2" 'BEGIN { d = a - b; if (d < 0) d = -d; s = b < 0 ? -b : b; exit !(a != "" && b != "" && d <= 1e-6 * s + 1e-9) }'; }
 
@@ -194,4 +203,17 @@ check "roofline.svg: light's (its autotune variant, chosen) at 0.5, before and a
 	"close '$lp' $light_gflops && close '$la' $(awk "BEGIN { printf \"%.17g\", $light_gflops * 1.5 }")"
 check "roofline.svg: no point for over's kernel, its FLOPs over the peak: three points in all" \
 	"! grep -q '^point [a-z]* 1000 ' svg && [ \$(grep -c '^point' svg) -eq 3 ]"
+# a hot kernel whose row has no launches_per_call, or 0: its FLOPs over its
+# time, as one launch a call, not 0 GFLOP/s
+python3 - kopt-out/launches/roofline.svg > svg <<'EOF'
+import sys
+import xml.etree.ElementTree as ET
+for e in ET.parse(sys.argv[1]).getroot().iter():
+    c = e.get("class") or ""
+    if c.startswith("point before"):
+        print(e.get("data-intensity"), e.get("data-gflops"))
+EOF
+lpts=$(tr '\n' ';' < svg)
+check "roofline.svg: a kernel with a null or a 0 launches_per_call at its FLOPs over its time, $one_launch_gflops GFLOP/s ($lpts)" \
+	"[ \$(wc -l < svg) -eq 2 ] && close \"\$(sed -n 1p svg | cut -d' ' -f2)\" $one_launch_gflops && close \"\$(sed -n 2p svg | cut -d' ' -f2)\" $one_launch_gflops"
 echo "1..$n"
