@@ -7,7 +7,8 @@
 # a corrupt environment file is reported and forgotten; -t gc says how
 # many bytes it freed; -t clean leaves a user's own files that only look
 # like outputs; after -t clean the next build says it restored the
-# outputs from the cache; the log keeps every run's record of a step. Prints
+# outputs from the cache; the log keeps every run's record of a step; an
+# actions file that cannot be read is said to be unreadable. Prints
 # TAP.
 set -eu
 
@@ -137,5 +138,16 @@ runs=$(awk -F'\t' '$4 == "stitch" && $5 == "a" { n++ } END { print n + 0 }' .kop
 check "the log holds each run of stitch a ($runs)" "[ $runs -ge 2 ]"
 check "the log's durations are the steps' wall time in ms" \
 	"awk -F'\\t' 'NR > 1 && \$3 == \"ok\" && \$4 == \"capture\" && (\$2 < 0 || \$2 > 60000) { bad++ } END { exit bad > 0 }' .kopt/log"
+
+# an actions file that cannot be read (a FIFO in its place: pread fails) is
+# reported as such, the build stopped, and nothing written over it
+mv .kopt/actions actions.saved
+mkfifo .kopt/actions
+run
+check "an actions file that cannot be read: 'cannot read' it, exit $status" \
+	"[ $status -ne 0 ] && grep -q \"error: cannot read '.*\\.kopt/actions': \" err && ! grep -q 'cannot write' err && [ -p .kopt/actions ]"
+[ $status -ne 0 ] && grep -q "cannot read" err || sed 's/^/# /' err
+rm -f .kopt/actions
+mv actions.saved .kopt/actions
 
 echo "1..$n"
