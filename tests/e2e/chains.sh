@@ -5,7 +5,8 @@
 # a variant of the agents' own that fails to compile; and which variants
 # get none (a variant that another beats by gamma even with its hot
 # kernels at their bounds), and which kernels get none (one that could not
-# make the model gamma faster even at its bound). Prints TAP.
+# make the model gamma faster even at its bound, a group's member at
+# exactly 1.05 of its bound counted as at it). Prints TAP.
 set -eu
 
 . "$top_srcdir/tests/e2e/sim-env.sh" chains
@@ -23,11 +24,20 @@ printf '# model roomy\n# sim: kernels 2\n# sim: steady\n# sim: time 1000000\n# s
 # of its bound: even at it, the model would not be gamma faster; the second
 # kernel could make it so
 printf '# model small\n# sim: weights 2 30\n# sim: reductions\n# sim: steady\n# sim: time 300000\nimport torch\n' > models/small.py
+# a group of two pointwise kernels (weights 1 and 3 of a device time of
+# 75 us, the vendor kernel's 1 the rest): the first at exactly 1.05 of its
+# bound (its FLOPs at the peak G, 15.75 us of its 15 us), counted as at its
+# bound, not as able to vanish; the second at 0.694 (its bytes, 31.2 us of
+# 45 us). The group's room is 0.6 x 0.306 of the device time: 13.8 us of
+# 100, at most 16.0% faster, under gamma 1.3 (were the first to vanish,
+# 28.8 us: 40.4%, over it)
+printf '# model atbound\n# sim: group\n# sim: pointwise\n# sim: weights 1 3\n# sim: steady\n# sim: time 100000\n# sim: host 0.25\n# sim: flops 100\n# sim: peak 106522.00634920635\nimport torch\n' > models/atbound.py
 cat > test.kopt <<'SPEC'
 device sim { gpus = 1  timeout = 30s }
 agents search { budget = 2  hot = 0.05  seed = 1  backend = builtin  space_variants = 1 }
 agents plain { budget = 2  hot = 0.05  seed = 1  backend = builtin }
 gates strict { seeds = 3  atol = 1e-4  rtol = 1e-4  gamma = 1.03  repeats = 10  precision = strict }
+gates wide { seeds = 3  atol = 1e-4  rtol = 1e-4  gamma = 1.3  repeats = 10  precision = strict }
 defaults { device = sim  agents = plain  gates = strict }
 model lastfail {
   source = "models/lastfail.py"  agents = search
@@ -45,7 +55,8 @@ model roomy {
   variant autotune { mode = "max-autotune-no-cudagraphs" }
 }
 model small { source = "models/small.py" }
-target all = [lastfail, capped, roomy, small]
+model atbound { source = "models/atbound.py"  gates = wide }
+target all = [lastfail, capped, roomy, small, atbound]
 default all
 SPEC
 
@@ -70,6 +81,10 @@ check "small: the kernel that cannot make the model gamma faster gets no candida
 	"! grep -q '^\(screen\|verify\) small default triton_red_fused__softmax_0 ' sim.log &&
 	 grep -q '^verify small default triton_red_fused__softmax_1 ' sim.log &&
 	 grep -q '^- triton_red_fused__softmax_0 (variant default): left alone: even at its bound it would make the model at most 0.6% faster (1.7 us of 300.0 us per call), under gamma 1.03\$' kopt-out/small/report.md"
+check "atbound: a group member at exactly 1.05 of its bound counts as at it: the group is left alone, at most 16.0% faster" \
+	"! grep -q '^verify atbound ' sim.log &&
+	 grep -q '^- triton_poi_fused_[a-z_]*[0-9]* (variant default): left alone: even at its bound it would make the model at most 16.0% faster (13.8 us of 100.0 us per call), under gamma 1.30\$' kopt-out/atbound/report.md"
+grep -q 'left alone: even' kopt-out/atbound/report.md || grep -i 'alone\|^verify atbound' kopt-out/atbound/report.md sim.log | sed 's/^/# /' | head -5
 lines=$(wc -l < sim.log)
 rc=0
 "$KOPTMAKE" -j1 > out2 2> err2 || rc=$?
