@@ -518,17 +518,17 @@ int main(void)
 			{ "0.5", "", "... at frac 0.5, 15 percent of room: none" },
 		};
 		for (size_t i = 0; i < sizeof room / sizeof room[0]; i++) {
-			char *t = xasprintf("vendor\t0.7\t%s\tsm90_xmma_gemm\ntriton\t0.3\t%s\ttriton_red_fused_0\t%s\n"
+			char *sum = xasprintf("vendor\t0.7\t%s\tsm90_xmma_gemm\ntriton\t0.3\t%s\ttriton_red_fused_0\t%s\n"
 					    "facts\t-\t-\tconv=0,gemm=1,reduction=1,params=0,tconv=0,dconv=0,pool=0,c3d=0,"
 					    "lred=0,sred=1\n", H, H, room[i].frac);
-			rule_summary_read(t, &a);
+			rule_summary_read(sum, &a);
 			n = rule_space_auto(&a, NULL, 1.03, 600, 10, out);
 			got = names(out, n);
 			TAP_IS_STR(got, room[i].want, room[i].what);
 			free(got);
 			release(out, n);
 			rule_summary_release(&a);
-			free(t);
+			free(sum);
 		}
 		rule_summary_read("triton\t1\t0123456789abcdef0123456789abcdef\ttriton_red_fused_0\t0.5\n"
 				  "facts\t-\t-\tconv=0,gemm=1,reduction=3,params=4096\n", &a);
