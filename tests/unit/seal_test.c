@@ -11,6 +11,7 @@
 
 #include "../tap.h"
 
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -158,6 +159,37 @@ static void key_file(const char *tmp)
 	free(err);
 }
 
+/* a koptmake started with its standard input closed (from a daemon, cron,
+ * `<&-`): the files it opens take descriptor 0, the seal key's among them,
+ * and the key is made and read as any other */
+static void key_without_stdin(const char *tmp)
+{
+	char *cfg = xasprintf("%s/nostdin", tmp), *file = xasprintf("%s/koptmake/seal.key", cfg);
+	char *err = xasprintf("%s/err0", tmp);
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		if (!freopen(err, "w", stderr))
+			_exit(3);
+		close(0);
+		setenv("XDG_CONFIG_HOME", cfg, 1);
+		unsetenv("KOPT_SEAL_KEY");
+		seal_key_reset();
+		char a[SEAL_HEX];
+		int made = seal_make("output", "substitutions.json", "x", 1, a);
+		fflush(stderr);
+		_exit(made == 0 && fcntl(0, F_GETFD) < 0 ? 0 : 1);
+	}
+	int st;
+	waitpid(pid, &st, 0);
+	struct stat fst;
+	TAP_OK(WIFEXITED(st) && WEXITSTATUS(st) == 0 && stat(file, &fst) == 0 && fst.st_size == 65,
+	       "standard input closed: the seal key is made on descriptor 0 and sealed with");
+	free(cfg);
+	free(file);
+	free(err);
+}
+
 int main(void)
 {
 	digests();
@@ -165,6 +197,7 @@ int main(void)
 	if (!mkdtemp(tmpl))
 		return 1;
 	key_file(tmpl);
+	key_without_stdin(tmpl);
 	char *rm = xasprintf("rm -rf '%s'", tmpl);
 	if (system(rm) != 0)
 		tap_diag("could not remove %s", tmpl);
