@@ -35,6 +35,9 @@ import re
 import statistics
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "runtime", "python"))
+from kopt.compile_time import parse_progress  # noqa: E402 (the progress lines' format, written there)
+
 
 def log_rows(path: str, since: int) -> list:
     rows = []
@@ -137,26 +140,31 @@ def main() -> int:
         print(f"\nProfiles that counted DRAM bytes: {len(cs)} of {len(ph)}"
               + (f"; the counters took {sum(cs):.1f} s (median {statistics.median(cs):.2f} s)." if cs else "."))
     captures(top, rows)
-    autotuning(top)
-    progress(top)
+    logs = worker_logs(top)
+    autotuning(logs)
+    progress(logs)
     return 0
 
 
-_PROGRESS = re.compile(r"^kopt: compiling (.+): (\d+) s so far; templates autotuned ([0-9.]+) s, precompiled ([0-9.]+) s; "
-                       r"Triton waited for ([0-9.]+) s; launch configs tuned ([0-9.]+) s$")
+def worker_logs(top: str) -> list:
+    """(file name, text) of each worker's log under KOPT_DIR/workers"""
+    out = []
+    for path in sorted(glob.glob(os.path.join(top, "workers", "*.log"))):
+        with open(path, errors="replace") as f:
+            out.append((os.path.basename(path), f.read()))
+    return out
 
 
-def progress(top: str) -> None:
+def progress(logs: list) -> None:
     """each compile's last progress line in the workers' logs (a worker
     compiles one variant at a time: a log's lines of one label are one
     compile, the last the furthest)"""
     last = {}
-    for path in sorted(glob.glob(os.path.join(top, "workers", "*.log"))):
-        with open(path, errors="replace") as f:
-            for line in f:
-                m = _PROGRESS.match(line.rstrip("\n"))
-                if m:
-                    last[(os.path.basename(path), m.group(1))] = m.groups()[1:]
+    for name, text in logs:
+        for line in text.splitlines():
+            p = parse_progress(line)
+            if p:
+                last[(name, p[0])] = p[1]
     if not last:
         return
     print("\n| compile (worker's log, its last progress line) | seconds so far | templates autotuned | precompiled | "
@@ -187,11 +195,8 @@ def tuned_ops(text: str) -> list:
     return out
 
 
-def autotuning(top: str) -> None:
-    ops = []
-    for path in sorted(glob.glob(os.path.join(top, "workers", "*.log"))):
-        with open(path, errors="replace") as f:
-            ops += tuned_ops(f.read())
+def autotuning(logs: list) -> None:
+    ops = [op for _, text in logs for op in tuned_ops(text)]
     if not ops:
         return
     bench = sum(o[1] for o in ops)

@@ -59,6 +59,9 @@ ok("wall_s" in sink and all(k in sink for k in CT.PARTS) and isinstance(sink["sp
 line = CT.progress_line("resnet101.py (max-autotune-no-cudagraphs)", 121.4, spans)
 ok(line == "kopt: compiling resnet101.py (max-autotune-no-cudagraphs): 121 s so far; templates autotuned 3.0 s, "
    "precompiled 1.0 s; Triton waited for 2.0 s; launch configs tuned 0.5 s", line)
+ok(CT.parse_progress(line) == ("resnet101.py (max-autotune-no-cudagraphs)", ("121", "3.0", "1.0", "2.0", "0.5"))
+   and CT.parse_progress("AUTOTUNE mm(8x8, 8x8)") is None,
+   "parse_progress reads the line back (bench/beyond/costs.py), and no other line", CT.parse_progress(line))
 
 # measured() with a label writes progress lines while the block runs, from
 # a table that grows (a TEST DOUBLE of torch._dynamo.utils's), and none

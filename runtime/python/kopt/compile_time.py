@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import sys
 import threading
 import time
@@ -64,12 +65,16 @@ def _sum(delta: dict, names) -> float:
     return sum(delta.get(n, 0.0) for n in names)
 
 
+def _ending(delta: dict, suffix: str) -> float:
+    return sum(v for k, v in delta.items() if k.endswith(suffix))
+
+
 def phases(delta: dict, wall: float) -> dict:
     """The five parts of a compile from its span deltas (name -> seconds)
     and its wall time; each part at least 0, and they add up to wall
     (run_s takes what the spans do not hold)."""
-    templ_tune = sum(v for k, v in delta.items() if k.endswith(TEMPLATE_TUNE))
-    templ_pre = sum(v for k, v in delta.items() if k.endswith(TEMPLATE_PRECOMPILE))
+    templ_tune = _ending(delta, TEMPLATE_TUNE)
+    templ_pre = _ending(delta, TEMPLATE_PRECOMPILE)
     frame = _sum(delta, DYNAMO)
     backend = min(_sum(delta, BACKEND), frame) if frame else _sum(delta, BACKEND)
     wait = _sum(delta, TRITON_WAIT)
@@ -105,11 +110,22 @@ def progress_line(label: str, elapsed: float, delta: dict) -> str:
     """A compile's progress for the worker's log: its seconds so far and
     what its finished spans hold: templates' autotuning and precompiling,
     waits for Triton, launch configs tuned at first runs"""
-    tune = sum(v for k, v in delta.items() if k.endswith(TEMPLATE_TUNE))
-    pre = sum(v for k, v in delta.items() if k.endswith(TEMPLATE_PRECOMPILE))
-    return (f"{PROGRESS}{label}: {elapsed:.0f} s so far; templates autotuned {tune:.1f} s, "
-            f"precompiled {pre:.1f} s; Triton waited for {_sum(delta, TRITON_WAIT):.1f} s; "
+    return (f"{PROGRESS}{label}: {elapsed:.0f} s so far; templates autotuned {_ending(delta, TEMPLATE_TUNE):.1f} s, "
+            f"precompiled {_ending(delta, TEMPLATE_PRECOMPILE):.1f} s; "
+            f"Triton waited for {_sum(delta, TRITON_WAIT):.1f} s; "
             f"launch configs tuned {_sum(delta, AUTOTUNE_RUN):.1f} s")
+
+
+_PROGRESS_RE = re.compile(re.escape(PROGRESS) + r"(.+): (\d+) s so far; templates autotuned ([0-9.]+) s, "
+                          r"precompiled ([0-9.]+) s; Triton waited for ([0-9.]+) s; launch configs tuned ([0-9.]+) s")
+
+
+def parse_progress(line: str):
+    """progress_line's label and its five figures as written (seconds so
+    far, templates autotuned, precompiled, Triton's waits, launch configs
+    tuned), or None for another line"""
+    m = _PROGRESS_RE.fullmatch(line.rstrip("\n"))
+    return (m.group(1), m.groups()[1:]) if m else None
 
 
 def _every() -> float:

@@ -37,13 +37,15 @@ def sandbox_hint(exc: BaseException) -> str:
     only for a denied path outside what the worker may read
     ($KOPT_SANDBOX_READ, which koptmake sets) or write (its scratch
     folder, $KOPT_SANDBOX_WRITE), the error or one it was raised from."""
+    reads = os.environ.get("KOPT_SANDBOX_READ")
+    if reads is None:
+        return ""  # no sandbox koptmake set up
+    allowed = reads + ":" + os.environ.get("KOPT_SANDBOX_WRITE", "")
     seen = 0
     while exc is not None and seen < 8:
-        if (isinstance(exc, PermissionError) and isinstance(exc.filename, (str, bytes)) and exc.filename
-                and os.environ.get("KOPT_SANDBOX_READ") is not None):
+        if isinstance(exc, PermissionError) and isinstance(exc.filename, (str, bytes)) and exc.filename:
             path = os.path.abspath(os.fsdecode(exc.filename))
             real = os.path.realpath(path)
-            allowed = os.environ.get("KOPT_SANDBOX_READ", "") + ":" + os.environ.get("KOPT_SANDBOX_WRITE", "")
             if not _under(path, allowed) and not _under(real, allowed):
                 return (" (koptmake's workers read only the spec's folders and those it allows, and write "
                         "only their scratch folder: to let a model read this file, add "
