@@ -149,3 +149,7 @@ EXTRA_DIST += tests/lists.py tests/lists.sh tests/lists-self.sh
 # DESIGN.md's layout names every file of the repository (issue 41)
 TESTS += tests/layout.sh tests/layout-self.sh
 EXTRA_DIST += tests/layout.py tests/layout.sh tests/layout-self.sh
+# whole builds of examples/ and tests/golden/sim-cases/ with the simulated
+# worker, against their recorded logs, steps, reports and outputs
+TESTS += tests/golden/sim-build.sh
+EXTRA_DIST += tests/golden/sim-build.sh tests/golden/sim tests/golden/sim-cases

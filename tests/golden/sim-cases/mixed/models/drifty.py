@@ -1,0 +1,5 @@
+# model drifty
+# sim: drift default
+# sim: dram error
+# sim: peak 0
+import torch

@@ -1,0 +1,3 @@
+# model nocap
+# sim: error capture
+import torch

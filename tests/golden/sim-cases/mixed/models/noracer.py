@@ -1,0 +1,4 @@
+# model noracer
+# sim: softfail race
+# sim: softfail screen
+import torch

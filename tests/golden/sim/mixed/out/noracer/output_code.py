@@ -1,0 +1,5 @@
+# stitched output code (simulated)
+# triton_red_fused__softmax_3: {"R0_BLOCK":2048,"XBLOCK":1,"num_stages":1,"num_warps":8}
+# triton_red_fused__softmax_0: {"R0_BLOCK":1024,"XBLOCK":1,"num_stages":1,"num_warps":16}
+def call(args):
+    pass
