@@ -72,6 +72,7 @@ one() { # NAME FOLDER SPEC FIRST_MODEL
 	g=$tmp/got/$name
 	mkdir -p "$w" "$g"
 	(cd "$2" && tar cf - --exclude=.kopt --exclude=kopt-out .) | (cd "$w" && tar xf -)
+	chmod -R u+w "$w"
 	{ run "$w" -f "$3" all; echo "exit $?"; } | norm > "$g/log"
 	run "$w" -f "$3" -t query | norm > "$g/query"
 	for p in $(run "$w" -f "$3" -t query | awk '$2 == "stitch" { print $3 }'); do
