@@ -958,6 +958,29 @@ static void t_cache(void)
 	json_decref(body);
 	run_release(&r);
 
+	/* a later round: the earlier turns come first, in order, then the two blocks */
+	struct llm_turn turns[] = {
+		{ LLM_USER, "Speed up the kernel." },
+		{ LLM_ASSISTANT, "```python\ndef f():\n    pass\n```" },
+	};
+	req.turns = turns;
+	req.nturns = 2;
+	run_scenario(&r, "anthropic_cached", "anthropic", &req, NULL, "KOPT_TEST_KEY");
+	body = json_loads(json_string_value(json_object_get(json_array_get(r.requests, 0), "body")), 0, NULL);
+	json_t *ms = json_object_get(body, "messages");
+	const char *r0 = json_string_value(json_object_get(json_array_get(ms, 0), "role"));
+	const char *r1 = json_string_value(json_object_get(json_array_get(ms, 1), "role"));
+	const char *c1 = json_string_value(json_object_get(json_array_get(ms, 1), "content"));
+	content = json_object_get(json_array_get(ms, 2), "content");
+	TAP_OK(r.rc == 0 && json_array_size(ms) == 3 && r0 && strcmp(r0, "user") == 0 && r1 &&
+	       strcmp(r1, "assistant") == 0 && c1 && strcmp(c1, turns[1].text) == 0 && json_array_size(content) == 2 &&
+	       json_object_get(json_array_get(content, 0), "cache_control"),
+	       "anthropic, cached, with earlier turns: the turns, then the stable block and the rest");
+	json_decref(body);
+	run_release(&r);
+	req.turns = NULL;
+	req.nturns = 0;
+
 	req.user_stable = n / 2;
 	run_scenario(&r, "openai_cached", "openai", &req, NULL, "KOPT_TEST_KEY");
 	body = json_loads(json_string_value(json_object_get(json_array_get(r.requests, 0), "body")), 0, NULL);

@@ -80,6 +80,17 @@ static void t_prompt(void)
 	TAP_OK(has(sb.buf, "# Repair") && has(sb.buf, "It failed the `correctness` gate: max abs error 3.1e-02 > atol 1e-04 (seed 2)") &&
 	       has(sb.buf, "```python\ndef " K "(x):\n    pass\n```"), "repair prompt: gate, numbers and the failing candidate");
 	TAP_OK(!has(sb.buf, "## Profile") && !has(sb.buf, "## Diagnosis"), "repair prompt: unknown fields left out");
+	/* a gate without a reason (none, or an empty one): the gate alone, and no
+	 * gate either: "?" */
+	r.gate_reason = "";
+	strbuf_reset(&sb);
+	llm_prompt_kernel(&r, &sb);
+	TAP_OK(has(sb.buf, "It failed the `correctness` gate\n\n```python\n"), "repair prompt: an empty gate reason left out");
+	r.gate_reason = NULL;
+	r.gate = "";
+	strbuf_reset(&sb);
+	llm_prompt_kernel(&r, &sb);
+	TAP_OK(has(sb.buf, "It failed the `?` gate\n\n```python\n"), "repair prompt: no reason and no gate: the gate is `?`");
 
 	/* a kernel that moves nothing: its 0 GB/s is a measurement, not an unknown */
 	struct llm_kernel_prompt z = {
