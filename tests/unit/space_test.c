@@ -530,6 +530,21 @@ int main(void)
 			rule_summary_release(&a);
 			free(sum);
 		}
+		/* a kernel faster than its bound (frac above 1: the bound is
+		 * overstated) has no room, and takes none from the others */
+		char *over = xasprintf("vendor\t0.3\t%s\tsm90_xmma_gemm\ntriton\t0.3\t%s\ttriton_red_fused_0\t0\n"
+				       "triton\t0.4\t%s\ttriton_red_fused_1\t1.5\n"
+				       "facts\t-\t-\tconv=0,gemm=1,reduction=2,params=0,tconv=0,dconv=0,pool=0,c3d=0,"
+				       "lred=0,sred=1\n", H, H, H);
+		rule_summary_read(over, &a);
+		n = rule_space_auto(&a, NULL, 1.03, 600, 10, out);
+		got = names(out, n);
+		TAP_IS_STR(got, "autotune-nd-tiling",
+			   "30 percent at frac 0 beside 40 at frac 1.5: the room is the first's, for the N-d tiling");
+		free(got);
+		release(out, n);
+		rule_summary_release(&a);
+		free(over);
 		rule_summary_read("triton\t1\t0123456789abcdef0123456789abcdef\ttriton_red_fused_0\t0.5\n"
 				  "facts\t-\t-\tconv=0,gemm=1,reduction=3,params=4096\n", &a);
 		TAP_OK(rule_space_auto(&a, NULL, 1.03, 600, 10, out) == 0,
