@@ -337,6 +337,16 @@ static void test_perf(void)
 	TAP_IS_STR(v.reason, "perf: kernel speedup 1.046x is within the noise: pair ratios' lower quartile 0.983 < 1 (spread 14%)",
 		   "noise reason");
 
+	/* a pass whose pair ratios spread widely (1.0 to 2.6 the pair): the
+	 * spread, in percent of the median ratio, is in the reason */
+	static const double wide_r[10] = { 1.0, 1.1, 1.2, 1.4, 1.6, 1.8, 2.0, 2.18, 2.4, 2.6 };
+	for (int i = 0; i < 10; i++)
+		b[i] = 100000, c[i] = 100000 / wide_r[i];
+	gate_verdict_init(&v);
+	TAP_OK(gate_perf(b, 10, c, 10, 1.03, 10, GATE_LEVEL_KERNEL, &v), "widely spread pairs, all at least 1.0x: a pass");
+	TAP_IS_STR(v.reason, "perf: kernel 1.694x >= gamma 1.03 (pair ratios' lower quartile 1.250, spread 52%)",
+		   "... whose reason gives the spread");
+
 	gate_verdict_init(&v);
 	TAP_OK(gate_perf(drift_base, 10, drift_cand, 10, 1.03, 10, GATE_LEVEL_KERNEL, &v), "drift shared by the pairs cancels");
 	TAP_OK(v.kernel.noise < 1e-9, "drifting pairs have no spread");
