@@ -1,0 +1,10 @@
+# model overstated
+# sim: steady
+# sim: time 100000
+# sim: kernels 1
+# sim: host 0.25
+# sim: flops 2
+# sim: overstated 1.5
+# sim: dram 0.5
+# sim: speedup 1.5
+import torch
