@@ -7,7 +7,9 @@
 # tests/golden/sim/NAME/, file by file:
 #   log          the build's output and its exit status
 #   query        `-t query`: every step, fresh or stale
-#   why          `-t why` of every stitch step, less the host's own times
+#   why          `-t why` of every step but captures and proposals (a
+#                verify step's verdict, candidate, analysis and reasons
+#                alone), less the host's own times
 #   memory       `-t memory`: the agents' memory
 #   out/...      every file of kopt-out/, as written
 #   rebuild      the output of a second build after one model file changed
@@ -75,9 +77,11 @@ one() { # NAME FOLDER SPEC FIRST_MODEL
 	chmod -R u+w "$w"
 	{ run "$w" -f "$3" all; echo "exit $?"; } | norm > "$g/log"
 	run "$w" -f "$3" -t query | norm > "$g/query"
-	for p in $(run "$w" -f "$3" -t query | awk '$2 == "stitch" { print $3 }'); do
-		run "$w" -f "$3" -t why "stitch $p"
-	done | norm > "$g/why"
+	run "$w" -f "$3" -t query | awk '$2 != "propose" && $2 != "capture" { print $2, $3 }' |
+		while read -r kind p; do
+			run "$w" -f "$3" -t why "$kind $p" |
+				if [ "$kind" = verify ]; then grep -E '^verify |^  (candidate|analysis|reason|worker said) '; else cat; fi
+		done | norm > "$g/why"
 	run "$w" -f "$3" -t memory | norm > "$g/memory"
 	cp -R "$w/kopt-out" "$g/out"
 	echo "# changed" >> "$w/$4"
