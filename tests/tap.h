@@ -6,6 +6,7 @@
 #ifndef KOPT_TAP_H
 #define KOPT_TAP_H
 
+#include <dirent.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -64,6 +65,22 @@ static inline int tap_count(const char *s, const char *needle)
 	for (const char *p = s; (p = strstr(p, needle)); p++)
 		n++;
 	return n;
+}
+
+/* the process's open file descriptors (Linux: /proc/self/fd, less the
+ * one that reads it), -1 where that cannot be read: a test compares the
+ * count before and after a call that must close what it opens */
+static inline int tap_open_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	if (!d)
+		return -1;
+	int n = 0;
+	for (struct dirent *e; (e = readdir(d));)
+		if (e->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n - 1;
 }
 
 static inline int tap_done(void)

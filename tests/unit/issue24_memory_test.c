@@ -117,7 +117,10 @@ int main(void)
 	struct stat st0, st1;
 	stat(path, &st0);
 	size_t kept, dropped;
+	int fds = tap_open_fds();
 	TAP_IS_INT(memory_compact(path, &kept, &dropped), 0, "memory_compact");
+	TAP_OK(fds >= 0 && tap_open_fds() == fds, "compacting leaves no descriptor open (%d before, %d after)", fds,
+	       tap_open_fds());
 	TAP_OK(kept == 3 && dropped == 6, "3 lessons kept, 4 repeats, 1 unreadable and 1 torn line dropped (%zu, %zu)",
 	       kept, dropped);
 	char *text = slurp(path);
