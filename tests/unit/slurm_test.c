@@ -138,6 +138,23 @@ static void test_argv(void)
 	slurm_argv_free(v);
 	TAP_OK(!slurm_wants_gres(full, 9), "a launcher that asks for GPUs gets no --gres added");
 	TAP_OK(!slurm_wants_gres(other, 2), "not srun: no GRES");
+	/* short options glued to their values, long ones with "=": the
+	 * launcher's own; an option that only begins like one is another */
+	char *glued[] = { "srun", "-Jmine", "-n1", "--exclusive", "-G1" };
+	v = slurm_worker_argv(glued, 5, "w", "koptmake.w0.1", false);
+	s = joined(v);
+	TAP_IS_STR(s, "srun -Jmine -n1 --exclusive -G1 w", "-Jmine, -n1 and --exclusive are the launcher's: nothing added");
+	free(s);
+	slurm_argv_free(v);
+	TAP_OK(!slurm_wants_gres(glued, 5), "-G1 asks for GPUs: no --gres added");
+	char *longer[] = { "srun", "--job-name=mine", "--ntasks-per-node=1", "--exactly", "--gpus=2" };
+	v = slurm_worker_argv(longer, 5, "w", "koptmake.w0.1", false);
+	s = joined(v);
+	TAP_IS_STR(s, "srun --ntasks=1 --exact --job-name=mine --ntasks-per-node=1 --exactly --gpus=2 w",
+		   "--job-name=V is the launcher's; --ntasks-per-node and --exactly are other options");
+	free(s);
+	slurm_argv_free(v);
+	TAP_OK(!slurm_wants_gres(longer, 5), "--gpus=2 asks for GPUs: no --gres added");
 }
 
 static void write_script(const char *path, const char *body)
