@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include <config.h>
 
+#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,6 +94,14 @@ static void test_reasons(void)
 	free(r);
 	r = slurm_reason("srun: error: Node failure on kopt2\nsrun: done\n");
 	TAP_IS_STR(r, "Slurm lost node kopt2 (node failure)", "a node failure, on a line before another: the node's name");
+	free(r);
+	r = slurm_reason("srun: error: Unable to create step for job 1234: Job/step already completing or completed\n"
+			 "srun: done\n");
+	TAP_IS_STR(r, "Slurm cannot create the worker's step in job 1234: Job/step already completing or completed",
+		   "a step refused in its job: the job and Slurm's words, to the line's end");
+	free(r);
+	r = slurm_reason("srun: error: kopt1: task 0: Out Of Memory\n");
+	TAP_IS_STR(r, "Slurm killed the worker's step: out of memory", "the step's task out of memory");
 	free(r);
 }
 
@@ -291,10 +300,61 @@ static void test_gres_partition(void)
 	free(srun);
 }
 
+/* sinfo, asked whether the partition has GPUs, reads nothing of
+ * koptmake's standard input and writes nothing to its stderr */
+static void test_sinfo_quiet(void)
+{
+	char dir[] = "/tmp/kopt-slurm-quiet-XXXXXX";
+	if (!mkdtemp(dir)) {
+		TAP_OK(0, "mkdtemp");
+		return;
+	}
+	char *sinfo = xasprintf("%s/sinfo", dir), *srun = xasprintf("%s/srun", dir), *err = xasprintf("%s/err", dir);
+	char *in = xasprintf("%s/in", dir), *got = xasprintf("%s/got", dir);
+	char *body = xasprintf("#!/bin/sh\necho sinfo-noise >&2\ncat > %s\necho 'gpu:2'\n", got);
+	write_script(sinfo, body);
+	write_script(in, "koptmake's own input\n");
+	fflush(stderr);
+	int save0 = dup(0), save2 = dup(2);
+	int fin = open(in, O_RDONLY), ferr = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	dup2(fin, 0);
+	dup2(ferr, 2);
+	char *argv[] = { srun };
+	bool g = slurm_wants_gres(argv, 1);
+	dup2(save0, 0);
+	dup2(save2, 2);
+	close(fin);
+	close(ferr);
+	close(save0);
+	close(save2);
+	struct strbuf e = STRBUF_INIT, r = STRBUF_INIT;
+	strbuf_init(&e);
+	strbuf_init(&r);
+	strbuf_read_file(&e, err);
+	strbuf_read_file(&r, got);
+	TAP_OK(g && e.len == 0 && r.len == 0,
+	       "sinfo's stderr is not koptmake's, nor is its standard input (GPUs %d, %zu bytes said, %zu read)", g, e.len,
+	       r.len);
+	strbuf_release(&e);
+	strbuf_release(&r);
+	unlink(sinfo);
+	unlink(in);
+	unlink(err);
+	unlink(got);
+	rmdir(dir);
+	free(body);
+	free(sinfo);
+	free(srun);
+	free(err);
+	free(in);
+	free(got);
+}
+
 int main(void)
 {
 	test_reasons();
 	test_gres_partition();
+	test_sinfo_quiet();
 	test_argv();
 	test_end();
 	return tap_done();
