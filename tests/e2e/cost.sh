@@ -10,7 +10,7 @@ set -eu
 
 . "$top_srcdir/tests/e2e/sim-env.sh" cost
 mkdir models
-printf '# model slowv\n# sim: kernels 1\n# sim: slow verify 2700\n# sim: slow screen 3700\nimport torch\n' > models/slowv.py
+printf '# model slowv\n# sim: kernels 1\n# sim: slow verify 2700\n# sim: slow screen 8200\nimport torch\n' > models/slowv.py
 printf '# model quick\n# sim: kernels 1\nimport torch\n' > models/quick.py
 cat > test.kopt <<SPEC
 device sim { gpus = 1  timeout = 30s }
@@ -33,10 +33,11 @@ total() { python3 -c "import json; m={x['model']: x for x in json.load(open('kop
 check "slowv's GPU-minutes in all: its seconds summed, then rounded (0.2, where each kind is 0.1): $(total slowv)" \
 	"[ \"\$(total slowv)\" = 0.2 ] && [ \"\$(total quick)\" = 0.0 ]"
 check "quick's verifies: 0.0 ($(json quick verify))" "[ \"\$(json quick verify)\" = 0.0 ]"
-check "slowv's screen of 3.7 s: 0.1 GPU-minutes ($(json slowv screen)), as the build log says ($(logmin screen slowv))" \
+check "slowv's screen of 8.2 s: 0.1 GPU-minutes (8.2 s over 60, to a tenth; not 0.2) ($(json slowv screen)), as the build log says ($(logmin screen slowv))" \
 	"[ \"\$(json slowv screen)\" = 0.1 ] && [ \"\$(logmin screen slowv)\" = 0.1 ]"
-# the total row's all: 9.4 s and more (5.4 + 3.7 and the rest) is 0.2, where
-# each kind alone is 0.1: the total is the seconds summed, then rounded
+# the total row's all: 13.9 s and more (5.4 + 8.2 and the rest, less than
+# 15 s) is 0.2, where each kind alone is 0.1: the total is the seconds
+# summed, then rounded
 check "report.md has the GPU-time table, slowv's screen and verify columns and the total row, its all the seconds summed (0.2)" \
 	"sed -n '/^## GPU time/,/^## /p' kopt-out/all/report.md | grep -q '^| model | capture | profile | screen | verify | stitch | all |' &&
 	 sed -n '/^## GPU time/,/^## /p' kopt-out/all/report.md | grep -q '^| slowv | 0.0 | 0.0 | 0.1 | 0.1 | 0.0 | 0.2 |' &&

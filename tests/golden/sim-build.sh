@@ -7,6 +7,10 @@
 # tests/golden/sim/NAME/, file by file:
 #   log          the build's output and its exit status
 #   query        `-t query`: every step, fresh or stale
+#   keys         `-t query STEP` of every step: its key, the key of its
+#                stable part and its inputs (a report's or a deploy's key
+#                is left out: it hashes its inputs' measurements, the
+#                host's times among them)
 #   why          `-t why` of every step but captures and proposals (a
 #                verify step's verdict, candidate, analysis and reasons
 #                alone), less the host's own times
@@ -77,6 +81,9 @@ one() { # NAME FOLDER SPEC FIRST_MODEL
 	chmod -R u+w "$w"
 	{ run "$w" -f "$3" all; echo "exit $?"; } | norm > "$g/log"
 	run "$w" -f "$3" -t query | norm > "$g/query"
+	run "$w" -f "$3" -t query | while read -r state kind p; do
+		run "$w" -f "$3" -t query "$kind $p" | sed '/^{/,$d'
+	done | awk '/^[a-z]/ { kind = $1 } !(/^  key / && (kind == "report" || kind == "deploy"))' | norm > "$g/keys"
 	run "$w" -f "$3" -t query | awk '$2 != "propose" && $2 != "capture" { print $2, $3 }' |
 		while read -r kind p; do
 			run "$w" -f "$3" -t why "$kind $p" |
@@ -88,7 +95,7 @@ one() { # NAME FOLDER SPEC FIRST_MODEL
 	{ run "$w" -f "$3" all; echo "exit $?"; } | norm > "$g/rebuild"
 	run "$w" -f "$3" -t clean > /dev/null
 	(cd "$w" && find kopt-out -type f 2>/dev/null | LC_ALL=C sort) > "$g/clean"
-	for part in log query why memory out rebuild clean; do
+	for part in log query keys why memory out rebuild clean; do
 		compare "$name" "$part"
 	done
 }
