@@ -74,26 +74,33 @@ compare() { # CASE PART (the file or folder under $tmp/got/CASE)
 
 one() { # NAME FOLDER SPEC FIRST_MODEL
 	name=$1
+	spec=$3
+	first=$4
 	w=$tmp/work/$name
 	g=$tmp/got/$name
 	mkdir -p "$w" "$g"
 	(cd "$2" && tar cf - --exclude=.kopt --exclude=kopt-out .) | (cd "$w" && tar xf -)
 	chmod -R u+w "$w"
-	{ run "$w" -f "$3" all; echo "exit $?"; } | norm > "$g/log"
-	run "$w" -f "$3" -t query | norm > "$g/query"
-	run "$w" -f "$3" -t query | while read -r state kind p; do
-		run "$w" -f "$3" -t query "$kind $p" | sed '/^{/,$d'
-	done | awk '/^[a-z]/ { kind = $1 } !(/^  key / && (kind == "report" || kind == "deploy"))' | norm > "$g/keys"
-	run "$w" -f "$3" -t query | awk '$2 != "propose" && $2 != "capture" { print $2, $3 }' |
-		while read -r kind p; do
-			run "$w" -f "$3" -t why "$kind $p" |
-				if [ "$kind" = verify ]; then grep -E '^verify |^  (candidate|analysis|reason|worker said) '; else cat; fi
-		done | norm > "$g/why"
-	run "$w" -f "$3" -t memory | norm > "$g/memory"
+	{ run "$w" -f "$spec" all; echo "exit $?"; } | norm > "$g/log"
+	run "$w" -f "$spec" -t query | norm > "$g/query"
+	# every step's key and inputs, and the why of each but captures and
+	# proposals, each tool run once over the steps (it plans once)
+	run "$w" -f "$spec" -t query | awk '{ print $2, $3 }' > "$tmp/steps"
+	set --
+	while read -r kind p; do set -- "$@" "$kind $p"; done < "$tmp/steps"
+	run "$w" -f "$spec" -t query "$@" | awk '/^\{/ { skip = 1 } !skip && /^[a-z]/ { kind = $1 }
+		!skip && !(/^  key / && (kind == "report" || kind == "deploy")) { print } /^\}/ { skip = 0 }' | norm > "$g/keys"
+	set --
+	while read -r kind p; do
+		[ "$kind" = capture ] || [ "$kind" = propose ] || set -- "$@" "$kind $p"
+	done < "$tmp/steps"
+	run "$w" -f "$spec" -t why "$@" | awk '/^[a-z]/ { kind = $1; print; next }
+		kind != "verify" || /^  (candidate|analysis|reason|worker said) /' | norm > "$g/why"
+	run "$w" -f "$spec" -t memory | norm > "$g/memory"
 	cp -R "$w/kopt-out" "$g/out"
-	echo "# changed" >> "$w/$4"
-	{ run "$w" -f "$3" all; echo "exit $?"; } | norm > "$g/rebuild"
-	run "$w" -f "$3" -t clean > /dev/null
+	echo "# changed" >> "$w/$first"
+	{ run "$w" -f "$spec" all; echo "exit $?"; } | norm > "$g/rebuild"
+	run "$w" -f "$spec" -t clean > /dev/null
 	(cd "$w" && find kopt-out -type f 2>/dev/null | LC_ALL=C sort) > "$g/clean"
 	for part in log query keys why memory out rebuild clean; do
 		compare "$name" "$part"
