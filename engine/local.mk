@@ -70,3 +70,7 @@ EXTRA_DIST += tests/e2e/cache-links.sh
 # a config that kills the CUDA context costs its worker, not its step
 TESTS += tests/e2e/screen-lost.sh
 EXTRA_DIST += tests/e2e/screen-lost.sh
+# the cache, the build log and the memory where no file can grow
+check_PROGRAMS += tests/unit/full_disk_test
+tests_unit_full_disk_test_SOURCES = tests/unit/full_disk_test.c tests/tap.h
+TESTS += tests/unit/full_disk_test

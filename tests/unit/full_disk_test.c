@@ -1,0 +1,191 @@
+/*
+ * tests/unit/full_disk_test.c: the cache and the agents' memory where no
+ * file can grow (a full disk, a quota; the build log's case is in
+ * engine_unit_test): each call that must write fails and says what it
+ * could not write, naming the file (the memory leaves that to its
+ * caller); it leaves no temporary file behind and no descriptor open, and
+ * what was there before stays readable. Each case runs in a child whose file size
+ * limit is 0 (SIGXFSZ ignored: the write fails with EFBIG, as a full disk's
+ * with ENOSPC), its stderr a pipe that the limit does not hold.
+ */
+#define _GNU_SOURCE
+#include <config.h>
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../../agents/memory.h"
+#include "../../common/util.h"
+#include "../../engine/blog.h"
+#include "../../engine/cache.h"
+#include "../../engine/hash.h"
+#include "../tap.h"
+
+static char dir[] = "/tmp/kopt-full-XXXXXX";
+
+/* runs fn in a child with no room to write; its exit status (0: fn's
+ * checks held), what it said on stderr into *said */
+static int no_room(int (*fn)(const char *), const char *arg, struct strbuf *said)
+{
+	int pfd[2];
+	if (pipe(pfd) < 0)
+		return -1;
+	fflush(stdout);
+	fflush(stderr);
+	pid_t pid = fork();
+	if (pid == 0) {
+		struct rlimit rl = { 0, 0 };
+		close(pfd[0]);
+		if (dup2(pfd[1], 2) < 0 || signal(SIGXFSZ, SIG_IGN) == SIG_ERR || setrlimit(RLIMIT_FSIZE, &rl) < 0)
+			_exit(3);
+		close(pfd[1]);
+		int fds = tap_open_fds();
+		int st = fn(arg);
+		if (tap_open_fds() != fds)
+			st = 4;
+		fflush(stderr);
+		_exit(st);
+	}
+	close(pfd[1]);
+	strbuf_reset(said);
+	char buf[512];
+	for (ssize_t k; (k = read(pfd[0], buf, sizeof buf)) > 0;)
+		strbuf_add(said, buf, (size_t)k);
+	strbuf_addstr(said, "");
+	close(pfd[0]);
+	int st;
+	waitpid(pid, &st, 0);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* the first line said, for a TAP line */
+static const char *first_line(const struct strbuf *s)
+{
+	static char line[400];
+	snprintf(line, sizeof line, "%.*s", (int)strcspn(s->buf, "\n"), s->buf);
+	return line;
+}
+
+/* files in path whose name starts with prefix */
+static int files_like(const char *path, const char *prefix)
+{
+	DIR *d = opendir(path);
+	int n = 0;
+	for (struct dirent *e; d && (e = readdir(d));)
+		n += strncmp(e->d_name, prefix, strlen(prefix)) == 0;
+	if (d)
+		closedir(d);
+	return n;
+}
+
+static const kopt_hash K1 = { 0x1111, 0x2222 }, K2 = { 0x3333, 0x4444 };
+
+/* a new cache: its action map's header cannot be written */
+static int open_new(const char *cd)
+{
+	kopt_cache *c = cache_open(cd);
+	if (c) {
+		cache_close(c);
+		return 1;
+	}
+	return 0;
+}
+
+/* an existing cache: a new record cannot be appended, nor an object
+ * stored; the record already there still reads */
+static int put_more(const char *cd)
+{
+	kopt_cache *c = cache_open(cd);
+	if (!c)
+		return 1;
+	int st = 0;
+	if (cache_put(c, K2, K2, "{\"b\":2}") != -1 || cache_get(c, K2))
+		st = 2;
+	kopt_hash h;
+	if (cache_object_put(c, "some bytes", 10, &h) != -1)
+		st = 5;
+	struct cache_entry *e = cache_get(c, K1);
+	if (!e || e->len != 7 || memcmp(e->json, "{\"a\":1}", 7) != 0)
+		st = 6;
+	cache_drop_writes(c);
+	cache_close(c);
+	return st;
+}
+
+/* the memory: a lesson cannot be appended */
+static int remember(const char *path)
+{
+	return memory_append(path, "m", "0123456789abcdef", "x-up", "XBLOCK=1024", "k1", 1, 1.25) == -1 ? 0 : 1;
+}
+
+static void test_cache(void)
+{
+	struct strbuf said = STRBUF_INIT;
+	strbuf_init(&said);
+	char *fresh = xasprintf("%s/fresh", dir);
+	int st = no_room(open_new, fresh, &said);
+	TAP_OK(st == 0 && strstr(said.buf, "cannot write '") && strstr(said.buf, "/fresh/actions': "),
+	       "a new cache whose action map cannot be written: no cache, said naming the file, no descriptor left "
+	       "open (%d: %s)", st, first_line(&said));
+
+	char *cd = xasprintf("%s/cache", dir);
+	kopt_cache *c = cache_open(cd);
+	TAP_OK(c && cache_put(c, K1, K1, "{\"a\":1}") == 0, "a cache with one record");
+	if (c)
+		cache_close(c);
+	st = no_room(put_more, cd, &said);
+	char *objects = xasprintf("%s/objects", cd);
+	TAP_OK(st == 0 && strstr(said.buf, "cannot append to '") && strstr(said.buf, "/cache/actions': "),
+	       "a record that cannot be appended: -1, said naming the action map, not in the table (%d: %s)", st,
+	       first_line(&said));
+	TAP_OK(strstr(said.buf, "cannot write '") && strstr(said.buf, "/cache/objects/tmp."),
+	       "an object that cannot be stored: -1, said naming its temporary file");
+	TAP_OK(files_like(objects, "tmp.") == 0, "no temporary file left in objects/ (%d)", files_like(objects, "tmp."));
+	c = cache_open(cd);
+	struct cache_entry *e = c ? cache_get(c, K1) : NULL;
+	TAP_OK(e && e->len == 7 && c && !cache_get(c, K2), "the record of before reads back, the refused one does not");
+	if (c)
+		cache_close(c);
+	free(objects);
+	free(cd);
+	free(fresh);
+	strbuf_release(&said);
+}
+
+static void test_memory(void)
+{
+	struct strbuf said = STRBUF_INIT;
+	strbuf_init(&said);
+	char *path = xasprintf("%s/memory.jsonl", dir);
+	int st = no_room(remember, path, &said);
+	struct stat sb;
+	TAP_OK(st == 0 && (stat(path, &sb) < 0 || sb.st_size == 0),
+	       "a lesson that cannot be remembered: -1 (its caller, the verify rule, says so), nothing half written, "
+	       "no descriptor left open (%d)", st);
+	free(path);
+	strbuf_release(&said);
+}
+
+int main(void)
+{
+	if (!mkdtemp(dir)) {
+		TAP_OK(0, "a scratch folder");
+		return tap_done();
+	}
+	test_cache();
+	test_memory();
+	char *cmd = xasprintf("rm -rf '%s'", dir);
+	if (system(cmd) != 0)
+		tap_diag("could not remove %s", dir);
+	free(cmd);
+	return tap_done();
+}
