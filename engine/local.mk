@@ -74,3 +74,7 @@ EXTRA_DIST += tests/e2e/screen-lost.sh
 check_PROGRAMS += tests/unit/full_disk_test
 tests_unit_full_disk_test_SOURCES = tests/unit/full_disk_test.c tests/tap.h
 TESTS += tests/unit/full_disk_test
+# workers that break the protocol, each a few lines of shell
+check_PROGRAMS += tests/unit/wpool_protocol_test
+tests_unit_wpool_protocol_test_SOURCES = tests/unit/wpool_protocol_test.c tests/tap.h
+TESTS += tests/unit/wpool_protocol_test
