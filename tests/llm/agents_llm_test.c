@@ -140,6 +140,51 @@ static void t_beam(void)
 	agent_reply_release(&a2);
 }
 
+/* the planner as an LLM: one call names the strategy, from the analyst's
+ * diagnosis and what was tried, and the coder's prompt carries it; a
+ * planner whose call fails leaves the coder a generic strategy */
+static void t_planner(void)
+{
+	struct server s;
+	int st = server_start(&s, "openai_plan_then_ok");
+	use_llm(&s);
+	cfg.roles[KOPT_ROLE_PLANNER].backend = KOPT_BACKEND_LLM;
+	cfg.roles[KOPT_ROLE_PLANNER].llm = cfg.roles[KOPT_ROLE_CODER].llm;
+	struct agent_request r0 = { &kernel, &cfg, 0, NULL, 0, NULL, NULL, NULL };
+	struct agent_reply a;
+	TAP_OK(st == 0 && agent_propose(&r0, &a) == 0 && a.candidate, "llm planner and coder: a candidate");
+	json_t *q = server_requests(&s);
+	char *plan = user_prompt(q, 0), *code = user_prompt(q, 1);
+	TAP_OK(json_array_size(q) == 2 && plan && strstr(plan, "Diagnosis: ") && strstr(plan, "43% of the copy bandwidth") &&
+	       strstr(plan, "\nTried so far:\nnothing yet\nName the one rewrite strategy to try next for kernel " KERNEL
+			    ", in one sentence."),
+	       "the planner's call: the diagnosis, nothing tried yet, one sentence asked for");
+	TAP_OK(code && strstr(code, "Keep the exponentials of the first pass and multiply by the reciprocal of the row sum."),
+	       "the coder's prompt carries the planner's reply as its strategy");
+	free(plan);
+	free(code);
+	json_decref(q);
+	agent_reply_release(&a);
+	server_stop(&s);
+
+	st = server_start(&s, "openai_400");
+	free(cfg.roles[KOPT_ROLE_CODER].llm.url);
+	cfg.roles[KOPT_ROLE_CODER].llm.url = xasprintf("%s/v1", s.url);
+	cfg.roles[KOPT_ROLE_PLANNER].llm = cfg.roles[KOPT_ROLE_CODER].llm;
+	TAP_OK(st == 0 && agent_propose(&r0, &a) == 0 && a.candidate, "a planner whose call is refused: still a candidate");
+	q = server_requests(&s);
+	code = user_prompt(q, 1);
+	TAP_OK(json_array_size(q) == 2 && code && strstr(code, "the fastest correct rewrite you can write"),
+	       "... the coder's strategy is the generic one");
+	free(code);
+	json_decref(q);
+	agent_reply_release(&a);
+	server_stop(&s);
+	cfg.roles[KOPT_ROLE_PLANNER].backend = KOPT_BACKEND_BUILTIN;
+	memset(&cfg.roles[KOPT_ROLE_PLANNER].llm, 0, sizeof cfg.roles[KOPT_ROLE_PLANNER].llm);
+	unuse_llm();
+}
+
 /* a reply with a kernel and a launch config; a config with other keys */
 static void t_config(void)
 {
@@ -439,6 +484,7 @@ int main(void)
 	unuse_llm();
 
 	t_beam();
+	t_planner();
 	t_digest_bytes();
 	t_config();
 	t_tune();
