@@ -1283,6 +1283,86 @@ static char *read_text(const char *rel)
 	return strbuf_detach(&sb);
 }
 
+/* each provider's reader of a 2xx body, on bodies of every wrong shape:
+ * -1 and the reason, word for word; and on good ones, what it reads */
+static void t_parse(void)
+{
+	static const struct {
+		const struct llm_provider *p;
+		const char *body, *err;
+	} bad[] = {
+		{ &llm_anthropic, "[1]", "llm: anthropic reply is not a JSON object" },
+		{ &llm_anthropic, "{}", "llm: anthropic reply has no content" },
+		{ &llm_anthropic, "{\"content\":{}}", "llm: anthropic reply: content is not an array" },
+		{ &llm_anthropic, "{\"content\":[{\"text\":\"x\"}]}", "llm: anthropic reply: content[0] has no type" },
+		{ &llm_anthropic, "{\"content\":[{\"type\":\"text\",\"text\":\"a\"},{\"type\":\"text\"}]}",
+		  "llm: anthropic reply: content[1].text is missing" },
+		{ &llm_anthropic, "{\"content\":[{\"type\":\"text\",\"text\":3}]}",
+		  "llm: anthropic reply: content[0].text is not a string" },
+		{ &llm_anthropic, "{\"content\":[{\"type\":\"tool_use\",\"id\":\"t\"}]}",
+		  "llm: anthropic reply has no text block in content" },
+		{ &llm_anthropic, "{\"content\":[]}", "llm: anthropic reply has no text block in content" },
+		{ &llm_openai, "[1]", "llm: openai reply is not a JSON object" },
+		{ &llm_openai, "{}", "llm: openai reply has no choices" },
+		{ &llm_openai, "{\"choices\":{}}", "llm: openai reply: choices is not an array" },
+		{ &llm_openai, "{\"choices\":[]}", "llm: openai reply: choices is empty" },
+		{ &llm_openai, "{\"choices\":[{}]}", "llm: openai reply: choices[0].message is missing" },
+		{ &llm_openai, "{\"choices\":[{\"message\":\"hi\"}]}", "llm: openai reply: choices[0].message is not an object" },
+		{ &llm_openai, "{\"choices\":[{\"message\":{\"content\":null}}]}",
+		  "llm: openai reply has no choices[0].message.content" },
+		{ &llm_openai, "{\"choices\":[{\"message\":{}}]}", "llm: openai reply has no choices[0].message.content" },
+		{ &llm_openai, "{\"choices\":[{\"message\":{\"content\":null,\"refusal\":\"I cannot help with that.\"}}]}",
+		  "llm: openai reply is a refusal: I cannot help with that." },
+		{ &llm_openai, "{\"choices\":[{\"message\":{\"content\":5}}]}",
+		  "llm: openai reply: choices[0].message.content is not text" },
+	};
+	int right = 0;
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		struct llm_reply r;
+		struct strbuf e = STRBUF_INIT;
+		llm_reply_init(&r);
+		strbuf_addstr(&e, "");
+		int rc = bad[i].p->parse(bad[i].body, strlen(bad[i].body), &r, &e);
+		if (rc == -1 && strcmp(e.buf, bad[i].err) == 0)
+			right++;
+		else
+			tap_diag("%s %s: %d '%s'", bad[i].p->name, bad[i].body, rc, e.buf);
+		llm_reply_release(&r);
+		strbuf_release(&e);
+	}
+	TAP_IS_INT(right, (int)(sizeof bad / sizeof bad[0]), "replies of the wrong shape: -1, with the reason word for word");
+
+	/* Anthropic: the text blocks joined, other blocks passed over, the
+	 * cache's tokens counted as input, max_tokens as a cut reply */
+	const char *a = "{\"content\":[{\"type\":\"text\",\"text\":\"one \"},{\"type\":\"tool_use\",\"id\":\"t\"},"
+			"{\"type\":\"text\",\"text\":\"two\"}],\"stop_reason\":\"max_tokens\",\"usage\":{\"input_tokens\":10,"
+			"\"cache_creation_input_tokens\":5,\"cache_read_input_tokens\":7,\"output_tokens\":3}}";
+	struct llm_reply r;
+	struct strbuf e = STRBUF_INIT;
+	llm_reply_init(&r);
+	int rc = llm_anthropic.parse(a, strlen(a), &r, &e);
+	TAP_OK(rc == 0 && strcmp(r.text.buf, "one two") == 0 && r.truncated && r.input_tokens == 22 &&
+	       r.cached_tokens == 7 && r.output_tokens == 3,
+	       "anthropic: text blocks joined, a tool block passed over, cache tokens in the input, max_tokens cut");
+	llm_reply_release(&r);
+	/* OpenAI: content as parts, the cached prompt tokens, length as a cut reply */
+	const char *o = "{\"choices\":[{\"message\":{\"content\":\"hello\"},\"finish_reason\":\"length\"}],"
+			"\"usage\":{\"prompt_tokens\":40,\"completion_tokens\":9,\"prompt_tokens_details\":{\"cached_tokens\":32}}}";
+	llm_reply_init(&r);
+	rc = llm_openai.parse(o, strlen(o), &r, &e);
+	TAP_OK(rc == 0 && strcmp(r.text.buf, "hello") == 0 && r.truncated && r.input_tokens == 40 && r.cached_tokens == 32 &&
+	       r.output_tokens == 9 && r.stop_reason && strcmp(r.stop_reason, "length") == 0,
+	       "openai: the content, length as a cut reply, the cached prompt tokens");
+	llm_reply_release(&r);
+	const char *f = "{\"choices\":[{\"message\":{\"content\":\"done\"},\"finish_reason\":\"stop\"}]}";
+	llm_reply_init(&r);
+	rc = llm_openai.parse(f, strlen(f), &r, &e);
+	TAP_OK(rc == 0 && !r.truncated && r.input_tokens < 0 && r.output_tokens < 0 && r.cached_tokens == 0,
+	       "openai: stop is a whole reply; no usage: the counts unknown (%ld, %ld)", r.input_tokens, r.output_tokens);
+	llm_reply_release(&r);
+	strbuf_release(&e);
+}
+
 int main(void)
 {
 	srcdir = getenv("top_srcdir");
@@ -1332,6 +1412,7 @@ int main(void)
 	t_error_lengths();
 	t_url_slashes();
 	t_cache();
+	t_parse();
 	t_many();
 	t_edges();
 	t_limits();
