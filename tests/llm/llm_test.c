@@ -1255,6 +1255,14 @@ static void t_limits(void)
 	TAP_OK(rc == -1 && out.attempts == 2 && took >= 0.3 && took < 5,
 	       "KOPT_LLM_BACKOFF_MS=300 and no back-off in the request: two attempts %.2f s apart", took);
 	llm_reply_release(&out);
+	/* a request's own back-off of 1 ms is its own, whatever the variable says */
+	nb.backoff_ms = 1;
+	setenv("KOPT_LLM_BACKOFF_MS", "3000", 1);
+	rc = call_dead(&cfg, &nb, NULL, &out, &err, &took);
+	unsetenv("KOPT_LLM_BACKOFF_MS");
+	TAP_OK(rc == -1 && out.attempts == 2 && took < 2,
+	       "a request's back-off of 1 ms beats KOPT_LLM_BACKOFF_MS=3000: two attempts %.2f s apart", took);
+	llm_reply_release(&out);
 	strbuf_release(&err);
 
 	/* a control byte in a quoted body is written as \xNN, 0x1f and 0x7f

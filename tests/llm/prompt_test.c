@@ -899,6 +899,46 @@ static void t_fence_limits(void)
 	strbuf_release(&e);
 }
 
+/* the report's line of LLM use: calls and tokens per model, the money of
+ * each priced model at the spec's prices, and the sum where every model
+ * is priced */
+static void t_usage(void)
+{
+	struct kopt_agents cfg;
+	memset(&cfg, 0, sizeof cfg);
+	cfg.roles[KOPT_ROLE_CODER].backend = KOPT_BACKEND_LLM;
+	cfg.roles[KOPT_ROLE_CODER].llm = (struct kopt_llm){ .model = (char *)"big", .price_in = 3, .price_out = 15,
+							    .price_cached = 0.3 };
+	cfg.roles[KOPT_ROLE_TUNER].backend = KOPT_BACKEND_LLM;
+	cfg.roles[KOPT_ROLE_TUNER].llm = (struct kopt_llm){ .model = (char *)"small", .price_in = 1, .price_out = 2 };
+	json_t *c1 = json_loads("{\"llm\":{\"usage\":[{\"model\":\"big\",\"calls\":2,\"in\":100000,\"cached\":40000,"
+				"\"out\":20000},{\"model\":\"small\",\"calls\":1,\"in\":500000,\"cached\":0,\"out\":100000}]}}",
+				0, NULL);
+	json_t *c2 = json_loads("{\"llm\":{\"usage\":[{\"model\":\"big\",\"calls\":1,\"in\":50000,\"cached\":0,"
+				"\"out\":10000}]}}", 0, NULL);
+	struct agent_usage u = { 0 };
+	agent_usage_add(&u, c1);
+	agent_usage_add(&u, c2);
+	struct strbuf md = STRBUF_INIT;
+	agent_usage_line(&u, &cfg, &md);
+	/* big: (150000 - 40000) x 3 + 40000 x 0.3 + 30000 x 15 per million = 0.33 + 0.012 + 0.45 = 0.792;
+	 * small: 500000 x 1 + 100000 x 2 per million = 0.70 */
+	TAP_IS_STR(md.buf, "LLM use: big, 3 calls, 150000 tokens in (40000 of them from the provider's cache), 30000 out, "
+			   "$0.79; small, 1 call, 500000 tokens in (0 of them from the provider's cache), 100000 out, $0.70; "
+			   "$1.49 in all (at the spec's prices).\n",
+		   "LLM use: each model's calls, tokens and money, and their sum");
+	cfg.roles[KOPT_ROLE_TUNER].llm.price_in = 0;
+	cfg.roles[KOPT_ROLE_TUNER].llm.price_out = 0;
+	strbuf_reset(&md);
+	agent_usage_line(&u, &cfg, &md);
+	TAP_OK(strstr(md.buf, "30000 out, $0.79; small, 1 call") && strstr(md.buf, "100000 out.\n") && !strstr(md.buf, "in all"),
+	       "a model without prices: no money for it, and no sum");
+	strbuf_release(&md);
+	agent_usage_release(&u);
+	json_decref(c1);
+	json_decref(c2);
+}
+
 int main(void)
 {
 	t_prompt();
@@ -917,5 +957,6 @@ int main(void)
 	t_reply();
 	t_budget();
 	t_context();
+	t_usage();
 	return tap_done();
 }
