@@ -871,6 +871,14 @@ static void test_baseline(void)
 	TAP_IS_INT(gate_baseline(c, &cfg, why, sizeof why), GATE_BASE_WRONG, "one output wrong, another ill: wrong");
 	TAP_OK(strstr(why, "output 1") != NULL, "the reason names the wrong output: %s", why);
 	json_decref(c);
+	/* two outputs equally wrong: the reason names the first */
+	struct bout both[2] = { { "float32", false, false, false, 0.5, 0.1, 2e-7, true, false },
+				{ "float32", false, false, false, 0.7, 0.2, 2e-7, true, false } };
+	c = check_of(both, 2);
+	TAP_IS_INT(gate_baseline(c, &cfg, why, sizeof why), GATE_BASE_WRONG, "two outputs wrong: wrong");
+	TAP_OK(strstr(why, "output 0 differs from eager by max abs error 5e-01") != NULL,
+	       "the reason names the first of the outputs equally wrong: %s", why);
+	json_decref(c);
 	/* the half multiplier: 0.029 <= 3 x 0.01 + 1e-3; in float32, m = 2 */
 	TAP_IS_INT(judge_one((struct bout){ "bfloat16", false, false, false, 0.5, 0.029, 0.01, true, false }, why, sizeof why),
 		   GATE_BASE_ACCURATE, "half types: m = 3");
