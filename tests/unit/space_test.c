@@ -159,6 +159,14 @@ int main(void)
 	TAP_OK(strstr(got, "autotune-no-persistent-reductions") != NULL, "no facts: a persistent reduction's name says one");
 	free(got);
 	release(out, n);
+	/* a kernel of the user's own whose name only begins like Inductor's
+	 * prefixes ("triton_per", "triton_red" without their underscore) is no
+	 * reduction */
+	got = search("triton\t0.6\t0123456789abcdef0123456789abcdef\ttriton_permute_0\n"
+		     "triton\t0.3\t0123456789abcdef0123456789abcdee\ttriton_redo_1\n", NULL, 6, out, &n);
+	TAP_OK(!strstr(got, "reductions"), "no facts: triton_permute_0 and triton_redo_1 are no reductions (%s)", got);
+	free(got);
+	release(out, n);
 
 	/* on the declared max-autotune variant: its options kept, one replaced */
 	struct kopt_option opts[] = { { "max_fusion_size", "32" }, { "epilogue_fusion", "true" } };
