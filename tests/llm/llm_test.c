@@ -257,6 +257,24 @@ static void t_retries(void)
 	       has(r.err.buf, "http 400") && has(r.err.buf, "maximum context length"),
 	       "400 is not retried; the server's message is shown");
 	run_release(&r);
+
+	/* the edges of what is retried: 408, 429 and 500 to 599, nothing else */
+	static const struct { const char *script; int retried; } edges[] = {
+		{ "openai_407_then_ok", 0 }, { "openai_408_then_ok", 1 }, { "openai_409_then_ok", 0 },
+		{ "openai_499_then_ok", 0 }, { "openai_599_then_ok", 1 }, { "openai_600_then_ok", 0 },
+	};
+	int right = 0;
+	for (size_t i = 0; i < sizeof edges / sizeof edges[0]; i++) {
+		run_scenario(&r, edges[i].script, "openai", &req, NULL, "KOPT_TEST_KEY");
+		bool ok = edges[i].retried ? r.rc == 0 && r.reply.attempts == 2 : r.rc == -1 && r.reply.attempts == 1;
+		if (ok)
+			right++;
+		else
+			tap_diag("%s: rc %d after %d attempts", edges[i].script, r.rc, r.reply.attempts);
+		run_release(&r);
+	}
+	TAP_IS_INT(right, (int)(sizeof edges / sizeof edges[0]),
+		   "retried: 408 and 599, then the reply; not retried: 407, 409, 499 and 600");
 }
 
 static void t_malformed(void)
