@@ -429,8 +429,9 @@ static char *ksource(const struct model *m, int i)
 static json_t *kconfig(const struct model *m, int i)
 {
 	if (m->helion)
-		return json_pack("{s:[i,i], s:i, s:i, s:s, s:s, s:[[i,i]]}", "block_sizes", 64, 32, "num_warps", 4,
-				 "num_stages", 2, "indexing", "pointer", "pid_type", "flat", "loop_orders", 0, 1);
+		return json_pack("{s:[i,i], s:i, s:i, s:s, s:s, s:[[i,i]], s:[n,b], s:[b], s:[s,s]}", "block_sizes", 64, 32,
+				 "num_warps", 4, "num_stages", 2, "indexing", "pointer", "pid_type", "flat", "loop_orders", 0, 1,
+				 "range_flattens", true, "static_ranges", false, "load_eviction_policies", "", "last");
 	if (is_red(m, i))
 		return json_pack("{s:i, s:i, s:i, s:i}", "XBLOCK", 1, "R0_BLOCK", 2048, "num_warps", 16, "num_stages", 1);
 	return json_pack("{s:i, s:i, s:i}", "XBLOCK", 1024, "num_warps", 4, "num_stages", 1);

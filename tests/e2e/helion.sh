@@ -36,8 +36,8 @@ check "candidate 0 is Helion's quick autotune's config" \
 	"grep -q '^| 0 | tuner: Helion.s quick autotune.s config (block_sizes=128,32 ' kopt-out/soft/report.md"
 check "the moves change the config's keys (a block size, the warps)" \
 	"grep -q 'coder: b0-down from the kernel.s own config (block_sizes=32,32 ' kopt-out/soft/report.md && grep -q 'num_warps=8' kopt-out/soft/report.md"
-check "report.md: the winner as the decorator line to paste" \
-	"grep -q '^    @helion.kernel(config=helion.Config(block_sizes=\[[0-9]*, 32\], indexing=\"pointer\", loop_orders=\[\[0, 1\]\], num_stages=2, num_warps=8, pid_type=\"flat\"))$' kopt-out/soft/report.md"
+check "report.md: the winner as the decorator line to paste (Python's None, True, False and strings)" \
+	"grep -q '^    @helion.kernel(config=helion.Config(block_sizes=\[[0-9]*, 32\], indexing=\"pointer\", load_eviction_policies=\[\"\", \"last\"\], loop_orders=\[\[0, 1\]\], num_stages=2, num_warps=8, pid_type=\"flat\", range_flattens=\[None, True\], static_ranges=\[False\]))$' kopt-out/soft/report.md"
 check "helion.json: the winning config under the kernel's global name" \
 	"tr -d ' \n' < kopt-out/soft/helion.json | grep -q '\"kernels\":{\"hk0\":{\"config\":{\"block_sizes\":\[[0-9]*,32\],.*\"num_warps\":8,'"
 check "the long-term memory files a lesson by its helion.Config" \
