@@ -43,8 +43,14 @@ static int no_room(int (*fn)(const char *), const char *arg, struct strbuf *said
 	fflush(stderr);
 	pid_t pid = fork();
 	if (pid == 0) {
-		struct rlimit rl = { 0, 0 };
+		/* the soft limit alone: raised again before the coverage build's
+		 * counts are written, which _exit would lose */
+		struct rlimit rl;
 		close(pfd[0]);
+		if (getrlimit(RLIMIT_FSIZE, &rl) < 0)
+			_exit(3);
+		rlim_t was = rl.rlim_cur;
+		rl.rlim_cur = 0;
 		if (dup2(pfd[1], 2) < 0 || signal(SIGXFSZ, SIG_IGN) == SIG_ERR || setrlimit(RLIMIT_FSIZE, &rl) < 0)
 			_exit(3);
 		close(pfd[1]);
@@ -53,6 +59,9 @@ static int no_room(int (*fn)(const char *), const char *arg, struct strbuf *said
 		if (tap_open_fds() != fds)
 			st = 4;
 		fflush(stderr);
+		rl.rlim_cur = was;
+		setrlimit(RLIMIT_FSIZE, &rl);
+		KOPT_COVER_FLUSH();
 		_exit(st);
 	}
 	close(pfd[1]);
