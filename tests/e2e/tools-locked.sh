@@ -1,0 +1,47 @@
+#!/bin/sh
+# tests/e2e/tools-locked.sh: the tools that read or change the cache while
+# another koptmake holds it (its lock taken with flock(1), as a build
+# takes it): each waits KOPT_LOCK_WAIT_MS, says who holds the cache, exits
+# 2 and changes nothing; a build does the same; -t memory, which only
+# reads a file that is only appended to, needs no lock. -t why without a
+# step says how to name one. With the simulated worker (a TEST DOUBLE). Prints TAP.
+set -eu
+. "$top_srcdir/tests/e2e/sim-env.sh" tools-locked
+if ! command -v flock > /dev/null 2>&1; then
+	echo "1..0 # SKIP no flock(1)"
+	exit 0
+fi
+mkdir models
+printf '# model m\n# sim: kernels 1\nimport torch\n' > models/m.py
+cat > test.kopt <<'SPEC'
+device sim { gpus = 1  timeout = 30s }
+agents default { budget = 1  hot = 0.05  seed = 1  screen = 0 }
+defaults { device = sim  agents = default }
+model m { source = "models/m.py" }
+target all = [m]
+SPEC
+"$KOPTMAKE" all > out 2> err
+check "a first build" "[ -f kopt-out/all/report.md ]"
+ls -R .kopt kopt-out > before
+printf '# model m, changed\n# sim: kernels 1\nimport torch\n' > models/m.py
+KOPT_LOCK_WAIT_MS=100
+export KOPT_LOCK_WAIT_MS
+ops=$(wc -l < sim.log)
+for t in "-t why stitch m" "-t query" "-t query stitch m" "-t gc" "-t clean" "-t distclean" "all"; do
+	rc=0
+	# shellcheck disable=SC2086 # the tool and its words
+	flock .kopt/lock sh -c 'echo 4242 > .kopt/lock; "$0" "$@"' "$KOPTMAKE" $t > out 2> err || rc=$?
+	check "'koptmake $t' while another holds the cache: exit 2, who holds it said ($rc: $(tail -n 1 err))" \
+		"[ $rc -eq 2 ] && grep -q \"error: the cache '.*\\.kopt' is in use by another koptmake (pid 4242); try again when it is done\" err"
+done
+ls -R .kopt kopt-out > after
+check "nothing in the cache or the outputs changed" "cmp -s before after"
+check "... and no worker ran (the changed model was not built)" "[ \$(wc -l < sim.log) -eq $ops ]"
+rc=0
+flock .kopt/lock "$KOPTMAKE" -t memory > out 2> err || rc=$?
+check "-t memory reads the agents' memory without the lock (it only appends): exit 0" "[ $rc -eq 0 ] && [ ! -s err ]"
+rc=0
+"$KOPTMAKE" -t why > out 2> err || rc=$?
+check "-t why without a step: exit 2, with how to name one" \
+	"[ $rc -eq 2 ] && grep -q 'usage: koptmake -t why PATH (e.g. verify softmax/default/KERNEL/c3, or stitch softmax)' err"
+echo "1..$n"
