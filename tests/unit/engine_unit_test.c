@@ -20,9 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <sys/file.h>
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -258,65 +256,6 @@ static void test_blog_last(void)
 	a = blog_last_ingredients(b, "verify", "all/m/k");
 	TAP_OK(a && strcmp(a, "rule=3,gates=5f1c0a9e") == 0, "build log: and so does the log read again");
 	blog_close(b);
-	unlink(path);
-	rmdir(dir);
-	free(path);
-}
-
-/* a log that opens but cannot be written (here: no file may grow, as on a
- * full disk or past a quota): blog_ready says so once and fails, the
- * later calls fail quietly, the log is marked failed and its descriptor
- * is closed. In a child, whose soft file size limit is 0. */
-static void test_blog_unwritable(void)
-{
-	char dir[] = "/tmp/kopt-blogw-XXXXXX";
-	int pfd[2];
-	if (!mkdtemp(dir) || pipe(pfd) < 0) {
-		TAP_OK(0, "build log: a scratch folder and a pipe");
-		return;
-	}
-	char *path = xasprintf("%s/log", dir);
-	fflush(stdout);
-	fflush(stderr);
-	pid_t pid = fork();
-	if (pid == 0) {
-		/* stderr a pipe: the limit holds for files alone */
-		struct rlimit rl;
-		close(pfd[0]);
-		if (getrlimit(RLIMIT_FSIZE, &rl) < 0)
-			_exit(3);
-		rlim_t was = rl.rlim_cur;
-		rl.rlim_cur = 0;
-		if (dup2(pfd[1], 2) < 0 || signal(SIGXFSZ, SIG_IGN) == SIG_ERR || setrlimit(RLIMIT_FSIZE, &rl) < 0)
-			_exit(3);
-		close(pfd[1]);
-		int fds = tap_open_fds();
-		kopt_blog *b = blog_open(path);
-		int first = blog_ready(b), again = blog_ready(b);
-		bool failed = blog_failed(b);
-		int left = tap_open_fds();
-		blog_close(b);
-		fflush(stderr);
-		rl.rlim_cur = was; /* the coverage build's counts, which _exit would lose */
-		setrlimit(RLIMIT_FSIZE, &rl);
-		KOPT_COVER_FLUSH();
-		_exit(first == -1 && again == -1 && failed && left == fds ? 0 : 1);
-	}
-	close(pfd[1]);
-	struct strbuf said = STRBUF_INIT;
-	char buf[512];
-	for (ssize_t k; (k = read(pfd[0], buf, sizeof buf)) > 0;)
-		strbuf_add(&said, buf, (size_t)k);
-	close(pfd[0]);
-	int st;
-	waitpid(pid, &st, 0);
-	TAP_OK(WIFEXITED(st) && WEXITSTATUS(st) == 0,
-	       "build log that cannot be written: blog_ready fails, again, the log is failed, no descriptor left open");
-	strbuf_addstr(&said, "");
-	TAP_OK(tap_count(said.buf, "\n") == 1 && strstr(said.buf, "cannot write the build log '") &&
-	       strstr(said.buf, "/log': "), "... said once, naming the log (%.*s)", (int)strcspn(said.buf, "\n"),
-	       said.buf);
-	strbuf_release(&said);
 	unlink(path);
 	rmdir(dir);
 	free(path);
@@ -1234,7 +1173,6 @@ int main(void)
 	test_explain();
 	test_fuzz();
 	test_blog_last();
-	test_blog_unwritable();
 	test_blog_compact();
 	test_gc();
 	test_gc_sweep();

@@ -1,10 +1,10 @@
 /*
- * tests/unit/full_disk_test.c: the cache and the agents' memory where no
- * file can grow (a full disk, a quota; the build log's case is in
- * engine_unit_test): each call that must write fails and says what it
- * could not write, naming the file (the memory leaves that to its
- * caller); it leaves no temporary file behind and no descriptor open, and
- * what was there before stays readable. Each case runs in a child whose file size
+ * tests/unit/full_disk_test.c: the cache, the build log and the agents'
+ * memory where no file can grow (a full disk, a quota): each call that
+ * must write fails and says what it could not write, naming the file,
+ * once (the memory leaves that to its caller); it leaves no temporary
+ * file behind and no descriptor open, and what was there before stays
+ * readable. Each case runs in a child whose file size
  * limit is 0 (SIGXFSZ ignored: the write fails with EFBIG, as a full disk's
  * with ENOSPC), its stderr a pipe that the limit does not hold.
  */
@@ -130,6 +130,16 @@ static int put_more(const char *cd)
 	return st;
 }
 
+/* the build log: blog_ready fails, again (quietly), and the log is failed */
+static int log_step(const char *path)
+{
+	kopt_blog *b = blog_open(path);
+	int first = blog_ready(b), again = blog_ready(b);
+	bool failed = blog_failed(b);
+	blog_close(b);
+	return first == -1 && again == -1 && failed ? 0 : 1;
+}
+
 /* the memory: a lesson cannot be appended */
 static int remember(const char *path)
 {
@@ -170,6 +180,19 @@ static void test_cache(void)
 	strbuf_release(&said);
 }
 
+static void test_log(void)
+{
+	struct strbuf said = STRBUF_INIT;
+	strbuf_init(&said);
+	char *path = xasprintf("%s/log", dir);
+	int st = no_room(log_step, path, &said);
+	TAP_OK(st == 0, "a build log that cannot be written: not ready, again, failed, no descriptor left open (%d)", st);
+	TAP_OK(tap_count(said.buf, "\n") == 1 && strstr(said.buf, "cannot write the build log '") &&
+	       strstr(said.buf, "/log': "), "... said once, naming the log (%s)", first_line(&said));
+	free(path);
+	strbuf_release(&said);
+}
+
 static void test_memory(void)
 {
 	struct strbuf said = STRBUF_INIT;
@@ -191,6 +214,7 @@ int main(void)
 		return tap_done();
 	}
 	test_cache();
+	test_log();
 	test_memory();
 	char *cmd = xasprintf("rm -rf '%s'", dir);
 	if (system(cmd) != 0)
