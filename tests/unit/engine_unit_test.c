@@ -174,13 +174,29 @@ static void test_fuzz(void)
 	TAP_OK(nc == 0 && good == len, "action map: nothing corrupt, nothing torn");
 	int ok_trunc = 1, ok_mut = 1, ok_garbage = 1;
 	srand(7);
-	/* every truncation: never more records, never a crash, good prefix <= cut */
+	/* every truncation: never more records, never a crash, good prefix <= cut;
+	 * each prefix in a buffer of its own size, so that a read past it is a
+	 * sanitizer's report */
 	for (size_t cut = 0; cut < len; cut += 7) {
-		size_t n = cache_parse_actions("fuzz", img, cut, &nc, &good);
+		char *t = xmalloc(cut ? cut : 1);
+		memcpy(t, img, cut);
+		size_t n = cache_parse_actions("fuzz", t, cut, &nc, &good);
 		if (n > 50 || good > cut)
 			ok_trunc = 0;
+		free(t);
 	}
 	TAP_OK(ok_trunc, "action map: every torn prefix loads a prefix of the records");
+	/* a whole line too short to be a record, last: corrupt, and nothing
+	 * past it is read (its own buffer) */
+	static const char shortline[] = "0123456789abcdef0123456789abcdef 0123456\n";
+	char *sh = xmalloc(len + sizeof shortline - 1);
+	memcpy(sh, img, len);
+	memcpy(sh + len, shortline, sizeof shortline - 1);
+	size_t nsh = cache_parse_actions("fuzz", sh, len + sizeof shortline - 1, &nc, &good);
+	TAP_OK(nsh == 50 && nc == 1 && good == len + sizeof shortline - 1,
+	       "action map: a short last line is corrupt, not torn (%zu records, %zu corrupt)", nsh,
+	       nc);
+	free(sh);
 	for (int t = 0; t < 300; t++) {
 		char *m = xstrndup(img, len);
 		int flips = 1 + rand() % 4;
