@@ -75,12 +75,15 @@ static char *worker_program(const struct engine_opts *o)
  * each). Four cores a worker: Inductor compiles a variant's kernels in a
  * pool of its own.
  */
+int engine_jobs_for(int gpus, long cpus)
+{
+	int per_gpu = cpus >= 16 ? 4 : cpus >= 4 ? (int)(cpus / 4) : 1;
+	return (gpus > 0 ? gpus : 1) * per_gpu;
+}
+
 static int default_jobs(const struct rule_set *rules, const kopt_spec *spec)
 {
-	int j = rules->gpus ? rules->gpus(spec) : 0;
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	int per_gpu = cpus >= 16 ? 4 : cpus >= 4 ? (int)(cpus / 4) : 1;
-	return (j > 0 ? j : 1) * per_gpu;
+	return engine_jobs_for(rules->gpus ? rules->gpus(spec) : 0, sysconf(_SC_NPROCESSORS_ONLN));
 }
 
 /*

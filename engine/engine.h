@@ -53,6 +53,10 @@ int engine_build(const kopt_spec *spec, char *const *targets, int ntargets,
 typedef int engine_tool_fn(const kopt_spec *spec, const struct engine_opts *opts, char *const *args, int nargs);
 engine_tool_fn engine_tool_clean, engine_tool_distclean, engine_tool_gc, engine_tool_why, engine_tool_query;
 
+/* workers at most without -j, for gpus GPUs (0: one) on a host of cpus
+ * cores: per GPU one for every four cores, 1 to 4 (engine.c says why) */
+int engine_jobs_for(int gpus, long cpus);
+
 /* the cache folder a build of spec uses (opts->cache_dir, else .kopt beside the spec); caller frees */
 char *engine_cache_dir(const kopt_spec *spec, const struct engine_opts *opts);
 

@@ -28,6 +28,7 @@
 
 #include "../../engine/blog.h"
 #include "../../engine/dag.h"
+#include "../../engine/engine.h"
 #include "../../engine/cache.h"
 #include "../../engine/explain.h"
 #include "../../engine/hash.h"
@@ -1180,6 +1181,25 @@ static void test_twins_halves(void)
 	twins_release(&t);
 }
 
+/* -j's default: per GPU one worker for every four host cores, 1 to 4 */
+static void test_jobs(void)
+{
+	static const struct { int gpus; long cpus, want; } c[] = {
+		{ 1, 1, 1 }, { 1, 3, 1 }, { 1, 4, 1 }, { 1, 7, 1 }, { 1, 8, 2 }, { 1, 12, 3 }, { 1, 15, 3 },
+		{ 1, 16, 4 }, { 1, 128, 4 }, { 0, 16, 4 }, { 8, 128, 32 }, { 2, 8, 4 }, { 1, -1, 1 },
+	};
+	int right = 0;
+	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+		int got = engine_jobs_for(c[i].gpus, c[i].cpus);
+		if (got == c[i].want)
+			right++;
+		else
+			tap_diag("%d GPUs, %ld cores: %d workers, want %ld", c[i].gpus, c[i].cpus, got, c[i].want);
+	}
+	TAP_IS_INT(right, (int)(sizeof c / sizeof c[0]),
+		   "default workers: one per four cores a GPU, 1 to 4 (15 cores: 3; 16: 4; no GPU counted: one)");
+}
+
 int main(void)
 {
 	/* the loaders warn about every bad input: keep the TAP stream readable */
@@ -1189,6 +1209,7 @@ int main(void)
 	test_explain();
 	test_fuzz();
 	test_blog_last();
+	test_jobs();
 	test_blog_compact();
 	test_gc();
 	test_gc_sweep();
