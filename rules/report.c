@@ -439,9 +439,7 @@ static void report_init(struct report *rp, const char *target, size_t nmodels)
 			     "| --- | --- | ---: | ---: | ---: | ---: | ---: | --- | --- | ---: | ---: | ---: | ---: |\n");
 }
 
-/* seconds in minutes to a tenth: what a reader needs, and steady across
- * rebuilds and machines */
-static double tenth_minutes(double s)
+double rule_tenth_minutes(double s)
 {
 	return round(s / 6.0) / 10.0;
 }
@@ -454,7 +452,7 @@ static void gpu_time_columns(struct strbuf *md, const struct report *rp, const c
 		if (k == COST_SCREEN && !rp->screened)
 			continue;
 		if (vals)
-			strbuf_addf(md, " %.1f |", tenth_minutes(vals[k]));
+			strbuf_addf(md, " %.1f |", rule_tenth_minutes(vals[k]));
 		else
 			strbuf_addf(md, " %s |", cell ? cell : cost_kinds[k]);
 	}
@@ -576,7 +574,7 @@ static void report_model(struct dag *d, struct report *rp, uint32_t i, const str
 	}
 	roofline_points(d, s, st, me, rp);
 	double cost[NCOST];
-	double gpu_min = tenth_minutes(worker_seconds(d, s, cost));
+	double gpu_min = rule_tenth_minutes(worker_seconds(d, s, cost));
 	char hex[HASH_HEX];
 	hash_hex(s->out, hex);
 	json_array_append_new(rp->stable, json_pack("[s, s]", s->path, hex));
@@ -595,7 +593,7 @@ static void report_model(struct dag *d, struct report *rp, uint32_t i, const str
 	json_t *gs = json_object();
 	strbuf_addf(&rp->cmd, "| %s |", s->path);
 	for (int k = 0; k < NCOST; k++) {
-		double t = tenth_minutes(cost[k]);
+		double t = rule_tenth_minutes(cost[k]);
 		if (k == COST_SCREEN && !rp->screened)
 			continue;
 		json_object_set_new(gs, cost_kinds[k], json_real(t));
@@ -733,7 +731,7 @@ static json_t *report_summary(struct report *rp, size_t nm, double *geo)
 		gpu_time_columns(md, rp, "---:", NULL);
 		strbuf_addf(md, " ---: |\n%s| all |", rp->cmd.buf);
 		gpu_time_columns(md, rp, NULL, rp->cost);
-		strbuf_addf(md, " %.1f |\n", tenth_minutes(total));
+		strbuf_addf(md, " %.1f |\n", rule_tenth_minutes(total));
 	}
 	if (rp->rmd.len)
 		strbuf_addf(md, "\n## Bounds\n\n"
@@ -779,7 +777,7 @@ static json_t *report_summary(struct report *rp, size_t nm, double *geo)
 	json_t *gs = json_object();
 	for (int k = 0; k < NCOST; k++)
 		if (k != COST_SCREEN || rp->screened)
-			json_object_set_new(gs, cost_kinds[k], json_real(tenth_minutes(rp->cost[k])));
+			json_object_set_new(gs, cost_kinds[k], json_real(rule_tenth_minutes(rp->cost[k])));
 	json_object_set_new(doc, "gpu_minutes_by_step", gs);
 	json_object_set_new(doc, "geomean_speedup", rule_num_json(*geo));
 	json_object_set_new(doc, "geomean_speedup_vs_max_autotune", rule_num_json(geo_at));

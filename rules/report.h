@@ -10,6 +10,10 @@
 #include "../common/util.h"
 #include "plan.h"
 
+/* rules/report.c: seconds in minutes to a tenth, as every report's GPU
+ * time (what a reader needs, and steady across rebuilds and machines) */
+double rule_tenth_minutes(double s);
+
 /* rules/report_device.c: into o, the model's speedups in device time
  * (device_speedup, device_speedup_vs_max_autotune) from its variants'
  * profiles' measurements meas (in the model's variant order) and its

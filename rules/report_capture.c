@@ -35,7 +35,7 @@ json_t *rule_capture_phases(struct dag *d, const struct rule_model *dm)
 		double g = rule_num(meas, "gpu_s");
 		json_t *e = json_pack("{s:s, s:o, s:o}", "variant", dm->mvs[v].variant->name, "compile_s",
 				      rule_num_json(rule_num(meas, "compile_s")), "gpu_minutes",
-				      rule_num_json(isnan(g) ? NAN : round(g / 6.0) / 10.0));
+				      rule_num_json(isnan(g) ? NAN : rule_tenth_minutes(g)));
 		for (size_t i = 0; i < NPHASE; i++)
 			json_object_set_new(e, phase_key[i], rule_num_json(rule_num(ph, phase_key[i])));
 		json_array_append_new(out, e);
