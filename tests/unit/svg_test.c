@@ -226,6 +226,22 @@ int main(void)
 	}
 	TAP_IS_INT(whole, (int)nb, "bars: every model's name is written whole");
 	TAP_OK(inside == (int)nb, "bars: and fits inside the plot, the %zu-character one too (width %g)", strlen(longest), w);
+	TAP_OK(w == 16 * 2 + (int)(SVG_CHAR_W * (double)strlen(longest)),
+	       "bars: the plot widens to the %zu-character name and its margins (%g)", strlen(longest), w);
+	/* a name of 96 characters fits the plot's own 760 with its margins: no
+	 * wider, and never narrower */
+	char *b96 = NULL;
+	size_t l96 = 0;
+	FILE *f96 = open_memstream(&b96, &l96);
+	char n96[97];
+	memset(n96, 'x', 96);
+	n96[96] = '\0';
+	struct svg_bar one[] = { { n96, 1.2, 1.1, NULL } };
+	svg_bars(f96, "t", one, 1, 1.2, 1.1);
+	fclose(f96);
+	TAP_OK(strlen(one[0].label) == 96 && attr(strstr(b96, "<svg "), "width") == 760,
+	       "bars: a 96-character name keeps the plot at its 760 (%g)", attr(strstr(b96, "<svg "), "width"));
+	free(b96);
 	TAP_OK(strstr(buf, "avg&lt;pool&gt;&amp;2d") && !strstr(buf, "avg<pool>"), "bars: labels are escaped");
 	TAP_OK(strstr(buf, "speedup &quot;all&quot;"), "bars: title is escaped");
 	TAP_OK(strstr(buf, "geomean 1.400x over torch.compile") && strstr(buf, "geomean 1.050x over max-autotune"),
