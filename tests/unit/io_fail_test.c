@@ -1,0 +1,246 @@
+/*
+ * tests/unit/io_fail_test.c: the disk's errors that no full disk makes:
+ * fsync, fdatasync and renameat failing with EIO (linked with
+ * -Wl,--wrap: the __wrap_ functions below are TEST DOUBLES of those
+ * calls, each failing after a count of calls that pass). Where each is
+ * called (the action map's sync, an object's file and its rename, an
+ * output's file, its rename and its folder, the memory's compaction, a new
+ * seal key), the call fails, says what it could not write with the
+ * system's reason, leaves no temporary file, and what was there stays.
+ */
+#define _GNU_SOURCE
+#include <config.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../../agents/memory.h"
+#include "../../common/util.h"
+#include "../../engine/cache.h"
+#include "../../engine/outdir.h"
+#include "../../engine/seal.h"
+#include "../tap.h"
+
+/* calls that pass before the next fails: -1 never fails */
+static int fsync_pass = -1, fdatasync_pass = -1, renameat_pass = -1;
+
+int __real_fsync(int fd);
+int __real_fdatasync(int fd);
+int __real_renameat(int olddirfd, const char *oldpath, int newdirfd, const char *newpath);
+int __wrap_fsync(int fd);
+int __wrap_fdatasync(int fd);
+int __wrap_renameat(int olddirfd, const char *oldpath, int newdirfd, const char *newpath);
+
+static int fail_now(int *pass)
+{
+	if (*pass < 0)
+		return 0;
+	if (*pass == 0) {
+		errno = EIO;
+		return 1;
+	}
+	(*pass)--;
+	return 0;
+}
+
+int __wrap_fsync(int fd)
+{
+	return fail_now(&fsync_pass) ? -1 : __real_fsync(fd);
+}
+
+int __wrap_fdatasync(int fd)
+{
+	return fail_now(&fdatasync_pass) ? -1 : __real_fdatasync(fd);
+}
+
+int __wrap_renameat(int olddirfd, const char *oldpath, int newdirfd, const char *newpath)
+{
+	return fail_now(&renameat_pass) ? -1 : __real_renameat(olddirfd, oldpath, newdirfd, newpath);
+}
+
+static char dir[] = "/tmp/kopt-iofail-XXXXXX";
+static char errpath[256];
+static int saved_err = -1;
+
+/* stderr into a file until said() */
+static void listen(void)
+{
+	fflush(stderr);
+	saved_err = dup(2);
+	int fd = open(errpath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	dup2(fd, 2);
+	close(fd);
+}
+
+/* what was said since listen(); the failures back off */
+static char *said(void)
+{
+	fflush(stderr);
+	dup2(saved_err, 2);
+	close(saved_err);
+	fsync_pass = fdatasync_pass = renameat_pass = -1;
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_read_file(&sb, errpath);
+	strbuf_addstr(&sb, "");
+	return strbuf_detach(&sb);
+}
+
+/* files in path whose name contains part */
+static int files_with(const char *path, const char *part)
+{
+	DIR *d = opendir(path);
+	int n = 0;
+	for (struct dirent *e; d && (e = readdir(d));)
+		n += strstr(e->d_name, part) != NULL;
+	if (d)
+		closedir(d);
+	return n;
+}
+
+static void test_cache(void)
+{
+	char *cd = xasprintf("%s/cache", dir), *objects = xasprintf("%s/cache/objects", dir);
+	kopt_cache *c = cache_open(cd);
+	kopt_hash k = { 1, 2 }, h;
+	TAP_OK(c && cache_put(c, k, k, "{\"a\":1}") == 0, "a cache with a record");
+	listen();
+	fdatasync_pass = 0;
+	int r = c ? cache_sync(c, true) : 0;
+	char *s = said();
+	TAP_OK(r == -1 && strstr(s, "cannot sync '") && strstr(s, "/cache/actions': Input/output error"),
+	       "the action map's sync fails: -1, said with the reason (%.*s)", (int)strcspn(s, "\n"), s);
+	free(s);
+	listen();
+	fsync_pass = 0;
+	r = c ? cache_object_put(c, "one object", 10, &h) : 0;
+	s = said();
+	TAP_OK(r == -1 && strstr(s, "cannot write '") && strstr(s, "/objects/tmp.") && strstr(s, "Input/output error") &&
+	       files_with(objects, "tmp.") == 0,
+	       "an object whose file cannot be synced: -1, said, no temporary file left (%.*s)", (int)strcspn(s, "\n"), s);
+	free(s);
+	listen();
+	renameat_pass = 0;
+	r = c ? cache_object_put(c, "one object", 10, &h) : 0;
+	s = said();
+	TAP_OK(r == -1 && strstr(s, "cannot rename '") && strstr(s, "Input/output error") && files_with(objects, "tmp.") == 0,
+	       "an object that cannot be renamed into place: -1, said, no temporary file left (%.*s)", (int)strcspn(s, "\n"),
+	       s);
+	free(s);
+	struct strbuf got = STRBUF_INIT;
+	TAP_OK(c && cache_object_put(c, "one object", 10, &h) == 0 && cache_object_get(c, h, &got) == 0 && got.len == 10,
+	       "and the disk well again, the object is stored");
+	strbuf_release(&got);
+	if (c)
+		cache_close(c);
+	free(cd);
+	free(objects);
+}
+
+static void test_outdir(void)
+{
+	char *root = xasprintf("%s/out", dir), *m = xasprintf("%s/out/m", dir);
+	TAP_OK(outdir_write(root, "m/report.md", "before\n", 7) == 0, "an output written");
+	static const struct { int *which; int pass; const char *what; } cases[] = {
+		{ &fsync_pass, 0, "whose file cannot be synced" },
+		{ &renameat_pass, 0, "that cannot be renamed into place" },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		listen();
+		*cases[i].which = cases[i].pass;
+		int r = outdir_write(root, "m/report.md", "after\n", 6);
+		char *s = said();
+		struct strbuf now = STRBUF_INIT;
+		char *p = xasprintf("%s/report.md", m);
+		strbuf_read_file(&now, p);
+		strbuf_addstr(&now, "");
+		TAP_OK(r == -1 && strstr(s, "cannot write '") && strstr(s, "/out/m/report.md': Input/output error") &&
+		       strcmp(now.buf, "before\n") == 0 && files_with(m, ".tmp") == 0,
+		       "an output %s: -1, said, the old one in place, no temporary file (%.*s)", cases[i].what,
+		       (int)strcspn(s, "\n"), s);
+		free(p);
+		free(s);
+		strbuf_release(&now);
+	}
+	/* the folder's sync after the rename: the new file is there, and the
+	 * call says the write may not last */
+	listen();
+	fsync_pass = 1;
+	int r = outdir_write(root, "m/report.md", "after\n", 6);
+	char *s = said();
+	TAP_OK(r == -1 && strstr(s, "/out/m/report.md': Input/output error"),
+	       "an output whose folder cannot be synced: -1, said (%.*s)", (int)strcspn(s, "\n"), s);
+	free(s);
+	free(root);
+	free(m);
+}
+
+static void test_memory(void)
+{
+	char *path = xasprintf("%s/memory.jsonl", dir);
+	for (int i = 0; i < 3; i++)
+		memory_append(path, "m", "0123456789abcdef", "x-up", "XBLOCK=1024", "k1", 1, 1.25);
+	struct strbuf before = STRBUF_INIT, after = STRBUF_INIT;
+	strbuf_read_file(&before, path);
+	size_t kept, dropped;
+	listen();
+	fsync_pass = 0;
+	int r = memory_compact(path, &kept, &dropped);
+	char *s = said();
+	strbuf_read_file(&after, path);
+	TAP_OK(r == -1 && strstr(s, "cannot compact ") && strstr(s, "memory.jsonl") && before.len == after.len &&
+	       memcmp(before.buf, after.buf, before.len) == 0 && files_with(dir, "memory.jsonl.tmp") == 0,
+	       "a compaction that cannot be synced: -1, said, the memory as it was, no temporary file (%.*s)",
+	       (int)strcspn(s, "\n"), s);
+	free(s);
+	strbuf_release(&before);
+	strbuf_release(&after);
+	free(path);
+}
+
+static void test_seal_key(void)
+{
+	char *cfg = xasprintf("%s/config", dir), *key = xasprintf("%s/config/koptmake/seal.key", dir);
+	char *kdir = xasprintf("%s/config/koptmake", dir);
+	setenv("XDG_CONFIG_HOME", cfg, 1);
+	unsetenv("KOPT_SEAL_KEY");
+	seal_key_reset();
+	listen();
+	fsync_pass = 0;
+	int r = seal_key_load();
+	char *s = said();
+	struct stat st;
+	TAP_OK(r == -1 && strstr(s, "cannot write the seal key '") && strstr(s, "seal.key': Input/output error") &&
+	       stat(key, &st) < 0 && files_with(kdir, "") == 2,
+	       "a seal key that cannot be synced: no key, said, no file left (%.*s)", (int)strcspn(s, "\n"), s);
+	free(s);
+	seal_key_reset();
+	TAP_OK(seal_key_load() == 0 && stat(key, &st) == 0 && st.st_size == 65, "and the disk well again, a key is made");
+	seal_key_reset();
+	free(cfg);
+	free(key);
+	free(kdir);
+}
+
+int main(void)
+{
+	if (!mkdtemp(dir)) {
+		TAP_OK(0, "a scratch folder");
+		return tap_done();
+	}
+	snprintf(errpath, sizeof errpath, "%s/err", dir);
+	test_cache();
+	test_outdir();
+	test_memory();
+	test_seal_key();
+	char *cmd = xasprintf("rm -rf '%s'", dir);
+	if (system(cmd) != 0)
+		tap_diag("could not remove %s", dir);
+	free(cmd);
+	return tap_done();
+}
