@@ -415,6 +415,25 @@ static void t_context(void)
 	p.registers = 0;
 	llm_prompt_context(&p, &cut);
 	TAP_OK(!has(cut.buf, "- compiled:") && !has(cut.buf, "registers"), "context: no compile metadata sent, no line");
+	/* no launch facts at all (none sent, or empty): no Launch section */
+	struct llm_kernel_prompt bare = p;
+	bare.config = NULL;
+	bare.grid = "";
+	bare.args = NULL;
+	bare.aten = "";
+	strbuf_reset(&cut);
+	llm_prompt_context(&bare, &cut);
+	TAP_OK(!has(cut.buf, "## Launch"), "context: no launch config, grid, arguments or ATen ops: no Launch section");
+	bare.args = "";
+	bare.aten = NULL;
+	strbuf_reset(&cut);
+	llm_prompt_context(&bare, &cut);
+	TAP_OK(!has(cut.buf, "## Launch"), "... nor with the arguments sent empty");
+	bare.aten = "aten.add";
+	strbuf_reset(&cut);
+	llm_prompt_context(&bare, &cut);
+	TAP_OK(has(cut.buf, "\n## Launch\n\n- implements the ATen ops: aten.add\n") && !has(cut.buf, "tensor arguments"),
+	       "... and the ATen ops alone open it");
 	strbuf_reset(&cut);
 	p.registers = 40;
 	/* the source's tokens and the room for a round come off the budget first */
