@@ -101,11 +101,6 @@ void remote_free(kopt_remote *r)
 	free(r);
 }
 
-bool remote_on(const kopt_remote *r)
-{
-	return r && !r->off;
-}
-
 /* msg with every occurrence of the secret (or its password part) replaced */
 static char *scrub(const kopt_remote *r, const char *msg)
 {

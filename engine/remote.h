@@ -48,9 +48,6 @@ struct kopt_cache;
 kopt_remote *remote_new(const char *url, char **why);
 void remote_free(kopt_remote *r);
 
-/* whether the remote is still on (no failure so far) */
-bool remote_on(const kopt_remote *r);
-
 /* GET base/kind/hex: 1 with the body in out, 0 when the server has none,
  * -1 when the request failed (the remote is off from now on, warned once) */
 int remote_get(kopt_remote *r, const char *kind, const char *hex, struct strbuf *out);
