@@ -77,6 +77,18 @@ int main(void)
 	TAP_OK(strcmp(k3, poi) != 0 && rule_kernel_class(k3, pn) == c,
 	       "a stride of the body 64 times smaller: the same class (only size hints keep a magnitude)");
 	free(k3);
+	/* a hex constant (Inductor writes masks and bit patterns as 0x...)
+	 * is a number like any other: one of another value, the same class;
+	 * a float's exponent too */
+	char *h1 = replaced(poi, "tl.full([1, 1], 0, tl.int32)", "tl.full([1, 1], 0x7f800000, tl.int32)");
+	char *h2 = replaced(poi, "tl.full([1, 1], 0, tl.int32)", "tl.full([1, 1], 0xFF, tl.int32)");
+	char *e1 = replaced(poi, "tl.full([1, 1], 0, tl.int32)", "tl.full([1, 1], 1.5e-05, tl.int32)");
+	TAP_OK(strcmp(h1, poi) != 0 && rule_kernel_class(h1, pn) == c && rule_kernel_class(h2, pn) == c &&
+	       rule_kernel_class(e1, pn) == c,
+	       "a hex constant (0x7f800000, 0xFF) or one with an exponent (1.5e-05): the same class");
+	free(h1);
+	free(h2);
+	free(e1);
 
 	/* a summary's groups: three kernels of one class (shares 0.03, 0.04,
 	 * 0.02), one of another (0.2), a vendor kernel of a class-like hash */
