@@ -180,6 +180,28 @@ static void t_planner(void)
 	json_decref(q);
 	agent_reply_release(&a);
 	server_stop(&s);
+	/* from anthropic: the planner's prompt has no stable prefix to cache,
+	 * so its user turn is one plain text, not blocks with a cache mark */
+	struct server sa;
+	st = server_start(&s, "openai_ok");
+	int sta = server_start(&sa, "anthropic_ok");
+	free(cfg.roles[KOPT_ROLE_CODER].llm.url);
+	cfg.roles[KOPT_ROLE_CODER].llm.url = xasprintf("%s/v1", s.url);
+	char *aurl = xstrdup(sa.url);
+	cfg.roles[KOPT_ROLE_PLANNER].llm = cfg.roles[KOPT_ROLE_CODER].llm;
+	cfg.roles[KOPT_ROLE_PLANNER].llm.url = aurl;
+	cfg.roles[KOPT_ROLE_PLANNER].llm.provider = (char *)"anthropic";
+	TAP_OK(st == 0 && sta == 0 && agent_propose(&r0, &a) == 0 && a.candidate, "a planner through Anthropic: a candidate");
+	q = server_requests(&sa);
+	plan = user_prompt(q, 0);
+	TAP_OK(json_array_size(q) == 1 && plan && strstr(plan, "Name the one rewrite strategy to try next"),
+	       "... its user turn is one plain text, not cache blocks");
+	free(plan);
+	json_decref(q);
+	agent_reply_release(&a);
+	server_stop(&sa);
+	server_stop(&s);
+	free(aurl);
 	cfg.roles[KOPT_ROLE_PLANNER].backend = KOPT_BACKEND_BUILTIN;
 	memset(&cfg.roles[KOPT_ROLE_PLANNER].llm, 0, sizeof cfg.roles[KOPT_ROLE_PLANNER].llm);
 	unuse_llm();
