@@ -1,5 +1,4 @@
 # stitched output code (simulated)
-# triton_red_fused__softmax_0: {"R0_BLOCK":4096,"XBLOCK":1,"num_stages":2,"num_warps":32}
-# triton_red_fused__softmax_3: {"R0_BLOCK":4096,"XBLOCK":1,"num_stages":1,"num_warps":32}
+# triton_red_fused__softmax_0: {"R0_BLOCK":2048,"XBLOCK":1,"num_stages":2,"num_warps":8}
 def call(args):
     pass
