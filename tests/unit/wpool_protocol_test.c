@@ -77,6 +77,14 @@ static struct seen run(const char *name, const char *body, double timeout)
 	return s;
 }
 
+/* a worker that says hello, reads the request and goes on with tail */
+static struct seen answering(const char *name, const char *tail, double timeout)
+{
+	char *body = xasprintf("%s%s%s", HELLO, ID, tail);
+	struct seen s = run(name, body, timeout);
+	return s;
+}
+
 static void said(const struct seen *s, const char *want, const char *what)
 {
 	TAP_OK(s->fail == 1 && s->reply == 0 && strstr(s->reason, want), "%s: the job fails once, with '%s' (%s)", what,
@@ -95,44 +103,30 @@ int main(void)
 	s = run("proto", "echo '{\"hello\":\"kopt-test\",\"protocol\":99}'\nexec sleep 30\n", 30);
 	said(&s, "worker speaks protocol 99; koptmake speaks 1", "a hello of another protocol");
 
-	char *body = xasprintf("%s%secho '{\"id\":424242,\"ok\":true,\"result\":{}}'\nexec sleep 30\n", HELLO, ID);
-	s = run("otherid", body, 30);
+	s = answering("otherid", "echo '{\"id\":424242,\"ok\":true,\"result\":{}}'\nexec sleep 30\n", 30);
 	said(&s, "worker answered id 424242 to request ", "an answer to another request");
 	TAP_OK(strstr(s.reason, " (ping)") != NULL, "... which names the request's op (%s)", s.reason);
-	free(body);
-	body = xasprintf("%s%secho '{\"ok\":true,\"result\":{}}'\nexec sleep 30\n", HELLO, ID);
-	s = run("noid", body, 30);
+	s = answering("noid", "echo '{\"ok\":true,\"result\":{}}'\nexec sleep 30\n", 30);
 	said(&s, "worker answered ping without an id and ok", "an answer without an id");
-	free(body);
-	body = xasprintf("%s%secho '{\"id\":'$id',\"ok\":\"yes\"}'\nexec sleep 30\n", HELLO, ID);
-	s = run("okstring", body, 30);
+	s = answering("okstring", "echo '{\"id\":'$id',\"ok\":\"yes\"}'\nexec sleep 30\n", 30);
 	said(&s, "worker answered ping without an id and ok", "an answer whose ok is not true or false");
-	free(body);
-	body = xasprintf("%s%secho '{\"id\":'$id',\"ok\":true,\"result\":{\"pong\":1}}'\nexec sleep 30\n", HELLO, ID);
-	s = run("good", body, 30);
+	s = answering("good", "echo '{\"id\":'$id',\"ok\":true,\"result\":{\"pong\":1}}'\nexec sleep 30\n", 30);
 	TAP_OK(s.reply == 1 && s.fail == 0 && s.hello == 1, "the same worker answering its request's id: a reply");
-	free(body);
 
-	body = xasprintf("%s%sprintf 'Traceback: \\001 this line is not JSON and runs on past sixty bytes of text\\n'\n"
-			 "exec sleep 30\n", HELLO, ID);
-	s = run("garbage", body, 30);
+	s = answering("garbage", "printf 'Traceback: \\001 this line is not JSON and runs on past sixty bytes of text\\n'\n"
+			      "exec sleep 30\n", 30);
 	said(&s, "worker answered a line that is not a JSON object during ping: 'Traceback: ? this line is not JSON "
 		 "and runs on past sixty by...'", "a line that is not JSON, long, with a control byte");
-	free(body);
 	s = run("early", "printf 'oops\\n'\nexec sleep 30\n", 30);
 	said(&s, "worker answered a line that is not a JSON object before its hello: 'oops'", "a line that is not JSON before the hello");
 
 	s = run("mute", "exec sleep 30\n", 0.5);
 	said(&s, "worker did not say hello within 0.5s; killed", "no hello within the device's timeout");
-	body = xasprintf("%s%sexec sleep 30\n", HELLO, ID);
-	s = run("slow", body, 0.5);
+	s = answering("slow", "exec sleep 30\n", 0.5);
 	said(&s, "worker did not answer ping within 0.5s (timeout); killed", "no answer within the device's timeout");
-	free(body);
-	body = xasprintf("%s%sexit 7\n", HELLO, ID);
-	s = run("quits", body, 30);
+	s = answering("quits", "exit 7\n", 30);
 	said(&s, "exited with status 7", "a worker that exits in the middle of a request");
 	TAP_OK(strstr(s.reason, "ping") != NULL, "... during its request, named (%s)", s.reason);
-	free(body);
 
 	char *cmd = xasprintf("rm -rf '%s'", dir);
 	if (system(cmd) != 0)
