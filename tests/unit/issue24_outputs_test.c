@@ -106,7 +106,8 @@ static void test_names(void)
  * Appends to .kopt/actions a record for the report step of the target "all"
  * whose outputs are those of the last one with the output key of victim
  * renamed to bad (bad_len bytes: it may hold a NUL); legacy: as a bare hash;
- * value (a reference taken) in place of its value unless NULL.
+ * value (a reference taken) in place of its value unless NULL; victim
+ * NULL: the whole list of outputs replaced by value.
  * Through cache_put, so its checksum is valid. 0 or -1.
  */
 static int plant(const char *dir, const char *victim, const char *bad, size_t bad_len, bool legacy, json_t *value)
@@ -137,15 +138,19 @@ static int plant(const char *dir, const char *victim, const char *bad, size_t ba
 	json_t *m = json_loads(line + 66, 0, NULL);
 	free(text);
 	json_t *outs = json_object_get(m, "outputs");
-	json_t *v = json_object_get(outs, victim);
-	if (!v) {
+	json_t *v = victim ? json_object_get(outs, victim) : NULL;
+	if (!victim) { /* the whole list replaced by value */
+		json_object_set_new(m, "outputs", value);
+	} else if (!v) {
 		json_decref(m);
 		json_decref(value);
 		return -1;
 	}
-	json_t *nv = value ? value : legacy ? json_incref(json_object_get(v, "hash")) : json_incref(v);
-	json_object_del(outs, victim);
-	json_object_setn_new_nocheck(outs, bad, bad_len, nv);
+	if (victim) {
+		json_t *nv = value ? value : legacy ? json_incref(json_object_get(v, "hash")) : json_incref(v);
+		json_object_del(outs, victim);
+		json_object_setn_new_nocheck(outs, bad, bad_len, nv);
+	}
 	char *js = json_dumps(m, JSON_COMPACT | JSON_SORT_KEYS);
 	json_decref(m);
 	char *cd = xasprintf("%s/.kopt", dir);
@@ -216,6 +221,21 @@ static void test_bad_records(void)
 		fx_result_free(&r);
 		free(log);
 	}
+	/* a record whose list of outputs is not a list (a string, as a cache
+	 * from elsewhere could hold): corrupt, warned, the step runs again */
+	int p = plant(e.dir, NULL, NULL, 0, false, json_string("report.md"));
+	char *rp = xasprintf("%s/kopt-out/all/report.md", e.dir);
+	unlink(rp);
+	log = build(&e, &r);
+	char *got = read_rel(e.dir, "kopt-out/all/report.md");
+	TAP_OK(p == 0 && r.status == 0 &&
+	       strstr(r.err, "corrupt cache entry for report all: its outputs cannot be read; the step will run again") &&
+	       strstr(r.out, "report all") && strcmp(got, want) == 0,
+	       "a record whose outputs are not a list: warned, the step runs again, its outputs are whole");
+	free(got);
+	free(rp);
+	fx_result_free(&r);
+	free(log);
 	free(out1);
 	free(out2);
 	free(parent);
