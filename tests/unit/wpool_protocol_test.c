@@ -82,6 +82,7 @@ static struct seen answering(const char *name, const char *tail, double timeout)
 {
 	char *body = xasprintf("%s%s%s", HELLO, ID, tail);
 	struct seen s = run(name, body, timeout);
+	free(body);
 	return s;
 }
 
