@@ -747,13 +747,16 @@ static bool scrubbed_within(const char *text, const char *enc, size_t x0, size_t
  * bytes (and their padding), and the characters around the text (none of
  * them base64's: `=` is padding only at the end) stay, also where the text
  * is cut at the key's first character. The keys' first and last bytes put
- * each of + / - _ among the characters that hold key bits.
+ * each of + / - _ among the characters that hold key bits, and the last
+ * key's middle ("~~~", "???") puts them inside its whole groups, where
+ * only the form in that alphabet matches.
  */
 static void t_scrub_encoded(void)
 {
 	static const char *const abc[] = { "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/",
 					   "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_" };
-	static const char *const keys[] = { SECRET, "~sk-test-key-0007", "?sk-test-key-0w", "sk-test-key-1234567" };
+	static const char *const keys[] = { SECRET, "~sk-test-key-0007", "?sk-test-key-0w", "sk-test-key-1234567",
+					    "sk-~~~~~~~~~-key-\x3f\x3f\x3f\x3f\x3f\x3f-42" };
 	int cases = 0, right = 0;
 	for (size_t kk = 0; kk < sizeof keys / sizeof *keys; kk++)
 		for (int a = 0; a < 2; a++)
