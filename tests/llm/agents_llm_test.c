@@ -116,6 +116,20 @@ static void t_beam(void)
 	const json_t *other = rep == a0.candidate ? a1.candidate : a0.candidate;
 	TAP_OK(strstr(sv(json_object_get(rep, "notes"), "avoid"), "replacing a division") && !json_object_get(other, "notes"),
 	       "a reply's notes (Avoid:, Prioritize:) go with its candidate");
+	/* the round's first reply failed correctness, its second passed: the
+	 * round made a candidate that passed, so none of its replies is
+	 * repaired (the next step tunes the best, built in: no call) */
+	struct agent_try tb[2] = { { 0, a0.candidate, "fail", "correctness", "correctness: max abs error 1e-01", 0, 0, 0 },
+				   { 1, a1.candidate, "pass", NULL, "kernel: 1.200x", 1.2, 46000, 38333 } };
+	struct agent_request r2 = { &kernel, &cfg, 2, tb, 2, NULL, NULL, NULL };
+	struct agent_reply a3;
+	agent_propose(&r2, &a3);
+	q = server_requests(&s);
+	TAP_OK(json_array_size(q) == 2 && !(a3.candidate && !strcmp(sv(a3.candidate, "role"), "debugger")),
+	       "beam: a round with a reply that passed repairs none of its others (%zu requests, role %s)",
+	       json_array_size(q), a3.candidate ? sv(a3.candidate, "role") : "none");
+	json_decref(q);
+	agent_reply_release(&a3);
 	server_stop(&s);
 	unuse_llm();
 
