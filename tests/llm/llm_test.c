@@ -1052,6 +1052,35 @@ static void t_many(void)
 		strbuf_reset(&err[i]);
 	}
 
+	/* a budget of 12000 tokens for three samples: each its third, so each
+	 * request asks for fewer than the spec's 4096 output tokens */
+	if (server_start(&s, "openai_slow_x3") == 0) {
+		char *u = url_of(&s, "openai");
+		struct kopt_llm c3 = cfg_for("openai", u, "KOPT_TEST_KEY");
+		struct llm_budget b3;
+		llm_budget_init(&b3, NULL);
+		b3.max_calls = 10;
+		b3.max_tokens = 12000;
+		k = llm_complete_many(&c3, &req, 3, &b3, out, err, rc);
+		server_stop(&s);
+		q = server_requests(&s);
+		int capped = 0;
+		for (size_t i = 0; i < json_array_size(q); i++) {
+			json_t *body = json_loads(json_string_value(json_object_get(json_array_get(q, i), "body")), 0, NULL);
+			json_int_t mt = json_integer_value(json_object_get(body, "max_tokens"));
+			capped += mt > 0 && mt < 4000;
+			json_decref(body);
+		}
+		TAP_OK(k == 3 && json_array_size(q) == 3 && capped == 3,
+		       "many: each of three samples asks for its third of a budget of 12000 tokens, less its prompt");
+		json_decref(q);
+		for (int i = 0; i < 3; i++) {
+			llm_reply_release(&out[i]);
+			strbuf_reset(&err[i]);
+		}
+		free(u);
+	}
+
 	/* no limit on tokens: each sample unlimited too */
 	if (server_start(&s, "openai_slow_x3") != 0) {
 		TAP_OK(0, "many: the replay server starts again");
