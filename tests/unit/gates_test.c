@@ -279,6 +279,14 @@ static void test_fp64(void)
 	gate_verdict_init(&v);
 	TAP_OK(!gate_fp64(NAN, 1e-5, 1e-4, GATE_DTYPE_FP32, &v), "NaN rmse fails");
 	TAP_IS_STR(v.reason, "fp64: rmse is not a finite number (candidate nan, baseline 1e-05)", "NaN rmse reason");
+	/* an rmse below 0 is no measurement either, of the candidate or of the
+	 * baseline alone: a reply that says one fails, whatever the other */
+	gate_verdict_init(&v);
+	TAP_OK(!gate_fp64(-1e-5, 1e-5, 1e-4, GATE_DTYPE_FP32, &v) &&
+	       !strcmp(v.reason, "fp64: rmse is not a finite number (candidate -1e-05, baseline 1e-05)"),
+	       "a negative rmse of the candidate fails (%s)", v.reason);
+	gate_verdict_init(&v);
+	TAP_OK(!gate_fp64(1e-5, -1e-5, 1e-4, GATE_DTYPE_FP32, &v), "a negative rmse of the baseline fails");
 
 	json_t *j = J("{\"outputs\":[{\"index\":0,\"dtype\":\"float32\",\"rmse_cand\":1e-6,\"rmse_base\":1e-6},"
 		      "{\"index\":1,\"dtype\":\"bfloat16\",\"rmse_cand\":9e-3,\"rmse_base\":2e-3}]}");
