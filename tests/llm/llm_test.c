@@ -1245,6 +1245,11 @@ static void t_edges(void)
 	TAP_OK(r.rc == -1 && r.reply.attempts == 2 && json_array_size(r.requests) == 2 &&
 	       has(r.err.buf, "too little left to retry after 2 attempts") && r.elapsed >= 0.95,
 	       "back-off of 1 s then 2 s: two attempts in 1.8 s of wall time (%.2f s)", r.elapsed);
+	const char *used = strstr(r.err.buf, "llm budget: ");
+	double secs = -1, of = -1;
+	int got = used ? sscanf(used, "llm budget: %lf s of wall time used of %lf s", &secs, &of) : 0;
+	TAP_OK(got == 2 && secs >= 0.9 && secs <= r.elapsed + 0.05 && fabs(of - 1.8) < 1e-9,
+	       "... and says the seconds used of the 1.8 (%.1f of %.1f)", secs, of);
 	run_release(&r);
 }
 

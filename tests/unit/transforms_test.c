@@ -122,6 +122,15 @@ static void analyst(void)
 	       "cooperative reductions (%s)", c);
 	json_decref(all);
 	free(c);
+	/* the edge: as many outputs as SMs (132) is not few; one fewer is */
+	char *f132 = with(rs, "    xnumel = 16384\n", "    xnumel = 132\n"), *f131 = with(rs, "    xnumel = 16384\n", "    xnumel = 131\n");
+	char *c132 = chosen(f132, "reduction", red, 0.5, NULL), *c131 = chosen(f131, "reduction", red, 0.5, NULL);
+	TAP_OK(!strstr(c132, "note") && strstr(c131, "note"),
+	       "132 outputs on 132 SMs: no note; 131: the note (%s, %s)", c132, c131);
+	free(c132);
+	free(c131);
+	free(f132);
+	free(f131);
 	char *ps = fixture("static/orig", "per_sum5");
 	json_t *per = json_pack("{s:i, s:i, s:i}", "XBLOCK", 8, "num_warps", 2, "num_stages", 1);
 	c = chosen(ps, "persistent_reduction", per, 0.5, &all);
