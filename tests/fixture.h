@@ -7,6 +7,7 @@
 #define KOPT_TEST_FIXTURE_H
 
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -266,6 +267,44 @@ static inline char *fx_tmpdir(const char *tag)
 	if (!mkdtemp(t))
 		kopt_die("mkdtemp: %s", strerror(errno));
 	return t;
+}
+
+/* entries of folder path whose name holds part ("" : every entry, . and .. too) */
+static inline int fx_files_with(const char *path, const char *part)
+{
+	DIR *d = opendir(path);
+	int n = 0;
+	for (struct dirent *e; d && (e = readdir(d));)
+		n += strstr(e->d_name, part) != NULL;
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/* stderr caught while a part of a test runs: into buf (len bytes at most,
+ * NUL-terminated) at fx_catch_end */
+struct fx_caught {
+	FILE *tmp;
+	int saved;
+};
+
+static inline void fx_catch_start(struct fx_caught *c)
+{
+	c->tmp = tmpfile();
+	fflush(stderr);
+	c->saved = dup(2);
+	dup2(fileno(c->tmp), 2);
+}
+
+static inline void fx_catch_end(struct fx_caught *c, char *buf, size_t len)
+{
+	fflush(stderr);
+	dup2(c->saved, 2);
+	close(c->saved);
+	rewind(c->tmp);
+	size_t got = fread(buf, 1, len - 1, c->tmp);
+	buf[got] = 0;
+	fclose(c->tmp);
 }
 
 static inline void fx_rmrf(const char *dir)

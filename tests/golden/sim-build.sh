@@ -85,7 +85,7 @@ one() { # NAME FOLDER SPEC FIRST_MODEL
 	run "$w" -f "$spec" -t query | norm > "$g/query"
 	# every step's key and inputs, and the why of each but captures and
 	# proposals, each tool run once over the steps (it plans once)
-	run "$w" -f "$spec" -t query | awk '{ print $2, $3 }' > "$tmp/steps"
+	awk '{ print $2, $3 }' "$g/query" > "$tmp/steps"
 	set --
 	while read -r kind p; do set -- "$@" "$kind $p"; done < "$tmp/steps"
 	run "$w" -f "$spec" -t query "$@" | awk '/^\{/ { skip = 1 } !skip && /^[a-z]/ { kind = $1 }

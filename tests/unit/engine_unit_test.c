@@ -40,6 +40,7 @@
 #include "../../engine/tail.h"
 #include "../../engine/twins.h"
 #include "../../rules/rules.h"
+#include "../fixture.h"
 #include "../tap.h"
 
 static void test_hash(void)
@@ -474,31 +475,6 @@ static void test_result_object(void)
 	json_decref(n.result);
 }
 
-/* stderr caught while a part of a test runs */
-struct caught {
-	FILE *tmp;
-	int saved;
-};
-
-static void catch_start(struct caught *c)
-{
-	c->tmp = tmpfile();
-	fflush(stderr);
-	c->saved = dup(2);
-	dup2(fileno(c->tmp), 2);
-}
-
-static void catch_end(struct caught *c, char *buf, size_t len)
-{
-	fflush(stderr);
-	dup2(c->saved, 2);
-	close(c->saved);
-	rewind(c->tmp);
-	size_t got = fread(buf, 1, len - 1, c->tmp);
-	buf[got] = 0;
-	fclose(c->tmp);
-}
-
 static int sh(const char *fmt, const char *dir)
 {
 	char *cmd = xasprintf(fmt, dir, dir, dir);
@@ -540,11 +516,11 @@ static void test_corrupt(void)
 			       "printf '%%%%s\\n' 0123456789abcdef0123456789abcde zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz %s >> actions", kh);
 	ok = ok && sh(edit, dir) == 0;
 	free(edit);
-	struct caught cg;
+	struct fx_caught cg;
 	char w[4096];
-	catch_start(&cg);
+	fx_catch_start(&cg);
 	c = ok ? cache_open(cd) : NULL;
-	catch_end(&cg, w, sizeof w);
+	fx_catch_end(&cg, w, sizeof w);
 	TAP_OK(c && cache_corrupt_count(c) == 4 && !cache_get(c, key[1]) && cache_get(c, key[0]) && cache_get(c, key[2]),
 	       "corrupt records: four counted, the changed one not read, the others read (%zu)", c ? cache_corrupt_count(c) : 0);
 	TAP_OK(c && cache_was_corrupt(c, key[1]) && !cache_was_corrupt(c, key[0]) && !cache_was_corrupt(c, key[2]) &&
@@ -569,9 +545,9 @@ static void test_corrupt(void)
 	kopt_hash absent = hash_str("absent object\n");
 	const kopt_hash which[4] = { obj[0], obj[1], obj[2], absent };
 	for (int i = 0; i < 4; i++) {
-		catch_start(&cg);
+		fx_catch_start(&cg);
 		got[i] = c ? cache_object_get(c, which[i], &sb) : -2;
-		catch_end(&cg, warn[i], sizeof warn[i]);
+		fx_catch_end(&cg, warn[i], sizeof warn[i]);
 	}
 	TAP_OK(ok && got[0] == 0 && !*warn[0] && got[3] == -1 && !*warn[3],
 	       "objects: a good one is read, an absent one is not, neither with a warning ('%s')", warn[3]);
@@ -583,9 +559,9 @@ static void test_corrupt(void)
 	char *file = xasprintf("cd '%%s/cache/objects' && chmod -R u+w %.2s && rm -rf %.2s && echo x > %.2s", hex, hex, hex);
 	ok = sh(file, dir) == 0;
 	free(file);
-	catch_start(&cg);
+	fx_catch_start(&cg);
 	got[4] = c ? cache_object_get(c, obj[0], &sb) : -2;
-	catch_end(&cg, warn[4], sizeof warn[4]);
+	fx_catch_end(&cg, warn[4], sizeof warn[4]);
 	TAP_OK(ok && got[4] == -1 && strstr(warn[4], "cannot be read: "),
 	       "objects: one whose folder is a file is not read, with a warning ('%s')", warn[4]);
 	strbuf_release(&sb);
@@ -803,11 +779,11 @@ static void test_outdir(void)
 	int w = outdir_write(root, "m/a.txt", "hello\n", 6) == 0 && outdir_write(root, "m/b.txt", "hello\n", 6) == 0 &&
 		outdir_write(root, "m/c.txt", "", 0) == 0 && outdir_write(root, "m/d.txt", "hellO\n", 6) == 0 &&
 		outdir_write(root, "m/e.txt", "hello!\n", 7) == 0;
-	struct caught cg;
+	struct fx_caught cg;
 	char err[1024];
-	catch_start(&cg);
+	fx_catch_start(&cg);
 	int refused = outdir_write(root, "m/../x", "x", 1) == -1;
-	catch_end(&cg, err, sizeof err);
+	fx_catch_end(&cg, err, sizeof err);
 	TAP_OK(w && refused && strstr(err, "not a path of plain names below"), "outdir: files written below folders made on the way; '..' refused");
 	sh("cd '%s/out/m' && ln -s a.txt link.txt && mkfifo fifo && echo x > notdir && ln -s . loop", dir);
 	int right = out_is(root, "m/a.txt", 6, OUTDIR_SAME, "") + out_is(root, "m/a.txt", UINT64_MAX, OUTDIR_SAME, "") +
@@ -823,9 +799,9 @@ static void test_outdir(void)
 		    out_is(root, "m/loop/a.txt", 6, OUTDIR_DIFFERS, "a folder on its path is not a folder (a symbolic link?)") +
 		    out_is(root, "m//a.txt", 6, OUTDIR_DIFFERS, "not a path of plain names");
 	TAP_IS_INT(right, 13, "outdir: each file's state and the reason for it (same, missing, empty, size, bytes, link, not a file, a path through a file or a link)");
-	catch_start(&cg);
+	fx_catch_start(&cg);
 	w = outdir_write(root, "m/loop/f.txt", "hello\n", 6) == 0 && outdir_write(root, "m/notdir/f.txt", "hello\n", 6) == 0;
-	catch_end(&cg, err, sizeof err);
+	fx_catch_end(&cg, err, sizeof err);
 	TAP_OK(w && strstr(err, "/out/m/loop' is not a folder (a symbolic link or a file); replaced by one") &&
 	       strstr(err, "/out/m/notdir' is not a folder") && out_is(root, "m/loop/f.txt", 6, OUTDIR_SAME, "") &&
 	       out_is(root, "m/a.txt", 6, OUTDIR_SAME, ""),
@@ -992,9 +968,9 @@ static void test_actions_env(void)
 	       "actions: rewritten on close past 64 records with at least two a key (64 of 1 key: %zu lines, 65: %zu; "
 	       "65 of 33 keys: %zu, 66: %zu)", a64, a65, h65, h66);
 
-	struct caught cg;
+	struct fx_caught cg;
 	char w[1024];
-	catch_start(&cg);
+	fx_catch_start(&cg);
 	kopt_cache *c = cache_open(cd);
 	json_t *none = c ? cache_env_get(c, "gpu0") : (json_t *)1;
 	json_t *env = json_pack("{s:s,s:i}", "gpu", "NVIDIA H200", "sms", 132);
@@ -1004,22 +980,22 @@ static void test_actions_env(void)
 	json_t *back = c ? cache_env_get(c, "gpu0") : NULL;
 	int same = back && json_equal(back, env);
 	cache_close(c);
-	catch_end(&cg, w, sizeof w);
+	fx_catch_end(&cg, w, sizeof w);
 	TAP_OK(!none && set && same && !*w, "env: none at first, then read back as written, without a warning ('%s')", w);
 	sh("cd '%s/cache' && sed -i 's/H200/H100/' env", dir);
-	catch_start(&cg);
+	fx_catch_start(&cg);
 	c = cache_open(cd);
 	back = c ? cache_env_get(c, "gpu0") : (json_t *)1;
 	cache_close(c);
-	catch_end(&cg, w, sizeof w);
+	fx_catch_end(&cg, w, sizeof w);
 	TAP_OK(!back && strstr(w, "/env' is corrupt; the environment fingerprints are forgotten"),
 	       "env: a changed byte under the checksum: forgotten, with a warning");
 	sh("cd '%s/cache' && rm -f env && mkdir env", dir);
-	catch_start(&cg);
+	fx_catch_start(&cg);
 	c = cache_open(cd);
 	back = c ? cache_env_get(c, "gpu0") : (json_t *)1;
 	cache_close(c);
-	catch_end(&cg, w, sizeof w);
+	fx_catch_end(&cg, w, sizeof w);
 	TAP_OK(!back && strstr(w, "/env' cannot be read: ") && strstr(w, "; the environment fingerprints are forgotten"),
 	       "env: one that cannot be read: forgotten, with a warning");
 	json_decref(env);
@@ -1043,32 +1019,32 @@ static void test_lock(void)
 	cache_close(c);
 	int fd = open(lp, O_RDWR);
 	int held = fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0 && ftruncate(fd, 0) == 0 && write(fd, "4242\n", 5) == 5;
-	struct caught cg;
+	struct fx_caught cg;
 	char w[1024];
 	setenv("KOPT_LOCK_WAIT_MS", "150", 1);
-	catch_start(&cg);
+	fx_catch_start(&cg);
 	double t0 = kopt_now();
 	c = cache_open(cd);
 	double waited = kopt_now() - t0;
-	catch_end(&cg, w, sizeof w);
+	fx_catch_end(&cg, w, sizeof w);
 	TAP_OK(held && !c && waited >= 0.14 && strstr(w, "waiting for the cache lock held by pid 4242\n") &&
 	       strstr(w, "is in use by another koptmake (pid 4242); try again when it is done") &&
 	       strstr(strstr(w, "waiting") + 1, "waiting") == NULL,
 	       "lock: held by another: waited for %.2f s, said once with its pid, then refused with it", waited);
 	/* the wait is the milliseconds given: 1000, not twice as many */
 	setenv("KOPT_LOCK_WAIT_MS", "1000", 1);
-	catch_start(&cg);
+	fx_catch_start(&cg);
 	t0 = kopt_now();
 	c = cache_open(cd);
 	waited = kopt_now() - t0;
-	catch_end(&cg, w, sizeof w);
+	fx_catch_end(&cg, w, sizeof w);
 	TAP_OK(!c && waited >= 0.99 && waited < 1.6, "lock: KOPT_LOCK_WAIT_MS=1000 waits a second (%.2f s)", waited);
 	setenv("KOPT_LOCK_WAIT_MS", "0", 1);
 	if (ftruncate(fd, 0) != 0)
 		abort();
-	catch_start(&cg);
+	fx_catch_start(&cg);
 	c = cache_open(cd);
-	catch_end(&cg, w, sizeof w);
+	fx_catch_end(&cg, w, sizeof w);
 	TAP_OK(!c && !strstr(w, "waiting") && strstr(w, "in use by another koptmake (pid unknown)"),
 	       "lock: no wait at 0 ms, and a lock file without a pid says unknown ('%s')", w);
 	close(fd);
@@ -1130,11 +1106,11 @@ static void test_gc_sweep(void)
 	hash_hex(obj, hex);
 	char *m = xasprintf("{\"kind\":\"capture\",\"objects\":{\"x\":\"%s\"}}", hex);
 	ok = ok && cache_put(c, key, hash_str(m), m) == 0;
-	struct caught cg;
+	struct fx_caught cg;
 	char w[512];
-	catch_start(&cg);
+	fx_catch_start(&cg);
 	int nl = c ? cache_put(c, hash_str("n"), hash_str("n"), "{\"a\":\n1}") : 0;
-	catch_end(&cg, w, sizeof w);
+	fx_catch_end(&cg, w, sizeof w);
 	TAP_OK(nl == -1 && strstr(w, "internal: a manifest with a newline") && !cache_get(c, hash_str("n")),
 	       "cache_put refuses a manifest with a newline");
 	cache_close(c);

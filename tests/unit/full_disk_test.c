@@ -11,7 +11,6 @@
 #define _GNU_SOURCE
 #include <config.h>
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -28,9 +27,10 @@
 #include "../../engine/blog.h"
 #include "../../engine/cache.h"
 #include "../../engine/hash.h"
+#include "../fixture.h"
 #include "../tap.h"
 
-static char dir[] = "/tmp/kopt-full-XXXXXX";
+static char *dir;
 
 /* runs fn in a child with no room to write; its exit status (0: fn's
  * checks held), what it said on stderr into *said */
@@ -82,18 +82,6 @@ static const char *first_line(const struct strbuf *s)
 	static char line[400];
 	snprintf(line, sizeof line, "%.*s", (int)strcspn(s->buf, "\n"), s->buf);
 	return line;
-}
-
-/* files in path whose name starts with prefix */
-static int files_like(const char *path, const char *prefix)
-{
-	DIR *d = opendir(path);
-	int n = 0;
-	for (struct dirent *e; d && (e = readdir(d));)
-		n += strncmp(e->d_name, prefix, strlen(prefix)) == 0;
-	if (d)
-		closedir(d);
-	return n;
 }
 
 static const kopt_hash K1 = { 0x1111, 0x2222 }, K2 = { 0x3333, 0x4444 };
@@ -168,7 +156,7 @@ static void test_cache(void)
 	       first_line(&said));
 	TAP_OK(strstr(said.buf, "cannot write '") && strstr(said.buf, "/cache/objects/tmp."),
 	       "an object that cannot be stored: -1, said naming its temporary file");
-	TAP_OK(files_like(objects, "tmp.") == 0, "no temporary file left in objects/ (%d)", files_like(objects, "tmp."));
+	TAP_OK(fx_files_with(objects, "tmp.") == 0, "no temporary file left in objects/ (%d)", fx_files_with(objects, "tmp."));
 	c = cache_open(cd);
 	struct cache_entry *e = c ? cache_get(c, K1) : NULL;
 	TAP_OK(e && e->len == 7 && c && !cache_get(c, K2), "the record of before reads back, the refused one does not");
@@ -209,16 +197,11 @@ static void test_memory(void)
 
 int main(void)
 {
-	if (!mkdtemp(dir)) {
-		TAP_OK(0, "a scratch folder");
-		return tap_done();
-	}
+	dir = fx_tmpdir("full");
 	test_cache();
 	test_log();
 	test_memory();
-	char *cmd = xasprintf("rm -rf '%s'", dir);
-	if (system(cmd) != 0)
-		tap_diag("could not remove %s", dir);
-	free(cmd);
+	fx_rmrf(dir);
+	free(dir);
 	return tap_done();
 }

@@ -11,7 +11,6 @@
 #define _GNU_SOURCE
 #include <config.h>
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -25,6 +24,7 @@
 #include "../../engine/cache.h"
 #include "../../engine/outdir.h"
 #include "../../engine/seal.h"
+#include "../fixture.h"
 #include "../tap.h"
 
 /* calls that pass before the next fails: -1 never fails */
@@ -64,43 +64,22 @@ int __wrap_renameat(int olddirfd, const char *oldpath, int newdirfd, const char 
 	return fail_now(&renameat_pass) ? -1 : __real_renameat(olddirfd, oldpath, newdirfd, newpath);
 }
 
-static char dir[] = "/tmp/kopt-iofail-XXXXXX";
-static char errpath[256];
-static int saved_err = -1;
+static char *dir;
+static struct fx_caught caught;
 
-/* stderr into a file until said() */
+/* stderr caught until said() */
 static void listen(void)
 {
-	fflush(stderr);
-	saved_err = dup(2);
-	int fd = open(errpath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	dup2(fd, 2);
-	close(fd);
+	fx_catch_start(&caught);
 }
 
-/* what was said since listen(); the failures back off */
+/* what was said since listen() (caller frees); the failures back off */
 static char *said(void)
 {
-	fflush(stderr);
-	dup2(saved_err, 2);
-	close(saved_err);
+	char buf[2048];
+	fx_catch_end(&caught, buf, sizeof buf);
 	fsync_pass = fdatasync_pass = renameat_pass = -1;
-	struct strbuf sb = STRBUF_INIT;
-	strbuf_read_file(&sb, errpath);
-	strbuf_addstr(&sb, "");
-	return strbuf_detach(&sb);
-}
-
-/* files in path whose name contains part */
-static int files_with(const char *path, const char *part)
-{
-	DIR *d = opendir(path);
-	int n = 0;
-	for (struct dirent *e; d && (e = readdir(d));)
-		n += strstr(e->d_name, part) != NULL;
-	if (d)
-		closedir(d);
-	return n;
+	return xstrdup(buf);
 }
 
 static void test_cache(void)
@@ -121,14 +100,14 @@ static void test_cache(void)
 	r = c ? cache_object_put(c, "one object", 10, &h) : 0;
 	s = said();
 	TAP_OK(r == -1 && strstr(s, "cannot write '") && strstr(s, "/objects/tmp.") && strstr(s, "Input/output error") &&
-	       files_with(objects, "tmp.") == 0,
+	       fx_files_with(objects, "tmp.") == 0,
 	       "an object whose file cannot be synced: -1, said, no temporary file left (%.*s)", (int)strcspn(s, "\n"), s);
 	free(s);
 	listen();
 	renameat_pass = 0;
 	r = c ? cache_object_put(c, "one object", 10, &h) : 0;
 	s = said();
-	TAP_OK(r == -1 && strstr(s, "cannot rename '") && strstr(s, "Input/output error") && files_with(objects, "tmp.") == 0,
+	TAP_OK(r == -1 && strstr(s, "cannot rename '") && strstr(s, "Input/output error") && fx_files_with(objects, "tmp.") == 0,
 	       "an object that cannot be renamed into place: -1, said, no temporary file left (%.*s)", (int)strcspn(s, "\n"),
 	       s);
 	free(s);
@@ -160,7 +139,7 @@ static void test_outdir(void)
 		strbuf_read_file(&now, p);
 		strbuf_addstr(&now, "");
 		TAP_OK(r == -1 && strstr(s, "cannot write '") && strstr(s, "/out/m/report.md': Input/output error") &&
-		       strcmp(now.buf, "before\n") == 0 && files_with(m, ".tmp") == 0,
+		       strcmp(now.buf, "before\n") == 0 && fx_files_with(m, ".tmp") == 0,
 		       "an output %s: -1, said, the old one in place, no temporary file (%.*s)", cases[i].what,
 		       (int)strcspn(s, "\n"), s);
 		free(p);
@@ -194,7 +173,7 @@ static void test_memory(void)
 	char *s = said();
 	strbuf_read_file(&after, path);
 	TAP_OK(r == -1 && strstr(s, "cannot compact ") && strstr(s, "memory.jsonl") && before.len == after.len &&
-	       memcmp(before.buf, after.buf, before.len) == 0 && files_with(dir, "memory.jsonl.tmp") == 0,
+	       memcmp(before.buf, after.buf, before.len) == 0 && fx_files_with(dir, "memory.jsonl.tmp") == 0,
 	       "a compaction that cannot be synced: -1, said, the memory as it was, no temporary file (%.*s)",
 	       (int)strcspn(s, "\n"), s);
 	free(s);
@@ -216,7 +195,7 @@ static void test_seal_key(void)
 	char *s = said();
 	struct stat st;
 	TAP_OK(r == -1 && strstr(s, "cannot write the seal key '") && strstr(s, "seal.key': Input/output error") &&
-	       stat(key, &st) < 0 && files_with(kdir, "") == 2,
+	       stat(key, &st) < 0 && fx_files_with(kdir, "") == 2,
 	       "a seal key that cannot be synced: no key, said, no file left (%.*s)", (int)strcspn(s, "\n"), s);
 	free(s);
 	seal_key_reset();
@@ -229,18 +208,12 @@ static void test_seal_key(void)
 
 int main(void)
 {
-	if (!mkdtemp(dir)) {
-		TAP_OK(0, "a scratch folder");
-		return tap_done();
-	}
-	snprintf(errpath, sizeof errpath, "%s/err", dir);
+	dir = fx_tmpdir("iofail");
 	test_cache();
 	test_outdir();
 	test_memory();
 	test_seal_key();
-	char *cmd = xasprintf("rm -rf '%s'", dir);
-	if (system(cmd) != 0)
-		tap_diag("could not remove %s", dir);
-	free(cmd);
+	fx_rmrf(dir);
+	free(dir);
 	return tap_done();
 }

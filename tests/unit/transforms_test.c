@@ -164,6 +164,23 @@ static const char *edit_at(const json_t *sk, size_t i)
 	return json_string_value(json_object_get(json_array_get(sk, i), "edit"));
 }
 
+/* the edit of the first of the two skills a memory of the lessons ls
+ * gives features F, NULL unless it gives two; caller frees */
+static char *first_skill(const char *F, const struct mem_lesson *ls, size_t n)
+{
+	char path[] = "/tmp/kopt-skills2-XXXXXX";
+	int fd = mkstemp(path);
+	close(fd);
+	unlink(path);
+	for (size_t i = 0; i < n; i++)
+		memory_append_lesson(path, &ls[i]);
+	json_t *sk = memory_skills(path, F, NULL, 5, -1);
+	char *e = json_array_size(sk) == 2 ? xstrdup(edit_at(sk, 0)) : NULL;
+	json_decref(sk);
+	unlink(path);
+	return e;
+}
+
 static void skills(void)
 {
 	char path[] = "/tmp/kopt-skills-XXXXXX";
@@ -223,34 +240,19 @@ static void skills(void)
 	/* the order: the share of tries that won first, then the mean gain
 	 * of the wins (one won 2 of 2 at 1.1x, the other 1 of 2 at 1.5x; then
 	 * a tie of 1 of 1, at 1.1x and 1.5x) */
-	char p2[] = "/tmp/kopt-skills2-XXXXXX";
-	int fd2 = mkstemp(p2);
-	close(fd2);
-	unlink(p2);
 	struct mem_lesson ord[] = {
 		{ "s", F, "screen:onepass", NULL, "o1", "onepass=welford", "eeee", 1, 1.1 },
 		{ "s", F, "screen:onepass", NULL, "o2", "onepass=welford", "eeee", 1, 1.1 },
 		{ "s", F, "screen:rloop", NULL, "r1", "rloop=reverse", "ffff", 1, 1.5 },
 		{ "s", F, "screen:rloop", NULL, "r2", "rloop=reverse", "ffff", 0, 0 },
 	};
-	for (size_t i = 0; i < sizeof ord / sizeof *ord; i++)
-		memory_append_lesson(p2, &ord[i]);
-	sk = memory_skills(p2, F, NULL, 5, -1);
-	TAP_OK(json_array_size(sk) == 2 && strcmp(edit_at(sk, 0), "onepass=welford") == 0,
-	       "skills: 2 wins of 2 at 1.1x before 1 of 2 at 1.5x (%s first)", edit_at(sk, 0));
-	json_decref(sk);
-	unlink(p2);
-	struct mem_lesson tie[] = {
-		{ "s", F, "screen:onepass", NULL, "o1", "onepass=welford", "eeee", 1, 1.1 },
-		{ "s", F, "screen:rloop", NULL, "r1", "rloop=reverse", "ffff", 1, 1.5 },
-	};
-	for (size_t i = 0; i < sizeof tie / sizeof *tie; i++)
-		memory_append_lesson(p2, &tie[i]);
-	sk = memory_skills(p2, F, NULL, 5, -1);
-	TAP_OK(json_array_size(sk) == 2 && strcmp(edit_at(sk, 0), "rloop=reverse") == 0,
-	       "skills: at the same share of wins, the larger gain first (%s first)", edit_at(sk, 0));
-	json_decref(sk);
-	unlink(p2);
+	char *top = first_skill(F, ord, 4);
+	TAP_IS_STR(top, "onepass=welford", "skills: 2 wins of 2 at 1.1x before 1 of 2 at 1.5x");
+	free(top);
+	struct mem_lesson tie[] = { ord[0], ord[2] };
+	top = first_skill(F, tie, 2);
+	TAP_IS_STR(top, "rloop=reverse", "skills: at the same share of wins, the larger gain first");
+	free(top);
 	sk = memory_skills("/nonexistent/memory.jsonl", F, "aaaa", 5, -1);
 	TAP_OK(json_is_array(sk) && json_array_size(sk) == 0, "no memory: none");
 	json_decref(sk);
