@@ -1076,6 +1076,8 @@ static void test_lock(void)
 			st = 1;
 		if (k0)
 			cache_close(k0);
+		free(cd);
+		free(lp);
 		KOPT_COVER_FLUSH();
 		_exit(st);
 	}
