@@ -1168,6 +1168,33 @@ static void t_edges(void)
 	       ends_with(r.err.buf, "2c1e9a7b3d4f60a1c2e3d4f5a6b7c)"), "a refusal of 200 characters is quoted whole");
 	run_release(&r);
 
+	/* one byte past each cap: cut there, and "..." says so */
+	run_scenario(&r, "openai_not_json_121", "openai", &req, NULL, "KOPT_TEST_KEY");
+	TAP_OK(r.rc == -1 && ends_with(r.err.buf, "far too early</p></body></html>!..."),
+	       "a 121-byte page that is not JSON is cut at 120 bytes, with '...'");
+	run_release(&r);
+	run_scenario(&r, "anthropic_not_json_121", "anthropic", &req, NULL, "KOPT_TEST_KEY");
+	TAP_OK(r.rc == -1 && ends_with(r.err.buf, "far too early</p></body></html>!..."),
+	       "... and so is one from anthropic's endpoint");
+	run_release(&r);
+	run_scenario(&r, "openai_400_long_301", "openai", &req, NULL, "KOPT_TEST_KEY");
+	TAP_OK(r.rc == -1 && ends_with(r.err.buf, "c1e9a7b3d7... (invalid_request_error)"),
+	       "an error message of 301 characters is cut at 300, with '...', then its type");
+	run_release(&r);
+	run_scenario(&r, "openai_refusal_201", "openai", &req, NULL, "KOPT_TEST_KEY");
+	TAP_OK(r.rc == -1 && ends_with(r.err.buf, "a1c2e3d4f5a6b7c8..."), "a refusal of 201 characters is cut at 200, with '...'");
+	run_release(&r);
+
+	/* an answer of nothing but white space is no answer, from either API */
+	run_scenario(&r, "openai_blank", "openai", &req, NULL, "KOPT_TEST_KEY");
+	TAP_OK(r.rc == -1 && has(r.err.buf, "llm: openai reply has an empty answer (stopped: stop)"),
+	       "openai: an answer of spaces, tabs and newlines is an empty answer, with the stop reason");
+	run_release(&r);
+	run_scenario(&r, "anthropic_blank", "anthropic", &req, NULL, "KOPT_TEST_KEY");
+	TAP_OK(r.rc == -1 && has(r.err.buf, "llm: anthropic reply has an empty answer (stopped: end_turn)"),
+	       "anthropic: an answer of newlines and spaces is an empty answer, with the stop reason");
+	run_release(&r);
+
 	/* content parts of which none is text: no text at all */
 	run_scenario(&r, "openai_parts_no_text", "openai", &req, NULL, "KOPT_TEST_KEY");
 	TAP_OK(r.rc == -1 && has(r.err.buf, "choices[0].message.content is not text"),
