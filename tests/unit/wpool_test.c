@@ -212,6 +212,18 @@ int main(void)
 	free(why);
 	wpool_free(r);
 	unsetenv("KOPT_SIM_DIE");
+	/* one that exits before its hello and says nothing: the reason alone,
+	 * nothing after it */
+	r = wpool_new("/bin/true", 1);
+	dev = wpool_device(r, "sim", 1, NULL, 30);
+	env = wpool_probe(r, dev, &why);
+	TAP_OK(!env && why && strstr(why, "before its hello") && why[strlen(why) - 1] != ' ' && !strchr(why, ':'),
+	       "a worker that dies before its hello without a word: the probe says so, and no ': ' after it");
+	if (why)
+		tap_diag("%s", why);
+	json_decref(env);
+	free(why);
+	wpool_free(r);
 	json_decref(ev.result);
 	close(pp[0]);
 	close(pp[1]);
