@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -1280,6 +1281,13 @@ static void t_edges(void)
 	run_release(&r);
 }
 
+static volatile sig_atomic_t ticks;
+static void on_tick(int sig)
+{
+	(void)sig;
+	ticks++;
+}
+
 /* a call to a port where nothing listens (127.0.0.1:9): attempts made
  * only when the budget lets it start */
 static int call_dead(struct kopt_llm *cfg, const struct llm_request *req, struct llm_budget *b,
@@ -1336,6 +1344,25 @@ static void t_limits(void)
 	unsetenv("KOPT_LLM_BACKOFF_MS");
 	TAP_OK(rc == -1 && out.attempts == 2 && took >= 0.3 && took < 5,
 	       "KOPT_LLM_BACKOFF_MS=300 and no back-off in the request: two attempts %.2f s apart", took);
+	llm_reply_release(&out);
+	/* a signal in the middle of the wait (a handler without SA_RESTART,
+	 * as a progress timer installs): the wait goes on for what is left,
+	 * then ends */
+	struct sigaction sa = { 0 }, old;
+	sa.sa_handler = on_tick;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGALRM, &sa, &old);
+	struct itimerval it = { { 0, 0 }, { 0, 100000 } }, off = { { 0, 0 }, { 0, 0 } };
+	ticks = 0;
+	setenv("KOPT_LLM_BACKOFF_MS", "300", 1);
+	setitimer(ITIMER_REAL, &it, NULL);
+	rc = call_dead(&cfg, &nb, NULL, &out, &err, &took);
+	setitimer(ITIMER_REAL, &off, NULL);
+	unsetenv("KOPT_LLM_BACKOFF_MS");
+	sigaction(SIGALRM, &old, NULL);
+	TAP_OK(rc == -1 && out.attempts == 2 && ticks == 1 && took >= 0.3 && took < 5,
+	       "a signal 100 ms into a 300 ms back-off: the wait is neither cut short nor stuck (%.2f s, %d signal)", took,
+	       (int)ticks);
 	llm_reply_release(&out);
 	/* a request's own back-off of 1 ms is its own, whatever the variable says */
 	nb.backoff_ms = 1;
