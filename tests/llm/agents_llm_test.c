@@ -87,7 +87,7 @@ static void t_beam(void)
 	int st = server_start(&s, "openai_beam");
 	use_llm(&s);
 	cfg.roles[KOPT_ROLE_CODER].llm.beam = 2;
-	struct agent_request r0 = { &kernel, &cfg, 0, NULL, 0, NULL, NULL, NULL };
+	struct agent_request r0 = { .kernel = &kernel, .cfg = &cfg, .index = 0, .traj = NULL, .ntraj = 0 };
 	struct agent_reply a0, a1, a2;
 	TAP_OK(st == 0 && agent_propose(&r0, &a0) == 0 && a0.candidate &&
 	       json_array_size(json_object_get(a0.candidate, "beam")) == 2 &&
@@ -100,7 +100,7 @@ static void t_beam(void)
 	TAP_OK(json_integer_value(json_object_get(json_object_get(a0.candidate, "llm"), "calls")) == 2,
 	       "beam: the round's candidate is charged both calls");
 	struct agent_try t0 = { 0, a0.candidate, "fail", "perf", "perf: kernel speedup 0.98x", 0.98, 46000, 46900 };
-	struct agent_request r1 = { &kernel, &cfg, 1, &t0, 1, NULL, NULL, NULL };
+	struct agent_request r1 = { .kernel = &kernel, .cfg = &cfg, .index = 1, .traj = &t0, .ntraj = 1 };
 	/* the replies come back in no set order: each one is one of the two */
 	const char *s0 = sv(a0.candidate, "source");
 	TAP_OK(agent_propose(&r1, &a1) == 0 && a1.candidate &&
@@ -121,7 +121,7 @@ static void t_beam(void)
 	 * repaired (the next step tunes the best, built in: no call) */
 	struct agent_try tb[2] = { { 0, a0.candidate, "fail", "correctness", "correctness: max abs error 1e-01", 0, 0, 0 },
 				   { 1, a1.candidate, "pass", NULL, "kernel: 1.200x", 1.2, 46000, 38333 } };
-	struct agent_request r2 = { &kernel, &cfg, 2, tb, 2, NULL, NULL, NULL };
+	struct agent_request r2 = { .kernel = &kernel, .cfg = &cfg, .index = 2, .traj = tb, .ntraj = 2 };
 	struct agent_reply a3;
 	agent_propose(&r2, &a3);
 	q = server_requests(&s);
@@ -164,7 +164,7 @@ static void t_planner(void)
 	use_llm(&s);
 	cfg.roles[KOPT_ROLE_PLANNER].backend = KOPT_BACKEND_LLM;
 	cfg.roles[KOPT_ROLE_PLANNER].llm = cfg.roles[KOPT_ROLE_CODER].llm;
-	struct agent_request r0 = { &kernel, &cfg, 0, NULL, 0, NULL, NULL, NULL };
+	struct agent_request r0 = { .kernel = &kernel, .cfg = &cfg, .index = 0, .traj = NULL, .ntraj = 0 };
 	struct agent_reply a;
 	TAP_OK(st == 0 && agent_propose(&r0, &a) == 0 && a.candidate, "llm planner and coder: a candidate");
 	json_t *q = server_requests(&s);
@@ -227,7 +227,7 @@ static void t_config(void)
 	struct server s;
 	int st = server_start(&s, "openai_config");
 	use_llm(&s);
-	struct agent_request r0 = { &kernel, &cfg, 0, NULL, 0, NULL, NULL, NULL };
+	struct agent_request r0 = { .kernel = &kernel, .cfg = &cfg, .index = 0, .traj = NULL, .ntraj = 0 };
 	struct agent_reply a;
 	TAP_OK(st == 0 && agent_propose(&r0, &a) == 0 && a.candidate &&
 	       json_integer_value(json_object_get(json_object_get(a.candidate, "config"), "num_warps")) == 8 &&
@@ -252,7 +252,7 @@ static void t_tokens(void)
 	snprintf(s.url, sizeof s.url, "http://127.0.0.1:9");
 	use_llm(&s);
 	cfg.tokens = 100;
-	struct agent_request r0 = { &kernel, &cfg, 0, NULL, 0, NULL, NULL, NULL };
+	struct agent_request r0 = { .kernel = &kernel, .cfg = &cfg, .index = 0, .traj = NULL, .ntraj = 0 };
 	struct agent_reply a;
 	TAP_OK(agent_propose(&r0, &a) == 0 && a.candidate && !json_object_get(a.candidate, "round") &&
 	       !json_object_get(a.candidate, "llm") &&
@@ -271,7 +271,7 @@ static void t_digest(void)
 			      "coder", "name", "llm", "strategy", "llm launch config");
 	struct agent_try a = { 0, c, "pass", NULL, "kernel: 1.123x", 1.12341, 46000, 40940 };
 	struct agent_try b = a;
-	struct agent_request ra = { &kernel, &cfg, 1, &a, 1, NULL, NULL, NULL }, rb = { &kernel, &cfg, 1, &b, 1, NULL, NULL, NULL };
+	struct agent_request ra = { .kernel = &kernel, .cfg = &cfg, .index = 1, .traj = &a, .ntraj = 1 }, rb = { .kernel = &kernel, .cfg = &cfg, .index = 1, .traj = &b, .ntraj = 1 };
 	char *da = agent_context_digest(&ra);
 	b.speedup = 1.12344;
 	char *db = agent_context_digest(&rb);
@@ -379,6 +379,62 @@ static void t_tune(void)
 	unuse_llm();
 }
 
+/*
+ * The dispatcher (agent_propose) with an LLM tuner and the built-in coder
+ * and debugger: the LLM tuner takes exactly the turns where the built-in
+ * agents would give a launch config of their own (role "tuner"), not a
+ * screened config's (that one was measured) and not the coder's; every
+ * other turn is the built-in agents' answer, unchanged, with no request.
+ */
+static void t_tune_dispatch(void)
+{
+	struct server s;
+	int st = server_start(&s, "openai_tune_many");
+	use_llm(&s);
+	cfg.roles[KOPT_ROLE_CODER].backend = KOPT_BACKEND_BUILTIN;
+	cfg.roles[KOPT_ROLE_DEBUGGER].backend = KOPT_BACKEND_BUILTIN;
+	cfg.roles[KOPT_ROLE_TUNER].backend = KOPT_BACKEND_LLM;
+	cfg.roles[KOPT_ROLE_TUNER].llm = cfg.roles[KOPT_ROLE_CODER].llm;
+	struct agent_try tr[8];
+	int tuner = 0, tuner_llm = 0, other = 0, other_same = 0, asked = 0;
+	for (int i = 0; i < 8; i++) {
+		struct agent_request rq = { .kernel = &kernel, .cfg = &cfg, .index = i, .traj = tr, .ntraj = (size_t)i };
+		struct agent_reply b = { 0 }, a = { 0 };
+		agent_builtin_propose(&rq, NULL, &b);
+		json_t *q = server_requests(&s);
+		size_t before = json_array_size(q);
+		json_decref(q);
+		agent_propose(&rq, &a);
+		q = server_requests(&s);
+		int sent = (int)(json_array_size(q) - before);
+		json_decref(q);
+		asked += sent;
+		const char *role = b.candidate ? sv(b.candidate, "role") : NULL;
+		if (role && !strcmp(role, "tuner") && !agent_screened(b.candidate)) {
+			tuner++;
+			tuner_llm += sent == 1 && a.candidate && !strncmp(sv(a.candidate, "strategy"), "llm launch config", 17);
+		} else {
+			other++;
+			other_same += sent == 0 && ((!a.candidate && !b.candidate) ||
+						    (a.candidate && b.candidate && json_equal(a.candidate, b.candidate)));
+		}
+		if (!a.candidate)
+			a.candidate = json_pack("{s:s}", "source", "# none\n");
+		tr[i] = (struct agent_try){ i, a.candidate, "pass", NULL, "kernel: 1.000x", 1.0, 46000, 46000 };
+		a.candidate = NULL;
+		agent_reply_release(&a);
+		agent_reply_release(&b);
+	}
+	TAP_OK(st == 0 && tuner > 0 && tuner_llm == tuner && other > 0 && other_same == other && asked == tuner,
+	       "dispatch: the LLM tuner takes the built-in tuner's %d turns of 8 (%d taken), the other %d stay "
+	       "built-in and unchanged (%d), %d requests", tuner, tuner_llm, other, other_same, asked);
+	for (int i = 0; i < 8; i++)
+		json_decref((json_t *)tr[i].candidate);
+	server_stop(&s);
+	memset(&cfg.roles[KOPT_ROLE_TUNER], 0, sizeof cfg.roles[KOPT_ROLE_TUNER]);
+	unuse_llm();
+}
+
 /* the LLM roles' context digest to the byte: each try's index, verdict,
  * gate, speedup to the thousandth, both times in microseconds to the
  * hundredth, its reason and its candidate (keys sorted), a try without a
@@ -431,7 +487,7 @@ int main(void)
 	}
 	TAP_OK(st == 0, "replay server started");
 	use_llm(&s);
-	struct agent_request rq = { &kernel, &cfg, 0, NULL, 0, NULL, NULL, NULL };
+	struct agent_request rq = { .kernel = &kernel, .cfg = &cfg, .index = 0, .traj = NULL, .ntraj = 0 };
 	struct agent_reply rp;
 	TAP_OK(agent_propose(&rq, &rp) == 0 && rp.candidate, "llm coder: a candidate");
 	const char *cs = json_string_value(json_object_get(rp.candidate, "source"));
@@ -459,7 +515,7 @@ int main(void)
 	for (int i = 0; i < 200; i++)
 		strbuf_addstr(&why, "zzzzz");
 	struct agent_try t0 = { 0, rp.candidate, "fail", "correctness", why.buf, 0, 0, 0 };
-	struct agent_request rd = { &kernel, &cfg, 1, &t0, 1, NULL, NULL, NULL };
+	struct agent_request rd = { .kernel = &kernel, .cfg = &cfg, .index = 1, .traj = &t0, .ntraj = 1 };
 	struct agent_reply rr;
 	TAP_OK(agent_propose(&rd, &rr) == 0 && rr.candidate &&
 	       strcmp(json_string_value(json_object_get(rr.candidate, "role")), "debugger") == 0 &&
@@ -483,7 +539,7 @@ int main(void)
 	/* the budget holds across proposals: two calls used of two */
 	cfg.llm_calls = 2;
 	struct agent_try t2[2] = { t0, { 1, rr.candidate, "fail", "perf", "perf: kernel speedup 0.9x", 0.9, 0, 0 } };
-	struct agent_request rb = { &kernel, &cfg, 2, t2, 2, NULL, NULL, NULL };
+	struct agent_request rb = { .kernel = &kernel, .cfg = &cfg, .index = 2, .traj = t2, .ntraj = 2 };
 	struct agent_reply rbp;
 	TAP_OK(agent_propose(&rb, &rbp) == 0 && rbp.candidate && !json_object_get(rbp.candidate, "llm") &&
 	       strcmp(json_string_value(json_object_get(rbp.candidate, "name")), "llm") != 0 &&
@@ -524,6 +580,7 @@ int main(void)
 	t_digest_bytes();
 	t_config();
 	t_tune();
+	t_tune_dispatch();
 	t_tokens();
 	t_digest();
 

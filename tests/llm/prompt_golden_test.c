@@ -208,7 +208,7 @@ static void t_softmax(const char *memory)
 	struct world w;
 	world_load(&w, "capture-small_softmax.json", "profile-small_softmax.json", SOFTMAX);
 	struct kopt_agents a = agents_cfg(12000);
-	struct agent_request rq = { &w.k, &a, 0, NULL, 0, memory, "/specs/this.kopt", NULL };
+	struct agent_request rq = { .kernel = &w.k, .cfg = &a, .index = 0, .traj = NULL, .ntraj = 0, .memory = memory, .scope = "/specs/this.kopt" };
 	size_t stable;
 	char *p = prompt_of(&rq, &stable);
 	golden("small_softmax-c0.md", p, "small_softmax's kernel, the first round");
@@ -267,7 +267,7 @@ static void t_softmax(const char *memory)
 		{ 2, j2, "fail", "correctness", "correctness: max abs error 3.1e-02 > atol 1e-04 + rtol 1e-04 * |ref| at seed 2 (output 0)", 0, 0, 0 },
 		{ 3, j3, "fail", "perf", "perf: kernel speedup 1.012x < gamma 1.030", 1.012, 46500, 45949 },
 	};
-	struct agent_request r4 = { &w.k, &a, 4, traj, 4, memory, "/specs/this.kopt", NULL };
+	struct agent_request r4 = { .kernel = &w.k, .cfg = &a, .index = 4, .traj = traj, .ntraj = 4, .memory = memory, .scope = "/specs/this.kopt" };
 	p = prompt_of(&r4, &stable);
 	golden("small_softmax-c4.md", p, "small_softmax's kernel at its fifth candidate");
 	TAP_OK(has(p, "## Best so far\n\nc0, llm rewrite (round 1, reply 1 of 2), passed every gate at 1.120x the original kernel's speed (41.53 us per call against 46.51 us), with Inductor's launch config. Its source:") &&
@@ -283,7 +283,7 @@ static void t_softmax(const char *memory)
 
 	/* within a small budget: the lessons and the older attempts go first */
 	struct kopt_agents small = agents_cfg(2500);
-	struct agent_request r5 = { &w.k, &small, 0, NULL, 0, memory, "/specs/this.kopt", NULL };
+	struct agent_request r5 = { .kernel = &w.k, .cfg = &small, .index = 0, .traj = NULL, .ntraj = 0, .memory = memory, .scope = "/specs/this.kopt" };
 	p = prompt_of(&r5, &stable);
 	TAP_OK(!has(p, "## Lessons") && has(p, "## Device") && has(p, "## Profile") && has(p, "## Rules") &&
 	       has(p, "def " SOFTMAX "(") && has(p, "## Task"),
@@ -303,7 +303,7 @@ static void t_others(void)
 	struct world w;
 	world_load(&w, "capture-small_triton.json", "profile-small_triton.json", "scale_bias_kernel");
 	struct kopt_agents a = agents_cfg(12000);
-	struct agent_request rq = { &w.k, &a, 0, NULL, 0, NULL, NULL, NULL };
+	struct agent_request rq = { .kernel = &w.k, .cfg = &a, .index = 0, .traj = NULL, .ntraj = 0, .memory = NULL, .scope = NULL };
 	size_t stable;
 	char *p = prompt_of(&rq, &stable);
 	golden("small_triton-c0.md", p, "small_triton's standalone kernel");

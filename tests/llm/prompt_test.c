@@ -271,12 +271,12 @@ static void t_reply(void)
 	 * its first byte: the note is whole characters, as long as fits */
 	static const char *const chars[] = { "\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80" };
 	int whole = 0;
-	for (size_t c = 0; c < 3; c++) {
-		size_t w = strlen(chars[c]);
+	for (size_t ch = 0; ch < 3; ch++) {
+		size_t w = strlen(chars[ch]);
 		strbuf_reset(&longer);
 		strbuf_addstr(&longer, "Prioritize: x");
 		for (int i = 0; i < 200; i++)
-			strbuf_addstr(&longer, chars[c]);
+			strbuf_addstr(&longer, chars[ch]);
 		strbuf_reset(&z);
 		llm_extract_notes(longer.buf, &a, &z);
 		size_t want = 1 + (LLM_NOTE_MAX - 1) / w * w;
@@ -582,7 +582,7 @@ static void t_reply_config(void)
 		{ "{\"maxnreg\": 128}", NULL, "the launch config's key maxnreg is not one of the kernel's" },
 	};
 	json_t *kc = json_loads("{\"XBLOCK\":8,\"R0_BLOCK\":64,\"num_warps\":4,\"num_stages\":2}", 0, NULL);
-	struct agent_kernel k = { "m", K, "reduction", src, kc, NULL, NULL, NULL, 0, 0 };
+	struct agent_kernel k = { "m", K, "reduction", src, kc, NULL, NULL, NULL, 0, 0, NULL };
 	struct agent_request rq = { &k, NULL, 1, NULL, 0, NULL, NULL, NULL, NULL, NULL };
 	int right = 0;
 	for (size_t i = 0; i < sizeof cs / sizeof *cs; i++) {
@@ -604,7 +604,7 @@ static void t_reply_config(void)
 		free(text);
 	}
 	TAP_OK(right == (int)(sizeof cs / sizeof *cs), "a reply's launch config: each range's ends in, one past out, its keys the kernel's");
-	struct agent_kernel bare = { "m", K, "pointwise", src, NULL, NULL, NULL, NULL, 0, 0 };
+	struct agent_kernel bare = { "m", K, "pointwise", src, NULL, NULL, NULL, NULL, 0, 0, NULL };
 	rq.kernel = &bare;
 	json_t *smp = llm_sample_of(&rq, "```json\n{\"YBLOCK\": 16, \"num_warps\": 2}\n```\n", NULL);
 	json_t *w = json_loads("{\"YBLOCK\":16,\"num_warps\":2}", 0, NULL);
@@ -633,7 +633,7 @@ static void t_state(void)
 	json_t *h1 = JS("{\"name\":\"llm\",\"role\":\"coder\",\"source\":\"c\",\"round\":1,\"sample\":0,\"beam\":[{},{}]}");
 	json_t *rp = JS("{\"name\":\"llm\",\"role\":\"debugger\",\"source\":\"d\",\"round\":1,\"sample\":1,\"repair_of\":3}");
 	json_t *tu = JS("{\"name\":\"descent\",\"role\":\"tuner\",\"config\":{\"XBLOCK\":16}}");
-	struct agent_kernel k = { "m", K, "pointwise", src, NULL, NULL, NULL, NULL, 0, 0 };
+	struct agent_kernel k = { "m", K, "pointwise", src, NULL, NULL, NULL, NULL, 0, 0, NULL };
 	struct llm_state st;
 	struct agent_request rq = { &k, NULL, 0, NULL, 0, NULL, NULL, NULL, NULL, NULL };
 	llm_state_of(&rq, &st);
@@ -681,7 +681,7 @@ static void t_state(void)
 static void t_fresh(void)
 {
 	json_t *c0 = JS("{\"source\":\"new\",\"config\":{\"XBLOCK\":8}}"), *c1 = JS("{\"source\":null,\"config\":{\"XBLOCK\":16}}");
-	struct agent_kernel k = { "m", K, "pointwise", src, NULL, NULL, NULL, NULL, 0, 0 };
+	struct agent_kernel k = { "m", K, "pointwise", src, NULL, NULL, NULL, NULL, 0, 0, NULL };
 	struct agent_try t[2] = { { 0, c0, "fail", "perf", NULL, 0, 0, 0 }, { 1, c1, "fail", "perf", NULL, 0, 0, 0 } };
 	struct agent_request rq = { &k, NULL, 2, t, 2, NULL, NULL, NULL, NULL, NULL };
 	json_t *own = json_pack("{s:s}", "source", src), *own_cfg = json_pack("{s:s, s:{s:i}}", "source", src, "config", "XBLOCK", 4);
@@ -817,7 +817,7 @@ static void t_grid(void)
 			     g[i].src) < 0)
 			abort();
 		json_t *cfg = JS(g[i].cfg);
-		struct agent_kernel k = { "m", K, "pointwise", source, cfg, NULL, NULL, NULL, 0, 0 };
+		struct agent_kernel k = { "m", K, "pointwise", source, cfg, NULL, NULL, NULL, 0, 0, NULL };
 		struct agent_request rq = { &k, NULL, 0, NULL, 0, NULL, NULL, NULL, NULL, NULL };
 		struct llm_run run;
 		llm_run_init(&run, &rq, NULL);

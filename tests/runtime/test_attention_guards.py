@@ -2,7 +2,9 @@
 softmax guard (kopt.rewrite_attention._softmax_core) on a graph built by
 hand: aten._softmax over the last axis (written -1 or as the last index)
 gives its input; over another axis, with half_to_float, with another
-number of arguments, on a constant or on a node without a value, none.
+number of arguments, on a constant or on a node without a value, none;
+and the mask guard (kopt.rewrite_attention._attention_mask): which
+masked_fill and where forms mask scores with -inf, and which way round.
 Needs torch (any version with torch.fx and torch.ops.aten; CPU). Prints
 TAP."""
 import os
@@ -52,4 +54,32 @@ x.meta["val"] = torch.empty(2, 3)
 ok(R._softmax_core(g.call_function(aten._softmax.default, (x, -1))) is None, "... with two arguments: none")
 ok(R._softmax_core(g.call_function(aten._softmax.default, (2.0, -1, False))) is None, "... of a constant: none")
 ok(R._softmax_core(g.call_function(aten.exp.default, (x,))) is None, "another op: none")
+
+
+def graph_with(*names):
+    g = torch.fx.Graph()
+    return g, [g.placeholder(n) for n in names]
+
+
+ninf = float("-inf")
+g, (scores, cond) = graph_with("scores", "cond")
+ok(R._attention_mask(g.call_function(aten.masked_fill.Scalar, (scores, cond, ninf))) == (cond, scores, False),
+   "mask: masked_fill(scores, cond, -inf): cond, scores, True leaves a score out")
+ok(R._attention_mask(g.call_function(aten.where.self, (cond, ninf, scores))) == (cond, scores, False),
+   "mask: where(cond, -inf, scores): cond, scores, True leaves a score out")
+ok(R._attention_mask(g.call_function(aten.where.self, (cond, scores, ninf))) == (cond, scores, True),
+   "mask: where(cond, scores, -inf): cond, scores, True keeps a score")
+full = g.call_function(aten.full.default, ([], ninf))
+ok(R._attention_mask(g.call_function(aten.where.self, (cond, full, scores))) == (cond, scores, False),
+   "mask: the -inf as a 0-d tensor full([], -inf)")
+ok(R._attention_mask(g.call_function(aten.where.self, (cond, g.call_function(aten.full.default, ([2], ninf)), scores)))
+   is None, "mask: a -inf tensor of one dimension is no number: none")
+ok(R._attention_mask(g.call_function(aten.masked_fill.Scalar, (scores, cond, -1e9))) is None,
+   "mask: masked_fill with -1e9, not -inf: none")
+ok(R._attention_mask(g.call_function(aten.where.self, (cond, scores, 0.0))) is None,
+   "mask: where with 0 on either side: none")
+ok(R._attention_mask(g.call_function(aten.where.self, (cond, ninf, ninf))) is None,
+   "mask: where(cond, -inf, -inf), no scores: none")
+ok(R._attention_mask(g.call_function(aten.add.Tensor, (scores, cond))) is None, "mask: another op: none")
+ok(R._attention_mask(scores) is None, "mask: a placeholder: none")
 done()
