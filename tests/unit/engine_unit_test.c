@@ -21,6 +21,7 @@
 #include <string.h>
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -862,6 +863,48 @@ static void test_proc(void)
 	}
 	TAP_OK(pid > 0 && strstr(got[1], "cannot run '/nonexistent/kopt-no-such-program'") && WEXITSTATUS(st) == 127,
 	       "proc: a program that cannot run says so on stderr and exits 127");
+	/* out of descriptors at each of its three pipes: it fails, and
+	 * closes the pipes it had made (a child of its own, whose limit is
+	 * lowered and whose free descriptors are counted out) */
+	fflush(stdout);
+	fflush(stderr);
+	pid_t kid = fork();
+	if (kid == 0) {
+		struct rlimit rl = { 64, 64 };
+		int fill[64], nfill = 0, bad = setrlimit(RLIMIT_NOFILE, &rl) < 0 ? 1 : 0;
+		for (int fd; nfill < 64 && (fd = open("/dev/null", O_RDONLY | O_CLOEXEC)) >= 0;)
+			fill[nfill++] = fd;
+		for (int k = 0; k <= 6 && !bad; k++) {
+			for (int i = 0; i < k; i++)
+				close(fill[--nfill]);
+			int before = tap_open_fds();
+			pid = proc_start(argv, env, &in, &out, &err);
+			if (k < 6 && (pid != -1 || tap_open_fds() != before))
+				bad |= 2 << k;
+			if (k == 6) {
+				if (pid <= 0)
+					bad |= 2 << k;
+				else {
+					close(in);
+					close(out);
+					close(err);
+					waitpid(pid, NULL, 0);
+				}
+			}
+			for (int fd; (fd = open("/dev/null", O_RDONLY | O_CLOEXEC)) >= 0;)
+				fill[nfill++] = fd;
+		}
+		for (size_t i = 0; env[i]; i++)
+			free(env[i]);
+		free(env);
+		KOPT_COVER_FLUSH();
+		_exit(bad);
+	}
+	int kst = -1;
+	waitpid(kid, &kst, 0);
+	TAP_OK(WIFEXITED(kst) && WEXITSTATUS(kst) == 0,
+	       "proc: with 0 to 5 descriptors free it fails and leaves none of its pipes open; with 6 it starts (%d)",
+	       WIFEXITED(kst) ? WEXITSTATUS(kst) : -1);
 	for (size_t i = 0; env[i]; i++)
 		free(env[i]);
 	free(env);
