@@ -870,8 +870,10 @@ static void test_proc(void)
 	fflush(stderr);
 	pid_t kid = fork();
 	if (kid == 0) {
-		struct rlimit rl = { 64, 64 };
-		int fill[64], nfill = 0, bad = setrlimit(RLIMIT_NOFILE, &rl) < 0 ? 1 : 0;
+		struct rlimit rl;
+		int fill[64], nfill = 0, bad = getrlimit(RLIMIT_NOFILE, &rl) < 0 ? 1 : 0;
+		rl.rlim_cur = 64;
+		bad |= setrlimit(RLIMIT_NOFILE, &rl) < 0;
 		for (int fd; nfill < 64 && (fd = open("/dev/null", O_RDONLY | O_CLOEXEC)) >= 0;)
 			fill[nfill++] = fd;
 		for (int k = 0; k <= 6 && !bad; k++) {
