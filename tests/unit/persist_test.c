@@ -88,6 +88,46 @@ int main(void)
 	       "row loops over range( rather than tl.range(: edited the same way");
 	free(pe);
 	strbuf_release(&plain);
+	/* the row loop's header in other forms: tl.range's own keywords are
+	 * carried; any other start, stop, step, iterator or ending is no row
+	 * loop of Inductor's, and nothing is edited */
+	static const struct {
+		const char *header;
+		int edited;
+	} forms[] = {
+		{ "for r0_offset in tl.range(0, r0_numel, R0_BLOCK, num_stages=2):", 1 },
+		{ "for r0_offset in tl.range(0, r0_numel, R0_BLOCK, loop_unroll_factor=2, num_stages=3):", 1 },
+		{ "for r0_offset in tl.range(1, r0_numel, R0_BLOCK):", 0 },
+		{ "for r0_offset in tl.range(0, r0_numel, 2 * R0_BLOCK):", 0 },
+		{ "for r0_offset in tl.range(0, x0_numel, R0_BLOCK):", 0 },
+		{ "for r0_offset in tl.static_range(0, r0_numel, R0_BLOCK):", 0 },
+		{ "for r0_offset in np.range(0, r0_numel, R0_BLOCK):", 0 },
+		{ "for r1_offset in tl.range(0, r0_numel, R0_BLOCK):", 0 },
+		{ "for r0_offset in tl.range(0, r0_numel, R0_BLOCK) :", 0 },
+		{ "for r0_offset in tl.range(0, r0_numel, R0_BLOCK):  # rows", 0 },
+		{ "for r0_offset in tl.range(0, r0_numel, R0_BLOCK, num_stages=(2)):", 0 },
+	};
+	int right = 0;
+	for (size_t f = 0; f < sizeof forms / sizeof *forms; f++) {
+		struct strbuf v = STRBUF_INIT;
+		const char *was = "for r0_offset in tl.range(0, r0_numel, R0_BLOCK):";
+		for (const char *p = src, *q; p; p = q ? q + strlen(was) : NULL) {
+			q = strstr(p, was);
+			strbuf_add(&v, p, q ? (size_t)(q - p) : strlen(p));
+			if (q)
+				strbuf_addstr(&v, forms[f].header);
+		}
+		char *fe = persist_edit(v.buf, 16384, &rb);
+		int ok = count(v.buf, forms[f].header) == 2 && (fe != NULL) == forms[f].edited &&
+			 (!fe || count(fe, forms[f].header) == 2);
+		right += ok;
+		if (!ok)
+			tap_diag("'%s': %s", forms[f].header, fe ? "edited" : "not edited");
+		free(fe);
+		strbuf_release(&v);
+	}
+	TAP_IS_INT(right, (int)(sizeof forms / sizeof *forms),
+		   "row loop headers: tl.range's keywords carried; another start, stop, step, iterator, variable or ending: no edit");
 	free(ed);
 	free(src);
 
