@@ -78,8 +78,10 @@ TESTS += tests/unit/full_disk_test
 check_PROGRAMS += tests/unit/wpool_protocol_test
 tests_unit_wpool_protocol_test_SOURCES = tests/unit/wpool_protocol_test.c tests/tap.h
 TESTS += tests/unit/wpool_protocol_test
-# the disk's errors that no full disk makes (fsync, fdatasync, renameat failing)
+# the disk's errors that no full disk makes (fsync, fdatasync, renameat failing;
+# a read interrupted by a signal or failing)
 check_PROGRAMS += tests/unit/io_fail_test
 tests_unit_io_fail_test_SOURCES = tests/unit/io_fail_test.c tests/tap.h
-tests_unit_io_fail_test_LDFLAGS = -Wl,--wrap=fsync -Wl,--wrap=fdatasync -Wl,--wrap=renameat
+tests_unit_io_fail_test_LDFLAGS = -Wl,--wrap=fsync -Wl,--wrap=fdatasync -Wl,--wrap=renameat \
+	-Wl,--wrap=read
 TESTS += tests/unit/io_fail_test

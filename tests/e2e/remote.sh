@@ -3,7 +3,8 @@
 # nginx with WebDAV's PUT, started here on a loopback port, and the
 # examples built with the simulated worker (a TEST DOUBLE). Two cache
 # folders behind one remote: the second build runs no worker request and
-# writes the same reports; planted corruption (an object's bytes, a
+# writes the same reports; the -v summary counts the records and objects
+# sent; planted corruption (an object's bytes, a
 # record's checksum, another key's record) is found, run here and
 # repaired on the server; a forged record (its checksum recomputed, its
 # object named by its hash, both sealed with the forger's key) is refused
@@ -143,6 +144,11 @@ nac=$(ls "$www/ac" 2>/dev/null | wc -l)
 ncas=$(ls "$www/cas" 2>/dev/null | wc -l)
 check "A: the remote holds every record and object ($nac records, $ncas objects)" \
 	"[ $nac -gt 282 ] && [ $ncas -gt 0 ] && [ $(requests A) -gt 0 ] && [ $(warnings A) -eq 0 ]"
+# the server was empty: each record there took at least one PUT that
+# worked (a record written twice here is sent twice), each object one
+sent=$(sed -n 's/.*; \([0-9]*\) records and \([0-9]*\) objects sent;.*/\1 \2/p' "$tmp/A.err")
+check "A: the summary counts what it sent ($sent): every record the server holds ($nac), at least, and its $ncas objects" \
+	"[ '${sent% *}' -ge $nac ] && [ '${sent#* }' -eq $ncas ]"
 check "A: a record on the server is the local action map's line, with its checksum, then its seal" \
 	"k=\$(ls '$www/ac' | head -n 1) && grep -qxF \"\$(head -n 1 '$www/ac/'\$k)\" '$tmp/A/.kopt/actions' && [ \$(wc -l <'$www/ac/'\$k) -eq 2 ] && tail -n 1 '$www/ac/'\$k | grep -qx '[0-9a-f]\{64\}'"
 

@@ -4,7 +4,8 @@
  * (explain.h), and a fuzz-style
  * test of the state-file loaders (action map, build log) on torn, mutated
  * and garbage inputs; the build log's last ok ingredients of a step;
- * -t gc's live objects (every marked record's, the first record's too); the
+ * -t gc's live objects (every marked record's, the first record's too), and
+ * gc with no cache folder yet; the
  * shortest action record read back as written; a cached step result is
  * used only when it is a JSON object; corrupt action records and cache
  * objects, which are remembered, warned about or removed; a stream's last
@@ -278,6 +279,30 @@ static void test_blog_last(void)
 	unlink(path);
 	rmdir(dir);
 	free(path);
+}
+
+/* -t gc where no cache folder is yet (cache_open_existing): success, the
+ * counts and bytes freed zero, and no folder made */
+static void test_gc_absent(void)
+{
+	char dir[] = "/tmp/kopt-gc-XXXXXX";
+	if (!mkdtemp(dir)) {
+		TAP_OK(0, "gc with no cache: a scratch folder");
+		return;
+	}
+	char *cd = xasprintf("%s/cache", dir);
+	kopt_cache *c = cache_open_existing(cd);
+	uint64_t freed = 7;
+	size_t ne = 7, no = 7;
+	int r = c ? cache_gc(c, &freed, &ne, &no) : -1;
+	struct stat st;
+	TAP_OK(c && !cache_exists(c) && r == 0 && freed == 0 && ne == 0 && no == 0 && stat(cd, &st) < 0,
+	       "gc with no cache folder: returns 0, nothing freed or counted, no folder made (%d, %llu, %zu, %zu)", r,
+	       (unsigned long long)freed, ne, no);
+	if (c)
+		cache_close(c);
+	rmdir(dir);
+	free(cd);
 }
 
 /* -t gc keeps every object a marked record names, whichever record comes
@@ -1266,6 +1291,7 @@ int main(void)
 	test_blog_last();
 	test_jobs();
 	test_blog_compact();
+	test_gc_absent();
 	test_gc();
 	test_gc_sweep();
 	test_corrupt();

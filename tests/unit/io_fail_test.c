@@ -7,6 +7,9 @@
  * output's file, its rename and its folder, the memory's compaction, a new
  * seal key), the call fails, says what it could not write with the
  * system's reason, leaves no temporary file, and what was there stays.
+ * And read (a TEST DOUBLE too): a read interrupted by a signal (EINTR,
+ * nothing read) is tried again, so an output's check reads it whole; one
+ * that fails with EIO makes the output one that cannot be read.
  */
 #define _GNU_SOURCE
 #include <config.h>
@@ -28,7 +31,10 @@
 #include "../tap.h"
 
 /* calls that pass before the next fails: -1 never fails */
-static int fsync_pass = -1, fdatasync_pass = -1, renameat_pass = -1;
+static int fsync_pass = -1, fdatasync_pass = -1, renameat_pass = -1, read_pass = -1;
+/* while above 0: a read is interrupted (EINTR, nothing read) before each
+ * one that goes through, counting down */
+static int read_interrupts;
 
 int __real_fsync(int fd);
 int __real_fdatasync(int fd);
@@ -36,6 +42,8 @@ int __real_renameat(int olddirfd, const char *oldpath, int newdirfd, const char 
 int __wrap_fsync(int fd);
 int __wrap_fdatasync(int fd);
 int __wrap_renameat(int olddirfd, const char *oldpath, int newdirfd, const char *newpath);
+ssize_t __real_read(int fd, void *buf, size_t n);
+ssize_t __wrap_read(int fd, void *buf, size_t n);
 
 static int fail_now(int *pass)
 {
@@ -62,6 +70,20 @@ int __wrap_fdatasync(int fd)
 int __wrap_renameat(int olddirfd, const char *oldpath, int newdirfd, const char *newpath)
 {
 	return fail_now(&renameat_pass) ? -1 : __real_renameat(olddirfd, oldpath, newdirfd, newpath);
+}
+
+ssize_t __wrap_read(int fd, void *buf, size_t n)
+{
+	static bool through; /* the call after an interruption goes through */
+	if (read_interrupts > 0 && !through) {
+		read_interrupts--;
+		through = true;
+		errno = EINTR;
+		return -1;
+	}
+	through = false;
+	/* a read that goes through leaves errno as it was: EINTR */
+	return fail_now(&read_pass) ? -1 : __real_read(fd, buf, n);
 }
 
 static char *dir;
@@ -159,6 +181,36 @@ static void test_outdir(void)
 	free(m);
 }
 
+/* an output's check (koptmake's up-to-date test of kopt-out/) reading a
+ * file of several reads' worth: interrupted reads are tried again and the
+ * bytes read whole; a read that fails is a file that cannot be read */
+static void test_outdir_read(void)
+{
+	char *root = xasprintf("%s/out", dir);
+	size_t n = 200000;
+	char *data = xmalloc(n);
+	for (size_t i = 0; i < n; i++)
+		data[i] = (char)('a' + i % 23);
+	kopt_hash h = hash_bytes(data, n);
+	const char *why = "?";
+	int ok = outdir_write(root, "m/big.bin", data, n) == 0;
+	read_interrupts = 1000;
+	enum outdir_state st = outdir_check(root, "m/big.bin", n, h, &why);
+	int interrupted = 1000 - read_interrupts;
+	read_interrupts = 0;
+	TAP_OK(ok && st == OUTDIR_SAME && *why == '\0' && interrupted > 1,
+	       "an output's check whose reads are interrupted by a signal (%d times) tries again: the same file (%d, '%s')",
+	       interrupted, (int)st, why);
+	why = "?";
+	read_pass = 1;
+	st = outdir_check(root, "m/big.bin", n, h, &why);
+	read_pass = -1;
+	TAP_OK(st == OUTDIR_DIFFERS && strcmp(why, "it cannot be read") == 0,
+	       "an output's check whose second read fails (EIO): it cannot be read (%d, '%s')", (int)st, why);
+	free(data);
+	free(root);
+}
+
 static void test_memory(void)
 {
 	char *path = xasprintf("%s/memory.jsonl", dir);
@@ -211,6 +263,7 @@ int main(void)
 	dir = fx_tmpdir("iofail");
 	test_cache();
 	test_outdir();
+	test_outdir_read();
 	test_memory();
 	test_seal_key();
 	fx_rmrf(dir);

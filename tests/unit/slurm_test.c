@@ -1,7 +1,8 @@
 /*
  * tests/unit/slurm_test.c: engine/slurm.c without a cluster. Slurm's
  * reasons are read from srun stderr recorded on a real Slurm
- * (tests/fixtures/slurm/); the srun line koptmake builds; and the end of a
+ * (tests/fixtures/slurm/), and a line with only the start of one is
+ * none; the srun line koptmake builds; and the end of a
  * step whose srun ignores SIGTERM, with TEST DOUBLES of squeue and scancel
  * (shell scripts written here) that record how they are called.
  */
@@ -58,6 +59,28 @@ static void reason_is(const char *fixture, const char *want)
 	free(tail);
 }
 
+/* a line holding only the start of one of Slurm's messages, then
+ * something else ("Node failure: ..." from a worker's own traceback): no
+ * reason, whatever the length of the part that matches */
+static void test_partial_reasons(void)
+{
+	static const char *const msgs[] = { "Node failure on ", "Unable to allocate resources: ",
+					    "Unable to create step for job ", "kopt1: task 0: Out Of Memory",
+					    "kopt1: task 0: Killed" };
+	int bad = 0;
+	char first[128] = "";
+	for (size_t m = 0; m < sizeof msgs / sizeof msgs[0]; m++)
+		for (size_t len = 1; len < strlen(msgs[m]); len++) {
+			char *line = xasprintf("srun: error: %.*s#kopt2\nsrun: done\n", (int)len, msgs[m]);
+			char *r = slurm_reason(line);
+			if (r && !bad++)
+				snprintf(first, sizeof first, "'%.*s#' read as '%s'", (int)len, msgs[m], r);
+			free(r);
+			free(line);
+		}
+	TAP_OK(bad == 0, "a line with only the start of a Slurm message is no reason (%d were: %s)", bad, first);
+}
+
 static void test_reasons(void)
 {
 	reason_is("step-cancelled.txt", "Slurm cancelled job step 3.0 on kopt1");
@@ -103,6 +126,7 @@ static void test_reasons(void)
 	r = slurm_reason("srun: error: kopt1: task 0: Out Of Memory\n");
 	TAP_IS_STR(r, "Slurm killed the worker's step: out of memory", "the step's task out of memory");
 	free(r);
+	test_partial_reasons();
 }
 
 static int count(char **v)
