@@ -104,6 +104,9 @@ EXTRA_DIST += tests/e2e/progress.sh tests/e2e/keep-going.sh tests/e2e/worker-log
 # (issue 18), and the checker on files of known sizes
 TESTS += tests/size.sh tests/size-self.sh
 EXTRA_DIST += tests/size.sh tests/size-self.sh
+# tools/mutate's own rules: its mutants' IDs, the equivalence arguments (issue 42)
+TESTS += tests/tools/mutate_ops.sh
+EXTRA_DIST += tests/tools/mutate_ops.sh tests/tools/test_mutate_ops.py tools/mutate_ops.py tools/mutate_cover.py
 # the figures, keys, hot selection and memory on hand-computed cases (issue 25)
 check_PROGRAMS += tests/unit/memory_test tests/unit/keys_test tests/unit/gates_edge_test
 tests_unit_memory_test_SOURCES = tests/unit/memory_test.c tests/tap.h

@@ -551,8 +551,11 @@ def enumerate_mutants(root, targets):
 def read_equivalent(path, allm):
     """The arguments of an equivalence file that still hold, {ID: reason},
     and the stale ones, [(ID, why)]: no mutant has the ID any more (its line
-    changed or went), the line's hash differs, or none was stored."""
+    changed or went), the line's hash differs, or none was stored. An
+    argument whose reason names a file (it starts "PATH: ") outside the
+    files of allm (a run over some targets only) is neither."""
     by_id = {m.id: m for m in allm}
+    files = {m.file for m in allm}
     ok, stale = {}, []
     with open(path, encoding="utf-8") as f:
         for n, ln in enumerate(f, 1):
@@ -564,6 +567,9 @@ def read_equivalent(path, allm):
             h = parts[1] if len(parts) > 1 and re.fullmatch(r"[0-9a-f]{8}", parts[1]) else None
             reason = (parts[2] if h else " ".join(parts[1:])) if len(parts) > 1 else ""
             m = by_id.get(mid)
+            named = re.match(r"([\w./-]+\.(?:c|h|py)): ", reason)
+            if m is None and named and named.group(1) not in files:
+                continue
             if m is None:
                 stale.append((mid, "%s:%d: no such mutant any more: its line changed or went" % (path, n)))
             elif h is None:
