@@ -189,4 +189,13 @@ check "an interpreter's last line of 201 bytes: its first 200 said" \
 sed -i "s/^# sim: pyfail.*/# sim: pyfail $x200/" "$s/models/c.py"
 km all
 check "... of 200 bytes: all of it" "[ $rc -eq 1 ] && grep -q \"sim-python': $x200\$\" $tmp/err" "$tmp/err"
+# under 200 bytes, the line whole and nothing after it: the empty line the
+# interpreter wrote after it is not said
+for len in 100 101 150 199; do
+	xs=$(printf "%0${len}d" 0 | tr 0 x)
+	sed -i "s/^# sim: pyfail.*/# sim: pyfail $xs/" "$s/models/c.py"
+	km all
+	check "... of $len bytes, an empty line after it: that line alone, no empty line said" \
+		"[ $rc -eq 1 ] && [ \"\$(grep -c \"sim-python': $xs\$\" $tmp/err)\" = 1 ] && ! grep -qx '' $tmp/err" "$tmp/err"
+done
 echo "1..$n"

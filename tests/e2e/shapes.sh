@@ -14,8 +14,9 @@
 # row per shape and the model's geomean. Adding a fourth shape runs that
 # shape's steps, the deploy and the report, and no other. A shape the
 # model cannot take fails its capture with the model's own error (with
-# -k: the deployment leaves it out and says why). Without a Python to read
-# the model files, a warning. Prints TAP.
+# -k: the deployment leaves it out and says why). A kernel left alone at
+# a later shape (its bound within gamma there) takes no earlier shape's
+# winner. Without a Python to read the model files, a warning. Prints TAP.
 set -eu
 
 . "$top_srcdir/tests/e2e/sim-env.sh" shapes
@@ -146,6 +147,32 @@ assert d['failed'][0]['shape'] == 'huge' and 'cannot take' in d['failed'][0]['re
 \" && grep -q '^| huge | - | .* | failed |' r/kopt-out/r/report.md"
 check "a model none of whose shapes was built has no deployment, and says so" \
 	"grep -q 'deploy q.*no shape of q was built' err && [ ! -f r/kopt-out/q/substitutions.json ]"
+
+# a kernel left alone at a later shape takes no earlier shape's winner: at
+# b64 (first) the kernel is far from its bound and searched; at b1 its
+# bound is within gamma of its time (one kernel, 2/3 of 0.95 of 25.6 us:
+# 16.2 us, its 64 MiB at 4300 GB/s 15.6 us, 2.4% of the model to win),
+# so it is left alone there, and b1 keeps its own kernel
+mkdir lone
+printf '# model m\n# sim: kernels 1\n# sim: pointwise\n# sim: speedup 1.3\n# sim: steady\n# sim: time 25600\nimport torch\nbatch_size = 16\n' > lone/m.py
+cat > lone/m.kopt <<'SPEC'
+device sim { gpus = 1  timeout = 30s }
+agents default { budget = 2  hot = 0.05  seed = 1  screen = 0  auto_variants = false }
+gates strict { seeds = 2  gamma = 1.03  repeats = 5 }
+defaults { device = sim  agents = default  gates = strict }
+model m { source = "m.py"  shape b64 { batch_size = 64 }  shape b1 { batch_size = 1 } }
+target all = [m]
+SPEC
+st=0
+(cd lone && "$KOPTMAKE" > ../out 2> ../err) || st=$?
+lone() { python3 -c "
+import json
+k = json.load(open('lone/kopt-out/m/$1/substitutions.json'))['kernels']
+print(len(k), sorted({e.get('from', '-') for e in k.values()}))"; }
+check "a kernel left alone at a later shape takes no earlier shape's winner (exit $st; b64: $(lone b64), b1: $(lone b1))" \
+	"[ $st -eq 0 ] && [ \"\$(lone b64)\" = \"1 ['-']\" ] && [ \"\$(lone b1)\" = '0 []' ]"
+check "... and b1's report says why it is left alone" \
+	"grep -q '^- triton_poi_fused_add_mul_0 (variant default): left alone: even at its bound it would make the model at most 2.4% faster' lone/kopt-out/m/b1/report.md"
 
 # no Python to read the model files: the names go unchecked, said once
 st=0
