@@ -722,6 +722,28 @@ static void b64_all(const unsigned char *p, size_t n, const char *alphabet, bool
 	}
 }
 
+/* forms of fewer than 8 bytes are too short to search for (they would
+ * take out words of the reply), but the key itself is searched however
+ * short: a key of 5 bytes, whose base64 is 7 characters (8 padded) */
+static void t_scrub_short(void)
+{
+	static const char key[] = "k3y!x";
+	struct strbuf enc = STRBUF_INIT, pad = STRBUF_INIT, sb = STRBUF_INIT;
+	b64_all((const unsigned char *)key, 5, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/", false, &enc);
+	b64_all((const unsigned char *)key, 5, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/", true, &pad);
+	strbuf_addf(&sb, "a %s b %s c %s d", key, enc.buf, pad.buf);
+	llm_scrub(&sb, key);
+	struct strbuf want = STRBUF_INIT;
+	strbuf_addf(&want, "a [redacted] b %s c [redacted] d", enc.buf);
+	TAP_OK(enc.len == 7 && pad.len == 8 && !strcmp(sb.buf, want.buf),
+	       "secret: a 5-byte key is scrubbed, its 8-character padded base64 too, its 7-character one is too short a form ('%s')",
+	       sb.buf);
+	strbuf_release(&want);
+	strbuf_release(&sb);
+	strbuf_release(&pad);
+	strbuf_release(&enc);
+}
+
 /* whether text is "<" enc[0:x] "[redacted]" enc[y:] ">" for an x in
  * [x0, x1] and a y in [y0, y1] */
 static bool scrubbed_within(const char *text, const char *enc, size_t x0, size_t x1, size_t y0, size_t y1)
@@ -1526,6 +1548,7 @@ int main(void)
 	t_secrets();
 	t_scrub_encoded();
 	t_scrub_halves();
+	t_scrub_short();
 	t_error_lengths();
 	t_url_slashes();
 	t_cache();
