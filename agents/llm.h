@@ -138,6 +138,12 @@ int llm_complete(const struct kopt_llm *cfg, const struct llm_request *req,
 int llm_complete_many(const struct kopt_llm *cfg, const struct llm_request *req, int n,
 		      struct llm_budget *budget, struct llm_reply *out, struct strbuf *err, int *rc);
 
+/* Appends to url the endpoint a call with cfg posts to: the provider's
+ * path (/chat/completions, /v1/messages) after cfg->url without its
+ * trailing slashes, or after the provider's own base URL where cfg->url
+ * is NULL or empty. -1 for an unknown provider (nothing appended). */
+int llm_endpoint(const struct kopt_llm *cfg, struct strbuf *url);
+
 /* Replaces every occurrence of secret in s with "[redacted]": its bytes, its
  * base64 (standard and URL-safe, with and without padding, and the part of
  * it that any of the three alignments in a longer encoded text keeps), and

@@ -486,6 +486,20 @@ static int llm_attempts(const struct llm_provider *pv,
 	return rc;
 }
 
+int llm_endpoint(const struct kopt_llm *cfg, struct strbuf *url)
+{
+	const struct llm_provider *pv = llm_provider_of(cfg->provider);
+	if (!pv)
+		return -1;
+	const char *base = cfg->url && *cfg->url ? cfg->url : pv->default_url;
+	size_t blen = strlen(base);
+	while (blen > 0 && base[blen - 1] == '/')
+		blen--;
+	strbuf_add(url, base, blen);
+	strbuf_addstr(url, pv->path);
+	return 0;
+}
+
 int llm_complete(const struct kopt_llm *cfg, const struct llm_request *req,
 		 struct llm_budget *budget, struct llm_reply *out, struct strbuf *err)
 {
@@ -522,12 +536,7 @@ int llm_complete(const struct kopt_llm *cfg, const struct llm_request *req,
 			max_out = budget->max_tokens - budget->tokens - est_in;
 	}
 
-	const char *base = cfg->url && *cfg->url ? cfg->url : pv->default_url;
-	size_t blen = strlen(base);
-	while (blen > 0 && base[blen - 1] == '/')
-		blen--;
-	strbuf_add(&url, base, blen);
-	strbuf_addstr(&url, pv->path);
+	llm_endpoint(cfg, &url);
 	char *host = NULL;
 	if (key && !cfg->insecure_http && http_cleartext_remote(url.buf, &host)) {
 		strbuf_addf(err, "llm: %s: the key in %s would go to %s in the clear (plain http, not a "

@@ -211,6 +211,16 @@ static void t_anthropic_ok(void)
 	TAP_OK(r.rc == 0 && r.reply.output_tokens == 0 && r.reply.input_tokens == 12 && !r.reply.usage_estimated,
 	       "openai: completion_tokens 0 is 0 tokens, not an unknown count (%ld)", r.reply.output_tokens);
 	run_release(&r);
+	/* and a usage of 0 input tokens (a cached prompt, a proxy's count) is
+	 * 0, not unknown */
+	run_scenario(&r, "openai_zero_in", "openai", &req, NULL, "KOPT_TEST_KEY");
+	TAP_OK(r.rc == 0 && r.reply.input_tokens == 0 && r.reply.output_tokens == 5 && !r.reply.usage_estimated,
+	       "openai: prompt_tokens 0 is 0 tokens, not an unknown count (%ld)", r.reply.input_tokens);
+	run_release(&r);
+	run_scenario(&r, "anthropic_zero_in", "anthropic", &req, NULL, "KOPT_TEST_KEY");
+	TAP_OK(r.rc == 0 && r.reply.input_tokens == 0 && r.reply.output_tokens == 5 && !r.reply.usage_estimated,
+	       "anthropic: input_tokens 0 is 0 tokens, not an unknown count (%ld)", r.reply.input_tokens);
+	run_release(&r);
 	/* half a usage: the count given is kept, the other estimated (the
 	 * prompt's estimate; the reply's characters / 4 + 1), and said so */
 	run_scenario(&r, "openai_only_prompt", "openai", &req, NULL, "KOPT_TEST_KEY");
@@ -720,6 +730,40 @@ static void b64_all(const unsigned char *p, size_t n, const char *alphabet, bool
 				strbuf_addch(out, '=');
 		}
 	}
+}
+
+/* the endpoint a config posts to: the base without its trailing slashes,
+ * the provider's own where none or an empty one is given */
+static void t_endpoint(void)
+{
+	static const struct {
+		const char *provider, *url, *want;
+	} cases[] = {
+		{ "openai", NULL, "https://api.openai.com/v1/chat/completions" },
+		{ "openai", "", "https://api.openai.com/v1/chat/completions" },
+		{ "anthropic", NULL, "https://api.anthropic.com/v1/messages" },
+		{ "anthropic", "", "https://api.anthropic.com/v1/messages" },
+		{ "openai", "http://127.0.0.1:8000/v1", "http://127.0.0.1:8000/v1/chat/completions" },
+		{ "openai", "http://127.0.0.1:8000/v1///", "http://127.0.0.1:8000/v1/chat/completions" },
+		{ "anthropic", "https://proxy.example/", "https://proxy.example/v1/messages" },
+		{ "openai", "/", "/chat/completions" },
+	};
+	int right = 0;
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		struct kopt_llm c = { .provider = (char *)cases[i].provider, .url = (char *)cases[i].url };
+		struct strbuf u = STRBUF_INIT;
+		int ok = llm_endpoint(&c, &u) == 0 && !strcmp(u.buf, cases[i].want);
+		if (!ok)
+			tap_diag("%s, url %s: '%s'", cases[i].provider, cases[i].url ? cases[i].url : "none", u.buf);
+		right += ok;
+		strbuf_release(&u);
+	}
+	struct kopt_llm bad = { .provider = (char *)"mistral" };
+	struct strbuf u = STRBUF_INIT;
+	TAP_OK(right == (int)(sizeof cases / sizeof *cases) && llm_endpoint(&bad, &u) == -1 && u.len == 0,
+	       "endpoint: the base without trailing slashes, the provider's own for none or \"\", then its path; "
+	       "an unknown provider none");
+	strbuf_release(&u);
 }
 
 /* forms of fewer than 8 bytes are too short to search for (they would
@@ -1549,6 +1593,7 @@ int main(void)
 	t_scrub_encoded();
 	t_scrub_halves();
 	t_scrub_short();
+	t_endpoint();
 	t_error_lengths();
 	t_url_slashes();
 	t_cache();

@@ -1162,7 +1162,8 @@ static void test_lock(void)
 
 /* -t gc's sweep of objects/: a leftover temporary file goes and counts;
  * a file whose name with its folder's is not 32 hex digits goes; a file of
- * a live object stays; a manifest with a newline is refused */
+ * a live object stays; a hidden folder is not one of the cache's and is
+ * left; a manifest with a newline is refused */
 static void test_gc_sweep(void)
 {
 	char dir[] = "/tmp/kopt-gcs-XXXXXX";
@@ -1187,7 +1188,8 @@ static void test_gc_sweep(void)
 	       "cache_put refuses a manifest with a newline");
 	cache_close(c);
 	char *plant = xasprintf("cd '%%s/cache/objects' && head -c 1000 /dev/zero > tmp.99.0 && head -c 7 /dev/zero > %.2s/short && "
-				"mkdir -p zz && head -c 3 /dev/zero > zz/0123456789abcdef0123456789abcd", hex);
+				"mkdir -p zz && head -c 3 /dev/zero > zz/0123456789abcdef0123456789abcd && "
+				"mkdir -p .k && head -c 11 /dev/zero > .k/0123456789abcdef0123456789abcd", hex);
 	ok = ok && sh(plant, dir) == 0;
 	free(plant);
 	c = cache_open(cd);
@@ -1201,6 +1203,8 @@ static void test_gc_sweep(void)
 	TAP_OK(ok && freed == 1010 && no == 2 && ne == 0 && cache_object_get(c, obj, &sb) == 0,
 	       "gc sweep: a leftover temporary file and files that name no object go (1010 bytes, 2 objects: %llu, %zu), the live object stays",
 	       (unsigned long long)freed, no);
+	TAP_OK(sh("test -f '%s/cache/objects/.k/0123456789abcdef0123456789abcd'", dir) == 0,
+	       "gc sweep: a hidden folder in objects/ (no object's) is left alone, with what it holds");
 	strbuf_release(&sb);
 	cache_close(c);
 	sh("rm -rf '%s'", dir);
