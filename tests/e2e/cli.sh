@@ -104,6 +104,18 @@ check "-t distclean removes kopt-out and .kopt, and says how much" \
 	"[ $rc -eq 0 ] && [ ! -e $d/.kopt ] && [ ! -e $d/kopt-out ] && grep -q '^koptmake: distclean: removed [1-9][0-9]* output files (.*) and the cache ./.kopt ([1-9][0-9]* files, ' $tmp/out" "$tmp/out"
 km -C "$d" -t distclean
 check "-t distclean again: nothing to remove, said" "[ $rc -eq 0 ] && grep -q 'removed 0 output files (0 bytes) and no cache (none at ./.kopt)' $tmp/out" "$tmp/out"
+# the cache's count to the byte, where it is small enough to be said in
+# bytes: two files planted in a cache that -t gc has opened (and so has
+# its action map's header), counted by find
+mkdir -p "$d/.kopt/x"
+printf 'seven\n\n' > "$d/.kopt/x/notes"
+printf 'three' > "$d/.kopt/notes"
+km -C "$d" -t gc
+cn=$(find "$d/.kopt" -type f ! -path "$d/.kopt/lock" | wc -l | tr -d ' ')
+cb=$(find "$d/.kopt" -type f ! -path "$d/.kopt/lock" -exec cat {} + | wc -c | tr -d ' ')
+km -C "$d" -t distclean
+check "-t distclean of a small cache says its files and bytes as find counts them ($cn files, $cb bytes)" \
+	"[ $rc -eq 0 ] && [ $cn -ge 2 ] && [ $cb -lt 10240 ] && grep -q 'and the cache ./.kopt ($cn files, $cb bytes)' $tmp/out" "$tmp/out"
 km -C "$d" one
 check "the next build runs every step again" "[ $rc -eq 0 ] && grep -q '^\[.*capture m/a/default' $tmp/out" "$tmp/out"
 mkdir "$tmp/shared"
