@@ -52,11 +52,25 @@ int main(void)
 			  "leaves 6% on the table"), "a bmm: torch's pick leaves 6%%, cuBLASLt's 5th-ranked algorithm is the best");
 	TAP_OK(strstr(md, "n=64 k=1024 | 1 | 424.37 | 423.97 | 389.93 (rank 1) | leaves 8% on the table"),
 	       "the other bmm leaves 8%%");
+	TAP_IS_INT(tap_count(md, "on the table: torch picks its own cuBLAS algorithm; a max-autotune variant tries Triton GEMMs |"), 2,
+		   "a cuBLAS call that leaves room: the advice is a max-autotune variant's Triton GEMMs");
 	TAP_IS_INT(tap_count(md, "at the vendor's best"), 7, "the seven mm calls are within gamma of cuBLASLt's best");
 	TAP_OK(strstr(md, "| conv2d_relu | cuDNN convolution | N=32 C=64 H=128 W=128 K=128 3x3 stride 1 pad 1 | 1 | 2106.10 | "
 			  "7593.63 | 7593.63 (rank 1) | torch's pick beats every algorithm the heuristic ranked (1 run)"),
 	       "the convolution: torch's pick beats the one FMA algorithm cuDNN's heuristic offers");
 	free(md);
+	{
+		json_t *conv = json_deep_copy(json_array_get(json_object_get(json_object_get(models, "conv2d_relu"), "calls"), 0));
+		json_object_set_new(conv, "torch_ns", json_real(9000000.0));
+		json_t *calls = json_pack("[o]", conv);
+		struct strbuf sb = STRBUF_INIT;
+		rule_vendor_rows(&sb, "slow_conv", calls, 1.03);
+		TAP_OK(strstr(sb.buf, "| slow_conv | cuDNN convolution | ") &&
+			       strstr(sb.buf, "leaves 16% on the table: a variant with cudnn_benchmark = true may find it |"),
+		       "a cuDNN call that leaves room: the advice is cudnn_benchmark ('%s')", sb.buf);
+		strbuf_release(&sb);
+		json_decref(calls);
+	}
 	md = rows(models, 1.10);
 	TAP_IS_INT(tap_count(md, "on the table"), 0, "with gamma 1.10, no call leaves enough on the table");
 	TAP_IS_INT(tap_count(md, "at the vendor's best"), 9, "... and the bmms count as at the vendor's best");
