@@ -193,6 +193,11 @@ check "sacct lists the steps that ran requests, as COMPLETED koptmake workers ($
 	"[ -n '$steps_seen' ] && [ '$steps_seen' = '$steps_listed' ]"
 
 # ---- a step cancelled while it runs ----
+# (the workers name a witness file of their environment, so that a build
+# may trust the environment it recorded: see the end of this part)
+printf 'w\n' >"$tmp/C.witness"
+KOPT_SIM_WITNESS=$tmp/C.witness
+export KOPT_SIM_WITNESS
 copy C
 cluster C
 echo "# sim: slow stitch 4000" >>"$tmp/C/models/softmax.py"
@@ -223,6 +228,21 @@ rc=0
 "$KOPTMAKE" -C "$tmp/C" all >"$tmp/C2.out" 2>&1 || rc=$?
 check "the next build runs those two and ends well" \
 	"[ $rc -eq 0 ] && [ \"\$(grep -c '^\\[' '$tmp/C2.out')\" -eq 2 ]"
+# with nothing to do, a worker on the cluster is still asked for its
+# environment (the node Slurm gives may differ from the last build's);
+# without the launcher, a build after one that recorded the environment
+# trusts it
+rc=0
+KOPT_SIM_ENV_LOG=$tmp/C3.env "$KOPTMAKE" -C "$tmp/C" all >"$tmp/C3.out" 2>&1 || rc=$?
+check "a build with nothing to do still asks a worker on the cluster for its environment" \
+	"[ $rc -eq 0 ] && grep -q 'nothing to do' '$tmp/C3.out' && grep -q '^pid ' '$tmp/C3.env'"
+sed -i 's/  launcher = "srun" }$/ }/' "$tmp/C/examples.kopt"
+"$KOPTMAKE" -C "$tmp/C" all >/dev/null 2>&1 || true
+rc=0
+KOPT_SIM_ENV_LOG=$tmp/C4.env "$KOPTMAKE" -C "$tmp/C" all >"$tmp/C4.out" 2>&1 || rc=$?
+check "... and without the launcher, none is started" \
+	"[ $rc -eq 0 ] && grep -q 'nothing to do' '$tmp/C4.out' && [ ! -s '$tmp/C4.env' ]"
+unset KOPT_SIM_WITNESS
 
 # ---- koptmake interrupted ----
 copy D
