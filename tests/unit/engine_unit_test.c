@@ -23,6 +23,7 @@
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -1177,6 +1178,15 @@ static void test_gc_sweep(void)
 	char hex[HASH_HEX];
 	int ok = c && cache_object_put(c, "live\n", 5, &obj) == 0;
 	hash_hex(obj, hex);
+	/* an object already there, whole, is not written again: its file
+	 * (its inode) stays the one the first put made */
+	char *op = xasprintf("%s/objects/%.2s/%s", cd, hex, hex + 2);
+	struct stat st1, st2;
+	kopt_hash again;
+	int same = stat(op, &st1) == 0 && cache_object_put(c, "live\n", 5, &again) == 0 && hash_eq(again, obj) &&
+		   stat(op, &st2) == 0 && st1.st_ino == st2.st_ino;
+	TAP_OK(same, "an object put again is found whole and not written again (the same file)");
+	free(op);
 	char *m = xasprintf("{\"kind\":\"capture\",\"objects\":{\"x\":\"%s\"}}", hex);
 	ok = ok && cache_put(c, key, hash_str(m), m) == 0;
 	struct fx_caught cg;
