@@ -17,6 +17,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <config.h>
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -443,6 +444,22 @@ static void test_key_hash_bytes(void)
 	       "two hashes that differ only in lo's lowest bit make two keys");
 	hash_key_release(&k1);
 	hash_key_release(&k2);
+	/* an integer ingredient is its decimal text, negative ones and the
+	 * extremes too */
+	static const long long ints[] = { 0, 7, -1, -42, 1000000007LL, LLONG_MAX, LLONG_MIN };
+	int right = 0;
+	for (size_t i = 0; i < sizeof ints / sizeof *ints; i++) {
+		char text[32];
+		snprintf(text, sizeof text, "%lld", ints[i]);
+		hash_key_init(&k1, "verify", 1);
+		hash_key_init(&k2, "verify", 1);
+		hash_key_int(&k1, "n", ints[i]);
+		hash_key_str(&k2, "n", text);
+		right += hash_eq(hash_key_final(&k1), hash_key_final(&k2));
+		hash_key_release(&k1);
+		hash_key_release(&k2);
+	}
+	TAP_IS_INT(right, 7, "hash_key_int adds the number's decimal text (0, 7, -1, -42, 10^9+7, the extremes)");
 }
 
 /* dag_result with the manifest text m: the parsed result, and the
