@@ -201,6 +201,24 @@ int main(void)
 	TAP_IS_INT(tap_count(buf, "class=\"bar autotune\""), 4,
 		   "bars: and one over max-autotune per model with that variant (issue 44: only the first was drawn)");
 	TAP_OK(strstr(buf, "no max-autotune variant"), "bars: a model without it says so");
+	{
+		/* the fill at the edges: from gamma up green, from 1 gray, below red */
+		char *eb = NULL;
+		size_t el = 0;
+		FILE *ef = open_memstream(&eb, &el);
+		struct svg_bar edge[] = { { "at_gamma", 1.03, NAN, NULL }, { "at_one", 1.0, NAN, NULL },
+					  { "below", 0.999, NAN, NULL }, { "above", 1.031, NAN, NULL } };
+		svg_bars(ef, "edges", edge, 4, 1.1, 1.0);
+		fclose(ef);
+		const char *g = strstr(eb, "data-model=\"at_gamma\""), *o = strstr(eb, "data-model=\"at_one\""),
+			   *b = strstr(eb, "data-model=\"below\""), *a = strstr(eb, "data-model=\"above\"");
+		TAP_OK(g && o && b && a && strstr(g, "fill=\"#2e7d32\"") && strstr(g, "fill=\"#2e7d32\"") < strchr(g, '\n') &&
+			       strstr(o, "fill=\"#9e9e9e\"") && strstr(o, "fill=\"#9e9e9e\"") < strchr(o, '\n') &&
+			       strstr(b, "fill=\"#c62828\"") && strstr(b, "fill=\"#c62828\"") < strchr(b, '\n') &&
+			       strstr(a, "fill=\"#2e7d32\"") && strstr(a, "fill=\"#2e7d32\"") < strchr(a, '\n'),
+		       "bars: a speedup of exactly gamma (1.03) is green, exactly 1 gray, 0.999 red");
+		free(eb);
+	}
 	/* one scale for both: each bar's width over its value is the same */
 	double scale = NAN, worst = 0;
 	for (const char *p = buf; (p = strstr(p, "<rect class=\"bar ")); p++) {
