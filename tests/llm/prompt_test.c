@@ -247,7 +247,7 @@ static void t_reply(void)
 	 * (the last Avoid line wins, so the earlier one goes too) */
 	static const char *const empty[] = { "Avoid: earlier\n- Avoid: \nthe reply goes on past the line\n",
 					     "Avoid: earlier\n**Avoid:**\nthe reply goes on past the line\n",
-					     "- Avoid: ", "**Avoid:** \t" };
+					     "- Avoid: ", "**Avoid:** \t", "Avoid: earlier\nAvoid:\n", "Avoid: earlier\nAvoid:" };
 	int none = 0;
 	for (size_t i = 0; i < sizeof empty / sizeof *empty; i++) {
 		strbuf_reset(&a);
@@ -257,7 +257,7 @@ static void t_reply(void)
 			tap_diag("'%s' gave the note '%.40s' (%zu bytes)", empty[i], a.buf, a.len);
 	}
 	TAP_IS_INT(none, (int)(sizeof empty / sizeof *empty),
-		   "notes: an empty Avoid note, '- Avoid: ' or '**Avoid:**', gives no avoid note");
+		   "notes: an empty Avoid note, '- Avoid: ', '**Avoid:**' or 'Avoid:' and nothing after, gives no avoid note");
 	strbuf_reset(&a);
 	struct strbuf longer = STRBUF_INIT;
 	strbuf_addstr(&longer, "Prioritize: ");
@@ -508,6 +508,16 @@ static void t_reason(void)
 	TAP_OK(!strcmp(cut, "ab...") && !strcmp(whole, "ab\xc3\xa9z"), "reason: cut on a character's first byte, not past max");
 	free(cut);
 	free(whole);
+	/* the values of secret variables (by their names) go, from 4 bytes
+	 * on; a shorter one would take out words */
+	setenv("KOPT_PT_TOKEN", "q7z9", 1);
+	setenv("KOPT_PT_SECRET", "xyz", 1);
+	char *sec = llm_reason("token q7z9 and xyz here", NULL, 600);
+	TAP_IS_STR(sec, "token [redacted] and xyz here",
+		   "reason: a secret variable's value of 4 bytes is scrubbed, one of 3 is left");
+	free(sec);
+	unsetenv("KOPT_PT_TOKEN");
+	unsetenv("KOPT_PT_SECRET");
 }
 
 /* who made a candidate: the LLM's coder or debugger, named "llm" */
