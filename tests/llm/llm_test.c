@@ -1192,6 +1192,16 @@ static void t_many(void)
 	tok.max_tokens = (long)strlen(prompt_user) / 4 + 1500;
 	k = llm_complete_many(&cfg, &req, 3, &tok, out, err, rc);
 	TAP_OK(k == 1, "many: tokens for one prompt and reply, one call made (%d)", k);
+	for (int i = 0; i < 3; i++)
+		strbuf_reset(&err[i]);
+	/* what counts is what is left: room for three calls, two of them used */
+	struct llm_budget used;
+	llm_budget_init(&used, NULL);
+	used.max_calls = -1;
+	used.max_tokens = 3 * ((long)strlen(prompt_user) / 4 + 1500);
+	used.tokens = 2 * ((long)strlen(prompt_user) / 4 + 1500);
+	k = llm_complete_many(&cfg, &req, 3, &used, out, err, rc);
+	TAP_OK(k == 1, "many: tokens for three calls of which two are used: one call made (%d)", k);
 	for (int i = 0; i < 3; i++) {
 		llm_reply_release(&out[i]);
 		strbuf_release(&err[i]);
