@@ -98,8 +98,8 @@ TESTS += tests/dist.sh tests/version.sh tests/e2e/modelcheck.sh tests/e2e/readme
 EXTRA_DIST += tests/dist.sh tests/version.sh tests/e2e/modelcheck.sh tests/e2e/readme.sh
 TESTS += tests/e2e/cli.sh tests/e2e/tools-locked.sh tests/e2e/worker-replies.sh
 EXTRA_DIST += tests/e2e/cli.sh tests/e2e/tools-locked.sh tests/e2e/worker-replies.sh
-TESTS += tests/e2e/progress.sh tests/e2e/keep-going.sh tests/e2e/worker-log.sh
-EXTRA_DIST += tests/e2e/progress.sh tests/e2e/keep-going.sh tests/e2e/worker-log.sh
+TESTS += tests/e2e/progress.sh tests/e2e/keep-going.sh tests/e2e/worker-log.sh tests/e2e/failure-reason.sh
+EXTRA_DIST += tests/e2e/progress.sh tests/e2e/keep-going.sh tests/e2e/worker-log.sh tests/e2e/failure-reason.sh
 # the size convention: files of at most 900 lines, functions of at most 120
 # (issue 18), and the checker on files of known sizes
 TESTS += tests/size.sh tests/size-self.sh

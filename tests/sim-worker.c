@@ -30,7 +30,8 @@
  *                               as a worker that formats its own numbers
  *                               would send) or huge (a model call of 2 hours)
  *   # sim: fatal OP             answer OP with a fatal (sticky device) error
- *   # sim: error OP             answer OP with a plain error
+ *   # sim: error OP             answer OP with a plain error ("simulated
+ *                               failure in OP", or $KOPT_SIM_ERROR_TEXT)
  *   # sim: softfail race         answer the race with no times and an error, as
  *                               kopt-worker does when a race cannot be run
  *   # sim: softfail screen       answer screens with no configs and an error, as
@@ -1546,7 +1547,10 @@ int main(void)
 		}
 		if (wants(&m, "error", op)) {
 			char *e;
-			asprintf(&e, "simulated failure in %s", op);
+			if (getenv("KOPT_SIM_ERROR_TEXT"))
+				e = strdup(getenv("KOPT_SIM_ERROR_TEXT"));
+			else
+				asprintf(&e, "simulated failure in %s", op);
 			out(json_pack("{s:I, s:b, s:s, s:s, s:b}", "id", rid, "ok", 0, "error", e, "detail",
 				      "Traceback: simulated", "fatal", 0));
 			free(e);

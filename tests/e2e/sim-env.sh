@@ -12,7 +12,7 @@ export KOPT_WORKER
 # its model files are "# sim:" lines, read by a TEST DOUBLE of the worker's Python
 KOPT_PYTHON=$top_srcdir/tests/sim-python
 export KOPT_PYTHON
-unset KOPT_LAUNCHER KOPT_SIM_TORCH KOPT_SIM_GRAPH_CODE KOPT_SIM_DELAY_MS KOPT_SIM_HOSTSKEW KOPT_SIM_GPU 2>/dev/null || true
+unset KOPT_LAUNCHER KOPT_SIM_ERROR_TEXT KOPT_SIM_TORCH KOPT_SIM_GRAPH_CODE KOPT_SIM_DELAY_MS KOPT_SIM_HOSTSKEW KOPT_SIM_GPU 2>/dev/null || true
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/kopt-$1-XXXXXX")
 trap '[ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
 cd "$tmp"
