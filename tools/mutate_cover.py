@@ -116,6 +116,20 @@ def py_lines(tree, folder):
     return out
 
 
+def after_flush(src, line):
+    """The line of the KOPT_COVER_FLUSH() call just before line (1-based)
+    in the C source src, blank lines between them skipped, or None. A
+    child that flushes its counts and then ends with _exit never counts the
+    _exit itself: its tests are the flush's."""
+    lines = src.split("\n")
+    k = line - 2
+    while k >= 0 and not lines[k].strip():
+        k -= 1
+    if k >= 0 and lines[k].strip() == "KOPT_COVER_FLUSH();":
+        return k + 1
+    return None
+
+
 class Coverage:
     """tests(file, line, lang): the tests that run a line."""
 

@@ -3,8 +3,9 @@ C file and a small Python file of its own in a scratch folder: the
 mutants of a file are the same at every enumeration (their IDs are what
 the equivalence file names); an argument holds while its line is as it
 was, is stale once the line changes, is stale without a line hash, is
-stale when no mutant has its ID; and a run over some targets only leaves
-the arguments about other files alone. Prints TAP."""
+stale when no mutant has its ID; a run over some targets only leaves
+the arguments about other files alone; and a child's _exit after its
+coverage flush is mapped to the flush's tests. Prints TAP."""
 import os
 import shutil
 import sys
@@ -82,5 +83,13 @@ pline = "%s %s b.py: the reason" % (mp.id, M.line_hash(mp.old))
 good, stale = arguments([line, pline, "deadbeef00 12345678 b.py: gone"], targets=[("b.py", None)])
 ok(good == {mp.id: "b.py: the reason"} and len(stale) == 1 and stale[0][0] == "deadbeef00",
    "equivalence: a run over some files leaves the arguments about others alone, and checks its own")
+
+# a child's _exit after it flushed its coverage counts is run by the
+# flush's tests (gcov never counts the _exit itself)
+import mutate_cover as MC  # noqa: E402
+child = "if (pid == 0) {\n\trun();\n\tKOPT_COVER_FLUSH();\n\n\t_exit(127);\n}\n"
+ok(MC.after_flush(child, 5) == 3 and MC.after_flush(child, 3) is None and MC.after_flush(child, 2) is None
+   and MC.after_flush(child, 1) is None,
+   "coverage: the line after a KOPT_COVER_FLUSH() (blank lines skipped) is the flush's; no other line is")
 shutil.rmtree(root)
 done()

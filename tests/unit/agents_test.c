@@ -42,7 +42,7 @@ static int run_search(const struct agent_kernel *k, int n, const char *memory, j
 	struct agent_try traj[64];
 	int got = 0;
 	for (int i = 0; i < n; i++) {
-		struct agent_request rq = { k, &cfg, i, traj, (size_t)i, memory, "test.kopt", NULL };
+		struct agent_request rq = { .kernel = k, .cfg = &cfg, .index = i, .traj = traj, .ntraj = (size_t)i, .memory = memory, .scope = "test.kopt" };
 		struct agent_reply rp;
 		int rc = agent_propose(&rq, &rp);
 		if (rp.candidate) {
@@ -100,7 +100,7 @@ static int search_and_learn(const struct agent_kernel *k, const char *memory, co
 	json_t *cands[32];
 	int first_best = -1, n = 0;
 	for (int i = 0; i < budget; i++) {
-		struct agent_request rq = { k, &cfg, i, traj, (size_t)i, memory, scope, NULL };
+		struct agent_request rq = { .kernel = k, .cfg = &cfg, .index = i, .traj = traj, .ntraj = (size_t)i, .memory = memory, .scope = scope };
 		struct agent_reply rp;
 		if (agent_propose(&rq, &rp) < 0 || !rp.candidate) {
 			agent_reply_release(&rp);
@@ -243,7 +243,7 @@ static void test_launch_ranges(void)
  */
 static void test_features_shape(void)
 {
-	static const struct { const char *heur, *cfg, *src; double bytes; const char *want; } fc[] = {
+	static const struct { const char *heur, *conf, *src; double bytes; const char *want; } fc[] = {
 		{ "pointwise", "{\"XBLOCK\":64}", NULL, 3, "pointwise/flat/b0" },
 		{ "pointwise", "{\"XBLOCK\":64}", NULL, 4, "pointwise/flat/b2" },
 		{ "pointwise", "{\"XBLOCK\":64}", NULL, 15, "pointwise/flat/b2" },
@@ -261,20 +261,20 @@ static void test_features_shape(void)
 	};
 	int right = 0;
 	for (size_t i = 0; i < sizeof fc / sizeof *fc; i++) {
-		json_t *cfg = json_loads(fc[i].cfg, 0, NULL), *row = json_pack("{s:f}", "bytes", fc[i].bytes);
-		struct agent_kernel k = { "m", "k", fc[i].heur, fc[i].src, cfg, row, NULL, NULL, 0, 0 };
+		json_t *conf = json_loads(fc[i].conf, 0, NULL), *row = json_pack("{s:f}", "bytes", fc[i].bytes);
+		struct agent_kernel k = { "m", "k", fc[i].heur, fc[i].src, conf, row, NULL, NULL, 0, 0, NULL };
 		char *f = agent_features(&k);
 		if (strcmp(f, fc[i].want) == 0)
 			right++;
 		else
 			tap_diag("features %zu: %s, want %s", i, f, fc[i].want);
 		free(f);
-		json_decref(cfg);
+		json_decref(conf);
 		json_decref(row);
 	}
 	TAP_IS_INT(right, (int)(sizeof fc / sizeof *fc), "features: the bytes' and the reduction's buckets, looped or flat");
 
-	static const struct { const char *cfg, *src, *want; } sh[] = {
+	static const struct { const char *conf, *src, *want; } sh[] = {
 		{ "{\"XBLOCK\":1,\"R0_BLOCK\":1000}", "    r0_numel = 1000\n", "XBLOCK=1 R0_BLOCK=1 num_stages=1" },
 		{ "{\"XBLOCK\":1,\"R0_BLOCK\":2048}", "    r0_numel = 1000\n", "XBLOCK=1 R0_BLOCK=1 num_stages=1" },
 		{ "{\"XBLOCK\":1,\"R0_BLOCK\":999}", "    r0_numel = 1000\n", "XBLOCK=1 R0_BLOCK=1/1 num_stages=1" },
@@ -286,14 +286,14 @@ static void test_features_shape(void)
 	};
 	right = 0;
 	for (size_t i = 0; i < sizeof sh / sizeof *sh; i++) {
-		json_t *cfg = json_loads(sh[i].cfg, 0, NULL);
-		char *got = agent_shape(cfg, sh[i].src);
+		json_t *conf = json_loads(sh[i].conf, 0, NULL);
+		char *got = agent_shape(conf, sh[i].src);
 		if (strcmp(got, sh[i].want) == 0)
 			right++;
 		else
 			tap_diag("shape %zu: '%s', want '%s'", i, got, sh[i].want);
 		free(got);
-		json_decref(cfg);
+		json_decref(conf);
 	}
 	TAP_IS_INT(right, (int)(sizeof sh / sizeof *sh), "shape: the reduction block as a fraction of the row, stages 1 when unset");
 	json_t *hc = json_loads("{\"block_sizes\":[64],\"indexing\":\"pointer\",\"loop_orders\":[[1,0]],\"range_x\":[1]}", 0, NULL);
@@ -319,8 +319,8 @@ static void test_features_shape(void)
  */
 static void test_candidate(void)
 {
-	json_t *cfg = J("{\"XBLOCK\":8}");
-	struct agent_candidate c = { .source = NULL, .config = cfg, .role = "coder", .strategy = "coder: x-up", .edit = "" };
+	json_t *conf = J("{\"XBLOCK\":8}");
+	struct agent_candidate c = { .source = NULL, .config = conf, .role = "coder", .strategy = "coder: x-up", .edit = "" };
 	snprintf(c.name, sizeof c.name, "x-up");
 	json_t *j = agent_candidate_new(&c);
 	char *t = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
@@ -333,7 +333,7 @@ static void test_candidate(void)
 	j = agent_candidate_new(&c);
 	struct agent_candidate r;
 	TAP_OK(agent_candidate_read(j, &r) == 0 && !strcmp(r.edit, "evict0=first") && !strcmp(r.source, "def k(): pass") &&
-	       json_equal((json_t *)r.config, cfg) && !strcmp(r.name, "x-up") && !strcmp(r.role, "coder") && !r.planning,
+	       json_equal((json_t *)r.config, conf) && !strcmp(r.name, "x-up") && !strcmp(r.role, "coder") && !r.planning,
 	       "candidate: read back as written");
 	json_decref(j);
 	static const struct { const char *j, *name; } names[] = {
@@ -373,7 +373,7 @@ static void test_candidate(void)
 	TAP_IS_INT(right, 6, "candidate: a screened point is named screen or screen:..., nothing else");
 	TAP_OK(!agent_role_is_llm(NULL, KOPT_ROLE_CODER) && agent_role(NULL, KOPT_ROLE_DEBUGGER)->backend == KOPT_BACKEND_BUILTIN,
 	       "candidate: without a config every role is the built-in one");
-	json_decref(cfg);
+	json_decref(conf);
 }
 
 /*
@@ -395,12 +395,12 @@ static void test_screened(void)
 		{ "X=1", "screen:" },
 	};
 	json_t *own = J("{\"XBLOCK\":64,\"num_warps\":4}");
-	struct agent_kernel k = { "m", "triton_poi_fused_0", "pointwise", "src", own, NULL, NULL, NULL, 0, 0 };
+	struct agent_kernel k = { "m", "triton_poi_fused_0", "pointwise", "src", own, NULL, NULL, NULL, 0, 0, NULL };
 	int right = 0;
 	for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++) {
 		json_t *screen = json_pack("[{s:{s:i,s:i}, s:s, s:s, s:f}]", "config", "XBLOCK", 128, "num_warps", 4, "edit",
 					   kinds[i].edit, "source", "edited", "speedup", 1.25);
-		struct agent_request rq = { &k, NULL, 0, NULL, 0, NULL, NULL, screen, NULL, NULL };
+		struct agent_request rq = { .kernel = &k, .index = 0, .screen = screen };
 		json_t *ed, *sc = screened_configs(&rq, &ed);
 		char *why = NULL;
 		json_t *c = screened_next(&rq, sc, ed, &why);
@@ -427,7 +427,7 @@ static void test_screened(void)
 	json_t *screen = J("[{\"config\":7,\"speedup\":2.0},{\"config\":{\"XBLOCK\":64,\"num_warps\":4},\"speedup\":1.5},"
 			   "{\"config\":{\"XBLOCK\":32,\"num_warps\":4},\"edit\":\"evict0=first\",\"speedup\":1.2},"
 			   "{\"config\":{\"XBLOCK\":16,\"num_warps\":4},\"edit\":\"\",\"speedup\":1.1}]");
-	struct agent_request rq = { &k, NULL, 0, NULL, 0, NULL, NULL, screen, NULL, NULL };
+	struct agent_request rq = { .kernel = &k, .index = 0, .screen = screen };
 	json_t *ed, *sc = screened_configs(&rq, &ed);
 	char *why = NULL;
 	json_t *c = screened_next(&rq, sc, ed, &why);
@@ -471,10 +471,10 @@ static void test_plan_prior(void)
 		{ "template", 12, "x-up", "evict-first" },
 		{ NULL, 12, "x-up", "evict-first" },
 	};
-	json_t *cfg = J("{\"XBLOCK\":64,\"R0_BLOCK\":64,\"num_warps\":4}");
+	json_t *conf = J("{\"XBLOCK\":64,\"R0_BLOCK\":64,\"num_warps\":4}");
 	int right = 0;
 	for (size_t i = 0; i < sizeof pr / sizeof *pr; i++) {
-		struct agent_kernel k = { "m", "k", pr[i].heur, NULL, cfg, NULL, NULL, NULL, 0, 0 };
+		struct agent_kernel k = { "m", "k", pr[i].heur, NULL, conf, NULL, NULL, NULL, 0, 0, NULL };
 		char *why = NULL;
 		json_t *plan = agent_builtin_plan(&k, "/nonexistent/kopt-memory.jsonl", "a.kopt", &why);
 		if (json_array_size(plan) == pr[i].n && !strcmp(json_string_value(json_array_get(plan, 0)), pr[i].first) &&
@@ -488,7 +488,7 @@ static void test_plan_prior(void)
 		json_decref(plan);
 	}
 	TAP_IS_INT(right, (int)(sizeof pr / sizeof *pr), "planner: the built-in order per kind of kernel, without lessons");
-	json_decref(cfg);
+	json_decref(conf);
 }
 
 int main(void)
@@ -505,15 +505,15 @@ int main(void)
 	json_t *fast_row = J("{\"ns_per_call\":300000,\"share\":1.0,\"bytes\":1342177280,\"frac_peak\":0.98}");
 	json_t *rms_row = J("{\"ns_per_call\":293177,\"share\":1.0,\"bytes\":1073750016,\"frac_peak\":0.92}");
 	json_t *slow_row = J("{\"ns_per_call\":667000,\"share\":1.0,\"bytes\":1342177280,\"frac_peak\":0.39}");
-	struct agent_kernel fast = { "softmax", "triton_red_fused_0", "reduction", NULL, red, fast_row, NULL, NULL, 0, 0 };
-	struct agent_kernel slow = { "avgpool", "triton_red_fused_1", "reduction", NULL, red, slow_row, NULL, NULL, 0, 0 };
-	struct agent_request rq = { &fast, &cfg, 0, NULL, 0, memory, "test.kopt", NULL };
+	struct agent_kernel fast = { "softmax", "triton_red_fused_0", "reduction", NULL, red, fast_row, NULL, NULL, 0, 0, NULL };
+	struct agent_kernel slow = { "avgpool", "triton_red_fused_1", "reduction", NULL, red, slow_row, NULL, NULL, 0, 0, NULL };
+	struct agent_request rq = { .kernel = &fast, .cfg = &cfg, .index = 0, .memory = memory, .scope = "test.kopt" };
 	struct agent_reply rp;
 	TAP_OK(agent_propose(&rq, &rp) == 0 && !rp.candidate && strstr(rp.reason, "98% of the copy bandwidth: left alone"),
 	       "analyst: a kernel at 98%% of the copy bandwidth is left alone, and says why");
 	agent_reply_release(&rp);
 	/* RMS norm's kernel on the H200: 92% of torch's copy, and 1.13x to gain */
-	struct agent_kernel rms = { "rmsnorm", "triton_red_fused_0", "reduction", NULL, red, rms_row, NULL, NULL, 0, 0 };
+	struct agent_kernel rms = { "rmsnorm", "triton_red_fused_0", "reduction", NULL, red, rms_row, NULL, NULL, 0, 0, NULL };
 	rq.kernel = &rms;
 	TAP_OK(agent_propose(&rq, &rp) == 0 && rp.candidate && strstr(json_string_value(json_object_get(rp.candidate, "analysis")), "92% of the copy"),
 	       "analyst: a kernel at 92%% of the copy bandwidth still gets candidates (the gate's 3%% is within reach)");
@@ -524,7 +524,7 @@ int main(void)
 	const json_t *slists[3][2] = { { empty, empty }, { NULL, NULL }, { one, one } };
 	int carried_right = 0;
 	for (int v = 0; v < 3; v++) {
-		struct agent_request sq = { &rms, &cfg, 0, NULL, 0, memory, "test.kopt", NULL, slists[v][0], slists[v][1] };
+		struct agent_request sq = { .kernel = &rms, .cfg = &cfg, .index = 0, .memory = memory, .scope = "test.kopt", .screen_slower = slists[v][0], .screen_slower_persist = slists[v][1] };
 		if (agent_propose(&sq, &rp) == 0 && rp.candidate) {
 			const json_t *a = json_object_get(rp.candidate, "screen_slower"),
 				     *b = json_object_get(rp.candidate, "screen_slower_persist");
@@ -538,7 +538,7 @@ int main(void)
 	rq.kernel = &fast;
 	/* the cross-entropy gather of the H200 run: 537 MB of arguments in 9.5 us */
 	json_t *gather_row = J("{\"ns_per_call\":9467,\"share\":0.03,\"bytes\":537133080,\"frac_peak\":13.58}");
-	struct agent_kernel gather = { "cross_entropy", "triton_red_fused_1", "reduction", NULL, red, gather_row, NULL, NULL, 0, 0 };
+	struct agent_kernel gather = { "cross_entropy", "triton_red_fused_1", "reduction", NULL, red, gather_row, NULL, NULL, 0, 0, NULL };
 	rq.kernel = &gather;
 	TAP_OK(agent_propose(&rq, &rp) == 0 && rp.candidate && strstr(json_string_value(json_object_get(rp.candidate, "analysis")), "overstate"),
 	       "analyst: arguments over the copy bandwidth are not the traffic; the kernel is not left alone");
@@ -610,19 +610,19 @@ int main(void)
 		t1[i] = (struct agent_try){ i, c[i], "fail", "perf", "perf: slower", 0.98, 0, 0 };
 		t2[i] = (struct agent_try){ i, c[i], "pass", NULL, "passed", 1.05 + i * 0.01, 0, 0 };
 	}
-	struct agent_request r1 = { &slow, &cfg, 3, t1, 3, memory, "test.kopt", NULL }, r2 = { &slow, &cfg, 3, t2, 3, memory, "test.kopt", NULL };
+	struct agent_request r1 = { .kernel = &slow, .cfg = &cfg, .index = 3, .traj = t1, .ntraj = 3, .memory = memory, .scope = "test.kopt" }, r2 = { .kernel = &slow, .cfg = &cfg, .index = 3, .traj = t2, .ntraj = 3, .memory = memory, .scope = "test.kopt" };
 	char *g1 = agent_context_digest(&r1), *g2 = agent_context_digest(&r2);
 	TAP_IS_STR(g1, g2, "digest: a new gamma that flips verdicts does not redo a plan-phase proposal");
 	free(g1);
 	free(g2);
-	struct agent_request r0 = { &slow, &cfg, 0, NULL, 0, memory, "test.kopt", NULL };
+	struct agent_request r0 = { .kernel = &slow, .cfg = &cfg, .index = 0, .memory = memory, .scope = "test.kopt" };
 	g1 = agent_context_digest(&r0);
 	TAP_IS_STR(g1, "", "digest: candidate 0 depends on no trajectory");
 	free(g1);
 
 	/* debugger: a candidate that did not build is repaired once */
 	struct agent_try tb[1] = { { 0, c[0], "fail", "static", "static: does not build: out of resource: shared memory", 0, 0, 0 } };
-	struct agent_request rr = { &slow, &cfg, 1, tb, 1, memory, "test.kopt", NULL };
+	struct agent_request rr = { .kernel = &slow, .cfg = &cfg, .index = 1, .traj = tb, .ntraj = 1, .memory = memory, .scope = "test.kopt" };
 	TAP_OK(agent_propose(&rr, &rp) == 0 && rp.candidate &&
 	       strcmp(json_string_value(json_object_get(rp.candidate, "role")), "debugger") == 0 &&
 	       json_integer_value(json_object_get(json_object_get(rp.candidate, "config"), "R0_BLOCK")) == 1024,
@@ -636,7 +636,7 @@ int main(void)
 		json_t *want = J("{\"XBLOCK\":1,\"YBLOCK\":1,\"R0_BLOCK\":32,\"num_warps\":8,\"num_stages\":1}");
 		struct agent_try tr[2] = { { 0, c[0], "fail", "perf", NULL, 0.9, 0, 0 },
 					   { 4, bc, "fail", "static", "static: does not build: x", 0, 0, 0 } };
-		struct agent_request rq2 = { &slow, &cfg, 2, tr, 2, memory, "test.kopt", NULL };
+		struct agent_request rq2 = { .kernel = &slow, .cfg = &cfg, .index = 2, .traj = tr, .ntraj = 2, .memory = memory, .scope = "test.kopt" };
 		TAP_OK(agent_propose(&rq2, &rp) == 0 && rp.candidate &&
 		       json_equal(json_object_get(rp.candidate, "config"), want) &&
 		       json_integer_value(json_object_get(rp.candidate, "repair_of")) == 4 &&
@@ -648,8 +648,8 @@ int main(void)
 		static const char *const reasons[] = { "static: does not build: x", "static: forbidden call", "static: does not build" };
 		int none = 0;
 		for (int v = 0; v < 3; v++) {
-			struct agent_try t2[2] = { tr[0], { 5, v == 0 ? fixed : bc, "fail", gates[v], reasons[v], 0, 0, 0 } };
-			struct agent_request rq3 = { &slow, &cfg, 2, t2, 2, memory, "test.kopt", NULL };
+			struct agent_try tv[2] = { tr[0], { 5, v == 0 ? fixed : bc, "fail", gates[v], reasons[v], 0, 0, 0 } };
+			struct agent_request rq3 = { .kernel = &slow, .cfg = &cfg, .index = 2, .traj = tv, .ntraj = 2, .memory = memory, .scope = "test.kopt" };
 			if (agent_propose(&rq3, &rp) == 0 &&
 			    !(rp.candidate && !strcmp(json_string_value(json_object_get(rp.candidate, "role")), "debugger")))
 				none++;
@@ -663,7 +663,7 @@ int main(void)
 
 	/* persistent reductions: no R0_BLOCK ever */
 	json_t *per = J("{\"XBLOCK\":1,\"num_warps\":8,\"num_stages\":1}");
-	struct agent_kernel pk = { "ln", "triton_per_fused_0", "persistent_reduction", NULL, per, slow_row, NULL, NULL, 0, 0 };
+	struct agent_kernel pk = { "ln", "triton_per_fused_0", "persistent_reduction", NULL, per, slow_row, NULL, NULL, 0, 0, NULL };
 	json_t *pc[64] = { 0 };
 	int pn = run_search(&pk, 12, memory, pc, all_fail);
 	int has_r = 0;
@@ -701,7 +701,7 @@ int main(void)
 	free(fxp);
 	json_t *smc = J("{\"XBLOCK\":1,\"R0_BLOCK\":2048,\"num_warps\":16,\"num_stages\":1}");
 	struct agent_kernel smk = { "softmax", "triton_red_fused__softmax_exp_prepare_softmax_online_sub_0", "reduction",
-				    fx.buf, smc, slow_row, NULL, NULL, 0, 0 };
+				    fx.buf, smc, slow_row, NULL, NULL, 0, 0, NULL };
 	json_t *pcs[64] = { 0 };
 	int pcn = run_search(&smk, 3, memory, pcs, all_fail);
 	const json_t *pcfg = pcn > 0 ? json_object_get(pcs[0], "config") : NULL;
@@ -728,19 +728,18 @@ int main(void)
 		struct agent_try pt[4];
 		int np = 0;
 		for (int i = 0; i < 4; i++) {
-			struct agent_request rq = { &smk, &cfg, i, pt, (size_t)i, memory, "test.kopt", NULL, NULL,
-						    i == 0 ? lists[v] : NULL };
-			struct agent_reply rp;
-			if (agent_propose(&rq, &rp) < 0 || !rp.candidate) {
-				agent_reply_release(&rp);
+			struct agent_request sq = { .kernel = &smk, .cfg = &cfg, .index = i, .traj = pt, .ntraj = (size_t)i, .memory = memory, .scope = "test.kopt", .screen_slower_persist = i == 0 ? lists[v] : NULL };
+			struct agent_reply sp;
+			if (agent_propose(&sq, &sp) < 0 || !sp.candidate) {
+				agent_reply_release(&sp);
 				break;
 			}
-			sent[v] |= json_is_string(json_object_get(rp.candidate, "source"));
+			sent[v] |= json_is_string(json_object_get(sp.candidate, "source"));
 			if (v == 0 && i == 0)
-				carried = json_incref(json_object_get(rp.candidate, "screen_slower_persist"));
-			pt[np++] = (struct agent_try){ i, rp.candidate, "fail", "perf", NULL, 0.9, 0, 0 };
-			rp.candidate = NULL;
-			agent_reply_release(&rp);
+				carried = json_incref(json_object_get(sp.candidate, "screen_slower_persist"));
+			pt[np++] = (struct agent_try){ i, sp.candidate, "fail", "perf", NULL, 0.9, 0, 0 };
+			sp.candidate = NULL;
+			agent_reply_release(&sp);
 		}
 		for (int i = 0; i < np; i++)
 			json_decref((json_t *)pt[i].candidate);
@@ -808,8 +807,8 @@ int main(void)
 	char *mem2 = xasprintf("%s/memory2.jsonl", dir);
 	json_t *cfg2 = J("{\"XBLOCK\":1,\"R0_BLOCK\":2048,\"num_warps\":8,\"num_stages\":1}");
 	json_t *row2 = J("{\"ns_per_call\":300000,\"share\":0.8,\"bytes\":1073741824,\"frac_peak\":0.5}");
-	struct agent_kernel ka = { "spec1/softmax", "triton_red_fused__softmax_0", "reduction", NULL, cfg2, row2, NULL, NULL, 0, 0 };
-	struct agent_kernel kb = { "spec2/logsoftmax", "triton_red_fused__log_softmax_0", "reduction", NULL, cfg2, row2, NULL, NULL, 0, 0 };
+	struct agent_kernel ka = { "spec1/softmax", "triton_red_fused__softmax_0", "reduction", NULL, cfg2, row2, NULL, NULL, 0, 0, NULL };
+	struct agent_kernel kb = { "spec2/logsoftmax", "triton_red_fused__log_softmax_0", "reduction", NULL, cfg2, row2, NULL, NULL, 0, 0, NULL };
 	int first = search_and_learn(&ka, mem2, "spec1.kopt", 8);
 	int again = search_and_learn(&ka, mem2, "spec1.kopt", 8);
 	int second = search_and_learn(&kb, mem2, "spec2.kopt", 8);
@@ -824,10 +823,10 @@ int main(void)
 	 * short reduction) do not rank a long row's plan, as they did on the H200 */
 	struct agent_kernel pool = { "spec1/avgpool", "triton_red_fused_avg_pool2d_0", "reduction",
 				     "def k(in_ptr0, out_ptr0, xnumel, r0_numel, XBLOCK, R0_BLOCK):\n"
-				     "    xnumel = 2214144\n    r0_numel = 121\n    pass\n", cfg2, row2, NULL, NULL, 0, 0 };
+				     "    xnumel = 2214144\n    r0_numel = 121\n    pass\n", cfg2, row2, NULL, NULL, 0, 0, NULL };
 	struct agent_kernel wide = { "spec2/softmax_wide", "triton_red_fused__softmax_0", "reduction",
 				     "def k(in_ptr0, out_ptr0, xnumel, r0_numel, XBLOCK, R0_BLOCK):\n"
-				     "    xnumel = 4096\n    r0_numel = 32768\n    pass\n", cfg2, row2, NULL, NULL, 0, 0 };
+				     "    xnumel = 4096\n    r0_numel = 32768\n    pass\n", cfg2, row2, NULL, NULL, 0, 0, NULL };
 	struct agent_kernel rows = wide;
 	rows.source = "def k(in_ptr0, out_ptr0, xnumel, r0_numel, XBLOCK, R0_BLOCK):\n"
 		      "    xnumel = 8192\n    r0_numel = 16384\n    pass\n";
@@ -938,7 +937,7 @@ int main(void)
 	char *reasons[8] = { 0 }, *digests[8] = { 0 };
 	for (int i = 0; i < 8; i++) {
 		/* later candidates read the configs in candidate 0, the times here */
-		struct agent_request sr = { &slow, &cfg, i, st, (size_t)i, memory, "test.kopt", i < 2 ? scr : NULL };
+		struct agent_request sr = { .kernel = &slow, .cfg = &cfg, .index = i, .traj = st, .ntraj = (size_t)i, .memory = memory, .scope = "test.kopt", .screen = i < 2 ? scr : NULL };
 		struct agent_reply rp8;
 		digests[i] = agent_context_digest(&sr);
 		if (agent_propose(&sr, &rp8) < 0 || !rp8.candidate) {
@@ -981,7 +980,7 @@ int main(void)
 		char *end = NULL;
 		int nc = 0, cj = 0;
 		for (int i = 0; i < 64; i++) {
-			struct agent_request sr = { &slow, &cfg, i, ct, (size_t)i, memory, "test.kopt", i == 0 ? scr : NULL };
+			struct agent_request sr = { .kernel = &slow, .cfg = &cfg, .index = i, .traj = ct, .ntraj = (size_t)i, .memory = memory, .scope = "test.kopt", .screen = i == 0 ? scr : NULL };
 			struct agent_reply r;
 			if (agent_propose(&sr, &r) < 0 || !r.candidate) {
 				end = r.reason;
@@ -1001,7 +1000,7 @@ int main(void)
 		for (int i = 0; i < nc; i++)
 			json_decref(cc[i]);
 	}
-	struct agent_request plain = { &slow, &cfg, 0, NULL, 0, memory, "test.kopt", NULL };
+	struct agent_request plain = { .kernel = &slow, .cfg = &cfg, .index = 0, .memory = memory, .scope = "test.kopt" };
 	struct agent_reply rp0;
 	TAP_OK(agent_propose(&plain, &rp0) == 0 && rp0.candidate && !rp0.reason &&
 	       !json_object_get(rp0.candidate, "screen") &&
@@ -1017,7 +1016,7 @@ int main(void)
 	char *slast = NULL;
 	int nsl = 0, resent = 0, jumps = 0;
 	for (int i = 0; i < 32; i++) {
-		struct agent_request sr = { &slow, &cfg, i, sl, (size_t)i, memory, "test.kopt", NULL, i == 0 ? slowc : NULL };
+		struct agent_request sr = { .kernel = &slow, .cfg = &cfg, .index = i, .traj = sl, .ntraj = (size_t)i, .memory = memory, .scope = "test.kopt", .screen_slower = i == 0 ? slowc : NULL };
 		struct agent_reply rps;
 		if (agent_propose(&sr, &rps) < 0 || !rps.candidate) {
 			slast = rps.reason;

@@ -140,8 +140,8 @@ static void digest_exact(json_t *cj)
 	struct kopt_agents cfg;
 	memset(&cfg, 0, sizeof cfg);
 	cfg.budget = 16;
-	struct agent_kernel k = { "softmax", "_helion_softmax", "helion", NULL, cj, NULL, NULL, NULL, 0 };
-	struct agent_request rq = { &k, &cfg, 9, t, 5, NULL, "test.kopt", NULL };
+	struct agent_kernel k = { "softmax", "_helion_softmax", "helion", NULL, cj, NULL, NULL, NULL, 0, 0, NULL };
+	struct agent_request rq = { .kernel = &k, .cfg = &cfg, .index = 9, .traj = t, .ntraj = 5, .scope = "test.kopt" };
 	char *d = agent_context_digest(&rq);
 	TAP_OK(d && strstr(d, "helion;tried={\"block_sizes\":[64]},{\"block_sizes\":[128]}!,{\"block_sizes\":[32]},null,"
 			      "{\"block_sizes\":[16]};plan=[\"b0-up\",\"b0-down\"];best=3"),
@@ -195,7 +195,7 @@ int main(void)
 	TAP_OK(strstr(bshape, "block_sizes=64,32 ") == bshape, "agent_shape gives a helion.Config's shape");
 	free(bshape);
 	json_t *frow = J("{\"bytes\":268435456}");
-	struct agent_kernel fk = { "softmax", "_helion_softmax", "helion", NULL, cj, frow, NULL, NULL, 0 };
+	struct agent_kernel fk = { "softmax", "_helion_softmax", "helion", NULL, cj, frow, NULL, NULL, 0, 0, NULL };
 	char *feat = agent_features(&fk);
 	TAP_OK(strcmp(feat, "helion/2d/b28") == 0, "a Helion kernel's feature class: its block sizes and bytes (%s)", feat);
 	free(feat);
@@ -204,8 +204,8 @@ int main(void)
 	/* candidate 0: the quick autotune's config, else the plan's first move */
 	json_t *row = J("{\"ns_per_call\":500000,\"share\":1.0,\"frac_peak\":0.5,"
 			"\"helion_start\":{\"block_sizes\":[8,32],\"num_warps\":8,\"num_stages\":2}}");
-	struct agent_kernel k = { "softmax", "_helion_softmax", "helion", NULL, cj, row, NULL, NULL, 0 };
-	struct agent_request rq = { &k, &cfg, 0, NULL, 0, NULL, "test.kopt", NULL };
+	struct agent_kernel k = { "softmax", "_helion_softmax", "helion", NULL, cj, row, NULL, NULL, 0, 0, NULL };
+	struct agent_request rq = { .kernel = &k, .cfg = &cfg, .index = 0, .scope = "test.kopt" };
 	struct agent_reply rp;
 	TAP_OK(agent_propose(&rq, &rp) == 0 && rp.candidate &&
 	       json_equal(json_object_get(rp.candidate, "config"), json_object_get(row, "helion_start")) &&
@@ -223,7 +223,7 @@ int main(void)
 	json_t *cands[12] = { 0 };
 	int n = 0, distinct = 1;
 	for (int i = 0; i < 12; i++) {
-		struct agent_request r = { &k, &cfg, i, traj, (size_t)i, NULL, "test.kopt", NULL };
+		struct agent_request r = { .kernel = &k, .cfg = &cfg, .index = i, .traj = traj, .ntraj = (size_t)i, .scope = "test.kopt" };
 		if (agent_propose(&r, &rp) < 0 || !rp.candidate)
 			break;
 		cands[i] = rp.candidate;
@@ -240,7 +240,7 @@ int main(void)
 	/* a pass: the next candidate moves from it */
 	traj[3].verdict = "pass";
 	traj[3].speedup = 1.2;
-	struct agent_request r = { &k, &cfg, 12, traj, 12, NULL, "test.kopt", NULL };
+	struct agent_request r = { .kernel = &k, .cfg = &cfg, .index = 12, .traj = traj, .ntraj = 12, .scope = "test.kopt" };
 	char *d1 = agent_context_digest(&r);
 	TAP_OK(agent_propose(&r, &rp) == 0 && rp.candidate && strstr(json_string_value(json_object_get(rp.candidate, "strategy")), "from the best so far"),
 	       "after a pass, the tuner moves from the best so far");
@@ -256,13 +256,13 @@ int main(void)
 	/* a config out of shared memory rules out those that ask as much */
 	json_t *mm = J("{\"block_sizes\":[128,256,64],\"num_warps\":8,\"num_stages\":4,\"indexing\":[\"pointer\"],"
 		       "\"pid_type\":\"flat\"}");
-	struct agent_kernel mk = { "matmul", "_helion_matmul", "helion", NULL, mm, row, NULL, NULL, 0 };
+	struct agent_kernel mk = { "matmul", "_helion_matmul", "helion", NULL, mm, row, NULL, NULL, 0, 0, NULL };
 	struct agent_try mt[16];
 	json_t *mc[16] = { 0 };
 	int got = 0, big_after = 0, small_after = 0;
 	json_t *big = NULL;
 	for (int i = 0; i < 16; i++) {
-		struct agent_request mr = { &mk, &cfg, i, mt, (size_t)i, NULL, "test.kopt", NULL };
+		struct agent_request mr = { .kernel = &mk, .cfg = &cfg, .index = i, .traj = mt, .ntraj = (size_t)i, .scope = "test.kopt" };
 		if (agent_propose(&mr, &rp) < 0 || !rp.candidate)
 			break;
 		mc[i] = rp.candidate;
@@ -285,7 +285,7 @@ int main(void)
 	TAP_OK(big && got >= 8 && big_after == 0 && small_after >= 6,
 	       "after a config out of shared memory, none that asks as much is proposed (%d of %d after it; %d others)",
 	       big_after, got, small_after);
-	struct agent_request dr = { &mk, &cfg, got, mt, (size_t)got, NULL, "test.kopt", NULL };
+	struct agent_request dr = { .kernel = &mk, .cfg = &cfg, .index = got, .traj = mt, .ntraj = (size_t)got, .scope = "test.kopt" };
 	char *with = agent_context_digest(&dr);
 	for (int i = 0; i < got; i++)
 		mt[i].reason = "perf: slower";

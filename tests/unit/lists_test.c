@@ -248,7 +248,9 @@ static char *other_value(const struct lang_field *f, const void *defaults)
 	case LANG_F_REF_GATES:
 		return xstrdup("g2");
 	case LANG_F_STR:
-		break;
+	case LANG_F_ENVNAMES:
+	case LANG_F_ROOTS:
+		break; /* a string of another value: "other" */
 	}
 	return xstrdup("\"other\"");
 }

@@ -53,6 +53,16 @@ static void test_score(void)
 	const char *cls = "pointwise/flat/b26";
 	/* b: two wins (1.2x, 1.5x) and a loss */
 	memory_append(m, "a.kopt", cls, "b", NULL, NULL, 1, 1.2);
+	/* the file it made is read and written by its owner and read by
+	 * others, as any file the umask leaves (0666 less the umask) */
+	{
+		mode_t um = umask(022);
+		umask(um);
+		struct stat st;
+		int made = stat(m, &st) == 0;
+		unsigned mode = made ? (unsigned)(st.st_mode & 0777) : 0;
+		TAP_OK(made && mode == (0666 & ~um), "a memory file made by its first lesson has mode 0666 less the umask (%o)", mode);
+	}
 	memory_append(m, "a.kopt", cls, "b", NULL, NULL, 1, 1.5);
 	memory_append(m, "a.kopt", cls, "b", NULL, NULL, 0, 0);
 	/* c: two losses */
@@ -115,7 +125,7 @@ static void test_plan(void)
 {
 	json_t *cfg = json_loads("{\"XBLOCK\": 1024, \"num_warps\": 4, \"num_stages\": 1}", 0, NULL);
 	json_t *row = json_loads("{\"ns_per_call\": 50000, \"bytes\": 67108864, \"frac_peak\": 0.4}", 0, NULL);
-	struct agent_kernel k = { "m", "triton_poi_fused_add_0", "pointwise", NULL, cfg, row, NULL, NULL, 0, 0 };
+	struct agent_kernel k = { "m", "triton_poi_fused_add_0", "pointwise", NULL, cfg, row, NULL, NULL, 0, 0, NULL };
 	char *cls = agent_features(&k);
 	const char *builtin = "x-up warps-up x-up4 x-down warps-down y-up y-down x-up-warps-up y-up-x-down "
 			      "x-down-warps-down stages-up evict-first";
@@ -185,7 +195,7 @@ static void move(const struct agent_kernel *k, const char *strategy, const char 
 	memset(&cfg, 0, sizeof cfg);
 	cfg.budget = 4;
 	cfg.seed = 1;
-	struct agent_request rq = { k, &cfg, 0, NULL, 0, m, "other.kopt", NULL };
+	struct agent_request rq = { .kernel = k, .cfg = &cfg, .memory = m, .scope = "other.kopt" };
 	struct agent_reply rp;
 	int rc = agent_propose(&rq, &rp);
 	const char *st = json_string_value(json_object_get(rp.candidate, "strategy"));
@@ -205,8 +215,8 @@ static void test_moves(void)
 	json_t *pw = json_loads("{\"XBLOCK\": 64, \"YBLOCK\": 32, \"num_warps\": 4, \"num_stages\": 1}", 0, NULL);
 	json_t *red = json_loads("{\"XBLOCK\": 1, \"R0_BLOCK\": 1024, \"num_warps\": 8, \"num_stages\": 1}", 0, NULL);
 	json_t *row = json_loads("{\"ns_per_call\": 50000, \"bytes\": 67108864, \"frac_peak\": 0.4}", 0, NULL);
-	struct agent_kernel p = { "m", "triton_poi_fused_add_0", "pointwise", NULL, pw, row, NULL, NULL, 0, 0 };
-	struct agent_kernel r = { "m", "triton_red_fused_sum_0", "reduction", NULL, red, row, NULL, NULL, 0, 0 };
+	struct agent_kernel p = { "m", "triton_poi_fused_add_0", "pointwise", NULL, pw, row, NULL, NULL, 0, 0, NULL };
+	struct agent_kernel r = { "m", "triton_red_fused_sum_0", "reduction", NULL, red, row, NULL, NULL, 0, 0, NULL };
 	int n = 0;
 	move(&p, "x-up", "{\"XBLOCK\":128,\"YBLOCK\":32,\"num_stages\":1,\"num_warps\":4}", n++);
 	move(&p, "x-down", "{\"XBLOCK\":32,\"YBLOCK\":32,\"num_stages\":1,\"num_warps\":4}", n++);
