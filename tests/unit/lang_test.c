@@ -117,6 +117,22 @@ static void test_defaults(void)
 	kopt_spec_free(spec);
 }
 
+/* a model's shapes read back, each with its settings; the spec frees
+ * them all (under the sanitizers or valgrind, a shape not freed fails) */
+static void test_shapes_read(void)
+{
+	struct seen s;
+	kopt_spec *spec = load("model m { source = \"models/shaped.py\"\n"
+			       "  shape b1 { batch_size = 1 }\n  shape b8 { batch_size = 8  dim = 64 }\n}\n", &s);
+	const struct kopt_model *m = spec ? kopt_spec_model(spec, "m") : NULL;
+	TAP_OK(m && m->nshapes == 2 && !strcmp(m->shapes[0].name, "b1") && m->shapes[0].nset == 1 &&
+		       !strcmp(m->shapes[0].set[0].key, "batch_size") && !strcmp(m->shapes[0].set[0].json, "1") &&
+		       !strcmp(m->shapes[1].name, "b8") && m->shapes[1].nset == 2 && !strcmp(m->shapes[1].set[1].key, "dim") &&
+		       !strcmp(m->shapes[1].set[1].json, "64"),
+	       "shapes: two read back in order, each with its settings as written (%s)", s.last);
+	kopt_spec_free(spec);
+}
+
 static void test_targets_and_dump(void)
 {
 	struct seen s;
@@ -393,6 +409,7 @@ int main(void)
 {
 	test_errors_without_text();
 	test_defaults();
+	test_shapes_read();
 	test_targets_and_dump();
 	test_errors_and_warnings();
 	test_long_target_chain();
