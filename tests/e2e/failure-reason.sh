@@ -18,18 +18,17 @@ defaults { device = sim  agents = default  gates = strict }
 model m { source = "models/m.py" }
 target all = [m]
 SPEC
-rc=0
-(cd p && KOPT_SIM_ERROR_TEXT="the first reason" "$KOPTMAKE" -k > ../out1 2> ../err1) || rc=$?
+# build N TEXT: a build whose verifies fail with TEXT, its output in outN and errN
+build() { rc=0; (cd p && KOPT_SIM_ERROR_TEXT="$2" "$KOPTMAKE" -k > "../out$1" 2> "../err$1") || rc=$?; }
+build 1 "the first reason"
 check "a build whose verifies fail says the first reason in the model's report (exit $rc)" \
 	"grep -q 'the first reason' p/kopt-out/m/report.md"
-rc=0
-(cd p && KOPT_SIM_ERROR_TEXT="the second reason" "$KOPTMAKE" -k > ../out2 2> ../err2) || rc=$?
+build 2 "the second reason"
 check "the next build fails them with another reason: the report says the new one, not the old" \
 	"grep -q 'the second reason' p/kopt-out/m/report.md && ! grep -q 'the first reason' p/kopt-out/m/report.md"
 check "... the verifies ran again and so did the stitch" \
 	"grep -q 'error: verify m/.* failed: worker error: the second reason' err2 && grep -q '^\[.*stitch m\$' out2"
-rc=0
-(cd p && KOPT_SIM_ERROR_TEXT="the second reason" "$KOPTMAKE" -k > ../out3 2> ../err3) || rc=$?
+build 3 "the second reason"
 check "with the same reason again, the verifies run again but the stitch does not" \
 	"grep -q 'error: verify m/.* failed: worker error: the second reason' err3 && ! grep -q '^\[.*stitch m' out3 && grep -q 'the second reason' p/kopt-out/m/report.md"
 echo "1..$n"
