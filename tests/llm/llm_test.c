@@ -1202,6 +1202,28 @@ static void t_many(void)
 	used.tokens = 2 * ((long)strlen(prompt_user) / 4 + 1500);
 	k = llm_complete_many(&cfg, &req, 3, &used, out, err, rc);
 	TAP_OK(k == 1, "many: tokens for three calls of which two are used: one call made (%d)", k);
+	for (int i = 0; i < 3; i++)
+		strbuf_reset(&err[i]);
+	/* at the edge: exactly two calls' worth (max_tokens 600 under 1024:
+	 * each needs its prompt's estimate and 600) starts two */
+	struct kopt_llm c600 = cfg;
+	c600.max_tokens = 600;
+	long est = (long)(strlen(req.user) + strlen(req.system)) / 4 + 8;
+	struct llm_budget edge;
+	llm_budget_init(&edge, NULL);
+	edge.max_calls = -1;
+	edge.max_tokens = 2 * (est + 600);
+	k = llm_complete_many(&c600, &req, 3, &edge, out, err, rc);
+	int k2 = k;
+	for (int i = 0; i < 3; i++) {
+		llm_reply_release(&out[i]);
+		strbuf_reset(&err[i]);
+	}
+	llm_budget_init(&edge, NULL);
+	edge.max_calls = -1;
+	edge.max_tokens = 2 * (est + 600) - 1;
+	k = llm_complete_many(&c600, &req, 3, &edge, out, err, rc);
+	TAP_OK(k2 == 2 && k == 1, "many: tokens for exactly two calls start two, one token fewer one (%d, %d)", k2, k);
 	for (int i = 0; i < 3; i++) {
 		llm_reply_release(&out[i]);
 		strbuf_release(&err[i]);
