@@ -180,6 +180,17 @@ sed -i 's/^# sim: pyerror.*/# sim: pyfail/' "$s/models/c.py"
 km all
 check "an interpreter that fails: exit 1, its last line said" \
 	"[ $rc -eq 1 ] && grep -q \"cannot read the model files with '.*sim-python': sim-python: failing as asked by models/c.py\" $tmp/err" "$tmp/err"
+# an interpreter that closes its output and only then fails: its status
+# is waited for, not taken as a success
+printf '#!/bin/sh\nexec >/dev/null 2>&1\nsleep 0.3\nexit 3\n' > "$tmp/lateexit"
+chmod +x "$tmp/lateexit"
+printf '# changed again\n' >> "$s/models/b.py"
+py=$KOPT_PYTHON
+KOPT_PYTHON=$tmp/lateexit
+km all
+KOPT_PYTHON=$py
+check "an interpreter that closes its output, then exits 3: it failed, said" \
+	"[ $rc -eq 1 ] && grep -q \"cannot read the model files with '.*lateexit': it failed\" $tmp/err" "$tmp/err"
 # the interpreter's last line, empty lines after it aside, at most 200 bytes
 x200=$(printf '%0200d' 0 | tr 0 x)
 sed -i "s/^# sim: pyfail.*/# sim: pyfail y$x200/" "$s/models/c.py"
