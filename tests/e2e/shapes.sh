@@ -22,13 +22,17 @@ set -eu
 . "$top_srcdir/tests/e2e/sim-env.sh" shapes
 mkdir models
 printf '# model m\n# sim: kernels 2\n# sim: pointwise\n# sim: speedup 1.3\n# sim: steady\n# sim: slower batch_size=64\nimport torch\nbatch_size = 16\ndim = 4096\n' > models/m.py
+# the head of every spec here: a simulated device, no screen, strict gates
+spec_head() { # BUDGET
+	printf '%s\n' "device sim { gpus = 1  timeout = 30s }" \
+		"agents default { budget = $1  hot = 0.05  seed = 1  screen = 0  auto_variants = false }" \
+		"gates strict { seeds = 2  gamma = 1.03  repeats = 5 }" \
+		"defaults { device = sim  agents = default  gates = strict }"
+}
 spec() { # SHAPES...
 	{
+		spec_head 2
 		cat <<'SPEC'
-device sim { gpus = 1  timeout = 30s }
-agents default { budget = 2  hot = 0.05  seed = 1  screen = 0  auto_variants = false }
-gates strict { seeds = 2  gamma = 1.03  repeats = 5 }
-defaults { device = sim  agents = default  gates = strict }
 model m {
   source = "models/m.py"
   variant default { }
@@ -124,11 +128,7 @@ check "a shape's new values rerun its steps alone, as -n said ($steps)" "[ '$ste
 # a shape the model cannot take: the model's own error, at its capture
 mkdir r
 printf '# model r\n# sim: kernels 1\n# sim: reject batch_size=100000\nimport torch\nbatch_size = 16\n' > r/r.py
-cat > r/r.kopt <<'SPEC'
-device sim { gpus = 1  timeout = 30s }
-agents default { budget = 1  hot = 0.05  seed = 1  screen = 0  auto_variants = false }
-gates strict { seeds = 2  gamma = 1.03  repeats = 5 }
-defaults { device = sim  agents = default  gates = strict }
+{ spec_head 1; cat <<'SPEC'; } > r/r.kopt
 model r { source = "r.py"  shape b2 { batch_size = 2 }  shape huge { batch_size = 100000 } }
 model q { source = "r.py"  shape huge { batch_size = 100000 } }
 target all = [r, q]
@@ -155,11 +155,7 @@ check "a model none of whose shapes was built has no deployment, and says so" \
 # so it is left alone there, and b1 keeps its own kernel
 mkdir lone
 printf '# model m\n# sim: kernels 1\n# sim: pointwise\n# sim: speedup 1.3\n# sim: steady\n# sim: time 25600\nimport torch\nbatch_size = 16\n' > lone/m.py
-cat > lone/m.kopt <<'SPEC'
-device sim { gpus = 1  timeout = 30s }
-agents default { budget = 2  hot = 0.05  seed = 1  screen = 0  auto_variants = false }
-gates strict { seeds = 2  gamma = 1.03  repeats = 5 }
-defaults { device = sim  agents = default  gates = strict }
+{ spec_head 2; cat <<'SPEC'; } > lone/m.kopt
 model m { source = "m.py"  shape b64 { batch_size = 64 }  shape b1 { batch_size = 1 } }
 target all = [m]
 SPEC

@@ -87,6 +87,22 @@ static void run_release(struct run *r)
 	json_decref(r->requests);
 }
 
+/* the client's estimate of a request's prompt: its characters / 4 + 8 */
+static long prompt_estimate(const struct llm_request *req)
+{
+	return (long)(strlen(req->user) + strlen(req->system)) / 4 + 8;
+}
+
+/* a budget of max_tokens of which used are spent, calls unlimited */
+static struct llm_budget tokens_left(long max_tokens, long used)
+{
+	struct llm_budget b;
+	llm_budget_init(&b, NULL);
+	b.max_tokens = max_tokens;
+	b.tokens = used;
+	return b;
+}
+
 /* runs one llm_complete against a fresh server for scenario */
 static int run_scenario(struct run *r, const char *scenario, const char *provider,
 			const struct llm_request *req, struct llm_budget *budget, const char *key_env)
@@ -1186,21 +1202,15 @@ static void t_many(void)
 	k = llm_complete_many(&cfg, &req, 3, &two, out, err, rc);
 	TAP_OK(k == -1 && has(err[0].buf, "llm budget: 2 calls used of 2"), "many: none left, none made, the limit named");
 	strbuf_reset(&err[0]);
-	struct llm_budget tok;
-	llm_budget_init(&tok, NULL);
-	tok.max_calls = -1;
-	tok.max_tokens = (long)strlen(prompt_user) / 4 + 1500;
+	/* how many start: what the tokens left hold, a call's worth each */
+	long one = (long)strlen(prompt_user) / 4 + 1500;
+	struct llm_budget tok = tokens_left(one, 0);
 	k = llm_complete_many(&cfg, &req, 3, &tok, out, err, rc);
 	TAP_OK(k == 1, "many: tokens for one prompt and reply, one call made (%d)", k);
 	for (int i = 0; i < 3; i++)
 		strbuf_reset(&err[i]);
-	/* what counts is what is left: room for three calls, two of them used */
-	struct llm_budget used;
-	llm_budget_init(&used, NULL);
-	used.max_calls = -1;
-	used.max_tokens = 3 * ((long)strlen(prompt_user) / 4 + 1500);
-	used.tokens = 2 * ((long)strlen(prompt_user) / 4 + 1500);
-	k = llm_complete_many(&cfg, &req, 3, &used, out, err, rc);
+	tok = tokens_left(3 * one, 2 * one);
+	k = llm_complete_many(&cfg, &req, 3, &tok, out, err, rc);
 	TAP_OK(k == 1, "many: tokens for three calls of which two are used: one call made (%d)", k);
 	for (int i = 0; i < 3; i++)
 		strbuf_reset(&err[i]);
@@ -1208,21 +1218,15 @@ static void t_many(void)
 	 * each needs its prompt's estimate and 600) starts two */
 	struct kopt_llm c600 = cfg;
 	c600.max_tokens = 600;
-	long est = (long)(strlen(req.user) + strlen(req.system)) / 4 + 8;
-	struct llm_budget edge;
-	llm_budget_init(&edge, NULL);
-	edge.max_calls = -1;
-	edge.max_tokens = 2 * (est + 600);
-	k = llm_complete_many(&c600, &req, 3, &edge, out, err, rc);
-	int k2 = k;
+	long est = prompt_estimate(&req);
+	tok = tokens_left(2 * (est + 600), 0);
+	int k2 = llm_complete_many(&c600, &req, 3, &tok, out, err, rc);
 	for (int i = 0; i < 3; i++) {
 		llm_reply_release(&out[i]);
 		strbuf_reset(&err[i]);
 	}
-	llm_budget_init(&edge, NULL);
-	edge.max_calls = -1;
-	edge.max_tokens = 2 * (est + 600) - 1;
-	k = llm_complete_many(&c600, &req, 3, &edge, out, err, rc);
+	tok = tokens_left(2 * (est + 600) - 1, 0);
+	k = llm_complete_many(&c600, &req, 3, &tok, out, err, rc);
 	TAP_OK(k2 == 2 && k == 1, "many: tokens for exactly two calls start two, one token fewer one (%d, %d)", k2, k);
 	for (int i = 0; i < 3; i++) {
 		llm_reply_release(&out[i]);
@@ -1412,7 +1416,7 @@ static void t_limits(void)
 	/* with max_tokens under 1024 a call needs its prompt and max_tokens
 	 * left: 600 tokens of reply, not 1024 */
 	cfg.max_tokens = 600;
-	long est = (long)(strlen(req.user) + strlen(req.system)) / 4 + 8;
+	long est = prompt_estimate(&req);
 	struct llm_budget b;
 	llm_budget_init(&b, NULL);
 	b.max_tokens = est + 600;

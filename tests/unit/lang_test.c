@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/util.h"
 #include "lang/lang.h"
 #include "lang/load.h"
 #include "tests/tap.h"
@@ -331,31 +332,19 @@ static void test_glob_unreadable_folder(void)
 		TAP_OK(0, "mkdtemp");
 		return;
 	}
-	char *kb = xasprintf("%s/kb", dir), *a = xasprintf("%s/kb/a", dir), *c = xasprintf("%s/kb/c", dir);
-	char *am = xasprintf("%s/m.py", a), *cn = xasprintf("%s/n.py", c);
-	mkdir(kb, 0755);
-	mkdir(a, 0755);
-	mkdir(c, 0755);
-	FILE *f1 = fopen(am, "w"), *f2 = fopen(cn, "w");
-	if (f1)
-		fclose(f1);
-	if (f2)
-		fclose(f2);
-	chmod(c, 0);
+	char make[256], c[64];
+	snprintf(make, sizeof make, "cd '%s' && mkdir -p kb/a kb/c && : > kb/a/m.py && : > kb/c/n.py && chmod 0 kb/c", dir);
+	snprintf(c, sizeof c, "%s/kb/c", dir);
 	int fd[2] = { -1, -1 };
 	char got[600] = "";
 	int st = 0;
-	if (pipe(fd) == 0) {
+	if (system(make) == 0 && pipe(fd) == 0) {
 		fflush(stdout);
 		pid_t pid = fork();
 		if (pid == 0) {
 			close(fd[0]);
 			int r = glob_in_child(dir, c, fd[1]);
-			free(kb);
-			free(a);
-			free(c);
-			free(am);
-			free(cn);
+			KOPT_COVER_FLUSH();
 			_exit(r);
 		}
 		close(fd[1]);
@@ -371,18 +360,9 @@ static void test_glob_unreadable_folder(void)
 	else
 		TAP_IS_STR(got, "1 g/m 0 0 ", "glob: a folder that cannot be read gives nothing, the others' matches are "
 			   "members, nothing said");
-	chmod(c, 0755);
-	unlink(am);
-	unlink(cn);
-	rmdir(a);
-	rmdir(c);
-	rmdir(kb);
-	rmdir(dir);
-	free(kb);
-	free(a);
-	free(c);
-	free(am);
-	free(cn);
+	snprintf(make, sizeof make, "chmod -R u+rwx '%s' && rm -rf '%s'", dir, dir);
+	if (system(make) != 0)
+		tap_diag("could not remove %s", dir);
 }
 
 /* paths: a file's folder and a path under a folder, at their edges */
