@@ -3,8 +3,9 @@
  * (agents/builtin/helion.c), with no worker: each move changes the keys it
  * names and no other, moves out of range do not apply, the shape the
  * long-term memory files, candidate 0 from the quick autotune's config or
- * from the plan, no candidate twice, and no candidate for a kernel whose
- * config is not a helion.Config.
+ * from the plan, no candidate twice, none that asks as much of the SM as
+ * a config that ran out of resources (with num_stages given and absent),
+ * and no candidate for a kernel whose config is not a helion.Config.
  */
 #define _GNU_SOURCE
 #include <stdbool.h>
@@ -45,14 +46,17 @@ static int moves_to(const char *move, const char *base, const char *want)
 }
 
 /* the test's own reading of "asks at least as much": blocks and stages no
- * smaller, everything else but the warps equal */
+ * smaller (an absent num_stages is 1, Helion's default), everything else
+ * but the warps equal */
 static bool needs_more(const json_t *c, const json_t *big)
 {
 	const json_t *cb = json_object_get(c, "block_sizes"), *bb = json_object_get(big, "block_sizes");
 	for (size_t i = 0; i < json_array_size(bb); i++)
 		if (json_integer_value(json_array_get(cb, i)) < json_integer_value(json_array_get(bb, i)))
 			return false;
-	if (json_integer_value(json_object_get(c, "num_stages")) < json_integer_value(json_object_get(big, "num_stages")))
+	json_int_t cs = json_integer_value(json_object_get(c, "num_stages"));
+	json_int_t bs = json_integer_value(json_object_get(big, "num_stages"));
+	if ((cs ? cs : 1) < (bs ? bs : 1))
 		return false;
 	json_t *a = json_deep_copy(c), *b = json_deep_copy(big);
 	const char *const keys[] = { "block_sizes", "num_stages", "num_warps" };
@@ -149,6 +153,55 @@ static void digest_exact(json_t *cj)
 	free(d);
 	for (int i = 0; i < 5; i++)
 		json_decref(c[i]);
+}
+
+/* a config out of shared memory rules out those that ask as much: the
+ * tuner's sixteen candidates from the kernel's config (JSON), the first
+ * with a larger first block failing for want of shared memory */
+static void out_of_resources(const struct kopt_agents *cfg, const json_t *row, const char *config, const char *what)
+{
+	json_t *mm = J(config);
+	struct agent_kernel mk = { "matmul", "_helion_matmul", "helion", NULL, mm, (json_t *)row, NULL, NULL, 0, 0, NULL };
+	struct agent_reply rp;
+	struct agent_try mt[16];
+	json_t *mc[16] = { 0 };
+	int got = 0, big_after = 0, small_after = 0;
+	json_t *big = NULL;
+	for (int i = 0; i < 16; i++) {
+		struct agent_request mr = { .kernel = &mk, .cfg = cfg, .index = i, .traj = mt, .ntraj = (size_t)i, .scope = "test.kopt" };
+		if (agent_propose(&mr, &rp) < 0 || !rp.candidate)
+			break;
+		mc[i] = rp.candidate;
+		free(rp.reason);
+		const json_t *cc = json_object_get(mc[i], "config");
+		/* the first config with a larger first block runs out of shared memory */
+		bool oom = !big && json_integer_value(json_array_get(json_object_get(cc, "block_sizes"), 0)) > 128;
+		if (big && needs_more(cc, big))
+			big_after++;
+		else if (big)
+			small_after++;
+		if (oom)
+			big = (json_t *)cc;
+		mt[i] = (struct agent_try){ .index = i, .candidate = mc[i], .verdict = "fail", .gate = "correctness",
+					    .reason = oom ? "correctness: the candidate did not run: OutOfResources: out of resource: "
+							    "shared memory, Required: 262144, Hardware limit: 232448"
+							  : "perf: slower", .speedup = 0.9 };
+		got++;
+	}
+	TAP_OK(big && got >= 8 && big_after == 0 && small_after >= 6,
+	       "after a config out of shared memory, none that asks as much is proposed%s (%d of %d after it; %d others)",
+	       what, big_after, got, small_after);
+	struct agent_request dr = { .kernel = &mk, .cfg = cfg, .index = got, .traj = mt, .ntraj = (size_t)got, .scope = "test.kopt" };
+	char *with = agent_context_digest(&dr);
+	for (int i = 0; i < got; i++)
+		mt[i].reason = "perf: slower";
+	char *without = agent_context_digest(&dr);
+	TAP_OK(strcmp(with, without) != 0, "the context digest says which tries ran out of resources%s", what);
+	free(with);
+	free(without);
+	for (int i = 0; i < got; i++)
+		json_decref(mc[i]);
+	json_decref(mm);
 }
 
 int main(void)
@@ -253,49 +306,10 @@ int main(void)
 	for (int i = 0; i < n; i++)
 		json_decref(cands[i]);
 
-	/* a config out of shared memory rules out those that ask as much */
-	json_t *mm = J("{\"block_sizes\":[128,256,64],\"num_warps\":8,\"num_stages\":4,\"indexing\":[\"pointer\"],"
-		       "\"pid_type\":\"flat\"}");
-	struct agent_kernel mk = { "matmul", "_helion_matmul", "helion", NULL, mm, row, NULL, NULL, 0, 0, NULL };
-	struct agent_try mt[16];
-	json_t *mc[16] = { 0 };
-	int got = 0, big_after = 0, small_after = 0;
-	json_t *big = NULL;
-	for (int i = 0; i < 16; i++) {
-		struct agent_request mr = { .kernel = &mk, .cfg = &cfg, .index = i, .traj = mt, .ntraj = (size_t)i, .scope = "test.kopt" };
-		if (agent_propose(&mr, &rp) < 0 || !rp.candidate)
-			break;
-		mc[i] = rp.candidate;
-		free(rp.reason);
-		const json_t *cc = json_object_get(mc[i], "config");
-		/* the first config with a larger first block runs out of shared memory */
-		bool oom = !big && json_integer_value(json_array_get(json_object_get(cc, "block_sizes"), 0)) > 128;
-		if (big && needs_more(cc, big))
-			big_after++;
-		else if (big)
-			small_after++;
-		if (oom)
-			big = (json_t *)cc;
-		mt[i] = (struct agent_try){ .index = i, .candidate = mc[i], .verdict = "fail", .gate = "correctness",
-					    .reason = oom ? "correctness: the candidate did not run: OutOfResources: out of resource: "
-							    "shared memory, Required: 262144, Hardware limit: 232448"
-							  : "perf: slower", .speedup = 0.9 };
-		got++;
-	}
-	TAP_OK(big && got >= 8 && big_after == 0 && small_after >= 6,
-	       "after a config out of shared memory, none that asks as much is proposed (%d of %d after it; %d others)",
-	       big_after, got, small_after);
-	struct agent_request dr = { .kernel = &mk, .cfg = &cfg, .index = got, .traj = mt, .ntraj = (size_t)got, .scope = "test.kopt" };
-	char *with = agent_context_digest(&dr);
-	for (int i = 0; i < got; i++)
-		mt[i].reason = "perf: slower";
-	char *without = agent_context_digest(&dr);
-	TAP_OK(strcmp(with, without) != 0, "the context digest says which tries ran out of resources");
-	free(with);
-	free(without);
-	for (int i = 0; i < got; i++)
-		json_decref(mc[i]);
-	json_decref(mm);
+	out_of_resources(&cfg, row, "{\"block_sizes\":[128,256,64],\"num_warps\":8,\"num_stages\":4,"
+				     "\"indexing\":[\"pointer\"],\"pid_type\":\"flat\"}", "");
+	out_of_resources(&cfg, row, "{\"block_sizes\":[128,256,64],\"num_warps\":8,\"indexing\":[\"pointer\"],"
+				     "\"pid_type\":\"flat\"}", ", the config without num_stages (1)");
 
 	json_t *tc = J("{\"XBLOCK\":64,\"num_warps\":4}");
 	k.config = tc;
