@@ -399,6 +399,21 @@ static void t_context(void)
 	llm_prompt_context(&q, &cut);
 	TAP_OK(!has(cut.buf, "bound: not known") && has(cut.buf, "- bound: memory"),
 	       "context: arguments at 104.5%% of the copy bandwidth: the bound is known");
+	/* a kernel under a microsecond per call has its bound as any other;
+	 * one with no time has none (nothing to divide by) */
+	struct llm_kernel_prompt fast = p;
+	fast.time_us = 0.8;
+	fast.bytes = 2.4e6;
+	fast.achieved_gbs = 3000;
+	strbuf_reset(&cut);
+	llm_prompt_context(&fast, &cut);
+	TAP_OK(has(cut.buf, "- time per call: 0.80 us") &&
+	       has(cut.buf, "- bound: memory (0.44 FLOP per byte, below the balance); at 71% of the copy bandwidth, at most 1.40x faster there\n"),
+	       "context: a kernel of 0.8 us per call still has its bound, from its own time");
+	fast.time_us = 0;
+	strbuf_reset(&cut);
+	llm_prompt_context(&fast, &cut);
+	TAP_OK(!has(cut.buf, "- bound:"), "context: a kernel without a time has no bound line");
 	q.achieved_gbs = 5000;
 	strbuf_reset(&cut);
 	p.peak_measured = true;
