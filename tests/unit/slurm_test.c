@@ -2,7 +2,8 @@
  * tests/unit/slurm_test.c: engine/slurm.c without a cluster. Slurm's
  * reasons are read from srun stderr recorded on a real Slurm
  * (tests/fixtures/slurm/), and a line with only the start of one is
- * none; the srun line koptmake builds; and the end of a
+ * none; the srun line koptmake builds; whether sinfo's GRES says GPUs
+ * (a TEST DOUBLE of sinfo); and the end of a
  * step whose srun ignores SIGTERM, with TEST DOUBLES of squeue and scancel
  * (shell scripts written here) that record how they are called.
  */
@@ -324,6 +325,59 @@ static void test_gres_partition(void)
 	free(srun);
 }
 
+/* what sinfo's GRES column (--format=%G, one line a node group) says
+ * about GPUs: a "gpu" entry with a count, a type or neither, first on its
+ * line or after a comma, on any line, the last with or without its
+ * newline; a name that only holds "gpu", or none at all, is not one (a
+ * TEST DOUBLE of sinfo prints each output) */
+static void test_gres_lines(void)
+{
+	char dir[] = "/tmp/kopt-slurm-gres-XXXXXX";
+	if (!mkdtemp(dir)) {
+		TAP_OK(0, "mkdtemp");
+		return;
+	}
+	char *sinfo = xasprintf("%s/sinfo", dir), *srun = xasprintf("%s/srun", dir), *out = xasprintf("%s/out", dir);
+	char *body = xasprintf("#!/bin/sh\ncat %s\n", out);
+	write_script(sinfo, body);
+	static const struct { const char *out; bool gpus; } cases[] = {
+		{ "gpu:2\n", true },
+		{ "gpu:h200:8(S:0-1)\n", true },
+		{ "gpu\n", true },
+		{ "gpu", true },
+		{ "gpu:1", true },
+		{ "(null)\ngpu\n", true },
+		{ "(null)\ngpu\n(null)\n", true },
+		{ "craynetwork:4,gpu:1\n", true },
+		{ "craynetwork:4,gpu\n", true },
+		{ "(null)\n", false },
+		{ "", false },
+		{ "gpus:2\n", false },
+		{ "mygpu:2\n", false },
+		{ "craynetwork:4\n(null)\n", false },
+	};
+	int right = 0;
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		write_script(out, cases[i].out);
+		char *argv[] = { srun };
+		bool g = slurm_wants_gres(argv, 1);
+		if (g == cases[i].gpus)
+			right++;
+		else
+			tap_diag("sinfo said '%s': GPUs %d", cases[i].out, g);
+	}
+	TAP_IS_INT(right, (int)(sizeof cases / sizeof *cases),
+		   "sinfo's GRES lines: a gpu entry (with a count, a type or neither, on any line) means GPUs, "
+		   "gpus or mygpu does not");
+	unlink(sinfo);
+	unlink(out);
+	rmdir(dir);
+	free(body);
+	free(sinfo);
+	free(srun);
+	free(out);
+}
+
 /* sinfo, asked whether the partition has GPUs, reads nothing of
  * koptmake's standard input and writes nothing to its stderr */
 static void test_sinfo_quiet(void)
@@ -378,6 +432,7 @@ int main(void)
 {
 	test_reasons();
 	test_gres_partition();
+	test_gres_lines();
 	test_sinfo_quiet();
 	test_argv();
 	test_end();
