@@ -28,7 +28,9 @@
  *   # sim: badtime WHAT         the profile's times are wrong: WHAT is negative
  *                               (a kernel's -1000 ns), nan (the string "NaN",
  *                               as a worker that formats its own numbers
- *                               would send) or huge (a model call of 2 hours)
+ *                               would send) or huge (a model call of 2 hours);
+ *                               or a kernel's other numbers: launches (its
+ *                               launches_per_call -2) or share (its share 2.5)
  *   # sim: fatal OP             answer OP with a fatal (sticky device) error
  *   # sim: error OP             answer OP with a plain error ("simulated
  *                               failure in OP", or $KOPT_SIM_ERROR_TEXT)
@@ -679,6 +681,10 @@ static json_t *profile(const struct model *m)
 		json_object_set_new(k0, "ns_per_call", json_string("NaN"));
 	if (strstr(m->text, "# sim: badtime huge\n"))
 		json_object_set_new(r, "model_ns_per_call", json_real(7.2e12));
+	if (strstr(m->text, "# sim: badtime launches\n"))
+		json_object_set_new(k0, "launches_per_call", json_real(-2.0));
+	if (strstr(m->text, "# sim: badtime share\n"))
+		json_object_set_new(k0, "share", json_real(2.5));
 	return r;
 }
 

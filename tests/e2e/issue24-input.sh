@@ -8,8 +8,9 @@
 #     the build exits 1 (it said so and exited 0); a null build, which
 #     writes nothing to it, still succeeds;
 #   - a profile reply with a negative, non-numeric or absurd time (more
-#     than an hour a call) fails its step with the reason, and nothing of
-#     it is kept (it was taken as measured);
+#     than an hour a call), or a kernel with negative launches a call or a
+#     share of device time past 1.5, fails its step with the reason, and
+#     nothing of it is kept (it was taken as measured);
 #   - a verify that fails shows as an error in the model's report.md with
 #     why (the reason was empty);
 #   - two models of the same bytes: each keeps its own outputs, the steps
@@ -85,7 +86,7 @@ cd ..
 
 # worker replies with times that cannot be
 mkdir -p bt/models
-for w in negative nan huge; do
+for w in negative nan huge launches share; do
 	printf '# model\nimport torch\n# sim: kernels 2\n# sim: badtime %s\n' $w > bt/models/$w.py
 done
 printf '# model\nimport torch\n# sim: kernels 2\n' > bt/models/fine.py
@@ -106,11 +107,16 @@ check "a time that is not a number is refused" \
 	"grep -q \"profile m/nan/default failed: .*kernels\\[0\\].ns_per_call is \\\"NaN\\\", not a number\" err"
 check "more than an hour a call is refused" \
 	"grep -q 'profile m/huge/default failed: .*model_ns_per_call is 7.2e+12 ns, more than an hour a call' err"
+check "negative launches a call are refused, saying which" \
+	"grep -q \"profile m/launches/default failed: the worker's profile is not believable: kernels\\[0\\].launches_per_call is -2\$\" err"
+check "a kernel's share of device time past 1.5 is refused" \
+	"grep -q \"profile m/share/default failed: the worker's profile is not believable: kernels\\[0\\].share is 2.5, not a share of device time\$\" err"
 check "no profile of theirs is written; the good model's is" \
-	"[ ! -e kopt-out/m/negative/profile.json ] && [ ! -e kopt-out/m/huge/profile.json ] && [ -s kopt-out/m/fine/profile.json ]"
+	"[ ! -e kopt-out/m/negative/profile.json ] && [ ! -e kopt-out/m/huge/profile.json ] && [ ! -e kopt-out/m/launches/profile.json ] &&
+	 [ ! -e kopt-out/m/share/profile.json ] && [ -s kopt-out/m/fine/profile.json ]"
 : > "$KOPT_SIM_LOG"
 "$KOPTMAKE" -k all > out 2> err || true
-check "nothing of them was cached: the next build asks again" "[ \$(grep -c '^profile m/' '$KOPT_SIM_LOG') -eq 3 ]"
+check "nothing of them was cached: the next build asks again" "[ \$(grep -c '^profile m/' '$KOPT_SIM_LOG') -eq 5 ]"
 cd ..
 
 # an error verdict's reason in report.md
