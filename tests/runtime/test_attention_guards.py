@@ -4,7 +4,9 @@ hand: aten._softmax over the last axis (written -1 or as the last index)
 gives its input; over another axis, with half_to_float, with another
 number of arguments, on a constant or on a node without a value, none;
 and the mask guard (kopt.rewrite_attention._attention_mask): which
-masked_fill and where forms mask scores with -inf, and which way round.
+masked_fill and where forms mask scores with -inf, and which way round,
+the -inf a number, a 0-d tensor made of one, or a constant the module
+holds.
 Needs torch (any version with torch.fx and torch.ops.aten; CPU). Prints
 TAP."""
 import os
@@ -82,4 +84,35 @@ ok(R._attention_mask(g.call_function(aten.where.self, (cond, ninf, ninf))) is No
    "mask: where(cond, -inf, -inf), no scores: none")
 ok(R._attention_mask(g.call_function(aten.add.Tensor, (scores, cond))) is None, "mask: another op: none")
 ok(R._attention_mask(scores) is None, "mask: a placeholder: none")
+
+
+# the fill as a constant the module holds (a traced torch.tensor(-inf) is
+# a get_attr, lifted by a copy): a mask only where it is a floating -inf
+# of one element
+class Consts(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.neg = torch.tensor(ninf)
+        self.zero = torch.tensor(0.0)
+        self.big = torch.tensor(-1e9)
+        self.two = torch.full((2,), ninf)
+        self.whole = torch.tensor(-5)
+
+
+g, (scores, cond) = graph_with("scores", "cond")
+fills = {}
+for name in ("neg", "zero", "big", "two", "whole"):
+    c = g.call_function(aten.lift_fresh_copy.default, (g.get_attr(name),))
+    fills[name] = g.call_function(aten.masked_fill.Tensor, (scores, cond, c))
+g.output(tuple(fills.values()))
+gm = torch.fx.GraphModule(Consts(), g)
+at = {n.name: n for n in gm.graph.nodes}
+got = {k: R._attention_mask(at[v.name]) for k, v in fills.items()}
+ok(got["neg"] == (at["cond"], at["scores"], False), "mask: the -inf as a constant the module holds, through a copy")
+ok(all(got[k] is None for k in ("zero", "big", "two", "whole")),
+   "mask: a held constant of 0, of -1e9, of two elements or of integers: none (%s)"
+   % ", ".join("%s %s" % (k, "none" if v is None else "a mask") for k, v in got.items()))
+g, (scores, cond) = graph_with("scores", "cond")
+ok(R._attention_mask(g.call_function(aten.masked_fill.Tensor, (scores, cond, g.get_attr("neg")))) is None,
+   "mask: a constant of a graph that no module owns: none")
 done()
