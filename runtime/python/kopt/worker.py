@@ -43,6 +43,7 @@ from . import kernels as K
 from . import loader as L
 from . import measure as M
 from . import state as ST
+from . import tplthreads as TT
 from . import records as R
 from . import rewrites as RW
 from . import screen as SC
@@ -204,6 +205,7 @@ def get_compiled(req: dict) -> Compiled:
     while len(S.compiled) >= COMPILED_MAX:
         forget(next(iter(S.compiled)))
     gpu_lock()
+    TT.install()  # max-autotune's template choices compile in this process (tplthreads.py)
     problem = load_problem(model, seed)
     # each load executes the file anew (new code objects), so Dynamo's
     # caches of the problems kept here stay apart without a reset
