@@ -5,12 +5,12 @@ lowers the graph, and times them later, when its scheduler picks one. Where
 its compile pool is up (a network's tracing outlasts the pool's start), it
 sends each choice to the pool's child processes, which compile it into
 Triton's on-disk cache and hand nothing back; the timing then compiles the
-choice in this process and expects to find it there. The children key
-their entries on the ptxas and libdevice they saw when they started, and
-Inductor sets torch's own in this process only when it first compiles,
-after that (precompile.py says how Triton's key is made), so the entries
-are not found: every choice is compiled again, one at a time, inside the
-timing. On ResNet-101 at batch 10, max-autotune-no-cudagraphs did not
+choice in this process and expects to find it there. It finds none of
+them (most likely because the children key their entries on the ptxas and
+libdevice they saw when they started, and Inductor sets torch's own in
+this process only when it first compiles; precompile.py says how Triton's
+key is made), so every choice is compiled again, one at a time, inside
+the timing. On ResNet-101 at batch 10, max-autotune-no-cudagraphs did not
 finish in 300 s on an H200 that way; with the choices compiled in threads
 here, the objects the timing runs are the ones compiled, and the whole
 compile took 140 s (bench/results/2026-12-05-template-threads).
