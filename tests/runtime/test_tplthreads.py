@@ -138,6 +138,21 @@ with tempfile.TemporaryDirectory() as d:
 
     out = run({})
     ok(out == "True False True", "install(): Inductor's functions wrapped (choices off the pool, the rest on it)", out)
+    opt = ("from kopt import tplthreads as T; "
+           "print(T.for_options({'max_autotune': False, 'coordinate_descent_tuning': True}), "
+           "T.for_options({'max_autotune_gemm': True}), T.for_options({'max_autotune': True}))")
+    p = subprocess.run([sys.executable, "-c", opt], env=dict(os.environ, PYTHONPATH=path),
+                       capture_output=True, text=True)
+    ok(p.stdout.strip() == "False True True",
+       "for_options: only options that autotune templates (max_autotune, max_autotune_gemm) install it",
+       p.stdout + p.stderr)
+    plain = ("from kopt import tplthreads as T; r = T.for_options({'coordinate_descent_tuning': True}); "
+             "from torch._inductor.select_algorithm import AlgorithmSelectorCache as S; "
+             "print(r, getattr(vars(S)['make_precompile_fn'], 'kopt_threads', False))")
+    p = subprocess.run([sys.executable, "-c", plain], env=dict(os.environ, PYTHONPATH=path),
+                       capture_output=True, text=True)
+    ok(p.stdout.strip() == "False False", "and other options leave Inductor's functions unwrapped",
+       p.stdout + p.stderr)
     out = run({"KOPT_TEMPLATE_THREADS": "0"})
     ok(out == "False True True", "KOPT_TEMPLATE_THREADS=0: Inductor left as it is", out)
     os.remove(os.path.join(d, "torch", "_inductor", "select_algorithm.py"))

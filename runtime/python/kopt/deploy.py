@@ -433,6 +433,9 @@ def compile_with(table: Table, gm, example_inputs, options: dict, check: bool, c
 
     opts, own = inductor_options(table.variant)
     opts.update(options)
+    from . import tplthreads
+
+    tplthreads.for_options(opts)
     if table.variant.get("cudnn_benchmark"):
         torch.backends.cudnn.benchmark = True
     from . import rewrites

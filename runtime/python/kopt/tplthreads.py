@@ -21,7 +21,10 @@ answers False to that thread alone: the choices go to Inductor's own
 thread pool for precompiles. The choices, their compile options and their
 timings are Inductor's; every other kernel still compiles in the pool.
 Where torch has neither function, nothing is wrapped.
-KOPT_TEMPLATE_THREADS=0 leaves Inductor as it is.
+KOPT_TEMPLATE_THREADS=0 leaves Inductor as it is. Workers install it
+before every compile; kopt.backend only for a variant whose options
+autotune templates (for_options), where a first call without Inductor's
+cache would tune them.
 """
 
 from __future__ import annotations
@@ -80,3 +83,11 @@ def install() -> bool:
         return False
     selector = getattr(select_algorithm, "AlgorithmSelectorCache", None)
     return selector is not None and wrap(selector, AsyncCompile)
+
+
+def for_options(options: dict) -> bool:
+    """install() where Inductor's options autotune templates (max_autotune
+    or max_autotune_gemm); False, and nothing done, where they do not."""
+    if not (options.get("max_autotune") or options.get("max_autotune_gemm")):
+        return False
+    return install()
