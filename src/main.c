@@ -70,6 +70,8 @@ static void usage(FILE *out)
 		"                       where installed), require or off\n"
 		"  KOPT_COMPUTE_SANITIZER, KOPT_MEMCHECK_TIMEOUT  that program, and its time limit (default 300 s)\n"
 		"  KOPT_COMPILE_JOBS    compile children per worker for a screen's next configs (0: none)\n"
+		"  KOPT_TEMPLATE_THREADS=0  max-autotune's template choices compiled in Inductor's pool,\n"
+		"                       not in threads of the worker (the default)\n"
 		"\n"
 		"koptmake(1) and kopt(5) say more.\n");
 }
