@@ -9,7 +9,9 @@
  *   names a file out of range (-1, n) is none. The files go to it on its
  *   stdin as KIND NUL PATH NUL, in the spec's order.
  * - Its output is read whole: 300 findings (more than one read of the
- *   pipe), and findings written only after it closed its stderr.
+ *   pipe), findings written only after it closed its stderr, and the last
+ *   line of its stderr, written after it closed its stdout, said when it
+ *   fails.
  * The interpreters are TEST DOUBLES: shell scripts written here.
  * - A build remembers the files that passed in the cache's env file,
  *   CHECKED_MAX (131072) of them at most: the passes so far and the new
@@ -139,6 +141,23 @@ static void test_findings(const char *dir)
 	st = rule_check_models(py, mp, 3, collect, &s, &nerr);
 	TAP_OK(st == 2 && nerr == 1 && s.n == 2 && strcmp(s.msg[0], "late") == 0,
 	       "findings written after its stderr closed: read (%d, %d, %zu)", st, nerr, s.n);
+	seen_free(&s);
+	free(py);
+
+	/* its stdout closed first, its error after: read to the end of both,
+	 * its last line said */
+	py = script(dir, "quiet", "cat > /dev/null\nexec 1>&-\nsleep 0.3\necho 'an earlier line' >&2\n"
+				  "echo 'the interpreter broke' >&2\nexit 1\n");
+	struct fx_caught cg;
+	char said[4096];
+	fx_catch_start(&cg);
+	st = rule_check_models(py, mp, 3, collect, &s, &nerr);
+	fx_catch_end(&cg, said, sizeof said);
+	TAP_OK(st == 1 && s.n == 0 && strstr(said, "cannot read the model files with '") &&
+	       strstr(said, "/quiet': the interpreter broke\n") && !strstr(said, "an earlier line"),
+	       "its stdout closed first, an error on its stderr after: status 1, its last line said");
+	if (st != 1 || !strstr(said, "the interpreter broke"))
+		tap_diag("status %d, said: %s", st, said);
 	seen_free(&s);
 	free(py);
 
