@@ -131,9 +131,10 @@
  *                               the copy bandwidth over its time (bytes the
  *                               caches served, counted as moved): its frac_peak
  *                               is F, past the cap of 0.98 that holds otherwise
- *   # sim: flops OPS            each Triton kernel's source does OPS operations
- *                               per element over 2^24 elements (the FLOPs
- *                               koptmake counts in it: OPS x 2^24 a launch)
+ *   # sim: flops OPS [N]        each Triton kernel's source does OPS operations
+ *                               per element over 2^24 elements, or N for a
+ *                               pointwise one (the FLOPs koptmake counts in
+ *                               it: OPS x 2^24, or OPS x N, a launch)
  *   # sim: launches none        each Triton kernel's row has a null
  *                               launches_per_call (not measured); "launches
  *                               0": 0 (default 1)
@@ -372,11 +373,14 @@ static char *kname(const struct model *m, int i)
 	return s;
 }
 
-/* "# sim: flops OPS": OPS, else 0 */
-static int flops_ops(const struct model *m)
+/* "# sim: flops OPS [N]": OPS, else 0; *elems, N where given, else 2^24 */
+static int flops_ops(const struct model *m, long *elems)
 {
 	const char *f = strstr(m->text, "# sim: flops ");
-	int ops = f ? atoi(f + 13) : 0;
+	char *end = NULL;
+	int ops = f ? (int)strtol(f + 13, &end, 10) : 0;
+	long n = end && *end == ' ' ? strtol(end + 1, NULL, 10) : 0;
+	*elems = n > 0 ? n : 16777216;
 	return ops > 0 && ops <= 4096 ? ops : 0;
 }
 
@@ -386,12 +390,13 @@ static char *ksource(const struct model *m, int i)
 	/* with "# sim: flops OPS", Inductor's numel line and OPS lines of math
 	 * per element: agents/roof.c counts OPS x 2^24 FLOPs a launch (a
 	 * reduction: 2^10 rows of its 2^14) */
-	int ops = flops_ops(m);
+	long elems;
+	int ops = flops_ops(m, &elems);
 	char *math = NULL;
 	size_t mlen = 0;
 	FILE *mf = open_memstream(&math, &mlen);
 	if (ops) {
-		fprintf(mf, "    xnumel = %d\n    tmp0 = tl.load(in_ptr0 + (x0), None)\n", is_red(m, i) ? 1024 : 16777216);
+		fprintf(mf, "    xnumel = %ld\n    tmp0 = tl.load(in_ptr0 + (x0), None)\n", is_red(m, i) ? 1024 : elems);
 		for (int k = 1; k <= ops; k++)
 			fprintf(mf, "    tmp%d = tmp%d * tmp0\n", k, k - 1);
 	}

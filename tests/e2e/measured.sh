@@ -8,8 +8,9 @@
 # give theirs. The date is the measurements': a null build, a build done
 # in two steps, or a worker that would stamp another time now, leave the
 # report's bytes as they were; a new torch whose code is the same keeps the
-# torch the numbers were measured with. A result with no stamp gets
-# koptmake's clock (today). Prints TAP.
+# torch the numbers were measured with, and a model measured again under
+# another says so ("1 of the models was measured in another environment").
+# A result with no stamp gets koptmake's clock (today). Prints TAP.
 set -eu
 : "${KOPTMAKE:=$top_builddir/koptmake}"
 KOPT_WORKER=$top_builddir/tests/sim-worker
@@ -78,6 +79,15 @@ check "a build in two steps gives the one-step build's report.md and report.json
 (cd "$d" && KOPT_SIM_TORCH=2.12.0+sim "$KOPTMAKE" > out 2>&1) || true
 check "a new torch with the same code: the report keeps the torch the numbers were measured with" \
 	"grep -q 'environment .* changed' $d/out && grep -q 'torch 2.11.0+sim' $r && ! grep -q 'torch 2.12' $r" "$d/out"
+
+# one model measured again under that torch: the report's stamp stays the
+# newest measurement's (b's), and it says how many models were measured
+# in another environment
+printf '# changed\n' >> "$d/models/a.py"
+(cd "$d" && KOPT_SIM_TORCH=2.12.0+sim "$KOPTMAKE" > out 2>&1) || true
+check "one model measured again under another torch: the report says that one model was measured in another environment" \
+	"grep -q 'torch 2.11.0+sim' $r && grep -qx \"1 of the models was measured in another environment: report.json has each model's.\" $r && [ \$(grep -c 'another environment' $r) -eq 1 ]" "$d/out"
+check "... and before it, none was: the line is not in the report of one environment" "! grep -q 'another environment' $tmp/report.md"
 
 # a worker that does not stamp (a stamp of 0 reads as none): koptmake's clock
 d3=$tmp/nostamp

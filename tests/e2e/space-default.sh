@@ -6,7 +6,9 @@
 # take a third of the device time ("# sim: dwconv") gets its rewrite's
 # variant, and only it: the same variants as space_variants = 1, the
 # benchmark's setting; a model whose facts single out nothing gets none;
-# space_time = 0 and space_variants = 0 add none; a null build runs
+# space_time = 0 and space_variants = 0 add none; space_time holds as many
+# variants as it holds the model's capture times (captures of 0.3 s: 1s
+# two that pay, 0.5s one); a null build runs
 # nothing. The rewrite's own kernels are screened and gated in its
 # variant, as any kernel. Prints TAP.
 set -eu
@@ -20,12 +22,19 @@ mk plain '# sim: reductions\n'
 mk timed '# sim: dwconv\n# sim: params 3456\n# timed\n'
 mk off '# sim: dwconv\n# sim: params 3456\n# off\n'
 mk single '# sim: dwconv\n# sim: params 3456\n# single\n'
+# two facts that pay (a depthwise convolution, a call mostly the host's),
+# each capture 0.3 s of GPU time: space_time 1s holds three such
+# variants, 0.5s one
+mk fits '# sim: dwconv\n# sim: params 3456\n# sim: host 0.6\n# sim: slow capture 300\n'
+mk fitsone '# sim: dwconv\n# sim: params 3456\n# sim: host 0.6\n# sim: slow capture 300\n# one\n'
 cat > test.kopt <<SPEC
 device sim { gpus = 1  timeout = 30s }
 agents default { budget = 2  hot = 0.05  seed = 1 }
 agents bench { budget = 2  hot = 0.05  seed = 1  space_variants = 1 }
 agents timed { budget = 2  hot = 0.05  seed = 1  space_time = 0s }
 agents off { budget = 2  hot = 0.05  seed = 1  space_variants = 0 }
+agents second { budget = 0  hot = 0.05  seed = 1  space_time = 1s }
+agents halfsecond { budget = 0  hot = 0.05  seed = 1  space_time = 0.5s }
 gates strict { seeds = 5  atol = 1e-4  rtol = 1e-4  fp64_fallback = true  gamma = 1.03 }
 defaults { device = sim  agents = default  gates = strict }
 model dw {
@@ -46,7 +55,9 @@ model plain {
 model timed { source = "models/timed.py"  agents = timed }
 model off { source = "models/off.py"  agents = off }
 model single { source = "models/single.py" }
-target all = [dw, bench, plain, timed, off, single]
+model fits { source = "models/fits.py"  agents = second }
+model fitsone { source = "models/fitsone.py"  agents = halfsecond }
+target all = [dw, bench, plain, timed, off, single, fits, fitsone]
 default all
 SPEC
 "$KOPTMAKE" > out 2> err || { cat err >&2; exit 1; }
@@ -67,6 +78,10 @@ check "a model of one variant, as the others below: its rewrite's variant on pla
 	"grep -q '^capture single autotune-depthwise-as-pointwise\$' sim.log"
 check "space_time = 0s: none" "! grep -q '^capture timed autotune-' sim.log"
 check "space_variants = 0: none" "! grep -q '^capture off autotune-' sim.log"
+check "two facts that pay, captures of 0.3 s and space_time 1s: a variant for each" \
+	"[ \$(grep -c '^capture fits autotune-' sim.log) -eq 2 ] && grep -q '^capture fits autotune-cudagraphs\$' sim.log && grep -q '^capture fits autotune-depthwise-as-pointwise\$' sim.log" sim.log
+check "... and space_time 0.5s: the first of them alone" \
+	"[ \$(grep -c '^capture fitsone autotune-' sim.log) -eq 1 ]" sim.log
 : > sim.log
 "$KOPTMAKE" > out2 2> err2 || { cat err2 >&2; exit 1; }
 check "a null build runs nothing" "! grep -q . sim.log"

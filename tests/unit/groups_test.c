@@ -89,6 +89,38 @@ int main(void)
 	free(h1);
 	free(h2);
 	free(e1);
+	/* every way Python and Inductor write one number is one token: an
+	 * exponent in either case, with or without its sign, a hex prefix in
+	 * either case, a trailing point; letters after a number that are not
+	 * an exponent are a name of their own (another class) */
+	static const char *const one[] = { "1.5E-05", "2e+3", "2E+3", "3e7", "4E7", "0XFF", "0xff", "0.25", "7.",
+					   "1e-5", "6.02E23" };
+	static const char *const two[] = { "2e", "2E", "2ex", "2em" };
+	for (size_t i = 0; i < sizeof one / sizeof *one + sizeof two / sizeof *two; i++) {
+		bool same = i < sizeof one / sizeof *one;
+		const char *num = same ? one[i] : two[i - sizeof one / sizeof *one];
+		char *to = xasprintf("tl.full([1, 1], %s, tl.int32)", num);
+		char *k = replaced(poi, "tl.full([1, 1], 0, tl.int32)", to);
+		TAP_OK(strcmp(k, poi) != 0 && (rule_kernel_class(k, pn) == c) == same, "the constant %s: %s", num,
+		       same ? "one number, the same class" : "a number and a name, another class");
+		free(k);
+		free(to);
+	}
+	/* a size hint counts by its power of four, floor(log2(v) / 2): 1 to 3
+	 * are one bucket, 4 to 15 the next; 0 is the first */
+	static const struct { const char *a, *b; bool same; } hints[] = {
+		{ "'x': 1}", "'x': 3}", true }, { "'x': 3}", "'x': 4}", false }, { "'x': 4}", "'x': 15}", true },
+		{ "'x': 15}", "'x': 16}", false }, { "'x': 0}", "'x': 1}", true }, { "'x': 256}", "'x': 1023}", true },
+		{ "'x': 256}", "'x': 1024}", false },
+	};
+	for (size_t i = 0; i < sizeof hints / sizeof *hints; i++) {
+		char *ka = replaced(poi, "'x': 256}", hints[i].a), *kb = replaced(poi, "'x': 256}", hints[i].b);
+		TAP_OK((rule_kernel_class(ka, pn) == rule_kernel_class(kb, pn)) == hints[i].same, "size hints %.*s and %.*s: %s",
+		       (int)strlen(hints[i].a) - 1, hints[i].a, (int)strlen(hints[i].b) - 1, hints[i].b,
+		       hints[i].same ? "one bucket, the same class" : "two buckets, two classes");
+		free(ka);
+		free(kb);
+	}
 
 	/* a summary's groups: three kernels of one class (shares 0.03, 0.04,
 	 * 0.02), one of another (0.2), a vendor kernel of a class-like hash */

@@ -5,7 +5,11 @@
  * - Output paths: a cache record (with a valid checksum, as a cache copied
  *   from elsewhere would have) whose output is named "../../X", "/abs",
  *   "a/b", ".", "..", "" or holds a NUL is a corrupt record: warned, the step
- *   runs again, nothing is written outside kopt-out/.
+ *   runs again, nothing is written outside kopt-out/. So is one whose
+ *   output's hash is not a hash (a number, too short) or whose size is not
+ *   a count of bytes (a string, -1, a real number, null); one whose size
+ *   is a count but not its object's is not restored from: the step runs
+ *   again.
  * - Symbolic links planted in kopt-out/ (a file and a folder pointing
  *   outside) are replaced, never followed: the files outside stay as they
  *   were.
@@ -106,8 +110,9 @@ static void test_names(void)
  * Appends to .kopt/actions a record for the report step of the target "all"
  * whose outputs are those of the last one with the output key of victim
  * renamed to bad (bad_len bytes: it may hold a NUL); legacy: as a bare hash;
- * value (a reference taken) in place of its value unless NULL; victim
- * NULL: the whole list of outputs replaced by value.
+ * value (a reference taken) in place of its value unless NULL (an
+ * object without "hash" gets the victim's); victim NULL: the whole list of
+ * outputs replaced by value.
  * Through cache_put, so its checksum is valid. 0 or -1.
  */
 static int plant(const char *dir, const char *victim, const char *bad, size_t bad_len, bool legacy, json_t *value)
@@ -147,6 +152,8 @@ static int plant(const char *dir, const char *victim, const char *bad, size_t ba
 		return -1;
 	}
 	if (victim) {
+		if (json_is_object(value) && !json_object_get(value, "hash"))
+			json_object_set(value, "hash", json_object_get(v, "hash"));
 		json_t *nv = value ? value : legacy ? json_incref(json_object_get(v, "hash")) : json_incref(v);
 		json_object_del(outs, victim);
 		json_object_setn_new_nocheck(outs, bad, bad_len, nv);
@@ -218,6 +225,58 @@ static void test_bad_records(void)
 		log = build(&e, &r);
 		TAP_OK(r.status == 0 && strstr(r.out, "nothing to do") && !strstr(r.err, "corrupt"),
 		       "a record naming %s: the next build has nothing to do", bad[i].what);
+		fx_result_free(&r);
+		free(log);
+	}
+	/* a record whose output has a hash that is not one, or a size that is
+	 * not a count of bytes: corrupt, warned, the step runs again */
+	size_t size = strlen(want);
+	const struct {
+		json_t *value;
+		const char *what;
+	} badv[] = {
+		{ json_pack("{s:i, s:I}", "hash", 12, "size", (json_int_t)size), "a hash that is a number" },
+		{ json_pack("{s:s, s:I}", "hash", "0123", "size", (json_int_t)size), "a hash of 4 hex digits" },
+		{ json_pack("{s:s}", "size", "12"), "a size that is a string" },
+		{ json_pack("{s:I}", "size", (json_int_t)-1), "a size of -1" },
+		{ json_pack("{s:f}", "size", (double)size), "a size that is a real number" },
+		{ json_pack("{s:n}", "size"), "a size of null" },
+	};
+	for (size_t i = 0; i < sizeof badv / sizeof *badv; i++) {
+		int p = plant(e.dir, "all/report.md", "all/report.md", strlen("all/report.md"), false, badv[i].value);
+		char *rp = xasprintf("%s/kopt-out/all/report.md", e.dir);
+		unlink(rp);
+		log = build(&e, &r);
+		char *got = read_rel(e.dir, "kopt-out/all/report.md");
+		TAP_OK(p == 0 && r.status == 0 &&
+		       strstr(r.err, "corrupt cache entry for report all: output 'all/report.md' is not a file name in the "
+				     "step's folder 'all'; the step will run again") &&
+		       strstr(r.out, "report all") && strcmp(got, want) == 0,
+		       "a record whose output has %s: warned, the step runs again, its outputs are whole", badv[i].what);
+		if (p || r.status || !strstr(r.err, "corrupt cache entry"))
+			tap_diag("plant %d, status %d, err: %s", p, r.status, r.err);
+		free(got);
+		free(rp);
+		fx_result_free(&r);
+		free(log);
+	}
+	/* a size of 0 or one byte off, a sound record of another object: not
+	 * restored from it (the object is not that size); the step runs again,
+	 * with no warning */
+	const json_int_t off[] = { (json_int_t)size + 1, (json_int_t)size - 1, 0 };
+	for (size_t i = 0; i < sizeof off / sizeof *off; i++) {
+		int p = plant(e.dir, "all/report.md", "all/report.md", strlen("all/report.md"), false,
+			      json_pack("{s:I}", "size", off[i]));
+		char *rp = xasprintf("%s/kopt-out/all/report.md", e.dir);
+		unlink(rp);
+		log = build(&e, &r);
+		char *got = read_rel(e.dir, "kopt-out/all/report.md");
+		TAP_OK(p == 0 && r.status == 0 && !strstr(r.err, "corrupt") && strstr(r.out, "report all") &&
+		       strcmp(got, want) == 0,
+		       "a record whose output's size is %lld, the object's %zu: the step runs again, its outputs are whole",
+		       (long long)off[i], size);
+		free(got);
+		free(rp);
 		fx_result_free(&r);
 		free(log);
 	}

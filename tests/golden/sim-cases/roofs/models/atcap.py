@@ -1,0 +1,10 @@
+# model atcap
+# sim: steady
+# sim: time 100000
+# sim: kernels 1
+# sim: host 0.25
+# sim: flops 2
+# sim: overstated 1.05
+# sim: speedup 1.5
+# sim: fast default 1.1
+import torch

@@ -1,0 +1,9 @@
+# model nopeak
+# sim: steady
+# sim: time 100000
+# sim: kernels 1
+# sim: host 0.25
+# sim: flops 2
+# sim: peak 0
+# sim: speedup 1.5
+import torch

@@ -1,0 +1,9 @@
+# model overcount
+# sim: steady
+# sim: time 100000
+# sim: kernels 1
+# sim: host 0.25
+# sim: flops 2
+# sim: overstated 1.2
+# sim: speedup 1.5
+import torch

@@ -1,0 +1,10 @@
+# model pruned
+# sim: steady
+# sim: time 100000
+# sim: kernels 1
+# sim: host 0.25
+# sim: flops 2
+# sim: overstated 1.02
+# sim: speedup 1.5
+# sim: fast default 1.025
+import torch

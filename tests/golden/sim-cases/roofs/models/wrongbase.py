@@ -1,0 +1,5 @@
+# model wrongbase
+# sim: steady
+# sim: kernels 2
+# sim: baseline wrong
+import torch
