@@ -88,4 +88,21 @@ sed '/^models none\|^target empty\|^target just_b/d' "$tmp/p/s.kopt" > "$d/s.kop
 km -k all
 check "-k, one GPU, the first capture fails: the worker builds the others (exit 1, b and c reported)" \
 	"[ $rc -eq 1 ] && grep -q 'capture m/a/default failed: worker error: simulated failure in capture' $d/err && grep -q '^koptmake: all: 3 models: 2 optimized, 0 baseline kept, 1 failed' $d/out" "$d/out"
+# the same without -k: the build stops at that failure and says how many
+# ready steps it did not start, and how to keep going
+rm -rf "$d/.kopt" "$d/kopt-out"
+km -j1 all
+check "without -k: the first capture fails, the build stops: its ready steps counted as not started, -k named" \
+	"[ $rc -eq 1 ] && grep -Eq '^koptmake: stopped after a failure; [1-9][0-9]* ready steps? not started \\(use -k to keep going\\)\$' $d/err && ! grep -q 'build log cannot record' $d/err" "$d/err"
+# a build started with its standard input closed (from cron or a daemon,
+# `<&-`): descriptor 0 goes to whatever it opens first, a worker's pipe
+# among them, and the build runs as with it open
+d=$tmp/closed
+mkdir -p "$d/models"
+for m in a b; do printf '# model %s\nimport torch\n' "$m" > "$d/models/$m.py"; done
+sed '/^models none\|^target empty\|^target just_b/d' "$tmp/p/s.kopt" > "$d/s.kopt"
+rc=0
+(cd "$d" && timeout 50 "$KOPTMAKE" all > out 2> err <&-) || rc=$?
+check "standard input closed: the build finishes, both models reported (exit $rc)" \
+	"[ $rc -eq 0 ] && grep -q '^koptmake: all: 2 models: 2 optimized' $d/out" "$d/err"
 echo "1..$n"

@@ -859,6 +859,76 @@ static void t_grid(void)
 	TAP_OK(right == (int)(sizeof g / sizeof *g), "context: the grid, each numel over its block rounded up");
 }
 
+/* the compile line's spills: as the worker sent them, down to one; none
+ * or an unknown count (negative) is 0 spilled */
+static void t_spills(void)
+{
+	static const struct { long spills; const char *line; } g[] = {
+		{ 16, "- compiled: 40 registers per thread, 16 spilled\n" },
+		{ 1, "- compiled: 40 registers per thread, 1 spilled\n" },
+		{ 0, "- compiled: 40 registers per thread, 0 spilled\n" },
+		{ -1, "- compiled: 40 registers per thread, 0 spilled\n" },
+	};
+	int right = 0;
+	for (size_t i = 0; i < sizeof g / sizeof *g; i++) {
+		struct llm_kernel_prompt p = {
+			.kernel_name = K, .source = src, .heuristic = "pointwise", .config = "{\"XBLOCK\": 1024}",
+			.registers = 40, .spills = g[i].spills, .time_us = 3.1,
+		};
+		struct strbuf sb = STRBUF_INIT;
+		llm_prompt_context(&p, &sb);
+		if (has(sb.buf, g[i].line))
+			right++;
+		else
+			printf("# spills %ld: %s", g[i].spills, sb.buf);
+		strbuf_release(&sb);
+	}
+	TAP_OK(right == (int)(sizeof g / sizeof *g), "context: the spilled registers as sent, 1 included; unknown is 0");
+}
+
+/* the FP32 peak the context states where the profile measured none: the
+ * datasheet's for each GPU the table knows, by the name the driver gives
+ * (the first entry that the name holds: "H200 NVL" before "H200", "H100
+ * PCIe" before "H100"), and no peak line for a GPU it does not know */
+static void t_datasheet_peaks(void)
+{
+	static const struct { const char *gpu, *line; } g[] = {
+		{ "NVIDIA H200 NVL", "FP32 60.0 TFLOP/s (datasheet)" },
+		{ "NVIDIA H200", "FP32 67.0 TFLOP/s (datasheet)" },
+		{ "NVIDIA H100 PCIe", "FP32 51.2 TFLOP/s (datasheet)" },
+		{ "NVIDIA H100 80GB HBM3", "FP32 67.0 TFLOP/s (datasheet)" },
+		{ "NVIDIA A100-SXM4-80GB", "FP32 19.5 TFLOP/s (datasheet)" },
+		{ "NVIDIA L40S", "FP32 91.6 TFLOP/s (datasheet)" },
+		{ "Tesla T4", NULL },
+	};
+	int right = 0;
+	for (size_t i = 0; i < sizeof g / sizeof *g; i++) {
+		char *env_text = NULL;
+		if (asprintf(&env_text, "{\"gpu\": \"%s\", \"cc\": \"9.0\", \"sms\": 132}", g[i].gpu) < 0)
+			abort();
+		json_t *env = JS(env_text), *row = JS("{\"ns_per_call\": 3100, \"achieved_gbps\": 2700, \"frac_peak\": 0.6}");
+		json_t *cfg = JS("{\"XBLOCK\":1024}");
+		struct agent_kernel k = { "m", K, "pointwise", src, cfg, row, NULL, env, 0, 0, NULL };
+		struct agent_request rq = { &k, NULL, 0, NULL, 0, NULL, NULL, NULL, NULL, NULL };
+		struct llm_run run;
+		llm_run_init(&run, &rq, NULL);
+		char *ctx = llm_context_of(&run, "d");
+		bool good = g[i].line ? has(ctx, g[i].line) : ctx && !has(ctx, "TFLOP/s");
+		if (good)
+			right++;
+		else
+			printf("# %s: %s", g[i].gpu, ctx ? ctx : "(none)\n");
+		free(ctx);
+		llm_run_release(&run);
+		json_decref(cfg);
+		json_decref(row);
+		json_decref(env);
+		free(env_text);
+	}
+	TAP_OK(right == (int)(sizeof g / sizeof *g),
+	       "context: a peak not measured is the datasheet's for each GPU the table knows, none for another");
+}
+
 /* a fence's indentation (up to three spaces; four make code), its
  * backticks (at least three; a closing one at least the opening's) and
  * what may follow a closing one (blanks only), each at its limit and one
@@ -998,6 +1068,8 @@ int main(void)
 	t_budget_edges();
 	t_wire();
 	t_grid();
+	t_datasheet_peaks();
+	t_spills();
 	t_reply();
 	t_budget();
 	t_context();

@@ -148,6 +148,21 @@ static void key_file(const char *tmp)
 	TAP_OK(seal_make("output", "substitutions.json", "x", 1, b) == 0 && strcmp(a, b) != 0 &&
 	       strcmp(seal_key_where(), "$KOPT_SEAL_KEY") == 0, "KOPT_SEAL_KEY stands for the key file");
 	TAP_OK(!seal_check("output", "substitutions.json", "x", 1, a), "the key file's seal does not hold under another key");
+	/* the same key written in capitals, and in both cases: the same key */
+	static const char *const cases[] = {
+		"00112233445566778899AABBCCDDEEFF00112233445566778899AABBCCDDEEFF",
+		"00112233445566778899aAbBcCdDeEfF00112233445566778899AaBbCcDdEeFf",
+	};
+	int same = 0;
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		char c[65];
+		setenv("KOPT_SEAL_KEY", cases[i], 1);
+		seal_key_reset();
+		if (seal_make("output", "substitutions.json", "x", 1, c) == 0 && strcmp(b, c) == 0 &&
+		    seal_check("output", "substitutions.json", "x", 1, b))
+			same++;
+	}
+	TAP_OK(same == 2, "KOPT_SEAL_KEY's hex digits in capitals or mixed case are the same key (the same seals)");
 	setenv("KOPT_SEAL_KEY", "not-a-key", 1);
 	TAP_OK(load_in_child(err) == 1 && has(err, "KOPT_SEAL_KEY: not a seal key") && !has(err, "not-a-key"),
 	       "a malformed KOPT_SEAL_KEY is refused without repeating it");
