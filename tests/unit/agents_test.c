@@ -491,6 +491,50 @@ static void test_plan_prior(void)
 	json_decref(conf);
 }
 
+/* the persistent edit's launch config by the row's length (k: Inductor's
+ * softmax, its rows of 16384): one row a block, the row rounded up to a
+ * power of two, 4 warps, 8 from 2048 columns, 16 from 8192, one stage;
+ * the strategy line says it */
+static void persist_configs(const struct agent_kernel *k, const char *memory)
+{
+	static const struct {
+		const char *numel;
+		int rb, warps;
+	} prows[] = { { "1024", 1024, 4 }, { "1500", 2048, 8 }, { "2047", 2048, 8 }, { "2048", 2048, 8 },
+			      { "4096", 4096, 8 }, { "8191", 8192, 16 }, { "8192", 8192, 16 } };
+	int prows_right = 0;
+	for (size_t r = 0; r < sizeof prows / sizeof *prows; r++) {
+		const char *at = strstr(k->source, "    r0_numel = 16384\n");
+		if (!at)
+			break;
+		char *src = xasprintf("%.*s    r0_numel = %s\n%s", (int)(at - k->source), k->source, prows[r].numel,
+				      at + strlen("    r0_numel = 16384\n"));
+		struct agent_kernel rk = *k;
+		rk.source = src;
+		json_t *rc[4] = { 0 };
+		int rn = run_search(&rk, 1, memory, rc, all_fail);
+		char *want = xasprintf("{\"XBLOCK\":1,\"R0_BLOCK\":%d,\"num_warps\":%d,\"num_stages\":1}", prows[r].rb,
+				       prows[r].warps);
+		char *line = xasprintf("coder: persistent (XBLOCK=1 R0_BLOCK=%d num_warps=%d num_stages=1)", prows[r].rb,
+				       prows[r].warps);
+		json_t *wc = J(want);
+		const char *st = rn > 0 ? json_string_value(json_object_get(rc[0], "strategy")) : NULL;
+		if (rn > 0 && json_equal(json_object_get(rc[0], "config"), wc) && st && strcmp(st, line) == 0)
+			prows_right++;
+		else
+			tap_diag("r0_numel %s: %s", prows[r].numel, st ? st : "(none)");
+		json_decref(wc);
+		free(want);
+		free(line);
+		if (rn > 0)
+			json_decref(rc[0]);
+		free(src);
+	}
+	TAP_IS_INT(prows_right, (int)(sizeof prows / sizeof *prows),
+		   "coder: the persistent edit's config by the row's length: R0_BLOCK the row to a power of two, "
+		   "4 warps, 8 from 2048 columns, 16 from 8192");
+}
+
 int main(void)
 {
 	memset(&cfg, 0, sizeof cfg);
@@ -715,6 +759,7 @@ int main(void)
 	for (int i = 1; i < pcn; i++)
 		later += json_is_string(json_object_get(pcs[i], "source"));
 	TAP_OK(pcn == 3 && later == 0, "... once: the next candidates are config moves on Inductor's source");
+	persist_configs(&smk, memory);
 	/* the screen timed the same transform (persist=on) at that config and
 	 * found it no faster: the coder does not send it; at another config it
 	 * would */

@@ -139,6 +139,13 @@ static void test_explain(void)
 	TAP_IS_STR(w, "parameter a changed; parameter b changed; parameter c is new; and 2 more",
 		   "explain: removals past the third counted too");
 	free(w);
+	/* the glosses go by the whole prefix: "inputs" and "params" are
+	 * names of their own, "rules" is not the rule; a name without a
+	 * value has the empty one */
+	w = explain_diff("kind=1,inputs=a,params=1,rules", "kind=1,inputs=b,params=2,rules=x", rule_pipeline.words);
+	TAP_IS_STR(w, "inputs changed; params changed; rules changed",
+		   "explain: a name that only starts like input:, param: or rule is said as it is");
+	free(w);
 }
 
 /* a valid image of n records */
@@ -249,6 +256,73 @@ static void test_fuzz(void)
 	TAP_IS_INT(blog_parse("fuzz", "# koptmake log 99\n", 18, &nc, &good), 0, "build log: another version loads nothing");
 	tap_diag("fuzzed the loaders with %d torn, mutated and garbage inputs", 1100);
 	free(img);
+}
+
+/* a build log record's bytes, field by field: start and duration in whole
+ * milliseconds, a tab, newline or carriage return inside a field written
+ * as a space, the key in 32 lowercase hex digits, the sum of the bytes
+ * before its tab; and a record is read back only with all nine fields and
+ * its sum in 16 lowercase hex digits */
+static void test_blog_record(void)
+{
+	char dir[] = "/tmp/kopt-blogr-XXXXXX";
+	if (!mkdtemp(dir)) {
+		TAP_OK(0, "build log: a scratch folder");
+		return;
+	}
+	char *path = xasprintf("%s/log", dir);
+	kopt_blog *b = blog_open(path);
+	struct blog_record r = { .start = 1700000000.25, .dur = 0.5, .outcome = "failed: a\tb",
+				 .kind = "verify", .path = "all/m\n/k", .key = { 0x0123456789abcdefULL, 0xfedcba9876543210ULL },
+				 .why = "x changed\r", .ingredients = "rule=3,gates=5f1c0a9e" };
+	int rc = blog_append(b, &r);
+	blog_close(b);
+	char kh[HASH_HEX];
+	hash_hex(r.key, kh);
+	char *body = xasprintf("1700000000250\t500\tfailed: a b\tverify\tall/m /k\t%s\tx changed \trule=3,gates=5f1c0a9e\t", kh);
+	char *want = xasprintf("# koptmake log 1\n%s%016llx\n", body,
+			       (unsigned long long)hash_sum64(body, strlen(body) - 1));
+	struct strbuf got = STRBUF_INIT;
+	FILE *f = fopen(path, "r");
+	char buf[512];
+	size_t n;
+	while (f && (n = fread(buf, 1, sizeof buf, f)) > 0)
+		strbuf_add(&got, buf, n);
+	if (f)
+		fclose(f);
+	TAP_OK(rc == 0 && got.len && strcmp(got.buf, want) == 0, "build log: a record's bytes, field by field");
+	if (got.len && strcmp(got.buf, want) != 0)
+		tap_diag("got %s want %s", got.buf, want);
+	/* the same record read back, and its variants that are not records */
+	size_t nc, good;
+	TAP_IS_INT(blog_parse("rec", want, strlen(want), &nc, &good), 1, "build log: the record reads back");
+	TAP_OK(nc == 0 && good == strlen(want), "build log: no corrupt line, all of it good (%zu, %zu)", nc, good);
+	/* eight fields under a good sum */
+	char *eight = xasprintf("1\t2\tok\tverify\tall/m/k\t%s\tnew\t", kh);
+	char *bad[3];
+	bad[0] = xasprintf("# koptmake log 1\n%s%016llx\n", eight, (unsigned long long)hash_sum64(eight, strlen(eight) - 1));
+	/* the sum in upper case, and one digit short */
+	char sum[17];
+	snprintf(sum, sizeof sum, "%016llX", (unsigned long long)hash_sum64(body, strlen(body) - 1));
+	bad[1] = xasprintf("# koptmake log 1\n%s%s\n", body, sum);
+	bad[2] = xasprintf("# koptmake log 1\n%s%.15s\n", body, strchr(want + 17, '\n') - 16);
+	int ok = 1;
+	for (int i = 0; i < 3; i++) {
+		size_t got_n = blog_parse("rec", bad[i], strlen(bad[i]), &nc, &good);
+		if (got_n != 0 || nc != 1 || good != strlen(bad[i])) {
+			tap_diag("case %d: %zu records, %zu corrupt, %zu good bytes", i, got_n, nc, good);
+			ok = 0;
+		}
+		free(bad[i]);
+	}
+	TAP_OK(ok, "build log: eight fields, a sum in upper case or one digit short: a corrupt line skipped");
+	free(eight);
+	strbuf_release(&got);
+	free(body);
+	free(want);
+	unlink(path);
+	rmdir(dir);
+	free(path);
 }
 
 /* the log answers -d explain with the ingredients of a step's last
@@ -1320,6 +1394,7 @@ int main(void)
 	test_explain();
 	test_fuzz();
 	test_blog_last();
+	test_blog_record();
 	test_jobs();
 	test_blog_compact();
 	test_gc_absent();

@@ -89,8 +89,13 @@ static void moves_at_bounds(void)
 	       moves_to("warps-down", "{\"block_sizes\":[1],\"num_warps\":1}", NULL) &&
 	       moves_to("warps-down", "{\"block_sizes\":[1],\"num_warps\":3}", NULL) &&
 	       moves_to("warps-up", "{\"block_sizes\":[1]}", NULL) &&
-	       moves_to("warps-up", "{\"block_sizes\":[1],\"num_warps\":\"4\"}", NULL),
-	       "num_warps moves within 1 to 32 and stays a whole number; absent or not an integer, it does not move");
+	       moves_to("warps-up", "{\"block_sizes\":[1],\"num_warps\":\"4\"}", NULL) &&
+	       moves_to("warps-up", "{\"block_sizes\":[1],\"num_warps\":1}", "{\"block_sizes\":[1],\"num_warps\":2}") &&
+	       moves_to("warps-up", "{\"block_sizes\":[1],\"num_warps\":0}", NULL) &&
+	       moves_to("warps-down", "{\"block_sizes\":[1],\"num_warps\":0}", NULL) &&
+	       moves_to("warps-down", "{\"block_sizes\":[1],\"num_warps\":64}", "{\"block_sizes\":[1],\"num_warps\":32}"),
+	       "num_warps moves within 1 to 32 and stays a whole number; absent, not an integer or 0, it does not move; "
+	       "past 32, down moves it back");
 	TAP_OK(moves_to("stages-up", "{\"block_sizes\":[1],\"num_stages\":7}", "{\"block_sizes\":[1],\"num_stages\":8}") &&
 	       moves_to("stages-up", "{\"block_sizes\":[1],\"num_stages\":8}", NULL) &&
 	       moves_to("stages-down", "{\"block_sizes\":[1],\"num_stages\":2}", "{\"block_sizes\":[1],\"num_stages\":1}") &&

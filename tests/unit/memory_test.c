@@ -317,6 +317,35 @@ static void test_many_classes(void)
 	free(path);
 }
 
+/* a lesson's record, field by field: the header on an empty file only,
+ * then p, f, s, v and x, and c, e, h and k where the lesson has them (an
+ * empty edit is none); a speedup that is not finite is written 0, a scope
+ * that is NULL as "" */
+static void test_record(void)
+{
+	char *path = fresh("record.jsonl");
+	struct mem_lesson full = { .scope = "a.kopt", .features = "reduction/looped/r14/b26", .strategy = "x-up",
+				   .shape = "XBLOCK=2 num_stages=1", .key = "k1", .edit = "evict0=first", .cls = "0a1b",
+				   .pass = 1, .speedup = 1.25 };
+	struct mem_lesson bare = { .features = "pointwise/flat/b20", .strategy = "warps-down", .edit = "", .pass = 0,
+				   .speedup = NAN };
+	int ok = memory_append_lesson(path, &full) == 0 && memory_append_lesson(path, &bare) == 0;
+	char got[1024] = "";
+	FILE *f = fopen(path, "r");
+	size_t n = f ? fread(got, 1, sizeof got - 1, f) : 0;
+	got[n] = '\0';
+	if (f)
+		fclose(f);
+	const char *want = "{\"kopt-memory\":1}\n"
+			   "{\"p\":\"a.kopt\",\"f\":\"reduction/looped/r14/b26\",\"s\":\"x-up\",\"v\":\"pass\",\"x\":1.25,"
+			   "\"c\":\"XBLOCK=2 num_stages=1\",\"e\":\"evict0=first\",\"h\":\"0a1b\",\"k\":\"k1\"}\n"
+			   "{\"p\":\"\",\"f\":\"pointwise/flat/b20\",\"s\":\"warps-down\",\"v\":\"fail\",\"x\":0.0}\n";
+	TAP_OK(ok && strcmp(got, want) == 0, "memory: a lesson's record, field by field, the header once");
+	if (strcmp(got, want) != 0)
+		tap_diag("got:\n%s", got);
+	free(path);
+}
+
 /* a compacted memory is a file like the one it replaces: the folder's
  * usual mode (0666 less the umask), no more bits */
 static void test_compact_mode(void)
@@ -384,6 +413,7 @@ int main(void)
 	test_many();
 	test_many_classes();
 	test_compact_mode();
+	test_record();
 	test_seen();
 	char *cmd = NULL;
 	if (asprintf(&cmd, "rm -rf '%s'", dir) >= 0 && system(cmd) != 0)

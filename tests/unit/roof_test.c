@@ -262,7 +262,8 @@ static void t_bound_edges(void)
  * bound (96.99% not), arguments overstate the traffic past 105% (105%
  * itself is at the bound), a re-read from 1.25 times the arguments'
  * bytes (1.2499 not), with and without the GPU's counters and FLOPs; times
- * of 1450 ns said as 1.4 us (to the tenth, from ns / 1000) */
+ * of 1450 ns said as 1.4 us (to the tenth, from ns / 1000), and of 250 us
+ * as 250.0 us, where any other divisor shows */
 static void t_analyst_edges(void)
 {
 	static const struct {
@@ -299,6 +300,19 @@ static void t_analyst_edges(void)
 		  "analyst: 2.0 us per call; its arguments (105% of the copy bandwidth) overstate what it moves" },
 		{ "\"ns_per_call\":1998,\"bytes\":8388608", "pointwise", true, 1,
 		  "analyst: memory-bound (0.25 FLOP per byte), its bound 2.1 us at the copy bandwidth: already at 105% of its bound: left alone" },
+		/* a call of 250 us: every sentence's time to the tenth of a
+		 * microsecond, its share to the percent, whole */
+		{ "\"ns_per_call\":250000,\"bytes\":400000000,\"dram_bytes\":500000000", "reduction", false, 0,
+		  "analyst: moves 1.25x its arguments' bytes (the GPU's counters), 250.0 us per call at 40% of its bound: "
+		  "a single pass or a fusion first, then launch config" },
+		{ "\"ns_per_call\":250000,\"bytes\":600000000,\"dram_bytes\":600000000", "reduction", false, 0,
+		  "analyst: memory-bound, its bound 150.0 us at the copy bandwidth, 250.0 us per call (60% of its bound): "
+		  "launch config and block shape first" },
+		{ "\"ns_per_call\":250000,\"bytes\":100,\"frac_peak\":0.6", "reduction", false, 0,
+		  "analyst: memory-bound at 60% of the copy bandwidth, 250.0 us per call: launch config and block shape first" },
+		{ "\"ns_per_call\":250000,\"bytes\":100,\"frac_peak\":1.5", "reduction", false, 0,
+		  "analyst: 250.0 us per call; its arguments (150% of the copy bandwidth) overstate what it moves: launch config first" },
+		{ "\"ns_per_call\":250000", "reduction", false, 0, "analyst: 250.0 us per call; no byte count: launch config first" },
 	};
 	int right = 0;
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
