@@ -663,6 +663,22 @@ int main(void)
 	g1 = agent_context_digest(&r0);
 	TAP_IS_STR(g1, "", "digest: candidate 0 depends on no trajectory");
 	free(g1);
+	/* past the plan, the proposal depends on the best passing candidate:
+	 * the digest names its index, -1 where none passed */
+	struct agent_try tx[64];
+	for (int i = 0; i < n; i++)
+		tx[i] = (struct agent_try){ i, c[i], i == 2 ? "pass" : "fail", i == 2 ? NULL : "perf", NULL,
+					    i == 2 ? 1.1 : 0.9, 0, 0 };
+	struct agent_request rx = { .kernel = &slow, .cfg = &cfg, .index = n, .traj = tx, .ntraj = (size_t)n, .memory = memory, .scope = "test.kopt" };
+	g1 = agent_context_digest(&rx);
+	tx[2] = (struct agent_try){ 2, c[2], "fail", "perf", NULL, 0.9, 0, 0 };
+	g2 = agent_context_digest(&rx);
+	size_t l1 = strlen(g1), l2 = strlen(g2);
+	TAP_OK(l1 > 7 && l2 > 8 && strcmp(g1 + l1 - 7, ";best=2") == 0 && strcmp(g2 + l2 - 8, ";best=-1") == 0,
+	       "digest: past the plan, the best passing candidate's index, -1 for none (%s, %s)", l1 > 7 ? g1 + l1 - 7 : g1,
+	       l2 > 8 ? g2 + l2 - 8 : g2);
+	free(g1);
+	free(g2);
 
 	/* debugger: a candidate that did not build is repaired once */
 	struct agent_try tb[1] = { { 0, c[0], "fail", "static", "static: does not build: out of resource: shared memory", 0, 0, 0 } };

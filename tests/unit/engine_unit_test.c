@@ -316,6 +316,32 @@ static void test_blog_record(void)
 		free(bad[i]);
 	}
 	TAP_OK(ok, "build log: eight fields, a sum in upper case or one digit short: a corrupt line skipped");
+	/* what loading says: each corrupt line by its number, five at most,
+	 * then the torn last record with its bytes */
+	struct strbuf img = STRBUF_INIT;
+	strbuf_addstr(&img, "# koptmake log 1\n");
+	for (int i = 0; i < 7; i++)
+		strbuf_addstr(&img, "not a record\n");
+	strbuf_addstr(&img, want + strlen("# koptmake log 1\n"));
+	strbuf_addstr(&img, "1700");
+	struct fx_caught cg;
+	char said[1024];
+	fx_catch_start(&cg);
+	size_t nrec = blog_parse("log", img.buf, img.len, &nc, &good);
+	fx_catch_end(&cg, said, sizeof said);
+	const char *want_said = "koptmake: warning: log:2: corrupt build log record skipped\n"
+				"koptmake: warning: log:3: corrupt build log record skipped\n"
+				"koptmake: warning: log:4: corrupt build log record skipped\n"
+				"koptmake: warning: log:5: corrupt build log record skipped\n"
+				"koptmake: warning: log:6: corrupt build log record skipped\n"
+				"koptmake: warning: log:10: torn last record trimmed (4 bytes)\n";
+	TAP_OK(nrec == 1 && nc == 7 && good == img.len - 4 && strcmp(said, want_said) == 0,
+	       "build log: seven corrupt lines, five said by number, a torn last record of 4 bytes said and trimmed "
+	       "(%zu records, %zu corrupt, %zu of %zu bytes good)",
+	       nrec, nc, good, img.len);
+	if (strcmp(said, want_said) != 0)
+		tap_diag("said:\n%s", said);
+	strbuf_release(&img);
 	free(eight);
 	strbuf_release(&got);
 	free(body);

@@ -144,6 +144,11 @@ int main(void)
 	TAP_IS_STR(text, "{\"kopt-memory\":2}\n", "and left as it was");
 	unlink(other);
 	TAP_IS_INT(memory_compact(other, &kept, &dropped), 1, "no memory: nothing to do");
+	/* a memory that is there and cannot be read is an error, not an
+	 * empty one: -t gc says it and fails */
+	mkdir(other, 0755);
+	TAP_IS_INT(memory_compact(other, &kept, &dropped), -1, "a memory that cannot be read (a folder): -1");
+	rmdir(other);
 
 	/* a class whose one launch config sorts first (its one lesson counts
 	 * under the strategy and the config alike, and '=' sorts before a

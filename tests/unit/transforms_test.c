@@ -289,6 +289,26 @@ static void skills(void)
 	TAP_OK(json_integer_value(json_object_get(c, "R0_BLOCK")) == 8192 && json_integer_value(json_object_get(c, "XBLOCK")) == 2,
 	       "a shape's whole row (R0_BLOCK=1) is the row's power of two");
 	json_decref(c);
+	/* a fraction of the row of 8192, in decimal, to the power of two at or
+	 * above it: 1/128 is 64, 1/3 is 4096, 1/100 is 128, a fraction past
+	 * the row is 1, 1/0 the whole row */
+	static const struct {
+		const char *frac;
+		long long r0;
+	} fr[] = { { "1/128", 64 }, { "1/3", 4096 }, { "1/100", 128 }, { "1/16384", 1 }, { "1/0", 8192 } };
+	int fr_right = 0;
+	for (size_t i = 0; i < sizeof fr / sizeof *fr; i++) {
+		char *shape = xasprintf("XBLOCK=2 R0_BLOCK=%s num_warps=4", fr[i].frac);
+		json_t *fc = agent_shape_config(shape, src, own);
+		long long got = json_integer_value(json_object_get(fc, "R0_BLOCK"));
+		if (got == fr[i].r0)
+			fr_right++;
+		else
+			tap_diag("%s: R0_BLOCK %lld", shape, got);
+		json_decref(fc);
+		free(shape);
+	}
+	TAP_IS_INT(fr_right, (int)(sizeof fr / sizeof *fr), "a shape's fraction of the row, read in decimal, to a power of two");
 	json_t *per = json_pack("{s:i, s:i}", "XBLOCK", 8, "num_warps", 2);
 	TAP_OK(!agent_shape_config("XBLOCK=1 R0_BLOCK=1/8 num_warps=16 num_stages=1", src, per),
 	       "a looped reduction's shape is no config of a kernel without R0_BLOCK");
