@@ -24,6 +24,8 @@
 #     the build exits 1 (it ran, and reported the other GPU's numbers);
 #     a remembered environment of another GPU is read again (trusted, it
 #     refused every build once the project was on the right GPU);
+#   - with its witnesses unchanged a null build starts no worker, and one
+#     for its hello where workers start through a launcher;
 # Prints TAP.
 set -eu
 . "$top_srcdir/tests/e2e/sim-env.sh" i24-input
@@ -246,6 +248,20 @@ rc=0
 KOPT_SIM_WITNESS="$PWD/version.txt" "$KOPTMAKE" all > out 2> err || rc=$?
 check "the same witnesses on the right GPU: the environment is read again and the build runs" \
 	"[ $rc -eq 0 ] && ! grep -q error: err && [ -s '$KOPT_SIM_LOG' ]"
+# the witnesses unchanged: a null build starts no worker; with workers
+# started through a launcher (on files koptmake cannot see), one, for its
+# hello, at every build. The worker is started through a wrapper that
+# counts its starts (a test double around the simulated worker)
+printf '#!/bin/sh\necho started >>"%s"\nexec "%s" "$@"\n' "$PWD/starts" "$KOPT_WORKER" > counting-worker
+printf '#!/bin/sh\nexec "$@"\n' > launcher
+chmod +x counting-worker launcher
+rc=0
+KOPT_WORKER=$PWD/counting-worker KOPT_SIM_WITNESS="$PWD/version.txt" "$KOPTMAKE" all > out 2> err || rc=$?
+check "witnesses unchanged: a null build starts no worker" "[ $rc -eq 0 ] && grep -q 'nothing to do' out && [ ! -e starts ]"
+rc=0
+KOPT_WORKER=$PWD/counting-worker KOPT_LAUNCHER=$PWD/launcher KOPT_SIM_WITNESS="$PWD/version.txt" "$KOPTMAKE" all > out 2> err || rc=$?
+check "... through a launcher, one started for its hello, and nothing run" \
+	"[ $rc -eq 0 ] && grep -q 'nothing to do' out && [ \"\$(wc -l < starts)\" -eq 1 ]"
 cd ..
 
 echo "1..$n"
