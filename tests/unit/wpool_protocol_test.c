@@ -6,7 +6,8 @@
  * JSON (cut at 60 bytes, its control bytes shown as '?'), silence past
  * the device's timeout before the hello and after a request, and an exit
  * in the middle of a request. The job that sent the request fails once,
- * with a reason that says which, and its slot is free again.
+ * with a reason that says which, and its slot is free again. A hello
+ * whose sandbox confines less than the files and the network is warned.
  */
 #define _GNU_SOURCE
 #include <config.h>
@@ -92,6 +93,63 @@ static void said(const struct seen *s, const char *want, const char *what)
 	       want, s->reason);
 }
 
+/* what a worker whose hello says sandbox sb (JSON) makes koptmake say on
+ * stderr, for one good answer */
+static char *sandbox_says(const char *name, const char *sb)
+{
+	char *body = xasprintf("echo '{\"hello\":\"kopt-test\",\"protocol\":1,\"sandbox\":%s}'\n%s"
+			       "echo '{\"id\":'$id',\"ok\":true,\"result\":{}}'\nexec sleep 30\n", sb, ID);
+	fflush(stderr);
+	FILE *tmp = tmpfile();
+	int saved = dup(2);
+	if (tmp)
+		dup2(fileno(tmp), 2);
+	struct seen s = run(name, body, 30);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	char buf[1024] = "";
+	if (tmp) {
+		rewind(tmp);
+		size_t n = fread(buf, 1, sizeof buf - 1, tmp);
+		buf[n] = '\0';
+		fclose(tmp);
+	}
+	free(body);
+	return xstrdup(s.reply == 1 && s.fail == 0 ? buf : "(no reply)");
+}
+
+/* the warning of a sandbox weaker than both confinements, worded by the
+ * worker's "how", "not confined" without it; none for a whole sandbox */
+static void sandbox_warnings(void)
+{
+	static const struct {
+		const char *sb, *said;
+	} cases[] = {
+		{ "{\"fs\":true,\"net\":true,\"how\":\"landlock+seccomp\"}", "" },
+		{ "{\"fs\":true,\"net\":false,\"how\":\"no seccomp\"}",
+		  "koptmake: warning: the workers run with a weaker sandbox: no seccomp (koptmake(1), THE WORKERS' SANDBOX)\n" },
+		{ "{\"fs\":false,\"net\":true,\"how\":\"no landlock\"}",
+		  "koptmake: warning: the workers run with a weaker sandbox: no landlock (koptmake(1), THE WORKERS' SANDBOX)\n" },
+		{ "{\"fs\":false,\"net\":false}",
+		  "koptmake: warning: the workers run with a weaker sandbox: not confined (koptmake(1), THE WORKERS' SANDBOX)\n" },
+		{ "\"off\"", "" },
+	};
+	int right = 0;
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		char name[32];
+		snprintf(name, sizeof name, "sandbox%zu", i);
+		char *got = sandbox_says(name, cases[i].sb);
+		if (strcmp(got, cases[i].said) == 0)
+			right++;
+		else
+			tap_diag("%s: said '%s'", cases[i].sb, got);
+		free(got);
+	}
+	TAP_IS_INT(right, (int)(sizeof cases / sizeof *cases),
+		   "a hello's sandbox: a warning unless both the files and the network are confined, worded by its how");
+}
+
 int main(void)
 {
 	unsetenv("KOPT_LAUNCHER");
@@ -128,6 +186,7 @@ int main(void)
 	s = answering("quits", "exit 7\n", 30);
 	said(&s, "exited with status 7", "a worker that exits in the middle of a request");
 	TAP_OK(strstr(s.reason, "ping") != NULL, "... during its request, named (%s)", s.reason);
+	sandbox_warnings();
 
 	char *cmd = xasprintf("rm -rf '%s'", dir);
 	if (system(cmd) != 0)
