@@ -550,6 +550,18 @@ uint64_t kopt_splitmix64(uint64_t *state)
 	return z ^ (z >> 31);
 }
 
+int kopt_fds_std(int in, int out, int err)
+{
+	int src[3] = { in, out, err };
+	for (int i = 0; i < 3; i++)
+		if (src[i] >= 0 && src[i] <= 2 && (src[i] = fcntl(src[i], F_DUPFD_CLOEXEC, 3)) < 0)
+			return -1;
+	for (int i = 0; i < 3; i++)
+		if (src[i] >= 0 && dup2(src[i], i) < 0)
+			return -1;
+	return 0;
+}
+
 int kopt_write_all(int fd, const void *buf, size_t n)
 {
 	const char *p = buf;

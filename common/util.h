@@ -114,6 +114,12 @@ int kopt_mkdirs(const char *path);  /* mkdir -p; 0 or -1 */
 int kopt_remove_tree(const char *path, uint64_t *bytes, size_t *files);
 /* writes all n bytes of p to fd, again after EINTR; 0 or -1 (errno) */
 int kopt_write_all(int fd, const void *p, size_t n);
+/* In a forked child before exec: puts in, out and err (-1: left as it is)
+ * on descriptors 0, 1 and 2, without close-on-exec. Each is first moved
+ * above 2, so that a koptmake started with 0-2 closed, whose pipes and
+ * files took those numbers, neither keeps a close-on-exec through dup2
+ * onto the same number nor overwrites one before it is moved. 0 or -1. */
+int kopt_fds_std(int in, int out, int err);
 /* the next of a deterministic sequence (SplitMix64) from *state, which it advances */
 uint64_t kopt_splitmix64(uint64_t *state);
 /* Levenshtein distance with a cap; for did-you-mean hints */

@@ -68,13 +68,8 @@ pid_t proc_start(char *const *argv, char *const *env, int *in, int *out, int *er
 			_exit(126);
 		setpgid(0, 0);
 		/* a koptmake started with descriptors 0-2 closed (`<&-`, from a
-		 * daemon) got pipes there; dup2 onto the same number keeps its
-		 * close-on-exec, and a pipe at 0-2 could be overwritten before it
-		 * is moved: each end goes above 2 first */
-		int a = pin[0] > 2 ? pin[0] : fcntl(pin[0], F_DUPFD_CLOEXEC, 3);
-		int b = pout[1] > 2 ? pout[1] : fcntl(pout[1], F_DUPFD_CLOEXEC, 3);
-		int c = perr[1] > 2 ? perr[1] : fcntl(perr[1], F_DUPFD_CLOEXEC, 3);
-		if (a < 0 || b < 0 || c < 0 || dup2(a, 0) < 0 || dup2(b, 1) < 0 || dup2(c, 2) < 0)
+		 * daemon) got pipes there (kopt_fds_std) */
+		if (kopt_fds_std(pin[0], pout[1], perr[1]) < 0)
 			_exit(126);
 		signal(SIGPIPE, SIG_DFL);
 		signal(SIGINT, SIG_DFL);

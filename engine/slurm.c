@@ -101,11 +101,7 @@ static int run_cmd(char *const *argv, struct strbuf *out, double timeout_s)
 	}
 	if (pid == 0) {
 		int nul = open("/dev/null", O_RDWR);
-		if (nul >= 0) {
-			dup2(nul, 0);
-			dup2(nul, 2);
-		}
-		dup2(pfd[1], 1);
+		kopt_fds_std(nul, pfd[1], nul);
 		signal(SIGPIPE, SIG_DFL);
 		KOPT_COVER_FLUSH();
 		execvp(argv[0], argv);

@@ -219,9 +219,7 @@ static int run_python(const char *const *files, size_t n, struct strbuf *out, co
 		for (size_t i = 0; i < n; i++)
 			argv[a++] = files[i];
 		int null = open("/dev/null", O_RDWR);
-		dup2(null, 0);
-		dup2(null, 2);
-		dup2(fd[1], 1);
+		kopt_fds_std(null, fd[1], null);
 		close(fd[0]);
 		KOPT_COVER_FLUSH();
 		execvp(py, (char *const *)argv);

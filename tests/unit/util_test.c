@@ -1,7 +1,11 @@
 #define _GNU_SOURCE
 /* tests/unit/util_test.c: strbuf, edit distance, suggestions, diagnostics */
+#include <fcntl.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include "../../common/util.h"
 #include "../tap.h"
@@ -101,6 +105,48 @@ static void test_diag_printer(void)
 	free(buf);
 }
 
+/* fd's file is the one of st, and fd does not close on exec */
+static bool same_open(int fd, const struct stat *st)
+{
+	struct stat now;
+	int fl = fcntl(fd, F_GETFD);
+	return fl >= 0 && !(fl & FD_CLOEXEC) && fstat(fd, &now) == 0 && now.st_dev == st->st_dev &&
+	       now.st_ino == st->st_ino;
+}
+
+/* kopt_fds_std in a child whose descriptors 0 (case 0) or 0 and 1 (case 1)
+ * were closed, so that its pipe and file land there; the child's exit
+ * status is the first check that failed (0: none) */
+static int fds_child(int which)
+{
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(0);
+		if (which == 1)
+			close(1);
+		int p[2];
+		if (pipe2(p, O_CLOEXEC) < 0)
+			_exit(10);
+		int f = open("/dev/null", O_WRONLY | O_CLOEXEC);
+		struct stat ps, fs;
+		if (f < 0 || fstat(p[0], &ps) < 0 || fstat(f, &fs) < 0)
+			_exit(11);
+		/* case 0: the pipe's read end at 0 goes to 0; case 1: the read
+		 * end is at 0 and /dev/null at 1 go the other way round, each
+		 * onto the number the other holds */
+		int r = which == 0 ? kopt_fds_std(p[0], f, -1) : kopt_fds_std(f, p[0], -1);
+		if (r < 0)
+			_exit(12);
+		if (!same_open(which == 0 ? 0 : 1, &ps))
+			_exit(13);
+		if (!same_open(which == 0 ? 1 : 0, &fs))
+			_exit(14);
+		_exit(0);
+	}
+	int st;
+	return pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
 int main(void)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -145,5 +191,11 @@ int main(void)
 	TAP_OK(kopt_url_problem("https://cache/kopt?x=1") != NULL, "url: a query");
 	TAP_OK(kopt_url_problem("http://cache/kopt#ro") != NULL, "url: a flag other than #readonly");
 	TAP_OK(kopt_url_problem("http://cache/my kopt") != NULL, "url: a blank");
+
+	/* a child's standard descriptors from ends that took 0-2 */
+	int r = fds_child(0);
+	TAP_OK(r == 0, "fds: a pipe already at 0 stays there without close-on-exec (the check that failed: %d, 0 none)", r);
+	r = fds_child(1);
+	TAP_OK(r == 0, "fds: ends at 0 and 1 put the other way round, neither overwritten first (the check that failed: %d, 0 none)", r);
 	return tap_done();
 }
