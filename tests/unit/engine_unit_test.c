@@ -378,6 +378,24 @@ static void test_blog_last(void)
 	a = blog_last_ingredients(b, "verify", "all/m/k");
 	TAP_OK(a && strcmp(a, "rule=3,gates=5f1c0a9e") == 0, "build log: and so does the log read again");
 	blog_close(b);
+	/* a build killed while it wrote left a torn last record: the next
+	 * build cuts it off before it appends, so its record is a line of its own */
+	FILE *t = fopen(path, "a");
+	if (t) {
+		fputs("1700", t);
+		fclose(t);
+	}
+	b = blog_open(path);
+	r.path = "all/m/other";
+	r.outcome = "ok";
+	int rc3 = blog_append(b, &r);
+	struct strbuf img = STRBUF_INIT;
+	size_t nc, good, nrec = strbuf_read_file(&img, path) == 0 ? blog_parse("log", img.buf, img.len, &nc, &good) : 0;
+	TAP_OK(t && rc3 == 0 && nrec == 3 && nc == 0 && good == img.len,
+	       "build log: a torn last record is cut off before the next record is appended (%zu records, %zu corrupt)",
+	       nrec, nc);
+	strbuf_release(&img);
+	blog_close(b);
 	unlink(path);
 	rmdir(dir);
 	free(path);
