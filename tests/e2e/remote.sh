@@ -263,6 +263,8 @@ t1=$(date +%s)
 check "G: with the server stopped the build finishes here with exactly one warning" \
 	"[ $rc -eq 0 ] && [ $(warnings G) -eq 1 ] && grep -q 'cannot connect' '$tmp/G.err' && [ $(requests G) -gt 0 ]"
 check "G: ... the reports are A's but for the GPU time, and it took $((t1 - t0)) s" "same_results A G && [ $((t1 - t0)) -lt 30 ]"
+check "G: a server that cannot be reached is an error, not a miss: nothing counted missing" \
+	"grep -q 'remote cache .*: 0 found, 0 missing, 0 corrupt' '$tmp/G.err'"
 
 # 7. a server that accepts and never answers: one warning after 5 s
 python3 -c '
