@@ -521,6 +521,10 @@ int main(void)
 	       strcmp(json_string_value(json_object_get(rr.candidate, "role")), "debugger") == 0 &&
 	       json_integer_value(json_object_get(rr.candidate, "repair_of")) == 0,
 	       "llm debugger: repairs the failed candidate");
+	TAP_OK(rr.candidate && json_is_integer(json_object_get(rr.candidate, "round")) &&
+	       json_integer_value(json_object_get(rr.candidate, "round")) == 0,
+	       "llm debugger: the repair carries the round it belongs to, the first (%lld)",
+	       rr.candidate ? (long long)json_integer_value(json_object_get(rr.candidate, "round")) : -2LL);
 	json_decref(reqs);
 	reqs = server_requests(&s);
 	free(up);
