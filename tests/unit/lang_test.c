@@ -385,8 +385,30 @@ static void test_paths(void)
 	}
 }
 
+/* the names a spec file has (what an include may name): a Koptfile, in
+ * any folder and by an absolute path (an include is checked by its real
+ * path too), or a *.kopt file with a name before the suffix */
+static void test_spec_names(void)
+{
+	static const struct { const char *path; bool spec; } n[] = {
+		{ "Koptfile", true },       { "sub/Koptfile", true },  { "/abs/dir/Koptfile", true },
+		{ "x.kopt", true },         { "dir/x.kopt", true },    { "/abs/x.kopt", true },
+		{ "sub/Koptfile.bak", false }, { "sub/MyKoptfile", false }, { "dir/.kopt", false },
+		{ "x.kopt.txt", false },    { "dir/kopt", false },
+	};
+	int right = 0;
+	for (size_t i = 0; i < sizeof n / sizeof *n; i++) {
+		if (lang_spec_name(n[i].path) == n[i].spec)
+			right++;
+		else
+			tap_diag("%s: %s", n[i].path, n[i].spec ? "a spec's name, not taken" : "taken for a spec's name");
+	}
+	TAP_OK(right == (int)(sizeof n / sizeof *n), "spec names: a Koptfile in any folder or by an absolute path, a *.kopt file");
+}
+
 int main(void)
 {
+	test_spec_names();
 	test_errors_without_text();
 	test_defaults();
 	test_shapes_read();
