@@ -80,11 +80,16 @@ check "a target with no models: exit 1, saying so, and no report" \
 	"[ $rc -eq 1 ] && grep -q \"target 'empty' has no models\" $d/err && [ ! -e $d/kopt-out/empty ]" "$d/err"
 # a fresh build on one GPU whose first step fails: the worker goes on to
 # the other models' steps
-d=$tmp/fresh
-mkdir -p "$d/models"
+# project DIR M...: a folder d=DIR with the first project's spec, target
+# all only, and plain models M
+project() {
+	d=$1; shift
+	mkdir -p "$d/models"
+	for m in "$@"; do printf '# model %s\nimport torch\n' "$m" > "$d/models/$m.py"; done
+	sed '/^models none\|^target empty\|^target just_b/d' "$tmp/p/s.kopt" > "$d/s.kopt"
+}
+project "$tmp/fresh" b c
 printf '# model a\n# sim: error capture\nimport torch\n' > "$d/models/a.py"
-for m in b c; do printf '# model %s\nimport torch\n' "$m" > "$d/models/$m.py"; done
-sed '/^models none\|^target empty\|^target just_b/d' "$tmp/p/s.kopt" > "$d/s.kopt"
 km -k all
 check "-k, one GPU, the first capture fails: the worker builds the others (exit 1, b and c reported)" \
 	"[ $rc -eq 1 ] && grep -q 'capture m/a/default failed: worker error: simulated failure in capture' $d/err && grep -q '^koptmake: all: 3 models: 2 optimized, 0 baseline kept, 1 failed' $d/out" "$d/out"
@@ -97,10 +102,7 @@ check "without -k: the first capture fails, the build stops: its ready steps cou
 # a build started with its standard input closed (from cron or a daemon,
 # `<&-`): descriptor 0 goes to whatever it opens first, a worker's pipe
 # among them, and the build runs as with it open
-d=$tmp/closed
-mkdir -p "$d/models"
-for m in a b; do printf '# model %s\nimport torch\n' "$m" > "$d/models/$m.py"; done
-sed '/^models none\|^target empty\|^target just_b/d' "$tmp/p/s.kopt" > "$d/s.kopt"
+project "$tmp/closed" a b
 rc=0
 (cd "$d" && timeout 50 "$KOPTMAKE" all > out 2> err <&-) || rc=$?
 check "standard input closed: the build finishes, both models reported (exit $rc)" \

@@ -826,6 +826,18 @@ static void t_wire(void)
 	strbuf_release(&e);
 }
 
+/* the context the LLM roles render for kernel k, candidate 0's (freed by
+ * the caller) */
+static char *context_for(const struct agent_kernel *k)
+{
+	struct agent_request rq = { k, NULL, 0, NULL, 0, NULL, NULL, NULL, NULL, NULL };
+	struct llm_run run;
+	llm_run_init(&run, &rq, NULL);
+	char *ctx = llm_context_of(&run, "d");
+	llm_run_release(&run);
+	return ctx;
+}
+
 /* the grid the context gives: the numels over the blocks, rounded up
  * (1024 over 64 is 16 programs, 1025 is 17), 1 where there is no ynumel */
 static void t_grid(void)
@@ -843,16 +855,12 @@ static void t_grid(void)
 			abort();
 		json_t *cfg = JS(g[i].cfg);
 		struct agent_kernel k = { "m", K, "pointwise", source, cfg, NULL, NULL, NULL, 0, 0, NULL };
-		struct agent_request rq = { &k, NULL, 0, NULL, 0, NULL, NULL, NULL, NULL, NULL };
-		struct llm_run run;
-		llm_run_init(&run, &rq, NULL);
-		char *ctx = llm_context_of(&run, "d");
+		char *ctx = context_for(&k);
 		if (has(ctx, g[i].grid))
 			right++;
 		else
 			printf("# %s", ctx ? ctx : "(none)\n");
 		free(ctx);
-		llm_run_release(&run);
 		json_decref(cfg);
 		free(source);
 	}
@@ -909,17 +917,13 @@ static void t_datasheet_peaks(void)
 		json_t *env = JS(env_text), *row = JS("{\"ns_per_call\": 3100, \"achieved_gbps\": 2700, \"frac_peak\": 0.6}");
 		json_t *cfg = JS("{\"XBLOCK\":1024}");
 		struct agent_kernel k = { "m", K, "pointwise", src, cfg, row, NULL, env, 0, 0, NULL };
-		struct agent_request rq = { &k, NULL, 0, NULL, 0, NULL, NULL, NULL, NULL, NULL };
-		struct llm_run run;
-		llm_run_init(&run, &rq, NULL);
-		char *ctx = llm_context_of(&run, "d");
+		char *ctx = context_for(&k);
 		bool good = g[i].line ? has(ctx, g[i].line) : ctx && !has(ctx, "TFLOP/s");
 		if (good)
 			right++;
 		else
 			printf("# %s: %s", g[i].gpu, ctx ? ctx : "(none)\n");
 		free(ctx);
-		llm_run_release(&run);
 		json_decref(cfg);
 		json_decref(row);
 		json_decref(env);

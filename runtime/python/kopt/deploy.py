@@ -75,6 +75,7 @@ import warnings
 from . import kernels as K
 from . import knobs as N
 from . import seal as S
+from . import tplthreads
 
 
 class NotBuiltError(FileNotFoundError):
@@ -433,8 +434,6 @@ def compile_with(table: Table, gm, example_inputs, options: dict, check: bool, c
 
     opts, own = inductor_options(table.variant)
     opts.update(options)
-    from . import tplthreads
-
     tplthreads.for_options(opts)
     if table.variant.get("cudnn_benchmark"):
         torch.backends.cudnn.benchmark = True
