@@ -45,11 +45,9 @@ static double fast_p(size_t i)
 	static const double ps[NP] = { 1.0, 0, 1.5, 2.0 };
 	return i == 1 ? lang_gates_default.gamma : ps[i];
 }
-/* a model whose host time is this share of a call or more is listed: no
- * kernel work removes it (DESIGN-NOTES.md, "The report lists host time";
- * one whose call is mostly the host's gets a CUDA-graph variant:
- * rules/space.c) */
-#define HOST_SHARE 0.2
+/* a model whose host time is RULE_HOST_SHARE of a call or more is listed:
+ * no kernel work removes it (DESIGN-NOTES.md, "The report lists host
+ * time"); the space offers it a CUDA-graph variant (rules/space.c) */
 
 static int report_key(struct dag *d, struct dag_node *n, struct hash_key *k, char **why)
 {
@@ -506,7 +504,7 @@ static double host_share(const json_t *p, double *mns, double *dns)
 }
 
 /* the first variant's profile: the host's share of a call into o and, at
- * HOST_SHARE or more, a host-time row; the same for the chosen variant
+ * RULE_HOST_SHARE or more, a host-time row; the same for the chosen variant
  * where it is another (a rewrite that leaves little device time makes a
  * model host-bound); the implementation space's row; its eager run into o */
 static void profile_parts(struct dag *d, struct report *rp, const struct dag_node *s, const json_t *me, json_t *o,
@@ -527,22 +525,22 @@ static void profile_parts(struct dag *d, struct report *rp, const struct dag_nod
 	double mns, dns, host = host_share(p0, &mns, &dns);
 	double chosen_host = first_chosen ? host : NAN;
 	json_object_set_new(o, "host_share", rule_num_json(host));
-	if (!isnan(host) && host >= HOST_SHARE)
+	if (!isnan(host) && host >= RULE_HOST_SHARE)
 		strbuf_addf(&rp->hmd, "| %s | %s | %.3f | %.3f | %.0f%% | %s |\n", s->path, dm->mvs[0].variant->name,
 			    mns / 1000.0, dns / 1000.0, 100.0 * host, first_chosen ? dsp : "-");
 	for (size_t v = 1; chosen && v < dm->nmv; v++) {
 		if (strcmp(dm->mvs[v].variant->name, chosen) != 0 || !meas[v])
 			continue;
 		chosen_host = host_share(meas[v], &mns, &dns);
-		if (!isnan(chosen_host) && chosen_host >= HOST_SHARE)
+		if (!isnan(chosen_host) && chosen_host >= RULE_HOST_SHARE)
 			strbuf_addf(&rp->hmd, "| %s | %s (chosen) | %.3f | %.3f | %.0f%% | %s |\n", s->path, chosen,
 				    mns / 1000.0, dns / 1000.0, 100.0 * chosen_host, dsp);
 	}
 	/* the chosen variant's share, and whether its call is host-bound: the
 	 * one rule that the deployment check (tests/gpu/deploy.py) and the
-	 * benchmark's summary read, rather than each applying HOST_SHARE */
+	 * benchmark's summary read, rather than each applying RULE_HOST_SHARE */
 	json_object_set_new(o, "chosen_host_share", rule_num_json(chosen_host));
-	json_object_set_new(o, "host_bound", json_boolean(!isnan(chosen_host) && chosen_host >= HOST_SHARE));
+	json_object_set_new(o, "host_bound", json_boolean(!isnan(chosen_host) && chosen_host >= RULE_HOST_SHARE));
 	size_t ndecl = dm->spec->nvariants < dm->nmv ? dm->spec->nvariants : dm->nmv;
 	rule_space_rows(&rp->smd, dm->spec, meas, ndecl, gamma, auto_aten(dm));
 	free(meas);

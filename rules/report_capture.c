@@ -4,8 +4,11 @@
  * (rules/report.c): the compile's phases as the worker measured them
  * (runtime/python/kopt/compile_time.py: Dynamo, Inductor, Triton,
  * autotuning, the first run, and the time its timings waited for other
- * workers' on the GPU) and the capture step's share of its GPU
- * (engine/gpu_meter.h).
+ * workers' on the GPU), the capture's seconds besides the compile (the
+ * model loaded; the warm-up runs, the kernels' arguments and the kernel
+ * list after it; and outside the worker's handling of the request: a
+ * worker started for the step, the request's queueing and transfer), and
+ * the capture step's share of its GPU (engine/gpu_meter.h).
  */
 #include <config.h>
 
@@ -22,6 +25,10 @@ static const char *const phase_key[] = { "dynamo_s", "inductor_s", "triton_s", "
 static const char *const phase_head[] = { "Dynamo", "Inductor", "Triton", "autotuning", "first run",
 					  "waited for the GPU" };
 #define NPHASE (sizeof phase_key / sizeof *phase_key)
+/* the capture's seconds besides its compile, as rule_capture_phases names them */
+static const char *const other_key[] = { "load_s", "after_s", "outside_s" };
+static const char *const other_head[] = { "model loaded", "after the compile", "outside the request" };
+#define NOTHER (sizeof other_key / sizeof *other_key)
 
 json_t *rule_capture_phases(struct dag *d, const struct rule_model *dm)
 {
@@ -38,6 +45,17 @@ json_t *rule_capture_phases(struct dag *d, const struct rule_model *dm)
 				      rule_num_json(isnan(g) ? NAN : rule_tenth_minutes(g)));
 		for (size_t i = 0; i < NPHASE; i++)
 			json_object_set_new(e, phase_key[i], rule_num_json(rule_num(ph, phase_key[i])));
+		const json_t *parts = json_object_get(meas, "capture_parts");
+		double step = rule_num(meas, "worker_s"), total = rule_num(parts, "total_s");
+		double after = rule_num(parts, "warm_s") + rule_num(parts, "args_s") + rule_num(parts, "kernels_s");
+		/* the step's seconds: the worker's handling of the request and
+		 * what was outside it; a worker's own count where the step's is
+		 * shorter (a clock's edge), the step's where the worker has none */
+		double outside = step >= total ? step - total : NAN;
+		json_object_set_new(e, "capture_s", rule_num_json(isnan(total) ? step : isnan(outside) ? total : step));
+		json_object_set_new(e, "load_s", rule_num_json(rule_num(parts, "load_s")));
+		json_object_set_new(e, "after_s", rule_num_json(after));
+		json_object_set_new(e, "outside_s", rule_num_json(outside));
 		json_array_append_new(out, e);
 	}
 	return out;
@@ -52,21 +70,32 @@ void rule_capture_md(struct dag *d, const struct rule_model *dm, struct strbuf *
 	json_array_foreach(rows, i, r)
 		any |= !isnan(rule_num(r, "compile_s"));
 	if (any) {
-		strbuf_addstr(md, "\n## Capture\n\nWhere each variant's compile spent its seconds (torch's own "
-				  "spans), and the capture's share of its GPU (captures that compiled side by side "
-				  "split the time they shared).\n\n| variant | compile (s) |");
+		strbuf_addstr(md, "\n## Capture\n\nWhere each variant's capture spent its seconds: its compile "
+				  "by torch's own spans; besides the compile, the model loaded, what ran after it "
+				  "(warm-up runs, the kernels' arguments and list) and what was outside the worker's "
+				  "handling of the request (a worker started for it); and the capture's share of its "
+				  "GPU (captures that compiled side by side split the time they shared).\n\n"
+				  "| variant | capture (s) | compile (s) |");
 		for (size_t k = 0; k < NPHASE; k++)
 			strbuf_addf(md, " %s |", phase_head[k]);
-		strbuf_addstr(md, " GPU-minutes |\n| --- | ---: |");
-		for (size_t k = 0; k <= NPHASE; k++)
+		for (size_t k = 0; k < NOTHER; k++)
+			strbuf_addf(md, " %s |", other_head[k]);
+		strbuf_addstr(md, " GPU-minutes |\n| --- | ---: | ---: |");
+		for (size_t k = 0; k <= NPHASE + NOTHER; k++)
 			strbuf_addstr(md, " ---: |");
 		strbuf_addch(md, '\n');
 		json_array_foreach(rows, i, r) {
 			strbuf_addf(md, "| %s |", json_string_value(json_object_get(r, "variant")));
-			double x = rule_num(r, "compile_s");
+			double x = rule_num(r, "capture_s");
+			strbuf_addf(md, isnan(x) ? " - |" : " %.1f |", x);
+			x = rule_num(r, "compile_s");
 			strbuf_addf(md, isnan(x) ? " - |" : " %.1f |", x);
 			for (size_t k = 0; k < NPHASE; k++) {
 				x = rule_num(r, phase_key[k]);
+				strbuf_addf(md, isnan(x) ? " - |" : " %.1f |", x);
+			}
+			for (size_t k = 0; k < NOTHER; k++) {
+				x = rule_num(r, other_key[k]);
 				strbuf_addf(md, isnan(x) ? " - |" : " %.1f |", x);
 			}
 			x = rule_num(r, "gpu_minutes");

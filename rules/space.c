@@ -31,12 +31,8 @@ enum need {
 	NEED_SLICE,      /* a matrix product whose output is read in part */
 	NEED_REWRITES,   /* two kinds of op or more that koptmake's rewrites take */
 	NEED_CONV_NET,   /* a network of convolutions: several, with weights (a CNN) */
-	NEED_HOST        /* a call that is mostly the host's (the first profile's) */
+	NEED_HOST        /* a host-bound call (the first profile's: RULE_HOST_SHARE) */
 };
-
-/* a call mostly the host's: Python, the wrapper and the launches take this
- * share of it or more, which no kernel work removes and a CUDA graph does */
-#define MOSTLY_HOST 0.5
 
 /* convolutions per call that make a network of them (a block's two or
  * three, and more) */
@@ -118,7 +114,7 @@ static enum need rewrite_need(const char *key)
  * capture, which leaves it out of the race, as any failed variant.
  */
 static const struct dim dims[] = {
-	/* first where a call is mostly the host's: its kernels replayed as CUDA
+	/* first where a call is host-bound: its kernels replayed as CUDA
 	 * graphs (max-autotune's mode with graphs, what a user gets with
 	 * mode="max-autotune"); kernel candidates cannot change a replayed
 	 * graph, so the variant gets none (rules/chains.c), and the report
@@ -249,7 +245,7 @@ static bool needed(const struct rule_summary *s, enum need need, double gamma)
 		return s->facts_known && (s->tconvs > 0) + (s->dconvs > 0) + (s->pools > 0) +
 					 (s->c3ds > 0) + (s->lreds > 0) + (s->slices > 0) >= 2;
 	case NEED_CONV_NET: return s->facts_known && s->convs >= CONV_NET && s->params > 0;
-	case NEED_HOST: return s->model_ns > 0 && s->device_ns > 0 && (s->model_ns - s->device_ns) / s->model_ns >= MOSTLY_HOST;
+	case NEED_HOST: return s->model_ns > 0 && s->device_ns > 0 && (s->model_ns - s->device_ns) / s->model_ns >= RULE_HOST_SHARE;
 	case NEED_CONV_EAGER: /* compiled over eager, gamma or more */
 		return (s->convs > 0 || s->cudnn_share > 0) && s->eager_known && s->eager_ratio >= gamma;
 	}
@@ -266,7 +262,7 @@ static bool needed(const struct rule_summary *s, enum need need, double gamma)
  * sum over a matrix product's features, a product read in part, an
  * attention) it pays where the calls it rewrites take their share: the
  * vendor and ATen kernels, AUTO_VENDOR of the device time or more. A
- * call mostly the host's (CUDA graphs) and eager beating the compiled
+ * host-bound call (CUDA graphs) and eager beating the compiled
  * convolutions by gamma are facts that pay by themselves; a reduction over
  * a strided axis (N-d tiling) where its Triton kernels leave AUTO_ROOM of
  * the device time to their bounds. The generic dimensions (coordinate

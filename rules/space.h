@@ -25,6 +25,11 @@ extern const char rule_space_header[];
 #define RULE_AUTO_VARIANT "aten-auto"   /* the agents' own variants: ATen fallbacks */
 #define RULE_CUDNN_VARIANT "cudnn-auto" /*   and cudnn.benchmark */
 #define RULE_CUDNN_SHARE 0.25           /* of device time in cuDNN calls: worth benchmarking */
+/* the host's share of a call (Python, the wrapper, the launches) that
+ * makes it host-bound: the report's host-time rows and report.json's
+ * host_bound, and where the space offers CUDA graphs (a replay removes
+ * that share, up to 1.25x and more, which no kernel work does) */
+#define RULE_HOST_SHARE 0.2
 
 /*
  * The implementation-space search (agents space_variants, rules/space.c):

@@ -212,6 +212,21 @@ def autotuning(logs: list) -> None:
 
 
 PHASES = ("dynamo_s", "inductor_s", "triton_s", "autotune_s", "run_s", "gpu_lock_wait_s")
+OTHERS = ("load_s", "after_s", "outside_s")
+
+
+def other_parts(parts: dict, step_s: float) -> dict:
+    """A capture's seconds besides its compile, from the worker's
+    capture_parts and the step's seconds, as rules/report_capture.c
+    reads them: the model loaded, what ran after the compile, and what
+    was outside the worker's handling of the request"""
+    num = lambda k: parts[k] if isinstance(parts.get(k), (int, float)) else None  # noqa: E731
+    out = {"load_s": num("load_s")}
+    after = [num(k) for k in ("warm_s", "args_s", "kernels_s")]
+    out["after_s"] = sum(after) if None not in after else None
+    total = num("total_s")
+    out["outside_s"] = step_s - total if total is not None and step_s >= total else None
+    return out
 
 
 def union_ms(spans: list) -> int:
@@ -232,11 +247,15 @@ def captures(top: str, rows: list) -> None:
     meas = dict(latest(os.path.join(top, "actions"), "capture"))
     if not ran:
         return
-    print("\n| capture | seconds | Dynamo | Inductor | Triton | autotuning | first run | waited for the GPU |")
-    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    print("\n| capture | seconds | Dynamo | Inductor | Triton | autotuning | first run | waited for the GPU "
+          "| model loaded | after the compile | outside the request |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for path in sorted(ran):
-        ph = (meas.get(path) or {}).get("compile_phases") or {}
-        cells = " | ".join(f"{float(ph[k]):.1f}" if isinstance(ph.get(k), (int, float)) else "-" for k in PHASES)
+        m = meas.get(path) or {}
+        ph = dict(m.get("compile_phases") or {})
+        ph.update(other_parts(m.get("capture_parts") or {}, ran[path]["ms"] / 1000))
+        cells = " | ".join(f"{float(ph[k]):.1f}" if isinstance(ph.get(k), (int, float)) else "-"
+                           for k in PHASES + OTHERS)
         print(f"| {path} | {ran[path]['ms'] / 1000:.1f} | {cells} |")
     spans = [(r["at"], r["at"] + r["ms"]) for r in ran.values()]
     work = sum(e - s for s, e in spans)

@@ -263,6 +263,27 @@ check "a report.md that cannot be written: exit 1, the report step says so" \
 	"[ $status -eq 1 ] && grep -q 'report all failed: cannot write the report' err"
 cd ..
 
+# where a capture's seconds went: the worker's own parts (the simulated
+# worker's: 0.5 s loading, a 1.5 s compile, 0.5 s after it, 2.5 s in
+# all) and, outside them, the rest of the step's time. Each answer waits
+# 2.6 s here, so the capture step takes 2.6 s or more, and what is
+# outside the worker's 2.5 s is the step's time less 2.5
+mkdir parts && cd parts && mkdir models
+printf '# model p\n# sim: kernels 1\nimport torch\n' > models/p.py
+sed -e 's/budget = 2/budget = 0/' -e '/^model /,$d' ../test.kopt > test.kopt
+printf 'model p { source = "models/p.py" }\ntarget all = [p]\ndefault all\n' >> test.kopt
+set +e
+KOPT_SIM_DELAY_MS=2600 "$KOPTMAKE" > out 2> err
+status=$?
+set -e
+row=$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["models"][0]["capture"][0]; print(r["capture_s"], r["compile_s"], r["load_s"], r["after_s"], r["outside_s"])' kopt-out/all/report.json 2>/dev/null || echo)
+cap=$(echo "$row" | cut -d' ' -f1); out_=$(echo "$row" | cut -d' ' -f5)
+check "a capture's parts: the step's seconds, its 1.5 s compile, 0.5 s loading, 0.5 s after, the rest outside the worker ($row)" \
+	"[ $status -eq 0 ] && [ \"\$(echo '$row' | cut -d' ' -f2-4)\" = '1.5 0.5 0.5' ] && awk 'BEGIN { exit !($cap >= 2.6 && $cap < 10 && ($out_ - ($cap - 2.5))^2 < 1e-6) }'"
+check "report.md's capture row shows them" \
+	"grep -q \"^| default | $(awk -v x="$cap" 'BEGIN { printf "%.1f", x }') | 1.5 | .* | 0.5 | 0.5 | $(awk -v x="$out_" 'BEGIN { printf "%.1f", x }') | 0.0 |\$\" kopt-out/p/report.md"
+cd ..
+
 # gamma = 1: a winner exactly as fast as the baseline (speedup 1.000x) is a
 # winner, and the roofline shows it on its kernel's baseline point (flops:
 # a kernel's FLOPs place it on the roofline)

@@ -7,6 +7,7 @@ the CUDA context and, resumed, goes past it measuring nothing again. Needs torch
 without it the test says so and checks nothing. Prints TAP."""
 
 import gc
+import time as _t
 import json
 import os
 import sys
@@ -16,6 +17,8 @@ top = os.environ.get("top_srcdir") or os.path.join(os.path.dirname(__file__), ".
 sys.path.insert(0, os.path.join(top, "runtime", "python"))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from tap import ok, done  # noqa: E402
+
+T0 = _t.perf_counter()
 
 try:
     import torch
@@ -191,4 +194,13 @@ both = [r for r in st.tried.values() if r["edit"] == "onepass=welford+rloop=reve
 ok(both and both[0].get("transform") == "statistics in two loops",
    "a point reached from a start keeps that start's origin", both)
 
+# the worker's age (a capture's part: a worker started for the step spent
+# it on its start): this process's seconds since it started, which grow
+# with the clock
+a0 = W.process_age_s()
+_t.sleep(0.3)
+a1 = W.process_age_s()
+ok(a0 is not None and 0 < a0 < _t.perf_counter() - T0 + 600 and a0 >= _t.perf_counter() - T0 - 0.3 - 0.05,
+   "the worker's age: at least as old as this test's own clock says", (a0, _t.perf_counter() - T0))
+ok(a1 is not None and 0.25 <= a1 - a0 <= 1.5, "... and 0.3 s older after 0.3 s", (a0, a1))
 done()

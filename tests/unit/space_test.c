@@ -97,14 +97,24 @@ int main(void)
 	TAP_IS_STR(got, "autotune-conv-inference", "a base with cuDNN's benchmark on: the options still differ");
 	free(got);
 	release(out, n);
-	/* a call mostly the host's: its kernels replayed as CUDA graphs, first */
+	/* a host-bound call (RULE_HOST_SHARE, a fifth, or more): its kernels
+	 * replayed as CUDA graphs, first */
 	got = search("time\t100000\t40000\t-\nfacts\t-\t-\tconv=0,gemm=1,reduction=1,params=64\n", NULL, 1, out, &n);
 	TAP_IS_STR(got, "autotune-cudagraphs", "60% of a call the host's: CUDA graphs first");
 	TAP_OK(n == 1 && rule_variant_graphs(&out[0]), "... which rule_variant_graphs knows");
 	free(got);
 	release(out, n);
-	got = search("time\t100000\t60000\t-\nfacts\t-\t-\tconv=0,gemm=1,reduction=1,params=64\n", NULL, 6, out, &n);
-	TAP_OK(!strstr(got, "cudagraphs"), "40%% the host's: no graphs (%s)", got);
+	/* a deep network's share (ResNet-101 at batch 10: 36%), and the edge */
+	got = search("time\t100000\t64000\t-\nfacts\t-\t-\tconv=104,gemm=1,reduction=1,params=64\n", NULL, 1, out, &n);
+	TAP_IS_STR(got, "autotune-cudagraphs", "36% of a call the host's: CUDA graphs first, before the convolutions'");
+	free(got);
+	release(out, n);
+	got = search("time\t100000\t80000\t-\nfacts\t-\t-\tconv=0,gemm=1,reduction=1,params=64\n", NULL, 1, out, &n);
+	TAP_IS_STR(got, "autotune-cudagraphs", "20% of a call the host's, the edge: CUDA graphs");
+	free(got);
+	release(out, n);
+	got = search("time\t100000\t81000\t-\nfacts\t-\t-\tconv=0,gemm=1,reduction=1,params=64\n", NULL, 6, out, &n);
+	TAP_OK(!strstr(got, "cudagraphs"), "19%% the host's: no graphs (%s)", got);
 	free(got);
 	release(out, n);
 	{

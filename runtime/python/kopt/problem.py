@@ -104,6 +104,7 @@ class Compiled:
     output_code: str = ""
     compile_s: float = 0.0
     phases: dict = field(default_factory=dict)   # compile_time.measured's parts of compile_s
+    load_s: float = 0.0                      # the model's file run, the model built, before the compile
     key: str = ""                            # the worker's key for it (worker.py)
 
     def kernel_objects(self) -> dict:

@@ -206,13 +206,16 @@ def get_compiled(req: dict) -> Compiled:
         forget(next(iter(S.compiled)))
     gpu_lock()
     TT.install()  # max-autotune's template choices compile in this process (tplthreads.py)
+    t0 = time.perf_counter()
     problem = load_problem(model, seed)
+    load_s = time.perf_counter() - t0
     # each load executes the file anew (new code objects), so Dynamo's
     # caches of the problems kept here stay apart without a reset
     waited = G.waited()
     c = compile_problem(problem, variant, reset=False)
     # (its autotuning's turns behind other workers' timings: part of its phases)
     c.phases["gpu_lock_wait_s"] = round(G.waited() - waited, 3)
+    c.load_s = round(load_s, 3)
     c.key = key
     S.compiles += 1
     S.compiled[key] = c
@@ -300,12 +303,38 @@ def warm(c: Compiled, inputs, n: int = 3):
     M.drain()
 
 
+def process_age_s() -> float | None:
+    """Seconds since this process started (/proc/self/stat's start time),
+    or None where that cannot be read"""
+    try:
+        with open("/proc/self/stat") as f:
+            start = int(f.read().rsplit(")", 1)[1].split()[19])
+        with open("/proc/uptime") as f:
+            up = float(f.read().split()[0])
+        return round(max(0.0, up - start / os.sysconf("SC_CLK_TCK")), 3)
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 def op_capture(req):
+    # where a capture's seconds went besides the compile: the worker's age
+    # when the request came (a worker started for this step spent it on
+    # its start), the model loaded, and after the compile its warm-up
+    # runs, its kernels' arguments recorded, and its kernel list taken
+    parts = {"worker_age_s": process_age_s()}
+    t0 = time.perf_counter()
     set_precision("strict")
+    n0 = S.compiles
     c = get_compiled(req)
+    compiled = S.compiles > n0
+    parts["load_s"] = c.load_s if compiled else 0.0
+    parts["compile_s"] = round(c.compile_s, 3) if compiled else 0.0
+    t1 = time.perf_counter()
     inputs = c.problem.inputs(0)
     warm(c, inputs)
+    t2 = time.perf_counter()
     args = kernel_args(c, inputs)
+    t3 = time.perf_counter()
     M.need_cupti()
     M.drain()
     c.run(inputs)
@@ -314,12 +343,17 @@ def op_capture(req):
     for r in M.cupti.take():
         if r[0] not in names:
             names.append(r[0])
+    kernels = inventory(c, names, args)
+    t4 = time.perf_counter()
+    parts.update(warm_s=round(t2 - t1, 3), args_s=round(t3 - t2, 3), kernels_s=round(t4 - t3, 3),
+                 total_s=round(t4 - t0, 3))
     return {
         "output_code": c.output_code, "compile_s": round(c.compile_s, 3),
         "compile_phases": {k: v for k, v in c.phases.items() if k != "wall_s"},
+        "capture_parts": parts,
         "inputs": [{"shape": list(x.shape), "dtype": str(x.dtype).removeprefix("torch.")}
                    for x in inputs if isinstance(x, torch.Tensor)],
-        "kernels": inventory(c, names, args),
+        "kernels": kernels,
     }
 
 
