@@ -5,9 +5,10 @@
  * (runtime/python/kopt/compile_time.py: Dynamo, Inductor, Triton,
  * autotuning, the first run, and the time its timings waited for other
  * workers' on the GPU), the capture's seconds besides the compile (the
- * model loaded; the warm-up runs, the kernels' arguments and the kernel
- * list after it; and outside the worker's handling of the request: a
- * worker started for the step, the request's queueing and transfer), and
+ * model loaded; around the compile's spans, Inductor's imports in a fresh
+ * worker among them; the warm-up runs, the kernels' arguments and the
+ * kernel list after it; and outside the worker's handling of the request:
+ * a worker started for the step, the request's queueing and transfer), and
  * the capture step's share of its GPU (engine/gpu_meter.h).
  */
 #include <config.h>
@@ -26,8 +27,9 @@ static const char *const phase_head[] = { "Dynamo", "Inductor", "Triton", "autot
 					  "waited for the GPU" };
 #define NPHASE (sizeof phase_key / sizeof *phase_key)
 /* the capture's seconds besides its compile, as rule_capture_phases names them */
-static const char *const other_key[] = { "load_s", "after_s", "outside_s" };
-static const char *const other_head[] = { "model loaded", "after the compile", "outside the request" };
+static const char *const other_key[] = { "load_s", "around_s", "after_s", "outside_s" };
+static const char *const other_head[] = { "model loaded", "around the compile", "after the compile",
+					  "outside the request" };
 #define NOTHER (sizeof other_key / sizeof *other_key)
 
 json_t *rule_capture_phases(struct dag *d, const struct rule_model *dm)
@@ -54,6 +56,7 @@ json_t *rule_capture_phases(struct dag *d, const struct rule_model *dm)
 		double outside = step >= total ? step - total : NAN;
 		json_object_set_new(e, "capture_s", rule_num_json(isnan(total) ? step : isnan(outside) ? total : step));
 		json_object_set_new(e, "load_s", rule_num_json(rule_num(parts, "load_s")));
+		json_object_set_new(e, "around_s", rule_num_json(rule_num(parts, "around_s")));
 		json_object_set_new(e, "after_s", rule_num_json(after));
 		json_object_set_new(e, "outside_s", rule_num_json(outside));
 		json_array_append_new(out, e);
@@ -71,8 +74,9 @@ void rule_capture_md(struct dag *d, const struct rule_model *dm, struct strbuf *
 		any |= !isnan(rule_num(r, "compile_s"));
 	if (any) {
 		strbuf_addstr(md, "\n## Capture\n\nWhere each variant's capture spent its seconds: its compile "
-				  "by torch's own spans; besides the compile, the model loaded, what ran after it "
-				  "(warm-up runs, the kernels' arguments and list) and what was outside the worker's "
+				  "by torch's own spans; besides the compile, the model loaded, what ran around its "
+				  "spans (Inductor's imports in a fresh worker, the output code read), what ran after "
+				  "it (warm-up runs, the kernels' arguments and list) and what was outside the worker's "
 				  "handling of the request (a worker started for it); and the capture's share of its "
 				  "GPU (captures that compiled side by side split the time they shared).\n\n"
 				  "| variant | capture (s) | compile (s) |");

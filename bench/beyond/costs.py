@@ -212,16 +212,17 @@ def autotuning(logs: list) -> None:
 
 
 PHASES = ("dynamo_s", "inductor_s", "triton_s", "autotune_s", "run_s", "gpu_lock_wait_s")
-OTHERS = ("load_s", "after_s", "outside_s")
+OTHERS = ("load_s", "around_s", "after_s", "outside_s")
 
 
 def other_parts(parts: dict, step_s: float) -> dict:
     """A capture's seconds besides its compile, from the worker's
     capture_parts and the step's seconds, as rules/report_capture.c
-    reads them: the model loaded, what ran after the compile, and what
-    was outside the worker's handling of the request"""
+    reads them: the model loaded, what ran around the compile's spans
+    (Inductor's imports in a fresh worker), what ran after the compile,
+    and what was outside the worker's handling of the request"""
     num = lambda k: parts[k] if isinstance(parts.get(k), (int, float)) else None  # noqa: E731
-    out = {"load_s": num("load_s")}
+    out = {"load_s": num("load_s"), "around_s": num("around_s")}
     after = [num(k) for k in ("warm_s", "args_s", "kernels_s")]
     out["after_s"] = sum(after) if None not in after else None
     total = num("total_s")
@@ -248,8 +249,8 @@ def captures(top: str, rows: list) -> None:
     if not ran:
         return
     print("\n| capture | seconds | Dynamo | Inductor | Triton | autotuning | first run | waited for the GPU "
-          "| model loaded | after the compile | outside the request |")
-    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+          "| model loaded | around the compile | after the compile | outside the request |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for path in sorted(ran):
         m = meas.get(path) or {}
         ph = dict(m.get("compile_phases") or {})

@@ -105,6 +105,7 @@ class Compiled:
     compile_s: float = 0.0
     phases: dict = field(default_factory=dict)   # compile_time.measured's parts of compile_s
     load_s: float = 0.0                      # the model's file run, the model built, before the compile
+    around_s: float = 0.0                    # outside the compile's spans: imports, wrappers, the code read
     key: str = ""                            # the worker's key for it (worker.py)
 
     def kernel_objects(self) -> dict:
