@@ -131,8 +131,9 @@ static int capture_reply(struct rule_run *run, json_t *res)
 	 * autotuning, the first run), for the report's capture table */
 	if (json_is_object(json_object_get(res, "compile_phases")))
 		json_object_set(run->meas, "compile_phases", json_object_get(res, "compile_phases"));
-	/* and the capture's seconds besides the compile (the worker's start,
-	 * the model loaded, the warm-up and the kernel list after it) */
+	/* and the capture's seconds besides the compile (the model loaded,
+	 * what ran around the compile's spans, the warm-up and the kernel
+	 * list after it, the worker's own total), for the same table */
 	if (json_is_object(json_object_get(res, "capture_parts")))
 		json_object_set(run->meas, "capture_parts", json_object_get(res, "capture_parts"));
 	return RULE_DONE;
