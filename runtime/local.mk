@@ -44,6 +44,7 @@ KOPT_PY_FILES = \
 	runtime/python/kopt/compile_time.py \
 	runtime/python/kopt/gpulock.py \
 	runtime/python/kopt/tplthreads.py \
+	runtime/python/kopt/tunecache.py \
 	runtime/python/kopt/facts.py \
 	runtime/python/kopt/measure.py \
 	runtime/python/kopt/kernels.py \

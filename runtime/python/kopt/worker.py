@@ -44,6 +44,7 @@ from . import loader as L
 from . import measure as M
 from . import state as ST
 from . import tplthreads as TT
+from . import tunecache as TC
 from . import records as R
 from . import rewrites as RW
 from . import screen as SC
@@ -207,6 +208,7 @@ def get_compiled(req: dict) -> Compiled:
     t0 = time.perf_counter()
     gpu_lock()
     TT.install()  # max-autotune's template choices compile in this process (tplthreads.py)
+    TC.install()  # kernels from the graph cache keep coordinate descent's cached configs (tunecache.py)
     setup_s = time.perf_counter() - t0
     t0 = time.perf_counter()
     problem = load_problem(model, seed)
