@@ -508,6 +508,10 @@ static void t_reason(void)
 		{ "a/b and x/y", "a/b and x/y" },
 		{ "ratio 3/4 of /", "ratio 3/4 of /" },
 		{ "tab\there/x\n/y", "tab here/x <path>" },
+		/* a path's characters, each range's ends and every mark it takes */
+		{ "/az09AZ._-+@~%/q end", "<path> end" },
+		/* and the characters beside those ranges end it */
+		{ "/a:x /a`x /a{x /a[x /a!x /a x", "<path>:x <path>`x <path>{x <path>[x <path>!x <path> x" },
 	};
 	int right = 0;
 	for (size_t i = 0; i < sizeof rs / sizeof *rs; i++) {
