@@ -88,6 +88,23 @@ int main(void)
 	wpool_release(p, t);
 	wpool_release(p, a);
 
+	/* which idle worker a job gets: the one that served its model and
+	 * variant (its affinity), else the one that has served the fewest */
+	wpool *f = wpool_new(sim, 2);
+	dev = wpool_device(f, "sim", 2, NULL, 30);
+	int w0 = wpool_acquire(f, dev, false, 1), w1 = wpool_acquire(f, dev, false, 2);
+	wpool_release(f, w0);
+	wpool_release(f, w1);
+	TAP_IS_INT(wpool_acquire(f, dev, false, 2), w1, "an affinity served before: the worker that served it");
+	wpool_release(f, w1);
+	int tie = wpool_acquire(f, dev, false, 3);
+	TAP_IS_INT(tie, w0 < w1 ? w0 : w1, "an affinity none served, the workers alike: the lower slot");
+	wpool_release(f, tie);
+	int other = tie == w0 ? w1 : w0;
+	TAP_IS_INT(wpool_acquire(f, dev, false, 4), other,
+		   "an affinity none served: the worker that has served fewer (one, not two)");
+	wpool_free(f);
+
 	/* one GPU, two slots: a timing job holds the GPU alone, so a slot is
 	 * free and still no job can have it */
 	wpool *q = wpool_new(sim, 2);
