@@ -86,6 +86,19 @@ static const struct ast_value *call_at(const struct ast_value *v, const struct k
 	return NULL;
 }
 
+/* name with glob(3)'s metacharacters (and its escape) escaped by a
+ * backslash each, so that a pattern built on it matches it literally */
+static char *escape_glob(const char *name)
+{
+	struct strbuf sb = STRBUF_INIT;
+	for (const char *c = name; *c; c++) {
+		if (strchr("*?[]\\", *c))
+			strbuf_addch(&sb, '\\');
+		strbuf_addch(&sb, *c);
+	}
+	return strbuf_detach(&sb);
+}
+
 /* A glob that matched nothing: where its pattern came out empty in part,
  * why (issue 19: a pattern of ${KB} and a folder said nothing of the ${KB}
  * before it). The warning says which variable is empty and which variable
@@ -146,10 +159,16 @@ void lang_add_pattern(struct loader *L, const struct ast_stmt *s, size_t gi, con
 			return;
 		}
 		const char *pat = x->elems[0].value->str;
-		char *full = lang_join(dir, pat);
+		/* the spec's folder is a name, not a pattern: a folder such as
+		 * "runs[2]" or "a*b" is matched as itself (its metacharacters
+		 * escaped), and the matches begin with it as written */
+		char *edir = escape_glob(dir);
+		char *pattern = lang_join(edir, pat), *full = lang_join(dir, pat);
+		free(edir);
 		size_t plen = strlen(full) - strlen(pat);
 		glob_t g;
-		int r = glob(full, 0, NULL, &g);
+		int r = glob(pattern, 0, NULL, &g);
+		free(pattern);
 		size_t added = 0;
 		bool outside = false;
 		if (r == 0) {

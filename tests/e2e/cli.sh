@@ -144,6 +144,16 @@ for c in "m/a/report.md=10239:1 output file, 10239 bytes" "m/a/report.md=10239 a
 done
 check "-t clean removes the rules' files only, counted, in bytes, KiB from 10 KiB, MiB from 10 MiB$said" "[ -z '$said' ]"
 rm -rf "$d/kopt-out"
+# the spec's folder is a name, not a pattern: in a folder named with glob's
+# metacharacters its glob matches there, not in a sibling that the name
+# would match as a pattern (raxq for r[ab]*?\q)
+e="$tmp/r[ab]*?\\q"
+mkdir -p "$e" "$tmp/raxq/models"
+cp -r "$d/models" "$d/s.kopt" "$e/"
+printf '# model z\nimport torch\n' > "$tmp/raxq/models/z.py"
+km -f "$e/s.kopt" -t dump
+check "a spec in a folder named with [ab], *, ? and a backslash: its glob finds that folder's models, not its sibling raxq's" \
+	"[ $rc -eq 0 ] && grep -q '^model \"m/a\"' $tmp/out && grep -q '^model \"m/b\"' $tmp/out && ! grep -q 'm/z' $tmp/out" "$tmp/err"
 km --bogus
 check "an unknown option: exit 2, getopt's line and a one-line hint" \
 	"[ $rc -eq 2 ] && [ \$(wc -l < $tmp/err) -eq 2 ] && grep -q -- \"--help' lists the options\" $tmp/err" "$tmp/err"
