@@ -1381,6 +1381,15 @@ static void t_edges(void)
 	TAP_OK(got == 2 && secs >= 0.9 && secs <= r.elapsed + 0.05 && fabs(of - 1.8) < 1e-9,
 	       "... and says the seconds used of the 1.8 (%.1f of %.1f)", secs, of);
 	run_release(&r);
+	/* with 0.8 s, the first wait (1 s) does not fit either: one attempt,
+	 * said in the singular */
+	w.wall_s = 0.8;
+	llm_budget_init(&b, &w);
+	run_scenario(&r, "openai_500_forever", "openai", &slow, &b, "KOPT_TEST_KEY");
+	const char *once = strstr(r.err.buf, "too little left to retry after ");
+	TAP_OK(r.rc == -1 && r.reply.attempts == 1 && once && !strcmp(once, "too little left to retry after 1 attempt"),
+	       "a first wait that does not fit: one attempt, in the singular (%s)", once ? once : r.err.buf);
+	run_release(&r);
 }
 
 static volatile sig_atomic_t ticks;
