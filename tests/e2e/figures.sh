@@ -198,16 +198,17 @@ check "report.md lists the models whose host takes a fifth or more ($hosts)" "[ 
 # 1.2x and 1.5x; with both the stitch fails ("# sim: clash"); without the
 # 1.2x one it passes: T - (3T/4)(2/5)(1 - 1/1.5) = 0.9 T, 1.111x (T = 1 ms:
 # both kernels well under the copy bandwidth, so neither is left alone)
-# sub DIR MODEL SIM_LINES MODEL_BLOCK: a build of one model in DIR (cd'd
-# into; the spec's devices, agents and gates from test.kopt above), its
-# exit in $status
+# sub DIR MODEL SIM_LINES MODEL_BLOCK [SED [DELAY_MS]]: a build of one
+# model in DIR (cd'd into; the spec's devices, agents and gates from
+# test.kopt above, edited by the sed expression SED), each of the worker's
+# answers DELAY_MS late; its exit in $status
 sub() {
 	mkdir "$1" && cd "$1" && mkdir models
 	printf '# model %s\n%bimport torch\n' "$2" "$3" > "models/$2.py"
-	sed -e '/^model /,$d' ../test.kopt > test.kopt
+	sed -e "${5:-p;d}" ../test.kopt | sed -e '/^model /,$d' > test.kopt
 	printf '%s\ntarget all = [%s]\ndefault all\n' "$4" "$2" >> test.kopt
 	set +e
-	"$KOPTMAKE" > out 2> err
+	KOPT_SIM_DELAY_MS=${6:-} "$KOPTMAKE" > out 2> err
 	status=$?
 	set -e
 }
@@ -235,14 +236,7 @@ cd ..
 # build log's durations), to a tenth of a minute. Each request of this
 # build takes 550 ms or more, six of them: 3.3 s, 0.1 minutes, and any one
 # step left out of the sum would make it 0.0
-mkdir gm && cd gm && mkdir models
-printf '# model slow\n# sim: kernels 1\nimport torch\n' > models/slow.py
-sed -e 's/budget = 2/budget = 3/' -e '/^model /,$d' ../test.kopt > test.kopt
-printf 'model slow { source = "models/slow.py" }\ntarget all = [slow]\ndefault all\n' >> test.kopt
-set +e
-KOPT_SIM_DELAY_MS=550 "$KOPTMAKE" > out 2> err
-status=$?
-set -e
+sub gm slow '# sim: kernels 1\n' 'model slow { source = "models/slow.py" }' 's/budget = 2/budget = 3/' 550
 steps=$(awk -F'\t' '$3 == "ok" && $4 ~ /^(capture|profile|verify|stitch)$/ { n++ } END { print n + 0 }' .kopt/log)
 ms=$(awk -F'\t' '$3 == "ok" && $4 ~ /^(capture|profile|verify|stitch)$/ { s += $2 } END { print s + 0 }' .kopt/log)
 gm=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["models"][0]["gpu_minutes"])' kopt-out/all/report.json)
@@ -268,14 +262,7 @@ cd ..
 # after it, 2.5 s in all) and, outside them, the rest of the step's time. Each answer waits
 # 2.6 s here, so the capture step takes 2.6 s or more, and what is
 # outside the worker's 2.5 s is the step's time less 2.5
-mkdir parts && cd parts && mkdir models
-printf '# model p\n# sim: kernels 1\nimport torch\n' > models/p.py
-sed -e 's/budget = 2/budget = 0/' -e '/^model /,$d' ../test.kopt > test.kopt
-printf 'model p { source = "models/p.py" }\ntarget all = [p]\ndefault all\n' >> test.kopt
-set +e
-KOPT_SIM_DELAY_MS=2600 "$KOPTMAKE" > out 2> err
-status=$?
-set -e
+sub parts p '# sim: kernels 1\n' 'model p { source = "models/p.py" }' 's/budget = 2/budget = 0/' 2600
 row=$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["models"][0]["capture"][0]; print(r["capture_s"], r["compile_s"], r["load_s"], r["around_s"], r["after_s"], r["outside_s"])' kopt-out/all/report.json 2>/dev/null || echo)
 cap=$(echo "$row" | cut -d' ' -f1); out_=$(echo "$row" | cut -d' ' -f6)
 check "a capture's parts: the step's seconds, its 1.5 s compile, 0.5 s loading, 0.25 s around it, 0.25 s after, the rest outside the worker ($row)" \
@@ -287,14 +274,8 @@ cd ..
 # gamma = 1: a winner exactly as fast as the baseline (speedup 1.000x) is a
 # winner, and the roofline shows it on its kernel's baseline point (flops:
 # a kernel's FLOPs place it on the roofline)
-mkdir even && cd even && mkdir models
-printf '# model e\n# sim: steady\n# sim: kernels 1\n# sim: flops 8\n# sim: speedup 1.0\nimport torch\n' > models/e.py
-sed -e 's/gamma = [0-9.]*/gamma = 1.0/' -e '/^model /,$d' ../test.kopt > test.kopt
-printf 'model e { source = "models/e.py" }\ntarget all = [e]\ndefault all\n' >> test.kopt
-set +e
-"$KOPTMAKE" > out 2> err
-status=$?
-set -e
+sub even e '# sim: steady\n# sim: kernels 1\n# sim: flops 8\n# sim: speedup 1.0\n' 'model e { source = "models/e.py" }' \
+	's/gamma = [0-9.]*/gamma = 1.0/'
 check "gamma 1.0, a candidate exactly as fast: a winner at 1.000x (exit $status)" \
 	"[ $status -eq 0 ] && grep -q '^| triton_red_fused__softmax_0 | .* | 1\\.000x |\$' kopt-out/e/report.md"
 check "... and the roofline has its point, marked optimized" \
