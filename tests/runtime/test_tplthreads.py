@@ -5,7 +5,6 @@ No torch needed: AlgorithmSelectorCache and AsyncCompile are stand-ins
 (TEST DOUBLES of Inductor's classes, as Inductor calls them), and install()
 runs in a child against a stand-in torch package. Prints TAP."""
 import os
-import subprocess
 import sys
 import tempfile
 import threading
@@ -15,6 +14,7 @@ from kopt import tplthreads as T  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from tap import ok, done  # noqa: E402
+import standin as S  # noqa: E402
 
 
 def stand_ins():
@@ -120,46 +120,28 @@ from torch._inductor.async_compile import AsyncCompile as A
 print(r, S().make_precompile_fn(), A.use_process_pool())
 '''
 with tempfile.TemporaryDirectory() as d:
-    ind = os.path.join(d, "torch", "_inductor")
-    os.makedirs(ind)
-    for rel, text in (("torch/__init__.py", ""), ("torch/_inductor/__init__.py", ""),
-                      ("torch/_inductor/async_compile.py", pkg),
-                      ("torch/_inductor/select_algorithm.py", sel)):
-        with open(os.path.join(d, rel), "w") as f:
-            f.write(text)
-    path = os.pathsep.join([d, os.path.join(os.environ.get("top_srcdir", "."), "runtime", "python")])
+    path = S.package(d, {"torch/_inductor/async_compile.py": pkg, "torch/_inductor/select_algorithm.py": sel})
 
-    def run(env_extra):
-        env = dict(os.environ, PYTHONPATH=path)
-        env.pop("KOPT_TEMPLATE_THREADS", None)
-        env.update(env_extra)
-        p = subprocess.run([sys.executable, "-c", child], env=env, capture_output=True, text=True)
-        return p.stdout.strip() or p.stderr.strip()[-300:]
+    def run(env_extra, code=child):
+        return S.child(path, code, env_extra, drop=("KOPT_TEMPLATE_THREADS",))
 
     out = run({})
     ok(out == "True False True", "install(): Inductor's functions wrapped (choices off the pool, the rest on it)", out)
     opt = ("from kopt import tplthreads as T; "
            "print(T.for_options({'max_autotune': False, 'coordinate_descent_tuning': True}), "
            "T.for_options({'max_autotune_gemm': True}), T.for_options({'max_autotune': True}))")
-    p = subprocess.run([sys.executable, "-c", opt], env=dict(os.environ, PYTHONPATH=path),
-                       capture_output=True, text=True)
-    ok(p.stdout.strip() == "False True True",
-       "for_options: only options that autotune templates (max_autotune, max_autotune_gemm) install it",
-       p.stdout + p.stderr)
+    out = run({}, opt)
+    ok(out == "False True True",
+       "for_options: only options that autotune templates (max_autotune, max_autotune_gemm) install it", out)
     plain = ("from kopt import tplthreads as T; r = T.for_options({'coordinate_descent_tuning': True}); "
              "from torch._inductor.select_algorithm import AlgorithmSelectorCache as S; "
              "print(r, getattr(vars(S)['make_precompile_fn'], 'kopt_threads', False))")
-    p = subprocess.run([sys.executable, "-c", plain], env=dict(os.environ, PYTHONPATH=path),
-                       capture_output=True, text=True)
-    ok(p.stdout.strip() == "False False", "and other options leave Inductor's functions unwrapped",
-       p.stdout + p.stderr)
+    out = run({}, plain)
+    ok(out == "False False", "and other options leave Inductor's functions unwrapped", out)
     out = run({"KOPT_TEMPLATE_THREADS": "0"})
     ok(out == "False True True", "KOPT_TEMPLATE_THREADS=0: Inductor left as it is", out)
     os.remove(os.path.join(d, "torch", "_inductor", "select_algorithm.py"))
-    probe = "from kopt import tplthreads as T; print(T.install())"
-    p = subprocess.run([sys.executable, "-c", probe], env=dict(os.environ, PYTHONPATH=path),
-                       capture_output=True, text=True)
-    ok(p.stdout.strip() == "False", "install() without Inductor's selector module: False, no error",
-       p.stdout + p.stderr)
+    out = run({}, "from kopt import tplthreads as T; print(T.install())")
+    ok(out == "False", "install() without Inductor's selector module: False, no error", out)
 
 done()

@@ -8,7 +8,6 @@ only where there were several, and does not carry the winner's mark),
 and install() runs in a child against a stand-in torch package. Prints
 TAP."""
 import os
-import subprocess
 import sys
 import tempfile
 
@@ -17,6 +16,7 @@ from kopt import tunecache as C  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from tap import ok, done  # noqa: E402
+import standin as S  # noqa: E402
 
 
 class Config:
@@ -214,27 +214,17 @@ t.recheck_autotune_cache(None)
 print(r, t.compile_results[0].config.found_by_coordesc)
 '''
 with tempfile.TemporaryDirectory() as d:
-    os.makedirs(os.path.join(d, "torch", "_inductor", "runtime"))
-    for rel, text in (("torch/__init__.py", ""), ("torch/_inductor/__init__.py", ""),
-                      ("torch/_inductor/runtime/__init__.py", ""),
-                      ("torch/_inductor/runtime/triton_heuristics.py", heur)):
-        with open(os.path.join(d, rel), "w") as f:
-            f.write(text)
-    path = os.pathsep.join([d, os.path.join(os.environ.get("top_srcdir", "."), "runtime", "python")])
+    heuristics = "torch/_inductor/runtime/triton_heuristics.py"
+    path = S.package(d, {heuristics: heur})
 
     def run(env_extra, code=child):
-        env = dict(os.environ, PYTHONPATH=path)
-        env.pop("KOPT_TUNE_CACHE", None)
-        env.update(env_extra)
-        p = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
-        return p.stdout.strip() or p.stderr.strip()[-300:]
+        return S.child(path, code, env_extra, drop=("KOPT_TUNE_CACHE",))
 
     out = run({})
     ok(out == "True True", "install(): torch's recheck wrapped; a cached winner found by coordinate descent kept", out)
     out = run({"KOPT_TUNE_CACHE": "0"})
     ok(out == "False False", "KOPT_TUNE_CACHE=0: Inductor left as it is", out)
-    with open(os.path.join(d, "torch/_inductor/runtime/triton_heuristics.py"), "w") as f:
-        f.write(heur.replace("def check_autotune_cache", "def _renamed"))
+    S.package(d, {heuristics: heur.replace("def check_autotune_cache", "def _renamed")})
     out = run({}, "from kopt import tunecache as C; print(C.install())")
     ok(out == "False", "install() where torch has no check_autotune_cache: False, no error", out)
 
