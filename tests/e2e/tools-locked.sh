@@ -1,7 +1,7 @@
 #!/bin/sh
 # tests/e2e/tools-locked.sh: the tools that read or change the cache while
 # another koptmake holds it (its lock taken with flock(1), as a build
-# takes it): each waits KOPT_LOCK_WAIT_MS, says who holds the cache, exits
+# takes it): each waits KOPT_LOCK_WAIT_MS (2 s by default), says who holds the cache, exits
 # 2 and changes nothing; a build does the same; -t memory, which only
 # reads a file that is only appended to, needs no lock. -t why without a
 # step says how to name one. With the simulated worker (a TEST DOUBLE). Prints TAP.
@@ -34,6 +34,16 @@ for t in "-t why stitch m" "-t query" "-t query stitch m" "-t gc" "-t clean" "-t
 	check "'koptmake $t' while another holds the cache: exit 2, who holds it said ($rc: $(tail -n 1 err))" \
 		"[ $rc -eq 2 ] && grep -q \"error: the cache '.*\\.kopt' is in use by another koptmake (pid 4242); try again when it is done\" err"
 done
+# without KOPT_LOCK_WAIT_MS, the wait is koptmake(1)'s default, 2 s:
+# not given up on sooner, nor waited for twice as long
+unset KOPT_LOCK_WAIT_MS
+rc=0
+t0=$(date +%s%N)
+flock .kopt/lock sh -c 'echo 4242 > .kopt/lock; "$0" "$@"' "$KOPTMAKE" -t query > out 2> err || rc=$?
+ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+check "the default wait: 2 s, then exit 2 ($rc after $ms ms)" "[ $rc -eq 2 ] && [ $ms -ge 1950 ] && [ $ms -lt 3800 ]"
+KOPT_LOCK_WAIT_MS=100
+export KOPT_LOCK_WAIT_MS
 ls -R .kopt kopt-out > after
 check "nothing in the cache or the outputs changed" "cmp -s before after"
 check "... and no worker ran (the changed model was not built)" "[ \$(wc -l < sim.log) -eq $ops ]"

@@ -734,10 +734,37 @@ static void test_host_held(void)
 	       "with them, the candidate keeps the baseline's host time: %.3fx, below gamma", v.model.speedup);
 	TAP_OK(strstr(v.reason, "(model: host time held at the baseline's)") != NULL, "the reason says so: %s", v.reason);
 	TAP_OK(fabs(v.model.cand_median - 385500) < 1, "the held candidate's median is the baseline's less the device time saved");
+	/* a span that is not a positive time, on either side, or one that
+	 * would leave a held sample of no time: the samples stay as measured */
+	static const char *const bad[] = { "0", "-1", "0.0", "\"5\"", "null", "true" };
+	int stayed = 0, nbad = 0;
+	for (int side = 0; side < 2; side++)
+		for (size_t k = 0; k < sizeof bad / sizeof *bad; k++, nbad++) {
+			json_t *jb = array_of(db, 10), *jc = array_of(dc, 10);
+			json_array_set_new(side ? jc : jb, 3, json_loads(bad[k], JSON_DECODE_ANY, NULL));
+			json_object_set_new(p, "model_base_dev_ns", jb);
+			json_object_set_new(p, "model_cand_dev_ns", jc);
+			gate_decide(n, &cfg, &v);
+			stayed += !v.host_held && v.pass;
+			if (v.host_held || !v.pass)
+				tap_diag("%s span %s: held %d, pass %d", side ? "candidate's" : "baseline's", bad[k], v.host_held,
+					 v.pass);
+		}
+	TAP_IS_INT(stayed, nbad, "a span that is not a positive time, either side's: the samples stay as measured");
+	double long_db[10];
+	for (int i = 0; i < 10; i++)
+		long_db[i] = mb[i] + 1000; /* a device span past the model's own time */
+	json_object_set_new(p, "model_base_dev_ns", array_of(long_db, 10));
+	json_object_set_new(p, "model_cand_dev_ns", array_of(dc, 10));
+	dc[0] = 1;
+	json_t *one = array_of(dc, 10);
+	json_object_set_new(p, "model_cand_dev_ns", one);
+	gate_decide(n, &cfg, &v);
+	TAP_OK(!v.host_held && v.pass, "spans that would hold a sample at no time or less: the samples stay as measured");
+	dc[0] = 289000;
+	json_object_set_new(p, "model_base_dev_ns", array_of(db, 10));
 	dc[3] = -1;
 	json_object_set_new(p, "model_cand_dev_ns", array_of(dc, 10));
-	gate_decide(n, &cfg, &v);
-	TAP_OK(!v.host_held && v.pass, "a span that is not a positive time: the samples stay as measured");
 	json_object_set_new(p, "model_cand_dev_ns", array_of(dc, 9));
 	gate_decide(n, &cfg, &v);
 	TAP_OK(!v.host_held, "spans that are not pairs: the samples stay as measured");

@@ -77,6 +77,22 @@ static void t_flops(void)
 	TAP_OK(agent_flops("def k(x):\n    pass\n", &how) == 0 && how == NULL, "flops: no numel in the source: unknown");
 	TAP_OK(agent_flops(NULL, &how) == 0 && how == NULL, "flops: no source: unknown");
 	TAP_IS_INT(agent_src_const(pointwise, "xnumel"), 1048576, "the source's constants are read where Inductor writes them");
+	/* only as Inductor writes them: NAME, " = ", digits, the line's end;
+	 * anything else is not read (0), rather than read wrong */
+	static const struct { const char *src; long long v; } cs[] = {
+		{ "    xnumel = 4096\n", 4096 },    { "    xnumel = 4096\r\n", 4096 }, { "    xnumel =4096\n", 0 },
+		{ "    xnumel= 4096\n", 0 },        { "    xnumel  = 4096\n", 0 },     { "    rxnumel = 4096\n", 0 },
+		{ "    xnumel = 4096 # n\n", 0 },   { "    xnumel = \n", 0 },          { "xnumel = 4096\n", 0 },
+		{ "    x = 1\n    xnumel = 64\n", 64 },
+	};
+	int read_right = 0;
+	for (size_t i = 0; i < sizeof cs / sizeof *cs; i++) {
+		long long v = agent_src_const(cs[i].src, "xnumel");
+		read_right += v == cs[i].v;
+		if (v != cs[i].v)
+			tap_diag("'%s': %lld", cs[i].src, v);
+	}
+	TAP_IS_INT(read_right, (int)(sizeof cs / sizeof *cs), "a constant read only as Inductor writes it: NAME = digits, nothing else");
 }
 
 static void t_bound(void)
