@@ -31,11 +31,16 @@ printf '# model small\n# sim: weights 2 30\n# sim: reductions\n# sim: steady\n# 
 # 45 us). The group's room is 0.6 x 0.306 of the device time: 13.8 us of
 # 100, at most 16.0% faster, under gamma 1.3 (were the first to vanish,
 # 28.8 us: 40.4%, over it)
+# a call of 300 ms whose first kernel takes 1/61 of the device time (hot
+# at 1%): its room, its time less its bound, thousands of microseconds,
+# worked out below from the profile's own figures
+printf '# model big\n# sim: weights 1 60\n# sim: reductions\n# sim: steady\n# sim: time 300000000\nimport torch\n' > models/big.py
 printf '# model atbound\n# sim: group\n# sim: pointwise\n# sim: weights 1 3\n# sim: steady\n# sim: time 100000\n# sim: host 0.25\n# sim: flops 100\n# sim: peak 106522.00634920635\nimport torch\n' > models/atbound.py
 cat > test.kopt <<'SPEC'
 device sim { gpus = 1  timeout = 30s }
 agents search { budget = 2  hot = 0.05  seed = 1  backend = builtin  space_variants = 1 }
 agents plain { budget = 2  hot = 0.05  seed = 1  backend = builtin }
+agents fine { budget = 2  hot = 0.01  seed = 1  backend = builtin }
 gates strict { seeds = 3  atol = 1e-4  rtol = 1e-4  gamma = 1.03  repeats = 10  precision = strict }
 gates wide { seeds = 3  atol = 1e-4  rtol = 1e-4  gamma = 1.3  repeats = 10  precision = strict }
 defaults { device = sim  agents = plain  gates = strict }
@@ -56,7 +61,8 @@ model roomy {
 }
 model small { source = "models/small.py" }
 model atbound { source = "models/atbound.py"  gates = wide }
-target all = [lastfail, capped, roomy, small, atbound]
+model big { source = "models/big.py"  agents = fine }
+target all = [lastfail, capped, roomy, small, atbound, big]
 default all
 SPEC
 
@@ -84,6 +90,17 @@ check "small: the kernel that cannot make the model gamma faster gets no candida
 check "atbound: a group member at exactly 1.05 of its bound counts as at it: the group is left alone, at most 16.0% faster" \
 	"! grep -q '^verify atbound ' sim.log &&
 	 grep -q '^- triton_poi_fused_[a-z_]*[0-9]* (variant default): left alone: even at its bound it would make the model at most 16.0% faster (13.8 us of 100.0 us per call), under gamma 1.30\$' kopt-out/atbound/report.md"
+# the left-alone line's figures from the profile: the kernel's time less
+# its bound, in us; the call's time; at most t / (t - room) - 1 faster
+want=$(python3 -c '
+import json, sys
+p = json.load(open(sys.argv[1]))["profile"]
+k = [r for r in p["rows"] if r["name"] == "triton_red_fused__softmax_0"][0]
+room, t = k["ns_per_call"] - k["bound_ns"], p["model_ns_per_call"]
+print("at most %.1f%% faster (%.1f us of %.1f us per call)" % ((t / (t - room) - 1) * 100, room / 1e3, t / 1e3))
+' kopt-out/big/profile.json 2>/dev/null || echo none)
+check "big: a left-alone kernel's room and the call's time, in us, from its profile: $want" \
+	"grep -qF -- '- triton_red_fused__softmax_0 (variant default): left alone: even at its bound it would make the model $want, under gamma 1.03' kopt-out/big/report.md"
 grep -q 'left alone: even' kopt-out/atbound/report.md || grep -i 'alone\|^verify atbound' kopt-out/atbound/report.md sim.log | sed 's/^/# /' | head -5
 lines=$(wc -l < sim.log)
 rc=0
