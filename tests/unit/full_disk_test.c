@@ -118,6 +118,25 @@ static int put_more(const char *cd)
 	return st;
 }
 
+/* an object that cannot be stored while the standard input is closed (a
+ * build from cron, or `<&-`): its temporary file takes descriptor 0, and
+ * that is closed too when the write fails */
+static int put_no_stdin(const char *cd)
+{
+	kopt_cache *c = cache_open(cd);
+	if (!c)
+		return 1;
+	close(0);
+	int fds = tap_open_fds();
+	kopt_hash h;
+	int st = cache_object_put(c, "some bytes", 10, &h) != -1 ? 5 : tap_open_fds() != fds ? 7 : 0;
+	cache_drop_writes(c);
+	cache_close(c);
+	if (open("/dev/null", O_RDONLY) != 0) /* descriptor 0 again, as it came */
+		st = st ? st : 8;
+	return st;
+}
+
 /* the build log: blog_ready fails, again (quietly), and the log is failed */
 static int log_step(const char *path)
 {
@@ -157,6 +176,10 @@ static void test_cache(void)
 	TAP_OK(strstr(said.buf, "cannot write '") && strstr(said.buf, "/cache/objects/tmp."),
 	       "an object that cannot be stored: -1, said naming its temporary file");
 	TAP_OK(fx_files_with(objects, "tmp.") == 0, "no temporary file left in objects/ (%d)", fx_files_with(objects, "tmp."));
+	st = no_room(put_no_stdin, cd, &said);
+	TAP_OK(st == 0 && strstr(said.buf, "/cache/objects/tmp."),
+	       "the standard input closed: an object's temporary file at descriptor 0 is closed when it cannot be written "
+	       "(%d: %s)", st, first_line(&said));
 	c = cache_open(cd);
 	struct cache_entry *e = c ? cache_get(c, K1) : NULL;
 	TAP_OK(e && e->len == 7 && c && !cache_get(c, K2), "the record of before reads back, the refused one does not");
