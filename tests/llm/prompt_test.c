@@ -52,8 +52,17 @@ static void t_prompt(void)
 		.candidate = NULL,
 	};
 	struct strbuf sb = STRBUF_INIT;
-	llm_prompt_kernel(&p, &sb);
+	size_t ctx = llm_prompt_kernel(&p, &sb);
 	TAP_OK(has(sb.buf, "# Speed up the Triton kernel `" K "`"), "prompt: names the kernel");
+	/* what it returns is the context's length, wherever the buffer started */
+	struct strbuf after = STRBUF_INIT, alone = STRBUF_INIT;
+	strbuf_addstr(&after, "an earlier message\n");
+	size_t ctx2 = llm_prompt_kernel(&p, &after);
+	llm_prompt_context(&p, &alone);
+	TAP_OK(ctx == alone.len && ctx2 == alone.len && !strcmp(after.buf + strlen("an earlier message\n"), sb.buf),
+	       "prompt: the context's length returned (%zu), also after text already in the buffer (%zu)", ctx, ctx2);
+	strbuf_release(&after);
+	strbuf_release(&alone);
 	TAP_OK(has(sb.buf, "```python\n" "import triton\n") && has(sb.buf, src), "prompt: carries the full source, fenced");
 	TAP_OK(has(sb.buf, "- device: NVIDIA H200") && has(sb.buf, "- time per call: 12.50 us, 4 calls per model run") &&
 	       has(sb.buf, "- share of the model's GPU time: 23.4%") && has(sb.buf, "- bytes moved per call: 2.10 MB") &&
@@ -342,6 +351,14 @@ static void t_budget(void)
 	llm_prompt_round(&p, 0, &cut);
 	TAP_OK(!has(cut.buf, "## Attempts") && !has(cut.buf, "## Your notes") && has(cut.buf, "## Best so far") &&
 	       has(cut.buf, "## Task"), "round: far over, the best and the task stay");
+	/* the context before it took the whole budget: the same, all that can
+	 * go goes (a budget of 100 tokens, a context of 1000) */
+	strbuf_reset(&cut);
+	p.max_tokens = 100;
+	llm_prompt_round(&p, 4000, &cut);
+	TAP_OK(!has(cut.buf, "## Attempts") && !has(cut.buf, "## Strategy") && !has(cut.buf, "## Your notes") &&
+	       has(cut.buf, "## Best so far") && has(cut.buf, "## Task"),
+	       "round: the context already past the budget, all that can go goes; the best and the task stay");
 	strbuf_release(&all);
 	strbuf_release(&cut);
 }
