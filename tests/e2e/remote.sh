@@ -244,6 +244,13 @@ check "F: a wrong password costs one warning (HTTP 401) and the build runs here"
 	"[ $rc -eq 0 ] && [ $(warnings F) -eq 1 ] && grep -q 'HTTP 401' '$tmp/F.err' && [ $(requests F) -gt 0 ]"
 check "F: ... and the wrong password shows nowhere" "! grep -rqF 'not-the-pw-9q' '$tmp/F.out' '$tmp/F.err' '$tmp/F'"
 
+# 5a. no seal key (one that is not a key): nothing could be sealed or
+# checked, so the remote is not asked at all; one warning, a local build
+logged=$(wc -l <"$tmp/ng/access.log")
+KOPT_SEAL_KEY=not-a-key KOPT_REMOTE_CACHE_AUTH=kopt:$pw build N --remote-cache="$url"
+check "N: without a seal key, one warning, the build runs here and the remote is not asked" \
+	"[ $rc -eq 0 ] && grep -q 'warning: remote cache .*: no seal key; this build goes on without it' '$tmp/N.err' && [ $(requests N) -gt 0 ] && [ \$(wc -l <'$tmp/ng/access.log') -eq $logged ]"
+
 # 5b. a bearer token
 KOPT_REMOTE_CACHE_AUTH="Bearer $token" build J --remote-cache="http://127.0.0.1:$port/bearer"
 check "J: a bearer token from KOPT_REMOTE_CACHE_AUTH is sent, and shows nowhere" \
