@@ -106,6 +106,16 @@ int main(void)
 		free(k);
 		free(to);
 	}
+	/* the size hints end at their own closing brace, braces nested inside
+	 * them or not: a number after them is a plain number (5 and 100, the
+	 * same class), one inside them keeps its magnitude (16 and 1024 not) */
+	static const char *const nest = "@triton.jit\ndef k(x): pass\nsize_hints={'x': {'y': 16}, 'r0_': 64}, o=5\n";
+	char *after = replaced(nest, "o=5", "o=100"), *inside = replaced(nest, "'y': 16", "'y': 1024");
+	TAP_OK(rule_kernel_class(after, "k") == rule_kernel_class(nest, "k") &&
+	       rule_kernel_class(inside, "k") != rule_kernel_class(nest, "k"),
+	       "size hints with braces nested in them: they end at their own closing brace");
+	free(after);
+	free(inside);
 	/* a size hint counts by its power of four, floor(log2(v) / 2): 1 to 3
 	 * are one bucket, 4 to 15 the next; 0 is the first */
 	static const struct { const char *a, *b; bool same; } hints[] = {
