@@ -305,12 +305,21 @@ static void test_corrupt(void)
 
 	/* a torn tail: half a record */
 	char *ap = xasprintf("%s/.kopt/actions", e.dir);
-	FILE *f = fopen(ap, "a");
+	FILE *f = fopen(ap, "r");
+	int lines = 0;
+	for (int ch; f && (ch = fgetc(f)) != EOF;)
+		lines += ch == '\n';
+	if (f)
+		fclose(f);
+	f = fopen(ap, "a");
 	fputs("0123456789abcdef0123456789abcdef 01234", f);
 	fclose(f);
 	dry(&e, &r);
-	TAP_OK(strstr(r.err, "torn last record trimmed") && strcmp(r.out, "0 steps would run\n") == 0,
-	       "a torn tail is trimmed with a warning");
+	/* said at its own line of the file: the header is line 1 */
+	char *at = xasprintf("actions:%d: torn last record trimmed (38 bytes)", lines + 1);
+	TAP_OK(strstr(r.err, at) && strcmp(r.out, "0 steps would run\n") == 0,
+	       "a torn tail is trimmed with a warning at its line (%s)", at);
+	free(at);
 	fx_result_free(&r);
 	dry(&e, &r);
 	TAP_OK(*r.err == '\0', "and is gone afterwards");
