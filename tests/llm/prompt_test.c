@@ -952,6 +952,33 @@ static void t_datasheet_peaks(void)
 	}
 	TAP_OK(right == (int)(sizeof g / sizeof *g),
 	       "context: a peak not measured is the datasheet's for each GPU the table knows, none for another");
+	/* the copy bandwidth's peak, where the profile sent none, from the
+	 * row's own fraction of it: 2700 GB/s at 0.6 of it, 4500 GB/s; a
+	 * fraction of 0 says nothing */
+	static const struct { const char *row, *says; bool has; } bw[] = {
+		{ "{\"ns_per_call\": 3100, \"achieved_gbps\": 2700, \"frac_peak\": 0.6}",
+		  "- achieved bandwidth: 2700 GB/s of a measured peak of 4500 GB/s (60%)", true },
+		{ "{\"ns_per_call\": 3100, \"achieved_gbps\": 2700, \"frac_peak\": 1.0}",
+		  "- achieved bandwidth: 2700 GB/s of a measured peak of 2700 GB/s (100%)", true },
+		{ "{\"ns_per_call\": 3100, \"achieved_gbps\": 2700, \"frac_peak\": 0}", "of a measured peak", false },
+	};
+	right = 0;
+	for (size_t i = 0; i < sizeof bw / sizeof *bw; i++) {
+		json_t *env = JS("{\"gpu\": \"NVIDIA H200\", \"cc\": \"9.0\", \"sms\": 132}"), *row = JS(bw[i].row);
+		json_t *cfg = JS("{\"XBLOCK\":1024}");
+		struct agent_kernel k = { "m", K, "pointwise", src, cfg, row, NULL, env, 0, 0, NULL };
+		char *ctx = context_for(&k);
+		if ((ctx && has(ctx, bw[i].says)) == bw[i].has)
+			right++;
+		else
+			printf("# %s: %s", bw[i].row, ctx ? ctx : "(none)\n");
+		free(ctx);
+		json_decref(cfg);
+		json_decref(row);
+		json_decref(env);
+	}
+	TAP_OK(right == (int)(sizeof bw / sizeof *bw),
+	       "context: the copy peak from the row's fraction of it where none was measured, at 0.6 and at 1, none at 0");
 }
 
 /* a fence's indentation (up to three spaces; four make code), its
