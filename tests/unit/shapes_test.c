@@ -94,6 +94,28 @@ int main(void)
 	kopt_hash k1 = key_of(&a1, &n1, &e1), k2 = key_of(&a2, &n0, &e0), k3 = key_of(&a3, &n0, &e0);
 	TAP_OK(hash_eq(k1, k2), "a shape's key: its names and values, not its name nor their order");
 	TAP_OK(!hash_eq(k1, k3) && n1 && !e1, "another value, another key");
+	/* three names and four, in every order written: one key */
+	static const struct kopt_option names4[] = { { "a_dim", "1" }, { "b_dim", "2" }, { "c_dim", "3" }, { "d_dim", "4" } };
+	static const int perm[][4] = { { 0, 1, 2, 3 }, { 0, 2, 1, 3 }, { 1, 0, 2, 3 }, { 1, 2, 0, 3 }, { 2, 0, 1, 3 },
+				       { 2, 1, 0, 3 }, { 3, 2, 1, 0 }, { 1, 3, 0, 2 }, { 2, 3, 1, 0 } };
+	kopt_hash first3 = { 0 }, first4 = { 0 };
+	int alike = 0;
+	for (size_t i = 0; i < sizeof perm / sizeof *perm; i++) {
+		size_t nset = i < 6 ? 3 : 4;
+		struct kopt_option set[4];
+		for (size_t j = 0; j < nset; j++)
+			set[j] = names4[perm[i][j]];
+		struct kopt_shape sh = { "s", set, NULL, nset, { 0 } };
+		kopt_hash h = key_of(&sh, &n0, &e0);
+		if (i == 0)
+			first3 = h;
+		if (i == 6)
+			first4 = h;
+		alike += hash_eq(h, nset == 3 ? first3 : first4);
+	}
+	TAP_OK(alike == (int)(sizeof perm / sizeof *perm) && !hash_eq(first3, first4),
+	       "three names in each of their six orders, four in three: one key each (%d of %zu)", alike,
+	       sizeof perm / sizeof *perm);
 	key_of(NULL, &n0, &e0);
 	TAP_OK(e0, "no shape: no ingredient (a model without shapes keys as before)");
 	free(renamed);
