@@ -556,6 +556,19 @@ int main(void)
 	TAP_OK(agent_propose(&rq, &rp) == 0 && !rp.candidate && strstr(rp.reason, "98% of the copy bandwidth: left alone"),
 	       "analyst: a kernel at 98%% of the copy bandwidth is left alone, and says why");
 	agent_reply_release(&rp);
+	/* a Helion config on which no move applies (no block sizes, no warps,
+	 * stages that no step of one brings into 1 to 8): no candidate, and
+	 * the planner says why, an answer and not a failure */
+	json_t *stuck = J("{\"block_sizes\":[],\"num_stages\":-5}");
+	struct agent_kernel hk = { "helion_m", "helion_k", "helion", NULL, stuck, slow_row, NULL, NULL, 0, 0, NULL };
+	rq.kernel = &hk;
+	int hrc = agent_propose(&rq, &rp);
+	TAP_OK(hrc == 0 && !rp.candidate && rp.reason &&
+		       !strcmp(rp.reason, "planner: no Helion config move applies to this kernel's config"),
+	       "helion: a config no move applies to: no candidate, the planner's reason, status 0 (%d: %s)", hrc,
+	       rp.reason ? rp.reason : "");
+	agent_reply_release(&rp);
+	json_decref(stuck);
 	/* RMS norm's kernel on the H200: 92% of torch's copy, and 1.13x to gain */
 	struct agent_kernel rms = { "rmsnorm", "triton_red_fused_0", "reduction", NULL, red, rms_row, NULL, NULL, 0, 0, NULL };
 	rq.kernel = &rms;
