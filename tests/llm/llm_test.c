@@ -1456,6 +1456,24 @@ static void t_limits(void)
 	TAP_OK(rc == -1 && out.attempts == 2 && took >= 0.3 && took < 5,
 	       "KOPT_LLM_BACKOFF_MS=300 and no back-off in the request: two attempts %.2f s apart", took);
 	llm_reply_release(&out);
+	/* a value that is not a count of milliseconds is the default, 1 s:
+	 * with half a second of wall time left, no retry fits (where the
+	 * value were taken, -5 or 30 ms would fit one) */
+	static const char *const not_ms[] = { "-5", "30x", "x" };
+	int defaulted = 0;
+	for (size_t i = 0; i < sizeof not_ms / sizeof *not_ms; i++) {
+		struct kopt_agents half = { .llm_calls = -1, .tokens = -1, .wall_s = 0.5 };
+		struct llm_budget hb;
+		llm_budget_init(&hb, &half);
+		setenv("KOPT_LLM_BACKOFF_MS", not_ms[i], 1);
+		rc = call_dead(&cfg, &nb, &hb, &out, &err, &took);
+		unsetenv("KOPT_LLM_BACKOFF_MS");
+		defaulted += rc == -1 && out.attempts == 1 && has(err.buf, "too little left to retry after 1 attempt");
+		if (out.attempts != 1)
+			tap_diag("KOPT_LLM_BACKOFF_MS=%s: %d attempts", not_ms[i], out.attempts);
+		llm_reply_release(&out);
+	}
+	TAP_IS_INT(defaulted, 3, "KOPT_LLM_BACKOFF_MS that is not a count of milliseconds (-5, 30x, x): the default 1 s");
 	/* a signal in the middle of the wait (a handler without SA_RESTART,
 	 * as a progress timer installs): the wait goes on for what is left,
 	 * then ends */
