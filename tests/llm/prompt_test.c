@@ -120,6 +120,19 @@ static void t_prompt(void)
 	struct strbuf out = STRBUF_INIT, e = STRBUF_INIT;
 	TAP_OK(has(sb.buf, "````python\n") && ex(sb.buf, &out, &e) == 0 && strcmp(out.buf, tricky) == 0,
 	       "a source holding ``` is fenced with four backticks and round-trips");
+	/* one or two backticks in a row: a fence is never shorter than three */
+	static const char *const few[] = { "def " K "(x):\n    s = '`'\n    return s\n",
+					   "def " K "(x):\n    s = '``'\n    return s\n" };
+	int three = 0;
+	for (size_t i = 0; i < 2; i++) {
+		struct llm_kernel_prompt f = t;
+		f.source = few[i];
+		strbuf_reset(&sb);
+		llm_prompt_kernel(&f, &sb);
+		three += has(sb.buf, "\n```python\n") && !has(sb.buf, "````python") && ex(sb.buf, &out, &e) == 0 &&
+			 strcmp(out.buf, few[i]) == 0;
+	}
+	TAP_IS_INT(three, 2, "a source holding one or two backticks in a row: fenced with three, and round-trips");
 	strbuf_release(&out);
 	strbuf_release(&e);
 	strbuf_release(&sb);
