@@ -872,6 +872,19 @@ static char *context_for(const struct agent_kernel *k)
 	return ctx;
 }
 
+/* the context of a pointwise kernel (XBLOCK 1024) with the worker's
+ * environment env and its profile row, both JSON texts */
+static char *context_with(const char *env, const char *row)
+{
+	json_t *e = JS(env), *r = JS(row), *cfg = JS("{\"XBLOCK\":1024}");
+	struct agent_kernel k = { "m", K, "pointwise", src, cfg, r, NULL, e, 0, 0, NULL };
+	char *ctx = context_for(&k);
+	json_decref(cfg);
+	json_decref(r);
+	json_decref(e);
+	return ctx;
+}
+
 /* the grid the context gives: the numels over the blocks, rounded up
  * (1024 over 64 is 16 programs, 1025 is 17), 1 where there is no ynumel */
 static void t_grid(void)
@@ -948,19 +961,13 @@ static void t_datasheet_peaks(void)
 		char *env_text = NULL;
 		if (asprintf(&env_text, "{\"gpu\": \"%s\", \"cc\": \"9.0\", \"sms\": 132}", g[i].gpu) < 0)
 			abort();
-		json_t *env = JS(env_text), *row = JS("{\"ns_per_call\": 3100, \"achieved_gbps\": 2700, \"frac_peak\": 0.6}");
-		json_t *cfg = JS("{\"XBLOCK\":1024}");
-		struct agent_kernel k = { "m", K, "pointwise", src, cfg, row, NULL, env, 0, 0, NULL };
-		char *ctx = context_for(&k);
+		char *ctx = context_with(env_text, "{\"ns_per_call\": 3100, \"achieved_gbps\": 2700, \"frac_peak\": 0.6}");
 		bool good = g[i].line ? has(ctx, g[i].line) : ctx && !has(ctx, "TFLOP/s");
 		if (good)
 			right++;
 		else
 			printf("# %s: %s", g[i].gpu, ctx ? ctx : "(none)\n");
 		free(ctx);
-		json_decref(cfg);
-		json_decref(row);
-		json_decref(env);
 		free(env_text);
 	}
 	TAP_OK(right == (int)(sizeof g / sizeof *g),
@@ -977,18 +984,12 @@ static void t_datasheet_peaks(void)
 	};
 	right = 0;
 	for (size_t i = 0; i < sizeof bw / sizeof *bw; i++) {
-		json_t *env = JS("{\"gpu\": \"NVIDIA H200\", \"cc\": \"9.0\", \"sms\": 132}"), *row = JS(bw[i].row);
-		json_t *cfg = JS("{\"XBLOCK\":1024}");
-		struct agent_kernel k = { "m", K, "pointwise", src, cfg, row, NULL, env, 0, 0, NULL };
-		char *ctx = context_for(&k);
+		char *ctx = context_with("{\"gpu\": \"NVIDIA H200\", \"cc\": \"9.0\", \"sms\": 132}", bw[i].row);
 		if ((ctx && has(ctx, bw[i].says)) == bw[i].has)
 			right++;
 		else
 			printf("# %s: %s", bw[i].row, ctx ? ctx : "(none)\n");
 		free(ctx);
-		json_decref(cfg);
-		json_decref(row);
-		json_decref(env);
 	}
 	TAP_OK(right == (int)(sizeof bw / sizeof *bw),
 	       "context: the copy peak from the row's fraction of it where none was measured, at 0.6 and at 1, none at 0");
