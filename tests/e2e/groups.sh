@@ -22,6 +22,13 @@ printf '# model solo\n# sim: pointwise\n# sim: weights %s\n# sim: speedup 1.5\n#
 # where the group's room is each member's own time less its own bound
 printf '# model pair\n# sim: group\n# sim: pointwise\n# sim: weights 1 3\n# sim: time 100000\n# sim: steady\n# sim: fast autotune 4\nimport torch\n' > models/pair.py
 printf '# model misfit\n# sim: group\n# sim: pointwise\n# sim: weights %s\n# sim: speedup 1.5\n# sim: steady\n# sim: time 1000000\n# sim: misfit triton_poi_fused_add_mul_7\nimport torch\n' "$w" > models/misfit.py
+# the group of twenty whose stitched model fails while two winners or
+# more are in it (gate 3): the group's nineteen members go first, all at
+# once, then the searched kernel's own winner, which alone (1.5x on 1/21
+# of the call) makes the model less than gamma faster: three stitch
+# requests in all (one member at a time would take twenty), the baseline
+# kept
+printf '# model clashing\n# sim: group\n# sim: pointwise\n# sim: weights %s\n# sim: speedup 1.5\n# sim: steady\n# sim: time 1000000\n# sim: clash\nimport torch\n' "$w" > models/clashing.py
 cat > test.kopt <<SPEC
 device sim { gpus = 1  timeout = 30s }
 agents default { budget = 2  hot = 0.05  seed = 1  backend = builtin  screen = 0  auto_variants = false }
@@ -30,12 +37,13 @@ defaults { device = sim  agents = default  gates = strict }
 model net { source = "models/net.py" }
 model solo { source = "models/solo.py" }
 model misfit { source = "models/misfit.py" }
+model clashing { source = "models/clashing.py" }
 model pair {
   source = "models/pair.py"
   variant default { }
   variant autotune { mode = "max-autotune-no-cudagraphs" }
 }
-target all = [net, solo, misfit, pair]
+target all = [net, solo, misfit, pair, clashing]
 default all
 SPEC
 
@@ -93,5 +101,7 @@ rows = [r for r in p['rows'] if r['kind'] == 'triton']
 print('%.1f' % ((p['model_ns_per_call'] - sum(r['ns_per_call'] - r['bound_ns'] for r in rows)) / 1e3))")
 check "a group of two unequal members: its room is each member's time less its own bound (the variant at best $floor us)" \
 	"grep -q 'no candidates: with its hot kernels at their bounds it would take $floor us per call, and autotune takes' kopt-out/pair/report.md"
+check "a stitch that fails with a group's winners drops its members all at once: three requests, the baseline kept ($(subs clashing))" \
+	"[ '$(subs clashing)' = '0 0 0' ] && [ \$(grep -c '^stitch clashing' sim.log) -eq 3 ] && grep -q '^| default | fail | 1000.000 | 1000.000 | 3 | no winner: the compiled baseline |' kopt-out/clashing/report.md"
 check "a null build runs nothing" "\"$KOPTMAKE\" 2>&1 | grep -q 'nothing to do'"
 echo "1..$n"
