@@ -45,10 +45,6 @@ static double fast_p(size_t i)
 	static const double ps[NP] = { 1.0, 0, 1.5, 2.0 };
 	return i == 1 ? lang_gates_default.gamma : ps[i];
 }
-/* a model whose host time is RULE_HOST_SHARE of a call or more is listed:
- * no kernel work removes it (DESIGN-NOTES.md, "The report lists host
- * time"); the space offers it a CUDA-graph variant (rules/space.c) */
-
 static int report_key(struct dag *d, struct dag_node *n, struct hash_key *k, char **why)
 {
 	(void)d;
@@ -500,7 +496,7 @@ static double host_share(const json_t *p, double *mns, double *dns)
 {
 	*mns = rule_num(p, "model_ns_per_call");
 	*dns = rule_num(p, "device_ns_per_call");
-	return *mns > 0 && *dns > 0 ? fmax(*mns - *dns, 0) / *mns : NAN;
+	return rule_host_share(*mns, *dns);
 }
 
 /* the first variant's profile: the host's share of a call into o and, at

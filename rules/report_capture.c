@@ -49,7 +49,6 @@ json_t *rule_capture_phases(struct dag *d, const struct rule_model *dm)
 			json_object_set_new(e, phase_key[i], rule_num_json(rule_num(ph, phase_key[i])));
 		const json_t *parts = json_object_get(meas, "capture_parts");
 		double step = rule_num(meas, "worker_s"), total = rule_num(parts, "total_s");
-		double after = rule_num(parts, "warm_s") + rule_num(parts, "args_s") + rule_num(parts, "kernels_s");
 		/* the step's seconds: the worker's handling of the request and
 		 * what was outside it; a worker's own count where the step's is
 		 * shorter (a clock's edge), the step's where the worker has none */
@@ -57,7 +56,7 @@ json_t *rule_capture_phases(struct dag *d, const struct rule_model *dm)
 		json_object_set_new(e, "capture_s", rule_num_json(isnan(total) ? step : isnan(outside) ? total : step));
 		json_object_set_new(e, "load_s", rule_num_json(rule_num(parts, "load_s")));
 		json_object_set_new(e, "around_s", rule_num_json(rule_num(parts, "around_s")));
-		json_object_set_new(e, "after_s", rule_num_json(after));
+		json_object_set_new(e, "after_s", rule_num_json(rule_num(parts, "after_s")));
 		json_object_set_new(e, "outside_s", rule_num_json(outside));
 		json_array_append_new(out, e);
 	}

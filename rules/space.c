@@ -245,7 +245,7 @@ static bool needed(const struct rule_summary *s, enum need need, double gamma)
 		return s->facts_known && (s->tconvs > 0) + (s->dconvs > 0) + (s->pools > 0) +
 					 (s->c3ds > 0) + (s->lreds > 0) + (s->slices > 0) >= 2;
 	case NEED_CONV_NET: return s->facts_known && s->convs >= CONV_NET && s->params > 0;
-	case NEED_HOST: return s->model_ns > 0 && s->device_ns > 0 && (s->model_ns - s->device_ns) / s->model_ns >= RULE_HOST_SHARE;
+	case NEED_HOST: return rule_host_share(s->model_ns, s->device_ns) >= RULE_HOST_SHARE;
 	case NEED_CONV_EAGER: /* compiled over eager, gamma or more */
 		return (s->convs > 0 || s->cudnn_share > 0) && s->eager_known && s->eager_ratio >= gamma;
 	}
@@ -392,6 +392,11 @@ size_t rule_space_auto(const struct rule_summary *s, const struct kopt_variant *
 	double fit = cost_s > 0 ? floor(budget_s / cost_s) : 1;
 	size_t max = fit < 1 ? 0 : fit > RULE_SPACE_MAX ? RULE_SPACE_MAX : (size_t)fit;
 	return search(s, base, max, gamma, true, out);
+}
+
+double rule_host_share(double model_ns, double device_ns)
+{
+	return model_ns > 0 && device_ns > 0 ? fmax(model_ns - device_ns, 0) / model_ns : NAN;
 }
 
 bool rule_variant_graphs(const struct kopt_variant *v)

@@ -30,6 +30,9 @@ extern const char rule_space_header[];
  * host_bound, and where the space offers CUDA graphs (a replay removes
  * that share, up to 1.25x and more, which no kernel work does) */
 #define RULE_HOST_SHARE 0.2
+/* the host's share of a call of model_ns whose device time is device_ns
+ * (its time less its kernels', at least 0); NAN where either is unknown */
+double rule_host_share(double model_ns, double device_ns);
 
 /*
  * The implementation-space search (agents space_variants, rules/space.c):

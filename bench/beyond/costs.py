@@ -222,9 +222,7 @@ def other_parts(parts: dict, step_s: float) -> dict:
     (Inductor's imports in a fresh worker), what ran after the compile,
     and what was outside the worker's handling of the request"""
     num = lambda k: parts[k] if isinstance(parts.get(k), (int, float)) else None  # noqa: E731
-    out = {"load_s": num("load_s"), "around_s": num("around_s")}
-    after = [num(k) for k in ("warm_s", "args_s", "kernels_s")]
-    out["after_s"] = sum(after) if None not in after else None
+    out = {k: num(k) for k in ("load_s", "around_s", "after_s")}
     total = num("total_s")
     out["outside_s"] = step_s - total if total is not None and step_s >= total else None
     return out
