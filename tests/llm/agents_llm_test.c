@@ -454,6 +454,60 @@ static void t_digest_bytes(void)
 	json_decref(c0);
 }
 
+/* the built-in coder with an LLM debugger: a candidate of the built-in
+ * search that carries a source and failed a gate a repair can address
+ * (static, correctness, fp64) goes to the LLM; one that failed any other
+ * gate, one without a source and a repair that failed again go to the
+ * built-in search, which asks no server */
+static void t_builtin_coder_llm_debugger(void)
+{
+	struct server s;
+	int st = server_start(&s, "openai_repair_x3");
+	use_llm(&s);
+	cfg.roles[KOPT_ROLE_CODER].backend = KOPT_BACKEND_BUILTIN;
+	json_t *built = json_pack("{s:s, s:s, s:s}", "name", "persist", "role", "coder", "source", source);
+	json_t *bare = json_pack("{s:s, s:s}", "name", "launch", "role", "coder");
+	json_t *again = json_pack("{s:s, s:s, s:s, s:i}", "name", "llm", "role", "debugger", "source", source, "repair_of", 0);
+	const struct {
+		json_t *cand;
+		const char *gate;
+		bool asks;
+	} c[] = {
+		{ built, "static", true },	   { built, "correctness", true }, { built, "fp64", true },
+		{ built, "perf", false },	   { built, "build", false },	   { built, "timeout", false },
+		{ bare, "correctness", false }, { again, "correctness", false },
+	};
+	size_t asked = 0;
+	int right = 0;
+	for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
+		struct agent_try t = { 0, c[i].cand, "fail", c[i].gate, "a gate's reason", 0, 0, 0 };
+		struct agent_request r = { .kernel = &kernel, .cfg = &cfg, .index = 1, .traj = &t, .ntraj = 1 };
+		struct agent_reply a;
+		int rc = agent_propose(&r, &a);
+		json_t *q = server_requests(&s);
+		size_t n = json_array_size(q);
+		json_decref(q);
+		bool debugger = a.candidate && !strcmp(sv(a.candidate, "role"), "debugger");
+		bool ok = rc == 0 && a.candidate && (n > asked) == c[i].asks && debugger == c[i].asks &&
+			  (!c[i].asks || json_integer_value(json_object_get(a.candidate, "repair_of")) == 0);
+		if (!ok)
+			tap_diag("%s after %s: rc %d, %zu requests after %zu, role %s", sv(c[i].cand, "name"), c[i].gate, rc, n,
+				 asked, a.candidate ? sv(a.candidate, "role") : "none");
+		right += ok;
+		asked = n;
+		agent_reply_release(&a);
+	}
+	TAP_IS_INT(right, (int)(sizeof c / sizeof *c),
+		   "built-in coder, LLM debugger: static, correctness and fp64 failures of a source are repaired by the "
+		   "LLM; other gates, no source, or a repair that failed again: the built-in search, no call");
+	TAP_OK(st == 0 && asked == 3, "built-in coder, LLM debugger: three calls in all (%zu)", asked);
+	json_decref(built);
+	json_decref(bare);
+	json_decref(again);
+	server_stop(&s);
+	unuse_llm();
+}
+
 int main(void)
 {
 	srcdir = getenv("top_srcdir");
@@ -587,6 +641,7 @@ int main(void)
 	t_tune_dispatch();
 	t_tokens();
 	t_digest();
+	t_builtin_coder_llm_debugger();
 
 	json_decref(row);
 	json_decref(config);
