@@ -46,13 +46,17 @@ static char *with(const char *src, const char *from, const char *to)
 
 /* the analyst's transforms for src, as "EDIT|EDIT|..." ("config" for a
  * launch config start, "note" for a note); frac: the kernel's bound over
- * its time */
-static char *chosen(const char *src, const char *heuristic, const json_t *config, double frac, json_t **all)
+ * its time; traffic: the bytes the counters saw over its arguments' (NAN:
+ * no counters) */
+static char *chosen_moving(const char *src, const char *heuristic, const json_t *config, double frac, double traffic,
+			   json_t **all)
 {
 	/* at the copy bandwidth (4000 GB/s) the row's bytes take frac of its
 	 * 100 us; a FP32 peak so high that memory binds */
 	json_t *row = json_pack("{s:s, s:f, s:f, s:f}", "kind", "triton", "ns_per_call", 1e5, "launches_per_call", 1.0,
 				"bytes", 4e8 * frac);
+	if (!isnan(traffic))
+		json_object_set_new(row, "dram_bytes", json_real(4e8 * frac * traffic));
 	struct agent_kernel k = { .model = "m", .name = "k", .heuristic = heuristic, .source = src, .config = config,
 				  .profile_row = row, .peak_copy_gbps = 4000, .peak_fp32_gflops = 1e9 };
 	json_t *t = agent_builtin_transforms(&k);
@@ -69,6 +73,11 @@ static char *chosen(const char *src, const char *heuristic, const json_t *config
 		json_decref(t);
 	json_decref(row);
 	return strbuf_detach(&sb);
+}
+
+static char *chosen(const char *src, const char *heuristic, const json_t *config, double frac, json_t **all)
+{
+	return chosen_moving(src, heuristic, config, frac, NAN, all);
 }
 
 static void analyst(void)
@@ -106,6 +115,18 @@ static void analyst(void)
 	c = chosen(rs, "reduction", red, 0.5, NULL);
 	TAP_OK(!*c, "row_sum (one loop, contiguous rows, many outputs): nothing to transform (%s)", c);
 	free(c);
+	/* the counters' bytes at twice the arguments' count as a row read
+	 * twice only where there are two loops to read it: one loop is left
+	 * alone whatever the counters say */
+	c = chosen_moving(rs, "reduction", red, 0.5, 2.0, NULL);
+	TAP_OK(!*c, "row_sum moving twice its arguments' bytes, in one loop: no persist or rloop (%s)", c);
+	free(c);
+	c = chosen_moving(ln, "reduction", red, 0.5, 1.0, NULL);
+	char *c2 = chosen_moving(ln, "reduction", red, 0.5, 2.0, NULL);
+	TAP_OK(!strcmp(c, "persist=on") && !strcmp(c2, "persist=on"),
+	       "layernorm, its row read twice by its source, at 1x and 2x its arguments' bytes: persist=on (%s, %s)", c, c2);
+	free(c);
+	free(c2);
 	char *strided = with(rs, "r0_1 + 16384*x0", "x0 + 16384*r0_1");
 	c = chosen(strided, "reduction", red, 0.5, &all);
 	json_t *cfg = json_object_get(json_array_get(all, 0), "config");
