@@ -249,6 +249,20 @@ static void t_anthropic_ok(void)
 	       "openai: completion_tokens alone: kept, the prompt's tokens estimated (%ld, %ld)", r.reply.input_tokens,
 	       r.reply.output_tokens);
 	run_release(&r);
+	/* anthropic's prompt count is input_tokens plus the cache's two: with
+	 * input_tokens absent, or not a count, the cache's counts alone are
+	 * not the prompt's, which is estimated */
+	run_scenario(&r, "anthropic_only_output", "anthropic", &req, NULL, "KOPT_TEST_KEY");
+	TAP_OK(r.rc == 0 && r.reply.usage_estimated && r.reply.output_tokens == 7 && r.reply.input_tokens > 12,
+	       "anthropic: output_tokens alone: kept, the prompt's tokens estimated (%ld, %ld)", r.reply.input_tokens,
+	       r.reply.output_tokens);
+	run_release(&r);
+	run_scenario(&r, "anthropic_bad_in_cached", "anthropic", &req, NULL, "KOPT_TEST_KEY");
+	TAP_OK(r.rc == 0 && r.reply.usage_estimated && r.reply.output_tokens == 7 && r.reply.input_tokens > 12 &&
+		       r.reply.input_tokens != 99 && r.reply.input_tokens != 100,
+	       "anthropic: input_tokens not a count beside 100 read from the cache: the prompt's tokens estimated (%ld)",
+	       r.reply.input_tokens);
+	run_release(&r);
 }
 
 static void t_retries(void)
