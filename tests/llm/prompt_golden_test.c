@@ -311,6 +311,20 @@ static void t_others(void)
 	       has(p, "x_ptr float32[8192, 8192] (268.44 MB), b_ptr float32[8192] (32.77 KB), y_ptr float32[8192, 8192]"),
 	       "a standalone kernel: no launch config or grid, its pointers' shapes");
 	free(p);
+	/* parameters that hold "pt" but not "ptr" (depth, opt) are no
+	 * pointers: the three pointers still meet the three arguments */
+	const char *src0 = w.k.source;
+	char *renamed = NULL;
+	const char *at = strstr(src0, "n_cols, scale,");
+	if (at)
+		renamed = xasprintf("%.*sdepth, opt,%s", (int)(at - src0), src0, at + strlen("n_cols, scale,"));
+	w.k.source = renamed;
+	p = renamed ? prompt_of(&rq, &stable) : NULL;
+	TAP_OK(p && has(p, "x_ptr float32[8192, 8192] (268.44 MB), b_ptr float32[8192] (32.77 KB), y_ptr float32[8192, 8192]"),
+	       "... its parameters depth and opt (\"pt\" but not \"ptr\") are no pointers: the three pointers named");
+	free(p);
+	w.k.source = src0;
+	free(renamed);
 	world_free(&w);
 
 	world_load(&w, "capture-small_convnet.json", NULL, "triton_per_fused_gelu_native_layer_norm_3");

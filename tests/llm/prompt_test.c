@@ -354,6 +354,10 @@ static void t_budget(void)
 	TAP_OK(has(cut.buf, "- c5,") && has(cut.buf, "- c3,") && !has(cut.buf, "- c2,") &&
 	       has(cut.buf, "- (3 older attempts left out for space)") && has(cut.buf, "## Strategy"),
 	       "round: a little over, the older attempts go and say so");
+	TAP_OK(has(cut.buf, "padding padding\n- (3 older attempts left out for space)\n") &&
+		       strstr(cut.buf, "- c3,") < strstr(cut.buf, "- (3 older attempts") &&
+		       strstr(cut.buf, "## Attempts so far") < strstr(cut.buf, "- c5,"),
+	       "... the note on the line after the last attempt kept, in the attempts' section");
 	strbuf_reset(&cut);
 	p.max_tokens = llm_tokens_of(all.len) - 120;
 	llm_prompt_round(&p, 0, &cut);
