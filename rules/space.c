@@ -31,7 +31,8 @@ enum need {
 	NEED_SLICE,      /* a matrix product whose output is read in part */
 	NEED_REWRITES,   /* two kinds of op or more that koptmake's rewrites take */
 	NEED_CONV_NET,   /* a network of convolutions: several, with weights (a CNN) */
-	NEED_HOST        /* a host-bound call (the first profile's: RULE_HOST_SHARE) */
+	NEED_HOST,       /* a host-bound call (the first profile's: RULE_HOST_SHARE) */
+	NEED_CONV1X1     /* cuDNN's 1x1 convolutions: RULE_CONV1X1_SHARE of the device time */
 };
 
 /* convolutions per call that make a network of them (a block's two or
@@ -138,6 +139,14 @@ static const struct dim dims[] = {
 	 * README.md). Not among the rewrites at once: a kernel of koptmake's
 	 * own, raced apart from the graph rewrites */
 	{ "autotune-flash-attention", NEED_ATTN, { "kopt.flash_attention" }, { "true" } },
+	/* a network whose time is in 1x1 convolutions (a MobileNet or
+	 * EfficientNet block's expanding and projecting ones, a bottleneck's):
+	 * matrix products in all but name, which cuDNN ran in float32 at
+	 * under half cuBLAS's rate for products (bench/results/
+	 * 2026-12-05-h100-level3-slices: 21 TFLOP/s against 48), as products
+	 * raced among cuBLAS and Triton's templates; before the rewrites,
+	 * which take the network's other convolutions, a smaller share there */
+	{ "autotune-conv-1x1-as-mm", NEED_CONV1X1, { "conv_1x1_as_mm" }, { "true" } },
 	{ "autotune-rewrites", NEED_REWRITES,
 	  { "kopt.conv_transpose_as_conv", "kopt.conv3d_as_conv2d", "kopt.depthwise_as_pointwise",
 	    "kopt.pool_as_pointwise", "kopt.linear_reduction_fold", "kopt.sliced_product" },
@@ -246,6 +255,7 @@ static bool needed(const struct rule_summary *s, enum need need, double gamma)
 					 (s->c3ds > 0) + (s->lreds > 0) + (s->slices > 0) >= 2;
 	case NEED_CONV_NET: return s->facts_known && s->convs >= CONV_NET && s->params > 0;
 	case NEED_HOST: return rule_host_share(s->model_ns, s->device_ns) >= RULE_HOST_SHARE;
+	case NEED_CONV1X1: return s->conv1x1_share >= RULE_CONV1X1_SHARE; /* NAN (unknown): false */
 	case NEED_CONV_EAGER: /* compiled over eager, gamma or more */
 		return (s->convs > 0 || s->cudnn_share > 0) && s->eager_known && s->eager_ratio >= gamma;
 	}
@@ -272,12 +282,15 @@ static bool needed(const struct rule_summary *s, enum need need, double gamma)
 #define AUTO_VENDOR 0.25
 #define AUTO_ROOM 0.2
 
-enum family { FAM_NONE, FAM_HOST, FAM_CONV, FAM_POOL, FAM_GEMM, FAM_RED, FAM_N };
+enum family { FAM_NONE, FAM_HOST, FAM_CONV, FAM_CONV1X1, FAM_POOL, FAM_GEMM, FAM_RED, FAM_N };
 
 static enum family family_of(enum need need)
 {
 	switch (need) {
 	case NEED_HOST: return FAM_HOST;
+	/* its products stand beside the convolutions' own variant: they
+	 * take the 1x1 calls alone */
+	case NEED_CONV1X1: return FAM_CONV1X1;
 	case NEED_TCONV: case NEED_DWCONV: case NEED_CONV3D: case NEED_ANY_CONV3D: case NEED_CONV_EAGER:
 	case NEED_CONV_NET: case NEED_CONV: return FAM_CONV;
 	case NEED_POOL: return FAM_POOL;
@@ -314,7 +327,7 @@ static bool pays(const struct rule_summary *s, enum need need, double gamma)
 	if (!needed(s, need, gamma))
 		return false;
 	switch (need) {
-	case NEED_HOST: case NEED_CONV_EAGER: return true;
+	case NEED_HOST: case NEED_CONV_EAGER: case NEED_CONV1X1: return true;
 	case NEED_LRED: case NEED_SLICE: case NEED_ATTN: case NEED_TCONV: case NEED_DWCONV: case NEED_POOL:
 	case NEED_CONV3D: case NEED_ANY_CONV3D: case NEED_REWRITES: case NEED_CONV_NET:
 		return vendor_share(s) >= AUTO_VENDOR;

@@ -103,8 +103,16 @@ json_t *rule_space_pick(const struct kopt_model *m, const json_t *const *meas, s
 char *rule_space_line(const json_t *profile_meas);
 /* The share of a profile's device time that torch's cuDNN calls take
  * (vendor calls, runtime/python/kopt/vendor.py); 0 without any. The
- * summary carries it too, as "cudnn\tSHARE\t-\t-" (rule_space_line). */
+ * summary carries it too, as "cudnn\tSHARE\t1X1\tLEFT" (rule_space_line). */
 double rule_cudnn_share(const json_t *profile_meas);
+/* The same share for the cuDNN calls that are 1x1 convolutions of stride 1
+ * and one group (their shape as vendor.py describes it): matrix products
+ * in all but name, which conv_1x1_as_mm hands to cuBLAS and Triton's GEMM
+ * templates (the summary's 1X1) */
+double rule_conv1x1_share(const json_t *profile_meas);
+/* the 1x1 convolutions' share that makes them worth racing as matrix
+ * products (autotune-conv-1x1-as-mm first among the convolutions' variants) */
+#define RULE_CONV1X1_SHARE (1.0 / 3)
 json_t *rule_space_pick_lines(const struct kopt_model *m, const double *ratio, size_t n, const char *ops0,
 			      double gamma);
 

@@ -158,7 +158,18 @@ json_t *rule_space_pick(const struct kopt_model *m, const json_t *const *meas, s
 	return r;
 }
 
-double rule_cudnn_share(const json_t *profile_meas)
+/* whether a cuDNN call's shape (vendor_plan.describe: "N=.. C=.. H=.. W=..
+ * K=.. RxS stride S pad P[ groups G]") is a 1x1 convolution of stride 1,
+ * no padding and one group */
+static bool pointwise_conv(const char *shape)
+{
+	const char *p = shape ? strstr(shape, " 1x1 stride 1 pad 0") : NULL;
+	return p && (p[19] == '\0' || p[19] == ' ') && !strstr(shape, " groups ");
+}
+
+/* the share of the device time in the profile's cuDNN calls, those that
+ * are 1x1 convolutions alone where pointwise */
+static double cudnn_share(const json_t *profile_meas, bool pointwise)
 {
 	double dev = rule_num(profile_meas, "device_ns_per_call"), ns = 0;
 	size_t i;
@@ -167,12 +178,23 @@ double rule_cudnn_share(const json_t *profile_meas)
 		const char *lib = json_string_value(json_object_get(c, "lib"));
 		double t = rule_num(c, "torch_ns");
 		json_int_t count = json_integer_value(json_object_get(c, "count"));
-		if (lib && strcmp(lib, "cuDNN") == 0 && !isnan(t) && t > 0)
+		if (lib && strcmp(lib, "cuDNN") == 0 && !isnan(t) && t > 0 &&
+		    (!pointwise || pointwise_conv(json_string_value(json_object_get(c, "shape")))))
 			ns += t * (double)(count > 0 ? count : 1);
 	}
 	if (isnan(dev) || dev <= 0)
 		return 0;
 	return ns / dev < 1 ? ns / dev : 1;
+}
+
+double rule_cudnn_share(const json_t *profile_meas)
+{
+	return cudnn_share(profile_meas, false);
+}
+
+double rule_conv1x1_share(const json_t *profile_meas)
+{
+	return cudnn_share(profile_meas, true);
 }
 
 /* the most torch leaves on the table in a cuDNN call: its time over the
@@ -222,6 +244,7 @@ void rule_summary_space(struct rule_summary *s, const json_t *profile_meas)
 {
 	double cn, en;
 	s->cudnn_share = rule_cudnn_share(profile_meas);
+	s->conv1x1_share = rule_conv1x1_share(profile_meas);
 	s->cudnn_left = cudnn_left(profile_meas);
 	const json_t *facts = json_object_get(profile_meas, "facts");
 	s->facts_known = json_is_object(facts);

@@ -66,10 +66,15 @@ char *rule_summary_write(const struct rule_summary *s)
 		strbuf_addf(&sb, "time\t%.9g\t%.9g\t%.6g\n", s->model_ns, s->device_ns, s->cost_s);
 	else if (s->model_ns > 0 && s->device_ns > 0)
 		strbuf_addf(&sb, "time\t%.9g\t%.9g\t-\n", s->model_ns, s->device_ns);
-	if (isnan(s->cudnn_left))
-		strbuf_addf(&sb, "cudnn\t%.6g\t-\t-\n", s->cudnn_share);
+	strbuf_addf(&sb, "cudnn\t%.6g\t", s->cudnn_share);
+	if (isnan(s->conv1x1_share))
+		strbuf_addch(&sb, '-');
 	else
-		strbuf_addf(&sb, "cudnn\t%.6g\t-\t%.6g\n", s->cudnn_share, s->cudnn_left);
+		strbuf_addf(&sb, "%.6g", s->conv1x1_share);
+	if (isnan(s->cudnn_left))
+		strbuf_addstr(&sb, "\t-\n");
+	else
+		strbuf_addf(&sb, "\t%.6g\n", s->cudnn_left);
 	if (s->facts_known) {
 		const char *sep = "facts\t-\t-\t";
 #define WRITE_(field, json, key, absent) strbuf_addf(&sb, "%s" key "=%ld", sep, s->field), sep = ",";
@@ -119,7 +124,7 @@ int rule_summary_read(const char *text, struct rule_summary *s)
 {
 	memset(s, 0, sizeof *s);
 	s->eager_ratio = NAN;
-	s->cudnn_left = NAN;
+	s->cudnn_left = s->conv1x1_share = NAN;
 	s->model_ns = s->device_ns = s->cost_s = NAN;
 	s->text = xstrdup(text);
 	size_t nlines = 0;
@@ -146,6 +151,7 @@ int rule_summary_read(const char *text, struct rule_summary *s)
 			continue;
 		if (strcmp(f[0], "cudnn") == 0) {
 			s->cudnn_share = strtod(f[1], NULL);
+			s->conv1x1_share = strcmp(f[2], "-") == 0 ? NAN : strtod(f[2], NULL);
 			s->cudnn_left = strcmp(f[3], "-") == 0 ? NAN : strtod(f[3], NULL);
 		} else if (strcmp(f[0], "facts") == 0) {
 			s->facts_known = read_facts(f[3], s);

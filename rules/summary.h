@@ -60,6 +60,8 @@ struct rule_summary {
 	double cudnn_share;         /* of device time, in torch's cuDNN calls */
 	double cudnn_left;          /* the vendor probe: torch's time over cuDNN's best algorithm's,
 				     * the most over its cuDNN calls; NAN when unknown */
+	double conv1x1_share;       /* of device time, in those cuDNN calls that are 1x1 convolutions
+				     * of stride 1 and one group; NAN: unknown (older profiles) */
 	bool facts_known;           /* the facts below are known (older profiles lack them) */
 #define RULE_FACT_FIELD_(field, json, key, absent) long field;
 	RULE_GRAPH_FACTS(RULE_FACT_FIELD_) /* RULE_GRAPH_FACTS says what each is */

@@ -79,7 +79,37 @@ static void cudnn(void)
 		       share("{\"vendor\": {\"calls\": [{\"lib\": \"cuDNN\", \"torch_ns\": 6}]}}") == 0,
 	       "cuDNN share: 0 without a device time (0 or absent)");
 
+	/* the 1x1 convolutions of stride 1, no padding and one group, by their
+	 * shape as vendor_plan.describe writes it; the others left out: a
+	 * stride of 2, padding, groups, a 3x3, a 1x1 wider kernel's prefix
+	 * (11x1), a cuBLAS call, a call without a shape */
+	static const char *const shapes[] = {
+		"N=10 C=112 H=224 W=224 K=672 1x1 stride 1 pad 0",	    /* 400 ns, twice: counted */
+		"N=10 C=672 H=112 W=112 K=192 1x1 stride 1 pad 0 extra", /* 100 ns: counted (a word after it) */
+		"N=10 C=112 H=224 W=224 K=672 1x1 stride 2 pad 0",
+		"N=10 C=112 H=224 W=224 K=672 1x1 stride 1 pad 1",
+		"N=10 C=112 H=224 W=224 K=672 1x1 stride 1 pad 0 groups 2",
+		"N=10 C=112 H=224 W=224 K=672 3x3 stride 1 pad 0",
+		"N=10 C=112 H=224 W=224 K=672 11x1 stride 1 pad 00",
+	};
+	struct strbuf calls = STRBUF_INIT;
+	strbuf_addstr(&calls, "{\"device_ns_per_call\": 10000, \"vendor\": {\"calls\": [");
+	for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++)
+		strbuf_addf(&calls, "{\"lib\": \"cuDNN\", \"torch_ns\": %d, \"count\": %d, \"shape\": \"%s\"},",
+			    i == 0 ? 400 : 100, i == 0 ? 2 : 1, shapes[i]);
+	strbuf_addstr(&calls, "{\"lib\": \"cuBLAS\", \"torch_ns\": 1000, \"shape\": \"N=1 C=1 H=1 W=1 K=1 1x1 stride 1 pad 0\"},"
+			      "{\"lib\": \"cuDNN\", \"torch_ns\": 1000}]}}");
+	json_t *cj = J(calls.buf);
+	TAP_OK(near(rule_conv1x1_share(cj), 0.09) && near(rule_cudnn_share(cj), 0.24),
+	       "1x1 share: the stride-1, unpadded, ungrouped 1x1 calls (900 of 10000 ns); the cuDNN share all of "
+	       "cuDNN's (2400) [%g, %g]", rule_conv1x1_share(cj), rule_cudnn_share(cj));
 	struct rule_summary s;
+	memset(&s, 0, sizeof s);
+	rule_summary_space(&s, cj);
+	TAP_OK(near(s.conv1x1_share, 0.09), "... and in the summary's figures [%g]", s.conv1x1_share);
+	rule_summary_release(&s);
+	json_decref(cj);
+	strbuf_release(&calls);
 	summarize("{\"vendor\": {\"calls\": ["
 		  "{\"lib\": \"cuDNN\", \"torch_ns\": 300, \"best_ns\": 200},"
 		  "{\"lib\": \"cuBLAS\", \"torch_ns\": 900, \"best_ns\": 100},"

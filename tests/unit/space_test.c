@@ -399,7 +399,21 @@ int main(void)
 	       r.dconvs == 2 && r.pools == 3 && r.c3ds == 4 && r.lreds == 5 && r.sreds == 6,
 	       "the facts line reads back");
 
-	TAP_OK(fabs(r.cudnn_left - 1.4) < 1e-9 && fabs(r.cudnn_share - 0.1) < 1e-9, "the cuDNN line too");
+	TAP_OK(fabs(r.cudnn_left - 1.4) < 1e-9 && fabs(r.cudnn_share - 0.1) < 1e-9 && r.conv1x1_share == 0,
+	       "the cuDNN line too");
+	rule_summary_release(&r);
+	free(text);
+	s.conv1x1_share = 0.0625;
+	text = rule_summary_write(&s);
+	rule_summary_read(text, &r);
+	TAP_OK(strstr(text, "cudnn\t0.1\t0.0625\t1.4\n") && r.conv1x1_share == 0.0625,
+	       "the 1x1 convolutions' share: the cuDNN line's third field, read back");
+	rule_summary_release(&r);
+	free(text);
+	s.conv1x1_share = NAN;
+	text = rule_summary_write(&s);
+	rule_summary_read(text, &r);
+	TAP_OK(strstr(text, "cudnn\t0.1\t-\t1.4\n") && isnan(r.conv1x1_share), "... unknown: '-', read back as unknown");
 	rule_summary_release(&r);
 	rule_summary_read("facts\t-\t-\tconv=3,gemm=0,reduction=0,params=0\n", &r);
 	TAP_OK(r.facts_known && r.convs == 3 && r.tconvs == 0 && r.dconvs == 0 && r.pools == 0 && r.c3ds == 0 && r.lreds == 0,
@@ -412,8 +426,8 @@ int main(void)
 	free(text);
 	rule_summary_release(&r);
 	rule_summary_read("cudnn\t0.5\t-\t-\n", &r);
-	TAP_OK(isnan(r.cudnn_left) && !r.facts_known && isnan(r.model_ns) && isnan(r.device_ns),
-	       "an older summary: nothing the probe found, no facts, no times");
+	TAP_OK(isnan(r.cudnn_left) && isnan(r.conv1x1_share) && !r.facts_known && isnan(r.model_ns) && isnan(r.device_ns),
+	       "an older summary: nothing the probe found, no 1x1 share, no facts, no times");
 	rule_summary_release(&r);
 
 	/* what the chains read (rules/chains.c): a call's time, its kernels',
@@ -571,6 +585,59 @@ int main(void)
 				  "facts\t-\t-\tconv=0,gemm=1,reduction=3,params=4096\n", &a);
 		TAP_OK(rule_space_auto(&a, NULL, 1.03, 600, 10, out) == 0,
 		       "reductions and a GEMM, nothing singled out: the generic dimensions are left to a number");
+		rule_summary_release(&a);
+	}
+	/* cuDNN's 1x1 convolutions (the cuDNN line's third field): a third of
+	 * the device time or more puts their products first among the
+	 * convolutions' variants, before a depthwise rewrite (an EfficientNet
+	 * block); under it, or unknown (an older summary's "-"), the rewrite
+	 * stays first and the products come where NEED_CONV puts them */
+	{
+		const char *H = "0123456789abcdef0123456789abcdef";
+		static const struct { const char *c1, *first, *what; } c1[] = {
+			{ "0.68", "autotune-conv-1x1-as-mm", "1x1 convolutions in 68% of the device time: their products first" },
+			{ "0.334", "autotune-conv-1x1-as-mm", "... in 33.4%, over a third: first" },
+			{ "0.333", "autotune-depthwise-as-pointwise", "... in 33.3%, under a third: the rewrite first" },
+			{ "-", "autotune-depthwise-as-pointwise", "... unknown (an older summary): the rewrite first" },
+		};
+		for (size_t i = 0; i < sizeof c1 / sizeof *c1; i++) {
+			char *mb = xasprintf("vendor\t0.8\t%s\tcudnn_conv\ntriton\t0.2\t%s\ttriton_poi_fused_0\t0.9\n"
+					     "cudnn\t0.8\t%s\t-\n"
+					     "facts\t-\t-\tconv=3,gemm=0,reduction=0,params=3456,tconv=0,dconv=1\n",
+					     H, H, c1[i].c1);
+			struct rule_summary a;
+			rule_summary_read(mb, &a);
+			n = rule_space_search(&a, NULL, 1, 1.03, out);
+			got = names(out, n);
+			TAP_OK(strcmp(got, c1[i].first) == 0, "space_variants = 1: %s (%s)", c1[i].what, got);
+			free(got);
+			release(out, n);
+			n = rule_space_auto(&a, NULL, 1.03, 600, 10, out);
+			got = names(out, n);
+			bool first = c1[i].first[9] == 'c'; /* autotune-conv-1x1-as-mm */
+			TAP_OK(strcmp(got, first ? "autotune-conv-1x1-as-mm autotune-depthwise-as-pointwise"
+						 : "autotune-depthwise-as-pointwise") == 0,
+			       "space_variants = -1: %s%s (%s)", c1[i].what,
+			       first ? ", beside the rewrite (a family of its own)" : ", not added", got);
+			free(got);
+			release(out, n);
+			rule_summary_release(&a);
+			free(mb);
+		}
+		struct rule_summary a;
+		rule_summary_read("cudnn\t0.8\t0.6\t-\nfacts\t-\t-\tconv=2,gemm=0,reduction=0,params=64\n", &a);
+		n = rule_space_search(&a, NULL, 6, 1.03, out);
+		got = names(out, n);
+		int times = 0;
+		for (size_t i = 0; i < n; i++)
+			times += strcmp(out[i].name, "autotune-conv-1x1-as-mm") == 0;
+		TAP_OK(n == 6 && strcmp(out[0].name, "autotune-conv-1x1-as-mm") == 0 && times == 1,
+		       "the products first, once: not added again where NEED_CONV lists them (%s)", got);
+		what = rule_variant_what(&out[0]);
+		TAP_IS_STR(what, "max-autotune-no-cudagraphs, conv_1x1_as_mm = true", "... with conv_1x1_as_mm on");
+		free(what);
+		free(got);
+		release(out, n);
 		rule_summary_release(&a);
 	}
 	return tap_done();
