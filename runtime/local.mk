@@ -43,6 +43,7 @@ KOPT_PY_FILES = \
 	runtime/python/kopt/inductor.py \
 	runtime/python/kopt/compile_time.py \
 	runtime/python/kopt/gpulock.py \
+	runtime/python/kopt/tplcut.py \
 	runtime/python/kopt/tplthreads.py \
 	runtime/python/kopt/tunecache.py \
 	runtime/python/kopt/facts.py \

@@ -72,6 +72,8 @@ static void usage(FILE *out)
 		"  KOPT_COMPILE_JOBS    compile children per worker for a screen's next configs (0: none)\n"
 		"  KOPT_TEMPLATE_THREADS=0  max-autotune's template choices compiled in Inductor's pool,\n"
 		"                       not in threads of the worker (the default)\n"
+		"  KOPT_TEMPLATE_CUT=0  every max-autotune template choice timed in full, not by one call\n"
+		"                       where that call is 10 times the best so far and 1 ms (the default)\n"
 		"  KOPT_TUNE_CACHE=0    a kernel from Inductor's graph cache searches its launch config again,\n"
 		"                       not keeping the one coordinate descent found and cached (the default)\n"
 		"\n"

@@ -26,7 +26,7 @@ K=${KOPTMAKE:-$PWD/koptmake}
 export KOPT_SANDBOX_READ=$top${KOPT_SANDBOX_READ:+:$KOPT_SANDBOX_READ}
 
 # the parts, in the order they run: name, then what it shows
-PARTS="smoke sandbox screen_lost gate_reading cheats baseline aten_auto space rewrites rewrite_cache attention examples counters tplthreads knobs transforms deploy_check helion"
+PARTS="smoke sandbox screen_lost gate_reading cheats baseline aten_auto space rewrites rewrite_cache attention examples counters tplthreads tplcut knobs transforms deploy_check helion"
 smoke() { # capture, profile, a model that fails to import
 	bash "$here/smoke.sh" "$W" "$out/smoke" 2>"$out/smoke-worker.log" >"$out/smoke.log"
 	python3 "$here/check_smoke.py" "$out/smoke"; }
@@ -59,6 +59,8 @@ counters() { # the bytes each kernel moves, from the GPU's counters (CUPTI's ran
 	cat "$out/counters.tap"; return $r; }
 tplthreads() { # max-autotune's template choices precompiled in threads of the compiling process, not in the pool
 	python3 "$here/tplthreads.py" "$out/tplthreads"; }
+tplcut() { # max-autotune's hopeless template choices (a grouped convolution's) timed by one call: the same picks, sooner
+	python3 "$here/tplcut.py" "$out/tplcut"; }
 knobs() { # source knobs: screened on two examples, each compiles and matches Inductor's kernel
 	python3 "$here/knobs.py" "$W" "$out/knobs"; }
 transforms() { # kernel transforms (onepass, rloop) on real kernels, timed against Inductor's; the rewrites' own kernels

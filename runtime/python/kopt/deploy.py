@@ -75,6 +75,7 @@ import warnings
 from . import kernels as K
 from . import knobs as N
 from . import seal as S
+from . import tplcut
 from . import tplthreads
 from . import tunecache
 
@@ -436,6 +437,7 @@ def compile_with(table: Table, gm, example_inputs, options: dict, check: bool, c
     opts, own = inductor_options(table.variant)
     opts.update(options)
     tplthreads.for_options(opts)
+    tplcut.for_options(opts)
     tunecache.install()  # a warm start keeps coordinate descent's cached configs
     if table.variant.get("cudnn_benchmark"):
         torch.backends.cudnn.benchmark = True

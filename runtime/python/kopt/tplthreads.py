@@ -85,9 +85,13 @@ def install() -> bool:
     return selector is not None and wrap(selector, AsyncCompile)
 
 
+def autotunes_templates(options: dict) -> bool:
+    """Whether Inductor's options autotune templates (max_autotune or
+    max_autotune_gemm)"""
+    return bool(options.get("max_autotune") or options.get("max_autotune_gemm"))
+
+
 def for_options(options: dict) -> bool:
-    """install() where Inductor's options autotune templates (max_autotune
-    or max_autotune_gemm); False, and nothing done, where they do not."""
-    if not (options.get("max_autotune") or options.get("max_autotune_gemm")):
-        return False
-    return install()
+    """install() where Inductor's options autotune templates; False, and
+    nothing done, where they do not."""
+    return install() if autotunes_templates(options) else False

@@ -43,6 +43,7 @@ from . import kernels as K
 from . import loader as L
 from . import measure as M
 from . import state as ST
+from . import tplcut as TX
 from . import tplthreads as TT
 from . import tunecache as TC
 from . import records as R
@@ -208,6 +209,7 @@ def get_compiled(req: dict) -> Compiled:
     t0 = time.perf_counter()
     gpu_lock()
     TT.install()  # max-autotune's template choices compile in this process (tplthreads.py)
+    TX.install()  # ... and a hopeless one is timed by one call (tplcut.py)
     TC.install()  # kernels from the graph cache keep coordinate descent's cached configs (tunecache.py)
     setup_s = time.perf_counter() - t0
     t0 = time.perf_counter()
