@@ -24,16 +24,14 @@ async compile" for the pool. Checks, printed as TAP:
   printed.
 """
 
-import json
 import os
-import re
-import subprocess
 import sys
 
 here = os.path.dirname(os.path.abspath(__file__))
-top = os.path.join(here, "..", "..")
 sys.path.insert(0, os.path.join(here, "..", "runtime"))
+sys.path.insert(0, here)
 from tap import ok, done  # noqa: E402
+import compile_child  # noqa: E402
 
 CHILD = r'''
 import json, logging, os, re, sys, time
@@ -74,19 +72,8 @@ print(json.dumps({"installed": installed, "ready": ready, "thread": seen["thread
 
 
 def child(out, name, env_extra):
-    cache = os.path.join(out, name)
-    env = dict(os.environ, TORCHINDUCTOR_CACHE_DIR=cache, TRITON_CACHE_DIR=os.path.join(cache, "triton"))
-    env.pop("KOPT_TEMPLATE_THREADS", None)
-    env.update(env_extra)
-    p = subprocess.run([sys.executable, "-c", CHILD, top], env=env, capture_output=True, text=True, timeout=900)
-    with open(os.path.join(out, name + ".err"), "w") as f:
-        f.write(p.stderr)
-    bench = sum(float(s) for s in re.findall(r"benchmarking takes ([0-9.]+) seconds", p.stderr))
-    try:
-        r = json.loads(p.stdout.strip().splitlines()[-1])
-    except (ValueError, IndexError):
-        r = {"failed": (p.stdout + p.stderr)[-600:]}
-    r["bench"] = round(bench, 2)
+    r = compile_child.run(CHILD, out, name, env_extra, drop=("KOPT_TEMPLATE_THREADS",))
+    r.pop("stderr")
     return r
 
 
