@@ -145,7 +145,7 @@ static double variant_room(struct dag *d, struct rule_mv *mv, const struct hot *
 	if (isnan(t) || isnan(dev)) {
 		meas = rule_profile_meas(d, mv);
 		t = rule_num(meas, "model_ns_per_call");
-		dev = rule_num(meas, "device_ns_per_call");
+		dev = rule_kernels_ns(meas);
 		peak = rule_num(meas, "peak_copy_gbps");
 	}
 	if (!(t > 0) || !(dev > 0))

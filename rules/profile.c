@@ -356,7 +356,7 @@ static char *summary_of(const json_t *inv, const json_t *rows, const json_t *mea
 	}
 	rule_summary_space(&s, meas);
 	s.model_ns = rule_num(meas, "model_ns_per_call");
-	s.device_ns = rule_num(meas, "device_ns_per_call");
+	s.device_ns = rule_kernels_ns(meas);
 	s.cost_s = cost_s;
 	s.baseline_why = xstrdup(why);
 	char *text = rule_summary_write(&s);

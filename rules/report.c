@@ -490,12 +490,12 @@ static void report_head(struct report *rp, size_t nm)
 	rp->md = head;
 }
 
-/* the host's share of a call (CUDA-event time less device time) in a
- * profile's measurements; NAN unknown */
+/* the host's share of a call (CUDA-event time less the time its kernels
+ * run, rule_kernels_ns) in a profile's measurements; NAN unknown */
 static double host_share(const json_t *p, double *mns, double *dns)
 {
 	*mns = rule_num(p, "model_ns_per_call");
-	*dns = rule_num(p, "device_ns_per_call");
+	*dns = rule_kernels_ns(p);
 	return rule_host_share(*mns, *dns);
 }
 
@@ -745,15 +745,16 @@ static json_t *report_summary(struct report *rp, size_t nm, double *geo)
 	if (rp->hmd.len)
 		strbuf_addf(md, "\n## Host time\n\n"
 				"Models where a fifth or more of a call is the host's (the first variant's profile, and "
-				"the chosen variant's where it is another: CUDA-event time per call less device time, "
-				"first kernel to last): Python, Inductor's wrapper and the launches. Faster kernels do "
+				"the chosen variant's where it is another: CUDA-event time per call less the time its "
+				"kernels run, their times summed): Python, Inductor's wrapper, the launches and the GPU "
+				"idle between kernels while the host launches the next. Faster kernels do "
 				"not shorten it; a CUDA graph does, where the caller's inputs keep their addresses from "
 				"call to call (kopt(5), cudagraphs=\"static\"). Where the chosen variant's call is "
 				"mostly the host's, its speedup moves with the host's time, which differs from process "
 				"to process; its speedup in device time (the first variant's kernels, first to last, "
 				"over the chosen one's, less what its winners saved) does not, and is what a deployment "
 				"reproduces (report.json: device_speedup, device_speedup_vs_max_autotune).\n\n"
-				"| model | variant | model (us) | device (us) | host | speedup, device time |\n"
+				"| model | variant | model (us) | kernels (us) | host | speedup, device time |\n"
 				"| --- | --- | ---: | ---: | ---: | ---: |\n%s",
 				rp->hmd.buf);
 	if (rp->vmd.len)

@@ -33,6 +33,13 @@ extern const char rule_space_header[];
 /* the host's share of a call of model_ns whose device time is device_ns
  * (its time less its kernels', at least 0); NAN where either is unknown */
 double rule_host_share(double model_ns, double device_ns);
+/* the time a call's kernels run, from a profile's measurements: the sum of
+ * its kernels' times (sum_kernel_ns_per_call), not the span from the first
+ * kernel's start to the last one's end, which also holds the gaps where the
+ * GPU waits for the host to launch the next (a launch-bound call: LSTMCn
+ * at level 3, 17 ms of kernels in a 32 ms span of a 33 ms call); the span
+ * for a profile without the sum; NAN unknown */
+double rule_kernels_ns(const json_t *profile_meas);
 
 /*
  * The implementation-space search (agents space_variants, rules/space.c):

@@ -187,6 +187,12 @@ static double cudnn_share(const json_t *profile_meas, bool pointwise)
 	return ns / dev < 1 ? ns / dev : 1;
 }
 
+double rule_kernels_ns(const json_t *profile_meas)
+{
+	double sum = rule_num(profile_meas, "sum_kernel_ns_per_call");
+	return sum > 0 ? sum : rule_num(profile_meas, "device_ns_per_call");
+}
+
 double rule_cudnn_share(const json_t *profile_meas)
 {
 	return cudnn_share(profile_meas, false);

@@ -73,6 +73,9 @@
  *   # sim: host F               F of a call is the host's (default 0.05): the
  *                               kernels' times sum to the rest
  *   # sim: host VARIANT=F       that variant's profile's share, before F
+ *   # sim: span F               the profile's device span (first kernel to
+ *                               last) F of a call, the GPU idle in between
+ *                               (default: the kernels' sum, no gaps)
  *   # sim: escape socket        every candidate opens an AF_INET socket when it
  *                               is loaded, as a candidate that escaped the
  *                               static gate would
@@ -634,8 +637,10 @@ static json_t *profile(const struct model *m)
 			"frac_peak"));
 	const char *pk = strstr(m->text, "# sim: peak ");
 	double peak = pk ? atof(pk + 12) : 50000.0;
+	const char *sp = strstr(m->text, "# sim: span ");
+	double span = sp ? atof(sp + 12) * model_ns(m) : dev;
 	json_t *r = json_pack("{s:i, s:f, s:f, s:f, s:o, s:o}", "calls", 20, "model_ns_per_call", model_ns(m),
-			      "device_ns_per_call", dev, "peak_copy_gbps", 4300.0, "peak_fp32_gflops",
+			      "device_ns_per_call", span, "peak_copy_gbps", 4300.0, "peak_fp32_gflops",
 			      peak > 0 ? json_real(peak) : json_null(), "kernels", ks);
 	const char *left = strstr(m->text, "# sim: cudnn-left ");
 	bool conv = strstr(m->text, "# sim: conv\n") != NULL;

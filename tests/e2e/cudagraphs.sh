@@ -5,13 +5,16 @@
 # candidates; report.json puts the chosen variant against it too. With the
 # simulated worker (a TEST DOUBLE): "hosty" spends 70% of a call on the
 # host and its graphs variant runs 2x faster; "busy" spends 5% (the
-# default) and gets none. Prints TAP.
+# default) and gets none; "gappy" spends half a call between its kernels,
+# inside their span (a launch-bound call: its kernels run half of it, the
+# first to the last spans 99%), which is the host's too. Prints TAP.
 set -eu
 
 . "$top_srcdir/tests/e2e/sim-env.sh" cudagraphs
 mkdir models
 printf '# model hosty\n# sim: host 0.7\n# sim: kernels 2\n# sim: steady\n# sim: fast autotune-cudagraphs 2\nimport torch\n' > models/hosty.py
 printf '# model busy\n# sim: kernels 2\n# sim: steady\nimport torch\n' > models/busy.py
+printf '# model gappy\n# sim: host 0.5\n# sim: span 0.99\n# sim: kernels 2\n# sim: steady\nimport torch\n' > models/gappy.py
 cat > test.kopt <<SPEC
 device sim { gpus = 1  timeout = 30s }
 agents one { budget = 1  hot = 0.05  seed = 1  backend = builtin  space_variants = 1  screen = 0 }
@@ -27,7 +30,12 @@ model busy {
   variant default { }
   variant autotune { mode = "max-autotune-no-cudagraphs" }
 }
-target all = [hosty, busy]
+model gappy {
+  source = "models/gappy.py"
+  variant default { }
+  variant autotune { mode = "max-autotune-no-cudagraphs" }
+}
+target all = [hosty, busy, gappy]
 default all
 SPEC
 
@@ -54,5 +62,11 @@ check "... and is put against max-autotune with graphs too: itself, 1.000x ($(fi
 check "over max-autotune without graphs it is faster ($(field hosty speedup_vs_max_autotune))" \
 	"awk -v s=$(field hosty speedup_vs_max_autotune) 'BEGIN { exit !(s > 1.5) }'"
 check "a call mostly the kernels': no graphs variant" "! grep -q '^capture busy autotune-cudagraphs' sim.log"
+check "a call whose kernels run half of it, inside a span of 99%: the graphs variant" \
+	"grep -q '^capture gappy autotune-cudagraphs\$' sim.log"
+check "... its host share is the half the kernels leave ($(field gappy host_share))" \
+	"[ '$(field gappy host_share)' = 0.500 ]"
+check "... and the report's host-time table says so, kernels' time beside the call's" \
+	"grep -q '^| gappy | default | [0-9.]* | [0-9.]* | 50% |' kopt-out/all/report.md"
 check "... and no figure against one ($(field busy speedup_vs_max_autotune_cudagraphs))" "[ '$(field busy speedup_vs_max_autotune_cudagraphs)' = none ]"
 echo "1..$n"

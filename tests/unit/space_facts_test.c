@@ -103,6 +103,19 @@ static void cudnn(void)
 	TAP_OK(near(rule_conv1x1_share(cj), 0.09) && near(rule_cudnn_share(cj), 0.24),
 	       "1x1 share: the stride-1, unpadded, ungrouped 1x1 calls (900 of 10000 ns); the cuDNN share all of "
 	       "cuDNN's (2400) [%g, %g]", rule_conv1x1_share(cj), rule_cudnn_share(cj));
+	/* the time a call's kernels run: their sum, not their span (level 3's
+	 * LSTMCn on an H100: 17.0 ms of kernels, 32.1 ms first to last, 32.7 ms
+	 * a call: launch-bound, the host's by 48%, by 1.8% from the span) */
+	json_t *lstm = J("{\"model_ns_per_call\": 32702337, \"device_ns_per_call\": 32122682, "
+			 "\"sum_kernel_ns_per_call\": 17038036}");
+	json_t *old = J("{\"model_ns_per_call\": 32702337, \"device_ns_per_call\": 32122682}");
+	double hs = rule_host_share(32702337, rule_kernels_ns(lstm)), ho = rule_host_share(32702337, rule_kernels_ns(old));
+	TAP_OK(near(rule_kernels_ns(lstm), 17038036) && hs >= RULE_HOST_SHARE && fabs(hs - 0.479) < 1e-3,
+	       "kernels' time: their sum where the profile has it; a launch-bound call is the host's by 48%% [%g]", hs);
+	TAP_OK(near(rule_kernels_ns(old), 32122682) && ho < RULE_HOST_SHARE,
+	       "... the span for a profile without the sum [%g]", ho);
+	json_decref(lstm);
+	json_decref(old);
 	struct rule_summary s;
 	memset(&s, 0, sizeof s);
 	rule_summary_space(&s, cj);
