@@ -116,6 +116,11 @@ static void t_bound(void)
 	       "bound: a vendor kernel is bound by its own measured time");
 	agent_bound_of(true, 5000, 1, -1, 0, 4000, 50000, &b);
 	TAP_OK(isnan(b.ns) && b.binds == NULL, "bound: a Triton kernel with neither bytes nor FLOPs: unknown");
+	/* FLOPs counted, bytes not (0): compute binds, and no intensity (a
+	 * division by zero bytes would put it at infinity, off the roofline) */
+	agent_bound_of(true, 5000, 1, 0, 1e8, 4000, 50000, &b);
+	TAP_OK(strcmp(b.binds ? b.binds : "", "compute") == 0 && near(b.ns, 1e8 / 50000.0) && isnan(b.intensity),
+	       "bound: FLOPs without bytes: compute-bound, no FLOP per byte [%g]", b.intensity);
 	json_t *row = J("{\"kind\":\"triton\",\"ns_per_call\":2500,\"launches_per_call\":1,\"bytes\":8388608,\"flops\":2097152}");
 	agent_bound(row, 0, 4000, 50000, &b);
 	TAP_OK(near(b.ns, 2097.152) && near(b.intensity, 0.25) && isnan(b.traffic),
