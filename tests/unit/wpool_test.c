@@ -214,6 +214,32 @@ int main(void)
 	wpool_free(r);
 	unsetenv("KOPT_SIM_DELAY_MS");
 
+	/* a worker that dies while idle (given back after its ping): no job
+	 * was its, so nobody is told, and the slot serves the next job */
+	setenv("KOPT_SIM_DIE", "600", 1);
+	json_decref(ev.result);
+	memset(&ev, 0, sizeof ev);
+	r = wpool_new(sim, 1);
+	dev = wpool_device(r, "sim", 1, NULL, 30);
+	w = wpool_acquire(r, dev, false, 1);
+	req = json_pack("{s:s}", "op", "ping");
+	wpool_send(r, w, req, &job);
+	poll_until(r, pp[0], &ev, &ev.reply, 1, 20);
+	wpool_release(r, w);
+	unsetenv("KOPT_SIM_DIE");
+	double idle_end = kopt_now() + 1.5;
+	while (kopt_now() < idle_end)
+		wpool_poll(r, pp[0], idle_end - kopt_now(), on_event, &ev);
+	TAP_OK(ev.reply == 1 && ev.fail == 0, "a worker that dies idle: no job is told (%d replies, %d failures)", ev.reply,
+	       ev.fail);
+	w = wpool_acquire(r, dev, false, 1);
+	wpool_send(r, w, req, &job2);
+	json_decref(req);
+	poll_until(r, pp[0], &ev, &ev.reply, 2, 20);
+	TAP_OK(w >= 0 && ev.reply == 2 && ev.job == &job2 && ev.fail == 0, "... and the next job's worker answers it");
+	wpool_release(r, w);
+	wpool_free(r);
+
 	/* the environment probe of a worker that exits before its hello: no
 	 * environment, and why, with the worker's last words */
 	setenv("KOPT_SIM_DIE", "hello", 1);
