@@ -17,7 +17,7 @@ ok "list: smoke first, helion last" '[ "$(head -n 1 "$tmp/list" | cut -d" " -f1)
 missing=
 for f in "$top"/tests/gpu/*.sh "$top"/tests/gpu/*.py; do
 	b=$(basename "$f"); b=${b%.*}
-	case $b in run|wclient|check_smoke|record-fixtures|record-modules|acceptance|cost|cudagraphs|deploy|manifest|smoke2) continue ;; esac
+	case $b in run|wclient|compile_child|check_smoke|record-fixtures|record-modules|acceptance|cost|cudagraphs|deploy|manifest|smoke2) continue ;; esac
 	grep -q "\"\$here/$b\.\(sh\|py\)\"" "$R" || missing="$missing $b"
 done
 ok "every GPU test script is run by a part (missing:$missing)" '[ -z "$missing" ]'
