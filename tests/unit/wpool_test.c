@@ -66,6 +66,21 @@ static void on_usr1(int sig)
 	sigs++;
 }
 
+/* a pool of one worker of sim, ev reset, the worker acquired (*w) on its
+ * device (*dev) and sent a ping for job */
+static wpool *ping_pool(const char *sim, struct seen *ev, int *dev, int *w, void *job)
+{
+	json_decref(ev->result);
+	memset(ev, 0, sizeof *ev);
+	wpool *r = wpool_new(sim, 1);
+	*dev = wpool_device(r, "sim", 1, NULL, 30);
+	*w = wpool_acquire(r, *dev, false, 1);
+	json_t *req = json_pack("{s:s}", "op", "ping");
+	wpool_send(r, *w, req, job);
+	json_decref(req);
+	return r;
+}
+
 int main(void)
 {
 	const char *b = getenv("top_builddir");
@@ -143,13 +158,7 @@ int main(void)
 	 * killed, and its late answer is nobody's (the next job's worker
 	 * answers the next job) */
 	setenv("KOPT_SIM_DELAY_MS", "1500", 1);
-	json_decref(ev.result);
-	memset(&ev, 0, sizeof ev);
-	r = wpool_new(sim, 1);
-	dev = wpool_device(r, "sim", 1, NULL, 30);
-	w = wpool_acquire(r, dev, false, 1);
-	req = json_pack("{s:s}", "op", "ping");
-	wpool_send(r, w, req, &job);
+	r = ping_pool(sim, &ev, &dev, &w, &job);
 	poll_until(r, pp[0], &ev, &ev.hello, 1, 20);
 	TAP_IS_INT(ev.hello, 1, "the worker said hello: the ping runs");
 	wpool_cancel_jobs(r);
@@ -159,6 +168,7 @@ int main(void)
 	unsetenv("KOPT_SIM_DELAY_MS");
 	int job2 = 8;
 	w = wpool_acquire(r, dev, false, 1);
+	req = json_pack("{s:s}", "op", "ping");
 	wpool_send(r, w, req, &job2);
 	json_decref(req);
 	poll_until(r, pp[0], &ev, &ev.reply, 1, 20);
@@ -177,14 +187,7 @@ int main(void)
 	sigaction(SIGUSR1, &sa, NULL);
 	setenv("KOPT_SIM_DELAY_MS", "3000", 1);
 	setenv("KOPT_SIM_DIE", "800", 1);
-	json_decref(ev.result);
-	memset(&ev, 0, sizeof ev);
-	r = wpool_new(sim, 1);
-	dev = wpool_device(r, "sim", 1, NULL, 30);
-	w = wpool_acquire(r, dev, false, 1);
-	req = json_pack("{s:s}", "op", "ping");
-	wpool_send(r, w, req, &job);
-	json_decref(req);
+	r = ping_pool(sim, &ev, &dev, &w, &job);
 	poll_until(r, pp[0], &ev, &ev.hello, 1, 20);
 	pid_t kid = fork();
 	if (kid == 0) {
@@ -217,13 +220,7 @@ int main(void)
 	/* a worker that dies while idle (given back after its ping): no job
 	 * was its, so nobody is told, and the slot serves the next job */
 	setenv("KOPT_SIM_DIE", "600", 1);
-	json_decref(ev.result);
-	memset(&ev, 0, sizeof ev);
-	r = wpool_new(sim, 1);
-	dev = wpool_device(r, "sim", 1, NULL, 30);
-	w = wpool_acquire(r, dev, false, 1);
-	req = json_pack("{s:s}", "op", "ping");
-	wpool_send(r, w, req, &job);
+	r = ping_pool(sim, &ev, &dev, &w, &job);
 	poll_until(r, pp[0], &ev, &ev.reply, 1, 20);
 	wpool_release(r, w);
 	unsetenv("KOPT_SIM_DIE");
@@ -233,6 +230,7 @@ int main(void)
 	TAP_OK(ev.reply == 1 && ev.fail == 0, "a worker that dies idle: no job is told (%d replies, %d failures)", ev.reply,
 	       ev.fail);
 	w = wpool_acquire(r, dev, false, 1);
+	req = json_pack("{s:s}", "op", "ping");
 	wpool_send(r, w, req, &job2);
 	json_decref(req);
 	poll_until(r, pp[0], &ev, &ev.reply, 2, 20);
