@@ -100,8 +100,13 @@
  * 10: each Triton kernel's class (rules/groups.c) in its row and the
  * summary: kernels that differ in sizes and names alone are one group,
  * hot by their sum.
+ *
+ * 11: the summary's time line holds the time the kernels run (their sum,
+ * rule_kernels_ns) rather than their span, so that the GPU's idle gaps
+ * between launches count as the host's (a launch-bound network got no
+ * CUDA-graph variant); its cuDNN line, the 1x1 convolutions' share.
  */
-#define PROFILE_VERSION 10
+#define PROFILE_VERSION 11
 #define FACTS_VERSION 7
 
 static int profile_key(struct dag *d, struct dag_node *n, struct hash_key *k, char **why)
