@@ -114,6 +114,9 @@ static void cudnn(void)
 	       "kernels' time: their sum where the profile has it; a launch-bound call is the host's by 48%% [%g]", hs);
 	TAP_OK(near(rule_kernels_ns(old), 32122682) && ho < RULE_HOST_SHARE,
 	       "... the span for a profile without the sum [%g]", ho);
+	json_t *none = J("{\"device_ns_per_call\": 5000, \"sum_kernel_ns_per_call\": 0}");
+	TAP_OK(near(rule_kernels_ns(none), 5000), "... and for one whose sum is 0 (no kernel timed): not a call all host");
+	json_decref(none);
 	json_decref(lstm);
 	json_decref(old);
 	struct rule_summary s;

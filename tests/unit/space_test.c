@@ -625,6 +625,15 @@ int main(void)
 			free(mb);
 		}
 		struct rule_summary a;
+		/* the edge: a share of exactly a third */
+		rule_summary_read("facts\t-\t-\tconv=3,gemm=0,reduction=0,params=3456,tconv=0,dconv=1\n", &a);
+		a.conv1x1_share = RULE_CONV1X1_SHARE;
+		n = rule_space_search(&a, NULL, 1, 1.03, out);
+		TAP_OK(n == 1 && strcmp(out[0].name, "autotune-conv-1x1-as-mm") == 0,
+		       "1x1 convolutions in exactly a third of the device time: their products first (%s)",
+		       n ? out[0].name : "none");
+		release(out, n);
+		rule_summary_release(&a);
 		rule_summary_read("cudnn\t0.8\t0.6\t-\nfacts\t-\t-\tconv=2,gemm=0,reduction=0,params=64\n", &a);
 		n = rule_space_search(&a, NULL, 6, 1.03, out);
 		got = names(out, n);
