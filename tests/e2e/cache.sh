@@ -90,7 +90,12 @@ run
 cache_bytes() { find .kopt/objects .kopt/actions -type f -printf '%s\n' | awk '{ s += $1 } END { print s + 0 }'; }
 recs_before=$(($(wc -l < .kopt/actions) - 1))
 bytes_before=$(cache_bytes)
+# a dotfile in an objects folder is nobody's object: -t gc leaves it
+dotdir=$(ls -d .kopt/objects/?? | head -n 1)
+echo mine > "$dotdir/.keep"
 run -t gc
+check "-t gc leaves a dotfile in an objects folder alone" "[ -f '$dotdir/.keep' ]"
+rm -f "$dotdir/.keep"
 recs_after=$(($(wc -l < .kopt/actions) - 1))
 bytes_after=$(cache_bytes)
 freed=$(sed -n 's/.*gc: removed \([0-9]*\) cache entr[a-z]* and \([0-9]*\) objects*, \(.*\) freed$/\1 \3/p' out)

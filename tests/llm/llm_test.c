@@ -257,6 +257,13 @@ static void t_anthropic_ok(void)
 	       "anthropic: output_tokens alone: kept, the prompt's tokens estimated (%ld, %ld)", r.reply.input_tokens,
 	       r.reply.output_tokens);
 	run_release(&r);
+	/* a usage without the cache's fields (a proxy's, an older API's):
+	 * none read from the cache, the prompt's count as given */
+	run_scenario(&r, "anthropic_no_cache", "anthropic", &req, NULL, "KOPT_TEST_KEY");
+	TAP_OK(r.rc == 0 && !r.reply.usage_estimated && r.reply.input_tokens == 12 && r.reply.output_tokens == 5 &&
+		       r.reply.cached_tokens == 0,
+	       "anthropic: no cache fields in the usage: input_tokens as given, nothing cached (%ld)", r.reply.input_tokens);
+	run_release(&r);
 	run_scenario(&r, "anthropic_bad_in_cached", "anthropic", &req, NULL, "KOPT_TEST_KEY");
 	TAP_OK(r.rc == 0 && r.reply.usage_estimated && r.reply.output_tokens == 7 && r.reply.input_tokens > 12 &&
 		       r.reply.input_tokens != 99 && r.reply.input_tokens != 100,
