@@ -163,8 +163,10 @@ json_t *rule_space_pick(const struct kopt_model *m, const json_t *const *meas, s
  * no padding and one group */
 static bool pointwise_conv(const char *shape)
 {
-	const char *p = shape ? strstr(shape, " 1x1 stride 1 pad 0") : NULL;
-	return p && (p[19] == '\0' || p[19] == ' ') && !strstr(shape, " groups ");
+	static const char one[] = " 1x1 stride 1 pad 0";
+	const char *p = shape ? strstr(shape, one) : NULL;
+	const char after = p ? p[sizeof one - 1] : 'x';
+	return p && (after == '\0' || after == ' ') && !strstr(shape, " groups ");
 }
 
 /* the share of the device time in the profile's cuDNN calls, those that
