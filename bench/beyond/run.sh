@@ -77,6 +77,8 @@ rm -f "$c" "$c".[0-9]*
 if [ -d .kopt/compile/inductor ]; then
 	parts=${PARTS:-3}
 	tar czf cc.tgz .kopt/compile/inductor
+	echo "compile cache: $(du -sb .kopt/compile/inductor | cut -f1) bytes, $(find .kopt/compile/inductor -type f | wc -l) files, $(stat -c %s cc.tgz) compressed" >&2
+	du -sb .kopt/compile/inductor/* 2>/dev/null | sort -rn | head -5 >&2
 	# the graphs, newest first, to three times the parts' size uncompressed
 	# (they compress about 4.5 to 1), then three quarters of that, ...,
 	# then none (halving had left 16 MB of the 45 MB a call brings back)
@@ -86,6 +88,7 @@ if [ -d .kopt/compile/inductor ]; then
 		find .kopt/compile/inductor -type f ! -name '*.best_config' ! -path '*/cache/*' -printf '%T@ %s %p\n' |
 			sort -rn | awk -v max=$max '{ t += $2; if (t > max) exit; print $3 }' >>picks.txt
 		tar czf cc.tgz -T picks.txt
+		echo "compile cache: graphs to $max bytes: $(wc -l <picks.txt) files, $(stat -c %s cc.tgz) bytes compressed" >&2
 		[ "$max" -gt 0 ] || break
 		max=$((max * 3 / 4 > 1000000 ? max * 3 / 4 : 0))
 	done

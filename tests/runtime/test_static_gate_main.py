@@ -73,8 +73,48 @@ with tempfile.TemporaryDirectory() as d:
 
 for args in ([], [orig], [orig, orig, orig]):
     rc, out, err = main(*args)
-    ok(rc == 2 and out == "" and err == "usage: python3 -m kopt.static_gate CANDIDATE ORIGINAL\n",
+    ok(rc == 2 and out == "" and err == "usage: python3 -m kopt.static_gate CANDIDATE ORIGINAL | --each\n",
        "%d argument(s): exit 2 and the usage" % len(args), (rc, out, err))
+
+
+def each(text):
+    """main --each with TEXT on stdin: (status, stdout, stderr)"""
+    sys.stdin = io.StringIO(text)
+    try:
+        return main("--each")
+    finally:
+        sys.stdin = sys.__stdin__
+
+
+# --each: a line per pair, the status and the two-file command's line
+with tempfile.TemporaryDirectory() as d:
+    notutf = os.path.join(d, "cand.py")
+    with open(notutf, "wb") as f:
+        f.write(b"\n\xff\n")
+    pairs = [(orig, orig), (bad, borig), (mpath, morig), (notutf, orig), (os.path.join(d, "none.py"), orig)]
+    want = []
+    for c, o in pairs:
+        rc, out, err = main(c, o)
+        want.append("%d\t%s" % (rc, (out + err).rstrip("\n")))
+    rc, out, err = each("".join("%s\t%s\n" % p for p in pairs))
+    ok(rc == 0 and err == "" and out.splitlines() == want and [w[0] for w in want] == ["0", "1", "0", "1", "2"],
+       "--each: for each pair its status and the line the two-file command gives, in the pairs' order", (out, want))
+    rc, out, err = each("%s\n%s\t%s\t%s\n%s\t%s" % (orig, orig, orig, orig, bad, borig))
+    lines = out.splitlines()
+    ok(rc == 0 and len(lines) == 3 and lines[0].startswith("2\tstatic_gate: want CANDIDATE<TAB>ORIGINAL")
+       and lines[1].startswith("2\t") and lines[2] == want[1],
+       "--each: a line without one tab is status 2 and the next pairs still read, the last without its newline", lines)
+    real = S.report
+    S.report = lambda c, o: 1 / 0
+    try:
+        rc, out, err = each("%s\t%s\n%s\t%s\n" % (orig, orig, notutf, orig))
+    finally:
+        S.report = real
+    ok(rc == 0 and out.splitlines() == ["3\tstatic_gate: ZeroDivisionError: division by zero", want[3]],
+       "--each: a gate that raises is status 3 with the exception, never read as a verdict, and the next pair goes on",
+       out)
+    rc, out, err = each("")
+    ok(rc == 0 and out == "" and err == "", "--each with nothing on stdin: nothing, status 0", (rc, out, err))
 
 ok(S.memcheck_text(["a", "b", "c"]) == "a; b; c" and S.memcheck_text(["a", "b", "c", "d", "e"]) == "a; b; c; and 2 more"
    and S.memcheck_text(["a", "b"], limit=1) == "a; and 1 more" and S.memcheck_text([]) == "",

@@ -51,16 +51,38 @@ header() { # file key -> value of `# key: value` in the first 3 lines (a BOM bef
 	sed -n "1s/^$bom//;1,3s/^# $2: //p" "$1" | head -n 1
 }
 
-for f in "$dir"/orig/*.py "$dir"/good/*.py "$dir"/bad/*.py "$dir"/memcheck/*.py; do
+files() { for f in "$dir"/orig/*.py "$dir"/good/*.py "$dir"/bad/*.py "$dir"/memcheck/*.py; do echo "$f"; done; }
+original() { # file -> the original it is checked against
+	case $1 in
+	*/orig/*) echo "$1" ;;
+	*) echo "$dir/orig/$(header "$1" original)" ;;
+	esac
+}
+# every pair through one process (static_gate --each: per pair, the
+# two-file command's status and line), then read back in the same order
+tab=$(printf '\t')
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/static-run.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+files >"$tmp/files"
+while IFS= read -r f; do printf '%s\t%s\n' "$f" "$(original "$f")"; done <"$tmp/files" >"$tmp/pairs"
+PYTHONPATH=$top_srcdir/runtime/python${PYTHONPATH:+:$PYTHONPATH} "$PYTHON" -m kopt.static_gate --each <"$tmp/pairs" >"$tmp/out" 2>&1
+exec 3<"$tmp/out"
+while IFS= read -r f; do
 	case $f in
-	*/orig/*) kind=orig orig=$f ;;
-	*) kind=${f%/*}; kind=${kind##*/}; orig=$dir/orig/$(header "$f" original) ;;
+	*/orig/*) kind=orig ;;
+	*) kind=${f%/*}; kind=${kind##*/} ;;
 	esac
 	name=$kind/${f##*/}
 	expect=$(header "$f" expect)
 	memcheck=$(header "$f" memcheck)
-	out=$(PYTHONPATH=$top_srcdir/runtime/python${PYTHONPATH:+:$PYTHONPATH} "$PYTHON" -m kopt.static_gate "$f" "$orig" 2>&1)
-	rc=$?
+	if IFS= read -r line <&3; then
+		case $line in
+		*"$tab"*) rc=${line%%"$tab"*} out=${line#*"$tab"} ;;
+		*) rc=none out=$line ;;
+		esac
+	else
+		rc=none out="no line from static_gate --each"
+	fi
 	if [ -n "$memcheck" ]; then
 		case $rc:$out in
 		0:pass:*"; memcheck: "*"$memcheck"*) report ok "$name: $out" ;;
@@ -81,6 +103,6 @@ for f in "$dir"/orig/*.py "$dir"/good/*.py "$dir"/bad/*.py "$dir"/memcheck/*.py;
 		*) report not-ok "$name" "want a failure with '$expect', got (exit $rc) $out" ;;
 		esac
 	fi
-done
+done <"$tmp/files"
 echo "1..$n"
 [ $failed -eq 0 ]

@@ -100,7 +100,7 @@ from .static_lists import Aliases, Reject, decorator_kind, is_jit, kernels
 from .static_scope import check_scopes
 from .static_text import check_text, check_triton_reading
 
-__all__ = ["Reject", "check", "helion_sources", "main", "memcheck_text", "report", "report_helion"]
+__all__ = ["Reject", "check", "helion_sources", "main", "memcheck_text", "report", "report_helion", "run_pair"]
 
 
 def _parse(source: str, what: str) -> ast.Module:
@@ -219,28 +219,51 @@ def memcheck_text(memcheck: list[str], limit: int = 3) -> str:
     return "; ".join(memcheck[:limit]) + (f"; and {more} more" if more > 0 else "")
 
 
-def main(argv: list[str]) -> int:
-    if len(argv) != 3:
-        print("usage: python3 -m kopt.static_gate CANDIDATE ORIGINAL", file=sys.stderr)
-        return 2
+def run_pair(candidate: str, original: str) -> tuple[int, str]:
+    """The command's exit status and line for the files CANDIDATE and
+    ORIGINAL: 0 and "pass: ...", 1 and "fail: ...", 2 and "static_gate: ..."
+    when a file cannot be read."""
     try:
-        with open(argv[1], "rb") as f:
+        with open(candidate, "rb") as f:
             data = f.read()
-        with open(argv[2], encoding="utf-8", newline="") as f:
+        with open(original, encoding="utf-8", newline="") as f:
             orig = f.read()
     except (OSError, UnicodeDecodeError) as e:
-        print(f"static_gate: {e}", file=sys.stderr)
-        return 2
+        return 2, f"static_gate: {e}"
     try:
         cand = data.decode("utf-8")  # as it is: no newline translation, no BOM removed
     except UnicodeDecodeError as e:
         line = data.count(b"\n", 0, e.start) + 1
-        print(f"fail: candidate is not UTF-8 (byte 0x{data[e.start]:02x} on line {line})")
-        return 1
+        return 1, f"fail: candidate is not UTF-8 (byte 0x{data[e.start]:02x} on line {line})"
     r = report(cand, orig)
     extra = f"; memcheck: {memcheck_text(r['memcheck'])}" if r["ok"] and r["memcheck"] else ""
-    print(f"{'pass' if r['ok'] else 'fail'}: {r['reason']}{extra}")
-    return 0 if r["ok"] else 1
+    return (0 if r["ok"] else 1), f"{'pass' if r['ok'] else 'fail'}: {r['reason']}{extra}"
+
+
+def main(argv: list[str]) -> int:
+    """CANDIDATE ORIGINAL: the pair's line, and its status as the exit
+    status. --each: pairs from stdin, CANDIDATE<TAB>ORIGINAL a line, and for
+    each the line STATUS<TAB>LINE, in one process (a corpus of hundreds of
+    pairs, each read as the two-file command reads it); status 3 when the
+    gate itself raised."""
+    if len(argv) == 2 and argv[1] == "--each":
+        for pair in sys.stdin:
+            names = pair.rstrip("\n").split("\t")
+            if len(names) != 2:
+                print(f"2\tstatic_gate: want CANDIDATE<TAB>ORIGINAL, got {pair.rstrip()!r}", flush=True)
+                continue
+            try:
+                rc, text = run_pair(*names)
+            except Exception as e:  # a bug of the gate's, said and not read as a verdict
+                rc, text = 3, f"static_gate: {type(e).__name__}: {e}".replace("\n", " ")
+            print(f"{rc}\t{text}", flush=True)
+        return 0
+    if len(argv) != 3:
+        print("usage: python3 -m kopt.static_gate CANDIDATE ORIGINAL | --each", file=sys.stderr)
+        return 2
+    rc, text = run_pair(argv[1], argv[2])
+    print(text, file=sys.stderr if rc == 2 else sys.stdout)
+    return rc
 
 
 if __name__ == "__main__":
