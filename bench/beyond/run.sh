@@ -79,14 +79,17 @@ if [ -d .kopt/compile/inductor ]; then
 	tar czf cc.tgz .kopt/compile/inductor
 	echo "compile cache: $(du -sb .kopt/compile/inductor | cut -f1) bytes, $(find .kopt/compile/inductor -type f | wc -l) files, $(stat -c %s cc.tgz) compressed" >&2
 	du -sb .kopt/compile/inductor/* 2>/dev/null | sort -rn | head -5 >&2
-	# the graphs, newest first, to three times the parts' size uncompressed
-	# (they compress about 4.5 to 1), then three quarters of that, ...,
-	# then none (halving had left 16 MB of the 45 MB a call brings back)
-	max=$((parts * 15000000 * 3))
+	# the graphs, newest first, to six times the parts' size uncompressed
+	# (level 3's compress 7 to 1, the others 4.5 to 1), then three
+	# quarters of that, ..., then none (halving had left 16 MB of the 45 MB
+	# a call brings back); a graph that does not fit is passed over, not
+	# the end (a network's graph is 40 MB or more: stopping at the first
+	# had left max-autotune's picks alone)
+	max=$((parts * 15000000 * 6))
 	while [ "$(stat -c %s cc.tgz)" -gt $((parts * 15000000)) ]; do
 		find .kopt/compile/inductor \( -name '*.best_config' -o -path '*/cache/*' \) -type f >picks.txt
 		find .kopt/compile/inductor -type f ! -name '*.best_config' ! -path '*/cache/*' -printf '%T@ %s %p\n' |
-			sort -rn | awk -v max=$max '{ t += $2; if (t > max) exit; print $3 }' >>picks.txt
+			sort -rn | awk -v max=$max '$2 + t <= max { t += $2; print $3 }' >>picks.txt
 		tar czf cc.tgz -T picks.txt
 		echo "compile cache: graphs to $max bytes: $(wc -l <picks.txt) files, $(stat -c %s cc.tgz) bytes compressed" >&2
 		[ "$max" -gt 0 ] || break
