@@ -325,6 +325,36 @@ static void t_others(void)
 	free(p);
 	w.k.source = src0;
 	free(renamed);
+	/* a def line of N pointer parameters against N arguments: named up to
+	 * the 64 the facts hold, listed without names past them */
+	for (int n = 64; n <= 70; n += 6) {
+		struct strbuf src = STRBUF_INIT;
+		json_t *args = json_array();
+		strbuf_addstr(&src, "@triton.jit\ndef scale_bias_kernel(");
+		for (int i = 0; i < n; i++) {
+			strbuf_addf(&src, "%sp%d_ptr", i ? ", " : "", i);
+			json_array_append_new(args, json_pack("{s:s, s:[i], s:i}", "dtype", "float16", "shape", i + 1, "bytes", 2 * (i + 1)));
+		}
+		strbuf_addstr(&src, ", n):\n    pass\n");
+		const json_t *args0 = w.k.args;
+		w.k.source = src.buf;
+		w.k.args = args;
+		p = prompt_of(&rq, &stable);
+		bool named = n <= 64;
+		char *first = xasprintf("%sfloat16[1] (2 B), %sfloat16[2] (4 B)", named ? "p0_ptr " : "", named ? "p1_ptr " : "");
+		char *last = named ? xasprintf(", p%d_ptr float16[%d] (%d B)", n - 1, n, 2 * n)
+				   : xasprintf(", float16[%d] (%d B)", n, 2 * n);
+		TAP_OK(p && has(p, first) && has(p, last) && has(p, "p63_ptr float16[64]") == named,
+		       "a kernel of %d pointers against %d arguments: %s", n, n,
+		       named ? "each named" : "listed without names, past the 64 names the facts hold");
+		free(first);
+		free(last);
+		free(p);
+		w.k.source = src0;
+		w.k.args = args0;
+		json_decref(args);
+		strbuf_release(&src);
+	}
 	world_free(&w);
 
 	world_load(&w, "capture-small_convnet.json", NULL, "triton_per_fused_gelu_native_layer_norm_3");

@@ -154,6 +154,17 @@ static void t_extract(void)
 	strbuf_addf(&reply, "```py\n%s```\n", src);
 	TAP_OK(ex(reply.buf, &out, &e) == 0, "```py block accepted");
 
+	/* each name a Python block goes by, in any case; no other word */
+	const char *infos[] = { "python", "python3", "Python3", "PY", "python2", "python33", "pytho", "py3" };
+	int taken = 0;
+	for (int i = 0; i < 8; i++) {
+		strbuf_reset(&reply);
+		strbuf_addf(&reply, "```%s\n%s```\n", infos[i], src);
+		taken |= (ex(reply.buf, &out, &e) == 0 && strcmp(out.buf, src) == 0) << i;
+	}
+	TAP_OK(taken == 0x0f, "```python, ```python3 and ```py blocks taken in any case; python2, python33, pytho, py3 not (%#x)",
+	       taken);
+
 	strbuf_reset(&reply);
 	strbuf_addf(&reply, "```python\ndef helper(x):\n    pass\n```\n\n```python\n%s```\n"
 		    "```python\ndef other(y):\n    pass\n```\n", src);

@@ -272,14 +272,14 @@ static void test_blog_record(void)
 	}
 	char *path = xasprintf("%s/log", dir);
 	kopt_blog *b = blog_open(path);
-	struct blog_record r = { .start = 1700000000.25, .dur = 0.5, .outcome = "failed: a\tb",
+	struct blog_record r = { .start = 1700000000.25, .dur = 2.5, .outcome = "failed: a\tb",
 				 .kind = "verify", .path = "all/m\n/k", .key = { 0x0123456789abcdefULL, 0xfedcba9876543210ULL },
 				 .why = "x changed\r", .ingredients = "rule=3,gates=5f1c0a9e" };
 	int rc = blog_append(b, &r);
 	blog_close(b);
 	char kh[HASH_HEX];
 	hash_hex(r.key, kh);
-	char *body = xasprintf("1700000000250\t500\tfailed: a b\tverify\tall/m /k\t%s\tx changed \trule=3,gates=5f1c0a9e\t", kh);
+	char *body = xasprintf("1700000000250\t2500\tfailed: a b\tverify\tall/m /k\t%s\tx changed \trule=3,gates=5f1c0a9e\t", kh);
 	char *want = xasprintf("# koptmake log 1\n%s%016llx\n", body,
 			       (unsigned long long)hash_sum64(body, strlen(body) - 1));
 	struct strbuf got = STRBUF_INIT;

@@ -116,6 +116,7 @@ static void key_file(const char *tmp)
 	       "the key file has mode 0600, its folder 0700");
 	TAP_IS_STR(seal_key_where(), file, "the key's place is named for messages");
 	TAP_OK(strlen(seal_key_id()) == 16, "a key has an id of 16 hex digits");
+	TAP_OK(seal_key_load() == 0 && seal_key_load() == 0, "a loaded key: each later load answers 0, as seal.h says");
 	seal_key_reset();
 	TAP_OK(seal_make("output", "substitutions.json", "x", 1, b) == 0 && strcmp(a, b) == 0,
 	       "the next process reads the same key: the same seal");

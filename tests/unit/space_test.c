@@ -451,6 +451,23 @@ int main(void)
 	TAP_OK(r.model_ns == 120000 && r.device_ns == 100000, "the times read back");
 	free(text);
 	rule_summary_release(&r);
+	/* no kernel time measured (0): no time line, with a cost or without,
+	 * so that a reader knows no host share rather than one of 100% */
+	t.device_ns = 0;
+	for (int with_cost = 0; with_cost < 2; with_cost++) {
+		t.cost_s = with_cost ? 1.5 : 0;
+		text = rule_summary_write(&t);
+		rule_summary_read(text, &r);
+		TAP_OK(!strstr(text, "\ntime\t") && isnan(r.model_ns) && isnan(r.device_ns),
+		       "kernels' time 0 %s a cost: no time line, the times unknown when read", with_cost ? "with" : "without");
+		free(text);
+		rule_summary_release(&r);
+	}
+	t.device_ns = 100000;
+	text = rule_summary_write(&t);
+	TAP_OK(strstr(text, "\ntime\t120000\t100000\t1.5\n") != NULL, "... and with a kernels' time, the line with its cost");
+	free(text);
+	t.cost_s = 0;
 	/* a kernel whose name holds a tab or a newline, or without a share,
 	 * is left out of the summary: each alone, the other kernel kept */
 	struct rule_summary_kernel bad[3] = {
