@@ -625,7 +625,7 @@ int memory_summary(const char *path, const char *only, FILE *out)
 		struct mem_class *c = &cls[i];
 		memory_sort(&c->m);
 		fprintf(out, "%s%s: %d lesson%s from %zu spec%s\n", i ? "\n" : "", c->features, c->lessons,
-			c->lessons == 1 ? "" : "s", c->nscopes, c->nscopes == 1 ? "" : "s");
+			kopt_plural(c->lessons), c->nscopes, kopt_plural(c->nscopes));
 		print_stats(out, &c->m, "strategy");
 		bool any = false;
 		for (size_t j = 0; j < c->m.n && !any; j++)

@@ -404,6 +404,11 @@ void kopt_diag_print(void *ctx, const struct kopt_diag *d)
 	kopt_diag_printer_release(&pr);
 }
 
+const char *kopt_plural(long long n)
+{
+	return n == 1 ? "" : "s";
+}
+
 double kopt_now(void)
 {
 	struct timespec ts;

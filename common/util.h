@@ -106,6 +106,7 @@ void kopt_diag_printer_release(struct kopt_diag_printer *p);
 
 /* ---- small helpers ---- */
 double kopt_now(void);              /* monotonic seconds */
+const char *kopt_plural(long long n); /* a count's noun ending: "" for 1, else "s" */
 int kopt_mkdirs(const char *path);  /* mkdir -p; 0 or -1 */
 /* rm -r: path and, for a folder, everything below it, following no link
  * (a link is removed, not what it names); 0, or -1 (errno) after removing

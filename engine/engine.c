@@ -364,7 +364,7 @@ int engine_tool_clean(const kopt_spec *spec, const struct engine_opts *o, char *
 	rmdir(ss.out_dir);
 	char h[32];
 	human(bytes, h, sizeof h);
-	printf("%s: clean: removed %zu output file%s, %s freed\n", kopt_progname, files, files == 1 ? "" : "s", h);
+	printf("%s: clean: removed %zu output file%s, %s freed\n", kopt_progname, files, kopt_plural(files), h);
 	session_close(&ss);
 	return 0;
 }
@@ -429,9 +429,9 @@ int engine_tool_distclean(const kopt_spec *spec, const struct engine_opts *o, ch
 	char h[32], ch[32];
 	human(bytes, h, sizeof h);
 	human(cbytes, ch, sizeof ch);
-	printf("%s: distclean: removed %zu output file%s (%s) and ", kopt_progname, files, files == 1 ? "" : "s", h);
+	printf("%s: distclean: removed %zu output file%s (%s) and ", kopt_progname, files, kopt_plural(files), h);
 	if (had)
-		printf("the cache %s (%zu file%s, %s)\n", cd, cfiles, cfiles == 1 ? "" : "s", ch);
+		printf("the cache %s (%zu file%s, %s)\n", cd, cfiles, kopt_plural(cfiles), ch);
 	else
 		printf("no cache (none at %s)\n", cd);
 	free(cd);
@@ -463,7 +463,7 @@ int engine_tool_gc(const kopt_spec *spec, const struct engine_opts *o, char *con
 		printf("%s: gc: no cache here yet (%s), nothing to remove\n", kopt_progname, cache_path(ss.cache));
 	else
 		printf("%s: gc: removed %zu cache entr%s and %zu object%s, %s freed\n", kopt_progname, ne,
-	       ne == 1 ? "y" : "ies", no, no == 1 ? "" : "s", h);
+	       ne == 1 ? "y" : "ies", no, kopt_plural(no), h);
 	if (cache_exists(ss.cache) && d->rules->gc && d->rules->gc(d, stdout) < 0)
 		r = -1;
 	dag_free(d);

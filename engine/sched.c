@@ -794,10 +794,10 @@ static void dry_closing(struct sched *s)
 		kinds |= kind && strcmp(kind, n->rule->name) != 0;
 		kind = n->rule->name;
 	}
-	printf("%zu step%s would run", s->nwould, s->nwould == 1 ? "" : "s");
+	printf("%zu step%s would run", s->nwould, kopt_plural(s->nwould));
 	if (nexp)
 		printf(", as known now; more follow once the %zu %s step%s among them %s run (they reveal the rest)",
-		       nexp, kinds ? "expanding" : kind, nexp == 1 ? "" : "s", nexp == 1 ? "has" : "have");
+		       nexp, kinds ? "expanding" : kind, kopt_plural(nexp), nexp == 1 ? "has" : "have");
 	printf("\n");
 }
 
@@ -811,7 +811,7 @@ static int finish_run(struct sched *s)
 		wpool_kill_all(s->pool);
 		cancel_all(s, "cancelled");
 		fprintf(stderr, "%s: interrupted: %zu running step%s cancelled, finished steps kept\n",
-			kopt_progname, n, n == 1 ? "" : "s");
+			kopt_progname, n, kopt_plural(n));
 		status = 128 + (int)interrupt_caught; /* as a shell says a command the signal ended: 130 for ^C */
 	} else if (s->restart) {
 		wpool_cancel_jobs(s->pool); /* idle workers stay for the next plan */
@@ -822,21 +822,21 @@ static int finish_run(struct sched *s)
 	} else if (s->mode == SCHED_BUILD) {
 		if (s->nran == 0 && s->nfailed == 0 && !s->nostart && !s->nolog && s->nrestored)
 			printf("%s: nothing to run; %zu output file%s restored from the cache into %s\n", kopt_progname,
-			       s->nrestored, s->nrestored == 1 ? "" : "s", s->d->out_dir);
+			       s->nrestored, kopt_plural(s->nrestored), s->d->out_dir);
 		else if (s->nran == 0 && s->nfailed == 0 && !s->nostart && !s->nolog)
 			printf("%s: nothing to do\n", kopt_progname);
 		size_t left = s->runq.len + s->localq.len;
 		if (s->nolog && left)
 			fprintf(stderr, "%s: %zu ready step%s not started: the build log cannot record them\n",
-				kopt_progname, left, left == 1 ? "" : "s");
+				kopt_progname, left, kopt_plural(left));
 		else if (s->stop && left && !s->nostart) {
 			fprintf(stderr, "%s: stopped after a failure; %zu ready step%s not started (use -k to keep going)\n",
-				kopt_progname, left, left == 1 ? "" : "s");
+				kopt_progname, left, kopt_plural(left));
 		}
 		if (s->nran || s->nfailed) {
 			/* the closing summary: the steps, then the rules' lines */
 			struct strbuf sb = STRBUF_INIT;
-			strbuf_addf(&sb, "%s: %zu step%s ran in ", kopt_progname, s->nran, s->nran == 1 ? "" : "s");
+			strbuf_addf(&sb, "%s: %zu step%s ran in ", kopt_progname, s->nran, kopt_plural(s->nran));
 			progress_clock(&sb, kopt_now() - s->t0);
 			if (s->nfailed)
 				strbuf_addf(&sb, ", %zu failed", s->nfailed);
@@ -844,7 +844,7 @@ static int finish_run(struct sched *s)
 				strbuf_addf(&sb, ", %zu optional failed", s->noptional);
 			if (s->nrestored)
 				strbuf_addf(&sb, "; %zu output file%s restored from the cache", s->nrestored,
-					    s->nrestored == 1 ? "" : "s");
+					    kopt_plural(s->nrestored));
 			printf("%s\n", sb.buf);
 			strbuf_release(&sb);
 			if (s->d->rules->closing)

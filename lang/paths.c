@@ -187,7 +187,7 @@ void lang_flush_diags(struct loader *L)
 			if (L->held[i].loc.file && strcmp(L->held[i].loc.file, L->files[0]) == 0 && L->held[i].severity > worst)
 				worst = L->held[i].severity;
 		char *m = xasprintf("%zu diagnostic%s in a file that does not look like a spec (its name is not *.kopt "
-				    "or Koptfile): its text is not shown", masked, masked == 1 ? "" : "s");
+				    "or Koptfile): its text is not shown", masked, kopt_plural(masked));
 		struct kopt_diag d = { worst, { L->files[0], 0, 0, 0, 0 }, m };
 		L->out_report(L->out_ctx, &d);
 		free(m);

@@ -201,10 +201,10 @@ static int deploy_start(struct rule_run *run)
 		double geo_at = j.nat ? exp(j.at_logsum / (double)j.nat) : NAN;
 		if (j.nsp)
 			strbuf_addf(&j.md, "\nGeometric mean speedup over the %zu shape%s with one: %.3fx over torch.compile.\n",
-				    j.nsp, j.nsp == 1 ? "" : "s", geo);
+				    j.nsp, kopt_plural(j.nsp), geo);
 		if (j.nat)
 			strbuf_addf(&j.md, "Geometric mean speedup over max-autotune-no-cudagraphs: %.3fx over the %zu shape%s "
-					   "that %s that variant.\n", geo_at, j.nat, j.nat == 1 ? "" : "s", j.nat == 1 ? "has" : "have");
+					   "that %s that variant.\n", geo_at, j.nat, kopt_plural(j.nat), j.nat == 1 ? "has" : "have");
 		size_t k;
 		json_t *f;
 		json_array_foreach(j.failed, k, f)

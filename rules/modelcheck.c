@@ -208,7 +208,7 @@ int rule_check_models(const char *py, const struct kopt_model *const *models, si
 /* the closing line of a check that found problems */
 static void say_errors(int nerrors, const char *after)
 {
-	fprintf(stderr, "%s: %d error%s in the model files%s\n", kopt_progname, nerrors, nerrors == 1 ? "" : "s",
+	fprintf(stderr, "%s: %d error%s in the model files%s\n", kopt_progname, nerrors, kopt_plural(nerrors),
 		after);
 }
 
@@ -237,7 +237,7 @@ int rule_tool_check(const kopt_spec *spec, const struct engine_opts *o, char *co
 		say_errors(nerrors, "");
 	if (st == 0)
 		printf("%s: check: ok: %zu model%s, %zu target%s%s\n", kopt_progname, spec->nmodels,
-		       spec->nmodels == 1 ? "" : "s", spec->ntargets, spec->ntargets == 1 ? "" : "s",
+		       kopt_plural(spec->nmodels), spec->ntargets, kopt_plural(spec->ntargets),
 		       py ? "" : " (their files not read)");
 	return st;
 }

@@ -374,7 +374,7 @@ static int gc(struct dag *d, FILE *out)
 	int r = memory_compact(path, &kept, &dropped);
 	if (r == 0)
 		fprintf(out, "%s: gc: %s: %zu lesson%s kept, %zu line%s removed (repeated verdicts, torn or unreadable lines)\n",
-			kopt_progname, path, kept, kept == 1 ? "" : "s", dropped, dropped == 1 ? "" : "s");
+			kopt_progname, path, kept, kopt_plural(kept), dropped, kopt_plural(dropped));
 	free(path);
 	return r < 0 ? -1 : 0;
 }

@@ -673,17 +673,17 @@ static json_t *report_summary(struct report *rp, size_t nm, double *geo)
 	size_t nf = json_array_size(rp->failed);
 	size_t nnone = nm - rp->nsp - nf; /* built, but no speedup to claim */
 	if (rp->nsp && !nf)
-		strbuf_addf(md, "\nGeometric mean speedup: %.3fx over %zu model%s.\n", *geo, rp->nsp, rp->nsp == 1 ? "" : "s");
+		strbuf_addf(md, "\nGeometric mean speedup: %.3fx over %zu model%s.\n", *geo, rp->nsp, kopt_plural(rp->nsp));
 	else if (rp->nsp)
 		strbuf_addf(md, "\nGeometric mean speedup: %.3fx over %zu model%s with a result (those that failed are "
-				"listed below).\n", *geo, rp->nsp, rp->nsp == 1 ? "" : "s");
+				"listed below).\n", *geo, rp->nsp, kopt_plural(rp->nsp));
 	else if (nf && !nnone)
 		strbuf_addf(md, "\nNo model has a result, so no geometric mean (%zu failed: listed below).\n", nf);
 	else
 		strbuf_addstr(md, "\nGeometric mean speedup: none, no model has a speedup to claim.\n");
 	if (nnone)
 		strbuf_addf(md, "%zu model%s without one: %s compiled baseline failed its check against eager "
-				"(below).\n", nnone, nnone == 1 ? "" : "s", nnone == 1 ? "its" : "their");
+				"(below).\n", nnone, kopt_plural(nnone), nnone == 1 ? "its" : "their");
 	if (rp->nat)
 		strbuf_addf(md, "Geometric mean speedup over max-autotune-no-cudagraphs: %.3fx over the %zu %s that "
 				"variant.\n", geo_at, rp->nat, rp->nat == 1 ? "model that has" : "models that have");
@@ -829,7 +829,7 @@ static char *closing_line(struct rule_run *run, const struct report *rp, size_t 
 {
 	struct strbuf sb = STRBUF_INIT;
 	size_t nf = json_array_size(rp->failed);
-	strbuf_addf(&sb, "%s: %zu model%s: %zu optimized, %zu baseline kept", rp->target, nm, nm == 1 ? "" : "s",
+	strbuf_addf(&sb, "%s: %zu model%s: %zu optimized, %zu baseline kept", rp->target, nm, kopt_plural(nm),
 		    rp->noptimized, rp->nbaseline);
 	if (nf)
 		strbuf_addf(&sb, ", %zu failed", nf);

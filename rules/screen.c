@@ -603,10 +603,10 @@ void rule_screen_md(struct dag *d, const struct rule_kernel *k, struct strbuf *m
 	}
 	double secs = rule_num(me, "elapsed_s");
 	strbuf_addf(md, "Screen: %zu launch config%s tried alone", json_array_size(json_object_get(me, "tried")),
-		    json_array_size(json_object_get(me, "tried")) == 1 ? "" : "s");
+		    kopt_plural(json_array_size(json_object_get(me, "tried"))));
 	size_t nknobs = json_array_size(json_object_get(me, "knobs"));
 	if (nknobs)
-		strbuf_addf(md, " with %zu source knob%s", nknobs, nknobs == 1 ? "" : "s");
+		strbuf_addf(md, " with %zu source knob%s", nknobs, kopt_plural(nknobs));
 	if (!isnan(secs))
 		strbuf_addf(md, " in %.1f s", secs);
 	if (!json_array_size(best)) {
@@ -629,7 +629,7 @@ void rule_screen_md(struct dag *d, const struct rule_kernel *k, struct strbuf *m
 	size_t nlost = json_array_size(json_object_get(me, "lost"));
 	if (nlost)
 		strbuf_addf(md, ". %zu config%s lost the CUDA context and failed (the worker was replaced, and the "
-				"screen went on without it)", nlost, nlost == 1 ? "" : "s");
+				"screen went on without it)", nlost, kopt_plural(nlost));
 	strbuf_addstr(md, ".\n\n");
 	strbuf_release(&cs);
 }

@@ -61,7 +61,7 @@ static void add_candidates(struct rule_run *run, struct strbuf *md)
 				head = true;
 			}
 			strbuf_addf(md, "\n%s (variant %s): %d candidate%s, ", k->name, dm->mvs[v].variant->name, made,
-				    made == 1 ? "" : "s");
+				    kopt_plural(made));
 			if (best >= 0)
 				strbuf_addf(md, "the best at c%d (%.3fx).\n\n", best, bx);
 			else

@@ -332,9 +332,9 @@ int main(int argc, char **argv)
 		if (dc.errors) {
 			char w[48] = "";
 			if (dc.warnings)
-				snprintf(w, sizeof w, " and %d warning%s", dc.warnings, dc.warnings == 1 ? "" : "s");
+				snprintf(w, sizeof w, " and %d warning%s", dc.warnings, kopt_plural(dc.warnings));
 			fprintf(stderr, "%s: %d error%s%s in %s; nothing was run\n", kopt_progname, dc.errors,
-				dc.errors == 1 ? "" : "s", w, path);
+				kopt_plural(dc.errors), w, path);
 		}
 		free(path);
 		return 2;

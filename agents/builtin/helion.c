@@ -254,7 +254,7 @@ json_t *helion_plan(const struct agent_kernel *k, const char *memory_path, const
 	if (why) {
 		int lessons = memory_lessons(&mem);
 		*why = lessons ? xasprintf("planner: %d lesson%s from other specs for %s; first: %s", lessons,
-					   lessons == 1 ? "" : "s", features, prior[order[0]])
+					   kopt_plural(lessons), features, prior[order[0]])
 			       : xasprintf("planner: the built-in order of Helion config moves (no lessons from other "
 					   "specs for %s)", features);
 	}

@@ -221,7 +221,7 @@ json_t *agent_builtin_plan(const struct agent_kernel *k, const char *memory_path
 			strbuf_addf(&sb, "planner: the built-in order (no lessons from other specs for %s)", features);
 		} else {
 			strbuf_addf(&sb, "planner: %d lesson%s from other specs for %s; first: ", lessons,
-				    lessons == 1 ? "" : "s", features);
+				    kopt_plural(lessons), features);
 			for (size_t i = 0, shown = 0; i < n && shown < 3; i++) {
 				size_t o = order[i];
 				if (!applies[o])

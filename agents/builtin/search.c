@@ -405,7 +405,7 @@ int agent_builtin_propose(const struct agent_request *req, const char *memory_pa
 			size_t ns = json_array_size(req->screen_slower);
 			reply->reason = ns ? xasprintf("%s; planner: the screen found none of %zu launch config%s faster than "
 						       "the kernel's own alone, and no other strategy applies", why, ns,
-						       ns == 1 ? "" : "s")
+						       kopt_plural(ns))
 					   : xasprintf("%s; planner: no strategy applies to this kernel's config", why);
 			free(why);
 			free(ranked);

@@ -150,7 +150,7 @@ void agent_usage_line(const struct agent_usage *u, const struct kopt_agents *cfg
 	for (size_t i = 0; i < u->n; i++) {
 		const struct agent_usage_row *r = &u->rows[i];
 		strbuf_addf(md, "%s%s, %d call%s, %ld tokens in (%ld of them from the provider's cache), %ld out",
-			    i ? "; " : "", r->model, r->calls, r->calls == 1 ? "" : "s", r->in, r->cached, r->out);
+			    i ? "; " : "", r->model, r->calls, kopt_plural(r->calls), r->in, r->cached, r->out);
 		const struct kopt_llm *l = priced(cfg, r->model);
 		if (l) {
 			double cached = l->price_cached > 0 ? l->price_cached : l->price_in;

@@ -157,6 +157,9 @@ int main(void)
 	TAP_IS_INT(sb.len, 8, "strbuf length");
 	strbuf_release(&sb);
 	TAP_IS_INT(sb.len, 0, "strbuf release empties");
+	TAP_OK(!strcmp(kopt_plural(1), "") && !strcmp(kopt_plural(0), "s") && !strcmp(kopt_plural(2), "s") &&
+	       !strcmp(kopt_plural(-1), "s") && !strcmp(kopt_plural(1LL << 40), "s"),
+	       "a count's ending: none for 1, s for 0, 2, -1 and 2^40");
 
 	TAP_IS_INT(kopt_edit_distance("strict", "strcit", 5), 2, "transposition costs 2");
 	TAP_IS_INT(kopt_edit_distance("gamma", "gamma", 5), 0, "equal strings");
