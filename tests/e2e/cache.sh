@@ -128,6 +128,12 @@ run
 restored=$(sed -n 's|^koptmake: nothing to run; \([0-9]*\) output files restored from the cache into ./kopt-out$|\1|p' out)
 check "... and the next build restores them without running a step, and says so ($restored restored; the seals are written anew)" "[ $status -eq 0 ] && [ \$(find kopt-out -type f | wc -l) -eq $nfiles ] && [ -f kopt-out/a/profile-autotune.md ] && [ \$(wc -l < out) -eq 1 ] && [ \"\${restored:-0}\" -gt 10 ] && [ \"\${restored:-0}\" -le $nfiles ]"
 
+# one output gone: restored alone, said in the singular
+rm -f kopt-out/a/profile-autotune.md
+run
+check "... one output file gone: the next build restores it alone and says so in the singular" \
+	"[ $status -eq 0 ] && [ -f kopt-out/a/profile-autotune.md ] && grep -qx 'koptmake: nothing to run; 1 output file restored from the cache into ./kopt-out' out"
+
 # -t clean leaves a user's own files that only look like outputs: profiles.md
 # and profileX.json are not profile-NAME.*
 printf 'notes\n' > kopt-out/a/profiles.md

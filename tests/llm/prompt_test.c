@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../../agents/llm.h"
 #include "../../agents/llm/facts.h"
@@ -568,6 +569,25 @@ static void t_reason(void)
 		free(got);
 	}
 	TAP_OK(right == (int)(sizeof rs / sizeof *rs), "reason: paths made <path>, from the first character on");
+	/* the spec's folder (its realpath): paths below it stay, anywhere in
+	 * the reason; one that only begins with its name is none of them */
+	char tmpl[] = "/tmp/kopt-reason-XXXXXX";
+	char *made = mkdtemp(tmpl), *root = made ? realpath(made, NULL) : NULL;
+	if (root) {
+		char *scope = xasprintf("%s/this.kopt", root);
+		char *in = xasprintf("%s/m.py: line 3; in %s/models/k.py, not /etc/x or %sx/y", root, root, root);
+		char *want = xasprintf("%s/m.py: line 3; in %s/models/k.py, not <path> or <path>", root, root);
+		char *got = llm_reason(in, scope, 600);
+		TAP_IS_STR(got, want, "reason: paths below the spec's folder stay, at the start and later; others are <path>");
+		free(got);
+		free(want);
+		free(in);
+		free(scope);
+		free(root);
+		rmdir(made);
+	} else {
+		TAP_OK(0, "reason: a scratch folder for the spec's");
+	}
 	char *cut = llm_reason("ab\xc3\xa9z", NULL, 3), *whole = llm_reason("ab\xc3\xa9z", NULL, 5);
 	TAP_OK(!strcmp(cut, "ab...") && !strcmp(whole, "ab\xc3\xa9z"), "reason: cut on a character's first byte, not past max");
 	free(cut);

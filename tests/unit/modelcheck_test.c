@@ -24,6 +24,8 @@
 #include "../tap.h"
 
 #include <jansson.h>
+#include <signal.h>
+#include <sys/time.h>
 
 #include "../../engine/cache.h"
 #include "../../rules/modelcheck.h"
@@ -51,6 +53,14 @@ static void seen_free(struct seen *s)
 	for (size_t i = 0; i < s->n && i < 16; i++)
 		free(s->msg[i]);
 	s->n = 0;
+}
+
+static volatile sig_atomic_t alarms;
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	alarms++;
 }
 
 static char *script(const char *dir, const char *name, const char *body)
@@ -158,6 +168,27 @@ static void test_findings(const char *dir)
 	       "its stdout closed first, an error on its stderr after: status 1, its last line said");
 	if (st != 1 || !strstr(said, "the interpreter broke"))
 		tap_diag("status %d, said: %s", st, said);
+	seen_free(&s);
+	free(py);
+
+	/* a signal while it waits (a handler without SA_RESTART: the poll
+	 * fails with EINTR) ends neither the reading nor, at the end of the
+	 * output, makes it wait on to the time limit */
+	py = script(dir, "slow", "cat > /dev/null\nsleep 0.4\n"
+				 "echo '{\"i\": 0, \"line\": 2, \"col\": 1, \"end\": 2, \"msg\": \"after a signal\"}'\n");
+	struct sigaction sa = { .sa_handler = on_alarm }, was;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGALRM, &sa, &was);
+	struct itimerval it = { .it_value = { .tv_sec = 0, .tv_usec = 150000 } };
+	alarms = 0;
+	double t0 = kopt_now();
+	setitimer(ITIMER_REAL, &it, NULL);
+	st = rule_check_models(py, mp, 3, collect, &s, &nerr);
+	double took = kopt_now() - t0;
+	sigaction(SIGALRM, &was, NULL);
+	TAP_OK(alarms == 1 && st == 2 && nerr == 1 && s.n == 2 && strcmp(s.msg[0], "after a signal") == 0 && took < 10,
+	       "a signal while it waits: its finding read, in %.1f s, not at the time limit (%d, %d, %zu)", took, st,
+	       nerr, s.n);
 	seen_free(&s);
 	free(py);
 

@@ -44,5 +44,11 @@ int main(void)
 	TAP_OK(pick(b7, o7, p6, 3, &opt) == 1 && opt, "the second by gamma over the first; the third within the noise of the second");
 	double b8[] = { 100, NAN, 90 }, o8[] = { 100, NAN, 90 };
 	TAP_OK(pick(b8, o8, p6, 3, &opt) == 2 && opt, "a variant without a time is skipped");
+	/* no variant with a time: the first, as it is, whatever the others passed */
+	double b9[] = { NAN, NAN }, o9[] = { NAN, NAN };
+	bool p9[] = { false, true };
+	TAP_OK(pick(b9, o9, p9, 2, &opt) == 0 && !opt, "no variant with a time: the first, not optimized");
+	bool p10[] = { true };
+	TAP_OK(pick(b9, o9, p10, 1, &opt) == 0 && opt, "... one variant without a time: it, optimized as it passed");
 	return tap_done();
 }

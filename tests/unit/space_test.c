@@ -84,6 +84,10 @@ int main(void)
 	free(what);
 	TAP_OK(out[0].cudnn_benchmark && !out[1].cudnn_benchmark, "the flag is the variant's, not an Inductor option");
 	release(out, n);
+	got = search("facts\t-\t-\tconv=4,gemm=1,reduction=2,params=4096\n", NULL, 6, out, &n);
+	TAP_OK(strstr(got, "autotune-conv-inference") == got, "four convolutions with weights are one (%s)", got);
+	free(got);
+	release(out, n);
 	got = search("facts\t-\t-\tconv=3,gemm=1,reduction=2,params=4096\n", NULL, 6, out, &n);
 	TAP_OK(!strstr(got, "conv-inference"), "three convolutions are no network (%s)", got);
 	free(got);

@@ -338,6 +338,10 @@ static void skills(void)
 	TAP_OK(e && strcmp(e, "onepass=welford+grid=264") == 0, "a skill's kernel-wide knobs (%s)", e ? e : "none");
 	free(e);
 	TAP_OK(!agent_skill_edit("evict0=first+cache2=cv"), "an edit of a load's own knobs alone carries to no other kernel");
+	e = agent_skill_edit("evt_a0=x+cax_b1=y+evict3=first+cache12=cg");
+	TAP_OK(e && strcmp(e, "evt_a0=x+cax_b1=y") == 0,
+	       "only evictI and cacheI are a load's: knobs that begin like them and hold a digit carry (%s)", e ? e : "none");
+	free(e);
 	json_decref(own);
 	free(src);
 	unlink(path);
