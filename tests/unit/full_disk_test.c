@@ -147,6 +147,15 @@ static int log_step(const char *path)
 	return first == -1 && again == -1 && failed ? 0 : 1;
 }
 
+/* the build log's compaction: its temporary file cannot be written */
+static int compact_log(const char *path)
+{
+	kopt_blog *b = blog_open(path);
+	int ready = blog_ready(b);
+	blog_close(b);
+	return ready == 0 ? 0 : 1;
+}
+
 /* the memory: a lesson cannot be appended */
 static int remember(const char *path)
 {
@@ -204,6 +213,39 @@ static void test_log(void)
 	strbuf_release(&said);
 }
 
+/* a log of 4200 records of one step, which closing compacts, compacted
+ * with no room: said, the log as it was, no temporary file left */
+static void test_compact(void)
+{
+	struct strbuf said = STRBUF_INIT;
+	strbuf_init(&said);
+	char *full = xasprintf("%s/full-log", dir), *path = xasprintf("%s/clog", dir);
+	kopt_blog *b = blog_open(full);
+	struct blog_record r = { .start = 1.7e9, .dur = 1, .outcome = "ok", .kind = "verify", .path = "all/m/k",
+				 .why = "new", .ingredients = "rule=1" };
+	bool wrote = true;
+	for (int i = 0; i < 4200 && wrote; i++)
+		wrote = blog_append(b, &r) == 0;
+	char *before = fx_slurp(full); /* the records, before closing compacts them */
+	blog_close(b);
+	FILE *f = fopen(path, "w");
+	if (f) {
+		fputs(before ? before : "", f);
+		fclose(f);
+	}
+	int st = no_room(compact_log, path, &said);
+	char *after = fx_slurp(path);
+	TAP_OK(wrote && st == 0 && strstr(said.buf, "cannot compact the build log '") && after && before &&
+	       strcmp(after, before) == 0 && fx_files_with(dir, "clog.tmp") == 0,
+	       "a log that cannot be compacted: said, left as it was, its temporary file removed (%d, %s)", st,
+	       first_line(&said));
+	free(before);
+	free(after);
+	free(full);
+	free(path);
+	strbuf_release(&said);
+}
+
 static void test_memory(void)
 {
 	struct strbuf said = STRBUF_INIT;
@@ -223,6 +265,7 @@ int main(void)
 	dir = fx_tmpdir("full");
 	test_cache();
 	test_log();
+	test_compact();
 	test_memory();
 	fx_rmrf(dir);
 	free(dir);
