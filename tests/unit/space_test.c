@@ -84,6 +84,34 @@ int main(void)
 	free(what);
 	TAP_OK(out[0].cudnn_benchmark && !out[1].cudnn_benchmark, "the flag is the variant's, not an Inductor option");
 	release(out, n);
+	/* each count fact at its edge (the facts line in its order, the
+	 * others 0): one such op is enough for its dimensions, none is none,
+	 * and two are as one */
+	static const char *const counted[] = { "tconv", "dconv", "pool", "c3d", "lred", "sred", "attn", "slice" };
+	int edges = 0;
+	for (size_t f = 0; f < sizeof counted / sizeof *counted; f++) {
+		char *at[3];
+		for (int c = 0; c < 3; c++) {
+			struct strbuf line = STRBUF_INIT;
+			strbuf_addstr(&line, "facts\t-\t-\tconv=0,gemm=0,reduction=0,params=0");
+			for (size_t g = 0; g < sizeof counted / sizeof *counted; g++)
+				strbuf_addf(&line, ",%s=%d", counted[g], g == f ? c : 0);
+			strbuf_addch(&line, '\n');
+			char *text = strbuf_detach(&line);
+			at[c] = search(text, NULL, RULE_SPACE_MAX, out, &n);
+			release(out, n);
+			free(text);
+		}
+		bool right = strcmp(at[0], at[1]) != 0 && strcmp(at[1], at[2]) == 0;
+		edges += right;
+		if (!right)
+			printf("# %s: 0 gives '%s', 1 '%s', 2 '%s'\n", counted[f], at[0], at[1], at[2]);
+		for (int c = 0; c < 3; c++)
+			free(at[c]);
+	}
+	TAP_OK(edges == (int)(sizeof counted / sizeof *counted),
+	       "each counted op (transposed, depthwise, 3-D convolutions, poolings, reductions, attention, slices): "
+	       "one offers its dimensions, none does not, two as one");
 	got = search("facts\t-\t-\tconv=4,gemm=1,reduction=2,params=4096\n", NULL, 6, out, &n);
 	TAP_OK(strstr(got, "autotune-conv-inference") == got, "four convolutions with weights are one (%s)", got);
 	free(got);
