@@ -602,8 +602,8 @@ void rule_screen_md(struct dag *d, const struct rule_kernel *k, struct strbuf *m
 		return;
 	}
 	double secs = rule_num(me, "elapsed_s");
-	strbuf_addf(md, "Screen: %zu launch config%s tried alone", json_array_size(json_object_get(me, "tried")),
-		    kopt_plural(json_array_size(json_object_get(me, "tried"))));
+	size_t ntried = json_array_size(json_object_get(me, "tried"));
+	strbuf_addf(md, "Screen: %zu launch config%s tried alone", ntried, kopt_plural(ntried));
 	size_t nknobs = json_array_size(json_object_get(me, "knobs"));
 	if (nknobs)
 		strbuf_addf(md, " with %zu source knob%s", nknobs, kopt_plural(nknobs));

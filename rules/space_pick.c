@@ -165,8 +165,10 @@ static bool pointwise_conv(const char *shape)
 {
 	static const char one[] = " 1x1 stride 1 pad 0";
 	const char *p = shape ? strstr(shape, one) : NULL;
-	const char after = p ? p[sizeof one - 1] : 'x';
-	return p && (after == '\0' || after == ' ') && !strstr(shape, " groups ");
+	if (!p)
+		return false;
+	const char after = p[sizeof one - 1];
+	return (after == '\0' || after == ' ') && !strstr(shape, " groups ");
 }
 
 /* the share of the device time in the profile's cuDNN calls, those that
