@@ -6,7 +6,10 @@
  * LLM calls, tokens, wall time), hot, max_kernels and auto_variants do
  * not. tests/e2e/keys.sh does the same through builds for everything a
  * build without an LLM can reach. And keys are equal only when both
- * halves of their 128 bits are (hash_eq, engine/hash.h).
+ * halves of their 128 bits are (hash_eq, engine/hash.h). Each rule's key
+ * begins with its kind and version, pinned here: a cache written by one
+ * build of koptmake is read by the next, unless a rule says its results
+ * changed form (a new version, and a new line below with it).
  */
 #define _GNU_SOURCE
 #include <math.h>
@@ -16,6 +19,7 @@
 
 #include "../../agents/agent.h"
 #include "../../engine/hash.h"
+#include "../../engine/rule.h"
 #include "../tap.h"
 
 static void base(struct kopt_agents *a)
@@ -53,8 +57,43 @@ static int differs(const struct kopt_agents *a, const struct kopt_agents *b)
 	return d;
 }
 
+extern const struct rule rule_capture, rule_profile, rule_propose, rule_verify, rule_stitch,
+	rule_report, rule_screen, rule_deploy;
+
+/* every rule's first ingredients (kind, version), as a key's hex digits */
+static void pinned_versions(void)
+{
+	static const struct {
+		const struct rule *r;
+		const char *name;
+		int version;
+		const char *hex;
+	} pin[] = {
+		{ &rule_capture, "capture", 3, "52b80992904fad46d5eebda2b359f394" },
+		{ &rule_profile, "profile", 11, "da2fb7bccfb0f69db444142d73d24e9a" },
+		{ &rule_propose, "propose", 3, "7ce023f95faf9d56fe0864e7cb5c3e62" },
+		{ &rule_verify, "verify", 2, "4cfb9765c22daf971740f62fd629a05b" },
+		{ &rule_stitch, "stitch", 10, "bf84ccf2d53af99041d2b2fd8f43da4d" },
+		{ &rule_report, "report", 11, "9662553218d91f293c0a59ccaf83dbe2" },
+		{ &rule_screen, "screen", 6, "e5d0fb1368a042bb38161d5e5d656e4e" },
+		{ &rule_deploy, "deploy", 1, "474e07573e12819ef21db7d52ae46d5f" },
+	};
+	for (size_t i = 0; i < sizeof pin / sizeof pin[0]; i++) {
+		const struct rule *r = pin[i].r;
+		struct hash_key k;
+		hash_key_init(&k, r->name, r->version);
+		char hex[33];
+		hash_hex(hash_key_final(&k), hex);
+		hash_key_release(&k);
+		TAP_OK(strcmp(r->name, pin[i].name) == 0 && r->version == pin[i].version && strcmp(hex, pin[i].hex) == 0,
+		       "the %s rule's key begins as a cache of before expects (%s %d: %s)", pin[i].name, r->name,
+		       r->version, hex);
+	}
+}
+
 int main(void)
 {
+	pinned_versions();
 	struct kopt_agents a, b;
 	static const char *const roles[KOPT_ROLE_COUNT] = { "analyst", "planner", "coder", "debugger", "tuner" };
 
