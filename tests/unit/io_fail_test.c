@@ -9,7 +9,8 @@
  * system's reason, leaves no temporary file, and what was there stays.
  * And read (a TEST DOUBLE too): a read interrupted by a signal (EINTR,
  * nothing read) is tried again, so an output's check reads it whole; one
- * that fails with EIO makes the output one that cannot be read.
+ * that fails with EIO makes the output one that cannot be read, and a seal
+ * key whose random bytes cannot be read is not made.
  */
 #define _GNU_SOURCE
 #include <config.h>
@@ -249,6 +250,17 @@ static void test_seal_key(void)
 	TAP_OK(r == -1 && strstr(s, "cannot write the seal key '") && strstr(s, "seal.key': Input/output error") &&
 	       stat(key, &st) < 0 && fx_files_with(kdir, "") == 2,
 	       "a seal key that cannot be synced: no key, said, no file left (%.*s)", (int)strcspn(s, "\n"), s);
+	free(s);
+	/* the key's random bytes cannot be read: the system's reason, no key */
+	seal_key_reset();
+	listen();
+	read_pass = 0;
+	r = seal_key_load();
+	read_pass = -1;
+	s = said();
+	TAP_OK(r == -1 && strstr(s, "cannot make a seal key: /dev/urandom: Input/output error") && stat(key, &st) < 0 &&
+	       fx_files_with(kdir, "") == 2,
+	       "a seal key whose random bytes cannot be read: no key, the reason said (%.*s)", (int)strcspn(s, "\n"), s);
 	free(s);
 	seal_key_reset();
 	TAP_OK(seal_key_load() == 0 && stat(key, &st) == 0 && st.st_size == 65, "and the disk well again, a key is made");
