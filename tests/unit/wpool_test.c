@@ -151,6 +151,16 @@ int main(void)
 	poll_until(r, pp[0], &ev, &ev.reply, 1, 20);
 	TAP_OK(ev.hello == 1 && ev.reply == 1 && ev.fail == 0 && ev.job == &job && json_is_object(ev.result),
 	       "a 256 KiB request reaches the worker whole and is answered");
+	/* and nothing of it is left to the next: a small request after it, to
+	 * the same worker, is read as one and answered as itself */
+	int job3 = 9;
+	req = json_pack("{s:s}", "op", "bandwidth");
+	wpool_send(r, w, req, &job3);
+	json_decref(req);
+	poll_until(r, pp[0], &ev, &ev.reply, 2, 10);
+	TAP_OK(ev.reply == 2 && ev.fail == 0 && ev.job == &job3 &&
+		       json_real_value(json_object_get(ev.result, "copy_gbps")) == 4300.0,
+	       "then a small request to the same worker is answered as itself (the big one's bytes all written, none after)");
 	wpool_release(r, w);
 	wpool_free(r);
 
