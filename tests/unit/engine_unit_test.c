@@ -1415,7 +1415,8 @@ static void test_jobs(void)
 {
 	static const struct { int gpus; long cpus, want; } c[] = {
 		{ 1, 1, 1 }, { 1, 3, 1 }, { 1, 4, 1 }, { 1, 7, 1 }, { 1, 8, 2 }, { 1, 12, 3 }, { 1, 15, 3 },
-		{ 1, 16, 4 }, { 1, 128, 4 }, { 0, 16, 4 }, { 8, 128, 32 }, { 2, 8, 4 }, { 1, -1, 1 },
+		{ 1, 16, 4 }, { 1, 17, 4 }, { 1, 20, 4 }, { 1, 31, 4 }, { 1, 128, 4 }, { 0, 16, 4 },
+		{ 8, 128, 32 }, { 2, 8, 4 }, { 1, -1, 1 },
 	};
 	int right = 0;
 	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
@@ -1426,7 +1427,7 @@ static void test_jobs(void)
 			tap_diag("%d GPUs, %ld cores: %d workers, want %ld", c[i].gpus, c[i].cpus, got, c[i].want);
 	}
 	TAP_IS_INT(right, (int)(sizeof c / sizeof c[0]),
-		   "default workers: one per four cores a GPU, 1 to 4 (15 cores: 3; 16: 4; no GPU counted: one)");
+		   "default workers: one per four cores a GPU, 1 to 4 (15 cores: 3; 16: 4, and 4 at every count above; no GPU counted: one)");
 }
 
 int main(void)
