@@ -5,7 +5,10 @@
  * long-term memory files, candidate 0 from the quick autotune's config or
  * from the plan, no candidate twice, none that asks as much of the SM as
  * a config that ran out of resources (with num_stages given and absent),
- * and no candidate for a kernel whose config is not a helion.Config.
+ * and no candidate for a kernel whose config is not a helion.Config. The
+ * planner's order of moves: built in, then ranked by other specs' lessons
+ * (a move that won comes first, one that lost sinks to the last prior's
+ * rank), never by the asking spec's own.
  */
 #define _GNU_SOURCE
 #include <stdbool.h>
@@ -16,6 +19,9 @@
 #include "../../agents/agent.h"
 #include "../../agents/features.h"
 #include "../../agents/builtin/helion.h"
+#include "../../agents/memory.h"
+#include "../../common/util.h"
+#include "../fixture.h"
 #include "../tap.h"
 
 static json_t *J(const char *t)
@@ -224,6 +230,61 @@ static void out_of_resources(const struct kopt_agents *cfg, const json_t *row, c
 	json_decref(mm);
 }
 
+/* the planner's moves for kernel k with the memory at path, as one line */
+static char *plan_line(const struct agent_kernel *k, const char *path, const char *scope, char **why)
+{
+	json_t *plan = helion_plan(k, path, scope, why);
+	struct strbuf sb = STRBUF_INIT;
+	for (size_t i = 0; i < json_array_size(plan); i++)
+		strbuf_addf(&sb, "%s%s", i ? " " : "", json_string_value(json_array_get(plan, i)));
+	json_decref(plan);
+	return strbuf_detach(&sb);
+}
+
+/* the plan's order: built in, then by other specs' lessons for the class */
+static void plan_order(json_t *cj)
+{
+	json_t *row = J("{\"bytes\":268435456}");
+	struct agent_kernel k = { "softmax", "_helion_softmax", "helion", NULL, cj, row, NULL, NULL, 0, 0, NULL };
+	char *cls = agent_features(&k), *dir = fx_tmpdir("helplan"), *why = NULL;
+	static const char builtin[] = "b0-up b0-down warps-up warps-down b1-up b1-down stages-up stages-down "
+				      "b0-up-warps-up b0-down-warps-down b2-up b2-down indexing-block_ptr "
+				      "indexing-tensor_descriptor indexing-pointer pid-persistent_blocked "
+				      "pid-persistent_interleaved pid-flat loop-swap";
+	char *m = xasprintf("%s/won.jsonl", dir);
+	char *got = plan_line(&k, m, "a.kopt", &why);
+	TAP_OK(strcmp(got, builtin) == 0 && strstr(why, "built-in order"), "plan: no memory, the built-in order (%s)", why);
+	free(got);
+	free(why);
+	/* warps-down (4th, prior 0.6 - 0.3 * 3 / 18) won once at 1.5x elsewhere:
+	 * (1 + 2 * 0.55) / 3 + 2 log 1.5 = 1.51, above every prior */
+	memory_append(m, "other.kopt", cls, "warps-down", NULL, NULL, 1, 1.5);
+	got = plan_line(&k, m, "a.kopt", &why);
+	TAP_OK(strncmp(got, "warps-down b0-up b0-down warps-up b1-up ", 40) == 0 && strstr(why, "1 lesson from other specs"),
+	       "plan: a move that won for another spec comes first (%s)", why);
+	free(got);
+	free(why);
+	got = plan_line(&k, m, "other.kopt", NULL);
+	TAP_IS_STR(got, builtin, "plan: the spec's own lesson does not rank its plan");
+	free(got);
+	free(m);
+	/* b0-up (first, prior 0.6) lost twice: (0 + 1.2) / (2 + 2) = 0.3, the
+	 * last move's prior: a tie, kept in the built-in order */
+	m = xasprintf("%s/lost.jsonl", dir);
+	memory_append(m, "other.kopt", cls, "b0-up", NULL, NULL, 0, 0);
+	memory_append(m, "other.kopt", cls, "b0-up", NULL, NULL, 0, 0);
+	got = plan_line(&k, m, "a.kopt", NULL);
+	TAP_OK(strncmp(got, "b0-down warps-up ", 17) == 0 && strstr(got, " pid-flat b0-up loop-swap") &&
+		       strlen(got) == strlen(builtin),
+	       "plan: a move that lost twice sinks to the last prior's rank, before the last move (%s)", got);
+	free(got);
+	free(m);
+	fx_rmrf(dir);
+	free(dir);
+	free(cls);
+	json_decref(row);
+}
+
 int main(void)
 {
 	struct kopt_agents cfg;
@@ -339,6 +400,7 @@ int main(void)
 	agent_reply_release(&rp);
 	json_decref(tc);
 	digest_exact(cj);
+	plan_order(cj);
 	json_decref(cj);
 	json_decref(row);
 	return tap_done();
