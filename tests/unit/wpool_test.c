@@ -9,7 +9,8 @@
  * Also: a request larger than a pipe's buffer, a step cancelled while its
  * worker runs it, a signal during the wait before a worker's death, and
  * the environment probe of a worker that dies before its hello (the
- * simulator's KOPT_SIM_DIE).
+ * simulator's KOPT_SIM_DIE), and a worker that cannot be started (no
+ * descriptor left for its pipes).
  */
 #define _GNU_SOURCE
 #include <config.h>
@@ -20,10 +21,13 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 
 #include "../../common/util.h"
 #include "../../engine/worker_pool.h"
+#include "../fixture.h"
 #include "../tap.h"
 
 struct seen {
@@ -79,6 +83,36 @@ static wpool *ping_pool(const char *sim, struct seen *ev, int *dev, int *w, void
 	wpool_send(r, *w, req, job);
 	json_decref(req);
 	return r;
+}
+
+/* a worker that cannot be started (its pipes find no descriptor): the
+ * acquire gives no worker and says why, and the pool still works after */
+static void no_descriptors(const char *sim)
+{
+	wpool *r = wpool_new(sim, 1);
+	int dev = wpool_device(r, "sim", 1, NULL, 30);
+	struct rlimit rl, old;
+	int fill[256], nfill = 0, bad = getrlimit(RLIMIT_NOFILE, &old) < 0;
+	rl = old;
+	rl.rlim_cur = 64;
+	bad |= setrlimit(RLIMIT_NOFILE, &rl) < 0;
+	struct fx_caught caught;
+	fx_catch_start(&caught);
+	for (int fd; nfill < 256 && (fd = open("/dev/null", O_RDONLY | O_CLOEXEC)) >= 0;)
+		fill[nfill++] = fd;
+	int w = wpool_acquire(r, dev, false, 1);
+	while (nfill > 0)
+		close(fill[--nfill]);
+	char said[1024];
+	fx_catch_end(&caught, said, sizeof said);
+	bad |= setrlimit(RLIMIT_NOFILE, &old) < 0;
+	TAP_OK(!bad && w == -1 && strstr(said, "cannot start a worker: Too many open files"),
+	       "no descriptor for a worker's pipes: no worker, and the reason said (%.*s)", (int)strcspn(said, "\n"), said);
+	w = wpool_acquire(r, dev, false, 1);
+	TAP_OK(w >= 0, "... and with descriptors again, the next acquire gets one");
+	if (w >= 0)
+		wpool_release(r, w);
+	wpool_free(r);
 }
 
 int main(void)
@@ -279,6 +313,7 @@ int main(void)
 	close(pp[0]);
 	close(pp[1]);
 
+	no_descriptors(sim);
 	wpool_free(p);
 	wpool_free(q);
 	free(sim);
