@@ -751,6 +751,13 @@ static void t_scrub_halves(void)
 	strbuf_addstr(&sb, "a 0123456 b 789abcde c");
 	llm_scrub(&sb, "0123456789abcde");
 	TAP_IS_STR(sb.buf, "a 0123456 b 789abcde c", "secret: a 15-byte key's halves are no forms of it: the text stays");
+	/* the longest forms go first: a whole key is one mask, not its two
+	 * halves' masks, and its base64 is not cut up by a half's mask */
+	strbuf_reset(&sb);
+	strbuf_addstr(&sb, "a 0123456789abcdef0123456789abcdef b MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY= c");
+	llm_scrub(&sb, "0123456789abcdef0123456789abcdef");
+	TAP_IS_STR(sb.buf, "a [redacted] b [redacted] c",
+		   "secret: a whole key, and its base64, each one mask (the longest forms first)");
 	strbuf_release(&sb);
 }
 

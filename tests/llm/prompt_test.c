@@ -469,6 +469,26 @@ static void t_context(void)
 	TAP_OK(has(cut.buf, "FP32 51.2 TFLOP/s (measured); balance 12.2 FLOP per byte") &&
 	       has(cut.buf, "- compiled: 40 registers per thread, 16 spilled; occupancy 75% (resident warps of an SM's most)\n"),
 	       "context: the measured FP32 peak and the occupancy, where the worker sent them");
+	/* each peak where it is above zero, however small; the balance where both are */
+	struct llm_kernel_prompt pk = p;
+	pk.peak_tflops = 0.5;
+	strbuf_reset(&cut);
+	llm_prompt_context(&pk, &cut);
+	int peaks = has(cut.buf, "- peaks: copy bandwidth 4200 GB/s (measured), FP32 0.5 TFLOP/s (measured); balance 0.1 FLOP per byte\n");
+	pk.peak_gbs = 0;
+	strbuf_reset(&cut);
+	llm_prompt_context(&pk, &cut);
+	peaks |= has(cut.buf, "- peaks: FP32 0.5 TFLOP/s (measured)\n") << 1;
+	pk.peak_gbs = 2;
+	pk.peak_tflops = 0;
+	strbuf_reset(&cut);
+	llm_prompt_context(&pk, &cut);
+	peaks |= has(cut.buf, "- peaks: copy bandwidth 2 GB/s (measured)\n") << 2;
+	pk.peak_gbs = 0;
+	strbuf_reset(&cut);
+	llm_prompt_context(&pk, &cut);
+	peaks |= !has(cut.buf, "- peaks:") << 3;
+	TAP_IS_INT(peaks, 15, "context: each peak where above zero (0.5 too), the balance only with both, no line with neither");
 	strbuf_reset(&cut);
 	p.peak_measured = false;
 	p.peak_tflops = 67;
