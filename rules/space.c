@@ -64,6 +64,12 @@ static enum need rewrite_need(const char *key)
 	return NEED_NONE;
 }
 
+/* 1x1 convolutions as matrix products, channels-last throughout (the
+ * table's row says why) */
+#define CONV1X1_AS_MM                                                                      \
+	{ "conv_1x1_as_mm", "force_layout_optimization", "layout_optimization", "freezing" }, \
+	{ "true", "true", "true", "true" }
+
 /*
  * In the order they are tried. First the linear-reduction fold, where a
  * sum over a matrix product's features, a mean over a transposed
@@ -145,8 +151,15 @@ static const struct dim dims[] = {
 	 * under half cuBLAS's rate for products (bench/results/
 	 * 2026-12-05-h100-level3-slices: 21 TFLOP/s against 48), as products
 	 * raced among cuBLAS and Triton's templates; before the rewrites,
-	 * which take the network's other convolutions, a smaller share there */
-	{ "autotune-conv-1x1-as-mm", NEED_CONV1X1, { "conv_1x1_as_mm" }, { "true" } },
+	 * which take the network's other convolutions, a smaller share there.
+	 * Channels-last throughout (with freezing, as autotune-channels-last):
+	 * max-autotune makes a 1x1 convolution a product only where its input
+	 * is channels-last, and conv_1x1_as_mm alone changed no kernel
+	 * (bench/results/2026-12-06b-h100-level3-slices: EfficientNetMBConv's
+	 * expanding one, its input the model's NCHW, stayed Triton's
+	 * convolution template at 19 TFLOP/s, SqueezeNet's profile within
+	 * 0.1% of max-autotune's) */
+	{ "autotune-conv-1x1-as-mm", NEED_CONV1X1, CONV1X1_AS_MM },
 	{ "autotune-rewrites", NEED_REWRITES,
 	  { "kopt.conv_transpose_as_conv", "kopt.conv3d_as_conv2d", "kopt.depthwise_as_pointwise",
 	    "kopt.pool_as_pointwise", "kopt.linear_reduction_fold", "kopt.sliced_product" },
@@ -180,7 +193,7 @@ static const struct dim dims[] = {
 	{ "autotune-nd-tiling", NEED_NONE, { "triton.prefer_nd_tiling", "triton.tile_reductions" }, { "true", "true" } },
 	{ "autotune-cooperative-reductions", NEED_REDUCTION, { "triton.cooperative_reductions" }, { "true" } },
 	{ "autotune-multi-kernel", NEED_REDUCTION, { "triton.multi_kernel" }, { "1" } },
-	{ "autotune-conv-1x1-as-mm", NEED_CONV, { "conv_1x1_as_mm" }, { "true" } },
+	{ "autotune-conv-1x1-as-mm", NEED_CONV, CONV1X1_AS_MM },
 	{ "autotune-benchmark-fusion", NEED_FUSION, { "benchmark_fusion" }, { "true" } },
 	{ "autotune-aggressive-fusion", NEED_FUSION, { "aggressive_fusion" }, { "true" } },
 };

@@ -272,7 +272,8 @@ int main(void)
 		{ "autotune-nd-tiling", "max-autotune-no-cudagraphs, triton.prefer_nd_tiling = true, triton.tile_reductions = true" },
 		{ "autotune-cooperative-reductions", "max-autotune-no-cudagraphs, triton.cooperative_reductions = true" },
 		{ "autotune-multi-kernel", "max-autotune-no-cudagraphs, triton.multi_kernel = 1" },
-		{ "autotune-conv-1x1-as-mm", "max-autotune-no-cudagraphs, conv_1x1_as_mm = true" },
+		{ "autotune-conv-1x1-as-mm", "max-autotune-no-cudagraphs, conv_1x1_as_mm = true, force_layout_optimization = "
+					     "true, layout_optimization = true, freezing = true" },
 		{ "autotune-benchmark-fusion", "max-autotune-no-cudagraphs, benchmark_fusion = true" },
 		{ "autotune-aggressive-fusion", "max-autotune-no-cudagraphs, aggressive_fusion = true" },
 	};
@@ -692,7 +693,11 @@ int main(void)
 		TAP_OK(n == 6 && strcmp(out[0].name, "autotune-conv-1x1-as-mm") == 0 && times == 1,
 		       "the products first, once: not added again where NEED_CONV lists them (%s)", got);
 		what = rule_variant_what(&out[0]);
-		TAP_IS_STR(what, "max-autotune-no-cudagraphs, conv_1x1_as_mm = true", "... with conv_1x1_as_mm on");
+		TAP_IS_STR(what,
+			   "max-autotune-no-cudagraphs, conv_1x1_as_mm = true, force_layout_optimization = true, "
+			   "layout_optimization = true, freezing = true",
+			   "... with conv_1x1_as_mm on, and channels-last throughout (max-autotune's 1x1 products "
+			   "take channels-last inputs only)");
 		free(what);
 		free(got);
 		release(out, n);
