@@ -7,7 +7,8 @@
 # a corrupt environment file is reported and forgotten; -t gc says how
 # many bytes it freed; -t clean leaves a user's own files that only look
 # like outputs; after -t clean the next build says it restored the
-# outputs from the cache; the log keeps every run's record of a step; an
+# outputs from the cache, and an output whose object is gone from the cache
+# too is made again by its step alone; the log keeps every run's record of a step; an
 # actions file that cannot be read is said to be unreadable. Prints
 # TAP.
 set -eu
@@ -133,6 +134,35 @@ rm -f kopt-out/a/profile-autotune.md
 run
 check "... one output file gone: the next build restores it alone and says so in the singular" \
 	"[ $status -eq 0 ] && [ -f kopt-out/a/profile-autotune.md ] && grep -qx 'koptmake: nothing to run; 1 output file restored from the cache into ./kopt-out' out"
+
+# an output gone and the cache's objects gone too: the step that wrote it
+# cannot restore it, so it runs again (not the whole build), and the file
+# comes back
+rm -f kopt-out/a/profile-autotune.md
+mv .kopt/objects objects.saved
+mkdir .kopt/objects
+run
+check "... its object gone from the cache too: that profile runs again and the file is back (exit $status)" \
+	"[ $status -eq 0 ] && [ -f kopt-out/a/profile-autotune.md ] && grep -q '\\] profile a/autotune\$' out && ! grep -q '\\] capture b\$' out"
+[ $status -eq 0 ] && grep -q '\] profile a/autotune$' out || sed 's/^/# /' out err
+cp -R objects.saved/. .kopt/objects/
+rm -rf objects.saved
+run
+check "... and with the other objects back beside the new ones, nothing to do" \
+	"[ $status -eq 0 ] && grep -qx 'koptmake: nothing to do' out"
+
+# ... or there but not what it was (each object cut to one byte): the
+# same, each found out where it is read
+rm -f kopt-out/a/profile-autotune.md
+cp -R .kopt/objects objects.saved
+find .kopt/objects -type f ! -name '*.tmp*' -exec sh -c 'printf x > "$1"' _ {} \;
+run
+check "... its object cut short in the cache: the output is made again, not restored from it (exit $status)" \
+	"[ $status -eq 0 ] && [ -f kopt-out/a/profile-autotune.md ] && grep -q '\\] profile a/autotune\$' out"
+[ $status -eq 0 ] && [ -f kopt-out/a/profile-autotune.md ] || sed 's/^/# /' out err
+rm -rf .kopt/objects
+mv objects.saved .kopt/objects
+run
 
 # -t clean leaves a user's own files that only look like outputs: profiles.md
 # and profileX.json are not profile-NAME.*
