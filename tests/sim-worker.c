@@ -205,6 +205,9 @@
  *                        stderr (a worker whose CUDA cannot start)
  *   KOPT_SIM_DIE=MS      die by SIGALRM MS milliseconds after the hello, idle
  *                        or not (a worker the kernel's OOM killer takes)
+ *   KOPT_SIM_LINGER_MS=L with KOPT_SIM_DIE=MS: at MS close stdout and stderr,
+ *                        then exit with status 5 L milliseconds later (a
+ *                        worker that takes a moment to end, as Python does)
  *   KOPT_SIM_HOSTSKEW=1  model-level candidate times read 8% of the baseline
  *                        low on the host's side only; the device spans, sent
  *                        with every model-level time, say otherwise
@@ -1418,6 +1421,18 @@ static json_int_t measured_at(const struct model *m)
 	return e && *e ? (json_int_t)atoll(e) : 946684800;
 }
 
+/* KOPT_SIM_LINGER_MS: the pipes closed, the process still there a moment */
+static long linger_ms;
+static void end_lingering(int sig)
+{
+	(void)sig;
+	close(1);
+	close(2);
+	struct timespec ts = { linger_ms / 1000, (linger_ms % 1000) * 1000000L };
+	nanosleep(&ts, NULL);
+	_exit(5);
+}
+
 int main(void)
 {
 	const char *torch = getenv("KOPT_SIM_TORCH");
@@ -1474,7 +1489,9 @@ int main(void)
 		      sb.scratch, "how", sandbox_describe(&sb)));
 	if (die && atol(die) > 0) {
 		struct itimerval it = { { 0, 0 }, { atol(die) / 1000, (atol(die) % 1000) * 1000L } };
-		signal(SIGALRM, SIG_DFL);
+		const char *linger = getenv("KOPT_SIM_LINGER_MS");
+		linger_ms = linger ? atol(linger) : 0;
+		signal(SIGALRM, linger_ms > 0 ? end_lingering : SIG_DFL);
 		setitimer(ITIMER_REAL, &it, NULL);
 	}
 	char *line = NULL;

@@ -9,7 +9,8 @@
  * Also: a request larger than a pipe's buffer, a step cancelled while its
  * worker runs it, a signal during the wait before a worker's death, and
  * the environment probe of a worker that dies before its hello (the
- * simulator's KOPT_SIM_DIE), and a worker that cannot be started (no
+ * simulator's KOPT_SIM_DIE), a worker that ends a moment after its pipes
+ * close (KOPT_SIM_LINGER_MS), and a worker that cannot be started (no
  * descriptor left for its pipes).
  */
 #define _GNU_SOURCE
@@ -259,6 +260,20 @@ int main(void)
 	tap_diag("%s", ev.reason);
 	TAP_IS_INT(wpool_held(r, -1), 0, "and its slot is free");
 	wpool_free(r);
+	unsetenv("KOPT_SIM_DELAY_MS");
+
+	/* a worker whose pipes close a moment before it ends (20 ms, as a
+	 * Python tearing down): its own exit status is told, not the kill
+	 * that would follow had it not ended within the pool's 0.1 s */
+	setenv("KOPT_SIM_DELAY_MS", "3000", 1);
+	setenv("KOPT_SIM_DIE", "300", 1);
+	setenv("KOPT_SIM_LINGER_MS", "20", 1);
+	r = ping_pool(sim, &ev, &dev, &w, &job);
+	poll_until(r, pp[0], &ev, &ev.fail, 1, 10);
+	TAP_OK(ev.fail == 1 && strstr(ev.reason, "exited with status 5") && strstr(ev.reason, "during ping"),
+	       "a worker that takes a moment to end: its own exit status is told (%s)", ev.reason);
+	wpool_free(r);
+	unsetenv("KOPT_SIM_LINGER_MS");
 	unsetenv("KOPT_SIM_DELAY_MS");
 
 	/* a worker that dies while idle (given back after its ping): no job
