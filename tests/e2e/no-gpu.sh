@@ -42,6 +42,9 @@ run_readme() {
 		check "$1: koptmake -C examples $mode: at most 5 lines ($lines)" "[ $lines -ge 1 ] && [ $lines -le 5 ]" "$tmp/out"
 		check "$1: koptmake -C examples $mode: names the missing pieces and how to get them, once" \
 			"[ $once -eq 1 ] && grep -q torch $tmp/out && grep -q NVIDIA $tmp/out && grep -q 'pip install' $tmp/out" "$tmp/out"
+		[ "$1" != "a worker double" ] ||
+			check "$1: koptmake -C examples $mode: the worker's sentence whole, from its first word" \
+				"grep -q \"worker of device 'h200' cannot start: no NVIDIA GPU (the driver sees none): \" $tmp/out" "$tmp/out"
 		check "$1: koptmake -C examples $mode: it ran nothing and leaves no .kopt/" "[ ! -e $tmp/examples/.kopt ]" "$tmp/out"
 		check "$1: koptmake -C examples $mode: no traceback, no other worker line" \
 			"! grep -q -e Traceback -e 'last stderr lines' -e '  | ' -e warning -e 'a line after' $tmp/out" "$tmp/out"
