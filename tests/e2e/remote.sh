@@ -149,6 +149,10 @@ check "A: the remote holds every record and object ($nac records, $ncas objects)
 sent=$(sed -n 's/.*; \([0-9]*\) records and \([0-9]*\) objects sent;.*/\1 \2/p' "$tmp/A.err")
 check "A: the summary counts what it sent ($sent): every record the server holds ($nac), at least, and its $ncas objects" \
 	"[ '${sent% *}' -ge $nac ] && [ '${sent#* }' -eq $ncas ]"
+# ... and every step it looked up there missed: each counted, none found
+fm=$(sed -n 's/.*remote cache .*: \([0-9]*\) found, \([0-9]*\) missing, .*/\1 \2/p' "$tmp/A.err" | tail -n 1)
+check "A: the summary counts the lookups that missed on the empty server ($fm found and missing): none found, one at least for each record sent" \
+	"[ '${fm% *}' = 0 ] && [ '${fm#* }' -ge '${sent% *}' ] && [ '${sent% *}' -gt 0 ]"
 check "A: a record on the server is the local action map's line, with its checksum, then its seal" \
 	"k=\$(ls '$www/ac' | head -n 1) && grep -qxF \"\$(head -n 1 '$www/ac/'\$k)\" '$tmp/A/.kopt/actions' && [ \$(wc -l <'$www/ac/'\$k) -eq 2 ] && tail -n 1 '$www/ac/'\$k | grep -qx '[0-9a-f]\{64\}'"
 
