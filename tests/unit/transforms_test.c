@@ -135,6 +135,20 @@ static void analyst(void)
 	       "a row read along a strided axis: more outputs per program, a shorter block of the row (%s)", c);
 	json_decref(all);
 	free(c);
+	/* the row's index is r0_ and any digit: 0 and 9 read as 1 does */
+	int digits = 0;
+	for (const char *d = "09"; *d; d++) {
+		char idx[16];
+		snprintf(idx, sizeof idx, "16384*r0_%c", *d);
+		char *sd = with(strided, "16384*r0_1", idx);
+		c = chosen(sd, "reduction", red, 0.5, &all);
+		cfg = json_object_get(json_array_get(all, 0), "config");
+		digits += strcmp(c, "config") == 0 && json_integer_value(json_object_get(cfg, "XBLOCK")) == 8;
+		json_decref(all);
+		free(c);
+		free(sd);
+	}
+	TAP_IS_INT(digits, 2, "... its row's index r0_0 or r0_9: the same stride read, the same config");
 	char *few = with(rs, "    xnumel = 16384\n", "    xnumel = 16\n");
 	c = chosen(few, "reduction", red, 0.5, &all);
 	const char *note = json_string_value(json_object_get(json_array_get(all, 0), "note"));
