@@ -239,6 +239,47 @@ static void test_compact(void)
 	       strcmp(after, before) == 0 && fx_files_with(dir, "clog.tmp") == 0,
 	       "a log that cannot be compacted: said, left as it was, its temporary file removed (%d, %s)", st,
 	       first_line(&said));
+	/* the same log compacted where descriptor 0 is free (koptmake's
+	 * standard input closed, from cron or a daemon): it compacts as any
+	 * other */
+	char *p0 = xasprintf("%s/clog0", dir);
+	f = fopen(p0, "w");
+	if (f) {
+		fputs(before ? before : "", f);
+		fclose(f);
+	}
+	int pfd[2];
+	pid_t pid = pipe(pfd) == 0 ? (fflush(stdout), fflush(stderr), fork()) : -1;
+	if (pid == 0) {
+		close(pfd[0]);
+		dup2(pfd[1], 2);
+		close(pfd[1]);
+		kopt_blog *b0 = blog_open(p0);
+		int ready = blog_ready(b0);
+		close(0);
+		blog_close(b0);
+		fflush(stderr);
+		KOPT_COVER_FLUSH();
+		_exit(ready == 0 ? 0 : 1);
+	}
+	strbuf_reset(&said);
+	if (pid > 0) {
+		close(pfd[1]);
+		char buf[512];
+		for (ssize_t k; (k = read(pfd[0], buf, sizeof buf)) > 0;)
+			strbuf_add(&said, buf, (size_t)k);
+		close(pfd[0]);
+		waitpid(pid, &st, 0);
+	}
+	char *after0 = fx_slurp(p0);
+	size_t lines0 = 0;
+	for (const char *q = after0; q && *q; q++)
+		lines0 += *q == '\n';
+	TAP_OK(pid > 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0 && lines0 == 2 && !strstr(said.buf, "cannot compact"),
+	       "a log compacted with descriptor 0 free: to its header and one record (%zu lines; %s)", lines0,
+	       said.len ? first_line(&said) : "nothing said");
+	free(after0);
+	free(p0);
 	free(before);
 	free(after);
 	free(full);
