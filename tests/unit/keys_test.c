@@ -82,7 +82,7 @@ static void pinned_versions(void)
 		const struct rule *r = pin[i].r;
 		struct hash_key k;
 		hash_key_init(&k, r->name, r->version);
-		char hex[33];
+		char hex[HASH_HEX];
 		hash_hex(hash_key_final(&k), hex);
 		hash_key_release(&k);
 		TAP_OK(strcmp(r->name, pin[i].name) == 0 && r->version == pin[i].version && strcmp(hex, pin[i].hex) == 0,
