@@ -191,4 +191,13 @@ check "an actions file that cannot be read: 'cannot read' it, exit $status" \
 rm -f .kopt/actions
 mv actions.saved .kopt/actions
 
+# a spec in a folder below: the build's last line names the report there,
+# as a path from here (the folder kept whole, no "./" before it)
+mkdir -p below
+cp -R models test.kopt below/
+run -f below/test.kopt all
+check "a spec in a folder below (-f below/test.kopt): the last line names below/kopt-out/all/report.md" \
+	"[ $status -eq 0 ] && tail -n 1 out | grep -q '; below/kopt-out/all/report.md\$'"
+[ $status -eq 0 ] && tail -n 1 out | grep -q '; below/kopt-out/all/report.md$' || sed 's/^/# /' out err
+
 echo "1..$n"
