@@ -95,6 +95,13 @@ static void analyst(void)
 	TAP_OK(why && strstr(why, "reads its row of 8192 twice") && strstr(why, "held in registers"),
 	       "... each with why (%s)", why ? why : "none");
 	json_decref(all);
+	/* an empty line inside a row loop is no line of the loop's end: the
+	 * same loops, the same transforms */
+	char *vb = with(vn, "        r0_index = r0_offset + r0_base\n", "\n        r0_index = r0_offset + r0_base\n");
+	char *cb = chosen(vb, "reduction", red, 0.5, NULL);
+	TAP_IS_STR(cb, c, "... with an empty line inside its first row loop: the same transforms");
+	free(cb);
+	free(vb);
 	free(c);
 	c = chosen(ln, "reduction", red, 0.5, NULL);
 	TAP_OK(strcmp(c, "persist=on") == 0, "layernorm (Welford's statistics in one loop, rows read twice): persist=on alone (%s)", c);
