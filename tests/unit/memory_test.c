@@ -401,6 +401,30 @@ static void test_seen(void)
 	       in, out);
 }
 
+/* a class asked for that no lesson filed, though its name is in the
+ * memory as another kind of string (a strategy's here, with an index at
+ * and past the class table's end): no lessons, nothing read past it */
+static void test_unfiled_class(void)
+{
+	char *m = fresh("unfiled.jsonl");
+	for (int i = 0; i < 40; i++) {
+		char st[16];
+		snprintf(st, sizeof st, "s%d", i);
+		memory_append(m, "a.kopt", "pointwise/flat/b26", st, NULL, NULL, 1, 1.1);
+	}
+	int found = 0;
+	for (int i = 0; i < 40; i++) {
+		char st[16];
+		snprintf(st, sizeof st, "s%d", i);
+		struct memory mem;
+		memory_load(&mem, m, st, NULL);
+		found += memory_lessons(&mem) != 0 || memory_get(&mem, "s0") != NULL;
+		memory_release(&mem);
+	}
+	TAP_IS_INT(found, 0, "memory: a class no lesson filed, named like 40 strategies in it, loads nothing");
+	free(m);
+}
+
 int main(void)
 {
 	alarm(60); /* a lookup that never ends fails the test */
@@ -415,6 +439,7 @@ int main(void)
 	test_compact_mode();
 	test_record();
 	test_seen();
+	test_unfiled_class();
 	char *cmd = NULL;
 	if (asprintf(&cmd, "rm -rf '%s'", dir) >= 0 && system(cmd) != 0)
 		tap_diag("cannot remove %s", dir);
