@@ -74,7 +74,10 @@
  * kopt.flash_attention takes). 6: sliced_products (a matrix product whose
  * output is read in part: what kopt.sliced_product takes). 7: attentions
  * with a mask the same over batches and heads (a causal one), which the
- * attention rewrite now takes.
+ * attention rewrite now takes. 8: the summary's gemm32 line (the share of
+ * the device time in cuBLAS's large float32 products, from the vendor
+ * probe's calls: what kopt.tf32x3_products takes), which the search also
+ * reads from that profile alone.
  * tests/runtime/test_rewrites.py checks that every fact the worker writes
  * is named here.
  *
@@ -107,7 +110,7 @@
  * CUDA-graph variant); its cuDNN line, the 1x1 convolutions' share.
  */
 #define PROFILE_VERSION 11
-#define FACTS_VERSION 7
+#define FACTS_VERSION 8
 
 static int profile_key(struct dag *d, struct dag_node *n, struct hash_key *k, char **why)
 {

@@ -32,7 +32,8 @@ enum need {
 	NEED_REWRITES,   /* two kinds of op or more that koptmake's rewrites take */
 	NEED_CONV_NET,   /* a network of convolutions: several, with weights (a CNN) */
 	NEED_HOST,       /* a host-bound call (the first profile's: RULE_HOST_SHARE) */
-	NEED_CONV1X1     /* cuDNN's 1x1 convolutions: RULE_CONV1X1_SHARE of the device time */
+	NEED_CONV1X1,    /* cuDNN's 1x1 convolutions: RULE_CONV1X1_SHARE of the device time */
+	NEED_GEMM32      /* cuBLAS's large float32 products: RULE_GEMM32_SHARE of the device time */
 };
 
 /* convolutions per call that make a network of them (a block's two or
@@ -56,7 +57,7 @@ static enum need rewrite_need(const char *key)
 		{ "kopt.conv_transpose_as_conv", NEED_TCONV }, { "kopt.conv3d_as_conv2d", NEED_ANY_CONV3D },
 		{ "kopt.depthwise_as_pointwise", NEED_DWCONV }, { "kopt.pool_as_pointwise", NEED_POOL },
 		{ "kopt.linear_reduction_fold", NEED_LRED }, { "kopt.flash_attention", NEED_ATTN },
-		{ "kopt.sliced_product", NEED_SLICE },
+		{ "kopt.sliced_product", NEED_SLICE }, { "kopt.tf32x3_products", NEED_GEMM32 },
 	};
 	for (size_t i = 0; i < sizeof map / sizeof *map; i++)
 		if (strcmp(map[i].key, key) == 0)
@@ -74,7 +75,11 @@ static enum need rewrite_need(const char *key)
  * In the order they are tried. First the linear-reduction fold, where a
  * sum over a matrix product's features, a mean over a transposed
  * convolution's spatial axes or a sum over a convolution's channels is
- * there to fold. Then, where the model has two kinds of op
+ * there to fold. After it and the sliced product and the attention, where
+ * cuBLAS's float32 products of m and n 128 or more take RULE_GEMM32_SHARE
+ * of the device time, those products as koptmake's own tf32x3 kernel
+ * (raced apart from the rewrites, as the attention's). Then, where the
+ * model has two kinds of op
  * or more that koptmake's rewrites take (a transposed convolution and a
  * pooling after it, say), all of those rewrites at once: each declines
  * where it does not apply, and one variant that takes every such op
@@ -145,6 +150,18 @@ static const struct dim dims[] = {
 	 * README.md). Not among the rewrites at once: a kernel of koptmake's
 	 * own, raced apart from the graph rewrites */
 	{ "autotune-flash-attention", NEED_ATTN, { "kopt.flash_attention" }, { "true" } },
+	/* a model whose time is in large float32 matrix products (aten mm,
+	 * addmm, bmm that cuBLAS runs: rule_gemm32_share), each as a Triton
+	 * kernel on tensor cores at float32's accuracy (tf32x3: each operand
+	 * a TF32 high part and its remainder, three TF32 products summed in
+	 * float32), where cuBLAS's float32 SGEMM runs on the FMA units at
+	 * about 51 TFLOP/s on an H100 (TF32 off). Against it on an H100: 1.43x
+	 * at m=256 n=16384 k=32768, 1.02x at 4096 square, 0.47x at m=10 (a
+	 * small batch's linear layer): it pays for large products alone, so
+	 * only where those take RULE_GEMM32_SHARE of the device time. Not
+	 * among the rewrites at once: a kernel of koptmake's own, raced apart
+	 * from the graph rewrites, as the attention's */
+	{ "autotune-tf32x3-products", NEED_GEMM32, { "kopt.tf32x3_products" }, { "true" } },
 	/* a network whose time is in 1x1 convolutions (a MobileNet or
 	 * EfficientNet block's expanding and projecting ones, a bottleneck's):
 	 * matrix products in all but name, which cuDNN ran in float32 at
@@ -269,6 +286,7 @@ static bool needed(const struct rule_summary *s, enum need need, double gamma)
 	case NEED_CONV_NET: return s->facts_known && s->convs >= CONV_NET && s->params > 0;
 	case NEED_HOST: return rule_host_share(s->model_ns, s->device_ns) >= RULE_HOST_SHARE;
 	case NEED_CONV1X1: return s->conv1x1_share >= RULE_CONV1X1_SHARE; /* NAN (unknown): false */
+	case NEED_GEMM32: return s->gemm32_share >= RULE_GEMM32_SHARE;    /* NAN (unknown): false */
 	case NEED_CONV_EAGER: /* compiled over eager, gamma or more */
 		return (s->convs > 0 || s->cudnn_share > 0) && s->eager_known && s->eager_ratio >= gamma;
 	}
@@ -285,8 +303,10 @@ static bool needed(const struct rule_summary *s, enum need need, double gamma)
  * sum over a matrix product's features, a product read in part, an
  * attention) it pays where the calls it rewrites take their share: the
  * vendor and ATen kernels, AUTO_VENDOR of the device time or more. A
- * host-bound call (CUDA graphs) and eager beating the compiled
- * convolutions by gamma are facts that pay by themselves; a reduction over
+ * host-bound call (CUDA graphs), eager beating the compiled convolutions
+ * by gamma, cuDNN's 1x1 convolutions in RULE_CONV1X1_SHARE of the device
+ * time and cuBLAS's large float32 products in RULE_GEMM32_SHARE of it
+ * (tf32x3) are facts that pay by themselves; a reduction over
  * a strided axis (N-d tiling) where its Triton kernels leave AUTO_ROOM of
  * the device time to their bounds. The generic dimensions (coordinate
  * descent, freezing, the reduction switches, exhaustive templates) are
@@ -295,7 +315,7 @@ static bool needed(const struct rule_summary *s, enum need need, double gamma)
 #define AUTO_VENDOR 0.25
 #define AUTO_ROOM 0.2
 
-enum family { FAM_NONE, FAM_HOST, FAM_CONV, FAM_CONV1X1, FAM_POOL, FAM_GEMM, FAM_RED, FAM_N };
+enum family { FAM_NONE, FAM_HOST, FAM_CONV, FAM_CONV1X1, FAM_POOL, FAM_GEMM, FAM_GEMM32, FAM_RED, FAM_N };
 
 static enum family family_of(enum need need)
 {
@@ -304,6 +324,9 @@ static enum family family_of(enum need need)
 	/* its products stand beside the convolutions' own variant: they
 	 * take the 1x1 calls alone */
 	case NEED_CONV1X1: return FAM_CONV1X1;
+	/* likewise the large float32 products, as tf32x3 kernels: beside a
+	 * rewrite of the model's other ops, a 1x1 or a host variant */
+	case NEED_GEMM32: return FAM_GEMM32;
 	case NEED_TCONV: case NEED_DWCONV: case NEED_CONV3D: case NEED_ANY_CONV3D: case NEED_CONV_EAGER:
 	case NEED_CONV_NET: case NEED_CONV: return FAM_CONV;
 	case NEED_POOL: return FAM_POOL;
@@ -340,7 +363,7 @@ static bool pays(const struct rule_summary *s, enum need need, double gamma)
 	if (!needed(s, need, gamma))
 		return false;
 	switch (need) {
-	case NEED_HOST: case NEED_CONV_EAGER: case NEED_CONV1X1: return true;
+	case NEED_HOST: case NEED_CONV_EAGER: case NEED_CONV1X1: case NEED_GEMM32: return true;
 	case NEED_LRED: case NEED_SLICE: case NEED_ATTN: case NEED_TCONV: case NEED_DWCONV: case NEED_POOL:
 	case NEED_CONV3D: case NEED_ANY_CONV3D: case NEED_REWRITES: case NEED_CONV_NET:
 		return vendor_share(s) >= AUTO_VENDOR;

@@ -120,6 +120,20 @@ double rule_conv1x1_share(const json_t *profile_meas);
 /* the 1x1 convolutions' share that makes them worth racing as matrix
  * products (autotune-conv-1x1-as-mm first among the convolutions' variants) */
 #define RULE_CONV1X1_SHARE (1.0 / 3)
+/* The share of a profile's device time in its large float32 matrix
+ * products: the vendor calls that are cuBLAS's (lib "cuBLAS", "cuBLASLt")
+ * in float32 whose shape, as vendor.py describes it ("m=.. n=.. k=..",
+ * a batched one "Bx m=.. n=.. k=.."), has m and n of 128 or more, each
+ * time by its count; calls without a dtype or a shape are not counted.
+ * cuBLAS runs them on the FMA units (SGEMM, TF32 off), which
+ * kopt.tf32x3_products hands to tensor cores at float32's accuracy; a
+ * smaller product (a small batch's linear layer) fills too few of their
+ * tiles and loses. Capped at 1; 0 without a device time. The summary's
+ * "gemm32\tSHARE\t-\t-" (rule_space_line). */
+double rule_gemm32_share(const json_t *profile_meas);
+/* the large float32 products' share that makes them worth racing as
+ * tf32x3 products (autotune-tf32x3-products) */
+#define RULE_GEMM32_SHARE 0.25
 json_t *rule_space_pick_lines(const struct kopt_model *m, const double *ratio, size_t n, const char *ops0,
 			      double gamma);
 
@@ -136,8 +150,9 @@ json_t *rule_space_pick_lines(const struct kopt_model *m, const double *ratio, s
 bool rule_pick_variant(const double *base, const double *opt, const bool *passed, size_t n, double gamma,
 		       size_t *best);
 
-/* fills the implementation-space figures of s (cudnn share, eager ratio
- * and ops) from a profile's measurements (rules/space_pick.c) */
+/* fills the implementation-space figures of s (cudnn share, the large
+ * float32 products' share, eager ratio and ops) from a profile's
+ * measurements (rules/space_pick.c) */
 void rule_summary_space(struct rule_summary *s, const json_t *profile_meas);
 
 #endif

@@ -1,10 +1,11 @@
 /*
  * rules/space_pick.c: the implementation-space choice from a model's
  * profiles (space.h): where eager beats the compiled code (the agents'
- * ATen-fallback variant), where cuDNN calls are worth benchmarking, those
- * figures in a profile's summary and the report's rows for them; the
- * choice across a model's compile variants; and what a variant's mode
- * means (max-autotune, CUDA graphs).
+ * ATen-fallback variant), where cuDNN calls are worth benchmarking, where
+ * large float32 products are (tf32x3), those figures in a profile's
+ * summary and the report's rows for them; the choice across a model's
+ * compile variants; and what a variant's mode means (max-autotune, CUDA
+ * graphs).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <config.h>
@@ -12,6 +13,7 @@
 #include "space.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -207,6 +209,51 @@ double rule_conv1x1_share(const json_t *profile_meas)
 	return cudnn_share(profile_meas, true);
 }
 
+/* the sides a float32 product needs, m and n, to fill tensor-core tiles
+ * (the tf32x3 pass's own rule, products.py's MIN_SIDE: tests/lists.py):
+ * tf32x3 lost to cuBLAS's SGEMM at m=10 (a small batch's linear layer,
+ * 0.47x on an H100) and won at m=256 n=16384 k=32768 (1.43x) */
+#define GEMM32_SIDE 128
+
+/* whether a cuBLAS call's shape (vendor_plan.describe: "m=.. n=.. k=..",
+ * batched "Bx m=.. n=.. k=..") has m and n of GEMM32_SIDE or more */
+static bool large_product(const char *shape)
+{
+	const char *p = shape;
+	long m, n, k;
+	int end = 0;
+	if (!p)
+		return false;
+	if (*p >= '0' && *p <= '9') { /* a batch */
+		p += strspn(p, "0123456789");
+		if (strncmp(p, "x ", 2) != 0)
+			return false;
+		p += 2;
+	}
+	if (sscanf(p, "m=%ld n=%ld k=%ld%n", &m, &n, &k, &end) != 3 || (p[end] != '\0' && p[end] != ' '))
+		return false;
+	return m >= GEMM32_SIDE && n >= GEMM32_SIDE;
+}
+
+double rule_gemm32_share(const json_t *profile_meas)
+{
+	double dev = rule_num(profile_meas, "device_ns_per_call"), ns = 0;
+	size_t i;
+	json_t *c;
+	json_array_foreach(json_object_get(json_object_get(profile_meas, "vendor"), "calls"), i, c) {
+		const char *lib = json_string_value(json_object_get(c, "lib"));
+		const char *dtype = json_string_value(json_object_get(c, "dtype"));
+		double t = rule_num(c, "torch_ns");
+		json_int_t count = json_integer_value(json_object_get(c, "count"));
+		if (lib && strncmp(lib, "cuBLAS", 6) == 0 && dtype && strcmp(dtype, "float32") == 0 && !isnan(t) &&
+		    t > 0 && large_product(json_string_value(json_object_get(c, "shape"))))
+			ns += t * (double)(count > 0 ? count : 1);
+	}
+	if (isnan(dev) || dev <= 0)
+		return 0;
+	return ns / dev < 1 ? ns / dev : 1;
+}
+
 /* the most torch leaves on the table in a cuDNN call: its time over the
  * probe's best algorithm's; NAN without a call the probe posed */
 static double cudnn_left(const json_t *profile_meas)
@@ -255,6 +302,7 @@ void rule_summary_space(struct rule_summary *s, const json_t *profile_meas)
 	double cn, en;
 	s->cudnn_share = rule_cudnn_share(profile_meas);
 	s->conv1x1_share = rule_conv1x1_share(profile_meas);
+	s->gemm32_share = rule_gemm32_share(profile_meas);
 	s->cudnn_left = cudnn_left(profile_meas);
 	const json_t *facts = json_object_get(profile_meas, "facts");
 	s->facts_known = json_is_object(facts);

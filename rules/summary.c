@@ -12,9 +12,15 @@
  * traffic), where the profile knows it, else "-" before a CLASS; CLASS: a
  * Triton kernel's class, 16 hex digits (rules/groups.c)), then
  *   time MODEL DEVICE -    a call's time and its kernels', ns
- *   cudnn SHARE - LEFT     the share of device time in torch's cuDNN calls;
- *                          LEFT, the most torch's time over the vendor
- *                          probe's best algorithm's in one of them, or "-"
+ *   cudnn SHARE 1X1 LEFT   the share of device time in torch's cuDNN calls;
+ *                          1X1, that of those that are 1x1 convolutions of
+ *                          stride 1 and one group, or "-"; LEFT, the most
+ *                          torch's time over the vendor probe's best
+ *                          algorithm's in one of them, or "-"
+ *   gemm32 SHARE - -       the share of device time in torch's cuBLAS
+ *                          calls that are float32 products of m and n 128
+ *                          or more (rule_gemm32_share, what tf32x3 takes);
+ *                          left out where none is (0) or it is unknown
  *   facts - - conv=N,gemm=N,reduction=N,params=N,tconv=N,dconv=N,pool=N,c3d=N,lred=N,sred=N,attn=N,slice=N
  *                          (RULE_GRAPH_FACTS, rules.h, in its order:)
  *                          the model's ATen convolutions, GEMMs and
@@ -33,7 +39,7 @@
  *                          ill-conditioned or unchecked (gates/baseline.c)
  * Profiles cached before the eager and baseline lines existed lack them,
  * and before the facts line and LEFT, those, and before the time line and
- * FRAC, those.
+ * FRAC, those; before the gemm32 line, it (its share read as unknown, NAN).
  */
 #include <config.h>
 
@@ -75,6 +81,8 @@ char *rule_summary_write(const struct rule_summary *s)
 		strbuf_addstr(&sb, "\t-\n");
 	else
 		strbuf_addf(&sb, "\t%.6g\n", s->cudnn_left);
+	if (s->gemm32_share > 0) /* NAN or 0: no line */
+		strbuf_addf(&sb, "gemm32\t%.6g\t-\t-\n", s->gemm32_share);
 	if (s->facts_known) {
 		const char *sep = "facts\t-\t-\t";
 #define WRITE_(field, json, key, absent) strbuf_addf(&sb, "%s" key "=%ld", sep, s->field), sep = ",";
@@ -124,7 +132,7 @@ int rule_summary_read(const char *text, struct rule_summary *s)
 {
 	memset(s, 0, sizeof *s);
 	s->eager_ratio = NAN;
-	s->cudnn_left = s->conv1x1_share = NAN;
+	s->cudnn_left = s->conv1x1_share = s->gemm32_share = NAN;
 	s->model_ns = s->device_ns = s->cost_s = NAN;
 	s->text = xstrdup(text);
 	size_t nlines = 0;
@@ -153,6 +161,8 @@ int rule_summary_read(const char *text, struct rule_summary *s)
 			s->cudnn_share = strtod(f[1], NULL);
 			s->conv1x1_share = strcmp(f[2], "-") == 0 ? NAN : strtod(f[2], NULL);
 			s->cudnn_left = strcmp(f[3], "-") == 0 ? NAN : strtod(f[3], NULL);
+		} else if (strcmp(f[0], "gemm32") == 0) {
+			s->gemm32_share = strcmp(f[1], "-") == 0 ? NAN : strtod(f[1], NULL);
 		} else if (strcmp(f[0], "facts") == 0) {
 			s->facts_known = read_facts(f[3], s);
 		} else if (strcmp(f[0], "time") == 0) {

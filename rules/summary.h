@@ -15,7 +15,7 @@
  * A profile's summary: what planning reads without parsing the profile's
  * whole result (the hot selection, the implementation-space choice). The
  * profile rule writes it into the manifest and reads it back (rules/
- * profile.c, which gives the format).
+ * profile.c; rules/summary.c gives the format).
  */
 struct rule_summary_kernel {
 	const char *kind;           /* "triton", "vendor", ... */
@@ -62,6 +62,9 @@ struct rule_summary {
 				     * the most over its cuDNN calls; NAN when unknown */
 	double conv1x1_share;       /* of device time, in those cuDNN calls that are 1x1 convolutions
 				     * of stride 1 and one group; NAN: unknown (older profiles) */
+	double gemm32_share;        /* of device time, in cuBLAS's float32 products of m and n 128 or
+				     * more (rule_gemm32_share); NAN: unknown (older profiles) or
+				     * none (the summary leaves its line out at 0) */
 	bool facts_known;           /* the facts below are known (older profiles lack them) */
 #define RULE_FACT_FIELD_(field, json, key, absent) long field;
 	RULE_GRAPH_FACTS(RULE_FACT_FIELD_) /* RULE_GRAPH_FACTS says what each is */

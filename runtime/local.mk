@@ -40,6 +40,9 @@ KOPT_PY_FILES = \
 	runtime/python/kopt/rewrite_fold.py \
 	runtime/python/kopt/rewrite_slice.py \
 	runtime/python/kopt/rewrite_attention.py \
+	runtime/python/kopt/rewrite_products.py \
+	runtime/python/kopt/products.py \
+	runtime/python/kopt/oplib.py \
 	runtime/python/kopt/inductor.py \
 	runtime/python/kopt/compile_time.py \
 	runtime/python/kopt/gpulock.py \

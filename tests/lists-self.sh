@@ -39,6 +39,10 @@ mutate transforms agents/builtin/transform.c 's/add(out, "onepass=sumsq"/add(out
 	"the analyst asking for a transform Python does not name"
 mutate transforms runtime/python/kopt/transforms.py 's/VALUES = {"onepass": ("welford", "sumsq"), "rloop": ("reverse",)}/VALUES = {"onepass": ("welford",), "rloop": ("reverse",)}/' \
 	"a transform's value dropped in Python alone"
+mutate products-side runtime/python/kopt/products.py 's/^MIN_SIDE = 128$/MIN_SIDE = 64/' \
+	"the tf32x3 pass's least side moved in Python alone"
+mutate products-side rules/space_pick.c 's/^#define GEMM32_SIDE 128$/#define GEMM32_SIDE 256/' \
+	"the profile's count of large products moved in C alone"
 mutate launch-keys runtime/python/kopt/screen.py 's/^BLOCK_KEYS = ("XBLOCK", "YBLOCK",/BLOCK_KEYS = ("YBLOCK", "XBLOCK",/' \
 	"screen.py's blocks in another order"
 mutate launch-keys agents/features.h 's/X("R1_BLOCK", 1, 0, 1)/X("R1_BLOCK", 1, 0, 0)/' \
@@ -49,7 +53,7 @@ mutate graph-facts rules/summary.h 's/X(attns, "attentions", "attn", 0)/X(attns,
 	"a fact renamed in C alone"
 mutate graph-facts rules/summary.h 's/X(slices, "sliced_products", "slice", 0)/X(slices, "sliced_products", "attn", 0)/' \
 	"a summary key written twice"
-mutate rewrite-names runtime/python/kopt/rewrites.py 's/"sliced_product", "flash_attention")/"sliced_product", "flash_attention", "gather_as_index")/' \
+mutate rewrite-names runtime/python/kopt/rewrites.py 's/"flash_attention", "tf32x3_products")/"flash_attention", "tf32x3_products", "gather_as_index")/' \
 	"a rewrite in Python alone"
 mutate rewrite-names rules/space.c 's/{ "kopt.sliced_product", NEED_SLICE },//' \
 	"a rewrite left out of space.c's map"

@@ -405,6 +405,19 @@ def transforms() -> list[str]:
     return out
 
 
+def products_side() -> list[str]:
+    """The least rows and columns of a float32 product that the tf32x3
+    rewrite takes: products.py's MIN_SIDE (the pass's rule); rules/
+    space_pick.c's GEMM32_SIDE counts the profile's products by it, so
+    that the variant is chosen where the pass will take them."""
+    m = re.search(r"#define GEMM32_SIDE (\d+)", text("rules/space_pick.c"))
+    out = [] if m else ["rules/space_pick.c: no GEMM32_SIDE"]
+    py = py_assign("runtime/python/kopt/products.py", "MIN_SIDE")
+    if m and int(m.group(1)) != py:
+        out.append(f"a product's least side: rules/space_pick.c GEMM32_SIDE {m.group(1)}, products.py MIN_SIDE {py}")
+    return out
+
+
 FACTS = {
     "graphs-modes": (graphs_modes, "which modes run as CUDA graphs (rules/space_pick.c; problem.py)"),
     "graph-code": (graph_code, "the rewrites' files (rewrites.py FILES, GRAPH_CODE; the package)"),
@@ -412,6 +425,7 @@ FACTS = {
     "perf-quartile": (perf_quartile, "gate 4's quartile test (gates/perf.c; gate_rules.py perf_decided)"),
     "tolerance": (tolerance, "the tolerance a dtype takes (gates/gate.c; gate_rules.py)"),
     "max-autotune": (max_autotune, "which variant is the max-autotune baseline (rules/: rule_max_autotune)"),
+    "products-side": (products_side, "a tf32x3 product's least side (products.py; rules/space_pick.c)"),
     "rewrite-names": (rewrite_names, "the rewrite names (rewrites.py; rules/space.c, kopt(5))"),
     "graph-facts": (graph_facts, "the graph facts (rules/summary.h; facts.py)"),
     "launch-keys": (launch_keys, "the launch-key order (agents/features.h; screen.py)"),

@@ -28,6 +28,12 @@ if ls "$top"/.device/compile-cache.tgz.[0-9]* >/dev/null 2>&1; then
 	cat "$top"/.device/compile-cache.tgz.[0-9]* | tar xzf - -C "$work"
 fi
 rm -rf "$work/sample" && cp -r "$sample" "$work/sample"
+# the seal key travels with the step cache (config/koptmake/seal.key in
+# beyond.tgz): each call may be a fresh machine, and the deployment
+# (DEPLOY) loads only what the key koptmake sealed with verifies; a
+# koptmake run seals its stitches again with the key it has (their done
+# hook), so a cache from before the key travelled deploys after one
+export XDG_CONFIG_HOME=$work/config
 cd "$work" && cp "$top/${SPEC:-bench/beyond/beyond.kopt}" Koptfile
 # level by level, so that a slice that runs out of time leaves whole levels
 # (a build does every capture and profile of its target before the rest)
@@ -66,7 +72,8 @@ done
 python3 "$top/bench/beyond/costs.py" .kopt "$t0ms" > costs.md 2>&1 || true
 cat costs.md
 cp costs.md "${OUT:-/tmp}/costs.md" 2>/dev/null || true
-tar czf "${OUT:-/tmp}/beyond.tgz" --exclude=.kopt/compile .kopt kopt-out build.log summary.md costs.md
+tar czf "${OUT:-/tmp}/beyond.tgz" --exclude=.kopt/compile .kopt kopt-out build.log summary.md costs.md \
+	$(ls -d config 2>/dev/null)
 # the compile cache in parts of 15 MB (a call brings back files of at most
 # 16 MiB each), at most PARTS of them (default 3): whole where it fits,
 # else max-autotune's picks and the newest compiled graphs that fit (a

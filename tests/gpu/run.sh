@@ -26,7 +26,7 @@ K=${KOPTMAKE:-$PWD/koptmake}
 export KOPT_SANDBOX_READ=$top${KOPT_SANDBOX_READ:+:$KOPT_SANDBOX_READ}
 
 # the parts, in the order they run: name, then what it shows
-PARTS="smoke sandbox screen_lost gate_reading cheats baseline aten_auto space rewrites rewrite_cache attention examples counters tplthreads tplcut knobs transforms deploy_check helion"
+PARTS="smoke sandbox screen_lost gate_reading cheats baseline aten_auto space rewrites rewrite_cache attention products examples counters tplthreads tplcut knobs transforms deploy_check helion"
 smoke() { # capture, profile, a model that fails to import
 	bash "$here/smoke.sh" "$W" "$out/smoke" 2>"$out/smoke-worker.log" >"$out/smoke.log"
 	python3 "$here/check_smoke.py" "$out/smoke"; }
@@ -52,6 +52,9 @@ rewrite_cache() { # a rewrite's variant through Inductor's graph cache: a fresh 
 attention() { # kopt::attention's kernel against float64, and a model compiled with it
 	python3 "$here/attention.py" >"$out/attention.tap" 2>&1; local r=$?
 	cat "$out/attention.tap"; return $r; }
+products() { # kopt::products' tf32x3 kernel against float64 and cuBLAS's float32 product, with its times
+	python3 "$here/products.py" >"$out/products.tap" 2>&1; local r=$?
+	cat "$out/products.tap"; return $r; }
 examples() { # examples: capture and profile
 	bash "$here/examples.sh" "$W" "$out/examples"; }
 counters() { # the bytes each kernel moves, from the GPU's counters (CUPTI's range profiler)

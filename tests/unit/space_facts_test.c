@@ -2,6 +2,8 @@
  * profile's measurements give (rules/space_pick.c), each to the value: the
  * cuDNN share (cuDNN calls only, times their counts, capped at 1) and the
  * most a cuDNN call leaves on the table (cuDNN calls the probe timed only);
+ * the large float32 products' share (cuBLAS's float32 calls of m and n 128
+ * or more, times their counts) and its summary line;
  * compiled over eager (device spans first, else event times); the hot
  * kernels' distinctive ops (share 5% and up, incidental ops and prims left
  * out, once each); the pooling fact kept only where ATen runs a pooling;
@@ -161,6 +163,91 @@ static void cudnn(void)
 	rule_summary_release(&s);
 }
 
+/* the large float32 products' share (rule_gemm32_share): cuBLAS's calls
+ * in float32 whose m and n are 128 or more, batched or not, each time by
+ * its count; of a device time of 100000 ns */
+static void gemm32(void)
+{
+	json_t *j = J("{\"device_ns_per_call\": 100000, \"vendor\": {\"calls\": ["
+		      /* counted: 10000 ns twice */
+		      "{\"lib\": \"cuBLASLt\", \"dtype\": \"float32\", \"torch_ns\": 10000, \"count\": 2,"
+		      " \"shape\": \"m=256 n=16384 k=32768\"},"
+		      /* not: bfloat16 runs on tensor cores already */
+		      "{\"lib\": \"cuBLASLt\", \"dtype\": \"bfloat16\", \"torch_ns\": 5000, \"count\": 1,"
+		      " \"shape\": \"m=256 n=16384 k=32768\"},"
+		      /* not: a small batch's linear layer */
+		      "{\"lib\": \"cuBLASLt\", \"dtype\": \"float32\", \"torch_ns\": 3000, \"count\": 1,"
+		      " \"shape\": \"m=10 n=4096 k=4096\"},"
+		      /* counted: batched, 2500 ns once (no count) */
+		      "{\"lib\": \"cuBLASLt\", \"dtype\": \"float32\", \"torch_ns\": 2500,"
+		      " \"shape\": \"4x m=512 n=512 k=64\"},"
+		      /* counted: m and n at the edge, 128; lib plain cuBLAS */
+		      "{\"lib\": \"cuBLAS\", \"dtype\": \"float32\", \"torch_ns\": 1000, \"count\": 1,"
+		      " \"shape\": \"m=128 n=128 k=8\"},"
+		      /* not: n or m one under the edge */
+		      "{\"lib\": \"cuBLASLt\", \"dtype\": \"float32\", \"torch_ns\": 700, \"count\": 1,"
+		      " \"shape\": \"m=128 n=127 k=4096\"},"
+		      "{\"lib\": \"cuBLASLt\", \"dtype\": \"float32\", \"torch_ns\": 600, \"count\": 1,"
+		      " \"shape\": \"m=127 n=128 k=4096\"},"
+		      /* not: cuDNN's */
+		      "{\"lib\": \"cuDNN\", \"dtype\": \"float32\", \"torch_ns\": 9000, \"count\": 1,"
+		      " \"shape\": \"N=10 C=112 H=224 W=224 K=672 1x1 stride 1 pad 0\"},"
+		      /* not: without a dtype, or without a shape */
+		      "{\"lib\": \"cuBLASLt\", \"torch_ns\": 40000, \"count\": 1,"
+		      " \"shape\": \"m=256 n=16384 k=32768\"},"
+		      "{\"lib\": \"cuBLASLt\", \"dtype\": \"float32\", \"torch_ns\": 400, \"count\": 1},"
+		      /* not: a shape that is no product's */
+		      "{\"lib\": \"cuBLASLt\", \"dtype\": \"float32\", \"torch_ns\": 300, \"count\": 1,"
+		      " \"shape\": \"4 m=512 n=512 k=64\"}]}}");
+	double g = rule_gemm32_share(j);
+	TAP_OK(near(g, 0.235),
+	       "float32 products' share: cuBLAS's float32 calls of m and n 128 or more, by their counts, batched "
+	       "too (23500 of 100000 ns; not bfloat16's, m=10's, 127's, cuDNN's, nor one without a dtype) [%g]", g);
+	struct rule_summary s;
+	memset(&s, 0, sizeof s);
+	rule_summary_space(&s, j);
+	TAP_OK(near(s.gemm32_share, 0.235), "... and in the summary's figures [%g]", s.gemm32_share);
+	rule_summary_release(&s);
+	json_decref(j);
+	j = J("{\"device_ns_per_call\": 1000, \"vendor\": {\"calls\": ["
+	      "{\"lib\": \"cuBLASLt\", \"dtype\": \"float32\", \"torch_ns\": 800, \"count\": 2,"
+	      " \"shape\": \"m=4096 n=4096 k=4096\"}]}}");
+	TAP_OK(rule_gemm32_share(j) == 1, "float32 products' share: more than the device time is all of it (1)");
+	json_decref(j);
+	j = J("{\"vendor\": {\"calls\": [{\"lib\": \"cuBLASLt\", \"dtype\": \"float32\", \"torch_ns\": 800,"
+	      " \"shape\": \"m=4096 n=4096 k=4096\"}]}}");
+	TAP_OK(rule_gemm32_share(j) == 0, "float32 products' share: 0 without a device time");
+	json_decref(j);
+
+	/* its summary line: written and read back; none at 0; an older
+	 * summary without it reads unknown */
+	struct rule_summary w, r;
+	memset(&w, 0, sizeof w);
+	w.cudnn_left = w.conv1x1_share = w.eager_ratio = NAN;
+	w.gemm32_share = 0.235;
+	char *text = rule_summary_write(&w);
+	rule_summary_read(text, &r);
+	TAP_OK(strstr(text, "\ngemm32\t0.235\t-\t-\n") && near(r.gemm32_share, 0.235),
+	       "summary: the gemm32 line, read back [%g]", r.gemm32_share);
+	rule_summary_release(&r);
+	free(text);
+	for (int unknown = 0; unknown < 2; unknown++) {
+		w.gemm32_share = unknown ? NAN : 0;
+		text = rule_summary_write(&w);
+		rule_summary_read(text, &r);
+		TAP_OK(!strstr(text, "gemm32") && isnan(r.gemm32_share), "summary: a share %s, no line; read back as NAN",
+		       unknown ? "unknown" : "of 0");
+		rule_summary_release(&r);
+		free(text);
+	}
+	rule_summary_read("cudnn\t0.5\t-\t-\neager\t-\t-\t-\nbaseline\tunchecked\t-\t-\n", &r);
+	TAP_OK(isnan(r.gemm32_share), "summary: an older one, without the line, reads NAN");
+	rule_summary_release(&r);
+	rule_summary_read("gemm32\t-\t-\t-\n", &r);
+	TAP_OK(isnan(r.gemm32_share), "summary: a '-' reads NAN");
+	rule_summary_release(&r);
+}
+
 static void eager(void)
 {
 	struct rule_summary s;
@@ -311,6 +398,7 @@ static void rows(void)
 int main(void)
 {
 	cudnn();
+	gemm32();
 	eager();
 	pools();
 	rows();

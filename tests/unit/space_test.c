@@ -1,7 +1,7 @@
 /* tests/unit/space_test.c: the implementation-space search's expansion
  * (rule_space_search, rules/space.c) from a profile summary's facts, its
- * bound, the base variant's options, and the summary's facts and cuDNN
- * lines through text (rules/profile.c). */
+ * bound, the base variant's options, and the summary's facts, cuDNN and
+ * gemm32 lines through text (rules/summary.c). */
 #include <config.h>
 
 #include <math.h>
@@ -702,6 +702,93 @@ int main(void)
 		free(got);
 		release(out, n);
 		rule_summary_release(&a);
+	}
+	/* cuBLAS's large float32 products (the gemm32 line): a quarter of the
+	 * device time or more gets them as tf32x3 kernels, a variant that pays
+	 * by itself (space_variants = -1), of its own family: beside a 1x1,
+	 * a host or an attention variant; under it, or unknown, none */
+	{
+		const char *H = "0123456789abcdef0123456789abcdef";
+		static const struct { const char *g; bool taken; const char *what; } g32[] = {
+			{ "0.3", true, "float32 products in 30% of the device time: their tf32x3 variant" },
+			{ "0.25", true, "... in 25%, the edge: taken" },
+			{ "0.249", false, "... in 24.9%: none" },
+			{ "0.2", false, "... in 20%: none" },
+			{ NULL, false, "... unknown (an older summary, no gemm32 line): none" },
+		};
+		for (size_t i = 0; i < sizeof g32 / sizeof *g32; i++) {
+			char *line = g32[i].g ? xasprintf("gemm32\t%s\t-\t-\n", g32[i].g) : xstrdup("");
+			char *prof = xasprintf("vendor\t0.1\t%s\tsm80_xmma_gemm_f32f32\ntriton\t0.9\t%s\ttriton_poi_fused_0\t0.95\n"
+					       "time\t100000\t95000\t10\n%s"
+					       "facts\t-\t-\tconv=0,gemm=2,reduction=0,params=4096\n", H, H, line);
+			struct rule_summary a;
+			rule_summary_read(prof, &a);
+			n = rule_space_auto(&a, NULL, 1.03, 600, 10, out);
+			got = names(out, n);
+			what = n ? rule_variant_what(&out[0]) : NULL;
+			TAP_OK(g32[i].taken ? strcmp(got, "autotune-tf32x3-products") == 0 && what &&
+						      strcmp(what, "max-autotune-no-cudagraphs, kopt.tf32x3_products = true") == 0
+					    : n == 0,
+			       "space_variants = -1: %s (%s; %s)", g32[i].what, got, what ? what : "-");
+			free(what);
+			free(got);
+			release(out, n);
+			n = rule_space_search(&a, NULL, 1, 1.03, out);
+			TAP_OK(g32[i].taken ? n == 1 && strcmp(out[0].name, "autotune-tf32x3-products") == 0
+					    : !(n && strcmp(out[0].name, "autotune-tf32x3-products") == 0),
+			       "space_variants = 1: %s (%s)", g32[i].what, n ? out[0].name : "none");
+			release(out, n);
+			rule_summary_release(&a);
+			free(prof);
+			free(line);
+		}
+		/* on top of the declared max-autotune-no-cudagraphs variant, its
+		 * options kept */
+		struct kopt_option bo[] = { { "max_fusion_size", "32" } };
+		struct kopt_variant b = { .name = "autotune", .mode = "max-autotune-no-cudagraphs", .options = bo, .noptions = 1 };
+		struct rule_summary a;
+		rule_summary_read("gemm32\t0.3\t-\t-\nfacts\t-\t-\tconv=0,gemm=2,reduction=0,params=4096\n", &a);
+		n = rule_space_auto(&a, &b, 1.03, 600, 10, out);
+		what = n ? rule_variant_what(&out[0]) : NULL;
+		TAP_OK(n == 1 && what &&
+			       strcmp(what, "max-autotune-no-cudagraphs, max_fusion_size = 32, kopt.tf32x3_products = true") == 0,
+		       "the tf32x3 variant on the declared max-autotune variant, its options kept (%s)", what ? what : "-");
+		free(what);
+		release(out, n);
+		rule_summary_release(&a);
+		/* its own family: beside the others, in the table's order */
+		static const struct { const char *prof, *want, *what; } fam[] = {
+			{ "cudnn\t0.5\t0.4\t-\ngemm32\t0.3\t-\t-\n"
+			  "facts\t-\t-\tconv=3,gemm=2,reduction=0,params=4096\n",
+			  "autotune-tf32x3-products autotune-conv-1x1-as-mm",
+			  "beside the 1x1 convolutions' products (a family each)" },
+			{ "time\t100000\t40000\t10\ngemm32\t0.3\t-\t-\n"
+			  "facts\t-\t-\tconv=0,gemm=2,reduction=0,params=4096\n",
+			  "autotune-cudagraphs autotune-tf32x3-products", "beside CUDA graphs for a host-bound call" },
+			{ "vendor\t0.6\t0123456789abcdef0123456789abcdef\tsm80_xmma_gemm_f32f32\ngemm32\t0.3\t-\t-\n"
+			  "facts\t-\t-\tconv=0,gemm=4,reduction=3,params=64,tconv=0,dconv=0,pool=0,c3d=0,lred=0,sred=0,"
+			  "attn=1\n",
+			  "autotune-flash-attention autotune-tf32x3-products",
+			  "beside the attention's kernel (the products are not the attention's family)" },
+			{ "vendor\t0.6\t0123456789abcdef0123456789abcdef\tsm80_xmma_gemm_f32f32\ngemm32\t0.3\t-\t-\n"
+			  "facts\t-\t-\tconv=1,gemm=2,reduction=0,params=64,tconv=1,dconv=0,pool=1,c3d=0,lred=0,sred=0\n",
+			  "autotune-tf32x3-products autotune-rewrites",
+			  "before and beside all the rewrites at once, which leave it out" },
+		};
+		for (size_t i = 0; i < sizeof fam / sizeof *fam; i++) {
+			rule_summary_read(fam[i].prof, &a);
+			n = rule_space_auto(&a, NULL, 1.03, 600, 10, out);
+			got = names(out, n);
+			bool apart = true; /* no other variant sets the option */
+			for (size_t v = 0; v < n; v++)
+				for (size_t k = 0; k < out[v].noptions; k++)
+					apart &= strcmp(out[v].options[k].key, "kopt.tf32x3_products") != 0 ||
+						 strcmp(out[v].name, "autotune-tf32x3-products") == 0;
+			TAP_OK(strcmp(got, fam[i].want) == 0 && apart, "space_variants = -1: %s (%s)", fam[i].what, got);
+			free(got);
+			release(out, n);
+			rule_summary_release(&a);
+		}
 	}
 	return tap_done();
 }

@@ -39,6 +39,8 @@ from __future__ import annotations
 
 import functools
 
+from . import oplib
+
 OP = "kopt::attention"
 SCHEMA = "attention(Tensor q, Tensor kt, Tensor v, float scale, Tensor? mask=None) -> Tensor"
 # head sizes the kernel takes: q's and v's last axes, each held in registers
@@ -162,9 +164,7 @@ def register() -> None:
     global _lib
     if _lib is not None:
         return
-    import torch
-
-    lib = torch.library.Library("kopt", "DEF")
+    lib = oplib.library()
     lib.define(SCHEMA)
     lib.impl("attention", _reference, "CPU")
     lib.impl("attention", _cuda, "CUDA")

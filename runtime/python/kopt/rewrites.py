@@ -14,8 +14,9 @@ The rewrites, by their part:
 - rewrite_ops.py: conv_transpose_as_conv, depthwise_as_pointwise,
   conv3d_as_conv2d, pool_as_pointwise (decompositions of one op);
 - rewrite_fold.py: linear_reduction_fold; rewrite_slice.py:
-  sliced_product; rewrite_attention.py: flash_attention (FX passes on the
-  post-grad graph, sharing rewrite_graph.py).
+  sliced_product; rewrite_attention.py: flash_attention;
+  rewrite_products.py: tf32x3_products (FX passes on the post-grad graph,
+  sharing rewrite_graph.py).
 
 This module is their registry: the names (NAMES, the list kopt(5) and
 rules/space.c are checked against by tests/lists.py), a variant's options
@@ -34,19 +35,20 @@ import contextlib
 import functools
 import os
 
-from . import attention
+from . import attention, products
 from .rewrite_attention import fuse_attention
 from .rewrite_fold import fold_linear_ops
 from .rewrite_ops import avg_pool, conv3d_as_conv2d, conv_transpose_as_conv, depthwise_as_pointwise, max_pool
+from .rewrite_products import split_products
 from .rewrite_slice import slice_products
 
 # the rewrites' code, which the graph passes' cache key hashes (_source_hash)
 FILES = ("rewrites.py", "rewrite_ops.py", "rewrite_graph.py", "rewrite_fold.py", "rewrite_slice.py",
-         "rewrite_attention.py")
+         "rewrite_attention.py", "rewrite_products.py")
 # the code a variant with kopt.NAME options compiles and runs: the rewrites
 # and the kernel they call (every kopt module they import: tests/lists.py),
 # which the env's graph_code hashes (worker.py)
-GRAPH_CODE = FILES + ("attention.py",)
+GRAPH_CODE = FILES + ("attention.py", "products.py", "oplib.py")
 
 PREFIX = "kopt."
 
@@ -55,7 +57,7 @@ PREFIX = "kopt."
 # before Inductor's own passes there (config.post_grad_custom_pre_pass),
 # which may split an addmm
 GRAPH_PASSES = {"linear_reduction_fold": fold_linear_ops, "sliced_product": slice_products,
-                "flash_attention": fuse_attention}
+                "flash_attention": fuse_attention, "tf32x3_products": split_products}
 
 
 def _table():
@@ -80,7 +82,7 @@ def _table():
 # forward ones go through the table again, so a 3-D one can become 2-D;
 # then the graph passes
 NAMES = ("conv_transpose_as_conv", "depthwise_as_pointwise", "conv3d_as_conv2d", "pool_as_pointwise",
-         "linear_reduction_fold", "sliced_product", "flash_attention")
+         "linear_reduction_fold", "sliced_product", "flash_attention", "tf32x3_products")
 
 
 def split(options: dict) -> tuple[dict, dict]:
@@ -188,8 +190,11 @@ def applied(rewrites: dict):
                 for op, fn in table[name].items():
                     chains.setdefault(op, []).append(fn)
         names = [name for name in NAMES if name in rewrites and name in GRAPH_PASSES]
-        if "flash_attention" in rewrites:  # its graph calls kopt::attention, also where Inductor's cache answers
+        # their graphs call kopt::attention and kopt::products, also where Inductor's cache answers
+        if "flash_attention" in rewrites:
             attention.register()
+        if "tf32x3_products" in rewrites:
+            products.register()
         keyed = True
         if names:
             pass_, keyed = _graph_pass(config.post_grad_custom_pre_pass, [GRAPH_PASSES[n] for n in names], names)
