@@ -9,8 +9,10 @@ at sizes that leave partial tiles, with operands transposed in place
 (strided), a batch stride of 0 (a 1x1 convolution's weight), biases of a
 linear layer's [N] and a 1x1 convolution's [M, 1], two- and
 three-dimensional operands; each error against float64 at most twice
-cuBLAS's float32 product's plus 1e-6 of the result's scale (gate 3's rule).
-Prints the kernel's time against torch's float32 product (cuBLAS, TF32
+cuBLAS's float32 product's plus 1e-6 of the result's scale (gate 3's rule);
+and an MLP compiled by Inductor with the rewrite on (kopt.tf32x3_products,
+through kopt.rewrites.applied), whose large linear layers call the kernel
+and whose small one does not, agreeing with eager. Prints the kernel's time against torch's float32 product (cuBLAS, TF32
 off) at the products of the level-3 sample's networks (a recurrent
 network's input product, a classifier's linear layers, an EfficientNet
 block's 1x1 convolutions as batched products).
@@ -26,7 +28,7 @@ from tap import ok, done  # noqa: E402
 
 import torch  # noqa: E402
 
-from kopt import products  # noqa: E402
+from kopt import products, rewrites  # noqa: E402
 
 torch.backends.cuda.matmul.allow_tf32 = False
 torch.backends.cudnn.allow_tf32 = False
@@ -59,6 +61,33 @@ w = torch.randn(96, 40, device=dev)
 case("1x1 convolution: weight batch stride 0, bias [M, 1]", w.unsqueeze(0).expand(4, 96, 40),
      torch.randn(4, 40, 13 * 17, device=dev), torch.randn(96, 1, device=dev))
 case("K=4000 (long sums)", torch.randn(64, 4000, device=dev), torch.randn(4000, 64, device=dev))
+
+# an MLP compiled with the rewrite: the kernel runs (counted where the
+# operator's CUDA form looks it up) for the two layers of 256 rows by 512
+# and 384 columns, not for the last of 10 columns
+mlp = torch.nn.Sequential(torch.nn.Linear(300, 512), torch.nn.ReLU(), torch.nn.Linear(512, 384), torch.nn.ReLU(),
+                          torch.nn.Linear(384, 10)).cuda().eval()
+xm = torch.randn(256, 300, device=dev)
+calls = []
+orig = products._kernel
+
+
+def counted():
+    calls.append(1)
+    return orig()
+
+
+products._kernel = counted
+torch._dynamo.reset()
+with torch.no_grad():
+    want = mlp(xm)
+    _, own = rewrites.split({"kopt.tf32x3_products": True})
+    with rewrites.applied(own):
+        got = torch.compile(mlp)(xm)
+products._kernel = orig
+err = float((got - want).abs().max() / want.abs().max())
+ok(len(calls) == 2 and err < 1e-5, "an MLP compiled with kopt.tf32x3_products calls kopt::products for its two "
+   "large layers and agrees with eager", f"calls {len(calls)}, relative max error {err:.2e}")
 
 # times: kernel time, L2 flushed (triton.testing.do_bench), median
 from triton.testing import do_bench  # noqa: E402
