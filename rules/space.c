@@ -58,6 +58,7 @@ static enum need rewrite_need(const char *key)
 		{ "kopt.depthwise_as_pointwise", NEED_DWCONV }, { "kopt.pool_as_pointwise", NEED_POOL },
 		{ "kopt.linear_reduction_fold", NEED_LRED }, { "kopt.flash_attention", NEED_ATTN },
 		{ "kopt.sliced_product", NEED_SLICE }, { "kopt.tf32x3_products", NEED_GEMM32 },
+		{ "kopt.conv1x1_as_product", NEED_CONV1X1 },
 	};
 	for (size_t i = 0; i < sizeof map / sizeof *map; i++)
 		if (strcmp(map[i].key, key) == 0)
@@ -65,11 +66,12 @@ static enum need rewrite_need(const char *key)
 	return NEED_NONE;
 }
 
-/* 1x1 convolutions as matrix products, channels-last throughout (the
- * table's row says why) */
-#define CONV1X1_AS_MM                                                                      \
-	{ "conv_1x1_as_mm", "force_layout_optimization", "layout_optimization", "freezing" }, \
-	{ "true", "true", "true", "true" }
+/* 1x1 convolutions as matrix products, by koptmake's own rewrite and by
+ * Inductor's flag, channels-last throughout (the table's row says why) */
+#define CONV1X1_AS_MM                                                                             \
+	{ "kopt.conv1x1_as_product", "conv_1x1_as_mm", "force_layout_optimization", "layout_optimization", \
+	  "freezing" },                                                                              \
+	{ "true", "true", "true", "true", "true" }
 
 /*
  * In the order they are tried. First the linear-reduction fold, where a
@@ -175,7 +177,10 @@ static const struct dim dims[] = {
 	 * (bench/results/2026-12-06b-h100-level3-slices: EfficientNetMBConv's
 	 * expanding one, its input the model's NCHW, stayed Triton's
 	 * convolution template at 19 TFLOP/s, SqueezeNet's profile within
-	 * 0.1% of max-autotune's) */
+	 * 0.1% of max-autotune's); channels-last throughout with it, the
+	 * expanding one still was (2026-12-06c: 4.0 ms of a 7.2 ms call), so
+	 * koptmake's own rewrite (kopt.conv1x1_as_product) makes each a
+	 * product before Inductor's lowering sees a convolution */
 	{ "autotune-conv-1x1-as-mm", NEED_CONV1X1, CONV1X1_AS_MM },
 	{ "autotune-rewrites", NEED_REWRITES,
 	  { "kopt.conv_transpose_as_conv", "kopt.conv3d_as_conv2d", "kopt.depthwise_as_pointwise",

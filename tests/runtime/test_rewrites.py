@@ -176,6 +176,40 @@ xd, wd = torch.randn(1, 4, 10, 10, dtype=torch.float64), torch.randn(4, 1, 3, 3,
 ok(torch.allclose(both(xd, wd, None, [1, 1], [1, 1], [1, 1], False, [0, 0], 4), F.conv2d(xd, wd, padding=1, groups=4)),
    "both rewrites on: the depthwise one takes a depthwise convolution the other declines")
 
+# one-tap convolutions as matrix products (conv1x1_as_product): torch's
+# values, channels-last out, at 1-3 D, strided, with a bias, from an NCHW
+# and a channels-last input; what it declines
+F1 = {1: F.conv1d, 2: F.conv2d, 3: F.conv3d}
+p1 = [
+    # nd, N, Cin, Cout, spatial, stride, bias, channels-last input
+    (2, 2, 5, 7, (6, 9), (1, 1), True, False),
+    (2, 1, 3, 4, (7, 8), (2, 2), False, True),
+    (2, 3, 4, 6, (5, 5), (1, 3), True, True),
+    (1, 2, 6, 3, (11,), (2,), True, False),
+    (3, 1, 4, 5, (3, 4, 5), (1, 2, 2), True, False),
+]
+for nd, N, cin, cout, sp, st, b, cl in p1:
+    x = torch.randn(N, cin, *sp, dtype=torch.float64)
+    if cl:
+        x = x.to(memory_format=torch.channels_last)
+    w = torch.randn(cout, cin, *([1] * nd), dtype=torch.float64)
+    bias = torch.randn(cout, dtype=torch.float64) if b else None
+    want = F1[nd](x, w, bias, stride=st)
+    got = rewrite_ops.conv1x1_as_product(x, w, bias, list(st), [0] * nd, [1] * nd, False, [0] * nd, 1)
+    same = got is not NotImplemented and got.shape == want.shape and torch.allclose(got, want, rtol=1e-10, atol=1e-10)
+    last = got is not NotImplemented and got.stride()[1] == 1
+    ok(same and last, f"a one-tap {nd}-D convolution, stride {st}, bias {b}, {'channels-last' if cl else 'NCHW'} input: "
+       "the product of its positions by its channels equals it, channels-last",
+       "NotImplemented" if got is NotImplemented else f"shape {tuple(got.shape)} want {tuple(want.shape)}, "
+       f"strides {got.stride()}")
+x, w1 = torch.randn(1, 4, 6, 6), torch.randn(8, 4, 1, 1)
+for what, args in [("a 3x3 kernel", (x, torch.randn(8, 4, 3, 3), None, [1, 1], [0, 0], [1, 1], False, [0, 0], 1)),
+                   ("two groups", (x, torch.randn(8, 2, 1, 1), None, [1, 1], [0, 0], [1, 1], False, [0, 0], 2)),
+                   ("padding 1", (x, w1, None, [1, 1], [1, 1], [1, 1], False, [0, 0], 1)),
+                   ("a transposed one", (x, torch.randn(4, 8, 1, 1), None, [1, 1], [0, 0], [1, 1], True, [0, 0], 1)),
+                   ("an unbatched input", (x[0], w1, None, [1, 1], [0, 0], [1, 1], False, [0, 0], 1))]:
+    ok(rewrite_ops.conv1x1_as_product(*args) is NotImplemented, f"a one-tap convolution rewrite: {what}: not rewritten")
+
 # 3-D convolutions as 2-D ones per depth tap
 c3 = [
     # N, Cin, Cout, spatial, kernel, stride, padding, dilation, groups, bias
@@ -575,6 +609,8 @@ traced = [
     ("a depthwise convolution with a channel multiplier", lambda n: "convolution" in str(n.target),
      lambda x, w, b: F.conv2d(x, w, b, padding=1, groups=4),
      (torch.randn(2, 4, 9, 9), torch.randn(8, 1, 3, 3), torch.randn(8))),
+    ("a strided one-tap convolution", lambda n: "convolution" in str(n.target),
+     lambda x, w, b: F.conv2d(x, w, b, stride=2), (torch.randn(2, 6, 9, 8), torch.randn(5, 6, 1, 1), torch.randn(5))),
     ("a 3-D average pooling", lambda n: "avg_pool3d" in str(n.target), lambda x: F.avg_pool3d(x, 3, 2, 1), (torch.randn(1, 2, 7, 8, 9),)),
     ("a 2-D average pooling over 11 x 11", lambda n: "avg_pool2d" in str(n.target), lambda x: F.avg_pool2d(x, 11, 11),
      (torch.randn(1, 2, 33, 44),)),

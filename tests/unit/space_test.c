@@ -272,8 +272,8 @@ int main(void)
 		{ "autotune-nd-tiling", "max-autotune-no-cudagraphs, triton.prefer_nd_tiling = true, triton.tile_reductions = true" },
 		{ "autotune-cooperative-reductions", "max-autotune-no-cudagraphs, triton.cooperative_reductions = true" },
 		{ "autotune-multi-kernel", "max-autotune-no-cudagraphs, triton.multi_kernel = 1" },
-		{ "autotune-conv-1x1-as-mm", "max-autotune-no-cudagraphs, conv_1x1_as_mm = true, force_layout_optimization = "
-					     "true, layout_optimization = true, freezing = true" },
+		{ "autotune-conv-1x1-as-mm", "max-autotune-no-cudagraphs, kopt.conv1x1_as_product = true, conv_1x1_as_mm = "
+					     "true, force_layout_optimization = true, layout_optimization = true, freezing = true" },
 		{ "autotune-benchmark-fusion", "max-autotune-no-cudagraphs, benchmark_fusion = true" },
 		{ "autotune-aggressive-fusion", "max-autotune-no-cudagraphs, aggressive_fusion = true" },
 	};
@@ -694,10 +694,10 @@ int main(void)
 		       "the products first, once: not added again where NEED_CONV lists them (%s)", got);
 		what = rule_variant_what(&out[0]);
 		TAP_IS_STR(what,
-			   "max-autotune-no-cudagraphs, conv_1x1_as_mm = true, force_layout_optimization = true, "
-			   "layout_optimization = true, freezing = true",
-			   "... with conv_1x1_as_mm on, and channels-last throughout (max-autotune's 1x1 products "
-			   "take channels-last inputs only)");
+			   "max-autotune-no-cudagraphs, kopt.conv1x1_as_product = true, conv_1x1_as_mm = true, "
+			   "force_layout_optimization = true, layout_optimization = true, freezing = true",
+			   "... with koptmake's 1x1 rewrite and conv_1x1_as_mm on, and channels-last throughout "
+			   "(max-autotune's 1x1 products take channels-last inputs only)");
 		free(what);
 		free(got);
 		release(out, n);

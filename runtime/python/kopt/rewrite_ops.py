@@ -27,6 +27,17 @@ does not apply, and the op stays as it was).
   batch, convolved with that tap's 2-D weights, the results summed. cuDNN
   has implicit-GEMM kernels for 2-D convolutions in float32; for 3-D it
   ran its generic implicit_convolveNd_sgemm (bench/beyond/README.md).
+- conv1x1_as_product: a convolution whose kernel is one tap (1x1, 1-3 D,
+  one group, no padding, any stride) as the matrix product it is: the
+  input's positions (every stride-th, where strided) as rows and its
+  channels as columns, times the weights transposed, the bias added by
+  addmm; the result channels-last. cuDNN ran a 1x1 convolution in float32
+  at 21 TFLOP/s where cuBLAS's product of the same sizes ran at 40
+  (bench/results/2026-12-06c-h100-level3-slices), and max-autotune left
+  one whose input was the model's NCHW as Triton's convolution template,
+  slower still, with conv_1x1_as_mm on; made a product here, before
+  Inductor's lowering, it is one (cuBLAS's, or a template of
+  max-autotune's GEMMs).
 - pool_as_pointwise: average and max pooling (2-D and 3-D; 1-D runs as
   2-D) as pointwise arithmetic over the same shifted windows: the sum
   over the taps divided by their count, or the running maximum with the
@@ -170,6 +181,28 @@ def conv3d_as_conv2d(x, weight, bias, stride, padding, dilation, transposed, out
     if bias is not None:
         out = aten.add.Tensor(out, aten.reshape.default(bias, [1, cout, 1, 1, 1]))
     return aten.clone.default(out, memory_format=torch.contiguous_format)
+
+
+def conv1x1_as_product(x, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
+    import torch
+
+    aten = torch.ops.aten
+    nd = weight.dim() - 2
+    if transposed or groups != 1 or nd < 1 or x.dim() != nd + 2 or any(int(v) != 1 for v in weight.shape[2:]) \
+            or any(int(v) for v in padding):
+        return NotImplemented
+    s = [int(v) for v in stride]
+    if min(s) < 1:
+        return NotImplemented
+    for i, si in enumerate(s):  # a strided one reads every si-th position: those alone
+        if si > 1:
+            x = aten.slice.Tensor(x, 2 + i, 0, int(x.shape[2 + i]), si)
+    n, c, cout = int(x.shape[0]), int(x.shape[1]), int(weight.shape[0])
+    size = [int(v) for v in x.shape[2:]]
+    rows = aten.reshape.default(aten.permute.default(x, [0] + list(range(2, nd + 2)) + [1]), [n * math.prod(size), c])
+    wt = aten.permute.default(aten.reshape.default(weight, [cout, c]), [1, 0])
+    y = aten.mm.default(rows, wt) if bias is None else aten.addmm.default(bias, rows, wt)
+    return aten.permute.default(aten.reshape.default(y, [n] + size + [cout]), [0, nd + 1] + list(range(1, nd + 1)))
 
 
 def _place(base, y, r, s, dim):

@@ -12,7 +12,8 @@ any variant, so a rewrite that is wrong or slower is never chosen.
 The rewrites, by their part:
 
 - rewrite_ops.py: conv_transpose_as_conv, depthwise_as_pointwise,
-  conv3d_as_conv2d, pool_as_pointwise (decompositions of one op);
+  conv3d_as_conv2d, conv1x1_as_product, pool_as_pointwise (decompositions
+  of one op);
 - rewrite_fold.py: linear_reduction_fold; rewrite_slice.py:
   sliced_product; rewrite_attention.py: flash_attention;
   rewrite_products.py: tf32x3_products (FX passes on the post-grad graph,
@@ -38,7 +39,8 @@ import os
 from . import attention, products
 from .rewrite_attention import fuse_attention
 from .rewrite_fold import fold_linear_ops
-from .rewrite_ops import avg_pool, conv3d_as_conv2d, conv_transpose_as_conv, depthwise_as_pointwise, max_pool
+from .rewrite_ops import (avg_pool, conv1x1_as_product, conv3d_as_conv2d, conv_transpose_as_conv,
+                          depthwise_as_pointwise, max_pool)
 from .rewrite_products import split_products
 from .rewrite_slice import slice_products
 
@@ -75,14 +77,15 @@ def _table():
     return {"conv_transpose_as_conv": {conv: conv_transpose_as_conv},
             "depthwise_as_pointwise": {conv: depthwise_as_pointwise},
             "conv3d_as_conv2d": {conv: conv3d_as_conv2d},
+            "conv1x1_as_product": {conv: conv1x1_as_product},
             "pool_as_pointwise": pools}
 
 
 # in the order they are tried on one op: a transposed convolution's
-# forward ones go through the table again, so a 3-D one can become 2-D;
-# then the graph passes
-NAMES = ("conv_transpose_as_conv", "depthwise_as_pointwise", "conv3d_as_conv2d", "pool_as_pointwise",
-         "linear_reduction_fold", "sliced_product", "flash_attention", "tf32x3_products")
+# forward ones go through the table again, so a 3-D one can become 2-D,
+# and a one-tap one a product; then the graph passes
+NAMES = ("conv_transpose_as_conv", "depthwise_as_pointwise", "conv3d_as_conv2d", "conv1x1_as_product",
+         "pool_as_pointwise", "linear_reduction_fold", "sliced_product", "flash_attention", "tf32x3_products")
 
 
 def split(options: dict) -> tuple[dict, dict]:
