@@ -12,7 +12,9 @@ three-dimensional operands; each error against float64 at most twice
 cuBLAS's float32 product's plus 1e-6 of the result's scale (gate 3's rule);
 and an MLP compiled by Inductor with the rewrite on (kopt.tf32x3_products,
 through kopt.rewrites.applied), whose large linear layers call the kernel
-and whose small one does not, agreeing with eager. Prints the kernel's time against torch's float32 product (cuBLAS, TF32
+and whose small one does not, agreeing with eager; and an inverted-residual
+block compiled with kopt.conv1x1_as_product convolving only its depthwise
+layer, agreeing with eager, its time beside the block's without. Prints the kernel's time against torch's float32 product (cuBLAS, TF32
 off) at the products of the level-3 sample's networks (a recurrent
 network's input product, a classifier's linear layers, an EfficientNet
 block's 1x1 convolutions as batched products).
@@ -88,6 +90,37 @@ products._kernel = orig
 err = float((got - want).abs().max() / want.abs().max())
 ok(len(calls) == 2 and err < 1e-5, "an MLP compiled with kopt.tf32x3_products calls kopt::products for its two "
    "large layers and agrees with eager", f"calls {len(calls)}, relative max error {err:.2e}")
+
+# an inverted-residual block (EfficientNet's: a 1x1 expansion on the
+# model's NCHW input, a depthwise 5x5, a 1x1 projection) compiled with
+# kopt.conv1x1_as_product: its output code convolves only the depthwise
+# one, it agrees with eager, and its time is printed beside the block's
+# compiled without the rewrite (Inductor's defaults both)
+from torch._inductor.utils import run_and_get_code  # noqa: E402
+
+block = torch.nn.Sequential(torch.nn.Conv2d(112, 672, 1, bias=False), torch.nn.BatchNorm2d(672), torch.nn.ReLU6(),
+                            torch.nn.Conv2d(672, 672, 5, stride=2, padding=2, groups=672, bias=False),
+                            torch.nn.BatchNorm2d(672), torch.nn.ReLU6(),
+                            torch.nn.Conv2d(672, 192, 1, bias=False), torch.nn.BatchNorm2d(192)).cuda().eval()
+xb = torch.randn(10, 112, 112, 112, device=dev)
+torch._dynamo.reset()
+with torch.no_grad():
+    want = block(xb)
+    plain = torch.compile(block)
+    plain(xb)
+    _, own = rewrites.split({"kopt.conv1x1_as_product": True})
+    with rewrites.applied(own):
+        torch._dynamo.reset()
+        rewritten = torch.compile(block)
+        got, code = run_and_get_code(rewritten, xb)
+    convs = sum(c.count("extern_kernels.convolution(") + c.count("aten.convolution.default(") for c in code)
+    err = float((got - want).abs().max() / want.abs().max())
+    ok(convs == 1 and err < 1e-4, "an inverted-residual block compiled with kopt.conv1x1_as_product convolves only "
+       "its depthwise layer and agrees with eager", f"convolutions in the output code {convs}, relative error {err:.2e}")
+    from triton.testing import do_bench as _bench
+    t_plain, t_rw = _bench(lambda: plain(xb), warmup=10, rep=100), _bench(lambda: rewritten(xb), warmup=10, rep=100)
+    print(f"# the block at 10 x 112 x 112 x 112: compiled {t_plain * 1e3:.1f} us, with the rewrite {t_rw * 1e3:.1f} us "
+          f"({t_plain / t_rw:.2f}x)")
 
 # times: kernel time, L2 flushed (triton.testing.do_bench), median
 from triton.testing import do_bench  # noqa: E402
