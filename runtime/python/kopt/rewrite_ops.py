@@ -192,8 +192,6 @@ def conv1x1_as_product(x, weight, bias, stride, padding, dilation, transposed, o
             or any(int(v) for v in padding):
         return NotImplemented
     s = [int(v) for v in stride]
-    if min(s) < 1:
-        return NotImplemented
     for i, si in enumerate(s):  # a strided one reads every si-th position: those alone
         if si > 1:
             x = aten.slice.Tensor(x, 2 + i, 0, int(x.shape[2 + i]), si)

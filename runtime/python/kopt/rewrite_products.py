@@ -19,35 +19,23 @@ from . import rewrite_graph as G
 
 
 def _operands(node):
-    """(a, b, bias) of a product node the pass takes, else None"""
+    """(a, b, bias) of a product node the pass takes, else None. The
+    operands and addmm's bias have the output's dtype, and the bias
+    broadcasts to the output, by the ops' own contract (as kopt::products
+    takes them)."""
     import torch
 
     aten = torch.ops.aten
     if node.op != "call_function" or "val" not in node.meta:
         return None
-    if node.target in (aten.mm.default, aten.bmm.default) and len(node.args) == 2 and not node.kwargs:
-        a, b = node.args
-        bias = None
-    elif node.target == aten.addmm.default and len(node.args) == 3:
-        if any(node.kwargs.get(k, 1) != 1 for k in ("beta", "alpha")) or set(node.kwargs) - {"beta", "alpha"}:
-            return None
+    if node.target in (aten.mm.default, aten.bmm.default):
+        (a, b), bias = node.args, None
+    elif node.target == aten.addmm.default and all(node.kwargs.get(k, 1) == 1 for k in ("beta", "alpha")):
         bias, a, b = node.args
-        if not isinstance(bias, torch.fx.Node) or "val" not in bias.meta:
-            return None
     else:
         return None
-    if not all(isinstance(x, torch.fx.Node) and "val" in x.meta for x in (a, b)):
-        return None
-    vals = [x.meta["val"] for x in (a, b) + ((bias,) if bias is not None else ())]
     out = node.meta["val"]
-    if any(v.dtype != torch.float32 for v in vals) or out.dtype != torch.float32:
-        return None
-    if bias is not None:
-        bv = bias.meta["val"]
-        if bv.dim() > 2 or any(int(s) not in (1, int(o)) for s, o in zip(reversed(bv.shape), reversed(out.shape))):
-            return None  # a bias that does not broadcast to the output as it is
-    m, n = int(out.shape[-2]), int(out.shape[-1])
-    if m < products.MIN_SIDE or n < products.MIN_SIDE or int(a.meta["val"].shape[-1]) == 0:
+    if out.dtype != torch.float32 or int(out.shape[-2]) < products.MIN_SIDE or int(out.shape[-1]) < products.MIN_SIDE:
         return None
     return a, b, bias
 
