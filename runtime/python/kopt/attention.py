@@ -46,7 +46,6 @@ SCHEMA = "attention(Tensor q, Tensor kt, Tensor v, float scale, Tensor? mask=Non
 # head sizes the kernel takes: q's and v's last axes, each held in registers
 MAX_HEAD = 128
 
-_lib = None
 
 
 def _reference(q, kt, v, scale, mask=None):
@@ -161,20 +160,10 @@ def _cuda(q, kt, v, scale, mask=None):
 
 def register() -> None:
     """Define kopt::attention in this process (once)."""
-    global _lib
-    if _lib is not None:
-        return
-    lib = oplib.library()
-    lib.define(SCHEMA)
-    lib.impl("attention", _reference, "CPU")
-    lib.impl("attention", _cuda, "CUDA")
-    lib.impl("attention", _meta, "Meta")
-    _lib = lib
+    oplib.define(SCHEMA, _reference, _cuda, _meta)
 
 
 def op():
     """torch.ops.kopt.attention.default, registered"""
-    import torch
-
     register()
-    return torch.ops.kopt.attention.default
+    return oplib.op(SCHEMA)

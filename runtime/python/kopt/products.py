@@ -51,7 +51,6 @@ MIN_SIDE = 128
 # programs along M grouped in bands of GROUP so that neighbours share b's columns in L2
 GROUP = 8
 
-_lib = None
 
 
 def _reference(a, b, bias=None):
@@ -137,20 +136,10 @@ def _cdiv(x: int, y: int) -> int:
 
 def register() -> None:
     """Define kopt::products in this process (once)."""
-    global _lib
-    if _lib is not None:
-        return
-    lib = oplib.library()
-    lib.define(SCHEMA)
-    lib.impl("products", _reference, "CPU")
-    lib.impl("products", _cuda, "CUDA")
-    lib.impl("products", _meta, "Meta")
-    _lib = lib
+    oplib.define(SCHEMA, _reference, _cuda, _meta)
 
 
 def op():
     """torch.ops.kopt.products.default, registered"""
-    import torch
-
     register()
-    return torch.ops.kopt.products.default
+    return oplib.op(SCHEMA)
