@@ -98,6 +98,10 @@
  *                               (a tenth of the device time without "# sim:
  *                               conv"); variants with cudnn_benchmark run
  *                               1.25x faster
+ *   # sim: gemm32 F             the vendor probe's calls hold a float32 cuBLASLt
+ *                               product of m=256 n=16384 k=32768 taking F of
+ *                               the device time (what kopt.tf32x3_products
+ *                               takes: rules/space_pick.c rule_gemm32_share)
  *   # sim: nocompile VARIANT    capturing or profiling VARIANT answers an error,
  *                               as a compile option torch refuses would
  *   # sim: params N             the model has N parameter elements (the
@@ -646,7 +650,9 @@ static json_t *profile(const struct model *m)
 			      "device_ns_per_call", span, "peak_copy_gbps", 4300.0, "peak_fp32_gflops",
 			      peak > 0 ? json_real(peak) : json_null(), "kernels", ks);
 	const char *left = strstr(m->text, "# sim: cudnn-left ");
+	const char *g32 = strstr(m->text, "# sim: gemm32 ");
 	bool conv = strstr(m->text, "# sim: conv\n") != NULL;
+	json_t *calls = json_array();
 	if (conv || left) {
 		double tns = (conv ? 0.5 : 0.1) * dev;
 		json_t *call = json_pack("{s:s, s:s, s:s, s:i, s:f}", "lib", "cuDNN", "op", "convolution", "shape",
@@ -655,8 +661,16 @@ static json_t *profile(const struct model *m)
 			json_object_set_new(call, "best_ns", json_real(tns / atof(left + 18)));
 			json_object_set_new(call, "best_rank", json_integer(3));
 		}
-		json_object_set_new(r, "vendor", json_pack("{s:[o]}", "calls", call));
+		json_array_append_new(calls, call);
 	}
+	if (g32)
+		json_array_append_new(calls, json_pack("{s:s, s:s, s:s, s:s, s:i, s:f}", "lib", "cuBLASLt", "op", "mm",
+						       "shape", "m=256 n=16384 k=32768", "dtype", "float32", "count", 1,
+						       "torch_ns", atof(g32 + 14) * dev));
+	if (json_array_size(calls))
+		json_object_set_new(r, "vendor", json_pack("{s:o}", "calls", calls));
+	else
+		json_decref(calls);
 	int nred = 0;
 	for (int i = 0; i < m->nk; i++)
 		nred += is_red(m, i);

@@ -9,7 +9,8 @@
 # space_time = 0 and space_variants = 0 add none; space_time holds as many
 # variants as it holds the model's capture times (captures of 0.3 s: 1s
 # two that pay, 0.5s one); a null build runs
-# nothing. The rewrite's own kernels are screened and gated in its
+# nothing. Large float32 products in 60% of the device time ("# sim:
+# gemm32 0.6") get the tf32x3 variant; in 20%, none. The rewrite's own kernels are screened and gated in its
 # variant, as any kernel. Prints TAP.
 set -eu
 
@@ -19,6 +20,8 @@ mk() { printf '# model %s\n# sim: kernels 1\n%bimport torch\n' "$1" "$2" > "mode
 mk dw '# sim: dwconv\n# sim: params 3456\n'
 mk bench '# sim: dwconv\n# sim: params 3456\n# bench\n'
 mk plain '# sim: reductions\n'
+mk gemm '# sim: gemm32 0.6\n'
+mk fewgemm '# sim: gemm32 0.2\n'
 mk timed '# sim: dwconv\n# sim: params 3456\n# timed\n'
 mk off '# sim: dwconv\n# sim: params 3456\n# off\n'
 mk single '# sim: dwconv\n# sim: params 3456\n# single\n'
@@ -52,12 +55,14 @@ model plain {
   variant default { }
   variant autotune { mode = "max-autotune-no-cudagraphs" }
 }
+model gemm { source = "models/gemm.py" }
+model fewgemm { source = "models/fewgemm.py" }
 model timed { source = "models/timed.py"  agents = timed }
 model off { source = "models/off.py"  agents = off }
 model single { source = "models/single.py" }
 model fits { source = "models/fits.py"  agents = second }
 model fitsone { source = "models/fitsone.py"  agents = halfsecond }
-target all = [dw, bench, plain, timed, off, single, fits, fitsone]
+target all = [dw, bench, plain, gemm, fewgemm, timed, off, single, fits, fitsone]
 default all
 SPEC
 "$KOPTMAKE" > out 2> err || { cat err >&2; exit 1; }
@@ -76,6 +81,9 @@ check "the benchmark's space_variants = 1: the same variants" \
 check "a model whose facts single out nothing: none" "! grep -q '^capture plain autotune-' sim.log"
 check "a model of one variant, as the others below: its rewrite's variant on plain max-autotune-no-cudagraphs" \
 	"grep -q '^capture single autotune-depthwise-as-pointwise\$' sim.log"
+check "large float32 products in 60% of the device time: the tf32x3 variant alone, kopt.tf32x3_products on max-autotune" \
+	"grep -q '^capture gemm autotune-tf32x3-products\$' sim.log && [ \$(grep -c '^capture gemm autotune-' sim.log) -eq 1 ] && grep -q '^| autotune-tf32x3-products | max-autotune-no-cudagraphs, kopt.tf32x3_products = true (added by the agents) |' kopt-out/gemm/report.md"
+check "... in 20%: none" "! grep -q '^capture fewgemm autotune-' sim.log"
 check "space_time = 0s: none" "! grep -q '^capture timed autotune-' sim.log"
 check "space_variants = 0: none" "! grep -q '^capture off autotune-' sim.log"
 check "two facts that pay, captures of 0.3 s and space_time 1s: a variant for each" \
