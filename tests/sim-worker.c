@@ -102,6 +102,10 @@
  *                               product of m=256 n=16384 k=32768 taking F of
  *                               the device time (what kopt.tf32x3_products
  *                               takes: rules/space_pick.c rule_gemm32_share)
+ *   # sim: conv1x1 F            the vendor probe's calls hold a cuDNN 1x1
+ *                               convolution of stride 1 (an EfficientNet
+ *                               block's expanding one) taking F of the device
+ *                               time (rules/space_pick.c rule_conv1x1_share)
  *   # sim: nocompile VARIANT    capturing or profiling VARIANT answers an error,
  *                               as a compile option torch refuses would
  *   # sim: params N             the model has N parameter elements (the
@@ -663,6 +667,11 @@ static json_t *profile(const struct model *m)
 		}
 		json_array_append_new(calls, call);
 	}
+	const char *c11 = strstr(m->text, "# sim: conv1x1 ");
+	if (c11)
+		json_array_append_new(calls, json_pack("{s:s, s:s, s:s, s:s, s:i, s:f}", "lib", "cuDNN", "op", "convolution",
+						       "shape", "N=10 C=112 H=224 W=224 K=672 1x1 stride 1 pad 0", "dtype",
+						       "float32", "count", 1, "torch_ns", atof(c11 + 15) * dev));
 	if (g32)
 		json_array_append_new(calls, json_pack("{s:s, s:s, s:s, s:s, s:i, s:f}", "lib", "cuBLASLt", "op", "mm",
 						       "shape", "m=256 n=16384 k=32768", "dtype", "float32", "count", 1,

@@ -10,7 +10,8 @@
 # variants as it holds the model's capture times (captures of 0.3 s: 1s
 # two that pay, 0.5s one); a null build runs
 # nothing. Large float32 products in 60% of the device time ("# sim:
-# gemm32 0.6") get the tf32x3 variant; in 20%, none. The rewrite's own kernels are screened and gated in its
+# gemm32 0.6") get the tf32x3 variant; in 20%, none; cuDNN's 1x1
+# convolutions in half of it their products' variant. The rewrite's own kernels are screened and gated in its
 # variant, as any kernel. Prints TAP.
 set -eu
 
@@ -22,6 +23,7 @@ mk bench '# sim: dwconv\n# sim: params 3456\n# bench\n'
 mk plain '# sim: reductions\n'
 mk gemm '# sim: gemm32 0.6\n'
 mk fewgemm '# sim: gemm32 0.2\n'
+mk pointwise '# sim: conv1x1 0.5\n# sim: params 4096\n'
 mk timed '# sim: dwconv\n# sim: params 3456\n# timed\n'
 mk off '# sim: dwconv\n# sim: params 3456\n# off\n'
 mk single '# sim: dwconv\n# sim: params 3456\n# single\n'
@@ -57,12 +59,13 @@ model plain {
 }
 model gemm { source = "models/gemm.py" }
 model fewgemm { source = "models/fewgemm.py" }
+model pointwise { source = "models/pointwise.py" }
 model timed { source = "models/timed.py"  agents = timed }
 model off { source = "models/off.py"  agents = off }
 model single { source = "models/single.py" }
 model fits { source = "models/fits.py"  agents = second }
 model fitsone { source = "models/fitsone.py"  agents = halfsecond }
-target all = [dw, bench, plain, gemm, fewgemm, timed, off, single, fits, fitsone]
+target all = [dw, bench, plain, gemm, fewgemm, pointwise, timed, off, single, fits, fitsone]
 default all
 SPEC
 "$KOPTMAKE" > out 2> err || { cat err >&2; exit 1; }
@@ -84,6 +87,8 @@ check "a model of one variant, as the others below: its rewrite's variant on pla
 check "large float32 products in 60% of the device time: the tf32x3 variant alone, kopt.tf32x3_products on max-autotune" \
 	"grep -q '^capture gemm autotune-tf32x3-products\$' sim.log && [ \$(grep -c '^capture gemm autotune-' sim.log) -eq 1 ] && grep -q '^| autotune-tf32x3-products | max-autotune-no-cudagraphs, kopt.tf32x3_products = true (added by the agents) |' kopt-out/gemm/report.md"
 check "... in 20%: none" "! grep -q '^capture fewgemm autotune-' sim.log"
+check "cuDNN's 1x1 convolutions in half the device time: their products' variant, koptmake's rewrite and Inductor's flag, channels-last" \
+	"grep -q '^capture pointwise autotune-conv-1x1-as-mm\$' sim.log && grep -q '^| autotune-conv-1x1-as-mm | max-autotune-no-cudagraphs, kopt.conv1x1_as_product = true, conv_1x1_as_mm = true, force_layout_optimization = true, layout_optimization = true, freezing = true (added by the agents) |' kopt-out/pointwise/report.md"
 check "space_time = 0s: none" "! grep -q '^capture timed autotune-' sim.log"
 check "space_variants = 0: none" "! grep -q '^capture off autotune-' sim.log"
 check "two facts that pay, captures of 0.3 s and space_time 1s: a variant for each" \
