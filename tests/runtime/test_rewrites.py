@@ -207,7 +207,9 @@ for what, args in [("a 3x3 kernel", (x, torch.randn(8, 4, 3, 3), None, [1, 1], [
                    ("two groups", (x, torch.randn(8, 2, 1, 1), None, [1, 1], [0, 0], [1, 1], False, [0, 0], 2)),
                    ("padding 1", (x, w1, None, [1, 1], [1, 1], [1, 1], False, [0, 0], 1)),
                    ("a transposed one", (x, torch.randn(4, 8, 1, 1), None, [1, 1], [0, 0], [1, 1], True, [0, 0], 1)),
-                   ("an unbatched input", (x[0], w1, None, [1, 1], [0, 0], [1, 1], False, [0, 0], 1))]:
+                   ("an unbatched input", (x[0], w1, None, [1, 1], [0, 0], [1, 1], False, [0, 0], 1)),
+                   ("a 3x1 kernel", (x, torch.randn(8, 4, 3, 1), None, [1, 1], [0, 0], [1, 1], False, [0, 0], 1)),
+                   ("a 1-D kernel of 3 taps", (x[:, :, 0], torch.randn(8, 4, 3), None, [1], [0], [1], False, [0], 1))]:
     ok(rewrite_ops.conv1x1_as_product(*args) is NotImplemented, f"a one-tap convolution rewrite: {what}: not rewritten")
 
 # 3-D convolutions as 2-D ones per depth tap

@@ -188,13 +188,11 @@ def conv1x1_as_product(x, weight, bias, stride, padding, dilation, transposed, o
 
     aten = torch.ops.aten
     nd = weight.dim() - 2
-    if transposed or groups != 1 or nd < 1 or x.dim() != nd + 2 or any(int(v) != 1 for v in weight.shape[2:]) \
+    if transposed or groups != 1 or x.dim() != nd + 2 or any(int(v) != 1 for v in weight.shape[2:]) \
             or any(int(v) for v in padding):
         return NotImplemented
-    s = [int(v) for v in stride]
-    for i, si in enumerate(s):  # a strided one reads every si-th position: those alone
-        if si > 1:
-            x = aten.slice.Tensor(x, 2 + i, 0, int(x.shape[2 + i]), si)
+    for i, si in enumerate(stride):  # every si-th position (all of them at stride 1): those alone
+        x = aten.slice.Tensor(x, 2 + i, 0, int(x.shape[2 + i]), int(si))
     n, c, cout = int(x.shape[0]), int(x.shape[1]), int(weight.shape[0])
     size = [int(v) for v in x.shape[2:]]
     rows = aten.reshape.default(aten.permute.default(x, [0] + list(range(2, nd + 2)) + [1]), [n * math.prod(size), c])
