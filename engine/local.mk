@@ -79,9 +79,9 @@ check_PROGRAMS += tests/unit/wpool_protocol_test
 tests_unit_wpool_protocol_test_SOURCES = tests/unit/wpool_protocol_test.c tests/tap.h
 TESTS += tests/unit/wpool_protocol_test
 # the disk's errors that no full disk makes (fsync, fdatasync, renameat failing;
-# a read interrupted by a signal or failing)
+# a read interrupted by a signal or failing; fstat failing)
 check_PROGRAMS += tests/unit/io_fail_test
 tests_unit_io_fail_test_SOURCES = tests/unit/io_fail_test.c tests/tap.h
 tests_unit_io_fail_test_LDFLAGS = -Wl,--wrap=fsync -Wl,--wrap=fdatasync -Wl,--wrap=renameat \
-	-Wl,--wrap=read
+	-Wl,--wrap=read -Wl,--wrap=fstat
 TESTS += tests/unit/io_fail_test

@@ -460,6 +460,17 @@ static void t_context(void)
 	strbuf_reset(&cut);
 	llm_prompt_context(&fast, &cut);
 	TAP_OK(!has(cut.buf, "- bound:"), "context: a kernel without a time has no bound line");
+	/* nor one without a copy bandwidth or an FP32 peak to bound it by */
+	fast.time_us = 0.8;
+	fast.peak_gbs = 0;
+	strbuf_reset(&cut);
+	llm_prompt_context(&fast, &cut);
+	TAP_OK(!has(cut.buf, "- bound:"), "context: a GPU without a copy bandwidth has no bound line");
+	fast.peak_gbs = 4200;
+	fast.peak_tflops = 0;
+	strbuf_reset(&cut);
+	llm_prompt_context(&fast, &cut);
+	TAP_OK(!has(cut.buf, "- bound:"), "context: ... nor one without an FP32 peak");
 	q.achieved_gbs = 5000;
 	strbuf_reset(&cut);
 	p.peak_measured = true;

@@ -213,6 +213,9 @@ int main(void)
 	/* fp16: m = 3. A candidate 2.5x the baseline's error passes, 3.5x fails */
 	TAP_OK(precision("float16", 2.5e-3, 1e-3), "precision: fp16 at 2.5x the baseline's RMSE passes (m = 3)");
 	TAP_OK(!precision("float16", 3.5e-3, 1e-3), "precision: fp16 at 3.5x fails");
+	/* bf16: m = 3 as well (its own branch, its own ulp) */
+	TAP_OK(precision("bfloat16", 2.5e-3, 1e-3), "precision: bf16 at 2.5x the baseline's RMSE passes (m = 3)");
+	TAP_OK(!precision("bfloat16", 3.5e-3, 1e-3), "precision: bf16 at 3.5x fails");
 	/* fp32: m = 2. 1.9x passes, 2.5x fails */
 	TAP_OK(precision("float32", 1.9e-6, 1e-6), "precision: fp32 at 1.9x passes (m = 2)");
 	TAP_OK(!precision("float32", 2.5e-6, 1e-6), "precision: fp32 at 2.5x fails");

@@ -10,7 +10,8 @@
  * And read (a TEST DOUBLE too): a read interrupted by a signal (EINTR,
  * nothing read) is tried again, so an output's check reads it whole; one
  * that fails with EIO makes the output one that cannot be read, and a seal
- * key whose random bytes cannot be read is not made.
+ * key whose random bytes cannot be read is not made. And fstat (a TEST
+ * DOUBLE): an action map whose size cannot be read is not opened.
  */
 #define _GNU_SOURCE
 #include <config.h>
@@ -32,7 +33,7 @@
 #include "../tap.h"
 
 /* calls that pass before the next fails: -1 never fails */
-static int fsync_pass = -1, fdatasync_pass = -1, renameat_pass = -1, read_pass = -1;
+static int fsync_pass = -1, fdatasync_pass = -1, renameat_pass = -1, read_pass = -1, fstat_pass = -1;
 /* while above 0: a read is interrupted (EINTR, nothing read) before each
  * one that goes through, counting down */
 static int read_interrupts;
@@ -45,6 +46,8 @@ int __wrap_fdatasync(int fd);
 int __wrap_renameat(int olddirfd, const char *oldpath, int newdirfd, const char *newpath);
 ssize_t __real_read(int fd, void *buf, size_t n);
 ssize_t __wrap_read(int fd, void *buf, size_t n);
+int __real_fstat(int fd, struct stat *st);
+int __wrap_fstat(int fd, struct stat *st);
 
 static int fail_now(int *pass)
 {
@@ -71,6 +74,11 @@ int __wrap_fdatasync(int fd)
 int __wrap_renameat(int olddirfd, const char *oldpath, int newdirfd, const char *newpath)
 {
 	return fail_now(&renameat_pass) ? -1 : __real_renameat(olddirfd, oldpath, newdirfd, newpath);
+}
+
+int __wrap_fstat(int fd, struct stat *st)
+{
+	return fail_now(&fstat_pass) ? -1 : __real_fstat(fd, st);
 }
 
 ssize_t __wrap_read(int fd, void *buf, size_t n)
@@ -101,7 +109,7 @@ static char *said(void)
 {
 	char buf[2048];
 	fx_catch_end(&caught, buf, sizeof buf);
-	fsync_pass = fdatasync_pass = renameat_pass = -1;
+	fsync_pass = fdatasync_pass = renameat_pass = fstat_pass = -1;
 	return xstrdup(buf);
 }
 
@@ -138,6 +146,17 @@ static void test_cache(void)
 	TAP_OK(c && cache_object_put(c, "one object", 10, &h) == 0 && cache_object_get(c, h, &got) == 0 && got.len == 10,
 	       "and the disk well again, the object is stored");
 	strbuf_release(&got);
+	if (c)
+		cache_close(c);
+	/* the action map's size cannot be read (fstat fails): the cache is
+	 * not opened on a map it did not read, and says so */
+	listen();
+	fstat_pass = 0;
+	c = cache_open(cd);
+	s = said();
+	TAP_OK(!c && strstr(s, "cannot read '") && strstr(s, "Input/output error"),
+	       "an action map whose size cannot be read: not opened, said with the reason (%.*s)", (int)strcspn(s, "\n"), s);
+	free(s);
 	if (c)
 		cache_close(c);
 	free(cd);

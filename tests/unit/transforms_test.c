@@ -134,6 +134,21 @@ static void analyst(void)
 	       "layernorm, its row read twice by its source, at 1x and 2x its arguments' bytes: persist=on (%s, %s)", c, c2);
 	free(c);
 	free(c2);
+	/* two row loops that the persistent edit cannot take (a row length
+	 * passed in, not a number): the counters decide, from AGENT_REREAD
+	 * (1.25) of the arguments' bytes up */
+	static const char dyn[] = "@triton.jit\ndef k(in_ptr0, out_ptr0, r0_numel, R0_BLOCK : tl.constexpr):\n"
+				  "    for r0_offset in tl.range(0, r0_numel, R0_BLOCK):\n"
+				  "        a = tl.load(in_ptr0 + r0_offset)\n"
+				  "    for r0_offset in tl.range(0, r0_numel, R0_BLOCK):\n"
+				  "        b = tl.load(in_ptr0 + r0_offset)\n";
+	c = chosen_moving(dyn, "reduction", red, 0.5, 1.25, NULL);
+	c2 = chosen_moving(dyn, "reduction", red, 0.5, 1.24, NULL);
+	TAP_OK(strcmp(c, "rloop=reverse") == 0 && !*c2,
+	       "two row loops the persistent edit cannot take: moving 1.25x its arguments' bytes reads its row twice, "
+	       "rloop=reverse; 1.24x: nothing (%s, %s)", c, c2);
+	free(c);
+	free(c2);
 	char *strided = with(rs, "r0_1 + 16384*x0", "x0 + 16384*r0_1");
 	c = chosen(strided, "reduction", red, 0.5, &all);
 	json_t *cfg = json_object_get(json_array_get(all, 0), "config");
