@@ -173,24 +173,34 @@ static bool pointwise_conv(const char *shape)
 	return (after == '\0' || after == ' ') && !strstr(shape, " groups ");
 }
 
-/* the share of the device time in the profile's cuDNN calls, those that
- * are 1x1 convolutions alone where pointwise */
-static double cudnn_share(const json_t *profile_meas, bool pointwise)
+/* the share of the device time in the profile's vendor calls that take()
+ * admits (each by its time and count), capped at 1; 0 without a device time */
+static double calls_share(const json_t *profile_meas, bool (*take)(const json_t *call))
 {
 	double dev = rule_num(profile_meas, "device_ns_per_call"), ns = 0;
 	size_t i;
 	json_t *c;
 	json_array_foreach(json_object_get(json_object_get(profile_meas, "vendor"), "calls"), i, c) {
-		const char *lib = json_string_value(json_object_get(c, "lib"));
 		double t = rule_num(c, "torch_ns");
 		json_int_t count = json_integer_value(json_object_get(c, "count"));
-		if (lib && strcmp(lib, "cuDNN") == 0 && !isnan(t) && t > 0 &&
-		    (!pointwise || pointwise_conv(json_string_value(json_object_get(c, "shape")))))
+		if (!isnan(t) && t > 0 && take(c))
 			ns += t * (double)(count > 0 ? count : 1);
 	}
 	if (isnan(dev) || dev <= 0)
 		return 0;
 	return ns / dev < 1 ? ns / dev : 1;
+}
+
+static bool cudnn_call(const json_t *call)
+{
+	const char *lib = json_string_value(json_object_get(call, "lib"));
+	return lib && strcmp(lib, "cuDNN") == 0;
+}
+
+/* a cuDNN call that is a 1x1 convolution of stride 1 and one group */
+static bool pointwise_cudnn_call(const json_t *call)
+{
+	return cudnn_call(call) && pointwise_conv(json_string_value(json_object_get(call, "shape")));
 }
 
 double rule_kernels_ns(const json_t *profile_meas)
@@ -201,12 +211,12 @@ double rule_kernels_ns(const json_t *profile_meas)
 
 double rule_cudnn_share(const json_t *profile_meas)
 {
-	return cudnn_share(profile_meas, false);
+	return calls_share(profile_meas, cudnn_call);
 }
 
 double rule_conv1x1_share(const json_t *profile_meas)
 {
-	return cudnn_share(profile_meas, true);
+	return calls_share(profile_meas, pointwise_cudnn_call);
 }
 
 /* the sides a float32 product needs, m and n, to fill tensor-core tiles
@@ -235,23 +245,18 @@ static bool large_product(const char *shape)
 	return m >= GEMM32_SIDE && n >= GEMM32_SIDE;
 }
 
+/* a cuBLAS product in float32 of m and n GEMM32_SIDE or more */
+static bool large_fp32_product(const json_t *call)
+{
+	const char *lib = json_string_value(json_object_get(call, "lib"));
+	const char *dtype = json_string_value(json_object_get(call, "dtype"));
+	return lib && strncmp(lib, "cuBLAS", 6) == 0 && dtype && strcmp(dtype, "float32") == 0 &&
+	       large_product(json_string_value(json_object_get(call, "shape")));
+}
+
 double rule_gemm32_share(const json_t *profile_meas)
 {
-	double dev = rule_num(profile_meas, "device_ns_per_call"), ns = 0;
-	size_t i;
-	json_t *c;
-	json_array_foreach(json_object_get(json_object_get(profile_meas, "vendor"), "calls"), i, c) {
-		const char *lib = json_string_value(json_object_get(c, "lib"));
-		const char *dtype = json_string_value(json_object_get(c, "dtype"));
-		double t = rule_num(c, "torch_ns");
-		json_int_t count = json_integer_value(json_object_get(c, "count"));
-		if (lib && strncmp(lib, "cuBLAS", 6) == 0 && dtype && strcmp(dtype, "float32") == 0 && !isnan(t) &&
-		    t > 0 && large_product(json_string_value(json_object_get(c, "shape"))))
-			ns += t * (double)(count > 0 ? count : 1);
-	}
-	if (isnan(dev) || dev <= 0)
-		return 0;
-	return ns / dev < 1 ? ns / dev : 1;
+	return calls_share(profile_meas, large_fp32_product);
 }
 
 /* the most torch leaves on the table in a cuDNN call: its time over the

@@ -654,7 +654,6 @@ static json_t *profile(const struct model *m)
 			      "device_ns_per_call", span, "peak_copy_gbps", 4300.0, "peak_fp32_gflops",
 			      peak > 0 ? json_real(peak) : json_null(), "kernels", ks);
 	const char *left = strstr(m->text, "# sim: cudnn-left ");
-	const char *g32 = strstr(m->text, "# sim: gemm32 ");
 	bool conv = strstr(m->text, "# sim: conv\n") != NULL;
 	json_t *calls = json_array();
 	if (conv || left) {
@@ -667,15 +666,18 @@ static json_t *profile(const struct model *m)
 		}
 		json_array_append_new(calls, call);
 	}
-	const char *c11 = strstr(m->text, "# sim: conv1x1 ");
-	if (c11)
-		json_array_append_new(calls, json_pack("{s:s, s:s, s:s, s:s, s:i, s:f}", "lib", "cuDNN", "op", "convolution",
-						       "shape", "N=10 C=112 H=224 W=224 K=672 1x1 stride 1 pad 0", "dtype",
-						       "float32", "count", 1, "torch_ns", atof(c11 + 15) * dev));
-	if (g32)
-		json_array_append_new(calls, json_pack("{s:s, s:s, s:s, s:s, s:i, s:f}", "lib", "cuBLASLt", "op", "mm",
-						       "shape", "m=256 n=16384 k=32768", "dtype", "float32", "count", 1,
-						       "torch_ns", atof(g32 + 14) * dev));
+	/* the calls "# sim: KNOB F" adds, each in F of the device time */
+	static const struct { const char *knob, *lib, *op, *shape; } knob_calls[] = {
+		{ "# sim: conv1x1 ", "cuDNN", "convolution", "N=10 C=112 H=224 W=224 K=672 1x1 stride 1 pad 0" },
+		{ "# sim: gemm32 ", "cuBLASLt", "mm", "m=256 n=16384 k=32768" },
+	};
+	for (size_t i = 0; i < sizeof knob_calls / sizeof *knob_calls; i++) {
+		const char *f = strstr(m->text, knob_calls[i].knob);
+		if (f)
+			json_array_append_new(calls, json_pack("{s:s, s:s, s:s, s:s, s:i, s:f}", "lib", knob_calls[i].lib, "op",
+							       knob_calls[i].op, "shape", knob_calls[i].shape, "dtype", "float32",
+							       "count", 1, "torch_ns", atof(f + strlen(knob_calls[i].knob)) * dev));
+	}
 	if (json_array_size(calls))
 		json_object_set_new(r, "vendor", json_pack("{s:o}", "calls", calls));
 	else

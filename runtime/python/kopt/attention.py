@@ -47,7 +47,6 @@ SCHEMA = "attention(Tensor q, Tensor kt, Tensor v, float scale, Tensor? mask=Non
 MAX_HEAD = 128
 
 
-
 def _reference(q, kt, v, scale, mask=None):
     import torch
 

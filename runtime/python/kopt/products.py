@@ -32,7 +32,6 @@ import functools
 
 from . import oplib
 
-OP = "kopt::products"
 SCHEMA = "products(Tensor a, Tensor b, Tensor? bias=None) -> Tensor"
 # how the dots reach float32's accuracy (tl.dot's input_precision)
 PRECISION = "tf32x3"
@@ -50,7 +49,6 @@ CONFIGS = [(128, 128, 32, 8, 3), (128, 64, 32, 4, 4), (64, 128, 32, 4, 4), (128,
 MIN_SIDE = 128
 # programs along M grouped in bands of GROUP so that neighbours share b's columns in L2
 GROUP = 8
-
 
 
 def _reference(a, b, bias=None):

@@ -60,6 +60,10 @@ PREFIX = "kopt."
 # which may split an addmm
 GRAPH_PASSES = {"linear_reduction_fold": fold_linear_ops, "sliced_product": slice_products,
                 "flash_attention": fuse_attention, "tf32x3_products": split_products}
+# the graph passes whose graphs call an operator of koptmake's own, by name:
+# its registration, done before the compile (also where Inductor's cache
+# answers, the compiled graph calls it)
+OPERATORS = {"flash_attention": attention.register, "tf32x3_products": products.register}
 
 
 def _table():
@@ -193,11 +197,9 @@ def applied(rewrites: dict):
                 for op, fn in table[name].items():
                     chains.setdefault(op, []).append(fn)
         names = [name for name in NAMES if name in rewrites and name in GRAPH_PASSES]
-        # their graphs call kopt::attention and kopt::products, also where Inductor's cache answers
-        if "flash_attention" in rewrites:
-            attention.register()
-        if "tf32x3_products" in rewrites:
-            products.register()
+        for name in names:
+            if name in OPERATORS:
+                OPERATORS[name]()
         keyed = True
         if names:
             pass_, keyed = _graph_pass(config.post_grad_custom_pre_pass, [GRAPH_PASSES[n] for n in names], names)
