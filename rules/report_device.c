@@ -1,8 +1,9 @@
 /*
  * rules/report_device.c: each model's speedups in device time, beside the
- * report's per-call ones (rules/report.c): the profiles' kernels, first
- * to last, of the first variant, of max-autotune's and of the chosen one
- * less what its winners saved (report.json: device_speedup,
+ * report's per-call ones (rules/report.c): the profiles' device times per
+ * call (each call queued behind a GPU spin, its kernels back to back) of
+ * the first variant, of max-autotune's and of the chosen one less what its
+ * winners saved (report.json: device_speedup,
  * device_speedup_vs_max_autotune).
  */
 #include <config.h>
@@ -25,13 +26,14 @@ static const json_t *meas_named(const struct rule_model *dm, const json_t **meas
 	return NULL;
 }
 
-/* device time per call of a stitch's variant entry: its profile's (first
- * kernel to last) less what its winners saved, where it has winners (the
- * stitch's own times: the host's part held, so the saving is the
- * kernels'); NAN unknown */
+/* device time per call of a stitch's variant entry: its profile's
+ * (queued_ns_per_call: the call queued behind a spin, so that the host's
+ * launches leave no gaps between its kernels) less what its winners
+ * saved, where it has winners (the stitch's own times: the host's part
+ * held, so the saving is the kernels'); NAN unknown */
 static double variant_device_ns(const struct rule_model *dm, const json_t **meas, const json_t *entry, bool opt)
 {
-	double dns = rule_num(meas_named(dm, meas, entry), "device_ns_per_call");
+	double dns = rule_num(meas_named(dm, meas, entry), "queued_ns_per_call");
 	if (!(dns > 0))
 		return NAN;
 	if (opt && json_array_size(json_object_get(entry, "winners")) > 0) {
@@ -42,15 +44,19 @@ static double variant_device_ns(const struct rule_model *dm, const json_t **meas
 	return dns > 0 ? dns : NAN;
 }
 
-/* The speedups in device time (first kernel to last, the profiles'),
- * beside the report's, which are CUDA-event times per call from an idle
- * GPU and carry the host's time before and between the kernels. Where a
- * call is mostly the host's, the event figure moves with the host's
- * speed from process to process and machine to machine (a compiled call
- * of one 3-us kernel took 89 us in one process on the H200's host and
- * 130 us in another, bench/results/2026-12-02-h200-host/), and the device
- * figure is what a deployment reproduces (tests/gpu/deploy.py checks it
- * for those models); the report's own speedups stay the event figures. A
+/* The speedups in device time (the profiles' queued calls), beside the
+ * report's, which are CUDA-event times per call from an idle GPU and
+ * carry the host's time before and between the kernels. Where a call is
+ * mostly the host's, the event figure moves with the host's speed from
+ * process to process and machine to machine (a compiled call of one 3-us
+ * kernel took 89 us in one process on the H200's host and 130 us in
+ * another, bench/results/2026-12-02-h200-host/), and so does a span from
+ * the first kernel to the last, which holds the gaps where the GPU waited
+ * for the host's launches (EfficientNetB2's first variant: 2.317x in one
+ * report, 3.168x in the next, 1.590x queued in its deployment,
+ * bench/results/2026-12-06d-h100-level3-twelve/). The queued figure is
+ * what a deployment reproduces (tests/gpu/deploy.py checks it for those
+ * models); the report's own speedups stay the event figures. A
  * model whose baseline was withheld (wrong, ill-conditioned) claims none.
  * (variant_device_ns is positive or NAN, so a quotient with an unknown
  * time is NAN, null in JSON.) */

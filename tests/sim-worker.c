@@ -76,6 +76,9 @@
  *   # sim: span F               the profile's device span (first kernel to
  *                               last) F of a call, the GPU idle in between
  *                               (default: the kernels' sum, no gaps)
+ *   # sim: queued F             the profile's device time of a call queued
+ *                               behind a spin F of a call (default: the
+ *                               kernels' sum, back to back)
  *   # sim: escape socket        every candidate opens an AF_INET socket when it
  *                               is loaded, as a candidate that escaped the
  *                               static gate would
@@ -650,9 +653,11 @@ static json_t *profile(const struct model *m)
 	double peak = pk ? atof(pk + 12) : 50000.0;
 	const char *sp = strstr(m->text, "# sim: span ");
 	double span = sp ? atof(sp + 12) * model_ns(m) : dev;
-	json_t *r = json_pack("{s:i, s:f, s:f, s:f, s:o, s:o}", "calls", 20, "model_ns_per_call", model_ns(m),
-			      "device_ns_per_call", span, "peak_copy_gbps", 4300.0, "peak_fp32_gflops",
-			      peak > 0 ? json_real(peak) : json_null(), "kernels", ks);
+	const char *qu = strstr(m->text, "# sim: queued ");
+	double queued = qu ? atof(qu + 14) * model_ns(m) : dev;
+	json_t *r = json_pack("{s:i, s:f, s:f, s:f, s:f, s:o, s:o}", "calls", 20, "model_ns_per_call", model_ns(m),
+			      "device_ns_per_call", span, "queued_ns_per_call", queued, "peak_copy_gbps", 4300.0,
+			      "peak_fp32_gflops", peak > 0 ? json_real(peak) : json_null(), "kernels", ks);
 	const char *left = strstr(m->text, "# sim: cudnn-left ");
 	bool conv = strstr(m->text, "# sim: conv\n") != NULL;
 	json_t *calls = json_array();

@@ -69,6 +69,6 @@ check "two wins over max-autotune, a and c, each with the strategy of its kernel
 check "the sample's numbers: l1 has three problems, l2 one" "grep -q '^| l1 | 3 | 3 |' summary.md && grep -q '^| l2 | 1 | 1 |' summary.md"
 # host-bound: d alone (30% of a call; the others 10%), with report.json's figures
 hb=$(sed -n '/^## Host-bound problems/,$p' summary.md | grep '^| l[12]/' | tr -d ' ' | tr '\n' ' ')
-want=$(python3 -c 'import json; m=[m for m in json.load(open("kopt-out/all/report.json"))["models"] if m["model"] == "l2/d"][0]; print("|l2/d|30%%|%.3fx|%.3fx|%.3fx| " % (m["speedup"], m["device_speedup"], m["device_speedup_vs_max_autotune"]))')
-check "the host-bound problems: l2/d alone, 30% host, its speedups per call and in device time ($hb)" "[ '$hb' = '$want' ]"
+want=$(python3 -c 'import json; m=[m for m in json.load(open("kopt-out/all/report.json"))["models"] if m["model"] == "l2/d"][0]; print("|l2/d|30%%|30%%|%.3fx|%.3fx|%.3fx| " % (m["speedup"], m["device_speedup"], m["device_speedup_vs_max_autotune"]))')
+check "the host-bound problems: l2/d alone, 30% host in torch.compile's call and in the chosen one (its baseline kept), its speedups per call and in device time ($hb)" "[ '$hb' = '$want' ]"
 echo "1..$n"

@@ -163,10 +163,14 @@ printf '# model hosty\n# sim: host 0.4\nimport torch\n' > models/hosty.py
 printf '# model lean\nimport torch\n' > models/lean.py
 # quick: its second variant, four times as fast, is chosen, and 60% of its call is the host's
 printf '# model quick\n# sim: fast autotune 4\n# sim: host autotune=0.6\nimport torch\n' > models/quick.py
+# slowbase: its first variant's call 40% the host's, the chosen one's 10%:
+# the speedup per call, a quotient of the two, moves with the host's speed
+printf '# model slowbase\n# sim: fast autotune 4\n# sim: host 0.4\n# sim: host autotune=0.1\nimport torch\n' > models/slowbase.py
 sed -e '/^model /,$d' ../test.kopt > test.kopt
 printf 'model hosty { source = "models/hosty.py" }\nmodel lean { source = "models/lean.py" }\n' >> test.kopt
 printf 'model quick { source = "models/quick.py"  variant default { }  variant autotune { mode = "max-autotune-no-cudagraphs" } }\n' >> test.kopt
-printf 'target all = [hosty, lean, quick]\ndefault all\n' >> test.kopt
+printf 'model slowbase { source = "models/slowbase.py"  variant default { }  variant autotune { mode = "max-autotune-no-cudagraphs" } }\n' >> test.kopt
+printf 'target all = [hosty, lean, quick, slowbase]\ndefault all\n' >> test.kopt
 "$KOPTMAKE" > out 2> err || cat err >&2
 check "the report lists a model whose host takes 40% of a call, and not one at 5%" \
 	"grep -A8 '^## Host time' kopt-out/all/report.md | grep -q '^| hosty | default | [0-9.]* | [0-9.]* | 40% | [-0-9.x]* |$' && ! grep -q '^| lean | [a-z]* | [0-9.]* | [0-9.]* | [0-9]*% | [-0-9.x]* |$' kopt-out/all/report.md"
@@ -174,10 +178,13 @@ check "the chosen variant's host share is listed where it is another variant's, 
 	"grep -A10 '^## Host time' kopt-out/all/report.md | grep -q '^| quick | autotune (chosen) | [0-9.]* | [0-9.]* | 60% | [0-9.]*x |$' &&
 	 ! sed -n '/^## Host time/,/^## [^H]/p' kopt-out/all/report.md | grep -q '^| quick | default |' &&
 	 python3 -c 'import json,sys; m=[m for m in json.load(open(\"kopt-out/all/report.json\"))[\"models\"] if m[\"model\"] == \"quick\"][0]; sys.exit(not abs(m[\"chosen_host_share\"] - 0.6) < 1e-9)'"
+check "a first variant 40% the host's whose chosen variant is not: its row carries the device speedup, and the chosen one has no row" \
+	"grep -A12 '^## Host time' kopt-out/all/report.md | grep -q '^| slowbase | default | [0-9.]* | [0-9.]* | 40% | [0-9.]*x |\$' &&
+	 ! grep -q '^| slowbase | autotune (chosen) |' kopt-out/all/report.md"
 check "report.json has each model's host share" \
 	"grep -q '\"host_share\": 0.4' kopt-out/all/report.json && grep -q '\"host_share\": 0.05' kopt-out/all/report.json"
-check "report.json says which chosen variants are host-bound: hosty's first (40%) and quick's autotune (60%), not lean's (5%)" \
-	"python3 -c 'import json,sys; m={m[\"model\"]: m for m in json.load(open(\"kopt-out/all/report.json\"))[\"models\"]}; sys.exit(not (m[\"hosty\"][\"host_bound\"] is True and abs(m[\"hosty\"][\"chosen_host_share\"] - 0.4) < 1e-9 and m[\"quick\"][\"host_bound\"] is True and m[\"lean\"][\"host_bound\"] is False))'"
+check "report.json says which speedups per call are host-bound: hosty's (its first variant chosen, 40%), quick's (its chosen autotune 60%), slowbase's (its first variant 40%, the chosen autotune 10%), not lean's (5%)" \
+	"python3 -c 'import json,sys; m={m[\"model\"]: m for m in json.load(open(\"kopt-out/all/report.json\"))[\"models\"]}; sys.exit(not (m[\"hosty\"][\"host_bound\"] is True and abs(m[\"hosty\"][\"chosen_host_share\"] - 0.4) < 1e-9 and m[\"quick\"][\"host_bound\"] is True and m[\"lean\"][\"host_bound\"] is False and m[\"slowbase\"][\"variant\"] == \"autotune\" and abs(m[\"slowbase\"][\"chosen_host_share\"] - 0.1) < 1e-9 and m[\"slowbase\"][\"host_bound\"] is True))'"
 cd ..
 
 "$KOPTMAKE" -t list > out 2> err

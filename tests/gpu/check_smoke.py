@@ -63,6 +63,12 @@ for cap, prof, label in (("reply-3-capture.json", "reply-4-profile.json", "softm
            f"{label}: kernel times add up to the device time within 10%", (ks, r["device_ns_per_call"]))
     else:  # a small model is launch-bound: the GPU idles between kernels
         ok(ks <= 1.02 * r["device_ns_per_call"], f"{label}: kernel times fit in the device time", (ks, r["device_ns_per_call"]))
+    # a call queued behind a spin: its kernels back to back, so no less
+    # than their sum and no more than the span from an idle GPU (plus the
+    # events' own few microseconds)
+    q = r.get("queued_ns_per_call")
+    ok(isinstance(q, float) and 0.98 * ks <= q <= 1.05 * max(ks, r["device_ns_per_call"]) + 10000,
+       f"{label}: a queued call's device time lies between the kernels' sum and the span", (ks, q, r["device_ns_per_call"]))
     tri = [k for k in r["kernels"] if k["kind"] == "triton"]
     ok(tri and all(k["achieved_gbps"] and k["achieved_gbps"] > 0 for k in tri),
        f"{label}: every Triton kernel has an achieved bandwidth")

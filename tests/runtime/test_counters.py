@@ -8,7 +8,9 @@ names of a timed call's launches in start order, and a kernel launched
 twice sums its bytes; a count of launches that differs is an error; named
 ranges keep their names; a row gets its bytes per launch and their rate,
 and the account names what no row has; the host's time to enqueue a
-call is the median over calls, each after a synchronize. Needs torch
+call is the median over calls, each after a synchronize; the CUDA-event
+times per call, from an idle GPU or queued behind a spin (the device
+time of the report's device speedups). Needs torch
 (CPU is enough).
 Prints TAP."""
 import os
@@ -108,4 +110,57 @@ finally:
     torch.cuda.synchronize = lambda *a, **k: None
 ok(got == 3, "enqueue time: the median of the calls' host times (1, 5, 2, 9, 3 -> 3)", got)
 ok(seq == ["sync", "call"] * 5 + ["sync"], "enqueue time: a synchronize before each call, none inside, one after", seq)
+
+# CUDA-event times per call (measure.event_medians), from an idle GPU and
+# queued behind a spin: CUDA's events and torch.cuda._sleep are test
+# doubles that record what is asked of them; each elapsed_time answers the
+# next of a script (ms)
+seq.clear()
+script = iter([1.0, 7.0, 3.0, 8.0, 2.0, 9.0])
+
+
+class Event:
+    def __init__(self, enable_timing=False):
+        self.name = "event"
+
+    def record(self):
+        seq.append("record")
+
+    def elapsed_time(self, end):
+        return next(script)
+
+
+real = (torch.cuda.Event, getattr(torch.cuda, "_sleep", None), M.enqueue_seconds)
+torch.cuda.Event = Event
+torch.cuda._sleep = lambda cycles: seq.append(("spin", cycles))
+torch.cuda.synchronize = lambda *a, **k: seq.append("sync")
+
+
+def fa():
+    seq.append("a")
+
+
+def fb():
+    seq.append("b")
+
+
+M.enqueue_seconds = lambda fn, n=5: {fa: 1e-3, fb: 1e-5}[fn]
+try:
+    got = M.event_medians([fa, fb], 3, lambda: seq.append("flush"), queued=True)
+    queued_seq = list(seq)
+    seq.clear()
+    script = iter([1.0, 7.0, 3.0, 8.0, 2.0, 9.0])
+    idle = M.event_medians([fa, fb], 3, lambda: seq.append("flush"))
+    idle_seq = list(seq)
+finally:
+    torch.cuda.Event, torch.cuda._sleep, M.enqueue_seconds = real
+    torch.cuda.synchronize = lambda *a, **k: None
+ok(got == [2e6, 8e6], "event times: per fn the median of its calls, in ns (a: 1, 3, 2 ms; b: 7, 8, 9 ms)", got)
+one = lambda f, cycles: ["flush", "sync", ("spin", cycles), "record", f, "record", "sync"]
+ok(queued_seq == (one("a", 8000000) + one("b", 400000)) * 3,
+   "queued: the fns interleaved, each call after a flush and a synchronize, behind a spin of four times the "
+   "host's enqueue time at 2 GHz (1 ms: 8e6 cycles) or at least 200 us (4e5 cycles), its events around the call alone",
+   queued_seq)
+ok(idle == got and idle_seq == [x for x in queued_seq if not isinstance(x, tuple)],
+   "from an idle GPU: the same calls and events, no spin", idle_seq)
 done()

@@ -138,6 +138,41 @@ def enqueue_seconds(fn: Callable, n: int = 5) -> float:
     return statistics.median(ts)
 
 
+def spin_cycles(fn: Callable) -> int:
+    """GPU clock cycles for a spin (torch.cuda._sleep) that outlasts the
+    host's enqueueing of a call of fn: four times its enqueue time, at least
+    200 us, at about 2 GHz (a slower clock only spins longer)."""
+    return int(max(4 * enqueue_seconds(fn), 2e-4) * 2.0e9)
+
+
+def event_medians(fns: list[Callable], n: int, flush: Callable, queued: bool = False) -> list[float]:
+    """Per fn, the median of n CUDA-event times of a call, in ns, the fns
+    interleaved and the L2 flushed before each call. From an idle GPU, the
+    host's time before the first kernel and between kernels counts (a
+    call's time, as the race times it). Queued, each call waits behind a
+    GPU spin that outlasts the host's enqueueing (spin_cycles), so the
+    events bracket its kernels back to back: its device time, which a
+    host-bound call keeps from process to process while its time per call
+    moves with the host's speed. The worker's profile (queued_ns_per_call)
+    and the deployment check (tests/gpu/deploy.py) both measure it here."""
+    spins = [spin_cycles(fn) if queued else 0 for fn in fns]
+    out: list[list[float]] = [[] for _ in fns]
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    for _ in range(n):
+        for i, fn in enumerate(fns):
+            flush()
+            torch.cuda.synchronize()
+            if spins[i]:
+                torch.cuda._sleep(spins[i])
+            start.record()
+            fn()
+            end.record()
+            torch.cuda.synchronize()
+            out[i].append(start.elapsed_time(end) * 1e6)
+    drain()   # the spins' and calls' kernel records are not a profile's
+    return [median(x) for x in out]
+
+
 def median(xs):
     return float(statistics.median(xs)) if xs else 0.0
 

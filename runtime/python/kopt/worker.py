@@ -381,6 +381,11 @@ def op_profile(req):
     args = kernel_args(c, inputs)
     n = int(req.get("calls", 20))
     calls = M.timed_calls([lambda: c.run(inputs)], n, flusher())[0]
+    # the device time per call, each call queued behind a spin that hides
+    # the host's launches: what the report's device speedups divide and a
+    # deployment reproduces, where a call's span from an idle GPU carries
+    # the host's gaps between kernels (rules/report_device.c)
+    queued = M.event_medians([lambda: c.run(inputs)], n, flusher(), queued=True)[0]
     raw = [{"t0": x.t0, "t1": x.t1, "event_ns": x.event_ns, "records": x.records} for x in calls] if req.get("raw") else None
     roofs = op_bandwidth(req)
     peak = roofs["copy_gbps"]
@@ -470,6 +475,7 @@ def op_profile(req):
         "calls": n,
         "model_ns_per_call": M.median([x.event_ns for x in calls]),
         "device_ns_per_call": M.median([x.span_ns for x in calls]),
+        "queued_ns_per_call": queued,
         "kernel_ns_per_call": kernel_total,
         "peak_copy_gbps": peak,
         "peak_fp32_gflops": roofs["fp32_gflops"],
