@@ -19,9 +19,11 @@ tests_gpu_gate_decide_SOURCES = tests/gpu/gate-decide.c
 check-gpu: all tests/gpu/gate-decide
 	$(SHELL) $(top_srcdir)/tests/gpu/run.sh gpu-results $(GPU_TESTS)
 .PHONY: check-gpu
-# the examples end to end: build, null build, deployment, one-model change, budget
+# the examples end to end: build, null build, deployment, one-model change,
+# budget (EXAMPLES_TARGET: another target of examples.kopt, such as
+# networks, built and deployed alone)
 check-gpu-examples: all
-	$(SHELL) $(top_srcdir)/tests/gpu/acceptance.sh gpu-acceptance
+	$(SHELL) $(top_srcdir)/tests/gpu/acceptance.sh gpu-acceptance $(EXAMPLES_TARGET)
 .PHONY: check-gpu-examples
 check_PROGRAMS += tests/unit/svg_test
 tests_unit_svg_test_SOURCES = tests/unit/svg_test.c tests/tap.h
