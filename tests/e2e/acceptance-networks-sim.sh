@@ -31,4 +31,6 @@ check "its three checks: the networks' report from an empty cache, the null buil
 models=$(grep -E '^\[[0-9]+/~?[0-9]+\] ' "$tmp/out/build.log" | awk '{ split($3, p, "/"); print p[1] }' | sort -u | tr '\n' ' ')
 check "the build ran the networks' steps and the networks report alone ($models)" \
 	"[ '$models' = 'convnext gpt2_block networks resnet50 ' ]"
+check "the networks' report is left in the output folder" \
+	"python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(sorted(m[\"model\"] for m in d[\"models\"]) != [\"convnext\", \"gpt2_block\", \"resnet50\"])' '$tmp/out/report.json' && [ -s '$tmp/out/report.md' ]"
 echo "1..$n"

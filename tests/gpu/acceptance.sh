@@ -1,7 +1,8 @@
 #!/bin/bash
 # tests/gpu/acceptance.sh: the examples' acceptance, end to end on a machine
 # with an NVIDIA GPU (make check-gpu-examples; from the build folder, where
-# koptmake and kopt-worker are). Prints TAP; logs go to OUTDIR.
+# koptmake and kopt-worker are). Prints TAP; logs and the target's report
+# (report.md, report.json) go to OUTDIR.
 #   acceptance.sh [OUTDIR [TARGET]] (default: gpu-acceptance, all)
 # 1. koptmake TARGET, from an empty cache, ends with the report;
 # 2. a second run runs no step;
@@ -36,6 +37,8 @@ steps() { grep -E '^\[[0-9]+/~?[0-9]+\] ' "$1" | awk '{print $2, $3}'; }
 
 "$K" -C "$work" -k "$target" >"$out/build.log" 2>&1
 check "from an empty cache, koptmake $target ends with the report" "[ -f '$work/kopt-out/$target/report.json' ]"
+# the report beside the logs: the work folder goes at the end
+cp "$work/kopt-out/$target/report.md" "$work/kopt-out/$target/report.json" "$out/" 2>/dev/null || true
 
 "$K" -C "$work" "$target" >"$out/null.log" 2>&1
 check "a second run runs no step" "grep -q 'nothing to do' '$out/null.log' && [ -z \"\$(steps '$out/null.log')\" ]"
