@@ -92,4 +92,18 @@ ok(MC.after_flush(child, 5) == 3 and MC.after_flush(child, 3) is None and MC.aft
    and MC.after_flush(child, 1) is None,
    "coverage: the line after a KOPT_COVER_FLUSH() (blank lines skipped) is the flush's; no other line is")
 shutil.rmtree(root)
+
+# the repository's own arguments each name their file ("PATH: why"), an
+# existing one: a run over other files then leaves them alone rather than
+# calling them stale
+import re  # noqa: E402
+unnamed = []
+for n, ln in enumerate(open(os.path.join(top, "tests", "mutation", "equivalent.txt"), encoding="utf-8"), 1):
+    parts = ln.strip().split(None, 2)
+    if not parts or parts[0].startswith("#"):
+        continue
+    m = re.match(r"([\w./-]+\.(?:c|h|py)): ", parts[2] if len(parts) > 2 else "")
+    if not m or not os.path.exists(os.path.join(top, m.group(1))):
+        unnamed.append(n)
+ok(not unnamed, "tests/mutation/equivalent.txt: every argument names its file, which exists (not: %s)" % (unnamed or "none"))
 done()
