@@ -23,7 +23,10 @@ P/NAME with --sources P=DIR, SPEC_DIR/DIR/NAME.py (the beyond benchmark:
 l1=sample/level1,...). A model passes when its outputs are close and the
 measured speedup is within F (default 0.10; the issue's check 0.05) of the
 report's. Prints TAP and a table: the measured speedup next to the one the
-report claims. A model whose torch.compile call or chosen variant's
+report claims. The models named (MODEL...) are checked in that order,
+each with the seconds its two first calls (the compiles) and its whole
+check took; a run stopped early (SIGINT, a timeout) still prints the
+table of those it checked. A model whose torch.compile call or chosen variant's
 call is a fifth or more the host's (report.json: host_bound) is checked
 on its speedup in device time (report.json: device_speedup, each call
 queued behind a GPU spin, as koptmake's profile measures it) instead:
@@ -52,9 +55,11 @@ backend compiled as often as Inductor did for the same calls (no
 recompilation beyond torch.compile's own).
 """
 import argparse
+import atexit
 import json
 import os
 import sys
+import time
 
 import torch
 
@@ -269,12 +274,34 @@ torch.backends.cudnn.allow_tf32 = False
 flush = torch.empty(64 << 20, dtype=torch.int32, device="cuda")
 n = bad = 0
 rows = []
-for m in report["models"]:
+ended = False
+
+
+def table():
+    print("| model | kernels swapped | outputs close | torch.compile (us) | kopt.backend (us) | measured | reported "
+          "| torch.compile, device (us) | kopt.backend, device (us) | device | reported, device | checked |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("\n".join(rows), flush=True)
+
+
+def stopped():
+    """stopped before the end (SIGINT, a timeout): the rows checked so far"""
+    if not ended:
+        print(f"# stopped after {n} checks; the table of those:")
+        table()
+
+
+atexit.register(stopped)
+# the models named on the command line go in that order (the cheap ones
+# first, where a device call's time is short), the rest in the report's
+order = {name: i for i, name in enumerate(args.models)}
+for m in sorted(report["models"], key=lambda m: order.get(m["model"], len(order))):
     name = m["model"]
     if m.get("of"):
         continue   # a shape of a model: checked with its model's shapes below
     if m.get("verdict") != "optimized" or (only and name not in only):
         continue
+    t_model = time.perf_counter()
 
     outdir = os.path.join(spec_dir, "kopt-out", name)
     src = source_of(name)
@@ -293,6 +320,7 @@ for m in report["models"]:
     with torch.no_grad():
         rb = base(*inputs)
         ro = opt(*inputs)
+    t_compiled = time.perf_counter()
     rb = rb if isinstance(rb, (tuple, list)) else [rb]
     ro = ro if isinstance(ro, (tuple, list)) else [ro]
     half = any(t.dtype in (torch.float16, torch.bfloat16) for t in rb)
@@ -321,6 +349,8 @@ for m in report["models"]:
     how = f"variant {backend.table.variant.get('name', '?')} alone" if variant_only else f"{hits} kernels swapped"
     print(f"{'' if good else 'not '}ok {n} - {name}: {how}, outputs close {close}, "
           f"measured {measured:.3f}x vs reported {claimed:.3f}x, {checked}", flush=True)
+    print(f"# {name}: the two first calls (their compiles) {t_compiled - t_model:.1f} s, "
+          f"the check {time.perf_counter() - t_model:.1f} s", flush=True)
     rows.append(f"| {name} | {hits} | {close} | {tb*1e3:.1f} | {to*1e3:.1f} | "
                 f"{tb / to:.3f}x | {m.get('speedup') or 0:.3f}x | {db*1e3:.1f} | {do*1e3:.1f} | {db/do:.3f}x | "
                 f"{m.get('device_speedup') or 0:.3f}x | {'device' if checked != 'time per call' else 'per call'} |")
@@ -357,8 +387,6 @@ for entry in report.get("shapes") or []:
         if row:
             rows.append(row)
 print(f"1..{n}")
-print("| model | kernels swapped | outputs close | torch.compile (us) | kopt.backend (us) | measured | reported "
-      "| torch.compile, device (us) | kopt.backend, device (us) | device | reported, device | checked |")
-print("|---|---|---|---|---|---|---|---|---|---|---|---|")
-print("\n".join(rows))
+table()
+ended = True
 sys.exit(1 if bad else 0)
