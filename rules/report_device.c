@@ -28,19 +28,16 @@ static const json_t *meas_named(const struct rule_model *dm, const json_t **meas
 
 /* device time per call of a stitch's variant entry: its profile's
  * (queued_ns_per_call: the call queued behind a spin, so that the host's
- * launches leave no gaps between its kernels) less what its winners
- * saved, where it has winners (the stitch's own times: the host's part
- * held, so the saving is the kernels'); NAN unknown */
+ * launches leave no gaps between its kernels), for the chosen entry (opt)
+ * less what its winners saved: the stitch's own times, the host's part
+ * held, so the saving is the kernels' (a variant without winners has the
+ * same time for both, so nothing). NAN unknown, or not above 0 (a call
+ * that runs no kernel has no device time to divide by). */
 static double variant_device_ns(const struct rule_model *dm, const json_t **meas, const json_t *entry, bool opt)
 {
 	double dns = rule_num(meas_named(dm, meas, entry), "queued_ns_per_call");
-	if (!(dns > 0))
-		return NAN;
-	if (opt && json_array_size(json_object_get(entry, "winners")) > 0) {
-		double sb = rule_num(entry, "stitch_base_ns"), so = rule_num(entry, "stitch_opt_ns");
-		if (sb > 0 && so > 0)
-			dns -= sb - so;
-	}
+	if (opt)
+		dns -= rule_num(entry, "stitch_base_ns") - rule_num(entry, "stitch_opt_ns");
 	return dns > 0 ? dns : NAN;
 }
 

@@ -79,6 +79,7 @@
  *   # sim: queued F             the profile's device time of a call queued
  *                               behind a spin F of a call (default: the
  *                               kernels' sum, back to back)
+ *   # sim: queued VARIANT=F     that variant's, before F
  *   # sim: escape socket        every candidate opens an AF_INET socket when it
  *                               is loaded, as a candidate that escaped the
  *                               static gate would
@@ -482,23 +483,46 @@ static double model_ns(const struct model *m)
 
 static const char *g_variant; /* the request's variant's name, or NULL */
 
-/* "# sim: host F": F of a call, else 0.05 */
+/* the text after "# sim: NAME VARIANT=" for the request's variant
+ * (per_variant), or after the first "# sim: NAME " that a number follows;
+ * NULL where the model has none */
+static const char *sim_knob(const struct model *m, const char *name, bool per_variant)
+{
+	char key[96];
+	if (per_variant) {
+		if (!g_variant)
+			return NULL;
+		snprintf(key, sizeof key, "# sim: %s %s=", name, g_variant);
+		const char *v = strstr(m->text, key);
+		return v ? v + strlen(key) : NULL;
+	}
+	size_t n = (size_t)snprintf(key, sizeof key, "# sim: %s ", name);
+	const char *h = m->text;
+	while ((h = strstr(h, key)) && !(h[n] == '.' || (h[n] >= '0' && h[n] <= '9')))
+		h += n;
+	return h ? h + n : NULL;
+}
+
+/* "# sim: host F": F of a call, else 0.05; "# sim: host VARIANT=F": that
+ * variant's, before the model's */
 static double host_share(const struct model *m)
 {
-	/* "# sim: host VARIANT=F": that variant's, before the model's */
-	if (g_variant) {
-		char key[96];
-		snprintf(key, sizeof key, "# sim: host %s=", g_variant);
-		const char *v = strstr(m->text, key);
-		double host = v ? atof(v + strlen(key)) : 0;
-		if (host > 0 && host < 1)
-			return host;
-	}
-	const char *h = m->text;
-	while ((h = strstr(h, "# sim: host ")) && !(h[12] == '.' || (h[12] >= '0' && h[12] <= '9')))
-		h += 12;
-	double host = h ? atof(h + 12) : 0.05;
+	const char *v = sim_knob(m, "host", true);
+	double host = v ? atof(v) : 0;
+	if (host > 0 && host < 1)
+		return host;
+	v = sim_knob(m, "host", false);
+	host = v ? atof(v) : 0.05;
 	return host <= 0 || host >= 1 ? 0.05 : host;
+}
+
+/* "# sim: queued VARIANT=F", else "# sim: queued F": F of a call, else NAN */
+static double queued_share(const struct model *m)
+{
+	const char *v = sim_knob(m, "queued", true);
+	if (!v)
+		v = sim_knob(m, "queued", false);
+	return v ? atof(v) : NAN;
 }
 
 /* "# sim: eager F": F, else 0 */
@@ -653,8 +677,8 @@ static json_t *profile(const struct model *m)
 	double peak = pk ? atof(pk + 12) : 50000.0;
 	const char *sp = strstr(m->text, "# sim: span ");
 	double span = sp ? atof(sp + 12) * model_ns(m) : dev;
-	const char *qu = strstr(m->text, "# sim: queued ");
-	double queued = qu ? atof(qu + 14) * model_ns(m) : dev;
+	double queued = queued_share(m);
+	queued = isnan(queued) ? dev : queued * model_ns(m);
 	json_t *r = json_pack("{s:i, s:f, s:f, s:f, s:f, s:o, s:o}", "calls", 20, "model_ns_per_call", model_ns(m),
 			      "device_ns_per_call", span, "queued_ns_per_call", queued, "peak_copy_gbps", 4300.0,
 			      "peak_fp32_gflops", peak > 0 ? json_real(peak) : json_null(), "kernels", ks);

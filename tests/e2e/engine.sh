@@ -166,11 +166,14 @@ printf '# model quick\n# sim: fast autotune 4\n# sim: host autotune=0.6\nimport 
 # slowbase: its first variant's call 40% the host's, the chosen one's 10%:
 # the speedup per call, a quotient of the two, moves with the host's speed
 printf '# model slowbase\n# sim: fast autotune 4\n# sim: host 0.4\n# sim: host autotune=0.1\nimport torch\n' > models/slowbase.py
+# idle: its first variant's queued call times 0 (no kernel ran): no device time to divide by
+printf '# model idle\n# sim: fast autotune 2\n# sim: queued default=0\nimport torch\n' > models/idle.py
 sed -e '/^model /,$d' ../test.kopt > test.kopt
 printf 'model hosty { source = "models/hosty.py" }\nmodel lean { source = "models/lean.py" }\n' >> test.kopt
 printf 'model quick { source = "models/quick.py"  variant default { }  variant autotune { mode = "max-autotune-no-cudagraphs" } }\n' >> test.kopt
 printf 'model slowbase { source = "models/slowbase.py"  variant default { }  variant autotune { mode = "max-autotune-no-cudagraphs" } }\n' >> test.kopt
-printf 'target all = [hosty, lean, quick, slowbase]\ndefault all\n' >> test.kopt
+printf 'model idle { source = "models/idle.py"  variant default { }  variant autotune { mode = "max-autotune-no-cudagraphs" } }\n' >> test.kopt
+printf 'target all = [hosty, lean, quick, slowbase, idle]\ndefault all\n' >> test.kopt
 "$KOPTMAKE" > out 2> err || cat err >&2
 check "the report lists a model whose host takes 40% of a call, and not one at 5%" \
 	"grep -A8 '^## Host time' kopt-out/all/report.md | grep -q '^| hosty | default | [0-9.]* | [0-9.]* | 40% | [-0-9.x]* |$' && ! grep -q '^| lean | [a-z]* | [0-9.]* | [0-9.]* | [0-9]*% | [-0-9.x]* |$' kopt-out/all/report.md"
@@ -181,6 +184,8 @@ check "the chosen variant's host share is listed where it is another variant's, 
 check "a first variant 40% the host's whose chosen variant is not: its row carries the device speedup, and the chosen one has no row" \
 	"grep -A12 '^## Host time' kopt-out/all/report.md | grep -q '^| slowbase | default | [0-9.]* | [0-9.]* | 40% | [0-9.]*x |\$' &&
 	 ! grep -q '^| slowbase | autotune (chosen) |' kopt-out/all/report.md"
+check "a first variant whose queued call times 0: no device speedup over it, and one over max-autotune (the chosen itself, 1)" \
+	"python3 -c 'import json,sys; m=[m for m in json.load(open(\"kopt-out/all/report.json\"))[\"models\"] if m[\"model\"] == \"idle\"][0]; sys.exit(not (m[\"variant\"] == \"autotune\" and m.get(\"device_speedup\") is None and m[\"device_speedup_vs_max_autotune\"] == 1))'"
 check "report.json has each model's host share" \
 	"grep -q '\"host_share\": 0.4' kopt-out/all/report.json && grep -q '\"host_share\": 0.05' kopt-out/all/report.json"
 check "report.json says which speedups per call are host-bound: hosty's (its first variant chosen, 40%), quick's (its chosen autotune 60%), slowbase's (its first variant 40%, the chosen autotune 10%), not lean's (5%)" \
