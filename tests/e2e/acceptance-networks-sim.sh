@@ -7,13 +7,7 @@
 # leaves the one-model change and the budget raise, which change models
 # of `all`, out. Prints TAP.
 set -eu
-KOPT_WORKER=$top_builddir/tests/sim-worker
-KOPTMAKE=$top_builddir/koptmake
-KOPT_ACCEPTANCE_NO_DEPLOY=1
-export KOPT_WORKER KOPTMAKE KOPT_ACCEPTANCE_NO_DEPLOY
-unset KOPT_LAUNCHER KOPT_SIM_TORCH KOPT_SIM_DELAY_MS KOPT_SIM_LOG 2>/dev/null || true
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/kopt-accnet-XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
+. "$top_srcdir/tests/e2e/acceptance-env.sh"
 set +e
 bash "$top_srcdir/tests/gpu/acceptance.sh" "$tmp/out" networks > "$tmp/tap" 2>&1
 st=$?
