@@ -3,8 +3,8 @@
 # the GPU machine, from the project root, resumable: the cache of earlier
 # slices comes from .device/beyond.tgz when there,
 # and this slice's cache goes to $OUT/beyond.tgz (Inductor's cache of
-# compiled graphs and autotuning to $OUT/compile-cache.tgz, read back from
-# .device/compile-cache.tgz). koptmake is stopped with
+# compiled graphs and autotuning to $OUT/compile-cache.txz.NN, or .tgz.NN
+# without xz, read back from .device: bench/beyond/cache.sh). koptmake is stopped with
 # SIGINT after SECONDS (default 480), so finished steps are kept. The
 # levels are built one after the other (TARGETS, default "level1 level2
 # level3 all"; set and empty: none, for DEPLOY alone), each summarized once
@@ -21,12 +21,8 @@ mkdir -p "$work"
 # Inductor's caches of earlier slices (.kopt/compile/inductor: compiled
 # graphs and max-autotune's picks), so that a fresh machine's worker does
 # not compile and autotune each model again before its first verify
-# (in parts of at most 15 MB, compile-cache.tgz.NN, as they came back; an
-# older single compile-cache.tgz too)
-[ -f "$top/.device/compile-cache.tgz" ] && tar xzf "$top/.device/compile-cache.tgz" -C "$work"
-if ls "$top"/.device/compile-cache.tgz.[0-9]* >/dev/null 2>&1; then
-	cat "$top"/.device/compile-cache.tgz.[0-9]* | tar xzf - -C "$work"
-fi
+# (bench/beyond/cache.sh: the parts as they came back)
+(cd "$work" && bash "$top/bench/beyond/cache.sh" unpack "$top/.device")
 rm -rf "$work/sample" && cp -r "$sample" "$work/sample"
 # the seal key travels with the step cache (config/koptmake/seal.key in
 # beyond.tgz): each call may be a fresh machine, and the deployment
@@ -74,35 +70,9 @@ cat costs.md
 cp costs.md "${OUT:-/tmp}/costs.md" 2>/dev/null || true
 tar czf "${OUT:-/tmp}/beyond.tgz" --exclude=.kopt/compile .kopt kopt-out build.log summary.md costs.md \
 	$(ls -d config 2>/dev/null)
-# the compile cache in parts of 15 MB (a call brings back files of at most
-# 16 MiB each), at most PARTS of them (default 3): whole where it fits,
-# else max-autotune's picks and the newest compiled graphs that fit (a
-# stitch compiles every variant of its model in a fresh worker: the graphs
-# spare it the compiles, the picks the autotuning)
-c="${OUT:-/tmp}/compile-cache.tgz"
-rm -f "$c" "$c".[0-9]*
-if [ -d .kopt/compile/inductor ]; then
-	parts=${PARTS:-3}
-	tar czf cc.tgz .kopt/compile/inductor
-	echo "compile cache: $(du -sb .kopt/compile/inductor | cut -f1) bytes, $(find .kopt/compile/inductor -type f | wc -l) files, $(stat -c %s cc.tgz) compressed" >&2
-	du -sb .kopt/compile/inductor/* 2>/dev/null | sort -rn | head -5 >&2
-	# the graphs, newest first, to six times the parts' size uncompressed
-	# (level 3's compress 7 to 1, the others 4.5 to 1), then three
-	# quarters of that, ..., then none (halving had left 16 MB of the 45 MB
-	# a call brings back); a graph that does not fit is passed over, not
-	# the end (a network's graph is 40 MB or more: stopping at the first
-	# had left max-autotune's picks alone)
-	max=$((parts * 15000000 * 6))
-	while [ "$(stat -c %s cc.tgz)" -gt $((parts * 15000000)) ]; do
-		find .kopt/compile/inductor \( -name '*.best_config' -o -path '*/cache/*' \) -type f >picks.txt
-		find .kopt/compile/inductor -type f ! -name '*.best_config' ! -path '*/cache/*' -printf '%T@ %s %p\n' |
-			sort -rn | awk -v max=$max '$2 + t <= max { t += $2; print $3 }' >>picks.txt
-		tar czf cc.tgz -T picks.txt
-		echo "compile cache: graphs to $max bytes: $(wc -l <picks.txt) files, $(stat -c %s cc.tgz) bytes compressed" >&2
-		[ "$max" -gt 0 ] || break
-		max=$((max * 3 / 4 > 1000000 ? max * 3 / 4 : 0))
-	done
-	split -b 15000000 -d cc.tgz "$c."
-	rm -f cc.tgz
-	echo "compile cache: $(cat "$c".[0-9]* | wc -c) bytes in $(ls "$c".[0-9]* | wc -l) parts"
-fi
+# the compile cache in parts (bench/beyond/cache.sh: at most PARTS of
+# them, default 3; xz where the machine has it): whole where it fits, else
+# max-autotune's picks and the newest compiled graphs that fit (a stitch
+# compiles every variant of its model in a fresh worker: the graphs spare
+# it the compiles, the picks the autotuning)
+bash "$top/bench/beyond/cache.sh" pack "${OUT:-/tmp}" "${PARTS:-3}"
