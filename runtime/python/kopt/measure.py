@@ -157,18 +157,9 @@ def event_medians(fns: list[Callable], n: int, flush: Callable, queued: bool = F
     and the deployment check (tests/gpu/deploy.py) both measure it here."""
     spins = [spin_cycles(fn) if queued else 0 for fn in fns]
     out: list[list[float]] = [[] for _ in fns]
-    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     for _ in range(n):
         for i, fn in enumerate(fns):
-            flush()
-            torch.cuda.synchronize()
-            if spins[i]:
-                torch.cuda._sleep(spins[i])
-            start.record()
-            fn()
-            end.record()
-            torch.cuda.synchronize()
-            out[i].append(start.elapsed_time(end) * 1e6)
+            out[i].append(_event_ms(fn, flush, spins[i]) * 1e6)
     drain()   # the spins' and calls' kernel records are not a profile's
     return [median(x) for x in out]
 
@@ -205,18 +196,25 @@ def _store(path: str, key: str, value: float) -> None:
         pass
 
 
+def _event_ms(fn: Callable, flush: Callable | None = None, spin: int = 0) -> float:
+    """One call of fn between two CUDA events, in ms: after flush() where
+    given and a synchronize, behind a GPU spin of spin cycles where given."""
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    if flush:
+        flush()
+    torch.cuda.synchronize()
+    if spin:
+        torch.cuda._sleep(spin)
+    start.record()
+    fn()
+    end.record()
+    torch.cuda.synchronize()
+    return start.elapsed_time(end)
+
+
 def _event_times(fn: Callable, n: int) -> list[float]:
     """n CUDA-event times of fn, in seconds."""
-    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    times = []
-    for _ in range(n):
-        torch.cuda.synchronize()
-        start.record()
-        fn()
-        end.record()
-        torch.cuda.synchronize()
-        times.append(start.elapsed_time(end) * 1e-3)
-    return times
+    return [_event_ms(fn) * 1e-3 for _ in range(n)]
 
 
 def copy_bandwidth_gbps() -> float:
