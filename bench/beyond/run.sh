@@ -11,9 +11,13 @@
 # its report is there. SAMPLE is what
 # sample.sh made (on this machine: ../shared does not travel). SPEC: the
 # spec (default bench/beyond/beyond.kopt; bench/network/network.kopt for
-# the level-3 networks, TARGETS=level3).
+# the level-3 networks, TARGETS=level3). SPECDIR: a spec folder of the
+# repository instead, copied whole (its .kopt and models; SAMPLE may be
+# "-"): SPECDIR=examples TARGETS=networks builds the example networks over
+# several calls.
 set -u
-sample=$(cd "$1" && pwd); secs=${2:-480}
+sample=; [ "$1" = - ] || sample=$(cd "$1" && pwd)
+secs=${2:-480}
 top=$PWD
 work=/tmp/beyond-work
 mkdir -p "$work"
@@ -23,14 +27,19 @@ mkdir -p "$work"
 # not compile and autotune each model again before its first verify
 # (bench/beyond/cache.sh: the parts as they came back)
 (cd "$work" && bash "$top/bench/beyond/cache.sh" unpack "$top/.device")
-rm -rf "$work/sample" && cp -r "$sample" "$work/sample"
+[ -z "$sample" ] || { rm -rf "$work/sample" && cp -r "$sample" "$work/sample"; }
 # the seal key travels with the step cache (config/koptmake/seal.key in
 # beyond.tgz): each call may be a fresh machine, and the deployment
 # (DEPLOY) loads only what the key koptmake sealed with verifies; a
 # koptmake run seals its stitches again with the key it has (their done
 # hook), so a cache from before the key travelled deploys after one
 export XDG_CONFIG_HOME=$work/config
-cd "$work" && cp "$top/${SPEC:-bench/beyond/beyond.kopt}" Koptfile
+if [ -n "${SPECDIR:-}" ]; then
+	(cd "$top/$SPECDIR" && tar cf - --exclude=.kopt --exclude=kopt-out .) | (cd "$work" && tar xf -)
+	cd "$work"
+else
+	cd "$work" && cp "$top/${SPEC:-bench/beyond/beyond.kopt}" Koptfile
+fi
 # level by level, so that a slice that runs out of time leaves whole levels
 # (a build does every capture and profile of its target before the rest)
 t0=$(date +%s); t0ms=$(date +%s%3N); rc=0
@@ -46,7 +55,7 @@ done
 echo "koptmake exit $rc, $(( $(date +%s) - t0 )) s"
 tail -3 build.log
 : > summary.md
-for r in kopt-out/level1 kopt-out/level2 kopt-out/level3 kopt-out/all; do
+for r in kopt-out/*; do
 	[ -f "$r/report.json" ] && python3 "$top/bench/beyond/summarize.py" "$r/report.json" >> summary.md 2>&1
 done
 cat summary.md

@@ -140,7 +140,7 @@ check "a one-node Slurm runs here (gres $(sinfo -h -o %G))" "srun -J probe true"
 copy() {
 	mkdir -p "$tmp/$1"
 	(cd "$top_srcdir/examples" && tar cf - --exclude=.kopt --exclude=kopt-out .) | (cd "$tmp/$1" && tar xf -)
-	sed -i 's/^device h200 { gpu = "H200"  gpus = 1 /device h200 { gpu = "H200"  gpus = 2 /' "$tmp/$1/examples.kopt"
+	sed -i 's/^device h200 { gpu = "${GPU}"  gpus = 1 /device h200 { gpu = "${GPU}"  gpus = 2 /' "$tmp/$1/examples.kopt"
 }
 # the same examples on a cluster: the spec's launcher
 cluster() { sed -i 's/^\(device h200 {.*\) }$/\1  launcher = "srun" }/' "$tmp/$1/examples.kopt"; }
