@@ -47,8 +47,8 @@ check_PROGRAMS += tests/unit/engine_unit_test
 tests_unit_engine_unit_test_SOURCES = tests/unit/engine_unit_test.c tests/tap.h
 TESTS += tests/unit/engine_unit_test
 
-TESTS += tests/e2e/baseline.sh tests/e2e/nullbuild.sh tests/e2e/cost.sh tests/e2e/engine.sh tests/e2e/race.sh tests/e2e/acceptance-sim.sh tests/e2e/acceptance-networks-sim.sh tests/e2e/affinity.sh tests/e2e/space.sh tests/e2e/graphcode.sh tests/e2e/parallel-capture.sh
-EXTRA_DIST += tests/e2e/baseline.sh tests/e2e/nullbuild.sh tests/e2e/cost.sh tests/e2e/engine.sh tests/e2e/race.sh tests/e2e/acceptance-sim.sh tests/e2e/acceptance-networks-sim.sh tests/e2e/acceptance-env.sh tests/e2e/affinity.sh tests/e2e/space.sh tests/e2e/graphcode.sh tests/e2e/sim-env.sh tests/e2e/parallel-capture.sh
+TESTS += tests/e2e/baseline.sh tests/e2e/nullbuild.sh tests/e2e/cost.sh tests/e2e/engine.sh tests/e2e/race.sh tests/e2e/acceptance-sim.sh tests/e2e/acceptance-networks-sim.sh tests/e2e/affinity.sh tests/e2e/space.sh tests/e2e/graphcode.sh tests/e2e/parallel-capture.sh tests/e2e/untimed.sh
+EXTRA_DIST += tests/e2e/baseline.sh tests/e2e/nullbuild.sh tests/e2e/cost.sh tests/e2e/engine.sh tests/e2e/race.sh tests/e2e/acceptance-sim.sh tests/e2e/acceptance-networks-sim.sh tests/e2e/acceptance-env.sh tests/e2e/affinity.sh tests/e2e/space.sh tests/e2e/graphcode.sh tests/e2e/sim-env.sh tests/e2e/parallel-capture.sh tests/e2e/untimed.sh
 
 check_PROGRAMS += tests/unit/slurm_test
 tests_unit_slurm_test_SOURCES = tests/unit/slurm_test.c tests/tap.h

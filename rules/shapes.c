@@ -152,6 +152,10 @@ void rule_key_shape(struct hash_key *k, const struct kopt_shape *sh)
 		strbuf_addf(&sb, "%s=%s\n", sh->set[ord[i]].key, sh->set[ord[i]].json);
 	hash_key_str(k, "param:shape", sb.buf ? sb.buf : "");
 	strbuf_release(&sb);
+	/* each shape compiled static (kopt/inductor.py, dynamic=False): the
+	 * steps from before, whose compiles torch had made dynamic where the
+	 * file was compiled at another shape first, are keyed out */
+	hash_key_str(k, "param:shape_compile", "static");
 	free(ord);
 }
 

@@ -339,6 +339,8 @@ static int send_current(struct rule_run *run, struct stitch_priv *p)
 			json_object_set_new(json_object_get(wj, "candidate"), "edit", c->edit ? json_string(c->edit) : json_null());
 			json_object_set_new(wj, "from", json_string(p->w[i].from));
 		}
+		if (p->w[i].source_hash) /* the kernel its search verified: the worker checks it has that one */
+			json_object_set_new(wj, "source_hash", json_string(p->w[i].source_hash));
 		if (p->w[i].carried) /* its kernel's time against the one it replaces (kernel_ns) */
 			json_object_set_new(wj, "check", json_true());
 		json_array_append_new(ws, wj);
@@ -390,8 +392,9 @@ static int send_race(struct rule_run *run, struct stitch_priv *p)
 	return RULE_SEND;
 }
 
-/* the winners put on a group's members that the worker left off (the
- * change did not fit that kernel: [{kernel, reason}]), out of the winners
+/* the winners that the worker left off ([{kernel, reason}]: a change put
+ * on a group's member that did not fit that kernel, a winner whose kernel
+ * compiled there is not the one its search verified), out of the winners
  * and into the report's kernels without candidates */
 static void leave_off(struct rule_run *run, struct stitch_priv *p, const json_t *dropped)
 {
@@ -401,10 +404,11 @@ static void leave_off(struct rule_run *run, struct stitch_priv *p, const json_t 
 		const char *k = json_string_value(json_object_get(e, "kernel"));
 		const char *why = json_string_value(json_object_get(e, "reason"));
 		for (size_t w = 0; k && w < p->nw; w++) {
-			if (!p->w[w].from || strcmp(p->w[w].kernel, k) != 0)
+			if (strcmp(p->w[w].kernel, k) != 0)
 				continue;
-			char *r = xasprintf("its group's change (found for %s) does not fit it: %s", p->w[w].from,
-					    why ? why : "no reason given");
+			char *r = p->w[w].from ? xasprintf("its group's change (found for %s) does not fit it: %s",
+							   p->w[w].from, why ? why : "no reason given")
+					       : xasprintf("its winner is left off: %s", why ? why : "no reason given");
 			json_array_append_new(p->alone, json_pack("{s:s, s:s, s:s}", "kernel", k, "variant",
 				rule_model_of(run->node)->mvs[p->vi].variant->name, "reason", r));
 			free(r);
@@ -519,6 +523,19 @@ static int handle_reply(struct rule_run *run, json_t *res)
 	} else if (p->nw > 0) {
 		drop_worst(p);
 		return send_current(run, p);
+	} else if (!(base > 0)) {
+		/* the variant's compiled code alone, not timed: it failed a
+		 * gate in this worker (a run that errs, outputs off the
+		 * references), which its profile's run did not. No time to
+		 * claim: the first variant's is the one all are measured by,
+		 * so the stitch fails (and runs again next time); another
+		 * leaves the race */
+		const char *name = rule_model_of(run->node)->mvs[p->vi].variant->name;
+		if (p->vi == 0)
+			return rule_fail(run, "variant '%s' was not timed: its compiled code alone failed in the stitched "
+					 "model (%s)", name, v.reason);
+		return leave_out(run, p, xasprintf("not timed: its compiled code alone failed in the stitched model (%s)",
+						   v.reason));
 	} else {
 		vr->passed = false;
 		vr->base_ns = vr->opt_ns = base;
@@ -593,10 +610,13 @@ static json_t *memo_get(struct rule_run *run, kopt_hash h, double *secs)
 	return rep;
 }
 
-/* remembers a reply; a reply that says it could not measure is not kept */
+/* remembers a reply; a reply that says it could not measure is not kept,
+ * nor one whose correctness run raised (an error is no verdict: the GPU's
+ * memory run out in that worker, say), which the next stitch asks again */
 static void memo_put(struct rule_run *run, kopt_hash h, const json_t *res, double secs)
 {
-	if (json_object_get(res, "error"))
+	if (json_object_get(res, "error") ||
+	    json_object_get(json_object_get(json_object_get(res, "numbers"), "correctness"), "error"))
 		return;
 	char *js = json_dumps(res, JSON_COMPACT | JSON_SORT_KEYS);
 	kopt_hash oh;

@@ -404,10 +404,17 @@ void stitch_model_md(struct rule_run *run, struct stitch_priv *p, const struct c
 		strbuf_addf(md, "The variants could not be raced side by side (%s): each variant's times are its own "
 				"stitch's, measured apart.\n\n", p->race_error);
 	strbuf_addstr(md, "| variant | stitch | baseline (us) | optimized (us) | attempts | reason |\n| --- | --- | ---: | ---: | ---: | --- |\n");
-	for (size_t v = 0; v < dm->nmv; v++)
-		strbuf_addf(md, "| %s | %s | %.3f | %.3f | %d | %s |\n", dm->mvs[v].variant->name,
-			    p->vr[v].unusable ? "not run" : p->vr[v].passed ? "pass" : "fail", p->vr[v].base_ns / 1000.0,
-			    p->vr[v].opt_ns / 1000.0, p->vr[v].attempts, p->vr[v].reason ? p->vr[v].reason : "");
+	for (size_t v = 0; v < dm->nmv; v++) {
+		/* a variant left out has no times: "-", not nan */
+		char bs[32] = "-", os[32] = "-";
+		if (!isnan(p->vr[v].base_ns))
+			snprintf(bs, sizeof bs, "%.3f", p->vr[v].base_ns / 1000.0);
+		if (!isnan(p->vr[v].opt_ns))
+			snprintf(os, sizeof os, "%.3f", p->vr[v].opt_ns / 1000.0);
+		strbuf_addf(md, "| %s | %s | %s | %s | %d | %s |\n", dm->mvs[v].variant->name,
+			    p->vr[v].unusable ? "not run" : p->vr[v].passed ? "pass" : "fail", bs, os, p->vr[v].attempts,
+			    p->vr[v].reason ? p->vr[v].reason : "");
+	}
 	if (dm->nmv > 1) {
 		strbuf_addstr(md, "\n| variant | compiled with |\n| --- | --- |\n");
 		for (size_t v = 0; v < dm->nmv; v++) {

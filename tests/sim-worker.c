@@ -56,6 +56,9 @@
  *   # sim: drift VARIANT         the stitch of VARIANT reads every time 1.3x
  *                               too high (a drifting clock, a busy GPU); the
  *                               race, side by side, reads true times
+ *   # sim: untimed VARIANT       the stitch of VARIANT without winners fails
+ *                               its correctness run with an error (out of
+ *                               GPU memory): no perf, no times
  *   # sim: eager F              the model runs F times faster eagerly than
  *                               compiled (the profile's side-by-side run),
  *                               and so does any variant with ATen fallbacks
@@ -65,6 +68,10 @@
  *                               only in their names and numbers (rules/groups.c)
  *   # sim: misfit KERNEL        a stitch leaves off KERNEL where it comes as its
  *                               group's change ("from"), and says so ("dropped")
+ *   # sim: recompiled KERNEL    a stitch leaves off the winner of KERNEL (* for
+ *                               every kernel) where the request names the
+ *                               source its search verified: the worker
+ *                               compiled another, and says so ("dropped")
  *   # sim: reductions           every Triton kernel is a reduction
  *   # sim: pointwise            none is
  *   # sim: wins KEY=N           candidates whose launch config sets KEY to N
@@ -1049,6 +1056,16 @@ static json_t *stitch(const struct model *m, json_t *req)
 				"reason", "KnobError: the knobs do not apply here (simulated)"));
 			continue;
 		}
+		/* as kopt-worker (verify.not_searched): a winner whose kernel
+		 * compiled here has another source than its "source_hash", the
+		 * one its search verified, is left off ("# sim: recompiled
+		 * KERNEL", or * for every kernel) */
+		if (k && json_is_string(json_object_get(w, "source_hash")) &&
+		    (wants(m, "recompiled", k) || wants(m, "recompiled", "*"))) {
+			json_array_append_new(dropped, json_pack("{s:s, s:s}", "kernel", k, "reason",
+				"compiled here is not the kernel its search verified (simulated)"));
+			continue;
+		}
 		/* as kopt-worker: a winner names a kernel of the model and its candidate */
 		if (ki < 0 || !json_is_object(json_object_get(w, "candidate"))) {
 			fclose(cf);
@@ -1083,9 +1100,21 @@ static json_t *stitch(const struct model *m, json_t *req)
 	}
 	fclose(cf);
 	bool bad = json_array_size(ws) >= 2 && (x % 4 == 0 || strstr(m->text, "# sim: clash\n"));
+	/* "# sim: untimed VARIANT": that variant's compiled code alone fails
+	 * in the stitch (as a worker whose GPU memory ran out did): no perf,
+	 * no times */
+	bool untimed = json_array_size(ws) == 0 && vname && wants(m, "untimed", vname);
 	json_t *nums = json_object();
-	json_object_set_new(nums, "correctness", correctness(seeds, !bad));
-	if (bad)
+	json_object_set_new(nums, "correctness", untimed ? json_pack("{s:[], s:s}", "seeds", "error",
+		"OutOfMemoryError: simulated: CUDA out of memory") : correctness(seeds, !bad));
+	if (untimed) {
+		json_t *r = json_pack("{s:s, s:n, s:n, s:n, s:o}", "output_code", code, "base_ns_per_call",
+				      "opt_ns_per_call", "speedup", "numbers", nums);
+		json_decref(dropped);
+		json_decref(kns);
+		free(code);
+		return r;
+	} else if (bad)
 		json_object_set_new(nums, "fp64", json_pack("{s:[{s:i, s:s, s:f, s:f}]}", "outputs", "index", 0,
 			"dtype", "float32", "rmse_cand", 4e-4, "rmse_base", 1e-6));
 	else {

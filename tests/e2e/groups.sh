@@ -22,6 +22,11 @@ printf '# model solo\n# sim: pointwise\n# sim: weights %s\n# sim: speedup 1.5\n#
 # where the group's room is each member's own time less its own bound
 printf '# model pair\n# sim: group\n# sim: pointwise\n# sim: weights 1 3\n# sim: time 100000\n# sim: steady\n# sim: fast autotune 4\nimport torch\n' > models/pair.py
 printf '# model misfit\n# sim: group\n# sim: pointwise\n# sim: weights %s\n# sim: speedup 1.5\n# sim: steady\n# sim: time 1000000\n# sim: misfit triton_poi_fused_add_mul_7\nimport torch\n' "$w" > models/misfit.py
+# the same, where the stitch's worker compiled member 7 as another text
+# than the capture's (the kernel the search verified), and, in model
+# "otherwise", every kernel: those winners are left off, said so
+printf '# model recompiled\n# the stitch worker compiled kernel 7 otherwise\n# sim: group\n# sim: pointwise\n# sim: weights %s\n# sim: speedup 1.5\n# sim: steady\n# sim: time 1000000\n# sim: recompiled triton_poi_fused_add_mul_7\nimport torch\n' "$w" > models/recompiled.py
+printf '# model otherwise\n# sim: group\n# sim: pointwise\n# sim: weights %s\n# sim: speedup 1.5\n# sim: steady\n# sim: time 1000000\n# sim: recompiled *\nimport torch\n' "$w" > models/otherwise.py
 # the group of twenty whose stitched model fails while two winners or
 # more are in it (gate 3): the group's nineteen members go first, all at
 # once, then the searched kernel's own winner, which alone (1.5x on 1/21
@@ -37,13 +42,15 @@ defaults { device = sim  agents = default  gates = strict }
 model net { source = "models/net.py" }
 model solo { source = "models/solo.py" }
 model misfit { source = "models/misfit.py" }
+model recompiled { source = "models/recompiled.py" }
+model otherwise { source = "models/otherwise.py" }
 model clashing { source = "models/clashing.py" }
 model pair {
   source = "models/pair.py"
   variant default { }
   variant autotune { mode = "max-autotune-no-cudagraphs" }
 }
-target all = [net, solo, misfit, pair, clashing]
+target all = [net, solo, misfit, recompiled, otherwise, pair, clashing]
 default all
 SPEC
 
@@ -94,6 +101,11 @@ names = {e['kernel'] for e in d.values()}
 assert 'triton_poi_fused_add_mul_7' not in names, sorted(names)
 assert {'triton_poi_fused_add_mul_6', 'triton_poi_fused_add_mul_8'} <= names, sorted(names)
 \""
+check "a member compiled otherwise than its search's kernel is left off ($(subs recompiled)), the rest keep the change" \
+	"[ '$(subs recompiled)' = '19 18 1' ] && ! grep -q '\"triton_poi_fused_add_mul_7\"' kopt-out/recompiled/substitutions.json"
+check "... and the report says why" "grep -q 'triton_poi_fused_add_mul_7 (variant default): its group.s change (found for .*) does not fit it: compiled here is not the kernel its search verified' kopt-out/recompiled/report.md"
+check "every kernel compiled otherwise: no winner stitched, the searched one's own left off too, said so" \
+	"[ '$(subs otherwise)' = '0 0 0' ] && grep -q '$rep (variant default): its winner is left off: compiled here is not the kernel its search verified' kopt-out/otherwise/report.md"
 floor=$(python3 -c "
 import json
 p = json.load(open('kopt-out/pair/profile.json'))['profile']

@@ -9,7 +9,11 @@ does, with the model's own parameters (a change to them shows in the
 copy), keyword arguments and defaults; the model is left as it was; a
 forward that is not Python code leaves the model as it is. And a compiled
 variant runs under its own cudnn_benchmark, whatever variant was compiled
-or run before it in the process. Prints TAP."""
+or run before it in the process. And every variant is compiled static
+(torch.compile's dynamic=False, Inductor's backend or a rewrite's own),
+so that a file compiled at other sizes before gives no symbolic sizes
+(kopt.inductor.torch_compiled, torch.compile a TEST DOUBLE that records
+its arguments). Prints TAP."""
 import os
 import sys
 
@@ -20,6 +24,7 @@ from tap import ok, done  # noqa: E402
 
 import torch  # noqa: E402
 
+from kopt import inductor as I  # noqa: E402
 from kopt.inductor import own_frame  # noqa: E402
 from kopt.problem import Compiled  # noqa: E402
 
@@ -65,4 +70,25 @@ bench, plain = (Compiled(None, {"cudnn_benchmark": True}, seen), Compiled(None, 
 torch.backends.cudnn.benchmark = True  # as the last compile of a benchmarking variant leaves it
 got = [plain.run([]), bench.run([]), plain.run([])]
 ok(got == [False, True, False], "each variant's call runs under its own cudnn_benchmark, side by side", got)
+calls = []
+saved = getattr(torch, "compile", None)
+torch.compile = lambda model, **kw: calls.append(kw) or model
+saved_rb = I.rewriting_backend
+I.rewriting_backend = lambda options, own: lambda gm, ex: gm  # Inductor's internals: torch 2 only
+try:
+    m = Model()
+    I.torch_compiled(m, "max-autotune-no-cudagraphs", {}, {})
+    I.torch_compiled(m, None, {"max_autotune": True}, {"kopt.conv1x1_as_product": True})
+finally:
+    I.rewriting_backend = saved_rb
+    if saved is None:
+        del torch.compile
+    else:
+        torch.compile = saved
+ok(len(calls) == 2 and all(kw.get("dynamic") is False for kw in calls),
+   "torch_compiled: static code (dynamic=False), with Inductor's backend and with a rewrite's own", calls)
+ok(calls[0].get("mode") == "max-autotune-no-cudagraphs" and "backend" not in calls[0] and
+   callable(calls[1].get("backend")) and "mode" not in calls[1],
+   "torch_compiled: a mode for Inductor's backend, a backend of its own for the rewrites", calls)
+
 done()

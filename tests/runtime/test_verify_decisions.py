@@ -203,4 +203,79 @@ ok(len(rows) == 1 and rows[0]["index"] == 0 and rows[0]["dtype"] == "float32" an
    abs(rows[0]["ref_rms"] - math.sqrt(12.5)) < 1e-9,
    "precision_rows: each float output of the same shape, both sides' error to float64 and the reference's rms "
    "(none for an output the candidate lacks)", rows)
+
+# measure: the GPU's memory running out is the worker's to handle (it makes
+# room and asks again, worker.handle), not a verdict on what ran; any other
+# error in the correctness run is the numbers' "error"; a stitch whose
+# model did not reach the timing answers no times (rules/stitch.c takes
+# 0 for none of them)
+class StubCompiled:
+    """a TEST DOUBLE of a compiled model: what measure and stitch read of it"""
+    output_code = "code"
+    decls = []
+    key = "k"
+
+    class problem:
+        kind = "torch"
+
+
+def raising(exc):
+    def f(*a, **k):
+        raise exc
+    return f
+
+
+saved = V.correctness
+try:
+    V.correctness = raising(torch.cuda.OutOfMemoryError("CUDA out of memory. Tried to allocate 4.00 GiB"))
+    try:
+        V.measure(StubCompiled(), {}, GATES, None, None, {})
+        oom = "returned"
+    except torch.cuda.OutOfMemoryError:
+        oom = "raised"
+    ok(oom == "raised", "measure: out of GPU memory in the correctness run goes up to the worker", oom)
+    V.correctness = raising(ValueError("a shape the kernel cannot take"))
+    n = V.measure(StubCompiled(), {}, GATES, None, None, {})
+    ok(n["correctness"]["seeds"] == [] and n["correctness"]["error"].startswith("ValueError: a shape") and
+       "perf" not in n, "measure: another error in the correctness run is the numbers' error, and no perf", n)
+    r = V.stitch(StubCompiled(), {"gates": GATES, "winners": []}, None)
+    ok(r["base_ns_per_call"] is None and r["opt_ns_per_call"] is None and r["speedup"] is None,
+       "stitch: a model that did not reach the timing answers no times, not zeros", r)
+    V.correctness = lambda c, swaps, gates, refs: ({"seeds": [{"seed": 0}]}, None, False)
+    saved_timing = V.timing
+    V.timing = lambda *a: {"model_base_ns": [30.0, 10.0, 20.0, 40.0], "model_cand_ns": [8.0, 5.0, 6.0, 7.0]}
+    try:
+        r = V.stitch(StubCompiled(), {"gates": GATES, "winners": []}, None)
+    finally:
+        V.timing = saved_timing
+    ok(r["base_ns_per_call"] == 30.0 and r["opt_ns_per_call"] == 7.0 and abs(r["speedup"] - 30.0 / 7.0) < 1e-12,
+       "stitch: timed, each side's median (the upper of the middle two)", r)
+finally:
+    V.correctness = saved
+
+
+# not_searched: a winner whose kernel, as this worker compiled it, is not
+# the source its search verified (the capture's source_hash) is named, so
+# that the stitch leaves it off; a kernel the same, a request without the
+# hash, a standalone file or a Helion kernel are not
+from kopt.kernels import KernelDecl  # noqa: E402
+
+k7 = KernelDecl("k7", "triton_poi_fused_7", "def triton_poi_fused_7(): pass\n", "pointwise")
+
+
+class Here(StubCompiled):
+    decls = [k7]
+
+
+w = {"kernel": "triton_poi_fused_7", "source_hash": k7.hash}
+ok(V.not_searched(Here(), w) is None, "not_searched: the kernel compiled here is the one verified: none")
+why = V.not_searched(Here(), dict(w, source_hash="0" * 32))
+ok(why is not None and why.startswith("triton_poi_fused_7 compiled here is not the kernel its search verified") and
+   k7.hash[:12] in why, "not_searched: another source than the one verified is named, with both hashes", why)
+ok(V.not_searched(Here(), {"kernel": "triton_poi_fused_7"}) is None and
+   V.not_searched(Here(), dict(w, kernel="triton_other", source_hash="0" * 32)) is None,
+   "not_searched: no hash in the request, or no such kernel here (build_candidate's to say): none")
+Here.problem = type("P", (), {"kind": "helion"})
+ok(V.not_searched(Here(), dict(w, source_hash="0" * 32)) is None, "not_searched: a Helion kernel's is its own: none")
+
 done()

@@ -126,6 +126,26 @@ def own_frame(model):
     return own
 
 
+def torch_compiled(model, mode, options: dict, own: dict):
+    """torch.compile on model: with koptmake's rewrites (own), a backend of
+    its own (two variants whose Inductor options are equal, two rewrites
+    on top of max-autotune, are two backends); else Inductor's, with mode
+    or options.
+
+    dynamic=False: static code for the inputs' own sizes, always. Left to
+    torch (None), a file compiled before at other sizes, in this process
+    or one that shares the compile cache (a model served at several
+    shapes: its shapes' captures, profiles and stitches), comes out with
+    symbolic sizes (Dynamo's automatic dynamic shapes, and its profile of
+    them kept in the cache): kernels that are not the ones a deployment
+    compiles per shape (kopt.deploy, dynamic=False), which matched none of
+    them there, and a stitch that put a winner on another text than the
+    one verified."""
+    if own:
+        return torch.compile(model, backend=rewriting_backend(options, own), dynamic=False)
+    return torch.compile(model, mode=mode, options=options or None, dynamic=False)
+
+
 def compile_problem(problem: Problem, variant: dict, reset: bool = True) -> Compiled:
     """Compiles problem under variant. reset=False keeps what Dynamo compiled
     before (other variants of the same model stay usable side by side)."""
@@ -148,12 +168,7 @@ def compile_problem(problem: Problem, variant: dict, reset: bool = True) -> Comp
     unknown = [k for k in options if not known_option(k)]
     if unknown:
         raise ValueError(f"unknown Inductor option(s) {', '.join(sorted(unknown))} in torch {torch.__version__}")
-    if own:
-        # a backend of its own: two variants whose Inductor options are
-        # equal (two rewrites on top of max-autotune) are two backends
-        compiled = torch.compile(own_frame(problem.model), backend=rewriting_backend(options, own))
-    else:
-        compiled = torch.compile(own_frame(problem.model), mode=mode, options=options or None)
+    compiled = torch_compiled(own_frame(problem.model), mode, options, own)
     c = Compiled(problem, variant, compiled)
     inputs = problem.inputs(0)
     # (the rewrites are applied where Inductor compiles: rewriting_backend)

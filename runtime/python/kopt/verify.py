@@ -462,6 +462,11 @@ def measure(c: Compiled, swaps: dict, gates: dict, flush, kernel: str | None, nu
     refs = Refs(c)
     try:
         corr, fp64, failed = correctness(c, swaps, gates, refs)
+    except torch.cuda.OutOfMemoryError:
+        # the GPU's memory, not the candidate: the worker makes room and
+        # asks again (worker.handle), else the request fails and is not
+        # remembered (an out-of-memory verdict kept had stood for good)
+        raise
     except Exception as exc:
         numbers["correctness"] = {"seeds": [], "error": f"{type(exc).__name__}: {exc}"[:400]}
         if is_sticky(exc):
@@ -479,7 +484,7 @@ def measure(c: Compiled, swaps: dict, gates: dict, flush, kernel: str | None, nu
         try:
             numbers["perf"] = timing(c, swaps, gates, flush, kernel, watch)
         except Exception as exc:
-            if not is_sticky(exc):
+            if isinstance(exc, torch.cuda.OutOfMemoryError) or not is_sticky(exc):
                 raise
             numbers["correctness"] = {"seeds": [], "error": lost_reason(exc)}
             numbers.pop("fp64", None)
@@ -515,10 +520,30 @@ def verify(c: Compiled, req: dict, flush) -> dict:
     return {"numbers": numbers, "phases": phases}
 
 
+def not_searched(c: Compiled, w: dict) -> str | None:
+    """Why winner w's kernel, as compiled here, is not the kernel its search
+    verified (the capture's, w's source_hash), or None. A change put on
+    other text is not what the gates passed: the same model compiled
+    differently in another worker (symbolic sizes where the capture's were
+    static) had a winner land on another kernel of the same name."""
+    want = w.get("source_hash")
+    if not want or c.problem.kind != "torch":
+        return None  # a Helion kernel's source is its own; a standalone file is what it is
+    decl = next((d for d in c.decls if d.name == w["kernel"]), None)
+    if decl is None or decl.hash == want:
+        return None  # (a kernel not found: build_candidate says so)
+    return (f"{w['kernel']} compiled here is not the kernel its search verified (source {decl.hash[:12]}, "
+            f"captured {want[:12]}): this worker compiled the model otherwise")
+
+
 def stitch(c: Compiled, req: dict, flush) -> dict:
     gates = req["gates"]
     swaps, code, dropped = {}, c.output_code, []
     for i, w in enumerate(req.get("winners") or []):
+        why = not_searched(c, w)
+        if why:  # left off, said so: the model is stitched with the rest
+            dropped.append({"kernel": w["kernel"], "reason": why[:300]})
+            continue
         try:
             decl, obj = build_candidate(c, w["kernel"], w["candidate"], f"stitch-{i}")
         except Exception as exc:
@@ -538,11 +563,11 @@ def stitch(c: Compiled, req: dict, flush) -> dict:
     numbers = measure(c, swaps, gates, flush, None, {}, watch)
     perf = numbers.get("perf") or {}
     watched = perf.pop("watch", None) or {}
-    base = sorted(perf.get("model_base_ns") or [0.0])
-    opt = sorted(perf.get("model_cand_ns") or [0.0])
-    b, o = base[len(base) // 2], opt[len(opt) // 2]
+    # no perf (the stitched model failed a gate before it): no times, not
+    # zeros, which koptmake had taken for the model's time (rules/stitch.c)
+    b, o = (sorted(xs)[len(xs) // 2] if xs else None for xs in (perf.get("model_base_ns"), perf.get("model_cand_ns")))
     out = {"numbers": numbers, "output_code": code, "base_ns_per_call": b, "opt_ns_per_call": o,
-           "speedup": b / o if o else None}
+           "speedup": b / o if b and o else None}
     if dropped:
         out["dropped"] = dropped
     kns = {k: {"base_ns": statistics.median(v["base"]), "cand_ns": statistics.median(v["cand"])}
