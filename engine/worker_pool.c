@@ -356,6 +356,12 @@ static int spawn(wpool *p, struct worker *w)
 	char **env = sandbox_env(environ, (const char *const *)p->deny);
 	proc_env_put(&env, "CUDA_VISIBLE_DEVICES", gpu);
 	proc_env_put(&env, "KOPT_SLOT", slot);
+	/* how many workers may share its GPU (the pool's over the device's
+	 * GPUs): what each keeps on it between requests is sized by it
+	 * (runtime/python/kopt/state.py) */
+	char share[16];
+	snprintf(share, sizeof share, "%d", (p->nw + d->gpus - 1) / d->gpus);
+	proc_env_put(&env, "KOPT_GPU_SHARE", share);
 	if (p->scratch) {
 		char *sp = xasprintf("%s/%s", p->scratch, slot);
 		proc_env_put(&env, "KOPT_SCRATCH", sp);

@@ -85,6 +85,15 @@ kplain=$(sed -n 's/.*propose plain\/default\/\([^/]*\)\/c0$/\1/p' out | head -n 
 "$KOPTMAKE" -t why "propose plain/default/$kplain/c0" > why.plain 2>&1 || true
 check "koptmake itself read the key: its LLM call went out (and found no server)" \
 	"grep -q 'cannot connect' why.plain && ! grep -q 'is not set' why.plain"
+# how many workers may share a GPU, for what each keeps on it (kopt/state.py):
+# the pool's size over the device's GPUs
+: > "$ENVLOG"
+"$KOPTMAKE" -B -j 3 escapes > out.j3 2> err.j3 || true
+check "with -j 3 on one GPU, each worker hears that three may share it" \
+	"grep -q '^KOPT_GPU_SHARE=3\$' '$ENVLOG' && ! grep '^KOPT_GPU_SHARE=' '$ENVLOG' | grep -qv '=3\$'"
+: > "$ENVLOG"
+"$KOPTMAKE" -B -j 1 escapes > out.j1 2> err.j1 || true
+check "with -j 1, one" "grep -q '^KOPT_GPU_SHARE=1\$' '$ENVLOG' && ! grep '^KOPT_GPU_SHARE=' '$ENVLOG' | grep -qv '=1\$'"
 
 # orphans: SIGKILL koptmake while its worker hangs in capture
 : > "$ENVLOG"

@@ -65,4 +65,28 @@ ok(ST.nbytes(torch.randn(3, 4)) == 48 and ST.nbytes(torch.randn(3, 1).expand(3, 
    and ST.nbytes(torch.randn(0, 4)) == 0, "... a dense one's, an expanded one's as its dense copy, an empty one's")
 moved = ST.move(torch.randn(3, 1).expand(3, 4), "cpu")
 ok(moved.shape == (3, 4) and moved.is_contiguous(), "an expanded tensor moves as a dense copy", moved.stride())
+
+# the store's GPU budget where workers share the GPU (KOPT_GPU_SHARE, set by
+# koptmake's worker pool): a quarter alone or with one other, 1 / (2 x share)
+# beyond, so that together they keep at most half of it
+G = 80 * 2**30
+ok([ST.default_gpu_budget(G, n) for n in (1, 2, 3, 4, 8)] == [G // 4, G // 4, G // 6, G // 8, G // 16],
+   "default_gpu_budget: a quarter for one or two workers, 1/(2n) for n beyond",
+   [ST.default_gpu_budget(G, n) / 2**30 for n in (1, 2, 3, 4, 8)])
+saved = os.environ.get("KOPT_GPU_SHARE")
+try:
+    shares = []
+    for v in ("4", "1", "0", "x", None):
+        if v is None:
+            os.environ.pop("KOPT_GPU_SHARE", None)
+        else:
+            os.environ["KOPT_GPU_SHARE"] = v
+        shares.append(ST.gpu_share())
+finally:
+    if saved is None:
+        os.environ.pop("KOPT_GPU_SHARE", None)
+    else:
+        os.environ["KOPT_GPU_SHARE"] = saved
+ok(shares == [4, 1, 1, 1, 1], "gpu_share: KOPT_GPU_SHARE, at least 1; unset or unreadable, 1", shares)
+
 done()

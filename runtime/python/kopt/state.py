@@ -14,7 +14,8 @@ between. The worker now keeps, per model:
 - the eager model's outputs per seed (the baseline check, verify.py).
 
 Entries live in one least-recently-used store with a byte budget on the GPU
-(KOPT_STATE_GIB, default a quarter of the GPU's memory). An entry pushed out
+(KOPT_STATE_GIB, default a quarter of the GPU's memory, less where
+koptmake may run several workers on the GPU: gpu_share). An entry pushed out
 of it moves to host memory, while the host budget (KOPT_STATE_HOST_GIB,
 default 32) lasts, only if making it again costs more than the round trip
 over PCIe: a baseline's outputs are one model call (milliseconds) where a
@@ -42,6 +43,25 @@ def _gib(name: str, default: float) -> int:
         return int(float(os.environ.get(name, default)) * 2**30)
     except ValueError:
         return int(default * 2**30)
+
+
+def gpu_share() -> int:
+    """How many workers koptmake may run on this worker's GPU at once
+    (KOPT_GPU_SHARE, engine/worker_pool.c): captures compile side by side,
+    and the idle ones keep what they hold while one times."""
+    try:
+        return max(1, int(os.environ.get("KOPT_GPU_SHARE", "1")))
+    except ValueError:
+        return 1
+
+
+def default_gpu_budget(total: int, share: int) -> int:
+    """The store's GPU budget on a GPU of `total` bytes that `share`
+    workers may share: a quarter of it, and 1 / (2 x share) where more than
+    two share it, so that together they keep at most half the GPU from
+    the one that times (four workers with a quarter each had left a level-1
+    problem's 8 GiB input no room on an H100)"""
+    return int(total / max(4, 2 * share))
 
 
 def nbytes(value: Any) -> int:
@@ -91,7 +111,7 @@ class Store:
     def __init__(self, gpu_budget: int | None = None, host_budget: int | None = None):
         if gpu_budget is None:
             total = torch.cuda.get_device_properties(0).total_memory if torch.cuda.is_available() else 0
-            gpu_budget = _gib("KOPT_STATE_GIB", total / 4 / 2**30)
+            gpu_budget = _gib("KOPT_STATE_GIB", default_gpu_budget(total, gpu_share()) / 2**30)
         self.gpu_budget = gpu_budget
         self.host_budget = _gib("KOPT_STATE_HOST_GIB", 32) if host_budget is None else host_budget
         self.gpu: OrderedDict = OrderedDict()    # key -> (value, bytes)

@@ -636,6 +636,10 @@ def handle(line: str) -> str:
             result = op(req)
         if req.get("op") in MEASURING and isinstance(result, dict):
             result.setdefault("measured_at", int(time.time()))  # when (PROTOCOL.md): the reports' date
+        if ST.gpu_share() > 1:
+            # workers beside this one on the GPU: what torch's allocator
+            # holds unused goes back to the GPU, where they can have it
+            torch.cuda.empty_cache()
         if isinstance(result, dict) and result.get("lost"):
             # what it ran killed the CUDA context: the answer stands, and
             # this worker is replaced (PROTOCOL.md, "lost")
