@@ -20,9 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <unistd.h>
-
 #include <time.h>
+#include <unistd.h>
 
 #include "../common/util.h"
 #include "../runtime/sandbox.h"
@@ -39,8 +38,7 @@ struct worker {
 	int dev, gpu;
 	pid_t pid;
 	int in, out, err;
-	struct strbuf rbuf;  /* stdout bytes not yet a full line */
-	struct strbuf wbuf;  /* bytes for stdin not yet written */
+	struct strbuf rbuf, wbuf; /* stdout bytes not yet a full line; bytes for stdin not yet written */
 	size_t woff;
 	struct tail etail;   /* the last lines of its stderr */
 	bool logged;         /* its slot's stderr copy (wpool_log) was started in this run: append */
@@ -64,9 +62,8 @@ struct served {
 
 struct device {
 	char *name;
-	int gpus;
+	int gpus, nlauncher;
 	char **launcher;     /* argv prefix, NULL-terminated */
-	int nlauncher;
 	double timeout;
 	bool srun;           /* the launcher is an srun line (slurm.h) */
 	int gres;            /* srun: ask for a GPU per step; -1 = not yet asked */
@@ -347,20 +344,17 @@ static int spawn(wpool *p, struct worker *w)
 		w->step = xasprintf("koptmake.w%d.%ld", (int)(w - p->w), (long)getpid());
 		sargv = slurm_worker_argv(d->launcher, d->nlauncher, p->program, w->step, d->gres > 0);
 	}
-	char gpu[16], slot[16];
+	/* its GPU, its slot, how many workers may share the GPU (kopt/state.py sizes by it) */
+	char gpu[16], slot[16], share[16];
 	snprintf(gpu, sizeof gpu, "%d", w->gpu);
 	snprintf(slot, sizeof slot, "%d", (int)(w - p->w));
+	snprintf(share, sizeof share, "%d", (p->nw + d->gpus - 1) / d->gpus);
 	/* a scrubbed environment (runtime/sandbox.h): it holds no
 	 * KOPT_REMOTE_CACHE_AUTH (the engine's secret, remote.h), whose name
 	 * looks like one */
 	char **env = sandbox_env(environ, (const char *const *)p->deny);
 	proc_env_put(&env, "CUDA_VISIBLE_DEVICES", gpu);
 	proc_env_put(&env, "KOPT_SLOT", slot);
-	/* how many workers may share its GPU (the pool's over the device's
-	 * GPUs): what each keeps on it between requests is sized by it
-	 * (runtime/python/kopt/state.py) */
-	char share[16];
-	snprintf(share, sizeof share, "%d", (p->nw + d->gpus - 1) / d->gpus);
 	proc_env_put(&env, "KOPT_GPU_SHARE", share);
 	if (p->scratch) {
 		char *sp = xasprintf("%s/%s", p->scratch, slot);

@@ -357,6 +357,23 @@ static void helion_race_md(struct rule_run *run, const struct rule_mv *mv, const
 }
 
 /* the model's report.md */
+/* the stitch's table: a row per variant, "-" for the times of one left
+ * out (it has none) */
+static void variant_rows(struct strbuf *md, const struct rule_model *dm, const struct stitch_priv *p)
+{
+	strbuf_addstr(md, "| variant | stitch | baseline (us) | optimized (us) | attempts | reason |\n| --- | --- | ---: | ---: | ---: | --- |\n");
+	for (size_t v = 0; v < dm->nmv; v++) {
+		char bs[32] = "-", os[32] = "-";
+		if (!isnan(p->vr[v].base_ns))
+			snprintf(bs, sizeof bs, "%.3f", p->vr[v].base_ns / 1000.0);
+		if (!isnan(p->vr[v].opt_ns))
+			snprintf(os, sizeof os, "%.3f", p->vr[v].opt_ns / 1000.0);
+		strbuf_addf(md, "| %s | %s | %s | %s | %d | %s |\n", dm->mvs[v].variant->name,
+			    p->vr[v].unusable ? "not run" : p->vr[v].passed ? "pass" : "fail", bs, os, p->vr[v].attempts,
+			    p->vr[v].reason ? p->vr[v].reason : "");
+	}
+}
+
 /* the hot kernels that stand for a group (rules/groups.c): the kernels of
  * one class, searched once */
 static void groups_md(const struct rule_model *dm, struct strbuf *md)
@@ -403,18 +420,7 @@ void stitch_model_md(struct rule_run *run, struct stitch_priv *p, const struct c
 	else if (p->race_error)
 		strbuf_addf(md, "The variants could not be raced side by side (%s): each variant's times are its own "
 				"stitch's, measured apart.\n\n", p->race_error);
-	strbuf_addstr(md, "| variant | stitch | baseline (us) | optimized (us) | attempts | reason |\n| --- | --- | ---: | ---: | ---: | --- |\n");
-	for (size_t v = 0; v < dm->nmv; v++) {
-		/* a variant left out has no times: "-", not nan */
-		char bs[32] = "-", os[32] = "-";
-		if (!isnan(p->vr[v].base_ns))
-			snprintf(bs, sizeof bs, "%.3f", p->vr[v].base_ns / 1000.0);
-		if (!isnan(p->vr[v].opt_ns))
-			snprintf(os, sizeof os, "%.3f", p->vr[v].opt_ns / 1000.0);
-		strbuf_addf(md, "| %s | %s | %s | %s | %d | %s |\n", dm->mvs[v].variant->name,
-			    p->vr[v].unusable ? "not run" : p->vr[v].passed ? "pass" : "fail", bs, os, p->vr[v].attempts,
-			    p->vr[v].reason ? p->vr[v].reason : "");
-	}
+	variant_rows(md, dm, p);
 	if (dm->nmv > 1) {
 		strbuf_addstr(md, "\n| variant | compiled with |\n| --- | --- |\n");
 		for (size_t v = 0; v < dm->nmv; v++) {
