@@ -356,7 +356,6 @@ static void helion_race_md(struct rule_run *run, const struct rule_mv *mv, const
 	}
 }
 
-/* the model's report.md */
 /* the stitch's table: a row per variant, "-" for the times of one left
  * out (it has none) */
 static void variant_rows(struct strbuf *md, const struct rule_model *dm, const struct stitch_priv *p)
@@ -400,6 +399,7 @@ static void groups_md(const struct rule_model *dm, struct strbuf *md)
 	strbuf_release(&g);
 }
 
+/* the model's report.md */
 void stitch_model_md(struct rule_run *run, struct stitch_priv *p, const struct choice *ch, struct strbuf *md)
 {
 	struct rule_model *dm = rule_model_of(run->node);
