@@ -58,7 +58,8 @@
  *                               race, side by side, reads true times
  *   # sim: untimed VARIANT       the stitch of VARIANT without winners fails
  *                               its correctness run with an error (out of
- *                               GPU memory): no perf, no times
+ *                               GPU memory): no perf, no times (null; 0 with
+ *                               "untimed-zero", as older workers answered)
  *   # sim: eager F              the model runs F times faster eagerly than
  *                               compiled (the profile's side-by-side run),
  *                               and so does any variant with ATen fallbacks
@@ -1103,13 +1104,17 @@ static json_t *stitch(const struct model *m, json_t *req)
 	/* "# sim: untimed VARIANT": that variant's compiled code alone fails
 	 * in the stitch (as a worker whose GPU memory ran out did): no perf,
 	 * no times */
-	bool untimed = json_array_size(ws) == 0 && vname && wants(m, "untimed", vname);
+	bool untimed = json_array_size(ws) == 0 && vname && (wants(m, "untimed", vname) || wants(m, "untimed-zero", vname));
 	json_t *nums = json_object();
 	json_object_set_new(nums, "correctness", untimed ? json_pack("{s:[], s:s}", "seeds", "error",
 		"OutOfMemoryError: simulated: CUDA out of memory") : correctness(seeds, !bad));
 	if (untimed) {
-		json_t *r = json_pack("{s:s, s:n, s:n, s:n, s:o}", "output_code", code, "base_ns_per_call",
-				      "opt_ns_per_call", "speedup", "numbers", nums);
+		/* "# sim: untimed-zero VARIANT": 0 for both times, as workers
+		 * before this answered such a stitch */
+		bool zero = wants(m, "untimed-zero", vname);
+		json_t *r = json_pack("{s:s, s:o, s:o, s:n, s:o}", "output_code", code, "base_ns_per_call",
+				      zero ? json_real(0) : json_null(), "opt_ns_per_call", zero ? json_real(0) : json_null(),
+				      "speedup", "numbers", nums);
 		json_decref(dropped);
 		json_decref(kns);
 		free(code);

@@ -94,6 +94,12 @@ check "with -j 3 on one GPU, each worker hears that three may share it" \
 : > "$ENVLOG"
 "$KOPTMAKE" -B -j 1 escapes > out.j1 2> err.j1 || true
 check "with -j 1, one" "grep -q '^KOPT_GPU_SHARE=1\$' '$ENVLOG' && ! grep '^KOPT_GPU_SHARE=' '$ENVLOG' | grep -qv '=1\$'"
+sed -i 's/^device sim { gpus = 1 /device sim { gpus = 2 /' test.kopt
+: > "$ENVLOG"
+"$KOPTMAKE" -B -j 3 escapes > out.g2 2> err.g2 || true
+check "with -j 3 on two GPUs, two (rounded up)" \
+	"grep -q '^KOPT_GPU_SHARE=2\$' '$ENVLOG' && ! grep '^KOPT_GPU_SHARE=' '$ENVLOG' | grep -qv '=2\$'"
+sed -i 's/^device sim { gpus = 2 /device sim { gpus = 1 /' test.kopt
 
 # orphans: SIGKILL koptmake while its worker hangs in capture
 : > "$ENVLOG"

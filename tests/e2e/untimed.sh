@@ -14,6 +14,7 @@ mkdir models
 mk() { printf '# model %s\n%b# sim: kernels 2\nimport torch\n' "$1" "$2" > "models/$1.py"; }
 mk second '# sim: untimed autotune\n'
 mk first '# sim: untimed default\n'
+mk zeroed '# sim: untimed-zero default\n'
 cat > test.kopt <<SPEC
 device sim { gpus = 1  timeout = 30s }
 agents default { budget = 2  hot = 0.99  seed = 1  backend = builtin  auto_variants = false }
@@ -29,7 +30,8 @@ model first {
   variant default { }
   variant autotune { mode = "max-autotune-no-cudagraphs" }
 }
-target all = [second, first]
+model zeroed { source = "models/zeroed.py" }
+target all = [second, first, zeroed]
 default all
 SPEC
 
@@ -39,6 +41,8 @@ check "the build fails (exit $rc): one stitch failed" "[ $rc -ne 0 ]"
 check "... the first variant's: it says which and why" \
 	"grep -q \"stitch first.*variant 'default' was not timed: its compiled code alone failed in the stitched model (.*OutOfMemoryError\" err"
 j=kopt-out/all/report.json
+check "... and a reply of 0 us (as older workers answered) is no time either" \
+	"grep -q \"stitch zeroed.*variant 'default' was not timed\" err"
 check "the report is written, with the other model" "[ -f $j ] && grep -q '\"second\"' $j"
 py() { python3 -c "import json,sys; r={m['model']:m for m in json.load(open('$j'))['models']}; $1"; }
 check "the second model: its first variant's times, and a speedup" \
@@ -52,5 +56,5 @@ check "the failed model has no figure in the report" \
 rc=0
 "$KOPTMAKE" -k > out2 2> err2 || rc=$?
 check "the next build asks the worker for that stitch again (its failure was not remembered), and for nothing else" \
-	"[ \"\$(cat sim.log)\" = 'stitch first default' ] && grep -q 'stitch first failed' err2"
+	"[ \"\$(sort sim.log | tr '\\n' ,)\" = 'stitch first default,stitch zeroed default,' ] && grep -q 'stitch first failed' err2"
 echo "1..$n"

@@ -78,6 +78,7 @@ I.rewriting_backend = lambda options, own: lambda gm, ex: gm  # Inductor's inter
 try:
     m = Model()
     I.torch_compiled(m, "max-autotune-no-cudagraphs", {}, {})
+    I.torch_compiled(m, None, {"max_autotune": True, "coordinate_descent_tuning": True}, {})
     I.torch_compiled(m, None, {"max_autotune": True}, {"kopt.conv1x1_as_product": True})
 finally:
     I.rewriting_backend = saved_rb
@@ -85,10 +86,12 @@ finally:
         del torch.compile
     else:
         torch.compile = saved
-ok(len(calls) == 2 and all(kw.get("dynamic") is False for kw in calls),
+ok(len(calls) == 3 and all(kw.get("dynamic") is False for kw in calls),
    "torch_compiled: static code (dynamic=False), with Inductor's backend and with a rewrite's own", calls)
-ok(calls[0].get("mode") == "max-autotune-no-cudagraphs" and "backend" not in calls[0] and
-   callable(calls[1].get("backend")) and "mode" not in calls[1],
-   "torch_compiled: a mode for Inductor's backend, a backend of its own for the rewrites", calls)
+ok(calls[0].get("mode") == "max-autotune-no-cudagraphs" and calls[0].get("options") is None and
+   "backend" not in calls[0] and callable(calls[2].get("backend")) and "mode" not in calls[2],
+   "torch_compiled: a mode (no options) for Inductor's backend, a backend of its own for the rewrites", calls)
+ok(calls[1].get("options") == {"max_autotune": True, "coordinate_descent_tuning": True} and
+   calls[1].get("mode") is None, "torch_compiled: Inductor's options where the variant has them", calls[1])
 
 done()

@@ -275,6 +275,43 @@ ok(why is not None and why.startswith("triton_poi_fused_7 compiled here is not t
 ok(V.not_searched(Here(), {"kernel": "triton_poi_fused_7"}) is None and
    V.not_searched(Here(), dict(w, kernel="triton_other", source_hash="0" * 32)) is None,
    "not_searched: no hash in the request, or no such kernel here (build_candidate's to say): none")
+# stitch: such a winner is left off before anything is built, with the
+# reason (at most 300 characters: a long kernel name), and the model is
+# timed without it
+long = "triton_red_fused_" + "_".join(["convolution_native_batch_norm_relu"] * 8)
+kl = KernelDecl("kl", long, "def %s(): pass\n" % long, "reduction")
+
+
+class Long(Here):
+    decls = [k7, kl]
+
+
+V.correctness = lambda c, swaps, gates, refs: ({"seeds": [{"seed": 0}]}, None, False)
+saved_timing = V.timing
+seen = []
+V.timing = lambda c, swaps, *a: seen.append(dict(swaps)) or {"model_base_ns": [10.0], "model_cand_ns": [10.0]}
+try:
+    r = V.stitch(Long(), {"gates": GATES, "winners": [
+        {"kernel": "triton_poi_fused_7", "candidate": {"config": {"XBLOCK": 64}}, "source_hash": "0" * 32},
+        {"kernel": long, "candidate": {"config": {"XBLOCK": 64}}, "source_hash": "1" * 32, "from": "other"}]}, None)
+finally:
+    V.timing = saved_timing
+    V.correctness = saved
+d = r.get("dropped") or []
+ok([x["kernel"] for x in d] == ["triton_poi_fused_7", long] and seen == [{}] and
+   d[0]["reason"].startswith("triton_poi_fused_7 compiled here is not") and len(d[1]["reason"]) == 300,
+   "stitch: winners on other text left off, its own and a group's, each with its reason (300 characters at "
+   "most), the model timed without them", (d, seen))
+saved_timing = V.timing
+V.correctness = lambda c, swaps, gates, refs: ({"seeds": [{"seed": 0}]}, None, False)
+V.timing = lambda *a: {"model_base_ns": [10.0, 12.0]}
+try:
+    r = V.stitch(StubCompiled(), {"gates": GATES, "winners": []}, None)
+finally:
+    V.timing = saved_timing
+    V.correctness = saved
+ok(r["base_ns_per_call"] == 12.0 and r["opt_ns_per_call"] is None and r["speedup"] is None,
+   "stitch: one side timed alone gives that time and no speedup", r)
 Here.problem = type("P", (), {"kind": "helion"})
 ok(V.not_searched(Here(), dict(w, source_hash="0" * 32)) is None, "not_searched: a Helion kernel's is its own: none")
 

@@ -88,5 +88,28 @@ finally:
     else:
         os.environ["KOPT_GPU_SHARE"] = saved
 ok(shares == [4, 1, 1, 1, 1], "gpu_share: KOPT_GPU_SHARE, at least 1; unset or unreadable, 1", shares)
+# a store made without a budget takes it from the GPU's size and the share
+# (the GPU a TEST DOUBLE: torch.cuda's two answers, on any machine)
+cuda = ST.torch.cuda
+saved = (cuda.is_available, cuda.get_device_properties, os.environ.get("KOPT_GPU_SHARE"),
+         os.environ.pop("KOPT_STATE_GIB", None))
+cuda.is_available = lambda: True
+cuda.get_device_properties = lambda i: type("P", (), {"total_memory": G})()
+try:
+    budgets = []
+    for v in ("1", "4"):
+        os.environ["KOPT_GPU_SHARE"] = v
+        budgets.append(ST.Store().gpu_budget)
+    os.environ["KOPT_STATE_GIB"] = "3"
+    budgets.append(ST.Store().gpu_budget)
+finally:
+    cuda.is_available, cuda.get_device_properties = saved[0], saved[1]
+    for name, v in (("KOPT_GPU_SHARE", saved[2]), ("KOPT_STATE_GIB", saved[3])):
+        if v is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = v
+ok(budgets == [G // 4, G // 8, 3 * 2**30], "Store(): a quarter of an 80 GiB GPU alone, an eighth with four "
+   "workers on it, KOPT_STATE_GIB where set", [b / 2**30 for b in budgets])
 
 done()
