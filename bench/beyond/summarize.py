@@ -26,13 +26,21 @@ def geomean(xs):
     return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
 
 
+def x(v: float) -> str:
+    """a speedup as the tables print it; "-" for none (no problem to take it over)"""
+    return "-" if math.isnan(v) else f"{v:.3f}x"
+
+
 def main() -> int:
     path = sys.argv[1]
     rep = json.load(open(path))
     out_dir = os.path.dirname(os.path.dirname(os.path.abspath(path)))
     levels: dict = {}
     for m in rep["models"]:
-        levels.setdefault(m["model"].split("/")[0], []).append(m)
+        # a models group's prefix (l1/...); a model of its own counts in
+        # its report's target (the example networks: "networks")
+        lv = m["model"].split("/")[0] if "/" in m["model"] else rep.get("target", "all")
+        levels.setdefault(lv, []).append(m)
     print("| level | problems | with figures | geomean vs torch.compile | geomean vs max-autotune | below 0.97 | "
           "with room (ceiling >= 1.25) | their geomean vs max-autotune | room captured (log, mean) |")
     print("| --- | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: |")
@@ -44,10 +52,10 @@ def main() -> int:
         low = [m["model"].split("/")[-1] for m in fig if min(m["speedup"], m["speedup_vs_max_autotune"]) < 0.97]
         room = [m for m in fig if (m.get("max_autotune_over_bound") or 0) >= 1.25]
         cap = [math.log(m["speedup_vs_max_autotune"]) / math.log(m["max_autotune_over_bound"]) for m in room]
-        print(f"| {lv} | {len(ms)} | {len(fig)} | {geomean([m['speedup'] for m in fig]):.3f}x | "
-              f"{geomean([m['speedup_vs_max_autotune'] for m in fig]):.3f}x | {', '.join(low) or 'none'} | "
-              f"{len(room)} | {geomean([m['speedup_vs_max_autotune'] for m in room]):.3f}x | "
-              f"{(sum(cap) / len(cap) if cap else float('nan')):.2f} |")
+        print(f"| {lv} | {len(ms)} | {len(fig)} | {x(geomean([m['speedup'] for m in fig]))} | "
+              f"{x(geomean([m['speedup_vs_max_autotune'] for m in fig]))} | {', '.join(low) or 'none'} | "
+              f"{len(room)} | {x(geomean([m['speedup_vs_max_autotune'] for m in room]))} | "
+              f"{f'{sum(cap) / len(cap):.2f}' if cap else '-'} |")
         for m in fig:
             rows.append(m)
             if m.get("verdict") == "optimized" and m["speedup_vs_max_autotune"] >= WIN:

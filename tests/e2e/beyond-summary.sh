@@ -71,4 +71,17 @@ check "the sample's numbers: l1 has three problems, l2 one" "grep -q '^| l1 | 3 
 hb=$(sed -n '/^## Host-bound problems/,$p' summary.md | grep '^| l[12]/' | tr -d ' ' | tr '\n' ' ')
 want=$(python3 -c 'import json; m=[m for m in json.load(open("kopt-out/all/report.json"))["models"] if m["model"] == "l2/d"][0]; print("|l2/d|30%%|30%%|%.3fx|%.3fx|%.3fx| " % (m["speedup"], m["device_speedup"], m["device_speedup_vs_max_autotune"]))')
 check "the host-bound problems: l2/d alone, 30% host in torch.compile's call and in the chosen one (its baseline kept), its speedups per call and in device time ($hb)" "[ '$hb' = '$want' ]"
+# models of their own (no group prefix: the example networks) count in
+# their report's target; a level without room prints "-", not nan
+python3 -c '
+import json, sys
+d = json.load(open("kopt-out/all/report.json"))
+d["target"] = "nets"
+for m in d["models"]:
+    m["model"] = m["model"].split("/")[-1]
+    m["max_autotune_over_bound"] = 1.0
+json.dump(d, open("nets.json", "w"))'
+python3 "$top_srcdir/bench/beyond/summarize.py" nets.json > nets.md 2>&1 || true
+check "models of their own count in the report's target; no room: '-' for its geomean and the room captured" \
+	"grep -q '^| nets | 4 | 4 | [0-9.]*x | [0-9.]*x | .* | 0 | - | - |\$' nets.md && [ \$(grep -c '^| [a-z]* | [0-9]* | [0-9]* |' nets.md) -eq 1 ] && ! grep -q nan nets.md"
 echo "1..$n"
