@@ -8,6 +8,7 @@ later seed or float64 fallback can undo it); the quantiles gate 4 stops on
 (gates/perf.c's interpolation) and when more pairs would not change its
 decision; finite's clamping; which errors leave the device unusable.
 Prints TAP."""
+import contextlib
 import math
 import os
 import sys
@@ -225,34 +226,44 @@ def raising(exc):
     return f
 
 
-saved = V.correctness
-try:
-    V.correctness = raising(torch.cuda.OutOfMemoryError("CUDA out of memory. Tried to allocate 4.00 GiB"))
+@contextlib.contextmanager
+def stubbed(**fns):
+    """verify's functions named replaced by TEST DOUBLES for the block,
+    the module's own back after it"""
+    saved = {name: getattr(V, name) for name in fns}
+    for name, fn in fns.items():
+        setattr(V, name, fn)
+    try:
+        yield
+    finally:
+        for name, fn in saved.items():
+            setattr(V, name, fn)
+
+
+def passes(c, swaps, gates, refs):
+    """a correctness run that passes (a TEST DOUBLE of verify.correctness)"""
+    return {"seeds": [{"seed": 0}]}, None, False
+
+
+with stubbed(correctness=raising(torch.cuda.OutOfMemoryError("CUDA out of memory. Tried to allocate 4.00 GiB"))):
     try:
         V.measure(StubCompiled(), {}, GATES, None, None, {})
         oom = "returned"
     except torch.cuda.OutOfMemoryError:
         oom = "raised"
-    ok(oom == "raised", "measure: out of GPU memory in the correctness run goes up to the worker", oom)
-    V.correctness = raising(ValueError("a shape the kernel cannot take"))
+ok(oom == "raised", "measure: out of GPU memory in the correctness run goes up to the worker", oom)
+with stubbed(correctness=raising(ValueError("a shape the kernel cannot take"))):
     n = V.measure(StubCompiled(), {}, GATES, None, None, {})
-    ok(n["correctness"]["seeds"] == [] and n["correctness"]["error"].startswith("ValueError: a shape") and
-       "perf" not in n, "measure: another error in the correctness run is the numbers' error, and no perf", n)
     r = V.stitch(StubCompiled(), {"gates": GATES, "winners": []}, None)
-    ok(r["base_ns_per_call"] is None and r["opt_ns_per_call"] is None and r["speedup"] is None,
-       "stitch: a model that did not reach the timing answers no times, not zeros", r)
-    V.correctness = lambda c, swaps, gates, refs: ({"seeds": [{"seed": 0}]}, None, False)
-    saved_timing = V.timing
-    V.timing = lambda *a: {"model_base_ns": [30.0, 10.0, 20.0, 40.0], "model_cand_ns": [8.0, 5.0, 6.0, 7.0]}
-    try:
-        r = V.stitch(StubCompiled(), {"gates": GATES, "winners": []}, None)
-    finally:
-        V.timing = saved_timing
-    ok(r["base_ns_per_call"] == 30.0 and r["opt_ns_per_call"] == 7.0 and abs(r["speedup"] - 30.0 / 7.0) < 1e-12,
-       "stitch: timed, each side's median (the upper of the middle two)", r)
-finally:
-    V.correctness = saved
-
+ok(n["correctness"]["seeds"] == [] and n["correctness"]["error"].startswith("ValueError: a shape") and
+   "perf" not in n, "measure: another error in the correctness run is the numbers' error, and no perf", n)
+ok(r["base_ns_per_call"] is None and r["opt_ns_per_call"] is None and r["speedup"] is None,
+   "stitch: a model that did not reach the timing answers no times, not zeros", r)
+with stubbed(correctness=passes,
+             timing=lambda *a: {"model_base_ns": [30.0, 10.0, 20.0, 40.0], "model_cand_ns": [8.0, 5.0, 6.0, 7.0]}):
+    r = V.stitch(StubCompiled(), {"gates": GATES, "winners": []}, None)
+ok(r["base_ns_per_call"] == 30.0 and r["opt_ns_per_call"] == 7.0 and abs(r["speedup"] - 30.0 / 7.0) < 1e-12,
+   "stitch: timed, each side's median (the upper of the middle two)", r)
 
 # not_searched: a winner whose kernel, as this worker compiled it, is not
 # the source its search verified (the capture's source_hash) is named, so
@@ -286,30 +297,19 @@ class Long(Here):
     decls = [k7, kl]
 
 
-V.correctness = lambda c, swaps, gates, refs: ({"seeds": [{"seed": 0}]}, None, False)
-saved_timing = V.timing
 seen = []
-V.timing = lambda c, swaps, *a: seen.append(dict(swaps)) or {"model_base_ns": [10.0], "model_cand_ns": [10.0]}
-try:
+with stubbed(correctness=passes,
+             timing=lambda c, swaps, *a: seen.append(dict(swaps)) or {"model_base_ns": [10.0], "model_cand_ns": [10.0]}):
     r = V.stitch(Long(), {"gates": GATES, "winners": [
         {"kernel": "triton_poi_fused_7", "candidate": {"config": {"XBLOCK": 64}}, "source_hash": "0" * 32},
         {"kernel": long, "candidate": {"config": {"XBLOCK": 64}}, "source_hash": "1" * 32, "from": "other"}]}, None)
-finally:
-    V.timing = saved_timing
-    V.correctness = saved
 d = r.get("dropped") or []
 ok([x["kernel"] for x in d] == ["triton_poi_fused_7", long] and seen == [{}] and
    d[0]["reason"].startswith("triton_poi_fused_7 compiled here is not") and len(d[1]["reason"]) == 300,
    "stitch: winners on other text left off, its own and a group's, each with its reason (300 characters at "
    "most), the model timed without them", (d, seen))
-saved_timing = V.timing
-V.correctness = lambda c, swaps, gates, refs: ({"seeds": [{"seed": 0}]}, None, False)
-V.timing = lambda *a: {"model_base_ns": [10.0, 12.0]}
-try:
+with stubbed(correctness=passes, timing=lambda *a: {"model_base_ns": [10.0, 12.0]}):
     r = V.stitch(StubCompiled(), {"gates": GATES, "winners": []}, None)
-finally:
-    V.timing = saved_timing
-    V.correctness = saved
 ok(r["base_ns_per_call"] == 12.0 and r["opt_ns_per_call"] is None and r["speedup"] is None,
    "stitch: one side timed alone gives that time and no speedup", r)
 Here.problem = type("P", (), {"kind": "helion"})
