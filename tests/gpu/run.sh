@@ -26,7 +26,7 @@ K=${KOPTMAKE:-$PWD/koptmake}
 export KOPT_SANDBOX_READ=$top${KOPT_SANDBOX_READ:+:$KOPT_SANDBOX_READ}
 
 # the parts, in the order they run: name, then what it shows
-PARTS="smoke sandbox screen_lost gate_reading cheats baseline aten_auto space rewrites rewrite_cache static_shapes attention products examples counters tplthreads tplcut knobs transforms deploy_check helion"
+PARTS="smoke sandbox screen_lost gate_reading cheats baseline aten_auto space rewrites rewrite_cache static_shapes graph_cache attention products examples counters tplthreads tplcut knobs transforms deploy_check helion"
 smoke() { # capture, profile, a model that fails to import
 	bash "$here/smoke.sh" "$W" "$out/smoke" 2>"$out/smoke-worker.log" >"$out/smoke.log"
 	python3 "$here/check_smoke.py" "$out/smoke"; }
@@ -51,6 +51,8 @@ rewrite_cache() { # a rewrite's variant through Inductor's graph cache: a fresh 
 	python3 "$here/rewrite_cache.py" "$W" "$out/rewrite_cache"; }
 static_shapes() { # a model's shapes compile static in every worker: the kernels a deployment compiles per shape
 	python3 "$here/static_shapes.py" "$W" "$out/static_shapes"; }
+graph_cache() { # a deployment's compile served by the graph a worker compiled into the same cache (the parts of the key that differ, where not)
+	python3 "$here/graph_cache.py" "$W" "$out/graph_cache"; }
 attention() { # kopt::attention's kernel against float64, and a model compiled with it
 	python3 "$here/attention.py" >"$out/attention.tap" 2>&1; local r=$?
 	cat "$out/attention.tap"; return $r; }

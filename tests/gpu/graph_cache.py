@@ -1,0 +1,153 @@
+#!/usr/bin/env python3
+"""tests/gpu/graph_cache.py: a deployment's compile is served by the
+graph a worker compiled into the same compile cache.
+
+    graph_cache.py WORKER OUTDIR
+
+A worker (KOPT_COMPILE_CACHE=OUTDIR/cache, empty at the start) captures
+models/small_linear_sum.py under Inductor's defaults and under
+max-autotune-no-cudagraphs, as a build's capture does. Then, for each
+variant, two fresh processes on that cache (TORCHINDUCTOR_CACHE_DIR and
+TRITON_CACHE_DIR set to the worker's, as tests/gpu/deploy.py runs) compile
+the same model as a deployment would:
+
+- "torch.compile": the user's own line, torch.compile(model, mode=...,
+  dynamic=False);
+- "compile_fx": the way kopt.backend compiles a table's variant, Inductor's
+  compile_fx called by a backend of its own under the variant's options
+  (kopt.deploy.compile_with).
+
+Checks, printed as TAP: each compile is one hit of Inductor's graph cache
+and no miss (Inductor's counters), so that the deployed code is the code
+the build measured, max-autotune's picks included (bench/results/
+2026-12-06g-h100-shapes-static: a deployment's 8 compiles missed the
+build's entries and picked its GEMM configs again). Where one misses, the
+diagnostic names the parts of Inductor's cache key (TORCH_LOGS'
+"hash details" of torch._inductor.codecache, logged by the worker and the
+process) whose hashes differ.
+"""
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+here = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(here, "..", "runtime"))
+from tap import ok, done  # noqa: E402
+import compile_child  # noqa: E402
+
+MODEL = os.path.join(here, "models", "small_linear_sum.py")
+LOGS = {"TORCH_LOGS": "+torch._inductor.codecache"}
+VARIANTS = [("default", None), ("autotune", "max-autotune-no-cudagraphs")]
+
+# the child: argv[1] the source tree; the model compiled one way, called
+# once, Inductor's graph-cache counters printed as JSON
+CHILD = r"""
+import json, os, sys
+sys.path.insert(0, os.path.join(sys.argv[1], "runtime", "python"))
+import torch
+from torch._dynamo.utils import counters
+from kopt.inductor import own_frame
+from kopt.loader import load_module, to_device
+how, mode, path = os.environ["GC_HOW"], os.environ.get("GC_MODE") or None, os.environ["GC_MODEL"]
+mod = load_module(path)
+torch.manual_seed(0)
+model = mod.Model(*to_device(list(mod.get_init_inputs()))).cuda().eval()
+inputs = list(to_device(mod.get_inputs()))
+if how == "torch.compile":
+    fn = torch.compile(own_frame(model), mode=mode, dynamic=False)
+else:
+    from torch._inductor import config, list_mode_options
+    from torch._inductor.compile_fx import compile_fx
+    opts = list_mode_options(mode) if mode else {}
+    def backend(gm, example_inputs):
+        with config.patch(opts):
+            return compile_fx(gm, example_inputs)
+    fn = torch.compile(own_frame(model), backend=backend, dynamic=False)
+with torch.no_grad():
+    fn(*inputs)
+torch.cuda.synchronize()
+c = counters["inductor"]
+print(json.dumps({k: c.get(k, 0) for k in ("fxgraph_cache_hit", "fxgraph_cache_miss", "fxgraph_cache_bypass")}))
+"""
+
+HEADER = re.compile(r"FX graph cache hash details for key (\w+):")
+PART = re.compile(r"\] \[(\w{20,})\] ([^:\n]+): ")
+
+
+def key_parts(log: str) -> dict:
+    """{key: {part: hash}} of every 'hash details' block in a log"""
+    keys, cur = {}, None
+    for line in log.splitlines():
+        m = HEADER.search(line)
+        if m:
+            cur = keys.setdefault(m.group(1), {})
+            continue
+        m = PART.search(line)
+        if m and cur is not None:
+            cur.setdefault(m.group(2).strip(), m.group(1))
+    return keys
+
+
+def differing(worker: dict, other: dict) -> list:
+    """the parts whose hashes differ between the worker's key nearest to
+    the other's (the most parts equal) and each key of the other"""
+    out = []
+    for k, parts in other.items():
+        if not worker:
+            return ["no key details in the worker's log (TORCH_LOGS)"]
+        best = max(worker.values(), key=lambda w: sum(w.get(p) == h for p, h in parts.items()))
+        diff = sorted(p for p in set(parts) | set(best) if parts.get(p) != best.get(p))
+        out.append(f"key {k[:12]}: {', '.join(diff[:12]) or 'no part differs'}")
+    return out
+
+
+def main():
+    worker, outdir = sys.argv[1], sys.argv[2]
+    shutil.rmtree(outdir, ignore_errors=True)
+    cache = os.path.join(outdir, "cache")
+    os.makedirs(cache)
+    for i, (variant, mode) in enumerate(VARIANTS):
+        log = os.path.join(outdir, f"worker-{variant}.log")
+        with open(log, "w") as err:
+            capture(worker, dict(os.environ, KOPT_COMPILE_CACHE=cache, **LOGS), variant, mode, i + 1, err)
+        with open(log) as f:
+            wlog = f.read()
+        wkeys = key_parts(wlog)
+        bypassed = [line[-200:] for line in wlog.splitlines() if "Bypassing FX Graph Cache" in line][:2]
+        for how in ("torch.compile", "compile_fx"):
+            r = compile_child.run(CHILD, outdir, f"{variant}-{how.replace('.', '_')}",
+                                  dict(LOGS, GC_HOW=how, GC_MODE=mode or "", GC_MODEL=MODEL,
+                                       TORCHINDUCTOR_CACHE_DIR=os.path.join(cache, "inductor"),
+                                       TRITON_CACHE_DIR=os.path.join(cache, "triton")))
+            hit, miss = r.get("fxgraph_cache_hit", 0), r.get("fxgraph_cache_miss", 0)
+            ok(hit >= 1 and miss == 0,
+               f"{variant} ({mode or 'Inductor defaults'}) compiled by {how} in a fresh process: "
+               f"the worker's graph from the cache ({hit} hit, {miss} miss, "
+               f"{r.get('fxgraph_cache_bypass', 0)} bypassed)",
+               r.get("failed") or "\n".join(bypassed + differing(wkeys, key_parts(r["stderr"]))))
+    done()
+
+
+def capture(worker, env, variant, mode, i, err):
+    """one fresh worker's capture of the model under a variant, as a
+    build's; its stderr (with its TORCH_LOGS lines) into err"""
+    p = subprocess.Popen([worker], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err, text=True, env=env)
+    json.loads(p.stdout.readline())  # hello
+    req = {"op": "capture", "id": i, "seed": 0,
+           "model": {"name": "small_linear_sum", "kind": "torch", "path": MODEL},
+           "variant": {"name": variant, "mode": mode, "options": {}, "aten_fallback": [], "cudnn_benchmark": False}}
+    p.stdin.write(json.dumps(req) + "\n")
+    p.stdin.flush()
+    rep = json.loads(p.stdout.readline())
+    p.stdin.close()
+    p.wait(timeout=300)
+    if not rep.get("ok"):
+        raise RuntimeError(f"capture of {variant}: {rep.get('error')}")
+
+
+if __name__ == "__main__":
+    main()
