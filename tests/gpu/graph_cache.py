@@ -112,8 +112,11 @@ def main():
     os.makedirs(cache)
     for i, (variant, mode) in enumerate(VARIANTS):
         log = os.path.join(outdir, f"worker-{variant}.log")
+        # the worker's Inductor and Triton caches under KOPT_COMPILE_CACHE
+        # (kopt.worker), not a caller's own setting, which would win
+        env = {k: v for k, v in os.environ.items() if k not in ("TORCHINDUCTOR_CACHE_DIR", "TRITON_CACHE_DIR")}
         with open(log, "w") as err:
-            capture(worker, dict(os.environ, KOPT_COMPILE_CACHE=cache, **LOGS), variant, mode, i + 1, err)
+            capture(worker, dict(env, KOPT_COMPILE_CACHE=cache, **LOGS), variant, mode, i + 1, err)
         with open(log) as f:
             wlog = f.read()
         wkeys = key_parts(wlog)
