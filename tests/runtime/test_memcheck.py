@@ -36,6 +36,10 @@ ok(not oob[0] and "Invalid __global__ write of size 4 bytes at triton_x+0x10" in
 ok(not MC.parse(0, "========= ERROR SUMMARY: 2 errors\n")[0], "parse: errors in the summary fail even with status 0")
 crash = MC.parse(1, "PermissionError: denied\n========= ERROR SUMMARY: 0 errors\n")
 ok(not crash[0] and "could not run the candidate" in crash[1], "parse: a failed child fails the candidate", crash)
+ok(crash[1].endswith(": PermissionError: denied"),
+   "parse: a failed child's reason is its own last line, not compute-sanitizer's summary", crash)
+bare = MC.parse(3, "========= COMPUTE-SANITIZER\n========= ERROR SUMMARY: 0 errors\n\n")
+ok(not bare[0] and bare[1].endswith(": exit status 3"), "parse: a child that said nothing: its exit status", bare)
 
 env0 = dict(os.environ)
 
@@ -69,6 +73,18 @@ for mode, want in (("clean", True), ("oob", False), ("crash", False)):
 with_env(KOPT_MEMCHECK=None, KOPT_COMPUTE_SANITIZER=FAKE, FAKE_SANITIZER="oob")
 r = MC.run(req, "k", cand, why)
 ok("out of bounds" not in r["reason"] and "Invalid __global__ write" in r["reason"], "the reason quotes the first error", r)
+# reasons travel cut at 400 characters: a failure says its outcome first,
+# a pass what needed the memcheck first
+ok(r["reason"].startswith("compute-sanitizer memcheck: Invalid") and "line 15" in r["reason"],
+   "a failing memcheck's reason starts with what it found, then why it ran", r)
+with_env(KOPT_MEMCHECK=None, KOPT_COMPUTE_SANITIZER=FAKE, FAKE_SANITIZER="crash")
+r = MC.run(req, "k", cand, why)
+ok(r["reason"].startswith("compute-sanitizer memcheck could not run the candidate: PermissionError"),
+   "a child that failed: the reason starts with its exception", r)
+with_env(KOPT_MEMCHECK=None, KOPT_COMPUTE_SANITIZER=FAKE, FAKE_SANITIZER="clean")
+r = MC.run(req, "k", cand, why)
+ok(r["reason"].startswith("needs a memcheck (") and r["reason"].endswith("clean"),
+   "a clean memcheck's reason: why it ran, then clean", r)
 with_env()
 
 done()

@@ -6,8 +6,9 @@ largest absolute and relative errors, within tolerance or not, integer
 outputs exactly); allclose64 and rmse; which seed fails for certain (no
 later seed or float64 fallback can undo it); the quantiles gate 4 stops on
 (gates/perf.c's interpolation) and when more pairs would not change its
-decision; finite's clamping; which errors leave the device unusable.
-Prints TAP."""
+decision; finite's clamping; which errors leave the device unusable;
+measure's and stitch's answers without a timing; not_searched; the order
+of static_check's reasons. Prints TAP."""
 import contextlib
 import math
 import os
@@ -314,5 +315,37 @@ ok(r["base_ns_per_call"] == 12.0 and r["opt_ns_per_call"] is None and r["speedup
    "stitch: one side timed alone gives that time and no speedup", r)
 Here.problem = type("P", (), {"kind": "helion"})
 ok(V.not_searched(Here(), dict(w, source_hash="0" * 32)) is None, "not_searched: a Helion kernel's is its own: none")
+
+
+# static_check: gate 1's reason, and the memcheck's where gate 1 asked for
+# one; a memcheck that fails says its outcome first, since reasons travel
+# cut at 400 characters (a gate-1 reason and a memcheck's "needs" took all
+# of them on an H100, bench/results/2026-12-06g)
+
+
+class Gate1:
+    """a TEST DOUBLE of static_gate: in its own terms, one access to check"""
+    report = report_helion = staticmethod(lambda src, orig: {"ok": True, "reason": "kernel keeps its name",
+                                                             "memcheck": ["load at line 7"]})
+
+
+def memchecked(ok_, reason):
+    """a TEST DOUBLE of the memcheck module whose run answers ok_, reason"""
+    return type("MC", (), {"run": staticmethod(lambda req, kernel, cand, why: {"ran": True, "ok": ok_,
+                                                                              "reason": reason})})
+
+
+Here.problem = type("P", (), {"kind": "torch"})
+cand = {"source": "def triton_poi_fused_7(): pass\n"}
+with stubbed(static_gate=Gate1, memcheck=memchecked(False, "compute-sanitizer memcheck could not run: X")):
+    r = V.static_check(Here(), "triton_poi_fused_7", cand, {})
+ok(not r["ok"] and r["reason"] == "compute-sanitizer memcheck could not run: X; kernel keeps its name",
+   "static_check: a failing memcheck fails gate 1, its outcome first", r)
+with stubbed(static_gate=Gate1, memcheck=memchecked(True, "needs a memcheck; clean")):
+    r = V.static_check(Here(), "triton_poi_fused_7", cand, {})
+ok(r["ok"] and r["reason"] == "kernel keeps its name; needs a memcheck; clean",
+   "static_check: a clean memcheck passes, after gate 1's reason", r)
+ok(V.static_check(Here(), "triton_poi_fused_7", {"config": {}}, {}) == {"ok": True, "reason": "config only"},
+   "static_check: a config without source has nothing to read")
 
 done()

@@ -77,7 +77,10 @@ def parse(rc: int, output: str) -> tuple[bool, str]:
             text += f" {where}"
         return False, f"compute-sanitizer memcheck: {text}"[:400]
     if rc != 0:
-        last = next((ln for ln in reversed(lines) if ln), f"exit status {rc}")
+        # the child's own last line (its exception), not compute-sanitizer's
+        # (its lines begin with "=========", its summary last)
+        own = [ln.strip() for ln in output.splitlines() if ln.strip() and not ln.startswith("=========")]
+        last = own[-1] if own else f"exit status {rc}"
         return False, f"compute-sanitizer memcheck could not run the candidate: {last}"[:400]
     return True, "compute-sanitizer memcheck clean"
 
@@ -111,11 +114,12 @@ def run(req: dict, kernel: str, cand: dict, why: list[str]) -> dict:
                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                stderr=subprocess.STDOUT, timeout=timeout)
         except subprocess.TimeoutExpired:
-            return {"ran": True, "ok": False, "reason": f"{what}; compute-sanitizer memcheck "
-                                                        f"took more than {timeout:g} s"}
+            return {"ran": True, "ok": False, "reason": f"compute-sanitizer memcheck took more than "
+                                                        f"{timeout:g} s; {what}"}
         except OSError as e:
             return {"ran": False, "ok": False, "reason": f"{what}; cannot run {san}: {e}"}
         ok, line = parse(p.returncode, p.stdout.decode("utf-8", "replace"))
-        return {"ran": True, "ok": ok, "reason": f"{what}; {line}"}
+        # a failure's outcome first: the reasons travel cut at 400 characters
+        return {"ran": True, "ok": ok, "reason": f"{what}; {line}" if ok else f"{line}; {what}"}
     finally:
         os.unlink(path)

@@ -427,7 +427,9 @@ def static_check(c: Compiled, kernel: str, cand: dict, req: dict) -> dict:
     out = {"ok": bool(r["ok"]), "reason": str(r["reason"])}
     if r["ok"] and r["memcheck"]:
         m = memcheck.run(req, kernel, cand, r["memcheck"])
-        out.update(ok=bool(m["ok"]), reason=f"{out['reason']}; {m['reason']}", memcheck=m)
+        # where the memcheck fails, its outcome first (reasons travel cut)
+        both = (out["reason"], m["reason"]) if m["ok"] else (m["reason"], out["reason"])
+        out.update(ok=bool(m["ok"]), reason="; ".join(both), memcheck=m)
     return out
 
 
