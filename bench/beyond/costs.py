@@ -120,8 +120,9 @@ def main() -> int:
     if told:
         print(f"Of those whose load says, Triton's cache answered {hits} of {told}.")
     # the verifies' seconds by part (kopt-worker's phases): the model
-    # compiled for the request or kept from an earlier one, the candidate's
-    # build, the gates
+    # compiled for the request or kept from an earlier one, gate 1 (with
+    # its memcheck, compute-sanitizer running the model in a child), the
+    # candidate's build, the other gates
     ran = {r["path"] for r in rows if r["kind"] == "verify"}
     ph = [m["phases"] for path, m in latest(os.path.join(top, "actions"), "verify")
           if path in ran and isinstance(m.get("phases"), dict)]
@@ -129,8 +130,8 @@ def main() -> int:
         compiled = [p for p in ph if p.get("compiled")]
         total = lambda key, xs=ph: sum(float(p.get(key) or 0) for p in xs)  # noqa: E731
         print(f"\nVerifies that say where their time went: {len(ph)}; the model compiled in {len(compiled)} of them "
-              f"({total('model_s', compiled):.1f} s), kept in the rest; candidates built {total('build_s'):.1f} s; "
-              f"gates {total('gates_s'):.1f} s.")
+              f"({total('model_s', compiled):.1f} s), kept in the rest; gate 1 {total('static_s'):.1f} s; "
+              f"candidates built {total('build_s'):.1f} s; the other gates {total('gates_s'):.1f} s.")
     # the profiles' DRAM byte counts (the GPU's counters, one more call)
     ran = {r["path"] for r in rows if r["kind"] == "profile"}
     ph = [m["phases"] for path, m in latest(os.path.join(top, "actions"), "profile")
