@@ -7,8 +7,9 @@ graph a worker compiled into the same compile cache.
 A worker (KOPT_COMPILE_CACHE=OUTDIR/cache, empty at the start) captures
 models/small_linear_sum.py under Inductor's defaults and under
 max-autotune-no-cudagraphs, as a build's capture does. Then, for each
-variant, two fresh processes on that cache (TORCHINDUCTOR_CACHE_DIR and
-TRITON_CACHE_DIR set to the worker's, as tests/gpu/deploy.py runs) compile
+variant, two fresh processes, each on a copy of that cache
+(TORCHINDUCTOR_CACHE_DIR and TRITON_CACHE_DIR set to it, as
+tests/gpu/deploy.py runs on the build's), compile
 the same model as a deployment would:
 
 - "torch.compile": the user's own line, torch.compile(model, mode=...,
@@ -122,10 +123,15 @@ def main():
         wkeys = key_parts(wlog)
         bypassed = [line[-200:] for line in wlog.splitlines() if "Bypassing FX Graph Cache" in line][:2]
         for how in ("torch.compile", "compile_fx"):
-            r = compile_child.run(CHILD, outdir, f"{variant}-{how.replace('.', '_')}",
+            # each process on a copy of the worker's cache: what one writes
+            # on a miss cannot answer the other
+            name = f"{variant}-{how.replace('.', '_')}"
+            mine = os.path.join(outdir, name + "-cache")
+            shutil.copytree(cache, mine)
+            r = compile_child.run(CHILD, outdir, name,
                                   dict(LOGS, GC_HOW=how, GC_MODE=mode or "", GC_MODEL=MODEL,
-                                       TORCHINDUCTOR_CACHE_DIR=os.path.join(cache, "inductor"),
-                                       TRITON_CACHE_DIR=os.path.join(cache, "triton")))
+                                       TORCHINDUCTOR_CACHE_DIR=os.path.join(mine, "inductor"),
+                                       TRITON_CACHE_DIR=os.path.join(mine, "triton")))
             hit, miss = r.get("fxgraph_cache_hit", 0), r.get("fxgraph_cache_miss", 0)
             ok(hit >= 1 and miss == 0,
                f"{variant} ({mode or 'Inductor defaults'}) compiled by {how} in a fresh process: "
