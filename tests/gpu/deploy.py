@@ -17,7 +17,9 @@ itself does not reproduce within the tolerance). Beside it, each call's device t
 behind a GPU spin, so that the host's launches are hidden), and for a model
 whose speedup is off, its kernels as the profiler sees them against the
 variant's profile (kopt-out/<model>/profile-<variant>.json): whether the
-host, other kernels or other configs made the difference.
+host, other kernels or other configs made the difference; for each, how
+many of its compiles the build's graph cache answered (a miss compiles
+anew, max-autotune's picks then this process's own).
 A model's source is SPEC_DIR/models/<model>.py, or, for a model named
 P/NAME with --sources P=DIR, SPEC_DIR/DIR/NAME.py (the beyond benchmark:
 l1=sample/level1,...). A model passes when its outputs are close and the
@@ -109,6 +111,23 @@ def timed(fns, inputs, n=30, device=False):
     koptmake's profile measures queued_ns_per_call)"""
     ns = M.event_medians([lambda fn=fn: fn(*inputs) for fn in fns], n, flush.zero_, queued=device)
     return [x / 1e6 for x in ns]
+
+
+def graph_cache():
+    """(hits, misses) of Inductor's graph cache in this process so far"""
+    from torch._dynamo.utils import counters
+    c = counters["inductor"]
+    return c.get("fxgraph_cache_hit", 0), c.get("fxgraph_cache_miss", 0)
+
+
+def graph_cache_line(name, before):
+    """the '#' line: how many of a model's compiles since before the
+    build's compile cache answered (a miss compiles anew here, and a
+    max-autotune variant then runs the configs this process picks, not the
+    ones the report measured: bench/results/2026-12-06g-h100-shapes-static)"""
+    (h0, m0), (h1, m1) = before, graph_cache()
+    return (f"# {name}: Inductor's graph cache answered {h1 - h0} of its {h1 - h0 + m1 - m0} compiles"
+            + (f"; {m1 - m0} compiled anew in this process" if m1 > m0 else ""))
 
 
 def kernel_table(fn, inputs, n=10):
@@ -308,7 +327,7 @@ for m in sorted(report["models"], key=lambda m: order.get(m["model"], len(order)
         continue   # a shape of a model: checked with its model's shapes below
     if m.get("verdict") != "optimized" or (only and name not in only):
         continue
-    t_model = time.perf_counter()
+    t_model, cached = time.perf_counter(), graph_cache()
 
     outdir = os.path.join(spec_dir, "kopt-out", name)
     src = source_of(name)
@@ -358,6 +377,7 @@ for m in sorted(report["models"], key=lambda m: order.get(m["model"], len(order)
           f"measured {measured:.3f}x vs reported {claimed:.3f}x, {checked}", flush=True)
     print(f"# {name}: the two first calls (their compiles) {t_compiled - t_model:.1f} s, "
           f"the check {time.perf_counter() - t_model:.1f} s", flush=True)
+    print(graph_cache_line(name, cached), flush=True)
     rows.append(f"| {name} | {hits} | {close} | {tb*1e3:.1f} | {to*1e3:.1f} | "
                 f"{tb / to:.3f}x | {m.get('speedup') or 0:.3f}x | {db*1e3:.1f} | {do*1e3:.1f} | {db/do:.3f}x | "
                 f"{m.get('device_speedup') or 0:.3f}x | {'device' if checked != 'time per call' else 'per call'} |")
@@ -387,12 +407,14 @@ rowmap = {m["model"]: m for m in report["models"]}
 for entry in report.get("shapes") or []:
     if only and entry["model"] not in only:
         continue
+    cached = graph_cache()
     for good, line, row in check_shaped(entry, rowmap):
         n += 1
         bad += not good
         print(f"{'' if good else 'not '}ok {n} - {line}", flush=True)
         if row:
             rows.append(row)
+    print(graph_cache_line(entry["model"], cached), flush=True)
 print(f"1..{n}")
 table()
 ended = True
