@@ -25,5 +25,11 @@ bash "$R" "$tmp/o" smoke nosuch >"$tmp/out" 2>"$tmp/err"; rc=$?
 ok "an unknown part: status 2, named, nothing run" '[ $rc -eq 2 ] && grep -q "no part .nosuch." "$tmp/err" && [ ! -s "$tmp/out" ] && [ ! -d "$tmp/o" ]'
 GPU_TESTS=deploy_check bash "$R" "$tmp/o" >"$tmp/out" 2>&1; rc=$?
 ok "GPU_TESTS picks a part: it alone runs, with its seconds" '[ $rc -eq 0 ] && [ "$(grep -c "^# [a-z_]*: [0-9]* s$" "$tmp/out")" -eq 1 ] && grep -q "^# deploy_check: 0 s$\|^# deploy_check: 1 s$" "$tmp/out" && grep -q "SKIP no KOPT_DEPLOY_SPEC" "$tmp/out"'
+ok "the part's whole output in OUTDIR/PART.out, its verdict in OUTDIR/summary.txt" 'grep -q "SKIP no KOPT_DEPLOY_SPEC" "$tmp/o/deploy_check.out" && [ "$(wc -l <"$tmp/o/summary.txt")" -eq 1 ] && grep -q "^deploy_check ok [01] s 20[0-9-]*T" "$tmp/o/summary.txt"'
+# a part that fails: FAILED in the summary, status 1 (the part's function
+# replaced by one that fails, in a copy of the script)
+sed 's/^deploy_check() {.*/deploy_check() { # fails\n\techo "not ok 1 - made to fail"; return 1; }\nnothing() {/' "$R" >"$tmp/run.sh"
+bash "$tmp/run.sh" "$tmp/f" deploy_check >"$tmp/out" 2>&1; rc=$?
+ok "a failed part: status 1, FAILED in the summary, its output kept" '[ $rc -eq 1 ] && grep -q "^deploy_check FAILED " "$tmp/f/summary.txt" && grep -q "made to fail" "$tmp/f/deploy_check.out" && grep -q "^# deploy_check FAILED$" "$tmp/out"'
 echo "1..$n"
 exit $bad

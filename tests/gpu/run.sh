@@ -7,8 +7,10 @@
 #                               pick parts by name, all of them by default,
 #                               so that the suite can run in slices of a few
 #                               minutes each; `run.sh OUT list` names them
-# Each part prints its TAP lines and its seconds; the status is 1 when a
-# part failed, 2 for a part name that does not exist.
+# Each part prints its TAP lines and its seconds, keeps its whole output
+# in OUTDIR/PART.out and adds a line to OUTDIR/summary.txt (PART, ok or
+# FAILED, its seconds, when it ended); the status is 1 when a part
+# failed, 2 for a part name that does not exist.
 # KOPT_DEPLOY_SPEC=DIR (a spec folder koptmake has built, with models/ and
 # kopt-out/) adds the deployment's first-call check on its model
 # KOPT_DEPLOY_MODEL (default softmax).
@@ -95,7 +97,13 @@ status=0
 for p in ${want:-$PARTS}; do
 	echo "# $p: $(sed -n "s/^$p() { # //p" "$0")"
 	t0=$(date +%s)
-	"$p" || { status=1; echo "# $p FAILED"; }
-	echo "# $p: $(( $(date +%s) - t0 )) s"
+	# each part's whole output kept in OUTDIR/PART.out as well, and its
+	# verdict and seconds in OUTDIR/summary.txt, so that the slices of
+	# several calls (or a cut-off screen) leave a record of each
+	"$p" 2>&1 | tee "$out/$p.out"
+	if [ "${PIPESTATUS[0]}" -eq 0 ]; then r=ok; else r=FAILED; status=1; echo "# $p FAILED"; fi
+	secs=$(( $(date +%s) - t0 ))
+	echo "# $p: $secs s"
+	echo "$p $r $secs s $(date -u +%Y-%m-%dT%H:%M:%SZ)" >> "$out/summary.txt"
 done
 exit $status
