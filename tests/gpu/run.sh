@@ -100,8 +100,10 @@ for p in ${want:-$PARTS}; do
 	# each part's whole output kept in OUTDIR/PART.out as well, and its
 	# verdict and seconds in OUTDIR/summary.txt, so that the slices of
 	# several calls (or a cut-off screen) leave a record of each
-	"$p" 2>&1 | tee "$out/$p.out"
-	if [ "${PIPESTATUS[0]}" -eq 0 ]; then r=ok; else r=FAILED; status=1; echo "# $p FAILED"; fi
+	# (the part's status through a file: the script also runs under sh)
+	{ "$p"; echo $? >"$out/.$p.rc"; } 2>&1 | tee "$out/$p.out"
+	if [ "$(cat "$out/.$p.rc" 2>/dev/null)" = 0 ]; then r=ok; else r=FAILED; status=1; echo "# $p FAILED"; fi
+	rm -f "$out/.$p.rc"
 	secs=$(( $(date +%s) - t0 ))
 	echo "# $p: $secs s"
 	echo "$p $r $secs s $(date -u +%Y-%m-%dT%H:%M:%SZ)" >> "$out/summary.txt"
