@@ -10,7 +10,8 @@ ranges keep their names; a row gets its bytes per launch and their rate,
 and the account names what no row has; the host's time to enqueue a
 call is the median over calls, each after a synchronize; the CUDA-event
 times per call, from an idle GPU or queued behind a spin (the device
-time of the report's device speedups). Needs torch
+time of the report's device speedups); which profiles count at all
+(none over CUDA graphs, with the reason). Needs torch
 (CPU is enough).
 Prints TAP."""
 import os
@@ -163,4 +164,31 @@ ok(queued_seq == (one("a", 8000000) + one("b", 400000)) * 3,
    queued_seq)
 ok(idle == got and idle_seq == [x for x in queued_seq if not isinstance(x, tuple)],
    "from an idle GPU: the same calls and events, no spin", idle_seq)
+# which profiles count DRAM bytes: not where the request or KOPT_COUNTERS
+# says no, nor for Helion or vendor kernels alone; over CUDA graphs, none,
+# with the reason the report prints
+NS = types.SimpleNamespace
+triton_rows, vendor_rows = [{"kind": "triton"}, {"kind": "vendor"}], [{"kind": "vendor"}]
+
+
+def compiled(kind="torch", graphs=False):
+    """a TEST DOUBLE of a compiled model: its problem's kind and its graphs"""
+    return NS(problem=NS(kind=kind), graphs=graphs)
+
+
+ok(W.counters_wanted({}, compiled(), triton_rows) is True and
+   W.counters_wanted({"counters": True}, compiled(), triton_rows) is True,
+   "counters: a profile with a Triton kernel counts its DRAM bytes")
+ok(W.counters_wanted({"counters": False}, compiled(), triton_rows) is False and
+   W.counters_wanted({}, compiled("helion"), triton_rows) is False and
+   W.counters_wanted({}, compiled(), vendor_rows) is False,
+   "counters: none where the request says no, for a Helion kernel, or with vendor kernels alone")
+os.environ["KOPT_COUNTERS"] = "0"
+off = W.counters_wanted({}, compiled(), triton_rows)
+del os.environ["KOPT_COUNTERS"]
+ok(off is False, "counters: KOPT_COUNTERS=0 turns them off whatever the request says", off)
+why = W.counters_wanted({}, compiled(graphs=True), triton_rows)
+ok(isinstance(why, str) and why.startswith("not counted over CUDA graphs") and
+   W.counters_wanted({"counters": False}, compiled(graphs=True), triton_rows) is False,
+   "counters: over CUDA graphs none, with the reason (the range profiler loses the context there)", why)
 done()

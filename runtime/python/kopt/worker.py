@@ -416,11 +416,10 @@ def op_profile(req):
     phases["measure_s"] = round(time.perf_counter() - t0, 3)
     t0 = time.perf_counter()
     counted = None
-    # KOPT_COUNTERS=0: none, whatever the request says (a GPU whose
-    # counters are not the user's to read); nor where no Triton kernel
-    # runs (a vendor kernel's bound is its own time: its bytes change nothing)
-    if req.get("counters", True) and os.environ.get("KOPT_COUNTERS", "1") != "0" and c.problem.kind != "helion" \
-            and any(r["kind"] == "triton" for r in rows):
+    counting = counters_wanted(req, c, rows)
+    if isinstance(counting, str):
+        counted = {"error": counting}
+    elif counting:
         # the bytes each kernel really moved (advice: a profile stands without them)
         try:
             launches = [r[0] for r in sorted(calls[-1].records, key=lambda r: r[1])]
@@ -489,6 +488,25 @@ def op_profile(req):
         **({"helion": helion} if helion is not None else {}),
         **({"raw_calls": raw} if raw else {}),
     }
+
+
+def counters_wanted(req: dict, c: Compiled, rows: list[dict]) -> bool | str:
+    """Whether a profile counts its kernels' DRAM bytes (one more call
+    under CUPTI's range profiler), or why not where the report should say.
+    KOPT_COUNTERS=0: none, whatever the request says (a GPU whose counters
+    are not the user's to read); nor for a Helion kernel, nor where no
+    Triton kernel runs (a vendor kernel's bound is its own time: its bytes
+    change nothing). Not over CUDA graphs: the range profiler around a
+    graph's replay ended in an illegal instruction on an H100 (the GPT-2
+    block's CUDA-graph variant, bench/results/2026-12-06g), which loses the
+    worker's CUDA context; the same kernels without graphs are counted in
+    their own variant's profile."""
+    if not req.get("counters", True) or os.environ.get("KOPT_COUNTERS", "1") == "0" or c.problem.kind == "helion" \
+            or not any(r["kind"] == "triton" for r in rows):
+        return False
+    if c.graphs:
+        return "not counted over CUDA graphs' replays (CUPTI's range profiler and a graph launch lose the CUDA context)"
+    return True
 
 
 def dram_rows(rows: list[dict], moved: dict, info: dict) -> dict:
