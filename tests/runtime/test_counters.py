@@ -164,6 +164,7 @@ ok(queued_seq == (one("a", 8000000) + one("b", 400000)) * 3,
    queued_seq)
 ok(idle == got and idle_seq == [x for x in queued_seq if not isinstance(x, tuple)],
    "from an idle GPU: the same calls and events, no spin", idle_seq)
+
 # which profiles count DRAM bytes: not where the request or KOPT_COUNTERS
 # says no, nor for Helion or vendor kernels alone; over CUDA graphs, none,
 # with the reason the report prints
