@@ -505,7 +505,8 @@ def counters_wanted(req: dict, c: Compiled, rows: list[dict]) -> bool | str:
             or not any(r["kind"] == "triton" for r in rows):
         return False
     if c.graphs:
-        return "not counted over CUDA graphs' replays (CUPTI's range profiler and a graph launch lose the CUDA context)"
+        # (rules/profile.c prints it as "DRAM bytes: not counted (REASON)")
+        return "over CUDA graphs' replays, CUPTI's range profiler loses the CUDA context"
     return True
 
 
