@@ -7,7 +7,8 @@
 #              than the kernel (a launch function): their first line is
 #              `# expect: ...` as below;
 #   good/*.py  legitimate edits; `# original: NAME.py` names the original;
-#              must pass;
+#              must pass; with `# memcheck: none` in its first lines, with
+#              every access proven (none left for the GPU's memcheck);
 #   bad/*.py   first line `# expect: <substring of the reason>`, then
 #              `# original: NAME.py` (a coding declaration may come between
 #              them, on line 2); must fail with that reason. Escape
@@ -22,7 +23,8 @@
 #              arithmetic, recursion);
 #   memcheck/*.py  first line `# memcheck: <substring>`: must pass, with an
 #              access the gate cannot prove listed for the GPU's memcheck
-#              (flow_*: values a loop or a branch carries).
+#              (flow_*: values a loop or a branch carries; flow_branch_*:
+#              a value an if picks, its test or a branch changed).
 # Needs python3 (standard library only; no torch, no triton).
 set -u
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
@@ -83,7 +85,13 @@ while IFS= read -r f; do
 	else
 		rc=none out="no line from static_gate --each"
 	fi
-	if [ -n "$memcheck" ]; then
+	if [ "$memcheck" = none ]; then
+		case $rc:$out in
+		0:*"; memcheck: "*) report not-ok "$name" "want a pass that needs no memcheck, got $out" ;;
+		0:*) report ok "$name: $out" ;;
+		*) report not-ok "$name" "want a pass that needs no memcheck, got (exit $rc) $out" ;;
+		esac
+	elif [ -n "$memcheck" ]; then
 		case $rc:$out in
 		0:pass:*"; memcheck: "*"$memcheck"*) report ok "$name: $out" ;;
 		*) report not-ok "$name" "want a pass listing '$memcheck' for the memcheck, got (exit $rc) $out" ;;

@@ -127,6 +127,9 @@ class Flow:
         self.text: dict[tuple, str] = {}  # each mask atom as written
         self.memo: dict[tuple[str, int], object] = {}
         self.keep: list[object] = []      # what the memo's ids point to
+        # a name an if/else sets on both branches: its binding's id -> the
+        # test (with the definitions it reads there) and each branch's binding
+        self.branches: dict[int, tuple] = {}
         env = {a.arg: (Def("param", a.arg),) for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs}
         for a in (fn.args.vararg, fn.args.kwarg):
             if a is not None:
@@ -181,6 +184,7 @@ class Flow:
             self.loop(s, env)
         elif isinstance(s, ast.If):
             self.visit(s.test, env)
+            test = {n: env[n] for n in _names(s.test) if n in env}
             other = dict(env)
             self.cond += 1
             self.block(s.body, env)
@@ -190,6 +194,9 @@ class Flow:
                 a, b = env.get(k), other.get(k)
                 if a is not b:
                     env[k] = self.merge(a, b)
+                    if a is not None and b is not None:
+                        self.branches[id(env[k])] = (s.test, test, a, b)
+                        self.keep.append(env[k])
         elif isinstance(s, ast.Delete):
             for name in _stored(s):
                 env[name] = (self.unknown(),)
@@ -331,7 +338,18 @@ class Flow:
         if got is not NOT_NUMBER:
             return got
         forms = {self.canon_def(d, depth) for d in b}
-        return self.remember(("canon", b), forms.pop() if len(forms) == 1 else f"?{next(self.tokens)}")
+        if len(forms) == 1:
+            return self.remember(("canon", b), forms.pop())
+        if id(b) in self.branches:
+            # set on both branches of an if: the test's value picks one, so
+            # the same test over the same two values is the same value, in
+            # this function or another (a fresh token for each would make
+            # a kernel differ from itself: a GEMM template's offs_a_m)
+            node, env, then, orelse = self.branches[id(b)]
+            return self.remember(("canon", b), f"If({self._canon(node, env, depth + 1)}|"
+                                                f"{self.canon_binding(then, depth + 1)}|"
+                                                f"{self.canon_binding(orelse, depth + 1)})")
+        return self.remember(("canon", b), f"?{next(self.tokens)}")
 
     def canon_def(self, d: Def, depth: int) -> str:
         got = self.recall("def", d)
