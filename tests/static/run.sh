@@ -7,8 +7,10 @@
 #              than the kernel (a launch function): their first line is
 #              `# expect: ...` as below;
 #   good/*.py  legitimate edits; `# original: NAME.py` names the original;
-#              must pass; with `# memcheck: none` in its first lines, with
-#              every access proven (none left for the GPU's memcheck);
+#              must pass; with `# memcheck: none` in its first lines
+#              (every edit the gate can prove in bounds), with nothing
+#              left for the GPU's memcheck: a loss of the gate's
+#              precision fails them;
 #   bad/*.py   first line `# expect: <substring of the reason>`, then
 #              `# original: NAME.py` (a coding declaration may come between
 #              them, on line 2); must fail with that reason. Escape

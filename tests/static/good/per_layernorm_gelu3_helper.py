@@ -1,4 +1,5 @@
 # original: per_layernorm_gelu3.py
+# memcheck: none
 # a @triton.jit helper for the GELU
 import triton
 import triton.language as tl

@@ -1,4 +1,5 @@
 # original: per_sum5.py
+# memcheck: none
 # tl.reduce with a @triton.jit combine helper
 import triton
 import triton.language as tl

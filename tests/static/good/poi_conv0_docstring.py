@@ -1,4 +1,5 @@
 # original: poi_conv0.py
+# memcheck: none
 # a module docstring and comments
 """Transpose for the convolution: a tile per program."""
 import triton

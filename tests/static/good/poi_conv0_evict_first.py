@@ -1,4 +1,5 @@
 # original: poi_conv0.py
+# memcheck: none
 # an eviction hint changed
 import triton
 import triton.language as tl

@@ -1,4 +1,5 @@
 # original: poi_conv0.py
+# memcheck: none
 # the heuristic decorator's arguments changed, not its kind
 import triton
 import triton.language as tl

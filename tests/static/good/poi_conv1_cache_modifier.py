@@ -1,4 +1,5 @@
 # original: poi_conv1.py
+# memcheck: none
 # a cache modifier instead of an eviction hint
 import triton
 import triton.language as tl

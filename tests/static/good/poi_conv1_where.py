@@ -1,4 +1,5 @@
 # original: poi_conv1.py
+# memcheck: none
 # masks combined once, tl.where
 import triton
 import triton.language as tl

@@ -1,4 +1,5 @@
 # original: poi_conv_relu2.py
+# memcheck: none
 # cache hint on the bias load
 import triton
 import triton.language as tl

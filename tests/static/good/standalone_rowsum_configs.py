@@ -1,4 +1,5 @@
 # original: standalone_rowsum.py
+# memcheck: none
 # more autotune configs, tl.range with stages
 """A standalone autotuned Triton kernel: the sum of each row."""
 import triton

@@ -1,4 +1,5 @@
 # original: standalone_unrolled.py
+# memcheck: none
 # other launch configs, each CHUNKS at most 1024: the unrolling stays bounded
 """A standalone autotuned Triton kernel: each program sums CHUNKS blocks of a
 row, the loop over them unrolled (tl.static_range over a constexpr)."""

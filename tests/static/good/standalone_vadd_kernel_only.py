@@ -1,4 +1,5 @@
 # original: standalone_vadd.py
+# memcheck: none
 # the kernel alone, an eviction hint
 import triton
 import triton.language as tl

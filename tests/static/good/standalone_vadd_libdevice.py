@@ -1,4 +1,5 @@
 # original: standalone_vadd.py
+# memcheck: none
 # libdevice from triton.language.extra
 import triton
 import triton.language as tl
