@@ -14,9 +14,10 @@ the same model as a deployment would:
 
 - "torch.compile": the user's own line, torch.compile(model, mode=...,
   dynamic=False);
-- "compile_fx": the way kopt.backend compiles a table's variant, Inductor's
-  compile_fx called by a backend of its own under the variant's options
-  (kopt.deploy.compile_with).
+- "compile_fx": the way kopt.backend compiles, Inductor's compile_fx
+  called by a backend of its own under the variant's options
+  (kopt.deploy.compile_plain, which compile_with's compile_fx call is
+  too, with the table's swaps on top).
 
 Checks, printed as TAP: each compile is one hit of Inductor's graph cache
 and no miss (Inductor's counters), so that the deployed code is the code
@@ -28,17 +29,16 @@ diagnostic names the parts of Inductor's cache key (TORCH_LOGS'
 process) whose hashes differ.
 """
 
-import json
 import os
 import re
 import shutil
-import subprocess
 import sys
 
 here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(here, "..", "runtime"))
 from tap import ok, done  # noqa: E402
 import compile_child  # noqa: E402
+from wclient import Worker  # noqa: E402
 
 MODEL = os.path.join(here, "models", "small_linear_sum.py")
 LOGS = {"TORCH_LOGS": "+torch._inductor.codecache"}
@@ -61,13 +61,10 @@ inputs = list(to_device(mod.get_inputs()))
 if how == "torch.compile":
     fn = torch.compile(own_frame(model), mode=mode, dynamic=False)
 else:
-    from torch._inductor import config, list_mode_options
-    from torch._inductor.compile_fx import compile_fx
+    from torch._inductor import list_mode_options
+    from kopt.deploy import compile_plain
     opts = list_mode_options(mode) if mode else {}
-    def backend(gm, example_inputs):
-        with config.patch(opts):
-            return compile_fx(gm, example_inputs)
-    fn = torch.compile(own_frame(model), backend=backend, dynamic=False)
+    fn = torch.compile(own_frame(model), backend=lambda gm, ex: compile_plain(gm, ex, opts), dynamic=False)
 with torch.no_grad():
     fn(*inputs)
 torch.cuda.synchronize()
@@ -111,13 +108,13 @@ def main():
     shutil.rmtree(outdir, ignore_errors=True)
     cache = os.path.join(outdir, "cache")
     os.makedirs(cache)
-    for i, (variant, mode) in enumerate(VARIANTS):
+    for variant, mode in VARIANTS:
         log = os.path.join(outdir, f"worker-{variant}.log")
         # the worker's Inductor and Triton caches under KOPT_COMPILE_CACHE
         # (kopt.worker), not a caller's own setting, which would win
         env = {k: v for k, v in os.environ.items() if k not in ("TORCHINDUCTOR_CACHE_DIR", "TRITON_CACHE_DIR")}
         with open(log, "w") as err:
-            capture(worker, dict(env, KOPT_COMPILE_CACHE=cache, **LOGS), variant, mode, i + 1, err)
+            capture(worker, dict(env, KOPT_COMPILE_CACHE=cache, **LOGS), variant, mode, err)
         with open(log) as f:
             wlog = f.read()
         wkeys = key_parts(wlog)
@@ -141,21 +138,16 @@ def main():
     done()
 
 
-def capture(worker, env, variant, mode, i, err):
+def capture(worker, env, variant, mode, err):
     """one fresh worker's capture of the model under a variant, as a
     build's; its stderr (with its TORCH_LOGS lines) into err"""
-    p = subprocess.Popen([worker], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err, text=True, env=env)
-    json.loads(p.stdout.readline())  # hello
-    req = {"op": "capture", "id": i, "seed": 0,
-           "model": {"name": "small_linear_sum", "kind": "torch", "path": MODEL},
-           "variant": {"name": variant, "mode": mode, "options": {}, "aten_fallback": [], "cudnn_benchmark": False}}
-    p.stdin.write(json.dumps(req) + "\n")
-    p.stdin.flush()
-    rep = json.loads(p.stdout.readline())
-    p.stdin.close()
-    p.wait(timeout=300)
-    if not rep.get("ok"):
-        raise RuntimeError(f"capture of {variant}: {rep.get('error')}")
+    w = Worker(worker, env=env, stderr=err)
+    try:
+        w.ask({"op": "capture", "seed": 0, "model": {"name": "small_linear_sum", "kind": "torch", "path": MODEL},
+               "variant": {"name": variant, "mode": mode, "options": {}, "aten_fallback": [],
+                           "cudnn_benchmark": False}})
+    finally:
+        w.close()
 
 
 if __name__ == "__main__":

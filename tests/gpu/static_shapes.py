@@ -29,35 +29,26 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import sys
 
 here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(here, "..", "runtime"))
 from tap import ok, done  # noqa: E402
+from wclient import Worker  # noqa: E402
 
 SYMBOLIC = re.compile(r"\bs\d+\b")  # Inductor's symbolic sizes: s0, s77, ...
 
 
 def captures(worker, env, sizes):
     """The replies of one fresh worker to a capture at each batch size."""
-    p = subprocess.Popen([worker], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
-    json.loads(p.stdout.readline())  # hello
-    out = []
+    w = Worker(worker, env=env)
     model = {"name": "small_rowmax", "kind": "torch", "path": os.path.join(here, "models", "small_rowmax.py")}
-    for i, b in enumerate(sizes):
-        req = {"op": "capture", "id": i + 1, "seed": 0, "model": dict(model, shape={"batch_size": b}),
-               "variant": {"name": "default", "mode": None, "options": {}, "aten_fallback": [],
-                           "cudnn_benchmark": False}}
-        p.stdin.write(json.dumps(req) + "\n")
-        p.stdin.flush()
-        rep = json.loads(p.stdout.readline())
-        if not rep.get("ok"):
-            raise RuntimeError(f"capture at batch {b}: {rep.get('error')}")
-        out.append(rep["result"])
-    p.stdin.close()
-    p.wait(timeout=120)
-    return out
+    variant = {"name": "default", "mode": None, "options": {}, "aten_fallback": [], "cudnn_benchmark": False}
+    try:
+        return [w.ask({"op": "capture", "seed": 0, "model": dict(model, shape={"batch_size": b}), "variant": variant})
+                for b in sizes]
+    finally:
+        w.close()
 
 
 def hashes(cap):

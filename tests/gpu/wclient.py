@@ -19,11 +19,15 @@ import time
 
 class Worker:
     """A kopt-worker spoken to request by request, for the GPU tests that
-    drive it from Python (knobs.py, transforms.py): each reply is written to
-    OUTDIR as reply-N-OP.json, and a reply that is not ok raises."""
+    drive it from Python (knobs.py, transforms.py, static_shapes.py,
+    graph_cache.py): each reply is written to OUTDIR as reply-N-OP.json
+    where an OUTDIR is given, and a reply that is not ok raises. env: the
+    worker's environment (default this process's); stderr: where its
+    stderr goes (default this process's)."""
 
-    def __init__(self, path, outdir):
-        self.p = subprocess.Popen([path], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    def __init__(self, path, outdir=None, env=None, stderr=None):
+        self.p = subprocess.Popen([path], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env,
+                                  stderr=stderr)
         self.outdir, self.i = outdir, 0
         json.loads(self.p.stdout.readline())  # hello
 
@@ -36,8 +40,9 @@ class Worker:
         if not line:
             raise RuntimeError(f"the worker died (exit {self.p.wait()})")
         rep = json.loads(line)
-        with open(os.path.join(self.outdir, f"reply-{self.i}-{req['op']}.json"), "w") as f:
-            json.dump({"request": req, "reply": rep}, f, indent=1)
+        if self.outdir:
+            with open(os.path.join(self.outdir, f"reply-{self.i}-{req['op']}.json"), "w") as f:
+                json.dump({"request": req, "reply": rep}, f, indent=1)
         if not rep.get("ok"):
             raise RuntimeError(f"{req['op']}: {rep.get('error')}\n{rep.get('detail', '')}")
         return rep["result"]
