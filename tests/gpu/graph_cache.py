@@ -13,11 +13,18 @@ tests/gpu/deploy.py runs on the build's), compile
 the same model as a deployment would:
 
 - "torch.compile": the user's own line, torch.compile(model, mode=...,
-  dynamic=False);
+  dynamic=False), in a process whose float32 flags are the capture's
+  (TF32 off, as kopt.worker sets them): Inductor keys its graph cache on
+  them;
 - "compile_fx": the way kopt.backend compiles, Inductor's compile_fx
   called by a backend of its own under the variant's options
   (kopt.deploy.compile_plain, which compile_with's compile_fx call is
-  too, with the table's swaps on top).
+  too, with the table's swaps on top), in a process with torch's own
+  flags: kopt.deploy.capture_precision must set the capture's for the
+  compile, and put torch's back after it (checked too);
+- "kopt.backend": kopt.deploy.compile_with, a deployment's compile, with
+  a table of the variant and no kernels (its tuning-cache, template and
+  rewrite hooks on, as a deployment has them).
 
 Checks, printed as TAP: each compile is one hit of Inductor's graph cache
 and no miss (Inductor's counters), so that the deployed code is the code
@@ -29,6 +36,7 @@ diagnostic names the parts of Inductor's cache key (TORCH_LOGS'
 process) whose hashes differ.
 """
 
+import json
 import os
 import re
 import shutil
@@ -58,18 +66,32 @@ mod = load_module(path)
 torch.manual_seed(0)
 model = mod.Model(*to_device(list(mod.get_init_inputs()))).cuda().eval()
 inputs = list(to_device(mod.get_inputs()))
+def flags():
+    m, d = torch.backends.cuda.matmul, torch.backends.cudnn
+    objs = [m, d, getattr(d, "conv", None), getattr(d, "rnn", None)]
+    return [getattr(o, "fp32_precision", None) or getattr(o, "allow_tf32", None) for o in objs]
+before = flags()
 if how == "torch.compile":
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
     fn = torch.compile(own_frame(model), mode=mode, dynamic=False)
-else:
+elif how == "compile_fx":
     from torch._inductor import list_mode_options
     from kopt.deploy import compile_plain
     opts = list_mode_options(mode) if mode else {}
     fn = torch.compile(own_frame(model), backend=lambda gm, ex: compile_plain(gm, ex, opts), dynamic=False)
+else:
+    from kopt.deploy import Table, compile_with
+    table = Table("(a table of the variant alone)", {"variant": json.loads(os.environ["GC_VARIANT"]), "kernels": {}})
+    fn = torch.compile(own_frame(model), backend=lambda gm, ex: compile_with(table, gm, ex, {}, False, None, []),
+                       dynamic=False)
 with torch.no_grad():
     fn(*inputs)
 torch.cuda.synchronize()
 c = counters["inductor"]
-print(json.dumps({k: c.get(k, 0) for k in ("fxgraph_cache_hit", "fxgraph_cache_miss", "fxgraph_cache_bypass")}))
+out = {k: c.get(k, 0) for k in ("fxgraph_cache_hit", "fxgraph_cache_miss", "fxgraph_cache_bypass")}
+out["flags"] = [str(f) for f in before + flags()]
+print(json.dumps(out))
 """
 
 HEADER = re.compile(r"FX graph cache hash details for key (\w+):")
@@ -119,7 +141,7 @@ def main():
             wlog = f.read()
         wkeys = key_parts(wlog)
         bypassed = [line[-200:] for line in wlog.splitlines() if "Bypassing FX Graph Cache" in line][:2]
-        for how in ("torch.compile", "compile_fx"):
+        for how in ("torch.compile", "compile_fx", "kopt.backend"):
             # each process on a copy of the worker's cache: what one writes
             # on a miss cannot answer the other
             name = f"{variant}-{how.replace('.', '_')}"
@@ -127,6 +149,7 @@ def main():
             shutil.copytree(cache, mine)
             r = compile_child.run(CHILD, outdir, name,
                                   dict(LOGS, GC_HOW=how, GC_MODE=mode or "", GC_MODEL=MODEL,
+                                       GC_VARIANT=json.dumps(variant_of(variant, mode)),
                                        TORCHINDUCTOR_CACHE_DIR=os.path.join(mine, "inductor"),
                                        TRITON_CACHE_DIR=os.path.join(mine, "triton")))
             hit, miss = r.get("fxgraph_cache_hit", 0), r.get("fxgraph_cache_miss", 0)
@@ -135,7 +158,17 @@ def main():
                f"the worker's graph from the cache ({hit} hit, {miss} miss, "
                f"{r.get('fxgraph_cache_bypass', 0)} bypassed)",
                r.get("failed") or "\n".join(bypassed + differing(wkeys, key_parts(r["stderr"]))))
+            if how != "torch.compile":
+                f = r.get("flags") or []
+                ok(len(f) == 8 and f[:4] == f[4:],
+                   f"{variant} by {how}: the process's float32 flags are as they were after kopt's compile ({' '.join(f)})",
+                   r.get("failed") or "before: matmul, cudnn, cudnn.conv, cudnn.rnn; then after")
     done()
+
+
+def variant_of(name, mode) -> dict:
+    """the variant as a build's request and its table carry it"""
+    return {"name": name, "mode": mode, "options": {}, "aten_fallback": [], "cudnn_benchmark": False}
 
 
 def capture(worker, env, variant, mode, err):
@@ -144,8 +177,7 @@ def capture(worker, env, variant, mode, err):
     w = Worker(worker, env=env, stderr=err)
     try:
         w.ask({"op": "capture", "seed": 0, "model": {"name": "small_linear_sum", "kind": "torch", "path": MODEL},
-               "variant": {"name": variant, "mode": mode, "options": {}, "aten_fallback": [],
-                           "cudnn_benchmark": False}})
+               "variant": variant_of(variant, mode)})
     finally:
         w.close()
 

@@ -2,7 +2,8 @@
 (kopt.deploy: load_tables, signature, pick_shape, make_backend) on the
 CPU, against TEST DOUBLES of torch: tensors are objects with a shape and a
 dtype, a symbolic size an object that is no int, torch._inductor's
-config.patch and compile_fx stand-ins that record what they compile, and
+config.patch and compile_fx stand-ins that record what they compile (and
+under which float32 flags: torch.backends' as torch 2.11 keeps them), and
 kopt.deploy.compile_with replaced by a recorder of the table each graph is
 compiled with. The table is a model served at three shapes as koptmake's
 deploy step joins them, sealed as koptmake seals it (kopt.seal, under a key
@@ -12,7 +13,9 @@ simulated worker wrote). Checks that each graph goes to the shape whose
 inputs it takes (the model's parameters among its inputs too), that a
 shape outside every declared one and a dynamic-shape compile get
 Inductor's code with one warning each, that each compile is counted, and
-that a table of one model (no shapes) takes every graph as before.
+that Inductor compiles under the capture's float32 flags and the
+caller's come back after, and that a table of one model (no shapes)
+takes every graph as before.
 Prints TAP."""
 
 import json
@@ -32,18 +35,54 @@ plain_compiles = []
 
 
 class _Patch:
+    now: dict = {}
+
     def __init__(self, opts):
         self.opts = opts
 
     def __enter__(self):
+        _Patch.now = self.opts
         return self
 
     def __exit__(self, *exc):
+        _Patch.now = {}
         return False
 
 
+class _Flags:
+    """one of torch 2.11's float32 flag objects: its state is fp32_precision
+    ('none' in a fresh process), which the legacy allow_tf32 setter
+    changes ('ieee' for False, 'tf32' for True)"""
+
+    def __init__(self, state="none"):
+        self.fp32_precision = state
+
+    @property
+    def allow_tf32(self):
+        return self.fp32_precision == "tf32"
+
+    @allow_tf32.setter
+    def allow_tf32(self, on):
+        self.fp32_precision = "tf32" if on else "ieee"
+
+
+backends = types.SimpleNamespace(cuda=types.SimpleNamespace(matmul=_Flags()), cudnn=_Flags())
+backends.cudnn.conv, backends.cudnn.rnn = _Flags("tf32"), _Flags()
+
+
+def flags():
+    """the double's flag states: matmul, cuDNN, its conv and rnn"""
+    d = backends.cudnn
+    return [o.fp32_precision for o in (backends.cuda.matmul, d, d.conv, d.rnn)]
+
+
+FRESH = flags()
+
+
 def _compile_fx(gm, example_inputs):
-    plain_compiles.append((gm, list(example_inputs)))
+    plain_compiles.append((gm, list(example_inputs), flags()))
+    if _Patch.now.get("fail"):
+        raise RuntimeError("the double's compile fails where told to")
     return lambda *a: ("inductor", gm)
 
 
@@ -56,6 +95,7 @@ cfx.compile_fx = _compile_fx
 inductor.config = config
 inductor.compile_fx = cfx
 torch._inductor = inductor
+torch.backends = backends
 sys.modules.update({"torch": torch, "torch._inductor": inductor, "torch._inductor.config": config,
                     "torch._inductor.compile_fx": cfx})
 
@@ -157,6 +197,18 @@ ok(len(w) == 1 and "dynamic=False" in str(w[0].message) and len(plain_compiles) 
    "a dynamic-shape compile: Inductor's code, and one warning saying dynamic=False keeps the shapes' code")
 ok(b.counts == {"compiles": 5, "outside": 2} and b.table is None and len(b.tables) == 3,
    "the backend counts its compiles (one per graph and shape) and those outside", b.counts)
+ok([c[2] for c in plain_compiles] == [["ieee", "ieee", "tf32", "none"]] * 2,
+   "Inductor compiles under the capture's float32 flags (TF32 off for cuBLAS and cuDNN): its graph cache "
+   "keys on them", [c[2] for c in plain_compiles])
+ok(flags() == FRESH == ["none", "none", "tf32", "none"], "and the process's own flags are put back after",
+   flags())
+backends.cuda.matmul.fp32_precision, backends.cudnn.fp32_precision = "tf32", "tf32"
+try:
+    D.compile_plain("g4", [T(2, 4096)], {"max_autotune": True, "fail": True})
+except RuntimeError:
+    pass
+ok(plain_compiles[-1][2][:2] == ["ieee", "ieee"] and flags() == ["tf32", "tf32", "tf32", "none"],
+   "a caller's TF32 is off for the compile and on again after it, a failed compile too", (plain_compiles[-1], flags()))
 
 # a model built at its own inputs: one table, every graph
 one = tempfile.mkdtemp()
