@@ -20,7 +20,7 @@ the same model as a deployment would:
   called by a backend of its own under the variant's options
   (kopt.deploy.compile_plain, which compile_with's compile_fx call is
   too, with the table's swaps on top), in a process with torch's own
-  flags: kopt.deploy.capture_precision must set the capture's for the
+  flags: kopt.precision.capture_flags must set the capture's for the
   compile, and put torch's back after it (checked too);
 - "kopt.backend": kopt.deploy.compile_with, a deployment's compile, with
   a table of the variant and no kernels (its tuning-cache, template and

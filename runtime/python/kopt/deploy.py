@@ -68,13 +68,13 @@ this choice apart, against reduce-overhead and max-autotune).
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import warnings
 
 from . import kernels as K
 from . import knobs as N
+from . import precision as P
 from . import seal as S
 from . import tplcut
 from . import tplthreads
@@ -419,64 +419,12 @@ class Graphed:
         return self.outputs
 
 
-# the float32 flags a build's captures compile under (kopt.worker's
-# set_precision("strict")): TF32 off where these say allow_tf32; and every
-# object whose state that setting may change (torch 2.11's cuDNN keeps one
-# per operator class below its own), to be put back, parents first
-STRICT_FLAGS = (("cuda", "matmul"), ("cudnn",))
-TOUCHED = STRICT_FLAGS + (("cudnn", "conv"), ("cudnn", "rnn"))
-
-
-def flag_objects(paths) -> list:
-    """the torch.backends objects at paths that this torch has"""
-    import torch
-
-    found = []
-    for path in paths:
-        obj = torch.backends
-        for name in path:
-            obj = getattr(obj, name, None)
-        if obj is not None:
-            found.append(obj)
-    return found
-
-
-@contextlib.contextmanager
-def capture_precision():
-    """The float32 flags a build's captures compiled under, for the span
-    of a deployment's compile: TF32 off for cuBLAS and cuDNN (every
-    capture is strict, whatever the spec's precision). Inductor keys its
-    graph cache on the matmul flags (torch 2.11: fp32_precision, which a
-    fresh process has as 'none' and the worker's allow_tf32 = False sets
-    to 'ieee') and writes them into its GEMM templates, so that a compile
-    under the process's own flags misses the build's graphs and picks
-    max-autotune's configs again (tests/gpu/graph_cache.py). The flags the
-    compiled code then runs under are the caller's: each is put back by
-    the attribute that holds its state (fp32_precision where this torch
-    has it, else allow_tf32)."""
-    saved = []
-    for obj in flag_objects(TOUCHED):
-        for attr in ("fp32_precision", "allow_tf32"):
-            try:   # torch 1.13's matmul object raises AssertionError for a name it lacks
-                saved.append((obj, attr, getattr(obj, attr)))
-                break
-            except (AttributeError, AssertionError):
-                pass
-    try:
-        for obj in flag_objects(STRICT_FLAGS):
-            obj.allow_tf32 = False
-        yield
-    finally:
-        for obj, attr, value in saved:
-            setattr(obj, attr, value)
-
-
 def compile_plain(gm, example_inputs, options: dict):
     """Inductor's code: its defaults and the backend's options, no table."""
     from torch._inductor import config
     from torch._inductor.compile_fx import compile_fx
 
-    with config.patch(dict(options)), capture_precision():
+    with config.patch(dict(options)), P.capture_flags():
         return compile_fx(gm, example_inputs)
 
 
@@ -500,7 +448,7 @@ def compile_with(table: Table, gm, example_inputs, options: dict, check: bool, c
     before = len(table.swaps)
     fallbacks = list(table.variant.get("aten_fallback") or [])
     with config.patch(opts), aten_fallbacks(fallbacks), rewrites.applied(own), swapping(table), \
-            capture_precision():
+            P.capture_flags():
         compiled = compile_fx(gm, example_inputs)
     missed = len(table.kernels) - len(table.hits)
     if missed > 0:

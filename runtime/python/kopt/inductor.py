@@ -17,6 +17,9 @@ from . import compile_time as CT
 from . import helion
 from . import kernels as K
 from . import rewrites
+from . import tplcut
+from . import tplthreads
+from . import tunecache
 from .problem import Compiled, Problem
 
 
@@ -189,6 +192,17 @@ def compile_problem(problem: Problem, variant: dict, reset: bool = True) -> Comp
     for code in codes:
         c.decls.extend(K.split(code))
     return c
+
+
+def compile_hooks() -> None:
+    """What a build's compiles run with, in the worker and in every child
+    that compiles its graphs again (memcheck_child.py): max-autotune's
+    template choices compiled in this process (tplthreads.py), a hopeless
+    one timed by one call (tplcut.py), kernels from the graph cache with
+    coordinate descent's cached configs (tunecache.py)."""
+    tplthreads.install()
+    tplcut.install()
+    tunecache.install()
 
 
 def compile_settings(variant: dict, mode_options) -> tuple:

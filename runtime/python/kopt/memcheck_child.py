@@ -12,7 +12,8 @@ import sys
 
 import torch
 
-from .inductor import compile_problem
+from . import precision as P
+from .inductor import compile_hooks, compile_problem
 from .loader import load_problem
 from .verify import Swaps, build_candidate
 
@@ -22,6 +23,11 @@ def child(path: str) -> int:
     with open(path) as f:
         req = json.load(f)
     problem = load_problem(req["model"], int(req.get("seed", 0)))
+    # compiled as the worker's capture did, so that its graph and the
+    # kernel the candidate edits come from the build's graph cache, not
+    # from another autotuning under the sanitizer
+    P.set_policy(P.CAPTURE)
+    compile_hooks()
     c = compile_problem(problem, req.get("variant") or {"name": "default"})
     decl, obj = build_candidate(c, req["kernel"], req["candidate"], "memcheck")
     inputs = c.problem.inputs(0)

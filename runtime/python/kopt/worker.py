@@ -42,10 +42,8 @@ from . import gpulock as G
 from . import kernels as K
 from . import loader as L
 from . import measure as M
+from . import precision as P
 from . import state as ST
-from . import tplcut as TX
-from . import tplthreads as TT
-from . import tunecache as TC
 from . import records as R
 from . import rewrites as RW
 from . import screen as SC
@@ -53,7 +51,7 @@ from . import helion as H
 from . import vendor as VD
 from . import verify as V
 from .facts import graph_facts
-from .inductor import Compiled, compile_problem, moved_bytes, record_kernel_args
+from .inductor import Compiled, compile_hooks, compile_problem, moved_bytes, record_kernel_args
 from .loader import load_problem
 
 PROTOCOL = 1
@@ -150,12 +148,6 @@ def hello() -> str:
     return json.dumps({"hello": "kopt-worker", "protocol": PROTOCOL, "env": env(), "witness": witness()})
 
 
-def set_precision(policy: str) -> None:
-    tf32 = policy != "strict"
-    torch.backends.cuda.matmul.allow_tf32 = tf32
-    torch.backends.cudnn.allow_tf32 = tf32
-
-
 def forget(key: str | None = None) -> None:
     """Drops one compiled problem (or all) and its baseline outputs."""
     keys = list(S.compiled) if key is None else [key]
@@ -208,9 +200,7 @@ def get_compiled(req: dict) -> Compiled:
         forget(next(iter(S.compiled)))
     t0 = time.perf_counter()
     gpu_lock()
-    TT.install()  # max-autotune's template choices compile in this process (tplthreads.py)
-    TX.install()  # ... and a hopeless one is timed by one call (tplcut.py)
-    TC.install()  # kernels from the graph cache keep coordinate descent's cached configs (tunecache.py)
+    compile_hooks()
     setup_s = time.perf_counter() - t0
     t0 = time.perf_counter()
     problem = load_problem(model, seed)
@@ -335,7 +325,7 @@ def op_capture(req):
     # recorded, and its kernel list taken
     parts = {"worker_age_s": process_age_s()}
     t0 = time.perf_counter()
-    set_precision("strict")
+    P.set_policy(P.CAPTURE)
     n0 = S.compiles
     c = get_compiled(req)
     compiled = S.compiles > n0
@@ -371,7 +361,7 @@ def op_capture(req):
 
 
 def op_profile(req):
-    set_precision("strict")
+    P.set_policy(P.CAPTURE)
     t0 = time.perf_counter()
     phases = {}
     c = get_compiled(req)
@@ -552,7 +542,7 @@ def eager_vs_compiled(c: Compiled, inputs, flush, n: int = 10) -> dict | None:
 
 
 def op_verify(req):
-    set_precision(req["gates"]["precision"])
+    P.set_policy(req["gates"]["precision"])
     t0, n0 = time.perf_counter(), S.compiles
     c = get_compiled(req)
     model_s = time.perf_counter() - t0
@@ -568,7 +558,7 @@ def op_race(req):
     """The compiled baselines of a model's variants, timed side by side
     (interleaved, L2 flushed): the ratios between variants come from one
     run, not from separate steps whose absolute times drift."""
-    set_precision(req["gates"]["precision"])
+    P.set_policy(req["gates"]["precision"])
     model, seed = req["model"], int(req.get("seed", 0))
     n = int(req.get("calls", 20))
     try:
@@ -592,7 +582,7 @@ def op_screen(req):
     launched in a call), short of a fatal error or running out of memory,
     answers no configs and the error: screening is advice, and without it
     the plan decides, as the race's answer does for the stitch."""
-    set_precision(req["gates"]["precision"])
+    P.set_policy(req["gates"]["precision"])
     c = get_compiled(req)
     room_for(c, 8)
     warm(c, c.problem.inputs(0))
@@ -609,7 +599,7 @@ def op_screen(req):
 
 
 def op_stitch(req):
-    set_precision(req["gates"]["precision"])
+    P.set_policy(req["gates"]["precision"])
     c = get_compiled(req)
     room_for(c)
     return V.stitch(c, req, flusher())
