@@ -298,9 +298,9 @@ def _fold(lines: list[str], a: tuple, red: int, b: tuple, acc_q: str, sval: str,
                     lines[i].strip().startswith(_first_acc(lines, ah, ae, sval) + " = "))
     ind = " " * _indent(lines[acc_line])
     if how == "welford":
-        init = [f"    _kopt_m2_mean = tl.zeros([XBLOCK, R0_BLOCK], tl.float32)",
-                f"    _kopt_m2 = tl.zeros([XBLOCK, R0_BLOCK], tl.float32)",
-                f"    _kopt_m2_weight = tl.zeros([XBLOCK, R0_BLOCK], tl.float32)"]
+        init = ["    _kopt_m2_mean = tl.zeros([XBLOCK, R0_BLOCK], tl.float32)",
+                "    _kopt_m2 = tl.zeros([XBLOCK, R0_BLOCK], tl.float32)",
+                "    _kopt_m2_weight = tl.zeros([XBLOCK, R0_BLOCK], tl.float32)"]
         step = [f"{ind}kopt_m2_mean_next, kopt_m2_next, kopt_m2_weight_next = triton_helpers.welford_reduce(",
                 f"{ind}    {sval}, _kopt_m2_mean, _kopt_m2, _kopt_m2_weight, roffset == 0",
                 f"{ind})",
