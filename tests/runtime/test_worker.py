@@ -2,7 +2,8 @@
 (kopt.worker.handle) on the CPU, with test doubles for the ops: a request
 that runs out of GPU memory runs once more, after the failed attempt's
 tensors are gone; a failure's one-line error; a result that says "lost"
-stands in a fatal reply; the screen's walk stops at the config that lost
+stands in a fatal reply, and a worker that shares its GPU asks the lost
+context nothing more; the screen's walk stops at the config that lost
 the CUDA context and, resumed, goes past it measuring nothing again. Needs torch (CPU is enough);
 without it the test says so and checks nothing. Prints TAP."""
 
@@ -85,6 +86,31 @@ ok(rep.get("ok") is True and rep.get("fatal") is True and rep["result"]["tried"]
    "a result that says lost: the answer stands (ok) and the reply is fatal (the worker is replaced)", rep)
 rep = json.loads(W.handle(json.dumps({"op": "oom_once", "id": "4"})))
 ok(rep.get("ok") is True and not rep.get("fatal"), "any other result: not fatal", rep)
+
+
+# a worker that shares its GPU hands its allocator's unused memory back
+# after each request, but not after one that lost the context, where
+# that call fails too (a test double of torch.cuda.empty_cache, which
+# raises as a lost context makes it)
+def empty_cache_lost():
+    emptied.append(1)
+    raise RuntimeError("CUDA error: an illegal memory access was encountered (a test double)")
+
+
+emptied = []
+real_empty, torch.cuda.empty_cache = torch.cuda.empty_cache, empty_cache_lost
+os.environ["KOPT_GPU_SHARE"] = "2"
+try:
+    rep = json.loads(W.handle(json.dumps({"op": "lost", "id": "5"})))
+    ok(rep.get("ok") is True and rep.get("fatal") is True and rep["result"]["tried"] == [1] and not emptied,
+       "a worker sharing its GPU: a result that says lost still stands, the lost context asked nothing more",
+       (rep, emptied))
+    W.OPS["plain"] = lambda req: {"x": 1}
+    rep = json.loads(W.handle(json.dumps({"op": "plain", "id": "6"})))
+    ok(emptied == [1], "... while after any other request the sharing worker empties its allocator's cache", emptied)
+finally:
+    torch.cuda.empty_cache = real_empty
+    del os.environ["KOPT_GPU_SHARE"]
 
 # the screen's walk (kopt.screen.walk) on a test double of a Screen: the
 # config that loses the context stops the walk with the reason; resumed

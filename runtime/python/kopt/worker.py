@@ -645,15 +645,16 @@ def handle(line: str) -> str:
             result = op(req)
         if req.get("op") in MEASURING and isinstance(result, dict):
             result.setdefault("measured_at", int(time.time()))  # when (PROTOCOL.md): the reports' date
+        if isinstance(result, dict) and result.get("lost"):
+            # what it ran killed the CUDA context: the answer stands, and
+            # this worker is replaced (PROTOCOL.md, "lost"); nothing more
+            # is asked of the context, which would fail the reply
+            print(f"kopt: the CUDA context is lost: {result['lost']}", file=sys.stderr, flush=True)
+            return json.dumps({"ok": True, "result": result, "fatal": True}, allow_nan=False, default=str)
         if ST.gpu_share() > 1:
             # workers beside this one on the GPU: what torch's allocator
             # holds unused goes back to the GPU, where they can have it
             torch.cuda.empty_cache()
-        if isinstance(result, dict) and result.get("lost"):
-            # what it ran killed the CUDA context: the answer stands, and
-            # this worker is replaced (PROTOCOL.md, "lost")
-            print(f"kopt: the CUDA context is lost: {result['lost']}", file=sys.stderr, flush=True)
-            return json.dumps({"ok": True, "result": result, "fatal": True}, allow_nan=False, default=str)
         return json.dumps({"ok": True, "result": result}, allow_nan=False, default=str)
     except Exception as exc:  # every failure becomes a reply; the C side adds the id
         tb = traceback.format_exc().rstrip().splitlines()
