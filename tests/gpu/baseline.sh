@@ -10,8 +10,12 @@
 set -u
 K=$(realpath "$1"); O=$2; here=$(cd "$(dirname "$0")" && pwd)
 rm -rf "$O" && mkdir -p "$O" && cp -r "$here/../../examples/checks/." "$O/"
+# on whatever card the machine has: the example's device names the H200,
+# and a device whose worker runs on another GPU is refused
+sed -i 's/gpu = "[^"]*" *//' "$O/baseline.kopt"
 (cd "$O" && "$K" all >build.log 2>&1)
 rc=$?
+[ $rc -eq 0 ] || tail -20 "$O/build.log" | sed 's/^/# /'
 n=0; bad=0
 ok() { n=$((n + 1)); if eval "$2"; then echo "ok $n - $1"; else echo "not ok $n - $1"; bad=1; fi; }
 ok "the build succeeds (exit $rc)" "[ $rc -eq 0 ]"
