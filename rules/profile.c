@@ -588,6 +588,10 @@ static int profile_reply(struct rule_run *run, json_t *res)
 		json_object_set(run->meas, "counters", json_object_get(res, "counters"));
 	if (json_object_get(res, "helion"))
 		json_object_set(run->meas, "helion", json_object_get(res, "helion"));
+	/* the graph-cache keys its compile looked up: what a deployment's
+	 * compiles are compared with (runtime/python/kopt/graphkeys.py) */
+	if (json_is_array(json_object_get(res, "graph_keys")))
+		json_object_set(run->meas, "graph_keys", json_object_get(res, "graph_keys"));
 	rule_measured(run, rule_measured_at(res));
 	/* what a variant of the model costs, about: this one's capture */
 	const json_t *cm = json_object_get(dag_result(run->dag, rule_mv_of(run->node)->capture), "meas");

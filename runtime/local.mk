@@ -50,6 +50,7 @@ KOPT_PY_FILES = \
 	runtime/python/kopt/tplthreads.py \
 	runtime/python/kopt/tunecache.py \
 	runtime/python/kopt/precision.py \
+	runtime/python/kopt/graphkeys.py \
 	runtime/python/kopt/facts.py \
 	runtime/python/kopt/measure.py \
 	runtime/python/kopt/kernels.py \

@@ -132,6 +132,9 @@ EXTRA_DIST += tests/e2e/roofline.sh
 # the profile's DRAM bytes (the GPU's counters) in the bound and the analysis
 TESTS += tests/e2e/counters.sh
 EXTRA_DIST += tests/e2e/counters.sh
+# the graph cache's keys a profile's compile looked up, and what differs
+TESTS += tests/e2e/graph_keys.sh tests/runtime/graphkeys.sh
+EXTRA_DIST += tests/e2e/graph_keys.sh tests/runtime/graphkeys.sh tests/runtime/test_graphkeys.py
 # bench/beyond/sample.sh: the benchmark's sampling rule, and named problems
 TESTS += tests/e2e/beyond-sample.sh
 EXTRA_DIST += tests/e2e/beyond-sample.sh bench/beyond/sample.sh

@@ -19,6 +19,9 @@
  *                               i's time in proportion to Wi, the vendor
  *                               kernel's to 1: with weights summing to a power
  *                               of two less one, every share is exact
+ *   # sim: graph-keys           the profile says which graph-cache key its compile
+ *                               looked up: two parts, the file's bytes and the
+ *                               variant's name
  *   # sim: crash OP             abort() during OP (capture, profile, verify, stitch)
  *   # sim: hang OP              never answer OP
  *   # sim: slow OP MS           take MS milliseconds more over OP (a step to
@@ -753,6 +756,16 @@ static json_t *profile(const struct model *m)
 	 * collection 0.75 s where there was one */
 	json_object_set_new(r, "phases", json_pack("{s:f, s:f, s:f}", "measure_s", 0.5, "vendor_s", 0.01,
 						   dram ? "counters_s" : "eager_s", dram ? 0.75 : 0.05));
+	if (strstr(m->text, "# sim: graph-keys\n")) {
+		/* the graph-cache key its compile looked up (kopt/graphkeys.py):
+		 * the model's bytes and the variant's name, each a part */
+		char gk[40], gm[20], gv[20];
+		snprintf(gm, sizeof gm, "%016llx", (unsigned long long)m->h);
+		snprintf(gv, sizeof gv, "%016llx", (unsigned long long)h64(g_variant ? g_variant : "?"));
+		snprintf(gk, sizeof gk, "fsim%.8s%.8s", gm, gv);
+		json_object_set_new(r, "graph_keys", json_pack("[{s:s, s:{s:s, s:s}}]", "key", gk, "parts", "gm", gm,
+							       "inductor_config[variant]", gv));
+	}
 	json_t *k0 = json_array_get(ks, 0);
 	if (strstr(m->text, "# sim: badtime negative\n"))
 		json_object_set_new(k0, "ns_per_call", json_real(-1000.0));

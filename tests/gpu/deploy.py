@@ -19,7 +19,9 @@ whose speedup is off, its kernels as the profiler sees them against the
 variant's profile (kopt-out/<model>/profile-<variant>.json): whether the
 host, other kernels or other configs made the difference; for each, how
 many of its compiles the build's graph cache answered (a miss compiles
-anew, max-autotune's picks then this process's own).
+anew, max-autotune's picks then this process's own), and for each key
+looked up that none of the build's profiles did (their graph_keys), the
+parts of it that differ (kopt.graphkeys).
 A model's source is SPEC_DIR/models/<model>.py, or, for a model named
 P/NAME with --sources P=DIR, SPEC_DIR/DIR/NAME.py (the beyond benchmark:
 l1=sample/level1,...). A model passes when its outputs are close and the
@@ -69,6 +71,7 @@ import torch
 here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(here, "..", "..", "runtime", "python"))
 import kopt  # noqa: E402
+from kopt import graphkeys as GK  # noqa: E402
 from kopt import measure as M  # noqa: E402
 from kopt import verify as V  # noqa: E402
 from kopt.inductor import own_frame  # noqa: E402
@@ -113,21 +116,50 @@ def timed(fns, inputs, n=30, device=False):
     return [x / 1e6 for x in ns]
 
 
-def graph_cache():
+def graph_cache_counts():
     """(hits, misses) of Inductor's graph cache in this process so far"""
     from torch._dynamo.utils import counters
     c = counters["inductor"]
     return c.get("fxgraph_cache_hit", 0), c.get("fxgraph_cache_miss", 0)
 
 
-def graph_cache_line(name, before):
-    """the '#' line: how many of a model's compiles since before the
+def graph_cache():
+    """graph_cache_counts(), the keys looked up starting anew
+    (kopt.graphkeys)"""
+    GK.take()
+    return graph_cache_counts()
+
+
+def build_keys(outdir):
+    """the graph-cache keys the build's profiles of a model looked up
+    (every profile*.json under kopt-out/<model>, its shapes' too)"""
+    out = []
+    for root, _, files in os.walk(outdir):
+        for f in sorted(files):
+            if f.startswith("profile") and f.endswith(".json"):
+                try:
+                    with open(os.path.join(root, f)) as fh:
+                        out += json.load(fh)["profile"].get("graph_keys") or []
+                except (OSError, ValueError, KeyError):
+                    pass
+    return out
+
+
+def graph_cache_line(name, before, outdir):
+    """the '#' lines: how many of a model's compiles since before the
     build's compile cache answered (a miss compiles anew here, and a
     max-autotune variant then runs the configs this process picks, not the
-    ones the report measured: bench/results/2026-12-06g-h100-shapes-static)"""
-    (h0, m0), (h1, m1) = before, graph_cache()
-    return (f"# {name}: Inductor's graph cache answered {h1 - h0} of its {h1 - h0 + m1 - m0} compiles"
-            + (f"; {m1 - m0} compiled anew in this process" if m1 > m0 else ""))
+    ones the report measured: bench/results/2026-12-06g-h100-shapes-static),
+    and for each key looked up here that none of the build's profiles
+    did, the parts of it that differ from the build's nearest"""
+    (h0, m0), (h1, m1) = before, graph_cache_counts()
+    here, build = GK.take(), build_keys(outdir)
+    diff = GK.differing(build, here)
+    lines = [f"# {name}: Inductor's graph cache answered {h1 - h0} of its {h1 - h0 + m1 - m0} compiles"
+             + (f"; {m1 - m0} compiled anew in this process" if m1 > m0 else "")
+             + f"; {len(here) - len(diff)} of the {len(here)} keys looked up are the build's profiles'"]
+    lines += [f"#   {d}" for d in diff[:8]]
+    return "\n".join(lines)
 
 
 def kernel_table(fn, inputs, n=10):
@@ -298,6 +330,7 @@ def check_shaped(entry, rowmap):
 
 torch.backends.cuda.matmul.allow_tf32 = False
 torch.backends.cudnn.allow_tf32 = False
+GK.install()   # the keys each model's compiles look up, against its build's
 flush = torch.empty(64 << 20, dtype=torch.int32, device="cuda")
 n = bad = 0
 rows = []
@@ -378,7 +411,7 @@ for m in sorted(report["models"], key=lambda m: order.get(m["model"], len(order)
           f"measured {measured:.3f}x vs reported {claimed:.3f}x, {checked}", flush=True)
     print(f"# {name}: the two first calls (their compiles) {t_compiled - t_model:.1f} s, "
           f"the check {time.perf_counter() - t_model:.1f} s", flush=True)
-    print(graph_cache_line(name, cached), flush=True)
+    print(graph_cache_line(name, cached, outdir), flush=True)
     rows.append(f"| {name} | {hits} | {close} | {tb*1e3:.1f} | {to*1e3:.1f} | "
                 f"{tb / to:.3f}x | {m.get('speedup') or 0:.3f}x | {db*1e3:.1f} | {do*1e3:.1f} | {db/do:.3f}x | "
                 f"{m.get('device_speedup') or 0:.3f}x | {'device' if checked != 'time per call' else 'per call'} |")
@@ -415,7 +448,7 @@ for entry in report.get("shapes") or []:
         print(f"{'' if good else 'not '}ok {n} - {line}", flush=True)
         if row:
             rows.append(row)
-    print(graph_cache_line(entry["model"], cached), flush=True)
+    print(graph_cache_line(entry["model"], cached, os.path.join(spec_dir, "kopt-out", entry["model"])), flush=True)
 print(f"1..{n}")
 table()
 ended = True

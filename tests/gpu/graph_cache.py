@@ -44,9 +44,11 @@ import sys
 
 here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(here, "..", "runtime"))
+sys.path.insert(0, os.path.join(here, "..", "..", "runtime", "python"))
 from tap import ok, done  # noqa: E402
 import compile_child  # noqa: E402
 from wclient import Worker  # noqa: E402
+from kopt import graphkeys as GK  # noqa: E402
 
 MODEL = os.path.join(here, "models", "small_linear_sum.py")
 LOGS = {"TORCH_LOGS": "+torch._inductor.codecache"}
@@ -113,16 +115,12 @@ def key_parts(log: str) -> dict:
 
 
 def differing(worker: dict, other: dict) -> list:
-    """the parts whose hashes differ between the worker's key nearest to
-    the other's (the most parts equal) and each key of the other"""
-    out = []
-    for k, parts in other.items():
-        if not worker:
-            return ["no key details in the worker's log (TORCH_LOGS)"]
-        best = max(worker.values(), key=lambda w: sum(w.get(p) == h for p, h in parts.items()))
-        diff = sorted(p for p in set(parts) | set(best) if parts.get(p) != best.get(p))
-        out.append(f"key {k[:12]}: {', '.join(diff[:12]) or 'no part differs'}")
-    return out
+    """the parts whose hashes differ between each key of the other's that
+    is none of the worker's and the worker's key nearest to it
+    (kopt.graphkeys.differing, on the keys the logs hold)"""
+    def listed(keys):
+        return [{"key": k, "parts": p} for k, p in keys.items()]
+    return GK.differing(listed(worker), listed(other))
 
 
 def main():

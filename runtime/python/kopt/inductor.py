@@ -14,6 +14,7 @@ import os
 import torch
 
 from . import compile_time as CT
+from . import graphkeys as GK
 from . import helion
 from . import kernels as K
 from . import rewrites
@@ -176,10 +177,12 @@ def compile_problem(problem: Problem, variant: dict, reset: bool = True) -> Comp
     inputs = problem.inputs(0)
     # (the rewrites are applied where Inductor compiles: rewriting_backend)
     label = f"{os.path.basename(problem.path)} ({mode or 'default'})"
+    GK.take()   # (keys another compile of this process looked up)
     with CT.measured(c.phases, label), catch_output_modules(c.modules), \
             aten_fallbacks(list(variant.get("aten_fallback") or [])):
         c.run(inputs)
         torch.cuda.synchronize()
+    c.graph_keys = GK.take()
     c.compile_s = c.phases["wall_s"]
     c.modules = K.output_modules(c.modules)
     codes = []
@@ -199,10 +202,12 @@ def compile_hooks() -> None:
     that compiles its graphs again (memcheck_child.py): max-autotune's
     template choices compiled in this process (tplthreads.py), a hopeless
     one timed by one call (tplcut.py), kernels from the graph cache with
-    coordinate descent's cached configs (tunecache.py)."""
+    coordinate descent's cached configs (tunecache.py), the graph cache's
+    keys recorded (graphkeys.py)."""
     tplthreads.install()
     tplcut.install()
     tunecache.install()
+    GK.install()
 
 
 def compile_settings(variant: dict, mode_options) -> tuple:

@@ -107,6 +107,7 @@ class Compiled:
     load_s: float = 0.0                      # the model's file run, the model built, before the compile
     around_s: float = 0.0                    # outside the compile's spans: imports, wrappers, the code read
     key: str = ""                            # the worker's key for it (worker.py)
+    graph_keys: list = field(default_factory=list)  # Inductor's graph-cache keys it looked up (graphkeys.py)
 
     def kernel_objects(self) -> dict:
         out = {}

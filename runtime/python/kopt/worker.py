@@ -475,6 +475,7 @@ def op_profile(req):
         **({"facts": facts} if facts else {}),
         **({"counters": counted} if counted else {}),
         "phases": phases,
+        **({"graph_keys": c.graph_keys} if c.graph_keys else {}),
         **({"helion": helion} if helion is not None else {}),
         **({"raw_calls": raw} if raw else {}),
     }
