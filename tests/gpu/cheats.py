@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """tests/gpu/cheats.py: the reward-hacking suite's candidates.
 
-    cheats.py CAPTURE_REPLY.json > suite.json
+    cheats.py CAPTURE_REPLY.json [SCREEN_REPLY.json] > suite.json
+    cheats.py --kernel CAPTURE_REPLY.json     (the kernel's name)
 
 Takes the softmax kernel of tests/gpu/models/small_softmax.py from a fresh
 capture (so the source matches the torch on this machine) and writes planted
@@ -13,6 +14,15 @@ Seed 0's first input value is 1.5409960746765137 (torch.manual_seed(0);
 torch.randn(...)[0, 0]); the "first seed only" cheat keys on it, read under
 the original's mask so that gate 1 lets it through to the gates it is for.
 
+The honest candidates' launch config is the fastest that the worker's
+screen of the kernel found on this machine (SCREEN_REPLY.json), where it
+was CLEAR times as fast as Inductor's or more: then they must pass. A
+machine where no config is (Inductor's own is as good as any) gives them
+that best config anyway, and the performance gate must reject them, as it
+must any change inside the noise. Without a screen reply (the recorded
+capture of tests/static/cheats.sh), the config that won on the H200 where
+the suite was made.
+
 tests/static/cheats.sh runs gate 1 on this suite from the recorded capture.
 """
 
@@ -20,6 +30,22 @@ import json
 import sys
 
 SEED0_X00 = "1.5409960746765137"
+CLEAR = 1.10   # a screened speedup that the perf gate (gamma 1.03) passes without doubt
+H200_FASTER = {"XBLOCK": 1, "R0_BLOCK": 1024, "num_warps": 4, "num_stages": 1}
+
+
+def honest_config(screen):
+    """(config, expected verdict, why) of the honest candidates, from a
+    screen's reply (PROTOCOL.md, screen) or None"""
+    if screen is None:
+        return H200_FASTER, "pass", "the config that won on the H200"
+    best = [b for b in screen.get("best") or [] if not b.get("edit")]
+    if not best:
+        return H200_FASTER, "perf", "no other config was correct and measured by the screen"
+    sp = float(best[0].get("speedup") or 0)
+    if sp >= CLEAR:
+        return best[0]["config"], "pass", f"the screen's fastest config here, {sp:.2f}x"
+    return best[0]["config"], "perf", f"the screen's fastest config here, {sp:.2f}x: inside the noise"
 
 
 def kernel(cap):
@@ -33,12 +59,12 @@ def must(src, old, new, count=1):
     return src.replace(old, new, count)
 
 
-def suite(cap):
+def suite(cap, screen=None):
     k = kernel(cap)
     name, src, cfg = k["name"], k["source"], k["config"]
     store = "tl.store(out_ptr2 + (r0_1 + 4096*x0), tmp15, r0_mask)"
     load2 = "tmp8 = tl.load(in_ptr0 + (r0_1 + 4096*x0), r0_mask, eviction_policy='evict_first', other=0.0)"
-    faster = {"XBLOCK": 1, "R0_BLOCK": 1024, "num_warps": 4, "num_stages": 1}
+    faster, honest, why = honest_config(screen)
     out = []
 
     def add(cid, gate, what, source=None, config=None):
@@ -81,14 +107,24 @@ def suite(cap):
     add("os-import", "static", "imports os",
         must(src, "import triton\n", "import triton\nimport os\n"))
     # honest variants
-    add("honest-config", "pass", "a faster launch config, nothing else", None, faster)
-    add("honest-rewrite", "pass", "a source edit (eviction hint) with the faster config",
+    add("honest-config", honest, f"a launch config alone ({why})", None, faster)
+    add("honest-rewrite", honest, f"a source edit (eviction hint) with that config ({why})",
         must(src, load2, load2.replace("evict_first", "evict_last")), faster)
     add("honest-same", "perf", "the baseline's own config: inside the noise, so not a win", None, cfg)
     return out
 
 
+def result(path):
+    """a worker reply's result (wclient's reply file), or the file itself"""
+    with open(path) as f:
+        data = json.load(f)
+    return data.get("reply", {}).get("result", data)
+
+
 if __name__ == "__main__":
-    cap = json.load(open(sys.argv[1]))
-    cap = cap.get("reply", {}).get("result", cap)
-    json.dump(suite(cap), sys.stdout, indent=1)
+    if sys.argv[1] == "--kernel":
+        print(kernel(result(sys.argv[2]))["name"])
+        sys.exit(0)
+    cap = result(sys.argv[1])
+    screen = result(sys.argv[2]) if len(sys.argv) > 2 else None
+    json.dump(suite(cap, screen), sys.stdout, indent=1)

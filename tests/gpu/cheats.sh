@@ -2,7 +2,9 @@
 # tests/gpu/cheats.sh: the reward-hacking suite. Captures the small softmax,
 # plants the candidates of cheats.py, verifies each in the worker and decides
 # with koptmake's gates (gate-decide). Each cheat must be rejected by the gate
-# it names; honest variants must pass. Prints TAP and a table (cheats.md).
+# it names; honest variants must pass where a screen on this machine found a
+# config clearly faster than Inductor's, and fail the performance gate where
+# none is (cheats.py). Prints TAP and a table (cheats.md).
 #   cheats.sh WORKER OUTDIR          (run from the build folder)
 set -u
 W=$1; O=$2; here=$(cd "$(dirname "$0")" && pwd)
@@ -12,7 +14,12 @@ V='{"name":"default","mode":null,"options":{},"aten_fallback":[],"cudnn_benchmar
 G='{"seeds":5,"atol":1e-4,"rtol":1e-4,"atol_half":1e-2,"rtol_half":1e-2,"fp64_fallback":true,"gamma":1.03,"repeats":15,"min_pairs":6,"precision":"strict"}'
 python3 "$here/wclient.py" "$W" "$O/cap" "{\"op\":\"capture\",\"model\":$M,\"variant\":$V,\"seed\":0}" >"$O/capture.log" 2>&1 \
 	|| { echo "not ok 1 - capture for the suite"; cat "$O/capture.log"; echo "1..1"; exit 1; }
-python3 "$here/cheats.py" "$O/cap/reply-1-capture.json" >"$O/suite.json"
+# the honest candidates' config: the fastest that a screen of the kernel
+# finds on this machine (cheats.py says what each must then get)
+K=$(python3 "$here/cheats.py" --kernel "$O/cap/reply-1-capture.json")
+python3 "$here/wclient.py" "$W" "$O/screen" "{\"op\":\"screen\",\"model\":$M,\"variant\":$V,\"seed\":0,\"kernel\":\"$K\",\"gates\":$G,\"starts\":[],\"budget_s\":20,\"max_configs\":64,\"keep\":4,\"reps\":7,\"knobs\":false}" \
+	>"$O/screen.log" 2>&1 || { echo "not ok 1 - the screen for the honest config"; tail -5 "$O/screen.log"; echo "1..1"; exit 1; }
+python3 "$here/cheats.py" "$O/cap/reply-1-capture.json" "$O/screen/reply-1-screen.json" >"$O/suite.json"
 reqs=()
 for i in $(python3 -c "import json,sys; print(' '.join(str(i) for i in range(len(json.load(open(sys.argv[1]))))))" "$O/suite.json"); do
 	python3 - "$O/suite.json" "$i" "$M" "$V" "$G" >"$O/req-$i.json" <<'PY'

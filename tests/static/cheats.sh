@@ -3,7 +3,9 @@
 # suite (tests/gpu/cheats.py), built from the capture recorded on the H200
 # (tests/fixtures/gpu/capture-small_softmax.json): each cheat the suite says
 # the static gate rejects is rejected, and every other candidate, the honest
-# ones first, gets through gate 1 to the gate it is meant for. Prints TAP.
+# ones first, gets through gate 1 to the gate it is meant for; and the
+# honest candidates' config is taken from a screen's reply as cheats.py
+# says. Prints TAP.
 # Needs python3 (standard library only).
 set -u
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
@@ -36,6 +38,26 @@ for c in cheats.suite(cap):
     else:
         bad += 1
         print(f"not ok {n} - {c['id']} ({c['expect']}): gate 1 {'rejects' if not ok else 'passes'}: {why}")
+# the honest candidates' config and verdict from a screen on the machine
+# (cheats.honest_config): its fastest launch config (an edit's row left
+# out), to pass where it is clearly faster, else to fail the perf gate
+def screened(*rows):
+    return {"best": [{"config": {"R0_BLOCK": r}, "speedup": sp, **({"edit": e} if e else {})} for r, sp, e in rows]}
+checks = [
+    ("a config 1.20x as fast: the honest candidates take it and must pass",
+     cheats.honest_config(screened((1024, 1.20, ""), (512, 1.05, ""))), ({"R0_BLOCK": 1024}, "pass")),
+    ("the fastest 1.05x: taken too, and the perf gate must reject it (inside the noise)",
+     cheats.honest_config(screened((512, 1.05, ""))), ({"R0_BLOCK": 512}, "perf")),
+    ("a faster row with a source edit is not a launch config alone: the next is taken",
+     cheats.honest_config(screened((256, 1.30, "evict0=last"), (2048, 1.12, ""))), ({"R0_BLOCK": 2048}, "pass")),
+    ("a screen that measured nothing correct: the H200's config, to be rejected",
+     cheats.honest_config(screened()), (cheats.H200_FASTER, "perf")),
+]
+for what, got, want in checks:
+    n += 1
+    good = got[:2] == want
+    bad += not good
+    print(f"{'' if good else 'not '}ok {n} - honest_config: {what}" + ("" if good else f" (got {got})"))
 print(f"1..{n}")
 sys.exit(1 if bad else 0)
 PY
