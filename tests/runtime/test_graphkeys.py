@@ -62,9 +62,15 @@ ok(GK.differing([], [{"key": "fz", "parts": {}}]) == ["key fz: the build recorde
 many = {f"p{i:02d}": "x" for i in range(15)}
 d = GK.differing([{"key": "k0", "parts": {}}], [{"key": "k1", "parts": many}])
 ok(len(d) == 1 and d[0].endswith("p11 and 3 more") and "p12" not in d[0], "... at most 12 named, the rest counted", d)
+d12 = GK.differing([{"key": "k0", "parts": {}}], [{"key": "k1", "parts": {f"p{i:02d}": "x" for i in range(12)}}])
+d13 = GK.differing([{"key": "k0", "parts": {}}], [{"key": "k1", "parts": {f"p{i:02d}": "x" for i in range(13)}}])
+ok(d12[0].endswith("p11") and d13[0].endswith("p11 and 1 more"), "... twelve all named, a thirteenth counted", (d12, d13))
 
 # a torch without the key function: nothing wrapped, nothing recorded
 GK._installed[0] = False
 del codecache.compiled_fx_graph_hash
 ok(GK.install() is False and GK.take() == [], "a torch without the key function: install says so, records nothing")
+sys.modules["torch._inductor.codecache"] = None   # an import of it raises ImportError
+del inductor.codecache
+ok(GK.install() is False, "a torch without Inductor's code cache: install says so")
 done()

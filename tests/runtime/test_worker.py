@@ -108,6 +108,9 @@ try:
     W.OPS["plain"] = lambda req: {"x": 1}
     rep = json.loads(W.handle(json.dumps({"op": "plain", "id": "6"})))
     ok(emptied == [1], "... while after any other request the sharing worker empties its allocator's cache", emptied)
+    os.environ["KOPT_GPU_SHARE"] = "1"
+    rep = json.loads(W.handle(json.dumps({"op": "plain", "id": "7"})))
+    ok(emptied == [1] and rep.get("ok") is True, "... and a worker alone on its GPU keeps it", emptied)
 finally:
     torch.cuda.empty_cache = real_empty
     del os.environ["KOPT_GPU_SHARE"]
