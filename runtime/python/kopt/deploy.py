@@ -45,6 +45,11 @@ each optimized kernel's source passes gate 1 (kopt.static_gate) again
 against the kernel Inductor generates here (one that does not: a warning,
 and Inductor's kernel).
 
+Each compile runs under the float32 flags the build's captures compiled
+under (kopt.precision: TF32 off), so that it finds the build's graphs in
+Inductor's graph cache, which keys on them; the caller's flags come back
+after it, and the compiled code runs under them.
+
 CUDA graphs are a deployment choice, off unless asked for:
 `kopt.backend(dir, cudagraphs="copy")` or `cudagraphs="static"` (by name,
 options={"dir": ..., "cudagraphs": ...}; or KOPT_DEPLOY_CUDAGRAPHS). After
