@@ -14,8 +14,9 @@ inputs it takes (the model's parameters among its inputs too), that a
 shape outside every declared one and a dynamic-shape compile get
 Inductor's code with one warning each, that each compile is counted, and
 that Inductor compiles under the capture's float32 flags and the
-caller's come back after, and that a table of one model (no shapes)
-takes every graph as before.
+caller's come back after, that a compile the graph cache did not serve
+warns where its variant autotunes, and that a table of one model (no
+shapes) takes every graph as before.
 Prints TAP."""
 
 import json
@@ -209,6 +210,31 @@ except RuntimeError:
     pass
 ok(plain_compiles[-1][2][:2] == ["ieee", "ieee"] and flags() == ["tf32", "tf32", "tf32", "none"],
    "a caller's TF32 is off for the compile and on again after it, a failed compile too", (plain_compiles[-1], flags()))
+
+# a compile that missed the graph cache, under a variant that autotunes:
+# one warning, naming the table, its shape and variant, and where the
+# build's cache is
+# (torch._dynamo appears only now: kopt registers its backend on import
+# where it finds it)
+dynamo = types.ModuleType("torch._dynamo")
+dutils = types.ModuleType("torch._dynamo.utils")
+dutils.counters = {"inductor": {}}   # Inductor's counters, as torch keeps them
+dynamo.utils = dutils
+torch._dynamo = dynamo
+sys.modules.update({"torch._dynamo": dynamo, "torch._dynamo.utils": dutils})
+t = tables[2]
+t.variant = {"name": "autotune", "mode": "max-autotune-no-cudagraphs"}
+auto = {"max_autotune": True, "coordinate_descent_tuning": True}
+dutils.counters["inductor"]["fxgraph_cache_miss"] = 3
+ok(D.compiled_anew(t, auto, 3) is None, "compiled_anew: a compile the graph cache served: no warning")
+dutils.counters["inductor"]["fxgraph_cache_miss"] = 4
+why = D.compiled_anew(t, auto, 3)
+ok(why is not None and "(shape b64)" in why and "variant autotune" in why and "anew" in why
+   and "TORCHINDUCTOR_CACHE_DIR=.kopt/compile/inductor" in why and "\n" not in why,
+   "compiled_anew: one that missed, of an autotuning variant: one line naming the shape, the variant, the cache", why)
+ok(D.compiled_anew(t, {"max_autotune": False}, 3) is None and D.compiled_anew(t, {"coordinate_descent_tuning": True}, 3),
+   "compiled_anew: a variant that autotunes nothing compiles the same code anew: no warning (coordinate descent tunes)")
+del dutils.counters["inductor"]["fxgraph_cache_miss"]
 
 # a model built at its own inputs: one table, every graph
 one = tempfile.mkdtemp()

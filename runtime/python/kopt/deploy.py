@@ -48,7 +48,9 @@ and Inductor's kernel).
 Each compile runs under the float32 flags the build's captures compiled
 under (kopt.precision: TF32 off), so that it finds the build's graphs in
 Inductor's graph cache, which keys on them; the caller's flags come back
-after it, and the compiled code runs under them.
+after it, and the compiled code runs under them. A compile the graph cache
+did not serve, of a variant that autotunes, warns: its choices are then
+this process's picks, not the ones the report timed (compiled_anew).
 
 CUDA graphs are a deployment choice, off unless asked for:
 `kopt.backend(dir, cudagraphs="copy")` or `cudagraphs="static"` (by name,
@@ -433,6 +435,34 @@ def compile_plain(gm, example_inputs, options: dict):
         return compile_fx(gm, example_inputs)
 
 
+# Inductor's options under which a compile times choices in its process
+AUTOTUNING = ("max_autotune", "max_autotune_gemm", "max_autotune_pointwise", "coordinate_descent_tuning")
+
+
+def graph_misses() -> int:
+    """Inductor's graph-cache misses in this process so far (0 where this
+    torch does not count them)"""
+    try:
+        from torch._dynamo.utils import counters
+    except ImportError:
+        return 0
+    return int(counters["inductor"].get("fxgraph_cache_miss", 0))
+
+
+def compiled_anew(table: Table, opts: dict, misses: int) -> str | None:
+    """The warning for a compile of table's variant that missed the graph
+    cache (misses: the count before it) where the variant autotunes: its
+    choices are then this process's picks, not the ones the report timed
+    (bench/results/2026-12-06h-h100-graph-cache); None otherwise."""
+    if graph_misses() <= misses or not any(opts.get(k) for k in AUTOTUNING):
+        return None
+    where = f"{table.path} (shape {table.shape})" if table.shape else table.path
+    return (f"kopt: {where}: Inductor compiled a graph of variant {table.variant.get('name', '?')} anew here "
+            f"(the build's was not in its graph cache), so its autotuned choices are this process's, not the "
+            f"ones the report timed; TORCHINDUCTOR_CACHE_DIR=.kopt/compile/inductor and "
+            f"TRITON_CACHE_DIR=.kopt/compile/triton, from the spec's folder, find the build's")
+
+
 def compile_with(table: Table, gm, example_inputs, options: dict, check: bool, cudagraphs: str | None, graphs: list):
     """gm compiled with table's variant and its winners swapped in (checked
     on the first call where check)."""
@@ -450,11 +480,14 @@ def compile_with(table: Table, gm, example_inputs, options: dict, check: bool, c
     from . import rewrites
     from .inductor import aten_fallbacks
 
-    before = len(table.swaps)
+    before, misses = len(table.swaps), graph_misses()
     fallbacks = list(table.variant.get("aten_fallback") or [])
     with config.patch(opts), aten_fallbacks(fallbacks), rewrites.applied(own), swapping(table), \
             P.capture_flags():
         compiled = compile_fx(gm, example_inputs)
+    anew = compiled_anew(table, opts, misses)
+    if anew:
+        warnings.warn(anew, stacklevel=2)
     missed = len(table.kernels) - len(table.hits)
     if missed > 0:
         where = f"{table.path} (shape {table.shape})" if table.shape else table.path
