@@ -214,6 +214,12 @@ ok(plain_compiles[-1][2][:2] == ["ieee", "ieee"] and flags() == ["tf32", "tf32",
 # a compile that missed the graph cache, under a variant that autotunes:
 # one warning, naming the table, its shape and variant, and where the
 # build's cache is
+t = tables[2]
+t.variant = {"name": "autotune", "mode": "max-autotune-no-cudagraphs"}
+auto = {"max_autotune": True, "coordinate_descent_tuning": True}
+sys.modules["torch._dynamo"] = None   # an import of it raises ImportError
+ok(D.graph_misses() == 0 and D.compiled_anew(t, auto, 0) is None,
+   "compiled_anew: a torch that counts no misses: none, and no warning")
 # (torch._dynamo appears only now: kopt registers its backend on import
 # where it finds it)
 dynamo = types.ModuleType("torch._dynamo")
@@ -222,9 +228,8 @@ dutils.counters = {"inductor": {}}   # Inductor's counters, as torch keeps them
 dynamo.utils = dutils
 torch._dynamo = dynamo
 sys.modules.update({"torch._dynamo": dynamo, "torch._dynamo.utils": dutils})
-t = tables[2]
-t.variant = {"name": "autotune", "mode": "max-autotune-no-cudagraphs"}
-auto = {"max_autotune": True, "coordinate_descent_tuning": True}
+ok(D.graph_misses() == 0 and D.compiled_anew(t, auto, 0) is None,
+   "compiled_anew: Inductor's counters before any miss: none, and no warning")
 dutils.counters["inductor"]["fxgraph_cache_miss"] = 3
 ok(D.compiled_anew(t, auto, 3) is None, "compiled_anew: a compile the graph cache served: no warning")
 dutils.counters["inductor"]["fxgraph_cache_miss"] = 4
