@@ -139,6 +139,11 @@ class Table:
         self.swaps: list = []          # Swapped, in the order they were made
         self.reverted: list = []       # kernel names put back by the check
 
+    @property
+    def where(self) -> str:
+        """the table's file, and its shape where it has one, for warnings"""
+        return f"{self.path} (shape {self.shape})" if self.shape else self.path
+
 
 def load_tables(outdir: str) -> tuple[Table | None, list[Table]]:
     """(the model's table, []) for a model built at its own inputs; (None,
@@ -456,8 +461,7 @@ def compiled_anew(table: Table, opts: dict, misses: int) -> str | None:
     (bench/results/2026-12-06h-h100-graph-cache); None otherwise."""
     if graph_misses() <= misses or not any(opts.get(k) for k in AUTOTUNING):
         return None
-    where = f"{table.path} (shape {table.shape})" if table.shape else table.path
-    return (f"kopt: {where}: Inductor compiled a graph of variant {table.variant.get('name', '?')} anew here "
+    return (f"kopt: {table.where}: Inductor compiled a graph of variant {table.variant.get('name', '?')} anew here "
             f"(the build's was not in its graph cache), so its autotuned choices are this process's, not the "
             f"ones the report timed; TORCHINDUCTOR_CACHE_DIR=.kopt/compile/inductor and "
             f"TRITON_CACHE_DIR=.kopt/compile/triton, from the spec's folder, find the build's")
@@ -490,8 +494,7 @@ def compile_with(table: Table, gm, example_inputs, options: dict, check: bool, c
         warnings.warn(anew, stacklevel=2)
     missed = len(table.kernels) - len(table.hits)
     if missed > 0:
-        where = f"{table.path} (shape {table.shape})" if table.shape else table.path
-        warnings.warn(f"kopt: {missed} of {len(table.kernels)} optimized kernels in {where} "
+        warnings.warn(f"kopt: {missed} of {len(table.kernels)} optimized kernels in {table.where} "
                       f"matched no kernel Inductor generated here; Inductor's kernels run in their place",
                       stacklevel=2)
     check_now = check and len(table.swaps) > before

@@ -16,6 +16,7 @@ from typing import Callable
 
 import torch
 
+from . import precision as P
 from . import records as R
 
 try:
@@ -248,9 +249,7 @@ def peak_fp32_gflops() -> float:
     v = _cached(path, "fp32_gflops")
     if v is not None:
         return v
-    saved = torch.backends.cuda.matmul.allow_tf32
-    torch.backends.cuda.matmul.allow_tf32 = False
-    try:
+    with P.policy_flags("strict"):
         n = PEAK_N
         a = torch.randn(n, n, dtype=torch.float32, device="cuda")
         b = torch.randn(n, n, dtype=torch.float32, device="cuda")
@@ -259,8 +258,6 @@ def peak_fp32_gflops() -> float:
             torch.mm(a, b, out=c)
         best = min(_event_times(lambda: torch.mm(a, b, out=c), 5))
         del a, b, c
-    finally:
-        torch.backends.cuda.matmul.allow_tf32 = saved
     gflops = 2.0 * n ** 3 / best / 1e9
     _store(path, "fp32_gflops", gflops)
     return gflops

@@ -47,12 +47,20 @@ def set_policy(policy: str) -> None:
         obj.allow_tf32 = policy != "strict"
 
 
-@contextlib.contextmanager
 def capture_flags():
     """The capture's flags (CAPTURE's policy) for the span of a compile;
-    the caller's come back after it, each by the attribute that holds its
-    state (fp32_precision where this torch has it, else allow_tf32), so
-    that the compiled code runs under the caller's."""
+    the caller's come back after it, so that the compiled code runs under
+    the caller's."""
+    return policy_flags(CAPTURE)
+
+
+@contextlib.contextmanager
+def policy_flags(policy: str):
+    """A policy's flags for the span of a with block (a compile, a float64
+    reference, a peak's timing); the caller's come back after it, each by
+    the attribute that holds its state (fp32_precision where this torch
+    has it, else allow_tf32: setting allow_tf32 back would leave torch
+    2.11's 'none' as 'ieee', another graph-cache key)."""
     saved = []
     for obj in flag_objects(TOUCHED):
         for attr in ("fp32_precision", "allow_tf32"):
@@ -62,7 +70,7 @@ def capture_flags():
             except (AttributeError, AssertionError):
                 pass
     try:
-        set_policy(CAPTURE)
+        set_policy(policy)
         yield
     finally:
         for obj, attr, value in saved:

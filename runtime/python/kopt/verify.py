@@ -29,6 +29,7 @@ from . import helion as H
 from . import kernels as K
 from . import measure as M
 from . import memcheck
+from . import precision as P
 from . import state as ST
 from . import static_gate
 from .errors import error_line
@@ -150,15 +151,10 @@ def _double(inputs) -> list:
 def fp64_outputs(model, inputs) -> list:
     """A copy of model run in float64 on the inputs in float64, TF32 off:
     the outputs the float64 gate compares with (tests/gpu/deploy.py too)."""
-    tf32 = (torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32)
-    torch.backends.cuda.matmul.allow_tf32 = False
-    torch.backends.cudnn.allow_tf32 = False
-    try:
+    with P.policy_flags("strict"):
         model = copy.deepcopy(model).double()
         with torch.no_grad():
             return [t.detach() for t in flat(model(*_double(inputs)))]
-    finally:
-        torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = tf32
 
 
 def fp64_reference(c: Compiled, inputs):
