@@ -17,9 +17,11 @@ the original's mask so that gate 1 lets it through to the gates it is for.
 The honest candidates' launch config is the fastest that the worker's
 screen of the kernel found on this machine (SCREEN_REPLY.json), where it
 was CLEAR times as fast as Inductor's or more: then they must pass. A
-machine where no config is (Inductor's own is as good as any) gives them
-that best config anyway, and the performance gate must reject them, as it
-must any change inside the noise. Without a screen reply (the recorded
+machine where no config is faster than Inductor's gives them that best
+config anyway, and the performance gate must reject them, as it must any
+change inside the noise. Between the two (a screened 1.05x, say) the
+performance gate may rule either way: then either its pass or its reject
+is right ("pass|perf"), and a reject by any earlier gate is wrong. Without a screen reply (the recorded
 capture of tests/static/cheats.sh), the config that won on the H200 where
 the suite was made.
 
@@ -45,7 +47,9 @@ def honest_config(screen):
     sp = float(best[0].get("speedup") or 0)
     if sp >= CLEAR:
         return best[0]["config"], "pass", f"the screen's fastest config here, {sp:.2f}x"
-    return best[0]["config"], "perf", f"the screen's fastest config here, {sp:.2f}x: inside the noise"
+    if sp <= 1.0:
+        return best[0]["config"], "perf", f"the screen's fastest config here, {sp:.2f}x: no faster than Inductor's"
+    return best[0]["config"], "pass|perf", f"the screen's fastest config here, {sp:.2f}x: near gamma, either verdict of the perf gate"
 
 
 def kernel(cap):

@@ -3,8 +3,8 @@
 # plants the candidates of cheats.py, verifies each in the worker and decides
 # with koptmake's gates (gate-decide). Each cheat must be rejected by the gate
 # it names; honest variants must pass where a screen on this machine found a
-# config clearly faster than Inductor's, and fail the performance gate where
-# none is (cheats.py). Prints TAP and a table (cheats.md).
+# config clearly faster than Inductor's, fail the performance gate where
+# none is faster, and get either verdict of that gate in between (cheats.py). Prints TAP and a table (cheats.md).
 #   cheats.sh WORKER OUTDIR          (run from the build folder)
 set -u
 W=$1; O=$2; here=$(cd "$(dirname "$0")" && pwd)
@@ -45,7 +45,8 @@ for i in "${!reqs[@]}"; do
 	got=${verdict#* }; [ "${verdict%% *}" = pass ] && got=pass
 	reason=${line#*: }
 	printf '| %s | %s | %s | %s | %s |\n' "$id" "$what" "$want" "$got" "$reason" >>"$O/cheats.md"
-	if [ "$got" = "$want" ]; then echo "ok $n - $id: $want"; else echo "not ok $n - $id: want $want, got: $line"; bad=$((bad + 1)); fi
+	# an expectation may name several verdicts: pass|perf (cheats.py)
+	if case "|$want|" in *"|$got|"*) true ;; *) false ;; esac; then echo "ok $n - $id: $want"; else echo "not ok $n - $id: want $want, got: $line"; bad=$((bad + 1)); fi
 done
 echo "1..$n"
 cat "$O/cheats.md"
