@@ -28,7 +28,7 @@ K=${KOPTMAKE:-$PWD/koptmake}
 export KOPT_SANDBOX_READ=$top${KOPT_SANDBOX_READ:+:$KOPT_SANDBOX_READ}
 
 # the parts, in the order they run: name, then what it shows
-PARTS="smoke sandbox screen_lost gate_reading cheats baseline aten_auto space rewrites rewrite_cache static_shapes graph_cache attention products examples counters tplthreads tplcut knobs transforms deploy_check helion"
+PARTS="smoke sandbox screen_lost gate_reading cheats baseline aten_auto space rewrites rewrite_cache static_shapes graph_cache deploy_keys attention products examples counters tplthreads tplcut knobs transforms deploy_check helion"
 smoke() { # capture, profile, a model that fails to import
 	bash "$here/smoke.sh" "$W" "$out/smoke" 2>"$out/smoke-worker.log" >"$out/smoke.log"
 	python3 "$here/check_smoke.py" "$out/smoke"; }
@@ -55,6 +55,8 @@ static_shapes() { # a model's shapes compile static in every worker: the kernels
 	python3 "$here/static_shapes.py" "$W" "$out/static_shapes"; }
 graph_cache() { # a deployment's compile served by the graph a worker compiled into the same cache (the parts of the key that differ, where not)
 	python3 "$here/graph_cache.py" "$W" "$out/graph_cache"; }
+deploy_keys() { # a deployment's compiles at several shapes, one after another in one process, served by a worker's graphs (alone too)
+	python3 "$here/deploy_keys.py" "$W" "$out/deploy_keys"; }
 attention() { # kopt::attention's kernel against float64, and a model compiled with it
 	python3 "$here/attention.py" >"$out/attention.tap" 2>&1; local r=$?
 	cat "$out/attention.tap"; return $r; }
