@@ -30,8 +30,8 @@ Checks, printed as TAP: each compile is one hit of Inductor's graph cache
 and no miss. Where one misses, the diagnostic names the parts of
 Inductor's key whose hashes differ from the worker's key nearest to it
 (kopt.graphkeys in the process; TORCH_LOGS' hash details in the worker),
-and whether the same compile alone hit: a compile that hits alone and
-misses in sequence says the process's earlier compiles changed its key.
+and the same compile alone comes after: one that hits alone and misses
+in the sequence says the process's earlier compiles changed its key.
 """
 
 import json
@@ -131,6 +131,15 @@ def child(outdir, cache, name, plan):
     return r["compiles"]
 
 
+def check(size, how, variant, where, r, wkeys):
+    """one compile's TAP line: served by the cache, else the key parts
+    that differ from the worker's nearest key"""
+    hit, miss = r.get("hit", 0), r.get("miss", 0)
+    ok(hit >= 1 and miss == 0,
+       f"batch {size}, {how} ({variant}) {where}: the worker's graph from the cache ({hit} hit, {miss} miss)",
+       r.get("failed") or "\n".join(GK.differing(wkeys, r.get("keys") or [])))
+
+
 def main():
     worker, outdir = sys.argv[1], sys.argv[2]
     shutil.rmtree(outdir, ignore_errors=True)
@@ -144,16 +153,13 @@ def main():
         wkeys = [{"key": k, "parts": p} for k, p in key_parts(f.read()).items()]
     ok(len(wkeys) >= len(SIZES) * len(VARIANTS),
        f"the worker's {len(SIZES) * len(VARIANTS)} captures each looked up a key ({len(wkeys)} keys in its log)")
+    # the sequence first, then each compile alone, each checked as it
+    # comes (a run stopped by its time limit keeps what it printed)
     seq = child(outdir, cache, "sequence", PLAN)
-    alone = [child(outdir, cache, f"alone-{i}", [p])[0] for i, p in enumerate(PLAN)]
     for i, (size, how, v) in enumerate(PLAN):
-        for where, r in (("in sequence", seq[i]), ("alone", alone[i])):
-            hit, miss = r.get("hit", 0), r.get("miss", 0)
-            diag = r.get("failed") or "\n".join(GK.differing(wkeys, r.get("keys") or []))
-            if where == "in sequence" and miss:
-                diag += f"\nalone: {alone[i].get('hit', 0)} hit, {alone[i].get('miss', 0)} miss"
-            ok(hit >= 1 and miss == 0,
-               f"batch {size}, {how} ({v}) {where}: the worker's graph from the cache ({hit} hit, {miss} miss)", diag)
+        check(size, how, v, "in sequence", seq[i], wkeys)
+    for i, (size, how, v) in enumerate(PLAN):
+        check(size, how, v, "alone", child(outdir, cache, f"alone-{i}", [PLAN[i]])[0], wkeys)
     done()
 
 
