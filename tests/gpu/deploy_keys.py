@@ -15,10 +15,11 @@ captures one request after another. bench/shapes' deployment found 2 or
 2026-12-06h-h100-graph-cache), against every one of graph_cache.py's.
 
 One worker (KOPT_COMPILE_CACHE=OUTDIR/cache, empty at the start) captures
-models/small_rowmax.py at batch 64 then 8, each under Inductor's defaults,
-max-autotune-no-cudagraphs and that with Inductor's CUDA graphs (the
-GPT-2 block's winning variant in bench/shapes), as a build's worker
-serves them. Then, on copies of that cache:
+models/small_block_shapes.py (bfloat16 parameters, a GEMM, a norm: a
+decoder block's kinds of graph input and kernel) at batch 64 then 8,
+each under Inductor's defaults, max-autotune-no-cudagraphs and that with
+Inductor's CUDA graphs (the GPT-2 block's winning variant in
+bench/shapes), as a build's worker serves them. Then, on copies of that cache:
 
 - "sequence": one fresh process compiles as deploy.py does: at batch 64
   torch.compile's baseline, then kopt.backend with the CUDA-graphs
@@ -48,7 +49,7 @@ from graph_cache import key_parts, LOGS  # noqa: E402
 from wclient import Worker  # noqa: E402
 from kopt import graphkeys as GK  # noqa: E402
 
-MODEL = os.path.join(here, "models", "small_rowmax.py")
+MODEL = os.path.join(here, "models", "small_block_shapes.py")
 AUTOTUNE = "max-autotune-no-cudagraphs"
 VARIANTS = {
     "default": {"name": "default", "mode": None, "options": {}},
@@ -108,7 +109,7 @@ print(json.dumps({"compiles": out}))
 def captures(worker, env, err):
     """one worker's captures at each size under each variant, in turn"""
     w = Worker(worker, env=env, stderr=err)
-    model = {"name": "small_rowmax", "kind": "torch", "path": MODEL}
+    model = {"name": "small_block_shapes", "kind": "torch", "path": MODEL}
     try:
         for size in SIZES:
             for v in VARIANTS.values():
