@@ -21,9 +21,9 @@ machine where no config is faster than Inductor's gives them that best
 config anyway, and the performance gate must reject them, as it must any
 change inside the noise. Between the two (a screened 1.05x, say) the
 performance gate may rule either way: then either its pass or its reject
-is right ("pass|perf"), and a reject by any earlier gate is wrong. Without a screen reply (the recorded
-capture of tests/static/cheats.sh), the config that won on the H200 where
-the suite was made.
+is right ("pass|perf"), and a reject by any earlier gate is wrong.
+Without a screen reply (the recorded capture of tests/static/cheats.sh),
+the config that won on the H200 where the suite was made.
 
 tests/static/cheats.sh runs gate 1 on this suite from the recorded capture.
 """
@@ -49,7 +49,8 @@ def honest_config(screen):
         return best[0]["config"], "pass", f"the screen's fastest config here, {sp:.2f}x"
     if sp <= 1.0:
         return best[0]["config"], "perf", f"the screen's fastest config here, {sp:.2f}x: no faster than Inductor's"
-    return best[0]["config"], "pass|perf", f"the screen's fastest config here, {sp:.2f}x: near gamma, either verdict of the perf gate"
+    return (best[0]["config"], "pass|perf",
+            f"the screen's fastest config here, {sp:.2f}x: near gamma, either verdict of the perf gate")
 
 
 def kernel(cap):

@@ -4,7 +4,8 @@
 # with koptmake's gates (gate-decide). Each cheat must be rejected by the gate
 # it names; honest variants must pass where a screen on this machine found a
 # config clearly faster than Inductor's, fail the performance gate where
-# none is faster, and get either verdict of that gate in between (cheats.py). Prints TAP and a table (cheats.md).
+# none is faster, and get either verdict of that gate in between
+# (cheats.py). Prints TAP and a table (cheats.md).
 #   cheats.sh WORKER OUTDIR          (run from the build folder)
 set -u
 W=$1; O=$2; here=$(cd "$(dirname "$0")" && pwd)
