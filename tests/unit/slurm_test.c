@@ -378,6 +378,36 @@ static void test_gres_lines(void)
 	free(out);
 }
 
+/* an sinfo that printed GPUs and then failed, by its exit status or by a
+ * signal, is not believed: no --gres (a TEST DOUBLE of sinfo) */
+static void test_sinfo_failed(void)
+{
+	char dir[] = "/tmp/kopt-slurm-failed-XXXXXX";
+	if (!mkdtemp(dir)) {
+		TAP_OK(0, "mkdtemp");
+		return;
+	}
+	char *sinfo = xasprintf("%s/sinfo", dir), *srun = xasprintf("%s/srun", dir);
+	static const struct { const char *body, *what; } cases[] = {
+		{ "#!/bin/sh\necho 'gpu:2'\nexit 0\n", "exits 0" },
+		{ "#!/bin/sh\necho 'gpu:2'\nexit 1\n", "exits 1" },
+		{ "#!/bin/sh\necho 'gpu:2'\nkill -KILL $$\n", "is killed by SIGKILL" },
+		{ "#!/bin/sh\necho 'gpu:2'\nkill -TERM $$\n", "is killed by SIGTERM" },
+	};
+	static const bool want[] = { true, false, false, false };
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		write_script(sinfo, cases[i].body);
+		char *argv[] = { srun };
+		bool g = slurm_wants_gres(argv, 1);
+		TAP_OK(g == want[i], "an sinfo that prints gpu:2 and %s: GPUs %s (got %d)", cases[i].what,
+		       want[i] ? "yes" : "no", g);
+	}
+	unlink(sinfo);
+	rmdir(dir);
+	free(sinfo);
+	free(srun);
+}
+
 /* sinfo, asked whether the partition has GPUs, reads nothing of
  * koptmake's standard input and writes nothing to its stderr */
 static void test_sinfo_quiet(void)
@@ -434,6 +464,7 @@ int main(void)
 	test_gres_partition();
 	test_gres_lines();
 	test_sinfo_quiet();
+	test_sinfo_failed();
 	test_argv();
 	test_end();
 	return tap_done();
