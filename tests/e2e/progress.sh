@@ -75,7 +75,9 @@ rm -rf "$d/.kopt" "$d/kopt-out"
 python3 - "$KOPTMAKE" "$d" > "$tmp/tty" 2>&1 <<'PY' || true
 import os, pty, re, subprocess, sys
 m, s = pty.openpty()
-env = dict(os.environ, TERM="xterm", KOPT_SIM_DELAY_MS="60")
+# (a worker slow to start: more than a second has passed when the first
+# steps end, so that only the count of steps done holds the guess back)
+env = dict(os.environ, TERM="xterm", KOPT_SIM_DELAY_MS="60", KOPT_SIM_START_MS="1100")
 # the output a terminal, the input not: the status line follows the output
 p = subprocess.Popen([sys.argv[1]], cwd=sys.argv[2], stdin=subprocess.DEVNULL, stdout=s, stderr=s, env=env,
                      close_fds=True)
@@ -94,18 +96,22 @@ segs = [x.replace("\x1b[K", "") for x in re.split(r"[\r\n]+", out.decode())]
 status = [x for x in segs if x.startswith("[")]
 pat = re.compile(r"^\[\d+/~?\d+\] [a-z]+ \S+ \(\d+:\d\d(, about \d+:\d\d left)?\)$")
 bad = [x for x in status if not pat.match(x)]
+# the time left is a guess from the steps done: none before three
+early = [x for x in status if ", about " in x and int(x[1:].split("/")[0]) < 3]
 print("status", len(status), "bad", len(bad), "left", sum(", about " in x for x in status),
-      "erased", out.count(b"\x1b[K"), "closing", sum(x.startswith("koptmake: all: ") for x in segs))
+      "erased", out.count(b"\x1b[K"), "closing", sum(x.startswith("koptmake: all: ") for x in segs),
+      "early", len(early))
 for x in bad[:5]:
     print("# bad:", x)
 PY
-read -r _ tstatus _ tbad _ tleft _ tcr _ tclosing < "$tmp/tty" || true
+read -r _ tstatus _ tbad _ tleft _ tcr _ tclosing _ tearly < "$tmp/tty" || true
 # (each state redrawn over the last: a carriage return and an erase to
 # the line's end; the terminal's own carriage returns at each newline are
 # not counted)
 check "an output to a terminal (the input from /dev/null) gets one status line redrawn ($tstatus states, $tcr erased)" "[ \"\${tstatus:-0}\" -gt 10 ] && [ \"\${tcr:-0}\" -ge \"\${tstatus:-1}\" ]" "$tmp/tty"
 check "... each [done/N] kind path (elapsed[, about T left]) ($tbad malformed)" "[ \"\${tbad:-1}\" -eq 0 ]" "$tmp/tty"
 check "... the time left shows once steps have run ($tleft times)" "[ \"\${tleft:-0}\" -gt 0 ]" "$tmp/tty"
+check "... never before three steps are done ($tearly times)" "[ \"\${tearly:-1}\" -eq 0 ]" "$tmp/tty"
 check "... and the closing lines follow" "[ \"\${tclosing:-0}\" -eq 1 ]" "$tmp/tty"
 check "the build runs more than -n listed before the profiles ($nlines > $listed)" "[ $nlines -gt $listed ]"
 ran=$(sed -n 's/^koptmake: \([0-9]*\) steps ran in [0-9]*:[0-9][0-9]$/\1/p' "$d/out")
