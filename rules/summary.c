@@ -128,7 +128,7 @@ static bool read_facts(const char *p, struct rule_summary *s)
 	return got >= required;
 }
 
-int rule_summary_read(const char *text, struct rule_summary *s)
+void rule_summary_read(const char *text, struct rule_summary *s)
 {
 	memset(s, 0, sizeof *s);
 	s->eager_ratio = NAN;
@@ -201,7 +201,6 @@ int rule_summary_read(const char *text, struct rule_summary *s)
 			s->nkernels++;
 		}
 	}
-	return 0;
 }
 
 void rule_summary_release(struct rule_summary *s)

@@ -84,7 +84,7 @@ struct rule_summary {
 /* the summary as text; caller frees */
 char *rule_summary_write(const struct rule_summary *s);
 /* parses text (copied) into s; lines that do not parse are left out */
-int rule_summary_read(const char *text, struct rule_summary *s);
+void rule_summary_read(const char *text, struct rule_summary *s);
 void rule_summary_release(struct rule_summary *s);
 
 #endif
