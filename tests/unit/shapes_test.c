@@ -83,6 +83,13 @@ int main(void)
 	char *renamed = replaced(small, pn, "triton_poi_fused_convolution_relu_7");
 	TAP_OK(rule_shape_class(renamed, "triton_poi_fused_convolution_relu_7") == c, "another name too: the same class");
 	TAP_OK(rule_shape_class(NULL, pn) == 0 && rule_shape_class("", pn) == 0, "no source, no class");
+	/* the class across shapes is the kernel's class with each number of
+	 * its size hints one, the braces kept */
+	char *ones = replaced(poi, "size_hints={'y': 2048, 'x': 256}", "size_hints={'y': 1, 'x': 1}");
+	TAP_OK(strcmp(ones, poi) != 0 && rule_shape_class(poi, pn) == rule_kernel_class(ones, pn),
+	       "the class across shapes: the kernel's class with its size hints' numbers one");
+	free(ones);
+
 
 	/* a shape's key: its names and values, in the names' order */
 	struct kopt_option s1[] = { { "batch_size", "8" }, { "seq_len", "128" } };
