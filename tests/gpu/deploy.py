@@ -71,6 +71,7 @@ import torch
 here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(here, "..", "..", "runtime", "python"))
 import kopt  # noqa: E402
+from kopt import deploy as D  # noqa: E402
 from kopt import graphkeys as GK  # noqa: E402
 from kopt import measure as M  # noqa: E402
 from kopt import verify as V  # noqa: E402
@@ -116,18 +117,11 @@ def timed(fns, inputs, n=30, device=False):
     return [x / 1e6 for x in ns]
 
 
-def graph_cache_counts():
-    """(hits, misses) of Inductor's graph cache in this process so far"""
-    from torch._dynamo.utils import counters
-    c = counters["inductor"]
-    return c.get("fxgraph_cache_hit", 0), c.get("fxgraph_cache_miss", 0)
-
-
 def graph_cache():
-    """graph_cache_counts(), the keys looked up starting anew
+    """kopt.deploy.graph_counts(), the keys looked up starting anew
     (kopt.graphkeys)"""
     GK.take()
-    return graph_cache_counts()
+    return D.graph_counts()
 
 
 def build_keys(outdir):
@@ -152,7 +146,7 @@ def graph_cache_line(name, before, outdir):
     ones the report measured: bench/results/2026-12-06g-h100-shapes-static),
     and for each key looked up here that none of the build's profiles
     did, the parts of it that differ from the build's nearest"""
-    (h0, m0), (h1, m1) = before, graph_cache_counts()
+    (h0, m0), (h1, m1) = before, D.graph_counts()
     here, build = GK.take(), build_keys(outdir)
     diff = GK.differing(build, here)
     lines = [f"# {name}: Inductor's graph cache answered {h1 - h0} of its {h1 - h0 + m1 - m0} compiles"

@@ -69,10 +69,9 @@ CHILD = r"""
 import json, os, sys
 sys.path.insert(0, os.path.join(sys.argv[1], "runtime", "python"))
 import torch
-from torch._dynamo.utils import counters
 from torch._inductor.compile_fx import compile_fx
 from kopt import graphkeys as GK
-from kopt.deploy import Table, compile_with
+from kopt.deploy import Table, compile_with, graph_counts
 from kopt.inductor import own_frame
 from kopt.loader import apply_shape, load_module, to_device
 path, plan, variants = os.environ["DK_MODEL"], json.loads(os.environ["DK_PLAN"]), json.loads(os.environ["DK_VARIANTS"])
@@ -94,14 +93,13 @@ for size, how, v in plan:
     torch.manual_seed(0)
     inputs = list(to_device(mod.get_inputs()))
     state["size"] = size
-    c = counters["inductor"]
-    h0, m0 = c.get("fxgraph_cache_hit", 0), c.get("fxgraph_cache_miss", 0)
+    h0, m0 = graph_counts()
     GK.take()
     with torch.no_grad():
         (base if how == "torch.compile" else opt)(*inputs)
     torch.cuda.synchronize()
-    out.append({"size": size, "how": how, "variant": v, "hit": c.get("fxgraph_cache_hit", 0) - h0,
-                "miss": c.get("fxgraph_cache_miss", 0) - m0, "keys": GK.take()})
+    h1, m1 = graph_counts()
+    out.append({"size": size, "how": how, "variant": v, "hit": h1 - h0, "miss": m1 - m0, "keys": GK.take()})
 print(json.dumps({"compiles": out}))
 """
 
@@ -151,7 +149,7 @@ def main():
     with open(log, "w") as err:
         captures(worker, dict(env, KOPT_COMPILE_CACHE=cache, **LOGS), err)
     with open(log) as f:
-        wkeys = [{"key": k, "parts": p} for k, p in key_parts(f.read()).items()]
+        wkeys = key_parts(f.read())
     ok(len(wkeys) >= len(SIZES) * len(VARIANTS),
        f"the worker's {len(SIZES) * len(VARIANTS)} captures each looked up a key ({len(wkeys)} keys in its log)")
     # the sequence first, then each compile alone, each checked as it

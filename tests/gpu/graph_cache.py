@@ -100,8 +100,9 @@ HEADER = re.compile(r"FX graph cache hash details for key (\w+):")
 PART = re.compile(r"\] \[(\w{20,})\] ([^:\n]+): ")
 
 
-def key_parts(log: str) -> dict:
-    """{key: {part: hash}} of every 'hash details' block in a log"""
+def key_parts(log: str) -> list:
+    """every 'hash details' block in a log, as kopt.graphkeys records a
+    key: [{"key": KEY, "parts": {part: hash}}], each key once"""
     keys, cur = {}, None
     for line in log.splitlines():
         m = HEADER.search(line)
@@ -111,16 +112,7 @@ def key_parts(log: str) -> dict:
         m = PART.search(line)
         if m and cur is not None:
             cur.setdefault(m.group(2).strip(), m.group(1))
-    return keys
-
-
-def differing(worker: dict, other: dict) -> list:
-    """the parts whose hashes differ between each key of the other's that
-    is none of the worker's and the worker's key nearest to it
-    (kopt.graphkeys.differing, on the keys the logs hold)"""
-    def listed(keys):
-        return [{"key": k, "parts": p} for k, p in keys.items()]
-    return GK.differing(listed(worker), listed(other))
+    return [{"key": k, "parts": p} for k, p in keys.items()]
 
 
 def main():
@@ -155,7 +147,7 @@ def main():
                f"{variant} ({mode or 'Inductor defaults'}) compiled by {how} in a fresh process: "
                f"the worker's graph from the cache ({hit} hit, {miss} miss, "
                f"{r.get('fxgraph_cache_bypass', 0)} bypassed)",
-               r.get("failed") or "\n".join(bypassed + differing(wkeys, key_parts(r["stderr"]))))
+               r.get("failed") or "\n".join(bypassed + GK.differing(wkeys, key_parts(r["stderr"]))))
             if how != "torch.compile":
                 f = r.get("flags") or []
                 ok(len(f) == 8 and f[:4] == f[4:],

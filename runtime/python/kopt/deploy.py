@@ -444,14 +444,20 @@ def compile_plain(gm, example_inputs, options: dict):
 AUTOTUNING = ("max_autotune", "max_autotune_gemm", "max_autotune_pointwise", "coordinate_descent_tuning")
 
 
-def graph_misses() -> int:
-    """Inductor's graph-cache misses in this process so far (0 where this
-    torch does not count them)"""
+def graph_counts() -> tuple[int, int]:
+    """(hits, misses) of Inductor's graph cache in this process so far
+    ((0, 0) where this torch does not count them)"""
     try:
         from torch._dynamo.utils import counters
     except ImportError:
-        return 0
-    return int(counters["inductor"].get("fxgraph_cache_miss", 0))
+        return 0, 0
+    c = counters["inductor"]
+    return int(c.get("fxgraph_cache_hit", 0)), int(c.get("fxgraph_cache_miss", 0))
+
+
+def graph_misses() -> int:
+    """Inductor's graph-cache misses in this process so far"""
+    return graph_counts()[1]
 
 
 def compiled_anew(table: Table, opts: dict, misses: int) -> str | None:
