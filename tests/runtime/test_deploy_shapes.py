@@ -218,7 +218,7 @@ t = tables[2]
 t.variant = {"name": "autotune", "mode": "max-autotune-no-cudagraphs"}
 auto = {"max_autotune": True, "coordinate_descent_tuning": True}
 sys.modules["torch._dynamo"] = None   # an import of it raises ImportError
-ok(D.graph_misses() == 0 and D.compiled_anew(t, auto, 0) is None,
+ok(D.graph_misses() == 0 and D.graph_counts() == (0, 0) and D.compiled_anew(t, auto, 0) is None,
    "compiled_anew: a torch that counts no misses: none, and no warning")
 # (torch._dynamo appears only now: kopt registers its backend on import
 # where it finds it)
@@ -233,6 +233,10 @@ ok(D.graph_misses() == 0 and D.compiled_anew(t, auto, 0) is None,
 dutils.counters["inductor"]["fxgraph_cache_miss"] = 3
 ok(D.compiled_anew(t, auto, 3) is None, "compiled_anew: a compile the graph cache served: no warning")
 dutils.counters["inductor"]["fxgraph_cache_miss"] = 4
+ok(D.graph_counts() == (0, 4), "graph_counts: no hit counted yet, four misses", D.graph_counts())
+dutils.counters["inductor"]["fxgraph_cache_hit"] = 2
+ok(D.graph_counts() == (2, 4), "graph_counts: Inductor's hits and misses, in that order", D.graph_counts())
+del dutils.counters["inductor"]["fxgraph_cache_hit"]
 why = D.compiled_anew(t, auto, 3)
 ok(why is not None and "(shape b64)" in why and "variant autotune" in why and "anew" in why
    and "TORCHINDUCTOR_CACHE_DIR=.kopt/compile/inductor" in why and "\n" not in why,
