@@ -37,9 +37,13 @@
 
 /* ---- the environment ---- */
 
+/* CC and CXX: Inductor's config takes its C++ compiler from CXX, and its
+ * graph cache keys each graph with the config; a worker without them keys
+ * its graphs apart from the user's own process, whose compiles then miss
+ * every graph the build compiled (bench/results/2026-12-06j-h200-shapes) */
 const char *const sandbox_env_keep[] = {
 	"PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "LC_*", "TZ",
-	"TMPDIR", "XDG_CACHE_HOME", "LD_LIBRARY_PATH",
+	"TMPDIR", "XDG_CACHE_HOME", "LD_LIBRARY_PATH", "CC", "CXX",
 	"CUDA_*", "NVIDIA_*", "CUBLAS_*", "CUBLASLT_*", "CUDNN_*",
 	"PYTHON*", "VIRTUAL_ENV", "CONDA_PREFIX",
 	"TORCH*", "PYTORCH_*", "TRITON_*", "HELION_*", "KOPT_*",

@@ -44,8 +44,8 @@ static void test_env(void)
 	char *env[] = {
 		"PATH=/usr/bin", "HOME=/home/u", "LANG=C.UTF-8", "LC_ALL=C", "CUDA_VISIBLE_DEVICES=3",
 		"PYTHONPATH=/p", "TORCHINDUCTOR_CACHE_DIR=/c", "TRITON_CACHE_DIR=/t", "KOPT_SIM_LOG=/l",
-		"SLURM_JOB_ID=7", "XDG_CACHE_HOME=/x", "LD_LIBRARY_PATH=/lib",
-		"OPENAI_API_KEY=sk-1", "ANTHROPIC_API_KEY=sk-2", "AWS_SECRET_ACCESS_KEY=a", "AWS_ACCESS_KEY_ID=b",
+		"SLURM_JOB_ID=7", "XDG_CACHE_HOME=/x", "LD_LIBRARY_PATH=/lib", "CC=gcc-13", "CXX=/usr/bin/g++",
+		"CXXFLAGS=-O3", "OPENAI_API_KEY=sk-1", "ANTHROPIC_API_KEY=sk-2", "AWS_SECRET_ACCESS_KEY=a", "AWS_ACCESS_KEY_ID=b",
 		"GITHUB_TOKEN=c", "HF_TOKEN=d", "KOPT_LLM_KEY=e", "KOPT_DB_PASSWORD=f", "DB_PASSWD=g",
 		"GOOGLE_APPLICATION_CREDENTIALS=/k.json", "MY_APIKEY=h", "KOPT_PRIVATE_THING=i",
 		"SSH_AUTH_SOCK=/s", "DISPLAY=:0", "RANDOM_VAR=1", "MY_DATA_DIR=/data", "HF_HOME=/hf",
@@ -56,14 +56,14 @@ static void test_env(void)
 	char **w = sandbox_env(env, deny);
 	static const char *const kept[] = { "PATH", "HOME", "LANG", "LC_ALL", "CUDA_VISIBLE_DEVICES", "PYTHONPATH",
 					    "TORCHINDUCTOR_CACHE_DIR", "TRITON_CACHE_DIR", "KOPT_SIM_LOG",
-					    "SLURM_JOB_ID", "XDG_CACHE_HOME", "LD_LIBRARY_PATH" };
+					    "SLURM_JOB_ID", "XDG_CACHE_HOME", "LD_LIBRARY_PATH", "CC", "CXX" };
 	int k = 0;
 	for (size_t i = 0; i < sizeof kept / sizeof *kept; i++) {
 		k += has(w, kept[i]);
 		if (!has(w, kept[i]))
 			tap_diag("dropped %s", kept[i]);
 	}
-	TAP_IS_INT(k, (int)(sizeof kept / sizeof *kept), "env: what a worker needs is kept");
+	TAP_IS_INT(k, (int)(sizeof kept / sizeof *kept), "env: what a worker needs is kept (CC and CXX: a key of Inductor's graph cache)");
 	static const char *const secret[] = { "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "AWS_SECRET_ACCESS_KEY",
 					      "AWS_ACCESS_KEY_ID", "GITHUB_TOKEN", "HF_TOKEN", "KOPT_LLM_KEY",
 					      "KOPT_DB_PASSWORD", "DB_PASSWD", "GOOGLE_APPLICATION_CREDENTIALS",
@@ -76,7 +76,8 @@ static void test_env(void)
 	}
 	TAP_IS_INT(s, (int)(sizeof secret / sizeof *secret), "env: no API key, token, password or credential, KOPT_* included");
 	TAP_OK(!has(w, "KOPT_ACCESS") && !has(w, "CUDA_SPECIAL"), "env: no variable that a key_env names, whatever its name");
-	TAP_OK(!has(w, "SSH_AUTH_SOCK") && !has(w, "DISPLAY") && !has(w, "RANDOM_VAR"), "env: nothing else");
+	TAP_OK(!has(w, "SSH_AUTH_SOCK") && !has(w, "DISPLAY") && !has(w, "RANDOM_VAR") && !has(w, "CXXFLAGS"),
+	       "env: nothing else (CXX is no prefix)");
 	TAP_OK(has(w, "MY_DATA_DIR") && has(w, "HF_HOME"), "env: KOPT_WORKER_ENV adds names and prefixes");
 	sandbox_env_free(w);
 	TAP_OK(sandbox_env_secret("my_token", 8) && sandbox_env_secret("X_KEY", 5) && !sandbox_env_secret("KOPT_SLOT", 9) &&
