@@ -184,6 +184,20 @@ def profiled_kernels(outdir, variant):
     return {}
 
 
+def explain(name, fn, inputs, outdir, variant):
+    """the '#' lines of a check that is off: where the difference is, the
+    kernels fn runs here against the variant's profile in outdir (a
+    shape's folder for a model served at several)"""
+    with torch.no_grad():
+        seen = kernel_table(fn, inputs)
+        host = host_seconds(fn, inputs)
+    want = profiled_kernels(outdir, variant)
+    print(f"# {name}: the host takes {host*1e6:.1f} us to enqueue a call; kernels deployed against the "
+          f"profile of {variant} (us per call):")
+    for k in sorted(set(seen) | set(want), key=lambda k: -max(seen.get(k, 0), want.get(k, 0)))[:12]:
+        print(f"#   {k[:90]}: deployed {seen.get(k, float('nan')):.1f}, profiled {want.get(k, float('nan')):.1f}")
+
+
 def close_to_eager(name, model, inputs, ro):
     """outputs allclose to eager's with the strict tolerances (--tol), else
     by the gates' float64 rule"""
@@ -249,6 +263,10 @@ def shape_row(name, sh, m, backend, base, opt, inputs, model):
     how = f"variant {table.variant.get('name', '?')} alone" if variant_only else f"{hits} kernels swapped"
     line = (f"{name}@{sh['shape']} {sh['set']}: {how}, outputs close to eager {close}, compiled once {once}, "
             f"measured {measured:.3f}x vs reported {claimed:.3f}x, {checked}" + (f"; warned: {said}" if said else ""))
+    if not good:   # both sides: the baseline's kernels against the default variant's profile too
+        here = os.path.join(spec_dir, "kopt-out", name, sh["shape"])
+        explain(f"{name}@{sh['shape']}", opt, inputs, here, table.variant.get("name", ""))
+        explain(f"{name}@{sh['shape']} torch.compile", base, inputs, here, "default")
     row = (f"| {name}@{sh['shape']} | {hits} | {close} | {tb*1e3:.1f} | {to*1e3:.1f} | {tb / to:.3f}x | "
            f"{m.get('speedup') or 0:.3f}x | {db*1e3:.1f} | {do*1e3:.1f} | {db/do:.3f}x | "
            f"{m.get('device_speedup') or 0:.3f}x | {'device' if checked != 'time per call' else 'per call'} |")
@@ -410,16 +428,7 @@ for m in sorted(report["models"], key=lambda m: order.get(m["model"], len(order)
                 f"{tb / to:.3f}x | {m.get('speedup') or 0:.3f}x | {db*1e3:.1f} | {do*1e3:.1f} | {db/do:.3f}x | "
                 f"{m.get('device_speedup') or 0:.3f}x | {'device' if checked != 'time per call' else 'per call'} |")
     if not good:
-        # where the difference is: the deployed kernels against the profile's
-        variant = backend.table.variant.get("name", "")
-        with torch.no_grad():
-            seen = kernel_table(opt, inputs)
-            host = host_seconds(opt, inputs)
-        want = profiled_kernels(outdir, variant)
-        print(f"# {name}: the host takes {host*1e6:.1f} us to enqueue a call; kernels deployed against the "
-              f"profile of {variant} (us per call):")
-        for k in sorted(set(seen) | set(want), key=lambda k: -max(seen.get(k, 0), want.get(k, 0)))[:12]:
-            print(f"#   {k[:90]}: deployed {seen.get(k, float('nan')):.1f}, profiled {want.get(k, float('nan')):.1f}")
+        explain(name, opt, inputs, outdir, backend.table.variant.get("name", ""))
     if args.apart:  # last: it resets Dynamo, and base and opt compile again
         alone = []
         for make in (lambda: torch.compile(model), lambda: torch.compile(model, backend=kopt.backend(outdir))):
