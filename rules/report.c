@@ -87,16 +87,18 @@ static void chosen_variant(const struct dag_node *s, const json_t *meas, double 
 		return;
 	double *vb = xcalloc(n, sizeof *vb), *vo = xcalloc(n, sizeof *vo);
 	bool *vp = xcalloc(n, sizeof *vp);
+	json_t *rounds = json_array(); /* the race's rounds, as the stitch chose with them */
 	for (size_t v = 0; v < n; v++) {
-		json_t *x = json_array_get(vars, v);
+		json_t *x = json_array_get(vars, v), *r = json_object_get(x, "race_rounds");
+		json_array_append(rounds, json_is_array(r) ? r : json_null());
 		vb[v] = rule_num(x, "base_ns");
 		vo[v] = rule_num(x, "opt_ns");
 		const char *vd = json_string_value(json_object_get(x, "verdict"));
 		vp[v] = vd && strcmp(vd, "pass") == 0 && json_array_size(json_object_get(x, "winners")) > 0;
 	}
-	const struct kopt_gates *g = rule_model_of(s)->spec->gates;
 	size_t best;
-	bool optimized = rule_pick_variant(vb, vo, vp, n, g->gamma, &best);
+	bool optimized = rule_pick_variant(vb, vo, vp, rounds, n, rule_model_of(s)->spec->gates->gamma, &best);
+	json_decref(rounds);
 	*base = vb[0];
 	*opt = optimized ? (vp[best] ? vo[best] : vb[best]) : vb[0];
 	*sp = *base > 0 && *opt > 0 ? *base / *opt : NAN;

@@ -144,11 +144,15 @@ json_t *rule_space_pick_lines(const struct kopt_model *m, const double *ratio, s
  * only when faster by gamma (two within the noise keep the earlier), and a
  * variant with no winner must beat the first variant's baseline by gamma to
  * be chosen (a compile option that wins inside the noise is no win).
+ * race_rounds (NULL, or an array of n arrays: the race's calls of each
+ * variant in order, PROTOCOL.md "race") adds the noise rule: a variant
+ * displaces the best so far only where the lower quartile of their
+ * round-by-round ratios, in their times' terms, is at least 1.
  * Returns whether the model is optimized (winners, or another variant) and
  * sets *best.
  */
-bool rule_pick_variant(const double *base, const double *opt, const bool *passed, size_t n, double gamma,
-		       size_t *best);
+bool rule_pick_variant(const double *base, const double *opt, const bool *passed, const json_t *race_rounds,
+		       size_t n, double gamma, size_t *best);
 
 /* fills the implementation-space figures of s (cudnn share, the large
  * float32 products' share, eager ratio and ops) from a profile's

@@ -63,12 +63,13 @@
 /* 10: each variant's calls run under its own cudnn_benchmark (the flag is
  * the process's: a variant compiled after the agents' cudnn variant had
  * run, in the race, under cuDNN's benchmarking) */
-#define STITCH_VERSION 10
+/* 11: the race's rounds, and rule_pick_variant's noise rule on them */
+#define STITCH_VERSION 11
 /* the memos' own version: bump it when the worker's stitch or race changes
  * what it measures, not when the rule only writes its outputs otherwise
  * (2: own frames, as STITCH_VERSION 9; 3: each variant's own
- * cudnn_benchmark, as 10) */
-#define STITCH_MEMO_VERSION 3
+ * cudnn_benchmark, as 10; 4: the race's rounds, as 11) */
+#define STITCH_MEMO_VERSION 4
 
 struct winner {
 	const char *kernel;
@@ -479,10 +480,15 @@ static int handle_reply(struct rule_run *run, json_t *res)
 		for (size_t v = 0; v < nmv; v++)
 			nsent += !p->vr[v].failed;
 		if (json_array_size(ns) == nsent) {
+			json_t *rounds = json_object_get(res, "rounds");
 			p->race_ns = xcalloc(nmv, sizeof *p->race_ns);
+			p->race_rounds = json_array_size(rounds) == nsent ? json_array() : NULL;
 			for (size_t v = 0, j = 0; v < nmv; v++) {
-				json_t *t = p->vr[v].failed ? NULL : json_array_get(ns, j++);
+				json_t *t = p->vr[v].failed ? NULL : json_array_get(ns, j);
 				p->race_ns[v] = json_is_number(t) ? json_number_value(t) : NAN;
+				if (p->race_rounds)
+					json_array_append(p->race_rounds, t ? json_array_get(rounds, j) : json_null());
+				j += !p->vr[v].failed;
 			}
 		} else {
 			/* no race (it failed in the worker, which said why): the
@@ -702,7 +708,7 @@ static void choose(struct rule_run *run, struct stitch_priv *p, struct choice *c
 		free(vp);
 		return;
 	}
-	ch->optimized = rule_pick_variant(vb, vo, vp, dm->nmv, m->gates->gamma, &ch->best);
+	ch->optimized = rule_pick_variant(vb, vo, vp, p->race_rounds, dm->nmv, m->gates->gamma, &ch->best);
 	struct vres *b = &p->vr[ch->best];
 	ch->base = p->vr[0].base_ns;
 	ch->opt = vp[ch->best] ? b->opt_ns : b->base_ns;
@@ -749,6 +755,8 @@ static void result(struct rule_run *run, struct stitch_priv *p, const struct cho
 		num_or_null(o, "stitch_base_ns", p->vr[v].stitch_base_ns);
 		num_or_null(o, "stitch_opt_ns", p->vr[v].stitch_opt_ns);
 		num_or_null(o, "race_ns", p->race_ns ? p->race_ns[v] : NAN);
+		if (json_is_array(json_array_get(p->race_rounds, v))) /* the report chooses with them too */
+			json_object_set(o, "race_rounds", json_array_get(p->race_rounds, v));
 		json_object_set_new(o, "winners", p->vr[v].winners ? json_incref(p->vr[v].winners) : json_array());
 		json_array_append_new(vars, o);
 	}
@@ -800,6 +808,7 @@ static void stitch_release(struct rule_run *run)
 	free(p->w);
 	json_decref(p->derived);
 	free(p->race_ns);
+	json_decref(p->race_rounds);
 	free(p->race_error);
 	json_decref(p->counts);
 	json_decref(p->alone);

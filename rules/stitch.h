@@ -31,6 +31,7 @@ struct vres {
 struct stitch_priv {
 	bool racing;        /* the race request (variants side by side) is out */
 	double *race_ns;    /* its medians, per variant */
+	json_t *race_rounds; /* its calls, per variant in order (null for one not raced); NULL: none */
 	char *race_error;   /* why there are none */
 	size_t vi;
 	struct winner *w;

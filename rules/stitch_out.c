@@ -229,6 +229,12 @@ int stitch_write_code(struct rule_run *run, struct stitch_priv *p, const struct 
 	json_t *sdoc = json_pack("{s:s, s:o, s:o, s:{s:f, s:f, s:f, s:f}}", "model", dm->spec->name, "variant",
 				 rule_variant_json(dm->mvs[ch->best].variant), "kernels", subs, "gates", "atol", g->atol,
 				 "rtol", g->rtol, "atol_half", g->atol_half, "rtol_half", g->rtol_half);
+	/* the graph-cache keys the chosen variant's compile looked up (its
+	 * profile's, runtime/python/kopt/graphkeys.py): kopt.backend names the
+	 * parts of its own that differ where it compiles that variant anew */
+	json_t *keys = json_object_get(rule_profile_meas(run->dag, &dm->mvs[ch->best]), "graph_keys");
+	if (json_array_size(keys))
+		json_object_set(sdoc, "graph_keys", keys);
 	char *js = json_dumps(sdoc, JSON_INDENT(2) | JSON_SORT_KEYS);
 	json_decref(sdoc);
 	char *rel = xasprintf("%s/substitutions.json", rule_model_dir(dm));

@@ -67,6 +67,12 @@
  *                               compiled (the profile's side-by-side run),
  *                               and so does any variant with ATen fallbacks
  *   # sim: fast VARIANT [F]      VARIANT's compiled code runs F (default 3) times faster
+ *   # sim: noisy race           the race's rounds of every variant but the
+ *                               first swing 13% either way, round by round,
+ *                               around the same medians (a host-bound call
+ *                               on a busy host); otherwise every variant's
+ *                               rounds move together, by a drift shared by
+ *                               all variants in a round
  *   # sim: group                the Triton kernels of one kind (reductions,
  *                               pointwise) are one class: their sources differ
  *                               only in their names and numbers (rules/groups.c)
@@ -1176,18 +1182,29 @@ static json_t *stitch(const struct model *m, json_t *req)
 
 /* race: the variants' baselines side by side, each at its variant's speed
  * (one time for all unless "# sim: eager" or "# sim: fast" says otherwise),
- * so the race confirms the stitches' times */
+ * so the race confirms the stitches' times; each call's time in rounds
+ * ("# sim: noisy race" for rounds that disagree) */
 static json_t *race(const struct model *m, json_t *req)
 {
 	if (wants(m, "softfail", "race"))
 		return json_pack("{s:i, s:n, s:s}", "calls", 0, "ns", "error", "simulated: out of memory compiling 3 variants");
-	json_t *ns = json_array(), *vars = json_object_get(req, "variants");
+	json_t *ns = json_array(), *rounds = json_array(), *vars = json_object_get(req, "variants");
+	bool noisy = wants(m, "noisy", "race");
 	for (size_t v = 0; v < json_array_size(vars); v++) {
 		g_speed = variant_speed(m, json_array_get(vars, v));
-		json_array_append_new(ns, json_real(model_ns(m)));
+		double t = model_ns(m);
+		json_t *r = json_array();
+		for (int i = 0; i < 20; i++) {
+			double f = 1.0 + 0.002 * (i % 5 - 2); /* the round's drift, every variant's */
+			if (noisy && v > 0)
+				f *= i % 2 ? 1.13 : 1 / 1.13;
+			json_array_append_new(r, json_real(t * f));
+		}
+		json_array_append_new(ns, json_real(t));
+		json_array_append_new(rounds, r);
 	}
 	g_speed = 1.0;
-	return json_pack("{s:i, s:o}", "calls", 20, "ns", ns);
+	return json_pack("{s:i, s:o, s:o}", "calls", 20, "ns", ns, "rounds", rounds);
 }
 
 /*
@@ -1711,6 +1728,14 @@ int main(void)
 			res = capture(&m, req);
 		else if (strcmp(op, "profile") == 0) {
 			res = profile(&m);
+			/* the graph-cache key its compile looked up (kopt.graphkeys),
+			 * keyed as Inductor's is with the C++ compiler its
+			 * environment names (CXX) */
+			const char *cxx = getenv("CXX") ? getenv("CXX") : "g++";
+			json_object_set_new(res, "graph_keys",
+					    json_pack("[{s:s+, s:{s:s, s:s}}]", "key", "fsim-", g_variant ? g_variant : "-",
+						      "parts", "gm", g_variant ? g_variant : "-",
+						      "inductor_config[cpp.cxx]", cxx));
 			if (m.helion)
 				json_object_set_new(res, "helion", helion_baselines(&m, json_is_true(json_object_get(req, "helion_full"))));
 		}

@@ -73,4 +73,32 @@ check "autotune 2% faster, gamma 1.6: the default stays, marked behind max-autot
 	"[ \"\$(vs_at)\" = '0.980x *' ] && grep -q '\"name\": \"default\"' kopt-out/close/substitutions.json"
 check "... and the report says why" "grep -q '^\\\\\* Behind the max-autotune variant by less than gamma' kopt-out/all/report.md"
 cd ..
+# A variant whose race medians lead by 6% (over gamma) while its rounds
+# swing 13% either way is inside the noise: the first variant stays, in
+# the stitch's choice and in the report's; with rounds that agree, the
+# same 6% wins.
+for how in noisy steady; do
+	mkdir "$how" && (
+		cd "$how" && mkdir models
+		{ echo "# model lead"; echo "# sim: fast autotune 1.06"
+		  [ "$how" = noisy ] && echo "# sim: noisy race"; echo "import torch"; } > models/lead.py
+		sed -e '/^model /,$d' ../test.kopt > test.kopt
+		printf 'model lead {\n  source = "models/lead.py"\n  variant default { }\n  variant autotune { mode = "max-autotune-no-cudagraphs" }\n}\ntarget all = [lead]\ndefault all\n' >> test.kopt
+		KOPT_SIM_LOG= CXX=/opt/sim/bin/g++ "$KOPTMAKE" > out 2> err || cat err >&2
+	)
+done
+chose() { sed -n 's/.*"name": "\([a-z-]*\)".*/\1/p' "$1/kopt-out/lead/substitutions.json" | head -n 1; }
+# the target report's variant and optimized time for lead, and the
+# optimized time of a variant's own stitch (the model's report)
+row() { sed '/^## /q' "$1/kopt-out/all/report.md" | awk -F'|' '$2 ~ "^ lead $" { gsub(/ /, "", $3); gsub(/ /, "", $6); print $3 "," $6 }'; }
+own() { awk -F'|' -v v="$2" '$2 ~ "^ "v" $" && $3 ~ /pass|fail/ { gsub(/ /, "", $5); print v "," $5; exit }' "$1/kopt-out/lead/report.md"; }
+check "race medians 6% apart, rounds swinging 13%: the first variant stays (stitch $(chose noisy), report $(row noisy))" \
+	"[ \"\$(chose noisy)\" = default ] && [ \"\$(row noisy)\" = \"\$(own noisy default)\" ]"
+check "... rounds that agree: the 6% wins (stitch $(chose steady), report $(row steady))" \
+	"[ \"\$(chose steady)\" = autotune ] && [ \"\$(row steady)\" = \"\$(own steady autotune)\" ]"
+# the deployment's table holds the chosen variant's graph-cache keys (its
+# profile's), keyed by a worker that kept koptmake's CXX
+keyed() { python3 -c 'import json, sys; k = json.load(open(sys.argv[1]))["graph_keys"][0]["parts"]; print(k["gm"] + "," + k["inductor_config[cpp.cxx]"])' "$1/kopt-out/lead/substitutions.json" 2>/dev/null; }
+check "the table has the chosen variant's graph-cache keys (noisy: $(keyed noisy), steady: $(keyed steady))" \
+	"[ \"\$(keyed noisy)\" = default,/opt/sim/bin/g++ ] && [ \"\$(keyed steady)\" = autotune,/opt/sim/bin/g++ ]"
 echo "1..$n"

@@ -129,6 +129,8 @@ def joined(folder):
                        "variant": {"name": "default", "mode": None},
                        "kernels": {f"hash{b}": {"kernel": "triton_poi_fused_0", "config": {"XBLOCK": 64}}},
                        "gates": {"atol": 1e-4}, "speedup": 1.1})
+    # the build's graph-cache keys, where its stitch had them (b8's)
+    shapes[1]["graph_keys"] = [{"key": "fk8", "parts": {"gm": "g8"}}]
     with open(os.path.join(folder, "substitutions.json"), "w") as f:
         json.dump({"model": "m", "shapes": shapes, "failed": []}, f)
     seal.write(folder, ["substitutions.json"], KEY)
@@ -145,6 +147,10 @@ ok([t.inputs for t in tables] == [[((b, 4096), "float32")] for b in (1, 8, 64)],
    "each with its inputs' shapes and dtypes", [t.inputs for t in tables])
 ok(all(t.variant.get("name") for t in tables) and tables[0].kernels and tables[1].kernels,
    "and its variant and winners")
+if not own:
+    ok(tables[1].graph_keys == [{"key": "fk8", "parts": {"gm": "g8"}}] and tables[0].graph_keys == [],
+       "and the build's graph-cache keys where the shape's table has them (none: empty)",
+       [t.graph_keys for t in tables])
 
 # the signature of a graph's inputs
 ok(D.signature([T(8, 4096), 3, T(4096, dtype="torch.bfloat16")]) == [((8, 4096), "float32"), ((4096,), "bfloat16")],
@@ -243,6 +249,18 @@ ok(why is not None and "(shape b64)" in why and "variant autotune" in why and "a
    "compiled_anew: one that missed, of an autotuning variant: one line naming the shape, the variant, the cache", why)
 ok(D.compiled_anew(t, {"max_autotune": False}, 3) is None and D.compiled_anew(t, {"coordinate_descent_tuning": True}, 3),
    "compiled_anew: a variant that autotunes nothing compiles the same code anew: no warning (coordinate descent tunes)")
+ok("differs from the build's" not in why, "compiled_anew: a table without the build's keys names no part", why)
+# the build's keys in the table (the stitch writes its chosen variant's):
+# the warning names the parts of this compile's key that differ
+t.graph_keys = [{"key": "fbuild", "parts": {"gm": "g1", "inductor_config[cpp.cxx]": "c1", "flags": "f"}}]
+mine = [{"key": "fhere", "parts": {"gm": "g1", "inductor_config[cpp.cxx]": "c2", "flags": "f"}}]
+why = D.compiled_anew(t, auto, 3, mine)
+ok(why is not None and "its key differs from the build's in inductor_config[cpp.cxx] (" in why
+   and "flags" not in why.split("(")[1] and "\n" not in why,
+   "compiled_anew: with the build's keys, the one part that differs named, in the same line", why)
+ok("differs from the build's" not in D.compiled_anew(t, auto, 3, [{"key": "fbuild", "parts": {}}]),
+   "compiled_anew: a key that is the build's (missed for another reason): no part named")
+t.graph_keys = []
 del dutils.counters["inductor"]["fxgraph_cache_miss"]
 
 # a model built at its own inputs: one table, every graph

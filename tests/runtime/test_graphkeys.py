@@ -49,6 +49,14 @@ ok([k["key"] for k in got] == ["fg1key", "fg2key"], "take: every key looked up, 
 ok(got[0]["parts"] == {"gm": "hg1", "cuda_matmul_settings": "ieee1", "inductor_config[max_autotune]": "t1"},
    "each with its parts' hashes (a part named twice: its first; other lines left out)", got[0]["parts"])
 ok(GK.take() == [], "take hands the keys over once")
+m = GK.mark()
+codecache.compiled_fx_graph_hash("g3", [], {}, [])
+ok([k["key"] for k in GK.since(m)] == ["fg3key"], "since(mark()): the keys recorded after the mark")
+ok([k["key"] for k in GK.since(m)] == ["fg3key"] and [k["key"] for k in GK.take()] == ["fg3key"],
+   "... left recorded: again, and for take")
+codecache.compiled_fx_graph_hash("g4", [], {}, [])
+ok([k["key"] for k in GK.since(m + 5)] == ["fg4key"], "... a mark past a take between: every key recorded since it")
+GK.take()
 
 build = [{"key": "fg1key", "parts": {"gm": "hg1", "flags": "ieee", "cfg": "a"}},
          {"key": "fg9key", "parts": {"gm": "hg9", "flags": "ieee", "cfg": "a"}}]
@@ -65,6 +73,16 @@ ok(len(d) == 1 and d[0].endswith("p11 and 3 more") and "p12" not in d[0], "... a
 d12 = GK.differing([{"key": "k0", "parts": {}}], [{"key": "k1", "parts": {f"p{i:02d}": "x" for i in range(12)}}])
 d13 = GK.differing([{"key": "k0", "parts": {}}], [{"key": "k1", "parts": {f"p{i:02d}": "x" for i in range(13)}}])
 ok(d12[0].endswith("p11") and d13[0].endswith("p11 and 1 more"), "... twelve all named, a thirteenth counted", (d12, d13))
+
+# parts_apart: the differing parts over every key that is not the build's
+ap = GK.parts_apart(build, [{"key": "fg1key", "parts": {}},
+                            {"key": "fxkey", "parts": {"gm": "hg9", "flags": "none", "cfg": "a"}},
+                            {"key": "fykey", "parts": {"gm": "hg1", "flags": "ieee", "cfg": "b"}},
+                            {"key": "fwkey", "parts": {"gm": "hg9", "flags": "none", "cfg": "a"}}])
+ok(ap == ["cfg", "flags"], "parts_apart: each differing part once, sorted, over every key not the build's", ap)
+ok(GK.parts_apart(build, [{"key": "fg9key", "parts": {"gm": "zz"}}]) == [],
+   "parts_apart: a key that is the build's, whatever its parts: none")
+ok(GK.parts_apart([], [{"key": "fz", "parts": {"gm": "x"}}]) == [], "parts_apart: a build that recorded no keys: none")
 
 # a torch without the key function: nothing wrapped, nothing recorded
 GK._installed[0] = False

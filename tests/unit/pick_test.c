@@ -1,6 +1,7 @@
 /* tests/unit/pick_test.c: the choice across a model's compile variants
  * (rule_pick_variant): times in the first variant's terms, a passed
- * variant's stitched time, else its compiled baseline. */
+ * variant's stitched time, else its compiled baseline; with the race's
+ * rounds, the noise rule. */
 #include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -12,8 +13,70 @@
 static size_t pick(const double *b, const double *o, const bool *p, size_t n, bool *optimized)
 {
 	size_t best = 99;
-	*optimized = rule_pick_variant(b, o, p, n, 1.03, &best);
+	*optimized = rule_pick_variant(b, o, p, NULL, n, 1.03, &best);
 	return best;
+}
+
+/* the race's rounds of two variants: the first's all 100 us, the
+ * second's 100 / r[i] (r: the first's time over the second's, round by
+ * round); the second's NULL where r is */
+static json_t *rounds2(const double *r, size_t n)
+{
+	json_t *a = json_array(), *b = r ? json_array() : json_null();
+	for (size_t i = 0; i < n; i++) {
+		json_array_append_new(a, json_real(100.0));
+		if (r)
+			json_array_append_new(b, json_real(100.0 / r[i]));
+	}
+	return json_pack("[o, o]", a, b);
+}
+
+static size_t pick_raced(const double *b, const double *o, const bool *p, const double *r, size_t nr,
+			 bool *optimized)
+{
+	json_t *rounds = rounds2(r, nr);
+	size_t best = 99;
+	*optimized = rule_pick_variant(b, o, p, rounds, 2, 1.03, &best);
+	json_decref(rounds);
+	return best;
+}
+
+static void test_noise(void)
+{
+	bool opt;
+	/* the GPT-2 block at b16 (bench/results/2026-12-06k-h200-shapes):
+	 * default 903.7 us, max-autotune 856.4 us by the race's medians */
+	double b[] = { 903.7, 856.4 };
+	bool none[] = { false, false };
+	double steady[12], wide[] = { 0.80, 0.85, 0.90, 0.95, 1.00, 1.05, 1.06, 1.10, 1.15, 1.20, 1.25, 1.30 };
+	for (size_t i = 0; i < 12; i++)
+		steady[i] = 1.055 + (i % 3 == 0 ? -0.004 : i % 3 == 1 ? 0.004 : 0.0);
+	TAP_OK(pick_raced(b, b, none, steady, 12, &opt) == 1 && opt,
+	       "every round 5.5%% faster: the later variant, optimized");
+	TAP_OK(pick_raced(b, b, none, wide, 12, &opt) == 0 && !opt,
+	       "the same medians from rounds that disagree (a quarter 6%% or more slower): the first kept, "
+	       "not optimized");
+	TAP_OK(pick_raced(b, b, none, wide, 5, &opt) == 1 && opt,
+	       "five rounds, fewer than the gates' fewest pairs: the medians decide");
+	TAP_OK(pick_raced(b, b, none, NULL, 12, &opt) == 1 && opt,
+	       "rounds for the first variant only: the medians decide");
+	/* the ratios are taken in the times' terms: the first variant's
+	 * winners (100 -> 95 us) narrow the later one's lead (90 us) to 5.6%%,
+	 * inside these rounds' spread, though 11%% over its baseline is not */
+	double b5[] = { 100, 90 }, o5[] = { 95, 90 };
+	bool p5[] = { true, false };
+	double r5[] = { 1.0, 1.02, 1.04, 1.05, 1.08, 1.10, 1.122, 1.13, 1.15, 1.17, 1.2, 1.22 };
+	TAP_OK(pick_raced(b5, o5, p5, r5, 12, &opt) == 0 && opt,
+	       "against the first variant's stitched time, not its baseline: it stays, optimized");
+	double o6[] = { 100, 90 };
+	bool p6[] = { false, false };
+	TAP_OK(pick_raced(b5, o6, p6, r5, 12, &opt) == 1 && opt, "... and without its winners the later one wins");
+	/* a round that is no time: the medians decide */
+	double r7[12];
+	for (size_t i = 0; i < 12; i++)
+		r7[i] = wide[i];
+	r7[4] = INFINITY;
+	TAP_OK(pick_raced(b, b, none, r7, 12, &opt) == 1 && opt, "a round of no time (0 us): the medians decide");
 }
 
 int main(void)
@@ -50,5 +113,6 @@ int main(void)
 	TAP_OK(pick(b9, o9, p9, 2, &opt) == 0 && !opt, "no variant with a time: the first, not optimized");
 	bool p10[] = { true };
 	TAP_OK(pick(b9, o9, p10, 1, &opt) == 0 && opt, "... one variant without a time: it, optimized as it passed");
+	test_noise();
 	return tap_done();
 }

@@ -79,6 +79,7 @@ import json
 import os
 import warnings
 
+from . import graphkeys as GK
 from . import kernels as K
 from . import knobs as N
 from . import precision as P
@@ -134,6 +135,7 @@ class Table:
         self.variant = data.get("variant") or {}
         self.kernels: dict = data.get("kernels") or {}
         self.gates: dict = data.get("gates") or {}
+        self.graph_keys: list = data.get("graph_keys") or []   # the build's (kopt.graphkeys)
         self.hits: set = set()
         self.seen = 0
         self.swaps: list = []          # Swapped, in the order they were made
@@ -460,15 +462,22 @@ def graph_misses() -> int:
     return graph_counts()[1]
 
 
-def compiled_anew(table: Table, opts: dict, misses: int) -> str | None:
+def compiled_anew(table: Table, opts: dict, misses: int, keys: list | None = None) -> str | None:
     """The warning for a compile of table's variant that missed the graph
     cache (misses: the count before it) where the variant autotunes: its
     choices are then this process's picks, not the ones the report timed
-    (bench/results/2026-12-06h-h100-graph-cache); None otherwise."""
+    (bench/results/2026-12-06h-h100-graph-cache); None otherwise. keys:
+    the graph-cache keys the compile looked up (kopt.graphkeys): where
+    they differ from the build's (the table's graph_keys), the warning
+    names the parts that do (bench/results/2026-12-06k-h200-shapes: the
+    C++ compiler, cpp.cxx, which Inductor reads from CXX)."""
     if graph_misses() <= misses or not any(opts.get(k) for k in AUTOTUNING):
         return None
+    apart = GK.parts_apart(table.graph_keys, keys or [])
+    why = (f"; its key differs from the build's in {', '.join(apart[:6])}{' and more' if len(apart) > 6 else ''}"
+           f" (Inductor's options, the environment such as CXX, or torch differ from the build's)" if apart else "")
     return (f"kopt: {table.where}: Inductor compiled a graph of variant {table.variant.get('name', '?')} anew here "
-            f"(the build's was not in its graph cache), so its autotuned choices are this process's, not the "
+            f"(the build's was not in its graph cache{why}), so its autotuned choices are this process's, not the "
             f"ones the report timed; TORCHINDUCTOR_CACHE_DIR=.kopt/compile/inductor and "
             f"TRITON_CACHE_DIR=.kopt/compile/triton, from the spec's folder, find the build's")
 
@@ -492,10 +501,12 @@ def compile_with(table: Table, gm, example_inputs, options: dict, check: bool, c
 
     before, misses = len(table.swaps), graph_misses()
     fallbacks = list(table.variant.get("aten_fallback") or [])
+    GK.install()
+    mark = GK.mark()   # the keys of this compile alone, left for the caller's own take()
     with config.patch(opts), aten_fallbacks(fallbacks), rewrites.applied(own), swapping(table), \
             P.capture_flags():
         compiled = compile_fx(gm, example_inputs)
-    anew = compiled_anew(table, opts, misses)
+    anew = compiled_anew(table, opts, misses, GK.since(mark))
     if anew:
         warnings.warn(anew, stacklevel=2)
     missed = len(table.kernels) - len(table.hits)

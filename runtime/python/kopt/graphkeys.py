@@ -12,8 +12,11 @@ install() wraps Inductor's key function (torch 2.11:
 torch._inductor.codecache.compiled_fx_graph_hash, which returns the key
 and one line per part, "[HASH] PART: VALUE"), once per process; a torch
 without it records nothing. The worker's profiles carry the keys its
-compile looked up (profile.json, "graph_keys"); tests/gpu/deploy.py
-compares a deployment's against them (differing).
+compile looked up (profile.json, "graph_keys"), and the stitch puts the
+chosen variant's in the deployment's table (substitutions.json); kopt.backend
+names the parts of its own keys that differ where a compile of an
+autotuning variant missed the build's graphs (parts_apart), and
+tests/gpu/deploy.py prints them key by key (differing).
 
 Nothing here imports torch at module level (the CPU tests import it).
 """
@@ -69,11 +72,45 @@ def install() -> bool:
     return True
 
 
+def mark() -> int:
+    """where the record stands now, for since()"""
+    return len(_taken)
+
+
+def since(mark_: int) -> list:
+    """the keys recorded after mark() returned mark_, left recorded (a
+    caller that takes() them still gets them); every key recorded where a
+    take() came in between"""
+    return list(_taken[mark_:] if mark_ <= len(_taken) else _taken)
+
+
 def take() -> list:
     """the keys recorded since the last take, in the order looked up"""
     out = list(_taken)
     _taken.clear()
     return out
+
+
+def nearest(build: list, k: dict) -> tuple[dict, list[str]]:
+    """(the build's key nearest to k, the most parts equal; the parts whose
+    hashes differ from it, sorted); build not empty"""
+    mine = k.get("parts") or {}
+    best = max(build, key=lambda b: sum((b.get("parts") or {}).get(p) == h for p, h in mine.items()))
+    theirs = best.get("parts") or {}
+    return best, sorted(p for p in set(mine) | set(theirs) if mine.get(p) != theirs.get(p))
+
+
+def parts_apart(build: list, here: list) -> list[str]:
+    """the parts, over every key looked up here that is none of the
+    build's, whose hashes differ from the build's nearest key: sorted, each
+    once; empty where the build recorded none or every key here is one of
+    its own"""
+    want = {k.get("key") for k in build}
+    out: set = set()
+    for k in here:
+        if build and k.get("key") not in want:
+            out.update(nearest(build, k)[1])
+    return sorted(out)
 
 
 def differing(build: list, here: list) -> list[str]:
@@ -88,10 +125,7 @@ def differing(build: list, here: list) -> list[str]:
         if not build:
             out.append(f"key {str(k.get('key'))[:12]}: the build recorded no keys")
             continue
-        mine = k.get("parts") or {}
-        best = max(build, key=lambda b: sum((b.get("parts") or {}).get(p) == h for p, h in mine.items()))
-        theirs = best.get("parts") or {}
-        diff = sorted(p for p in set(mine) | set(theirs) if mine.get(p) != theirs.get(p))
+        best, diff = nearest(build, k)
         more = f" and {len(diff) - 12} more" if len(diff) > 12 else ""
         out.append(f"key {str(k.get('key'))[:12]} against {str(best.get('key'))[:12]}: "
                    f"{', '.join(diff[:12]) or 'no part differs'}{more}")

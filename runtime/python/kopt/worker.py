@@ -568,7 +568,11 @@ def op_race(req):
         for c in comps:
             warm(c, inputs)
         timed = M.timed_calls([lambda c=c: c.run(inputs) for c in comps], n, flusher())
-        return {"calls": n, "ns": [M.median([x.event_ns for x in calls]) for calls in timed]}
+        # rounds: each variant's calls in order, round i of every variant
+        # timed back to back, so that the choice can pair them (the
+        # performance gate's noise rule, rules/space_pick.c)
+        return {"calls": n, "ns": [M.median([x.event_ns for x in calls]) for calls in timed],
+                "rounds": [[round(x.event_ns, 1) for x in calls] for calls in timed]}
     except Exception as exc:
         if is_fatal(exc):
             raise
