@@ -40,7 +40,7 @@
 /* CC and CXX: Inductor's config takes its C++ compiler from CXX, and its
  * graph cache keys each graph with the config; a worker without them keys
  * its graphs apart from the user's own process, whose compiles then miss
- * every graph the build compiled (bench/results/2026-12-06j-h200-shapes) */
+ * every graph the build compiled (bench/results/2026-12-06k-h200-shapes) */
 const char *const sandbox_env_keep[] = {
 	"PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "LC_*", "TZ",
 	"TMPDIR", "XDG_CACHE_HOME", "LD_LIBRARY_PATH", "CC", "CXX",

@@ -20,8 +20,8 @@
  *                               kernel's to 1: with weights summing to a power
  *                               of two less one, every share is exact
  *   # sim: graph-keys           the profile says which graph-cache key its compile
- *                               looked up: two parts, the file's bytes and the
- *                               variant's name
+ *                               looked up: three parts, the file's bytes, the
+ *                               variant's name and its environment's CXX
  *   # sim: crash OP             abort() during OP (capture, profile, verify, stitch)
  *   # sim: hang OP              never answer OP
  *   # sim: slow OP MS           take MS milliseconds more over OP (a step to
@@ -765,12 +765,15 @@ static json_t *profile(const struct model *m)
 	if (strstr(m->text, "# sim: graph-keys\n")) {
 		/* the graph-cache key its compile looked up (kopt/graphkeys.py):
 		 * the model's bytes and the variant's name, each a part */
-		char gk[40], gm[20], gv[20];
+		const char *cxx = getenv("CXX") ? getenv("CXX") : "g++"; /* as Inductor's cpp.cxx */
+		char gk[48], gm[20], gv[20], gc[20];
 		snprintf(gm, sizeof gm, "%016llx", (unsigned long long)m->h);
 		snprintf(gv, sizeof gv, "%016llx", (unsigned long long)h64(g_variant ? g_variant : "?"));
-		snprintf(gk, sizeof gk, "fsim%.8s%.8s", gm, gv);
-		json_object_set_new(r, "graph_keys", json_pack("[{s:s, s:{s:s, s:s}}]", "key", gk, "parts", "gm", gm,
-							       "inductor_config[variant]", gv));
+		snprintf(gc, sizeof gc, "%016llx", (unsigned long long)h64(cxx));
+		snprintf(gk, sizeof gk, "fsim%.8s%.8s%.8s", gm, gv, gc);
+		json_object_set_new(r, "graph_keys", json_pack("[{s:s, s:{s:s, s:s, s:s}}]", "key", gk, "parts", "gm", gm,
+							       "inductor_config[variant]", gv,
+							       "inductor_config[cpp.cxx]", gc));
 	}
 	json_t *k0 = json_array_get(ks, 0);
 	if (strstr(m->text, "# sim: badtime negative\n"))
@@ -1728,14 +1731,6 @@ int main(void)
 			res = capture(&m, req);
 		else if (strcmp(op, "profile") == 0) {
 			res = profile(&m);
-			/* the graph-cache key its compile looked up (kopt.graphkeys),
-			 * keyed as Inductor's is with the C++ compiler its
-			 * environment names (CXX) */
-			const char *cxx = getenv("CXX") ? getenv("CXX") : "g++";
-			json_object_set_new(res, "graph_keys",
-					    json_pack("[{s:s+, s:{s:s, s:s}}]", "key", "fsim-", g_variant ? g_variant : "-",
-						      "parts", "gm", g_variant ? g_variant : "-",
-						      "inductor_config[cpp.cxx]", cxx));
 			if (m.helion)
 				json_object_set_new(res, "helion", helion_baselines(&m, json_is_true(json_object_get(req, "helion_full"))));
 		}

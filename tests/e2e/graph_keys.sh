@@ -2,8 +2,8 @@
 # tests/e2e/graph_keys.sh: a profile keeps the graph-cache keys its compile
 # looked up (PROTOCOL.md, "graph_keys"; kopt/graphkeys.py), with the
 # simulated worker (a TEST DOUBLE which, told by "# sim: graph-keys",
-# says its key is made of two parts: the model's bytes and the variant's
-# name). profile.json and
+# says its key is made of three parts: the model's bytes, the variant's
+# name and its environment's CXX). profile.json and
 # profile-VARIANT.json carry them; two models' keys differ in the graph's
 # part, two variants' of one model in the variant's alone, which is what
 # kopt.graphkeys.differing names, as tests/gpu/deploy.py prints it for a
@@ -50,7 +50,7 @@ print("variant", GK.differing(a, at))
 print("model", GK.differing(a, b))
 PY
 check "each profile.json keeps the key its compile looked up, with its parts" \
-	"grep -qx 'counts 1 1 1' got && grep -qx 'parts gm inductor_config\\[variant\\]' got"
+	"grep -qx 'counts 1 1 1' got && grep -qx 'parts gm inductor_config\\[cpp.cxx\\] inductor_config\\[variant\\]' got"
 check "a key that is the build's differs in nothing" "grep -qx 'same \\[\\]' got"
 check "another variant of the model: only the variant's part differs" \
 	"grep -q \"^variant \\['key fsim.* against fsim.*: inductor_config\\[variant\\]'\\]\$\" got"

@@ -80,7 +80,7 @@ cd ..
 for how in noisy steady; do
 	mkdir "$how" && (
 		cd "$how" && mkdir models
-		{ echo "# model lead"; echo "# sim: fast autotune 1.06"
+		{ echo "# model lead"; echo "# sim: fast autotune 1.06"; echo "# sim: graph-keys"
 		  [ "$how" = noisy ] && echo "# sim: noisy race"; echo "import torch"; } > models/lead.py
 		sed -e '/^model /,$d' ../test.kopt > test.kopt
 		printf 'model lead {\n  source = "models/lead.py"\n  variant default { }\n  variant autotune { mode = "max-autotune-no-cudagraphs" }\n}\ntarget all = [lead]\ndefault all\n' >> test.kopt
@@ -97,8 +97,13 @@ check "race medians 6% apart, rounds swinging 13%: the first variant stays (stit
 check "... rounds that agree: the 6% wins (stitch $(chose steady), report $(row steady))" \
 	"[ \"\$(chose steady)\" = autotune ] && [ \"\$(row steady)\" = \"\$(own steady autotune)\" ]"
 # the deployment's table holds the chosen variant's graph-cache keys (its
-# profile's), keyed by a worker that kept koptmake's CXX
-keyed() { python3 -c 'import json, sys; k = json.load(open(sys.argv[1]))["graph_keys"][0]["parts"]; print(k["gm"] + "," + k["inductor_config[cpp.cxx]"])' "$1/kopt-out/lead/substitutions.json" 2>/dev/null; }
-check "the table has the chosen variant's graph-cache keys (noisy: $(keyed noisy), steady: $(keyed steady))" \
-	"[ \"\$(keyed noisy)\" = default,/opt/sim/bin/g++ ] && [ \"\$(keyed steady)\" = autotune,/opt/sim/bin/g++ ]"
+# profile's), keyed by a worker that kept koptmake's CXX: another CXX
+# keys the same variant apart in that part alone
+keys() { python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(json.dumps(d.get("graph_keys") or d["profile"].get("graph_keys"), sort_keys=True))' "$1" 2>/dev/null; }
+check "the table has the chosen variant's graph-cache keys (noisy: default's, steady: autotune's)" \
+	"[ -n \"\$(keys noisy/kopt-out/lead/profile.json)\" ] && [ \"\$(keys noisy/kopt-out/lead/substitutions.json)\" = \"\$(keys noisy/kopt-out/lead/profile.json)\" ] && [ \"\$(keys steady/kopt-out/lead/substitutions.json)\" = \"\$(keys steady/kopt-out/lead/profile-autotune.json)\" ]"
+mkdir cxx && cp -r steady/models steady/test.kopt cxx/ && (cd cxx && KOPT_SIM_LOG= CXX=/usr/bin/clang++ "$KOPTMAKE" > out 2> err || cat err >&2)
+apart=$(PYTHONPATH=$top_srcdir/runtime/python python3 -c 'import json, sys; from kopt import graphkeys as GK; k = lambda p: json.load(open(p))["graph_keys"]; print(GK.parts_apart(k(sys.argv[1]), k(sys.argv[2])))' steady/kopt-out/lead/substitutions.json cxx/kopt-out/lead/substitutions.json 2>&1)
+check "the workers key with koptmake's CXX: another CXX, the same variant's key apart in cpp.cxx alone ($apart)" \
+	"[ \"\$apart\" = \"['inductor_config[cpp.cxx]']\" ]"
 echo "1..$n"
