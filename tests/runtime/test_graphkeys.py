@@ -56,6 +56,7 @@ ok([k["key"] for k in GK.since(m)] == ["fg3key"] and [k["key"] for k in GK.take(
    "... left recorded: again, and for take")
 codecache.compiled_fx_graph_hash("g4", [], {}, [])
 ok([k["key"] for k in GK.since(m + 5)] == ["fg4key"], "... a mark past a take between: every key recorded since it")
+ok(GK.since(GK.mark()) == [], "... nothing recorded since the mark: none, though earlier keys are still recorded")
 GK.take()
 
 build = [{"key": "fg1key", "parts": {"gm": "hg1", "flags": "ieee", "cfg": "a"}},

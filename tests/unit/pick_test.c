@@ -77,6 +77,21 @@ static void test_noise(void)
 		r7[i] = wide[i];
 	r7[4] = INFINITY;
 	TAP_OK(pick_raced(b, b, none, r7, 12, &opt) == 1 && opt, "a round of no time (0 us): the medians decide");
+	/* six rounds, the gates' fewest pairs, are enough for the rule */
+	double r8[] = { 0.80, 0.85, 1.20, 1.25, 1.30, 1.35 };
+	TAP_OK(pick_raced(b, b, none, r8, 6, &opt) == 0 && !opt, "six rounds that disagree: the rule applies, the first kept");
+	/* rounds for the later variant only: nothing to pair them with */
+	json_t *only = json_pack("[n, [f, f, f, f, f, f, f, f]]", 90.0, 91.0, 89.0, 95.0, 85.0, 90.0, 92.0, 88.0);
+	size_t best = 99;
+	opt = rule_pick_variant(b, b, none, only, 2, 1.03, &best);
+	json_decref(only);
+	TAP_OK(best == 1 && opt, "rounds for the later variant only: the medians decide");
+	/* at exactly 1, as the gates' "at least": a quarter of the rounds
+	 * level (ratio 1), the rest 11%% faster; the medians 100 and 90 */
+	double b9[] = { 100, 90 }, r9[12];
+	for (size_t i = 0; i < 12; i++)
+		r9[i] = i % 3 == 0 ? 1.0 : 100.0 / 90.0;
+	TAP_OK(pick_raced(b9, b9, none, r9, 12, &opt) == 1 && opt, "the rounds' lower quartile at exactly 1: it wins");
 }
 
 int main(void)
@@ -113,6 +128,10 @@ int main(void)
 	TAP_OK(pick(b9, o9, p9, 2, &opt) == 0 && !opt, "no variant with a time: the first, not optimized");
 	bool p10[] = { true };
 	TAP_OK(pick(b9, o9, p10, 1, &opt) == 0 && opt, "... one variant without a time: it, optimized as it passed");
+	double b11[] = { 100, 0 }, b12[] = { 2.0, 0.9 }, b13[] = { 103, 100 };
+	TAP_OK(pick(b11, b11, p6, 2, &opt) == 0 && !opt, "a variant of 0 (an untimed stitch's answer) is no time: skipped");
+	TAP_OK(pick(b12, b12, p6, 2, &opt) == 1 && opt, "times in any unit: one under 1 counts");
+	TAP_OK(pick(b13, b13, p6, 2, &opt) == 1 && opt, "faster by exactly gamma (103 against 100): at least gamma, it wins");
 	test_noise();
 	return tap_done();
 }
