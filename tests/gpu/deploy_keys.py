@@ -27,6 +27,13 @@ bench/shapes), as a build's worker serves them. Then, on copies of that cache:
   max-autotune-no-cudagraphs;
 - "alone": each of those four compiles in a fresh process of its own.
 
+Its worker is started by hand, with the test's whole environment, as
+graph_cache.py's is; a build's workers get the sandbox's list of
+variables (runtime/sandbox.c), so a variable that Inductor's key reads
+and the list drops (CXX, before it was kept) is not seen here: bench/
+shapes' deployment check, whose keys come from a real build, found that
+one (bench/results/2026-12-06k-h200-shapes).
+
 Checks, printed as TAP: each compile is one hit of Inductor's graph cache
 and no miss. Where one misses, the diagnostic names the parts of
 Inductor's key whose hashes differ from the worker's key nearest to it
