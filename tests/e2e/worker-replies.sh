@@ -2,8 +2,9 @@
 # tests/e2e/worker-replies.sh: koptmake against workers that answer
 # wrongly at the scheduler's level, each a few lines of shell (TEST
 # DOUBLES of kopt-worker; tests/unit/wpool_protocol_test breaks the
-# protocol itself): a worker that replies ok without a result object, and
-# a worker program that does not exist. The step fails with the reason,
+# protocol itself): a worker that replies ok without a result object, one
+# whose capture names a kernel without its kind, and a worker program that
+# does not exist. The step fails with the reason,
 # the build exits 1, and a null build afterwards with a good worker (the
 # simulated one) builds the model. Prints TAP.
 set -eu
@@ -37,6 +38,20 @@ KOPT_WORKER=$tmp/no/such/worker "$KOPTMAKE" > out 2> err || rc=$?
 check "a worker program that does not exist: exit 1, the capture failed, the program named ($rc)" \
 	"[ $rc -eq 1 ] && grep -q 'capture m/default failed: worker exited with status 127 before its hello' err &&
 	 grep -q \"cannot run '$tmp/no/such/worker': No such file or directory\" err"
+# a capture whose second kernel has a name and no kind
+cat > nokind.sh <<'SH'
+#!/bin/sh
+echo '{"hello":"kopt-test","protocol":1,"env":{"gpu":"sim"}}'
+while read -r l; do
+	id=$(printf '%s' "$l" | sed 's/.*"id": *\([0-9]*\).*/\1/')
+	echo '{"id":'"$id"',"ok":true,"result":{"output_code":"# code","kernels":[{"name":"triton_poi_0","kind":"triton"},{"name":"triton_poi_1"}]}}'
+done
+SH
+chmod +x nokind.sh
+rc=0
+KOPT_WORKER=$tmp/nokind.sh "$KOPTMAKE" > out 2> err || rc=$?
+check "a capture kernel with a name and no kind: exit 1, the capture failed, the kernel named by its place ($rc)" \
+	"[ $rc -eq 1 ] && grep -q 'capture m/default failed: capture result: kernel 1 has no name or kind' err"
 rc=0
 KOPT_WORKER=$sim "$KOPTMAKE" > out 2> err || rc=$?
 check "the simulated worker then builds it: the failed steps were not kept ($rc)" \
