@@ -125,7 +125,7 @@ char *gate_fmt_num(char *buf, size_t n, double x)
 
 /* Reads a JSON array of numbers into a new array; -1 if it is not one.
  * Integers are accepted (a worker may send whole nanoseconds). */
-static int read_samples(const json_t *a, double **out, size_t *n)
+int gate_read_samples(const json_t *a, double **out, size_t *n)
 {
 	*out = NULL;
 	*n = 0;
@@ -166,7 +166,7 @@ static int read_level(const json_t *perf, const char *kb, const char *kc,
 		gate_reason(v, "perf: bad numbers: %s without %s", jb ? kb : kc, jb ? kc : kb);
 		return -1;
 	}
-	if (read_samples(jb, b, nb) < 0 || read_samples(jc, c, nc) < 0) {
+	if (gate_read_samples(jb, b, nb) < 0 || gate_read_samples(jc, c, nc) < 0) {
 		free(*b);
 		*b = NULL;
 		gate_reason(v, "perf: bad numbers: %s and %s must be arrays of numbers", kb, kc);

@@ -146,6 +146,9 @@ bool gate_precision_json(const json_t *num, const struct kopt_gates *cfg, struct
  * positive finite number (t is then zeroed).
  */
 int gate_timing_stats(const double *base, const double *cand, size_t n, struct gate_timing *t);
+/* a JSON array of numbers as *n doubles in *out (caller frees); -1 (and
+ * *out NULL) where a is no array or holds anything but numbers */
+int gate_read_samples(const json_t *a, double **out, size_t *n);
 
 enum gate_level { GATE_LEVEL_KERNEL, GATE_LEVEL_MODEL };
 

@@ -52,39 +52,28 @@ bool rule_mode_graphs(const char *mode)
 	return mode && (strcmp(mode, "reduce-overhead") == 0 || strcmp(mode, "max-autotune") == 0);
 }
 
-/* variant v's race rounds (race_rounds: an array per variant) as
- * doubles: NULL where v has not exactly n of them */
-static double *rounds_of(const json_t *race_rounds, size_t v, size_t n)
-{
-	const json_t *r = json_array_get(race_rounds, v);
-	if (json_array_size(r) != n)
-		return NULL;
-	double *x = xmalloc(n * sizeof *x);
-	for (size_t i = 0; i < n; i++)
-		x[i] = json_number_value(json_array_get(r, i));
-	return x;
-}
-
 /* Whether variant v (time tv) beats the best so far b (time tb) outside
  * the race's noise: round by round, tb's side over tv's, the lower
  * quartile of those ratios at least 1, as the performance gate asks of a
  * kernel's pairs (gates/perf.c). The medians of a host-bound model's race
  * moved by 5% from noise alone (bench/results/2026-12-06k-h200-shapes:
  * max-autotune chosen at 1.055x, its profile and the deployment 8% to 12%
- * behind). Where the race has too few rounds for both, the medians decide
- * alone. */
+ * behind). Where the race has too few rounds for both (fewer than the
+ * gates' fewest pairs, or not the same count), or a round is not a
+ * positive time, the medians decide alone. */
 static bool race_beats(const json_t *race_rounds, size_t v, size_t b, double tv, double tb)
 {
-	size_t n = json_array_size(json_array_get(race_rounds, v));
-	if (n < GATE_SEQ_MIN_PAIRS)
-		return true;
-	double *cand = rounds_of(race_rounds, v, n), *base = rounds_of(race_rounds, b, n);
+	double *cand = NULL, *base = NULL;
+	size_t nc = 0, nb = 0;
 	struct gate_timing t;
+	bool beats = true;
 	/* each side's rounds in its variant's time (tv, tb: the race's
 	 * median times the variant's own stitch ratio): the ratios scale by
 	 * one constant, and so does their quartile */
-	bool beats = !cand || !base || gate_timing_stats(base, cand, n, &t) != 0 ||
-		     t.ratio_q25 * (tb / t.base_median) * (t.cand_median / tv) >= 1.0;
+	if (gate_read_samples(json_array_get(race_rounds, v), &cand, &nc) == 0 && nc >= GATE_SEQ_MIN_PAIRS &&
+	    gate_read_samples(json_array_get(race_rounds, b), &base, &nb) == 0 && nb == nc &&
+	    gate_timing_stats(base, cand, nc, &t) == 0)
+		beats = t.ratio_q25 * (tb / t.base_median) * (t.cand_median / tv) >= 1.0;
 	free(cand);
 	free(base);
 	return beats;

@@ -100,32 +100,29 @@ def nearest(build: list, k: dict) -> tuple[dict, list[str]]:
     return best, sorted(p for p in set(mine) | set(theirs) if mine.get(p) != theirs.get(p))
 
 
+def _apart(build: list, here: list) -> list:
+    """(key, the build's nearest, the parts that differ) for each key
+    looked up here that is none of the build's; build not empty"""
+    want = {k.get("key") for k in build}
+    return [(k, *nearest(build, k)) for k in here if k.get("key") not in want]
+
+
 def parts_apart(build: list, here: list) -> list[str]:
     """the parts, over every key looked up here that is none of the
     build's, whose hashes differ from the build's nearest key: sorted, each
     once; empty where the build recorded none or every key here is one of
     its own"""
-    want = {k.get("key") for k in build}
-    out: set = set()
-    for k in here:
-        if build and k.get("key") not in want:
-            out.update(nearest(build, k)[1])
-    return sorted(out)
+    return sorted({p for _, _, diff in _apart(build, here) for p in diff}) if build else []
 
 
 def differing(build: list, here: list) -> list[str]:
     """For each key looked up here that is none of the build's: the parts
     whose hashes differ from the build's key nearest to it (the most parts
     equal); an empty list where every key here is one of the build's."""
-    want = {k.get("key") for k in build}
+    if not build:
+        return [f"key {str(k.get('key'))[:12]}: the build recorded no keys" for k in here]
     out = []
-    for k in here:
-        if k.get("key") in want:
-            continue
-        if not build:
-            out.append(f"key {str(k.get('key'))[:12]}: the build recorded no keys")
-            continue
-        best, diff = nearest(build, k)
+    for k, best, diff in _apart(build, here):
         more = f" and {len(diff) - 12} more" if len(diff) > 12 else ""
         out.append(f"key {str(k.get('key'))[:12]} against {str(best.get('key'))[:12]}: "
                    f"{', '.join(diff[:12]) or 'no part differs'}{more}")
