@@ -218,6 +218,7 @@ static inline pid_t fx_start(const char *dir, const kopt_spec *spec, const struc
 		int st = tool ? tool(spec, &oo, args, nargs) : engine_build(spec, NULL, 0, &oo);
 		fflush(NULL);
 		fx_leak_check();
+		KOPT_COVER_FLUSH(); /* a coverage build's counts, which _exit would lose */
 		_exit(st < 0 ? 99 : st);
 	}
 	return pid;

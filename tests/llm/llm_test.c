@@ -1418,6 +1418,20 @@ static void t_edges(void)
 	TAP_OK(r.rc == -1 && r.reply.attempts == 1 && once && !strcmp(once, "too little left to retry after 1 attempt"),
 	       "a first wait that does not fit: one attempt, in the singular (%s)", once ? once : r.err.buf);
 	run_release(&r);
+	/* the back-off doubles at every attempt, the eleventh's included:
+	 * 1 ms doubled ten times is 1.024 s, and the eleven waits 2.047 s
+	 * together fit 30 s of wall time and a cap of three hours */
+	struct llm_request many = req_fast();
+	many.backoff_ms = 1;
+	many.backoff_max_ms = 3L * 3600 * 1000;
+	many.max_attempts = 12;
+	w.wall_s = 30;
+	llm_budget_init(&b, &w);
+	run_scenario(&r, "openai_500_x12", "openai", &many, &b, "KOPT_TEST_KEY");
+	TAP_OK(r.rc == -1 && r.reply.attempts == 12 && has(r.err.buf, "(after 12 attempts)") &&
+	       r.elapsed >= 2.0 && r.elapsed < 20,
+	       "twelve attempts 1 ms to 1.024 s apart: all twelve, in %.2f s (%s)", r.elapsed, r.err.buf);
+	run_release(&r);
 }
 
 static volatile sig_atomic_t ticks;
