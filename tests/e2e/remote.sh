@@ -195,6 +195,13 @@ KOPT_REMOTE_CACHE_AUTH=kopt:$pw build D --remote-cache="$url"
 check "D: after the repair a new cache folder runs no worker request" \
 	"[ $rc -eq 0 ] && [ $(requests D) -eq 0 ] && [ $(warnings D) -eq 0 ] && diff -r '$tmp/A/kopt-out' '$tmp/D/kopt-out' >/dev/null"
 
+# 3a. a sound record with a line after its seal: corrupt, not read as
+# the record it starts with
+printf 'appended\n' >>"$www/ac/$kcol"
+KOPT_REMOTE_CACHE_AUTH=kopt:$pw build S --remote-cache="$url"
+check "S: a record with a line after its seal is corrupt, and only its step runs here" \
+	"[ $rc -eq 0 ] && grep -q 'ac/$kcol is corrupt (not a record and its seal)' '$tmp/S.err' && [ \"\$(sort '$tmp/S.sim' | tr '\n' ,)\" = 'capture col_mean default,' ] && [ $(warnings S) -eq 1 ]"
+
 # 3b. forged by whoever can write to the server, every checksum and hash
 # recomputed and sealed with a key of their own: row_sum's stitch record
 # names a substitutions.json of the forger's, as its own object

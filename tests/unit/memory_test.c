@@ -74,6 +74,10 @@ static void test_score(void)
 	 * counts for nothing) */
 	memory_append(m, "a.kopt", cls, "e", NULL, NULL, 1, 1.1);
 	memory_append(m, "a.kopt", cls, "e", NULL, NULL, 0, 3.0);
+	/* g: a win whose speedup was not finite (written 0) beside one at
+	 * 1.3x: two wins, the one speedup's gain */
+	memory_append(m, "a.kopt", cls, "g", NULL, NULL, 1, NAN);
+	memory_append(m, "a.kopt", cls, "g", NULL, NULL, 1, 1.3);
 	/* another class and the asking spec's own lessons count nowhere */
 	memory_append(m, "a.kopt", "reduction/looped/r14/b26", "b", NULL, NULL, 1, 9.0);
 	memory_append(m, "own.kopt", cls, "b", NULL, NULL, 1, 9.0);
@@ -88,6 +92,9 @@ static void test_score(void)
 	const struct mem_stat *e = memory_get(&mem, "e");
 	TAP_OK(e && e->tries == 2 && e->wins == 1, "memory: a loss is a try, not a win");
 	near(e ? e->gain : 0, log(1.1), "memory: a loss's measured speedup is not gain");
+	const struct mem_stat *g = memory_get(&mem, "g");
+	TAP_OK(g && g->tries == 2 && g->wins == 2, "memory: a win without a finite speedup is a win");
+	near(g ? g->gain : 0, log(1.3), "memory: ... and adds no gain (its recorded 0 is no speedup)");
 
 	/* (2 + 2 * 0.5) / (3 + 2) = 0.6; 2 * (log 1.2 + log 1.5) / 2 = log 1.8 */
 	near(memory_score(&mem, "b", 0.5), 0.6 + 0.58778666490211900819, "score: b at prior 0.5 = 0.6 + log 1.8");

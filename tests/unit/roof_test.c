@@ -55,6 +55,11 @@ static void t_flops(void)
 			  "        tmp0 = tl.load(in_ptr0 + (r0_1 + 1024*x0))\n        tmp1 = tl_math.exp(tmp0)\n"
 			  "    tmp2 = tl.sum(tmp1, 1)[:, None]\n";
 	TAP_OK(agent_flops(red, NULL) == 2.0 * 4096 * 1024, "flops: a reduction counts each line over rows x r0_numel");
+	/* an operation whose right operand is short, to the line's last byte */
+	const char *shortop = "def k(in_ptr0, out_ptr0, xnumel, XBLOCK : tl.constexpr):\n    xnumel = 1000\n"
+			      "    tmp0 = tl.load(in_ptr0 + (x0), None)\n    tmp1 = tmp0 * x0\n    tmp2 = tmp1 + 1";
+	TAP_OK(agent_flops(shortop, NULL) == 2.0 * 1000,
+	       "flops: a line's operation is counted up to its last byte (tmp0 * x0, then tmp1 + 1 without a newline)");
 	/* the unit steps at 1000 elements: 999 are said as they are, 1000 as 1.0 K */
 	static const struct { const char *n; const char *says; } sizes[] = {
 		{ "600", "2 per element x 600 elements," }, { "999", "2 per element x 999 elements," },
