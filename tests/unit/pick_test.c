@@ -87,7 +87,7 @@ static void test_noise(void)
 	json_decref(only);
 	TAP_OK(best == 1 && opt, "rounds for the later variant only: the medians decide");
 	/* at exactly 1, as the gates' "at least": a quarter of the rounds
-	 * level (ratio 1), the rest 11%% faster; the medians 100 and 90 */
+	 * level (ratio 1), the rest 11% faster; the medians 100 and 90 */
 	double b9[] = { 100, 90 }, r9[12];
 	for (size_t i = 0; i < 12; i++)
 		r9[i] = i % 3 == 0 ? 1.0 : 100.0 / 90.0;
