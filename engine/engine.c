@@ -260,7 +260,11 @@ int engine_build(const kopt_spec *spec, char *const *targets, int ntargets, cons
 	}
 	int status = 2;
 	bool idle = true;
-	for (int attempt = 0; attempt < 3; attempt++) {
+	/* a device's workers all tell of one environment (sched.c stops the
+	 * build where they do not), so its remembered one changes at most once
+	 * a build: one plan, one more per device; a last one to spare */
+	int plans = (int)spec->ndevices + 2;
+	for (int attempt = 0; attempt < plans; attempt++) {
 		struct dag *d = dag_new(spec, targets, ntargets, opts, ss.cache, ss.blog, ss.out_dir);
 		if (!d) {
 			status = 2;
@@ -277,6 +281,8 @@ int engine_build(const kopt_spec *spec, char *const *targets, int ntargets, cons
 		if (status != SCHED_RESTART)
 			break;
 		status = 1;
+		if (attempt + 1 == plans)
+			kopt_error("internal: the worker environment changed at each of %d plans", plans);
 	}
 	wpool_free(pool);
 	/* a run that made the cache folder and ran nothing (the model files

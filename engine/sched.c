@@ -647,11 +647,37 @@ static bool start_steps(struct sched *s)
 
 static void cancel_all(struct sched *s, const char *why);
 
+/* the first field in which two worker environments differ, both values
+ * said: "torch 2.11.0 and 2.12.0" (caller frees) */
+static char *env_difference(json_t *a, json_t *b)
+{
+	const char *key;
+	json_t *va;
+	json_object_foreach (a, key, va) {
+		json_t *vb = json_object_get(b, key);
+		if (!vb || !json_equal(va, vb)) {
+			char *sa = json_dumps(va, JSON_ENCODE_ANY | JSON_COMPACT);
+			char *sb = vb ? json_dumps(vb, JSON_ENCODE_ANY | JSON_COMPACT) : xstrdup("none");
+			char *out = xasprintf("%s %s and %s", key, sa ? sa : "?", sb ? sb : "?");
+			free(sa);
+			free(sb);
+			return out;
+		}
+	}
+	json_object_foreach (b, key, va)
+		if (!json_object_get(a, key))
+			return xasprintf("%s: none and one", key);
+	return xstrdup("?");
+}
+
 static int on_event(void *ctx, const struct wpool_event *ev)
 {
 	struct sched *s = ctx;
-	if (s->restart)
-		return 1; /* about to plan again: nothing more of this plan may finish */
+	/* about to plan again: nothing more of this plan may finish, but a
+	 * hello is still remembered, for that worker says it only once and
+	 * the next plan keys its device's steps on it */
+	if (s->restart && ev->kind != WPOOL_HELLO)
+		return 1;
 	gpu_share(s);
 	if (ev->kind == WPOOL_HELLO) {
 		const struct kopt_device *dev = s->devs[ev->dev];
@@ -659,9 +685,23 @@ static int on_event(void *ctx, const struct wpool_event *ev)
 		free(s->wrong_gpu[ev->dev]);
 		if ((s->wrong_gpu[ev->dev] = witness_gpu_mismatch(dev, ev->msg))) {
 			fprintf(stderr, "%s: error: %s\n", kopt_progname, s->wrong_gpu[ev->dev]);
+			s->restart = false; /* no plan can mend it */
 			s->nostart = s->stop = true;
 			wpool_kill_all(s->pool);
 			cancel_all(s, "cancelled: the worker is not on the device's GPU");
+			return 1;
+		}
+		json_t *first = wpool_env(s->pool, ev->dev);
+		if (ev->msg && first && !json_equal(first, ev->msg)) {
+			char *what = env_difference(first, ev->msg);
+			kopt_error("the workers of device '%s' tell of different environments (%s): a step keyed on one "
+				   "could run on another; give the device workers of one kind",
+				   name, what);
+			free(what);
+			s->restart = false; /* no plan can mend it */
+			s->nostart = s->stop = true;
+			wpool_kill_all(s->pool);
+			cancel_all(s, "cancelled: the device's workers disagree on their environment");
 			return 1;
 		}
 		json_t *old = cache_env_get(s->d->cache, name);
@@ -675,7 +715,7 @@ static int on_event(void *ctx, const struct wpool_event *ev)
 				return 1;
 			}
 		}
-		return 0;
+		return s->restart;
 	}
 	struct job *j = ev->job;
 	if (!j)

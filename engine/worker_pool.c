@@ -68,6 +68,7 @@ struct device {
 	bool srun;           /* the launcher is an srun line (slurm.h) */
 	int gres;            /* srun: ask for a GPU per step; -1 = not yet asked */
 	json_t *witness;     /* the last hello's "witness" files (engine/witness.h), or NULL */
+	json_t *env;         /* the first hello's "env" in this pool, or NULL */
 };
 
 struct wpool {
@@ -580,6 +581,8 @@ static void handle_line(wpool *p, struct worker *w, const char *line, size_t n, 
 				json_decref(p->devs[w->dev].witness);
 				p->devs[w->dev].witness = json_incref(wit);
 			}
+			if (json_is_object(env) && !p->devs[w->dev].env)
+				p->devs[w->dev].env = json_incref(env);
 			struct wpool_event ev = { WPOOL_HELLO, (int)(w - p->w), w->dev, w->job,
 						  json_is_object(env) ? env : NULL, NULL, NULL, false };
 			int stop = cb ? cb(ctx, &ev) : 0;
@@ -811,6 +814,11 @@ json_t *wpool_probe(wpool *p, int dev, char **why)
 	return pr.env;
 }
 
+json_t *wpool_env(wpool *p, int dev)
+{
+	return dev >= 0 && dev < p->ndevs ? p->devs[dev].env : NULL;
+}
+
 json_t *wpool_witness(wpool *p, int dev)
 {
 	return dev >= 0 && dev < p->ndevs ? p->devs[dev].witness : NULL;
@@ -887,6 +895,7 @@ void wpool_free(wpool *p)
 		free(p->devs[i].launcher);
 		free(p->devs[i].name);
 		json_decref(p->devs[i].witness);
+		json_decref(p->devs[i].env);
 	}
 	free(p->devs);
 	free(p->w);

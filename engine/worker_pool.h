@@ -79,6 +79,9 @@ int wpool_poll(wpool *p, int extra_fd, double max_wait, wpool_cb *cb, void *ctx)
  * with *why set (caller frees).
  */
 json_t *wpool_probe(wpool *p, int dev, char **why);
+/* the environment the first of dev's workers told of in its hello (a JSON
+ * object, borrowed), or NULL: every later one must tell of the same */
+json_t *wpool_env(wpool *p, int dev);
 /* the files the last hello of a dev worker named as its environment's
  * witnesses (a JSON array, borrowed), or NULL */
 json_t *wpool_witness(wpool *p, int dev);
