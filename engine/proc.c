@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "../common/util.h"
@@ -91,4 +92,14 @@ pid_t proc_start(char *const *argv, char *const *env, int *in, int *out, int *er
 	fcntl(*out, F_SETFL, O_NONBLOCK);
 	fcntl(*err, F_SETFL, O_NONBLOCK);
 	return pid;
+}
+
+void proc_describe_exit(struct strbuf *sb, int status)
+{
+	if (WIFSIGNALED(status))
+		strbuf_addf(sb, "killed by signal %d (%s)", WTERMSIG(status), strsignal(WTERMSIG(status)));
+	else if (WIFEXITED(status))
+		strbuf_addf(sb, "exited with status %d", WEXITSTATUS(status));
+	else
+		strbuf_addstr(sb, "ended");
 }

@@ -8,6 +8,8 @@
 
 #include <sys/types.h>
 
+struct strbuf;
+
 /* sets NAME=value in a NULL-terminated array of malloc'd "NAME=value" entries */
 void proc_env_put(char ***env, const char *name, const char *value);
 /*
@@ -16,5 +18,8 @@ void proc_env_put(char ***env, const char *name, const char *value);
  * Returns the child's pid, or -1 with errno set.
  */
 pid_t proc_start(char *const *argv, char *const *env, int *in, int *out, int *err);
+/* appends how a child with waitpid's status ended: "killed by signal 9
+ * (Killed)", "exited with status 3" */
+void proc_describe_exit(struct strbuf *sb, int status);
 
 #endif

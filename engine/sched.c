@@ -50,7 +50,7 @@ struct sched {
 	bool nostart;           /* a worker said it cannot start here: nothing runs */
 	bool nolog;             /* the build log cannot be written: nothing more runs */
 	const struct kopt_device **devs; /* pool device index -> device */
-	char **wrong_gpu;       /* per device: its worker is not on the GPU its spec names (why) */
+	char **unfit;           /* per device: why its workers cannot serve it (not on its GPU, ...) */
 	struct twins twins;     /* stale steps by key */
 	int ndevs;
 	struct hash_key hk;     /* the key being built (its buffer is reused) */
@@ -220,8 +220,8 @@ static int dev_index(struct sched *s, const struct kopt_device *dev)
 	int di = s->ndevs++;
 	s->devs = xrealloc(s->devs, (size_t)s->ndevs * sizeof *s->devs);
 	s->devs[di] = dev;
-	s->wrong_gpu = xrealloc(s->wrong_gpu, (size_t)s->ndevs * sizeof *s->wrong_gpu);
-	s->wrong_gpu[di] = NULL; /* known once its environment is */
+	s->unfit = xrealloc(s->unfit, (size_t)s->ndevs * sizeof *s->unfit);
+	s->unfit[di] = NULL; /* known once its environment is */
 	if (s->pool) {
 		const char *launcher = dev && dev->launcher ? dev->launcher : getenv("KOPT_LAUNCHER");
 		int pi = wpool_device(s->pool, dag_env_name(dev), dev ? dev->gpus : 1, launcher,
@@ -590,10 +590,10 @@ static bool start_worker_step(struct sched *s, struct dag_node *node)
 {
 	const struct rule *r = node->rule;
 	int di = dev_index(s, node_device(node));
-	if (di >= 0 && s->wrong_gpu[di]) {
-		/* every step of the device would measure the wrong GPU: said once, nothing runs */
+	if (di >= 0 && s->unfit[di]) {
+		/* every step of the device would run where it cannot (the wrong GPU): said once, nothing runs */
 		if (!s->nostart)
-			fprintf(stderr, "%s: error: %s\n", kopt_progname, s->wrong_gpu[di]);
+			fprintf(stderr, "%s: error: %s\n", kopt_progname, s->unfit[di]);
 		s->nostart = s->stop = true;
 		return false;
 	}
@@ -647,29 +647,6 @@ static bool start_steps(struct sched *s)
 
 static void cancel_all(struct sched *s, const char *why);
 
-/* the first field in which two worker environments differ, both values
- * said: "torch 2.11.0 and 2.12.0" (caller frees) */
-static char *env_difference(json_t *a, json_t *b)
-{
-	const char *key;
-	json_t *va;
-	json_object_foreach (a, key, va) {
-		json_t *vb = json_object_get(b, key);
-		if (!vb || !json_equal(va, vb)) {
-			char *sa = json_dumps(va, JSON_ENCODE_ANY | JSON_COMPACT);
-			char *sb = vb ? json_dumps(vb, JSON_ENCODE_ANY | JSON_COMPACT) : xstrdup("none");
-			char *out = xasprintf("%s %s and %s", key, sa ? sa : "?", sb ? sb : "?");
-			free(sa);
-			free(sb);
-			return out;
-		}
-	}
-	json_object_foreach (b, key, va)
-		if (!json_object_get(a, key))
-			return xasprintf("%s: none and one", key);
-	return xstrdup("?");
-}
-
 static int on_event(void *ctx, const struct wpool_event *ev)
 {
 	struct sched *s = ctx;
@@ -681,40 +658,17 @@ static int on_event(void *ctx, const struct wpool_event *ev)
 	gpu_share(s);
 	if (ev->kind == WPOOL_HELLO) {
 		const struct kopt_device *dev = s->devs[ev->dev];
-		const char *name = dag_env_name(dev);
-		free(s->wrong_gpu[ev->dev]);
-		if ((s->wrong_gpu[ev->dev] = witness_gpu_mismatch(dev, ev->msg))) {
-			fprintf(stderr, "%s: error: %s\n", kopt_progname, s->wrong_gpu[ev->dev]);
+		free(s->unfit[ev->dev]);
+		if ((s->unfit[ev->dev] = witness_unfit(dev, wpool_env(s->pool, ev->dev), ev->msg))) {
+			fprintf(stderr, "%s: error: %s\n", kopt_progname, s->unfit[ev->dev]);
 			s->restart = false; /* no plan can mend it */
 			s->nostart = s->stop = true;
 			wpool_kill_all(s->pool);
-			cancel_all(s, "cancelled: the worker is not on the device's GPU");
+			cancel_all(s, "cancelled: the worker cannot serve its device");
 			return 1;
 		}
-		json_t *first = wpool_env(s->pool, ev->dev);
-		if (ev->msg && first && !json_equal(first, ev->msg)) {
-			char *what = env_difference(first, ev->msg);
-			kopt_error("the workers of device '%s' tell of different environments (%s): a step keyed on one "
-				   "could run on another; give the device workers of one kind",
-				   name, what);
-			free(what);
-			s->restart = false; /* no plan can mend it */
-			s->nostart = s->stop = true;
-			wpool_kill_all(s->pool);
-			cancel_all(s, "cancelled: the device's workers disagree on their environment");
-			return 1;
-		}
-		json_t *old = cache_env_get(s->d->cache, name);
-		if (ev->msg && (!old || !json_equal(old, ev->msg))) {
-			if (old)
-				fprintf(stderr, "%s: the worker environment of device '%s' changed; steps keyed on it are keyed anew\n",
-					kopt_progname, name);
-			cache_env_set(s->d->cache, name, ev->msg);
-			if (dag_env_read(s->d, dev)) {
-				s->restart = true;
-				return 1;
-			}
-		}
+		if (witness_remember(s->d, dev, ev->msg) && dag_env_read(s->d, dev))
+			s->restart = true;
 		return s->restart;
 	}
 	struct job *j = ev->job;
@@ -778,7 +732,7 @@ static void probe_envs(struct sched *s)
 		return;
 	witness_check_envs(s->d, s->pool, s->devs, s->ndevs, env_failed, s);
 	for (int i = 0; i < s->ndevs; i++)
-		s->wrong_gpu[i] = witness_gpu_mismatch(s->devs[i], cache_env_get(s->d->cache, dag_env_name(s->devs[i])));
+		s->unfit[i] = witness_gpu_mismatch(s->devs[i], cache_env_get(s->d->cache, dag_env_name(s->devs[i])));
 }
 
 /* evaluates what is ready and, in a build, runs what is stale until
@@ -931,8 +885,8 @@ int sched_run(struct dag *d, wpool *pool, enum sched_mode mode)
 	free(s.jobs);
 	progress_release(&s.pg);
 	for (int i = 0; i < s.ndevs; i++)
-		free(s.wrong_gpu[i]);
-	free(s.wrong_gpu);
+		free(s.unfit[i]);
+	free(s.unfit);
 	twins_release(&s.twins);
 	free(s.devs);
 	return status;

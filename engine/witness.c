@@ -165,6 +165,55 @@ char *witness_gpu_mismatch(const struct kopt_device *dev, const json_t *env)
 			 dev->gpu, gpu ? "'" : "", gpu ? gpu : "an unnamed one", gpu ? "'" : "");
 }
 
+/* the first field in which two worker environments differ, both values
+ * said: torch "2.11.0" and "2.12.0" (caller frees) */
+static char *env_difference(const json_t *a, const json_t *b)
+{
+	const char *key;
+	json_t *va;
+	json_object_foreach ((json_t *)a, key, va) {
+		json_t *vb = json_object_get(b, key);
+		if (!vb || !json_equal(va, vb)) {
+			char *sa = json_dumps(va, JSON_ENCODE_ANY | JSON_COMPACT);
+			char *sb = vb ? json_dumps(vb, JSON_ENCODE_ANY | JSON_COMPACT) : xstrdup("none");
+			char *out = xasprintf("%s %s and %s", key, sa ? sa : "?", sb ? sb : "?");
+			free(sa);
+			free(sb);
+			return out;
+		}
+	}
+	json_object_foreach ((json_t *)b, key, va)
+		if (!json_object_get(a, key))
+			return xasprintf("%s none and one", key);
+	return xstrdup("?");
+}
+
+char *witness_unfit(const struct kopt_device *dev, const json_t *first, const json_t *env)
+{
+	char *wrong = witness_gpu_mismatch(dev, env);
+	if (wrong || !json_is_object(env) || !json_is_object(first) || json_equal(first, env))
+		return wrong;
+	char *what = env_difference(first, env);
+	wrong = xasprintf("the workers of device '%s' tell of different environments (%s): a step keyed on one "
+			  "could run on another; give the device workers of one kind",
+			  dag_env_name(dev), what);
+	free(what);
+	return wrong;
+}
+
+bool witness_remember(struct dag *d, const struct kopt_device *dev, json_t *env)
+{
+	const char *name = dag_env_name(dev);
+	json_t *old = cache_env_get(d->cache, name);
+	if (!env || (old && json_equal(old, env)))
+		return false;
+	if (old)
+		fprintf(stderr, "%s: the worker environment of device '%s' changed; steps keyed on it are keyed anew\n",
+			kopt_progname, name);
+	cache_env_set(d->cache, name, env);
+	return true;
+}
+
 /* Checks each device's worker environment (part of some keys). Where the
  * files its last worker named as the environment's witnesses are unchanged
  * (engine/witness.h), the remembered fingerprint stands and no worker
@@ -197,12 +246,9 @@ void witness_check_envs(struct dag *d, wpool *pool, const struct kopt_device *co
 		}
 		char *why = NULL;
 		json_t *env = wpool_probe(pool, di, &why);
-		if (env && (!old || !json_equal(old, env))) {
-			if (old)
-				fprintf(stderr, "%s: the worker environment of device '%s' changed; steps keyed on it are keyed anew\n",
-					kopt_progname, name);
-			cache_env_set(d->cache, name, env);
-		} else if (!env && why) {
+		if (env)
+			witness_remember(d, devs[di], env);
+		else if (why) {
 			if (on_fail)
 				on_fail(ctx, name, why);
 			else

@@ -51,4 +51,15 @@ void witness_check_envs(struct dag *d, wpool *pool, const struct kopt_device *co
  * known; else the one-line error, which the caller frees. */
 char *witness_gpu_mismatch(const struct kopt_device *dev, const json_t *env);
 
+/* Why a worker whose hello told of env cannot serve dev, whose first
+ * worker in this pool told of first: not on the device's GPU (as
+ * witness_gpu_mismatch), or in another environment than that first one (a
+ * launcher that lands on machines set up apart: no key holds for both).
+ * NULL when it can; else the one-line error, which the caller frees. */
+char *witness_unfit(const struct kopt_device *dev, const json_t *first, const json_t *env);
+
+/* Remembers env as dev's worker environment in d's cache; true (and a line
+ * on stderr where another was remembered) when it is new. */
+bool witness_remember(struct dag *d, const struct kopt_device *dev, json_t *env);
+
 #endif

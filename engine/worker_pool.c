@@ -222,16 +222,6 @@ static void fail_worker(wpool *p, struct worker *w, const char *reason, wpool_cb
 	free(tail);
 }
 
-static void describe_exit(struct strbuf *sb, int status)
-{
-	if (WIFSIGNALED(status))
-		strbuf_addf(sb, "killed by signal %d (%s)", WTERMSIG(status), strsignal(WTERMSIG(status)));
-	else if (WIFEXITED(status))
-		strbuf_addf(sb, "exited with status %d", WEXITSTATUS(status));
-	else
-		strbuf_addstr(sb, "ended");
-}
-
 static const char *phase(const struct worker *w)
 {
 	return w->state == W_STARTING ? "before its hello" : w->op ? w->op : "idle";
@@ -268,7 +258,7 @@ static void worker_died(wpool *p, struct worker *w, wpool_cb *cb, void *ctx)
 		strbuf_addf(&sb, "%s; its srun ", slurm);
 	else
 		strbuf_addstr(&sb, "worker ");
-	describe_exit(&sb, status);
+	proc_describe_exit(&sb, status);
 	if (w->state == W_STARTING)
 		strbuf_addstr(&sb, " before its hello");
 	else if (w->op)
@@ -777,8 +767,7 @@ static int probe_cb(void *ctx, const struct wpool_event *ev)
 	if (ev->kind == WPOOL_HELLO && !pr->env) {
 		pr->env = ev->msg ? json_deep_copy(ev->msg) : json_object();
 		return 1; /* the pending marker is not a request */
-	}
-	else if (ev->kind == WPOOL_FAIL && !pr->why)
+	} else if (ev->kind == WPOOL_FAIL && !pr->why)
 		pr->why = xasprintf("%s%s%s", ev->reason, ev->stderr_tail && *ev->stderr_tail ? ": " : "",
 				    ev->stderr_tail ? ev->stderr_tail : "");
 	return 0;
@@ -788,22 +777,18 @@ json_t *wpool_probe(wpool *p, int dev, char **why)
 {
 	struct probe pr = { -1, NULL, NULL };
 	*why = NULL;
-	/* a live worker of this device already said hello: ask nothing */
 	pr.wid = wpool_acquire(p, dev, false, 0);
 	if (pr.wid < 0) {
 		*why = xstrdup("no worker slot is free");
 		return NULL;
 	}
 	struct worker *w = &p->w[pr.wid];
-	/* a pending marker makes a death during startup reach probe_cb */
+	/* a pending marker makes a death during startup reach probe_cb; a
+	 * worker that said hello before is asked nothing (its env was seen
+	 * then, so NULL says "unchanged") */
 	w->pending = json_object();
 	while (!pr.env && !pr.why && w->state == W_STARTING)
 		wpool_poll(p, -1, 1.0, probe_cb, &pr);
-	if (w->state == W_READY && !pr.env) {
-		/* it was ready before: its env is the one it said at hello, which
-		 * the caller saw then; report "unchanged" by saying nothing */
-		pr.env = NULL;
-	}
 	json_decref(w->pending);
 	w->pending = NULL;
 	if (w->held)

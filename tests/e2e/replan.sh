@@ -81,5 +81,5 @@ check "... with an error line naming the device and the field that differs" \
 	"grep -q \"error: the workers of device 'a' tell of different environments (torch \\\"2.[0-9]*.0+sim\\\" and \\\"2.[0-9]*.0+sim\\\")\" err3"
 tail -n "+$((before + 1))" .kopt/log | cut -f3,4 > new
 check "... and no step ran: the log's new records are the two captures, cancelled" \
-	"[ \$(wc -l < new) -eq 2 ] && [ \$(grep -c \"^cancelled: the device's workers disagree on their environment	capture\\\$\" new) -eq 2 ]"
+	"[ \$(wc -l < new) -eq 2 ] && [ \$(grep -c \"^cancelled: the worker cannot serve its device	capture\\\$\" new) -eq 2 ]"
 echo "1..$n"

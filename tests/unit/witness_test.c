@@ -2,7 +2,10 @@
  * tests/unit/witness_test.c: engine/witness.c on files made here: a record
  * stays fresh while no file changes, and goes stale when a file's bytes, a
  * folder's names, or a missing file's existence change; the size up to
- * which a file is read whole; a path that cannot be read has no sum.
+ * which a file is read whole; a path that cannot be read has no sum. And
+ * witness_unfit: why a worker's hello cannot serve its device (another GPU,
+ * or another environment than the device's first worker's), the field that
+ * differs named with both values.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -16,6 +19,7 @@
 
 #include "../../common/util.h"
 #include "../../engine/witness.h"
+#include "../../lang/spec.h"
 #include "../tap.h"
 
 static void put(const char *path, const char *text)
@@ -99,6 +103,45 @@ static void limits(const char *dir)
 	free(past);
 }
 
+/* TAP_OK on witness_unfit(dev, first, env) being NULL (want NULL) or equal to want */
+static void unfit_is(const struct kopt_device *dev, const char *first, const char *env, const char *want,
+		     const char *what)
+{
+	json_t *f = first ? json_loads(first, 0, NULL) : NULL, *e = env ? json_loads(env, 0, NULL) : NULL;
+	char *got = witness_unfit(dev, f, e);
+	TAP_OK(want ? got && strcmp(got, want) == 0 : got == NULL, "%s", what);
+	if (want && (!got || strcmp(got, want) != 0))
+		printf("# got: %s\n", got ? got : "(null)");
+	free(got);
+	json_decref(f);
+	json_decref(e);
+}
+
+static void unfit(void)
+{
+	struct kopt_device dev = { 0 };
+	dev.name = "a";
+	const char *tail = "): a step keyed on one could run on another; give the device workers of one kind";
+	char want[256];
+	unfit_is(&dev, "{\"torch\":\"2.11\",\"gpu\":\"H200\"}", "{\"torch\":\"2.11\",\"gpu\":\"H200\"}", NULL,
+		 "unfit: the first worker's environment again: fit");
+	snprintf(want, sizeof want, "the workers of device 'a' tell of different environments (torch \"2.11\" and \"2.12\"%s", tail);
+	unfit_is(&dev, "{\"gpu\":\"H200\",\"torch\":\"2.11\",\"sms\":132}", "{\"gpu\":\"H200\",\"torch\":\"2.12\",\"sms\":78}", want,
+		 "unfit: the first field that differs, named with both values");
+	snprintf(want, sizeof want, "the workers of device 'a' tell of different environments (cuda \"13.0\" and none%s", tail);
+	unfit_is(&dev, "{\"gpu\":\"H200\",\"cuda\":\"13.0\"}", "{\"gpu\":\"H200\"}", want,
+		 "unfit: a field the later worker lacks");
+	snprintf(want, sizeof want, "the workers of device 'a' tell of different environments (graph_code none and one%s", tail);
+	unfit_is(&dev, "{\"gpu\":\"H200\"}", "{\"gpu\":\"H200\",\"graph_code\":\"ab\"}", want,
+		 "unfit: a field only the later worker has");
+	unfit_is(&dev, NULL, "{\"torch\":\"2.12\"}", NULL, "unfit: no first worker yet: fit");
+	unfit_is(&dev, "{\"torch\":\"2.11\"}", NULL, NULL, "unfit: a hello without an environment: fit");
+	dev.gpu = "H100";
+	unfit_is(&dev, "{\"gpu\":\"NVIDIA H200\"}", "{\"gpu\":\"NVIDIA H200\"}",
+		 "device 'a' wants a GPU named like 'H100', and its worker runs on 'NVIDIA H200'",
+		 "unfit: another GPU than the device names, though the workers agree");
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/kopt-witness-XXXXXX";
@@ -161,6 +204,7 @@ int main(void)
 	TAP_OK(witness_record(empty) == NULL, "no paths: no record");
 	json_decref(empty);
 	limits(dir);
+	unfit();
 	json_decref(bad);
 	json_decref(rec);
 	json_decref(paths);
