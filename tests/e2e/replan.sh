@@ -3,13 +3,14 @@
 # the one remembered makes the build plan again, keyed anew. With the
 # simulated worker (a TEST DOUBLE) and a launcher script (a TEST DOUBLE of an
 # srun line) that sets the simulated torch version.
-#  - Two devices whose workers both start in one plan and both changed:
-#    both hellos are remembered, the one that came while the plan was
-#    already stopping too, so a later build, which checks them, runs nothing.
-#  - A worker environment that changes at every start (each worker dies
-#    just after its hello, and each new one tells of another torch): the
-#    build gives up after a bounded number of plans with an error line that
-#    says why, and exit status 1.
+#  - Two devices whose workers both changed and say hello at once (the
+#    launcher holds them and lets them out together while koptmake is
+#    stopped): both hellos are remembered, the one read while the first's
+#    plan was stopping too, so a later build, which checks them, runs
+#    nothing. The build plans again without an error.
+#  - The default device (no device block): planned again once.
+#  - Two workers of one device that tell of different environments: the
+#    build stops with an error naming the field, and no step runs.
 # Prints TAP.
 set -eu
 
@@ -18,7 +19,11 @@ mkdir models
 printf '# model m\n# sim: kernels 1\n# sim: reductions\nimport torch\n' > models/m.py
 printf '# model k\n# sim: kernels 1\n# sim: reductions\nimport torch\n' > models/k.py
 # the launcher: KOPT_SIM_TORCH from $tmp/torch, or a new one at each start
-# where $tmp/apart exists
+# where $tmp/apart exists. Where $tmp/hold exists, it holds its worker's
+# hello until two workers have one, then stops koptmake (its parent), lets
+# both hellos out and lets koptmake go on: koptmake reads both in one poll,
+# the case where the second came while the first's plan was stopping. Each
+# wait gives up after 10 s, so a test that goes wrong fails, not hangs.
 cat > launch <<'SH'
 #!/bin/sh
 d=$(dirname "$0")
@@ -28,7 +33,30 @@ else
 	KOPT_SIM_TORCH=$(cat "$d/torch")
 fi
 export KOPT_SIM_TORCH
-exec "$@"
+[ -f "$d/hold" ] || exec "$@"
+count() { ls "$d" | grep -c "^$1\\." || true; }
+wait_for() { i=0; while [ "$(count "$1")" -lt 2 ] && [ $i -lt 1000 ]; do sleep 0.01; i=$((i + 1)); done; }
+mkfifo "$d/out.$$"
+exec 4<&0
+"$@" <&4 > "$d/out.$$" &
+exec 3< "$d/out.$$"
+IFS= read -r hello <&3
+: > "$d/said.$$"
+if mkdir "$d/lead" 2>/dev/null; then
+	wait_for said
+	kill -STOP "$PPID"
+	: > "$d/go"
+	printf '%s\n' "$hello"
+	: > "$d/out-said.$$"
+	wait_for out-said
+	sleep 0.1
+	kill -CONT "$PPID"
+else
+	i=0; while [ ! -f "$d/go" ] && [ $i -lt 1000 ]; do sleep 0.01; i=$((i + 1)); done
+	printf '%s\n' "$hello"
+	: > "$d/out-said.$$"
+fi
+exec cat <&3
 SH
 chmod +x launch
 echo 2.11.0+sim > torch
@@ -52,15 +80,33 @@ printf '# changed\n' >> models/m.py
 printf '# changed\n' >> models/k.py
 echo 2.12.0+sim > torch
 set +e
-KOPT_TRUST_ENV=1 KOPT_SIM_START_MS=300 "$KOPTMAKE" -j2 > out 2> err
+touch hold
+KOPT_TRUST_ENV=1 "$KOPTMAKE" -j2 > out 2> err
 st=$?
 set -e
+rm hold
 check "both devices' new environment: the build plans again and passes (exit $st)" \
-	"[ $st -eq 0 ] && grep -q \"the worker environment of device 'a' changed\" err && grep -q \"the worker environment of device 'b' changed\" err"
+	"[ $st -eq 0 ] && grep -q \"the worker environment of device 'a' changed\" err && grep -q \"the worker environment of device 'b' changed\" err && ! grep -q error err"
+check "... the two hellos came at once (the launcher's hold let them out together)" \
+	"[ -f go ] && [ \$(ls | grep -c '^out-said\\.') -ge 2 ]"
 # checked now, not trusted: both remembered, so nothing runs
 "$KOPTMAKE" > out2 2> err2
 check "both hellos remembered: a checked build runs nothing" \
 	"! grep -q 'changed' err2 && grep -q 'nothing to do' out2"
+
+# no device block (the default device, its launcher from KOPT_LAUNCHER):
+# one plan again, and no more said
+rm -f apart
+sed '/^device /d; s/defaults { device = a  /defaults { /; s/  device = b//' test.kopt > plain.kopt
+KOPT_LAUNCHER=$tmp/launch "$KOPTMAKE" -f plain.kopt > out4 2> err4 || true
+printf '# plain\n' >> models/m.py
+echo 2.13.0+sim > torch
+set +e
+KOPT_TRUST_ENV=1 KOPT_LAUNCHER=$tmp/launch "$KOPTMAKE" -f plain.kopt > out4 2> err4
+st=$?
+set -e
+check "the default device's new environment: planned again once, and passes (exit $st)" \
+	"[ $st -eq 0 ] && [ \$(grep -c \"the worker environment of device 'default' changed\" err4) -eq 1 ] && ! grep -q error err4"
 
 # device a with two GPUs, a worker on each, and each worker start tells of
 # another torch (a launcher that lands on machines set up apart): the build
