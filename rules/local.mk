@@ -23,5 +23,5 @@ EXTRA_DIST += tests/e2e/screen.sh tests/e2e/screen-gamma.sh tests/e2e/knobs.sh t
 check_PROGRAMS += tests/unit/screen_test
 tests_unit_screen_test_SOURCES = tests/unit/screen_test.c tests/tap.h
 TESTS += tests/unit/screen_test
-TESTS += tests/e2e/space-search.sh
-EXTRA_DIST += tests/e2e/space-search.sh
+TESTS += tests/e2e/space-search.sh tests/e2e/space-names.sh
+EXTRA_DIST += tests/e2e/space-search.sh tests/e2e/space-names.sh

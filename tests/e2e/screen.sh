@@ -20,7 +20,7 @@ spec() {
 	cat > test.kopt <<SPEC
 device sim { gpus = 1  timeout = 30s }
 agents default { budget = ${BUDGET:-4}  hot = 0.05  seed = 1  backend = builtin  $1 }
-gates strict { seeds = 5  atol = 1e-4  rtol = 1e-4  fp64_fallback = true  gamma = 1.03  repeats = 10  precision = strict }
+gates strict { seeds = ${SEEDS:-5}  atol = 1e-4  rtol = 1e-4  fp64_fallback = true  gamma = 1.03  repeats = 10  precision = strict }
 defaults { device = sim  agents = default  gates = strict }
 model wide { source = "models/wide.py" }
 target all = [wide]
@@ -50,7 +50,7 @@ spec ""
 build
 ks=$(kernels)
 set -- $ks
-check "two hot kernels with candidates ($ks)" "[ $# -eq 2 ]"
+check "two hot kernels with candidates ($(echo $ks))" "[ $# -eq 2 ]"
 check "one screen per hot kernel" \
 	"[ \$(ops screen) -eq 2 ] && [ \$(grep -c \"^screen wide default $1\$\" sim.log) -eq 1 ] && [ \$(grep -c \"^screen wide default $2\$\" sim.log) -eq 1 ]"
 for k in $ks; do
@@ -78,6 +78,16 @@ check "-t why screen lists every config tried" \
 
 build
 check "a null build does no worker work" "[ ! -s sim.log ] && grep -q 'nothing to do' out err"
+
+# a new seed count reruns the profiles (their baseline check) with the
+# same result; the screens read the profiles' results, not their keys
+SEEDS=6 spec ""
+build
+check "seeds 5 -> 6: the profile runs again, with the same result (premise)" \
+	"[ \$(ops profile) -eq 1 ] && [ \$(ops capture) -eq 0 ]"
+check "... and no screen runs again" "[ \$(ops screen) -eq 0 ]"
+spec ""
+build
 
 BUDGET=6 spec ""
 build
