@@ -26,6 +26,10 @@ K=${KOPTMAKE:-$PWD/koptmake}
 # koptmake lets a worker read its spec's folders (runtime/sandbox.h): the
 # home folder, where the tree may be, is hidden from them
 export KOPT_SANDBOX_READ=$top${KOPT_SANDBOX_READ:+:$KOPT_SANDBOX_READ}
+# the specs that name their GPU by KOPT_GPU (examples/*.kopt, whose default
+# is the H200) name this machine's card, unless the caller named one
+[ -n "${KOPT_GPU:-}" ] || KOPT_GPU=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | grep -o 'H[0-9][0-9]*' | head -1)
+if [ -n "$KOPT_GPU" ]; then export KOPT_GPU; else unset KOPT_GPU; fi
 
 # the parts, in the order they run: name, then what it shows
 PARTS="smoke sandbox screen_lost gate_reading cheats baseline aten_auto space rewrites rewrite_cache static_shapes graph_cache deploy_keys attention products examples counters tplthreads tplcut knobs transforms deploy_check helion"

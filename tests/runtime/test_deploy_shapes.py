@@ -263,6 +263,20 @@ ok("differs from the build's" not in D.compiled_anew(t, auto, 3, [{"key": "fbuil
 t.graph_keys = []
 del dutils.counters["inductor"]["fxgraph_cache_miss"]
 
+# the deployment's own CUDA graphs (own_graphs): a variant that runs
+# Inductor's keeps them, and the deployment adds none, saying why
+for contract in ("copy", "static"):
+    ok(D.own_graphs(t, {"max_autotune": True}, contract) == (contract, None),
+       f"own_graphs: cudagraphs={contract!r} on a variant without Inductor's graphs: added, no warning")
+    got, why = D.own_graphs(t, {"triton.cudagraphs": True}, contract)
+    ok(got is None and why and "Inductor's own CUDA graphs" in why and repr(contract) in why
+       and t.variant["name"] in why and "\n" not in why,
+       f"own_graphs: cudagraphs={contract!r} on a variant with Inductor's graphs: none added, one warning line", why)
+ok(D.own_graphs(t, {"triton.cudagraphs": False}, "copy") == ("copy", None),
+   "own_graphs: triton.cudagraphs set false is no graph of Inductor's")
+ok(D.own_graphs(t, {"triton.cudagraphs": True}, None) == (None, None),
+   "own_graphs: no graphs asked for: none, no warning")
+
 # a model built at its own inputs: one table, every graph
 one = tempfile.mkdtemp()
 with open(os.path.join(one, "substitutions.json"), "w") as f:

@@ -68,9 +68,12 @@ CUDA graph and replayed. The contract, the caller's choice:
 Either way the outputs are the graph's own buffers, overwritten by the next
 call (clone what is kept), shapes are static (a call with other shapes,
 dtypes or devices runs the compiled code without the graph), and the graph
-holds its memory until the backend is dropped. koptmake never times with
-CUDA graphs: its speedups are the kernels' (tests/gpu/cudagraphs.py measures
-this choice apart, against reduce-overhead and max-autotune).
+holds its memory until the backend is dropped. A variant that runs
+Inductor's own CUDA graphs (triton.cudagraphs, such as autotune-cudagraphs)
+keeps them instead, with a warning: its graphs copy the inputs as "copy"
+does, and nothing is refused (own_graphs). koptmake's reports never time
+the deployment's own graphs (tests/gpu/cudagraphs.py measures this choice
+apart, against reduce-overhead and max-autotune).
 """
 
 from __future__ import annotations
@@ -482,6 +485,20 @@ def compiled_anew(table: Table, opts: dict, misses: int, keys: list | None = Non
             f"TRITON_CACHE_DIR=.kopt/compile/triton, from the spec's folder, find the build's")
 
 
+def own_graphs(table: Table, opts: dict, cudagraphs: str | None) -> tuple[str | None, str | None]:
+    """(the contract of the CUDA graphs the deployment adds, a warning) for
+    a compile of table's variant under Inductor's options opts. A variant
+    that runs Inductor's own CUDA graphs (triton.cudagraphs, as its race
+    timed it) keeps them, and the deployment adds none: a graph cannot be
+    captured around another's replay. Its graphs copy each call's inputs
+    into their own buffers, as "copy" does, and take any tensors."""
+    if not cudagraphs or not opts.get("triton.cudagraphs"):
+        return cudagraphs, None
+    return None, (f"kopt: {table.where}: variant {table.variant.get('name', '?')} runs Inductor's own CUDA graphs "
+                  f"(triton.cudagraphs, as its race timed it), so cudagraphs={cudagraphs!r} adds none; "
+                  f"they copy each call's inputs, as 'copy' does, and take any tensors")
+
+
 def compile_with(table: Table, gm, example_inputs, options: dict, check: bool, cudagraphs: str | None, graphs: list):
     """gm compiled with table's variant and its winners swapped in (checked
     on the first call where check)."""
@@ -491,6 +508,9 @@ def compile_with(table: Table, gm, example_inputs, options: dict, check: bool, c
 
     opts, own = inductor_options(table.variant)
     opts.update(options)
+    cudagraphs, why = own_graphs(table, opts, cudagraphs)
+    if why:
+        warnings.warn(why, stacklevel=2)
     tplthreads.for_options(opts)
     tplcut.for_options(opts)
     tunecache.install()  # a warm start keeps coordinate descent's cached configs
