@@ -8,6 +8,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -228,8 +229,24 @@ static void free_roots(void)
 	lo.nroots = 0;
 }
 
+/* descriptors 0, 1 and 2 open, on /dev/null where the caller closed them
+ * (git's sanitize_stdfds): else the first file koptmake opens takes one,
+ * and what it prints, or a worker's stdin, lands in the cache (a build run
+ * with >&- wrote its progress into .kopt/lock) */
+static void sanitize_stdfds(void)
+{
+	int fd = open("/dev/null", O_RDWR);
+	while (fd >= 0 && fd < 2)
+		fd = dup(fd);
+	if (fd < 0)
+		kopt_die("cannot open /dev/null: %s", strerror(errno));
+	if (fd > 2)
+		close(fd);
+}
+
 int main(int argc, char **argv)
 {
+	sanitize_stdfds();
 	struct engine_opts opts = { .rules = &rule_pipeline };
 	const char *file = NULL, *tool = NULL;
 	const char **roots = xcalloc((size_t)argc + 1, sizeof *roots);
