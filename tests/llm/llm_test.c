@@ -1642,6 +1642,26 @@ static void t_parse(void)
 	       r.output_tokens == 9 && r.stop_reason && strcmp(r.stop_reason, "length") == 0,
 	       "openai: the content, length as a cut reply, the cached prompt tokens");
 	llm_reply_release(&r);
+	/* every count as the provider gives it, the smallest ones too; one
+	 * below zero or not a number: none cached */
+	static const struct { const char *v; long want; } cached[] = {
+		{ "0", 0 }, { "1", 1 }, { "2", 2 }, { "39", 39 }, { "-1", 0 }, { "\"3\"", 0 }, { "1.5", 0 },
+	};
+	int same = 0;
+	for (size_t i = 0; i < sizeof cached / sizeof *cached; i++) {
+		char *oc = xasprintf("{\"choices\":[{\"message\":{\"content\":\"x\"},\"finish_reason\":\"stop\"}],"
+				     "\"usage\":{\"prompt_tokens\":40,\"completion_tokens\":1,"
+				     "\"prompt_tokens_details\":{\"cached_tokens\":%s}}}", cached[i].v);
+		llm_reply_init(&r);
+		if (llm_openai.parse(oc, strlen(oc), &r, &e) == 0 && r.cached_tokens == cached[i].want && r.input_tokens == 40)
+			same++;
+		else
+			tap_diag("cached_tokens %s: read %ld, want %ld", cached[i].v, r.cached_tokens, cached[i].want);
+		llm_reply_release(&r);
+		free(oc);
+	}
+	TAP_IS_INT(same, (int)(sizeof cached / sizeof *cached),
+		   "openai: cached_tokens as given down to 1; below zero or not an integer: none");
 	const char *f = "{\"choices\":[{\"message\":{\"content\":\"done\"},\"finish_reason\":\"stop\"}]}";
 	llm_reply_init(&r);
 	rc = llm_openai.parse(f, strlen(f), &r, &e);

@@ -64,6 +64,9 @@ static void t_flops(void)
 	static const struct { const char *n; const char *says; } sizes[] = {
 		{ "600", "2 per element x 600 elements," }, { "999", "2 per element x 999 elements," },
 		{ "1000", "2 per element x 1.0 K elements," }, { "1500000", "2 per element x 1.5 M elements," },
+		{ "2000000000", "2 per element x 2.0 G elements," }, { "3000000000000", "2 per element x 3.0 T elements," },
+		/* past the last unit: counted in it */
+		{ "4000000000000000", "2 per element x 4000.0 T elements," },
 	};
 	int right = 0;
 	for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
@@ -78,7 +81,8 @@ static void t_flops(void)
 		free(h);
 		free(src);
 	}
-	TAP_IS_INT(right, 4, "flops: elements said as they are under 1000, in K and M above");
+	TAP_IS_INT(right, (int)(sizeof sizes / sizeof *sizes),
+		   "flops: elements said as they are under 1000, in K, M, G and T above, past T in T");
 	TAP_OK(agent_flops("def k(x):\n    pass\n", &how) == 0 && how == NULL, "flops: no numel in the source: unknown");
 	TAP_OK(agent_flops(NULL, &how) == 0 && how == NULL, "flops: no source: unknown");
 	TAP_IS_INT(agent_src_const(pointwise, "xnumel"), 1048576, "the source's constants are read where Inductor writes them");
