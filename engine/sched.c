@@ -760,12 +760,9 @@ static void run_loop(struct sched *s)
 		}
 		cache_sync(s->d->cache, false);
 		gpu_share(s);
+		/* a signal's byte in the pipe wakes the poll, and the loop's top
+		 * ends the run (the pipe is made anew for each run: no drain) */
 		wpool_poll(s->pool, interrupt_pipe[0], 3600.0, on_event, s);
-		if (interrupt_pipe[0] >= 0) {
-			char buf[16];
-			while (read(interrupt_pipe[0], buf, sizeof buf) > 0)
-				;
-		}
 	}
 }
 

@@ -37,11 +37,23 @@ done
 # without KOPT_LOCK_WAIT_MS, the wait is koptmake(1)'s default, 2 s:
 # not given up on sooner, nor waited for twice as long
 unset KOPT_LOCK_WAIT_MS
+# (what it cost meanwhile, with flock's and sh's: processor time and
+# voluntary context switches, from Python's getrusage of its children)
 rc=0
 t0=$(date +%s%N)
-flock .kopt/lock sh -c 'echo 4242 > .kopt/lock; "$0" "$@"' "$KOPTMAKE" -t query > out 2> err || rc=$?
+use=$(python3 -c 'import resource, subprocess, sys
+r = subprocess.run(sys.argv[1:], stdout=open("out", "w"), stderr=open("err", "w")).returncode
+u = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(r, int((u.ru_utime + u.ru_stime) * 1000), u.ru_nvcsw)' flock .kopt/lock sh -c 'echo 4242 > .kopt/lock; "$0" "$@"' "$KOPTMAKE" -t query)
+set -- $use
+rc=$1 cpu=$2 switches=$3
 ms=$(( ($(date +%s%N) - t0) / 1000000 ))
 check "the default wait: 2 s, then exit 2 ($rc after $ms ms)" "[ $rc -eq 2 ] && [ $ms -ge 1950 ] && [ $ms -lt 3800 ]"
+# a few tries a second, asleep between them: a wait that polled in a loop
+# yields tens of thousands of times (a sleep of 0), or spins on the
+# processor for the whole wait (no sleep)
+check "... asleep between tries: $switches voluntary switches, $cpu ms of processor time in $ms ms" \
+	"[ $switches -lt 2000 ] && [ $cpu -lt 1000 ]"
 KOPT_LOCK_WAIT_MS=100
 export KOPT_LOCK_WAIT_MS
 ls -R .kopt kopt-out > after

@@ -496,6 +496,12 @@ static void test_decide(void)
 	json_object_set_new(n, "correctness", c);
 	gate_decide(n, &cfg, &v);
 	TAP_OK(!v.pass && v.gate == GATE_CORRECTNESS, "tolerance failure without fp64 numbers fails correctness");
+	vj = gate_verdict_to_json(&v);
+	json_t *vn = json_object_get(vj, "numbers");
+	TAP_OK(json_integer_value(json_object_get(vn, "seed")) == 2 && json_is_integer(json_object_get(vn, "seed")) &&
+	       json_is_integer(json_object_get(vn, "output")) && json_integer_value(json_object_get(vn, "output")) == 0,
+	       "json names the failing seed and output (2, 0)");
+	json_decref(vj);
 	json_object_set_new(n, "fp64", J("{\"outputs\":[{\"index\":0,\"dtype\":\"float32\",\"rmse_cand\":4e-5,\"rmse_base\":3e-5}]}"));
 	gate_decide(n, &cfg, &v);
 	TAP_OK(v.pass, "fp64 rescues a tolerance failure");
