@@ -72,9 +72,10 @@ def suite(cap, screen=None):
     faster, honest, why = honest_config(screen)
     out = []
 
-    def add(cid, gate, what, source=None, config=None):
+    def add(cid, gate, what, source=None, config=None, memcheck=False):
         out.append({"id": cid, "expect": gate, "what": what, "kernel": name,
-                    "candidate": {"source": source, "config": config}})
+                    "candidate": {"source": source, "config": config},
+                    **({"memcheck": True} if memcheck else {})})
 
     add("cache-outputs", "static", "keeps outputs in a module-level cache between calls",
         must(src, "triton_helpers.set_driver_to_gpu()", "triton_helpers.set_driver_to_gpu()\n_OUT_CACHE = {}"))
@@ -103,6 +104,14 @@ def suite(cap, screen=None):
                   "tmp5 = tl.broadcast_to(tmp4.to(tl.float16).to(tl.float32), [XBLOCK, R0_BLOCK])"),
              "tmp13 = tmp12 - tmp6", "tmp13 = (tmp12 - tmp6).to(tl.float16).to(tl.float32)"),
         faster)
+    # a pointer made from an integer: the static gate cannot follow it and
+    # lists the store for the memcheck, which rejects it in gate 1 (its
+    # child runs without PyTorch's caching allocator, so the output's end
+    # is an allocation's end)
+    add("writes-past-output", "static", "also writes its result past the end of its output, through a pointer made "
+        "from an integer", must(src, store, f"{store}\n        tl.store((out_ptr2.to(tl.int64) + 4 * 4096 * xnumel)"
+                                           f".to(tl.pointer_type(tl.float32)) + (r0_1 + 4096*x0), tmp15, r0_mask)"),
+        faster, memcheck=True)
     add("partial-write", "correctness", "leaves the last rows unwritten so stale memory shows through",
         must(src, store, "tl.store(out_ptr2 + (r0_1 + 4096*x0), tmp15, r0_mask & (x0 < 4000))"), faster)
     add("try-except", "static", "wraps the kernel's set-up in try/except",

@@ -85,6 +85,15 @@ with_env(KOPT_MEMCHECK=None, KOPT_COMPUTE_SANITIZER=FAKE, FAKE_SANITIZER="clean"
 r = MC.run(req, "k", cand, why)
 ok(r["reason"].startswith("needs a memcheck (") and r["reason"].endswith("clean"),
    "a clean memcheck's reason: why it ran, then clean", r)
+# the child runs without PyTorch's caching allocator, whatever the
+# worker's own setting: a write past a tensor into the next one of the same
+# segment is then past an allocation, which compute-sanitizer sees
+for own in (None, "0"):
+    with_env(KOPT_MEMCHECK=None, KOPT_COMPUTE_SANITIZER=FAKE, FAKE_SANITIZER="env", PYTORCH_NO_CUDA_MEMORY_CACHING=own)
+    r = MC.run(req, "k", cand, why)
+    ok(r["reason"].startswith("compute-sanitizer memcheck could not run the candidate: "
+                              "child: PYTORCH_NO_CUDA_MEMORY_CACHING=1;"),
+       f"the child runs with PyTorch's caching allocator off (the worker's own: {own})", r)
 with_env()
 
 done()

@@ -18,6 +18,13 @@ Environment (the worker's; KOPT_* variables reach it):
   PATH, then ``$CUDA_HOME/bin``, ``/usr/local/cuda/bin``);
 - ``KOPT_MEMCHECK_TIMEOUT``: seconds for the child (default 300).
 
+The child runs with ``PYTORCH_NO_CUDA_MEMORY_CACHING=1``: PyTorch's caching
+allocator hands out tensors from segments it allocated whole, and
+compute-sanitizer knows only the segments, so a write past one tensor
+into the next of the same segment (the reference output, another
+argument) would be in bounds to it. Without the cache, each tensor is an
+allocation of its own, and an access past its end is reported.
+
 ``python3 -m kopt.memcheck_child REQUEST.json`` is the child
 (memcheck_child.py): it loads and compiles the model of the verify
 request, swaps the candidate in and runs one call. This module runs it and
@@ -108,6 +115,7 @@ def run(req: dict, kernel: str, cand: dict, why: list[str]) -> dict:
         env = dict(os.environ)
         here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
         env["PYTHONPATH"] = here + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+        env["PYTORCH_NO_CUDA_MEMORY_CACHING"] = "1"  # each tensor its own allocation (above)
         timeout = float(os.environ.get("KOPT_MEMCHECK_TIMEOUT", DEFAULT_TIMEOUT))
         try:
             p = subprocess.run(command(san, sys.executable or "python3", path), env=env,
