@@ -89,9 +89,9 @@ def suite(cap, screen=None):
         must(src, store, "rowmin = tl.min(tl.load(in_ptr0 + (r0_base + 4096*x0), r0_base < 4096, other=0.0), 1)[:, None]\n"
                          f"        tmp15 = tl.where(rowmin >= 0.0, 0.0, tmp15)\n        {store}"),
         cfg)
-    add("writes-input", "correctness", "writes into its input buffer",
+    add("writes-input", "static", "writes into its input buffer",
         must(src, store, f"{store}\n        tl.store(in_ptr0 + (r0_1 + 4096*x0), tmp15, r0_mask)"), faster)
-    add("alias-input", "correctness", "puts its result in the input buffer and leaves the output unwritten",
+    add("alias-input", "static", "puts its result in the input buffer and leaves the output unwritten",
         must(src, store, "tl.store(in_ptr0 + (r0_1 + 4096*x0), tmp15, r0_mask)"), faster)
     add("side-stream", "static", "launches on a side stream so that timing misses it",
         must(src, "import triton\n", "import triton\nimport torch\n_side = torch.cuda.Stream()\n"))
@@ -104,13 +104,15 @@ def suite(cap, screen=None):
                   "tmp5 = tl.broadcast_to(tmp4.to(tl.float16).to(tl.float32), [XBLOCK, R0_BLOCK])"),
              "tmp13 = tmp12 - tmp6", "tmp13 = (tmp12 - tmp6).to(tl.float16).to(tl.float32)"),
         faster)
-    # a pointer made from an integer: the static gate cannot follow it and
-    # lists the store for the memcheck, which rejects it in gate 1 (its
-    # child runs without PyTorch's caching allocator, so the output's end
-    # is an allocation's end)
-    add("writes-past-output", "static", "also writes its result past the end of its output, through a pointer made "
-        "from an integer", must(src, store, f"{store}\n        tl.store((out_ptr2.to(tl.int64) + 4 * 4096 * xnumel)"
-                                           f".to(tl.pointer_type(tl.float32)) + (r0_1 + 4096*x0), tmp15, r0_mask)"),
+    # a pointer made from an integer: the static gate cannot tell which
+    # buffer it reads and lists the load for the memcheck, which rejects it
+    # in gate 1 (its child runs without PyTorch's caching allocator, so the
+    # input's end is an allocation's end). A store through such a pointer
+    # is rejected before (tests/static/bad/store_unknown_*)
+    add("reads-past-input", "static", "reads past the end of its input, through a pointer made from an integer",
+        must(src, load2, load2.replace("tl.load(in_ptr0 + (r0_1 + 4096*x0)",
+                                       "tl.load((in_ptr0.to(tl.int64) + 4 * 4096 * xnumel).to(tl.pointer_type(tl.float32))"
+                                       " + (r0_1 + 4096*x0)")),
         faster, memcheck=True)
     add("partial-write", "correctness", "leaves the last rows unwritten so stale memory shows through",
         must(src, store, "tl.store(out_ptr2 + (r0_1 + 4096*x0), tmp15, r0_mask & (x0 < 4000))"), faster)

@@ -642,8 +642,14 @@ def check_accesses(cand_fn: ast.FunctionDef, cand: tuple[Aliases, dict, set],
     flow = Flow(cand_fn, *cand, tokens)
     for a in flow.accesses:
         bases = flow.bases(a.ptr, a.env) if a.ptr is not None else set()
+        if len(bases) != 1 and a.kind == "store":
+            # a pointer made from two buffers' (x_ptr - out_ptr), or through
+            # an integer: the memcheck would pass a store into any buffer
+            # that is allocated (a weight, another kernel's result)
+            raise Reject(f"{a.label()}: cannot tell which buffer it writes; a store goes through the pointer "
+                         f"of a buffer the original writes")
         if len(bases) != 1:
-            memcheck.append(f"{a.label()}: cannot tell which buffer it {'reads' if a.kind == 'load' else 'writes'}")
+            memcheck.append(f"{a.label()}: cannot tell which buffer it reads")
             continue
         b = next(iter(bases))
         other = "store" if a.kind == "load" else "load"
@@ -651,6 +657,15 @@ def check_accesses(cand_fn: ast.FunctionDef, cand: tuple[Aliases, dict, set],
         if need is None:
             memcheck.append(f"{a.label()}: the original kernel does not touch '{b}'")
             continue
+        # a buffer the original only reads is not written (a model's input,
+        # a weight, another kernel's result: a change there outlives the
+        # call), and one it only writes is not read (what it holds before
+        # the store is a previous call's)
+        if (b, a.kind) not in needs:
+            why = ("writes '%s', which the original only reads: a change there outlives the call"
+                   if a.kind == "store" else "reads '%s', which the original only writes: what it holds is a "
+                   "previous call's")
+            raise Reject(f"{a.label()} {why % b}")
         verb = "stores to" if (b, a.kind) in needs and a.kind == "store" else \
             "loads of" if (b, a.kind) in needs else "accesses to"
         if need.masked and not a.masked:

@@ -63,7 +63,14 @@ of them must pass. The parts, in the order they run:
   original's: rejected, naming the access), reasoning on the values that
   reach each access in the order the kernel runs; an access is proven in
   bounds when its pointer and mask are one of the original's own, and
-  listed for the memcheck otherwise.
+  listed for the memcheck otherwise. A kernel writes only the buffers
+  the original writes and reads only those it reads (a store into a
+  buffer the original only reads changes a weight or an input for the
+  calls after; a load of one it only writes reads a previous call's
+  result), and a store goes through one buffer's pointer: one whose
+  buffer the gate cannot tell (two buffers' pointers subtracted, a
+  pointer made from an integer) is rejected, since the memcheck passes a
+  store into any allocated buffer.
 
 What is rejected, each with its own reason: other imports; file, process,
 network, stream, event and timer access (``open``, ``os``, ``torch.cuda``,

@@ -1,6 +1,6 @@
-# memcheck: store at line 15
+# expect: cannot tell which buffer it writes
 # original: standalone_vadd.py
-# a constexpr parameter in the index, set to 0 after the store: the gate used to prove it the original's index
+# a store through a pointer made from an integer: any allocated buffer would pass the memcheck
 import triton
 import triton.language as tl
 
@@ -12,5 +12,5 @@ def vadd_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
     mask = offs < n
     x = tl.load(x_ptr + offs, mask=mask)
     y = tl.load(y_ptr + offs, mask=mask)
-    tl.store(out_ptr + offs + BLOCK, x + y, mask=mask)
-    BLOCK = 0
+    p = (out_ptr.to(tl.int64) + 0).to(tl.pointer_type(tl.float32))
+    tl.store(p + offs, x + y, mask=mask)
