@@ -685,6 +685,12 @@ def check_accesses(cand_fn: ast.FunctionDef, cand: tuple[Aliases, dict, set],
 
 
 def check_helper_accesses(fn: ast.FunctionDef, aliases: Aliases, memcheck: list[str]) -> None:
+    """A helper's loads go to the memcheck; a store in a helper is rejected:
+    its buffer is whatever the caller passes (an input, a weight), which
+    the memcheck passes wherever it is allocated."""
     flow = Flow(fn, aliases, {}, set(), itertools.count())
     for a in flow.accesses:
+        if a.kind == "store":
+            raise Reject(f"{a.label()} in helper '{fn.name}': a store in a helper writes whatever buffer its "
+                         f"caller passes; the kernel's stores are its own")
         memcheck.append(f"{a.label()} in helper '{fn.name}': its buffer is a helper's argument")

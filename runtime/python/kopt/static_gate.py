@@ -70,7 +70,8 @@ of them must pass. The parts, in the order they run:
   result), and a store goes through one buffer's pointer: one whose
   buffer the gate cannot tell (two buffers' pointers subtracted, a
   pointer made from an integer) is rejected, since the memcheck passes a
-  store into any allocated buffer.
+  store into any allocated buffer; so is a store in a helper function,
+  which writes whatever buffer its caller passes.
 
 What is rejected, each with its own reason: other imports; file, process,
 network, stream, event and timer access (``open``, ``os``, ``torch.cuda``,

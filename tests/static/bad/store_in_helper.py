@@ -1,4 +1,4 @@
-# memcheck: in helper '_st'
+# expect: a store in a helper writes whatever buffer its caller passes
 # original: standalone_vadd.py
 # a store made in a helper
 import triton
