@@ -25,7 +25,9 @@ gives each name, at each point, the definitions that may reach it
 
 Two expressions are the same when their canonical forms (names replaced by
 what reaches them) are equal; unknowns never are, so what cannot be
-followed is never proven and goes to the memcheck. Standard library only.
+followed is never proven and goes to the memcheck. A pointer that may also
+hold an unknown (one a loop reassigns) names no buffer: a load through it
+goes to the memcheck, a store through it is rejected. Standard library only.
 """
 
 from __future__ import annotations
@@ -38,6 +40,9 @@ from .static_lists import LOADS, STORES, Aliases, Reject, excerpt
 
 _CANON_MAX = 20000  # characters of a canonical form, then unknown
 MAX_DEPTH = 100     # names and nodes followed into an expression, then unknown
+
+
+UNKNOWN_BUFFER = "?"  # in a set of bases: a buffer the gate cannot name
 
 
 class Def:
@@ -510,7 +515,13 @@ class Flow:
                 return self.bases(base, env, depth + 1) if base is not None else set()
             return set()
         if isinstance(node, ast.Name) and node.id in env:
-            return set().union(*[self.bases_def(d, depth) for d in env[node.id]])
+            out = set().union(*[self.bases_def(d, depth) for d in env[node.id]])
+            # a pointer that may also hold what the gate cannot follow (one
+            # a loop reassigns: an earlier iteration's value) may point
+            # anywhere: its buffer cannot be told
+            if out and any(d.kind == "unknown" for d in env[node.id]):
+                out = out | {UNKNOWN_BUFFER}
+            return out
         return set()
 
     def bases_def(self, d: Def, depth: int) -> set[str]:
