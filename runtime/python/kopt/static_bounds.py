@@ -43,6 +43,7 @@ MAX_DEPTH = 100     # names and nodes followed into an expression, then unknown
 
 
 UNKNOWN_BUFFER = "?"  # in a set of bases: a buffer the gate cannot name
+IN_PROGRESS = frozenset({"in progress"})  # bases being found (a loop-carried value)
 
 
 class Def:
@@ -135,6 +136,10 @@ class Flow:
         # a name an if/else sets on both branches: its binding's id -> the
         # test (with the definitions it reads there) and each branch's binding
         self.branches: dict[int, tuple] = {}
+        # a loop's own unknown for a name it assigns -> the definitions that
+        # reach the end of its body (what the next iteration starts from);
+        # none where the body can break or continue
+        self.carried: dict[int, tuple] = {}
         env = {a.arg: (Def("param", a.arg),) for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs}
         for a in (fn.args.vararg, fn.args.kwarg):
             if a is not None:
@@ -230,8 +235,9 @@ class Flow:
             self.visit(s.iter, env)
             self.loops += 1
             assigned |= _stored(s.target)
+        own = {k: self.unknown() for k in assigned}
         for k in assigned:
-            env[k] = self.merge(before.get(k), None)
+            env[k] = self.merge(before.get(k), (own[k],))
         if isinstance(s, ast.For):
             if isinstance(s.target, ast.Name):
                 snap = {n: env[n] for n in _names(s.iter) if n in env}
@@ -245,6 +251,12 @@ class Flow:
             self.visit(s.test, env)
             self.cond += 1
         self.block(s.body, env)
+        jumps = any(isinstance(n, (ast.Break, ast.Continue)) for b in s.body for n in ast.walk(b))
+        after = {k: self.unknown() for k in assigned}  # a fresh unknown after the loop, as before it
+        for k, u in own.items():
+            if not jumps and k in env:
+                self.carried[id(u)] = self.carried[id(after[k])] = env[k]
+                self.keep += [u, after[k]]
         if isinstance(s, ast.While):
             self.cond -= 1
         elif isinstance(s.target, ast.Name):
@@ -252,7 +264,7 @@ class Flow:
         env.clear()
         env.update(before)
         for k in assigned:
-            env[k] = self.merge(before.get(k), None)
+            env[k] = self.merge(before.get(k), (after[k],))
         self.block(s.orelse, env)
 
     def constant(self, node: ast.AST, env: dict) -> int | None:
@@ -513,22 +525,36 @@ class Flow:
                 base = node.args[0] if node.args else next(
                     (k.value for k in node.keywords if k.arg in ("base", "pointer", "input")), None)
                 return self.bases(base, env, depth + 1) if base is not None else set()
+            if path == "triton.language.where" and len(node.args) == 3:
+                # either side's buffer (one that names none: any)
+                sides = [self.bases(x, env, depth + 1) for x in node.args[1:]]
+                out = sides[0] | sides[1]
+                return out | {UNKNOWN_BUFFER} if out and not (sides[0] and sides[1]) else out
             return set()
         if isinstance(node, ast.Name) and node.id in env:
-            out = set().union(*[self.bases_def(d, depth) for d in env[node.id]])
-            # a pointer that may also hold what the gate cannot follow (one
-            # a loop reassigns: an earlier iteration's value) may point
-            # anywhere: its buffer cannot be told
-            if out and any(d.kind == "unknown" for d in env[node.id]):
-                out = out | {UNKNOWN_BUFFER}
+            parts = [p for p in (self.bases_def(d, depth) for d in env[node.id]) if p is not IN_PROGRESS]
+            out = set().union(*parts)
+            # a pointer on one path and what the gate cannot follow on
+            # another (an if, a loop's earlier iteration) may point anywhere
+            if out and any(not p for p in parts):
+                out.add(UNKNOWN_BUFFER)
             return out
         return set()
 
-    def bases_def(self, d: Def, depth: int) -> set[str]:
+    def bases_def(self, d: Def, depth: int):
+        """d's buffers; IN_PROGRESS while they are being found (a loop's
+        value that reads itself: what it adds is found on the other paths)."""
         got = self.recall("bases", d)
         if got is not NOT_NUMBER:
             return got
-        out = {d.tag} if d.kind == "param" and id(d) not in self.subst else (
+        if d.kind == "unknown" and id(d) in self.carried:
+            self.remember(("bases", d), IN_PROGRESS)
+            parts = [p for p in (self.bases_def(e, depth + 1) for e in self.carried[id(d)]) if p is not IN_PROGRESS]
+            out = set().union(*parts)
+            if out and any(not p for p in parts):
+                out.add(UNKNOWN_BUFFER)
+            return self.remember(("bases", d), out)
+        out = {d.tag} if d.kind == "param" and id(d) not in self.subst and d.tag not in self.constexpr else (
             self.bases(d.expr, d.env, depth + 1) if d.kind == "expr" else set())
         return self.remember(("bases", d), out)
 
@@ -660,6 +686,11 @@ def check_accesses(cand_fn: ast.FunctionDef, cand: tuple[Aliases, dict, set],
             raise Reject(f"{a.label()}: cannot tell which buffer it writes; a store goes through the pointer "
                          f"of a buffer the original writes")
         if len(bases) != 1:
+            # of the buffers it may read, none one the original only writes
+            for w in sorted(bases):
+                if (w, "store") in needs and (w, "load") not in needs:
+                    raise Reject(f"{a.label()} may read '{w}', which the original only writes: what it holds is a "
+                                 f"previous call's")
             memcheck.append(f"{a.label()}: cannot tell which buffer it reads")
             continue
         b = next(iter(bases))

@@ -68,9 +68,11 @@ of them must pass. The parts, in the order they run:
   buffer the original only reads changes a weight or an input for the
   calls after; a load of one it only writes reads a previous call's
   result), and a store goes through one buffer's pointer: one whose
-  buffer the gate cannot tell (two buffers' pointers subtracted, a
-  pointer made from an integer) is rejected, since the memcheck passes a
-  store into any allocated buffer; so is a store in a helper function,
+  buffer the gate cannot tell (two buffers' pointers subtracted or chosen
+  between, a pointer made from an integer, one a loop or a branch sets to
+  what the gate cannot follow) is rejected, since the memcheck passes a
+  store into any allocated buffer, and so is a load that may read a
+  buffer the original only writes; so is a store in a helper function,
   which writes whatever buffer its caller passes.
 
 What is rejected, each with its own reason: other imports; file, process,

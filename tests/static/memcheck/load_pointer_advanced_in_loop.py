@@ -1,6 +1,6 @@
-# memcheck: cannot tell which buffer it reads
+# memcheck: load at line 16
 # original: standalone_vadd.py
-# a load through a pointer a loop advances (what a tiled loop does): the memcheck decides; the store is the original's
+# a load through a pointer a loop advances (what a tiled loop does): its buffer followed through the loop, its index to the memcheck
 import triton
 import triton.language as tl
 

@@ -1,6 +1,6 @@
-# expect: cannot tell which buffer it writes
+# expect: may read 'out_ptr', which the original only writes
 # original: standalone_vadd.py
-# a constexpr parameter in the index, set to 0 after the store: the gate used to prove it the original's index
+# the output read through a pointer chosen between it and an input: a previous call's result
 import triton
 import triton.language as tl
 
@@ -12,5 +12,5 @@ def vadd_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
     mask = offs < n
     x = tl.load(x_ptr + offs, mask=mask)
     y = tl.load(y_ptr + offs, mask=mask)
-    tl.store(out_ptr + offs + BLOCK, x + y, mask=mask)
-    BLOCK = 0
+    z = tl.load(tl.where(x > 0, out_ptr, y_ptr) + offs, mask=mask)
+    tl.store(out_ptr + offs, tl.where(z == x + y, z, x + y), mask=mask)
