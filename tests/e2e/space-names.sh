@@ -63,8 +63,6 @@ SPEC
 rc=0
 "$KOPTMAKE" > out 2> err || rc=$?
 check "the build succeeds with its report (exit $rc)" "[ $rc -eq 0 ] && [ -f kopt-out/all/report.json ]"
-# once: one capture in the worker's log, one row in the model's variant table
-
 # the "compiled with" table's row (two columns) of variant $2 says $3,
 # and no row says the agents added it
 declared() { grep -E "^\| $2 \| [^|]*\|\$" kopt-out/$1/report.md | grep -q "$3" && ! grep -q "^| $2 | .*(added by the agents)" kopt-out/$1/report.md; }
@@ -77,9 +75,9 @@ check "atenfirst: the declared aten-auto is compiled as declared, no ATen fallba
 check "atenlater: the declared aten-auto is the declared max-autotune variant" \
 	"declared atenlater aten-auto 'max-autotune-no-cudagraphs'"
 check "cudnnfirst: the declared cudnn-auto is not benchmarked by the agents" \
-	"declared cudnnfirst cudnn-auto 'max_fusion_size = 16' && ! grep -q '"cudnn_benchmark": true' kopt-out/cudnnfirst/substitutions.json"
+	"declared cudnnfirst cudnn-auto 'max_fusion_size = 16' && ! grep -q '\"cudnn_benchmark\": true' kopt-out/cudnnfirst/substitutions.json"
 check "cudnnlater: the declared cudnn-auto is the declared max-autotune variant" \
-	"declared cudnnlater cudnn-auto 'max-autotune-no-cudagraphs' && ! grep -q '"cudnn_benchmark": true' kopt-out/cudnnlater/substitutions.json"
+	"declared cudnnlater cudnn-auto 'max-autotune-no-cudagraphs' && ! grep -q '\"cudnn_benchmark\": true' kopt-out/cudnnlater/substitutions.json"
 check "searchfirst: the declared autotune-freezing keeps its options, without freezing" \
 	"declared searchfirst autotune-freezing 'max_fusion_size = 16' && ! grep '^| autotune-freezing | ' kopt-out/searchfirst/report.md | grep -q 'freezing = true'"
 check "... and the search adds its other variants" "grep -q '^capture searchfirst autotune-cd-radius-2\$' sim.log"
