@@ -101,8 +101,8 @@ TESTS += tests/gpu_parts.sh tests/e2e/bench-specs.sh
 EXTRA_DIST += tests/gpu_parts.sh tests/e2e/bench-specs.sh
 TESTS += tests/dist.sh tests/version.sh tests/e2e/modelcheck.sh tests/e2e/readme.sh
 EXTRA_DIST += tests/dist.sh tests/version.sh tests/e2e/modelcheck.sh tests/e2e/readme.sh
-TESTS += tests/e2e/cli.sh tests/e2e/tools-locked.sh tests/e2e/worker-replies.sh tests/e2e/stdfds.sh
-EXTRA_DIST += tests/e2e/cli.sh tests/e2e/tools-locked.sh tests/e2e/worker-replies.sh tests/e2e/stdfds.sh
+TESTS += tests/e2e/cli.sh tests/e2e/tools-locked.sh tests/e2e/worker-replies.sh tests/e2e/stdfds.sh tests/e2e/modes.sh
+EXTRA_DIST += tests/e2e/cli.sh tests/e2e/tools-locked.sh tests/e2e/worker-replies.sh tests/e2e/stdfds.sh tests/e2e/modes.sh
 TESTS += tests/e2e/progress.sh tests/e2e/keep-going.sh tests/e2e/worker-log.sh tests/e2e/failure-reason.sh
 EXTRA_DIST += tests/e2e/progress.sh tests/e2e/keep-going.sh tests/e2e/worker-log.sh tests/e2e/failure-reason.sh
 # the size convention: files of at most 900 lines, functions of at most 120

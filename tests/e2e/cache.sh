@@ -200,4 +200,14 @@ check "a spec in a folder below (-f below/test.kopt): the last line names below/
 	"[ $status -eq 0 ] && tail -n 1 out | grep -q '; below/kopt-out/all/report.md\$'"
 [ $status -eq 0 ] && tail -n 1 out | grep -q '; below/kopt-out/all/report.md$' || sed 's/^/# /' out err
 
+# -t gc where the spec reaches nothing of the cache (both models changed):
+# every entry and every object goes
+mkdir reach && cp -R .kopt test.kopt reach/ && mkdir reach/models
+printf '# model a, new\n# sim: kernels 1\nimport torch\n' > reach/models/a.py
+printf '# model b, new\n# sim: kernels 1\nimport torch\n' > reach/models/b.py
+status=0
+(cd reach && "$KOPTMAKE" -t gc > out 2> err) || status=$?
+check "-t gc, the spec reaching nothing: every entry and every object removed, exit $status ($(head -n 1 reach/out))" \
+	"[ $status -eq 0 ] && grep -q 'gc: removed [1-9][0-9]* cache entries and [1-9][0-9]* objects' reach/out && [ \$(wc -l < reach/.kopt/actions) -eq 1 ] && [ -z \"\$(find reach/.kopt/objects -type f)\" ]"
+
 echo "1..$n"
