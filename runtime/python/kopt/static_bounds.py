@@ -25,9 +25,11 @@ gives each name, at each point, the definitions that may reach it
 
 Two expressions are the same when their canonical forms (names replaced by
 what reaches them) are equal; unknowns never are, so what cannot be
-followed is never proven and goes to the memcheck. A pointer that may also
-hold an unknown (one a loop reassigns) names no buffer: a load through it
-goes to the memcheck, a store through it is rejected. Standard library only.
+followed is never proven and goes to the memcheck. A pointer's buffers are
+followed through ifs and through a loop's back edge (what the end of its
+body leaves for the next iteration); one that may also hold what the gate
+cannot follow names no buffer: a load through it goes to the memcheck, a
+store through it is rejected. Standard library only.
 """
 
 from __future__ import annotations
