@@ -8,17 +8,7 @@
 set -eu
 
 . "$top_srcdir/tests/e2e/sim-env.sh" modes
-mkdir models
-printf '# model m\n# sim: kernels 2\nimport torch\n' > models/m.py
-cat > test.kopt <<SPEC
-device sim { gpus = 1  timeout = 30s }
-agents default { budget = 2  hot = 0.05  seed = 1  backend = builtin }
-gates strict { seeds = 3  atol = 1e-4  rtol = 1e-4  gamma = 1.03  repeats = 10  precision = strict }
-defaults { device = sim  agents = default  gates = strict }
-model m { source = "models/m.py" }
-target all = [m]
-default all
-SPEC
+one_model
 # the modes found under .kopt and kopt-out other than $1 (files) and $2 (folders)
 others() { find .kopt kopt-out \( -type f ! -perm "$1" \) -o \( -type d ! -perm "$2" \) | sed 's/^/  /'; }
 for u in 022 077; do

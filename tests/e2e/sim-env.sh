@@ -5,7 +5,7 @@
 # simulator's knobs, makes a scratch folder $tmp named after NAME and enters
 # it (removed at exit unless KEEP is set), logs the worker's ops to
 # $tmp/sim.log, and defines `check DESCRIPTION CONDITION`, which prints one
-# TAP line.
+# TAP line, and `one_model`, which writes a one-model spec.
 : "${KOPTMAKE:=$top_builddir/koptmake}"
 KOPT_WORKER=$top_builddir/tests/sim-worker
 export KOPT_WORKER
@@ -20,3 +20,18 @@ KOPT_SIM_LOG=$tmp/sim.log
 export KOPT_SIM_LOG
 n=0
 check() { n=$((n + 1)); if eval "$2"; then echo "ok $n - $1"; else echo "not ok $n - $1"; fi; }
+# one_model: models/m.py (two simulated kernels) and test.kopt building it
+# alone, for tests about the build rather than the model
+one_model() {
+	mkdir models
+	printf '# model m\n# sim: kernels 2\nimport torch\n' > models/m.py
+	cat > test.kopt <<SPEC
+device sim { gpus = 1  timeout = 30s }
+agents default { budget = 2  hot = 0.05  seed = 1  backend = builtin }
+gates strict { seeds = 3  atol = 1e-4  rtol = 1e-4  gamma = 1.03  repeats = 10  precision = strict }
+defaults { device = sim  agents = default  gates = strict }
+model m { source = "models/m.py" }
+target all = [m]
+default all
+SPEC
+}

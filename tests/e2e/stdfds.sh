@@ -10,17 +10,7 @@
 set -eu
 
 . "$top_srcdir/tests/e2e/sim-env.sh" stdfds
-mkdir models
-printf '# model m\n# sim: kernels 2\nimport torch\n' > models/m.py
-cat > test.kopt <<SPEC
-device sim { gpus = 1  timeout = 30s }
-agents default { budget = 2  hot = 0.05  seed = 1  backend = builtin }
-gates strict { seeds = 3  atol = 1e-4  rtol = 1e-4  gamma = 1.03  repeats = 10  precision = strict }
-defaults { device = sim  agents = default  gates = strict }
-model m { source = "models/m.py" }
-target all = [m]
-default all
-SPEC
+one_model
 # the files koptmake wrote that hold a line it prints (progress, summary,
 # the warning below)
 printed() { grep -rlE 'steps ran|^\[[0-9]+/|koptmake: (warning|all:)' .kopt kopt-out 2>/dev/null || true; }
