@@ -678,9 +678,17 @@ def check_accesses(cand_fn: ast.FunctionDef, cand: tuple[Aliases, dict, set],
     oflow = Flow(orig_fn, *orig, tokens)
     needs, optrs = _needs(oflow)
     proofs = _proofs(oflow)
+    # the original's own stores through a pointer of several names (an
+    # integer argument added as a term, out_ptr + offset): a store through
+    # the same names is the original's kind of store, for the memcheck
+    shared = {frozenset(oflow.bases(o.ptr, o.env)) for o in oflow.accesses if o.kind == "store" and o.ptr is not None}
     flow = Flow(cand_fn, *cand, tokens)
     for a in flow.accesses:
         bases = flow.bases(a.ptr, a.env) if a.ptr is not None else set()
+        if len(bases) > 1 and a.kind == "store" and UNKNOWN_BUFFER not in bases and frozenset(bases) in shared:
+            memcheck.append(f"{a.label()}: it writes through the names the original's store does "
+                            f"({', '.join(sorted(bases))})")
+            continue
         if len(bases) != 1 and a.kind == "store":
             # a pointer made from two buffers' (x_ptr - out_ptr), or through
             # an integer: the memcheck would pass a store into any buffer
