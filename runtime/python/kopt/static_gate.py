@@ -67,7 +67,8 @@ of them must pass. The parts, in the order they run:
   the original writes and reads only those it reads (a store into a
   buffer the original only reads changes a weight or an input for the
   calls after; a load of one it only writes reads a previous call's
-  result), and a store goes through one buffer's pointer: one whose
+  result), and a store goes through one buffer's pointer (or the names
+  one of the original's stores goes through, as out_ptr + offset): one whose
   buffer the gate cannot tell (two buffers' pointers subtracted or chosen
   between, a pointer made from an integer, one a loop or a branch sets to
   what the gate cannot follow) is rejected, since the memcheck passes a
