@@ -1,4 +1,4 @@
-# memcheck: load at line 16
+# memcheck: load at line 16 (tl.load(xp + offs, mask=mask)): its index or mask differs
 # original: standalone_vadd.py
 # a load through a pointer a loop advances (what a tiled loop does): its buffer followed through the loop, its index to the memcheck
 import triton
