@@ -90,7 +90,10 @@ slow = honest.replace("    tl.store(out_ptr + offs,", chain + "    tl.store(out_
 start = time.monotonic()
 r = G.report(slow, vadd)
 took = time.monotonic() - start
-ok(took < 10 and r["ok"] and r["memcheck"], f"a doubling chain of 60 names takes {took:.2f} s and goes to the memcheck", r)
+# (past the analysis's depth a pointer could hide in it: the store's buffer
+# cannot be told, so it is rejected)
+ok(took < 10 and not r["ok"] and "cannot tell which buffer it writes" in r["reason"],
+   f"a doubling chain of 60 names takes {took:.2f} s, and the store whose index it is cannot be followed", r)
 masks = "    m0 = offs < n\n" + "".join(f"    m{i + 1} = m{i} & m{i}\n" for i in range(40))
 slow = honest.replace("    tl.store(out_ptr + offs, x + y, mask=mask)", masks + "    tl.store(out_ptr + offs, x + y, mask=m40)")
 start = time.monotonic()

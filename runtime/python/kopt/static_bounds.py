@@ -514,7 +514,9 @@ class Flow:
     # -- which parameters a pointer expression is based on ---------------------
     def bases(self, node: ast.AST, env: dict, depth: int = 0) -> set[str]:
         if depth > MAX_DEPTH:
-            return set()
+            # past the cap a pointer may hide: a chain of copies of x_ptr
+            # in out_ptr + (p - out_ptr) would otherwise name out_ptr alone
+            return {UNKNOWN_BUFFER}
         if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)):
             return self.bases(node.left, env, depth + 1) | (self.bases(node.right, env, depth + 1)
                                                             if isinstance(node.op, ast.Add) else set())
