@@ -48,6 +48,18 @@ UNKNOWN_BUFFER = "?"  # in a set of bases: a buffer the gate cannot name
 IN_PROGRESS = frozenset({"in progress"})  # bases being found (a loop-carried value)
 
 
+def _joined(parts) -> set[str]:
+    """The buffers of a value that is any one of parts (sets of buffers;
+    IN_PROGRESS ones left out): their union, with UNKNOWN_BUFFER where some
+    name buffers and others none (a pointer on one path, what the gate
+    cannot follow on another: it may point anywhere)."""
+    parts = [p for p in parts if p is not IN_PROGRESS]
+    out = set().union(*parts)
+    if out and any(not p for p in parts):
+        out.add(UNKNOWN_BUFFER)
+    return out
+
+
 class Def:
     """One definition of a name: a parameter, an assignment (its value and
     the names' definitions at that point), a loop variable, or unknown."""
@@ -530,19 +542,10 @@ class Flow:
                     (k.value for k in node.keywords if k.arg in ("base", "pointer", "input")), None)
                 return self.bases(base, env, depth + 1) if base is not None else set()
             if path == "triton.language.where" and len(node.args) == 3:
-                # either side's buffer (one that names none: any)
-                sides = [self.bases(x, env, depth + 1) for x in node.args[1:]]
-                out = sides[0] | sides[1]
-                return out | {UNKNOWN_BUFFER} if out and not (sides[0] and sides[1]) else out
+                return _joined(self.bases(x, env, depth + 1) for x in node.args[1:])  # either side's
             return set()
         if isinstance(node, ast.Name) and node.id in env:
-            parts = [p for p in (self.bases_def(d, depth) for d in env[node.id]) if p is not IN_PROGRESS]
-            out = set().union(*parts)
-            # a pointer on one path and what the gate cannot follow on
-            # another (an if, a loop's earlier iteration) may point anywhere
-            if out and any(not p for p in parts):
-                out.add(UNKNOWN_BUFFER)
-            return out
+            return _joined(self.bases_def(d, depth) for d in env[node.id])  # an if's, a loop's paths
         return set()
 
     def bases_def(self, d: Def, depth: int):
@@ -553,11 +556,7 @@ class Flow:
             return got
         if d.kind == "unknown" and id(d) in self.carried:
             self.remember(("bases", d), IN_PROGRESS)
-            parts = [p for p in (self.bases_def(e, depth + 1) for e in self.carried[id(d)]) if p is not IN_PROGRESS]
-            out = set().union(*parts)
-            if out and any(not p for p in parts):
-                out.add(UNKNOWN_BUFFER)
-            return self.remember(("bases", d), out)
+            return self.remember(("bases", d), _joined(self.bases_def(e, depth + 1) for e in self.carried[id(d)]))
         out = {d.tag} if d.kind == "param" and id(d) not in self.subst and d.tag not in self.constexpr else (
             self.bases(d.expr, d.env, depth + 1) if d.kind == "expr" else set())
         return self.remember(("bases", d), out)
