@@ -26,7 +26,8 @@ model small_convnet {
 target all = [small_convnet]
 default all
 SPEC
-sed -i "s/SPACE_N/$([ "${SPACE_ALL:-}" = 1 ] && echo 14 || echo 6)/" "$O/space.kopt"
+want=$([ "${SPACE_ALL:-}" = 1 ] && echo 14 || echo 6)  # space_variants
+sed -i "s/SPACE_N/$want/" "$O/space.kopt"
 start=$(date +%s)
 (cd "$O" && "$K" -f space.kopt all >build.log 2>&1)
 rc=$?
@@ -40,7 +41,6 @@ ok "the build succeeds (exit $rc)" "[ $rc -eq 0 ]"
 # CUDA graphs where the call is the host's, the tf32x3 products where
 # cuBLAS's float32 products take their share, the model's own layout where
 # eager beat the compiled convolution)
-want=$([ "${SPACE_ALL:-}" = 1 ] && echo 14 || echo 6)
 expected=$(sed -n 's/^| \(autotune-[a-z0-9-]*\) | max-autotune-no-cudagraphs, .*(added by the agents) |$/\1/p' \
 	"$O/kopt-out/small_convnet/report.md" 2>/dev/null | tr '\n' ' ')
 echo "# added: $expected"
