@@ -810,7 +810,7 @@ static void gc_objects(kopt_cache *c, const kopt_hash *live, size_t nlive, uint6
 				snprintf(hex, sizeof hex, "%s%s", de->d_name, fe->d_name);
 				char *fp = xasprintf("%s/%s", sub, fe->d_name);
 				bool keep = strlen(de->d_name) + strlen(fe->d_name) == 32 &&
-					    hash_parse(hex, &h) == 0 &&
+					    hash_parse(hex, &h) == 0 && nlive &&
 					    bsearch(&h, live, nlive, sizeof *live, cmp_hash);
 				if (!keep && nofollow_stat(c->dir, fp, &st) == 0 && nofollow_unlink(c->dir, fp) == 0) {
 					*freed += (uint64_t)st.st_size;
@@ -850,7 +850,8 @@ int cache_gc(kopt_cache *c, uint64_t *freed, size_t *nentries, size_t *nobjects)
 			json_decref(m);
 		}
 	}
-	qsort(live, nlive, sizeof *live, cmp_hash);
+	if (nlive) /* qsort's and bsearch's array may not be NULL, even when empty */
+		qsort(live, nlive, sizeof *live, cmp_hash);
 	struct stat st;
 	off_t before = nofollow_stat(c->dir, "actions", &st) == 0 ? st.st_size : 0;
 	int r = rewrite_actions(c, true);

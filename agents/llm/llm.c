@@ -203,7 +203,8 @@ static struct llm_form *llm_secret_forms(const char *secret, size_t *n)
 		strbuf_addstr(&sb, secret + len / 2);
 		llm_form(&forms, n, &cap, &sb, false, 0, 0);
 	}
-	qsort(forms, *n, sizeof *forms, llm_longer_first);
+	if (*n) /* none for an empty secret: qsort's array may not be NULL */
+		qsort(forms, *n, sizeof *forms, llm_longer_first);
 	return forms;
 }
 
