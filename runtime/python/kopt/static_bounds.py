@@ -37,27 +37,12 @@ from __future__ import annotations
 import ast
 import itertools
 
+from .static_buffers import IN_PROGRESS, MAX_DEPTH, UNKNOWN_BUFFER, Roles, joined, local_callee, site_accesses
 from .static_limits import NOT_NUMBER, TooBig, number
 from .static_lists import LOADS, STORES, Aliases, Reject, excerpt
 
 _CANON_MAX = 20000  # characters of a canonical form, then unknown
-MAX_DEPTH = 100     # names and nodes followed into an expression, then unknown
 
-
-UNKNOWN_BUFFER = "?"  # in a set of bases: a buffer the gate cannot name
-IN_PROGRESS = frozenset({"in progress"})  # bases being found (a loop-carried value)
-
-
-def _joined(parts) -> set[str]:
-    """The buffers of a value that is any one of parts (sets of buffers;
-    IN_PROGRESS ones left out): their union, with UNKNOWN_BUFFER where some
-    name buffers and others none (a pointer on one path, what the gate
-    cannot follow on another: it may point anywhere)."""
-    parts = [p for p in parts if p is not IN_PROGRESS]
-    out = set().union(*parts)
-    if out and any(not p for p in parts):
-        out.add(UNKNOWN_BUFFER)
-    return out
 
 
 class Def:
@@ -154,14 +139,18 @@ class Flow:
         # reach the end of its body (what the next iteration starts from);
         # none where the body can break or continue
         self.carried: dict[int, tuple] = {}
+        self.calls: list[tuple[ast.Call, dict]] = []    # calls to the module's functions
+        self.returns: list[tuple[ast.expr, dict]] = []  # each return's value
         env = {a.arg: (Def("param", a.arg),) for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs}
         for a in (fn.args.vararg, fn.args.kwarg):
             if a is not None:
                 env[a.arg] = (self.unknown(),)
         self.block(fn.body, env)
 
-    def unknown(self) -> Def:
-        return Def("unknown", next(self.tokens))
+    def unknown(self, source: ast.expr | None = None, env: dict | None = None) -> Def:
+        """A value the gate does not follow; source: what it was taken from
+        (a tuple it was unpacked from), for the buffers it may be made from."""
+        return Def("unknown", next(self.tokens), source, env)
 
     # -- walking the function in order -----------------------------------------
     def visit(self, node: ast.AST | None, env: dict) -> None:
@@ -174,6 +163,8 @@ class Flow:
                     a.conditional = self.cond > 0
                     a.loops = tuple(self.around)
                     self.accesses.append(a)
+                elif local_callee(self, n, env) is not None:
+                    self.calls.append((n, {k: env[k] for k in _names(n) if k in env}))
         for name in _stored(node):  # a walrus (rejected by the checker all the same)
             env[name] = (self.unknown(),)
 
@@ -184,8 +175,20 @@ class Flow:
         if isinstance(target, (ast.Subscript, ast.Attribute)):
             self.visit(target, env)
             return
+        if (isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, (ast.Tuple, ast.List))
+                and len(target.elts) == len(value.elts)
+                and not any(isinstance(e, ast.Starred) for e in target.elts + value.elts)):
+            # a, b = x, y: each its own value, all read before any is bound
+            new: dict = {}
+            for t, v in zip(target.elts, value.elts):
+                scratch = dict(env)
+                self.bind(t, v, scratch)
+                new.update({k: scratch[k] for k in _stored(t)})
+            env.update(new)
+            return
+        snap = {n: env[n] for n in _names(value) if n in env} if value is not None else None
         for name in _stored(target):
-            env[name] = (self.unknown(),)
+            env[name] = (self.unknown(value, snap),)
 
     def block(self, stmts: list[ast.stmt], env: dict) -> None:
         for s in stmts:
@@ -221,6 +224,10 @@ class Flow:
                     if a is not None and b is not None:
                         self.branches[id(env[k])] = (s.test, test, a, b)
                         self.keep.append(env[k])
+        elif isinstance(s, ast.Return):
+            self.visit(s.value, env)
+            if s.value is not None:
+                self.returns.append((s.value, {n: env[n] for n in _names(s.value) if n in env}))
         elif isinstance(s, ast.Delete):
             for name in _stored(s):
                 env[name] = (self.unknown(),)
@@ -235,7 +242,8 @@ class Flow:
 
     def merge(self, a: tuple | None, b: tuple | None) -> tuple:
         out: list[Def] = []
-        for d in (a or (self.unknown(),)) + (b or (self.unknown(),)):
+        undefined = (self.unknown(ast.Constant(None)),)  # on a path that never sets it: no value, no buffer
+        for d in (a or undefined) + (b or undefined):
             if not any(d is x for x in out):
                 out.append(d)
         return tuple(out)
@@ -259,8 +267,10 @@ class Flow:
                 self.fors.append(d)
                 self.around.append(d)
                 env[s.target.id] = (d,)
-            else:
-                self.bind(s.target, None, env)
+            else:  # for a, b in pairs: each taken from the iterable
+                snap = {n: env[n] for n in _names(s.iter) if n in env}
+                for name in _stored(s.target):
+                    env[name] = (self.unknown(s.iter, snap),)
         else:
             self.visit(s.test, env)
             self.cond += 1
@@ -542,10 +552,10 @@ class Flow:
                     (k.value for k in node.keywords if k.arg in ("base", "pointer", "input")), None)
                 return self.bases(base, env, depth + 1) if base is not None else set()
             if path == "triton.language.where" and len(node.args) == 3:
-                return _joined(self.bases(x, env, depth + 1) for x in node.args[1:])  # either side's
+                return joined(self.bases(x, env, depth + 1) for x in node.args[1:])  # either side's
             return set()
         if isinstance(node, ast.Name) and node.id in env:
-            return _joined(self.bases_def(d, depth) for d in env[node.id])  # an if's, a loop's paths
+            return joined(self.bases_def(d, depth) for d in env[node.id])  # an if's, a loop's paths
         return set()
 
     def bases_def(self, d: Def, depth: int):
@@ -556,7 +566,7 @@ class Flow:
             return got
         if d.kind == "unknown" and id(d) in self.carried:
             self.remember(("bases", d), IN_PROGRESS)
-            return self.remember(("bases", d), _joined(self.bases_def(e, depth + 1) for e in self.carried[id(d)]))
+            return self.remember(("bases", d), joined(self.bases_def(e, depth + 1) for e in self.carried[id(d)]))
         out = {d.tag} if d.kind == "param" and id(d) not in self.subst and d.tag not in self.constexpr else (
             self.bases(d.expr, d.env, depth + 1) if d.kind == "expr" else set())
         return self.remember(("bases", d), out)
@@ -683,10 +693,24 @@ def check_accesses(cand_fn: ast.FunctionDef, cand: tuple[Aliases, dict, set],
     # integer argument added as a term, out_ptr + offset): a store through
     # the same names is the original's kind of store, for the memcheck
     shared = {frozenset(oflow.bases(o.ptr, o.env)) for o in oflow.accesses if o.kind == "store" and o.ptr is not None}
+    roles = Roles(oflow)
     flow = Flow(cand_fn, *cand, tokens)
+    for call, env in flow.calls:
+        for kind, t in site_accesses(flow, call, env):
+            why = roles.check_site(f"{kind} in '{call.func.id}', called at line {call.lineno} ({excerpt(call)})",
+                                   kind, roles.named(t))
+            if why and call.func.id in orig[2]:
+                memcheck.append(why)  # another kernel's (a helper's own loads are listed for it)
     for a in flow.accesses:
         bases = flow.bases(a.ptr, a.env) if a.ptr is not None else set()
+        t = roles.of(flow, a.ptr, a.env)
+        if a.kind == "load":
+            why = roles.check_load(a.label(), t)
+            if why:
+                memcheck.append(why)
+                continue
         if len(bases) > 1 and a.kind == "store" and UNKNOWN_BUFFER not in bases and frozenset(bases) in shared:
+            roles.check_store(a.label(), t, bases)
             memcheck.append(f"{a.label()}: it writes through the names the original's store does "
                             f"({', '.join(sorted(bases))})")
             continue
@@ -696,6 +720,8 @@ def check_accesses(cand_fn: ast.FunctionDef, cand: tuple[Aliases, dict, set],
             # that is allocated (a weight, another kernel's result)
             raise Reject(f"{a.label()}: cannot tell which buffer it writes; a store goes through the pointer "
                          f"of a buffer the original writes")
+        if a.kind == "store":
+            roles.check_store(a.label(), t, bases)
         if len(bases) != 1:
             # of the buffers it may read, none one the original only writes
             for w in sorted(bases):

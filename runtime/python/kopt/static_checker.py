@@ -19,6 +19,7 @@ from __future__ import annotations
 import ast
 
 from . import static_bounds as bounds
+from .static_buffers import Functions
 from .static_limits import launch_limit, literal
 from .static_lists import (BANNED_ATTRS, BANNED_NAMES, FRAME_ATTRS, HELPER_WRITERS, HEURISTICS_ATTRS,
                            INDUCTOR_MODULES, INDUCTOR_RUNTIME, INLINE_ASM, JIT_KEYWORDS, LOADS,
@@ -84,10 +85,9 @@ class Checker:
         self.module_names: set[str] = set(aliases.map)
         self.orig_kernels = orig_kernels
         self.orig_aliases = orig_aliases
-        self.funcs = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
+        self.funcs = Functions(tree)
         self.cand_module = (aliases, module_constants(tree), self.funcs)
-        self.orig_module = (orig_aliases, module_constants(orig_tree),
-                            {n.name for n in orig_tree.body if isinstance(n, ast.FunctionDef)})
+        self.orig_module = (orig_aliases, module_constants(orig_tree), Functions(orig_tree))
         self.memcheck: list[str] = []
         self.callees = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
 

@@ -74,7 +74,16 @@ of them must pass. The parts, in the order they run:
   what the gate cannot follow) is rejected, since the memcheck passes a
   store into any allocated buffer, and so is a load that may read a
   buffer the original only writes; so is a store in a helper function,
-  which writes whatever buffer its caller passes.
+  which writes whatever buffer its caller passes. Which buffers a pointer
+  is made from is followed through every operation but a load
+  (kopt.static_buffers): casts to an integer and back, two pointers'
+  difference, a conditional expression, tuples, loops over pointers, and
+  a helper's return value and the loads it makes through its arguments,
+  judged at each call in the caller's buffers. A load through a pointer
+  made from none of the original's buffers (an integer, a loaded address)
+  or from what the gate cannot follow is rejected, as it could read an
+  output's previous contents, unless the original has such a load too
+  (Helion's stack tensors): then it goes to the memcheck.
 
 What is rejected, each with its own reason: other imports; file, process,
 network, stream, event and timer access (``open``, ``os``, ``torch.cuda``,

@@ -1,0 +1,270 @@
+"""kopt.static_buffers: which buffers a pointer may be made from, for gate 1.
+
+``Flow.bases`` (kopt.static_bounds) names the buffer an access goes through
+when its pointer is a buffer's pointer plus or minus offsets, the form
+Inductor's and hand-written kernels use. A pointer can be made in other
+ways: cast to an integer and back (``x_ptr.to(tl.int64)``), from the
+difference of two buffers' pointers, chosen by a conditional expression,
+unpacked from a tuple, taken from a loop over pointers, returned by a helper
+function, or loaded from memory. ``taint`` follows a value through every
+operation but a load (what a load returns is data) and names each parameter
+whose value it may be made from; a name the gate cannot follow adds
+UNKNOWN_BUFFER.
+
+A call to a function of the module (a helper, or another kernel) is read
+through its ``summary``: the parameters each of its loads and stores and its
+return value are made from. At the call they become the arguments' buffers
+(``site_accesses``), so a helper that loads through its argument, given an
+output's pointer, reads that output.
+
+kopt.static_bounds.check_accesses draws gate 1's buffer rules from these.
+Standard library only.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from .static_limits import NOT_NUMBER
+from .static_lists import LOADS, STORES, Reject
+
+MAX_DEPTH = 100     # names and nodes followed into an expression, then unknown
+UNKNOWN_BUFFER = "?"  # in a set of bases: a buffer the gate cannot name
+IN_PROGRESS = frozenset({"in progress"})  # bases being found (a loop-carried value)
+
+
+def joined(parts) -> set[str]:
+    """The buffers of a value that is any one of parts (sets of buffers;
+    IN_PROGRESS ones left out): their union, with UNKNOWN_BUFFER where some
+    name buffers and others none (a pointer on one path, what the gate
+    cannot follow on another: it may point anywhere)."""
+    parts = [p for p in parts if p is not IN_PROGRESS]
+    out = set().union(*parts)
+    if out and any(not p for p in parts):
+        out.add(UNKNOWN_BUFFER)
+    return out
+
+
+def _union(parts) -> set[str]:
+    return set().union(*[p for p in parts if p is not IN_PROGRESS])
+
+
+class Functions(dict):
+    """A module's top-level functions by name, and what each one does with
+    its parameters (summary), found once for the module."""
+
+    def __init__(self, tree: ast.Module):
+        super().__init__((n.name, n) for n in tree.body if isinstance(n, ast.FunctionDef))
+        self.summaries: dict[str, Summary | None] = {}
+
+
+class Summary:
+    """For each load and store of a function (its own, and those of the
+    functions it calls), and for its return value: the parameters (or
+    UNKNOWN_BUFFER) its pointer or value is made from."""
+
+    def __init__(self, fn: ast.FunctionDef):
+        self.positional = [a.arg for a in fn.args.posonlyargs + fn.args.args]
+        self.keywords = set(self.positional[len(fn.args.posonlyargs):]) | {a.arg for a in fn.args.kwonlyargs}
+        self.accesses: list[tuple[str, frozenset]] = []
+        self.returns: frozenset = frozenset()
+
+
+UNKNOWN_SUMMARY = None  # a function being summarized (a call cycle): anything
+
+
+def local_callee(flow, node: ast.Call, env: dict) -> str | None:
+    """The name of the module's function that node calls, if it calls one."""
+    f = node.func
+    if isinstance(f, ast.Name) and f.id not in env and f.id in flow.funcs:
+        return f.id
+    return None
+
+
+def summary(flow, name: str) -> Summary | None:
+    funcs = flow.funcs
+    cache = getattr(funcs, "summaries", None)
+    if cache is None or not isinstance(funcs.get(name), ast.FunctionDef):
+        return UNKNOWN_SUMMARY
+    if name in cache:
+        return cache[name]
+    cache[name] = UNKNOWN_SUMMARY
+    fn = funcs[name]
+    sub = type(flow)(fn, flow.aliases, flow.consts, funcs, flow.tokens)
+    s = Summary(fn)
+    for a in sub.accesses:
+        s.accesses.append((a.kind, frozenset(taint(sub, a.ptr, a.env) if a.ptr is not None else {UNKNOWN_BUFFER})))
+    for call, env in sub.calls:
+        s.accesses += site_accesses(sub, call, env)
+    s.returns = frozenset(_union(taint(sub, v, env) for v, env in sub.returns))
+    cache[name] = s
+    return s
+
+
+def _arguments(flow, call: ast.Call, env: dict, s: Summary) -> dict[str, set[str]] | None:
+    """Each parameter's buffers at this call; None when the call's arguments
+    cannot be matched to them (a *args or **kwargs argument)."""
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+        return None
+    out = {p: taint(flow, a, env) for p, a in zip(s.positional, call.args)}
+    for k in call.keywords:
+        out[k.arg] = taint(flow, k.value, env)
+    return out
+
+
+def _at_site(t: frozenset, args: dict[str, set[str]] | None) -> set[str]:
+    """A callee's set of parameters as the caller's buffers."""
+    if args is None:
+        return {UNKNOWN_BUFFER}
+    out = {UNKNOWN_BUFFER} if UNKNOWN_BUFFER in t else set()
+    for p in t:
+        out |= args.get(p, set())  # a parameter left to its default: a literal
+    return out
+
+
+def site_accesses(flow, call: ast.Call, env: dict) -> list[tuple[str, frozenset]]:
+    """The loads and stores a call to the module's function makes, each with
+    the caller's buffers its pointer is made from."""
+    s = summary(flow, call.func.id)
+    if s is UNKNOWN_SUMMARY:
+        return [("load", frozenset({UNKNOWN_BUFFER})), ("store", frozenset({UNKNOWN_BUFFER}))]
+    args = _arguments(flow, call, env, s)
+    return [(kind, frozenset(_at_site(t, args))) for kind, t in s.accesses]
+
+
+def taint(flow, node: ast.AST, env: dict, depth: int = 0) -> set[str]:
+    """The parameters node's value may be made from, through any operation
+    but a load; UNKNOWN_BUFFER where a name cannot be followed."""
+    if depth > MAX_DEPTH:
+        return {UNKNOWN_BUFFER}
+    d = depth + 1
+    if isinstance(node, ast.Name):
+        return _union(taint_def(flow, x, depth) for x in env[node.id]) if node.id in env else set()
+    if isinstance(node, ast.Call):
+        path = flow.aliases.module_path(node.func)
+        if path in LOADS or path in STORES:
+            return set()  # what memory holds (or held): data
+        callee = local_callee(flow, node, env)
+        if callee is not None:
+            s = summary(flow, callee)
+            if s is UNKNOWN_SUMMARY:
+                return {UNKNOWN_BUFFER}
+            return _at_site(s.returns, _arguments(flow, node, env, s))
+        parts = [node.func.value] if isinstance(node.func, ast.Attribute) and path is None else []
+        parts += node.args + [k.value for k in node.keywords]
+        return _union(taint(flow, p, env, d) for p in parts)
+    if isinstance(node, ast.BinOp):
+        return taint(flow, node.left, env, d) | taint(flow, node.right, env, d)
+    if isinstance(node, ast.IfExp):
+        return taint(flow, node.body, env, d) | taint(flow, node.orelse, env, d)
+    if isinstance(node, (ast.Tuple, ast.List)):
+        return _union(taint(flow, e, env, d) for e in node.elts)
+    if isinstance(node, ast.UnaryOp):
+        return taint(flow, node.operand, env, d)
+    if isinstance(node, (ast.Subscript, ast.Starred)):
+        return taint(flow, node.value, env, d)
+    if isinstance(node, ast.Attribute) and flow.aliases.module_path(node) is None:
+        return taint(flow, node.value, env, d)  # ptrs.T: the same pointers
+    return set()
+
+
+def taint_def(flow, d, depth: int):
+    got = flow.recall("taint", d)
+    if got is not NOT_NUMBER:
+        return got
+    if id(d) in flow.subst:
+        out = set()
+    elif d.kind == "param":
+        out = set() if d.tag in flow.constexpr else {d.tag}
+    elif d.kind == "unknown" and id(d) in flow.carried:
+        flow.remember(("taint", d), IN_PROGRESS)
+        out = _union(taint_def(flow, e, depth + 1) for e in flow.carried[id(d)])
+    elif d.expr is not None:  # an assignment, a loop's iterable, what a tuple was unpacked from
+        out = taint(flow, d.expr, d.env, depth + 1)
+    else:
+        out = {UNKNOWN_BUFFER}
+    return flow.remember(("taint", d), out)
+
+
+def _unnamed(t: set[str]) -> bool:
+    """A pointer made from no buffer (an integer, a loaded value), or from
+    what the gate cannot follow."""
+    return UNKNOWN_BUFFER in t or not t
+
+
+def _who(t: set[str]) -> str:
+    return ", ".join("what the gate cannot follow" if b == UNKNOWN_BUFFER else f"'{b}'" for b in sorted(t))
+
+
+class Roles:
+    """What the original kernel does with its buffers, for gate 1's buffer
+    rules: the names its accesses' pointers are based on (Flow.bases: its
+    buffers; other parameters are numbers), the buffers it reads through
+    and writes through, the names its stores' pointers are made from beyond
+    the buffer they write, and whether it loads through a pointer made from
+    no buffer of its own (Helion's stack tensors)."""
+
+    def __init__(self, oflow):
+        direct = [(a.kind, a.ptr, a.env) for a in oflow.accesses]
+        sites = [(kind, t) for call, env in oflow.calls for kind, t in site_accesses(oflow, call, env)]
+        self.universe = set().union(*[t for _, t in sites]) - {UNKNOWN_BUFFER}
+        for _, ptr, env in direct:
+            self.universe |= (oflow.bases(ptr, env) if ptr is not None else set()) - {UNKNOWN_BUFFER}
+        self.reads: set[str] = set()
+        self.writes: set[str] = set()
+        self.extra: set[str] = set()
+        self.unnamed_ok = False
+        found = [(kind, self.of(oflow, ptr, env), oflow.bases(ptr, env) if ptr is not None else set())
+                 for kind, ptr, env in direct]
+        found += [(kind, self.named(t), self.named(t)) for kind, t in sites]
+        for kind, t, bases in found:
+            if kind == "load":
+                self.reads |= t - {UNKNOWN_BUFFER}
+                self.unnamed_ok |= _unnamed(t)
+            else:
+                self.writes |= bases - {UNKNOWN_BUFFER}
+                self.extra |= t - bases
+        self.write_only = self.writes - self.reads
+
+    def named(self, t) -> set[str]:
+        """t's buffers of the original (numbers left out)."""
+        return {b for b in t if b in self.universe or b == UNKNOWN_BUFFER}
+
+    def of(self, flow, ptr: ast.expr | None, env: dict) -> set[str]:
+        """The original's buffers a pointer may be made from."""
+        return self.named(taint(flow, ptr, env) if ptr is not None else {UNKNOWN_BUFFER})
+
+    def check_load(self, label: str, t: set[str]) -> str | None:
+        """Rejects a load that may read a buffer the original only writes,
+        or through a pointer made from none of its buffers where the
+        original has no such load; returns the memcheck's reason where it
+        has one, else None (the other rules decide)."""
+        if t & self.write_only:
+            raise Reject(f"{label} {'reads' if t == t & self.write_only else 'may read'} {_who(t & self.write_only)}, "
+                         f"which the original only writes: what it holds is a previous call's")
+        if not _unnamed(t):
+            return None
+        if not self.unnamed_ok:
+            raise Reject(f"{label}: its pointer is made from {_who(t) if t else 'no buffer (an integer or a loaded value)'}"
+                         f", not from a buffer the original reads: it could read any buffer, an output's previous "
+                         f"contents included")
+        return f"{label}: cannot tell which buffer it reads (the original has such loads too)"
+
+    def check_store(self, label: str, t: set[str], bases: set[str]) -> None:
+        """Rejects a store whose pointer is made from a buffer other than
+        the one it writes (beyond what the original's stores are made
+        from): the memcheck would pass a store into any allocated buffer."""
+        extra = t - bases - self.extra
+        if extra:
+            raise Reject(f"{label}: its pointer is made from {_who(extra)} too, not only from the buffer it "
+                         f"writes; a store goes through the pointer of a buffer the original writes")
+
+    def check_site(self, label: str, kind: str, t: set[str]) -> str | None:
+        """A load or store that a call to the module's function makes, with
+        the caller's buffers its pointer is made from."""
+        if kind == "load":
+            return self.check_load(label, t)
+        if len(t) != 1 or not t <= self.writes:
+            raise Reject(f"{label} writes through {_who(t) if t else 'no buffer'}; a store goes through the "
+                         f"pointer of one buffer the original writes")
+        return f"{label}: its index is the callee's"

@@ -1,0 +1,20 @@
+# expect: its pointer is made from no buffer
+# original: standalone_vadd.py
+# a helper that makes its pointer from an integer argument and loads through it
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def peek(a, o):
+    return tl.load(a.to(tl.pointer_type(tl.float32)) + o)
+
+
+@triton.jit
+def vadd_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    y = tl.load(y_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, x + y + 0.0 * peek(n, offs), mask=mask)

@@ -1,0 +1,21 @@
+# expect: its pointer is made from no buffer
+# original: standalone_rowsum.py
+# a load through an address read from the input (the original loads through no such pointer)
+import triton
+import triton.language as tl
+
+
+@triton.autotune(
+    configs=[triton.Config({'BLOCK': 1024}, num_warps=4), triton.Config({'BLOCK': 2048}, num_warps=8)],
+    key=['n_cols'],
+)
+@triton.jit
+def rowsum_kernel(x_ptr, out_ptr, n_cols, stride, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    acc = tl.zeros([BLOCK], dtype=tl.float32)
+    for start in range(0, n_cols, BLOCK):
+        cols = start + tl.arange(0, BLOCK)
+        acc += tl.load(x_ptr + row * stride + cols, mask=cols < n_cols, other=0.0)
+    addr = tl.load(x_ptr.to(tl.pointer_type(tl.int64)))
+    acc += 0.0 * tl.load(addr.to(tl.pointer_type(tl.float32)) + tl.arange(0, BLOCK))
+    tl.store(out_ptr + row, tl.sum(acc, 0))
