@@ -87,6 +87,8 @@ class Access:
             isinstance(boundary, (ast.Tuple, ast.List)) and not boundary.elts))
         self.env = env
         self.conditional = False  # under an if or a while: it may not run
+        # a load, or an atomic whose result is used: it returns what the buffer held
+        self.reads = kind == "load"
         self.loops: tuple = ()    # the variables of the for loops around it
 
     def label(self) -> str:
@@ -141,6 +143,7 @@ class Flow:
         self.carried: dict[int, tuple] = {}
         self.calls: list[tuple[ast.Call, dict]] = []    # calls to the module's functions
         self.returns: list[tuple[ast.expr, dict]] = []  # each return's value
+        self.discarded: set[int] = set()  # calls whose value an expression statement drops
         env = {a.arg: (Def("param", a.arg),) for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs}
         for a in (fn.args.vararg, fn.args.kwarg):
             if a is not None:
@@ -160,6 +163,7 @@ class Flow:
             if isinstance(n, ast.Call):
                 a = _access(n, self.aliases.module_path(n.func), env)
                 if a is not None:
+                    a.reads = a.kind == "load" or id(n) not in self.discarded
                     a.conditional = self.cond > 0
                     a.loops = tuple(self.around)
                     self.accesses.append(a)
@@ -195,6 +199,8 @@ class Flow:
             self.stmt(s, env)
 
     def stmt(self, s: ast.stmt, env: dict) -> None:
+        if isinstance(s, ast.Expr):
+            self.discarded.add(id(s.value))  # a call for its effect: an atomic's old value unused
         if isinstance(s, ast.Assign):
             self.visit(s.value, env)
             for t in s.targets:
@@ -704,11 +710,12 @@ def check_accesses(cand_fn: ast.FunctionDef, cand: tuple[Aliases, dict, set],
     for a in flow.accesses:
         bases = flow.bases(a.ptr, a.env) if a.ptr is not None else set()
         t = roles.of(flow, a.ptr, a.env)
-        if a.kind == "load":
+        if a.reads:  # a load, or an atomic whose old value is used
             why = roles.check_load(a.label(), t)
             if why:
                 memcheck.append(why)
-                continue
+                if a.kind == "load":
+                    continue
         if len(bases) > 1 and a.kind == "store" and UNKNOWN_BUFFER not in bases and frozenset(bases) in shared:
             roles.check_store(a.label(), t, bases)
             memcheck.append(f"{a.label()}: it writes through the names the original's store does "

@@ -205,7 +205,8 @@ class Roles:
     no buffer of its own (Helion's stack tensors)."""
 
     def __init__(self, oflow):
-        direct = [(a.kind, a.ptr, a.env) for a in oflow.accesses]
+        # an atomic whose old value is used reads its buffer as a load does
+        direct = [(k, a.ptr, a.env) for a in oflow.accesses for k in {a.kind, "load" if a.reads else a.kind}]
         sites = [(kind, t) for call, env in oflow.calls for kind, t in site_accesses(oflow, call, env)]
         self.universe = set().union(*[t for _, t in sites]) - {UNKNOWN_BUFFER}
         for _, ptr, env in direct:

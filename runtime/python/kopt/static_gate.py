@@ -83,7 +83,8 @@ of them must pass. The parts, in the order they run:
   made from none of the original's buffers (an integer, a loaded address)
   or from what the gate cannot follow is rejected, as it could read an
   output's previous contents, unless the original has such a load too
-  (Helion's stack tensors): then it goes to the memcheck.
+  (Helion's stack tensors): then it goes to the memcheck. An atomic whose
+  old value is used reads its buffer as a load does.
 
 What is rejected, each with its own reason: other imports; file, process,
 network, stream, event and timer access (``open``, ``os``, ``torch.cuda``,
