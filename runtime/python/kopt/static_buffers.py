@@ -65,7 +65,6 @@ class Summary:
 
     def __init__(self, fn: ast.FunctionDef):
         self.positional = [a.arg for a in fn.args.posonlyargs + fn.args.args]
-        self.keywords = set(self.positional[len(fn.args.posonlyargs):]) | {a.arg for a in fn.args.kwonlyargs}
         self.accesses: list[tuple[str, frozenset]] = []
         self.returns: frozenset = frozenset()
 
