@@ -52,6 +52,9 @@ TESTS += tests/unit/space_facts_test
 # gate 1's command, run in the test's own process (tools/mutate traces it there)
 TESTS += tests/runtime/static_gate_main.sh
 EXTRA_DIST += tests/runtime/static_gate_main.sh tests/runtime/test_static_gate_main.py
+# gate 1's buffers of a pointer (kopt.static_buffers) on small kernels
+TESTS += tests/runtime/static_buffers.sh
+EXTRA_DIST += tests/runtime/static_buffers.sh tests/runtime/test_static_buffers.py
 # the attention rewrite's softmax guard on hand-built graphs
 TESTS += tests/runtime/attention_guards.sh
 EXTRA_DIST += tests/runtime/attention_guards.sh tests/runtime/test_attention_guards.py

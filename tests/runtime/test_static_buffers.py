@@ -1,0 +1,157 @@
+"""tests/runtime/test_static_buffers.py: kopt.static_buffers, gate 1's
+"which buffers a pointer is made from", on small kernels: taint through each
+kind of expression (casts, arithmetic, conditional expressions, tuples,
+subscripts, attributes, loops, tuple unpacking) and not through a load; a
+constexpr parameter and a module constant name no buffer; the depth cap
+names what the gate cannot follow; a helper's summary (its loads, stores
+and return value in its parameters) read at a call, by position, keyword
+and default, and a call by *args; the original's roles (reads, writes,
+write-only, the names its stores add, its loads through no buffer), and
+the verdicts drawn from them. Prints TAP. Needs python3 alone."""
+import ast
+import itertools
+import os
+import sys
+
+top = os.environ.get("top_srcdir") or os.path.join(os.path.dirname(__file__), "..", "..")
+sys.path.insert(0, os.path.join(top, "runtime", "python"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tap import ok, done  # noqa: E402
+
+from kopt import static_buffers as B  # noqa: E402
+from kopt.static_bounds import Flow  # noqa: E402
+from kopt.static_lists import Aliases, Reject, module_constants  # noqa: E402
+
+U = B.UNKNOWN_BUFFER
+HEAD = "import triton\nimport triton.language as tl\nK = 8\n\n"
+
+
+def flow(src, name="k"):
+    tree = ast.parse(HEAD + src)
+    funcs = B.Functions(tree)
+    return Flow(funcs[name], Aliases(tree), module_constants(tree), funcs, itertools.count())
+
+
+def loads(src, name="k"):
+    """each load's taint in the order written, and each call's site accesses"""
+    f = flow(src, name)
+    direct = [B.taint(f, a.ptr, a.env) for a in f.accesses if a.kind == "load"]
+    sites = [(kind, set(t)) for call, env in f.calls for kind, t in B.site_accesses(f, call, env)]
+    return direct, sites
+
+
+SIG = "def k(x_ptr, out_ptr, n, BLOCK: tl.constexpr):\n    o = tl.arange(0, BLOCK)\n"
+cases = [
+    ("x_ptr + o", {"x_ptr"}, "a pointer plus offsets"),
+    ("out_ptr.to(tl.pointer_type(tl.float32)) + o", {"out_ptr"}, "a pointer cast to another pointer type"),
+    ("(out_ptr.to(tl.int64) * 1).to(tl.pointer_type(tl.float32))", {"out_ptr"}, "cast to an integer, scaled, cast back"),
+    ("x_ptr + (out_ptr.to(tl.int64) - x_ptr.to(tl.int64)) // 4", {"x_ptr", "out_ptr"}, "a pointer difference"),
+    ("(out_ptr if BLOCK > 0 else x_ptr) + o", {"x_ptr", "out_ptr"}, "a conditional expression, both sides"),
+    ("(x_ptr, out_ptr)[1] + o", {"x_ptr", "out_ptr"}, "a tuple indexed"),
+    ("[x_ptr][0] + o", {"x_ptr"}, "a list indexed"),
+    ("-(-out_ptr.to(tl.int64))", {"out_ptr"}, "a unary operator"),
+    ("(x_ptr + o[:, None]).T", {"x_ptr"}, "an attribute of a pointer block (.T)"),
+    ("tl.where(o < n, x_ptr, out_ptr) + o", {"x_ptr", "out_ptr"}, "tl.where's two sides"),
+    ("x_ptr + tl.load(out_ptr + o)", {"x_ptr"}, "a load's value is data, not its pointer"),
+    ("(n * 4096).to(tl.pointer_type(tl.float32))", {"n"}, "an integer parameter is named (the roles drop numbers)"),
+    ("(BLOCK * 4096).to(tl.pointer_type(tl.float32))", set(), "a constexpr parameter names nothing"),
+    ("(K * 4096).to(tl.pointer_type(tl.float32))", set(), "a module constant names nothing"),
+]
+for expr, want, what in cases:
+    got, _ = loads(SIG + f"    tl.load({expr})\n")
+    got = got[:1]  # the outer load (a load inside its pointer comes after it)
+    ok(got == [want], f"taint: {what} ({expr}): {sorted(want)}", got)
+
+got, _ = loads(SIG + "    a, b = x_ptr, out_ptr\n    tl.load(a + o)\n    tl.load(b + o)\n    b, a = a, b\n    tl.load(a + o)\n")
+ok(got == [{"x_ptr"}, {"out_ptr"}, {"out_ptr"}], "a tuple written out: each name its own value, all read before any is bound (a swap)", got)
+got, _ = loads(SIG + "    a, b = tl.split(tl.join(x_ptr, out_ptr))\n    tl.load(a + o)\n")
+ok(got == [{"x_ptr", "out_ptr"}], "unpacked from a call: each name may be made from all of its value", got)
+got, _ = loads(SIG + "    for p in (x_ptr, out_ptr):\n        tl.load(p + o)\n")
+ok(got == [{"x_ptr", "out_ptr"}], "a loop over pointers: the loop variable is made from its iterable", got)
+got, _ = loads(SIG + "    for p, q in ((x_ptr, n),):\n        tl.load(p + o)\n")
+ok(got == [{"x_ptr", "n"}], "a loop that unpacks: each name made from the iterable", got)
+got, _ = loads(SIG + "    p = x_ptr\n    for i in range(n):\n        tl.load(p + o)\n        p = out_ptr\n")
+ok(got == [{"x_ptr", "out_ptr"}], "a pointer a loop sets for the next iteration: both values", got)
+got, _ = loads(SIG + "    if n > 0:\n        d = 1\n    tl.load(x_ptr + d)\n")
+ok(got == [{"x_ptr"}], "a name one branch leaves undefined adds no buffer (it has no value there)", got)
+chain = "".join(f"    p{i + 1} = p{i}\n" for i in range(120))
+got, _ = loads(SIG + "    p0 = out_ptr\n" + chain + "    tl.load(p120 + o)\n")
+ok(got == [{U}], "past the depth cap: what the gate cannot follow", got)
+
+HELP = ("@triton.jit\ndef fetch(p, o, m=None):\n    return tl.load(p + o, mask=m)\n\n"
+        "@triton.jit\ndef at(p, o):\n    return p + o\n\n"
+        "@triton.jit\ndef outer(o, src):\n    return fetch(src, o) * 2.0\n\n")
+_, sites = loads(HELP + SIG + "    fetch(out_ptr, o)\n")
+ok(sites == [("load", {"out_ptr"})], "a helper's load through its first argument, given by position", sites)
+_, sites = loads(HELP + SIG + "    fetch(o=o, p=x_ptr)\n")
+ok(sites == [("load", {"x_ptr"})], "... given by keyword", sites)
+_, sites = loads(HELP + SIG + "    outer(o, src=out_ptr)\n")
+ok(sites == [("load", {"out_ptr"})], "... through a second helper", sites)
+_, sites = loads(HELP + SIG + "    fetch(*(x_ptr, o))\n")
+ok(sites == [("load", {U})], "... by *args: what the gate cannot follow", sites)
+_, sites = loads(HELP + SIG + "    fetch(**{'p': x_ptr})\n")
+ok(sites == [("load", {U})], "... by **kwargs: what the gate cannot follow", sites)
+got, _ = loads(HELP + SIG + "    tl.load(at(out_ptr, o))\n")
+ok(got == [{"out_ptr"}], "a helper's return value: made from the argument it returns", got)
+got, _ = loads(HELP + SIG + "    tl.load(x_ptr + at(o, 1))\n")
+ok(got == [{"x_ptr"}], "... and from nothing where its arguments are numbers", got)
+f = flow(HELP + SIG + "    pass\n")
+s = B.summary(f, "fetch")
+ok(s.positional == ["p", "o", "m"] and s.accesses == [("load", frozenset({"p", "o"}))] and s.returns == frozenset(),
+   "fetch's summary: a load made from p and o (at a call, numbers drop out), a return value that is data", (s.positional, s.accesses, s.returns))
+ok(B.summary(f, "fetch") is s, "a summary is found once per module", None)
+ok(B.summary(f, "nope") is B.UNKNOWN_SUMMARY, "no summary for a name that is not the module's function", None)
+
+ORIG = ("def k(x_ptr, out_ptr, n, off, BLOCK: tl.constexpr):\n    o = tl.arange(0, BLOCK)\n"
+        "    v = tl.load(x_ptr + o)\n    tl.store(out_ptr + off + o, v)\n")
+r = B.Roles(flow(ORIG))
+ok(r.universe == {"x_ptr", "out_ptr", "off"} and r.reads == {"x_ptr"} and r.writes == {"out_ptr", "off"}
+   and r.write_only == {"out_ptr", "off"} and not r.unnamed_ok,
+   "roles: the buffers, what is read, written, only written; no load through no buffer",
+   (r.universe, r.reads, r.writes, r.write_only, r.unnamed_ok))
+ok(r.named({"x_ptr", "n", U}) == {"x_ptr", U}, "a name no access is based on is a number: dropped", None)
+
+
+def rejects(fn, *args):
+    try:
+        fn(*args)
+    except Reject as e:
+        return str(e)
+    return None
+
+
+why = rejects(r.check_load, "load", {"out_ptr"})
+ok(why and "reads 'out_ptr'" in why, "a load of a buffer only written: rejected, 'reads'", why)
+why = rejects(r.check_load, "load", {"x_ptr", "out_ptr"})
+ok(why and "may read 'out_ptr'" in why, "... one it may read among others: 'may read'", why)
+why = rejects(r.check_load, "load", set())
+ok(why and "no buffer" in why, "a load made from no buffer: rejected", why)
+why = rejects(r.check_load, "load", {U})
+ok(why and "cannot follow" in why, "a load made from what the gate cannot follow: rejected", why)
+ok(r.check_load("load", {"x_ptr"}) is None, "a load of a read buffer: left to the other rules", None)
+ok(rejects(r.check_store, "store", {"out_ptr", "off"}, {"out_ptr", "off"}) is None,
+   "a store made from the names it writes through", None)
+why = rejects(r.check_store, "store", {"out_ptr", "x_ptr"}, {"out_ptr"})
+ok(why and "'x_ptr' too" in why, "a store made from a second buffer: rejected, naming it", why)
+why = rejects(r.check_site, "store", "store", {"x_ptr"})
+ok(why and "writes through 'x_ptr'" in why, "a callee's store into a buffer only read: rejected", why)
+ok(r.check_site("store", "store", {"out_ptr"}) is not None, "a callee's store into a written buffer: for the memcheck", None)
+ok(rejects(r.check_site, "store", "store", {"out_ptr", "off"}), "... into two names: rejected", None)
+
+STACK = ("def k(a_ptr, out_ptr, BLOCK: tl.constexpr):\n    o = tl.arange(0, BLOCK)\n"
+         "    p = tl.load(a_ptr).to(tl.pointer_type(tl.float32))\n    tl.store(out_ptr + o, tl.load(p + o))\n")
+r = B.Roles(flow(STACK))
+ok(r.unnamed_ok and r.check_load("load", set()) and rejects(r.check_load, "load", {"out_ptr"}),
+   "an original that loads through a loaded address: such loads go to the memcheck; its output still not read",
+   r.unnamed_ok)
+ATOM = ("def k(x_ptr, out_ptr, BLOCK: tl.constexpr):\n    o = tl.arange(0, BLOCK)\n"
+        "    old = tl.atomic_add(out_ptr + o, tl.load(x_ptr + o))\n    tl.atomic_add(x_ptr + o, 1.0)\n")
+f = flow(ATOM)
+ok([a.reads for a in f.accesses] == [True, True, False],
+   "an atomic whose old value is used reads; one whose value is dropped does not", [a.reads for a in f.accesses])
+r = B.Roles(f)
+ok(r.reads == {"x_ptr", "out_ptr"} and r.write_only == set(), "the original's atomic with its old value used reads its buffer",
+   (r.reads, r.write_only))
+ok(B.joined([{"a"}, set()]) == {"a", U} and B.joined([{"a"}, B.IN_PROGRESS]) == {"a"} and B.joined([set()]) == set(),
+   "joined: a buffer on one path and none on another may point anywhere; values being found are left out", None)
+done()
