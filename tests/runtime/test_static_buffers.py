@@ -74,9 +74,24 @@ got, _ = loads(SIG + "    p = x_ptr\n    for i in range(n):\n        tl.load(p +
 ok(got == [{"x_ptr", "out_ptr"}], "a pointer a loop sets for the next iteration: both values", got)
 got, _ = loads(SIG + "    if n > 0:\n        d = 1\n    tl.load(x_ptr + d)\n")
 ok(got == [{"x_ptr"}], "a name one branch leaves undefined adds no buffer (it has no value there)", got)
-chain = "".join(f"    p{i + 1} = p{i}\n" for i in range(120))
-got, _ = loads(SIG + "    p0 = out_ptr\n" + chain + "    tl.load(p120 + o)\n")
-ok(got == [{U}], "past the depth cap: what the gate cannot follow", got)
+
+
+def chained(k, start):
+    """a pointer copied k times after start, then loaded"""
+    return (SIG + start + "    p0 = q\n" + "".join(f"    p{i + 1} = p{i}\n" for i in range(k))
+            + f"    tl.load(p{k} + o)\n")
+
+
+# the cap (MAX_DEPTH, 100) counts each expression and each name followed:
+# the load's sum, k + 1 copies, q, and out_ptr's parameter
+for k, want in ((97, {"out_ptr"}), (98, {U})):
+    got, _ = loads(chained(k, "    q = out_ptr\n"))
+    ok(got[:1] == [want], f"the depth cap: a pointer copied {k} times is {sorted(want)}", got)
+# a loop's carried value is one more step: q after the loop, then its value at the body's end
+LOOP = "    q = x_ptr\n    for i in range(n):\n        q = q + 1\n"
+for k, want in ((92, {"x_ptr"}), (93, {"x_ptr", U})):
+    got, _ = loads(chained(k, LOOP))
+    ok(got[:1] == [want], f"the depth cap through a loop's carried value: copied {k} times, {sorted(want)}", got)
 
 HELP = ("@triton.jit\ndef fetch(p, o, m=None):\n    return tl.load(p + o, mask=m)\n\n"
         "@triton.jit\ndef at(p, o):\n    return p + o\n\n"
