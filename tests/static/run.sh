@@ -22,7 +22,10 @@
 #              Triton's own reading of a function), flow_* (values
 #              assigned after an access, or on one branch), limit_*
 #              (compile-time work: unrolling, loops that never end,
-#              arithmetic, recursion);
+#              arithmetic, recursion), load_*, store_*, atomic_*, helper_*
+#              (which buffer an access reads or writes: a store only into
+#              one the original writes, a load of none it only writes,
+#              through casts, pointer differences, tuples and helpers);
 #   memcheck/*.py  first line `# memcheck: <substring>`: must pass, with an
 #              access the gate cannot prove listed for the GPU's memcheck
 #              (flow_*: values a loop or a branch carries; flow_branch_*:
