@@ -159,6 +159,8 @@ r = B.Roles(flow(STACK))
 ok(r.unnamed_ok and r.check_load("load", set()) and rejects(r.check_load, "load", {"out_ptr"}),
    "an original that loads through a loaded address: such loads go to the memcheck; its output still not read",
    r.unnamed_ok)
+ok(r.writes == {"out_ptr"} and r.check_site("store", "store", {"out_ptr"}) is not None,
+   "a callee's store into the one buffer the original writes: for the memcheck", r.writes)
 ATOM = ("def k(x_ptr, out_ptr, BLOCK: tl.constexpr):\n    o = tl.arange(0, BLOCK)\n"
         "    old = tl.atomic_add(out_ptr + o, tl.load(x_ptr + o))\n    tl.atomic_add(x_ptr + o, 1.0)\n")
 f = flow(ATOM)
