@@ -90,10 +90,11 @@ class Access:
         self.conditional = False  # under an if or a while: it may not run
         # a load, or an atomic whose result is used: it returns what the buffer held
         self.reads = kind == "load"
+        self.atomic = False  # a store that is an atomic (tl.atomic_add, ...)
         self.loops: tuple = ()    # the variables of the for loops around it
 
     def label(self) -> str:
-        return f"{self.kind} at line {self.call.lineno} ({excerpt(self.call)})"
+        return f"{'atomic' if self.atomic else self.kind} at line {self.call.lineno} ({excerpt(self.call)})"
 
 
 def _access(node: ast.Call, path: str | None, env: dict) -> Access | None:
@@ -114,7 +115,9 @@ def _access(node: ast.Call, path: str | None, env: dict) -> Access | None:
     if boundary is None and len(node.args) > 3 and (kind == "load" or idx is not None):
         boundary = node.args[3]
     snap = {n: env[n] for n in _names(node) if n in env}
-    return Access(kind, node, ptr, mask, boundary, snap)
+    a = Access(kind, node, ptr, mask, boundary, snap)
+    a.atomic = kind == "store" and path != "triton.language.store"
+    return a
 
 
 class Flow:
