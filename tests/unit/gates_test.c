@@ -231,6 +231,18 @@ static void test_structural(void)
 	TAP_OK(!run_corr(c, &v, &tol) && !tol, "missing flag fails");
 	TAP_IS_STR(v.reason, "correctness: bad numbers: seeds[2].outputs[0].nan_mismatch is not a boolean", "missing flag reason");
 
+	/* each of the flags, the first and the last of the list too */
+	int named = 0;
+	for (size_t f = 0; f < sizeof flags / sizeof flags[0]; f++) {
+		char want[160];
+		c = corr(5, 1);
+		json_object_set_new(out_of(c, 1, 0), flags[f].key, json_string("no"));
+		snprintf(want, sizeof want, "correctness: bad numbers: seeds[1].outputs[0].%s is not a boolean",
+			 flags[f].key);
+		named += !run_corr(c, &v, &tol) && !strcmp(v.reason, want);
+	}
+	TAP_IS_INT(named, (int)(sizeof flags / sizeof flags[0]), "each output flag that is not a boolean is named, dtype_mismatch first");
+
 	c = corr(5, 1);
 	json_object_set_new(out_of(c, 4, 0), "max_abs", json_string("small"));
 	run_corr(c, &v, &tol);

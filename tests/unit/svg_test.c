@@ -269,6 +269,25 @@ int main(void)
 	TAP_OK(strlen(one[0].label) == 96 && attr(strstr(b96, "<svg "), "width") == 760,
 	       "bars: a 96-character name keeps the plot at its 760 (%g)", attr(strstr(b96, "<svg "), "width"));
 	free(b96);
+	{
+		/* past 4x the ticks are whole numbers: 0 to 9 for an 8.9x bar */
+		char *bw = NULL;
+		size_t lw = 0;
+		FILE *fw = open_memstream(&bw, &lw);
+		struct svg_bar wide[] = { { "conv_transposed_3D", 8.9, 1.2, NULL } };
+		svg_bars(fw, "wide", wide, 1, 8.9, 1.2);
+		fclose(fw);
+		int whole_ticks = 0;
+		char t[32];
+		for (int k = 0; k <= 9; k++) {
+			snprintf(t, sizeof t, ">%d</text>", k);
+			whole_ticks += strstr(bw, t) != NULL;
+		}
+		TAP_OK(whole_ticks == 10 && !strstr(bw, ">0.25</text>") && !strstr(bw, ">10</text>") &&
+			       tap_count(bw, "stroke=\"#e5e5e5\"") == 10,
+		       "bars: past 4x, ten ticks a whole number apart, 0 to 9 for an 8.9x bar (%d found)", whole_ticks);
+		free(bw);
+	}
 	TAP_OK(strstr(buf, "avg&lt;pool&gt;&amp;2d") && !strstr(buf, "avg<pool>"), "bars: labels are escaped");
 	TAP_OK(strstr(buf, "speedup &quot;all&quot;"), "bars: title is escaped");
 	TAP_OK(strstr(buf, "geomean 1.400x over torch.compile") && strstr(buf, "geomean 1.050x over max-autotune"),
