@@ -364,6 +364,8 @@ static void test_blog_last(void)
 		return;
 	}
 	char *path = xasprintf("%s/log", dir);
+	mode_t mask = umask(022);
+	umask(mask);
 	kopt_blog *b = blog_open(path);
 	struct blog_record r = { .start = 1.7e9, .dur = 2, .outcome = "ok", .kind = "verify", .path = "all/m/k",
 				 .key = { 0x5a5a5a5a, 0xa5a5a5a5 }, .why = "new step", .ingredients = "rule=3,gates=5f1c0a9e" };
@@ -1104,6 +1106,8 @@ static void test_blog_compact(void)
 		return;
 	}
 	char *path = xasprintf("%s/log", dir);
+	mode_t mask = umask(022);
+	umask(mask);
 	kopt_blog *b = blog_open(path);
 	struct blog_record r = { .start = 1.7e9, .dur = 2, .outcome = "ok", .kind = "verify", .path = "all/m/k",
 				 .key = { 1, 2 }, .why = "new step", .ingredients = "rule=3" };
@@ -1112,10 +1116,16 @@ static void test_blog_compact(void)
 		ok &= blog_append(b, &r) == 0;
 	blog_close(b);
 	size_t at = lines_in(path);
+	struct stat before, after;
+	int stated = stat(path, &before);
 	b = blog_open(path);
 	ok &= blog_append(b, &r) == 0;
 	blog_close(b);
 	size_t past = lines_in(path);
+	stated |= stat(path, &after);
+	TAP_OK(stated == 0 && (after.st_mode & 07777) == (before.st_mode & 07777) && (after.st_mode & 07777) == (0644 & ~mask),
+	       "build log: the compacted log keeps the log's mode (%o, %o)", (unsigned)(before.st_mode & 07777),
+	       (unsigned)(after.st_mode & 07777));
 	b = blog_open(path);
 	const char *a = blog_last_ingredients(b, "verify", "all/m/k");
 	TAP_OK(ok && at == 4097 && past < 10 && a && !strcmp(a, "rule=3"),
