@@ -132,7 +132,7 @@ int gate_read_samples(const json_t *a, double **out, size_t *n)
 	if (!json_is_array(a))
 		return -1;
 	size_t len = json_array_size(a);
-	double *x = xmalloc((len ? len : 1) * sizeof *x);
+	double *x = xmalloc(len * sizeof *x); /* xmalloc takes 0 */
 	for (size_t i = 0; i < len; i++) {
 		const json_t *e = json_array_get(a, i);
 		if (!json_is_number(e)) {
