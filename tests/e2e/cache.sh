@@ -168,9 +168,12 @@ run
 # and profileX.json are not profile-NAME.*
 printf 'notes\n' > kopt-out/a/profiles.md
 printf '{}\n' > kopt-out/a/profileX.json
+# and removes what a variant of a short name left (profile-NAME.*, however short NAME)
+printf '{}\n' > kopt-out/a/profile-cg.json
+printf 'x\n' > kopt-out/a/profile-x.md
 run -t clean
-check "-t clean keeps a user's profiles.md and profileX.json beside the outputs" \
-	"[ $status -eq 0 ] && [ -f kopt-out/a/profiles.md ] && [ -f kopt-out/a/profileX.json ] && [ ! -f kopt-out/a/profile-autotune.md ] && grep -q 'clean: removed $nfiles output files, ' out"
+check "-t clean keeps a user's profiles.md and profileX.json beside the outputs; removes profile-cg.json and profile-x.md" \
+	"[ $status -eq 0 ] && [ -f kopt-out/a/profiles.md ] && [ -f kopt-out/a/profileX.json ] && [ ! -f kopt-out/a/profile-autotune.md ] && [ ! -f kopt-out/a/profile-cg.json ] && [ ! -f kopt-out/a/profile-x.md ] && grep -q 'clean: removed $((nfiles + 2)) output files, ' out"
 rm -f kopt-out/a/profiles.md kopt-out/a/profileX.json
 run
 
