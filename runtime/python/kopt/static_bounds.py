@@ -45,7 +45,6 @@ from .static_lists import LOADS, STORES, Aliases, Reject, excerpt
 _CANON_MAX = 20000  # characters of a canonical form, then unknown
 
 
-
 class Def:
     """One definition of a name: a parameter, an assignment (its value and
     the names' definitions at that point), a loop variable, or unknown."""
@@ -59,6 +58,12 @@ class Def:
 
 def _names(node: ast.AST) -> set[str]:
     return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+
+def _seen(node: ast.AST, env: dict) -> dict:
+    """The definitions of node's names at this point (what an expression
+    written here reads)."""
+    return {n: env[n] for n in _names(node) if n in env}
 
 
 def _stored(node: ast.AST) -> set[str]:
@@ -114,8 +119,7 @@ def _access(node: ast.Call, path: str | None, env: dict) -> Access | None:
     boundary = next((k.value for k in node.keywords if k.arg == "boundary_check"), None)
     if boundary is None and len(node.args) > 3 and (kind == "load" or idx is not None):
         boundary = node.args[3]
-    snap = {n: env[n] for n in _names(node) if n in env}
-    a = Access(kind, node, ptr, mask, boundary, snap)
+    a = Access(kind, node, ptr, mask, boundary, _seen(node, env))
     a.atomic = kind == "store" and path != "triton.language.store"
     return a
 
@@ -172,13 +176,13 @@ class Flow:
                     a.loops = tuple(self.around)
                     self.accesses.append(a)
                 elif local_callee(self, n, env) is not None:
-                    self.calls.append((n, {k: env[k] for k in _names(n) if k in env}))
+                    self.calls.append((n, _seen(n, env)))
         for name in _stored(node):  # a walrus (rejected by the checker all the same)
             env[name] = (self.unknown(),)
 
     def bind(self, target: ast.AST, value: ast.expr | None, env: dict) -> None:
         if isinstance(target, ast.Name) and value is not None:
-            env[target.id] = (Def("expr", expr=value, env={n: env[n] for n in _names(value) if n in env}),)
+            env[target.id] = (Def("expr", expr=value, env=_seen(value, env)),)
             return
         if isinstance(target, (ast.Subscript, ast.Attribute)):
             self.visit(target, env)
@@ -194,7 +198,7 @@ class Flow:
                 new.update({k: scratch[k] for k in _stored(t)})
             env.update(new)
             return
-        snap = {n: env[n] for n in _names(value) if n in env} if value is not None else None
+        snap = _seen(value, env) if value is not None else None
         for name in _stored(target):
             env[name] = (self.unknown(value, snap),)
 
@@ -221,7 +225,7 @@ class Flow:
             self.loop(s, env)
         elif isinstance(s, ast.If):
             self.visit(s.test, env)
-            test = {n: env[n] for n in _names(s.test) if n in env}
+            test = _seen(s.test, env)
             other = dict(env)
             self.cond += 1
             self.block(s.body, env)
@@ -237,7 +241,7 @@ class Flow:
         elif isinstance(s, ast.Return):
             self.visit(s.value, env)
             if s.value is not None:
-                self.returns.append((s.value, {n: env[n] for n in _names(s.value) if n in env}))
+                self.returns.append((s.value, _seen(s.value, env)))
         elif isinstance(s, ast.Delete):
             for name in _stored(s):
                 env[name] = (self.unknown(),)
@@ -271,14 +275,13 @@ class Flow:
         for k in assigned:
             env[k] = self.merge(before.get(k), (own[k],))
         if isinstance(s, ast.For):
+            snap = _seen(s.iter, env)
             if isinstance(s.target, ast.Name):
-                snap = {n: env[n] for n in _names(s.iter) if n in env}
                 d = Def("for", self.loops, s.iter, snap)
                 self.fors.append(d)
                 self.around.append(d)
                 env[s.target.id] = (d,)
             else:  # for a, b in pairs: each taken from the iterable
-                snap = {n: env[n] for n in _names(s.iter) if n in env}
                 for name in _stored(s.target):
                     env[name] = (self.unknown(s.iter, snap),)
         else:

@@ -205,17 +205,15 @@ class Roles:
 
     def __init__(self, oflow):
         # an atomic whose old value is used reads its buffer as a load does
-        direct = [(k, a.ptr, a.env) for a in oflow.accesses for k in {a.kind, "load" if a.reads else a.kind}]
+        direct = [(k, a.ptr, a.env, oflow.bases(a.ptr, a.env) if a.ptr is not None else set())
+                  for a in oflow.accesses for k in {a.kind, "load" if a.reads else a.kind}]
         sites = [(kind, t) for call, env in oflow.calls for kind, t in site_accesses(oflow, call, env)]
-        self.universe = set().union(*[t for _, t in sites]) - {UNKNOWN_BUFFER}
-        for _, ptr, env in direct:
-            self.universe |= (oflow.bases(ptr, env) if ptr is not None else set()) - {UNKNOWN_BUFFER}
+        self.universe = set().union(*[t for _, t in sites], *[bases for *_, bases in direct]) - {UNKNOWN_BUFFER}
         self.reads: set[str] = set()
         self.writes: set[str] = set()
         self.extra: set[str] = set()
         self.unnamed_ok = False
-        found = [(kind, self.of(oflow, ptr, env), oflow.bases(ptr, env) if ptr is not None else set())
-                 for kind, ptr, env in direct]
+        found = [(kind, self.of(oflow, ptr, env), bases) for kind, ptr, env, bases in direct]
         found += [(kind, self.named(t), self.named(t)) for kind, t in sites]
         for kind, t, bases in found:
             if kind == "load":
