@@ -169,6 +169,21 @@ ok([a.reads for a in f.accesses] == [True, True, False],
 r = B.Roles(f)
 ok(r.reads == {"x_ptr", "out_ptr"} and r.write_only == set(), "the original's atomic with its old value used reads its buffer",
    (r.reads, r.write_only))
+MERGE = ("def k(x_ptr, out_ptr, BLOCK: tl.constexpr):\n    o = tl.arange(0, BLOCK)\n"
+         "    tl.atomic_max(out_ptr + o, 0.0)\n    tl.atomic_cas(out_ptr + o, 0.0, 1.0)\n"
+         "    tl.atomic_xchg(out_ptr + o, tl.load(x_ptr + o))\n")
+f = flow(MERGE)
+ok([(a.reads, a.merges) for a in f.accesses][:3] == [(False, True), (False, True), (False, False)],
+   "an atomic max or compare-and-swap merges into what its buffer held, its old value dropped; an exchange does not",
+   [(a.reads, a.merges) for a in f.accesses])
+r = B.Roles(f)
+ok(r.reads == {"x_ptr", "out_ptr"} and r.write_only == set(),
+   "the original's merging atomics read their buffer", (r.reads, r.write_only))
+HELPER_MAX = ("def h(p, v):\n    tl.atomic_max(p, v)\n\n"
+              "def k(x_ptr, out_ptr, BLOCK: tl.constexpr):\n    o = tl.arange(0, BLOCK)\n    h(out_ptr + o, 0.0)\n")
+direct, sites = loads(HELPER_MAX)
+ok(("load", {"out_ptr"}) in sites and ("store", {"out_ptr"}) in sites,
+   "a callee's merging atomic, its old value dropped: a load and a store at the call", sites)
 ok(B.joined([{"a"}, set()]) == {"a", U} and B.joined([{"a"}, B.IN_PROGRESS]) == {"a"} and B.joined([set()]) == set(),
    "joined: a buffer on one path and none on another may point anywhere; values being found are left out", None)
 done()

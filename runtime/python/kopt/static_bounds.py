@@ -40,7 +40,7 @@ import itertools
 
 from .static_buffers import IN_PROGRESS, MAX_DEPTH, UNKNOWN_BUFFER, Roles, joined, local_callee, site_accesses
 from .static_limits import NOT_NUMBER, TooBig, number
-from .static_lists import LOADS, STORES, Aliases, Reject, excerpt
+from .static_lists import LOADS, MERGING_ATOMICS, STORES, Aliases, Reject, excerpt
 
 _CANON_MAX = 20000  # characters of a canonical form, then unknown
 
@@ -95,6 +95,7 @@ class Access:
         self.conditional = False  # under an if or a while: it may not run
         # a load, or an atomic whose result is used: it returns what the buffer held
         self.reads = kind == "load"
+        self.merges = False  # an atomic whose new value is made from the old (MERGING_ATOMICS)
         self.atomic = False  # a store that is an atomic (tl.atomic_add, ...)
         self.loops: tuple = ()    # the variables of the for loops around it
 
@@ -121,6 +122,7 @@ def _access(node: ast.Call, path: str | None, env: dict) -> Access | None:
         boundary = node.args[3]
     a = Access(kind, node, ptr, mask, boundary, _seen(node, env))
     a.atomic = kind == "store" and path != "triton.language.store"
+    a.merges = path in MERGING_ATOMICS
     return a
 
 
@@ -770,6 +772,15 @@ def check_accesses(cand_fn: ast.FunctionDef, cand: tuple[Aliases, dict, set],
                          f"the original's index into '{b}': out of its bounds")
         if not _proven(flow, a, b, proofs):
             memcheck.append(f"{a.label()}: its index or mask differs from the original's")
+    # an atomic that merges into what its buffer held (an add of zero, a max
+    # of -inf) leaves there what the buffer held, its old value dropped or
+    # not: it reads the buffer as a load does (after the rules above, whose
+    # reasons say more about a store)
+    for a in flow.accesses:
+        if a.merges and not a.reads:
+            why = roles.check_load(a.label(), roles.of(flow, a.ptr, a.env))
+            if why:
+                memcheck.append(why)
 
 
 def check_helper_accesses(fn: ast.FunctionDef, aliases: Aliases, memcheck: list[str]) -> None:

@@ -92,7 +92,9 @@ def summary(flow, name: str) -> Summary | None:
     sub = type(flow)(fn, flow.aliases, flow.consts, funcs, flow.tokens)
     s = Summary(fn)
     for a in sub.accesses:
-        s.accesses.append((a.kind, frozenset(taint(sub, a.ptr, a.env) if a.ptr is not None else {UNKNOWN_BUFFER})))
+        t = frozenset(taint(sub, a.ptr, a.env) if a.ptr is not None else {UNKNOWN_BUFFER})
+        # an atomic that reads (its old value used, or merged into) is a load too
+        s.accesses += [(k, t) for k in sorted({a.kind, "load" if a.reads or a.merges else a.kind})]
     for call, env in sub.calls:
         s.accesses += site_accesses(sub, call, env)
     s.returns = frozenset(_union(taint(sub, v, env) for v, env in sub.returns))
@@ -204,9 +206,10 @@ class Roles:
     no buffer of its own (Helion's stack tensors)."""
 
     def __init__(self, oflow):
-        # an atomic whose old value is used reads its buffer as a load does
+        # an atomic whose old value is used, or that merges its value into
+        # the old one (an add, a max), reads its buffer as a load does
         direct = [(k, a.ptr, a.env, oflow.bases(a.ptr, a.env) if a.ptr is not None else set())
-                  for a in oflow.accesses for k in {a.kind, "load" if a.reads else a.kind}]
+                  for a in oflow.accesses for k in {a.kind, "load" if a.reads or a.merges else a.kind}]
         sites = [(kind, t) for call, env in oflow.calls for kind, t in site_accesses(oflow, call, env)]
         self.universe = set().union(*[t for _, t in sites], *[bases for *_, bases in direct]) - {UNKNOWN_BUFFER}
         self.reads: set[str] = set()

@@ -84,7 +84,9 @@ of them must pass. The parts, in the order they run:
   or from what the gate cannot follow is rejected, as it could read an
   output's previous contents, unless the original has such a load too
   (Helion's stack tensors): then it goes to the memcheck. An atomic whose
-  old value is used reads its buffer as a load does.
+  old value is used reads its buffer as a load does, and so does one that
+  merges its value into what the buffer held (any atomic but an exchange:
+  a max of -inf leaves an output what it held), its old value used or not.
 
 What is rejected, each with its own reason: other imports; file, process,
 network, stream, event and timer access (``open``, ``os``, ``torch.cuda``,

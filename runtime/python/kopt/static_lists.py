@@ -121,6 +121,10 @@ STORES = {"triton.language.store": 2, "triton.language.atomic_add": 2,
           "triton.language.atomic_and": 2, "triton.language.atomic_or": 2,
           "triton.language.atomic_xor": 2, "triton.language.atomic_xchg": 2,
           "triton.language.atomic_cas": None}
+# atomics whose new value is made from what the buffer held (an add, a max,
+# a compare-and-swap): their effect reads the buffer, whether or not their
+# old value is used; an exchange alone writes a value of its own
+MERGING_ATOMICS = set(STORES) - {"triton.language.store", "triton.language.atomic_xchg"}
 # Inductor helpers that write through a pointer they are given
 HELPER_WRITERS = {"exclusive_scan_decoupled_lookback", "exclusive_scan_decoupled_lookback_64",
                   "x_grid_barrier"}
