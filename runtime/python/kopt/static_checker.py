@@ -265,6 +265,16 @@ class Checker:
         if kind == "triton.jit" and dec.args:
             raise Reject(f"{where}: positional arguments are not allowed")
         okw = {k.arg: k.value for k in (odec.keywords if odec is not None else []) if k.arg}
+        if odec is not None:
+            # a positional argument past the original's binds a parameter the
+            # original passes by keyword or leaves to its default, where no
+            # keyword rule below sees it (triton_meta as pointwise's second)
+            if len(dec.args) > len(odec.args):
+                raise Reject(f"{where}: {len(dec.args)} positional argument{'s' * (len(dec.args) != 1)} where "
+                             f"the original passes {len(odec.args)}; pass the others by keyword")
+            dropped = sorted(SAME_AS_ORIGINAL & set(okw) - {k.arg for k in dec.keywords})
+            if dropped:
+                raise Reject(f"{where}: '{dropped[0]}' must stay as the original's (it is left out)")
         for i, a in enumerate(dec.args):
             if odec is not None and i < len(odec.args) and ast.dump(a) == ast.dump(odec.args[i]):
                 continue
