@@ -44,7 +44,9 @@ of them must pass. The parts, in the order they run:
   literals, ``__file__``, Inductor's hint enums, ``DeviceProperties(...)``,
   ``set()``, ``triton.Config(...)`` of literals and list comprehensions
   over literal tuples; ``triton_meta`` and ``inductor_meta`` equal the
-  original's, passed by keyword where it passes them, and a decorator
+  original's, passed by keyword where it passes them, and so is
+  ``triton.autotune``'s ``reset_to_zero`` (the arguments it zeroes while it
+  times configs: an input among them would be written), and a decorator
   passes no more positional arguments than the original's, since one
   past them binds a parameter no keyword rule sees); every name is defined in the file or a harmless builtin;
   every attribute is a path into triton.language (its functions and

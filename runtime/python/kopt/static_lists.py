@@ -108,8 +108,10 @@ INLINE_ASM = {"triton.language.inline_asm_elementwise",
               "triton.language.core.inline_asm_elementwise"}
 # @triton.jit(...) keywords whose literal values change nothing outside the kernel
 JIT_KEYWORDS = {"noinline", "do_not_specialize", "do_not_specialize_on_alignment", "debug"}
-# decorator arguments that must equal the original's
-SAME_AS_ORIGINAL = {"triton_meta", "inductor_meta", "filename"}
+# decorator arguments that must equal the original's; reset_to_zero names
+# the arguments triton.autotune zeroes before it times each config, a
+# write from the host into each of them (an input's, a weight's zeroed)
+SAME_AS_ORIGINAL = {"triton_meta", "inductor_meta", "filename", "reset_to_zero"}
 # calls a literal may make: canonical path -> allowed positional arguments
 LITERAL_CALLS = {INDUCTOR_RUNTIME + ".hints.DeviceProperties": 0, "triton.Config": 1}
 
