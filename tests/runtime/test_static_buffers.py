@@ -7,7 +7,8 @@ names what the gate cannot follow; a helper's summary (its loads, stores
 and return value in its parameters) read at a call, by position, keyword
 and default, and a call by *args; the original's roles (reads, writes,
 write-only, the names its stores add, its loads through no buffer), and
-the verdicts drawn from them. Prints TAP. Needs python3 alone."""
+the verdicts drawn from them; the accesses an atomic that merges into its
+buffer and a call to one of Inductor's helpers make. Prints TAP. Needs python3 alone."""
 import ast
 import itertools
 import os
@@ -184,6 +185,25 @@ HELPER_MAX = ("def h(p, v):\n    tl.atomic_max(p, v)\n\n"
 direct, sites = loads(HELPER_MAX)
 ok(("load", {"out_ptr"}) in sites and ("store", {"out_ptr"}) in sites,
    "a callee's merging atomic, its old value dropped: a load and a store at the call", sites)
+IH = ("from torch._inductor.runtime import triton_helpers\n\n"
+      "def h(p, v):\n    return triton_helpers.bucketize_binary_search(v, offsets_ptr=p, indexing_dtype=tl.int32,"
+      " right=False, OFFSETS_SIZE=4, BLOCK_SHAPE=[4])\n\n"
+      "def k(x_ptr, out_ptr, n, BLOCK: tl.constexpr):\n    o = tl.arange(0, BLOCK)\n    v = tl.load(x_ptr + o)\n"
+      "    h(out_ptr + o, v)\n    triton_helpers.x_grid_barrier(x_ptr)\n"
+      "    triton_helpers.maximum(v, n)\n    triton_helpers.some_new_helper(v, out_ptr)\n")
+f = flow(IH)
+r = B.Roles(f)
+got = [[(k, r.accessed(t)) for k, t in B.helper_accesses(f, c, e)] for c, e in f.helpers]
+ok(got == [[("load", {"x_ptr"}), ("store", {"x_ptr"})], [("load", None), ("store", None)],
+           [("load", {"out_ptr"}), ("store", {"out_ptr"})]],
+   "Inductor's helpers: a barrier loads and stores through its pointer; one given data and a number accesses "
+   "nothing; one not known, given a pointer, loads and stores through it", got)
+direct, sites = loads(IH)
+ok(sites == [("load", {"out_ptr"})], "a module helper's call to Inductor's bucketize, its pointer by keyword: "
+   "a load of the caller's buffer at the call", sites)
+ok(B.inductor_helper("torch._inductor.runtime.triton_helpers.libdevice.exp") is None
+   and B.inductor_helper("torch._inductor.runtime.triton_helpers.max2") == "max2",
+   "libdevice under triton_helpers is not one of Inductor's helpers", None)
 ok(B.joined([{"a"}, set()]) == {"a", U} and B.joined([{"a"}, B.IN_PROGRESS]) == {"a"} and B.joined([set()]) == set(),
    "joined: a buffer on one path and none on another may point anywhere; values being found are left out", None)
 done()

@@ -38,7 +38,8 @@ from __future__ import annotations
 import ast
 import itertools
 
-from .static_buffers import IN_PROGRESS, MAX_DEPTH, UNKNOWN_BUFFER, Roles, joined, local_callee, site_accesses
+from .static_buffers import (IN_PROGRESS, MAX_DEPTH, UNKNOWN_BUFFER, Roles, helper_accesses, inductor_helper, joined,
+                             local_callee, site_accesses)
 from .static_limits import NOT_NUMBER, TooBig, number
 from .static_lists import LOADS, MERGING_ATOMICS, STORES, Aliases, Reject, excerpt
 
@@ -152,6 +153,7 @@ class Flow:
         # none where the body can break or continue
         self.carried: dict[int, tuple] = {}
         self.calls: list[tuple[ast.Call, dict]] = []    # calls to the module's functions
+        self.helpers: list[tuple[ast.Call, dict]] = []  # calls to Inductor's helpers (triton_helpers.NAME)
         self.returns: list[tuple[ast.expr, dict]] = []  # each return's value
         self.discarded: set[int] = set()  # calls whose value an expression statement drops
         env = {a.arg: (Def("param", a.arg),) for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs}
@@ -179,6 +181,8 @@ class Flow:
                     self.accesses.append(a)
                 elif local_callee(self, n, env) is not None:
                     self.calls.append((n, _seen(n, env)))
+                elif inductor_helper(self.aliases.module_path(n.func)) is not None:
+                    self.helpers.append((n, _seen(n, env)))
         for name in _stored(node):  # a walrus (rejected by the checker all the same)
             env[name] = (self.unknown(),)
 
@@ -712,10 +716,18 @@ def check_accesses(cand_fn: ast.FunctionDef, cand: tuple[Aliases, dict, set],
     flow = Flow(cand_fn, *cand, tokens)
     for call, env in flow.calls:
         for kind, t in site_accesses(flow, call, env):
+            if roles.accessed(t) is None:
+                continue
             why = roles.check_site(f"{kind} in '{call.func.id}', called at line {call.lineno} ({excerpt(call)})",
-                                   kind, roles.named(t))
+                                   kind, roles.accessed(t))
             if why and call.func.id in orig[2]:
                 memcheck.append(why)  # another kernel's (a helper's own loads are listed for it)
+    for call, env in flow.helpers:
+        for kind, t in helper_accesses(flow, call, env):
+            if roles.accessed(t) is None:
+                continue
+            label = f"{kind} in Inductor's helper, called at line {call.lineno} ({excerpt(call)})"
+            memcheck.append(roles.check_site(label, kind, roles.accessed(t)) or f"{label}: its index is the helper's")
     for a in flow.accesses:
         bases = flow.bases(a.ptr, a.env) if a.ptr is not None else set()
         t = roles.of(flow, a.ptr, a.env)

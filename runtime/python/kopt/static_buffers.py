@@ -26,10 +26,13 @@ from __future__ import annotations
 import ast
 
 from .static_limits import NOT_NUMBER
-from .static_lists import LOADS, STORES, Reject
+from .static_lists import HELPER_ACCESSES, INDUCTOR_RUNTIME, LOADS, STORES, Reject
 
 MAX_DEPTH = 100     # names and nodes followed into an expression, then unknown
 UNKNOWN_BUFFER = "?"  # in a set of bases: a buffer the gate cannot name
+# in an access's set of names: an access only where they name a buffer (an
+# unknown helper of Inductor's given its arguments: numbers are no pointer)
+IF_BUFFER = "~"
 IN_PROGRESS = frozenset({"in progress"})  # bases being found (a loop-carried value)
 
 
@@ -97,6 +100,8 @@ def summary(flow, name: str) -> Summary | None:
         s.accesses += [(k, t) for k in sorted({a.kind, "load" if a.reads or a.merges else a.kind})]
     for call, env in sub.calls:
         s.accesses += site_accesses(sub, call, env)
+    for call, env in sub.helpers:
+        s.accesses += helper_accesses(sub, call, env)
     s.returns = frozenset(_union(taint(sub, v, env) for v, env in sub.returns))
     cache[name] = s
     return s
@@ -117,7 +122,7 @@ def _at_site(t: frozenset, args: dict[str, set[str]] | None) -> set[str]:
     """A callee's set of parameters as the caller's buffers."""
     if args is None:
         return {UNKNOWN_BUFFER}
-    out = {UNKNOWN_BUFFER} if UNKNOWN_BUFFER in t else set()
+    out = {b for b in (UNKNOWN_BUFFER, IF_BUFFER) if b in t}
     for p in t:
         out |= args.get(p, set())  # a parameter left to its default: a literal
     return out
@@ -131,6 +136,35 @@ def site_accesses(flow, call: ast.Call, env: dict) -> list[tuple[str, frozenset]
         return [("load", frozenset({UNKNOWN_BUFFER})), ("store", frozenset({UNKNOWN_BUFFER}))]
     args = _arguments(flow, call, env, s)
     return [(kind, frozenset(_at_site(t, args))) for kind, t in s.accesses]
+
+
+def inductor_helper(path: str | None) -> str | None:
+    """NAME when path is one of Inductor's helpers, triton_helpers.NAME
+    (not its libdevice or math, whose functions take no pointer)."""
+    head = INDUCTOR_RUNTIME + ".triton_helpers."
+    if path is None or not path.startswith(head) or "." in path[len(head):]:
+        return None
+    return path[len(head):]
+
+
+def helper_accesses(flow, call: ast.Call, env: dict) -> list[tuple[str, frozenset]]:
+    """The loads and stores a call to one of Inductor's helpers makes (the
+    gate does not read its body): through the pointer argument of one named
+    in HELPER_ACCESSES, with the buffers it is made from; through any
+    buffer's pointer given to another, a load and a store each (its index
+    the helper's). A helper given no buffer accesses none of the kernel's."""
+    name = inductor_helper(flow.aliases.module_path(call.func))
+    if name in HELPER_ACCESSES:
+        pos, kw, kinds = HELPER_ACCESSES[name]
+        arg = call.args[pos] if len(call.args) > pos else next((k.value for k in call.keywords if k.arg == kw), None)
+        if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+            arg = None  # *args or **kwargs: which argument is the pointer is unknown
+        t = taint(flow, arg, env) if arg is not None else {UNKNOWN_BUFFER}
+    else:
+        kinds = ("load", "store")
+        t = _union(taint(flow, a, env) for a in call.args + [k.value for k in call.keywords]) - {UNKNOWN_BUFFER}
+        t = t | {IF_BUFFER} if t else t
+    return [(k, frozenset(t)) for k in kinds] if t else []
 
 
 def taint(flow, node: ast.AST, env: dict, depth: int = 0) -> set[str]:
@@ -211,13 +245,16 @@ class Roles:
         direct = [(k, a.ptr, a.env, oflow.bases(a.ptr, a.env) if a.ptr is not None else set())
                   for a in oflow.accesses for k in {a.kind, "load" if a.reads or a.merges else a.kind}]
         sites = [(kind, t) for call, env in oflow.calls for kind, t in site_accesses(oflow, call, env)]
-        self.universe = set().union(*[t for _, t in sites], *[bases for *_, bases in direct]) - {UNKNOWN_BUFFER}
+        sites += [(kind, t) for call, env in oflow.helpers for kind, t in helper_accesses(oflow, call, env)]
+        # the names an access is made from (an unknown helper's arguments, IF_BUFFER, are not all pointers)
+        self.universe = set().union(*[t for _, t in sites if IF_BUFFER not in t],
+                                    *[bases for *_, bases in direct]) - {UNKNOWN_BUFFER}
         self.reads: set[str] = set()
         self.writes: set[str] = set()
         self.extra: set[str] = set()
         self.unnamed_ok = False
         found = [(kind, self.of(oflow, ptr, env), bases) for kind, ptr, env, bases in direct]
-        found += [(kind, self.named(t), self.named(t)) for kind, t in sites]
+        found += [(kind, self.accessed(t), self.accessed(t)) for kind, t in sites if self.accessed(t) is not None]
         for kind, t, bases in found:
             if kind == "load":
                 self.reads |= t - {UNKNOWN_BUFFER}
@@ -230,6 +267,13 @@ class Roles:
     def named(self, t) -> set[str]:
         """t's buffers of the original (numbers left out)."""
         return {b for b in t if b in self.universe or b == UNKNOWN_BUFFER}
+
+    def accessed(self, t) -> set[str] | None:
+        """The buffers of the original an access made from t goes through;
+        None where it is an access only if t names a buffer (IF_BUFFER) and
+        names none of the original's."""
+        named = self.named(t)
+        return None if IF_BUFFER in t and not named - {UNKNOWN_BUFFER} else named
 
     def of(self, flow, ptr: ast.expr | None, env: dict) -> set[str]:
         """The original's buffers a pointer may be made from."""

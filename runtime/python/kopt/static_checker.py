@@ -21,7 +21,7 @@ import ast
 from . import static_bounds as bounds
 from .static_buffers import Functions
 from .static_limits import launch_limit, literal
-from .static_lists import (BANNED_ATTRS, BANNED_NAMES, FRAME_ATTRS, HELPER_WRITERS, HEURISTICS_ATTRS,
+from .static_lists import (BANNED_ATTRS, BANNED_NAMES, FRAME_ATTRS, HEURISTICS_ATTRS,
                            INDUCTOR_MODULES, INDUCTOR_RUNTIME, INLINE_ASM, JIT_KEYWORDS, LOADS,
                            MUTABLE_CALLS, PRINTS, SAFE_BUILTINS, SAME_AS_ORIGINAL, STORES, TRITON_ATTRS, VALUE_ATTRS,
                            Aliases, Reject, decorator_kind, excerpt, is_dunder, module_allowed,
@@ -244,12 +244,6 @@ class Checker:
             bounds.check_helper_accesses(fn, self.aliases, self.memcheck)
         else:
             bounds.check_accesses(fn, self.cand_module, orig, self.orig_module, self.memcheck)
-        for node in ast.walk(fn):
-            if isinstance(node, ast.Call):
-                path = self.aliases.module_path(node.func) or ""
-                if path.startswith(INDUCTOR_RUNTIME + ".triton_helpers.") and path.split(".")[-1] in HELPER_WRITERS:
-                    self.memcheck.append(f"call at line {node.lineno} ({excerpt(node)}): "
-                                         f"'{path.split('.')[-1]}' writes through a pointer")
 
     def check_annotation(self, fn: ast.FunctionDef, ann: ast.expr) -> None:
         path = self.aliases.module_path(ann)

@@ -91,6 +91,12 @@ of them must pass. The parts, in the order they run:
   old value is used reads its buffer as a load does, and so does one that
   merges its value into what the buffer held (any atomic but an exchange:
   a max of -inf leaves an output what it held), its old value used or not.
+  A call to one of Inductor's helpers (``triton_helpers.NAME``, whose body
+  the gate does not read) loads and stores through the pointer it is given
+  (``HELPER_ACCESSES``: a bucketize's offsets, a scan's scratch, a
+  barrier's semaphore), or, for a helper not named there, through any
+  buffer's pointer among its arguments: each a load or a store of those
+  buffers under the rules above, its index for the memcheck.
 
 What is rejected, each with its own reason: other imports; file, process,
 network, stream, event and timer access (``open``, ``os``, ``torch.cuda``,

@@ -127,9 +127,18 @@ STORES = {"triton.language.store": 2, "triton.language.atomic_add": 2,
 # a compare-and-swap): their effect reads the buffer, whether or not their
 # old value is used; an exchange alone writes a value of its own
 MERGING_ATOMICS = set(STORES) - {"triton.language.store", "triton.language.atomic_xchg"}
-# Inductor helpers that write through a pointer they are given
-HELPER_WRITERS = {"exclusive_scan_decoupled_lookback", "exclusive_scan_decoupled_lookback_64",
-                  "x_grid_barrier"}
+# Inductor's helpers (triton_helpers.NAME: @triton.jit functions the gate
+# does not read) that load or store through a pointer they are given: the
+# pointer's position and name among their parameters, and what they do
+# there. One not named here that is given a buffer's pointer is taken to
+# load and store through it (kopt.static_buffers.helper_accesses).
+HELPER_ACCESSES = {
+    "bucketize_binary_search": (1, "offsets_ptr", ("load",)),
+    "exclusive_scan_decoupled_lookback": (0, "scratch_base", ("load", "store")),
+    "exclusive_scan_decoupled_lookback_64": (0, "scratch_base", ("load", "store")),
+    "x_grid_barrier": (0, "sem", ("load", "store")),
+    "gpu_barrier": (0, "state", ("load", "store")),
+}
 
 
 def dotted(node: ast.AST) -> list[str] | None:
