@@ -16,8 +16,9 @@ rejects with a one-line reason:
   with every integer at most ``MAX_BITS`` bits (no ``10 ** 10 ** 10``, no
   nested powers past it, no ``1 << 10 ** 9``); a launch config's integers
   at most 64 bits, its ``num_warps``, ``num_stages`` and ``num_ctas``
-  constants within ``LAUNCH_LIMITS`` (so is a decorator's own); a
-  comprehension over literal tuples of at most ``MAX_COMPREHENSION``
+  constants within ``LAUNCH_LIMITS`` (so is a decorator's own, and
+  ``triton.autotune``'s ``warmup`` and ``rep``, the milliseconds it times
+  each config for); a comprehension over literal tuples of at most ``MAX_COMPREHENSION``
   elements in all;
 - loops in a kernel or helper run over ``range``, ``tl.range`` or
   ``tl.static_range``; a ``tl.static_range`` unrolls at most
@@ -59,7 +60,9 @@ MAX_TRIPS = 1 << 31          # iterations of a loop whose bounds are constants
 MAX_UNROLL_FACTOR = 64       # tl.range(..., loop_unroll_factor=N)
 MAX_COMPILE_BITS = 4096      # a compile-time integer in a kernel
 # launch and loop keywords that set how much Triton compiles
-LAUNCH_LIMITS = {"num_warps": 64, "num_stages": 16, "num_ctas": 16}
+# warmup and rep: the milliseconds triton.autotune times each config for
+# (Triton's defaults are 25 and 100); past these its first call never ends
+LAUNCH_LIMITS = {"num_warps": 64, "num_stages": 16, "num_ctas": 16, "warmup": 1000, "rep": 1000}
 ARG_BITS = 64                # a constexpr parameter, and what a helper may be passed
 
 NOT_NUMBER = object()
