@@ -200,7 +200,12 @@ def taint(flow, node: ast.AST, env: dict, depth: int = 0) -> set[str]:
         return taint(flow, node.value, env, d)
     if isinstance(node, ast.Attribute) and flow.aliases.module_path(node) is None:
         return taint(flow, node.value, env, d)  # ptrs.T: the same pointers
-    return set()
+    if isinstance(node, (ast.Constant, ast.Attribute)):
+        return set()  # a literal, or a path into a module (tl.float32)
+    # any other expression is made from its parts: `flag and out_ptr` is
+    # out_ptr where Triton folds a constexpr flag, and a pointer's bits,
+    # compared one at a time (`(a >> k) & 1 != 0`), add up to the pointer
+    return _union(taint(flow, c, env, d) for c in ast.iter_child_nodes(node) if isinstance(c, ast.expr))
 
 
 def taint_def(flow, d, depth: int):
