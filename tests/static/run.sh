@@ -25,7 +25,9 @@
 #              arithmetic, recursion), load_*, store_*, atomic_*, helper_*
 #              (which buffer an access reads or writes: a store only into
 #              one the original writes, a load of none it only writes,
-#              through casts, pointer differences, tuples and helpers);
+#              through casts, pointer differences, tuples, comparisons and
+#              helpers, Inductor's included; an atomic that merges into
+#              what its buffer held reads it);
 #   memcheck/*.py  first line `# memcheck: <substring>`: must pass, with an
 #              access the gate cannot prove listed for the GPU's memcheck
 #              (flow_*: values a loop or a branch carries; flow_branch_*:
