@@ -468,7 +468,9 @@ static int llm_attempts(const struct llm_provider *pv,
 				strbuf_addf(err, " (after %d attempts)", attempt);
 			break;
 		}
-		double wait = (double)base_ms / 1000.0 * (double)(1L << (attempt - 1 < 20 ? attempt - 1 : 20));
+		/* doubled at each attempt; in floating point, so no count of
+		 * attempts overflows it (past the cap it is the cap) */
+		double wait = ldexp((double)base_ms / 1000.0, attempt - 1);
 		if (resp.retry_after_s > wait)
 			wait = resp.retry_after_s;
 		if (wait > (double)cap_ms / 1000.0)

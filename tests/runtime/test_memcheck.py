@@ -27,6 +27,31 @@ cmd = MC.command("/x/compute-sanitizer", "/usr/bin/python3", "/tmp/r.json")
 ok(cmd[:3] == ["/x/compute-sanitizer", "--tool", "memcheck"] and cmd[-3:] == ["-m", "kopt.memcheck_child", "/tmp/r.json"]
    and "--error-exitcode" in cmd, "command: memcheck tool, an error exit status, the child module", cmd)
 
+def padded(value):
+    """the --padding that command() passes with KOPT_MEMCHECK_PADDING=value (None: unset)"""
+    saved = os.environ.pop("KOPT_MEMCHECK_PADDING", None)
+    if value is not None:
+        os.environ["KOPT_MEMCHECK_PADDING"] = value
+    try:
+        c = MC.command("/x/compute-sanitizer", "/usr/bin/python3", "/tmp/r.json")
+    finally:
+        os.environ.pop("KOPT_MEMCHECK_PADDING", None)
+        if saved is not None:
+            os.environ["KOPT_MEMCHECK_PADDING"] = saved
+    i = c.index("--padding") if "--padding" in c else -1
+    return (c[i + 1] if i >= 0 else None), c
+
+
+# padding that belongs to no allocation after each one: a move past a
+# tensor's end by a computed amount lands in it, not in the next tensor
+pad, c = padded(None)
+ok(pad == str(16 << 20) and c.index("--padding") < c.index("/usr/bin/python3"),
+   "command: 16 MiB of padding after each allocation by default, an option of compute-sanitizer's", c)
+ok(padded("4096")[0] == "4096", "command: KOPT_MEMCHECK_PADDING sets the padding's bytes")
+ok(padded("0")[0] is None, "command: KOPT_MEMCHECK_PADDING=0 passes no padding")
+ok(padded("lots")[0] == str(16 << 20) and padded("-1")[0] == str(16 << 20),
+   "command: a padding that is not a count of bytes keeps the default, not none")
+
 clean = MC.parse(0, "========= COMPUTE-SANITIZER\n========= ERROR SUMMARY: 0 errors\n")
 ok(clean[0] and "clean" in clean[1], "parse: no errors is clean", clean)
 oob = MC.parse(86, "========= Invalid __global__ write of size 4 bytes\n=========     at triton_x+0x10\n"

@@ -16,7 +16,9 @@ Environment (the worker's; KOPT_* variables reach it):
   not found) or ``off`` (never run it; the reason says so);
 - ``KOPT_COMPUTE_SANITIZER``: its path (default: ``compute-sanitizer`` on
   PATH, then ``$CUDA_HOME/bin``, ``/usr/local/cuda/bin``);
-- ``KOPT_MEMCHECK_TIMEOUT``: seconds for the child (default 300).
+- ``KOPT_MEMCHECK_TIMEOUT``: seconds for the child (default 300);
+- ``KOPT_MEMCHECK_PADDING``: bytes of padding compute-sanitizer puts after
+  every allocation (default 16 MiB; 0: none).
 
 The child runs with ``PYTORCH_NO_CUDA_MEMORY_CACHING=1``: PyTorch's caching
 allocator hands out tensors from segments it allocated whole, and
@@ -24,6 +26,15 @@ compute-sanitizer knows only the segments, so a write past one tensor
 into the next of the same segment (the reference output, another
 argument) would be in bounds to it. Without the cache, each tensor is an
 allocation of its own, and an access past its end is reported.
+
+compute-sanitizer also puts ``--padding`` bytes that belong to no
+allocation after each one. Without them an access past a tensor's end
+can still land in the next allocation, which compute-sanitizer takes as
+in bounds: a pointer moved by an amount the kernel computes from its
+number arguments (``x_ptr + n``), which the static gate cannot follow to
+a buffer, reads the neighbouring tensor, an output's previous contents
+among them. With the padding, any such move shorter than it is
+reported, wherever the allocator put the neighbour.
 
 ``python3 -m kopt.memcheck_child REQUEST.json`` is the child
 (memcheck_child.py): it loads and compiles the model of the verify
@@ -44,6 +55,7 @@ import tempfile
 
 EXIT_ERRORS = 86  # compute-sanitizer's exit status when it found errors
 DEFAULT_TIMEOUT = 300.0
+DEFAULT_PADDING = 16 << 20  # bytes after each allocation (above)
 
 
 def policy() -> str:
@@ -66,9 +78,17 @@ def find_sanitizer() -> str | None:
     return None
 
 
+def padding() -> int:
+    """KOPT_MEMCHECK_PADDING's bytes, or the default where it is not a
+    count (a typo must not turn the padding off)."""
+    v = os.environ.get("KOPT_MEMCHECK_PADDING", "").strip()
+    return int(v) if v.isdigit() else DEFAULT_PADDING
+
+
 def command(sanitizer: str, python: str, request_path: str) -> list[str]:
-    return [sanitizer, "--tool", "memcheck", "--error-exitcode", str(EXIT_ERRORS),
-            "--print-limit", "5", python, "-m", "kopt.memcheck_child", request_path]
+    pad = padding()
+    return [sanitizer, "--tool", "memcheck", "--error-exitcode", str(EXIT_ERRORS), "--print-limit", "5",
+            *(["--padding", str(pad)] if pad else []), python, "-m", "kopt.memcheck_child", request_path]
 
 
 def parse(rc: int, output: str) -> tuple[bool, str]:
