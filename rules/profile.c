@@ -114,8 +114,12 @@
  * the report's device speedups had divided spans from an idle GPU, which
  * carry a host-bound call's gaps between kernels (EfficientNetB2's
  * claimed 3.168x, where its deployment measured 1.590x behind a spin).
+ *
+ * 13: a CUDA-graph variant copies its large inputs before each replay by a
+ * plain copy each, not by one foreach kernel of a few blocks
+ * (kopt.graphcopy; the GPT-2 block's input at batch 1: 14.7 us of 80).
  */
-#define PROFILE_VERSION 12
+#define PROFILE_VERSION 13
 #define FACTS_VERSION 8
 
 static int profile_key(struct dag *d, struct dag_node *n, struct hash_key *k, char **why)

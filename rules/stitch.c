@@ -64,12 +64,15 @@
  * the process's: a variant compiled after the agents' cudnn variant had
  * run, in the race, under cuDNN's benchmarking) */
 /* 11: the race's rounds, and rule_pick_variant's noise rule on them */
-#define STITCH_VERSION 11
+/* 12: CUDA-graph variants copy their large inputs by plain copies
+ * (kopt.graphcopy), in the race as deployed */
+#define STITCH_VERSION 12
 /* the memos' own version: bump it when the worker's stitch or race changes
  * what it measures, not when the rule only writes its outputs otherwise
  * (2: own frames, as STITCH_VERSION 9; 3: each variant's own
- * cudnn_benchmark, as 10; 4: the race's rounds, as 11) */
-#define STITCH_MEMO_VERSION 4
+ * cudnn_benchmark, as 10; 4: the race's rounds, as 11; 5: CUDA graphs'
+ * input copies, as 12) */
+#define STITCH_MEMO_VERSION 5
 
 struct winner {
 	const char *kernel;

@@ -49,6 +49,7 @@ KOPT_PY_FILES = \
 	runtime/python/kopt/tplcut.py \
 	runtime/python/kopt/tplthreads.py \
 	runtime/python/kopt/tunecache.py \
+	runtime/python/kopt/graphcopy.py \
 	runtime/python/kopt/precision.py \
 	runtime/python/kopt/graphkeys.py \
 	runtime/python/kopt/facts.py \

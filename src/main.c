@@ -78,6 +78,8 @@ static void usage(FILE *out)
 		"                       where that call is 10 times the best so far and 1 ms (the default)\n"
 		"  KOPT_TUNE_CACHE=0    a kernel from Inductor's graph cache searches its launch config again,\n"
 		"                       not keeping the one coordinate descent found and cached (the default)\n"
+		"  KOPT_GRAPH_COPY=0    CUDA graphs copy their inputs with torch's one foreach kernel, not\n"
+		"                       a copy of its own for each large input (the default)\n"
 		"\n"
 		"koptmake(1) and kopt(5) say more.\n");
 }

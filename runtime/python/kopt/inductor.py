@@ -14,6 +14,7 @@ import os
 import torch
 
 from . import compile_time as CT
+from . import graphcopy
 from . import graphkeys as GK
 from . import helion
 from . import kernels as K
@@ -203,11 +204,13 @@ def compile_hooks() -> None:
     template choices compiled in this process (tplthreads.py), a hopeless
     one timed by one call (tplcut.py), kernels from the graph cache with
     coordinate descent's cached configs (tunecache.py), the graph cache's
-    keys recorded (graphkeys.py)."""
+    keys recorded (graphkeys.py), CUDA graphs' inputs copied by plain
+    copies (graphcopy.py)."""
     tplthreads.install()
     tplcut.install()
     tunecache.install()
     GK.install()
+    graphcopy.install()
 
 
 def compile_settings(variant: dict, mode_options) -> tuple:
