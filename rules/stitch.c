@@ -60,18 +60,15 @@
  * (kopt.inductor.own_frame); side by side on the model's frame, each call
  * went through the other variants' Dynamo entries' guards (level 2's 14,
  * a 150 us call: 18.1x in the race, 22.3x deployed alone) */
-/* 10: each variant's calls run under its own cudnn_benchmark (the flag is
- * the process's: a variant compiled after the agents' cudnn variant had
- * run, in the race, under cuDNN's benchmarking) */
-/* 11: the race's rounds, and rule_pick_variant's noise rule on them */
-/* 12: CUDA-graph variants copy their large inputs by plain copies
- * (kopt.graphcopy), in the race as deployed */
+/* 10: each variant's calls run under its own cudnn_benchmark (a process
+ * flag: a variant raced after the cudnn variant ran under its benchmarking) */
+/* 11: the race's rounds, and rule_pick_variant's noise rule on them;
+ * 12: CUDA graphs' large inputs copied by plain copies (kopt.graphcopy) */
 #define STITCH_VERSION 12
 /* the memos' own version: bump it when the worker's stitch or race changes
  * what it measures, not when the rule only writes its outputs otherwise
  * (2: own frames, as STITCH_VERSION 9; 3: each variant's own
- * cudnn_benchmark, as 10; 4: the race's rounds, as 11; 5: CUDA graphs'
- * input copies, as 12) */
+ * cudnn_benchmark, as 10; 4: the race's rounds, as 11; 5: as 12) */
 #define STITCH_MEMO_VERSION 5
 
 struct winner {

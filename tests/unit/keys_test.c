@@ -70,10 +70,10 @@ static void pinned_versions(void)
 		const char *hex;
 	} pin[] = {
 		{ &rule_capture, "capture", 3, "52b80992904fad46d5eebda2b359f394" },
-		{ &rule_profile, "profile", 12, "64dc71f90d511db1f60b1a609a4422f9" },
+		{ &rule_profile, "profile", 13, "910da14e0690b6800c61c12c09567eee" },
 		{ &rule_propose, "propose", 3, "7ce023f95faf9d56fe0864e7cb5c3e62" },
 		{ &rule_verify, "verify", 2, "4cfb9765c22daf971740f62fd629a05b" },
-		{ &rule_stitch, "stitch", 11, "7a2ef5cb460d02655c8a35431f256f00" },
+		{ &rule_stitch, "stitch", 12, "2f0c1fb3568979ac27e7046265c2505b" },
 		{ &rule_report, "report", 12, "e025912be505c22a06626dc92a160d7a" },
 		{ &rule_screen, "screen", 6, "e5d0fb1368a042bb38161d5e5d656e4e" },
 		{ &rule_deploy, "deploy", 1, "474e07573e12819ef21db7d52ae46d5f" },
