@@ -14,11 +14,17 @@
  * the user's, or readable by others is refused: whoever reads the key can
  * forge seals. The domains:
  *
- *   "output"  NAME a file of kopt-out/<model>/ that kopt.backend loads
- *             (substitutions.json, helion.json); BYTES its bytes. The
- *             seals are in kopt-out/<model>/seal.json (rules/stitch.c),
- *             checked by runtime/python/kopt/seal.py, which computes the
- *             same HMAC with Python's standard library.
+ *   "output"  NAME the path below kopt-out/ of a file that kopt.backend
+ *             loads (<model>/substitutions.json, <model>/helion.json,
+ *             <model>/<shape>/substitutions.json); BYTES its bytes. The
+ *             seals are in kopt-out/<model>/seal.json (rules/stitch_out.c),
+ *             version SEAL_OUTPUT_VERSION, with the model's folder below
+ *             kopt-out/ ("folder"), checked by
+ *             runtime/python/kopt/seal.py, which computes the same HMAC
+ *             with Python's standard library and refuses a seal whose
+ *             folder the deployed folder's path does not end with: the
+ *             folder in the name keeps a seal from vouching for another
+ *             model's (or shape's) table copied into this folder.
  *   "record"  NAME empty; BYTES an action record of the remote cache, the
  *             local action map's line without its newline (engine/remote.c)
  *   "object"  NAME an object's 32 hex digits; BYTES its bytes (remote.c)
@@ -35,6 +41,9 @@
 
 #define SEAL_LEN 32  /* bytes of a seal (and of the key) */
 #define SEAL_HEX 65  /* its hex digits and a NUL */
+/* seal.json's version: 2 binds each file's seal to its folder below
+ * kopt-out/ (1 sealed the file's base name alone) */
+#define SEAL_OUTPUT_VERSION 2
 
 /* SHA-256 of data, and HMAC-SHA256 of msg under key (for the tests and
  * for seal_mac) */

@@ -279,17 +279,21 @@ void stitch_seal(struct dag *d, struct dag_node *n)
 		kopt_hash h;
 		char mac[SEAL_HEX];
 		/* the bytes the cache holds for the record (the user's own), not
-		 * the file in kopt-out/, which anyone who can write there may change */
+		 * the file in kopt-out/, which anyone who can write there may change;
+		 * the name is the file's path below kopt-out/, so that a seal holds
+		 * for its model's folder alone (another model's table and seal
+		 * copied into this one's are refused: engine/seal.h) */
 		if (hex && hash_parse(hex, &h) == 0) {
 			ok = cache_object_get(d->cache, h, &sb) == 0 &&
-			     seal_make("output", sealed[i], sb.buf ? sb.buf : "", sb.len, mac) == 0;
+			     seal_make("output", rel, sb.buf ? sb.buf : "", sb.len, mac) == 0;
 			if (ok)
 				json_object_set_new(files, sealed[i], json_string(mac));
 		}
 		free(rel);
 	}
 	if (ok && json_object_size(files)) {
-		json_t *doc = json_pack("{s:i, s:s, s:O}", "version", 1, "key", seal_key_id(), "files", files);
+		json_t *doc = json_pack("{s:i, s:s, s:s, s:O}", "version", SEAL_OUTPUT_VERSION, "key", seal_key_id(),
+					"folder", dir, "files", files);
 		char *js = json_dumps(doc, JSON_INDENT(2) | JSON_SORT_KEYS);
 		char *path = xasprintf("%s/%s/seal.json", d->out_dir, dir);
 		struct strbuf old = STRBUF_INIT;

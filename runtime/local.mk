@@ -24,6 +24,7 @@ EXTRA_DIST += runtime/python/pyproject.toml runtime/python/_build/kopt_build.py
 KOPT_PY_FILES = \
 	runtime/python/kopt/__init__.py \
 	runtime/python/kopt/attention.py \
+	runtime/python/kopt/cachetrust.py \
 	runtime/python/kopt/preflight.py \
 	runtime/python/kopt/worker.py \
 	runtime/python/kopt/loader.py \

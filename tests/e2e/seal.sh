@@ -7,6 +7,8 @@
 # one without its seal and one sealed with another key are refused by
 # kopt.backend before anything is compiled (the kernel loader is never
 # called and the altered source's payload never runs), naming the file;
+# so are another model's table and seal copied or linked into a model's
+# folder (a seal names its folder below kopt-out/) and a version 1 seal;
 # the next build restores the file and its seal, and seals anew under a
 # new key; kopt.helion_config refuses an altered helion.json.
 # Needs python3 (no torch: the check comes before any import of it).
@@ -84,6 +86,39 @@ check "KOPT_SEAL_KEY holding the build machine's key stands for its key file" "g
 chmod 644 "$key"
 check "a key file others may read is refused" "load $m | grep -q 'not a file of this user.s that only they may read'"
 chmod 600 "$key"
+
+# a seal holds for its model's folder alone: another model's table and
+# seal, each sound under the key, copied or linked into this folder
+check "seal.json is version 2 and names the model's folder below kopt-out/" \
+	"grep -q '\"version\": 2' ex/kopt-out/$m/seal.json && grep -q '\"folder\": \"$m\"' ex/kopt-out/$m/seal.json"
+cp ex/kopt-out/$m/seal.json seal.mine
+cp ex/kopt-out/softmax/substitutions.json ex/kopt-out/softmax/seal.json ex/kopt-out/$m/
+load $m >load.out
+check "another model's sealed table and seal copied into this folder are refused, naming the folder sealed for" \
+	"grep -q '^SealError: kopt: ex/kopt-out/$m/substitutions.json was sealed for kopt-out/softmax, not for' load.out"
+rm ex/kopt-out/$m/substitutions.json ex/kopt-out/$m/seal.json
+ln -s ../softmax/substitutions.json ex/kopt-out/$m/substitutions.json
+ln -s ../softmax/seal.json ex/kopt-out/$m/seal.json
+check "... and linked into it" "load $m | grep -q '^SealError: .*was sealed for kopt-out/softmax'"
+rm ex/kopt-out/$m/substitutions.json ex/kopt-out/$m/seal.json
+cp good.json ex/kopt-out/$m/substitutions.json
+cp seal.mine ex/kopt-out/$m/seal.json
+mkdir -p copies/$m copies/prod
+for c in $m prod; do
+	cp good.json copies/$c/substitutions.json
+	cp seal.mine copies/$c/seal.json
+done
+r=$(PYTHONPATH=$top_srcdir/runtime/python python3 -c 'import sys, kopt.seal as S
+for d in sys.argv[1:]:
+    try:
+        S.read_sealed(d + "/substitutions.json"); print("ok", end=" ")
+    except S.SealError:
+        print("SealError", end=" ")' copies/$m copies/prod)
+check "a copy of the folder under the model's name loads; under another name it is refused" "[ '$r' = 'ok SealError ' ]"
+sed 's/"version": 2/"version": 1/' seal.mine >ex/kopt-out/$m/seal.json
+check "a seal.json of version 1 (a seal of the file's name alone) is refused" \
+	"load $m | grep -q '^SealError: .*is a seal of version 1, not 2'"
+cp seal.mine ex/kopt-out/$m/seal.json
 mv ex/kopt-out/$m/seal.json seal.keep
 check "a table without its seal is refused" "load $m | grep -q '^SealError: .*has no seal in'"
 

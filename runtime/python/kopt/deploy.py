@@ -38,12 +38,15 @@ warning line: nothing is tuned at serving time. The graphs after a graph
 break take the model's intermediate tensors, not its inputs: they are
 outside every declared shape too.
 
-Nothing is compiled before two checks: substitutions.json must match its
-seal (kopt.seal: koptmake's HMAC of its bytes under the machine's seal key;
-a table that does not raises kopt.seal.SealError, naming the file), and
-each optimized kernel's source passes gate 1 (kopt.static_gate) again
-against the kernel Inductor generates here (one that does not: a warning,
-and Inductor's kernel).
+Nothing is compiled before three checks: substitutions.json must match its
+seal (kopt.seal: koptmake's HMAC of its bytes and its folder under the
+machine's seal key; a table that does not raises kopt.seal.SealError,
+naming the file); no other user may write Inductor's or Triton's cache
+folder, whose files would stand for the table's kernels
+(kopt.cachetrust: kopt.cachetrust.UntrustedCache, a SealError, naming
+the folder); and each optimized kernel's source passes gate 1
+(kopt.static_gate) again against the kernel Inductor generates here (one
+that does not: a warning, and Inductor's kernel).
 
 Each compile runs under the float32 flags the build's captures compiled
 under (kopt.precision: TF32 off), so that it finds the build's graphs in
@@ -82,6 +85,7 @@ import json
 import os
 import warnings
 
+from . import cachetrust
 from . import graphcopy
 from . import graphkeys as GK
 from . import kernels as K
@@ -574,6 +578,9 @@ def compile_with(table: Table, gm, example_inputs, options: dict, check: bool, c
 
 def make_backend(outdir: str, check: bool | None = None, cudagraphs: str | None = None, **options):
     table, tables = load_tables(outdir)
+    # what Inductor's and Triton's caches hold becomes the table's kernels:
+    # none that another user may write (kopt.cachetrust)
+    cachetrust.check()
     if check is None:
         check = os.environ.get("KOPT_DEPLOY_CHECK", "1") != "0"
     if cudagraphs is None:
