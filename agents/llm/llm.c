@@ -343,6 +343,18 @@ static void llm_sleep(double s)
 		;
 }
 
+double llm_backoff_s(long base_ms, long cap_ms, int attempt, double retry_after_s)
+{
+	/* doubled at each attempt; in floating point, so no count of
+	 * attempts overflows it (past the cap it is the cap) */
+	double wait = ldexp((double)base_ms / 1000.0, attempt - 1);
+	if (retry_after_s > wait)
+		wait = retry_after_s;
+	if (wait > (double)cap_ms / 1000.0)
+		wait = (double)cap_ms / 1000.0;
+	return wait;
+}
+
 static bool llm_retryable(int rc, const struct http_response *r)
 {
 	if (rc < 0) {
@@ -468,13 +480,7 @@ static int llm_attempts(const struct llm_provider *pv,
 				strbuf_addf(err, " (after %d attempts)", attempt);
 			break;
 		}
-		/* doubled at each attempt; in floating point, so no count of
-		 * attempts overflows it (past the cap it is the cap) */
-		double wait = ldexp((double)base_ms / 1000.0, attempt - 1);
-		if (resp.retry_after_s > wait)
-			wait = resp.retry_after_s;
-		if (wait > (double)cap_ms / 1000.0)
-			wait = (double)cap_ms / 1000.0;
+		double wait = llm_backoff_s(base_ms, cap_ms, attempt, resp.retry_after_s);
 		if (wait >= llm_wall_left(budget)) {
 			strbuf_addf(err, "%s; llm budget: %.1f s of wall time used of %.1f s, "
 				    "too little left to retry after %d attempt%s", last.buf,

@@ -13,6 +13,11 @@
 
 #include <jansson.h>
 
+/* the wait in seconds before attempt + 1, after attempt failed (llm.c):
+ * base_ms doubled attempt - 1 times, or the server's Retry-After where
+ * longer, at most cap_ms */
+double llm_backoff_s(long base_ms, long cap_ms, int attempt, double retry_after_s);
+
 struct llm_provider {
 	const char *name;        /* as in the spec: "openai", "anthropic" */
 	const char *default_url; /* base URL when the spec gives none */

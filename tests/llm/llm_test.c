@@ -11,6 +11,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <math.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -1671,8 +1672,30 @@ static void t_parse(void)
 	strbuf_release(&e);
 }
 
+/* the wait between attempts, to the millisecond: doubling from the base,
+ * the server's Retry-After where longer, the cap over both, and no
+ * overflow however many attempts */
+static void t_backoff(void)
+{
+	TAP_OK(llm_backoff_s(1000, 60000, 1, 0) == 1.0 && llm_backoff_s(1000, 60000, 2, 0) == 2.0 &&
+	       llm_backoff_s(1000, 60000, 4, 0) == 8.0 && llm_backoff_s(250, 60000, 3, 0) == 1.0,
+	       "back-off: the base in seconds, doubled at each attempt after the first (%g, %g, %g, %g)",
+	       llm_backoff_s(1000, 60000, 1, 0), llm_backoff_s(1000, 60000, 2, 0), llm_backoff_s(1000, 60000, 4, 0),
+	       llm_backoff_s(250, 60000, 3, 0));
+	TAP_OK(llm_backoff_s(1000, 60000, 2, 5.5) == 5.5 && llm_backoff_s(1000, 60000, 4, 5.5) == 8.0,
+	       "back-off: the server's Retry-After where it is longer, the doubling where that is");
+	TAP_OK(llm_backoff_s(1000, 60000, 7, 0) == 60.0 && llm_backoff_s(1000, 60000, 2, 90) == 60.0 &&
+	       llm_backoff_s(1000, 60000, 6, 0) == 32.0,
+	       "back-off: at most the cap, Retry-After included (attempt 6: 32 s, 7: 60 s)");
+	double far = llm_backoff_s(1, 1000000000L, 25, 0), huge = llm_backoff_s(1, 1000000000L, 5000, 0);
+	TAP_OK(far == ldexp(0.001, 24) && huge == 1e6,
+	       "back-off: 1 ms doubled 24 times is 16777.216 s, and 5000 attempts reach the cap, not an overflow "
+	       "(%g, %g)", far, huge);
+}
+
 int main(void)
 {
+	t_backoff();
 	srcdir = getenv("top_srcdir");
 	if (!srcdir || !*srcdir)
 		srcdir = ".";

@@ -54,6 +54,14 @@ ok(T.copies == 2 and calls == [[G.BIG - 1, 10]],
    "split_copy: the two of BIG elements or more copied alone, the two below it in one foreach call",
    (T.copies, calls))
 
+# the line koptmake(1) states: 65,536 elements (one chunk of the foreach
+# kernel) and more alone, fewer together
+foreach, calls = spy()
+T.copies = 0
+G.split_copy(foreach, [T(65536, 0), T(65535, 0), T(256, 0)], [T(65536, 1), T(65535, 2), T(256, 3)])
+ok(T.copies == 1 and calls == [[65535, 256]], "split_copy: 65,536 elements alone, 65,535 and 256 in the foreach call",
+   (T.copies, calls))
+
 foreach, calls = spy()
 T.copies = 0
 G.split_copy(foreach, [T(G.BIG, 0)], [T(G.BIG, 7)])
@@ -122,6 +130,55 @@ Bare()._copy_inputs_and_remove_from_src([T(3, 0)], [T(3, 1)])
 ok(T.copies == 1 and not hasattr(bare, "_foreach_copy_"),
    "wrap: a torch without _foreach_copy_ copies one by one, and has none afterwards")
 ok(not G.wrap(type("Other", (), {}), torch_mod), "wrap: False where the node copies no inputs by that method")
+
+# install() in this process, against stand-in modules of torch's
+def installed(env_value, trees):
+    """install()'s answer with KOPT_GRAPH_COPY=env_value (None: unset) and
+    torch._inductor.cudagraph_trees as trees (None: no such module)"""
+    names = ("torch", "torch._inductor", "torch._inductor.cudagraph_trees")
+    saved = {n: sys.modules.get(n) for n in names}
+    saved_env = os.environ.pop("KOPT_GRAPH_COPY", None)
+    fake = types.ModuleType("torch")
+    ind = types.ModuleType("torch._inductor")
+    fake._inductor = ind
+    sys.modules["torch"], sys.modules["torch._inductor"] = fake, ind
+    if trees is None:
+        sys.modules["torch._inductor.cudagraph_trees"] = None  # an import of it fails
+    else:
+        ind.cudagraph_trees = trees
+        sys.modules["torch._inductor.cudagraph_trees"] = trees
+    if env_value is not None:
+        os.environ["KOPT_GRAPH_COPY"] = env_value
+    try:
+        return G.install()
+    finally:
+        for n, m in saved.items():
+            if m is None:
+                sys.modules.pop(n, None)
+            else:
+                sys.modules[n] = m
+        os.environ.pop("KOPT_GRAPH_COPY", None)
+        if saved_env is not None:
+            os.environ["KOPT_GRAPH_COPY"] = saved_env
+
+
+def trees_with_node():
+    m = types.ModuleType("torch._inductor.cudagraph_trees")
+    m.CUDAGraphNode = type("CUDAGraphNode", (), {"_copy_inputs_and_remove_from_src": lambda self, d, s: None})
+    return m
+
+
+t1 = trees_with_node()
+ok(installed(None, t1) is True and getattr(t1.CUDAGraphNode._copy_inputs_and_remove_from_src, G._WRAPPED, False),
+   "install, here: cudagraph trees' node wrapped by default")
+t2 = trees_with_node()
+ok(installed("0", t2) is False and not getattr(t2.CUDAGraphNode._copy_inputs_and_remove_from_src, G._WRAPPED, False),
+   "install, here: KOPT_GRAPH_COPY=0 wraps nothing")
+ok(installed(" 0 ", trees_with_node()) is False and installed("1", trees_with_node()) is True,
+   "install, here: the variable's spaces aside, only 0 turns it off")
+ok(installed(None, types.ModuleType("torch._inductor.cudagraph_trees")) is False,
+   "install, here: False where the module has no CUDAGraphNode")
+ok(installed(None, None) is False, "install, here: False where torch has no cudagraph trees")
 
 # install(), in a child, against a stand-in torch
 TREES = '''

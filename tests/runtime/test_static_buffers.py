@@ -205,6 +205,16 @@ ok(got == [[("load", {"x_ptr"}), ("store", {"x_ptr"})], [("load", None), ("store
 direct, sites = loads(IH)
 ok(sites == [("load", {"out_ptr"})], "a module helper's call to Inductor's bucketize, its pointer by keyword: "
    "a load of the caller's buffer at the call", sites)
+STAR = ("from torch._inductor.runtime import triton_helpers\n\n"
+        "def k(x_ptr, out_ptr, n, BLOCK: tl.constexpr):\n    o = tl.arange(0, BLOCK)\n    v = tl.load(x_ptr + o)\n"
+        "    rest = (x_ptr, tl.int32)\n"
+        "    triton_helpers.bucketize_binary_search(v, *rest)\n"
+        "    kw = dict(offsets_ptr=x_ptr)\n"
+        "    triton_helpers.bucketize_binary_search(v, x_ptr, **kw)\n")
+f = flow(STAR)
+got = [[(k, set(t)) for k, t in B.helper_accesses(f, c, e)] for c, e in f.helpers]
+ok(got == [[("load", {U})], [("load", {U})]],
+   "Inductor's helper called with *args, or with **kwargs, alone: which argument is its pointer is unknown", got)
 ok(B.inductor_helper("torch._inductor.runtime.triton_helpers.libdevice.exp") is None
    and B.inductor_helper("torch._inductor.runtime.triton_helpers.max2") == "max2",
    "libdevice under triton_helpers is not one of Inductor's helpers", None)
