@@ -25,6 +25,9 @@ check-gpu: all tests/gpu/gate-decide
 check-gpu-examples: all
 	$(SHELL) $(top_srcdir)/tests/gpu/acceptance.sh gpu-acceptance $(EXAMPLES_TARGET)
 .PHONY: check-gpu-examples
+check_PROGRAMS += tests/unit/interrupt_test
+tests_unit_interrupt_test_SOURCES = tests/unit/interrupt_test.c tests/tap.h
+TESTS += tests/unit/interrupt_test
 check_PROGRAMS += tests/unit/svg_test
 tests_unit_svg_test_SOURCES = tests/unit/svg_test.c tests/tap.h
 TESTS += tests/unit/svg_test

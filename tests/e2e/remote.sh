@@ -169,6 +169,14 @@ check "the password shows in no output, log or cache file" \
 	"! grep -rqF '$pw' '$tmp/A' '$tmp/B' '$tmp/A.out' '$tmp/A.err' '$tmp/B.out' '$tmp/B.err'"
 check "... nor in the environment of a worker" "grep -q '^KOPT_SLOT=' '$tmp/worker.env' && ! grep -qF '$pw' '$tmp/worker.env'"
 
+# a URL that ends in a slash names the same folder: its paths have one
+# slash where the URL has its own
+n0=$(wc -l <"$tmp/ng/access.log")
+KOPT_REMOTE_CACHE_AUTH=kopt:$pw build T --remote-cache="$url/"
+tail -n +$((n0 + 1)) "$tmp/ng/access.log" >"$tmp/T.access"
+check "T: a URL that ends in / finds every record (no worker request), each path with one slash after /kopt" \
+	"[ $rc -eq 0 ] && [ $(requests T) -eq 0 ] && grep -q ' /kopt/' '$tmp/T.access' && ! grep -q '/kopt//' '$tmp/T.access'"
+
 # 3. planted on the server: an object's bytes, a record's checksum, the
 # record of another key
 key_of() { "$KOPTMAKE" -C "$tmp/A" -t query "$1" | sed -n 's/^  key *//p'; }
