@@ -36,10 +36,12 @@ def split_copy(foreach, dsts, srcs, *args, **kwargs) -> None:
     """dsts[i] <- srcs[i] for each i: tensors of BIG elements or more each
     by its own copy, the rest by foreach (torch's _foreach_copy_) at once,
     or one by one where there is none."""
-    small = [(d, s) for d, s in zip(dsts, srcs) if d.numel() < BIG]
+    small = []
     for d, s in zip(dsts, srcs):
         if d.numel() >= BIG:
             d.copy_(s, *args, **kwargs)
+        else:
+            small.append((d, s))
     if not small:
         return
     if foreach is None:

@@ -103,6 +103,12 @@ class Access:
     def label(self) -> str:
         return f"{'atomic' if self.atomic else self.kind} at line {self.call.lineno} ({excerpt(self.call)})"
 
+    @property
+    def kinds(self) -> set[str]:
+        """What it does to its buffer: a store that reads (an atomic whose
+        old value is used, or that merges into it) is a load too."""
+        return {self.kind, "load"} if self.reads or self.merges else {self.kind}
+
 
 def _access(node: ast.Call, path: str | None, env: dict) -> Access | None:
     if path in LOADS:
@@ -715,19 +721,15 @@ def check_accesses(cand_fn: ast.FunctionDef, cand: tuple[Aliases, dict, set],
     roles = Roles(oflow)
     flow = Flow(cand_fn, *cand, tokens)
     for call, env in flow.calls:
-        for kind, t in site_accesses(flow, call, env):
-            if roles.accessed(t) is None:
-                continue
+        for kind, named in roles.sites(site_accesses(flow, call, env)):
             why = roles.check_site(f"{kind} in '{call.func.id}', called at line {call.lineno} ({excerpt(call)})",
-                                   kind, roles.accessed(t))
+                                   kind, named)
             if why and call.func.id in orig[2]:
                 memcheck.append(why)  # another kernel's (a helper's own loads are listed for it)
     for call, env in flow.helpers:
-        for kind, t in helper_accesses(flow, call, env):
-            if roles.accessed(t) is None:
-                continue
+        for kind, named in roles.sites(helper_accesses(flow, call, env)):
             label = f"{kind} in Inductor's helper, called at line {call.lineno} ({excerpt(call)})"
-            memcheck.append(roles.check_site(label, kind, roles.accessed(t)) or f"{label}: its index is the helper's")
+            memcheck.append(roles.check_site(label, kind, named) or f"{label}: its index is the helper's")
     for a in flow.accesses:
         bases = flow.bases(a.ptr, a.env) if a.ptr is not None else set()
         t = roles.of(flow, a.ptr, a.env)

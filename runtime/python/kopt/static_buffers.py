@@ -96,8 +96,7 @@ def summary(flow, name: str) -> Summary | None:
     s = Summary(fn)
     for a in sub.accesses:
         t = frozenset(taint(sub, a.ptr, a.env) if a.ptr is not None else {UNKNOWN_BUFFER})
-        # an atomic that reads (its old value used, or merged into) is a load too
-        s.accesses += [(k, t) for k in sorted({a.kind, "load" if a.reads or a.merges else a.kind})]
+        s.accesses += [(k, t) for k in sorted(a.kinds)]
     for call, env in sub.calls:
         s.accesses += site_accesses(sub, call, env)
     for call, env in sub.helpers:
@@ -156,9 +155,12 @@ def helper_accesses(flow, call: ast.Call, env: dict) -> list[tuple[str, frozense
     name = inductor_helper(flow.aliases.module_path(call.func))
     if name in HELPER_ACCESSES:
         pos, kw, kinds = HELPER_ACCESSES[name]
-        arg = call.args[pos] if len(call.args) > pos else next((k.value for k in call.keywords if k.arg == kw), None)
         if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
             arg = None  # *args or **kwargs: which argument is the pointer is unknown
+        elif len(call.args) > pos:
+            arg = call.args[pos]
+        else:
+            arg = next((k.value for k in call.keywords if k.arg == kw), None)
         t = taint(flow, arg, env) if arg is not None else {UNKNOWN_BUFFER}
     else:
         kinds = ("load", "store")
@@ -245,10 +247,9 @@ class Roles:
     no buffer of its own (Helion's stack tensors)."""
 
     def __init__(self, oflow):
-        # an atomic whose old value is used, or that merges its value into
-        # the old one (an add, a max), reads its buffer as a load does
+        # an atomic that reads its buffer (Access.kinds) counts as a load too
         direct = [(k, a.ptr, a.env, oflow.bases(a.ptr, a.env) if a.ptr is not None else set())
-                  for a in oflow.accesses for k in {a.kind, "load" if a.reads or a.merges else a.kind}]
+                  for a in oflow.accesses for k in a.kinds]
         sites = [(kind, t) for call, env in oflow.calls for kind, t in site_accesses(oflow, call, env)]
         sites += [(kind, t) for call, env in oflow.helpers for kind, t in helper_accesses(oflow, call, env)]
         # the names an access is made from (an unknown helper's arguments, IF_BUFFER, are not all pointers)
@@ -259,7 +260,7 @@ class Roles:
         self.extra: set[str] = set()
         self.unnamed_ok = False
         found = [(kind, self.of(oflow, ptr, env), bases) for kind, ptr, env, bases in direct]
-        found += [(kind, self.accessed(t), self.accessed(t)) for kind, t in sites if self.accessed(t) is not None]
+        found += [(kind, named, named) for kind, named in self.sites(sites)]
         for kind, t, bases in found:
             if kind == "load":
                 self.reads |= t - {UNKNOWN_BUFFER}
@@ -279,6 +280,14 @@ class Roles:
         names none of the original's."""
         named = self.named(t)
         return None if IF_BUFFER in t and not named - {UNKNOWN_BUFFER} else named
+
+    def sites(self, accesses):
+        """(kind, the original's buffers) of each of a call's accesses
+        (kind, t) that is one (Roles.accessed)."""
+        for kind, t in accesses:
+            named = self.accessed(t)
+            if named is not None:
+                yield kind, named
 
     def of(self, flow, ptr: ast.expr | None, env: dict) -> set[str]:
         """The original's buffers a pointer may be made from."""
