@@ -17,7 +17,7 @@ EXTRA_DIST += tests/runtime/deploy_table.sh tests/runtime/test_deploy_table.py t
 noinst_PROGRAMS += tests/gpu/gate-decide
 tests_gpu_gate_decide_SOURCES = tests/gpu/gate-decide.c
 check-gpu: all tests/gpu/gate-decide
-	$(SHELL) $(top_srcdir)/tests/gpu/run.sh gpu-results $(GPU_TESTS)
+	GPU_JOBS="$(GPU_JOBS)" $(SHELL) $(top_srcdir)/tests/gpu/run.sh gpu-results $(GPU_TESTS)
 .PHONY: check-gpu
 # the examples end to end: build, null build, deployment, one-model change,
 # budget (EXAMPLES_TARGET: another target of examples.kopt, such as

@@ -10,10 +10,17 @@
 # Each part prints its TAP lines and its seconds, keeps its whole output
 # in OUTDIR/PART.out and adds a line to OUTDIR/summary.txt (PART, ok or
 # FAILED, its seconds, when it ended); the status is 1 when a part
-# failed, 2 for a part name that does not exist.
+# failed, 2 for a part name that does not exist or a GPU_JOBS that is
+# not a whole number from 1.
 # KOPT_DEPLOY_SPEC=DIR (a spec folder koptmake has built, with models/ and
 # kopt-out/) adds the deployment's first-call check on its model
 # KOPT_DEPLOY_MODEL (default softmax).
+# GPU_JOBS=N (N > 1; `make check-gpu GPU_JOBS=2`) runs the parts listed in
+# BESIDE, which time nothing and read no GPU counters, in N-1 streams
+# beside the others, which still run one at a time: a neighbour's kernels
+# move timings, and CUPTI's range profiler serves one process per GPU
+# (CUPTI_ERROR_HARDWARE_BUSY). Each part's output is then printed whole
+# when it ends (bench/results/2026-12-07e-h100-gpu-parts-side-by-side).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -32,6 +39,9 @@ export KOPT_SANDBOX_READ=$top${KOPT_SANDBOX_READ:+:$KOPT_SANDBOX_READ}
 if [ -n "$KOPT_GPU" ]; then export KOPT_GPU; else unset KOPT_GPU; fi
 
 # the parts, in the order they run: name, then what it shows
+# the parts that only compile and check numbers (no timed choice, no
+# profile): they may share the GPU with a part that times
+BESIDE="gate_reading rewrite_cache static_shapes graph_cache deploy_keys tplthreads"
 PARTS="smoke sandbox screen_lost gate_reading cheats baseline aten_auto space rewrites rewrite_cache static_shapes graph_cache deploy_keys attention products examples counters tplthreads tplcut knobs transforms deploy_check helion"
 smoke() { # capture, profile, a model that fails to import
 	bash "$here/smoke.sh" "$W" "$out/smoke" 2>"$out/smoke-worker.log" >"$out/smoke.log"
@@ -98,20 +108,75 @@ for p in $want; do
 	*) echo "run.sh: no part '$p' (parts: $PARTS)" >&2; exit 2 ;;
 	esac
 done
+jobs=${GPU_JOBS:-1}
+case $jobs in ''|*[!0-9]*|0*) echo "run.sh: GPU_JOBS must be a whole number from 1 ('$jobs')" >&2; exit 2 ;; esac
 mkdir -p "$out"
-status=0
-for p in ${want:-$PARTS}; do
-	echo "# $p: $(sed -n "s/^$p() { # //p" "$0")"
+
+# one part: its output to OUTDIR/PART.out, and to the console as it comes
+# (alone) or whole when it ends (side by side); its line in summary.txt;
+# status 1 when it failed
+part() {
+	p=$1
 	t0=$(date +%s)
 	# each part's whole output kept in OUTDIR/PART.out as well, and its
 	# verdict and seconds in OUTDIR/summary.txt, so that the slices of
 	# several calls (or a cut-off screen) leave a record of each
 	# (the part's status through a file: the script also runs under sh)
-	{ "$p"; echo $? >"$out/.$p.rc"; } 2>&1 | tee "$out/$p.out"
-	if [ "$(cat "$out/.$p.rc" 2>/dev/null)" = 0 ]; then r=ok; else r=FAILED; status=1; echo "# $p FAILED"; fi
+	if [ "$jobs" -eq 1 ]; then
+		echo "# $p: $(sed -n "s/^$p() { # //p" "$0")"
+		{ "$p"; echo $? >"$out/.$p.rc"; } 2>&1 | tee "$out/$p.out"
+	else
+		{ "$p"; echo $? >"$out/.$p.rc"; } >"$out/$p.out" 2>&1
+	fi
+	if [ "$(cat "$out/.$p.rc" 2>/dev/null)" = 0 ]; then r=ok; else r=FAILED; fi
 	rm -f "$out/.$p.rc"
 	secs=$(( $(date +%s) - t0 ))
-	echo "# $p: $secs s"
+	if [ "$jobs" -eq 1 ]; then
+		[ $r = ok ] || echo "# $p FAILED"
+		echo "# $p: $secs s"
+	else
+		# printed at once, where the console is shared
+		{ echo "# $p: $(sed -n "s/^$p() { # //p" "$0")"; cat "$out/$p.out"
+		  [ $r = ok ] || echo "# $p FAILED"; echo "# $p: $secs s"; } >"$out/.$p.block"
+		cat "$out/.$p.block"; rm -f "$out/.$p.block"
+	fi
 	echo "$p $r $secs s $(date -u +%Y-%m-%dT%H:%M:%SZ)" >> "$out/summary.txt"
+	[ $r = ok ]
+}
+
+# the parts of one stream, one after another; status 1 when one failed
+stream() {
+	st=0
+	for p in "$@"; do part "$p" || st=1; done
+	return $st
+}
+
+status=0
+if [ "$jobs" -eq 1 ]; then
+	stream ${want:-$PARTS} || status=1
+	exit $status
+fi
+# side by side: the timing parts in one stream, the others dealt out in
+# turn to jobs-1 streams beside it
+timing= i=0
+for p in ${want:-$PARTS}; do
+	case " $BESIDE " in
+	*" $p "*) eval "s$i=\"\${s$i:-} $p\""; i=$(( (i + 1) % (jobs - 1) )) ;;
+	*) timing="$timing $p" ;;
+	esac
 done
+pids=
+j=0
+while [ $j -lt $((jobs - 1)) ]; do
+	eval "list=\${s$j:-}"
+	if [ -n "$list" ]; then
+		# shellcheck disable=SC2086
+		stream $list &
+		pids="$pids $!"
+	fi
+	j=$((j + 1))
+done
+# shellcheck disable=SC2086
+stream $timing || status=1
+for pid in $pids; do wait "$pid" || status=1; done
 exit $status
