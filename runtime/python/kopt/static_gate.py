@@ -83,7 +83,9 @@ of them must pass. The parts, in the order they run:
   (kopt.static_buffers): casts to an integer and back, two pointers'
   difference, a conditional expression, tuples, loops over pointers, and
   a helper's return value and the loads it makes through its arguments,
-  judged at each call in the caller's buffers. A load through a pointer
+  judged at each call in the caller's buffers (a helper's parameter
+  annotated ``tl.constexpr`` included: Triton makes a parameter constexpr
+  by the value passed, so a pointer passes through it). A load through a pointer
   made from none of the original's buffers (an integer, a loaded address)
   or from what the gate cannot follow is rejected, as it could read an
   output's previous contents, unless the original has such a load too
