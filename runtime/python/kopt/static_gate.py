@@ -114,8 +114,12 @@ it); frame, code and generator attributes (``gi_frame``, ``f_globals``,
 (monkey-patching); module-level mutable state (lists, dicts, sets) and
 ``global``/``nonlocal``; ``try`` (fallbacks to the original kernel);
 ``with``; ``match``; classes, lambdas, nested functions, comprehensions in
-code, generators, the walrus operator and async code; and what the parts
-above reject.
+code, generators, the walrus operator and async code; host-side Python that
+Triton's math and libdevice modules or Inductor's helpers import or define
+(``tl.math.wraps``, ``triton_helpers.set_driver_to_cpu``: HOST_NAMES),
+which Triton would run while it compiles; a function passed as a value
+(a reduction's combine function) that loads or stores, whose pointers no
+call site shows; and what the parts above reject.
 
 Command line: ``python3 -m kopt.static_gate CANDIDATE ORIGINAL`` prints
 ``pass: <reason>`` (exit 0) or ``fail: <reason>`` (exit 1; a candidate file
