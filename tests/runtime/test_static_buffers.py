@@ -27,10 +27,12 @@ U = B.UNKNOWN_BUFFER
 HEAD = "import triton\nimport triton.language as tl\nK = 8\n\n"
 
 
-def flow(src, name="k"):
+def flow(src, name="k", kernel=True):
+    """name's Flow, as the kernel being checked (its constexpr parameters
+    numbers) unless kernel is False (a function a call reaches)."""
     tree = ast.parse(HEAD + src)
     funcs = B.Functions(tree)
-    return Flow(funcs[name], Aliases(tree), module_constants(tree), funcs, itertools.count())
+    return Flow(funcs[name], Aliases(tree), module_constants(tree), funcs, itertools.count(), kernel=kernel)
 
 
 def loads(src, name="k"):
@@ -121,6 +123,40 @@ ok(s.positional == ["p", "o", "m"] and s.accesses == [("load", frozenset({"p", "
    "fetch's summary: a load made from p and o (at a call, numbers drop out), a return value that is data", (s.positional, s.accesses, s.returns))
 ok(B.summary(f, "fetch") is s, "a summary is found once per module", None)
 ok(B.summary(f, "nope") is B.UNKNOWN_SUMMARY, "no summary for a name that is not the module's function", None)
+def rejects(fn, *args):
+    try:
+        fn(*args)
+    except Reject as e:
+        return str(e)
+    return None
+
+
+CEXPR = "@triton.jit\ndef addr(p: tl.constexpr, B: tl.constexpr):\n    return p.to(tl.int64) + B\n\n"
+s = B.summary(flow(CEXPR + SIG + "    pass\n"), "addr")
+ok(s.returns == frozenset({"p", "B"}),
+   "a helper's tl.constexpr parameters are followed (Triton makes one constexpr by the value passed)", s.returns)
+got, _ = loads(CEXPR + SIG + "    tl.load(x_ptr + addr(out_ptr, BLOCK))\n")
+ok(got == [{"x_ptr", "out_ptr"}], "... at the call, the caller's pointer through it; the kernel's constexpr still none", got)
+f = flow(SIG + "    tl.load((BLOCK * 4096).to(tl.pointer_type(tl.float32)))\n", kernel=False)
+got = [B.taint(f, a.ptr, a.env) for a in f.accesses]
+ok(got == [{"BLOCK"}], "a function read as a callee (kernel=False): its constexpr annotation binds nothing", got)
+
+VALUES = ("@triton.jit\ndef peek(a, b):\n    return a + tl.load(b.to(tl.pointer_type(tl.float32))).to(tl.int64)\n\n"
+          "@triton.jit\ndef add(a, b):\n    return a + b\n\n")
+
+
+def values(body):
+    tree = ast.parse(HEAD + VALUES + SIG + body)
+    funcs = B.Functions(tree)
+    al, consts = Aliases(tree), module_constants(tree)
+    return rejects(B.check_function_values, tree, al, funcs,
+                   lambda fn: Flow(fn, al, consts, funcs, itertools.count()))
+
+
+ok(values("    tl.reduce(o, 0, add)\n") is None, "a combine function that only computes, passed as a value: allowed", None)
+why = values("    tl.reduce(o, 0, peek)\n")
+ok(why and "'peek' is passed as a value" in why, "a combine function that loads, passed as a value: rejected", why)
+ok(values("    peek(o, o)\n") is None, "... called, it is judged at its call site instead", None)
 
 ORIG = ("def k(x_ptr, out_ptr, n, off, BLOCK: tl.constexpr):\n    o = tl.arange(0, BLOCK)\n"
         "    v = tl.load(x_ptr + o)\n    tl.store(out_ptr + off + o, v)\n")
@@ -130,14 +166,6 @@ ok(r.universe == {"x_ptr", "out_ptr", "off"} and r.reads == {"x_ptr"} and r.writ
    "roles: the buffers, what is read, written, only written; no load through no buffer",
    (r.universe, r.reads, r.writes, r.write_only, r.unnamed_ok))
 ok(r.named({"x_ptr", "n", U}) == {"x_ptr", U}, "a name no access is based on is a number: dropped", None)
-
-
-def rejects(fn, *args):
-    try:
-        fn(*args)
-    except Reject as e:
-        return str(e)
-    return None
 
 
 why = rejects(r.check_load, "load", {"out_ptr"})

@@ -26,8 +26,10 @@
 #              (which buffer an access reads or writes: a store only into
 #              one the original writes, a load of none it only writes,
 #              through casts, pointer differences, tuples, comparisons and
-#              helpers, Inductor's included; an atomic that merges into
-#              what its buffer held reads it);
+#              helpers, Inductor's included, a helper's tl.constexpr
+#              parameter too; an atomic that merges into what its buffer
+#              held reads it; a function passed as a value, a combine
+#              function, makes no access);
 #   memcheck/*.py  first line `# memcheck: <substring>`: must pass, with an
 #              access the gate cannot prove listed for the GPU's memcheck
 #              (flow_*: values a loop or a branch carries; flow_branch_*:

@@ -138,14 +138,19 @@ class Flow:
     canonical, linear, mask and buffer forms of its expressions."""
 
     def __init__(self, fn: ast.FunctionDef, aliases: Aliases, consts: dict[str, ast.expr],
-                 funcs: dict[str, ast.FunctionDef], tokens: itertools.count):
+                 funcs: dict[str, ast.FunctionDef], tokens: itertools.count, kernel: bool = False):
         self.aliases, self.consts, self.funcs, self.tokens = aliases, consts, funcs, tokens
         self.loops = 0
         self.cond = 0                     # depth of ifs and whiles around the statement
         self.fors: list[Def] = []         # each for loop's variable
         self.around: list[Def] = []       # the variables of the for loops being walked
+        # a kernel's constexpr parameters are numbers its launch config sets;
+        # a called function's annotation binds nothing: Triton makes a
+        # parameter constexpr by the value passed, so a pointer passes
+        # through `p: tl.constexpr` of a helper as through any parameter
         self.constexpr = {a.arg for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs
-                          if a.annotation is not None and (aliases.resolve(a.annotation) or "").endswith("constexpr")}
+                          if a.annotation is not None and (aliases.resolve(a.annotation) or "").endswith("constexpr")
+                          } if kernel else set()
         self.subst: dict[int, int] = {}   # a loop variable's id -> the value it stands for
         self.accesses: list[Access] = []
         self.text: dict[tuple, str] = {}  # each mask atom as written
@@ -711,7 +716,7 @@ def check_accesses(cand_fn: ast.FunctionDef, cand: tuple[Aliases, dict, set],
     ones the gate cannot prove in memcheck. cand and orig: each module's
     (aliases, module constants, functions by name)."""
     tokens = itertools.count()
-    oflow = Flow(orig_fn, *orig, tokens)
+    oflow = Flow(orig_fn, *orig, tokens, kernel=True)
     needs, optrs = _needs(oflow)
     proofs = _proofs(oflow)
     # the original's own stores through a pointer of several names (an
@@ -719,7 +724,7 @@ def check_accesses(cand_fn: ast.FunctionDef, cand: tuple[Aliases, dict, set],
     # the same names is the original's kind of store, for the memcheck
     shared = {frozenset(oflow.bases(o.ptr, o.env)) for o in oflow.accesses if o.kind == "store" and o.ptr is not None}
     roles = Roles(oflow)
-    flow = Flow(cand_fn, *cand, tokens)
+    flow = Flow(cand_fn, *cand, tokens, kernel=True)
     for call, env in flow.calls:
         for kind, named in roles.sites(site_accesses(flow, call, env)):
             why = roles.check_site(f"{kind} in '{call.func.id}', called at line {call.lineno} ({excerpt(call)})",

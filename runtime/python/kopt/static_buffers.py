@@ -169,6 +169,35 @@ def helper_accesses(flow, call: ast.Call, env: dict) -> list[tuple[str, frozense
     return [(k, frozenset(t)) for k in kinds] if t else []
 
 
+def check_function_values(tree: ast.Module, aliases, funcs, make_flow) -> None:
+    """A function of the module named as a value, not called (a combine
+    function given to tl.reduce or tl.associative_scan, an argument of
+    Inductor's helpers), makes no load, store or atomic, nor does one of
+    Inductor's helpers that HELPER_ACCESSES names: Triton calls it with
+    values the gate does not follow (the elements being combined, which a
+    cast makes pointers), so no call site judges which buffers its
+    accesses reach. make_flow(fn): a Flow of the module's function fn."""
+    for top in tree.body:
+        if not isinstance(top, ast.FunctionDef):
+            continue
+        callees = {id(n.func) for n in ast.walk(top) if isinstance(n, ast.Call)}
+        local = {a.arg for a in ast.walk(top.args) if isinstance(a, ast.arg)}
+        local |= {n.id for n in ast.walk(top) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+        for n in (n for stmt in top.body for n in ast.walk(stmt)):
+            if id(n) in callees:
+                continue
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in funcs and n.id not in local:
+                s = summary(make_flow(funcs[n.id]), n.id)
+                if s is UNKNOWN_SUMMARY or s.accesses:
+                    raise Reject(f"function '{n.id}' is passed as a value on line {n.lineno} in '{top.name}' and "
+                                 f"loads or stores: Triton calls it with values the gate does not follow, so no "
+                                 f"call site tells which buffers it reaches")
+            elif isinstance(n, ast.Attribute) and inductor_helper(aliases.module_path(n)) in HELPER_ACCESSES:
+                raise Reject(f"Inductor's helper '{inductor_helper(aliases.module_path(n))}' is passed as a value "
+                             f"on line {n.lineno} in '{top.name}': it loads and stores through its argument, "
+                             f"which no call site shows")
+
+
 def taint(flow, node: ast.AST, env: dict, depth: int = 0) -> set[str]:
     """The parameters node's value may be made from, through any operation
     but a load; UNKNOWN_BUFFER where a name cannot be followed."""

@@ -17,11 +17,12 @@ Standard library only.
 from __future__ import annotations
 
 import ast
+import itertools
 
 from . import static_bounds as bounds
-from .static_buffers import Functions
+from .static_buffers import Functions, check_function_values
 from .static_limits import launch_limit, literal
-from .static_lists import (BANNED_ATTRS, BANNED_NAMES, FRAME_ATTRS, HEURISTICS_ATTRS,
+from .static_lists import (BANNED_ATTRS, BANNED_NAMES, FRAME_ATTRS, HEURISTICS_ATTRS, HOST_NAMES,
                            INDUCTOR_MODULES, INDUCTOR_RUNTIME, INLINE_ASM, JIT_KEYWORDS, LOADS,
                            MUTABLE_CALLS, PRINTS, SAFE_BUILTINS, SAME_AS_ORIGINAL, STORES, TRITON_ATTRS, VALUE_ATTRS,
                            Aliases, Reject, decorator_kind, excerpt, is_dunder, module_allowed,
@@ -90,6 +91,7 @@ class Checker:
         self.orig_module = (orig_aliases, module_constants(orig_tree), Functions(orig_tree))
         self.memcheck: list[str] = []
         self.callees = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
+        self.driver_call: int | None = None
 
     # -- paths ------------------------------------------------------------
     def check_path(self, path: str) -> None:
@@ -120,6 +122,9 @@ class Checker:
             self.check_tree(node)
 
     def check_functions(self) -> None:
+        consts = module_constants(self.tree)
+        check_function_values(self.tree, self.aliases, self.funcs,
+                              lambda fn: bounds.Flow(fn, self.aliases, consts, self.funcs, itertools.count()))
         for node in self.tree.body:
             if isinstance(node, ast.FunctionDef):
                 self.check_function(node)
@@ -147,7 +152,8 @@ class Checker:
                 raise Reject(f"import of '{full}' is not allowed")
             self.check_path(full)
             if not path_ok(full, self.heuristics_ok):
-                raise Reject(f"import of '{full}' is not allowed")
+                host = ": host-side Python, which Triton runs while it compiles" if a.name in HOST_NAMES else ""
+                raise Reject(f"import of '{full}' is not allowed{host}")
 
     def check_toplevel(self, node: ast.stmt, first: bool) -> None:
         if isinstance(node, (ast.Import, ast.ImportFrom)):
@@ -161,6 +167,7 @@ class Checker:
             if (isinstance(node.value, ast.Call) and not node.value.args and not node.value.keywords
                     and self.aliases.resolve(node.value.func)
                     == INDUCTOR_RUNTIME + ".triton_helpers.set_driver_to_gpu"):
+                self.driver_call = id(node.value.func)  # Inductor's own line (HOST_NAMES elsewhere)
                 return
             if isinstance(node.value, ast.Call):
                 raise Reject(f"module-level call '{ast.unparse(node.value.func)}(...)' is not allowed")
@@ -420,10 +427,11 @@ class Checker:
             return
         if path.split(".")[0] in ("triton", "torch", "math"):
             self.check_path(path)
-        if not path_ok(path, self.heuristics_ok):
+        if not path_ok(path, self.heuristics_ok) and id(n) != self.driver_call:
             parts = path.split(".")
             bad = next(i for i in range(1, len(parts) + 1)
                        if not path_ok(".".join(parts[:i]), self.heuristics_ok))
-            raise Reject(f"attribute '{parts[bad - 1]}' is not allowed ({short(ast.unparse(n))})")
+            host = ": host-side Python, which Triton runs while it compiles" if parts[bad - 1] in HOST_NAMES else ""
+            raise Reject(f"attribute '{parts[bad - 1]}' is not allowed ({short(ast.unparse(n))}){host}")
         if path in set(LOADS) | set(STORES) and id(n) not in self.callees:
             raise Reject(f"'{short(ast.unparse(n))}' may only be called, not passed around")

@@ -83,7 +83,9 @@ of them must pass. The parts, in the order they run:
   (kopt.static_buffers): casts to an integer and back, two pointers'
   difference, a conditional expression, tuples, loops over pointers, and
   a helper's return value and the loads it makes through its arguments,
-  judged at each call in the caller's buffers. A load through a pointer
+  judged at each call in the caller's buffers (a helper's parameter
+  annotated ``tl.constexpr`` included: Triton makes a parameter constexpr
+  by the value passed, so a pointer passes through it). A load through a pointer
   made from none of the original's buffers (an integer, a loaded address)
   or from what the gate cannot follow is rejected, as it could read an
   output's previous contents, unless the original has such a load too
@@ -112,8 +114,12 @@ it); frame, code and generator attributes (``gi_frame``, ``f_globals``,
 (monkey-patching); module-level mutable state (lists, dicts, sets) and
 ``global``/``nonlocal``; ``try`` (fallbacks to the original kernel);
 ``with``; ``match``; classes, lambdas, nested functions, comprehensions in
-code, generators, the walrus operator and async code; and what the parts
-above reject.
+code, generators, the walrus operator and async code; host-side Python that
+Triton's math and libdevice modules or Inductor's helpers import or define
+(``tl.math.wraps``, ``triton_helpers.set_driver_to_cpu``: HOST_NAMES),
+which Triton would run while it compiles; a function passed as a value
+(a reduction's combine function) that loads or stores, whose pointers no
+call site shows; and what the parts above reject.
 
 Command line: ``python3 -m kopt.static_gate CANDIDATE ORIGINAL`` prints
 ``pass: <reason>`` (exit 0) or ``fail: <reason>`` (exit 1; a candidate file

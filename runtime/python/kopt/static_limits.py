@@ -32,7 +32,10 @@ rejects with a one-line reason:
   unrolled loops, in the order Triton computes them) stay within
   ``MAX_COMPILE_BITS`` bits; a power's exponent is a constant of at most 64;
   no string or sequence is repeated; a value passed to a helper is at most
-  64 bits;
+  64 bits; ``range()`` (and ``tl.range``, ``tl.static_range``) only as a
+  for loop's iterable, since Python iterates any other at compile time
+  (``math.prod(range(2 ** 40))``); no ``math.factorial``, ``math.comb``
+  or ``math.perm``, whose work grows with their arguments;
 - no recursion: the module's functions do not reach themselves through the
   names they mention (Triton inlines calls at compile time), and a function
   calls no name it was given as a value; a kernel compiles at most
@@ -64,6 +67,10 @@ MAX_COMPILE_BITS = 4096      # a compile-time integer in a kernel
 # (Triton's defaults are 25 and 100); past these its first call never ends
 LAUNCH_LIMITS = {"num_warps": 64, "num_stages": 16, "num_ctas": 16, "warmup": 1000, "rep": 1000}
 ARG_BITS = 64                # a constexpr parameter, and what a helper may be passed
+# Python's math functions whose work grows with their integer arguments
+# (math.factorial(2 ** 40) never ends), which Triton runs while it compiles
+UNBOUNDED_MATH = {"math.factorial", "math.comb", "math.perm"}
+_RANGES = ("range", "triton.language.range", "triton.language.static_range")
 
 NOT_NUMBER = object()
 
@@ -399,6 +406,7 @@ class Compile:
         self.fixed_params = {a.arg for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs
                              if a.annotation is not None and a.arg not in assigned
                              and (aliases.resolve(a.annotation) or "").endswith("constexpr")}
+        self.loop_iters: set[int] = set()  # the range() calls that are a for loop's iterable
         self.unroll = 1              # the static_range trip counts around the statement, multiplied
         self.counting = True         # off in an unrolled loop's passes after the first
         self.weight = 1              # bodies compiled: the largest unrolling, and each helper inlined
@@ -588,6 +596,11 @@ class Compile:
             return self.helper_call(node, node.func.id, args)
         self.expr(node.func, env)
         path = self.aliases.resolve(node.func) or ""
+        if path in _RANGES and id(node) not in self.loop_iters:
+            # Python iterates it while Triton compiles: math.prod(range(2 ** 40))
+            self.fail(node, f"'{path.split('.')[-1]}()' outside a for loop's iterable is not allowed")
+        if path in UNBOUNDED_MATH:
+            self.fail(node, f"'{path}' computes at compile time with no bound on its work")
         ints = [a for a in args if isinstance(a, int)]
         if path in ("min", "max", "abs", "int", "round", "divmod", "triton.cdiv", "triton.language.cdiv",
                     "triton.language.constexpr"):
@@ -617,8 +630,9 @@ class Compile:
     def for_loop(self, s: ast.For, env: dict) -> None:
         it = s.iter
         path = self.aliases.resolve(it.func) if isinstance(it, ast.Call) else None
-        if path not in ("range", "triton.language.range", "triton.language.static_range"):
+        if path not in _RANGES:
             self.fail(it, "a for loop runs over range(), tl.range() or tl.static_range() only")
+        self.loop_iters.add(id(it))
         self.expr(it, env)
         vals = [self.constant(a) for a in it.args]
         if len(vals) == 3 and vals[2] == 0:

@@ -57,6 +57,25 @@ TL_ATTRS = {
 # Modules reachable through triton_helpers that a kernel must not walk into.
 HELPERS_MODULES = {"triton", "tl", "torch", "os", "sys", "builtins", "inspect", "functools",
                    "typing", "importlib", "warnings", "itertools", "operator", "dataclasses"}
+# Names that triton.language.math, the libdevice modules and Inductor's
+# helpers bind to host-side Python (functools, typing, contextlib, modules,
+# Triton's runtime classes, Inductor's driver and backend functions): Triton
+# calls any Python function a kernel names while it compiles it, so
+# tl.math.wraps(a)(b) there copies a's attributes into b (another helper's
+# code, a module's functions) for the rest of the process, and
+# triton_helpers.set_driver_to_cpu() switches the driver every later kernel
+# compiles for. A path through one of them is refused; module-level
+# `triton_helpers.set_driver_to_gpu()`, Inductor's own line, is allowed
+# as a statement (kopt.static_checker).
+HOST_NAMES = {
+    "wraps", "update_wrapper", "partial", "partialmethod", "lru_cache", "cache", "cached_property",
+    "reduce", "singledispatch", "total_ordering", "contextmanager", "ContextVar", "JITFunction",
+    "KernelInterface", "Config", "GPUTarget", "Callable", "Any", "TypeVar", "List", "Optional", "Union",
+    "Tuple", "Dict", "Sequence", "T", "core", "semantic", "standard", "pymath", "builtins_use_semantic_kwarg",
+    "set_driver_to_cpu", "set_driver_to_gpu", "skip_gpu_driver_setup", "get_backend_options",
+    "get_backend_options_for_target", "try_filter_backend_options_for_target", "get_constexprs",
+    "triton_key", "knobs", "autograd_profiler", "cc_warp_size",
+}
 HINTS_ATTRS = {"TileHint", "ReductionHint", "AutotuneHint", "DeviceProperties", "HeuristicType",
                "TRITON_MAX_BLOCK", "TRITON_MAX_RSPLIT"}
 HINT_ENUMS = {"TileHint", "ReductionHint", "AutotuneHint", "HeuristicType"}
@@ -161,6 +180,12 @@ def public(name: str) -> bool:
     return not name.startswith("_")
 
 
+def device_name(name: str) -> bool:
+    """A public name of a device-function module (tl.math, libdevice,
+    Inductor's helpers) that is not host-side Python (HOST_NAMES)."""
+    return public(name) and name not in HOST_NAMES
+
+
 def short(path: str) -> str:
     """A canonical path as a person reads it: the last two components."""
     return ".".join(path.split(".")[-2:])
@@ -193,15 +218,15 @@ def tl_path_ok(rest: list[str]) -> bool:
     if len(rest) == 1:
         return True
     if head == "math":
-        return len(rest) == 2 and public(rest[1])
+        return len(rest) == 2 and device_name(rest[1])
     if head == "extra":
         # libdevice only: not tl.extra.cuda's timers, SM ids or format conversions
         if rest[1] == "libdevice":
-            return len(rest) <= 3 and (len(rest) < 3 or public(rest[2]))
+            return len(rest) <= 3 and (len(rest) < 3 or device_name(rest[2]))
         if rest[1] == "cuda":
             if len(rest) == 2:
                 return True
-            return rest[2] == "libdevice" and (len(rest) == 3 or (len(rest) == 4 and public(rest[3])))
+            return rest[2] == "libdevice" and (len(rest) == 3 or (len(rest) == 4 and device_name(rest[3])))
         return False
     return False
 
@@ -211,11 +236,11 @@ def _inductor_path_ok(mod: str, rest: list[str], heuristics_ok: set[str]) -> boo
     if mod in ("triton_helpers", "triton_compat"):
         if not rest:
             return True
-        if not public(rest[0]) or rest[0] in HELPERS_MODULES:
+        if not device_name(rest[0]) or rest[0] in HELPERS_MODULES:
             return False
         if len(rest) == 1:
             return mod == "triton_helpers" or rest[0] in ("libdevice", "math")
-        return rest[0] in ("libdevice", "math") and len(rest) == 2 and public(rest[1])
+        return rest[0] in ("libdevice", "math") and len(rest) == 2 and device_name(rest[1])
     if mod == "triton_heuristics":
         return len(rest) <= 1 and (not rest or rest[0] in heuristics_ok)
     if mod == "hints":

@@ -1,0 +1,26 @@
+# expect: function 'peek' is passed as a value
+# original: standalone_vadd.py
+# the loading combine function handed to a helper that gives it to tl.reduce: the kernel only names it
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def peek(a, b):
+    return a + tl.load(b.to(tl.pointer_type(tl.float32))).to(tl.int64)
+
+
+@triton.jit
+def fold(v, f):
+    return tl.reduce(v, 0, f)
+
+
+@triton.jit
+def vadd_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    y = tl.load(y_ptr + offs, mask=mask)
+    z = fold((out_ptr + offs).to(tl.int64), peek)
+    tl.store(out_ptr + offs, x + y + 0.0 * z.to(tl.float32), mask=mask)
