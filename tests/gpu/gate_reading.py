@@ -13,7 +13,16 @@ JITFunction.src, what Triton compiles, with kopt.static_text.triton_source:
   another function than the one Python defines (the escape the gate
   rejects is real);
 - a standalone kernel through kopt.kernels.load_jit (linecache from
-  kopt.static_text.source_lines): the same text.
+  kopt.static_text.source_lines): the same text;
+- the names a kernel may reach in tl.math, libdevice and Inductor's
+  triton_helpers, as this Triton and torch define them: every device
+  function (a Triton builtin or a @triton.jit function) passes gate 1's
+  path check, and every other function, class or module there (host-side
+  Python, which Triton runs while it compiles: functools.wraps,
+  set_driver_to_cpu) is refused by it. static_lists.HOST_NAMES lists the
+  host names; a Triton or torch that adds one fails here until it is
+  listed (module_names, checked on stand-ins by
+  tests/runtime/test_gate_names.py).
 
 Prints TAP; a file that does not import here is a skip, with its error.
 
@@ -104,6 +113,63 @@ def check_file(path: str, d: str, other: bool) -> None:
             ok(not same, f"{rel}: {fn.name}: Triton compiles another function than Python defines")
 
 
+def module_names(mods, path_ok, is_device, skip=()):
+    """For each (canonical path, module) of mods: the public names that
+    gate 1's path_ok allows though they are not device functions
+    (callables, classes or modules for which is_device is false), and the
+    device functions it refuses, as {path: (allowed, refused)}. Plain
+    values (numbers, strings) are neither; names in skip (NAME or
+    PATH.NAME) are not looked at."""
+    out = {}
+    for path, mod in mods:
+        allowed, refused = [], []
+        for name in sorted(dir(mod)):
+            if name.startswith("_") or name in skip or f"{path}.{name}" in skip:
+                continue
+            obj = getattr(mod, name)
+            device = bool(is_device(obj))
+            if not device and not (callable(obj) or isinstance(obj, types.ModuleType)):
+                continue
+            ok_path = path_ok(f"{path}.{name}", set())
+            if device and not ok_path:
+                refused.append(name)
+            elif not device and ok_path:
+                allowed.append(name)
+        out[path] = (allowed, refused)
+    return out
+
+
+def check_module_names():
+    """module_names on this Triton's tl.math and libdevice modules and
+    this torch's triton_helpers"""
+    import triton.language as tl
+    from triton.language.core import is_builtin
+    from triton.runtime.jit import JITFunction
+
+    from kopt import static_lists as L
+
+    mods = [("triton.language.math", tl.math)]
+    for path, get in (("triton.language.extra.libdevice", lambda: tl.extra.libdevice),
+                      ("triton.language.extra.cuda.libdevice", lambda: tl.extra.cuda.libdevice)):
+        try:
+            mods.append((path, get()))
+        except AttributeError as e:
+            skip(f"{path}: its names", e)
+    try:
+        from torch._inductor.runtime import triton_helpers
+        # its libdevice and math are the modules above, reached through it
+        mods.append((L.INDUCTOR_RUNTIME + ".triton_helpers", triton_helpers))
+    except ImportError as e:
+        skip("triton_helpers: its names", e)
+    found = module_names(mods, L.path_ok, lambda o: isinstance(o, JITFunction) or is_builtin(o),
+                         skip=(L.INDUCTOR_RUNTIME + ".triton_helpers.libdevice",
+                               L.INDUCTOR_RUNTIME + ".triton_helpers.math"))
+    for path, (allowed, refused) in found.items():
+        ok(not allowed, f"{path}: gate 1 refuses every public name that is not a device function",
+           f"allowed: {allowed}")
+        ok(not refused, f"{path}: gate 1 allows every device function", f"refused: {refused}")
+
+
 def _raw_triton_source(lines, fn):
     """triton_source without its checks (the escape files fail them)."""
     import inspect
@@ -138,6 +204,7 @@ def main() -> int:
         ok(obj is not None and obj.src == T.triton_source(T.source_lines(vadd), fn),
            "kopt.kernels.load_jit: Triton's source is the gate's reading", obj.src if obj else "no JITFunction")
         linecache.clearcache()
+    check_module_names()
     print(f"1..{n}")
     return 1 if bad else 0
 
