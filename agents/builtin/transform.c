@@ -186,7 +186,7 @@ json_t *agent_builtin_transforms(const struct agent_kernel *k)
 		return out;
 	if (looped && mem)
 		reduction(k, &b, rn, out);
-	long long stride = rn > 0 ? row_stride(k->source) : 0;
+	long long stride = row_stride(k->source);
 	if (stride > 1 && json_is_object(k->config)) {
 		json_t *c = scaled(k->config, "XBLOCK", 8, NULL);
 		if (c && !scaled(k->config, "R0_BLOCK", 0.125, c) && json_object_get(k->config, "R0_BLOCK")) {

@@ -87,6 +87,18 @@ static void perf_edges(void)
 	double z[] = { 100, 0, 100, 100 };
 	TAP_OK(gate_timing_stats(b, z, 4, &t) == -1 && gate_timing_stats(b, c, 0, &t) == -1,
 	       "timing: a sample of 0 or no samples: no statistics");
+	/* and t zeroed (pairs 0: not measured), not the last call's numbers
+	 * left or anything else */
+	int zeroed = 0;
+	const double *cands[] = { z, c };
+	size_t ns[] = { 4, 0 };
+	for (int i = 0; i < 2; i++) {
+		gate_timing_stats(b, c, 4, &t);
+		gate_timing_stats(b, cands[i], ns[i], &t);
+		zeroed += t.pairs == 0 && t.base_median == 0 && t.cand_median == 0 && t.speedup == 0 &&
+			  t.ratio_q25 == 0 && t.ratio_median == 0 && t.ratio_q75 == 0 && t.noise == 0;
+	}
+	TAP_IS_INT(zeroed, 2, "timing: a sample of 0 or no samples: the statistics zeroed");
 	double one[] = { 100 };
 	TAP_OK(gate_timing_stats(one, one, 1, &t) == 0 && t.ratio_q25 == 1 && t.ratio_q75 == 1 && t.noise == 0,
 	       "timing: one pair is its own every quartile");

@@ -132,6 +132,13 @@ static void test_shapes_read(void)
 		       !strcmp(m->shapes[1].set[1].json, "64"),
 	       "shapes: two read back in order, each with its settings as written (%s)", s.last);
 	kopt_spec_free(spec);
+	/* a name may begin with a capital (KernelBench's M, N, K) */
+	spec = load("model m { source = \"models/shaped.py\"\n  shape big { N = 4096 }\n}\n", &s);
+	m = spec ? kopt_spec_model(spec, "m") : NULL;
+	TAP_OK(m && m->nshapes == 1 && m->shapes[0].nset == 1 && !strcmp(m->shapes[0].set[0].key, "N") &&
+		       !strcmp(m->shapes[0].set[0].json, "4096"),
+	       "shapes: a name that begins with a capital is a Python name (%s)", s.last);
+	kopt_spec_free(spec);
 }
 
 static void test_targets_and_dump(void)

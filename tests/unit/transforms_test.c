@@ -171,6 +171,18 @@ static void analyst(void)
 		free(sd);
 	}
 	TAP_IS_INT(digits, 2, "... its row's index r0_0 or r0_9: the same stride read, the same config");
+	/* the stride is the load's, whatever the row's length: a row whose
+	 * length is passed in (no r0_numel constant) read along the same
+	 * strided axis gets the same config */
+	char *sdyn = with(strided, "    r0_numel = 16384\n", "");
+	c = chosen(sdyn, "reduction", red, 0.5, &all);
+	cfg = json_object_get(json_array_get(all, 0), "config");
+	TAP_OK(sdyn && strcmp(c, "config") == 0 && json_integer_value(json_object_get(cfg, "XBLOCK")) == 8 &&
+	       json_integer_value(json_object_get(cfg, "R0_BLOCK")) == 256,
+	       "... its row's length passed in, not a number: the same config (%s)", c);
+	json_decref(all);
+	free(c);
+	free(sdyn);
 	char *few = with(rs, "    xnumel = 16384\n", "    xnumel = 16\n");
 	c = chosen(few, "reduction", red, 0.5, &all);
 	const char *note = json_string_value(json_object_get(json_array_get(all, 0), "note"));
