@@ -53,7 +53,7 @@ waitfor() { i=0; while [ ! -e "$D/$1.started" ] && [ $i -lt $((W * 10)) ]; do sl
 take() { mkdir "$D/gpu" 2>/dev/null || echo "$1" >>"$D/overlap"; touch "$D/$1.started"; }
 give() { sleep 0.3; rmdir "$D/gpu" 2>/dev/null; }
 smoke() { take smoke; echo "ok 1 - smoke double"; echo "ok 2 - smoke double again"; give; }
-space() { take space; echo "ok 1 - space double"; give; }
+space() { take space; echo "ok 1 - space double"; give; p=smoke; }  # a part's own variable
 cheats() { take cheats; if waitfor graph_cache; then echo "ok 1 - graph_cache ran beside"; give; else echo "not ok 1 - graph_cache not beside"; give; return 1; fi; }
 graph_cache() { touch "$D/graph_cache.started"; [ -z "${DOUBLE_THREE:-}" ] || waitfor deploy_keys || { echo "not ok 1 - deploy_keys not beside"; return 1; }
 	waitfor cheats && echo "ok 1 - cheats ran beside"; }
@@ -65,7 +65,9 @@ mkdir "$tmp/d1"
 D=$tmp/d1 GPU_JOBS=2 bash "$tmp/run2.sh" "$tmp/j2" $five >"$tmp/out" 2>&1; rc=$?
 ok "GPU_JOBS=2: a beside part runs while a timing part runs, and passes" '[ $rc -eq 0 ] && grep -q "^ok 1 - graph_cache ran beside" "$tmp/j2/cheats.out" && grep -q "^ok 1 - cheats ran beside" "$tmp/j2/graph_cache.out"'
 ok "GPU_JOBS=2: the timing parts one at a time" '[ ! -e "$tmp/d1/overlap" ] && [ -e "$tmp/d1/space.started" ] && [ -e "$tmp/d1/smoke.started" ]'
-ok "GPU_JOBS=2: a summary line for each of the five parts, all ok" '[ "$(grep -c " ok [0-9]* s " "$tmp/j2/summary.txt")" -eq 5 ]'
+each=yes
+for p in $five; do [ "$(grep -c "^$p ok [0-9]* s " "$tmp/j2/summary.txt")" -eq 1 ] || each="no: $p"; done
+ok "GPU_JOBS=2: a summary line for each of the five parts, all ok (a part's variables its own: $each)" '[ "$each" = yes ] && [ "$(wc -l <"$tmp/j2/summary.txt")" -eq 5 ]'
 # each part's block is whole on the console: its lines between its header and its seconds
 whole=yes
 for p in $five; do

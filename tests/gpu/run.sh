@@ -124,9 +124,12 @@ part() {
 	# (the part's status through a file: the script also runs under sh)
 	if [ "$jobs" -eq 1 ]; then
 		echo "# $p: $(sed -n "s/^$p() { # //p" "$0")"
-		{ "$p"; echo $? >"$out/.$p.rc"; } 2>&1 | tee "$out/$p.out"
+		{ "$1"; echo $? >"$out/.$1.rc"; } 2>&1 | tee "$out/$p.out"
 	else
-		{ "$p"; echo $? >"$out/.$p.rc"; } >"$out/$p.out" 2>&1
+		# (in a subshell, as the pipe gives one above: a part's variables
+		# and exits stay its own; and "$1", which no part can set, names
+		# its status file)
+		( "$1"; echo $? >"$out/.$1.rc" ) >"$out/$p.out" 2>&1
 	fi
 	if [ "$(cat "$out/.$p.rc" 2>/dev/null)" = 0 ]; then r=ok; else r=FAILED; fi
 	rm -f "$out/.$p.rc"
