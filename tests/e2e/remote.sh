@@ -3,12 +3,13 @@
 # nginx with WebDAV's PUT, started here on a loopback port, and the
 # examples built with the simulated worker (a TEST DOUBLE). Two cache
 # folders behind one remote: the second build runs no worker request and
-# writes the same reports; the -v summary counts the records and objects
-# sent; planted corruption (an object's bytes, a
-# record's checksum, another key's record) is found, run here and
-# repaired on the server; a forged record (its checksum recomputed, its
-# object named by its hash, both sealed with the forger's key) is refused
-# and never reaches kopt-out/; read-only sends nothing; credentials (netrc,
+# writes the same reports; the -v summary counts the records, objects and
+# bytes sent (the bytes, against nginx's own log of the PUTs); planted
+# corruption (an object's bytes, a record's checksum, another key's
+# record) is found, run here and repaired on the server; a forged record
+# (its checksum recomputed, its object named by its hash, both sealed
+# with the forger's key) is refused and never reaches kopt-out/;
+# read-only sends nothing; credentials (netrc,
 # KOPT_REMOTE_CACHE_AUTH: a password, a bearer token) never show, not
 # even to a worker; a stopped, a slow and a refusing server each cost one
 # warning and no failure, and one that answers garbage to everything a
@@ -55,6 +56,8 @@ error_log $tmp/ng/error.log;
 events { worker_connections 64; }
 http {
 	access_log $tmp/ng/access.log;
+	log_format puts '\$request_method \$status \$content_length';
+	access_log $tmp/ng/puts.log puts;
 	client_body_temp_path $tmp/ng/tmp;
 	client_max_body_size 1g;
 	server {
@@ -149,6 +152,11 @@ check "A: the remote holds every record and object ($nac records, $ncas objects)
 sent=$(sed -n 's/.*; \([0-9]*\) records and \([0-9]*\) objects sent;.*/\1 \2/p' "$tmp/A.err")
 check "A: the summary counts what it sent ($sent): every record the server holds ($nac), at least, and its $ncas objects" \
 	"[ '${sent% *}' -ge $nac ] && [ '${sent#* }' -eq $ncas ]"
+# ... and the bytes it sent: the bodies of the PUTs the server took
+out=$(sed -n 's/.* bytes in, \([0-9]*\) out.*/\1/p' "$tmp/A.err" | tail -n 1)
+put=$(awk '$1 == "PUT" && $2 ~ /^2/ && $3 ~ /^[0-9]+$/ { n += $3 } END { printf "%d", n }' "$tmp/ng/puts.log")
+check "A: the summary counts the bytes it sent ($out): the bodies of the PUTs the server took ($put)" \
+	"[ -n '$out' ] && [ '$out' = '$put' ] && [ '$put' -gt 0 ]"
 # ... and every step it looked up there missed: each counted, none found
 fm=$(sed -n 's/.*remote cache .*: \([0-9]*\) found, \([0-9]*\) missing, .*/\1 \2/p' "$tmp/A.err" | tail -n 1)
 check "A: the summary counts the lookups that missed on the empty server ($fm found and missing): none found, one at least for each record sent" \

@@ -1672,6 +1672,78 @@ static void t_parse(void)
 	strbuf_release(&e);
 }
 
+/* each provider's builder of a request body, on a request with text that
+ * is not UTF-8 (the system prompt, an earlier turn, the user prompt; for
+ * Anthropic also the prompt split at user_stable for its cache): -1, the
+ * reason word for word, and no body; on the same request made good, 0 and
+ * a body that is a JSON object naming the model */
+static void t_build(void)
+{
+	static const struct {
+		int sys, turn, user;
+		size_t stable;
+		const char *what;
+	} bad[] = {
+		{ 1, 0, 0, 0, "system prompt" },
+		{ 0, 1, 0, 0, "text of an earlier turn" },
+		{ 0, 0, 1, 0, "user prompt" },
+		{ 0, 1, 0, 3, "text of an earlier turn" },
+		{ 0, 0, 1, 3, "user prompt" },
+	};
+	const struct llm_provider *pv[] = { &llm_openai, &llm_anthropic };
+	int right = 0, n = 0;
+	for (size_t k = 0; k < 2; k++)
+		for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+			struct kopt_llm cfg = cfg_for(pv[k]->name, NULL, "KEY");
+			struct llm_turn turns[2] = { { LLM_USER, "first" }, { LLM_ASSISTANT, bad[i].turn ? "no \xff" : "ok" } };
+			struct llm_request q = { 0 };
+			q.system = bad[i].sys ? "sys \xc3" : "sys";
+			q.turns = turns;
+			q.nturns = 2;
+			q.user = bad[i].user ? "now \xff" : "now then";
+			q.user_stable = bad[i].stable;
+			struct strbuf body = STRBUF_INIT, e = STRBUF_INIT;
+			strbuf_addstr(&body, "");
+			strbuf_addstr(&e, "");
+			char *want = xasprintf("llm: %s: the %s is not valid UTF-8", pv[k]->name, bad[i].what);
+			int rc = pv[k]->build(&cfg, &q, 100, &body, &e);
+			n++;
+			if (rc == -1 && strcmp(e.buf, want) == 0 && body.len == 0)
+				right++;
+			else
+				tap_diag("%s, %s: %d '%s', %zu bytes of body", pv[k]->name, bad[i].what, rc, e.buf, body.len);
+			free(want);
+			strbuf_release(&body);
+			strbuf_release(&e);
+		}
+	TAP_IS_INT(right, n, "a request that is not UTF-8: -1, the reason word for word, no body (each provider)");
+	int good = 0;
+	for (size_t k = 0; k < 2; k++) {
+		struct kopt_llm cfg = cfg_for(pv[k]->name, NULL, "KEY");
+		struct llm_turn turns[2] = { { LLM_USER, "first" }, { LLM_ASSISTANT, "ok" } };
+		struct llm_request q = { 0 };
+		q.system = "sys";
+		q.turns = turns;
+		q.nturns = 2;
+		q.user = "now then";
+		q.user_stable = 3;
+		struct strbuf body = STRBUF_INIT, e = STRBUF_INIT;
+		strbuf_addstr(&body, "");
+		strbuf_addstr(&e, "");
+		int rc = pv[k]->build(&cfg, &q, 100, &body, &e);
+		json_t *j = rc == 0 ? json_loadb(body.buf, body.len, 0, NULL) : NULL;
+		if (json_is_object(j) && json_is_string(json_object_get(j, "model")) &&
+		    strcmp(json_string_value(json_object_get(j, "model")), cfg.model) == 0 && e.len == 0)
+			good++;
+		else
+			tap_diag("%s: %d '%s' '%s'", pv[k]->name, rc, e.buf, body.buf);
+		json_decref(j);
+		strbuf_release(&body);
+		strbuf_release(&e);
+	}
+	TAP_IS_INT(good, 2, "the same request in UTF-8: 0 and a JSON object naming the model (each provider)");
+}
+
 /* the wait between attempts, to the millisecond: doubling from the base,
  * the server's Retry-After where longer, the cap over both, and no
  * overflow however many attempts */
@@ -1746,6 +1818,7 @@ int main(void)
 	t_url_slashes();
 	t_cache();
 	t_parse();
+	t_build();
 	t_many();
 	t_edges();
 	t_limits();

@@ -3,7 +3,8 @@
 kind of expression (casts, arithmetic, conditional expressions, tuples,
 subscripts, attributes, loops, tuple unpacking) and not through a load; a
 constexpr parameter and a module constant name no buffer; the depth cap
-names what the gate cannot follow; a helper's summary (its loads, stores
+names what the gate cannot follow, and stops an address's linear form on
+either operand of a sum; a helper's summary (its loads, stores
 and return value in its parameters) read at a call, by position, keyword
 and default, and a call by *args; the original's roles (reads, writes,
 write-only, the names its stores add, its loads through no buffer), and
@@ -99,6 +100,23 @@ LOOP = "    q = x_ptr\n    for i in range(n):\n        q = q + 1\n"
 for k, want in ((92, {"x_ptr"}), (93, {"x_ptr", U})):
     got, _ = loads(chained(k, LOOP))
     ok(got[:1] == [want], f"the depth cap through a loop's carried value: copied {k} times, {sorted(want)}", got)
+
+def lin_form(expr):
+    """static_bounds' linear form of a load's pointer x_ptr + expr"""
+    f = flow(f"def k(x_ptr, n):\n    tl.load(x_ptr + {expr})\n")
+    a = next(a for a in f.accesses if a.kind == "load")
+    return f.lin(a.ptr, a.env)
+
+
+# the linear form of an address (Flow.lin) meets the same cap on either
+# operand of a sum: n + (1 + (1 + ...)) nested to the right, under the cap,
+# is the sum nested to the left (two terms, the ones added up); past it,
+# what is left is a term the gate does not look into, its ones not added
+under, past = (lin_form("n" + " + (1" * k + ")" * k) for k in (98, 150))
+ok(under == lin_form("n" + " + 1" * 98) and len(under[0]) == 2 and under[1] == 98,
+   "the linear form: a sum nested to the right under the cap, added up as nested to the left", under)
+ok(len(past[0]) > 2 and past[1] < 150,
+   "... past the cap, the rest a term not looked into, its ones not all added up", past)
 
 HELP = ("@triton.jit\ndef fetch(p, o, m=None):\n    return tl.load(p + o, mask=m)\n\n"
         "@triton.jit\ndef at(p, o):\n    return p + o\n\n"
