@@ -118,13 +118,13 @@ def module_names(mods, path_ok, is_device, skip=()):
     gate 1's path_ok allows though they are not device functions
     (callables, classes or modules for which is_device is false), and the
     device functions it refuses, as {path: (allowed, refused)}. Plain
-    values (numbers, strings) are neither; names in skip (NAME or
-    PATH.NAME) are not looked at."""
+    values (numbers, strings) are neither; the paths in skip
+    (PATH.NAME) are not looked at."""
     out = {}
     for path, mod in mods:
         allowed, refused = [], []
         for name in sorted(dir(mod)):
-            if name.startswith("_") or name in skip or f"{path}.{name}" in skip:
+            if name.startswith("_") or f"{path}.{name}" in skip:
                 continue
             obj = getattr(mod, name)
             device = bool(is_device(obj))

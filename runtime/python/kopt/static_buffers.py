@@ -177,6 +177,7 @@ def check_function_values(tree: ast.Module, aliases, funcs, make_flow) -> None:
     values the gate does not follow (the elements being combined, which a
     cast makes pointers), so no call site judges which buffers its
     accesses reach. make_flow(fn): a Flow of the module's function fn."""
+    accesses: dict[str, bool] = {}  # each function's answer, found once
     for top in tree.body:
         if not isinstance(top, ast.FunctionDef):
             continue
@@ -187,8 +188,10 @@ def check_function_values(tree: ast.Module, aliases, funcs, make_flow) -> None:
             if id(n) in callees:
                 continue
             if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in funcs and n.id not in local:
-                s = summary(make_flow(funcs[n.id]), n.id)
-                if s is UNKNOWN_SUMMARY or s.accesses:
+                if n.id not in accesses:
+                    s = summary(make_flow(funcs[n.id]), n.id)
+                    accesses[n.id] = s is UNKNOWN_SUMMARY or bool(s.accesses)
+                if accesses[n.id]:
                     raise Reject(f"function '{n.id}' is passed as a value on line {n.lineno} in '{top.name}' and "
                                  f"loads or stores: Triton calls it with values the gate does not follow, so no "
                                  f"call site tells which buffers it reaches")

@@ -22,10 +22,10 @@ import itertools
 from . import static_bounds as bounds
 from .static_buffers import Functions, check_function_values
 from .static_limits import launch_limit, literal
-from .static_lists import (BANNED_ATTRS, BANNED_NAMES, FRAME_ATTRS, HEURISTICS_ATTRS, HOST_NAMES,
+from .static_lists import (BANNED_ATTRS, BANNED_NAMES, FRAME_ATTRS, HEURISTICS_ATTRS,
                            INDUCTOR_MODULES, INDUCTOR_RUNTIME, INLINE_ASM, JIT_KEYWORDS, LOADS,
                            MUTABLE_CALLS, PRINTS, SAFE_BUILTINS, SAME_AS_ORIGINAL, STORES, TRITON_ATTRS, VALUE_ATTRS,
-                           Aliases, Reject, decorator_kind, excerpt, is_dunder, module_allowed,
+                           Aliases, Reject, decorator_kind, excerpt, host_note, is_dunder, module_allowed,
                            module_constants, path_ok, short, signature)
 
 _TRY = tuple(t for t in (ast.Try, getattr(ast, "TryStar", None)) if t is not None)
@@ -152,8 +152,7 @@ class Checker:
                 raise Reject(f"import of '{full}' is not allowed")
             self.check_path(full)
             if not path_ok(full, self.heuristics_ok):
-                host = ": host-side Python, which Triton runs while it compiles" if a.name in HOST_NAMES else ""
-                raise Reject(f"import of '{full}' is not allowed{host}")
+                raise Reject(f"import of '{full}' is not allowed{host_note(a.name)}")
 
     def check_toplevel(self, node: ast.stmt, first: bool) -> None:
         if isinstance(node, (ast.Import, ast.ImportFrom)):
@@ -431,7 +430,7 @@ class Checker:
             parts = path.split(".")
             bad = next(i for i in range(1, len(parts) + 1)
                        if not path_ok(".".join(parts[:i]), self.heuristics_ok))
-            host = ": host-side Python, which Triton runs while it compiles" if parts[bad - 1] in HOST_NAMES else ""
-            raise Reject(f"attribute '{parts[bad - 1]}' is not allowed ({short(ast.unparse(n))}){host}")
+            name = parts[bad - 1]
+            raise Reject(f"attribute '{name}' is not allowed ({short(ast.unparse(n))}){host_note(name)}")
         if path in set(LOADS) | set(STORES) and id(n) not in self.callees:
             raise Reject(f"'{short(ast.unparse(n))}' may only be called, not passed around")

@@ -180,6 +180,11 @@ def public(name: str) -> bool:
     return not name.startswith("_")
 
 
+def host_note(name: str) -> str:
+    """What a refusal adds where the name refused is host-side Python."""
+    return ": host-side Python, which Triton runs while it compiles" if name in HOST_NAMES else ""
+
+
 def device_name(name: str) -> bool:
     """A public name of a device-function module (tl.math, libdevice,
     Inductor's helpers) that is not host-side Python (HOST_NAMES)."""
