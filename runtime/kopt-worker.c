@@ -30,7 +30,9 @@
  * Environment: KOPT_PYTHON (the interpreter whose site-packages to use: its
  * path is the embedded interpreter's program_name), KOPT_PYTHONPATH (where
  * the kopt package is; default: the source tree's runtime/python if it
- * exists, else the installed copy). koptmake starts it with a scrubbed
+ * exists, else the installed copy), KOPT_GUARD_LIB (gate 1's guarded
+ * allocator, runtime/guard.c; default: kopt-guard.so beside the worker,
+ * which its sandbox then lets it read). koptmake starts it with a scrubbed
  * environment (no API keys).
  *
  * A machine that cannot run the GPU path (no driver, no GPU, no torch or
@@ -444,6 +446,9 @@ static const char **python_reads(const char *py)
 	if (!out)
 		return NULL;
 	out[n++] = pick_pythonpath();
+	const char *guard = getenv("KOPT_GUARD_LIB");
+	if (guard && *guard)
+		out[n++] = guard;
 	const char *helion = getenv("KOPT_HELION_PATH");
 	for (char *h = helion ? strdup(helion) : NULL, *save = NULL, *t = h ? strtok_r(h, ":", &save) : NULL; t && n < cap;
 	     t = strtok_r(NULL, ":", &save))
@@ -504,6 +509,29 @@ static const char *pick_pythonpath(void)
 	return KOPT_PYTHONDIR;
 }
 
+/*
+ * The guarded allocator of gate 1's memcheck (runtime/guard.c), which the
+ * memcheck's child loads: $KOPT_GUARD_LIB, else the copy beside this
+ * program (its build folder, or where both are installed).
+ */
+static void guard_lib(void)
+{
+	const char *set = getenv("KOPT_GUARD_LIB");
+	if (set && *set)
+		return;
+	char exe[4096];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 32);
+	if (n <= 0)
+		return;
+	exe[n] = '\0';
+	char *slash = strrchr(exe, '/');
+	if (!slash)
+		return;
+	strcpy(slash + 1, "kopt-guard.so");
+	if (access(exe, R_OK) == 0)
+		setenv("KOPT_GUARD_LIB", exe, 1);
+}
+
 int main(int argc, char **argv)
 {
 	(void)argc; (void)argv;
@@ -520,6 +548,7 @@ int main(int argc, char **argv)
 	}
 	struct sandbox_state sb;
 	driver_nodes();
+	guard_lib();
 	const char *py = getenv("KOPT_PYTHON");
 	if (!py || !*py)
 		py = KOPT_PYTHON;

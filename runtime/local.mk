@@ -88,3 +88,11 @@ kopt_worker_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir)/runtime/cshim $(PYTHON_EMBED_C
 	-DKOPT_SRC_PYTHONDIR='"$(abs_top_srcdir)/runtime/python"' -DKOPT_BUILDDIR='"$(abs_top_builddir)"'
 kopt_worker_CFLAGS = $(SAN_CFLAGS) -std=c11 -Wall -Wextra -Wshadow -Wmissing-prototypes -Wstrict-prototypes
 kopt_worker_LDADD = $(JANSSON_LIBS) $(CUPTI_LIBS) $(PYTHON_EMBED_LIBS) $(DL_LIBS) -lpthread
+# the guarded allocator of gate 1's memcheck (runtime/guard.c): a shared
+# library that torch loads in the memcheck's child; it reaches the driver
+# through dlopen, so it builds (and tests/unit/guard_test runs) without CUDA
+pkglibexec_PROGRAMS += kopt-guard.so
+kopt_guard_so_SOURCES = runtime/guard.c
+kopt_guard_so_CFLAGS = $(SAN_CFLAGS) -fPIC -std=c11 -Wall -Wextra -Wshadow -Wmissing-prototypes -Wstrict-prototypes
+kopt_guard_so_LDFLAGS = -shared
+kopt_guard_so_LDADD = $(DL_LIBS) -lpthread

@@ -71,6 +71,8 @@ static void usage(FILE *out)
 		"                       where installed), require or off\n"
 		"  KOPT_COMPUTE_SANITIZER, KOPT_MEMCHECK_TIMEOUT  that program, and its time limit (default 300 s)\n"
 		"  KOPT_MEMCHECK_PADDING  bytes past each allocation that are part of none (default 16 MiB)\n"
+		"  KOPT_GUARD_LIB       the memcheck's guarded allocator (default: kopt-guard.so beside the worker)\n"
+		"  KOPT_GUARD_LIBCUDA   the driver library it loads (default: libcuda.so.1)\n"
 		"  KOPT_COMPILE_JOBS    compile children per worker for a screen's next configs (0: none)\n"
 		"  KOPT_TEMPLATE_THREADS=0  max-autotune's template choices compiled in Inductor's pool,\n"
 		"                       not in threads of the worker (the default)\n"

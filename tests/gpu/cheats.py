@@ -72,10 +72,11 @@ def suite(cap, screen=None):
     faster, honest, why = honest_config(screen)
     out = []
 
-    def add(cid, gate, what, source=None, config=None, memcheck=False):
+    def add(cid, gate, what, source=None, config=None, memcheck=False, reason=None):
+        # reason: what the verdict's reason must hold, where that matters
         out.append({"id": cid, "expect": gate, "what": what, "kernel": name,
                     "candidate": {"source": source, "config": config},
-                    **({"memcheck": True} if memcheck else {})})
+                    **({"memcheck": True} if memcheck else {}), **({"reason": reason} if reason else {})})
 
     add("cache-outputs", "static", "keeps outputs in a module-level cache between calls",
         must(src, "triton_helpers.set_driver_to_gpu()", "triton_helpers.set_driver_to_gpu()\n_OUT_CACHE = {}"))
@@ -114,6 +115,14 @@ def suite(cap, screen=None):
                                        "tl.load((in_ptr0.to(tl.int64) + 4 * 4096 * xnumel).to(tl.pointer_type(tl.float32))"
                                        " + (r0_1 + 4096*x0)")),
         faster, memcheck=True)
+    # a pointer moved by a term made from a number argument, far past the
+    # input (256 MiB at the model's 4096 rows): past compute-sanitizer's
+    # padding, where another allocation may lie; the guarded run, made
+    # first, faults on it (its reason says so)
+    add("jumps-past-padding", "static", "reads far past the end of its input, by a term made from xnumel",
+        must(src, load2, load2.replace("tl.load(in_ptr0 + (r0_1 + 4096*x0)",
+                                       "tl.load(in_ptr0 + (r0_1 + 4096*x0) + 16384 * xnumel")),
+        faster, memcheck=True, reason="guarded run: the call with the candidate failed")
     add("partial-write", "correctness", "leaves the last rows unwritten so stale memory shows through",
         must(src, store, "tl.store(out_ptr2 + (r0_1 + 4096*x0), tmp15, r0_mask & (x0 < 4000))"), faster)
     add("try-except", "static", "wraps the kernel's set-up in try/except",

@@ -40,6 +40,7 @@ for i in "${!reqs[@]}"; do
 	id=$(python3 -c "import json,sys; c=json.load(open(sys.argv[1]))[$i]; print(c['id'])" "$O/suite.json")
 	what=$(python3 -c "import json,sys; c=json.load(open(sys.argv[1]))[$i]; print(c['what'])" "$O/suite.json")
 	want=$(python3 -c "import json,sys; c=json.load(open(sys.argv[1]))[$i]; print(c['expect'])" "$O/suite.json")
+	must=$(python3 -c "import json,sys; c=json.load(open(sys.argv[1]))[$i]; print(c.get('reason', ''))" "$O/suite.json")
 	f=$(ls "$O"/verify/reply-$((i + 1))-verify.json 2>/dev/null)
 	line=$( [ -n "$f" ] && ./tests/gpu/gate-decide "$f" | head -n 1 || echo "error: no reply")
 	verdict=${line%%:*}
@@ -47,7 +48,12 @@ for i in "${!reqs[@]}"; do
 	reason=${line#*: }
 	printf '| %s | %s | %s | %s | %s |\n' "$id" "$what" "$want" "$got" "$reason" >>"$O/cheats.md"
 	# an expectation may name several verdicts: pass|perf (cheats.py)
-	if case "|$want|" in *"|$got|"*) true ;; *) false ;; esac; then echo "ok $n - $id: $want"; else echo "not ok $n - $id: want $want, got: $line"; bad=$((bad + 1)); fi
+	# and a cheat may name what its reason must say (the gate's part that caught it)
+	if case "|$want|" in *"|$got|"*) true ;; *) false ;; esac && case "$reason" in *"$must"*) true ;; *) false ;; esac; then
+		echo "ok $n - $id: $want${must:+ ($must)}"
+	else
+		echo "not ok $n - $id: want $want${must:+ with \"$must\"}, got: $line"; bad=$((bad + 1))
+	fi
 done
 echo "1..$n"
 cat "$O/cheats.md"

@@ -1,8 +1,11 @@
 """tests/runtime/test_memcheck.py: the memcheck hook of gate 1
 (runtime/python/kopt/memcheck.py) without a GPU: the policy, the search for
 compute-sanitizer, its command line and the reading of its report, against
-tests/runtime/fake-compute-sanitizer (a TEST DOUBLE). The child itself needs
-torch and a GPU: tests/gpu runs it. Prints TAP."""
+tests/runtime/fake-compute-sanitizer (a TEST DOUBLE); the guarded run
+before it, against tests/runtime/fake-guard-python (a TEST DOUBLE of the
+child's Python). The children themselves need torch and a GPU: tests/gpu
+runs them (cheats.sh); kopt-guard.so's layout is tests/unit/guard_test's.
+Prints TAP."""
 
 import os
 import sys
@@ -15,6 +18,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from tap import ok, done  # noqa: E402
 
 FAKE = os.path.join(top, "tests", "runtime", "fake-compute-sanitizer")
+FAKE_PY = os.path.join(top, "tests", "runtime", "fake-guard-python")
+LIB = os.path.abspath(__file__)  # a file where KOPT_GUARD_LIB must name one
 
 
 
@@ -120,5 +125,76 @@ for own in (None, "0"):
                               "child: PYTORCH_NO_CUDA_MEMORY_CACHING=1;"),
        f"the child runs with PyTorch's caching allocator off (the worker's own: {own})", r)
 with_env()
+
+
+# the guarded run (kopt-guard.so as the child's allocator), before
+# compute-sanitizer's
+def guarded(guard, sanitizer="clean", lib=LIB, **kw):
+    with_env(KOPT_MEMCHECK=kw.pop("policy", None), KOPT_COMPUTE_SANITIZER=kw.pop("san", FAKE),
+             FAKE_SANITIZER=sanitizer, FAKE_GUARD=guard, KOPT_GUARD_LIB=lib, **kw)
+    try:
+        return MC.run(req, "k", cand, why, python=FAKE_PY)
+    finally:
+        with_env()
+
+
+r = guarded("clean")
+ok(r["ok"] and r["ran"] and "guarded run clean; compute-sanitizer memcheck clean" in r["reason"],
+   "guarded run and compute-sanitizer both clean: passes, both said", r)
+r = guarded("fault", sanitizer="crash")
+ok(not r["ok"] and r["reason"].startswith("guarded run: the call with the candidate failed: AcceleratorError: "
+                                          "CUDA error: an illegal memory access") and "line 15" in r["reason"],
+   "a fault in the guarded run fails the candidate, the fault first, then why it ran", r)
+ok("PermissionError" not in r["reason"] and "compute-sanitizer" not in r["reason"],
+   "after a guarded run that failed, compute-sanitizer's is not made", r)
+r = guarded("setup")
+ok(r["ok"] and "guarded run not made: setup: RuntimeError: CUDAPluggableAllocator" in r["reason"]
+   and r["reason"].endswith("compute-sanitizer memcheck clean"),
+   "a guarded run that could not be set up: said, and compute-sanitizer decides", r)
+r = guarded("setup", sanitizer="oob")
+ok(not r["ok"] and r["reason"].startswith("compute-sanitizer memcheck: Invalid"),
+   "... and compute-sanitizer's error still fails it", r)
+r = guarded("setup", policy="require")
+ok(not r["ok"] and "KOPT_MEMCHECK=require" in r["reason"], "KOPT_MEMCHECK=require: a guarded run not made fails", r)
+r = guarded("clean", policy="require")
+ok(r["ok"], "KOPT_MEMCHECK=require: both made and clean passes", r)
+r = guarded("crash")
+ok(not r["ok"] and r["reason"].startswith("guarded run could not run the candidate: exit status 139"),
+   "a guarded child killed by a signal fails the candidate", r)
+r = guarded("sleep", KOPT_MEMCHECK_TIMEOUT="1")
+ok(not r["ok"] and r["reason"].startswith("the guarded run's call with the candidate took more than 1 s"),
+   "a guarded call with the candidate past the timeout fails", r)
+r = guarded("slow-setup", KOPT_MEMCHECK_TIMEOUT="1")
+ok(r["ok"] and "guarded run not made: its set-up took more than 1 s" in r["reason"]
+   and r["reason"].endswith("compute-sanitizer memcheck clean"),
+   "a guarded set-up past the timeout (a compile): not made, compute-sanitizer decides", r)
+r = guarded("clean", lib=None)
+ok(r["ok"] and "guarded run not made: no kopt-guard.so (KOPT_GUARD_LIB)" in r["reason"]
+   and r["reason"].endswith("compute-sanitizer memcheck clean"), "no kopt-guard.so: said, compute-sanitizer decides", r)
+r = guarded("clean", lib="/nonexistent/kopt-guard.so", policy="require")
+ok(not r["ok"] and "no kopt-guard.so" in r["reason"], "KOPT_MEMCHECK=require: a KOPT_GUARD_LIB that names no file fails", r)
+r = guarded("clean", san="/nonexistent/compute-sanitizer")
+ok(r["ok"] and r["ran"] and "guarded run clean; compute-sanitizer not found" in r["reason"],
+   "no compute-sanitizer: the guarded run alone, said", r)
+r = guarded("clean", policy="off")
+ok(r["ok"] and not r["ran"] and "KOPT_MEMCHECK=off" in r["reason"], "KOPT_MEMCHECK=off: no guarded run either", r)
+r = guarded("env", PYTORCH_NO_CUDA_MEMORY_CACHING=None)
+here = os.path.join(top, "runtime", "python")
+ok("PYTORCH_NO_CUDA_MEMORY_CACHING=unset" in r["reason"]
+   and os.path.realpath(r["reason"].split("PYTHONPATH=")[1].split(";")[0]) == os.path.realpath(here),
+   "the guarded child: the package's folder first on its path, torch's allocator setting left alone", r)
+
+# the guarded run compiles the variant without CUDA graphs (their pools are
+# the caching allocator's); every other setting stays
+for v, want in (({"name": "d"}, None), ({"name": "a", "mode": "max-autotune-no-cudagraphs"}, None),
+                ({"name": "g", "mode": "reduce-overhead"}, False), ({"name": "m", "mode": "max-autotune"}, False),
+                ({"name": "o", "options": {"triton.cudagraphs": True, "max_autotune": True}}, False),
+                ({"name": "x", "mode": "max-autotune", "options": {"triton.cudagraphs": False}}, False)):
+    w = MC.without_graphs(v)
+    got = (w.get("options") or {}).get("triton.cudagraphs")
+    keep = all(w.get(k) == v.get(k) for k in ("name", "mode")) and \
+        all(w["options"].get(k) == x for k, x in (v.get("options") or {}).items() if k != "triton.cudagraphs")
+    ok(got is want and keep and (want is not None or w is v),
+       f"without_graphs {v}: triton.cudagraphs {want}, the rest kept", w)
 
 done()
