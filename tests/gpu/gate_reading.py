@@ -139,6 +139,20 @@ def module_names(mods, path_ok, is_device, skip=()):
     return out
 
 
+def stubs_dispatched(is_device, backend, stub_module="triton.language.extra.libdevice"):
+    """is_device, and also true for a stub of Triton's libdevice module
+    (`def abs(arg0): ...`), which Triton's compiler replaces by the
+    backend's function of the same name (backend: that module) where the
+    backend has it as a device function"""
+    def device(o):
+        if is_device(o):
+            return True
+        name = getattr(o, "__name__", None)
+        return (getattr(o, "__module__", None) == stub_module and callable(o) and name is not None
+                and backend is not None and bool(is_device(getattr(backend, name, None))))
+    return device
+
+
 def check_module_names():
     """module_names on this Triton's tl.math and libdevice modules and
     this torch's triton_helpers"""
@@ -161,7 +175,10 @@ def check_module_names():
         mods.append((L.INDUCTOR_RUNTIME + ".triton_helpers", triton_helpers))
     except ImportError as e:
         skip("triton_helpers: its names", e)
-    found = module_names(mods, L.path_ok, lambda o: isinstance(o, JITFunction) or is_builtin(o),
+    def is_device(o):
+        return isinstance(o, JITFunction) or is_builtin(o)
+    backend = dict(mods).get("triton.language.extra.cuda.libdevice")
+    found = module_names(mods, L.path_ok, stubs_dispatched(is_device, backend),
                          skip=(L.INDUCTOR_RUNTIME + ".triton_helpers.libdevice",
                                L.INDUCTOR_RUNTIME + ".triton_helpers.math"))
     for path, (allowed, refused) in found.items():

@@ -81,4 +81,28 @@ found = G.module_names([("triton.language.extra.libdevice", module("x", exp=exp,
                        L.path_ok, is_device)
 ok(found == {"triton.language.extra.libdevice": ([], []), "triton.language.extra.cuda.libdevice": (["hook"], [])},
    "each module's names judged under its own path", found)
+
+# Triton's own libdevice module holds stubs (`def abs(arg0): ...`) that its
+# compiler replaces by the backend's functions of the same names: a stub is
+# a device function where the backend has one of its name
+STUBS = "triton.language.extra.libdevice"
+
+
+def stub(name):
+    def f(arg0):
+        ...
+    f.__name__, f.__module__ = name, STUBS
+    return f
+
+
+cuda = module("triton.language.extra.cuda.libdevice", exp=exp)
+stubs = module(STUBS, exp=stub("exp"), erfx=stub("erfx"), wraps=functools.wraps)
+found = G.module_names([(STUBS, stubs)], L.path_ok, G.stubs_dispatched(is_device, cuda))
+ok(found == {STUBS: (["erfx"], [])}, "libdevice's stubs: one the backend defines is a device function, "
+   "one it lacks is reported as allowed, functools' wraps still refused", found)
+elsewhere = stub("exp")
+elsewhere.__module__ = "somewhere.else"
+ok(not G.stubs_dispatched(is_device, cuda)(elsewhere), "a function of another module named like a backend's is not")
+ok(not G.stubs_dispatched(is_device, None)(stub("exp")), "without a backend module no stub is a device function")
+ok(G.stubs_dispatched(is_device, cuda)(exp), "a device function stays one")
 done()

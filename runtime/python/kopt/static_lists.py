@@ -74,7 +74,7 @@ HOST_NAMES = {
     "Tuple", "Dict", "Sequence", "T", "core", "semantic", "standard", "pymath", "builtins_use_semantic_kwarg",
     "set_driver_to_cpu", "set_driver_to_gpu", "skip_gpu_driver_setup", "get_backend_options",
     "get_backend_options_for_target", "try_filter_backend_options_for_target", "get_constexprs",
-    "triton_key", "knobs", "autograd_profiler", "cc_warp_size",
+    "triton_key", "knobs", "autograd_profiler", "cc_warp_size", "triton_builtin",
 }
 HINTS_ATTRS = {"TileHint", "ReductionHint", "AutotuneHint", "DeviceProperties", "HeuristicType",
                "TRITON_MAX_BLOCK", "TRITON_MAX_RSPLIT"}
