@@ -924,6 +924,18 @@ static void test_baseline(void)
 	TAP_IS_INT(gate_baseline(c, &cfg, why, sizeof why), GATE_BASE_WRONG, "one output wrong, another ill: wrong");
 	TAP_OK(strstr(why, "output 1") != NULL, "the reason names the wrong output: %s", why);
 	json_decref(c);
+	/* an accurate output before an ill-conditioned one, or a wrong one:
+	 * the worse decides (the order of the ranks, not of the outputs) */
+	struct bout acc_ill[2] = { { "float32", false, false, false, 3e-3, 2e-4, 1.5e-4, false, false },
+				   { "float32", false, false, false, 1.9e16, 3e15, 1e15, false, false } };
+	c = check_of(acc_ill, 2);
+	TAP_IS_INT(gate_baseline(c, &cfg, why, sizeof why), GATE_BASE_ILL, "one output accurate, the next ill: ill-conditioned");
+	json_decref(c);
+	struct bout acc_wrong[2] = { { "float32", false, false, false, 3e-3, 2e-4, 1.5e-4, false, false },
+				     { "float32", false, false, false, 0.5, 0.1, 2e-7, true, false } };
+	c = check_of(acc_wrong, 2);
+	TAP_IS_INT(gate_baseline(c, &cfg, why, sizeof why), GATE_BASE_WRONG, "one output accurate, the next wrong: wrong");
+	json_decref(c);
 	/* two outputs equally wrong: the reason names the first */
 	struct bout both[2] = { { "float32", false, false, false, 0.5, 0.1, 2e-7, true, false },
 				{ "float32", false, false, false, 0.7, 0.2, 2e-7, true, false } };

@@ -82,6 +82,19 @@ static bool rest_as_much(const json_t *c, const json_t *big)
 	return eq;
 }
 
+/* c's first block smaller than big's, its others no smaller */
+static bool only_first_smaller(const json_t *c, const json_t *big)
+{
+	const json_t *cb = json_object_get(c, "block_sizes"), *bb = json_object_get(big, "block_sizes");
+	if (!json_array_size(bb) || json_array_size(cb) != json_array_size(bb) ||
+	    json_integer_value(json_array_get(cb, 0)) >= json_integer_value(json_array_get(bb, 0)))
+		return false;
+	for (size_t i = 1; i < json_array_size(bb); i++)
+		if (json_integer_value(json_array_get(cb, i)) < json_integer_value(json_array_get(bb, i)))
+			return false;
+	return true;
+}
+
 static bool needs_more(const json_t *c, const json_t *big)
 {
 	return blocks_no_smaller(c, big) && rest_as_much(c, big);
@@ -187,7 +200,7 @@ static void out_of_resources(const struct kopt_agents *cfg, const json_t *row, c
 	struct agent_reply rp;
 	struct agent_try mt[16];
 	json_t *mc[16] = { 0 };
-	int got = 0, big_after = 0, small_after = 0, smaller_blocks_after = 0;
+	int got = 0, big_after = 0, small_after = 0, smaller_blocks_after = 0, smaller_first_after = 0;
 	json_t *big = NULL;
 	for (int i = 0; i < 16; i++) {
 		struct agent_request mr = { .kernel = &mk, .cfg = cfg, .index = i, .traj = mt, .ntraj = (size_t)i, .scope = "test.kopt" };
@@ -205,6 +218,10 @@ static void out_of_resources(const struct kopt_agents *cfg, const json_t *row, c
 		/* as much in all but a smaller block: proposed all the same */
 		if (big && !blocks_no_smaller(cc, big) && rest_as_much(cc, big))
 			smaller_blocks_after++;
+		/* ... and one smaller in its first block alone (the block the
+		 * config out of shared memory had grown) */
+		if (big && only_first_smaller(cc, big) && rest_as_much(cc, big))
+			smaller_first_after++;
 		if (oom)
 			big = (json_t *)cc;
 		mt[i] = (struct agent_try){ .index = i, .candidate = mc[i], .verdict = "fail", .gate = "correctness",
@@ -213,10 +230,10 @@ static void out_of_resources(const struct kopt_agents *cfg, const json_t *row, c
 							  : "perf: slower", .speedup = 0.9 };
 		got++;
 	}
-	TAP_OK(big && got >= 8 && big_after == 0 && small_after >= 6 && smaller_blocks_after >= 1,
+	TAP_OK(big && got >= 8 && big_after == 0 && small_after >= 6 && smaller_blocks_after >= 1 && smaller_first_after >= 1,
 	       "after a config out of shared memory, none that asks as much is proposed%s (%d of %d after it; %d others, "
-	       "%d of them the same but for a smaller block)",
-	       what, big_after, got, small_after, smaller_blocks_after);
+	       "%d of them the same but for a smaller block, %d for a smaller first block alone)",
+	       what, big_after, got, small_after, smaller_blocks_after, smaller_first_after);
 	struct agent_request dr = { .kernel = &mk, .cfg = cfg, .index = got, .traj = mt, .ntraj = (size_t)got, .scope = "test.kopt" };
 	char *with = agent_context_digest(&dr);
 	for (int i = 0; i < got; i++)

@@ -116,6 +116,12 @@ static void cudnn(void)
 	       "kernels' time: their sum where the profile has it; a launch-bound call is the host's by 48%% [%g]", hs);
 	TAP_OK(near(rule_kernels_ns(old), 32122682) && ho < RULE_HOST_SHARE,
 	       "... the span for a profile without the sum [%g]", ho);
+	/* the host's share: the model's time less its kernels', over the
+	 * model's; unknown (NaN) where either is not a positive time */
+	TAP_OK(near(rule_host_share(100, 1), 0.99) && near(rule_host_share(100, 0.5), 0.995) &&
+	       near(rule_host_share(100, 150), 0) && isnan(rule_host_share(100, 0)) && isnan(rule_host_share(0, 5)) &&
+	       isnan(rule_host_share(-1, 5)),
+	       "host share: 1 ns of kernels in 100 is 0.99, kernels longer than the call none, no time unknown");
 	json_t *none = J("{\"device_ns_per_call\": 5000, \"sum_kernel_ns_per_call\": 0}");
 	TAP_OK(near(rule_kernels_ns(none), 5000), "... and for one whose sum is 0 (no kernel timed): not a call all host");
 	json_decref(none);
