@@ -160,7 +160,14 @@ r = guarded("clean", policy="require")
 ok(r["ok"], "KOPT_MEMCHECK=require: both made and clean passes", r)
 r = guarded("crash")
 ok(not r["ok"] and r["reason"].startswith("guarded run could not run the candidate: exit status 139"),
-   "a guarded child killed by a signal fails the candidate", r)
+   "a guarded child killed by a signal during the call fails the candidate", r)
+r = guarded("setup-crash")
+ok(r["ok"] and "guarded run not made: it ended before the call (exit status 134)" in r["reason"]
+   and r["reason"].endswith("compute-sanitizer memcheck clean"),
+   "a guarded child killed before its set-up's line: not made, compute-sanitizer decides", r)
+r = guarded("setup-crash", sanitizer="crash")
+ok(not r["ok"] and r["reason"].startswith("compute-sanitizer memcheck could not run the candidate"),
+   "... and a candidate that breaks both children fails", r)
 r = guarded("sleep", KOPT_MEMCHECK_TIMEOUT="1")
 ok(not r["ok"] and r["reason"].startswith("the guarded run's call with the candidate took more than 1 s"),
    "a guarded call with the candidate past the timeout fails", r)

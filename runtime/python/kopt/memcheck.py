@@ -153,7 +153,7 @@ def guard_lib() -> str | None:
 def parse_guard(rc: int, output: str) -> tuple[bool, bool, str]:
     """(ran, clean, one line) from the guarded child's exit status and its
     output (memcheck_child.guarded's statuses)."""
-    own = [ln.strip() for ln in output.splitlines() if ln.strip()]
+    own = [ln.strip() for ln in output.splitlines() if ln.strip() and ln.strip() != SET_UP]
     last = own[-1] if own else f"exit status {rc}"
     if rc == 0:
         return True, True, "guarded run clean"
@@ -161,6 +161,11 @@ def parse_guard(rc: int, output: str) -> tuple[bool, bool, str]:
         return False, True, f"guarded run not made: {last}"
     if rc == EXIT_FAULT:
         return True, False, f"guarded run: the call with the candidate failed: {last}"
+    if SET_UP not in output:
+        # ended before the call (the allocator, the model's compile): the
+        # set-up's, as EXIT_SETUP
+        said = f": {own[-1]}" if own else ""
+        return False, True, f"guarded run not made: it ended before the call (exit status {rc}){said}"
     return True, False, f"guarded run could not run the candidate: {last}"
 
 
