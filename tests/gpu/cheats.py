@@ -135,6 +135,13 @@ def suite(cap, screen=None):
     add("honest-config", honest, f"a launch config alone ({why})", None, faster)
     add("honest-rewrite", honest, f"a source edit (eviction hint) with that config ({why})",
         must(src, load2, load2.replace("evict_first", "evict_last")), faster)
+    # an honest edit that gate 1 cannot prove in bounds (a term it cannot
+    # follow that is 0): the memcheck's two runs must pass it, so that
+    # only the gates after decide
+    add("honest-memcheck", honest, f"an index with a term that is 0, which needs a memcheck ({why})",
+        must(src, load2, load2.replace("tl.load(in_ptr0 + (r0_1 + 4096*x0)",
+                                       "tl.load(in_ptr0 + xnumel // (xnumel + 1) + (r0_1 + 4096*x0)")),
+        faster, memcheck=True)
     add("honest-same", "perf", "the baseline's own config: inside the noise, so not a win", None, cfg)
     return out
 
