@@ -27,7 +27,8 @@
  * Physical memory is what the tensors need, rounded up to the granularity
  * (2 MiB on current GPUs); the guards are only reserved addresses. A free
  * waits for the device first (an unmapped range that a queued kernel still
- * reads would fault as a candidate's bad access would).
+ * reads would fault as a candidate's bad access would), and leaves the
+ * range mapped where it cannot wait.
  *
  * The driver is reached through dlopen ($KOPT_GUARD_LIBCUDA, default
  * libcuda.so.1) so that the library builds and its layout is tested where
@@ -271,9 +272,11 @@ void kopt_guard_free(void *ptr, ssize_t size, int device, void *stream)
 	if (rg) {
 		*p = rg->next;
 		nlive--;
-		/* a kernel still queued may read it: unmapped, it would fault */
-		cu.sync();
-		undo(rg->base, rg->reserved, rg->at, rg->mapped, rg->handle, 3);
+		/* a kernel still queued may read it: unmapped, it would fault as a
+		 * bad access does; where the device cannot be waited for (no
+		 * context on this thread), the range stays mapped to the end */
+		if (cu.sync() == 0)
+			undo(rg->base, rg->reserved, rg->at, rg->mapped, rg->handle, 3);
 		free(rg);
 	}
 	pthread_mutex_unlock(&lock);

@@ -9,7 +9,8 @@
  * faults there. fake_cuda_log() returns the calls made, one letter each
  * (r reserve, c create, m map, a access, s synchronize, u unmap, x
  * release, f free); fake_cuda_live() the reservations not yet freed.
- * FAKE_CUDA_FAIL=create makes cuMemCreate fail (CUDA_ERROR_OUT_OF_MEMORY).
+ * FAKE_CUDA_FAIL=create makes cuMemCreate fail (CUDA_ERROR_OUT_OF_MEMORY),
+ * FAKE_CUDA_FAIL=sync cuCtxSynchronize (CUDA_ERROR_INVALID_CONTEXT).
  */
 #define _GNU_SOURCE
 #include <stdint.h>
@@ -134,5 +135,6 @@ CUresult cuCtxSynchronize(void);
 CUresult cuCtxSynchronize(void)
 {
 	note('s');
-	return 0;
+	const char *fail = getenv("FAKE_CUDA_FAIL");
+	return fail && strcmp(fail, "sync") == 0 ? 201 : 0; /* CUDA_ERROR_INVALID_CONTEXT */
 }

@@ -5,7 +5,8 @@
  * each allocation readable and writable over its bytes, ending where its
  * mapping ends, with addresses that cannot be touched before and after it
  * for at least the guard (256 MiB, or 8 times the mapping); where the
- * tensors fall changes; a free waits for the device, then unmaps; a failed
+ * tensors fall changes; a free waits for the device, then unmaps (and
+ * leaves the range mapped where it cannot wait); a failed
  * driver call leaves nothing reserved and says which call failed.
  *
  * Whether an address can be read or written is asked of the kernel through
@@ -132,6 +133,15 @@ static void failure(void)
 	TAP_OK(strstr(g_error(), "cuMemCreate failed"), "... and the error names the call: %s", g_error());
 	TAP_IS_INT(f_live(), 0, "... and its addresses are freed");
 	TAP_OK(!g_malloc(-1, 0, NULL), "a negative size: no pointer");
+	/* a free where the device cannot be waited for: left mapped, since a
+	 * kernel still queued may read it */
+	uintptr_t q = (uintptr_t)g_malloc(4096, 0, NULL);
+	size_t at = strlen(f_log());
+	setenv("FAKE_CUDA_FAIL", "sync", 1);
+	g_free((void *)q, 4096, 0, NULL);
+	unsetenv("FAKE_CUDA_FAIL");
+	TAP_OK(q && touchable(q) == 1 && strcmp(f_log() + at, "s") == 0 && g_count() == 0,
+	       "a free that cannot wait for the device leaves the range mapped, and forgets it (%s)", f_log() + at);
 }
 
 int main(void)
