@@ -10,7 +10,9 @@
  * (r reserve, c create, m map, a access, s synchronize, u unmap, x
  * release, f free); fake_cuda_live() the reservations not yet freed.
  * FAKE_CUDA_FAIL=create makes cuMemCreate fail (CUDA_ERROR_OUT_OF_MEMORY),
- * FAKE_CUDA_FAIL=sync cuCtxSynchronize (CUDA_ERROR_INVALID_CONTEXT).
+ * =map cuMemMap, =access cuMemSetAccess, =sync cuCtxSynchronize
+ * (CUDA_ERROR_INVALID_CONTEXT). Arguments the driver documents as reserved
+ * (flags 0) or counted (one access descriptor here) are checked.
  */
 #define _GNU_SOURCE
 #include <stdint.h>
@@ -58,9 +60,9 @@ CUresult cuMemGetAllocationGranularity(size_t *g, const void *prop, int option)
 CUresult cuMemAddressReserve(CUdeviceptr *ptr, size_t size, size_t align, CUdeviceptr addr, unsigned long long flags);
 CUresult cuMemAddressReserve(CUdeviceptr *ptr, size_t size, size_t align, CUdeviceptr addr, unsigned long long flags)
 {
-	(void)addr; (void)flags;
+	(void)addr;
 	note('r');
-	if (!align || size % align)
+	if (!align || size % align || flags) /* flags: reserved, must be 0 */
 		return 1; /* CUDA_ERROR_INVALID_VALUE */
 	char *p = mmap(NULL, size + align, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (p == MAP_FAILED)
@@ -108,9 +110,10 @@ CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAlloc
 CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAllocationHandle h,
 		  unsigned long long flags)
 {
-	(void)offset; (void)flags;
+	(void)offset;
 	note('m');
-	if (ptr % GRANULARITY || size != (size_t)h)
+	const char *fail = getenv("FAKE_CUDA_FAIL");
+	if ((fail && strcmp(fail, "map") == 0) || ptr % GRANULARITY || size != (size_t)h || flags)
 		return 1;
 	return 0;
 }
@@ -118,8 +121,11 @@ CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAlloc
 CUresult cuMemSetAccess(CUdeviceptr ptr, size_t size, const void *desc, size_t count);
 CUresult cuMemSetAccess(CUdeviceptr ptr, size_t size, const void *desc, size_t count)
 {
-	(void)desc; (void)count;
+	(void)desc;
 	note('a');
+	const char *fail = getenv("FAKE_CUDA_FAIL");
+	if ((fail && strcmp(fail, "access") == 0) || count != 1)
+		return 1;
 	return mprotect((void *)(uintptr_t)ptr, size, PROT_READ | PROT_WRITE) ? 1 : 0;
 }
 

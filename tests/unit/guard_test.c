@@ -14,6 +14,7 @@
  * that no access faults in the test's own process.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <stdint.h>
@@ -73,6 +74,17 @@ static int all_touchable(uintptr_t p, size_t n)
 	return touchable(p + n - 1) == 1;
 }
 
+static int open_fds(void)
+{
+	int n = 0;
+	DIR *d = opendir("/proc/self/fd");
+	for (struct dirent *e; d && (e = readdir(d));)
+		n += e->d_name[0] != '.';
+	if (d)
+		closedir(d);
+	return n;
+}
+
 static void layout(void)
 {
 	size_t sizes[] = { 1, 1000, 4096, 3 * GRAN + 7, 64 * MiB };
@@ -101,9 +113,28 @@ static void layout(void)
 	TAP_IS_INT(f_live(), 0, "no reservation is left");
 }
 
+static uintptr_t distance(uintptr_t a, uintptr_t b)
+{
+	return a > b ? a - b : b - a;
+}
+
+/* two tensors of n bytes made one after the other lie at least two
+ * guards apart: the guard after the first and the one before the second */
+static void neighbours(size_t n)
+{
+	uintptr_t a = (uintptr_t)g_malloc((ssize_t)n, 0, NULL), b = (uintptr_t)g_malloc((ssize_t)n, 0, NULL);
+	size_t mapped = round_to(round_to(n, 512), GRAN);
+	size_t guard = mapped * 8 > 256 * MiB ? mapped * 8 : 256 * MiB;
+	TAP_OK(a && b && distance(a, b) >= 2 * guard + mapped,
+	       "two tensors of %zu bytes made in a row: %zu MiB apart, at least two guards of %zu MiB", n,
+	       (size_t)(distance(a, b) / MiB), (size_t)(guard / MiB));
+	g_free((void *)a, (ssize_t)n, 0, NULL);
+	g_free((void *)b, (ssize_t)n, 0, NULL);
+}
+
 static void placement(void)
 {
-	enum { N = 8 };
+	enum { N = 8, M = 16 };
 	uintptr_t p[N];
 	for (int i = 0; i < N; i++)
 		p[i] = (uintptr_t)g_malloc(4096, 0, NULL);
@@ -111,6 +142,22 @@ static void placement(void)
 	for (int i = 2; i < N; i++)
 		distinct |= (p[i] - p[i - 1]) != (p[1] - p[0]);
 	TAP_OK(p[0] && distinct, "eight equal tensors: the distances between them differ (the guards are random)");
+	/* and over their whole range: each guard anywhere from G to 2G, so
+	 * the distances of sixteen spread over more than a quarter of G */
+	uintptr_t q[M], lo = UINTPTR_MAX, hi = 0;
+	for (int i = 0; i < M; i++)
+		q[i] = (uintptr_t)g_malloc(4096, 0, NULL);
+	for (int i = 1; i < M; i++) {
+		uintptr_t d = distance(q[i], q[i - 1]);
+		lo = d < lo ? d : lo;
+		hi = d > hi ? d : hi;
+	}
+	TAP_OK(hi - lo > 64 * MiB, "sixteen equal tensors: their distances spread over %zu MiB (more than a quarter "
+	       "of the 256 MiB guard)", (size_t)((hi - lo) / MiB));
+	for (int i = 0; i < M; i++)
+		g_free((void *)q[i], 4096, 0, NULL);
+	neighbours(4096);
+	neighbours(64 * MiB);
 	TAP_IS_INT(g_count(), N, "eight allocations live");
 	const char *before = f_log();
 	size_t at = strlen(before);
@@ -124,14 +171,25 @@ static void placement(void)
 	TAP_IS_INT(f_live(), 0, "every reservation freed");
 }
 
-static void failure(void)
+/* the calls a failed allocation makes, and what it leaves */
+static void fails_at(const char *call, const char *name, const char *calls)
 {
-	setenv("FAKE_CUDA_FAIL", "create", 1);
+	size_t at = strlen(f_log());
+	setenv("FAKE_CUDA_FAIL", call, 1);
 	void *p = g_malloc(4096, 0, NULL);
 	unsetenv("FAKE_CUDA_FAIL");
-	TAP_OK(!p, "a failed cuMemCreate: no pointer");
-	TAP_OK(strstr(g_error(), "cuMemCreate failed"), "... and the error names the call: %s", g_error());
-	TAP_IS_INT(f_live(), 0, "... and its addresses are freed");
+	char want[64];
+	snprintf(want, sizeof want, "%s failed", name);
+	TAP_OK(!p && strstr(g_error(), want) && strcmp(f_log() + at, calls) == 0 && f_live() == 0,
+	       "a failed %s: no pointer, the error names it (%s), what was made undone in order (%s), no "
+	       "reservation left", name, g_error(), f_log() + at);
+}
+
+static void failure(void)
+{
+	fails_at("create", "cuMemCreate", "rcf");
+	fails_at("map", "cuMemMap", "rcmxf");
+	fails_at("access", "cuMemSetAccess", "rcmauxf");
 	TAP_OK(!g_malloc(-1, 0, NULL), "a negative size: no pointer");
 	/* a free where the device cannot be waited for: left mapped, since a
 	 * kernel still queued may read it */
@@ -163,6 +221,11 @@ int main(void)
 	if (!TAP_OK(g_malloc && g_free && g_error && g_count && f_log && f_live,
 		    "torch's allocator entry points and the error are exported"))
 		return tap_done();
+	/* the first allocation loads the driver and reads /dev/urandom */
+	int fds = open_fds();
+	void *first = g_malloc(4096, 0, NULL);
+	TAP_OK(first && open_fds() == fds, "the first allocation leaves no file open (%d before, %d after)", fds, open_fds());
+	g_free(first, 4096, 0, NULL);
 	layout();
 	placement();
 	failure();
