@@ -710,6 +710,21 @@ static void test_precision(void)
 	gate_verdict_init(&v);
 	TAP_OK(!gate_precision_json(n, &cfg, &v) && strstr(v.reason, "bad numbers"), "precision: missing fields are bad numbers");
 	json_decref(n);
+	/* each field alone missing is bad numbers too */
+	static const char *one_missing[] = {
+		"{\"outputs\":[{\"index\":0,\"rmse_cand\":3.1e-10,\"rmse_base\":2.6e-10,\"ref_rms\":3.4e-4}]}",
+		"{\"outputs\":[{\"index\":0,\"dtype\":\"float32\",\"rmse_base\":2.6e-10,\"ref_rms\":3.4e-4}]}",
+		"{\"outputs\":[{\"index\":0,\"dtype\":\"float32\",\"rmse_cand\":3.1e-10,\"ref_rms\":3.4e-4}]}",
+		"{\"outputs\":[{\"index\":0,\"dtype\":\"float32\",\"rmse_cand\":3.1e-10,\"rmse_base\":2.6e-10}]}",
+	};
+	int bad = 0;
+	for (size_t i = 0; i < sizeof one_missing / sizeof *one_missing; i++) {
+		n = J(one_missing[i]);
+		gate_verdict_init(&v);
+		bad += !gate_precision_json(n, &cfg, &v) && strstr(v.reason, "bad numbers") != NULL;
+		json_decref(n);
+	}
+	TAP_IS_INT(bad, 4, "precision: dtype, rmse_cand, rmse_base or ref_rms missing alone: bad numbers each");
 	n = J("{\"outputs\":[{\"index\":0,\"dtype\":\"bfloat16\",\"rmse_cand\":2e-3,\"rmse_base\":1e-3,\"ref_rms\":1.0}]}");
 	gate_verdict_init(&v);
 	TAP_OK(gate_precision_json(n, &cfg, &v), "precision: bf16 takes m = 3 and bf16's ulp");
