@@ -81,7 +81,7 @@ mutate graph-code runtime/python/kopt/rewrite_slice.py 's/^from \. import rewrit
 	"a rewrite importing a module the graph code leaves out"
 mutate graph-code runtime/python/kopt/rewrites.py 's/"rewrite_slice.py",//' \
 	"a rewrite's file left out of FILES"
-mutate graphs-modes runtime/python/kopt/problem.py 's/in ("reduce-overhead", "max-autotune")/in ("reduce-overhead",)/' \
+mutate graphs-modes runtime/python/kopt/graphcopy.py 's/^GRAPH_MODES = ("reduce-overhead", "max-autotune")/GRAPH_MODES = ("reduce-overhead",)/' \
 	"a mode with CUDA graphs left out in Python alone"
 mutate max-autotune rules/space.c 's/bool on = rule_mode_graphs(v->mode);/bool on = v->mode \&\& strcmp(v->mode, "max-autotune") == 0;/' \
 	"a rule telling CUDA graphs by the mode itself"

@@ -366,23 +366,17 @@ def graph_code() -> list[str]:
 
 def graphs_modes() -> list[str]:
     """Which modes torch runs as CUDA graphs: rules/space_pick.c's
-    rule_mode_graphs says it; the worker's Compiled.graphs (problem.py)
-    names the same modes."""
+    rule_mode_graphs says it; graphcopy.py's GRAPH_MODES, which the
+    worker's Compiled.graphs and the memcheck's guarded run read
+    (variant_graphs), names the same modes."""
     m = re.search(r"^bool rule_mode_graphs\(const char \*mode\)\n\{(.*?)^\}", text("rules/space_pick.c"), re.S | re.M)
     c = re.findall(r'"([\w-]+)"', m.group(1)) if m else []
     out = [] if m else ["rules/space_pick.c: no rule_mode_graphs"]
-    py = []
-    tree = ast.parse(text("runtime/python/kopt/problem.py"))
-    for fn in ast.walk(tree):
-        if isinstance(fn, ast.FunctionDef) and fn.name == "graphs":
-            for node in ast.walk(fn):
-                if isinstance(node, ast.Compare) and isinstance(node.ops[0], ast.In) and \
-                        "mode" in ast.unparse(node.left):
-                    py = list(ast.literal_eval(node.comparators[0]))
+    py = list(py_assign("runtime/python/kopt/graphcopy.py", "GRAPH_MODES") or [])
     if not py:
-        out.append("problem.py: Compiled.graphs names no modes")
+        out.append("graphcopy.py: GRAPH_MODES names no modes")
     return out + differ_sets("the modes run as CUDA graphs", c, py, "rules/space_pick.c rule_mode_graphs",
-                             "problem.py Compiled.graphs")
+                             "graphcopy.py GRAPH_MODES")
 
 
 def transforms() -> list[str]:
@@ -419,7 +413,7 @@ def products_side() -> list[str]:
 
 
 FACTS = {
-    "graphs-modes": (graphs_modes, "which modes run as CUDA graphs (rules/space_pick.c; problem.py)"),
+    "graphs-modes": (graphs_modes, "which modes run as CUDA graphs (rules/space_pick.c; graphcopy.py)"),
     "graph-code": (graph_code, "the rewrites' files (rewrites.py FILES, GRAPH_CODE; the package)"),
     "persist": (persist, "the persistent transform and its row bound (persist.c; knobs.py)"),
     "perf-quartile": (perf_quartile, "gate 4's quartile test (gates/perf.c; gate_rules.py perf_decided)"),

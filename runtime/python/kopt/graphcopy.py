@@ -20,6 +20,11 @@ copy them change. Where torch has no such method, or the method copies
 some other way, nothing changes. KOPT_GRAPH_COPY=0 leaves torch as it is.
 The workers install it before every compile (inductor.compile_hooks), so
 the race times what kopt.backend, which installs it too, deploys.
+
+variant_graphs() says which variants run as CUDA graphs at all, for every
+Python part that asks (the worker's Compiled.graphs, the memcheck's guarded
+run): GRAPH_MODES is the one Python copy of rules/space_pick.c's
+rule_mode_graphs (tests/lists.py).
 """
 
 from __future__ import annotations
@@ -28,8 +33,17 @@ import functools
 import os
 
 BIG = 1 << 16  # elements: one chunk of the foreach kernel, one block's work
+GRAPH_MODES = ("reduce-overhead", "max-autotune")  # torch.compile's modes that run CUDA graphs
 
 _WRAPPED = "_kopt_graph_copy"
+
+
+def variant_graphs(variant: dict) -> bool:
+    """whether a variant's compiled code runs as CUDA graphs: its mode's
+    (GRAPH_MODES), unless its options set triton.cudagraphs (rules/space.c's
+    rule_variant_graphs)"""
+    on = variant.get("mode") in GRAPH_MODES
+    return bool((variant.get("options") or {}).get("triton.cudagraphs", on))
 
 
 def split_copy(foreach, dsts, srcs, *args, **kwargs) -> None:

@@ -68,6 +68,8 @@ import subprocess
 import sys
 import tempfile
 
+from .graphcopy import variant_graphs
+
 EXIT_ERRORS = 86  # compute-sanitizer's exit status when it found errors
 # the guarded child's (memcheck_child.py): its call failed, or it could not make it
 EXIT_FAULT, EXIT_SETUP = 90, 91
@@ -133,13 +135,10 @@ def parse(rc: int, output: str) -> tuple[bool, str]:
 def without_graphs(variant: dict) -> dict:
     """variant with Inductor's CUDA graphs off (a mode's or its option), for
     the guarded run: their private memory pools are the caching
-    allocator's, and the kernels are the same (problem.Compiled.graphs)"""
-    on = variant.get("mode") in ("reduce-overhead", "max-autotune")
-    opts = dict(variant.get("options") or {})
-    if not opts.get("triton.cudagraphs", on):
+    allocator's, and the kernels are the same"""
+    if not variant_graphs(variant):
         return variant
-    opts["triton.cudagraphs"] = False
-    return {**variant, "options": opts}
+    return {**variant, "options": {**(variant.get("options") or {}), "triton.cudagraphs": False}}
 
 
 def guard_lib() -> str | None:
@@ -256,10 +255,9 @@ def run(req: dict, kernel: str, cand: dict, why: list[str], python: str | None =
     finally:
         os.unlink(path)
     ran = any(r[0] for r in runs)
-    ok = all(r[1] for r in runs) and (pol != "require" or all(r[0] for r in runs))
-    lines = [r[2] for r in runs]
-    if pol == "require" and not all(r[0] for r in runs):
-        lines.append("KOPT_MEMCHECK=require")
+    short = pol == "require" and not all(r[0] for r in runs)  # one not made, where both must be
+    ok = all(r[1] for r in runs) and not short
+    lines = [r[2] for r in runs] + (["KOPT_MEMCHECK=require"] if short else [])
     # a failure's outcome first: the reasons travel cut at 400 characters
     failed = [r[2] for r in runs if not r[1]]
     if not ok and failed:

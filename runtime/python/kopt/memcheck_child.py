@@ -29,7 +29,7 @@ import torch
 from . import precision as P
 from .inductor import compile_hooks, compile_problem
 from .loader import load_problem
-from .memcheck import EXIT_FAULT, EXIT_SETUP, SET_UP, without_graphs
+from .memcheck import EXIT_FAULT, EXIT_SETUP, SET_UP, guard_lib, without_graphs
 from .verify import Swaps, build_candidate
 
 
@@ -66,9 +66,9 @@ def guarded(path: str) -> int:
     """With kopt-guard.so as torch's allocator: one call of the model with
     the candidate in; the status says how it went (above)."""
     try:
-        lib = os.environ.get("KOPT_GUARD_LIB") or ""
-        if not os.path.isfile(lib):
-            raise FileNotFoundError(f"no guarded allocator at KOPT_GUARD_LIB='{lib}'")
+        lib = guard_lib()
+        if lib is None:
+            raise FileNotFoundError(f"no guarded allocator at KOPT_GUARD_LIB='{os.environ.get('KOPT_GUARD_LIB', '')}'")
         alloc = torch.cuda.memory.CUDAPluggableAllocator(lib, "kopt_guard_malloc", "kopt_guard_free")
         torch.cuda.memory.change_current_allocator(alloc)
         with open(path) as f:

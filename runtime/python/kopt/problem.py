@@ -19,6 +19,7 @@ import torch
 
 from . import kernels as K
 from . import state
+from .graphcopy import variant_graphs
 
 
 def to_device(x: Any, device: str = "cuda") -> Any:
@@ -120,11 +121,8 @@ class Compiled:
 
     @property
     def graphs(self) -> bool:
-        """whether the compiled code runs as CUDA graphs (a mode with them,
-        or triton.cudagraphs; rules/space.c's rule_variant_graphs)"""
-        on = self.variant.get("mode") in ("reduce-overhead", "max-autotune")
-        opts = self.variant.get("options") or {}
-        return bool(opts.get("triton.cudagraphs", on))
+        """whether the compiled code runs as CUDA graphs (graphcopy.variant_graphs)"""
+        return variant_graphs(self.variant)
 
     def run(self, inputs):
         # cuDNN's algorithm choice is a flag of the process and a setting of
