@@ -20,8 +20,9 @@ JITFunction.src, what Triton compiles, with kopt.static_text.triton_source:
   path check, and every other function, class or module there (host-side
   Python, which Triton runs while it compiles: functools.wraps,
   set_driver_to_cpu) is refused by it. static_lists.HOST_NAMES lists the
-  host names; a Triton or torch that adds one fails here until it is
-  listed (module_names, checked on stand-ins by
+  host names, STUB_NAMES the stubs of Triton's libdevice that the CUDA
+  backend does not define (fast_tanhf in Triton 3.6); a Triton or torch
+  that adds one fails here until it is listed (module_names, checked on stand-ins by
   tests/runtime/test_gate_names.py).
 
 Prints TAP; a file that does not import here is a skip, with its error.

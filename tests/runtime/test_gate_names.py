@@ -100,6 +100,13 @@ stubs = module(STUBS, exp=stub("exp"), erfx=stub("erfx"), wraps=functools.wraps)
 found = G.module_names([(STUBS, stubs)], L.path_ok, G.stubs_dispatched(is_device, cuda))
 ok(found == {STUBS: (["erfx"], [])}, "libdevice's stubs: one the backend defines is a device function, "
    "one it lacks is reported as allowed, functools' wraps still refused", found)
+listed = sorted(L.STUB_NAMES)[0]
+stubs = module(STUBS, exp=stub("exp"), **{listed: stub(listed)})
+found = G.module_names([(STUBS, stubs)], L.path_ok, G.stubs_dispatched(is_device, cuda))
+ok(found == {STUBS: ([], [])}, f"libdevice's stubs: {listed} (STUB_NAMES), which the backend lacks, is refused", found)
+ok(not L.path_ok(f"{L.INDUCTOR_RUNTIME}.triton_helpers.libdevice.{listed}", set()),
+   f"{listed} refused through Inductor's helpers' libdevice too", listed)
+ok(L.path_ok(f"{L.INDUCTOR_RUNTIME}.triton_helpers.libdevice.exp", set()), "exp allowed there", "exp")
 elsewhere = stub("exp")
 elsewhere.__module__ = "somewhere.else"
 ok(not G.stubs_dispatched(is_device, cuda)(elsewhere), "a function of another module named like a backend's is not")
