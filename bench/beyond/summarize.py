@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
-"""bench/beyond/summarize.py KOPT-OUT/all/report.json: the benchmark's
-judgement (README.md) from a build's report, as Markdown.
+"""bench/beyond/summarize.py KOPT-OUT/all/report.json [REPORT.json...]: the
+benchmark's judgement (README.md) from a build's report, as Markdown.
+Several reports (a benchmark built in parts, each part's problems to the
+end in one session) are judged as one: their problems together (a problem
+in two of them is an error, exit 2), their GPU-minutes per step summed.
 
 Per level (the model group: l1, l2, l3): geomean over max-autotune and over
 torch.compile's defaults, problems below 0.97 against either; over the
@@ -31,16 +34,39 @@ def x(v: float) -> str:
     return "-" if math.isnan(v) else f"{v:.3f}x"
 
 
-def main() -> int:
-    path = sys.argv[1]
-    rep = json.load(open(path))
-    out_dir = os.path.dirname(os.path.dirname(os.path.abspath(path)))
+def load(paths: list) -> tuple:
+    """The reports' problems by level, where each came from (its kopt-out
+    folder, by id of its row) and their GPU-minutes per step, summed; a
+    problem in two reports is an error (ValueError, naming both)."""
     levels: dict = {}
-    for m in rep["models"]:
-        # a models group's prefix (l1/...); a model of its own counts in
-        # its report's target (the example networks: "networks")
-        lv = m["model"].split("/")[0] if "/" in m["model"] else rep.get("target", "all")
-        levels.setdefault(lv, []).append(m)
+    out_dir: dict = {}
+    seen: dict = {}
+    minutes: dict = {}
+    for path in paths:
+        rep = json.load(open(path))
+        for m in rep["models"]:
+            if m["model"] in seen:
+                raise ValueError(f"{m['model']} is in both {seen[m['model']]} and {path}")
+            seen[m["model"]] = path
+            out_dir[id(m)] = os.path.dirname(os.path.dirname(os.path.abspath(path)))
+            # a models group's prefix (l1/...); a model of its own counts in
+            # its report's target (the example networks: "networks")
+            lv = m["model"].split("/")[0] if "/" in m["model"] else rep.get("target", "all")
+            levels.setdefault(lv, []).append(m)
+        for step, v in (rep.get("gpu_minutes_by_step") or {}).items():
+            minutes[step] = minutes.get(step, 0.0) + v
+    return levels, out_dir, minutes
+
+
+def main() -> int:
+    if len(sys.argv) < 2:
+        print("usage: summarize.py REPORT.json [REPORT.json...]", file=sys.stderr)
+        return 2
+    try:
+        levels, out_dir, minutes = load(sys.argv[1:])
+    except (OSError, ValueError, KeyError) as e:
+        print(f"summarize.py: {e}", file=sys.stderr)
+        return 2
     print("| level | problems | with figures | geomean vs torch.compile | geomean vs max-autotune | below 0.97 | "
           "with room (ceiling >= 1.25) | their geomean vs max-autotune | room captured (log, mean) |")
     print("| --- | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: |")
@@ -71,7 +97,7 @@ def main() -> int:
     for m in wins:
         # a shape of a model (MODEL@SHAPE, kopt(5) shape): its folder is MODEL/SHAPE
         folder = os.path.join(m["of"], m["shape"]) if m.get("of") else m["model"]
-        sub = os.path.join(out_dir, folder, "substitutions.json")
+        sub = os.path.join(out_dir[id(m)], folder, "substitutions.json")
         try:
             ks = json.load(open(sub)).get("kernels", {}).values()
         except (OSError, ValueError):
@@ -95,6 +121,14 @@ def main() -> int:
                   f"{m['speedup']:.3f}x | {'-' if d is None else f'{d:.3f}x'} | {'-' if da is None else f'{da:.3f}x'} |")
     if missing:
         print("\nWithout figures: " + ", ".join(missing))
+    total = sum(minutes.values())
+    if total > 0:
+        print("\n## GPU time\n\nGPU-minutes the workers spent, by kind of step"
+              + (f", summed over {len(sys.argv) - 1} reports" if len(sys.argv) > 2 else "") + ":\n")
+        print("| " + " | ".join(sorted(minutes)) + " | all | capture's share |")
+        print("| " + " | ".join("---:" for _ in range(len(minutes) + 2)) + " |")
+        print("| " + " | ".join(f"{minutes[k]:.1f}" for k in sorted(minutes))
+              + f" | {total:.1f} | {100 * minutes.get('capture', 0.0) / total:.1f}% |")
     return 0
 
 

@@ -84,4 +84,29 @@ json.dump(d, open("nets.json", "w"))'
 python3 "$top_srcdir/bench/beyond/summarize.py" nets.json > nets.md 2>&1 || true
 check "models of their own count in the report's target; no room: '-' for its geomean and the room captured" \
 	"grep -q '^| nets | 4 | 4 | [0-9.]*x | [0-9.]*x | .* | 0 | - | - |\$' nets.md && [ \$(grep -c '^| [a-z]* | [0-9]* | [0-9]* |' nets.md) -eq 1 ] && ! grep -q nan nets.md"
+# a benchmark built in parts: the same report split in two by level, each
+# with its own GPU-minutes, judged as one; a problem in both is an error
+python3 -c '
+import json
+d = json.load(open("kopt-out/all/report.json"))
+for lv, f in (("l1", 0.25), ("l2", 0.75)):
+    p = dict(d, models=[m for m in d["models"] if m["model"].startswith(lv + "/")],
+             gpu_minutes_by_step={"capture": 4.0 * f, "profile": 2.0 * f, "stitch": 2.0})
+    json.dump(p, open(f"part-{lv}.json", "w"))
+json.dump(dict(d, gpu_minutes_by_step={"capture": 3.0, "profile": 1.0}), open("whole.json", "w"))'
+python3 "$top_srcdir/bench/beyond/summarize.py" part-l1.json part-l2.json > parts.md 2>&1
+st=$?
+python3 "$top_srcdir/bench/beyond/summarize.py" whole.json > whole.md 2>&1
+check "two parts judged as one (exit $st): the level and problem tables as the whole report's" \
+	"[ $st -eq 0 ] && [ \"\$(sed '/^## GPU time/,\$d' parts.md)\" = \"\$(sed '/^## GPU time/,\$d' whole.md)\" ]"
+check "their GPU-minutes per step summed over the two reports, capture's share of all" \
+	"grep -q 'summed over 2 reports' parts.md && grep -q '^| capture | profile | stitch | all | capture.s share |' parts.md && grep -q '^| 4.0 | 2.0 | 4.0 | 10.0 | 40.0% |\$' parts.md"
+check "one report: its own GPU-minutes, capture's share (75.0%)" \
+	"grep -q '^| 3.0 | 1.0 | 4.0 | 75.0% |\$' whole.md && ! grep -q 'summed over' whole.md"
+set +e
+python3 "$top_srcdir/bench/beyond/summarize.py" part-l1.json whole.json > dup.md 2> dup.err
+st=$?
+set -e
+check "a problem in two reports: exit 2, naming it and both files (exit $st)" \
+	"[ $st -eq 2 ] && grep -q 'l1/[a-c] is in both part-l1.json and whole.json' dup.err"
 echo "1..$n"
