@@ -107,6 +107,9 @@ ok(found == {STUBS: ([], [])}, f"libdevice's stubs: {listed} (STUB_NAMES), which
 ok(not L.path_ok(f"{L.INDUCTOR_RUNTIME}.triton_helpers.libdevice.{listed}", set()),
    f"{listed} refused through Inductor's helpers' libdevice too", listed)
 ok(L.path_ok(f"{L.INDUCTOR_RUNTIME}.triton_helpers.libdevice.exp", set()), "exp allowed there", "exp")
+ok(L.host_note("wraps").startswith(": host-side Python") and L.host_note(listed).startswith(": a stub of")
+   and L.host_note("exp") == "", "a refusal's note: host-side Python for HOST_NAMES, a stub for STUB_NAMES, "
+   "none for other names", [L.host_note(n) for n in ("wraps", listed, "exp")])
 elsewhere = stub("exp")
 elsewhere.__module__ = "somewhere.else"
 ok(not G.stubs_dispatched(is_device, cuda)(elsewhere), "a function of another module named like a backend's is not")
