@@ -4,7 +4,8 @@
 # as KernelBench names them, numbered 1 to N, listed out of order): every
 # stride-th problem in the order of their numbers, the stride each level's
 # count over 20, 8 and 3, rounded down; and with LEVEL/NUMBER arguments,
-# only those problems, a missing one an error. Prints TAP.
+# only those problems, a missing one an error; and bench/network/sample.sh,
+# the level-3 networks' rule, whole and in parts (ONLY). Prints TAP.
 set -eu
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/kopt-sample-XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
@@ -38,4 +39,19 @@ sh "$s" "$tmp/kb" "$tmp/none" level1/999 > /dev/null 2> "$tmp/err"
 st=$?
 set -e
 check "a named problem that is not there: exit 2, named" "[ $st -eq 2 ] && grep -q 'no problem 999 in' $tmp/err"
+# the level-3 networks' rule (bench/network/sample.sh): every (N / 12)-th,
+# the first 12; ONLY keeps some of them (a part built in one session)
+ns="$top_srcdir/bench/network/sample.sh"
+mkdir -p "$tmp/kb3/KernelBench/level3"
+i=44; while [ "$i" -ge 1 ]; do : > "$tmp/kb3/KernelBench/level3/${i}_Net_$i.py"; i=$((i - 1)); done
+sh "$ns" "$tmp/kb3" "$tmp/net" > "$tmp/out3"
+check "networks: every 3rd of 44, the first 12" \
+	"[ \"\$(nums $tmp/net/level3)\" = '1 4 7 10 13 16 19 22 25 28 31 34 ' ] && grep -qx 'level3: 12 of 44 (stride 3)' $tmp/out3"
+ONLY="1 10 34" sh "$ns" "$tmp/kb3" "$tmp/netpart" > /dev/null
+check "networks, ONLY=\"1 10 34\": those alone (10 is not 1, nor 1 10)" "[ \"\$(nums $tmp/netpart/level3)\" = '1 10 34 ' ]"
+set +e
+ONLY="1 2" sh "$ns" "$tmp/kb3" "$tmp/netbad" > /dev/null 2> "$tmp/err3"
+st=$?
+set -e
+check "networks, ONLY naming a problem the rule does not take: exit 2, named" "[ $st -eq 2 ] && grep -q '2 is not in the sample' $tmp/err3"
 echo "1..$n"
