@@ -961,6 +961,8 @@ static void t_grid(void)
 		{ "    xnumel = 1024\n    ynumel = 100\n", "{\"XBLOCK\":64,\"YBLOCK\":32}", "- grid: (16, 4, 1) programs" },
 		{ "    xnumel = 1025\n    ynumel = 96\n", "{\"XBLOCK\":64,\"YBLOCK\":32}", "- grid: (17, 3, 1) programs" },
 		{ "    xnumel = 1\n", "{\"XBLOCK\":1024}", "- grid: (1, 1, 1) programs" },
+		/* a block of one row: as many programs as rows */
+		{ "    xnumel = 512\n    ynumel = 7\n", "{\"XBLOCK\":256,\"YBLOCK\":1}", "- grid: (2, 7, 1) programs" },
 	};
 	int right = 0;
 	for (size_t i = 0; i < sizeof g / sizeof *g; i++) {

@@ -906,7 +906,8 @@ static void test_queue_progress(void)
 
 	static const struct { double s; const char *want; } clk[] = {
 		{ 0, "0:00" }, { -5, "0:00" }, { 59.4, "0:59" }, { 59.5, "1:00" }, { 3599.4, "59:59" },
-		{ 3599.5, "1:00:00" }, { 3661, "1:01:01" }, { 36000, "10:00:00" },
+		{ 3599.5, "1:00:00" }, { 3661, "1:01:01" }, { 36000, "10:00:00" }, { 7198, "1:59:58" },
+		{ 359999, "99:59:59" },
 	};
 	int right = 0;
 	for (size_t i = 0; i < sizeof clk / sizeof *clk; i++) {
@@ -918,7 +919,7 @@ static void test_queue_progress(void)
 			tap_diag("%g s: %s", clk[i].s, sb.buf ? sb.buf : "");
 		strbuf_release(&sb);
 	}
-	TAP_IS_INT(right, 8, "progress clock: M:SS rounded to the second, H:MM:SS from an hour");
+	TAP_IS_INT(right, 10, "progress clock: M:SS rounded to the second, H:MM:SS from an hour");
 }
 
 /* outdir_check's state and reason for r/rel against "hello\n" */
