@@ -43,7 +43,12 @@ def load(paths: list) -> tuple:
     seen: dict = {}
     minutes: dict = {}
     for path in paths:
-        rep = json.load(open(path))
+        try:
+            rep = json.load(open(path))
+        except ValueError as e:
+            raise ValueError(f"{path}: not JSON ({e})") from None
+        if not isinstance(rep, dict) or not isinstance(rep.get("models"), list):
+            raise ValueError(f"{path}: not a report (no list of models)")
         for m in rep["models"]:
             if m["model"] in seen:
                 raise ValueError(f"{m['model']} is in both {seen[m['model']]} and {path}")
@@ -64,7 +69,7 @@ def main() -> int:
         return 2
     try:
         levels, out_dir, minutes = load(sys.argv[1:])
-    except (OSError, ValueError, KeyError) as e:
+    except (OSError, ValueError) as e:
         print(f"summarize.py: {e}", file=sys.stderr)
         return 2
     print("| level | problems | with figures | geomean vs torch.compile | geomean vs max-autotune | below 0.97 | "

@@ -109,4 +109,10 @@ st=$?
 set -e
 check "a problem in two reports: exit 2, naming it and both files (exit $st)" \
 	"[ $st -eq 2 ] && grep -q 'l1/[a-c] is in both part-l1.json and whole.json' dup.err"
+echo '{"target": "x"}' > notreport.json
+set +e
+python3 "$top_srcdir/bench/beyond/summarize.py" part-l1.json notreport.json > /dev/null 2> nr.err
+st=$?
+set -e
+check "a file that is not a report: exit 2, named (exit $st)" "[ $st -eq 2 ] && grep -q 'notreport.json: not a report' nr.err"
 echo "1..$n"
