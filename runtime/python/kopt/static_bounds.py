@@ -44,6 +44,14 @@ from .static_limits import NOT_NUMBER, TooBig, number
 from .static_lists import LOADS, MERGING_ATOMICS, STORES, Aliases, Reject, excerpt
 
 _CANON_MAX = 20000  # characters of a canonical form, then unknown
+# A linear form adds and cancels its constants as exact integers; Triton's
+# are 32 or 64 bits wide, and a constant past 32 bits widens the sum where
+# it stands (`offs + 2147483647 + 4294967296 - 2147483647 - 4294967296`
+# wraps in 32 bits, then widens: 2**32 before offs; `i + C < n + C` with
+# C near 2**63 wraps on one side). Past this magnitude an expression's
+# constants are not folded: the whole expression is one term, its own
+# canonical form, which equals only the same expression.
+_BIG_CONSTANT = 1 << 20
 
 
 class Def:
@@ -152,6 +160,8 @@ class Flow:
                           if a.annotation is not None and (aliases.resolve(a.annotation) or "").endswith("constexpr")
                           } if kernel else set()
         self.subst: dict[int, int] = {}   # a loop variable's id -> the value it stands for
+        self.big = False                  # a linear form being made met a large constant (_BIG_CONSTANT)
+        self.exact = False                # lin_exact: large constants folded too
         self.accesses: list[Access] = []
         self.text: dict[tuple, str] = {}  # each mask atom as written
         self.memo: dict[tuple[str, int], object] = {}
@@ -454,12 +464,19 @@ class Flow:
     # -- linear forms: (((canonical term, count), ...), constant) ----------------
     def lin(self, node: ast.AST, env: dict) -> tuple:
         terms: dict[str, int] = {}
-        const = self._lin(node, 1, terms, env, 0)
+        outer, self.big = self.big, False
+        try:
+            const = self._lin(node, 1, terms, env, 0)
+            if self.big and not self.exact:
+                return ((self.canon(node, env), 1),), 0
+        finally:
+            self.big = outer
         return tuple(sorted((t, c) for t, c in terms.items() if c)), const
 
     def _lin(self, node: ast.AST, sign: int, terms: dict, env: dict, depth: int) -> int:
         if depth <= MAX_DEPTH:
             if isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool):
+                self.big |= abs(node.value) >= _BIG_CONSTANT
                 return sign * node.value
             if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)):
                 right = sign if isinstance(node.op, ast.Add) else -sign
@@ -485,6 +502,7 @@ class Flow:
                 except TooBig:
                     v = NOT_NUMBER
                 if isinstance(v, int) and not isinstance(v, bool):
+                    self.big |= abs(v) >= _BIG_CONSTANT
                     return sign * v
         key = self.canon(node, env, depth)
         terms[key] = terms.get(key, 0) + sign
@@ -502,19 +520,36 @@ class Flow:
             return node.func.value
         return None
 
+    def lin_exact(self, node: ast.AST, env: dict) -> tuple:
+        """lin with every constant folded as an exact integer: for what
+        rejects (a pointer a constant past the original's), never for what
+        proves"""
+        self.exact = True
+        try:
+            return self.lin(node, env)
+        finally:
+            self.exact = False
+
     def lin_def(self, d: Def, depth: int) -> tuple:
-        got = self.recall("lin", d)
+        what = "linx" if self.exact else "lin"
+        got = self.recall(what, d)
         if got is not NOT_NUMBER:
             return got
         if id(d) in self.subst:
             form = ((), self.subst[id(d)])
         elif d.kind == "expr":
             terms: dict[str, int] = {}
-            const = self._lin(d.expr, 1, terms, d.env, depth + 1)
-            form = (tuple(sorted((t, c) for t, c in terms.items() if c)), const)
+            outer, self.big = self.big, False
+            try:
+                const = self._lin(d.expr, 1, terms, d.env, depth + 1)
+                # a value with a large constant is one term (_BIG_CONSTANT)
+                form = ((((self.canon_def(d, depth), 1),), 0) if self.big and not self.exact else
+                        (tuple(sorted((t, c) for t, c in terms.items() if c)), const))
+            finally:
+                self.big = outer
         else:
             form = (((self.canon_def(d, depth), 1),), 0)
-        return self.remember(("lin", d), form)
+        return self.remember((what, d), form)
 
     # -- what a mask bounds: {(index, bound)} for each `index < bound` it implies
     def atoms(self, node: ast.AST, env: dict, depth: int = 0) -> set:
@@ -628,7 +663,7 @@ def _needs(flow: Flow) -> tuple[dict, dict]:
         need.atoms = atoms if need.atoms is None else need.atoms & atoms
         if a.mask is not None and not need.example:
             need.example = excerpt(a.mask, 40)
-        ptrs.setdefault(b, set()).add(flow.lin(a.ptr, a.env))
+        ptrs.setdefault(b, set()).add(flow.lin_exact(a.ptr, a.env))
     return needs, ptrs
 
 
@@ -785,7 +820,7 @@ def check_accesses(cand_fn: ast.FunctionDef, cand: tuple[Aliases, dict, set],
             if _keeps(have, atom) in ("none", "looser"):
                 raise Reject(f"{a.label()} has a mask looser than the original's: it does not keep "
                              f"'{oflow.text.get(atom, '?')}', as the original's {verb} '{b}' do")
-        shift = _shift(flow.lin(a.ptr, a.env), optrs.get(b, set()))
+        shift = _shift(flow.lin_exact(a.ptr, a.env), optrs.get(b, set()))
         if shift:
             raise Reject(f"{a.label()} is {abs(shift)} elements {'past' if shift > 0 else 'before'} "
                          f"the original's index into '{b}': out of its bounds")
