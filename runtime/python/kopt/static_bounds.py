@@ -39,7 +39,7 @@ import ast
 import itertools
 
 from .static_buffers import (IN_PROGRESS, MAX_DEPTH, UNKNOWN_BUFFER, Roles, helper_accesses, inductor_helper, joined,
-                             local_callee, site_accesses)
+                             local_callee, site_accesses, taint)
 from .static_limits import NOT_NUMBER, TooBig, number
 from .static_lists import LOADS, MERGING_ATOMICS, STORES, Aliases, Reject, excerpt
 
@@ -56,13 +56,16 @@ _BIG_CONSTANT = 1 << 20
 
 class Def:
     """One definition of a name: a parameter, an assignment (its value and
-    the names' definitions at that point), a loop variable, or unknown."""
+    the names' definitions at that point), a loop variable, or unknown.
+    guards: the tests of the ifs and whiles and the iterables of the for
+    loops around it (with their names' definitions), whose values decide
+    whether and how often it is made."""
 
-    __slots__ = ("kind", "expr", "env", "tag")
+    __slots__ = ("kind", "expr", "env", "tag", "guards")
 
     def __init__(self, kind: str, tag: object = None, expr: ast.expr | None = None,
-                 env: dict | None = None):
-        self.kind, self.tag, self.expr, self.env = kind, tag, expr, env or {}
+                 env: dict | None = None, guards: tuple = ()):
+        self.kind, self.tag, self.expr, self.env, self.guards = kind, tag, expr, env or {}, guards
 
 
 def _names(node: ast.AST) -> set[str]:
@@ -107,6 +110,7 @@ class Access:
         self.merges = False  # an atomic whose new value is made from the old (MERGING_ATOMICS)
         self.atomic = False  # a store that is an atomic (tl.atomic_add, ...)
         self.loops: tuple = ()    # the variables of the for loops around it
+        self.guards: tuple = ()   # the tests and iterables around it (Def.guards)
 
     def label(self) -> str:
         return f"{'atomic' if self.atomic else self.kind} at line {self.call.lineno} ({excerpt(self.call)})"
@@ -150,6 +154,7 @@ class Flow:
         self.aliases, self.consts, self.funcs, self.tokens = aliases, consts, funcs, tokens
         self.loops = 0
         self.cond = 0                     # depth of ifs and whiles around the statement
+        self.tests: list[tuple] = []      # (test or iterable, its names' definitions) around it (Def.guards)
         self.fors: list[Def] = []         # each for loop's variable
         self.around: list[Def] = []       # the variables of the for loops being walked
         # a kernel's constexpr parameters are numbers its launch config sets;
@@ -162,6 +167,7 @@ class Flow:
         self.subst: dict[int, int] = {}   # a loop variable's id -> the value it stands for
         self.big = False                  # a linear form being made met a large constant (_BIG_CONSTANT)
         self.exact = False                # lin_exact: large constants folded too
+        self.written: set | None = None   # the buffers its stores may write (impure), found once
         self.accesses: list[Access] = []
         self.text: dict[tuple, str] = {}  # each mask atom as written
         self.memo: dict[tuple[str, int], object] = {}
@@ -186,7 +192,7 @@ class Flow:
     def unknown(self, source: ast.expr | None = None, env: dict | None = None) -> Def:
         """A value the gate does not follow; source: what it was taken from
         (a tuple it was unpacked from), for the buffers it may be made from."""
-        return Def("unknown", next(self.tokens), source, env)
+        return Def("unknown", next(self.tokens), source, env, tuple(self.tests))
 
     # -- walking the function in order -----------------------------------------
     def visit(self, node: ast.AST | None, env: dict) -> None:
@@ -199,6 +205,7 @@ class Flow:
                     a.reads = a.kind == "load" or id(n) not in self.discarded
                     a.conditional = self.cond > 0
                     a.loops = tuple(self.around)
+                    a.guards = tuple(self.tests)
                     self.accesses.append(a)
                 elif local_callee(self, n, env) is not None:
                     self.calls.append((n, _seen(n, env)))
@@ -209,7 +216,7 @@ class Flow:
 
     def bind(self, target: ast.AST, value: ast.expr | None, env: dict) -> None:
         if isinstance(target, ast.Name) and value is not None:
-            env[target.id] = (Def("expr", expr=value, env=_seen(value, env)),)
+            env[target.id] = (Def("expr", expr=value, env=_seen(value, env), guards=tuple(self.tests)),)
             return
         if isinstance(target, (ast.Subscript, ast.Attribute)):
             self.visit(target, env)
@@ -255,8 +262,10 @@ class Flow:
             test = _seen(s.test, env)
             other = dict(env)
             self.cond += 1
+            self.tests.append((s.test, test))
             self.block(s.body, env)
             self.block(s.orelse, other)
+            self.tests.pop()
             self.cond -= 1
             for k in set(env) | set(other):
                 a, b = env.get(k), other.get(k)
@@ -303,8 +312,9 @@ class Flow:
             env[k] = self.merge(before.get(k), (own[k],))
         if isinstance(s, ast.For):
             snap = _seen(s.iter, env)
+            self.tests.append((s.iter, snap))
             if isinstance(s.target, ast.Name):
-                d = Def("for", self.loops, s.iter, snap)
+                d = Def("for", self.loops, s.iter, snap, tuple(self.tests[:-1]))
                 self.fors.append(d)
                 self.around.append(d)
                 env[s.target.id] = (d,)
@@ -314,7 +324,9 @@ class Flow:
         else:
             self.visit(s.test, env)
             self.cond += 1
+            self.tests.append((s.test, _seen(s.test, env)))
         self.block(s.body, env)
+        self.tests.pop()
         jumps = any(isinstance(n, (ast.Break, ast.Continue)) for b in s.body for n in ast.walk(b))
         after = {k: self.unknown() for k in assigned}  # a fresh unknown after the loop, as before it
         for k, u in own.items():
@@ -387,6 +399,11 @@ class Flow:
                 return path
         if isinstance(node, ast.expr_context):
             return ""
+        if isinstance(node, ast.Call) and self.impure(node):
+            # what a buffer the kernel writes holds changes between two
+            # loads of one address: each load is a value of its own
+            got = self.recall("load", node)
+            return got if got is not NOT_NUMBER else self.remember(("load", node), f"?{next(self.tokens)}")
         parts = [type(node).__name__, "("]
         for field, v in ast.iter_fields(node):
             if field in ("ctx", "type_comment", "kind"):
@@ -404,6 +421,28 @@ class Flow:
         if len(s) > _CANON_MAX:
             raise TooBig()
         return s
+
+    def impure(self, node: ast.Call) -> bool:
+        """A load from a buffer this function writes, or may write (its
+        calls to other functions and to Inductor's helpers may), or an
+        atomic's old value: not the same value at two places."""
+        path = self.aliases.module_path(node.func)
+        if path in STORES:
+            return True
+        if path not in LOADS:
+            return False
+        if self.written is None:
+            self.written = set()
+            for a in self.accesses:
+                if a.kind == "store":
+                    self.written |= self.bases(a.ptr, a.env) if a.ptr is not None else {UNKNOWN_BUFFER}
+            if self.calls or self.helpers:
+                self.written.add(UNKNOWN_BUFFER)
+        a = next((x for x in self.accesses if x.call is node), None)
+        if a is None or a.ptr is None:
+            return True
+        bases = self.bases(a.ptr, a.env)
+        return not bases or bool(bases & self.written) or UNKNOWN_BUFFER in self.written
 
     def canon_name(self, name: str, env: dict, depth: int) -> str:
         if name in env:
@@ -667,6 +706,20 @@ def _needs(flow: Flow) -> tuple[dict, dict]:
     return needs, ptrs
 
 
+def _data(a: Access):
+    """A store's or an atomic's values, its mask and the tests and
+    iterables around it: (what, expression, its names' definitions) each."""
+    c = a.call
+    vals = [x for x in c.args[1:] if x is not a.mask] + [k.value for k in c.keywords
+                                                          if k.arg in ("value", "val", "cmp")]
+    for v in vals:
+        yield "value", v, a.env
+    if a.mask is not None:
+        yield "mask", a.mask, a.env
+    for t, env in a.guards:
+        yield "test", t, env
+
+
 def _boundary(a: Access) -> str:
     return ast.dump(a.boundary) if a.boundary is not None else ""
 
@@ -771,6 +824,9 @@ def check_accesses(cand_fn: ast.FunctionDef, cand: tuple[Aliases, dict, set],
             label = f"{kind} in Inductor's helper, called at line {call.lineno} ({excerpt(call)})"
             memcheck.append(roles.check_site(label, kind, named) or f"{label}: its index is the helper's")
     for a in flow.accesses:
+        if a.kind == "store":
+            for what, node, env in _data(a):
+                roles.check_data(a.label(), what, taint(flow, node, env))
         bases = flow.bases(a.ptr, a.env) if a.ptr is not None else set()
         t = roles.of(flow, a.ptr, a.env)
         if a.reads:  # a load, or an atomic whose old value is used

@@ -34,6 +34,10 @@ UNKNOWN_BUFFER = "?"  # in a set of bases: a buffer the gate cannot name
 # unknown helper of Inductor's given its arguments: numbers are no pointer)
 IF_BUFFER = "~"
 IN_PROGRESS = frozenset({"in progress"})  # bases being found (a loop-carried value)
+# attributes of a value that Triton fixes as it compiles (its type and
+# shape), not made from the value's bits
+METADATA = {"dtype", "element_ty", "type", "shape", "primitive_bitwidth", "is_floating", "is_int", "is_ptr",
+            "is_fp16", "is_bf16", "is_fp32", "is_fp64", "is_int_signed", "is_int_unsigned", "int_bitwidth"}
 
 
 def joined(parts) -> set[str]:
@@ -221,6 +225,13 @@ def taint(flow, node: ast.AST, env: dict, depth: int = 0) -> set[str]:
             return _at_site(s.returns, _arguments(flow, node, env, s))
         parts = [node.func.value] if isinstance(node.func, ast.Attribute) and path is None else []
         parts += node.args + [k.value for k in node.keywords]
+        known = HELPER_ACCESSES.get(inductor_helper(path) or "")
+        if known is not None and known[2] == ("load",):
+            # a helper of Inductor's that only loads through its pointer
+            # (a binary search) returns what it found there: data
+            pos, pname, _ = known
+            parts = [a for i, a in enumerate(node.args) if i != pos] + [k.value for k in node.keywords
+                                                                       if k.arg != pname]
         return _union(taint(flow, p, env, d) for p in parts)
     if isinstance(node, ast.BinOp):
         return taint(flow, node.left, env, d) | taint(flow, node.right, env, d)
@@ -232,6 +243,8 @@ def taint(flow, node: ast.AST, env: dict, depth: int = 0) -> set[str]:
         return taint(flow, node.operand, env, d)
     if isinstance(node, (ast.Subscript, ast.Starred)):
         return taint(flow, node.value, env, d)
+    if isinstance(node, ast.Attribute) and node.attr in METADATA:
+        return set()  # x_ptr.dtype.element_ty: what Triton knows as it compiles, not the pointer's bits
     if isinstance(node, ast.Attribute) and flow.aliases.module_path(node) is None:
         return taint(flow, node.value, env, d)  # ptrs.T: the same pointers
     if isinstance(node, (ast.Constant, ast.Attribute)):
@@ -257,6 +270,9 @@ def taint_def(flow, d, depth: int):
         out = taint(flow, d.expr, d.env, depth + 1)
     else:
         out = {UNKNOWN_BUFFER}
+    # made under an if, a while or a for: the tests and iterables decide
+    # its value too (`if (d >> 3) & 1: c += 8` copies d's bits into c)
+    out = _union([out] + [taint(flow, t, e, depth + 1) for t, e in d.guards])
     return flow.remember(("taint", d), out)
 
 
@@ -349,6 +365,17 @@ class Roles:
         if extra:
             raise Reject(f"{label}: its pointer is made from {_who(extra)} too, not only from the buffer it "
                          f"writes; a store goes through the pointer of a buffer the original writes")
+
+    def check_data(self, label: str, what: str, t: set[str]) -> None:
+        """Rejects a store whose value, mask or surrounding tests are made
+        from a buffer's pointer: a pointer's bits written as data come back
+        from a load as a number the gate cannot follow (two loads of them
+        differ by another buffer's distance), and no memcheck tells a store
+        into another allocated buffer from one into its own."""
+        named = self.named(t) - {UNKNOWN_BUFFER}
+        if named:
+            raise Reject(f"{label}: its {what} is made from the pointer of {_who(named)}; a pointer's bits "
+                         f"are not data a kernel writes")
 
     def check_site(self, label: str, kind: str, t: set[str]) -> str | None:
         """A load or store that a call to the module's function makes, with
