@@ -39,7 +39,7 @@ import ast
 import itertools
 
 from .static_buffers import (IN_PROGRESS, MAX_DEPTH, UNKNOWN_BUFFER, Roles, helper_accesses, inductor_helper, joined,
-                             local_callee, site_accesses, taint)
+                             local_callee, site_accesses, store_data, taint)
 from .static_limits import NOT_NUMBER, TooBig, number
 from .static_lists import LOADS, MERGING_ATOMICS, STORES, Aliases, Reject, excerpt
 
@@ -706,20 +706,6 @@ def _needs(flow: Flow) -> tuple[dict, dict]:
     return needs, ptrs
 
 
-def _data(a: Access):
-    """A store's or an atomic's values, its mask and the tests and
-    iterables around it: (what, expression, its names' definitions) each."""
-    c = a.call
-    vals = [x for x in c.args[1:] if x is not a.mask] + [k.value for k in c.keywords
-                                                          if k.arg in ("value", "val", "cmp")]
-    for v in vals:
-        yield "value", v, a.env
-    if a.mask is not None:
-        yield "mask", a.mask, a.env
-    for t, env in a.guards:
-        yield "test", t, env
-
-
 def _boundary(a: Access) -> str:
     return ast.dump(a.boundary) if a.boundary is not None else ""
 
@@ -825,7 +811,7 @@ def check_accesses(cand_fn: ast.FunctionDef, cand: tuple[Aliases, dict, set],
             memcheck.append(roles.check_site(label, kind, named) or f"{label}: its index is the helper's")
     for a in flow.accesses:
         if a.kind == "store":
-            for what, node, env in _data(a):
+            for what, node, env in store_data(a):
                 roles.check_data(a.label(), what, taint(flow, node, env))
         bases = flow.bases(a.ptr, a.env) if a.ptr is not None else set()
         t = roles.of(flow, a.ptr, a.env)

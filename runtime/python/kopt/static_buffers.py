@@ -276,6 +276,21 @@ def taint_def(flow, d, depth: int):
     return flow.remember(("taint", d), out)
 
 
+def store_data(a):
+    """A store's or an atomic's values, its mask and the tests and
+    iterables around it (kopt.static_bounds.Access a): (what, expression,
+    its names' definitions) each, for Roles.check_data."""
+    c = a.call
+    vals = [x for x in c.args[1:] if x is not a.mask] + [k.value for k in c.keywords
+                                                          if k.arg in ("value", "val", "cmp")]
+    for v in vals:
+        yield "value", v, a.env
+    if a.mask is not None:
+        yield "mask", a.mask, a.env
+    for t, env in a.guards:
+        yield "test", t, env
+
+
 def _unnamed(t: set[str]) -> bool:
     """A pointer made from no buffer (an integer, a loaded value), or from
     what the gate cannot follow."""
