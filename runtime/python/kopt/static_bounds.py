@@ -41,6 +41,7 @@ import itertools
 from .static_buffers import (IN_PROGRESS, MAX_DEPTH, UNKNOWN_BUFFER, Roles, helper_accesses, inductor_helper, joined,
                              local_callee, site_accesses, store_data, taint)
 from .static_limits import NOT_NUMBER, TooBig, number
+from .static_forms import axes, broadcast_only, keeps, placed, shift
 from .static_lists import LOADS, MERGING_ATOMICS, STORES, Aliases, Reject, excerpt
 
 _CANON_MAX = 20000  # characters of a canonical form, then unknown
@@ -80,14 +81,6 @@ def _seen(node: ast.AST, env: dict) -> dict:
 
 def _stored(node: ast.AST) -> set[str]:
     return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))}
-
-
-def _broadcast_only(sl: ast.AST) -> bool:
-    """x[:, None]: a subscript that only adds dimensions."""
-    elts = sl.elts if isinstance(sl, ast.Tuple) else [sl]
-    return all((isinstance(e, ast.Constant) and e.value is None) or
-               (isinstance(e, ast.Slice) and e.lower is None and e.upper is None and e.step is None)
-               for e in elts)
 
 
 class Access:
@@ -523,8 +516,15 @@ class Flow:
                         + self._lin(node.right, right, terms, env, depth + 1))
             if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
                 return self._lin(node.operand, -sign if isinstance(node.op, ast.USub) else sign, terms, env, depth + 1)
-            if isinstance(node, ast.Subscript) and _broadcast_only(node.slice):
-                return self._lin(node.value, sign, terms, env, depth + 1)
+            if isinstance(node, ast.Subscript) and broadcast_only(node.slice):
+                where = axes(node.slice)
+                if not where:
+                    return self._lin(node.value, sign, terms, env, depth + 1)
+                inner: dict[str, int] = {}
+                const = self._lin(node.value, sign, inner, env, depth + 1)
+                for k, n in placed((tuple(inner.items()), 0), where)[0]:
+                    terms[k] = terms.get(k, 0) + n
+                return const
             inner = self.broadcast_of(node)
             if inner is not None:
                 return self._lin(inner, sign, terms, env, depth + 1)
@@ -618,7 +618,15 @@ class Flow:
                 return set().union(*sets)
             return set.intersection(*sets) if sets else set()
         if isinstance(node, ast.Subscript):
-            return self.atoms(node.value, env, depth + 1)
+            if not broadcast_only(node.slice):
+                return set()  # some of its elements, elsewhere: no bound the gate can place
+            where = axes(node.slice)
+            out = set()
+            for i, b in self.atoms(node.value, env, depth + 1):
+                atom = (placed(i, where), placed(b, where))
+                self.text.setdefault(atom, self.text.get((i, b), "?"))
+                out.add(atom)
+            return out
         if isinstance(node, ast.Call):
             path = self.aliases.module_path(node.func)
             if path == "triton.language.broadcast_to" and node.args:
@@ -744,44 +752,8 @@ def _proven(flow: Flow, a: Access, buffer: str, proofs: list[tuple]) -> bool:
     least as strict as that access's own."""
     ptr = flow.lin(a.ptr, a.env)
     have = flow.atoms(a.mask, a.env) if a.mask is not None else set()
-    return any(b == buffer and p == ptr and bnd == _boundary(a) and all(_keeps(have, atom) == "same" for atom in atoms)
+    return any(b == buffer and p == ptr and bnd == _boundary(a) and all(keeps(have, atom) == "same" for atom in atoms)
                for b, p, atoms, bnd in proofs)
-
-
-def _looser(have: tuple, want: tuple) -> bool | None:
-    """Is the mask atom have looser than want? Each is (index, bound), both
-    linear forms; `i + c < b + d` reads `i < b + (d - c)`. True when provably
-    looser, False when provably as strict, None when the gate cannot tell."""
-    (hi, hb), (wi, wb) = have, want
-    if hi[0] != wi[0] or hb[0] != wb[0]:
-        return None
-    return (hb[1] - hi[1]) > (wb[1] - wi[1])
-
-
-def _keeps(have: set, want: tuple) -> str:
-    """'same' when an atom of have is as strict as want; 'other' when one
-    compares another index with the same bound (the memcheck decides);
-    'looser' when the only ones with that index and bound are looser;
-    'none' when no atom compares with that bound."""
-    best = "none"
-    for atom in have:
-        r = _looser(atom, want)
-        if r is False:
-            return "same"
-        if r is None and atom[1][0] == want[1][0]:
-            best = "other"
-        elif r is True and best == "none":
-            best = "looser"
-    return best
-
-
-def _shift(have: tuple, ptrs: set) -> int | None:
-    """0 when the pointer is one of the original's; the constant by which it
-    differs from one of them when that is all that differs; else None."""
-    shifts = [have[1] - c for key, c in ptrs if key == have[0]]
-    if not shifts:
-        return None
-    return 0 if 0 in shifts else min(shifts, key=abs)
 
 
 def check_accesses(cand_fn: ast.FunctionDef, cand: tuple[Aliases, dict, set],
@@ -859,12 +831,12 @@ def check_accesses(cand_fn: ast.FunctionDef, cand: tuple[Aliases, dict, set],
                          f"{' (' + need.example + ')' if need.example else ''}")
         have = flow.atoms(a.mask, a.env) if a.mask is not None else set()
         for atom in sorted(need.atoms or set(), key=repr):
-            if _keeps(have, atom) in ("none", "looser"):
+            if keeps(have, atom) in ("none", "looser"):
                 raise Reject(f"{a.label()} has a mask looser than the original's: it does not keep "
                              f"'{oflow.text.get(atom, '?')}', as the original's {verb} '{b}' do")
-        shift = _shift(flow.lin_exact(a.ptr, a.env), optrs.get(b, set()))
-        if shift:
-            raise Reject(f"{a.label()} is {abs(shift)} elements {'past' if shift > 0 else 'before'} "
+        moved = shift(flow.lin_exact(a.ptr, a.env), optrs.get(b, set()))
+        if moved:
+            raise Reject(f"{a.label()} is {abs(moved)} elements {'past' if moved > 0 else 'before'} "
                          f"the original's index into '{b}': out of its bounds")
         if not _proven(flow, a, b, proofs):
             memcheck.append(f"{a.label()}: its index or mask differs from the original's")
