@@ -51,7 +51,10 @@ _CANON_MAX = 20000  # characters of a canonical form, then unknown
 # wraps in 32 bits, then widens: 2**32 before offs; `i + C < n + C` with
 # C near 2**63 wraps on one side). Past this magnitude an expression's
 # constants are not folded: the whole expression is one term, its own
-# canonical form, which equals only the same expression.
+# canonical form, which equals only the same expression. So is one where a
+# term is added and taken away again (`(t + t + w) - t - t` with t int32
+# and w int64 wraps before it widens): within one width such terms cancel,
+# across two they do not, and the gate does not know the widths.
 _BIG_CONSTANT = 1 << 20
 
 
@@ -523,7 +526,7 @@ class Flow:
                 inner: dict[str, int] = {}
                 const = self._lin(node.value, sign, inner, env, depth + 1)
                 for k, n in placed((tuple(inner.items()), 0), where)[0]:
-                    terms[k] = terms.get(k, 0) + n
+                    self.add(terms, k, n)
                 return const
             inner = self.broadcast_of(node)
             if inner is not None:
@@ -533,7 +536,7 @@ class Flow:
                 if len(forms) == 1:
                     t, c = forms.pop()
                     for k, n in t:
-                        terms[k] = terms.get(k, 0) + sign * n
+                        self.add(terms, k, sign * n)
                     return sign * c
             if isinstance(node, ast.Name) and node.id not in env and node.id in self.consts:
                 try:
@@ -543,9 +546,15 @@ class Flow:
                 if isinstance(v, int) and not isinstance(v, bool):
                     self.big |= abs(v) >= _BIG_CONSTANT
                     return sign * v
-        key = self.canon(node, env, depth)
-        terms[key] = terms.get(key, 0) + sign
+        self.add(terms, self.canon(node, env, depth), sign)
         return 0
+
+    def add(self, terms: dict, key: str, n: int) -> None:
+        """n more of a term; a term added and taken away again (x + y - x)
+        is not folded (self.big): integers of two widths do not cancel"""
+        had = terms.get(key, 0)
+        self.big |= had != 0 and (had > 0) != (n > 0)
+        terms[key] = had + n
 
     def broadcast_of(self, node: ast.AST) -> ast.expr | None:
         """x for tl.broadcast_to(x, shape) and x.broadcast_to(shape): the same
