@@ -79,9 +79,17 @@ ok(got == [{"x_ptr", "out_ptr"}], "a loop over pointers: the loop variable is ma
 got, _ = loads(SIG + "    for p, q in ((x_ptr, n),):\n        tl.load(p + o)\n")
 ok(got == [{"x_ptr", "n"}], "a loop that unpacks: each name made from the iterable", got)
 got, _ = loads(SIG + "    p = x_ptr\n    for i in range(n):\n        tl.load(p + o)\n        p = out_ptr\n")
-ok(got == [{"x_ptr", "out_ptr"}], "a pointer a loop sets for the next iteration: both values", got)
+ok(got == [{"x_ptr", "out_ptr", "n"}], "a pointer a loop sets for the next iteration: both values, and the loop's "
+   "bound's names (a value made in a loop carries its iterable's: Def.guards)", got)
 got, _ = loads(SIG + "    if n > 0:\n        d = 1\n    tl.load(x_ptr + d)\n")
-ok(got == [{"x_ptr"}], "a name one branch leaves undefined adds no buffer (it has no value there)", got)
+ok(got == [{"x_ptr", "n"}], "a name one branch leaves undefined adds no buffer (it has no value there); the "
+   "test's names come with the branch's value", got)
+got, _ = loads(SIG + "    d = 0\n    if x_ptr.to(tl.int64) & 1:\n        d = 1\n    tl.load(out_ptr + d)\n")
+ok(got == [{"out_ptr", "x_ptr"}], "a value an if sets on a pointer's bits is made from that pointer", got)
+got, _ = loads(SIG + "    d = 0\n    if x_ptr.dtype.element_ty == tl.float16:\n        d = 1\n    tl.load(out_ptr + d)\n")
+ok(got == [{"out_ptr"}], "a pointer's element type is no bits of it (METADATA)", got)
+got, _ = loads(SIG + "    c = 0\n    for i in range(x_ptr.to(tl.int64) & 7):\n        c += 1\n    tl.load(out_ptr + c)\n")
+ok(got == [{"out_ptr", "x_ptr"}], "a counter a loop bounded by a pointer's bits leaves is made from that pointer", got)
 
 
 def chained(k, start):
@@ -97,7 +105,7 @@ for k, want in ((97, {"out_ptr"}), (98, {U})):
     ok(got[:1] == [want], f"the depth cap: a pointer copied {k} times is {sorted(want)}", got)
 # a loop's carried value is one more step: q after the loop, then its value at the body's end
 LOOP = "    q = x_ptr\n    for i in range(n):\n        q = q + 1\n"
-for k, want in ((92, {"x_ptr"}), (93, {"x_ptr", U})):
+for k, want in ((92, {"x_ptr", "n"}), (93, {"x_ptr", "n", U})):
     got, _ = loads(chained(k, LOOP))
     ok(got[:1] == [want], f"the depth cap through a loop's carried value: copied {k} times, {sorted(want)}", got)
 
