@@ -5,4 +5,4 @@ noinst_PROGRAMS += bench/engine_bench
 bench_engine_bench_SOURCES = bench/engine_bench.c tests/fixture.h
 # the recipes travel; bench/results/ (measured runs, indexed in its
 # README.md) is data and stays in the repository, out of the tarball
-EXTRA_DIST += bench/compare-runs bench/memory bench/overhead bench/cost bench/scale bench/shapes bench/beyond
+EXTRA_DIST += bench/compare-runs bench/memory bench/overhead bench/cost bench/scale bench/shapes bench/beyond bench/network

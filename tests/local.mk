@@ -141,9 +141,9 @@ EXTRA_DIST += tests/e2e/counters.sh
 # the graph cache's keys a profile's compile looked up, and what differs
 TESTS += tests/e2e/graph_keys.sh tests/runtime/graphkeys.sh
 EXTRA_DIST += tests/e2e/graph_keys.sh tests/runtime/graphkeys.sh tests/runtime/test_graphkeys.py
-# bench/beyond/sample.sh: the benchmark's sampling rule, and named problems
+# bench/beyond/sample.sh: the benchmark's sampling rule, and named problems; bench/network/sample.sh: the level-3 rule and its parts (ONLY)
 TESTS += tests/e2e/beyond-sample.sh
-EXTRA_DIST += tests/e2e/beyond-sample.sh bench/beyond/sample.sh
+EXTRA_DIST += tests/e2e/beyond-sample.sh bench/beyond/sample.sh bench/network/sample.sh
 check_PROGRAMS += tests/unit/wpool_test
 tests_unit_wpool_test_SOURCES = tests/unit/wpool_test.c tests/tap.h
 TESTS += tests/unit/wpool_test
