@@ -23,7 +23,7 @@ from . import static_bounds as bounds
 from .static_buffers import Functions, check_function_values
 from .static_limits import launch_limit, literal
 from .static_lists import (BANNED_ATTRS, BANNED_NAMES, FRAME_ATTRS, HEURISTICS_ATTRS,
-                           INDUCTOR_MODULES, INDUCTOR_RUNTIME, INLINE_ASM, JIT_KEYWORDS, LOADS,
+                           INDUCTOR_MODULES, INDUCTOR_RUNTIME, INLINE_ASM, JIT_KEYWORDS, LOADS, MODULE_PATHS,
                            MUTABLE_CALLS, PRINTS, SAFE_BUILTINS, SAME_AS_ORIGINAL, STORES, TRITON_ATTRS, VALUE_ATTRS,
                            Aliases, Reject, decorator_kind, excerpt, host_note, is_dunder, module_allowed,
                            module_constants, path_ok, short, signature)
@@ -331,6 +331,15 @@ class Checker:
                          if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
         for n in ast.walk(node):
             self.check_node(n, local, decorator)
+
+    def check_module_values(self) -> None:
+        """A module is named only as the head of a path (MODULE_PATHS)."""
+        heads = {id(n.value) for n in ast.walk(self.tree) if isinstance(n, ast.Attribute)}
+        for n in ast.walk(self.tree):
+            if isinstance(n, (ast.Name, ast.Attribute)) and isinstance(n.ctx, ast.Load) and id(n) not in heads \
+                    and self.aliases.module_path(n) in MODULE_PATHS:
+                raise Reject(f"module '{short(self.aliases.module_path(n))}' used as a value ({excerpt(n, 40)}): "
+                             f"a kernel names paths into a module, not the module")
 
     def check_statement(self, n: ast.AST, decorator: bool) -> None:
         """Statements and expressions no code may hold."""

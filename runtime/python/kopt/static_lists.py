@@ -21,6 +21,16 @@ class Reject(Exception):
 # Canonical module paths that an import may bind.
 INDUCTOR_RUNTIME = "torch._inductor.runtime"
 INDUCTOR_MODULES = {"triton_helpers", "triton_heuristics", "hints", "triton_compat"}
+# The modules a kernel may name paths into. Each is named only as the head
+# of a path (tl.math.exp), never as a value: a module held in a name or
+# passed to a helper has its attributes read as a tensor's
+# (`m = tl.math; m.reduce` is functools.reduce, host-side Python).
+MODULE_PATHS = {"triton", "triton.language", "triton.language.math", "triton.language.extra",
+                "triton.language.extra.libdevice", "triton.language.extra.cuda",
+                "triton.language.extra.cuda.libdevice", "triton.language.core", "math", INDUCTOR_RUNTIME,
+                *(f"{INDUCTOR_RUNTIME}.{m}" for m in INDUCTOR_MODULES),
+                *(f"{INDUCTOR_RUNTIME}.{m}.{sub}" for m in ("triton_helpers", "triton_compat")
+                  for sub in ("libdevice", "math"))}
 # Attributes of the triton package a kernel may use.
 TRITON_ATTRS = {"jit", "autotune", "heuristics", "Config", "cdiv", "next_power_of_2",
                 "language", "constexpr"}
