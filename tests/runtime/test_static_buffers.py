@@ -100,12 +100,12 @@ def chained(k, start):
 
 # the cap (MAX_DEPTH, 100) counts each expression and each name followed:
 # the load's sum, k + 1 copies, q, and out_ptr's parameter
-for k, want in ((97, {"out_ptr"}), (98, {U})):
+for k, want in ((97, {"out_ptr"}), (98, {U, B.TOO_DEEP})):
     got, _ = loads(chained(k, "    q = out_ptr\n"))
     ok(got[:1] == [want], f"the depth cap: a pointer copied {k} times is {sorted(want)}", got)
 # a loop's carried value is one more step: q after the loop, then its value at the body's end
 LOOP = "    q = x_ptr\n    for i in range(n):\n        q = q + 1\n"
-for k, want in ((92, {"x_ptr", "n"}), (93, {"x_ptr", "n", U})):
+for k, want in ((92, {"x_ptr", "n"}), (93, {"x_ptr", "n", U, B.TOO_DEEP})):
     got, _ = loads(chained(k, LOOP))
     ok(got[:1] == [want], f"the depth cap through a loop's carried value: copied {k} times, {sorted(want)}", got)
 
@@ -145,8 +145,9 @@ got, _ = loads(HELP + SIG + "    tl.load(x_ptr + at(o, 1))\n")
 ok(got == [{"x_ptr"}], "... and from nothing where its arguments are numbers", got)
 f = flow(HELP + SIG + "    pass\n")
 s = B.summary(f, "fetch")
-ok(s.positional == ["p", "o", "m"] and s.accesses == [("load", frozenset({"p", "o"}))] and s.returns == frozenset(),
-   "fetch's summary: a load made from p and o (at a call, numbers drop out), a return value that is data", (s.positional, s.accesses, s.returns))
+ok(s.positional == ["p", "o", "m"] and s.accesses == [("load", frozenset({"p", "o"}))] and s.returns == frozenset({"m"}),
+   "fetch's summary: a load made from p and o (at a call, numbers drop out), a return value that is data but for "
+   "its mask m (which lanes get `other`)", (s.positional, s.accesses, s.returns))
 ok(B.summary(f, "fetch") is s, "a summary is found once per module", None)
 ok(B.summary(f, "nope") is B.UNKNOWN_SUMMARY, "no summary for a name that is not the module's function", None)
 def rejects(fn, *args):

@@ -263,6 +263,9 @@ class Flow:
             self.block(s.orelse, other)
             self.tests.pop()
             self.cond -= 1
+            if any(isinstance(x, ast.Return) for b in s.body + s.orelse for x in ast.walk(b)) \
+                    and not self.constant_test(s.test, env):
+                self.cond += 1  # what follows an if that may return runs only where it did not
             for k in set(env) | set(other):
                 a, b = env.get(k), other.get(k)
                 if a is not b:
@@ -285,6 +288,19 @@ class Flow:
                     self.visit(child, env)
             for name in _stored(s):
                 env[name] = (self.unknown(),)
+
+    def constant_test(self, test: ast.expr, env: dict) -> bool:
+        """A test made of numbers alone (`M * N == 0` with M and N set to
+        literals): it decides the same at every call."""
+        consts = dict(self.consts)
+        for name, defs in env.items():
+            if len(defs) == 1 and defs[0].kind == "expr":
+                consts.setdefault(name, defs[0].expr)
+        parts = [test.left] + test.comparators if isinstance(test, ast.Compare) else [test]
+        try:
+            return all(number(p, consts) is not NOT_NUMBER for p in parts)
+        except (TooBig, RecursionError):
+            return False
 
     def merge(self, a: tuple | None, b: tuple | None) -> tuple:
         out: list[Def] = []

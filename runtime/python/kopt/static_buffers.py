@@ -34,6 +34,9 @@ UNKNOWN_BUFFER = "?"  # in a set of bases: a buffer the gate cannot name
 # unknown helper of Inductor's given its arguments: numbers are no pointer)
 IF_BUFFER = "~"
 IN_PROGRESS = frozenset({"in progress"})  # bases being found (a loop-carried value)
+# with UNKNOWN_BUFFER: past MAX_DEPTH steps (a pointer copied 120 times is
+# unknown, but not as a pointer read from memory is: Roles.check_load)
+TOO_DEEP = "?deep"
 # attributes of a value that Triton fixes as it compiles (its type and
 # shape), not made from the value's bits
 METADATA = {"dtype", "element_ty", "type", "shape", "primitive_bitwidth", "is_floating", "is_int", "is_ptr",
@@ -207,16 +210,21 @@ def check_function_values(tree: ast.Module, aliases, funcs, make_flow) -> None:
 
 def taint(flow, node: ast.AST, env: dict, depth: int = 0) -> set[str]:
     """The parameters node's value may be made from, through any operation
-    but a load; UNKNOWN_BUFFER where a name cannot be followed."""
+    but a load; UNKNOWN_BUFFER where a name cannot be followed, with
+    TOO_DEEP past MAX_DEPTH steps."""
     if depth > MAX_DEPTH:
-        return {UNKNOWN_BUFFER}
+        return {UNKNOWN_BUFFER, TOO_DEEP}
     d = depth + 1
     if isinstance(node, ast.Name):
         return _union(taint_def(flow, x, depth) for x in env[node.id]) if node.id in env else set()
     if isinstance(node, ast.Call):
         path = flow.aliases.module_path(node.func)
         if path in LOADS or path in STORES:
-            return set()  # what memory holds (or held): data
+            # what memory holds (or held): data; but a load's mask picks
+            # which lanes get its `other` (and an atomic's value is its
+            # arguments'): they decide what it returns too
+            rest = node.args[1:] + [k.value for k in node.keywords if k.arg != "pointer"]
+            return _union(taint(flow, p, env, d) for p in rest)
         callee = local_callee(flow, node, env)
         if callee is not None:
             s = summary(flow, callee)
@@ -298,7 +306,8 @@ def _unnamed(t: set[str]) -> bool:
 
 
 def _who(t: set[str]) -> str:
-    return ", ".join("what the gate cannot follow" if b == UNKNOWN_BUFFER else f"'{b}'" for b in sorted(t))
+    return ", ".join("what the gate cannot follow" if b == UNKNOWN_BUFFER else f"'{b}'" for b in sorted(t)
+                     if b != TOO_DEEP)
 
 
 class Roles:
@@ -335,7 +344,7 @@ class Roles:
 
     def named(self, t) -> set[str]:
         """t's buffers of the original (numbers left out)."""
-        return {b for b in t if b in self.universe or b == UNKNOWN_BUFFER}
+        return {b for b in t if b in self.universe or b in (UNKNOWN_BUFFER, TOO_DEEP)}
 
     def accessed(self, t) -> set[str] | None:
         """The buffers of the original an access made from t goes through;
@@ -366,6 +375,9 @@ class Roles:
                          f"which the original only writes: what it holds is a previous call's")
         if not _unnamed(t):
             return None
+        if TOO_DEEP in t:
+            raise Reject(f"{label}: its pointer is made in more steps than the gate follows ({MAX_DEPTH}); it could "
+                         f"be any buffer's, an output's included")
         if not self.unnamed_ok:
             raise Reject(f"{label}: its pointer is made from {_who(t) if t else 'no buffer (an integer or a loaded value)'}"
                          f", not from a buffer the original reads: it could read any buffer, an output's previous "
@@ -387,10 +399,10 @@ class Roles:
         from a load as a number the gate cannot follow (two loads of them
         differ by another buffer's distance), and no memcheck tells a store
         into another allocated buffer from one into its own."""
-        named = self.named(t) - {UNKNOWN_BUFFER}
+        named = self.named(t)
         if named:
-            raise Reject(f"{label}: its {what} is made from the pointer of {_who(named)}; a pointer's bits "
-                         f"are not data a kernel writes")
+            raise Reject(f"{label}: its {what} is made from {'the pointer of ' if named - {UNKNOWN_BUFFER, TOO_DEEP} else ''}"
+                         f"{_who(named)}; a pointer's bits are not data a kernel writes")
 
     def check_site(self, label: str, kind: str, t: set[str]) -> str | None:
         """A load or store that a call to the module's function makes, with

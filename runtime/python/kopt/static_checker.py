@@ -23,7 +23,8 @@ from . import static_bounds as bounds
 from .static_buffers import Functions, check_function_values
 from .static_limits import launch_limit, literal
 from .static_lists import (BANNED_ATTRS, BANNED_NAMES, FRAME_ATTRS, HEURISTICS_ATTRS,
-                           INDUCTOR_MODULES, INDUCTOR_RUNTIME, INLINE_ASM, JIT_KEYWORDS, LOADS, MODULE_PATHS,
+                           CONFIG_KEYWORDS, INDUCTOR_MODULES, INDUCTOR_RUNTIME, INLINE_ASM, JIT_KEYWORDS, LOADS,
+                           MODULE_PATHS,
                            MUTABLE_CALLS, PRINTS, SAFE_BUILTINS, SAME_AS_ORIGINAL, STORES, TRITON_ATTRS, VALUE_ATTRS,
                            Aliases, Reject, decorator_kind, excerpt, host_note, is_dunder, module_allowed,
                            module_constants, path_ok, short, signature)
@@ -86,6 +87,7 @@ class Checker:
         self.module_names: set[str] = set(aliases.map)
         self.orig_kernels = orig_kernels
         self.orig_aliases = orig_aliases
+        self.orig_tree = orig_tree
         self.funcs = Functions(tree)
         self.cand_module = (aliases, module_constants(tree), self.funcs)
         self.orig_module = (orig_aliases, module_constants(orig_tree), Functions(orig_tree))
@@ -332,14 +334,40 @@ class Checker:
         for n in ast.walk(node):
             self.check_node(n, local, decorator)
 
-    def check_module_values(self) -> None:
-        """A module is named only as the head of a path (MODULE_PATHS)."""
+    def check_values(self) -> None:
+        """What the other checks let through as values: a module is named
+        only as the head of a path (MODULE_PATHS); tl.assume states only
+        what the original assumes (a false assumption is undefined
+        behaviour: the compiler may drop a mask on its word); a
+        triton.Config gives launch keywords and the kernels' parameters
+        alone (CONFIG_KEYWORDS)."""
         heads = {id(n.value) for n in ast.walk(self.tree) if isinstance(n, ast.Attribute)}
+        assumed = {ast.dump(n) for n in ast.walk(self.orig_tree) if isinstance(n, ast.Call)
+                   and self.orig_aliases.module_path(n.func) == "triton.language.assume"}
+        params = {a.arg for f in self.tree.body if isinstance(f, ast.FunctionDef)
+                  for a in f.args.posonlyargs + f.args.args + f.args.kwonlyargs}
         for n in ast.walk(self.tree):
             if isinstance(n, (ast.Name, ast.Attribute)) and isinstance(n.ctx, ast.Load) and id(n) not in heads \
                     and self.aliases.module_path(n) in MODULE_PATHS:
                 raise Reject(f"module '{short(self.aliases.module_path(n))}' used as a value ({excerpt(n, 40)}): "
                              f"a kernel names paths into a module, not the module")
+            if not isinstance(n, ast.Call):
+                continue
+            path = self.aliases.module_path(n.func)
+            if path == "triton.language.assume" and ast.dump(n) not in assumed:
+                raise Reject(f"'{excerpt(n, 50)}' is not one of the original's assumptions: the compiler takes "
+                             f"it on its word, and a false one may drop a mask")
+            if path == "triton.Config":
+                for k in n.keywords:
+                    if k.arg not in CONFIG_KEYWORDS:
+                        raise Reject(f"triton.Config keyword '{k.arg}' is not allowed ("
+                                     f"{', '.join(sorted(CONFIG_KEYWORDS))}): others reach Triton's compile")
+                for d in n.args[:1]:
+                    keys = d.keys if isinstance(d, ast.Dict) else [None]
+                    for key in keys:
+                        if not (isinstance(key, ast.Constant) and key.value in params):
+                            raise Reject(f"triton.Config key {excerpt(key, 30) if key else '**'} is not a "
+                                         f"parameter of the kernel: others reach Triton's compile as options")
 
     def check_statement(self, n: ast.AST, decorator: bool) -> None:
         """Statements and expressions no code may hold."""

@@ -169,7 +169,7 @@ def _check(candidate: str, cand: ast.Module, orig: ast.Module, orig_aliases: Ali
     check_recursion(cand)
     check_compile(cand, aliases, by_name)
     checker.check_functions()
-    checker.check_module_values()
+    checker.check_values()
     return checker.memcheck
 
 

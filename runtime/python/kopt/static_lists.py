@@ -148,6 +148,11 @@ JIT_KEYWORDS = {"noinline", "do_not_specialize", "do_not_specialize_on_alignment
 # the arguments triton.autotune zeroes before it times each config, a
 # write from the host into each of them (an input's, a weight's zeroed)
 SAME_AS_ORIGINAL = {"triton_meta", "inductor_meta", "filename", "reset_to_zero"}
+# triton.Config's keywords a candidate may give; its dict's keys name the
+# kernel's parameters. Anything else reaches Triton's compile as an option
+# (extern_libs links a bitcode file as libdevice, ir_override swaps a
+# stage for a file's text): kopt.static_checker.Checker.check_values
+CONFIG_KEYWORDS = {"num_warps", "num_stages", "num_ctas", "maxnreg"}
 # calls a literal may make: canonical path -> allowed positional arguments
 LITERAL_CALLS = {INDUCTOR_RUNTIME + ".hints.DeviceProperties": 0, "triton.Config": 1}
 
