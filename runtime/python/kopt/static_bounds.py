@@ -25,7 +25,12 @@ gives each name, at each point, the definitions that may reach it
 
 Two expressions are the same when their canonical forms (names replaced by
 what reaches them) are equal; unknowns never are, so what cannot be
-followed is never proven and goes to the memcheck. A pointer's buffers are
+followed is never proven and goes to the memcheck. A load from a buffer
+the kernel writes is an unknown of its own at each place; a subscript
+that adds dimensions keeps where it places its value's axes
+(static_forms.axes); a linear form with a large constant, or a term
+taken away again, is not folded (_BIG_CONSTANT: Triton's integers wrap);
+what follows an if that may return on a run-time value is conditional. A pointer's buffers are
 followed through ifs and through a loop's back edge (what the end of its
 body leaves for the next iteration); one that may also hold what the gate
 cannot follow names no buffer, and a store through it is rejected. Which

@@ -7,9 +7,12 @@ ways: cast to an integer and back (``x_ptr.to(tl.int64)``), from the
 difference of two buffers' pointers, chosen by a conditional expression,
 unpacked from a tuple, taken from a loop over pointers, returned by a helper
 function, or loaded from memory. ``taint`` follows a value through every
-operation but a load (what a load returns is data) and names each parameter
-whose value it may be made from; a name the gate cannot follow adds
-UNKNOWN_BUFFER.
+operation (what a load returns is data, but for its mask and `other`; a
+value made under an if, a while or a for carries the test's and the
+iterable's) and names each parameter whose value it may be made from; a
+name the gate cannot follow adds UNKNOWN_BUFFER. A store's value, mask
+and surrounding tests may be made from no buffer's pointer
+(Roles.check_data): a pointer's bits are not data.
 
 A call to a function of the module (a helper, or another kernel) is read
 through its ``summary``: the parameters each of its loads and stores and its
@@ -210,8 +213,10 @@ def check_function_values(tree: ast.Module, aliases, funcs, make_flow) -> None:
 
 def taint(flow, node: ast.AST, env: dict, depth: int = 0) -> set[str]:
     """The parameters node's value may be made from, through any operation
-    but a load; UNKNOWN_BUFFER where a name cannot be followed, with
-    TOO_DEEP past MAX_DEPTH steps."""
+    (a load through its mask, its `other` and an atomic's values, not the
+    memory it reads; a value made under a test through the test: Def.guards);
+    UNKNOWN_BUFFER where a name cannot be followed, with TOO_DEEP past
+    MAX_DEPTH steps."""
     if depth > MAX_DEPTH:
         return {UNKNOWN_BUFFER, TOO_DEEP}
     d = depth + 1
@@ -401,8 +406,9 @@ class Roles:
         into another allocated buffer from one into its own."""
         named = self.named(t)
         if named:
-            raise Reject(f"{label}: its {what} is made from {'the pointer of ' if named - {UNKNOWN_BUFFER, TOO_DEEP} else ''}"
-                         f"{_who(named)}; a pointer's bits are not data a kernel writes")
+            of = "the pointer of " if named - {UNKNOWN_BUFFER, TOO_DEEP} else ""
+            raise Reject(f"{label}: its {what} is made from {of}{_who(named)}; a pointer's bits are not data a "
+                         f"kernel writes")
 
     def check_site(self, label: str, kind: str, t: set[str]) -> str | None:
         """A load or store that a call to the module's function makes, with
