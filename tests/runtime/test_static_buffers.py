@@ -103,6 +103,16 @@ def chained(k, start):
 for k, want in ((97, {"out_ptr"}), (98, {U, B.TOO_DEEP})):
     got, _ = loads(chained(k, "    q = out_ptr\n"))
     ok(got[:1] == [want], f"the depth cap: a pointer copied {k} times is {sorted(want)}", got)
+# Flow.bases counts the same steps: a name followed and each sum's side,
+# so a pointer summed with 0 forty times is two steps a copy, 81 in all
+src = SIG + "    p0 = out_ptr\n" + "".join(f"    p{i + 1} = p{i} + 0\n" for i in range(40)) + "    tl.load(p40 + o)\n"
+f = flow(src)
+a = [x for x in f.accesses if x.kind == "load"][0]
+ok(f.bases(a.ptr, a.env) == {"out_ptr"}, "bases: a pointer summed with 0 forty times, within the cap", f.bases(a.ptr, a.env))
+src = SIG + "    p0 = out_ptr\n" + "".join(f"    p{i + 1} = p{i} + 0\n" for i in range(50)) + "    tl.load(p50 + o)\n"
+f = flow(src)
+a = [x for x in f.accesses if x.kind == "load"][0]
+ok(f.bases(a.ptr, a.env) == {U}, "... fifty times, past it: what the gate cannot follow", f.bases(a.ptr, a.env))
 # a loop's carried value is one more step: q after the loop, then its value at the body's end
 LOOP = "    q = x_ptr\n    for i in range(n):\n        q = q + 1\n"
 for k, want in ((92, {"x_ptr", "n"}), (93, {"x_ptr", "n", U, B.TOO_DEEP})):

@@ -124,6 +124,20 @@ ok(r["ok"] and any("store" in m for m in r["memcheck"]),
    "an access moved before a run-time early return is not proven by the original's after it", r)
 r = G.report(orig.replace("if row >= n_rows:", "if 4 * 0 == 1:"), orig.replace("if row >= n_rows:", "if 4 * 0 == 1:"))
 ok(r["ok"] and not r["memcheck"], "an early return on numbers alone (Inductor's `if M * N == 0`) proves as before", r)
+# a loop of two arguments' range proves its accesses at its first value
+two = """import triton
+import triton.language as tl
+
+
+@triton.jit
+def halves_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    for k in range(0, 2):
+        x = tl.load(x_ptr + k * n + offs, mask=offs < n)
+        tl.store(out_ptr + k * n + offs, x, mask=offs < n)
+"""
+r = G.report(two, two)
+ok(r["ok"] and not r["memcheck"], "a loop over range(0, 2): its accesses proven against themselves", r)
 print(f"1..{n}")
 sys.exit(1 if bad else 0)
 PY
