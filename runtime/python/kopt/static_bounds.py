@@ -30,10 +30,11 @@ the kernel writes is an unknown of its own at each place; a subscript
 that adds dimensions keeps where it places its value's axes
 (static_forms.axes); a linear form with a large constant, or a term
 taken away again, is not folded (_BIG_CONSTANT: Triton's integers wrap);
-what follows an if that may return on a run-time value is conditional. A pointer's buffers are
-followed through ifs and through a loop's back edge (what the end of its
-body leaves for the next iteration); one that may also hold what the gate
-cannot follow names no buffer, and a store through it is rejected. Which
+what follows an if that may return on a run-time value is conditional.
+A pointer's buffers are followed through ifs and through a loop's back
+edge (what the end of its body leaves for the next iteration); one that
+may also hold what the gate cannot follow names no buffer, and a store
+through it is rejected. Which
 buffers a pointer may be made from by any other means (casts, differences,
 helpers) is kopt.static_buffers' part. Standard library only.
 """
@@ -169,6 +170,7 @@ class Flow:
         self.big = False                  # a linear form being made met a large constant (_BIG_CONSTANT)
         self.exact = False                # lin_exact: large constants folded too
         self.written: set | None = None   # the buffers its stores may write (impure), found once
+        self.load_of: dict[int, Access] = {}  # each load's access by its call's id (impure)
         self.accesses: list[Access] = []
         self.text: dict[tuple, str] = {}  # each mask atom as written
         self.memo: dict[tuple[str, int], object] = {}
@@ -453,9 +455,11 @@ class Flow:
             for a in self.accesses:
                 if a.kind == "store":
                     self.written |= self.bases(a.ptr, a.env) if a.ptr is not None else {UNKNOWN_BUFFER}
+                else:
+                    self.load_of[id(a.call)] = a
             if self.calls or self.helpers:
                 self.written.add(UNKNOWN_BUFFER)
-        a = next((x for x in self.accesses if x.call is node), None)
+        a = self.load_of.get(id(node))
         if a is None or a.ptr is None:
             return True
         bases = self.bases(a.ptr, a.env)
@@ -519,12 +523,17 @@ class Flow:
 
     # -- linear forms: (((canonical term, count), ...), constant) ----------------
     def lin(self, node: ast.AST, env: dict) -> tuple:
+        return self.folded(node, env, 0, lambda: self.canon(node, env))
+
+    def folded(self, node: ast.AST, env: dict, depth: int, whole) -> tuple:
+        """node's linear form; where its constants or terms may not be
+        folded (_BIG_CONSTANT), one term, whole() (not in lin_exact)"""
         terms: dict[str, int] = {}
         outer, self.big = self.big, False
         try:
-            const = self._lin(node, 1, terms, env, 0)
+            const = self._lin(node, 1, terms, env, depth)
             if self.big and not self.exact:
-                return ((self.canon(node, env), 1),), 0
+                return ((whole(), 1),), 0
         finally:
             self.big = outer
         return tuple(sorted((t, c) for t, c in terms.items() if c)), const
@@ -607,15 +616,7 @@ class Flow:
         if id(d) in self.subst:
             form = ((), self.subst[id(d)])
         elif d.kind == "expr":
-            terms: dict[str, int] = {}
-            outer, self.big = self.big, False
-            try:
-                const = self._lin(d.expr, 1, terms, d.env, depth + 1)
-                # a value with a large constant is one term (_BIG_CONSTANT)
-                form = ((((self.canon_def(d, depth), 1),), 0) if self.big and not self.exact else
-                        (tuple(sorted((t, c) for t, c in terms.items() if c)), const))
-            finally:
-                self.big = outer
+            form = self.folded(d.expr, d.env, depth + 1, lambda: self.canon_def(d, depth))
         else:
             form = (((self.canon_def(d, depth), 1),), 0)
         return self.remember((what, d), form)
