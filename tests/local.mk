@@ -144,6 +144,9 @@ EXTRA_DIST += tests/e2e/graph_keys.sh tests/runtime/graphkeys.sh tests/runtime/t
 # bench/beyond/sample.sh: the benchmark's sampling rule, and named problems; bench/network/sample.sh: the level-3 rule and its parts (ONLY)
 TESTS += tests/e2e/beyond-sample.sh
 EXTRA_DIST += tests/e2e/beyond-sample.sh bench/beyond/sample.sh bench/network/sample.sh
+# bench/beyond/run.sh: a slice's work folder, fresh for a part's first slice, resumed from what .device carries
+TESTS += tests/e2e/beyond-run.sh
+EXTRA_DIST += tests/e2e/beyond-run.sh bench/beyond/run.sh
 check_PROGRAMS += tests/unit/wpool_test
 tests_unit_wpool_test_SOURCES = tests/unit/wpool_test.c tests/tap.h
 TESTS += tests/unit/wpool_test

@@ -1,8 +1,9 @@
 #!/bin/bash
 # bench/beyond/run.sh SAMPLE [SECONDS]: one slice of the benchmark on
 # the GPU machine, from the project root, resumable: the cache of earlier
-# slices comes from .device/beyond.tgz when there,
-# and this slice's cache goes to $OUT/beyond.tgz (Inductor's cache of
+# slices comes from .device/beyond.tgz when there (without it, the work
+# folder, /tmp/beyond-work or BEYOND_WORK, starts empty: a warm machine's
+# folder of another part is not reused), and this slice's cache goes to $OUT/beyond.tgz (Inductor's cache of
 # compiled graphs and autotuning to $OUT/compile-cache.txz.NN, or .tgz.NN
 # without xz, read back from .device: bench/beyond/cache.sh). koptmake is stopped with
 # SIGINT after SECONDS (default 480), so finished steps are kept. The
@@ -19,7 +20,12 @@ set -u
 sample=; [ "$1" = - ] || sample=$(cd "$1" && pwd)
 secs=${2:-480}
 top=$PWD
-work=/tmp/beyond-work
+work=${BEYOND_WORK:-/tmp/beyond-work}
+# a slice goes on from what .device carries and from nothing else: with no
+# beyond.tgz there, a fresh start (a part's first slice), so that a warm
+# machine's folder of another part (its steps, its report, its compile
+# cache) does not flow into this one's figures
+[ -f "$top/.device/beyond.tgz" ] || rm -rf "$work"
 mkdir -p "$work"
 [ -f "$top/.device/beyond.tgz" ] && tar xzf "$top/.device/beyond.tgz" -C "$work"
 # Inductor's caches of earlier slices (.kopt/compile/inductor: compiled
