@@ -182,10 +182,11 @@ def request_parts(req: dict) -> tuple[dict, dict, int]:
 
 
 def gpu_lock() -> None:
-    """Inductor's timings take turns with other workers' on this GPU
+    """Inductor's timings take turns with other workers' on this GPU, and
+    one worker of the cache tunes an operator that others' variants share
     (gpulock.py): several workers may compile on one GPU at once."""
     p = torch.cuda.get_device_properties(0)
-    G.install(os.environ.get("KOPT_COMPILE_CACHE"), str(getattr(p, "uuid", None) or p.name))
+    G.install(os.environ.get("KOPT_COMPILE_CACHE"), str(getattr(p, "uuid", None) or p.name), str(p.name))
 
 
 def get_compiled(req: dict) -> Compiled:
