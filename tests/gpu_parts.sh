@@ -12,7 +12,7 @@ ok() { n=$((n + 1)); if eval "$2"; then echo "ok $n - $1"; else echo "not ok $n 
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 bash "$R" "$tmp/o" list >"$tmp/list" 2>&1
-ok "list: 23 parts, each with what it shows" '[ "$(wc -l <"$tmp/list")" -eq 23 ] && ! grep -qv "^[a-z_]*  *[^ ]" "$tmp/list"'
+ok "list: 24 parts, each with what it shows" '[ "$(wc -l <"$tmp/list")" -eq 24 ] && ! grep -qv "^[a-z_]*  *[^ ]" "$tmp/list"'
 ok "list: smoke first, helion last" '[ "$(head -n 1 "$tmp/list" | cut -d" " -f1)" = smoke ] && [ "$(tail -n 1 "$tmp/list" | cut -d" " -f1)" = helion ]'
 missing=
 for f in "$top"/tests/gpu/*.sh "$top"/tests/gpu/*.py; do

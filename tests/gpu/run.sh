@@ -42,7 +42,7 @@ if [ -n "$KOPT_GPU" ]; then export KOPT_GPU; else unset KOPT_GPU; fi
 # the parts that only compile and check numbers (no timed choice, no
 # profile): they may share the GPU with a part that times
 BESIDE="gate_reading rewrite_cache static_shapes graph_cache deploy_keys tplthreads"
-PARTS="smoke sandbox screen_lost gate_reading cheats baseline aten_auto space rewrites rewrite_cache static_shapes graph_cache deploy_keys attention products examples counters tplthreads tplcut knobs transforms deploy_check helion"
+PARTS="smoke sandbox screen_lost gate_reading cheats baseline aten_auto space rewrites rewrite_cache static_shapes graph_cache deploy_keys attention products examples counters tplthreads tplcut tunelock knobs transforms deploy_check helion"
 smoke() { # capture, profile, a model that fails to import
 	bash "$here/smoke.sh" "$W" "$out/smoke" 2>"$out/smoke-worker.log" >"$out/smoke.log"
 	python3 "$here/check_smoke.py" "$out/smoke"; }
@@ -86,6 +86,8 @@ tplthreads() { # max-autotune's template choices precompiled in threads of the c
 	python3 "$here/tplthreads.py" "$out/tplthreads"; }
 tplcut() { # max-autotune's hopeless template choices (a grouped convolution's) timed by one call: the same picks, sooner
 	python3 "$here/tplcut.py" "$out/tplcut"; }
+tunelock() { # two workers compiling one model at once: each operator's template choices timed by one of them, every timing kept
+	python3 "$here/tunelock.py" "$out/tunelock"; }
 knobs() { # source knobs: screened on two examples, each compiles and matches Inductor's kernel
 	python3 "$here/knobs.py" "$W" "$out/knobs"; }
 transforms() { # kernel transforms (onepass, rloop) on real kernels, timed against Inductor's; the rewrites' own kernels
