@@ -48,7 +48,7 @@ from .static_buffers import (IN_PROGRESS, MAX_DEPTH, UNKNOWN_BUFFER, Roles, help
                              local_callee, site_accesses, store_data, taint)
 from .static_limits import NOT_NUMBER, TooBig, number
 from .static_forms import axes, broadcast_only, keeps, placed, shift
-from .static_lists import LOADS, MERGING_ATOMICS, STORES, Aliases, Reject, excerpt
+from .static_lists import LOADS, MERGING_ATOMICS, STORES, Aliases, Reject, excerpt, range_arguments, range_values
 
 _CANON_MAX = 20000  # characters of a canonical form, then unknown
 # A linear form adds and cancels its constants as exact integers; Triton's
@@ -374,10 +374,11 @@ class Flow:
         block size). None otherwise."""
         it = d.expr
         path = self.aliases.resolve(it.func) if isinstance(it, ast.Call) else None
-        if path not in ("range", "triton.language.range", "triton.language.static_range") \
-                or not 1 <= len(it.args) <= 3 or "range" in d.env:
+        bound = range_arguments(it, path)
+        if bound is None or "range" in d.env:
             return None
-        args = list(it.args) if len(it.args) > 1 else [ast.Constant(0)] + list(it.args)
+        args = range_values(bound)
+        args = args if len(args) > 1 else [ast.Constant(0)] + args
         start, stop = self.constant(args[0], d.env), self.constant(args[1], d.env)
         if start is None or stop is None or start >= stop:
             return None
@@ -514,11 +515,13 @@ class Flow:
 
     def canon_iter(self, it: ast.expr, env: dict, depth: int) -> str:
         """A loop's iterable; range, tl.range and tl.static_range of the same
-        bounds give the same values (tl.range's keywords change how the loop
-        is compiled, not its values)."""
+        bounds and step give the same values, bound as Triton binds them
+        (tl.range(0, n, step=s) steps by s; its other keywords change how
+        the loop is compiled, not its values)."""
         path = self.aliases.resolve(it.func) if isinstance(it, ast.Call) else None
-        if path in ("range", "triton.language.range", "triton.language.static_range") and "range" not in env:
-            return "Range(" + ",".join(self._canon(a, env, depth + 1) for a in it.args) + ")"
+        bound = range_arguments(it, path)
+        if bound is not None and "range" not in env:
+            return "Range(" + ",".join(self._canon(a, env, depth + 1) for a in range_values(bound)) + ")"
         return self._canon(it, env, depth)
 
     # -- linear forms: (((canonical term, count), ...), constant) ----------------

@@ -21,7 +21,10 @@ rejects with a one-line reason:
   each config for); a comprehension over literal tuples of at most ``MAX_COMPREHENSION``
   elements in all;
 - loops in a kernel or helper run over ``range``, ``tl.range`` or
-  ``tl.static_range``; a ``tl.static_range`` unrolls at most
+  ``tl.static_range``, their arguments bound as Triton binds them
+  (static_lists.range_arguments: ``tl.static_range(0, arg2=N)`` ends at
+  N, ``tl.range``'s fifth argument is its unroll factor; no keyword to
+  ``range()``); a ``tl.static_range`` unrolls at most
   ``MAX_UNROLL`` bodies (nested ones multiply) and its bounds are constants
   or the original kernel's own; a loop whose bounds are constants runs at
   most ``MAX_TRIPS`` times with a step that is not zero; ``loop_unroll_factor``
@@ -49,7 +52,8 @@ from __future__ import annotations
 
 import ast
 
-from .static_lists import LITERAL_CALLS, Aliases, Reject, excerpt, hint_enum, module_constants
+from .static_lists import (LITERAL_CALLS, Aliases, Reject, excerpt, hint_enum, module_constants, range_arguments,
+                           range_values)
 
 MAX_DEPTH = 200              # nesting of the AST
 MAX_FUNCTIONS = 64           # top-level functions (kernels and helpers)
@@ -632,32 +636,39 @@ class Compile:
         path = self.aliases.resolve(it.func) if isinstance(it, ast.Call) else None
         if path not in _RANGES:
             self.fail(it, "a for loop runs over range(), tl.range() or tl.static_range() only")
+        # its arguments as Triton binds them, by position or keyword
+        # (tl.static_range(0, arg2=N) unrolls N bodies)
+        bound = range_arguments(it, path)
+        if bound is None:
+            self.fail(it, "a loop's range takes its arguments as Triton binds them: no keyword to range(), "
+                          "none unknown, repeated or starred")
         self.loop_iters.add(id(it))
         self.expr(it, env)
-        vals = [self.constant(a) for a in it.args]
+        values = range_values(bound)
+        vals = [self.constant(a) for a in values]
         if len(vals) == 3 and vals[2] == 0:
             self.fail(it, "a loop whose step is 0 never ends")
-        known = 1 <= len(vals) <= 3 and all(isinstance(v, int) and not isinstance(v, bool) for v in vals)
+        known = all(isinstance(v, int) and not isinstance(v, bool) for v in vals)
         trips = len(range(*vals)) if known else None
         if path == "triton.language.static_range":
-            self.unrolled(s, it, trips, env)
+            self.unrolled(s, it, values, trips, env)
             return
         if trips is not None and trips > MAX_TRIPS:
             self.fail(it, f"a loop of more than {MAX_TRIPS} iterations is not allowed")
-        for k in it.keywords:
-            if k.arg == "loop_unroll_factor":
-                v = self.constant(k.value)
-                if not (isinstance(v, int) and 0 <= v <= MAX_UNROLL_FACTOR):
-                    self.fail(it, f"loop_unroll_factor must be a constant of at most {MAX_UNROLL_FACTOR}")
-            elif k.arg == "num_stages":
-                v = self.constant(k.value)
-                if not (isinstance(v, int) and 0 <= v <= LAUNCH_LIMITS["num_stages"]):
-                    self.fail(it, f"num_stages must be a constant of at most {LAUNCH_LIMITS['num_stages']}")
+        if "loop_unroll_factor" in bound:
+            v = self.constant(bound["loop_unroll_factor"])
+            if not (isinstance(v, int) and 0 <= v <= MAX_UNROLL_FACTOR):
+                self.fail(it, f"loop_unroll_factor must be a constant of at most {MAX_UNROLL_FACTOR}")
+        if "num_stages" in bound:
+            v = self.constant(bound["num_stages"])
+            if not (isinstance(v, int) and 0 <= v <= LAUNCH_LIMITS["num_stages"]):
+                self.fail(it, f"num_stages must be a constant of at most {LAUNCH_LIMITS['num_stages']}")
         self.runtime_loop(s, s.body + s.orelse, env)
 
-    def unrolled(self, s: ast.For, it: ast.Call, trips: int | None, env: dict) -> None:
-        """tl.static_range: Triton compiles the body once per iteration."""
-        names = {n.id for a in it.args for n in ast.walk(a) if isinstance(n, ast.Name)} - set(self.aliases.map)
+    def unrolled(self, s: ast.For, it: ast.Call, values: list[ast.expr], trips: int | None, env: dict) -> None:
+        """tl.static_range: Triton compiles the body once per iteration
+        (values: its bounds and step, range_values)."""
+        names = {n.id for a in values for n in ast.walk(a) if isinstance(n, ast.Name)} - set(self.aliases.map)
         if trips is None and ast.dump(it) in self.orig_static and names <= self.fixed_params:
             trips = 1 if self.same_configs else self.config_bound(names)
         if trips is None:
@@ -670,7 +681,7 @@ class Compile:
         self.unroll *= trips or 1
         self.add_weight(it, max(self.unroll - self.weight, 0))
         try:
-            bound = max([v for v in (self.expr(a, env) for a in it.args) if isinstance(v, int)] or [ARG_BITS])
+            bound = max([v for v in (self.expr(a, env) for a in values) if isinstance(v, int)] or [ARG_BITS])
             for _ in range(min(trips if trips is not None else MAX_UNROLL, MAX_UNROLL)):
                 before = dict(env)
                 self.bind(s.target, bound, env)

@@ -156,6 +156,20 @@ CONFIG_KEYWORDS = {"num_warps", "num_stages", "num_ctas", "maxnreg"}
 # calls a literal may make: canonical path -> allowed positional arguments
 LITERAL_CALLS = {INDUCTOR_RUNTIME + ".hints.DeviceProperties": 0, "triton.Config": 1}
 
+# Triton's loop iterables and their parameters in order (Triton 3.6's
+# tl.range and tl.static_range take their bounds and step by keyword too:
+# tl.range(0, arg2=N) ends at N, tl.range(0, n, 1, 4, 1 << 20) unrolls by
+# 2**20; Python's range takes no keyword). A for loop's iterable is read
+# with its arguments bound as Triton binds them (range_arguments), for
+# its values (kopt.static_bounds) and for its limits (kopt.static_limits).
+RANGE_PARAMS = {
+    "range": ("arg1", "arg2", "step"),
+    "triton.language.range": ("arg1", "arg2", "step", "num_stages", "loop_unroll_factor",
+                              "disallow_acc_multi_buffer", "flatten", "warp_specialize", "disable_licm"),
+    "triton.language.static_range": ("arg1", "arg2", "step"),
+}
+
+
 # memory accesses: canonical path -> index of the mask among the positional
 # arguments (None: the call takes no mask)
 LOADS = {"triton.language.load": 1}
@@ -214,6 +228,35 @@ def device_name(name: str) -> bool:
     Inductor's helpers) that is not host-side Python (HOST_NAMES) or a
     libdevice stub with no CUDA function (STUB_NAMES)."""
     return public(name) and name not in HOST_NAMES and name not in STUB_NAMES
+
+
+def range_arguments(it: ast.AST, path: str | None) -> dict[str, ast.expr] | None:
+    """A loop iterable's arguments by parameter name (RANGE_PARAMS), bound
+    as Triton binds them, a literal None left out as Triton leaves it; None
+    where it is no such call or they cannot be bound: a keyword to range(),
+    an unknown or repeated one, too many positional arguments, a starred
+    one."""
+    if not isinstance(it, ast.Call) or path not in RANGE_PARAMS:
+        return None
+    params = RANGE_PARAMS[path]
+    if len(it.args) > len(params) or any(isinstance(a, ast.Starred) for a in it.args) \
+            or (path == "range" and it.keywords):
+        return None
+    out = dict(zip(params, it.args))
+    for k in it.keywords:
+        if k.arg is None or k.arg not in params or k.arg in out:
+            return None
+        out[k.arg] = k.value
+    out = {k: v for k, v in out.items() if not (isinstance(v, ast.Constant) and v.value is None)}
+    return out if "arg1" in out else None
+
+
+def range_values(bound: dict[str, ast.expr]) -> list[ast.expr]:
+    """A bound iterable's values as range() takes them: [stop],
+    [start, stop] or [start, stop, step]."""
+    if "arg2" not in bound:
+        return [bound["arg1"]] if "step" not in bound else [ast.Constant(0), bound["arg1"], bound["step"]]
+    return [bound["arg1"], bound["arg2"]] + ([bound["step"]] if "step" in bound else [])
 
 
 def short(path: str) -> str:
