@@ -47,7 +47,7 @@ import itertools
 from .static_buffers import (IN_PROGRESS, MAX_DEPTH, UNKNOWN_BUFFER, Roles, helper_accesses, inductor_helper, joined,
                              local_callee, site_accesses, store_data, taint)
 from .static_limits import NOT_NUMBER, TooBig, number
-from .static_forms import axes, broadcast_only, keeps, placed, shift
+from .static_forms import axes, broadcast_only, keeps, one_axis, placed, shift
 from .static_lists import LOADS, MERGING_ATOMICS, STORES, Aliases, Reject, excerpt, range_arguments, range_values
 
 _CANON_MAX = 20000  # characters of a canonical form, then unknown
@@ -552,7 +552,8 @@ class Flow:
                         + self._lin(node.right, right, terms, env, depth + 1))
             if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
                 return self._lin(node.operand, -sign if isinstance(node.op, ast.USub) else sign, terms, env, depth + 1)
-            if isinstance(node, ast.Subscript) and broadcast_only(node.slice):
+            if isinstance(node, ast.Subscript) and broadcast_only(node.slice) and (
+                    not axes(node.slice) or one_axis(self.canon(node.value, env, depth + 1))):
                 where = axes(node.slice)
                 if not where:
                     return self._lin(node.value, sign, terms, env, depth + 1)
@@ -652,8 +653,8 @@ class Flow:
                 return set().union(*sets)
             return set.intersection(*sets) if sets else set()
         if isinstance(node, ast.Subscript):
-            if not broadcast_only(node.slice):
-                return set()  # some of its elements, elsewhere: no bound the gate can place
+            if not broadcast_only(node.slice) or (axes(node.slice) and not one_axis(self.canon(node.value, env))):
+                return set()  # some of its elements, elsewhere, or axes placed past the gate's reading
             where = axes(node.slice)
             out = set()
             for i, b in self.atoms(node.value, env, depth + 1):

@@ -30,6 +30,17 @@ def axes(sl: ast.AST) -> str:
     return "" if ":" not in marks or "N" not in marks[marks.index(":"):] else "".join(marks)
 
 
+def one_axis(operand: str) -> bool:
+    """May a subscript that places axes (x[:, None]) be read as placing a
+    value of one axis? operand: its operand's canonical form. x[:, None]
+    puts x's first axis before a new one and keeps its others after it: on
+    a value given leading axes by a subscript or a broadcast_to, which the
+    forms drop (x[None, :][:, None], tl.broadcast_to(x, [1, B])[:, None]),
+    x's axis stays last, where x[:, None] of a one-axis x is not. Such a
+    subscript is a term of its own."""
+    return "Subscript(" not in operand and "broadcast_to" not in operand
+
+
 def placed(form: tuple, pattern: str) -> tuple:
     """A linear form's terms placed as pattern (axes) says; its constant stays."""
     if not pattern:
