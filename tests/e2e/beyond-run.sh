@@ -13,8 +13,12 @@ trap 'rm -rf "$tmp"' EXIT
 n=0
 check() { n=$((n + 1)); if eval "$2"; then echo "ok $n - $1"; else echo "not ok $n - $1"; fi; }
 root=$tmp/root work=$tmp/work
-mkdir -p "$root/.device" "$tmp/bin" "$tmp/sample/level3" "$tmp/out1" "$tmp/out2"
-ln -s "$top_srcdir/bench" "$root/bench"
+mkdir -p "$root/.device" "$root/bench/beyond" "$tmp/bin" "$tmp/sample/level3" "$tmp/out1" "$tmp/out2"
+# the scripts a slice runs, from the source tree
+for f in "$top_srcdir/bench/beyond/run.sh" "$top_srcdir/bench/beyond/cache.sh" \
+	"$top_srcdir/bench/beyond/summarize.py" "$top_srcdir/bench/beyond/costs.py"; do
+	ln -s "$f" "$root/bench/beyond/"
+done
 : > "$tmp/sample/level3/1_Problem.py"
 echo '# a spec (the double does not read it)' > "$root/spec.kopt"
 # the double: what the folder held when the build began, then a mark

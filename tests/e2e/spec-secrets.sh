@@ -12,7 +12,9 @@
 #     *_DSN, *_COOKIE, ...) and in one a key_env names, read with env()
 #     into other fields, appears in no message ("***" where it would),
 #     and in nothing a build writes: stdout, stderr, the build log,
-#     kopt-out/, the cache, the workers' logs and environment.
+#     kopt-out/, the cache, the workers' logs and environment;
+#   - a variable named like a secret that the defaults' public_env lists
+#     is read by env() as any other; one it does not list is refused.
 set -eu
 . "$top_srcdir/tests/e2e/sim-env.sh" spec-secrets
 KOPT_SIM_ENV_LOG=$tmp/env.log
@@ -79,6 +81,26 @@ check "env() of each secret is an error, naming the variable" \
 	"[ $rc -eq 2 ] && [ \$(grep -c 'would keep a secret in the cache' err) -eq 5 ] && grep -q 'env(\"KOPT_MY_LLM_ACCESS\")' err"
 check "the canary value appears in no message (*** stands for it)" \
 	"! grep -q '$canary' err out && grep -qF \"cannot read source '***/m.py'\" err && grep -qF \"unknown compile mode '***'\" err"
+# the defaults' public_env says a value is meant to be kept: env() reads
+# each name it lists (the first and the last here) as any variable, and
+# the dump shows their values; a secret-looking name it leaves out is
+# still refused. (Under the sanitizers, a name of the list the loader
+# does not free fails the run.)
+export PUBLIC_TOKEN_DIR=models PUBLIC_SECRET_STEM=m
+cat >proj/Koptfile <<'SPEC'
+dir = env("PUBLIC_TOKEN_DIR")
+stem = env("PUBLIC_SECRET_STEM")
+defaults { public_env = ["PUBLIC_TOKEN_DIR", "DB_PASS", "PUBLIC_SECRET_STEM"] }
+model m { source = "${dir}/${stem}.py" }
+SPEC
+run -t dump
+check "public_env: env() reads the secret-looking names it lists, the first and the last, and the dump shows their values" \
+	"[ $rc -eq 0 ] && grep -qF 'source = \"models/m.py\"' out && [ ! -s err ]"
+printf 'dir = env("PUBLIC_TOKEN_DIR")\nstem = env("PUBLIC_SECRET_STEM")\ndefaults { public_env = ["PUBLIC_TOKEN_DIR"] }\nmodel m { source = "${dir}/${stem}.py" }\n' >proj/Koptfile
+run -t dump
+check "... a secret-looking name it does not list is refused" \
+	"[ $rc -eq 2 ] && grep -q 'env(\"PUBLIC_SECRET_STEM\") would keep a secret in the cache' err && [ \$(grep -c 'would keep a secret' err) -eq 1 ]"
+unset PUBLIC_TOKEN_DIR PUBLIC_SECRET_STEM
 
 # a build with the canary in koptmake's environment: nowhere in what it
 # writes (KOPT_MY_LLM_ACCESS is no secret to a spec whose key_env does not

@@ -1742,6 +1742,32 @@ static void t_build(void)
 		strbuf_release(&e);
 	}
 	TAP_IS_INT(good, 2, "the same request in UTF-8: 0 and a JSON object naming the model (each provider)");
+	/* the temperature: a spec's temperature = 0 (greedy sampling, the
+	 * field's lower bound) is sent as 0, not left to the server's default
+	 * (1 at both); only a negative one leaves it out */
+	static const double temps[] = { 0, 0.2, -1 };
+	int sent = 0;
+	for (size_t k = 0; k < 2; k++)
+		for (size_t i = 0; i < sizeof temps / sizeof *temps; i++) {
+			struct kopt_llm cfg = cfg_for(pv[k]->name, NULL, "KEY");
+			cfg.temperature = temps[i];
+			struct llm_request q = { 0 };
+			q.user = "now then";
+			struct strbuf body = STRBUF_INIT, e = STRBUF_INIT;
+			strbuf_addstr(&body, "");
+			strbuf_addstr(&e, "");
+			int rc = pv[k]->build(&cfg, &q, 100, &body, &e);
+			json_t *j = rc == 0 ? json_loadb(body.buf, body.len, 0, NULL) : NULL;
+			json_t *t = json_object_get(j, "temperature");
+			if (rc == 0 && (temps[i] < 0 ? !t : json_is_number(t) && json_number_value(t) == temps[i]))
+				sent++;
+			else
+				tap_diag("%s, temperature %g: %d '%s'", pv[k]->name, temps[i], rc, body.buf);
+			json_decref(j);
+			strbuf_release(&body);
+			strbuf_release(&e);
+		}
+	TAP_IS_INT(sent, 6, "a temperature of 0 or 0.2 is sent as it is, a negative one is left out (each provider)");
 }
 
 /* the wait between attempts, to the millisecond: doubling from the base,

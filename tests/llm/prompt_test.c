@@ -445,6 +445,19 @@ static void t_context(void)
 	llm_prompt_context(&q, &cut);
 	TAP_OK(!has(cut.buf, "bound: not known") && has(cut.buf, "- bound: memory"),
 	       "context: arguments at 104.5%% of the copy bandwidth: the bound is known");
+	/* a count is a count from its first byte: counters that saw one byte
+	 * a launch (its data in L2), arguments that would beat the copy
+	 * bandwidth, a FLOP a launch (memory binds even on that byte): the
+	 * bound is known, on the byte moved */
+	struct llm_kernel_prompt one = q;
+	one.dram_bytes = 1;
+	one.flops = 1;
+	one.achieved_gbs = 5000;
+	strbuf_reset(&cut);
+	llm_prompt_context(&one, &cut);
+	TAP_OK(!has(cut.buf, "bound: not known") &&
+	       has(cut.buf, "- bound: memory (1.00 FLOP per byte, below the balance); at 0% of the copy bandwidth"),
+	       "context: one DRAM byte counted a launch is a count: the bound is known, on that byte");
 	/* a kernel under a microsecond per call has its bound as any other;
 	 * one with no time has none (nothing to divide by) */
 	struct llm_kernel_prompt fast = p;

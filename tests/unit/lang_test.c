@@ -413,6 +413,32 @@ static void test_spec_names(void)
 	TAP_OK(right == (int)(sizeof n / sizeof *n), "spec names: a Koptfile in any folder or by an absolute path, a *.kopt file");
 }
 
+/* public_env: env() of names that look like secrets' reads each name the
+ * defaults list, first and last; a name it leaves out is still refused.
+ * The loader owns the list and frees every name of it, whether the load
+ * succeeds or fails (under the sanitizers, a name not freed fails) */
+static void test_public_env(void)
+{
+	struct seen s;
+	setenv("KOPT_UNIT_TOKEN_SRC", "models/shaped.py", 1);
+	kopt_spec *spec = load("S = env(\"KOPT_UNIT_TOKEN_SRC\", \"models/softmax.py\")\n"
+			       "T = env(\"KOPT_UNIT_SECRET_SRC\", \"models/softmax.py\")\n"
+			       "defaults { public_env = [\"KOPT_UNIT_TOKEN_SRC\", \"KOPT_UNIT_PASSWORD\", \"KOPT_UNIT_SECRET_SRC\"] }\n"
+			       "model m { source = \"${S}\" }\nmodel n { source = \"${T}\" }\n", &s);
+	const struct kopt_model *m = spec ? kopt_spec_model(spec, "m") : NULL, *n = spec ? kopt_spec_model(spec, "n") : NULL;
+	if (!TAP_OK(m && n && s.errors == 0 && !strcmp(m->source, "models/shaped.py") && !strcmp(n->source, "models/softmax.py"),
+		    "public_env: env() reads the secret-looking names it lists, the first and the last"))
+		tap_diag("last: %s", s.last);
+	kopt_spec_free(spec);
+	spec = load("S = env(\"KOPT_UNIT_TOKEN_SRC\", \"models/softmax.py\")\n"
+		    "defaults { public_env = [\"KOPT_UNIT_PASSWORD\", \"KOPT_UNIT_SECRET_SRC\"] }\n"
+		    "model m { source = \"${S}\" }\n", &s);
+	TAP_OK(!spec && s.errors == 1 && strstr(s.last, "env(\"KOPT_UNIT_TOKEN_SRC\") would keep a secret"),
+	       "public_env: a secret-looking name it does not list is refused (%s)", s.last);
+	kopt_spec_free(spec);
+	unsetenv("KOPT_UNIT_TOKEN_SRC");
+}
+
 int main(void)
 {
 	test_spec_names();
@@ -426,5 +452,6 @@ int main(void)
 	test_include_chain();
 	test_paths();
 	test_glob_unreadable_folder();
+	test_public_env();
 	return tap_done();
 }

@@ -432,6 +432,29 @@ static void test_unfiled_class(void)
 	free(m);
 }
 
+/* a line without a class (f) or without a strategy (s) is no lesson: it
+ * is skipped, with the lessons around it read as if it were not there */
+static void test_partial_lines(void)
+{
+	char *m = fresh("partial.jsonl");
+	memory_append(m, "a.kopt", "pointwise/flat/b26", "x-up", NULL, NULL, 1, 1.2);
+	FILE *f = fopen(m, "a");
+	if (f) {
+		fputs("{\"p\":\"a.kopt\",\"f\":\"pointwise/flat/b26\",\"v\":\"pass\",\"x\":1.5}\n", f);
+		fputs("{\"p\":\"a.kopt\",\"s\":\"x-up\",\"v\":\"pass\",\"x\":1.5}\n", f);
+		fclose(f);
+	}
+	memory_append(m, "a.kopt", "pointwise/flat/b26", "x-up", NULL, NULL, 0, 0);
+	struct memory mem;
+	int rc = memory_load(&mem, m, "pointwise/flat/b26", NULL);
+	const struct mem_stat *s = memory_get(&mem, "x-up");
+	TAP_OK(f && rc == 0 && memory_lessons(&mem) == 2 && s && s->tries == 2 && s->wins == 1,
+	       "memory: lines without a class or without a strategy are skipped, the lessons around them read (%d lessons)",
+	       memory_lessons(&mem));
+	memory_release(&mem);
+	free(m);
+}
+
 int main(void)
 {
 	alarm(60); /* a lookup that never ends fails the test */
@@ -447,6 +470,7 @@ int main(void)
 	test_record();
 	test_seen();
 	test_unfiled_class();
+	test_partial_lines();
 	char *cmd = NULL;
 	if (asprintf(&cmd, "rm -rf '%s'", dir) >= 0 && system(cmd) != 0)
 		tap_diag("cannot remove %s", dir);

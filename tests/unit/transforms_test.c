@@ -119,6 +119,25 @@ static void analyst(void)
 	c = chosen(sm, "reduction", red, 0.5, NULL);
 	TAP_OK(strcmp(c, "persist=on") == 0, "softmax (its online statistics in one loop): persist=on alone (%s)", c);
 	free(c);
+	/* a loop accumulates where a masked where writes an accumulator
+	 * (Inductor's _tmpN): rmsnorm's sum of squares is the one; a masked
+	 * temporary in its second loop (tmpN, read once) and an accumulator's
+	 * own line that is no masked where are none, so no one-pass statistics */
+	char *rms = fixture("fixtures/kernels", "rmsnorm");
+	char *rms_where = with(rms, "        tmp16 = tmp13 * tmp15\n", "        tmp16 = tl.where(r0_mask, tmp13 * tmp15, 0.0)\n");
+	char *rms_acc = with(rms, "        tmp16 = tmp13 * tmp15\n", "        tmp16 = tmp13 * tmp15\n        _tmp21 = tmp16\n");
+	char *c0 = chosen(rms, "reduction", red, 0.5, NULL);
+	c = chosen(rms_where, "reduction", red, 0.5, NULL);
+	char *c1 = chosen(rms_acc, "reduction", red, 0.5, NULL);
+	TAP_OK(rms_where && rms_acc && !strcmp(c0, "persist=on") && !strcmp(c, "persist=on") && !strcmp(c1, "persist=on"),
+	       "rmsnorm (one sum over the row; its second loop with a masked temporary, or with an _tmp line that is no "
+	       "masked where): persist=on alone (%s, %s, %s)", c0, c, c1);
+	free(c0);
+	free(c);
+	free(c1);
+	free(rms_where);
+	free(rms_acc);
+	free(rms);
 	c = chosen(rs, "reduction", red, 0.5, NULL);
 	TAP_OK(!*c, "row_sum (one loop, contiguous rows, many outputs): nothing to transform (%s)", c);
 	free(c);

@@ -6,10 +6,11 @@
  * quadratic in its ready steps, issue 24). A pool with a free slot may
  * still refuse a job (a timing job holds its GPU alone): the scheduler
  * must go on trying the others then.
- * Also: a request larger than a pipe's buffer, a step cancelled while its
- * worker runs it, a signal during the wait before a worker's death, and
- * the environment probe of a worker that dies before its hello (the
- * simulator's KOPT_SIM_DIE), a worker that ends a moment after its pipes
+ * Also: a second device's job in an empty slot (the first device's idle
+ * worker kept), a request larger than a pipe's buffer, a step cancelled
+ * while its worker runs it, a signal during the wait before a worker's
+ * death, and the environment probe of a worker that dies before its hello
+ * (the simulator's KOPT_SIM_DIE), a worker that ends a moment after its pipes
  * close (KOPT_SIM_LINGER_MS), and a worker that cannot be started (no
  * descriptor left for its pipes).
  */
@@ -164,6 +165,39 @@ int main(void)
 	TAP_IS_INT(wpool_acquire(q, dev, false, 2), -1, "yet no job has a worker: the GPU is the timing job's");
 	wpool_release(q, t);
 	TAP_OK(wpool_acquire(q, dev, false, 2) >= 0, "the GPU given back: a job has one");
+
+	/* two devices, two slots: a job of the second device takes the empty
+	 * slot, not the first device's idle worker (what it has loaded would
+	 * be lost), and the first device's next job gets that worker again,
+	 * started once (two hellos in all, one for each worker) */
+	int pp2[2];
+	if (pipe(pp2) < 0)
+		return 1;
+	struct seen two_ev = { 0 };
+	int job_a = 1, job_b = 2;
+	wpool *two = wpool_new(sim, 2);
+	int da = wpool_device(two, "a", 1, NULL, 30), db = wpool_device(two, "b", 1, NULL, 30);
+	int wa = wpool_acquire(two, da, false, 1);
+	json_t *ping = json_pack("{s:s}", "op", "ping");
+	wpool_send(two, wa, ping, &job_a);
+	poll_until(two, pp2[0], &two_ev, &two_ev.reply, 1, 20);
+	wpool_release(two, wa);
+	int wb = wpool_acquire(two, db, false, 2);
+	wpool_send(two, wb, ping, &job_b);
+	poll_until(two, pp2[0], &two_ev, &two_ev.reply, 2, 20);
+	wpool_release(two, wb);
+	int wa2 = wpool_acquire(two, da, false, 1);
+	wpool_send(two, wa2, ping, &job_a);
+	poll_until(two, pp2[0], &two_ev, &two_ev.reply, 3, 20);
+	TAP_OK(wa >= 0 && wb >= 0 && wb != wa && wa2 == wa && two_ev.reply == 3 && two_ev.hello == 2 && two_ev.fail == 0,
+	       "a second device's job takes the empty slot; the first device's idle worker stays and serves its next job "
+	       "(slots %d, %d, %d; %d hellos)", wa, wb, wa2, two_ev.hello);
+	wpool_release(two, wa2);
+	json_decref(ping);
+	json_decref(two_ev.result);
+	wpool_free(two);
+	close(pp2[0]);
+	close(pp2[1]);
 
 	/* a request larger than a pipe's buffer is written as the worker
 	 * reads it, between polls, and answered whole */
