@@ -39,7 +39,7 @@ from .static_limits import LAUNCH_LIMITS
 from .static_lists import CONFIG_KEYWORDS, INDUCTOR_RUNTIME, Aliases, Reject, decorator_kind, kernels
 
 # torch 2.11's torch._inductor.runtime.hints.TRITON_MAX_BLOCK on CUDA
-# (tests/gpu/gate_reading.py holds it against the installed torch)
+# (copied, not read: this module imports no torch)
 INDUCTOR_MAX_BLOCK = {"XBLOCK": 4096, "YBLOCK": 1024, "ZBLOCK": 1024, "R0_BLOCK": 4096 * 16, "R1_BLOCK": 2048 * 16}
 # launch keywords beyond LAUNCH_LIMITS': a register budget per thread
 CONFIG_LIMITS = {**LAUNCH_LIMITS, "maxnreg": 256}
