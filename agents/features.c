@@ -17,19 +17,24 @@
 
 #include "../common/util.h"
 
-#define NAME_(name, block, moved, screened) name,
+#define NAME_(name, most, moved, screened) name,
 #define IF_1_(x) x,
 #define IF_0_(x)
-#define MOVED_(name, block, moved, screened) IF_##moved##_(name)
+#define MOVED_(name, most, moved, screened) IF_##moved##_(name)
 const char *const agent_launch_order[AGENT_LAUNCH_NORDER] = { AGENT_LAUNCH_ORDER(NAME_) };
 const char *const agent_launch_keys[AGENT_LAUNCH_NKEYS] = { AGENT_LAUNCH_ORDER(MOVED_) };
 
+long agent_launch_max(const char *key)
+{
+#define MAX_(name, most, moved, screened) if (strcmp(key, name) == 0) return most;
+	AGENT_LAUNCH_ORDER(MAX_)
+#undef MAX_
+	return 0;
+}
+
 bool agent_launch_block(const char *key)
 {
-#define BLOCK_(name, block, moved, screened) if (block && strcmp(key, name) == 0) return true;
-	AGENT_LAUNCH_ORDER(BLOCK_)
-#undef BLOCK_
-	return false;
+	return agent_launch_max(key) > 0;
 }
 
 /* a reduction's length: Inductor writes it into the kernel as

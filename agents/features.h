@@ -13,24 +13,28 @@
 
 /*
  * A launch config's keys in Inductor's order (the blocks, then warps and
- * stages), the one list of them: X(NAME, BLOCK, MOVED, SCREENED), each
- * flag 1 or 0. BLOCK: a block size. MOVED: a key the built-in agents'
- * config moves read (agent_launch_keys). SCREENED: a block the screen
- * moves (runtime/python/kopt/screen.py's BLOCK_KEYS, which tests/lists.py
- * checks against this list, as the order the LLM prompt and the screen's
+ * stages), the one list of them: X(NAME, MAX, MOVED, SCREENED). MAX: for
+ * a block size, Inductor's largest for its axis (torch 2.11's
+ * TRITON_MAX_BLOCK, what its check_config asserts and what its kernels'
+ * dropped masks assume; gate 1 refuses a config past it,
+ * runtime/python/kopt/static_config.py's INDUCTOR_MAX_BLOCK, which
+ * tests/lists.py checks against this list), 0 for the others. MOVED, 1
+ * or 0: a key the built-in agents' config moves read (agent_launch_keys).
+ * SCREENED, 1 or 0: a block the screen moves (screen.py's BLOCK_KEYS,
+ * checked the same way, as the order the LLM prompt and the screen's
  * report write configs in).
  */
 #define AGENT_LAUNCH_ORDER(X) \
-	X("XBLOCK", 1, 1, 1) \
-	X("YBLOCK", 1, 1, 1) \
-	X("ZBLOCK", 1, 0, 0) \
-	X("R0_BLOCK", 1, 1, 1) \
-	X("R1_BLOCK", 1, 0, 1) \
+	X("XBLOCK", 4096, 1, 1) \
+	X("YBLOCK", 1024, 1, 1) \
+	X("ZBLOCK", 1024, 0, 0) \
+	X("R0_BLOCK", 65536, 1, 1) \
+	X("R1_BLOCK", 32768, 0, 1) \
 	X("num_warps", 0, 1, 0) \
 	X("num_stages", 0, 1, 0)
 
-#define AGENT_LAUNCH_COUNT_(name, block, moved, screened) +1
-#define AGENT_LAUNCH_COUNT_MOVED_(name, block, moved, screened) +moved
+#define AGENT_LAUNCH_COUNT_(name, most, moved, screened) +1
+#define AGENT_LAUNCH_COUNT_MOVED_(name, most, moved, screened) +moved
 enum {
 	AGENT_LAUNCH_NORDER = 0 AGENT_LAUNCH_ORDER(AGENT_LAUNCH_COUNT_), /* every key */
 	AGENT_LAUNCH_NKEYS = 0 AGENT_LAUNCH_ORDER(AGENT_LAUNCH_COUNT_MOVED_), /* the moved ones */
@@ -41,6 +45,8 @@ extern const char *const agent_launch_order[AGENT_LAUNCH_NORDER];
 extern const char *const agent_launch_keys[AGENT_LAUNCH_NKEYS];
 /* whether key is a block size of the list */
 bool agent_launch_block(const char *key);
+/* a block size's largest value (its MAX), 0 for a key that is none */
+long agent_launch_max(const char *key);
 
 /* the kernel's feature class for the long-term memory, e.g. "reduction/looped/b26" */
 char *agent_features(const struct agent_kernel *k);

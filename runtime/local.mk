@@ -30,6 +30,7 @@ KOPT_PY_FILES = \
 	runtime/python/kopt/loader.py \
 	runtime/python/kopt/state.py \
 	runtime/python/kopt/screen.py \
+	runtime/python/kopt/static_config.py \
 	runtime/python/kopt/precompile.py \
 	runtime/python/kopt/stacks.py \
 	runtime/python/kopt/errors.py \

@@ -45,8 +45,12 @@ mutate products-side rules/space_pick.c 's/^#define GEMM32_SIDE 128$/#define GEM
 	"the profile's count of large products moved in C alone"
 mutate launch-keys runtime/python/kopt/screen.py 's/^BLOCK_KEYS = ("XBLOCK", "YBLOCK",/BLOCK_KEYS = ("YBLOCK", "XBLOCK",/' \
 	"screen.py's blocks in another order"
-mutate launch-keys agents/features.h 's/X("R1_BLOCK", 1, 0, 1)/X("R1_BLOCK", 1, 0, 0)/' \
+mutate launch-keys agents/features.h 's/X("R1_BLOCK", 32768, 0, 1)/X("R1_BLOCK", 32768, 0, 0)/' \
 	"a block the screen moves left out of the C list's"
+mutate launch-keys agents/features.h 's/X("YBLOCK", 1024, 1, 1)/X("YBLOCK", 2048, 1, 1)/' \
+	"a block's largest raised in C alone (the agents would propose what gate 1 refuses)"
+mutate launch-keys runtime/python/kopt/static_config.py 's/"XBLOCK": 4096, "YBLOCK": 1024/"XBLOCK": 8192, "YBLOCK": 1024/' \
+	"a block's largest raised in gate 1 alone"
 mutate graph-facts runtime/python/kopt/facts.py 's/"sliced_products")/"sliced_products", "gathers")/' \
 	"a fact counted in Python alone"
 mutate graph-facts rules/summary.h 's/X(attns, "attentions", "attn", 0)/X(attns, "attention", "attn", 0)/' \

@@ -74,13 +74,17 @@ def differ_sets(what: str, a, b, an: str, bn: str) -> list[str]:
 def launch_keys() -> list[str]:
     """The launch-key order: agents/features.h's AGENT_LAUNCH_ORDER is the
     list; the screen's blocks (screen.py BLOCK_KEYS, NUMEL_OF) are its
-    SCREENED ones, in its order."""
+    SCREENED ones, in its order; gate 1's largest block per axis
+    (static_config.py INDUCTOR_MAX_BLOCK) is its MAX."""
     rows = c_xmacro("agents/features.h", "AGENT_LAUNCH_ORDER")
     screened = [r[0] for r in rows if r[3] == "1"]
     blocks = list(py_assign("runtime/python/kopt/screen.py", "BLOCK_KEYS"))
     numel = list(py_assign("runtime/python/kopt/screen.py", "NUMEL_OF"))
+    most = {r[0]: int(r[1]) for r in rows if int(r[1]) > 0}
+    gate = py_assign("runtime/python/kopt/static_config.py", "INDUCTOR_MAX_BLOCK")
     return differ("the screened blocks", screened, blocks, "agents/features.h", "screen.py BLOCK_KEYS") + \
-        differ("the blocks with a numel", blocks, numel, "screen.py BLOCK_KEYS", "screen.py NUMEL_OF")
+        differ("the blocks with a numel", blocks, numel, "screen.py BLOCK_KEYS", "screen.py NUMEL_OF") + \
+        differ("each block's largest", most, gate, "agents/features.h", "static_config.py INDUCTOR_MAX_BLOCK")
 
 
 def py_dict_keys(path: str, func: str, name: str) -> list[str]:
@@ -422,7 +426,7 @@ FACTS = {
     "products-side": (products_side, "a tf32x3 product's least side (products.py; rules/space_pick.c)"),
     "rewrite-names": (rewrite_names, "the rewrite names (rewrites.py; rules/space.c, kopt(5))"),
     "graph-facts": (graph_facts, "the graph facts (rules/summary.h; facts.py)"),
-    "launch-keys": (launch_keys, "the launch-key order (agents/features.h; screen.py)"),
+    "launch-keys": (launch_keys, "the launch-key order and each block's largest (agents/features.h; screen.py, static_config.py)"),
     "transforms": (transforms, "the kernel transforms' names and version (transform.c, agent.h; transforms.py)"),
 }
 

@@ -55,6 +55,8 @@ TESTS += tests/unit/space_facts_test
 # gate 1's command, run in the test's own process (tools/mutate traces it there)
 TESTS += tests/runtime/static_gate_main.sh
 EXTRA_DIST += tests/runtime/static_gate_main.sh tests/runtime/test_static_gate_main.py
+TESTS += tests/runtime/static_config.sh
+EXTRA_DIST += tests/runtime/static_config.sh tests/runtime/test_static_config.py
 # gate 1's buffers of a pointer (kopt.static_buffers) on small kernels
 TESTS += tests/runtime/static_buffers.sh
 EXTRA_DIST += tests/runtime/static_buffers.sh tests/runtime/test_static_buffers.py

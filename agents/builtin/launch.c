@@ -46,7 +46,9 @@ const struct strategy *launch_strategy(const char *name)
 }
 
 /* the ranges a launch config's parameters are kept in: at most 32 warps
- * (1024 threads, a CUDA block's limit), 4 stages, blocks of 8192 */
+ * (1024 threads, a CUDA block's limit), 4 stages, blocks of 8192 and of
+ * no more than Inductor's largest for the axis (agent_launch_max: gate 1
+ * refuses a config past it) */
 int launch_clamp(const char *p, double v, int *out)
 {
 	long x = lround(v);
@@ -57,7 +59,8 @@ int launch_clamp(const char *p, double v, int *out)
 		if (x < 1 || x > 4)
 			return -1;
 	} else {
-		if (x < 1 || x > 8192)
+		long most = agent_launch_max(p);
+		if (x < 1 || x > 8192 || (most > 0 && x > most))
 			return -1;
 	}
 	*out = (int)x;

@@ -137,7 +137,8 @@ static bool pow2(long long x)
  * A reply's launch config, checked against the kernel's: the keys of its
  * config (or, for a kernel without one, the block sizes Inductor uses)
  * with num_warps and num_stages, powers of two for the blocks and the
- * warps (at most 65536 and 32), 1 to 8 stages; the keys it leaves out
+ * warps (at most Inductor's largest for the block's axis, and 32), 1 to
+ * 8 stages; the keys it leaves out
  * keep the kernel's values. NULL with why when it is not a config.
  */
 static json_t *checked_config(const json_t *got, const json_t *kernel_cfg, struct strbuf *why)
@@ -157,7 +158,7 @@ static json_t *checked_config(const json_t *got, const json_t *kernel_cfg, struc
 			break;
 		}
 		long long x = json_integer_value(v);
-		if ((stages && (x < 1 || x > 8)) || (warps && (!pow2(x) || x > 32)) || (block && (!pow2(x) || x > 65536))) {
+		if ((stages && (x < 1 || x > 8)) || (warps && (!pow2(x) || x > 32)) || (block && (!pow2(x) || x > agent_launch_max(key)))) {
 			strbuf_addf(why, "the launch config's %s = %lld is out of range", key, x);
 			break;
 		}

@@ -23,7 +23,10 @@ JITFunction.src, what Triton compiles, with kopt.static_text.triton_source:
   host names, STUB_NAMES the stubs of Triton's libdevice that the CUDA
   backend does not define (fast_tanhf in Triton 3.6); a Triton or torch
   that adds one fails here until it is listed (module_names, checked on stand-ins by
-  tests/runtime/test_gate_names.py).
+  tests/runtime/test_gate_names.py);
+- gate 1's largest block per axis for a launch config
+  (kopt.static_config.INDUCTOR_MAX_BLOCK) is this torch's
+  TRITON_MAX_BLOCK.
 
 Prints TAP; a file that does not import here is a skip, with its error.
 
@@ -199,6 +202,21 @@ def _raw_triton_source(lines, fn):
     return src[re.search(r"^def\s+\w+\s*\(", src, re.MULTILINE).start():]
 
 
+def check_max_block() -> None:
+    """gate 1's largest block per axis (static_config.INDUCTOR_MAX_BLOCK,
+    copied: the module imports no torch) is this torch's TRITON_MAX_BLOCK,
+    which its kernels' dropped masks assume"""
+    from kopt import static_config as SC
+    try:
+        from torch._inductor.runtime.hints import TRITON_MAX_BLOCK
+    except ImportError as e:
+        skip("static_config.INDUCTOR_MAX_BLOCK against torch's TRITON_MAX_BLOCK", str(e))
+        return
+    want = {k + "BLOCK": v for k, v in TRITON_MAX_BLOCK.items()}
+    ok(SC.INDUCTOR_MAX_BLOCK == want, "static_config.INDUCTOR_MAX_BLOCK is this torch's TRITON_MAX_BLOCK",
+       f"{SC.INDUCTOR_MAX_BLOCK} against {want}")
+
+
 def main() -> int:
     try:
         import triton  # noqa: F401
@@ -223,6 +241,7 @@ def main() -> int:
            "kopt.kernels.load_jit: Triton's source is the gate's reading", obj.src if obj else "no JITFunction")
         linecache.clearcache()
     check_module_names()
+    check_max_block()
     print(f"1..{n}")
     return 1 if bad else 0
 

@@ -701,12 +701,16 @@ static void t_units(void)
 }
 
 /* a reply's launch config against the kernel's: blocks it has and warps
- * powers of two up to 65536 and 32, stages 1 to 8, whole numbers; the
- * keys left out keep the kernel's values */
+ * powers of two up to the block's largest (XBLOCK 4096, R0_BLOCK 65536:
+ * Inductor's, past which gate 1 refuses a config) and 32, stages 1 to 8,
+ * whole numbers; the keys left out keep the kernel's values */
 static void t_reply_config(void)
 {
 	static const struct { const char *cfg, *want, *err; } cs[] = {
-		{ "{\"XBLOCK\": 65536, \"num_warps\": 32, \"num_stages\": 8}", "{\"XBLOCK\":65536,\"R0_BLOCK\":64,\"num_warps\":32,\"num_stages\":8}", NULL },
+		{ "{\"XBLOCK\": 4096, \"num_warps\": 32, \"num_stages\": 8}", "{\"XBLOCK\":4096,\"R0_BLOCK\":64,\"num_warps\":32,\"num_stages\":8}", NULL },
+		{ "{\"R0_BLOCK\": 65536}", "{\"XBLOCK\":8,\"R0_BLOCK\":65536,\"num_warps\":4,\"num_stages\":2}", NULL },
+		{ "{\"XBLOCK\": 8192}", NULL, "the launch config's XBLOCK = 8192 is out of range" },
+		{ "{\"R0_BLOCK\": 131072}", NULL, "the launch config's R0_BLOCK = 131072 is out of range" },
 		{ "{\"num_stages\": 1, \"num_warps\": 1, \"R0_BLOCK\": 1}", "{\"XBLOCK\":8,\"R0_BLOCK\":1,\"num_warps\":1,\"num_stages\":1}", NULL },
 		{ "{\"XBLOCK\": 131072}", NULL, "the launch config's XBLOCK = 131072 is out of range" },
 		{ "{\"XBLOCK\": 48}", NULL, "the launch config's XBLOCK = 48 is out of range" },

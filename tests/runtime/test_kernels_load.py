@@ -223,22 +223,22 @@ Autotuner._precompile_config = listened_compile
 K._uncompiled_broken.clear()  # the load without Inductor's precompile again
 theirs = []
 fakes["triton"].knobs.compilation.listener = lambda **kw: theirs.append(kw["cache_hit"])
-first = K.load_kernel("triton_poi_fused_add_0", SRC, "screen f", {"XBLOCK": 96})
+first = K.load_kernel("triton_poi_fused_add_0", SRC, "screen f", {"XBLOCK": 16})
 ok(first.kopt_load_parts.get("cache_hit") is False and first.kopt_triton_key["hash"],
    "a load says whether Triton's cache answered (a compile of its own here), and the key", first.kopt_load_parts)
 ok(theirs == [False] and fakes["triton"].knobs.compilation.listener is not None and
    fakes["triton"].knobs.compilation.listener(cache_hit=True, src=None, metadata={}, metadata_group={}, times=None) is None
    and theirs == [False, True], "... a listener already there still hears the compile, and is there again after", theirs)
-child = K.compile_only("triton_poi_fused_add_0", SRC, {"XBLOCK": 192})
+child = K.compile_only("triton_poi_fused_add_0", SRC, {"XBLOCK": 32})
 ok(isinstance(child, dict) and child["cache_hit"] is False and child["meta"].get("enable_fp_fusion") == "True",
    "a compile child's compile returns its key, with the options", child)
-again = K.load_kernel("triton_poi_fused_add_0", SRC, "screen g", {"XBLOCK": 192})
+again = K.load_kernel("triton_poi_fused_add_0", SRC, "screen g", {"XBLOCK": 32})
 ok(again.kopt_load_parts.get("cache_hit") is True and again.kopt_triton_key["hash"] == child["hash"],
    "the worker's load of a point the child compiled: a cache hit, on the child's key", again.kopt_load_parts)
 ok(K.key_difference(child, again.kopt_triton_key) is None, "... and nothing to explain")
-child = K.compile_only("triton_poi_fused_add_0", SRC, {"XBLOCK": 384})
+child = K.compile_only("triton_poi_fused_add_0", SRC, {"XBLOCK": 8})
 option["enable_fp_fusion"] = False  # the worker compiles under another option than the child
-missed = K.load_kernel("triton_poi_fused_add_0", SRC, "screen h", {"XBLOCK": 384})
+missed = K.load_kernel("triton_poi_fused_add_0", SRC, "screen h", {"XBLOCK": 8})
 why = K.key_difference(child, missed.kopt_triton_key)
 ok(missed.kopt_load_parts.get("cache_hit") is False and why == {
     "same_src": True, "fields": {"enable_fp_fusion": ["True", "False"]}, "more": 0},
@@ -255,9 +255,9 @@ cc.get_cache_invalidating_env_vars = lambda: dict(envs)
 fakes["triton"].compiler = types.ModuleType("triton.compiler")
 fakes["triton"].compiler.compiler = cc
 sys.modules.update({"triton.compiler": fakes["triton"].compiler, "triton.compiler.compiler": cc})
-child = K.compile_only("triton_poi_fused_add_0", SRC, {"XBLOCK": 768})
+child = K.compile_only("triton_poi_fused_add_0", SRC, {"XBLOCK": 4})
 envs["TRITON_DEFAULT_FP_FUSION"] = "0"
-missed = K.load_kernel("triton_poi_fused_add_0", SRC, "screen j", {"XBLOCK": 768})
+missed = K.load_kernel("triton_poi_fused_add_0", SRC, "screen j", {"XBLOCK": 4})
 why = K.key_difference(child, missed.kopt_triton_key)
 ok(missed.kopt_load_parts.get("cache_hit") is False and why and why["same_src"] and
    set(why["fields"]) == {"key.env", "key.env_names"} and "key.triton_key" in child["meta"],

@@ -304,6 +304,12 @@ ok({**big, "R0_BLOCK": 8192} in bmv and {**big, "num_warps": 16} in bmv and
 s.own = {}
 ok(not [c for c, e in s.moves(big, "")], "... (without its own config as the bound, no move at all: the bug "
    "that left such a screen two points)")
+# no block past Inductor's largest for its axis (gate 1 refuses such a
+# config: kopt.static_config), even where the axis's length is longer
+s.l = types.SimpleNamespace(numel={"xnumel": 1 << 20, "ynumel": 1 << 20, "r0_numel": 64})
+ok(s.valid({"XBLOCK": 64, "YBLOCK": 1024}) and not s.valid({"XBLOCK": 32, "YBLOCK": 2048}) and
+   s.valid({"XBLOCK": 4096, "YBLOCK": 1}) and not s.valid({"XBLOCK": 8192, "YBLOCK": 1}),
+   "screen: XBLOCK up to 4096 and YBLOCK up to 1024, Inductor's largest")
 s.decl = K.KernelDecl("v", "triton_tem_fused_addmm_0", tem, "template")
 s.space, s.l = N.space(tem), types.SimpleNamespace(numel={})
 tmv = s.moves({"num_warps": 4, "num_stages": 3}, "")

@@ -347,5 +347,18 @@ ok(r["ok"] and r["reason"] == "kernel keeps its name; needs a memcheck; clean",
    "static_check: a clean memcheck passes, after gate 1's reason", r)
 ok(V.static_check(Here(), "triton_poi_fused_7", {"config": {}}, {}) == {"ok": True, "reason": "config only"},
    "static_check: a config without source has nothing to read")
+# a launch config is gate 1's too (kopt.static_config): poi_conv0's ymask
+# is all true, so a YBLOCK past Inductor's 1024 writes past its output
+poi = open(os.path.join(top, "tests", "static", "orig", "poi_conv0.py")).read()
+
+
+class Poi(StubCompiled):
+    decls = [KernelDecl("k0", "triton_poi_fused_convolution_0", poi, "pointwise")]
+
+
+r = V.static_check(Poi(), "triton_poi_fused_convolution_0", {"config": {"XBLOCK": 64, "YBLOCK": 2048}}, {})
+ok(not r["ok"] and "YBLOCK=2048" in r["reason"], "static_check: a config with a block past Inductor's fails gate 1", r)
+ok(V.static_check(Poi(), "triton_poi_fused_convolution_0", {"config": {"XBLOCK": 64, "YBLOCK": 1024}}, {})
+   == {"ok": True, "reason": "config only"}, "static_check: a config within Inductor's blocks passes")
 
 done()

@@ -160,7 +160,8 @@ static void test_launch_equal(void)
 
 /*
  * launch_clamp: each parameter's range, both ends in and one past each
- * out (num_warps 1..32, num_stages 1..4, a block 1..8192), the value
+ * out (num_warps 1..32, num_stages 1..4, a block 1..8192 and no more than
+ * Inductor's largest for its axis: XBLOCK 4096, YBLOCK 1024), the value
  * rounded to the nearest integer first (a half away from zero: halving 1
  * gives 1 again, a quarter of 1 gives 0, out of range); launch_apply: a strategy's result
  * to the value, one that would leave the range does not apply, and a
@@ -173,8 +174,9 @@ static void test_launch_ranges(void)
 		{ "num_warps", 33, 0, 0 },    { "num_warps", 0.4, 0, 0 },     { "num_warps", 31.6, 1, 32 },
 		{ "num_stages", 0, 0, 0 },    { "num_stages", 1, 1, 1 },      { "num_stages", 4, 1, 4 },
 		{ "num_stages", 5, 0, 0 },    { "XBLOCK", 0, 0, 0 },          { "XBLOCK", 1, 1, 1 },
-		{ "XBLOCK", 8192, 1, 8192 },  { "XBLOCK", 8193, 0, 0 },       { "R0_BLOCK", 8192.4, 1, 8192 },
-		{ "R0_BLOCK", -1, 0, 0 },     { "YBLOCK", 4096, 1, 4096 },    { "num_warps", 0.5, 1, 1 },
+		{ "XBLOCK", 4096, 1, 4096 },  { "XBLOCK", 4097, 0, 0 },       { "R0_BLOCK", 8192.4, 1, 8192 },
+		{ "R0_BLOCK", -1, 0, 0 },     { "YBLOCK", 1024, 1, 1024 },    { "num_warps", 0.5, 1, 1 },
+		{ "XBLOCK", 8192, 0, 0 },     { "YBLOCK", 2048, 0, 0 },       { "R0_BLOCK", 8193, 0, 0 },
 	};
 	int right = 0;
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
@@ -185,16 +187,19 @@ static void test_launch_ranges(void)
 			tap_diag("launch_clamp(%s, %g) = %d, %d", cases[i].p, cases[i].v, r, out);
 	}
 	TAP_IS_INT(right, (int)(sizeof cases / sizeof *cases),
-		   "launch_clamp: num_warps 1..32, num_stages 1..4, blocks 1..8192, both ends in, one past out");
+		   "launch_clamp: num_warps 1..32, num_stages 1..4, blocks 1..8192 and their axis's largest, both ends in, one past out");
 
 	static const struct { const char *s, *base, *want; } ap[] = {
 		{ "warps-up", "{\"XBLOCK\":64,\"num_warps\":16}", "{\"XBLOCK\":64,\"num_warps\":32}" },
 		{ "warps-up", "{\"XBLOCK\":64,\"num_warps\":32}", NULL },
 		{ "warps-down", "{\"XBLOCK\":64,\"num_warps\":2}", "{\"XBLOCK\":64,\"num_warps\":1}" },
-		{ "x-up", "{\"XBLOCK\":4096,\"num_warps\":4}", "{\"XBLOCK\":8192,\"num_warps\":4}" },
-		{ "x-up", "{\"XBLOCK\":8192,\"num_warps\":4}", NULL },
-		{ "x-up4", "{\"XBLOCK\":2048}", "{\"XBLOCK\":8192}" },
-		{ "x-up4", "{\"XBLOCK\":4096}", NULL },
+		{ "x-up", "{\"XBLOCK\":2048,\"num_warps\":4}", "{\"XBLOCK\":4096,\"num_warps\":4}" },
+		{ "x-up", "{\"XBLOCK\":4096,\"num_warps\":4}", NULL },
+		{ "x-up4", "{\"XBLOCK\":1024}", "{\"XBLOCK\":4096}" },
+		{ "x-up4", "{\"XBLOCK\":2048}", NULL },
+		{ "r-up", "{\"R0_BLOCK\":4096}", "{\"R0_BLOCK\":8192}" },
+		{ "y-up", "{\"XBLOCK\":64,\"YBLOCK\":512}", "{\"XBLOCK\":64,\"YBLOCK\":1024}" },
+		{ "y-up", "{\"XBLOCK\":64,\"YBLOCK\":1024}", NULL },
 		{ "r-down4", "{\"R0_BLOCK\":4}", "{\"R0_BLOCK\":1}" },
 		{ "r-down4", "{\"R0_BLOCK\":1}", NULL },
 		{ "y-up", "{\"XBLOCK\":64}", NULL },
@@ -206,7 +211,7 @@ static void test_launch_ranges(void)
 		{ "x-up-warps-up", "{\"XBLOCK\":64,\"num_warps\":32}", NULL },
 		{ "x-up-warps-up", "{\"XBLOCK\":8192,\"num_warps\":4}", NULL },
 		{ "y-up-x-down", "{\"XBLOCK\":64,\"YBLOCK\":8}", "{\"XBLOCK\":32,\"YBLOCK\":16}" },
-		{ "y-up-x-down", "{\"XBLOCK\":64,\"YBLOCK\":8192}", NULL },
+		{ "y-up-x-down", "{\"XBLOCK\":64,\"YBLOCK\":1024}", NULL },
 		{ "evict-first", "{\"XBLOCK\":64}", NULL },
 		{ "x-up", "[64]", NULL },
 	};

@@ -275,6 +275,13 @@ def candidate(c: HelionCompiled, kernel: str, cand: dict):
     cfg = cand.get("config")
     if not isinstance(cfg, dict):
         raise ValueError("a Helion candidate needs a helion.Config or an edit of the generated code")
+    from .static_config import check_helion_config
+    from .static_lists import Reject
+
+    try:  # gate 1's rule (kopt.static_config), held wherever a config is pinned
+        check_helion_config(cfg, c.configs.get(decl.var) or {})
+    except Reject as e:
+        raise ValueError(str(e)) from None
     helion = import_helion()
     return decl, pinned(k, helion.Config(**cfg))
 

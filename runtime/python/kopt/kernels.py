@@ -234,6 +234,13 @@ def force_config(kernel, config: dict) -> None:
     lacks the mark at its first launch, so that a screen would time, the
     gates judge and a deployment run whatever the tuner moved it to, not
     the config chosen (and pay for the tuner's compiles each time)."""
+    from .static_config import check_launch
+    from .static_lists import Reject
+
+    try:  # gate 1's rule for a config (kopt.static_config), held wherever one is pinned
+        check_launch(config, set(getattr(getattr(kernel, "fn", None), "arg_names", None) or ()), inductor=True)
+    except Reject as e:
+        raise ValueError(str(e)) from None
     tc = triton_config(config)
     tc.found_by_coordesc = True
     t0 = time.perf_counter()

@@ -60,6 +60,7 @@ from . import kernels as K
 from . import knobs as N
 from . import measure as M
 from . import precompile as P
+from . import static_config as SC
 from . import verify as V
 
 BLOCK_KEYS = ("XBLOCK", "YBLOCK", "R0_BLOCK", "R1_BLOCK")
@@ -239,7 +240,10 @@ class Screen:
                 # the kernel's own config is in bounds, whatever its blocks
                 # (Inductor gives a long row's reduction R0_BLOCK 16384):
                 # its moves down are too
-                top = max(rmax if key == "R0_BLOCK" else MAX_BLOCK, self.own.get(key, 0))
+                # and no block past Inductor's largest for its axis, which
+                # gate 1 refuses (static_config.INDUCTOR_MAX_BLOCK)
+                top = max(min(rmax if key == "R0_BLOCK" else MAX_BLOCK, SC.INDUCTOR_MAX_BLOCK.get(key, MAX_BLOCK)),
+                          self.own.get(key, 0))
                 cap = min(top, _pow2_ceil(self.l.numel.get(NUMEL_OF[key], top)))
                 if v < 1 or v > max(1, cap):
                     return False

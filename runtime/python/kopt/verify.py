@@ -31,7 +31,7 @@ from . import measure as M
 from . import memcheck
 from . import precision as P
 from . import state as ST
-from . import static_gate
+from . import static_config, static_gate
 from .errors import error_line
 from .gate_rules import perf_decided, tolerance  # noqa: F401 (screen.py reads tolerance here)
 from .problem import Compiled, Swaps, fresh
@@ -414,10 +414,20 @@ def baseline_check(c: Compiled, gates: dict) -> dict:
 
 
 def static_check(c: Compiled, kernel: str, cand: dict, req: dict) -> dict:
-    """Gate 1, and the memcheck of the accesses it could not prove in bounds."""
+    """Gate 1, and the memcheck of the accesses it could not prove in bounds.
+    A launch config is judged first (kopt.static_config): the worker pins
+    it without Inductor's checks."""
+    decl = next((d for d in c.decls if d.name == kernel), None)
+    if cand.get("config"):
+        try:
+            if c.problem.kind == "helion":
+                static_config.check_helion_config(cand["config"], c.configs.get(decl.var) or {} if decl else {})
+            else:
+                static_config.check_config(cand["config"], decl.source if decl else "")
+        except static_config.Reject as e:
+            return {"ok": False, "reason": str(e)}
     if not cand.get("source"):
         return {"ok": True, "reason": "config only"}
-    decl = next((d for d in c.decls if d.name == kernel), None)
     gate = static_gate.report_helion if c.problem.kind == "helion" else static_gate.report
     r = gate(cand["source"], decl.source if decl else "")
     out = {"ok": bool(r["ok"]), "reason": str(r["reason"])}
