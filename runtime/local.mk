@@ -72,6 +72,7 @@ KOPT_PY_FILES = \
 	runtime/python/kopt/static_limits.py \
 	runtime/python/kopt/static_bounds.py \
 	runtime/python/kopt/static_forms.py \
+	runtime/python/kopt/static_proofs.py \
 	runtime/python/kopt/static_buffers.py \
 	runtime/python/kopt/static_checker.py \
 	runtime/python/kopt/memcheck.py \

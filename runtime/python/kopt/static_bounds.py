@@ -48,6 +48,7 @@ from .static_buffers import (IN_PROGRESS, MAX_DEPTH, UNKNOWN_BUFFER, Roles, help
                              local_callee, site_accesses, store_data, taint)
 from .static_limits import NOT_NUMBER, TooBig, number
 from .static_forms import axes, broadcast_only, keeps, one_axis, placed, shift
+from .static_proofs import needs_of, proofs_of, proven
 from .static_lists import LOADS, MERGING_ATOMICS, STORES, Aliases, Reject, excerpt, range_arguments, range_values
 
 _CANON_MAX = 20000  # characters of a canonical form, then unknown
@@ -56,7 +57,10 @@ _CANON_MAX = 20000  # characters of a canonical form, then unknown
 # it stands (`offs + 2147483647 + 4294967296 - 2147483647 - 4294967296`
 # wraps in 32 bits, then widens: 2**32 before offs; `i + C < n + C` with
 # C near 2**63 wraps on one side). Past this magnitude an expression's
-# constants are not folded: the whole expression is one term, its own
+# constants are not folded, whether a literal or a sum of small ones
+# (Triton folds `(1048575 + 1048575 + ...)` as a Python integer, an int32
+# constant of 2**31 - 2048, and `offs + T` wraps where `- T` after the
+# pointer's widening does not undo it): the whole expression is one term, its own
 # canonical form, which equals only the same expression. So is one where a
 # term is added and taken away again (`(t + t + w) - t - t` with t int32
 # and w int64 wraps before it widens): within one width such terms cancel,
@@ -542,9 +546,16 @@ class Flow:
         return tuple(sorted((t, c) for t, c in terms.items() if c)), const
 
     def _lin(self, node: ast.AST, sign: int, terms: dict, env: dict, depth: int) -> int:
+        """node's constant, its terms added to terms; a constant of any
+        part (a literal, a name's, a sum of literals) past _BIG_CONSTANT
+        sets self.big"""
+        c = self._lin_part(node, sign, terms, env, depth)
+        self.big |= abs(c) >= _BIG_CONSTANT
+        return c
+
+    def _lin_part(self, node: ast.AST, sign: int, terms: dict, env: dict, depth: int) -> int:
         if depth <= MAX_DEPTH:
             if isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool):
-                self.big |= abs(node.value) >= _BIG_CONSTANT
                 return sign * node.value
             if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)):
                 right = sign if isinstance(node.op, ast.Add) else -sign
@@ -578,7 +589,6 @@ class Flow:
                 except TooBig:
                     v = NOT_NUMBER
                 if isinstance(v, int) and not isinstance(v, bool):
-                    self.big |= abs(v) >= _BIG_CONSTANT
                     return sign * v
         self.add(terms, self.canon(node, env, depth), sign)
         return 0
@@ -719,78 +729,6 @@ class Flow:
         return self.remember(("bases", d), out)
 
 
-class _Need:
-    """What the original kernel does with one buffer, for one kind of access."""
-
-    def __init__(self):
-        self.masked = True   # every access masks it
-        self.atoms: set | None = None  # the bounds every access keeps
-        self.example = ""    # one of the original's masks, for messages
-        self.count = 0
-
-
-def _needs(flow: Flow) -> tuple[dict, dict]:
-    """{(buffer, kind): _Need} and {buffer: {linear pointers}} of the original."""
-    needs: dict[tuple[str, str], _Need] = {}
-    ptrs: dict[str, set] = {}
-    for a in flow.accesses:
-        bases = flow.bases(a.ptr, a.env) if a.ptr is not None else set()
-        if len(bases) != 1:
-            continue
-        b = next(iter(bases))
-        need = needs.setdefault((b, a.kind), _Need())
-        need.count += 1
-        need.masked = need.masked and a.masked
-        atoms = flow.atoms(a.mask, a.env) if a.mask is not None else set()
-        need.atoms = atoms if need.atoms is None else need.atoms & atoms
-        if a.mask is not None and not need.example:
-            need.example = excerpt(a.mask, 40)
-        ptrs.setdefault(b, set()).add(flow.lin_exact(a.ptr, a.env))
-    return needs, ptrs
-
-
-def _boundary(a: Access) -> str:
-    return ast.dump(a.boundary) if a.boundary is not None else ""
-
-
-def _proofs(flow: Flow) -> list[tuple]:
-    """The original's accesses that run whenever the kernel runs (not under
-    an if or a while): (buffer, linear pointer, mask atoms, boundary_check)
-    each; and each again with a loop variable at its first value, where the
-    loop provably runs (the access at the first iteration)."""
-    firsts = {}
-    for d in flow.fors:
-        v = flow.first_value(d)
-        if v is not None:
-            firsts[id(d)] = v
-    out: list[tuple] = []
-    for a in flow.accesses:
-        if a.conditional or a.ptr is None:
-            continue
-        for subst in [{}] + [{id(d): firsts[id(d)]} for d in a.loops if id(d) in firsts]:
-            flow.subst = subst
-            try:
-                bases = flow.bases(a.ptr, a.env)
-                if len(bases) != 1:
-                    break
-                form = (next(iter(bases)), flow.lin(a.ptr, a.env),
-                        flow.atoms(a.mask, a.env) if a.mask is not None else set(), _boundary(a))
-            finally:
-                flow.subst = {}
-            if form not in out:
-                out.append(form)
-    return out
-
-
-def _proven(flow: Flow, a: Access, buffer: str, proofs: list[tuple]) -> bool:
-    """The same pointer as one of the original's accesses, with a mask at
-    least as strict as that access's own."""
-    ptr = flow.lin(a.ptr, a.env)
-    have = flow.atoms(a.mask, a.env) if a.mask is not None else set()
-    return any(b == buffer and p == ptr and bnd == _boundary(a) and all(keeps(have, atom) == "same" for atom in atoms)
-               for b, p, atoms, bnd in proofs)
-
-
 def check_accesses(cand_fn: ast.FunctionDef, cand: tuple[Aliases, dict, set],
                    orig_fn: ast.FunctionDef, orig: tuple[Aliases, dict, set], memcheck: list[str]) -> None:
     """Rejects an access whose mask is looser than the original's; lists the
@@ -798,8 +736,8 @@ def check_accesses(cand_fn: ast.FunctionDef, cand: tuple[Aliases, dict, set],
     (aliases, module constants, functions by name)."""
     tokens = itertools.count()
     oflow = Flow(orig_fn, *orig, tokens, kernel=True)
-    needs, optrs = _needs(oflow)
-    proofs = _proofs(oflow)
+    needs, optrs = needs_of(oflow)
+    proofs = proofs_of(oflow)
     # the original's own stores through a pointer of several names (an
     # integer argument added as a term, out_ptr + offset): a store through
     # the same names is the original's kind of store, for the memcheck
@@ -873,7 +811,7 @@ def check_accesses(cand_fn: ast.FunctionDef, cand: tuple[Aliases, dict, set],
         if moved:
             raise Reject(f"{a.label()} is {abs(moved)} elements {'past' if moved > 0 else 'before'} "
                          f"the original's index into '{b}': out of its bounds")
-        if not _proven(flow, a, b, proofs):
+        if not proven(flow, a, b, proofs):
             memcheck.append(f"{a.label()}: its index or mask differs from the original's")
     # an atomic that merges into what its buffer held (an add of zero, a max
     # of -inf) leaves there what the buffer held, its old value dropped or
