@@ -83,7 +83,17 @@ for cfg, word in (({"_triton_config_num_ctas": "__import__('os').system('id')"},
                   ({"block_sizes": ["4 + 0"]}, "block_sizes"),
                   ({"some_key": 1}, "some_key"),
                   ({"l2_groupings": ["x y"]}, "l2_groupings"),
-                  ({"num_stages": [1]}, "num_stages")):
+                  ({"num_stages": [1]}, "num_stages"),
+                  # a flag where the kernel's is a word
+                  ({"pid_type": True}, "pid_type")):
     why = verdict(C.check_helion_config, cfg, own)
     ok(why and word in why and "\n" not in why, f"refused: {cfg}", why)
+# flags and whole numbers are kinds apart: a number where the kernel's
+# config has a flag, a flag where it has a number
+flags = {"range_flattens": [False], "range_unroll_factors": [0]}
+ok(verdict(C.check_helion_config, {"range_flattens": [True], "range_unroll_factors": [2]}, flags) is None,
+   "a flag for a flag and a number for a number pass")
+for cfg in ({"range_flattens": [1]}, {"range_unroll_factors": [True]}):
+    why = verdict(C.check_helion_config, cfg, flags)
+    ok(why and "\n" not in why, f"refused, another kind than the kernel's: {cfg}", why)
 done()

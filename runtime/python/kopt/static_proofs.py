@@ -23,7 +23,6 @@ class _Need:
         self.masked = True   # every access masks it
         self.atoms: set | None = None  # the bounds every access keeps
         self.example = ""    # one of the original's masks, for messages
-        self.count = 0
 
 
 def needs_of(flow: Flow) -> tuple[dict, dict]:
@@ -36,7 +35,6 @@ def needs_of(flow: Flow) -> tuple[dict, dict]:
             continue
         b = next(iter(bases))
         need = needs.setdefault((b, a.kind), _Need())
-        need.count += 1
         need.masked = need.masked and a.masked
         atoms = flow.atoms(a.mask, a.env) if a.mask is not None else set()
         need.atoms = atoms if need.atoms is None else need.atoms & atoms
