@@ -44,7 +44,7 @@ import time
 
 _state = threading.local()
 _lock = threading.Lock()   # one thread of this process at a time holds the file
-_count = threading.Lock()  # _waited, added to from several threads
+_count = threading.Lock()  # _waited, added to from several threads (_waited_since)
 _fd: int | None = None
 _waited = 0.0
 _installed = False
@@ -63,18 +63,25 @@ def _open(path: str) -> int:
     return os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
 
 
+def _waited_since(t0: float) -> None:
+    """Adds the seconds since t0 to what waited() says (from any thread:
+    the GPU's lock and the tuning locks are waited for in several)."""
+    global _waited
+    with _count:
+        _waited += time.perf_counter() - t0
+
+
 class held:
     """Context manager: this process holds the GPU's timing lock."""
 
     def __enter__(self):
-        global _waited
         depth = getattr(_state, "depth", 0)
         _state.depth = depth + 1
         if depth == 0 and _fd is not None:
             t0 = time.perf_counter()
             _lock.acquire()
             fcntl.flock(_fd, fcntl.LOCK_EX)
-            _waited += time.perf_counter() - t0
+            _waited_since(t0)
         return self
 
     def __exit__(self, *exc):
@@ -125,7 +132,6 @@ class tuning:
         self.path, self.fd = path, None
 
     def __enter__(self):
-        global _waited
         held_now = getattr(_state, "tuning", None)
         if self.path is None or held_now is not None:
             return self
@@ -135,8 +141,7 @@ class tuning:
             return self   # no lock file: the lookup runs as Inductor's own
         t0 = time.perf_counter()
         fcntl.flock(self.fd, fcntl.LOCK_EX)
-        with _count:
-            _waited += time.perf_counter() - t0
+        _waited_since(t0)
         _state.tuning = self.path
         return self
 
